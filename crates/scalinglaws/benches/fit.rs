@@ -1,0 +1,80 @@
+//! Criterion benchmarks of the fitting engine on the Chinchilla data (Epoch protocol):
+//! the default global search, Epoch's 4,500-start grid, and one objective+gradient pass against
+//! a hand-written closed-form gradient of the same law.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use scalinglaws::fit::{fit, problem_for, FitData, FitSettings};
+use scalinglaws::law::catalog;
+
+fn epoch_grid() -> FitSettings {
+    let mut settings = FitSettings::default();
+    let steps = |lo: f64, hi: f64, step: f64| -> Vec<f64> {
+        let n = ((hi - lo) / step).round() as usize;
+        (0..=n).map(|i| lo + step * i as f64).collect()
+    };
+    let exp = |v: Vec<f64>| v.into_iter().map(f64::exp).collect::<Vec<_>>();
+    settings.grids.insert("alpha".into(), steps(0.0, 2.0, 0.5));
+    settings.grids.insert("beta".into(), steps(0.0, 2.0, 0.5));
+    settings.grids.insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
+    settings.grids.insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings.grids.insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
+}
+
+/// Hand-written objective and gradient of Huber(1e-3) on log residuals of
+/// E + A N^-alpha + B D^-beta, with ln N and ln D precomputed (the best a closed form can do).
+fn closed_form(p: &[f64; 5], ln_n: &[f64], ln_d: &[f64], ln_y: &[f64], gradient: &mut [f64; 5]) -> f64 {
+    let [e, a, alpha, b, beta] = *p;
+    let delta = 1e-3;
+    *gradient = [0.0; 5];
+    let mut value = 0.0;
+    for i in 0..ln_y.len() {
+        let pn = (-alpha * ln_n[i]).exp();
+        let pd = (-beta * ln_d[i]).exp();
+        let prediction = e + a * pn + b * pd;
+        let r = prediction.ln() - ln_y[i];
+        let (cost, d1) = if r.abs() <= delta { (0.5 * r * r, r) } else { (delta * (r.abs() - 0.5 * delta), delta * r.signum()) };
+        value += cost;
+        let s = d1 / prediction;
+        gradient[0] += s;
+        gradient[1] += s * pn;
+        gradient[2] -= s * a * pn * ln_n[i];
+        gradient[3] += s * pd;
+        gradient[4] -= s * b * pd * ln_d[i];
+    }
+    value
+}
+
+fn benches(c: &mut Criterion) {
+    let data: FitData = common::chinchilla_epoch();
+    let law = catalog::lookup("chinchilla").unwrap();
+    let default = FitSettings::default();
+    c.bench_function("chinchilla_default_fit", |b| b.iter(|| fit(&law, black_box(&data), &default).unwrap()));
+
+    let grid = epoch_grid();
+    let mut group = c.benchmark_group("slow");
+    group.sample_size(10);
+    group.bench_function("chinchilla_epoch_grid_4500", |b| b.iter(|| fit(&law, black_box(&data), &grid).unwrap()));
+    group.finish();
+
+    let problem = problem_for(&law, &data, &default).unwrap();
+    let p = [1.81721, 477.86, 0.347315, 2142.56, 0.367153];
+    let mut scratch = problem.tape().scratch();
+    let mut gradient = vec![0.0; 5];
+    c.bench_function("objective_gradient_tape", |b| {
+        b.iter(|| problem.value_and_gradient(black_box(&p), &mut scratch, &mut gradient))
+    });
+    let ln_n: Vec<f64> = data.variables[0].iter().map(|v| v.ln()).collect();
+    let ln_d: Vec<f64> = data.variables[1].iter().map(|v| v.ln()).collect();
+    let ln_y: Vec<f64> = data.target.iter().map(|v| v.ln()).collect();
+    let mut g5 = [0.0; 5];
+    c.bench_function("objective_gradient_closed_form", |b| {
+        b.iter(|| closed_form(black_box(&p), &ln_n, &ln_d, &ln_y, &mut g5))
+    });
+}
+
+criterion_group!(fit_benches, benches);
+criterion_main!(fit_benches);

@@ -1,0 +1,296 @@
+//! From the optimum of a search to a readable verdict: standard errors (σ²·H⁻¹ for the
+//! linear loss; the sandwich H⁻¹BH⁻¹ of an M-estimator for robust losses, Huber 1967), the
+//! correlation matrix and the scaled condition number, fit statistics in the fitted space, and
+//! warnings as values: not converged, parameters at a bound, rival optima, parameters the data
+//! cannot separate, variables that move together in the design.
+
+use nalgebra::DMatrix;
+
+use super::result::{FitResult, Matrix, Optima, ParamResult, Stats, SCHEMA_VERSION};
+use super::search::SearchOutcome;
+use super::solver::{eigenvalues, Termination};
+use super::{FitData, FitSettings, LossKind, Problem};
+use crate::law::Law;
+
+const STRONG_CORRELATION: f64 = 0.99;
+const COLLINEAR_DESIGN: f64 = 0.98;
+const ILL_CONDITIONED: f64 = 1e12;
+const NEAR_TIE: f64 = 1e-3;
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+struct Uncertainty {
+    covariance: Option<DMatrix<f64>>,
+    condition_number: Option<f64>,
+    kind: &'static str,
+}
+
+pub fn summarize(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    problem: &Problem,
+    outcome: &SearchOutcome,
+    lower: &[f64],
+    upper: &[f64],
+) -> FitResult {
+    let best = &outcome.optima[0];
+    let p = problem.natural(&best.u);
+    let uncertainty = uncertainty(problem, &p, settings.loss);
+    let names: Vec<String> = problem.free().iter().map(|&i| law.params[i].name.clone()).collect();
+    let params = param_results(law, problem, &p, lower, upper, uncertainty.covariance.as_ref());
+    let correlation = uncertainty.covariance.as_ref().map(correlation);
+    let stats = stats(problem, &p);
+    let mut warnings = Vec::new();
+    warn_convergence(best.termination, &mut warnings);
+    warn_bounds(&params, &mut warnings);
+    warn_optima(outcome, &mut warnings);
+    warn_uncertainty(&uncertainty, &names, correlation.as_ref(), &params, &mut warnings);
+    warn_design(law, data, &mut warnings);
+    let gap = outcome.optima.get(1).map(|second| second.value - best.value);
+    FitResult {
+        schema_version: SCHEMA_VERSION,
+        law: law.label().to_string(),
+        formula: law.formula.clone(),
+        citation: law.citation.clone(),
+        target: "y".into(),
+        variables: law.variables.iter().map(|v| (v.clone(), v.clone())).collect(),
+        n_obs: problem.n_rows(),
+        settings: settings.clone(),
+        params,
+        objective: best.value,
+        converged: best.termination.converged(),
+        termination: best.termination.describe().to_string(),
+        iterations: best.iterations,
+        optima: Optima {
+            starts: outcome.starts,
+            failed: outcome.failed,
+            distinct: outcome.optima.len(),
+            best_starts: best.starts,
+            gap,
+            relative_gap: gap.map(|g| g / best.value.abs().max(f64::MIN_POSITIVE)),
+        },
+        stats,
+        covariance_kind: uncertainty.kind.to_string(),
+        covariance: uncertainty.covariance.as_ref().map(|c| labelled(&names, c)),
+        correlation: correlation.as_ref().map(|c| labelled(&names, c)),
+        condition_number: uncertainty.condition_number,
+        warnings,
+        data: None,
+    }
+}
+
+fn labelled(names: &[String], m: &DMatrix<f64>) -> Matrix {
+    Matrix {
+        names: names.to_vec(),
+        values: (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect(),
+    }
+}
+
+/// Covariance of the free parameters, or None when the Hessian is not positive definite.
+fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
+    let kind = if loss == LossKind::Linear { "hessian" } else { "sandwich" };
+    let none = Uncertainty {
+        covariance: None,
+        condition_number: None,
+        kind,
+    };
+    let Some(model) = problem.exact_natural(p) else {
+        return none;
+    };
+    let hessian = model.curvature;
+    let k = hessian.nrows();
+    let scale: Vec<f64> = (0..k).map(|i| hessian[(i, i)].abs().sqrt().max(f64::MIN_POSITIVE)).collect();
+    let scaled = DMatrix::from_fn(k, k, |i, j| hessian[(i, j)] / (scale[i] * scale[j]));
+    let eig = eigenvalues(&scaled);
+    let condition_number = match (eig.first(), eig.last()) {
+        (Some(&lo), Some(&hi)) if lo > 0.0 => finite(hi / lo),
+        _ => None,
+    };
+    let Some(inverse) = nalgebra::Cholesky::new(scaled).map(|c| c.inverse()) else {
+        return Uncertainty { condition_number, ..none };
+    };
+    let h_inverse = DMatrix::from_fn(k, k, |i, j| inverse[(i, j)] / (scale[i] * scale[j]));
+    let n = problem.n_rows();
+    let dof = n.saturating_sub(k).max(1) as f64;
+    let covariance = if loss == LossKind::Linear {
+        h_inverse * (2.0 * model.value / dof)
+    } else {
+        let (jacobian, d1) = problem.residual_jacobian(p);
+        let mut meat = DMatrix::zeros(k, k);
+        for row in 0..n {
+            let g = problem.weights()[row] * d1[row];
+            let j = jacobian.row(row);
+            meat += j.transpose() * j * (g * g);
+        }
+        &h_inverse * meat * &h_inverse * (n as f64 / dof)
+    };
+    let valid = covariance.iter().all(|v| v.is_finite());
+    Uncertainty {
+        covariance: valid.then_some(covariance),
+        condition_number,
+        kind,
+    }
+}
+
+fn correlation(covariance: &DMatrix<f64>) -> DMatrix<f64> {
+    let k = covariance.nrows();
+    DMatrix::from_fn(k, k, |i, j| {
+        covariance[(i, j)] / (covariance[(i, i)] * covariance[(j, j)]).sqrt().max(f64::MIN_POSITIVE)
+    })
+}
+
+/// Distance from a bound below which a parameter counts as at it.
+fn near(value: f64, bound: f64) -> bool {
+    bound.is_finite() && (value - bound).abs() <= 1e-6 * bound.abs().max(1.0)
+}
+
+fn param_results(
+    law: &Law,
+    problem: &Problem,
+    p: &[f64],
+    lower: &[f64],
+    upper: &[f64],
+    covariance: Option<&DMatrix<f64>>,
+) -> Vec<(String, ParamResult)> {
+    law.params
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let slot = problem.free().iter().position(|&f| f == i);
+            let stderr = slot.and_then(|s| covariance.map(|c| c[(s, s)].sqrt())).and_then(finite);
+            let result = ParamResult {
+                value: p[i],
+                stderr,
+                rel_stderr: stderr.and_then(|s| finite(s / p[i].abs())),
+                at_bound: slot.is_some() && (near(p[i], lower[i]) || near(p[i], upper[i])),
+                fixed: slot.is_none(),
+                linear: spec.linear,
+                lower: finite(lower[i]),
+                upper: finite(upper[i]),
+            };
+            (spec.name.clone(), result)
+        })
+        .collect()
+}
+
+fn stats(problem: &Problem, p: &[f64]) -> Stats {
+    let residuals = problem.residuals(p);
+    let weights = problem.weights();
+    let target = problem.target();
+    let total_weight: f64 = weights.iter().sum();
+    let mean = weights.iter().zip(target).map(|(w, y)| w * y).sum::<f64>() / total_weight;
+    let ss_res: f64 = weights.iter().zip(&residuals).map(|(w, r)| w * r * r).sum();
+    let ss_tot: f64 = weights.iter().zip(target).map(|(w, y)| w * (y - mean).powi(2)).sum();
+    let n = problem.n_rows() as f64;
+    let k = problem.dim() as f64;
+    let log_likelihood_term = n * (ss_res / n).ln();
+    Stats {
+        r2: finite(1.0 - ss_res / ss_tot),
+        rmse: (ss_res / total_weight).sqrt(),
+        aic: finite(log_likelihood_term + 2.0 * k),
+        bic: finite(log_likelihood_term + k * n.ln()),
+        n_params: problem.dim(),
+        dof: problem.n_rows().saturating_sub(problem.dim()),
+    }
+}
+
+fn warn_convergence(termination: Termination, warnings: &mut Vec<String>) {
+    if !termination.converged() {
+        warnings.push(format!(
+            "the best optimum did not converge ({}); treat its parameters as approximate",
+            termination.describe()
+        ));
+    }
+}
+
+fn warn_bounds(params: &[(String, ParamResult)], warnings: &mut Vec<String>) {
+    for (name, p) in params.iter().filter(|(_, p)| p.at_bound) {
+        warnings.push(format!(
+            "{name} = {:.6e} sits at a bound: the data push it there, so its standard error is not meaningful",
+            p.value
+        ));
+    }
+}
+
+fn warn_optima(outcome: &SearchOutcome, warnings: &mut Vec<String>) {
+    let (Some(best), Some(second)) = (outcome.optima.first(), outcome.optima.get(1)) else {
+        return;
+    };
+    let relative = (second.value - best.value) / best.value.abs().max(f64::MIN_POSITIVE);
+    if relative < NEAR_TIE {
+        warnings.push(format!(
+            "a different optimum is within {:.2e} (relative) of the best: the law's parameters are not uniquely determined by this data",
+            relative
+        ));
+    }
+    if outcome.failed * 2 > outcome.starts {
+        warnings.push(format!(
+            "{} of {} starts gave no finite objective; the start grid may not suit this data",
+            outcome.failed, outcome.starts
+        ));
+    }
+}
+
+fn warn_uncertainty(
+    uncertainty: &Uncertainty,
+    names: &[String],
+    correlation: Option<&DMatrix<f64>>,
+    params: &[(String, ParamResult)],
+    warnings: &mut Vec<String>,
+) {
+    if uncertainty.covariance.is_none() {
+        warnings.push("the Hessian at the optimum is not positive definite: standard errors are unavailable (a flat direction or a saddle)".into());
+    }
+    if let Some(c) = uncertainty.condition_number.filter(|c| *c > ILL_CONDITIONED) {
+        warnings.push(format!("the scaled Hessian is ill-conditioned (condition number {c:.2e}): some parameter combination is barely determined"));
+    }
+    if let Some(corr) = correlation {
+        for i in 0..names.len() {
+            for j in 0..i {
+                if corr[(i, j)].abs() > STRONG_CORRELATION {
+                    warnings.push(format!(
+                        "{} and {} are strongly correlated ({:+.4}): the data cannot separate them well",
+                        names[j], names[i], corr[(i, j)]
+                    ));
+                }
+            }
+        }
+    }
+    for (name, p) in params {
+        if let Some(rel) = p.rel_stderr.filter(|r| *r > 1.0) {
+            warnings.push(format!("{name} is poorly determined: its standard error is {:.0}% of its value", rel * 100.0));
+        }
+    }
+}
+
+/// Pearson correlation of two columns (on logs when both are positive).
+fn design_correlation(a: &[f64], b: &[f64]) -> Option<f64> {
+    let use_logs = a.iter().chain(b).all(|v| *v > 0.0);
+    let f = |v: f64| if use_logs { v.ln() } else { v };
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().map(|v| f(*v)).sum::<f64>() / n, b.iter().map(|v| f(*v)).sum::<f64>() / n);
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (x, y) in a.iter().zip(b) {
+        let (dx, dy) = (f(*x) - ma, f(*y) - mb);
+        sab += dx * dy;
+        saa += dx * dx;
+        sbb += dy * dy;
+    }
+    (saa > 0.0 && sbb > 0.0).then(|| sab / (saa * sbb).sqrt())
+}
+
+fn warn_design(law: &Law, data: &FitData, warnings: &mut Vec<String>) {
+    for i in 0..law.variables.len() {
+        for j in 0..i {
+            if let Some(rho) = design_correlation(&data.variables[j], &data.variables[i]).filter(|r| r.abs() > COLLINEAR_DESIGN) {
+                warnings.push(format!(
+                    "variables {} and {} are nearly collinear in the data (correlation {rho:+.3}): the effects that scale them cannot be separated reliably",
+                    law.variables[j], law.variables[i]
+                ));
+            }
+        }
+    }
+}

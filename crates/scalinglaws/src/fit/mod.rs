@@ -1,0 +1,335 @@
+//! Fitting a law to data: settings in, a [`FitResult`] out. The objective is Σ wᵢ·cost(rᵢ)
+//! (robust losses of [`loss`], residuals in log or linear [`Space`]); the global search of
+//! [`search`] finds its optimum; [`diagnostics`] turns the optimum into standard errors,
+//! correlations, statistics and warnings.
+
+pub mod diagnostics;
+pub mod loss;
+pub mod lsq;
+pub mod problem;
+pub mod result;
+pub mod search;
+pub mod solver;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::law::{Grid, Law};
+pub use loss::{Loss, LossKind};
+pub use problem::{Problem, Space, Transform};
+pub use result::{FitResult, ParamResult};
+use search::Start;
+
+/// Lower and upper bound of a parameter; None is unbounded on that side.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bounds {
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+}
+
+/// Everything about a fit except the law and the data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitSettings {
+    pub loss: LossKind,
+    /// The loss scale (Huber's delta), in the units of the residuals.
+    pub f_scale: f64,
+    pub space: Space,
+    /// Parameters held at a value.
+    #[serde(default)]
+    pub fixed: BTreeMap<String, f64>,
+    /// Bounds replacing the law's.
+    #[serde(default)]
+    pub bounds: BTreeMap<String, Bounds>,
+    /// Start values replacing the law's grid (for a linear parameter: start there instead of
+    /// solving it by variable projection).
+    #[serde(default)]
+    pub grids: BTreeMap<String, Vec<f64>>,
+    /// Seed of every stochastic step (the search itself is deterministic).
+    pub seed: u64,
+    /// Worker threads (None: all cores). The result does not depend on it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub threads: Option<usize>,
+    /// Iteration limit of each start's local minimisation.
+    pub max_iterations: usize,
+}
+
+impl Default for FitSettings {
+    /// The field's standard protocol (Hoffmann et al. 2022; Besiroglu et al. 2024): Huber loss
+    /// with delta 1e-3 on log residuals, summed.
+    fn default() -> Self {
+        FitSettings {
+            loss: LossKind::Huber,
+            f_scale: 1e-3,
+            space: Space::Log,
+            fixed: BTreeMap::new(),
+            bounds: BTreeMap::new(),
+            grids: BTreeMap::new(),
+            seed: 0,
+            threads: None,
+            max_iterations: search::SCREEN.max_iterations,
+        }
+    }
+}
+
+/// The data of a fit: `variables[i]` holds the values of the law's variable i.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitData {
+    pub variables: Vec<Vec<f64>>,
+    pub target: Vec<f64>,
+    pub weights: Option<Vec<f64>>,
+}
+
+/// Resolved bounds and starts of one parameter.
+#[derive(Debug, Clone)]
+struct ParamPlan {
+    lower: f64,
+    upper: f64,
+    fixed: Option<f64>,
+    /// None: solved by variable projection at each start.
+    starts: Option<Vec<f64>>,
+}
+
+/// The validated objective of a fit without running the search: for evaluating the objective
+/// at given parameters (`Problem::objective_natural`) and for benchmarks.
+pub fn problem_for(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Problem> {
+    validate_settings(law, settings)?;
+    validate_data(law, data, settings)?;
+    let plans = plan_params(law, data, settings)?;
+    let free: Vec<usize> = (0..plans.len()).filter(|&i| plans[i].fixed.is_none()).collect();
+    Ok(build_problem(law, data, settings, &plans, &free))
+}
+
+/// Fits `law` to `data`.
+pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResult> {
+    validate_settings(law, settings)?;
+    validate_data(law, data, settings)?;
+    let plans = plan_params(law, data, settings)?;
+    let free: Vec<usize> = (0..plans.len()).filter(|&i| plans[i].fixed.is_none()).collect();
+    if free.is_empty() {
+        return Err(Error::settings("every parameter is fixed: nothing to fit"));
+    }
+    if data.target.len() < free.len() {
+        return Err(Error::Data {
+            location: crate::error::Location {
+                file: "the data".into(),
+                row: None,
+                line: None,
+                column: None,
+            },
+            message: format!("{} rows are fewer than the {} parameters to fit", data.target.len(), free.len()),
+            fix: "add rows, or fix some parameters with --fix NAME=VALUE".into(),
+        });
+    }
+    let problem = build_problem(law, data, settings, &plans, &free);
+    let starts = build_starts(&plans)?;
+    let lower: Vec<f64> = plans.iter().map(|p| p.lower).collect();
+    let upper: Vec<f64> = plans.iter().map(|p| p.upper).collect();
+    let outcome = with_threads(settings.threads, || search::search(&problem, &starts, &lower, &upper, settings.max_iterations))?;
+    if outcome.optima.is_empty() {
+        return Err(Error::fit(format!(
+            "none of the {} starts gave a finite objective; check that the law can produce the target's values{}",
+            outcome.starts,
+            if settings.space == Space::Log { " (log space needs positive predictions)" } else { "" }
+        )));
+    }
+    Ok(diagnostics::summarize(law, data, settings, &problem, &outcome, &lower, &upper))
+}
+
+fn with_threads<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
+    match threads {
+        None => Ok(job()),
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n.max(1))
+                .build()
+                .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?;
+            Ok(pool.install(job))
+        }
+    }
+}
+
+fn unknown_param(law: &Law, name: &str, what: &str) -> Error {
+    let hint = crate::suggest::closest(name, law.param_names())
+        .map(|s| format!(" (did you mean '{s}'?)"))
+        .unwrap_or_default();
+    Error::settings(format!(
+        "{what} names '{name}', which is not a parameter of the law{hint}; its parameters are {}",
+        law.param_names().join(", ")
+    ))
+}
+
+fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
+    if !(settings.f_scale > 0.0 && settings.f_scale.is_finite()) {
+        return Err(Error::settings(format!("f_scale must be a positive number, got {}", settings.f_scale)));
+    }
+    for name in settings.fixed.keys() {
+        law.param_index(name).ok_or_else(|| unknown_param(law, name, "--fix"))?;
+    }
+    for (name, bounds) in &settings.bounds {
+        law.param_index(name).ok_or_else(|| unknown_param(law, name, "--bound"))?;
+        let (lo, hi) = (bounds.lower.unwrap_or(f64::NEG_INFINITY), bounds.upper.unwrap_or(f64::INFINITY));
+        if lo.is_nan() || hi.is_nan() || lo >= hi {
+            return Err(Error::settings(format!("--bound {name}: the lower bound {lo} must be below the upper bound {hi}")));
+        }
+    }
+    for (name, values) in &settings.grids {
+        law.param_index(name).ok_or_else(|| unknown_param(law, name, "--grid"))?;
+        if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
+            return Err(Error::settings(format!("--grid {name}: give one or more finite values")));
+        }
+    }
+    Ok(())
+}
+
+fn data_error(row: Option<usize>, column: &str, message: String, fix: &str) -> Error {
+    Error::Data {
+        location: crate::error::Location {
+            file: "the data".into(),
+            row: row.map(|r| r + 1),
+            line: None,
+            column: Some(column.to_string()),
+        },
+        message,
+        fix: fix.into(),
+    }
+}
+
+fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()> {
+    let n = data.target.len();
+    if data.variables.len() != law.variables.len() {
+        return Err(Error::settings(format!(
+            "the law reads {} variables ({}) but {} columns were given",
+            law.variables.len(),
+            law.variables.join(", "),
+            data.variables.len()
+        )));
+    }
+    let columns = law.variables.iter().zip(&data.variables).map(|(n, c)| (n.as_str(), c.as_slice()));
+    for (name, values) in columns.chain([("target", data.target.as_slice())]) {
+        if values.len() != n {
+            return Err(data_error(None, name, format!("has {} values but the target has {n}", values.len()), "give every column the same rows"));
+        }
+        if let Some(row) = values.iter().position(|v| !v.is_finite()) {
+            return Err(data_error(Some(row), name, format!("{} is not a finite number", values[row]), "remove or correct the row"));
+        }
+    }
+    if settings.space == Space::Log {
+        if let Some(row) = data.target.iter().position(|v| *v <= 0.0) {
+            return Err(data_error(
+                Some(row),
+                "target",
+                format!("{} is not positive, but log-space residuals take log(y)", data.target[row]),
+                "remove the row, or fit in linear space (--space linear)",
+            ));
+        }
+    }
+    if let Some(weights) = &data.weights {
+        if let Some(row) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(data_error(Some(row), "weights", format!("{} is not a finite non-negative weight", weights[row]), "give every row a weight >= 0"));
+        }
+        if weights.len() != n {
+            return Err(data_error(None, "weights", format!("has {} values for {n} rows", weights.len()), "give every row a weight"));
+        }
+    }
+    Ok(())
+}
+
+fn plan_params(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Vec<ParamPlan>> {
+    law.params
+        .iter()
+        .map(|spec| {
+            let bounds = settings.bounds.get(&spec.name);
+            let lower = bounds.map_or(spec.lower, |b| b.lower.unwrap_or(f64::NEG_INFINITY));
+            let upper = bounds.map_or(spec.upper, |b| b.upper.unwrap_or(f64::INFINITY));
+            let fixed = settings.fixed.get(&spec.name).copied();
+            let starts = match settings.grids.get(&spec.name) {
+                Some(values) => Some(values.clone()),
+                None if spec.linear => None,
+                None => Some(grid_values(law, &spec.grid, data)?),
+            };
+            let starts = starts.map(|s| if s.is_empty() { vec![start_inside(lower, upper)] } else { s });
+            Ok(ParamPlan { lower, upper, fixed, starts })
+        })
+        .collect()
+}
+
+/// A neutral start for a parameter with no grid.
+fn start_inside(lower: f64, upper: f64) -> f64 {
+    match (lower.is_finite(), upper.is_finite()) {
+        (true, true) => 0.5 * (lower + upper),
+        (true, false) => lower + 1.0,
+        (false, true) => upper - 1.0,
+        (false, false) => 1.0,
+    }
+}
+
+fn grid_values(law: &Law, grid: &Grid, data: &FitData) -> Result<Vec<f64>> {
+    match grid {
+        Grid::Values(values) => Ok(values.clone()),
+        Grid::Quantiles { variable, probabilities } => {
+            let index = law
+                .variable_index(variable)
+                .ok_or_else(|| Error::settings(format!("grid refers to unknown variable '{variable}'")))?;
+            let mut sorted = data.variables[index].clone();
+            sorted.sort_by(f64::total_cmp);
+            Ok(probabilities.iter().map(|q| quantile(&sorted, *q)).collect())
+        }
+    }
+}
+
+/// Linear-interpolation quantile of sorted values.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let position = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
+    let (below, fraction) = (position.floor() as usize, position.fract());
+    let above = (below + 1).min(sorted.len() - 1);
+    sorted[below] + fraction * (sorted[above] - sorted[below])
+}
+
+fn build_problem(law: &Law, data: &FitData, settings: &FitSettings, plans: &[ParamPlan], free: &[usize]) -> Problem {
+    let columns: Vec<&[f64]> = data.variables.iter().map(Vec::as_slice).collect();
+    let tape = law.bind(&columns);
+    let template: Vec<f64> = plans.iter().map(|p| p.fixed.unwrap_or(0.0)).collect();
+    let transforms = free.iter().map(|&i| Transform::new(plans[i].lower, plans[i].upper)).collect();
+    let loss = Loss {
+        kind: settings.loss,
+        f_scale: settings.f_scale,
+    };
+    Problem::new(tape, &data.target, data.weights.as_deref(), settings.space, loss, template, free.to_vec(), transforms)
+}
+
+/// Most starts a fit will run.
+pub const MAX_STARTS: usize = 1_000_000;
+
+/// The Cartesian product of every free parameter's start values.
+fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
+    let total = plans
+        .iter()
+        .filter(|p| p.fixed.is_none())
+        .filter_map(|p| p.starts.as_ref().map(Vec::len))
+        .try_fold(1usize, |acc, n| acc.checked_mul(n))
+        .filter(|&n| n <= MAX_STARTS)
+        .ok_or_else(|| Error::settings(format!("the start grid has more than {MAX_STARTS} points; use fewer --grid values")))?;
+    let mut starts: Vec<Start> = vec![plans.iter().map(|p| p.fixed).collect()];
+    for (i, plan) in plans.iter().enumerate() {
+        let (None, Some(values)) = (plan.fixed, &plan.starts) else {
+            continue;
+        };
+        starts = starts
+            .into_iter()
+            .flat_map(|start| {
+                values.iter().map(move |&v| {
+                    let mut s = start.clone();
+                    s[i] = Some(v);
+                    s
+                })
+            })
+            .collect();
+    }
+    debug_assert_eq!(starts.len(), total);
+    Ok(starts)
+}

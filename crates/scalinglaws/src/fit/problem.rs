@@ -1,0 +1,375 @@
+//! The fitting objective Σ wᵢ·cost(rᵢ) of a law bound to data, with residuals in log space
+//! (ln ŷ − ln y) or linear space (ŷ − y). Bounds are handled by transformation: the solvers
+//! work on unbounded internal coordinates u, with p = lo + e^u, p = hi − e^u or
+//! p = lo + (hi − lo)·sigmoid(u). Fixed parameters are held out of u.
+
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+use super::loss::Loss;
+use crate::law::real::{sigmoid, HyperDual, Real};
+use crate::law::tape::{BoundTape, Scratch};
+
+/// Where residuals are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Space {
+    Log,
+    Linear,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Log => "log",
+            Space::Linear => "linear",
+        }
+    }
+}
+
+/// Map between a bounded parameter p and its unbounded internal coordinate u.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Transform {
+    Identity,
+    Lower(f64),
+    Upper(f64),
+    Interval(f64, f64),
+}
+
+impl Transform {
+    pub fn new(lower: f64, upper: f64) -> Self {
+        match (lower.is_finite(), upper.is_finite()) {
+            (false, false) => Transform::Identity,
+            (true, false) => Transform::Lower(lower),
+            (false, true) => Transform::Upper(upper),
+            (true, true) => Transform::Interval(lower, upper),
+        }
+    }
+
+    pub fn natural(self, u: f64) -> f64 {
+        match self {
+            Transform::Identity => u,
+            Transform::Lower(lo) => lo + u.exp(),
+            Transform::Upper(hi) => hi - u.exp(),
+            Transform::Interval(lo, hi) => lo + (hi - lo) * sigmoid(u),
+        }
+    }
+
+    /// dp/du and d²p/du².
+    pub fn derivatives(self, u: f64) -> (f64, f64) {
+        match self {
+            Transform::Identity => (1.0, 0.0),
+            Transform::Lower(_) => (u.exp(), u.exp()),
+            Transform::Upper(_) => (-u.exp(), -u.exp()),
+            Transform::Interval(lo, hi) => {
+                let s = sigmoid(u);
+                let d1 = (hi - lo) * s * (1.0 - s);
+                (d1, d1 * (1.0 - 2.0 * s))
+            }
+        }
+    }
+
+    /// The internal coordinate of p; values on or beyond a bound are first moved strictly inside.
+    pub fn internal(self, p: f64) -> f64 {
+        let inside = |gap: f64, scale: f64| gap.max(1e-3 * scale.abs().max(1.0) * 1e-3);
+        match self {
+            Transform::Identity => p,
+            Transform::Lower(lo) => inside(p - lo, lo).ln(),
+            Transform::Upper(hi) => inside(hi - p, hi).ln(),
+            Transform::Interval(lo, hi) => {
+                let t = ((p - lo) / (hi - lo)).clamp(1e-6, 1.0 - 1e-6);
+                (t / (1.0 - t)).ln()
+            }
+        }
+    }
+}
+
+/// A law bound to data with a loss, a space, weights, and the free/fixed split of parameters.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    tape: BoundTape,
+    /// Targets in the fitted space (ln y for log space).
+    target: Vec<f64>,
+    weights: Vec<f64>,
+    space: Space,
+    loss: Loss,
+    /// Full parameter vector; free entries are overwritten from u.
+    template: Vec<f64>,
+    free: Vec<usize>,
+    transforms: Vec<Transform>,
+}
+
+/// Objective, gradient and a curvature matrix in internal coordinates.
+#[derive(Debug, Clone)]
+pub struct LocalModel {
+    pub value: f64,
+    pub gradient: DVector<f64>,
+    pub curvature: DMatrix<f64>,
+}
+
+impl Problem {
+    /// `y` must be finite (and positive in log space); the caller validates with row names.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        tape: BoundTape,
+        y: &[f64],
+        weights: Option<&[f64]>,
+        space: Space,
+        loss: Loss,
+        template: Vec<f64>,
+        free: Vec<usize>,
+        transforms: Vec<Transform>,
+    ) -> Self {
+        let target = match space {
+            Space::Log => y.iter().map(|v| v.ln()).collect(),
+            Space::Linear => y.to_vec(),
+        };
+        let weights = weights.map_or_else(|| vec![1.0; y.len()], <[f64]>::to_vec);
+        Problem {
+            tape,
+            target,
+            weights,
+            space,
+            loss,
+            template,
+            free,
+            transforms,
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        self.free.len()
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.target.len()
+    }
+
+    pub fn tape(&self) -> &BoundTape {
+        &self.tape
+    }
+
+    pub fn free(&self) -> &[usize] {
+        &self.free
+    }
+
+    pub fn transforms(&self) -> &[Transform] {
+        &self.transforms
+    }
+
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    pub fn target(&self) -> &[f64] {
+        &self.target
+    }
+
+    pub fn space(&self) -> Space {
+        self.space
+    }
+
+    pub fn loss(&self) -> Loss {
+        self.loss
+    }
+
+    /// The full natural parameter vector for internal coordinates u.
+    pub fn natural(&self, u: &[f64]) -> Vec<f64> {
+        let mut p = self.template.clone();
+        for (k, &i) in self.free.iter().enumerate() {
+            p[i] = self.transforms[k].natural(u[k]);
+        }
+        p
+    }
+
+    /// Internal coordinates of a full natural parameter vector.
+    pub fn internal(&self, p: &[f64]) -> Vec<f64> {
+        self.free.iter().zip(&self.transforms).map(|(&i, t)| t.internal(p[i])).collect()
+    }
+
+    /// Residual in the fitted space from a prediction (NaN when the prediction is invalid there).
+    #[inline]
+    fn residual(&self, prediction: f64, row: usize) -> f64 {
+        match self.space {
+            Space::Log if prediction > 0.0 => prediction.ln() - self.target[row],
+            Space::Log => f64::NAN,
+            Space::Linear => prediction - self.target[row],
+        }
+    }
+
+    /// Residuals in the fitted space at natural parameters p.
+    pub fn residuals(&self, p: &[f64]) -> Vec<f64> {
+        let mut scratch = self.tape.scratch();
+        (0..self.n_rows())
+            .map(|row| self.residual(self.tape.eval_row(p, row, &mut scratch), row))
+            .collect()
+    }
+
+    /// The objective at natural parameters (infinite when any prediction is invalid).
+    pub fn objective_natural(&self, p: &[f64], scratch: &mut Scratch) -> f64 {
+        let mut total = 0.0;
+        for row in 0..self.n_rows() {
+            let r = self.residual(self.tape.eval_row(p, row, scratch), row);
+            if !r.is_finite() {
+                return f64::INFINITY;
+            }
+            total += self.weights[row] * self.loss.cost(r);
+        }
+        if total.is_finite() {
+            total
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    pub fn objective(&self, u: &[f64], scratch: &mut Scratch) -> f64 {
+        self.objective_natural(&self.natural(u), scratch)
+    }
+
+    /// Objective, exact gradient and Gauss–Newton (IRLS) curvature in internal coordinates,
+    /// from one reverse sweep per row. None when the objective is not finite.
+    pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
+        let k = self.dim();
+        let p = self.natural(u);
+        let dp_du: Vec<f64> = self.transforms.iter().zip(u).map(|(t, &ui)| t.derivatives(ui).0).collect();
+        let mut gradient_p = vec![0.0; p.len()];
+        let mut j = vec![0.0; k];
+        let mut value = 0.0;
+        let mut gradient = DVector::zeros(k);
+        let mut curvature = DMatrix::zeros(k, k);
+        for row in 0..self.n_rows() {
+            let prediction = self.tape.gradient_row(&p, row, scratch, &mut gradient_p);
+            let r = self.residual(prediction, row);
+            if !r.is_finite() {
+                return None;
+            }
+            let scale = if self.space == Space::Log { 1.0 / prediction } else { 1.0 };
+            for (jk, (&i, d)) in j.iter_mut().zip(self.free.iter().zip(&dp_du)) {
+                *jk = gradient_p[i] * scale * d;
+            }
+            let terms = self.loss.terms(r);
+            let w = self.weights[row];
+            value += w * terms.cost;
+            let (g_scale, h_scale) = (w * terms.d1, w * terms.irls);
+            for a in 0..k {
+                gradient[a] += g_scale * j[a];
+                let ha = h_scale * j[a];
+                for b in 0..=a {
+                    curvature[(a, b)] += ha * j[b];
+                }
+            }
+        }
+        fill_upper(&mut curvature);
+        value.is_finite().then_some(LocalModel { value, gradient, curvature })
+    }
+
+    /// Objective and its exact gradient with respect to the free natural parameters (one
+    /// reverse sweep per row). Infinite objective when any prediction is invalid.
+    pub fn value_and_gradient(&self, p: &[f64], scratch: &mut Scratch, gradient: &mut [f64]) -> f64 {
+        let mut gradient_p = vec![0.0; p.len()];
+        gradient.iter_mut().for_each(|g| *g = 0.0);
+        let mut value = 0.0;
+        for row in 0..self.n_rows() {
+            let prediction = self.tape.gradient_row(p, row, scratch, &mut gradient_p);
+            let r = self.residual(prediction, row);
+            if !r.is_finite() {
+                return f64::INFINITY;
+            }
+            let terms = self.loss.terms(r);
+            let w = self.weights[row];
+            value += w * terms.cost;
+            let scale = w * terms.d1 * if self.space == Space::Log { 1.0 / prediction } else { 1.0 };
+            for (g, &i) in gradient.iter_mut().zip(&self.free) {
+                *g += scale * gradient_p[i];
+            }
+        }
+        value
+    }
+
+    /// Objective with its exact gradient and Hessian in natural coordinates of the free
+    /// parameters (hyper-dual evaluation). None when the objective is not finite.
+    pub fn exact_natural(&self, p: &[f64]) -> Option<LocalModel> {
+        let k = self.dim();
+        let params: Vec<HyperDual> = p
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| match self.free.iter().position(|&f| f == i) {
+                Some(slot) => HyperDual::variable(v, slot, k),
+                None => HyperDual::constant(v, k),
+            })
+            .collect();
+        let mut total = HyperDual::constant(0.0, k);
+        for row in 0..self.n_rows() {
+            let prediction = self.tape.eval_row_real(&params, row);
+            let r = self.residual_dual(prediction, row)?;
+            let terms = self.loss.terms(r.value);
+            let cost = r.chain(terms.cost, terms.d1, terms.d2);
+            total = total.add(&cost.chain(self.weights[row] * cost.value, self.weights[row], 0.0));
+        }
+        total.value.is_finite().then(|| LocalModel {
+            value: total.value,
+            gradient: DVector::from_vec(total.gradient),
+            curvature: DMatrix::from_row_slice(k, k, &total.hessian),
+        })
+    }
+
+    fn residual_dual(&self, prediction: HyperDual, row: usize) -> Option<HyperDual> {
+        let r = match self.space {
+            Space::Log if prediction.value > 0.0 => prediction.unary(crate::law::real::Unary::Ln),
+            Space::Log => return None,
+            Space::Linear => prediction,
+        };
+        let shifted = r.chain(r.value - self.target[row], 1.0, 0.0);
+        shifted.value.is_finite().then_some(shifted)
+    }
+
+    /// Exact Newton model in internal coordinates: H_u = D H_p D + diag(g_p ∘ p''(u)).
+    pub fn exact(&self, u: &[f64]) -> Option<LocalModel> {
+        let natural = self.exact_natural(&self.natural(u))?;
+        let k = self.dim();
+        let derivs: Vec<(f64, f64)> = self.transforms.iter().zip(u).map(|(t, &ui)| t.derivatives(ui)).collect();
+        let mut gradient = DVector::zeros(k);
+        let mut curvature = DMatrix::zeros(k, k);
+        for a in 0..k {
+            gradient[a] = natural.gradient[a] * derivs[a].0;
+            for b in 0..k {
+                curvature[(a, b)] = derivs[a].0 * natural.curvature[(a, b)] * derivs[b].0;
+            }
+            curvature[(a, a)] += natural.gradient[a] * derivs[a].1;
+        }
+        Some(LocalModel {
+            value: natural.value,
+            gradient,
+            curvature,
+        })
+    }
+
+    /// Per-row gradients of the residual with respect to the free natural parameters and the
+    /// per-row d cost/d r (for sandwich covariances and leverage).
+    pub fn residual_jacobian(&self, p: &[f64]) -> (DMatrix<f64>, Vec<f64>) {
+        let k = self.dim();
+        let n = self.n_rows();
+        let mut scratch = self.tape.scratch();
+        let mut gradient_p = vec![0.0; p.len()];
+        let mut jacobian = DMatrix::zeros(n, k);
+        let mut d1 = vec![0.0; n];
+        for row in 0..n {
+            let prediction = self.tape.gradient_row(p, row, &mut scratch, &mut gradient_p);
+            let r = self.residual(prediction, row);
+            let scale = if self.space == Space::Log { 1.0 / prediction } else { 1.0 };
+            for (a, &i) in self.free.iter().enumerate() {
+                jacobian[(row, a)] = gradient_p[i] * scale;
+            }
+            d1[row] = self.loss.terms(r).d1;
+        }
+        (jacobian, d1)
+    }
+}
+
+fn fill_upper(m: &mut DMatrix<f64>) {
+    for a in 0..m.nrows() {
+        for b in 0..a {
+            m[(b, a)] = m[(a, b)];
+        }
+    }
+}

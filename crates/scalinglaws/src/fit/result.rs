@@ -1,0 +1,207 @@
+//! The result of a fit as a serde model (`schema_version` 1): what the CLI writes as JSON, what
+//! `predict` reads back, what later analyses consume. Parameters keep the law's order.
+
+use serde::{Deserialize, Serialize};
+
+use super::FitSettings;
+use crate::error::{Error, Result};
+use crate::law::{catalog, Law};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Serialises a list of (name, value) pairs as a JSON object in list order.
+mod ordered {
+    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+    use serde::ser::{SerializeMap, Serializer};
+    use std::marker::PhantomData;
+
+    pub fn serialize<S: Serializer, T: serde::Serialize>(pairs: &[(String, T)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(pairs.len()))?;
+        for (k, v) in pairs {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<(String, T)>, D::Error> {
+        struct PairVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for PairVisitor<T> {
+            type Value = Vec<(String, T)>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some((k, v)) = map.next_entry()? {
+                    pairs.push((k, v));
+                }
+                Ok(pairs)
+            }
+        }
+        d.deserialize_map(PairVisitor(PhantomData))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamResult {
+    pub value: f64,
+    /// Standard error from the Hessian (None when it cannot be computed or the parameter is fixed).
+    pub stderr: Option<f64>,
+    /// stderr / |value|.
+    pub rel_stderr: Option<f64>,
+    pub at_bound: bool,
+    pub fixed: bool,
+    /// Solved by variable projection at each start.
+    pub linear: bool,
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Optima {
+    pub starts: usize,
+    /// Starts that gave no finite objective.
+    pub failed: usize,
+    /// Distinct optima the starts converged to.
+    pub distinct: usize,
+    /// How many starts reached the best optimum.
+    pub best_starts: usize,
+    /// Objective of the runner-up optimum minus the best (None with one optimum).
+    pub gap: Option<f64>,
+    /// gap / best objective.
+    pub relative_gap: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// R² of the fitted space (log y in log space).
+    pub r2: Option<f64>,
+    /// Root mean square residual in the fitted space.
+    pub rmse: f64,
+    pub aic: Option<f64>,
+    pub bic: Option<f64>,
+    /// Number of fitted (free) parameters.
+    pub n_params: usize,
+    pub dof: usize,
+}
+
+/// A labelled square matrix over the free parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Matrix {
+    pub names: Vec<String>,
+    pub values: Vec<Vec<f64>>,
+}
+
+/// Where the data came from and what happened to its rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DataSummary {
+    pub source: String,
+    pub rows_read: usize,
+    /// Rows removed by explicit filters (`--where`).
+    pub rows_filtered: usize,
+    pub filters: Vec<String>,
+    /// Columns derived before the fit (`VAR=EXPR`).
+    pub derived: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitResult {
+    pub schema_version: u32,
+    /// Catalog name or "formula".
+    pub law: String,
+    pub formula: String,
+    pub citation: Option<String>,
+    /// The target column.
+    pub target: String,
+    /// Law variable → data column.
+    #[serde(with = "ordered")]
+    pub variables: Vec<(String, String)>,
+    pub n_obs: usize,
+    pub settings: FitSettings,
+    #[serde(with = "ordered")]
+    pub params: Vec<(String, ParamResult)>,
+    pub objective: f64,
+    pub converged: bool,
+    pub termination: String,
+    pub iterations: usize,
+    pub optima: Optima,
+    pub stats: Stats,
+    /// "hessian" (σ²·H⁻¹, linear loss) or "sandwich" (H⁻¹ B H⁻¹, robust losses).
+    pub covariance_kind: String,
+    pub covariance: Option<Matrix>,
+    pub correlation: Option<Matrix>,
+    /// Condition number of the Hessian scaled to unit diagonal.
+    pub condition_number: Option<f64>,
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataSummary>,
+}
+
+impl FitResult {
+    pub fn param(&self, name: &str) -> Option<&ParamResult> {
+        self.params.iter().find(|(n, _)| n == name).map(|(_, p)| p)
+    }
+
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.param(name).map(|p| p.value)
+    }
+
+    /// Parameter values in the law's order.
+    pub fn param_values(&self) -> Vec<f64> {
+        self.params.iter().map(|(_, p)| p.value).collect()
+    }
+
+    /// The law this result was fitted with.
+    pub fn law(&self) -> Result<Law> {
+        let law = if self.law == "formula" {
+            let variables: Vec<&str> = self.variables.iter().map(|(v, _)| v.as_str()).collect();
+            Law::from_formula(&self.formula, &|id| variables.contains(&id))?
+        } else {
+            catalog::lookup(&self.law)?
+        };
+        let expected: Vec<&str> = self.params.iter().map(|(n, _)| n.as_str()).collect();
+        if law.param_names() != expected {
+            return Err(Error::settings(format!(
+                "the fit's parameters {expected:?} do not match law '{}' ({:?}); was the file edited?",
+                self.law,
+                law.param_names()
+            )));
+        }
+        Ok(law)
+    }
+
+    /// Predicts at points given as one value per law variable.
+    pub fn predict(&self, points: &[Vec<f64>]) -> Result<Vec<f64>> {
+        let law = self.law()?;
+        let params = self.param_values();
+        points
+            .iter()
+            .map(|point| {
+                if point.len() != law.variables.len() {
+                    return Err(Error::settings(format!(
+                        "a point needs {} values ({}), got {}",
+                        law.variables.len(),
+                        law.variables.join(", "),
+                        point.len()
+                    )));
+                }
+                Ok(law.eval(&params, point))
+            })
+            .collect()
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    pub fn from_json(text: &str) -> Result<FitResult> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
+        let version = value.get("schema_version").and_then(|v| v.as_u64());
+        if version != Some(SCHEMA_VERSION as u64) {
+            return Err(Error::settings(format!(
+                "unsupported fit file schema_version {version:?}; this build reads version {SCHEMA_VERSION}"
+            )));
+        }
+        serde_json::from_value(value).map_err(|e| Error::settings(format!("not a fit file: {e}")))
+    }
+}

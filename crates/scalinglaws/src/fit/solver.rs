@@ -1,0 +1,208 @@
+//! A damped second-order minimiser (Levenberg–Marquardt on a local quadratic model, with
+//! Nielsen's damping update: Nielsen 1999, "Damping parameter in Marquardt's method";
+//! Madsen, Nielsen & Tingleff 2004, "Methods for non-linear least squares problems", §3.2).
+//! The curvature is either Gauss–Newton with IRLS weights (always positive semi-definite: fast
+//! and safe far from an optimum) or the exact Hessian (quadratic convergence near one).
+//! Termination is returned as a value, never an error.
+
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+use super::problem::LocalModel;
+
+/// What the minimiser needs from a problem.
+pub trait Objective {
+    fn dim(&self) -> usize;
+    /// The objective (infinite when undefined).
+    fn value(&mut self, u: &[f64]) -> f64;
+    /// Objective, gradient and curvature; None when not finite.
+    fn model(&mut self, u: &[f64]) -> Option<LocalModel>;
+}
+
+/// Why a minimisation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    /// The gradient is negligible relative to the objective.
+    Gradient,
+    /// The last accepted step changed the objective by less than the tolerance.
+    Objective,
+    /// The last step was negligible relative to the parameters.
+    Step,
+    /// The iteration budget ran out.
+    MaxIterations,
+    /// No step decreased the objective even with heavy damping.
+    NoProgress,
+    /// The objective was not finite at the start.
+    NotFinite,
+}
+
+impl Termination {
+    pub fn converged(self) -> bool {
+        matches!(self, Termination::Gradient | Termination::Objective | Termination::Step)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Termination::Gradient => "gradient below tolerance",
+            Termination::Objective => "objective change below tolerance",
+            Termination::Step => "step below tolerance",
+            Termination::MaxIterations => "iteration limit reached",
+            Termination::NoProgress => "no decreasing step found",
+            Termination::NotFinite => "objective not finite at the start",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub max_iterations: usize,
+    /// Relative objective decrease below which an accepted step ends the search.
+    pub ftol: f64,
+    /// Relative step size below which the search ends.
+    pub xtol: f64,
+    /// Gradient infinity norm, relative to the objective, below which the search ends.
+    pub gtol: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Minimum {
+    pub u: Vec<f64>,
+    pub value: f64,
+    pub iterations: usize,
+    pub termination: Termination,
+}
+
+const MAX_DAMPING: f64 = 1e16;
+
+/// Minimises from `u0`.
+pub fn minimize(objective: &mut impl Objective, u0: &[f64], options: &Options) -> Minimum {
+    let mut u = DVector::from_column_slice(u0);
+    let mut damping = 1e-3;
+    let mut growth = 2.0;
+    let Some(mut model) = objective.model(u.as_slice()) else {
+        return finish(u, f64::INFINITY, 0, Termination::NotFinite);
+    };
+    for iteration in 1..=options.max_iterations {
+        if gradient_is_negligible(&model, &u, options.gtol) {
+            return finish(u, model.value, iteration - 1, Termination::Gradient);
+        }
+        let Some((step, predicted)) = damped_step(&model, damping) else {
+            damping *= growth;
+            growth *= 2.0;
+            if damping > MAX_DAMPING {
+                return finish(u, model.value, iteration, Termination::NoProgress);
+            }
+            continue;
+        };
+        let candidate = &u + &step;
+        let value = objective.value(candidate.as_slice());
+        let actual = model.value - value;
+        if value.is_finite() && actual > 0.0 {
+            let gain = if predicted > 0.0 { actual / predicted } else { 1.0 };
+            damping *= (1.0f64 / 3.0).max(1.0 - (2.0 * gain - 1.0).powi(3));
+            growth = 2.0;
+            let small_step = step.norm() <= options.xtol * (options.xtol + u.norm());
+            let small_change = actual <= options.ftol * model.value.abs();
+            u = candidate;
+            let Some(next) = objective.model(u.as_slice()) else {
+                return finish(u, value, iteration, Termination::NotFinite);
+            };
+            model = next;
+            if small_change {
+                return finish(u, model.value, iteration, Termination::Objective);
+            }
+            if small_step {
+                return finish(u, model.value, iteration, Termination::Step);
+            }
+        } else {
+            if step.norm() <= options.xtol * (options.xtol + u.norm()) {
+                return finish(u, model.value, iteration, Termination::Step);
+            }
+            damping *= growth;
+            growth *= 2.0;
+            if damping > MAX_DAMPING {
+                return finish(u, model.value, iteration, Termination::NoProgress);
+            }
+        }
+    }
+    finish(u, model.value, options.max_iterations, Termination::MaxIterations)
+}
+
+fn finish(u: DVector<f64>, value: f64, iterations: usize, termination: Termination) -> Minimum {
+    Minimum {
+        u: u.as_slice().to_vec(),
+        value,
+        iterations,
+        termination,
+    }
+}
+
+fn gradient_is_negligible(model: &LocalModel, u: &DVector<f64>, gtol: f64) -> bool {
+    let scaled = model
+        .gradient
+        .iter()
+        .zip(u.iter())
+        .map(|(g, x)| (g * x.abs().max(1.0)).abs())
+        .fold(0.0, f64::max);
+    scaled <= gtol * model.value.abs().max(f64::MIN_POSITIVE)
+}
+
+/// Solves (H + λ·diag(H)) s = −g; returns the step and the reduction the model predicts.
+/// None when the damped matrix is not positive definite.
+fn damped_step(model: &LocalModel, damping: f64) -> Option<(DVector<f64>, f64)> {
+    let k = model.gradient.len();
+    let h = &model.curvature;
+    let diag_max = (0..k).map(|i| h[(i, i)].abs()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+    let mut damped = h.clone();
+    for i in 0..k {
+        damped[(i, i)] += damping * h[(i, i)].abs().max(1e-12 * diag_max);
+    }
+    let cholesky = nalgebra::Cholesky::new(damped)?;
+    let step = cholesky.solve(&(-&model.gradient));
+    if !step.iter().all(|s| s.is_finite()) {
+        return None;
+    }
+    let predicted = -(model.gradient.dot(&step) + 0.5 * step.dot(&(h * &step)));
+    Some((step, predicted))
+}
+
+/// Symmetric eigenvalues, ascending (for condition numbers and definiteness checks).
+pub fn eigenvalues(m: &DMatrix<f64>) -> Vec<f64> {
+    let mut values: Vec<f64> = m.clone().symmetric_eigenvalues().iter().copied().collect();
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rosenbrock with its exact Hessian.
+    struct Rosenbrock;
+
+    impl Objective for Rosenbrock {
+        fn dim(&self) -> usize {
+            2
+        }
+        fn value(&mut self, u: &[f64]) -> f64 {
+            (1.0 - u[0]).powi(2) + 100.0 * (u[1] - u[0] * u[0]).powi(2)
+        }
+        fn model(&mut self, u: &[f64]) -> Option<LocalModel> {
+            let (x, y) = (u[0], u[1]);
+            Some(LocalModel {
+                value: self.value(u),
+                gradient: DVector::from_vec(vec![-2.0 * (1.0 - x) - 400.0 * x * (y - x * x), 200.0 * (y - x * x)]),
+                curvature: DMatrix::from_row_slice(2, 2, &[2.0 - 400.0 * y + 1200.0 * x * x, -400.0 * x, -400.0 * x, 200.0]),
+            })
+        }
+    }
+
+    #[test]
+    fn finds_the_rosenbrock_minimum() {
+        let options = Options { max_iterations: 500, ftol: 0.0, xtol: 1e-14, gtol: 0.0 };
+        let m = minimize(&mut Rosenbrock, &[-1.2, 1.0], &options);
+        assert!(m.termination.converged(), "{:?}", m.termination);
+        assert!((m.u[0] - 1.0).abs() < 1e-8 && (m.u[1] - 1.0).abs() < 1e-8, "{:?}", m.u);
+    }
+}

@@ -1,0 +1,281 @@
+//! The built-in laws: each a formula of the law language with its citation, variables,
+//! parameter bounds, default start grid and linear parameters. `bnsl:K` gives a broken power
+//! law with K breaks.
+
+use super::{Grid, Law, ParamSpec};
+use crate::error::{Error, Result};
+
+const INF: f64 = f64::INFINITY;
+
+/// How residuals of a law are best measured by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultSpace {
+    Log,
+    Linear,
+}
+
+/// One catalog entry as listed by `scalinglaws laws`.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub citation: &'static str,
+    pub default_space: DefaultSpace,
+}
+
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "power",
+        summary: "pure power law",
+        citation: "Kaplan et al. 2020, Scaling Laws for Neural Language Models",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "power_offset",
+        summary: "saturating power law with an irreducible term",
+        citation: "Hestness et al. 2017; Kaplan et al. 2020",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "chinchilla",
+        summary: "loss in parameters N and tokens D",
+        citation: "Hoffmann et al. 2022 (Chinchilla), eq. 2; Besiroglu et al. 2024 (Epoch replication)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "data_constrained",
+        summary: "Chinchilla with effective N' and D' under repeated data (U unique tokens)",
+        citation: "Muennighoff et al. 2023, Scaling Data-Constrained Language Models, eq. 5",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "looped",
+        summary: "looped transformer: r recurrences of N_rec shared parameters are worth r^phi unique ones",
+        citation: "seed paper on looped transformers (recurrence-equivalence exponent phi)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "bnsl",
+        summary: "broken neural scaling law, one break (bnsl:K for K breaks)",
+        citation: "Caballero et al. 2022, Broken Neural Scaling Laws, eq. 1",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "logistic",
+        summary: "bounded accuracy between lo and hi against x (loss or log-compute)",
+        citation: "downstream-accuracy baseline (e.g. Gadre et al. 2024; seed paper NeuNeu)",
+        default_space: DefaultSpace::Linear,
+    },
+    Entry {
+        name: "exp_growth",
+        summary: "exponential growth in t",
+        citation: "seed paper on norm-feedback loops in sequential model editing",
+        default_space: DefaultSpace::Log,
+    },
+];
+
+fn spec(name: &str, lower: f64, upper: f64, grid: &[f64], linear: bool) -> ParamSpec {
+    ParamSpec {
+        name: name.to_string(),
+        lower,
+        upper,
+        grid: Grid::Values(grid.to_vec()),
+        linear,
+    }
+}
+
+fn linear(name: &str) -> ParamSpec {
+    spec(name, 0.0, INF, &[], true)
+}
+
+fn quantiles(name: &str, lower: f64, variable: &str, probabilities: &[f64]) -> ParamSpec {
+    ParamSpec {
+        name: name.to_string(),
+        lower,
+        upper: INF,
+        grid: Grid::Quantiles {
+            variable: variable.to_string(),
+            probabilities: probabilities.to_vec(),
+        },
+        linear: false,
+    }
+}
+
+const EXPONENT_GRID: &[f64] = &[0.1, 0.25, 0.4, 0.6, 1.0];
+
+pub const CHINCHILLA_FORMULA: &str = "E + A*N^-alpha + B*D^-beta";
+
+pub const DATA_CONSTRAINED_FORMULA: &str = "G = (alpha*A/(beta*B))^(1/(alpha+beta)); \
+UN = min(N, G*(U*G)^(beta/alpha)); \
+Np = UN + UN*RN_star*(1 - exp(-max(N/UN - 1, 0)/RN_star)); \
+Dp = U + U*RD_star*(1 - exp(-max(D/U - 1, 0)/RD_star)); \
+E + A*Np^-alpha + B*Dp^-beta";
+
+/// Names for `laws` and for "did you mean".
+pub fn names() -> Vec<&'static str> {
+    ENTRIES.iter().map(|e| e.name).collect()
+}
+
+pub fn entry(name: &str) -> Option<&'static Entry> {
+    let base = name.split(':').next().unwrap_or(name);
+    ENTRIES.iter().find(|e| e.name == base)
+}
+
+/// The catalog law called `name` (`bnsl:K` for K breaks).
+pub fn lookup(name: &str) -> Result<Law> {
+    let unknown = || Error::UnknownLaw {
+        name: name.to_string(),
+        suggestion: crate::suggest::closest(name, names()),
+    };
+    let entry = entry(name).ok_or_else(unknown)?;
+    let law = match name {
+        "power" => Law::with_specs(
+            "power",
+            "A*x^-alpha",
+            entry.citation,
+            &["x"],
+            vec![linear("A"), spec("alpha", -INF, INF, &[-0.5, 0.05, 0.1, 0.3, 0.6, 1.0], false)],
+        ),
+        "power_offset" => Law::with_specs(
+            "power_offset",
+            "E + A*x^-alpha",
+            entry.citation,
+            &["x"],
+            vec![linear("E"), linear("A"), spec("alpha", 0.0, INF, &[0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5], false)],
+        ),
+        "chinchilla" => Law::with_specs(
+            "chinchilla",
+            CHINCHILLA_FORMULA,
+            entry.citation,
+            &["N", "D"],
+            vec![
+                linear("E"),
+                linear("A"),
+                spec("alpha", 0.0, INF, EXPONENT_GRID, false),
+                linear("B"),
+                spec("beta", 0.0, INF, EXPONENT_GRID, false),
+            ],
+        ),
+        "data_constrained" => data_constrained(entry.citation),
+        "looped" => Law::with_specs(
+            "looped",
+            "E + A*(N_once + r^phi*N_rec)^-alpha + B*D^-beta",
+            entry.citation,
+            &["N_once", "r", "N_rec", "D"],
+            vec![
+                linear("E"),
+                linear("A"),
+                spec("phi", -INF, INF, &[0.2, 0.5, 0.8], false),
+                spec("alpha", 0.0, INF, EXPONENT_GRID, false),
+                linear("B"),
+                spec("beta", 0.0, INF, EXPONENT_GRID, false),
+            ],
+        ),
+        "logistic" => Law::with_specs(
+            "logistic",
+            "lo + (hi - lo)*sigmoid(k*(x - x0))",
+            entry.citation,
+            &["x"],
+            vec![
+                spec("lo", -INF, INF, &[], true),
+                spec("hi", -INF, INF, &[], true),
+                spec("k", -INF, INF, &[-10.0, -3.0, -1.0, -0.3, 0.3, 1.0, 3.0, 10.0], false),
+                quantiles("x0", -INF, "x", &[0.1, 0.3, 0.5, 0.7, 0.9]),
+            ],
+        ),
+        "exp_growth" => Law::with_specs(
+            "exp_growth",
+            "y0*exp(k*t)",
+            entry.citation,
+            &["t"],
+            vec![linear("y0"), spec("k", -INF, INF, &[-1.0, -0.1, -0.01, 0.01, 0.1, 1.0], false)],
+        ),
+        _ if entry.name == "bnsl" => bnsl(name, entry.citation),
+        _ => Err(unknown()),
+    }?;
+    Ok(law)
+}
+
+fn data_constrained(citation: &str) -> Result<Law> {
+    Law::with_specs(
+        "data_constrained",
+        DATA_CONSTRAINED_FORMULA,
+        citation,
+        &["N", "D", "U"],
+        vec![
+            spec("alpha", 0.0, INF, &[0.25, 0.4], false),
+            spec("A", 0.0, INF, &[100.0, 1000.0], false),
+            spec("beta", 0.0, INF, &[0.25, 0.4], false),
+            spec("B", 0.0, INF, &[100.0, 1000.0], false),
+            linear("E"),
+            spec("RN_star", 0.0, INF, &[2.0, 10.0], false),
+            spec("RD_star", 0.0, INF, &[5.0, 30.0], false),
+        ],
+    )
+}
+
+/// Broken power law with `k` breaks (Caballero et al. 2022, eq. 1):
+/// y = a + b x^-c0 prod_i (1 + (x/d_i)^(1/f_i))^(-c_i f_i).
+fn bnsl(name: &str, citation: &str) -> Result<Law> {
+    let breaks = match name.split_once(':') {
+        None => 1,
+        Some((_, k)) => k.parse::<usize>().ok().filter(|k| (1..=4).contains(k)).ok_or_else(|| {
+            Error::settings(format!("'{name}': the number of breaks after 'bnsl:' must be 1 to 4"))
+        })?,
+    };
+    let mut formula = "a + b*x^-c0".to_string();
+    let mut params = vec![linear("a"), linear("b"), spec("c0", -INF, INF, &[0.0, 0.3], false)];
+    for i in 1..=breaks {
+        formula.push_str(&format!(" * (1 + (x/d{i})^(1/f{i}))^(-c{i}*f{i})"));
+        params.push(spec(&format!("c{i}"), -INF, INF, &[-0.3, 0.3, 1.0], false));
+        params.push(quantiles(&format!("d{i}"), 0.0, "x", &[0.25, 0.5, 0.75]));
+        params.push(spec(&format!("f{i}"), 0.0, INF, &[0.3, 1.0], false));
+    }
+    let law = Law::with_specs("bnsl", &formula, citation, &["x"], params)?;
+    Ok(Law {
+        name: Some(name.to_string()),
+        ..law
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_builds_and_its_linear_parameters_are_affine() {
+        for name in names().into_iter().chain(["bnsl:2", "bnsl:3"]) {
+            let law = lookup(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let linear: Vec<&str> = law.params.iter().filter(|p| p.linear).map(|p| p.name.as_str()).collect();
+            assert!(law.is_affine_in(&linear), "{name}: {linear:?} not affine");
+        }
+    }
+
+    #[test]
+    fn unknown_law_suggests() {
+        match lookup("chinchila") {
+            Err(Error::UnknownLaw { suggestion, .. }) => assert_eq!(suggestion.as_deref(), Some("chinchilla")),
+            other => panic!("{other:?}"),
+        }
+        assert!(lookup("bnsl:9").is_err());
+    }
+
+    #[test]
+    fn data_constrained_reproduces_the_published_prediction() {
+        // Muennighoff et al. 2023 README: L(N=6.34e9, D=242e9, U=25e9) with the published fit.
+        let law = lookup("data_constrained").unwrap();
+        let value = |name: &str| match name {
+            "alpha" | "beta" => 0.3526596,
+            "A" => 6.255414f64.exp(),
+            "B" => 7.3049974f64.exp(),
+            "E" => 0.6254804f64.exp(),
+            "RN_star" => 5.309743,
+            "RD_star" => 15.387756,
+            _ => f64::NAN,
+        };
+        let params: Vec<f64> = law.params.iter().map(|p| value(&p.name)).collect();
+        let prediction = law.eval(&params, &[6.34e9, 242e9, 25e9]);
+        let expected = 2.2256440889984477;
+        assert!(((prediction - expected) / expected).abs() < 1e-12, "{prediction:.17}");
+    }
+}

@@ -1,0 +1,550 @@
+//! The law language: text formulas as papers print them (`E + A*N^-alpha + B*D^-beta`), parsed
+//! once into an expression tree. Grammar (lowest precedence first):
+//!
+//! ```text
+//! program := (IDENT '=' expr ';')* expr          local definitions, then the law
+//! expr    := term (('+' | '-') term)*
+//! term    := unary (('*' | '/') unary)*
+//! unary   := ('-' | '+') unary | power              so -x^2 = -(x^2)
+//! power   := atom (('^' | '**') unary)?            right-associative: a^b^c = a^(b^c)
+//! atom    := NUMBER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
+//! ```
+//!
+//! Functions: `exp log log10 sqrt sigmoid min max` (`log` is natural). Identifiers are never
+//! constants: `E` is a parameter, not Euler's number. Which identifiers are variables (dataset
+//! columns) and which are parameters is decided later, by [`crate::law::Law`].
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Func {
+    Exp,
+    Log,
+    Log10,
+    Sqrt,
+    Sigmoid,
+    Min,
+    Max,
+}
+
+impl Func {
+    pub const ALL: [Func; 7] = [
+        Func::Exp,
+        Func::Log,
+        Func::Log10,
+        Func::Sqrt,
+        Func::Sigmoid,
+        Func::Min,
+        Func::Max,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Exp => "exp",
+            Func::Log => "log",
+            Func::Log10 => "log10",
+            Func::Sqrt => "sqrt",
+            Func::Sigmoid => "sigmoid",
+            Func::Min => "min",
+            Func::Max => "max",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    fn arity(self) -> usize {
+        match self {
+            Func::Min | Func::Max => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// An expression tree. Identifiers keep their 0-based character offset for later messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Num(f64),
+    Ident { name: String, position: usize },
+    Neg(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Call(Func, Vec<Expr>),
+}
+
+/// A parsed formula: local definitions (`G = ...;`) followed by the law's expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    pub definitions: Vec<(String, Expr)>,
+    pub body: Expr,
+}
+
+impl Expr {
+    /// Visits every identifier in the tree, in text order.
+    pub fn for_each_ident(&self, visit: &mut impl FnMut(&str, usize)) {
+        match self {
+            Expr::Num(_) => {}
+            Expr::Ident { name, position } => visit(name, *position),
+            Expr::Neg(a) => a.for_each_ident(visit),
+            Expr::Bin(_, a, b) => {
+                a.for_each_ident(visit);
+                b.for_each_ident(visit);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.for_each_ident(visit)),
+        }
+    }
+
+    /// Evaluates on f64 with `lookup` giving the value of each identifier (None: unknown name,
+    /// reported by the caller). Used for derived columns, filters and constant grids.
+    pub fn eval_f64(&self, lookup: &impl Fn(&str) -> Option<f64>) -> Option<f64> {
+        Some(match self {
+            Expr::Num(v) => *v,
+            Expr::Ident { name, .. } => lookup(name)?,
+            Expr::Neg(a) => -a.eval_f64(lookup)?,
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (a.eval_f64(lookup)?, b.eval_f64(lookup)?);
+                match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => a / b,
+                    BinOp::Pow => a.powf(b),
+                }
+            }
+            Expr::Call(f, args) => {
+                let x = args[0].eval_f64(lookup)?;
+                match f {
+                    Func::Exp => x.exp(),
+                    Func::Log => x.ln(),
+                    Func::Log10 => x.log10(),
+                    Func::Sqrt => x.sqrt(),
+                    Func::Sigmoid => crate::law::real::sigmoid(x),
+                    Func::Min => x.min(args[1].eval_f64(lookup)?),
+                    Func::Max => x.max(args[1].eval_f64(lookup)?),
+                }
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for Expr {
+    /// Fully parenthesised where precedence needs it; re-parses to the same tree.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expr::Num(v) => write!(f, "{v:?}"),
+            Expr::Ident { name, .. } => write!(f, "{name}"),
+            Expr::Neg(a) => write!(f, "(-{a})"),
+            Expr::Bin(op, a, b) => {
+                let sym = match op {
+                    BinOp::Add => "+",
+                    BinOp::Sub => "-",
+                    BinOp::Mul => "*",
+                    BinOp::Div => "/",
+                    BinOp::Pow => "^",
+                };
+                write!(f, "({a} {sym} {b})")
+            }
+            Expr::Call(func, args) => {
+                write!(f, "{}(", func.name())?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Num(f64),
+    Ident(String),
+    Sym(char),
+    Pow2, // `**`
+    End,
+}
+
+impl Token {
+    fn describe(&self) -> String {
+        match self {
+            Token::Num(v) => format!("number {v}"),
+            Token::Ident(s) => format!("'{s}'"),
+            Token::Sym(c) => format!("'{c}'"),
+            Token::Pow2 => "'**'".into(),
+            Token::End => "end of formula".into(),
+        }
+    }
+}
+
+/// Parses a whole formula (definitions and body).
+pub fn parse_program(text: &str) -> Result<Program> {
+    let mut parser = Parser::new(text)?;
+    let program = parser.program()?;
+    Ok(program)
+}
+
+/// Parses a single expression (no definitions).
+pub fn parse_expr(text: &str) -> Result<Expr> {
+    let mut parser = Parser::new(text)?;
+    let expr = parser.expr()?;
+    parser.expect_end()?;
+    Ok(expr)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    tokens: Vec<(Token, usize)>,
+    at: usize,
+}
+
+fn formula_error(text: &str, position: usize, message: impl Into<String>) -> Error {
+    Error::Formula {
+        formula: text.to_string(),
+        position,
+        message: message.into(),
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<(Token, usize)>> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            let (value, end) = scan_number(text, &chars, i)?;
+            tokens.push((Token::Num(value), i));
+            i = end;
+        } else if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            tokens.push((Token::Ident(chars[start..i].iter().collect()), start));
+        } else if c == '*' && chars.get(i + 1) == Some(&'*') {
+            tokens.push((Token::Pow2, i));
+            i += 2;
+        } else if "+-*/^(),=;".contains(c) {
+            tokens.push((Token::Sym(c), i));
+            i += 1;
+        } else {
+            return Err(formula_error(
+                text,
+                i,
+                format!("unexpected character '{c}'; expected a number, a name, an operator (+ - * / ^) or a parenthesis"),
+            ));
+        }
+    }
+    tokens.push((Token::End, chars.len()));
+    Ok(tokens)
+}
+
+/// Scans `123`, `1.5`, `.5`, `6e22`, `1.2E-3`; returns the value and the index after it.
+fn scan_number(text: &str, chars: &[char], start: usize) -> Result<(f64, usize)> {
+    let mut i = start;
+    let digits = |i: &mut usize| {
+        while *i < chars.len() && chars[*i].is_ascii_digit() {
+            *i += 1;
+        }
+    };
+    digits(&mut i);
+    if chars.get(i) == Some(&'.') {
+        i += 1;
+        digits(&mut i);
+    }
+    if matches!(chars.get(i), Some('e' | 'E')) {
+        let mut j = i + 1;
+        if matches!(chars.get(j), Some('+' | '-')) {
+            j += 1;
+        }
+        if chars.get(j).is_some_and(|d| d.is_ascii_digit()) {
+            i = j;
+            digits(&mut i);
+        } else {
+            return Err(formula_error(text, j, "expected digits after the exponent 'e' of a number"));
+        }
+    }
+    let literal: String = chars[start..i].iter().collect();
+    literal
+        .parse::<f64>()
+        .map(|v| (v, i))
+        .map_err(|_| formula_error(text, start, format!("'{literal}' is not a number")))
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Result<Self> {
+        Ok(Parser {
+            text,
+            tokens: tokenize(text)?,
+            at: 0,
+        })
+    }
+
+    fn peek(&self) -> &Token {
+        &self.tokens[self.at].0
+    }
+
+    fn position(&self) -> usize {
+        self.tokens[self.at].1
+    }
+
+    fn advance(&mut self) -> (Token, usize) {
+        let token = self.tokens[self.at].clone();
+        if self.at + 1 < self.tokens.len() {
+            self.at += 1;
+        }
+        token
+    }
+
+    fn error_expected(&self, what: &str) -> Error {
+        formula_error(
+            self.text,
+            self.position(),
+            format!("expected {what}, found {}", self.peek().describe()),
+        )
+    }
+
+    fn expect_sym(&mut self, c: char, what: &str) -> Result<()> {
+        if *self.peek() == Token::Sym(c) {
+            self.advance();
+            Ok(())
+        } else {
+            Err(self.error_expected(what))
+        }
+    }
+
+    fn expect_end(&self) -> Result<()> {
+        match self.peek() {
+            Token::End => Ok(()),
+            Token::Sym(')') => Err(formula_error(self.text, self.position(), "unmatched ')'")),
+            _ => Err(self.error_expected("an operator or the end of the formula")),
+        }
+    }
+
+    fn program(&mut self) -> Result<Program> {
+        let mut definitions = Vec::new();
+        while let (Token::Ident(name), Token::Sym('=')) = (self.peek().clone(), &self.tokens[(self.at + 1).min(self.tokens.len() - 1)].0) {
+            let position = self.position();
+            if Func::from_name(&name).is_some() || definitions.iter().any(|(n, _): &(String, Expr)| *n == name) {
+                return Err(formula_error(self.text, position, format!("'{name}' is already defined")));
+            }
+            self.advance();
+            self.advance();
+            let value = self.expr()?;
+            self.expect_sym(';', "';' after a definition")?;
+            definitions.push((name, value));
+        }
+        if *self.peek() == Token::End {
+            return Err(self.error_expected("an expression"));
+        }
+        let body = self.expr()?;
+        self.expect_end()?;
+        Ok(Program { definitions, body })
+    }
+
+    fn expr(&mut self) -> Result<Expr> {
+        let mut left = self.term()?;
+        loop {
+            let op = match self.peek() {
+                Token::Sym('+') => BinOp::Add,
+                Token::Sym('-') => BinOp::Sub,
+                _ => return Ok(left),
+            };
+            self.advance();
+            let right = self.term()?;
+            left = Expr::Bin(op, Box::new(left), Box::new(right));
+        }
+    }
+
+    fn term(&mut self) -> Result<Expr> {
+        let mut left = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Token::Sym('*') => BinOp::Mul,
+                Token::Sym('/') => BinOp::Div,
+                _ => return Ok(left),
+            };
+            self.advance();
+            let right = self.unary()?;
+            left = Expr::Bin(op, Box::new(left), Box::new(right));
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr> {
+        match self.peek() {
+            Token::Sym('-') => {
+                self.advance();
+                Ok(Expr::Neg(Box::new(self.unary()?)))
+            }
+            Token::Sym('+') => {
+                self.advance();
+                self.unary()
+            }
+            _ => self.power(),
+        }
+    }
+
+    fn power(&mut self) -> Result<Expr> {
+        let base = self.atom()?;
+        if matches!(self.peek(), Token::Sym('^') | Token::Pow2) {
+            self.advance();
+            let exponent = self.unary()?;
+            return Ok(Expr::Bin(BinOp::Pow, Box::new(base), Box::new(exponent)));
+        }
+        Ok(base)
+    }
+
+    fn atom(&mut self) -> Result<Expr> {
+        let (token, position) = self.advance();
+        match token {
+            Token::Num(v) => Ok(Expr::Num(v)),
+            Token::Ident(name) if *self.peek() == Token::Sym('(') => self.call(name, position),
+            Token::Ident(name) => Ok(Expr::Ident { name, position }),
+            Token::Sym('(') => {
+                let inner = self.expr()?;
+                self.expect_sym(')', "')' to close the parenthesis")?;
+                Ok(inner)
+            }
+            _ => {
+                self.at -= usize::from(token != Token::End);
+                Err(self.error_expected("a number, a name or '('"))
+            }
+        }
+    }
+
+    fn call(&mut self, name: String, position: usize) -> Result<Expr> {
+        let func = Func::from_name(&name).ok_or_else(|| {
+            let names = Func::ALL.map(|f| f.name());
+            let hint = crate::suggest::closest(&name, names)
+                .map(|s| format!(" (did you mean '{s}'?)"))
+                .unwrap_or_default();
+            formula_error(
+                self.text,
+                position,
+                format!("unknown function '{name}'{hint}; known functions: {}", names.join(" ")),
+            )
+        })?;
+        self.advance(); // '('
+        let mut args = vec![self.expr()?];
+        while *self.peek() == Token::Sym(',') {
+            self.advance();
+            args.push(self.expr()?);
+        }
+        if args.len() != func.arity() {
+            return Err(formula_error(
+                self.text,
+                position,
+                format!("{name}() takes {} argument(s), found {}", func.arity(), args.len()),
+            ));
+        }
+        self.expect_sym(')', "',' or ')' in the argument list")?;
+        Ok(Expr::Call(func, args))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(text: &str) -> String {
+        parse_expr(text).unwrap().to_string()
+    }
+
+    fn error_position(text: &str) -> (usize, String) {
+        match parse_program(text) {
+            Err(Error::Formula { position, message, .. }) => (position, message),
+            other => panic!("expected a formula error for {text:?}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(show("-x^2"), "(-(x ^ 2.0))");
+        assert_eq!(show("a^b^c"), "(a ^ (b ^ c))");
+        assert_eq!(show("N^-alpha"), "(N ^ (-alpha))");
+        assert_eq!(show("a - b - c"), "((a - b) - c)");
+        assert_eq!(show("a / b * c"), "((a / b) * c)");
+        assert_eq!(show("2**3"), "(2.0 ^ 3.0)");
+        assert_eq!(show("E + A*N^-alpha + B*D^-beta"), "((E + (A * (N ^ (-alpha)))) + (B * (D ^ (-beta))))");
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(parse_expr("6e22").unwrap(), Expr::Num(6e22));
+        assert_eq!(parse_expr("1.5E-3").unwrap(), Expr::Num(1.5e-3));
+        assert_eq!(parse_expr(".25").unwrap(), Expr::Num(0.25));
+    }
+
+    #[test]
+    fn e_is_an_identifier() {
+        assert!(matches!(parse_expr("E").unwrap(), Expr::Ident { .. }));
+        assert!(matches!(parse_expr("e").unwrap(), Expr::Ident { .. }));
+    }
+
+    #[test]
+    fn definitions() {
+        let p = parse_program("G = a*b; H = G^2; G + H").unwrap();
+        assert_eq!(p.definitions.len(), 2);
+        assert_eq!(p.body.to_string(), "(G + H)");
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for text in ["min(a, b^-c) / sigmoid(-x)", "exp(log(x) * 2) - log10(y) + sqrt(z)", "-(a+b)^2"] {
+            let once = parse_expr(text).unwrap().to_string();
+            assert_eq!(parse_expr(&once).unwrap().to_string(), once);
+        }
+    }
+
+    #[test]
+    fn syntax_errors_name_the_position() {
+        assert_eq!(error_position("E + A*N^").0, 8);
+        assert_eq!(error_position("E + * A").0, 4);
+        assert_eq!(error_position("(a + b").0, 6);
+        assert_eq!(error_position("a + b)").0, 5);
+        assert_eq!(error_position("a $ b").0, 2);
+        assert_eq!(error_position("").0, 0);
+        assert_eq!(error_position("a b").0, 2);
+        assert_eq!(error_position("1e+").0, 3);
+        let (pos, msg) = error_position("E + lg(N)");
+        assert_eq!(pos, 4);
+        assert!(msg.contains("unknown function 'lg'") && msg.contains("did you mean"), "{msg}");
+        let (pos, msg) = error_position("min(a)");
+        assert_eq!(pos, 0);
+        assert!(msg.contains("takes 2"), "{msg}");
+    }
+
+    #[test]
+    fn error_message_shows_a_caret() {
+        let err = parse_program("E + A*N^").unwrap_err().to_string();
+        assert!(err.contains("character 9"), "{err}");
+        assert!(err.contains("expected a number, a name or '('"), "{err}");
+        assert!(err.ends_with("        ^"), "{err}");
+    }
+
+    #[test]
+    fn eval_f64_uses_lookup() {
+        let e = parse_expr("C/(6*N)").unwrap();
+        let v = e.eval_f64(&|n| match n {
+            "C" => Some(6e20),
+            "N" => Some(1e9),
+            _ => None,
+        });
+        assert!((v.unwrap() - 1e11).abs() < 1.0);
+        assert!(e.eval_f64(&|_| None).is_none());
+    }
+}

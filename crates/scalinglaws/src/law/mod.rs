@@ -1,0 +1,367 @@
+//! Laws: a formula in the law language plus what a fit needs to know about its parameters
+//! (bounds, start grid, which enter linearly). Built-in laws live in [`catalog`]; users write
+//! their own formulas, whose identifiers are variables when they name a dataset column and
+//! parameters otherwise.
+
+pub mod catalog;
+pub mod expr;
+pub mod real;
+pub mod tape;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use expr::{BinOp, Expr, Program};
+use tape::{BoundTape, Symbol, Tape};
+
+/// Where a parameter's starting values come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grid {
+    /// Fixed values.
+    Values(Vec<f64>),
+    /// Quantiles of a variable's data (e.g. a break location), at the given probabilities.
+    Quantiles { variable: String, probabilities: Vec<f64> },
+}
+
+/// A fitted constant of a law.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamSpec {
+    pub name: String,
+    pub lower: f64,
+    pub upper: f64,
+    pub grid: Grid,
+    /// Enters the law linearly (solved by least squares at each start: variable projection).
+    pub linear: bool,
+}
+
+impl ParamSpec {
+    fn free(name: &str) -> Self {
+        ParamSpec {
+            name: name.to_string(),
+            lower: f64::NEG_INFINITY,
+            upper: f64::INFINITY,
+            grid: Grid::Values(vec![]),
+            linear: false,
+        }
+    }
+}
+
+/// A law: y = f(variables; parameters).
+#[derive(Debug, Clone)]
+pub struct Law {
+    /// Catalog name, or None for a user formula.
+    pub name: Option<String>,
+    pub formula: String,
+    pub citation: Option<String>,
+    pub variables: Vec<String>,
+    pub params: Vec<ParamSpec>,
+    program: Program,
+    tape: Tape,
+}
+
+/// Default grid for a nonlinear parameter of a user formula with no other information.
+fn default_user_grid(spec: &ParamSpec) -> Vec<f64> {
+    if spec.lower.is_finite() && spec.upper.is_finite() {
+        (1..=4).map(|i| spec.lower + (spec.upper - spec.lower) * i as f64 / 5.0).collect()
+    } else if spec.lower >= 0.0 {
+        vec![0.1, 0.3, 1.0]
+    } else {
+        vec![-0.3, 0.1, 0.3, 1.0]
+    }
+}
+
+impl Law {
+    /// A user formula. Identifiers for which `is_variable` holds are variables; the rest
+    /// (besides local definitions) are parameters, unbounded, in order of first appearance.
+    /// Parameters that enter linearly are found automatically.
+    pub fn from_formula(formula: &str, is_variable: &dyn Fn(&str) -> bool) -> Result<Law> {
+        let program = expr::parse_program(formula)?;
+        let (variables, param_names) = classify_identifiers(&program, is_variable);
+        if param_names.is_empty() {
+            return Err(Error::Formula {
+                formula: formula.to_string(),
+                position: 0,
+                message: format!(
+                    "the formula has no parameters to fit (every name is a data column: {})",
+                    variables.join(", ")
+                ),
+            });
+        }
+        let mut params: Vec<ParamSpec> = param_names.iter().map(|n| ParamSpec::free(n)).collect();
+        let linear = detect_linear(&program, &param_names);
+        for (spec, is_linear) in params.iter_mut().zip(linear) {
+            spec.linear = is_linear;
+            if !is_linear {
+                spec.grid = Grid::Values(default_user_grid(spec));
+            }
+        }
+        Ok(Law::assemble(None, formula, None, program, variables, params))
+    }
+
+    /// A law with declared variables and parameter specs (the catalog uses this).
+    pub fn with_specs(
+        name: &str,
+        formula: &str,
+        citation: &str,
+        variables: &[&str],
+        params: Vec<ParamSpec>,
+    ) -> Result<Law> {
+        let program = expr::parse_program(formula)?;
+        let is_variable = |id: &str| variables.contains(&id);
+        let (_, param_names) = classify_identifiers(&program, &is_variable);
+        let declared: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        if param_names.iter().map(String::as_str).collect::<Vec<_>>() != declared {
+            let mut sorted_found = param_names.clone();
+            sorted_found.sort();
+            let mut sorted_declared: Vec<String> = declared.iter().map(|s| s.to_string()).collect();
+            sorted_declared.sort();
+            if sorted_found != sorted_declared {
+                return Err(Error::settings(format!(
+                    "law '{name}': formula parameters {param_names:?} differ from declared {declared:?}"
+                )));
+            }
+        }
+        let variables = variables.iter().map(|v| v.to_string()).collect();
+        let program_params = params;
+        Ok(Law::assemble(Some(name), formula, Some(citation), program, variables, program_params))
+    }
+
+    fn assemble(
+        name: Option<&str>,
+        formula: &str,
+        citation: Option<&str>,
+        program: Program,
+        variables: Vec<String>,
+        params: Vec<ParamSpec>,
+    ) -> Law {
+        let symbol = |id: &str| match variables.iter().position(|v| v == id) {
+            Some(i) => Symbol::Variable(i as u32),
+            None => Symbol::Parameter(params.iter().position(|p| p.name == id).unwrap_or(0) as u32),
+        };
+        let tape = Tape::compile(&program, &symbol, params.len());
+        Law {
+            name: name.map(str::to_string),
+            formula: formula.to_string(),
+            citation: citation.map(str::to_string),
+            variables,
+            params,
+            program,
+            tape,
+        }
+    }
+
+    /// The catalog name or "formula".
+    pub fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or("formula")
+    }
+
+    pub fn param_names(&self) -> Vec<&str> {
+        self.params.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    pub fn param_index(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.name == name)
+    }
+
+    pub fn variable_index(&self, name: &str) -> Option<usize> {
+        self.variables.iter().position(|v| v == name)
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    pub fn tape(&self) -> &Tape {
+        &self.tape
+    }
+
+    /// Binds to data: `columns[i]` holds the values of variable `i`.
+    pub fn bind(&self, columns: &[&[f64]]) -> BoundTape {
+        self.tape.bind(columns)
+    }
+
+    /// Evaluates the law at one point (`variables[i]` is the value of variable i).
+    pub fn eval(&self, params: &[f64], variables: &[f64]) -> f64 {
+        let columns: Vec<&[f64]> = variables.iter().map(std::slice::from_ref).collect();
+        let bound = self.bind(&columns);
+        let mut scratch = bound.scratch();
+        bound.eval_row(params, 0, &mut scratch)
+    }
+
+    /// Variables whose values must be positive: raised to a non-constant power or under
+    /// `log`, `log10` or `sqrt` somewhere in the formula.
+    pub fn positive_variables(&self) -> Vec<&str> {
+        let mut needed = Vec::new();
+        let program = &self.program;
+        for expr in program.definitions.iter().map(|(_, e)| e).chain([&program.body]) {
+            collect_positive(expr, &mut |name| {
+                if self.variables.iter().any(|v| v == name) && !needed.contains(&name.to_string()) {
+                    needed.push(name.to_string());
+                }
+            });
+        }
+        self.variables.iter().map(String::as_str).filter(|v| needed.iter().any(|n| n == v)).collect()
+    }
+
+    /// Checks that a set of parameters enters the law jointly linearly (affinely).
+    pub fn is_affine_in(&self, names: &[&str]) -> bool {
+        let set: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        affine_degree(&self.program, &set).is_some_and(|d| d <= 1)
+    }
+}
+
+/// Calls `found` with each identifier that sits directly under a log/sqrt or is the base of a
+/// power with a non-constant exponent.
+fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str)) {
+    use expr::Func;
+    match expr {
+        Expr::Num(_) | Expr::Ident { .. } => {}
+        Expr::Neg(a) => collect_positive(a, found),
+        Expr::Bin(op, a, b) => {
+            if let (BinOp::Pow, Expr::Ident { name, .. }) = (op, a.as_ref()) {
+                if !matches!(b.as_ref(), Expr::Num(_)) {
+                    found(name);
+                }
+            }
+            collect_positive(a, found);
+            collect_positive(b, found);
+        }
+        Expr::Call(func, args) => {
+            if matches!(func, Func::Log | Func::Log10 | Func::Sqrt) {
+                if let Expr::Ident { name, .. } = &args[0] {
+                    found(name);
+                }
+            }
+            args.iter().for_each(|a| collect_positive(a, found));
+        }
+    }
+}
+
+/// Splits identifiers into variables and parameters, each in order of first appearance.
+fn classify_identifiers(program: &Program, is_variable: &dyn Fn(&str) -> bool) -> (Vec<String>, Vec<String>) {
+    let mut variables = Vec::new();
+    let mut params = Vec::new();
+    let mut locals: Vec<&str> = Vec::new();
+    let mut visit = |expr: &Expr, locals: &[&str]| {
+        expr.for_each_ident(&mut |name, _| {
+            if locals.contains(&name) {
+                return;
+            }
+            let list = if is_variable(name) { &mut variables } else { &mut params };
+            if !list.iter().any(|n: &String| n == name) {
+                list.push(name.to_string());
+            }
+        });
+    };
+    for (name, expr) in &program.definitions {
+        visit(expr, &locals);
+        locals.push(name);
+    }
+    visit(&program.body, &locals);
+    (variables, params)
+}
+
+/// Greedy: a parameter is linear if adding it to the linear set keeps the law affine in the set.
+fn detect_linear(program: &Program, params: &[String]) -> Vec<bool> {
+    let mut set: Vec<String> = Vec::new();
+    params
+        .iter()
+        .map(|p| {
+            set.push(p.clone());
+            let affine = affine_degree(program, &set).is_some_and(|d| d <= 1);
+            if !affine {
+                set.pop();
+            }
+            affine
+        })
+        .collect()
+}
+
+/// Polynomial degree of the law in the parameters of `set` (None: not polynomial).
+fn affine_degree(program: &Program, set: &[String]) -> Option<u32> {
+    let mut locals: HashMap<String, Option<u32>> = HashMap::new();
+    for (name, expr) in &program.definitions {
+        let d = degree(expr, set, &locals);
+        locals.insert(name.clone(), d);
+    }
+    degree(&program.body, set, &locals)
+}
+
+fn degree(expr: &Expr, set: &[String], locals: &HashMap<String, Option<u32>>) -> Option<u32> {
+    match expr {
+        Expr::Num(_) => Some(0),
+        Expr::Ident { name, .. } => match locals.get(name) {
+            Some(d) => *d,
+            None => Some(u32::from(set.contains(name))),
+        },
+        Expr::Neg(a) => degree(a, set, locals),
+        Expr::Bin(op, a, b) => {
+            let (da, db) = (degree(a, set, locals)?, degree(b, set, locals)?);
+            match op {
+                BinOp::Add | BinOp::Sub => Some(da.max(db)),
+                BinOp::Mul => Some(da + db),
+                BinOp::Div if db == 0 => Some(da),
+                BinOp::Pow if da == 0 && db == 0 => Some(0),
+                BinOp::Pow if **b == Expr::Num(1.0) => Some(da),
+                _ => None,
+            }
+        }
+        Expr::Call(_, args) => {
+            let all_zero = args.iter().all(|a| degree(a, set, locals) == Some(0));
+            all_zero.then_some(0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn law(formula: &str, vars: &[&str]) -> Law {
+        Law::from_formula(formula, &|id| vars.contains(&id)).unwrap()
+    }
+
+    #[test]
+    fn identifiers_split_into_variables_and_parameters() {
+        let l = law("E + A*N^-alpha + B*D^-beta", &["N", "D"]);
+        assert_eq!(l.variables, vec!["N", "D"]);
+        assert_eq!(l.param_names(), vec!["E", "A", "alpha", "B", "beta"]);
+        let linear: Vec<bool> = l.params.iter().map(|p| p.linear).collect();
+        assert_eq!(linear, vec![true, true, false, true, false]);
+    }
+
+    #[test]
+    fn linear_detection_handles_products_and_locals() {
+        let l = law("lo + (hi - lo)*sigmoid(k*(x - x0))", &["x"]);
+        let linear: Vec<bool> = l.params.iter().map(|p| p.linear).collect();
+        assert_eq!(l.param_names(), vec!["lo", "hi", "k", "x0"]);
+        assert_eq!(linear, vec![true, true, false, false]);
+        let l = law("a*b*x", &["x"]);
+        assert_eq!(l.params.iter().filter(|p| p.linear).count(), 1);
+        let l = law("s = A*x; s + exp(c)", &["x"]);
+        assert!(l.params[0].linear && !l.params[1].linear);
+    }
+
+    #[test]
+    fn positive_variables_are_those_under_powers_and_logs() {
+        let l = law("E + A*N^-alpha + B*D^2 + c*log(x) + d*y", &["N", "D", "x", "y"]);
+        assert_eq!(l.positive_variables(), vec!["N", "x"]);
+    }
+
+    #[test]
+    fn no_parameters_is_an_error() {
+        assert!(Law::from_formula("x*2", &|id| id == "x").is_err());
+    }
+
+    #[test]
+    fn eval_matches_hand_computation() {
+        let l = law("E + A*N^-alpha + B*D^-beta", &["N", "D"]);
+        let p = [1.8, 400.0, 0.34, 410.0, 0.28];
+        let v = l.eval(&p, &[7e10, 1.4e12]);
+        let want = 1.8 + 400.0 * 7e10f64.powf(-0.34) + 410.0 * 1.4e12f64.powf(-0.28);
+        assert!((v - want).abs() < 1e-12 * want);
+    }
+}
