@@ -67,6 +67,10 @@ fn benches(c: &mut Criterion) {
     c.bench_function("objective_gradient_tape", |b| {
         b.iter(|| problem.value_and_gradient(black_box(&p), &mut scratch, &mut gradient))
     });
+    let u = problem.internal(&p);
+    c.bench_function("exact_hessian_pass", |b| b.iter(|| problem.exact(black_box(&u))));
+    c.bench_function("gauss_newton_pass", |b| b.iter(|| problem.gauss_newton(black_box(&u), &mut scratch)));
+    c.bench_function("objective_pass", |b| b.iter(|| problem.objective(black_box(&u), &mut scratch)));
     let ln_n: Vec<f64> = data.variables[0].iter().map(|v| v.ln()).collect();
     let ln_d: Vec<f64> = data.variables[1].iter().map(|v| v.ln()).collect();
     let ln_y: Vec<f64> = data.target.iter().map(|v| v.ln()).collect();

@@ -67,6 +67,7 @@ pub fn summarize(
         optima: Optima {
             starts: outcome.starts,
             failed: outcome.failed,
+            diverged: outcome.diverged,
             distinct: outcome.optima.len(),
             best_starts: best.starts,
             gap,
@@ -216,6 +217,13 @@ fn warn_bounds(params: &[(String, ParamResult)], warnings: &mut Vec<String>) {
 }
 
 fn warn_optima(outcome: &SearchOutcome, warnings: &mut Vec<String>) {
+    if (outcome.failed + outcome.diverged) * 2 > outcome.starts {
+        warnings.push(format!(
+            "{} of {} starts gave no finite objective or diverged; the start grid may not suit this data",
+            outcome.failed + outcome.diverged,
+            outcome.starts
+        ));
+    }
     let (Some(best), Some(second)) = (outcome.optima.first(), outcome.optima.get(1)) else {
         return;
     };
@@ -226,12 +234,7 @@ fn warn_optima(outcome: &SearchOutcome, warnings: &mut Vec<String>) {
             relative
         ));
     }
-    if outcome.failed * 2 > outcome.starts {
-        warnings.push(format!(
-            "{} of {} starts gave no finite objective; the start grid may not suit this data",
-            outcome.failed, outcome.starts
-        ));
-    }
+
 }
 
 fn warn_uncertainty(

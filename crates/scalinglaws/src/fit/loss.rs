@@ -78,8 +78,19 @@ pub struct CostTerms {
 }
 
 impl Loss {
+    #[inline]
     pub fn terms(&self, r: f64) -> CostTerms {
         let f = self.f_scale;
+        // Closed forms of the two common losses (the general path below agrees with them).
+        match self.kind {
+            LossKind::Linear => return CostTerms { cost: 0.5 * r * r, d1: r, d2: 1.0, irls: 1.0 },
+            LossKind::Huber if r.abs() <= f => return CostTerms { cost: 0.5 * r * r, d1: r, d2: 1.0, irls: 1.0 },
+            LossKind::Huber => {
+                let a = r.abs();
+                return CostTerms { cost: f * (a - 0.5 * f), d1: f * r.signum(), d2: 0.0, irls: f / a };
+            }
+            _ => {}
+        }
         let z = (r / f) * (r / f);
         let (rho, d1, d2) = self.kind.rho(z);
         CostTerms {

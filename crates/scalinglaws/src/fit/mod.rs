@@ -68,7 +68,7 @@ impl Default for FitSettings {
             grids: BTreeMap::new(),
             seed: 0,
             threads: None,
-            max_iterations: search::SCREEN.max_iterations,
+            max_iterations: search::DEFAULT_MAX_ITERATIONS,
         }
     }
 }

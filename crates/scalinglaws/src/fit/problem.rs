@@ -7,7 +7,8 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
 use super::loss::Loss;
-use crate::law::real::{sigmoid, HyperDual, Real};
+use crate::law::real::{sigmoid, FixedHyperDual, HyperDual, SecondOrder, Unary};
+
 use crate::law::tape::{BoundTape, Scratch};
 
 /// Where residuals are taken.
@@ -267,60 +268,73 @@ impl Problem {
     /// reverse sweep per row). Infinite objective when any prediction is invalid.
     pub fn value_and_gradient(&self, p: &[f64], scratch: &mut Scratch, gradient: &mut [f64]) -> f64 {
         let mut gradient_p = vec![0.0; p.len()];
-        gradient.iter_mut().for_each(|g| *g = 0.0);
         let mut value = 0.0;
-        for row in 0..self.n_rows() {
-            let prediction = self.tape.gradient_row(p, row, scratch, &mut gradient_p);
+        let ok = self.tape.accumulate_gradient(p, scratch, &mut gradient_p, |row, prediction| {
             let r = self.residual(prediction, row);
             if !r.is_finite() {
-                return f64::INFINITY;
+                return None;
             }
             let terms = self.loss.terms(r);
             let w = self.weights[row];
             value += w * terms.cost;
-            let scale = w * terms.d1 * if self.space == Space::Log { 1.0 / prediction } else { 1.0 };
-            for (g, &i) in gradient.iter_mut().zip(&self.free) {
-                *g += scale * gradient_p[i];
-            }
+            Some(w * terms.d1 * if self.space == Space::Log { 1.0 / prediction } else { 1.0 })
+        });
+        for (g, &i) in gradient.iter_mut().zip(&self.free) {
+            *g = gradient_p[i];
         }
-        value
+        if ok && value.is_finite() {
+            value
+        } else {
+            f64::INFINITY
+        }
     }
 
     /// Objective with its exact gradient and Hessian in natural coordinates of the free
-    /// parameters (hyper-dual evaluation). None when the objective is not finite.
+    /// parameters (hyper-dual evaluation, on the stack for up to 8 free parameters). None when
+    /// the objective is not finite.
     pub fn exact_natural(&self, p: &[f64]) -> Option<LocalModel> {
+        match self.dim() {
+            1 => self.exact_with::<FixedHyperDual<1>>(p),
+            2 => self.exact_with::<FixedHyperDual<2>>(p),
+            3 => self.exact_with::<FixedHyperDual<3>>(p),
+            4 => self.exact_with::<FixedHyperDual<4>>(p),
+            5 => self.exact_with::<FixedHyperDual<5>>(p),
+            6 => self.exact_with::<FixedHyperDual<6>>(p),
+            7 => self.exact_with::<FixedHyperDual<7>>(p),
+            8 => self.exact_with::<FixedHyperDual<8>>(p),
+            _ => self.exact_with::<HyperDual>(p),
+        }
+    }
+
+    fn exact_with<T: SecondOrder>(&self, p: &[f64]) -> Option<LocalModel> {
         let k = self.dim();
-        let params: Vec<HyperDual> = p
+        let params: Vec<T> = p
             .iter()
             .enumerate()
             .map(|(i, &v)| match self.free.iter().position(|&f| f == i) {
-                Some(slot) => HyperDual::variable(v, slot, k),
-                None => HyperDual::constant(v, k),
+                Some(slot) => T::variable_of(v, slot, k),
+                None => T::constant(v, k),
             })
             .collect();
-        let mut total = HyperDual::constant(0.0, k);
+        let mut total = T::constant(0.0, k);
         for row in 0..self.n_rows() {
             let prediction = self.tape.eval_row_real(&params, row);
-            let r = self.residual_dual(prediction, row)?;
-            let terms = self.loss.terms(r.value);
-            let cost = r.chain(terms.cost, terms.d1, terms.d2);
-            total = total.add(&cost.chain(self.weights[row] * cost.value, self.weights[row], 0.0));
+            let r = match self.space {
+                Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
+                Space::Log => return None,
+                Space::Linear => prediction,
+            };
+            let r = r.chain_rule(r.value() - self.target[row], 1.0, 0.0);
+            let terms = self.loss.terms(r.value());
+            let w = self.weights[row];
+            total = total.add(&r.chain_rule(w * terms.cost, w * terms.d1, w * terms.d2));
         }
-        total.value.is_finite().then(|| LocalModel {
-            value: total.value,
-            gradient: DVector::from_vec(total.gradient),
-            curvature: DMatrix::from_row_slice(k, k, &total.hessian),
+        let (value, gradient, hessian) = total.into_parts();
+        value.is_finite().then(|| LocalModel {
+            value,
+            gradient: DVector::from_vec(gradient),
+            curvature: DMatrix::from_row_slice(k, k, &hessian),
         })
-    }
-
-    fn residual_dual(&self, prediction: HyperDual, row: usize) -> Option<HyperDual> {
-        let r = match self.space {
-            Space::Log if prediction.value > 0.0 => prediction.unary(crate::law::real::Unary::Ln),
-            Space::Log => return None,
-            Space::Linear => prediction,
-        };
-        let shifted = r.chain(r.value - self.target[row], 1.0, 0.0);
-        shifted.value.is_finite().then_some(shifted)
     }
 
     /// Exact Newton model in internal coordinates: H_u = D H_p D + diag(g_p ∘ p''(u)).

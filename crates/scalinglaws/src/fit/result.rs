@@ -62,6 +62,8 @@ pub struct Optima {
     pub starts: usize,
     /// Starts that gave no finite objective.
     pub failed: usize,
+    /// Starts along which a parameter ran off to infinity or onto a bound (no optimum there).
+    pub diverged: usize,
     /// Distinct optima the starts converged to.
     pub distinct: usize,
     /// How many starts reached the best optimum.

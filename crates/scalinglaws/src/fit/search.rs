@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::lsq::bounded_least_squares;
 use super::problem::{LocalModel, Problem, Space};
-use super::solver::{minimize, Minimum, Objective, Options, Termination};
+use super::solver::{minimize, minimize_from, Objective, Options, Termination, INITIAL_DAMPING};
 use crate::law::tape::Scratch;
 
 /// A start: the full natural parameter vector, with `None` for parameters to be solved by
@@ -44,13 +44,6 @@ impl Objective for Adapter<'_> {
     }
 }
 
-/// The outcome of one start.
-#[derive(Debug, Clone)]
-pub struct StartOutcome {
-    pub index: usize,
-    pub minimum: Minimum,
-}
-
 /// A distinct optimum: its best representative and how many starts reached it.
 #[derive(Debug, Clone)]
 pub struct Optimum {
@@ -64,18 +57,25 @@ pub struct Optimum {
 #[derive(Debug, Clone)]
 pub struct SearchOutcome {
     pub starts: usize,
+    /// Starts with no finite objective at their start point.
     pub failed: usize,
+    /// Starts along which a parameter ran off to infinity or onto a bound.
+    pub diverged: usize,
     /// Distinct optima, best first.
     pub optima: Vec<Optimum>,
+    /// Local-minimiser iterations summed over all starts.
+    pub iterations: usize,
 }
 
-pub const SCREEN: Options = Options {
-    max_iterations: 200,
-    ftol: 1e-10,
-    xtol: 1e-10,
-    gtol: 1e-10,
+/// Gauss–Newton/IRLS steps each live start takes per round (robust far from an optimum).
+const ROUND: Options = Options {
+    max_iterations: 10,
+    ftol: 1e-4,
+    xtol: 1e-8,
+    gtol: 1e-8,
 };
 
+/// Exact-Hessian Newton steps that finish every surviving start (quadratic near an optimum).
 pub const POLISH: Options = Options {
     max_iterations: 100,
     ftol: 1e-15,
@@ -83,50 +83,179 @@ pub const POLISH: Options = Options {
     gtol: 1e-13,
 };
 
-/// How many of the best distinct optima get the exact-Hessian polish.
-const POLISHED_OPTIMA: usize = 4;
+/// Default iteration budget of the Gauss–Newton phase of one start.
+pub const DEFAULT_MAX_ITERATIONS: usize = 200;
+
+/// One start on its way to an optimum. `credit` counts the starts merged into it.
+#[derive(Debug, Clone)]
+struct Track {
+    index: usize,
+    u: Vec<f64>,
+    value: f64,
+    iterations: usize,
+    termination: Option<Termination>,
+    credit: usize,
+    damping: f64,
+}
 
 /// Runs every start and returns the distinct optima.
+///
+/// All starts advance together in rounds of Gauss–Newton steps. After each round, a start that
+/// has come within merging distance of a better one (objective within 1e-3 relative, every
+/// parameter within 2 %) is merged into it: from there both would follow the same path to the
+/// same optimum, so only the better one goes on. Survivors are finished with exact-Hessian
+/// Newton steps and clustered into distinct optima. Rounds run in parallel and merges are made
+/// in a fixed order, so the outcome does not depend on the number of threads.
 pub fn search(problem: &Problem, starts: &[Start], lower: &[f64], upper: &[f64], max_iterations: usize) -> SearchOutcome {
-    let screen = Options {
-        max_iterations,
-        ..SCREEN
-    };
-    let outcomes: Vec<StartOutcome> = starts
+    let mut tracks: Vec<Track> = starts
         .par_iter()
         .enumerate()
-        .map_init(
-            || problem.tape().scratch(),
-            |scratch, (index, start)| {
-                let u0 = start_point(problem, start, lower, upper, scratch);
-                let mut adapter = Adapter {
-                    problem,
-                    scratch: std::mem::take(scratch),
-                    curvature: Curvature::GaussNewton,
-                };
-                let minimum = match u0 {
-                    Some(u0) => minimize(&mut adapter, &u0, &screen),
-                    None => Minimum {
-                        u: vec![],
-                        value: f64::INFINITY,
-                        iterations: 0,
-                        termination: Termination::NotFinite,
-                    },
-                };
-                *scratch = adapter.scratch;
-                StartOutcome { index, minimum }
-            },
-        )
+        .map_init(|| problem.tape().scratch(), |scratch, (index, start)| initial_track(problem, index, start, lower, upper, scratch))
         .collect();
-    let failed = outcomes.iter().filter(|o| !o.minimum.value.is_finite()).count();
-    let mut optima = cluster(problem, outcomes);
-    polish_best(problem, &mut optima);
-    optima = merge_polished(problem, optima);
+    let failed = tracks.iter().filter(|t| !t.value.is_finite()).count();
+    tracks.retain(|t| t.value.is_finite());
+    let rounds = max_iterations.div_ceil(ROUND.max_iterations).max(1);
+    let mut iterations = 0;
+    for _ in 0..rounds {
+        if tracks.iter().all(|t| t.termination.is_some()) {
+            break;
+        }
+        iterations += tracks
+            .par_iter_mut()
+            .filter(|t| t.termination.is_none())
+            .map(|t| advance(problem, t))
+            .sum::<usize>();
+        tracks = merge_nearby(problem, tracks);
+        if std::env::var_os("SL_TRACE").is_some() {
+            let live = tracks.iter().filter(|t| t.termination.is_none()).count();
+            eprintln!("round: {} tracks, {live} live, best {:.8e}", tracks.len(), tracks[0].value);
+
+        }
+    }
+    let diverged_tracks = tracks.iter().filter(|t| t.termination == Some(Termination::Diverged)).map(|t| t.credit).sum::<usize>();
+    tracks.retain(|t| t.termination != Some(Termination::Diverged));
+    let polished: Vec<(Track, usize)> = tracks.into_par_iter().map(|t| polish(problem, t)).collect();
+    iterations += polished.iter().map(|(_, n)| n).sum::<usize>();
+    let polished: Vec<Track> = polished.into_iter().map(|(t, _)| t).collect();
+    if std::env::var_os("SL_TRACE").is_some() {
+        eprintln!("search: {} starts, {iterations} iterations, {} polished, {} diverged", starts.len(), polished.len(), diverged_tracks);
+    }
     SearchOutcome {
         starts: starts.len(),
         failed,
-        optima,
+        diverged: diverged_tracks,
+        optima: cluster(problem, polished),
+        iterations,
     }
+}
+
+fn initial_track(problem: &Problem, index: usize, start: &Start, lower: &[f64], upper: &[f64], scratch: &mut Scratch) -> Track {
+    let (u, value) = match start_point(problem, start, lower, upper, scratch) {
+        Some(u) => {
+            let value = problem.objective(&u, scratch);
+            (u, value)
+        }
+        None => (vec![], f64::INFINITY),
+    };
+    Track {
+        index,
+        u,
+        value,
+        iterations: 0,
+        termination: None,
+        credit: 1,
+        damping: INITIAL_DAMPING,
+    }
+}
+
+/// One round of Gauss–Newton steps; returns the iterations taken.
+fn advance(problem: &Problem, track: &mut Track) -> usize {
+    let mut adapter = Adapter {
+        problem,
+        scratch: problem.tape().scratch(),
+        curvature: Curvature::GaussNewton,
+    };
+    let m = minimize_from(&mut adapter, &track.u, &ROUND, track.damping);
+    track.iterations += m.iterations;
+    track.damping = m.damping;
+    if m.value <= track.value {
+        track.u = m.u;
+        track.value = m.value;
+    }
+    if m.termination != Termination::MaxIterations {
+        track.termination = Some(m.termination);
+    }
+    if diverged(problem, &track.u) {
+        track.termination = Some(Termination::Diverged);
+    }
+    m.iterations
+}
+
+/// A parameter is infinite, or its internal coordinate is so large that the transform has
+/// saturated (the parameter sits on its bound to machine precision and can no longer move).
+fn diverged(problem: &Problem, u: &[f64]) -> bool {
+    const SATURATED: f64 = 700.0;
+    u.iter().any(|x| !x.is_finite() || x.abs() > SATURATED)
+        || problem.natural(u).iter().any(|p| !p.is_finite())
+        || problem.transforms().iter().zip(u).any(|(t, &x)| t.derivatives(x).0 == 0.0)
+}
+
+/// Exact-Hessian Newton steps to full precision; returns the track and the iterations taken.
+fn polish(problem: &Problem, mut track: Track) -> (Track, usize) {
+    let mut adapter = Adapter {
+        problem,
+        scratch: problem.tape().scratch(),
+        curvature: Curvature::Exact,
+    };
+    let m = minimize(&mut adapter, &track.u, &POLISH);
+    track.iterations += m.iterations;
+    if m.value <= track.value {
+        track.u = m.u;
+        track.value = m.value;
+        track.termination = Some(m.termination);
+    } else {
+        track.termination = Some(track.termination.unwrap_or(m.termination));
+    }
+    (track, m.iterations)
+}
+
+/// Tracks closer than this (relative, per parameter and in objective) follow the same path.
+const MERGE_PARAMETERS: f64 = 2e-2;
+const MERGE_OBJECTIVE: f64 = 1e-3;
+
+fn within(problem: &Problem, a: &Track, b: &Track, parameters: f64, objective: f64) -> bool {
+    let scale = a.value.abs().max(b.value.abs()).max(f64::MIN_POSITIVE);
+    if (a.value - b.value).abs() > objective * scale {
+        return false;
+    }
+    let (pa, pb) = (problem.natural(&a.u), problem.natural(&b.u));
+    pa.iter().zip(&pb).all(|(x, y)| (x - y).abs() <= parameters * 0.5 * (x.abs() + y.abs()) + 1e-12)
+}
+
+/// Two Gauss–Newton-converged tracks whose objectives agree to this relative tolerance are
+/// polished once: IRLS stops them at slightly different points of the same flat valley.
+const SAME_LEVEL: f64 = 1e-3;
+
+fn mergeable(problem: &Problem, better: &Track, track: &Track) -> bool {
+    let both_done = better.termination.is_some() && track.termination.is_some();
+    let scale = better.value.abs().max(f64::MIN_POSITIVE);
+    (both_done && (track.value - better.value).abs() <= SAME_LEVEL * scale)
+        || within(problem, better, track, MERGE_PARAMETERS, MERGE_OBJECTIVE)
+}
+
+/// Merges each track into a better one nearby (in objective order, ties by start index).
+fn merge_nearby(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Track> {
+    tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
+    let mut kept: Vec<Track> = Vec::with_capacity(tracks.len());
+    for track in tracks {
+        match kept.iter_mut().find(|k| mergeable(problem, k, &track)) {
+            Some(better) => {
+                better.credit += track.credit;
+            }
+            None => kept.push(track),
+        }
+    }
+    kept
 }
 
 /// Internal coordinates of a start, with linear parameters solved by variable projection.
@@ -193,76 +322,28 @@ fn project_linear(
     bounded_least_squares(&columns, &y, &lo, &hi)
 }
 
-/// Two optima are the same when their objectives agree to this relative tolerance.
+/// Polished tracks are the same optimum when objectives agree to 1e-6 and parameters to 1 %.
 const SAME_OBJECTIVE: f64 = 1e-6;
-/// ... and their natural parameters agree to this relative tolerance.
 const SAME_PARAMETERS: f64 = 1e-2;
 
-fn same_optimum(problem: &Problem, a: (&[f64], f64), b: (&[f64], f64)) -> bool {
-    let scale = a.1.abs().max(b.1.abs()).max(f64::MIN_POSITIVE);
-    if (a.1 - b.1).abs() > SAME_OBJECTIVE * scale {
-        return false;
-    }
-    let (pa, pb) = (problem.natural(a.0), problem.natural(b.0));
-    pa.iter()
-        .zip(&pb)
-        .all(|(x, y)| (x - y).abs() <= SAME_PARAMETERS * 0.5 * (x.abs() + y.abs()) + 1e-12)
-}
-
-/// Sorts finite outcomes by objective (ties by start index) and groups them into optima.
-fn cluster(problem: &Problem, mut outcomes: Vec<StartOutcome>) -> Vec<Optimum> {
-    outcomes.retain(|o| o.minimum.value.is_finite());
-    outcomes.sort_by(|a, b| a.minimum.value.total_cmp(&b.minimum.value).then(a.index.cmp(&b.index)));
-    let mut optima: Vec<Optimum> = Vec::new();
-    for outcome in outcomes {
-        let m = outcome.minimum;
-        match optima.iter_mut().find(|o| same_optimum(problem, (&o.u, o.value), (&m.u, m.value))) {
-            Some(existing) => existing.starts += 1,
-            None => optima.push(Optimum {
-                u: m.u,
-                value: m.value,
-                termination: m.termination,
-                iterations: m.iterations,
-                starts: 1,
-            }),
+/// Groups polished tracks into distinct optima, best first.
+fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Optimum> {
+    tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
+    let mut optima: Vec<(Track, Optimum)> = Vec::new();
+    for track in tracks {
+        match optima.iter_mut().find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE)) {
+            Some((_, optimum)) => optimum.starts += track.credit,
+            None => {
+                let optimum = Optimum {
+                    u: track.u.clone(),
+                    value: track.value,
+                    termination: track.termination.unwrap_or(Termination::MaxIterations),
+                    iterations: track.iterations,
+                    starts: track.credit,
+                };
+                optima.push((track, optimum));
+            }
         }
     }
-    optima
-}
-
-/// Exact-Hessian Newton polish of the best few optima (kept only where it improves).
-fn polish_best(problem: &Problem, optima: &mut [Optimum]) {
-    let count = optima.len().min(POLISHED_OPTIMA);
-    let polished: Vec<Minimum> = optima[..count]
-        .par_iter()
-        .map(|optimum| {
-            let mut adapter = Adapter {
-                problem,
-                scratch: problem.tape().scratch(),
-                curvature: Curvature::Exact,
-            };
-            minimize(&mut adapter, &optimum.u, &POLISH)
-        })
-        .collect();
-    for (optimum, minimum) in optima.iter_mut().zip(polished) {
-        if minimum.value <= optimum.value {
-            optimum.iterations += minimum.iterations;
-            optimum.u = minimum.u;
-            optimum.value = minimum.value;
-            optimum.termination = minimum.termination;
-        }
-    }
-}
-
-/// After polishing, optima may coincide or reorder: merge and sort again.
-fn merge_polished(problem: &Problem, mut optima: Vec<Optimum>) -> Vec<Optimum> {
-    optima.sort_by(|a, b| a.value.total_cmp(&b.value));
-    let mut merged: Vec<Optimum> = Vec::new();
-    for optimum in optima {
-        match merged.iter_mut().find(|o| same_optimum(problem, (&o.u, o.value), (&optimum.u, optimum.value))) {
-            Some(existing) => existing.starts += optimum.starts,
-            None => merged.push(optimum),
-        }
-    }
-    merged
+    optima.into_iter().map(|(_, o)| o).collect()
 }

@@ -35,6 +35,8 @@ pub enum Termination {
     NoProgress,
     /// The objective was not finite at the start.
     NotFinite,
+    /// A parameter ran off to infinity (or underflowed onto its bound): no optimum there.
+    Diverged,
 }
 
 impl Termination {
@@ -50,6 +52,7 @@ impl Termination {
             Termination::MaxIterations => "iteration limit reached",
             Termination::NoProgress => "no decreasing step found",
             Termination::NotFinite => "objective not finite at the start",
+            Termination::Diverged => "a parameter diverged",
         }
     }
 }
@@ -71,27 +74,37 @@ pub struct Minimum {
     pub value: f64,
     pub iterations: usize,
     pub termination: Termination,
+    /// The damping reached, to resume from (see [`minimize_from`]).
+    pub damping: f64,
 }
+
+/// Initial Levenberg–Marquardt damping, relative to the curvature's diagonal.
+pub const INITIAL_DAMPING: f64 = 1e-3;
 
 const MAX_DAMPING: f64 = 1e16;
 
 /// Minimises from `u0`.
 pub fn minimize(objective: &mut impl Objective, u0: &[f64], options: &Options) -> Minimum {
+    minimize_from(objective, u0, options, INITIAL_DAMPING)
+}
+
+/// Minimises from `u0` with a given initial damping (to resume an earlier run).
+pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Options, initial_damping: f64) -> Minimum {
     let mut u = DVector::from_column_slice(u0);
-    let mut damping = 1e-3;
+    let mut damping = initial_damping;
     let mut growth = 2.0;
     let Some(mut model) = objective.model(u.as_slice()) else {
-        return finish(u, f64::INFINITY, 0, Termination::NotFinite);
+        return finish(u, f64::INFINITY, 0, Termination::NotFinite, damping);
     };
     for iteration in 1..=options.max_iterations {
         if gradient_is_negligible(&model, &u, options.gtol) {
-            return finish(u, model.value, iteration - 1, Termination::Gradient);
+            return finish(u, model.value, iteration - 1, Termination::Gradient, damping);
         }
         let Some((step, predicted)) = damped_step(&model, damping) else {
             damping *= growth;
             growth *= 2.0;
             if damping > MAX_DAMPING {
-                return finish(u, model.value, iteration, Termination::NoProgress);
+                return finish(u, model.value, iteration, Termination::NoProgress, damping);
             }
             continue;
         };
@@ -106,35 +119,36 @@ pub fn minimize(objective: &mut impl Objective, u0: &[f64], options: &Options) -
             let small_change = actual <= options.ftol * model.value.abs();
             u = candidate;
             let Some(next) = objective.model(u.as_slice()) else {
-                return finish(u, value, iteration, Termination::NotFinite);
+                return finish(u, value, iteration, Termination::NotFinite, damping);
             };
             model = next;
             if small_change {
-                return finish(u, model.value, iteration, Termination::Objective);
+                return finish(u, model.value, iteration, Termination::Objective, damping);
             }
             if small_step {
-                return finish(u, model.value, iteration, Termination::Step);
+                return finish(u, model.value, iteration, Termination::Step, damping);
             }
         } else {
             if step.norm() <= options.xtol * (options.xtol + u.norm()) {
-                return finish(u, model.value, iteration, Termination::Step);
+                return finish(u, model.value, iteration, Termination::Step, damping);
             }
             damping *= growth;
             growth *= 2.0;
             if damping > MAX_DAMPING {
-                return finish(u, model.value, iteration, Termination::NoProgress);
+                return finish(u, model.value, iteration, Termination::NoProgress, damping);
             }
         }
     }
-    finish(u, model.value, options.max_iterations, Termination::MaxIterations)
+    finish(u, model.value, options.max_iterations, Termination::MaxIterations, damping)
 }
 
-fn finish(u: DVector<f64>, value: f64, iterations: usize, termination: Termination) -> Minimum {
+fn finish(u: DVector<f64>, value: f64, iterations: usize, termination: Termination, damping: f64) -> Minimum {
     Minimum {
         u: u.as_slice().to_vec(),
         value,
         iterations,
         termination,
+        damping,
     }
 }
 

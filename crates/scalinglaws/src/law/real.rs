@@ -218,8 +218,136 @@ impl Real for HyperDual {
         let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
         self.chain(x.powf(c), d1, d2)
     }
+    fn pow_data(ln_x: f64, exponent: &Self) -> Self {
+        let f = (exponent.value * ln_x).exp();
+        exponent.chain(f, f * ln_x, f * ln_x * ln_x)
+    }
     fn dimension(&self) -> usize {
         self.n()
+    }
+}
+
+/// Second-order numbers: what exact Hessians need beyond [`Real`].
+pub trait SecondOrder: Real {
+    fn variable_of(value: f64, index: usize, n: usize) -> Self;
+    /// g(self) given g, g', g''.
+    fn chain_rule(&self, g: f64, d1: f64, d2: f64) -> Self;
+    /// (value, gradient, Hessian row-major).
+    fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>);
+}
+
+impl SecondOrder for HyperDual {
+    fn variable_of(value: f64, index: usize, n: usize) -> Self {
+        HyperDual::variable(value, index, n)
+    }
+    fn chain_rule(&self, g: f64, d1: f64, d2: f64) -> Self {
+        self.chain(g, d1, d2)
+    }
+    fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>) {
+        (self.value, self.gradient, self.hessian)
+    }
+}
+
+impl<const N: usize> SecondOrder for FixedHyperDual<N> {
+    fn variable_of(value: f64, index: usize, _: usize) -> Self {
+        FixedHyperDual::variable(value, index)
+    }
+    fn chain_rule(&self, g: f64, d1: f64, d2: f64) -> Self {
+        self.chain(g, d1, d2)
+    }
+    fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>) {
+        (self.value, self.gradient.to_vec(), self.hessian.iter().flatten().copied().collect())
+    }
+}
+
+/// [`HyperDual`] for a number of parameters known at compile time: the same arithmetic on
+/// stack arrays, without allocation (Newton steps evaluate it on every row).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FixedHyperDual<const N: usize> {
+    pub value: f64,
+    pub gradient: [f64; N],
+    pub hessian: [[f64; N]; N],
+}
+
+impl<const N: usize> FixedHyperDual<N> {
+    pub fn variable(value: f64, index: usize) -> Self {
+        let mut d = Self::constant(value, N);
+        d.gradient[index] = 1.0;
+        d
+    }
+
+    #[inline]
+    pub fn chain(&self, g: f64, d1: f64, d2: f64) -> Self {
+        let mut out = Self::constant(g, N);
+        for i in 0..N {
+            out.gradient[i] = d1 * self.gradient[i];
+            for j in 0..N {
+                out.hessian[i][j] = d1 * self.hessian[i][j] + d2 * self.gradient[i] * self.gradient[j];
+            }
+        }
+        out
+    }
+
+    #[inline]
+    fn scaled_sum(&self, a: f64, other: &Self, b: f64) -> Self {
+        let mut out = Self::constant(a * self.value + b * other.value, N);
+        for i in 0..N {
+            out.gradient[i] = a * self.gradient[i] + b * other.gradient[i];
+            for j in 0..N {
+                out.hessian[i][j] = a * self.hessian[i][j] + b * other.hessian[i][j];
+            }
+        }
+        out
+    }
+}
+
+impl<const N: usize> Real for FixedHyperDual<N> {
+    #[inline]
+    fn constant(value: f64, _: usize) -> Self {
+        FixedHyperDual { value, gradient: [0.0; N], hessian: [[0.0; N]; N] }
+    }
+    fn value(&self) -> f64 {
+        self.value
+    }
+    fn add(&self, other: &Self) -> Self {
+        self.scaled_sum(1.0, other, 1.0)
+    }
+    fn sub(&self, other: &Self) -> Self {
+        self.scaled_sum(1.0, other, -1.0)
+    }
+    fn mul(&self, other: &Self) -> Self {
+        let mut product = self.scaled_sum(other.value, other, self.value);
+        product.value = self.value * other.value;
+        for i in 0..N {
+            for j in 0..N {
+                product.hessian[i][j] += self.gradient[i] * other.gradient[j] + other.gradient[i] * self.gradient[j];
+            }
+        }
+        product
+    }
+    fn div(&self, other: &Self) -> Self {
+        let b = other.value;
+        self.mul(&other.chain(1.0 / b, -1.0 / (b * b), 2.0 / (b * b * b)))
+    }
+    fn neg(&self) -> Self {
+        self.chain(-self.value, -1.0, 0.0)
+    }
+    fn unary(&self, op: Unary) -> Self {
+        let (f, d1, d2) = op.derivatives(self.value);
+        self.chain(f, d1, d2)
+    }
+    fn powc(&self, c: f64) -> Self {
+        let x = self.value;
+        let d2 = if c == 1.0 { 0.0 } else { c * (c - 1.0) * x.powf(c - 2.0) };
+        let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
+        self.chain(x.powf(c), d1, d2)
+    }
+    fn pow_data(ln_x: f64, exponent: &Self) -> Self {
+        let f = (exponent.value * ln_x).exp();
+        exponent.chain(f, f * ln_x, f * ln_x * ln_x)
+    }
+    fn dimension(&self) -> usize {
+        N
     }
 }
 
@@ -236,6 +364,21 @@ mod tests {
         assert_eq!(f.value, 18.0);
         assert_eq!(f.gradient, vec![12.0, 9.0]);
         assert_eq!(f.hessian, vec![4.0, 6.0, 6.0, 0.0]);
+    }
+
+    #[test]
+    fn fixed_and_dynamic_hyperduals_agree() {
+        let (x, y) = (HyperDual::variable(1.3, 0, 2), HyperDual::variable(0.7, 1, 2));
+        let (fx, fy) = (FixedHyperDual::<2>::variable(1.3, 0), FixedHyperDual::<2>::variable(0.7, 1));
+        let dynamic = x.mul(&y).div(&x.add(&y)).unary(Unary::Exp).pow(&y).sub(&HyperDual::pow_data(0.5, &x));
+        let fixed = fx.mul(&fy).div(&fx.add(&fy)).unary(Unary::Exp).pow(&fy).sub(&FixedHyperDual::pow_data(0.5, &fx));
+        assert!((dynamic.value - fixed.value).abs() < 1e-15);
+        for i in 0..2 {
+            assert!((dynamic.gradient[i] - fixed.gradient[i]).abs() < 1e-14);
+            for j in 0..2 {
+                assert!((dynamic.hessian[i * 2 + j] - fixed.hessian[i][j]).abs() < 1e-13);
+            }
+        }
     }
 
     #[test]

@@ -245,17 +245,11 @@ impl Tape {
             ops: Vec::new(),
             mapped: vec![None; self.ops.len()],
             columns: Vec::new(),
-            ln_columns: Vec::new(),
+            ln_column_of: HashMap::new(),
         };
         let output = binder.emit(self.ops.len() as Slot - 1);
         debug_assert_eq!(output as usize, binder.ops.len() - 1);
-        BoundTape {
-            ops: binder.ops,
-            columns: binder.columns,
-            ln_columns: binder.ln_columns,
-            n_params: self.n_params,
-            n_rows,
-        }
+        BoundTape::new(binder.ops, &binder.columns, self.n_params, n_rows)
     }
 
     fn param_dependence(&self) -> Vec<bool> {
@@ -316,7 +310,8 @@ struct Binder<'a> {
     ops: Vec<Op>,
     mapped: Vec<Option<Slot>>,
     columns: Vec<Vec<f64>>,
-    ln_columns: Vec<Option<Vec<f64>>>,
+    /// Column of ln(base) for each source slot raised to a parameter power.
+    ln_column_of: HashMap<Slot, u32>,
 }
 
 impl Binder<'_> {
@@ -348,45 +343,95 @@ impl Binder<'_> {
         }
         let values = self.data_values[s as usize].clone().unwrap_or_default();
         self.columns.push(values);
-        self.ln_columns.push(None);
         Op::Var(self.columns.len() as u32 - 1)
     }
 
+    /// base^exponent; a positive parameter-free base becomes a precomputed ln column.
     fn pow_op(&mut self, base: Slot, exponent: Slot) -> Op {
         let exponent = self.emit(exponent);
-        let base_is_positive_data = !self.depends_on_params[base as usize]
-            && self.data_values[base as usize].as_ref().is_some_and(|v| v.iter().all(|x| *x > 0.0));
-        if base_is_positive_data {
-            let base = self.emit(base);
-            if let Op::Var(column) = self.ops[base as usize] {
-                let ln: Vec<f64> = self.columns[column as usize].iter().map(|x| x.ln()).collect();
-                self.ln_columns[column as usize] = Some(ln);
-                return Op::PowData(column, exponent);
+        let positive_data = match (&self.data_values[base as usize], self.depends_on_params[base as usize]) {
+            (Some(values), false) if values.iter().all(|x| *x > 0.0) => Some(values),
+            _ => None,
+        };
+        let Some(values) = positive_data else {
+            return Op::Pow(self.emit(base), exponent);
+        };
+        let column = match self.ln_column_of.get(&base) {
+            Some(&column) => column,
+            None => {
+                self.columns.push(values.iter().map(|x| x.ln()).collect());
+                let column = self.columns.len() as u32 - 1;
+                self.ln_column_of.insert(base, column);
+                column
             }
-            return Op::Pow(base, exponent);
-        }
-        Op::Pow(self.emit(base), exponent)
+        };
+        Op::PowData(column, exponent)
     }
 }
 
-/// A tape bound to the rows of a dataset.
+/// A tape bound to the rows of a dataset. Operations that depend on parameters only (the
+/// prelude: `-alpha`, `1/(alpha+beta)`, ...) are evaluated once per parameter vector with
+/// their Jacobian; only the remaining row operations run per row.
 #[derive(Debug, Clone)]
 pub struct BoundTape {
     ops: Vec<Op>,
-    columns: Vec<Vec<f64>>,
-    ln_columns: Vec<Option<Vec<f64>>>,
+    /// Row-major data: row r's columns at table[r * width ..][..width]. `Var(c)` reads column
+    /// c; `PowData(c, e)` reads column c as ln(base).
+    table: Vec<f64>,
+    width: usize,
     n_params: usize,
     n_rows: usize,
+    /// Slots evaluated once per parameter vector, in order.
+    prelude: Vec<Slot>,
 }
 
-/// Reusable buffers for row evaluation (one per thread).
+/// Reusable buffers for evaluation (one per thread). `prepare` fills the prelude values and
+/// their Jacobian for one parameter vector; row evaluations then reuse them.
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
     values: Vec<f64>,
     adjoints: Vec<f64>,
+    /// d(prelude slot)/d(parameter), n_ops × n_params (rows of non-prelude slots unused).
+    prelude_jacobian: Vec<f64>,
+    prepared_for: Vec<f64>,
 }
 
 impl BoundTape {
+    fn split_prelude(ops: &[Op]) -> (Vec<Slot>, Vec<Slot>) {
+        let mut per_row = vec![false; ops.len()];
+        for (i, op) in ops.iter().enumerate() {
+            per_row[i] = matches!(op, Op::Var(_) | Op::PowData(..))
+                || op.operands().iter().flatten().any(|&s| per_row[s as usize]);
+        }
+        let slots = 0..ops.len() as Slot;
+        let prelude = slots.clone().filter(|&s| !per_row[s as usize]).collect();
+        let row_ops = slots.filter(|&s| per_row[s as usize]).collect();
+        (prelude, row_ops)
+    }
+
+    /// Orders the prelude before the row operations (a valid evaluation order: the prelude
+    /// never reads a row operation), so row sweeps run over one contiguous range.
+    fn new(ops: Vec<Op>, columns: &[Vec<f64>], n_params: usize, n_rows: usize) -> Self {
+        let width = columns.len();
+        let table = (0..n_rows).flat_map(|row| columns.iter().map(move |c| c[row])).collect();
+        let (prelude, row_ops) = Self::split_prelude(&ops);
+        let order: Vec<Slot> = prelude.iter().chain(&row_ops).copied().collect();
+        let mut new_slot = vec![0 as Slot; ops.len()];
+        for (position, &old) in order.iter().enumerate() {
+            new_slot[old as usize] = position as Slot;
+        }
+        let ops = order.iter().map(|&old| ops[old as usize].map_operands(|s| new_slot[s as usize])).collect();
+        let n_prelude = prelude.len() as Slot;
+        BoundTape {
+            ops,
+            table,
+            width,
+            n_params,
+            n_rows,
+            prelude: (0..n_prelude).collect(),
+        }
+    }
+
     pub fn n_rows(&self) -> usize {
         self.n_rows
     }
@@ -403,56 +448,68 @@ impl BoundTape {
         Scratch {
             values: vec![0.0; self.ops.len()],
             adjoints: vec![0.0; self.ops.len()],
+            prelude_jacobian: vec![0.0; self.ops.len() * self.n_params],
+            prepared_for: Vec::new(),
         }
     }
 
+    /// Value of a bound column at a row (for `PowData`, the column holds ln of the base).
+    #[inline(always)]
+    fn data(&self, column: u32, row: usize) -> f64 {
+        self.table[row * self.width + column as usize]
+    }
+
+    #[inline(always)]
+    fn value_of(&self, slot: Slot, params: &[f64], row: usize, v: &[f64]) -> f64 {
+        let u = |s: Slot| s as usize;
+        match self.ops[slot as usize] {
+            Op::Const(c) => c,
+            Op::Param(p) => params[p as usize],
+            Op::Var(c) => self.data(c, row),
+            Op::PowData(c, e) => (v[u(e)] * self.data(c, row)).exp(),
+            Op::Neg(a) => -v[u(a)],
+            Op::Add(a, b) => v[u(a)] + v[u(b)],
+            Op::Sub(a, b) => v[u(a)] - v[u(b)],
+            Op::Mul(a, b) => v[u(a)] * v[u(b)],
+            Op::Div(a, b) => v[u(a)] / v[u(b)],
+            Op::Pow(a, b) => v[u(a)].powf(v[u(b)]),
+            Op::PowConst(a, c) => v[u(a)].powf(c),
+            Op::Unary(op, a) => op.value(v[u(a)]),
+            Op::Min(a, b) => v[u(a)].min(v[u(b)]),
+            Op::Max(a, b) => v[u(a)].max(v[u(b)]),
+        }
+    }
+
+    /// Local partial derivatives of slot `i` with respect to its operands.
     #[inline]
-    fn forward(&self, params: &[f64], row: usize, values: &mut [f64]) {
-        for (i, op) in self.ops.iter().enumerate() {
-            let v = match *op {
-                Op::Param(p) => params[p as usize],
-                Op::Var(c) => self.columns[c as usize][row],
-                Op::PowData(c, e) => {
-                    let ln_x = self.ln_columns[c as usize].as_ref().map_or(f64::NAN, |l| l[row]);
-                    (values[e as usize] * ln_x).exp()
-                }
-                ref other => eval_op_f64(other, &|s| values[s as usize], &|_| f64::NAN),
-            };
-            values[i] = v;
-        }
-    }
-
-    /// The law's value at one row.
-    pub fn eval_row(&self, params: &[f64], row: usize, scratch: &mut Scratch) -> f64 {
-        self.forward(params, row, &mut scratch.values);
-        *scratch.values.last().unwrap_or(&f64::NAN)
-    }
-
-    /// The law's value at one row and its exact gradient with respect to every parameter
-    /// (written into `gradient`, length n_params), by one reverse sweep.
-    pub fn gradient_row(&self, params: &[f64], row: usize, scratch: &mut Scratch, gradient: &mut [f64]) -> f64 {
-        let Scratch { values, adjoints } = scratch;
-        self.forward(params, row, values);
-        gradient.iter_mut().for_each(|g| *g = 0.0);
-        adjoints.iter_mut().for_each(|a| *a = 0.0);
-        let last = self.ops.len() - 1;
-        adjoints[last] = 1.0;
-        for i in (0..=last).rev() {
-            let adj = adjoints[i];
-            if adj == 0.0 {
-                continue;
+    fn partials(&self, i: usize, row: usize, v: &[f64]) -> [(Slot, f64); 2] {
+        let u = |s: Slot| s as usize;
+        const NONE: (Slot, f64) = (0, 0.0);
+        match self.ops[i] {
+            Op::Const(_) | Op::Var(_) | Op::Param(_) => [NONE, NONE],
+            Op::Neg(x) => [(x, -1.0), NONE],
+            Op::Add(x, y) => [(x, 1.0), (y, 1.0)],
+            Op::Sub(x, y) => [(x, 1.0), (y, -1.0)],
+            Op::Mul(x, y) => [(x, v[u(y)]), (y, v[u(x)])],
+            Op::Div(x, y) => [(x, 1.0 / v[u(y)]), (y, -v[i] / v[u(y)])],
+            Op::Pow(x, y) => {
+                let (base, exponent) = (v[u(x)], v[u(y)]);
+                [(x, exponent * base.powf(exponent - 1.0)), (y, v[i] * base.ln())]
             }
-            self.backward_op(i, adj, row, values, adjoints, gradient);
+            Op::PowConst(x, c) => [(x, if c == 0.0 { 0.0 } else { c * v[u(x)].powf(c - 1.0) }), NONE],
+            Op::PowData(c, e) => [(e, v[i] * self.data(c, row)), NONE],
+            Op::Unary(op, x) => [(x, op.first_derivative(v[u(x)], v[i])), NONE],
+            Op::Min(x, y) => [(if v[u(x)] <= v[u(y)] { x } else { y }, 1.0), NONE],
+            Op::Max(x, y) => [(if v[u(x)] >= v[u(y)] { x } else { y }, 1.0), NONE],
         }
-        values[last]
     }
 
-    #[inline]
-    fn backward_op(&self, i: usize, adj: f64, row: usize, v: &[f64], a: &mut [f64], gradient: &mut [f64]) {
+    /// Adds adj × ∂slot/∂operand into each operand's adjoint (the hot loop of every gradient).
+    #[inline(always)]
+    fn backward_op(&self, i: usize, adj: f64, row: usize, v: &[f64], a: &mut [f64]) {
         let u = |s: Slot| s as usize;
         match self.ops[i] {
-            Op::Const(_) | Op::Var(_) => {}
-            Op::Param(p) => gradient[p as usize] += adj,
+            Op::Const(_) | Op::Var(_) | Op::Param(_) => {}
             Op::Neg(x) => a[u(x)] -= adj,
             Op::Add(x, y) => {
                 a[u(x)] += adj;
@@ -466,28 +523,133 @@ impl BoundTape {
                 a[u(x)] += adj * v[u(y)];
                 a[u(y)] += adj * v[u(x)];
             }
-            Op::Div(x, y) => {
-                a[u(x)] += adj / v[u(y)];
-                a[u(y)] -= adj * v[i] / v[u(y)];
-            }
-            Op::Pow(x, y) => {
-                let (base, exponent) = (v[u(x)], v[u(y)]);
-                a[u(x)] += adj * exponent * base.powf(exponent - 1.0);
-                a[u(y)] += adj * v[i] * base.ln();
-            }
-            Op::PowConst(x, c) => {
-                if c != 0.0 {
-                    a[u(x)] += adj * c * v[u(x)].powf(c - 1.0);
+            Op::PowData(c, e) => a[u(e)] += adj * v[i] * self.data(c, row),
+            _ => {
+                for (operand, d) in self.partials(i, row, v) {
+                    a[operand as usize] += adj * d;
                 }
             }
-            Op::PowData(c, e) => {
-                let ln_x = self.ln_columns[c as usize].as_ref().map_or(f64::NAN, |l| l[row]);
-                a[u(e)] += adj * v[i] * ln_x;
-            }
-            Op::Unary(op, x) => a[u(x)] += adj * op.first_derivative(v[u(x)], v[i]),
-            Op::Min(x, y) => a[if v[u(x)] <= v[u(y)] { u(x) } else { u(y) }] += adj,
-            Op::Max(x, y) => a[if v[u(x)] >= v[u(y)] { u(x) } else { u(y) }] += adj,
         }
+    }
+
+    /// Evaluates the prelude and its Jacobian for `params` (skipped when already done).
+    pub fn prepare(&self, params: &[f64], scratch: &mut Scratch) {
+        if scratch.prepared_for.as_slice() == params {
+            return;
+        }
+        let np = self.n_params;
+        for &slot in &self.prelude {
+            let i = slot as usize;
+            scratch.values[i] = self.value_of(slot, params, 0, &scratch.values);
+            let mut row = vec![0.0; np];
+            if let Op::Param(p) = self.ops[i] {
+                row[p as usize] = 1.0;
+            } else {
+                for (operand, d) in self.partials(i, 0, &scratch.values) {
+                    if d != 0.0 {
+                        let from = operand as usize * np;
+                        for (r, j) in row.iter_mut().zip(&scratch.prelude_jacobian[from..from + np]) {
+                            *r += d * j;
+                        }
+                    }
+                }
+            }
+            scratch.prelude_jacobian[i * np..(i + 1) * np].copy_from_slice(&row);
+        }
+        scratch.prepared_for.clear();
+        scratch.prepared_for.extend_from_slice(params);
+    }
+
+    #[inline(always)]
+    fn row_range(&self) -> std::ops::Range<usize> {
+        self.prelude.len()..self.ops.len()
+    }
+
+    #[inline(always)]
+    fn forward_row(&self, params: &[f64], row: usize, values: &mut [f64]) {
+        for slot in self.row_range() {
+            values[slot] = self.value_of(slot as Slot, params, row, values);
+        }
+    }
+
+    /// The law's value at one row.
+    pub fn eval_row(&self, params: &[f64], row: usize, scratch: &mut Scratch) -> f64 {
+        self.prepare(params, scratch);
+        self.forward_row(params, row, &mut scratch.values);
+        *scratch.values.last().unwrap_or(&f64::NAN)
+    }
+
+    /// Reverse sweep over the row operations, seeding the output's adjoint with `seed`;
+    /// adjoints of prelude slots accumulate (they are cleared by `clear_prelude_adjoints`).
+    #[inline(always)]
+    fn reverse_row(&self, row: usize, seed: f64, scratch: &mut Scratch) {
+        let Scratch { values, adjoints, .. } = scratch;
+        let rows = self.row_range();
+        adjoints[rows.clone()].fill(0.0);
+        let last = self.ops.len() - 1;
+        adjoints[last] += seed;
+        for i in rows.rev() {
+            let adj = adjoints[i];
+            self.backward_op(i, adj, row, values, adjoints);
+        }
+    }
+
+    fn clear_prelude_adjoints(&self, scratch: &mut Scratch) {
+        for &slot in &self.prelude {
+            scratch.adjoints[slot as usize] = 0.0;
+        }
+    }
+
+    /// Adds Σ adjoint × d(slot)/d(params) over prelude slots into `gradient`. Row sweeps stop at
+    /// prelude slots and the Jacobian rows are total derivatives, so nothing is counted twice.
+    fn collect_prelude(&self, scratch: &Scratch, gradient: &mut [f64]) {
+        let np = self.n_params;
+        for &slot in self.prelude.iter().rev() {
+            let i = slot as usize;
+            let adj = scratch.adjoints[i];
+            if adj == 0.0 {
+                continue;
+            }
+            for (g, j) in gradient.iter_mut().zip(&scratch.prelude_jacobian[i * np..(i + 1) * np]) {
+                *g += adj * j;
+            }
+        }
+    }
+
+    /// The law's value at one row and its exact gradient with respect to every parameter
+    /// (written into `gradient`, length n_params).
+    pub fn gradient_row(&self, params: &[f64], row: usize, scratch: &mut Scratch, gradient: &mut [f64]) -> f64 {
+        self.prepare(params, scratch);
+        self.forward_row(params, row, &mut scratch.values);
+        self.clear_prelude_adjoints(scratch);
+        self.reverse_row(row, 1.0, scratch);
+        gradient.iter_mut().for_each(|g| *g = 0.0);
+        self.collect_prelude(scratch, gradient);
+        *scratch.values.last().unwrap_or(&f64::NAN)
+    }
+
+    /// Σ_rows seed(row, value) · ∂value/∂params in one accumulated reverse sweep: the gradient
+    /// of an objective that is a sum over rows. `seed` returns None to abort (invalid row).
+    pub fn accumulate_gradient(
+        &self,
+        params: &[f64],
+        scratch: &mut Scratch,
+        gradient: &mut [f64],
+        mut seed: impl FnMut(usize, f64) -> Option<f64>,
+    ) -> bool {
+        self.prepare(params, scratch);
+        self.clear_prelude_adjoints(scratch);
+        for row in 0..self.n_rows {
+            self.forward_row(params, row, &mut scratch.values);
+            let value = *scratch.values.last().unwrap_or(&f64::NAN);
+            let Some(s) = seed(row, value) else {
+                return false;
+            };
+            self.reverse_row(row, s, scratch);
+        }
+        gradient.iter_mut().for_each(|g| *g = 0.0);
+        self.collect_prelude(scratch, gradient);
+        true
     }
 
     /// The law at one row on any number type (hyper-duals give exact Hessians).
@@ -498,7 +660,7 @@ impl BoundTape {
             let s = |slot: Slot| &values[slot as usize];
             let value = match *op {
                 Op::Const(c) => T::constant(c, n),
-                Op::Var(c) => T::constant(self.columns[c as usize][row], n),
+                Op::Var(c) => T::constant(self.data(c, row), n),
                 Op::Param(p) => params[p as usize].clone(),
                 Op::Neg(x) => s(x).neg(),
                 Op::Add(x, y) => s(x).add(s(y)),
@@ -508,8 +670,7 @@ impl BoundTape {
                 Op::Pow(x, y) => s(x).pow(s(y)),
                 Op::PowConst(x, c) => s(x).powc(c),
                 Op::PowData(c, e) => {
-                    let ln_x = self.ln_columns[c as usize].as_ref().map_or(f64::NAN, |l| l[row]);
-                    T::pow_data(ln_x, s(e))
+                    T::pow_data(self.data(c, row), s(e))
                 }
                 Op::Unary(u, x) => s(x).unary(u),
                 Op::Min(x, y) => if s(x).value() <= s(y).value() { s(x) } else { s(y) }.clone(),
