@@ -1,0 +1,254 @@
+//! `scalinglaws predict`: evaluates a saved fit at new points, so that a fit written once by
+//! `fit --json` answers "what loss at N, D?" without refitting. Points are given per law
+//! variable (`N=7e10 D=1.4e12`), as lists for several points.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use scalinglaws::fit::FitResult;
+use scalinglaws::law::catalog;
+use scalinglaws::Law;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use crate::input::{self, closest};
+use crate::output::{self, Destination};
+use crate::report::number;
+use crate::{input_error, split_name};
+
+#[derive(Debug)]
+pub struct Config {
+    pub fit: PathBuf,
+    pub points: Vec<String>,
+    pub json: Option<Destination>,
+}
+
+/// Input values in the law's variable order, serialised as an object in that order.
+struct Inputs(Vec<(String, f64)>);
+
+impl Serialize for Inputs {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Prediction {
+    inputs: Inputs,
+    value: f64,
+}
+
+#[derive(serde::Serialize)]
+struct Predictions {
+    predictions: Vec<Prediction>,
+}
+
+pub fn run(config: &Config) -> Result<()> {
+    let shown = config.fit.display().to_string();
+    let text = std::fs::read_to_string(&config.fit)
+        .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
+    let result = read_fit(&text).with_context(|| shown.clone())?;
+    let law = result.law().with_context(|| shown.clone())?;
+    let columns = parse_points(&result, &law, &config.points)?;
+    let n_points = columns.iter().map(Vec::len).max().unwrap_or(0);
+    let points: Vec<Vec<f64>> = (0..n_points)
+        .map(|i| {
+            columns
+                .iter()
+                .map(|values| {
+                    if values.len() == 1 {
+                        values[0]
+                    } else {
+                        values[i]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let values = result.predict(&points)?;
+    let predictions: Vec<Prediction> = points
+        .iter()
+        .zip(values)
+        .map(|(point, value)| Prediction {
+            inputs: Inputs(
+                law.variables
+                    .iter()
+                    .cloned()
+                    .zip(point.iter().copied())
+                    .collect(),
+            ),
+            value,
+        })
+        .collect();
+    match &config.json {
+        Some(destination) => {
+            let text = serde_json::to_string_pretty(&Predictions { predictions })?;
+            output::write(destination, &text)
+        }
+        None => output::print(&table(&law.variables, &result.target, &predictions)),
+    }
+}
+
+/// A fit read back from JSON, with its parameters and variables in the law's order.
+///
+/// Workaround: `FitResult::from_json` goes through `serde_json::Value`, whose objects sort their
+/// keys, so `params` and `variables` come back alphabetical and `FitResult::law` then refuses
+/// the file. Re-ordering them by the law restores what `fit` wrote; it is a no-op once the
+/// library keeps the order itself.
+pub fn read_fit(text: &str) -> Result<FitResult> {
+    let mut result = FitResult::from_json(text)?;
+    let law = if result.law == "formula" {
+        let variables: Vec<String> = result.variables.iter().map(|(v, _)| v.clone()).collect();
+        Law::from_formula(&result.formula, &|id| variables.iter().any(|v| v == id))?
+    } else {
+        catalog::lookup(&result.law)?
+    };
+    reorder(&mut result.params, &law.param_names());
+    let variables: Vec<&str> = law.variables.iter().map(String::as_str).collect();
+    reorder(&mut result.variables, &variables);
+    Ok(result)
+}
+
+/// Sorts `pairs` by the position of their names in `order` (unknown names last, stably).
+fn reorder<T>(pairs: &mut [(String, T)], order: &[&str]) {
+    pairs.sort_by_key(|(name, _)| order.iter().position(|o| o == name).unwrap_or(order.len()));
+}
+
+/// One list of values per law variable (length 1 or the common length), in the law's order.
+fn parse_points(result: &FitResult, law: &Law, arguments: &[String]) -> Result<Vec<Vec<f64>>> {
+    let variables = &law.variables;
+    let positive = law.positive_variables();
+    let mut given: Vec<Option<Vec<f64>>> = vec![None; variables.len()];
+    for argument in arguments {
+        let (name, list) = split_name("predict", argument, "VAR=VALUE, e.g. N=7e10")?;
+        let Some(index) = variables.iter().position(|v| v == name) else {
+            let hint = closest(name, variables.iter().map(String::as_str))
+                .map(|s| format!(" (did you mean '{s}'?)"))
+                .unwrap_or_default();
+            return Err(input_error(format!(
+                "'{name}' is not a variable of the law '{}'{hint}; its variables are {}",
+                result.law,
+                describe_variables(result, variables)
+            )));
+        };
+        let values = input::constant_list(argument, list)
+            .with_context(|| format!("predict '{argument}'"))?;
+        for value in &values {
+            if !value.is_finite() {
+                return Err(input_error(format!(
+                    "'{argument}': {value} is not a finite number"
+                )));
+            }
+            if positive.contains(&name) && *value <= 0.0 {
+                return Err(input_error(format!(
+                    "'{argument}': {name} must be positive: {}",
+                    input::why_positive(law, name)
+                )));
+            }
+        }
+        if given[index].replace(values).is_some() {
+            return Err(input_error(format!("'{name}' is given twice")));
+        }
+    }
+    let missing: Vec<&str> = variables
+        .iter()
+        .zip(&given)
+        .filter(|(_, values)| values.is_none())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        let example: Vec<String> = missing.iter().map(|name| format!("{name}=VALUE")).collect();
+        return Err(input_error(format!(
+            "no value for {}; the law '{}' needs every variable: {} (add {})",
+            missing.join(", "),
+            result.law,
+            describe_variables(result, variables),
+            example.join(" ")
+        )));
+    }
+    let columns: Vec<Vec<f64>> = given.into_iter().flatten().collect();
+    let lengths: Vec<(usize, &String)> = columns
+        .iter()
+        .map(Vec::len)
+        .zip(variables)
+        .filter(|(length, _)| *length > 1)
+        .collect();
+    if let Some(((first, first_name), (other, other_name))) = lengths.first().and_then(|first| {
+        lengths
+            .iter()
+            .find(|l| l.0 != first.0)
+            .map(|o| (*first, *o))
+    }) {
+        return Err(input_error(format!(
+            "{first_name} has {first} values but {other_name} has {other}; give lists of the \
+             same length, or one value to use at every point"
+        )));
+    }
+    Ok(columns)
+}
+
+/// "N ('Model Size'), D (D=C/(6*N))".
+fn describe_variables(result: &FitResult, variables: &[String]) -> String {
+    variables
+        .iter()
+        .map(
+            |variable| match result.variables.iter().find(|(v, _)| v == variable) {
+                Some((_, source)) if source.starts_with(&format!("{variable}=")) => {
+                    format!("{variable} ({source})")
+                }
+                Some((_, source)) if source != variable => format!("{variable} ('{source}')"),
+                _ => variable.clone(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> String {
+    let target = target.split('=').next().unwrap_or(target);
+    let mut rows: Vec<Vec<String>> = vec![variables
+        .iter()
+        .cloned()
+        .chain([target.to_string()])
+        .collect()];
+    for prediction in predictions {
+        rows.push(
+            prediction
+                .inputs
+                .0
+                .iter()
+                .map(|(_, value)| short(*value))
+                .chain([number(prediction.value, 6)])
+                .collect(),
+        );
+    }
+    let columns = rows[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:>width$}"))
+            .collect();
+        out.push_str(&cells.join("  "));
+        out.push('\n');
+    }
+    out
+}
+
+/// The shorter of plain and scientific notation: 7e10, 0.5, 1.4e12.
+fn short(value: f64) -> String {
+    let plain = format!("{value}");
+    let scientific = format!("{value:e}");
+    if scientific.len() < plain.len() {
+        scientific
+    } else {
+        plain
+    }
+}

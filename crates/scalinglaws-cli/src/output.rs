@@ -1,0 +1,140 @@
+//! Where results go: stdout, or a file written whole. A file is written to a temporary file in
+//! the same directory and renamed over the destination, so a reader (or a crash) never sees a
+//! half-written result: the file is complete or not there at all. `-` means stdout. A closed
+//! stdout (as in `scalinglaws laws | head -1`) ends the output quietly.
+
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::InputError;
+
+/// A `--json` argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Destination {
+    pub fn parse(text: &str) -> Destination {
+        if text == "-" {
+            Destination::Stdout
+        } else {
+            Destination::File(PathBuf::from(text))
+        }
+    }
+}
+
+/// Writes `text` (a newline is added if missing) to the destination.
+pub fn write(destination: &Destination, text: &str) -> Result<()> {
+    let text = with_newline(text);
+    match destination {
+        Destination::Stdout => print(&text),
+        Destination::File(path) => write_file(path, text.as_bytes()),
+    }
+}
+
+/// Prints to stdout; a closed pipe is not an error.
+pub fn print(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() != ErrorKind::BrokenPipe => {
+            Err(error).context("cannot write to stdout")
+        }
+        _ => Ok(()),
+    }
+}
+
+fn with_newline(text: &str) -> String {
+    if text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    }
+}
+
+/// Writes the whole file or nothing: temp file in the same directory, then rename.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let shown = path.display().to_string();
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| InputError(format!("cannot write '{shown}': it names no file")))?;
+    if path.is_dir() {
+        return Err(InputError(format!("cannot write '{shown}': it is a directory")).into());
+    }
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temporary = directory.join(format!(
+        ".{}.{}.tmp",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = write_then_rename(&temporary, path, bytes);
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result.map_err(|error| {
+        let message = format!("cannot write '{shown}': {error}");
+        match error.kind() {
+            // A path the user gave that cannot be written: their input to fix.
+            ErrorKind::NotFound | ErrorKind::PermissionDenied => {
+                anyhow::Error::new(InputError(message))
+            }
+            _ => anyhow::anyhow!(message),
+        }
+    })
+}
+
+fn write_then_rename(temporary: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(temporary)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(temporary, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dash_is_stdout() {
+        assert_eq!(Destination::parse("-"), Destination::Stdout);
+        assert_eq!(
+            Destination::parse("fit.json"),
+            Destination::File(PathBuf::from("fit.json"))
+        );
+    }
+
+    #[test]
+    fn writes_whole_files_and_replaces_old_ones() {
+        let directory =
+            std::env::temp_dir().join(format!("scalinglaws-out-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let path = directory.join("fit.json");
+        write(&Destination::File(path.clone()), "{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        write(&Destination::File(path.clone()), "{\"a\": 1}\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\": 1}\n");
+        let leftovers: Vec<_> = std::fs::read_dir(&directory)
+            .unwrap()
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| entry.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+        let error = write(&Destination::File(directory.join("missing/fit.json")), "{}")
+            .expect_err("missing directory");
+        assert!(error.to_string().contains("missing"), "{error}");
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+}

@@ -1,0 +1,337 @@
+//! The human report of a fit, in the spirit of lmfit's `fit_report`: what was fitted to what,
+//! how well the search went, the parameters with their uncertainty, the correlations worth
+//! knowing and the library's warnings. It is rendered from the `FitResult` alone, so a fit read
+//! back from JSON prints the same report.
+
+use std::fmt::Write as _;
+
+use scalinglaws::fit::FitResult;
+
+/// Correlations with a larger magnitude are listed.
+const CORRELATION_SHOWN: f64 = 0.5;
+
+pub fn render(result: &FitResult) -> String {
+    let mut out = String::new();
+    header(&mut out, result);
+    statistics(&mut out, result);
+    parameters(&mut out, result);
+    correlations(&mut out, result);
+    warnings(&mut out, result);
+    out
+}
+
+fn header(out: &mut String, result: &FitResult) {
+    let _ = writeln!(out, "[[Fit]]");
+    let mut rows: Vec<(&str, String)> = Vec::new();
+    rows.push(("law", result.law.clone()));
+    // A derived target reads "y=log(loss)": the formula shows its name, the target row its
+    // definition.
+    let target_name = result.target.split('=').next().unwrap_or(&result.target);
+    rows.push(("formula", formula_lines(target_name, &result.formula)));
+    if let Some(citation) = &result.citation {
+        rows.push(("citation", citation.clone()));
+    }
+    if let Some(data) = &result.data {
+        rows.push(("data", data.source.clone()));
+        let mut rows_line = format!("{} used of {} read", result.n_obs, data.rows_read);
+        if data.rows_filtered > 0 || !data.filters.is_empty() {
+            rows_line.push_str(&format!(
+                "; {} removed by --where {}",
+                data.rows_filtered,
+                data.filters
+                    .iter()
+                    .map(|f| format!("\"{f}\""))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ));
+        }
+        rows.push(("rows", rows_line));
+    } else {
+        rows.push(("rows", result.n_obs.to_string()));
+    }
+    let variables: Vec<String> = result
+        .variables
+        .iter()
+        .map(|(variable, source)| {
+            if source == variable {
+                variable.clone()
+            } else if source.starts_with(&format!("{variable}=")) {
+                source.clone()
+            } else {
+                format!("{variable} = '{source}'")
+            }
+        })
+        .collect();
+    rows.push(("variables", variables.join(", ")));
+    rows.push(("target", result.target.clone()));
+    let settings = &result.settings;
+    let f_scale = if settings.loss.name() == "linear" {
+        String::new()
+    } else {
+        format!(" (f_scale {})", settings.f_scale)
+    };
+    rows.push((
+        "objective",
+        format!(
+            "sum of {} loss{f_scale} on {} residuals",
+            settings.loss.name(),
+            settings.space.name()
+        ),
+    ));
+    aligned(out, &rows);
+}
+
+fn statistics(out: &mut String, result: &FitResult) {
+    let _ = writeln!(out, "[[Fit statistics]]");
+    let optima = &result.optima;
+    let mut search = format!(
+        "{} start{}, {} distinct optim{}, best reached by {}",
+        optima.starts,
+        if optima.starts == 1 { "" } else { "s" },
+        optima.distinct,
+        if optima.distinct == 1 { "um" } else { "a" },
+        optima.best_starts
+    );
+    if optima.failed > 0 {
+        search.push_str(&format!(", {} failed", optima.failed));
+    }
+    let gap = match (optima.gap, optima.relative_gap) {
+        (Some(gap), Some(relative)) => {
+            format!(
+                "{} ({} of the best objective)",
+                number(gap, 3),
+                percent(relative)
+            )
+        }
+        (Some(gap), None) => number(gap, 3),
+        _ => "none (one optimum)".to_string(),
+    };
+    let converged = if result.converged { "yes" } else { "NO" };
+    let stats = &result.stats;
+    let rows: Vec<(&str, String)> = vec![
+        ("objective", number(result.objective, 6)),
+        (
+            "converged",
+            format!(
+                "{converged} ({}, {} iterations)",
+                result.termination, result.iterations
+            ),
+        ),
+        ("search", search),
+        ("gap to next", gap),
+        ("data points", result.n_obs.to_string()),
+        (
+            "free params",
+            format!("{} ({} degrees of freedom)", stats.n_params, stats.dof),
+        ),
+        ("R²", optional(stats.r2, 6)),
+        ("RMSE", number(stats.rmse, 4)),
+        ("AIC", optional(stats.aic, 6)),
+        ("BIC", optional(stats.bic, 6)),
+        (
+            "condition",
+            result
+                .condition_number
+                .map_or("-".to_string(), |c| format!("{c:.2e} (scaled Hessian)")),
+        ),
+    ];
+    aligned(out, &rows);
+}
+
+fn parameters(out: &mut String, result: &FitResult) {
+    let _ = writeln!(
+        out,
+        "[[Parameters]] (standard errors: {})",
+        result.covariance_kind
+    );
+    let mut table: Vec<[String; 6]> = vec![[
+        "name".into(),
+        "value".into(),
+        "stderr".into(),
+        "relative".into(),
+        "bounds".into(),
+        "flags".into(),
+    ]];
+    for (name, param) in &result.params {
+        let mut flags = Vec::new();
+        if param.fixed {
+            flags.push("fixed".to_string());
+        }
+        if param.at_bound {
+            flags.push("at bound".to_string());
+        }
+        if param.linear && !param.fixed {
+            flags.push("linear".to_string());
+        }
+        let bounds = match (param.lower, param.upper) {
+            (None, None) => "-".to_string(),
+            (lower, upper) => format!(
+                "[{}, {}]",
+                lower.map_or("-inf".to_string(), |v| format!("{v}")),
+                upper.map_or("inf".to_string(), |v| format!("{v}"))
+            ),
+        };
+        table.push([
+            name.clone(),
+            number(param.value, 7),
+            param.stderr.map_or("-".into(), |s| number(s, 4)),
+            param.rel_stderr.map_or("-".into(), percent),
+            bounds,
+            flags.join(", "),
+        ]);
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|col| {
+            table
+                .iter()
+                .map(|row| row[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in &table {
+        let mut line = format!("    {:<w$}", row[0], w = widths[0]);
+        for col in 1..4 {
+            line.push_str(&format!("  {:>w$}", row[col], w = widths[col]));
+        }
+        line.push_str(&format!("  {:<w$}  {}", row[4], row[5], w = widths[4]));
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+fn correlations(out: &mut String, result: &FitResult) {
+    let Some(matrix) = &result.correlation else {
+        return;
+    };
+    let mut pairs: Vec<(String, f64)> = Vec::new();
+    for (i, row) in matrix.values.iter().enumerate() {
+        for (j, value) in row.iter().enumerate().take(i) {
+            if value.abs() > CORRELATION_SHOWN {
+                pairs.push((
+                    format!("C({}, {})", matrix.names[j], matrix.names[i]),
+                    *value,
+                ));
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return;
+    }
+    pairs.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    let _ = writeln!(
+        out,
+        "[[Correlations]] (|rho| > {CORRELATION_SHOWN}, strongest first)"
+    );
+    let width = pairs
+        .iter()
+        .map(|(label, _)| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (label, value) in pairs {
+        let _ = writeln!(out, "    {label:<width$} = {value:+.4}");
+    }
+}
+
+fn warnings(out: &mut String, result: &FitResult) {
+    if result.warnings.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "[[Warnings]]");
+    for warning in &result.warnings {
+        let _ = writeln!(out, "    - {warning}");
+    }
+}
+
+fn aligned(out: &mut String, rows: &[(&str, String)]) {
+    let width = rows
+        .iter()
+        .map(|(label, _)| label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (label, value) in rows {
+        let mut lines = value.lines();
+        let _ = writeln!(out, "    {label:<width$}  {}", lines.next().unwrap_or(""));
+        for line in lines {
+            let _ = writeln!(out, "    {:<width$}  {line}", "");
+        }
+    }
+}
+
+/// "y = body", then one "where NAME = ..." line per local definition; whitespace runs
+/// collapsed.
+fn formula_lines(target: &str, formula: &str) -> String {
+    let parts: Vec<String> = formula
+        .split(';')
+        .map(|part| part.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|part| !part.is_empty())
+        .collect();
+    let Some((body, definitions)) = parts.split_last() else {
+        return format!("{target} = {formula}");
+    };
+    let mut lines = vec![format!("{target} = {body}")];
+    lines.extend(definitions.iter().enumerate().map(|(i, definition)| {
+        let lead = if i == 0 { "  where" } else { "       " };
+        format!("{lead} {definition}")
+    }));
+    lines.join("\n")
+}
+
+/// 0.0127 -> "1.27%", with three significant digits.
+fn percent(fraction: f64) -> String {
+    format!("{}%", number(fraction * 100.0, 3))
+}
+
+fn optional(value: Option<f64>, significant: usize) -> String {
+    value.map_or("-".to_string(), |v| number(v, significant))
+}
+
+/// `significant` digits, in fixed notation for magnitudes from 1e-3 to 1e6 and in scientific
+/// notation outside.
+pub fn number(value: f64, significant: usize) -> String {
+    if value == 0.0 {
+        return "0".to_string();
+    }
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    let significant = significant.max(1);
+    let exponent = value.abs().log10().floor() as i32;
+    if !(-3..6).contains(&exponent) {
+        return format!("{:.*e}", significant - 1, value);
+    }
+    let decimals = (significant as i32 - 1 - exponent).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{number, render};
+
+    /// The report of a saved fit (fixed parameters, a parameter at a bound, no standard errors,
+    /// local definitions in the formula, warnings), from a fixture so that solver changes do not
+    /// move it.
+    #[test]
+    fn report_of_a_saved_fit() {
+        let text = include_str!("../tests/fixtures/data_constrained_fit.json");
+        let result = crate::cmd_predict::read_fit(text).expect("the fixture reads");
+        insta::with_settings!({
+            snapshot_path => "../tests/snapshots",
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!("report_of_a_saved_fit", render(&result));
+        });
+    }
+
+    #[test]
+    fn numbers_are_readable() {
+        assert_eq!(number(0.0, 4), "0");
+        assert_eq!(number(1.81721, 5), "1.8172");
+        assert_eq!(number(477.86, 4), "477.9");
+        assert_eq!(number(0.0010182740, 6), "0.00101827");
+        assert_eq!(number(2142.56, 4), "2143");
+        assert_eq!(number(1.2e-5, 3), "1.20e-5");
+        assert_eq!(number(7e10, 3), "7.00e10");
+        assert_eq!(number(-0.5, 2), "-0.50");
+        assert_eq!(number(f64::NAN, 2), "NaN");
+    }
+}
