@@ -62,7 +62,7 @@ pub const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "logistic",
-        summary: "bounded accuracy between lo and hi against x (loss or log-compute)",
+        summary: "bounded accuracy from lo to lo + span against x (loss or log-compute); span >= 0, the sign of k orients it",
         citation: "downstream-accuracy baseline (e.g. Gadre et al. 2024; seed paper NeuNeu)",
         default_space: DefaultSpace::Linear,
     },
@@ -173,12 +173,12 @@ pub fn lookup(name: &str) -> Result<Law> {
         ),
         "logistic" => Law::with_specs(
             "logistic",
-            "lo + (hi - lo)*sigmoid(k*(x - x0))",
+            "lo + span*sigmoid(k*(x - x0))",
             entry.citation,
             &["x"],
             vec![
                 spec("lo", -INF, INF, &[], true),
-                spec("hi", -INF, INF, &[], true),
+                linear("span"),
                 spec("k", -INF, INF, &[-10.0, -3.0, -1.0, -0.3, 0.3, 1.0, 3.0, 10.0], false),
                 quantiles("x0", -INF, "x", &[0.1, 0.3, 0.5, 0.7, 0.9]),
             ],
