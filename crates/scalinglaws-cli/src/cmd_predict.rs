@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::fit::FitResult;
-use scalinglaws::law::catalog;
 use scalinglaws::Law;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -99,22 +98,9 @@ pub fn run(config: &Config) -> Result<()> {
 /// the file. Re-ordering them by the law restores what `fit` wrote; it is a no-op once the
 /// library keeps the order itself.
 pub fn read_fit(text: &str) -> Result<FitResult> {
-    let mut result = FitResult::from_json(text)?;
-    let law = if result.law == "formula" {
-        let variables: Vec<String> = result.variables.iter().map(|(v, _)| v.clone()).collect();
-        Law::from_formula(&result.formula, &|id| variables.iter().any(|v| v == id))?
-    } else {
-        catalog::lookup(&result.law)?
-    };
-    reorder(&mut result.params, &law.param_names());
-    let variables: Vec<&str> = law.variables.iter().map(String::as_str).collect();
-    reorder(&mut result.variables, &variables);
+    let result = FitResult::from_json(text)?;
+    result.law()?; // the file's parameters must match its law
     Ok(result)
-}
-
-/// Sorts `pairs` by the position of their names in `order` (unknown names last, stably).
-fn reorder<T>(pairs: &mut [(String, T)], order: &[&str]) {
-    pairs.sort_by_key(|(name, _)| order.iter().position(|o| o == name).unwrap_or(order.len()));
 }
 
 /// One list of values per law variable (length 1 or the common length), in the law's order.

@@ -9,6 +9,8 @@
 //!   (start grid + variable projection + second-order polish) and the diagnostics;
 //! - [`rng`]: the seeded random numbers every stochastic step uses.
 
+#![allow(clippy::result_large_err)] // Error carries a Location by value: errors are rare and cold.
+
 pub mod data;
 pub mod error;
 pub mod fit;

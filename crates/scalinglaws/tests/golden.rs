@@ -55,3 +55,12 @@ fn chinchilla_epoch_full_grid_reproduces_epoch() {
     assert_eq!(result.optima.starts, 4500);
     check_epoch_optimum(&result);
 }
+
+/// The same law written as a user formula (no catalog bounds or grid) finds the same optimum.
+#[test]
+fn chinchilla_as_a_user_formula_reproduces_epoch() {
+    let data = common::chinchilla_epoch();
+    let law = scalinglaws::Law::from_formula(catalog::CHINCHILLA_FORMULA, &|id| id == "N" || id == "D").unwrap();
+    let result = fit(&law, &data, &FitSettings::default()).unwrap();
+    check_epoch_optimum(&result);
+}

@@ -121,10 +121,9 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
     } else {
         let (jacobian, d1) = problem.residual_jacobian(p);
         let mut meat = DMatrix::zeros(k, k);
-        for row in 0..n {
-            let g = problem.weights()[row] * d1[row];
+        for (row, (w, d)) in problem.weights().iter().zip(&d1).enumerate() {
             let j = jacobian.row(row);
-            meat += j.transpose() * j * (g * g);
+            meat += j.transpose() * j * (w * d).powi(2);
         }
         &h_inverse * meat * &h_inverse * (n as f64 / dof)
     };
@@ -251,9 +250,13 @@ fn warn_uncertainty(
         warnings.push(format!("the scaled Hessian is ill-conditioned (condition number {c:.2e}): some parameter combination is barely determined"));
     }
     if let Some(corr) = correlation {
+        // A scale and its own exponent (A, alpha) are always strongly correlated: that is the
+        // parametrisation, not the data. Warn only for pairs of nonlinear parameters, which is
+        // where the data fails to separate two effects (alpha vs beta).
+        let nonlinear = |name: &str| params.iter().any(|(n, p)| n == name && !p.linear);
         for i in 0..names.len() {
             for j in 0..i {
-                if corr[(i, j)].abs() > STRONG_CORRELATION {
+                if nonlinear(&names[i]) && nonlinear(&names[j]) && corr[(i, j)].abs() > STRONG_CORRELATION {
                     warnings.push(format!(
                         "{} and {} are strongly correlated ({:+.4}): the data cannot separate them well",
                         names[j], names[i], corr[(i, j)]

@@ -63,6 +63,7 @@ pub struct Optima {
     /// Starts that gave no finite objective.
     pub failed: usize,
     /// Starts along which a parameter ran off to infinity or onto a bound (no optimum there).
+    #[serde(default)]
     pub diverged: usize,
     /// Distinct optima the starts converged to.
     pub distinct: usize,
@@ -196,14 +197,21 @@ impl FitResult {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
+    /// Reads a fit file, checking its schema version first. Parses straight from the text so
+    /// that parameters and variables keep their order.
     pub fn from_json(text: &str) -> Result<FitResult> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
-        let version = value.get("schema_version").and_then(|v| v.as_u64());
+        #[derive(Deserialize)]
+        struct Version {
+            schema_version: Option<u64>,
+        }
+        let version = serde_json::from_str::<Version>(text)
+            .map_err(|e| Error::settings(format!("not a fit file: {e}")))?
+            .schema_version;
         if version != Some(SCHEMA_VERSION as u64) {
             return Err(Error::settings(format!(
                 "unsupported fit file schema_version {version:?}; this build reads version {SCHEMA_VERSION}"
             )));
         }
-        serde_json::from_value(value).map_err(|e| Error::settings(format!("not a fit file: {e}")))
+        serde_json::from_str(text).map_err(|e| Error::settings(format!("not a fit file: {e}")))
     }
 }

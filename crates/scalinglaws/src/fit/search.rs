@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::lsq::bounded_least_squares;
-use super::problem::{LocalModel, Problem, Space};
+use super::problem::{LocalModel, Problem, Space, Transform};
 use super::solver::{minimize, minimize_from, Objective, Options, Termination, INITIAL_DAMPING};
 use crate::law::tape::Scratch;
 
@@ -126,20 +126,14 @@ pub fn search(problem: &Problem, starts: &[Start], lower: &[f64], upper: &[f64],
             .map(|t| advance(problem, t))
             .sum::<usize>();
         tracks = merge_nearby(problem, tracks);
-        if std::env::var_os("SL_TRACE").is_some() {
-            let live = tracks.iter().filter(|t| t.termination.is_none()).count();
-            eprintln!("round: {} tracks, {live} live, best {:.8e}", tracks.len(), tracks[0].value);
 
-        }
     }
     let diverged_tracks = tracks.iter().filter(|t| t.termination == Some(Termination::Diverged)).map(|t| t.credit).sum::<usize>();
     tracks.retain(|t| t.termination != Some(Termination::Diverged));
     let polished: Vec<(Track, usize)> = tracks.into_par_iter().map(|t| polish(problem, t)).collect();
     iterations += polished.iter().map(|(_, n)| n).sum::<usize>();
     let polished: Vec<Track> = polished.into_iter().map(|(t, _)| t).collect();
-    if std::env::var_os("SL_TRACE").is_some() {
-        eprintln!("search: {} starts, {iterations} iterations, {} polished, {} diverged", starts.len(), polished.len(), diverged_tracks);
-    }
+
     SearchOutcome {
         starts: starts.len(),
         failed,
@@ -195,9 +189,10 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
 /// saturated (the parameter sits on its bound to machine precision and can no longer move).
 fn diverged(problem: &Problem, u: &[f64]) -> bool {
     const SATURATED: f64 = 700.0;
-    u.iter().any(|x| !x.is_finite() || x.abs() > SATURATED)
+    let saturated = |t: &Transform, x: f64| *t != Transform::Identity && (x.abs() > SATURATED || t.derivatives(x).0 == 0.0);
+    u.iter().any(|x| !x.is_finite())
         || problem.natural(u).iter().any(|p| !p.is_finite())
-        || problem.transforms().iter().zip(u).any(|(t, &x)| t.derivatives(x).0 == 0.0)
+        || problem.transforms().iter().zip(u).any(|(t, &x)| saturated(t, x))
 }
 
 /// Exact-Hessian Newton steps to full precision; returns the track and the iterations taken.
@@ -259,18 +254,24 @@ fn merge_nearby(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Track> {
 }
 
 /// Internal coordinates of a start, with linear parameters solved by variable projection.
+/// When the least-squares solution makes the objective undefined (a negative prediction under
+/// log residuals), the projection is retried with the linear parameters held non-negative.
 fn start_point(problem: &Problem, start: &Start, lower: &[f64], upper: &[f64], scratch: &mut Scratch) -> Option<Vec<f64>> {
-    let mut p: Vec<f64> = start.iter().map(|v| v.unwrap_or(0.0)).collect();
     let projected: Vec<usize> = (0..start.len()).filter(|&i| start[i].is_none()).collect();
-    if !projected.is_empty() {
-        let theta = project_linear(problem, &p, &projected, lower, upper, scratch)?;
-        for (&i, t) in projected.iter().zip(theta) {
-            p[i] = t;
+    let base: Vec<f64> = start.iter().map(|v| v.unwrap_or(0.0)).collect();
+    let non_negative: Vec<f64> = lower.iter().map(|l| l.max(0.0)).collect();
+    let attempts: &[&[f64]] = if projected.is_empty() { &[lower] } else { &[lower, &non_negative] };
+    attempts.iter().find_map(|lower| {
+        let mut p = base.clone();
+        if !projected.is_empty() {
+            let theta = project_linear(problem, &p, &projected, lower, upper, scratch)?;
+            for (&i, t) in projected.iter().zip(theta) {
+                p[i] = t;
+            }
         }
-    }
-    let u = problem.internal(&p);
-    let objective = problem.objective(&u, scratch);
-    objective.is_finite().then_some(u)
+        let u = problem.internal(&p);
+        problem.objective(&u, scratch).is_finite().then_some(u)
+    })
 }
 
 /// Solves the linear parameters at fixed nonlinear ones: least squares of the prediction on

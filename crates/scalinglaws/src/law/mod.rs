@@ -111,22 +111,15 @@ impl Law {
     ) -> Result<Law> {
         let program = expr::parse_program(formula)?;
         let is_variable = |id: &str| variables.contains(&id);
-        let (_, param_names) = classify_identifiers(&program, &is_variable);
-        let declared: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-        if param_names.iter().map(String::as_str).collect::<Vec<_>>() != declared {
-            let mut sorted_found = param_names.clone();
-            sorted_found.sort();
-            let mut sorted_declared: Vec<String> = declared.iter().map(|s| s.to_string()).collect();
-            sorted_declared.sort();
-            if sorted_found != sorted_declared {
-                return Err(Error::settings(format!(
-                    "law '{name}': formula parameters {param_names:?} differ from declared {declared:?}"
-                )));
-            }
+        let (_, mut found) = classify_identifiers(&program, &is_variable);
+        let mut declared: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        found.sort();
+        declared.sort();
+        if found != declared {
+            return Err(Error::settings(format!("law '{name}': formula parameters {found:?} differ from declared {declared:?}")));
         }
         let variables = variables.iter().map(|v| v.to_string()).collect();
-        let program_params = params;
-        Ok(Law::assemble(Some(name), formula, Some(citation), program, variables, program_params))
+        Ok(Law::assemble(Some(name), formula, Some(citation), program, variables, params))
     }
 
     fn assemble(
@@ -191,17 +184,20 @@ impl Law {
         bound.eval_row(params, 0, &mut scratch)
     }
 
-    /// Variables whose values must be positive: raised to a non-constant power or under
-    /// `log`, `log10` or `sqrt` somewhere in the formula.
+    /// Variables whose values must be positive: those inside the base of a power with a
+    /// non-constant exponent, or inside the argument of `log`, `log10` or `sqrt`, directly or
+    /// through local definitions. (Conservative: `(x/d)^f` asks x > 0.)
     pub fn positive_variables(&self) -> Vec<&str> {
-        let mut needed = Vec::new();
         let program = &self.program;
+        let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
+        for (name, expr) in &program.definitions {
+            let mut ids = Vec::new();
+            expr.for_each_ident(&mut |id, _| ids.push(id.to_string()));
+            uses.insert(name.as_str(), ids);
+        }
+        let mut needed: Vec<String> = Vec::new();
         for expr in program.definitions.iter().map(|(_, e)| e).chain([&program.body]) {
-            collect_positive(expr, &mut |name| {
-                if self.variables.iter().any(|v| v == name) && !needed.contains(&name.to_string()) {
-                    needed.push(name.to_string());
-                }
-            });
+            collect_positive(expr, &mut |name| expand_locals(name, &uses, &mut needed));
         }
         self.variables.iter().map(String::as_str).filter(|v| needed.iter().any(|n| n == v)).collect()
     }
@@ -213,27 +209,36 @@ impl Law {
     }
 }
 
-/// Calls `found` with each identifier that sits directly under a log/sqrt or is the base of a
-/// power with a non-constant exponent.
+/// Adds `name` and, for a local definition, every identifier it is built from.
+fn expand_locals(name: &str, uses: &HashMap<&str, Vec<String>>, needed: &mut Vec<String>) {
+    if needed.iter().any(|n| n == name) {
+        return;
+    }
+    needed.push(name.to_string());
+    if let Some(ids) = uses.get(name) {
+        for id in ids {
+            expand_locals(id, uses, needed);
+        }
+    }
+}
+
+/// Calls `found` with every identifier inside a log/log10/sqrt argument or inside the base of
+/// a power whose exponent is not a literal number.
 fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str)) {
     use expr::Func;
     match expr {
         Expr::Num(_) | Expr::Ident { .. } => {}
         Expr::Neg(a) => collect_positive(a, found),
         Expr::Bin(op, a, b) => {
-            if let (BinOp::Pow, Expr::Ident { name, .. }) = (op, a.as_ref()) {
-                if !matches!(b.as_ref(), Expr::Num(_)) {
-                    found(name);
-                }
+            if *op == BinOp::Pow && !matches!(b.as_ref(), Expr::Num(_)) {
+                a.for_each_ident(&mut |name, _| found(name));
             }
             collect_positive(a, found);
             collect_positive(b, found);
         }
         Expr::Call(func, args) => {
             if matches!(func, Func::Log | Func::Log10 | Func::Sqrt) {
-                if let Expr::Ident { name, .. } = &args[0] {
-                    found(name);
-                }
+                args[0].for_each_ident(&mut |name, _| found(name));
             }
             args.iter().for_each(|a| collect_positive(a, found));
         }
@@ -349,6 +354,10 @@ mod tests {
     fn positive_variables_are_those_under_powers_and_logs() {
         let l = law("E + A*N^-alpha + B*D^2 + c*log(x) + d*y", &["N", "D", "x", "y"]);
         assert_eq!(l.positive_variables(), vec!["N", "x"]);
+        let dc = catalog::lookup("data_constrained").unwrap();
+        assert_eq!(dc.positive_variables(), vec!["N", "D", "U"]);
+        let logistic = catalog::lookup("logistic").unwrap();
+        assert!(logistic.positive_variables().is_empty());
     }
 
     #[test]
