@@ -200,23 +200,23 @@ impl Problem {
 
     /// Residuals in the fitted space at natural parameters p.
     pub fn residuals(&self, p: &[f64]) -> Vec<f64> {
-        let mut scratch = self.tape.scratch();
-        (0..self.n_rows())
-            .map(|row| self.residual(self.tape.eval_row(p, row, &mut scratch), row))
-            .collect()
+        let mut residuals = Vec::with_capacity(self.n_rows());
+        self.tape.for_each_row(p, &mut self.tape.scratch(), |row, prediction| {
+            residuals.push(self.residual(prediction, row));
+            true
+        });
+        residuals
     }
 
     /// The objective at natural parameters (infinite when any prediction is invalid).
     pub fn objective_natural(&self, p: &[f64], scratch: &mut Scratch) -> f64 {
         let mut total = 0.0;
-        for row in 0..self.n_rows() {
-            let r = self.residual(self.tape.eval_row(p, row, scratch), row);
-            if !r.is_finite() {
-                return f64::INFINITY;
-            }
-            total += self.weights[row] * self.loss.cost(r);
-        }
-        if total.is_finite() {
+        let complete = self.tape.for_each_row(p, scratch, |row, prediction| {
+            let r = self.residual(prediction, row);
+            total += self.weights[row] * self.loss.terms(r).cost;
+            r.is_finite()
+        });
+        if complete && total.is_finite() {
             total
         } else {
             f64::INFINITY

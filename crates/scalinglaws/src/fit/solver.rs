@@ -93,6 +93,7 @@ pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Optio
     let mut u = DVector::from_column_slice(u0);
     let mut damping = initial_damping;
     let mut growth = 2.0;
+    let mut last_accepted = true;
     let Some(mut model) = objective.model(u.as_slice()) else {
         return finish(u, f64::INFINITY, 0, Termination::NotFinite, damping);
     };
@@ -109,25 +110,33 @@ pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Optio
             continue;
         };
         let candidate = &u + &step;
-        let value = objective.value(candidate.as_slice());
+        // After an accepted step the next is likely accepted too: evaluate the whole model
+        // there at once. After a rejection, probe the value alone first.
+        let (value, candidate_model) = if last_accepted {
+            let m = objective.model(candidate.as_slice());
+            (m.as_ref().map_or(f64::INFINITY, |m| m.value), m)
+        } else {
+            (objective.value(candidate.as_slice()), None)
+        };
         let actual = model.value - value;
-        if value.is_finite() && actual > 0.0 {
+        last_accepted = value.is_finite() && actual > 0.0;
+        if last_accepted {
             let gain = if predicted > 0.0 { actual / predicted } else { 1.0 };
             damping *= (1.0f64 / 3.0).max(1.0 - (2.0 * gain - 1.0).powi(3));
             growth = 2.0;
             let small_step = step.norm() <= options.xtol * (options.xtol + u.norm());
             let small_change = actual <= options.ftol * model.value.abs();
             u = candidate;
-            let Some(next) = objective.model(u.as_slice()) else {
+            if small_change {
+                return finish(u, value, iteration, Termination::Objective, damping);
+            }
+            if small_step {
+                return finish(u, value, iteration, Termination::Step, damping);
+            }
+            let Some(next) = candidate_model.or_else(|| objective.model(u.as_slice())) else {
                 return finish(u, value, iteration, Termination::NotFinite, damping);
             };
             model = next;
-            if small_change {
-                return finish(u, model.value, iteration, Termination::Objective, damping);
-            }
-            if small_step {
-                return finish(u, model.value, iteration, Termination::Step, damping);
-            }
         } else {
             if step.norm() <= options.xtol * (options.xtol + u.norm()) {
                 return finish(u, model.value, iteration, Termination::Step, damping);

@@ -383,6 +383,9 @@ pub struct BoundTape {
     n_rows: usize,
     /// Slots evaluated once per parameter vector, in order.
     prelude: Vec<Slot>,
+    /// Prelude slots that row operations read (or the output, when it is in the prelude),
+    /// each with the parameters it depends on: where row sweeps hand adjoints to the prelude.
+    boundary: Vec<(Slot, Vec<u32>)>,
 }
 
 /// Reusable buffers for evaluation (one per thread). `prepare` fills the prelude values and
@@ -420,16 +423,42 @@ impl BoundTape {
         for (position, &old) in order.iter().enumerate() {
             new_slot[old as usize] = position as Slot;
         }
-        let ops = order.iter().map(|&old| ops[old as usize].map_operands(|s| new_slot[s as usize])).collect();
+        let ops: Vec<Op> = order.iter().map(|&old| ops[old as usize].map_operands(|s| new_slot[s as usize])).collect();
         let n_prelude = prelude.len() as Slot;
+        let boundary = Self::boundary(&ops, n_prelude);
         BoundTape {
             ops,
             table,
             width,
             n_params,
             n_rows,
+            boundary,
             prelude: (0..n_prelude).collect(),
         }
+    }
+
+    /// The prelude slots row operations read, with the parameters each depends on.
+    fn boundary(ops: &[Op], n_prelude: Slot) -> Vec<(Slot, Vec<u32>)> {
+        let mut depends: Vec<Vec<u32>> = Vec::with_capacity(n_prelude as usize);
+        for op in &ops[..n_prelude as usize] {
+            let mut params: Vec<u32> = match op {
+                Op::Param(p) => vec![*p],
+                _ => op.operands().iter().flatten().flat_map(|&s| depends[s as usize].clone()).collect(),
+            };
+            params.sort_unstable();
+            params.dedup();
+            depends.push(params);
+        }
+        let mut read: Vec<bool> = vec![false; n_prelude as usize];
+        for op in &ops[n_prelude as usize..] {
+            for s in op.operands().into_iter().flatten().filter(|&s| s < n_prelude) {
+                read[s as usize] = true;
+            }
+        }
+        if let Some(last) = read.last_mut().filter(|_| n_prelude as usize == ops.len()) {
+            *last = true;
+        }
+        (0..n_prelude).filter(|&s| read[s as usize]).map(|s| (s, depends[s as usize].clone())).collect()
     }
 
     pub fn n_rows(&self) -> usize {
@@ -595,8 +624,8 @@ impl BoundTape {
     }
 
     fn clear_prelude_adjoints(&self, scratch: &mut Scratch) {
-        for &slot in &self.prelude {
-            scratch.adjoints[slot as usize] = 0.0;
+        for (slot, _) in &self.boundary {
+            scratch.adjoints[*slot as usize] = 0.0;
         }
     }
 
@@ -604,16 +633,26 @@ impl BoundTape {
     /// prelude slots and the Jacobian rows are total derivatives, so nothing is counted twice.
     fn collect_prelude(&self, scratch: &Scratch, gradient: &mut [f64]) {
         let np = self.n_params;
-        for &slot in self.prelude.iter().rev() {
-            let i = slot as usize;
+        for (slot, params) in &self.boundary {
+            let i = *slot as usize;
             let adj = scratch.adjoints[i];
-            if adj == 0.0 {
-                continue;
-            }
-            for (g, j) in gradient.iter_mut().zip(&scratch.prelude_jacobian[i * np..(i + 1) * np]) {
-                *g += adj * j;
+            for &p in params {
+                gradient[p as usize] += adj * scratch.prelude_jacobian[i * np + p as usize];
             }
         }
+    }
+
+    /// Evaluates every row at `params`, handing (row, value) to `visit`; stops early (returning
+    /// false) when `visit` does.
+    pub fn for_each_row(&self, params: &[f64], scratch: &mut Scratch, mut visit: impl FnMut(usize, f64) -> bool) -> bool {
+        self.prepare(params, scratch);
+        for row in 0..self.n_rows {
+            self.forward_row(params, row, &mut scratch.values);
+            if !visit(row, *scratch.values.last().unwrap_or(&f64::NAN)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The law's value at one row and its exact gradient with respect to every parameter
