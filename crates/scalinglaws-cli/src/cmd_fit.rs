@@ -68,7 +68,7 @@ pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
 
 fn build_law(choice: &LawChoice, table: &Table) -> Result<Law> {
     match choice {
-        LawChoice::Catalog(name) => Ok(catalog::lookup(name.trim())?),
+        LawChoice::Catalog(name) => Ok(catalog::lookup(name)?),
         LawChoice::Formula(text) => {
             let is_variable = |name: &str| table.resolve(name).is_some();
             Law::from_formula(text, &is_variable).context("--formula")

@@ -68,6 +68,18 @@ pub fn run(config: &Config) -> Result<()> {
         })
         .collect();
     let values = result.predict(&points)?;
+    if let Some((point, _)) = points.iter().zip(&values).find(|(_, v)| !v.is_finite()) {
+        let at: Vec<String> = law
+            .variables
+            .iter()
+            .zip(point)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        return Err(input_error(format!(
+            "the law is undefined at {} (it evaluates to a non-finite number); predict inside the law's domain",
+            at.join(" ")
+        )));
+    }
     let predictions: Vec<Prediction> = points
         .iter()
         .zip(values)
@@ -91,12 +103,7 @@ pub fn run(config: &Config) -> Result<()> {
     }
 }
 
-/// A fit read back from JSON, with its parameters and variables in the law's order.
-///
-/// Workaround: `FitResult::from_json` goes through `serde_json::Value`, whose objects sort their
-/// keys, so `params` and `variables` come back alphabetical and `FitResult::law` then refuses
-/// the file. Re-ordering them by the law restores what `fit` wrote; it is a no-op once the
-/// library keeps the order itself.
+/// A fit read back from JSON, checked against its law.
 pub fn read_fit(text: &str) -> Result<FitResult> {
     let result = FitResult::from_json(text)?;
     result.law()?; // the file's parameters must match its law

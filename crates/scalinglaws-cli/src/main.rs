@@ -236,7 +236,7 @@ pub struct FitConfig {
 
 fn fit_config(args: FitArgs) -> Result<FitConfig> {
     let law = match (args.law, args.formula) {
-        (Some(name), None) => LawChoice::Catalog(name),
+        (Some(name), None) => LawChoice::Catalog(name.trim().to_string()),
         (None, Some(text)) => LawChoice::Formula(text),
         // clap enforces exactly one of the two.
         _ => {

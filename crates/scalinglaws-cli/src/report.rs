@@ -125,7 +125,7 @@ fn statistics(out: &mut String, result: &FitResult) {
             format!("{} ({} degrees of freedom)", stats.n_params, stats.dof),
         ),
         ("R²", optional(stats.r2, 6)),
-        ("RMSE", number(stats.rmse, 4)),
+        ("RMSE", optional(stats.rmse, 4)),
         ("AIC", optional(stats.aic, 6)),
         ("BIC", optional(stats.bic, 6)),
         (

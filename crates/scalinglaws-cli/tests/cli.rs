@@ -1043,3 +1043,95 @@ fn usage_errors_exit_2() {
         assert!(stderr.contains("error"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn deeply_nested_formula_is_an_error_not_a_crash() {
+    let deep = format!("{}N{}", "(".repeat(10_000), ")".repeat(10_000));
+    fit_fails(
+        "runs.csv",
+        GOOD,
+        &["--formula", &format!("a*{deep}"), "--target", "loss"],
+        &["nests deeper than"],
+    );
+}
+
+#[test]
+fn predict_outside_the_laws_domain_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    write_synthetic(dir.path(), "runs.csv");
+    let fit = dir.path().join("fit.json");
+    scalinglaws()
+        .current_dir(dir.path())
+        .args([
+            "fit",
+            "runs.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+            "--json",
+        ])
+        .arg(&fit)
+        .assert()
+        .success();
+    let output = scalinglaws()
+        .arg("predict")
+        .arg(&fit)
+        .args(["N=-5", "D=1e10"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("N must be positive"), "{stderr}");
+    // A law whose domain is not a simple sign condition: (x - 1)^-a is undefined below x = 1.
+    let formula_fit = dir.path().join("formula.json");
+    scalinglaws()
+        .current_dir(dir.path())
+        .args([
+            "fit",
+            "runs.csv",
+            "--formula",
+            "E + A*(N/1e7 - 0.5)^-a",
+            "--target",
+            "loss",
+            "--json",
+        ])
+        .arg(&formula_fit)
+        .assert()
+        .success();
+    let output = scalinglaws()
+        .arg("predict")
+        .arg(&formula_fit)
+        .arg("N=1e6")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the law is undefined at N=1000000"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn law_names_are_trimmed_before_choosing_the_residual_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows: String = (0..20)
+        .map(|i| {
+            let x = 2.0 + 2.0 * f64::from(i) / 19.0;
+            format!("{x},{}\n", 0.25 + 0.65 / (1.0 + (3.0 * (x - 2.8)).exp()))
+        })
+        .collect();
+    std::fs::write(dir.path().join("acc.csv"), format!("x,acc\n{rows}")).unwrap();
+    let fit = stdout_json(scalinglaws().current_dir(dir.path()).args([
+        "fit",
+        "acc.csv",
+        "--law",
+        " logistic ",
+        "--target",
+        "acc",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(fit["settings"]["space"], "linear");
+}

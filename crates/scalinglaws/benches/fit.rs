@@ -18,15 +18,27 @@ fn epoch_grid() -> FitSettings {
     let exp = |v: Vec<f64>| v.into_iter().map(f64::exp).collect::<Vec<_>>();
     settings.grids.insert("alpha".into(), steps(0.0, 2.0, 0.5));
     settings.grids.insert("beta".into(), steps(0.0, 2.0, 0.5));
-    settings.grids.insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
-    settings.grids.insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
-    settings.grids.insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
+        .grids
+        .insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
+    settings
+        .grids
+        .insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
+        .grids
+        .insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
     settings
 }
 
 /// Hand-written objective and gradient of Huber(1e-3) on log residuals of
 /// E + A N^-alpha + B D^-beta, with ln N and ln D precomputed (the best a closed form can do).
-fn closed_form(p: &[f64; 5], ln_n: &[f64], ln_d: &[f64], ln_y: &[f64], gradient: &mut [f64; 5]) -> f64 {
+fn closed_form(
+    p: &[f64; 5],
+    ln_n: &[f64],
+    ln_d: &[f64],
+    ln_y: &[f64],
+    gradient: &mut [f64; 5],
+) -> f64 {
     let [e, a, alpha, b, beta] = *p;
     let delta = 1e-3;
     *gradient = [0.0; 5];
@@ -36,7 +48,11 @@ fn closed_form(p: &[f64; 5], ln_n: &[f64], ln_d: &[f64], ln_y: &[f64], gradient:
         let pd = (-beta * ln_d[i]).exp();
         let prediction = e + a * pn + b * pd;
         let r = prediction.ln() - ln_y[i];
-        let (cost, d1) = if r.abs() <= delta { (0.5 * r * r, r) } else { (delta * (r.abs() - 0.5 * delta), delta * r.signum()) };
+        let (cost, d1) = if r.abs() <= delta {
+            (0.5 * r * r, r)
+        } else {
+            (delta * (r.abs() - 0.5 * delta), delta * r.signum())
+        };
         value += cost;
         let s = d1 / prediction;
         gradient[0] += s;
@@ -52,12 +68,16 @@ fn benches(c: &mut Criterion) {
     let data: FitData = common::chinchilla_epoch();
     let law = catalog::lookup("chinchilla").unwrap();
     let default = FitSettings::default();
-    c.bench_function("chinchilla_default_fit", |b| b.iter(|| fit(&law, black_box(&data), &default).unwrap()));
+    c.bench_function("chinchilla_default_fit", |b| {
+        b.iter(|| fit(&law, black_box(&data), &default).unwrap())
+    });
 
     let grid = epoch_grid();
     let mut group = c.benchmark_group("slow");
     group.sample_size(10);
-    group.bench_function("chinchilla_epoch_grid_4500", |b| b.iter(|| fit(&law, black_box(&data), &grid).unwrap()));
+    group.bench_function("chinchilla_epoch_grid_4500", |b| {
+        b.iter(|| fit(&law, black_box(&data), &grid).unwrap())
+    });
     group.finish();
 
     let problem = problem_for(&law, &data, &default).unwrap();
@@ -68,9 +88,15 @@ fn benches(c: &mut Criterion) {
         b.iter(|| problem.value_and_gradient(black_box(&p), &mut scratch, &mut gradient))
     });
     let u = problem.internal(&p);
-    c.bench_function("exact_hessian_pass", |b| b.iter(|| problem.exact(black_box(&u))));
-    c.bench_function("gauss_newton_pass", |b| b.iter(|| problem.gauss_newton(black_box(&u), &mut scratch)));
-    c.bench_function("objective_pass", |b| b.iter(|| problem.objective(black_box(&u), &mut scratch)));
+    c.bench_function("exact_hessian_pass", |b| {
+        b.iter(|| problem.exact(black_box(&u)))
+    });
+    c.bench_function("gauss_newton_pass", |b| {
+        b.iter(|| problem.gauss_newton(black_box(&u), &mut scratch))
+    });
+    c.bench_function("objective_pass", |b| {
+        b.iter(|| problem.objective(black_box(&u), &mut scratch))
+    });
     let ln_n: Vec<f64> = data.variables[0].iter().map(|v| v.ln()).collect();
     let ln_d: Vec<f64> = data.variables[1].iter().map(|v| v.ln()).collect();
     let ln_y: Vec<f64> = data.target.iter().map(|v| v.ln()).collect();

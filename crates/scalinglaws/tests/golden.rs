@@ -21,7 +21,10 @@ fn check_epoch_optimum(result: &scalinglaws::fit::FitResult) {
         let ours = law.eval(&params, &[n, d]);
         let epoch = common::epoch_prediction(n, d);
         let relative = (ours - epoch).abs() / epoch;
-        assert!(relative < 1e-3, "at N={n:e}, D={d:e}: {ours} vs Epoch {epoch} ({relative:.2e})");
+        assert!(
+            relative < 1e-3,
+            "at N={n:e}, D={d:e}: {ours} vs Epoch {epoch} ({relative:.2e})"
+        );
     }
 }
 
@@ -48,9 +51,15 @@ fn chinchilla_epoch_full_grid_reproduces_epoch() {
     let exp = |v: Vec<f64>| v.into_iter().map(f64::exp).collect::<Vec<_>>();
     settings.grids.insert("alpha".into(), steps(0.0, 2.0, 0.5));
     settings.grids.insert("beta".into(), steps(0.0, 2.0, 0.5));
-    settings.grids.insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
-    settings.grids.insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
-    settings.grids.insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
+        .grids
+        .insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
+    settings
+        .grids
+        .insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
+        .grids
+        .insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
     let result = fit(&law, &data, &settings).unwrap();
     assert_eq!(result.optima.starts, 4500);
     check_epoch_optimum(&result);
@@ -60,7 +69,9 @@ fn chinchilla_epoch_full_grid_reproduces_epoch() {
 #[test]
 fn chinchilla_as_a_user_formula_reproduces_epoch() {
     let data = common::chinchilla_epoch();
-    let law = scalinglaws::Law::from_formula(catalog::CHINCHILLA_FORMULA, &|id| id == "N" || id == "D").unwrap();
+    let law =
+        scalinglaws::Law::from_formula(catalog::CHINCHILLA_FORMULA, &|id| id == "N" || id == "D")
+            .unwrap();
     let result = fit(&law, &data, &FitSettings::default()).unwrap();
     check_epoch_optimum(&result);
 }

@@ -2,11 +2,13 @@
 //! objective gradients and Hessians) match central finite differences on random formulas and
 //! points, and a fixed seed gives bit-identical fits for any thread count.
 
+#![allow(clippy::needless_range_loop)] // parallel arrays indexed together read best by index
+
 mod common;
 
 use scalinglaws::fit::{fit, problem_for, FitSettings, LossKind, Space};
 use scalinglaws::law::catalog;
-use scalinglaws::law::real::{HyperDual, Real};
+use scalinglaws::law::real::HyperDual;
 use scalinglaws::rng::Rng;
 use scalinglaws::Law;
 
@@ -34,13 +36,19 @@ fn random_formula(rng: &mut Rng, depth: usize) -> String {
         7 => format!("log(1 + {}^2)", sub(rng)),
         8 => format!("sqrt(1 + {}^2)", sub(rng)),
         9 => format!("sigmoid({})", sub(rng)),
-        10 => format!("{}(x*{}, y*{})", ["min", "max"][rng.below(2)], sub(rng), sub(rng)),
+        10 => format!(
+            "{}(x*{}, y*{})",
+            ["min", "max"][rng.below(2)],
+            sub(rng),
+            sub(rng)
+        ),
         _ => format!("(-{})^2", sub(rng)),
     }
 }
 
 fn law_of(formula: &str) -> Law {
-    Law::from_formula(formula, &|id| VARS.contains(&id)).unwrap_or_else(|e| panic!("{formula}: {e}"))
+    Law::from_formula(formula, &|id| VARS.contains(&id))
+        .unwrap_or_else(|e| panic!("{formula}: {e}"))
 }
 
 /// Central difference of `f` in coordinate `i`; None near a kink, where central differences
@@ -72,7 +80,11 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
         let formula = format!("{} + a", random_formula(&mut rng, 3));
         let law = law_of(&formula);
         let x = [0.5 + 3.0 * rng.uniform(), 1.5 + 2.0 * rng.uniform()];
-        let columns: Vec<Vec<f64>> = law.variables.iter().map(|v| vec![x[VARS.iter().position(|n| n == v).unwrap()]]).collect();
+        let columns: Vec<Vec<f64>> = law
+            .variables
+            .iter()
+            .map(|v| vec![x[VARS.iter().position(|n| n == v).unwrap()]])
+            .collect();
         let refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
         let bound = law.bind(&refs);
         let p: Vec<f64> = law.params.iter().map(|_| 0.2 + rng.uniform()).collect();
@@ -84,14 +96,33 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
         }
         let mut gradient = vec![0.0; p.len()];
         let reverse_value = bound.gradient_row(&p, 0, &mut scratch, &mut gradient);
-        let duals: Vec<HyperDual> = p.iter().enumerate().map(|(i, &v)| HyperDual::variable(v, i, p.len())).collect();
+        let duals: Vec<HyperDual> = p
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| HyperDual::variable(v, i, p.len()))
+            .collect();
         let dual = bound.eval_row_real(&duals, 0);
-        assert!(close(reverse_value, value, 1e-12) && close(dual.value, value, 1e-12), "case {case} {formula}");
+        assert!(
+            close(reverse_value, value, 1e-12) && close(dual.value, value, 1e-12),
+            "case {case} {formula}"
+        );
         for i in 0..p.len() {
-            let Some(numeric) = central(&f, &p, i) else { continue };
+            let Some(numeric) = central(&f, &p, i) else {
+                continue;
+            };
             let scale = value.abs().max(1.0) * 1e-3;
-            assert!(close(gradient[i], numeric, scale), "case {case} {formula}: d/d{} reverse {} vs fd {numeric}", law.params[i].name, gradient[i]);
-            assert!(close(dual.gradient[i], numeric, scale), "case {case} {formula}: d/d{} dual {} vs fd {numeric}", law.params[i].name, dual.gradient[i]);
+            assert!(
+                close(gradient[i], numeric, scale),
+                "case {case} {formula}: d/d{} reverse {} vs fd {numeric}",
+                law.params[i].name,
+                gradient[i]
+            );
+            assert!(
+                close(dual.gradient[i], numeric, scale),
+                "case {case} {formula}: d/d{} dual {} vs fd {numeric}",
+                law.params[i].name,
+                dual.gradient[i]
+            );
             let g = |q: &[f64]| {
                 let mut out = vec![0.0; q.len()];
                 bound.gradient_row(q, 0, &mut bound.scratch(), &mut out);
@@ -101,7 +132,10 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
                 let gj = |q: &[f64]| g(q)[j];
                 if let Some(numeric) = central(&gj, &p, i) {
                     let h = dual.hessian[i * p.len() + j];
-                    assert!(close(h, numeric, scale.max(1e-2)), "case {case} {formula}: H[{i}][{j}] dual {h} vs fd {numeric}");
+                    assert!(
+                        close(h, numeric, scale.max(1e-2)),
+                        "case {case} {formula}: H[{i}][{j}] dual {h} vs fd {numeric}"
+                    );
                 }
             }
             checked += 1;
@@ -114,8 +148,19 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
 fn objective_gradient_and_hessian_match_finite_differences() {
     let data = common::chinchilla_epoch();
     let law = catalog::lookup("chinchilla").unwrap();
-    for (loss, space) in [(LossKind::Huber, Space::Log), (LossKind::Linear, Space::Linear), (LossKind::SoftL1, Space::Log), (LossKind::Cauchy, Space::Log), (LossKind::Arctan, Space::Linear)] {
-        let settings = FitSettings { loss, space, f_scale: 0.05, ..FitSettings::default() };
+    for (loss, space) in [
+        (LossKind::Huber, Space::Log),
+        (LossKind::Linear, Space::Linear),
+        (LossKind::SoftL1, Space::Log),
+        (LossKind::Cauchy, Space::Log),
+        (LossKind::Arctan, Space::Linear),
+    ] {
+        let settings = FitSettings {
+            loss,
+            space,
+            f_scale: 0.05,
+            ..FitSettings::default()
+        };
         let problem = problem_for(&law, &data, &settings).unwrap();
         let p = [1.7, 420.0, 0.33, 1900.0, 0.36];
         let f = |q: &[f64]| problem.objective_natural(q, &mut problem.tape().scratch());
@@ -124,9 +169,17 @@ fn objective_gradient_and_hessian_match_finite_differences() {
         let exact = problem.exact_natural(&p).unwrap();
         assert!(close(value, f(&p), 1e-15) && close(exact.value, value, 1e-15));
         for i in 0..5 {
-            let numeric = central(&f, &p, i).unwrap_or_else(|| panic!("{loss:?}: objective not smooth in p{i}"));
-            assert!(close(gradient[i], numeric, value * 1e-6), "{loss:?}: dF/dp{i} {} vs {numeric}", gradient[i]);
-            assert!(close(exact.gradient[i], gradient[i], value * 1e-9), "{loss:?}: hyper-dual vs reverse gradient");
+            let numeric = central(&f, &p, i)
+                .unwrap_or_else(|| panic!("{loss:?}: objective not smooth in p{i}"));
+            assert!(
+                close(gradient[i], numeric, value * 1e-6),
+                "{loss:?}: dF/dp{i} {} vs {numeric}",
+                gradient[i]
+            );
+            assert!(
+                close(exact.gradient[i], gradient[i], value * 1e-9),
+                "{loss:?}: hyper-dual vs reverse gradient"
+            );
             for j in 0..5 {
                 let gj = |q: &[f64]| {
                     let mut g = vec![0.0; 5];
@@ -135,8 +188,13 @@ fn objective_gradient_and_hessian_match_finite_differences() {
                 };
                 if let Some(numeric) = central(&gj, &p, i) {
                     let h = exact.curvature[(i, j)];
-                    let scale = (exact.curvature[(i, i)].abs() * exact.curvature[(j, j)].abs()).sqrt() * 1e-4;
-                    assert!(close(h, numeric, scale), "{loss:?}: H[{i}][{j}] {h} vs {numeric}");
+                    let scale = (exact.curvature[(i, i)].abs() * exact.curvature[(j, j)].abs())
+                        .sqrt()
+                        * 1e-4;
+                    assert!(
+                        close(h, numeric, scale),
+                        "{loss:?}: H[{i}][{j}] {h} vs {numeric}"
+                    );
                 }
             }
         }
@@ -146,11 +204,34 @@ fn objective_gradient_and_hessian_match_finite_differences() {
 #[test]
 fn fits_are_bit_identical_for_any_thread_count() {
     let data = common::chinchilla_epoch();
-    for name in ["chinchilla"] {
-        let law = catalog::lookup(name).unwrap();
-        let one = fit(&law, &data, &FitSettings { threads: Some(1), seed: 7, ..FitSettings::default() }).unwrap();
-        let two = fit(&law, &data, &FitSettings { threads: Some(2), seed: 7, ..FitSettings::default() }).unwrap();
-        let bits = |r: &scalinglaws::fit::FitResult| r.param_values().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    {
+        let law = catalog::lookup("chinchilla").unwrap();
+        let one = fit(
+            &law,
+            &data,
+            &FitSettings {
+                threads: Some(1),
+                seed: 7,
+                ..FitSettings::default()
+            },
+        )
+        .unwrap();
+        let two = fit(
+            &law,
+            &data,
+            &FitSettings {
+                threads: Some(2),
+                seed: 7,
+                ..FitSettings::default()
+            },
+        )
+        .unwrap();
+        let bits = |r: &scalinglaws::fit::FitResult| {
+            r.param_values()
+                .iter()
+                .map(|v| v.to_bits())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(bits(&one), bits(&two));
         assert_eq!(one.objective.to_bits(), two.objective.to_bits());
         let strip = |r: &scalinglaws::fit::FitResult| {

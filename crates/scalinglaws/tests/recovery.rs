@@ -9,7 +9,9 @@ use scalinglaws::rng::Rng;
 const NOISE: f64 = 0.01;
 
 fn logspace(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    (0..n).map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64)).collect()
+    (0..n)
+        .map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64))
+        .collect()
 }
 
 /// Evaluates `law` with `truth` at every point and adds 1 % multiplicative noise.
@@ -17,18 +19,39 @@ fn synthesize(name: &str, truth: &[(&str, f64)], points: Vec<Vec<f64>>, seed: u6
     synthesize_with_noise(name, truth, points, seed, NOISE)
 }
 
-fn synthesize_with_noise(name: &str, truth: &[(&str, f64)], points: Vec<Vec<f64>>, seed: u64, noise: f64) -> FitData {
+fn synthesize_with_noise(
+    name: &str,
+    truth: &[(&str, f64)],
+    points: Vec<Vec<f64>>,
+    seed: u64,
+    noise: f64,
+) -> FitData {
     let law = catalog::lookup(name).unwrap();
     let params: Vec<f64> = law
         .params
         .iter()
-        .map(|p| truth.iter().find(|(n, _)| *n == p.name).unwrap_or_else(|| panic!("no truth for {}", p.name)).1)
+        .map(|p| {
+            truth
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .unwrap_or_else(|| panic!("no truth for {}", p.name))
+                .1
+        })
         .collect();
     let mut rng = Rng::new(seed);
-    let target = points.iter().map(|point| law.eval(&params, point) * (1.0 + noise * rng.normal())).collect();
+    let target = points
+        .iter()
+        .map(|point| law.eval(&params, point) * (1.0 + noise * rng.normal()))
+        .collect();
     let n_vars = law.variables.len();
-    let variables = (0..n_vars).map(|v| points.iter().map(|p| p[v]).collect()).collect();
-    FitData { variables, target, weights: None }
+    let variables = (0..n_vars)
+        .map(|v| points.iter().map(|p| p[v]).collect())
+        .collect();
+    FitData {
+        variables,
+        target,
+        weights: None,
+    }
 }
 
 fn fit_law(name: &str, data: &FitData, settings: &FitSettings) -> FitResult {
@@ -54,7 +77,10 @@ fn check(name: &str, result: &FitResult, truth: &[(&str, f64)], tolerances: &[(&
         let (error, limit) = match tol {
             Tol::Rel(r) => ((fitted.value - want).abs() / want.abs(), *r),
             Tol::Abs(a) => ((fitted.value - want).abs(), *a),
-            Tol::Sigma(k) => ((fitted.value - want).abs(), k * fitted.stderr.expect("a standard error")),
+            Tol::Sigma(k) => (
+                (fitted.value - want).abs(),
+                k * fitted.stderr.expect("a standard error"),
+            ),
         };
         assert!(
             error <= limit,
@@ -66,40 +92,75 @@ fn check(name: &str, result: &FitResult, truth: &[(&str, f64)], tolerances: &[(&
 }
 
 /// The global search must find an objective no worse than the true parameters'.
-fn check_not_worse_than_truth(name: &str, data: &FitData, settings: &FitSettings, result: &FitResult, truth: &[(&str, f64)]) {
+fn check_not_worse_than_truth(
+    name: &str,
+    data: &FitData,
+    settings: &FitSettings,
+    result: &FitResult,
+    truth: &[(&str, f64)],
+) {
     let law = catalog::lookup(name).unwrap();
     let problem = scalinglaws::fit::problem_for(&law, data, settings).unwrap();
-    let params: Vec<f64> = law.params.iter().map(|p| truth.iter().find(|(n, _)| *n == p.name).unwrap().1).collect();
+    let params: Vec<f64> = law
+        .params
+        .iter()
+        .map(|p| truth.iter().find(|(n, _)| *n == p.name).unwrap().1)
+        .collect();
     let at_truth = problem.objective_natural(&params, &mut problem.tape().scratch());
-    assert!(result.objective <= at_truth * (1.0 + 1e-12), "{name}: objective {} above the truth's {at_truth}", result.objective);
+    assert!(
+        result.objective <= at_truth * (1.0 + 1e-12),
+        "{name}: objective {} above the truth's {at_truth}",
+        result.objective
+    );
 }
 
 #[test]
 fn power() {
     let truth = [("A", 50.0), ("alpha", 0.3)];
-    let points = logspace(1e6, 1e10, 20).into_iter().map(|x| vec![x]).collect();
+    let points = logspace(1e6, 1e10, 20)
+        .into_iter()
+        .map(|x| vec![x])
+        .collect();
     let data = synthesize("power", &truth, points, 1);
     let result = fit_law("power", &data, &FitSettings::default());
-    check("power", &result, &truth, &[("A", Tol::Rel(0.1)), ("alpha", Tol::Abs(0.01))]);
+    check(
+        "power",
+        &result,
+        &truth,
+        &[("A", Tol::Rel(0.1)), ("alpha", Tol::Abs(0.01))],
+    );
 }
 
 #[test]
 fn power_offset() {
     let truth = [("E", 1.7), ("A", 400.0), ("alpha", 0.34)];
-    let points = logspace(1e6, 1e11, 30).into_iter().map(|x| vec![x]).collect();
+    let points = logspace(1e6, 1e11, 30)
+        .into_iter()
+        .map(|x| vec![x])
+        .collect();
     let data = synthesize("power_offset", &truth, points, 2);
     let result = fit_law("power_offset", &data, &FitSettings::default());
     check(
         "power_offset",
         &result,
         &truth,
-        &[("E", Tol::Rel(0.02)), ("A", Tol::Rel(0.25)), ("alpha", Tol::Abs(0.02))],
+        &[
+            ("E", Tol::Rel(0.02)),
+            ("A", Tol::Rel(0.25)),
+            ("alpha", Tol::Abs(0.02)),
+        ],
     );
 }
 
 #[test]
 fn chinchilla() {
-    let truth = [("E", 1.69), ("A", 406.4), ("alpha", 0.34), ("B", 410.7), ("beta", 0.28)];
+    let truth = [
+        ("E", 1.69),
+        ("A", 406.4),
+        ("alpha", 0.34),
+        ("B", 410.7),
+        ("beta", 0.28),
+    ];
     let mut points = Vec::new();
     for n in logspace(7e7, 1.6e10, 8) {
         for d in logspace(5e9, 5e11, 8) {
@@ -120,7 +181,13 @@ fn chinchilla() {
             ("beta", Tol::Abs(0.03)),
         ],
     );
-    check_not_worse_than_truth("chinchilla", &data, &FitSettings::default(), &result, &truth);
+    check_not_worse_than_truth(
+        "chinchilla",
+        &data,
+        &FitSettings::default(),
+        &result,
+        &truth,
+    );
 }
 
 #[test]
@@ -149,19 +216,46 @@ fn data_constrained() {
         settings.fixed.insert(name.to_string(), *value);
     }
     let result = fit_law("data_constrained", &data, &settings);
-    check("data_constrained", &result, &truth, &[("RN_star", Tol::Sigma(4.0)), ("RD_star", Tol::Sigma(4.0)), ("RD_star", Tol::Rel(0.2))]);
+    check(
+        "data_constrained",
+        &result,
+        &truth,
+        &[
+            ("RN_star", Tol::Sigma(4.0)),
+            ("RD_star", Tol::Sigma(4.0)),
+            ("RD_star", Tol::Rel(0.2)),
+        ],
+    );
     check_not_worse_than_truth("data_constrained", &data, &settings, &result, &truth);
     // All seven parameters free: the law's predictions (not its weakly determined A, B) come back.
     let free = fit_law("data_constrained", &data, &FitSettings::default());
     let law = catalog::lookup("data_constrained").unwrap();
-    let truth_params: Vec<f64> = law.params.iter().map(|p| truth.iter().find(|(n, _)| *n == p.name).unwrap().1).collect();
+    let truth_params: Vec<f64> = law
+        .params
+        .iter()
+        .map(|p| truth.iter().find(|(n, _)| *n == p.name).unwrap().1)
+        .collect();
     for point in [[6.34e9, 242e9, 25e9], [1e10, 1e12, 1e11], [2e8, 4e10, 1e9]] {
         let want = law.eval(&truth_params, &point);
         let got = law.eval(&free.param_values(), &point);
-        assert!((got - want).abs() / want < 0.01, "data_constrained free fit at {point:?}: {got} vs {want}");
+        assert!(
+            (got - want).abs() / want < 0.01,
+            "data_constrained free fit at {point:?}: {got} vs {want}"
+        );
     }
-    check("data_constrained (free)", &free, &truth, &[("E", Tol::Rel(0.05))]);
-    check_not_worse_than_truth("data_constrained", &data, &FitSettings::default(), &free, &truth);
+    check(
+        "data_constrained (free)",
+        &free,
+        &truth,
+        &[("E", Tol::Rel(0.05))],
+    );
+    check_not_worse_than_truth(
+        "data_constrained",
+        &data,
+        &FitSettings::default(),
+        &free,
+        &truth,
+    );
 }
 
 /// The looped-transformer law on the seed paper's design: r in {1, 2, 4, 8} × 4 sizes × 3
@@ -172,7 +266,14 @@ fn data_constrained() {
 /// 0.3 % noise every seed must land within ±0.02.
 #[test]
 fn looped_recovers_phi() {
-    let truth = [("E", 1.8), ("A", 500.0), ("phi", 0.46), ("alpha", 0.35), ("B", 2000.0), ("beta", 0.37)];
+    let truth = [
+        ("E", 1.8),
+        ("A", 500.0),
+        ("phi", 0.46),
+        ("alpha", 0.35),
+        ("B", 2000.0),
+        ("beta", 0.37),
+    ];
     let mut points = Vec::new();
     for r in [1.0, 2.0, 4.0, 8.0] {
         for n_rec in [1e5, 1e6, 1e7, 1e8] {
@@ -192,16 +293,34 @@ fn looped_recovers_phi() {
         within += u64::from((result.value("phi").unwrap() - 0.46).abs() <= 0.02);
         let quiet = synthesize_with_noise("looped", &truth, points.clone(), 100 + seed, 0.003);
         let result = fit_law("looped", &quiet, &settings);
-        check("looped (0.3 % noise)", &result, &truth, &[("phi", Tol::Abs(0.02))]);
+        check(
+            "looped (0.3 % noise)",
+            &result,
+            &truth,
+            &[("phi", Tol::Abs(0.02))],
+        );
     }
     eprintln!("phi within ±0.02 in {within} of {seeds} seeds at 1 % noise");
-    assert!(within * 10 >= seeds * 8, "phi within ±0.02 in only {within} of {seeds} seeds");
+    assert!(
+        within * 10 >= seeds * 8,
+        "phi within ±0.02 in only {within} of {seeds} seeds"
+    );
 }
 
 #[test]
 fn bnsl() {
-    let truth = [("a", 0.5), ("b", 5.0), ("c0", 0.2), ("c1", 0.5), ("d1", 1e4), ("f1", 0.3)];
-    let points = logspace(1e1, 1e7, 40).into_iter().map(|x| vec![x]).collect();
+    let truth = [
+        ("a", 0.5),
+        ("b", 5.0),
+        ("c0", 0.2),
+        ("c1", 0.5),
+        ("d1", 1e4),
+        ("f1", 0.3),
+    ];
+    let points = logspace(1e1, 1e7, 40)
+        .into_iter()
+        .map(|x| vec![x])
+        .collect();
     let data = synthesize("bnsl", &truth, points, 5);
     let result = fit_law("bnsl", &data, &FitSettings::default());
     check(
@@ -233,7 +352,12 @@ fn logistic() {
         "logistic",
         &result,
         &truth,
-        &[("lo", Tol::Abs(0.03)), ("span", Tol::Abs(0.05)), ("k", Tol::Rel(0.15)), ("x0", Tol::Abs(0.05))],
+        &[
+            ("lo", Tol::Abs(0.03)),
+            ("span", Tol::Abs(0.05)),
+            ("k", Tol::Rel(0.15)),
+            ("x0", Tol::Abs(0.05)),
+        ],
     );
     check_not_worse_than_truth("logistic", &data, &settings, &result, &truth);
 }
@@ -244,12 +368,23 @@ fn exp_growth() {
     let points = (0..30).map(|i| vec![i as f64 * 100.0 / 29.0]).collect();
     let data = synthesize("exp_growth", &truth, points, 7);
     let result = fit_law("exp_growth", &data, &FitSettings::default());
-    check("exp_growth", &result, &truth, &[("y0", Tol::Rel(0.02)), ("k", Tol::Abs(0.001))]);
+    check(
+        "exp_growth",
+        &result,
+        &truth,
+        &[("y0", Tol::Rel(0.02)), ("k", Tol::Abs(0.001))],
+    );
 }
 
 #[test]
 fn user_formula_recovers_like_the_catalog() {
-    let truth = [("E", 1.69), ("A", 406.4), ("alpha", 0.34), ("B", 410.7), ("beta", 0.28)];
+    let truth = [
+        ("E", 1.69),
+        ("A", 406.4),
+        ("alpha", 0.34),
+        ("B", 410.7),
+        ("beta", 0.28),
+    ];
     let mut points = Vec::new();
     for n in logspace(7e7, 1.6e10, 6) {
         for d in logspace(5e9, 5e11, 6) {
@@ -257,8 +392,15 @@ fn user_formula_recovers_like_the_catalog() {
         }
     }
     let data = synthesize("chinchilla", &truth, points, 8);
-    let law = scalinglaws::Law::from_formula("E + A*N^-alpha + B*D^-beta", &|id| id == "N" || id == "D").unwrap();
+    let law =
+        scalinglaws::Law::from_formula("E + A*N^-alpha + B*D^-beta", &|id| id == "N" || id == "D")
+            .unwrap();
     let result = fit(&law, &data, &FitSettings::default()).unwrap();
     let catalog = fit_law("chinchilla", &data, &FitSettings::default());
-    assert!((result.objective - catalog.objective).abs() <= 1e-9 * catalog.objective, "{} vs {}", result.objective, catalog.objective);
+    assert!(
+        (result.objective - catalog.objective).abs() <= 1e-9 * catalog.objective,
+        "{} vs {}",
+        result.objective,
+        catalog.objective
+    );
 }

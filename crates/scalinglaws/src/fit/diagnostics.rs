@@ -25,6 +25,8 @@ struct Uncertainty {
     covariance: Option<DMatrix<f64>>,
     condition_number: Option<f64>,
     kind: &'static str,
+    /// No residual degrees of freedom (rows <= free parameters).
+    no_dof: bool,
 }
 
 pub fn summarize(
@@ -39,24 +41,48 @@ pub fn summarize(
     let best = &outcome.optima[0];
     let p = problem.natural(&best.u);
     let uncertainty = uncertainty(problem, &p, settings.loss);
-    let names: Vec<String> = problem.free().iter().map(|&i| law.params[i].name.clone()).collect();
-    let params = param_results(law, problem, &p, lower, upper, uncertainty.covariance.as_ref());
+    let names: Vec<String> = problem
+        .free()
+        .iter()
+        .map(|&i| law.params[i].name.clone())
+        .collect();
+    let params = param_results(
+        law,
+        problem,
+        &p,
+        lower,
+        upper,
+        uncertainty.covariance.as_ref(),
+    );
     let correlation = uncertainty.covariance.as_ref().map(correlation);
     let stats = stats(problem, &p);
     let mut warnings = Vec::new();
     warn_convergence(best.termination, &mut warnings);
     warn_bounds(&params, &mut warnings);
-    warn_optima(outcome, &mut warnings);
-    warn_uncertainty(&uncertainty, &names, correlation.as_ref(), &params, &mut warnings);
+    warn_optima(outcome, objective_floor(problem), &mut warnings);
+    warn_uncertainty(
+        &uncertainty,
+        &names,
+        correlation.as_ref(),
+        &params,
+        &mut warnings,
+    );
     warn_design(law, data, &mut warnings);
-    let gap = outcome.optima.get(1).map(|second| second.value - best.value);
+    let gap = outcome
+        .optima
+        .get(1)
+        .map(|second| second.value - best.value);
     FitResult {
         schema_version: SCHEMA_VERSION,
         law: law.label().to_string(),
         formula: law.formula.clone(),
         citation: law.citation.clone(),
         target: "y".into(),
-        variables: law.variables.iter().map(|v| (v.clone(), v.clone())).collect(),
+        variables: law
+            .variables
+            .iter()
+            .map(|v| (v.clone(), v.clone()))
+            .collect(),
         n_obs: problem.n_rows(),
         settings: settings.clone(),
         params,
@@ -68,10 +94,11 @@ pub fn summarize(
             starts: outcome.starts,
             failed: outcome.failed,
             diverged: outcome.diverged,
+            unconverged: outcome.unconverged,
             distinct: outcome.optima.len(),
             best_starts: best.starts,
             gap,
-            relative_gap: gap.map(|g| g / best.value.abs().max(f64::MIN_POSITIVE)),
+            relative_gap: gap.map(|g| g / best.value.abs().max(objective_floor(problem))),
         },
         stats,
         covariance_kind: uncertainty.kind.to_string(),
@@ -83,27 +110,41 @@ pub fn summarize(
     }
 }
 
+/// The smallest objective difference that means anything (see `search::OBJECTIVE_FLOOR`).
+fn objective_floor(problem: &Problem) -> f64 {
+    super::search::OBJECTIVE_FLOOR * problem.total_weight()
+}
+
 fn labelled(names: &[String], m: &DMatrix<f64>) -> Matrix {
     Matrix {
         names: names.to_vec(),
-        values: (0..m.nrows()).map(|i| m.row(i).iter().copied().collect()).collect(),
+        values: (0..m.nrows())
+            .map(|i| m.row(i).iter().copied().collect())
+            .collect(),
     }
 }
 
 /// Covariance of the free parameters, or None when the Hessian is not positive definite.
 fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
-    let kind = if loss == LossKind::Linear { "hessian" } else { "sandwich" };
+    let kind = if loss == LossKind::Linear {
+        "hessian"
+    } else {
+        "sandwich"
+    };
     let none = Uncertainty {
         covariance: None,
         condition_number: None,
         kind,
+        no_dof: problem.n_rows() <= problem.dim(),
     };
     let Some(model) = problem.exact_natural(p) else {
         return none;
     };
     let hessian = model.curvature;
     let k = hessian.nrows();
-    let scale: Vec<f64> = (0..k).map(|i| hessian[(i, i)].abs().sqrt().max(f64::MIN_POSITIVE)).collect();
+    let scale: Vec<f64> = (0..k)
+        .map(|i| hessian[(i, i)].abs().sqrt().max(f64::MIN_POSITIVE))
+        .collect();
     let scaled = DMatrix::from_fn(k, k, |i, j| hessian[(i, j)] / (scale[i] * scale[j]));
     let eig = eigenvalues(&scaled);
     let condition_number = match (eig.first(), eig.last()) {
@@ -111,11 +152,21 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
         _ => None,
     };
     let Some(inverse) = nalgebra::Cholesky::new(scaled).map(|c| c.inverse()) else {
-        return Uncertainty { condition_number, ..none };
+        return Uncertainty {
+            condition_number,
+            ..none
+        };
     };
     let h_inverse = DMatrix::from_fn(k, k, |i, j| inverse[(i, j)] / (scale[i] * scale[j]));
     let n = problem.n_rows();
-    let dof = n.saturating_sub(k).max(1) as f64;
+    if n <= k {
+        // No residual degrees of freedom: the data cannot say how uncertain the fit is.
+        return Uncertainty {
+            condition_number,
+            ..none
+        };
+    }
+    let dof = (n - k) as f64;
     let covariance = if loss == LossKind::Linear {
         h_inverse * (2.0 * model.value / dof)
     } else {
@@ -132,13 +183,17 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
         covariance: valid.then_some(covariance),
         condition_number,
         kind,
+        no_dof: false,
     }
 }
 
 fn correlation(covariance: &DMatrix<f64>) -> DMatrix<f64> {
     let k = covariance.nrows();
     DMatrix::from_fn(k, k, |i, j| {
-        covariance[(i, j)] / (covariance[(i, i)] * covariance[(j, j)]).sqrt().max(f64::MIN_POSITIVE)
+        covariance[(i, j)]
+            / (covariance[(i, i)] * covariance[(j, j)])
+                .sqrt()
+                .max(f64::MIN_POSITIVE)
     })
 }
 
@@ -160,7 +215,9 @@ fn param_results(
         .enumerate()
         .map(|(i, spec)| {
             let slot = problem.free().iter().position(|&f| f == i);
-            let stderr = slot.and_then(|s| covariance.map(|c| c[(s, s)].sqrt())).and_then(finite);
+            let stderr = slot
+                .and_then(|s| covariance.map(|c| c[(s, s)].sqrt()))
+                .and_then(finite);
             let result = ParamResult {
                 value: p[i],
                 stderr,
@@ -183,13 +240,17 @@ fn stats(problem: &Problem, p: &[f64]) -> Stats {
     let total_weight: f64 = weights.iter().sum();
     let mean = weights.iter().zip(target).map(|(w, y)| w * y).sum::<f64>() / total_weight;
     let ss_res: f64 = weights.iter().zip(&residuals).map(|(w, r)| w * r * r).sum();
-    let ss_tot: f64 = weights.iter().zip(target).map(|(w, y)| w * (y - mean).powi(2)).sum();
+    let ss_tot: f64 = weights
+        .iter()
+        .zip(target)
+        .map(|(w, y)| w * (y - mean).powi(2))
+        .sum();
     let n = problem.n_rows() as f64;
     let k = problem.dim() as f64;
     let log_likelihood_term = n * (ss_res / n).ln();
     Stats {
         r2: finite(1.0 - ss_res / ss_tot),
-        rmse: (ss_res / total_weight).sqrt(),
+        rmse: finite((ss_res / total_weight).sqrt()),
         aic: finite(log_likelihood_term + 2.0 * k),
         bic: finite(log_likelihood_term + k * n.ln()),
         n_params: problem.dim(),
@@ -215,7 +276,7 @@ fn warn_bounds(params: &[(String, ParamResult)], warnings: &mut Vec<String>) {
     }
 }
 
-fn warn_optima(outcome: &SearchOutcome, warnings: &mut Vec<String>) {
+fn warn_optima(outcome: &SearchOutcome, floor: f64, warnings: &mut Vec<String>) {
     if (outcome.failed + outcome.diverged) * 2 > outcome.starts {
         warnings.push(format!(
             "{} of {} starts gave no finite objective or diverged; the start grid may not suit this data",
@@ -226,14 +287,13 @@ fn warn_optima(outcome: &SearchOutcome, warnings: &mut Vec<String>) {
     let (Some(best), Some(second)) = (outcome.optima.first(), outcome.optima.get(1)) else {
         return;
     };
-    let relative = (second.value - best.value) / best.value.abs().max(f64::MIN_POSITIVE);
+    let relative = (second.value - best.value) / best.value.abs().max(floor);
     if relative < NEAR_TIE {
         warnings.push(format!(
             "a different optimum is within {:.2e} (relative) of the best: the law's parameters are not uniquely determined by this data",
             relative
         ));
     }
-
 }
 
 fn warn_uncertainty(
@@ -243,10 +303,16 @@ fn warn_uncertainty(
     params: &[(String, ParamResult)],
     warnings: &mut Vec<String>,
 ) {
-    if uncertainty.covariance.is_none() {
+    let dof = params.iter().filter(|(_, p)| !p.fixed).count();
+    if uncertainty.covariance.is_none() && uncertainty.no_dof {
+        warnings.push(format!("as many parameters ({dof}) as rows: the law interpolates the data and standard errors are unavailable"));
+    } else if uncertainty.covariance.is_none() {
         warnings.push("the Hessian at the optimum is not positive definite: standard errors are unavailable (a flat direction or a saddle)".into());
     }
-    if let Some(c) = uncertainty.condition_number.filter(|c| *c > ILL_CONDITIONED) {
+    if let Some(c) = uncertainty
+        .condition_number
+        .filter(|c| *c > ILL_CONDITIONED)
+    {
         warnings.push(format!("the scaled Hessian is ill-conditioned (condition number {c:.2e}): some parameter combination is barely determined"));
     }
     if let Some(corr) = correlation {
@@ -256,7 +322,10 @@ fn warn_uncertainty(
         let nonlinear = |name: &str| params.iter().any(|(n, p)| n == name && !p.linear);
         for i in 0..names.len() {
             for j in 0..i {
-                if nonlinear(&names[i]) && nonlinear(&names[j]) && corr[(i, j)].abs() > STRONG_CORRELATION {
+                if nonlinear(&names[i])
+                    && nonlinear(&names[j])
+                    && corr[(i, j)].abs() > STRONG_CORRELATION
+                {
                     warnings.push(format!(
                         "{} and {} are strongly correlated ({:+.4}): the data cannot separate them well",
                         names[j], names[i], corr[(i, j)]
@@ -267,7 +336,10 @@ fn warn_uncertainty(
     }
     for (name, p) in params {
         if let Some(rel) = p.rel_stderr.filter(|r| *r > 1.0) {
-            warnings.push(format!("{name} is poorly determined: its standard error is {:.0}% of its value", rel * 100.0));
+            warnings.push(format!(
+                "{name} is poorly determined: its standard error is {:.0}% of its value",
+                rel * 100.0
+            ));
         }
     }
 }
@@ -277,7 +349,10 @@ fn design_correlation(a: &[f64], b: &[f64]) -> Option<f64> {
     let use_logs = a.iter().chain(b).all(|v| *v > 0.0);
     let f = |v: f64| if use_logs { v.ln() } else { v };
     let n = a.len() as f64;
-    let (ma, mb) = (a.iter().map(|v| f(*v)).sum::<f64>() / n, b.iter().map(|v| f(*v)).sum::<f64>() / n);
+    let (ma, mb) = (
+        a.iter().map(|v| f(*v)).sum::<f64>() / n,
+        b.iter().map(|v| f(*v)).sum::<f64>() / n,
+    );
     let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
     for (x, y) in a.iter().zip(b) {
         let (dx, dy) = (f(*x) - ma, f(*y) - mb);
@@ -291,7 +366,9 @@ fn design_correlation(a: &[f64], b: &[f64]) -> Option<f64> {
 fn warn_design(law: &Law, data: &FitData, warnings: &mut Vec<String>) {
     for i in 0..law.variables.len() {
         for j in 0..i {
-            if let Some(rho) = design_correlation(&data.variables[j], &data.variables[i]).filter(|r| r.abs() > COLLINEAR_DESIGN) {
+            if let Some(rho) = design_correlation(&data.variables[j], &data.variables[i])
+                .filter(|r| r.abs() > COLLINEAR_DESIGN)
+            {
                 warnings.push(format!(
                     "variables {} and {} are nearly collinear in the data (correlation {rho:+.3}): the effects that scale them cannot be separated reliably",
                     law.variables[j], law.variables[i]

@@ -16,7 +16,13 @@ pub enum LossKind {
 }
 
 impl LossKind {
-    pub const ALL: [LossKind; 5] = [LossKind::Linear, LossKind::Huber, LossKind::SoftL1, LossKind::Cauchy, LossKind::Arctan];
+    pub const ALL: [LossKind; 5] = [
+        LossKind::Linear,
+        LossKind::Huber,
+        LossKind::SoftL1,
+        LossKind::Cauchy,
+        LossKind::Arctan,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -83,11 +89,30 @@ impl Loss {
         let f = self.f_scale;
         // Closed forms of the two common losses (the general path below agrees with them).
         match self.kind {
-            LossKind::Linear => return CostTerms { cost: 0.5 * r * r, d1: r, d2: 1.0, irls: 1.0 },
-            LossKind::Huber if r.abs() <= f => return CostTerms { cost: 0.5 * r * r, d1: r, d2: 1.0, irls: 1.0 },
+            LossKind::Linear => {
+                return CostTerms {
+                    cost: 0.5 * r * r,
+                    d1: r,
+                    d2: 1.0,
+                    irls: 1.0,
+                }
+            }
+            LossKind::Huber if r.abs() <= f => {
+                return CostTerms {
+                    cost: 0.5 * r * r,
+                    d1: r,
+                    d2: 1.0,
+                    irls: 1.0,
+                }
+            }
             LossKind::Huber => {
                 let a = r.abs();
-                return CostTerms { cost: f * (a - 0.5 * f), d1: f * r.signum(), d2: 0.0, irls: f / a };
+                return CostTerms {
+                    cost: f * (a - 0.5 * f),
+                    d1: f * r.signum(),
+                    d2: 0.0,
+                    irls: f / a,
+                };
             }
             _ => {}
         }
@@ -102,9 +127,7 @@ impl Loss {
     }
 
     pub fn cost(&self, r: f64) -> f64 {
-        let f = self.f_scale;
-        let z = (r / f) * (r / f);
-        0.5 * f * f * self.kind.rho(z).0
+        self.terms(r).cost
     }
 }
 
@@ -114,7 +137,10 @@ mod tests {
 
     #[test]
     fn huber_matches_scipy_special_huber() {
-        let loss = Loss { kind: LossKind::Huber, f_scale: 1e-3 };
+        let loss = Loss {
+            kind: LossKind::Huber,
+            f_scale: 1e-3,
+        };
         // scipy.special.huber(delta, r) = r²/2 if |r| <= delta else delta (|r| - delta/2)
         assert!((loss.cost(5e-4) - 0.5 * 25e-8).abs() < 1e-20);
         assert!((loss.cost(-0.01) - 1e-3 * (0.01 - 5e-4)).abs() < 1e-18);

@@ -15,9 +15,17 @@ enum State {
 
 /// Solves the bounded problem; `columns[j]` is column j of Φ. None if no column has any
 /// scale or the system is degenerate beyond repair.
-pub fn bounded_least_squares(columns: &[Vec<f64>], target: &[f64], lower: &[f64], upper: &[f64]) -> Option<Vec<f64>> {
+pub fn bounded_least_squares(
+    columns: &[Vec<f64>],
+    target: &[f64],
+    lower: &[f64],
+    upper: &[f64],
+) -> Option<Vec<f64>> {
     let k = columns.len();
-    let norms: Vec<f64> = columns.iter().map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt()).collect();
+    let norms: Vec<f64> = columns
+        .iter()
+        .map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt())
+        .collect();
     if norms.iter().any(|n| !n.is_finite() || *n == 0.0) {
         return None;
     }
@@ -96,7 +104,13 @@ fn solve_free_set(
         let mut blocking = None;
         for (idx, &j) in free.iter().enumerate() {
             let (from, to) = (theta[j], target[idx]);
-            let limit = if to < lo[j] { Some((lo[j] - from) / (to - from)) } else if to > hi[j] { Some((hi[j] - from) / (to - from)) } else { None };
+            let limit = if to < lo[j] {
+                Some((lo[j] - from) / (to - from))
+            } else if to > hi[j] {
+                Some((hi[j] - from) / (to - from))
+            } else {
+                None
+            };
             if let Some(t) = limit {
                 if t < step {
                     step = t.max(0.0);
@@ -112,26 +126,42 @@ fn solve_free_set(
             Some(j) => {
                 let at_lower = (theta[j] - lo[j]).abs() <= (theta[j] - hi[j]).abs();
                 theta[j] = if at_lower { lo[j] } else { hi[j] };
-                state[j] = if at_lower { State::AtLower } else { State::AtUpper };
+                state[j] = if at_lower {
+                    State::AtLower
+                } else {
+                    State::AtUpper
+                };
             }
         }
     }
     Some(())
 }
 
-fn unconstrained_free_optimum(gram: &DMatrix<f64>, rhs: &DVector<f64>, theta: &[f64], free: &[usize]) -> Option<Vec<f64>> {
+fn unconstrained_free_optimum(
+    gram: &DMatrix<f64>,
+    rhs: &DVector<f64>,
+    theta: &[f64],
+    free: &[usize],
+) -> Option<Vec<f64>> {
     let m = free.len();
     let mut g = DMatrix::zeros(m, m);
     let mut b = DVector::zeros(m);
     for (a, &i) in free.iter().enumerate() {
-        b[a] = rhs[i] - (0..theta.len()).filter(|j| !free.contains(j)).map(|j| gram[(i, j)] * theta[j]).sum::<f64>();
+        b[a] = rhs[i]
+            - (0..theta.len())
+                .filter(|j| !free.contains(j))
+                .map(|j| gram[(i, j)] * theta[j])
+                .sum::<f64>();
         for (c, &j) in free.iter().enumerate() {
             g[(a, c)] = gram[(i, j)];
         }
         g[(a, a)] += 1e-14;
     }
     let solution = nalgebra::Cholesky::new(g)?.solve(&b);
-    solution.iter().all(|x| x.is_finite()).then(|| solution.as_slice().to_vec())
+    solution
+        .iter()
+        .all(|x| x.is_finite())
+        .then(|| solution.as_slice().to_vec())
 }
 
 #[cfg(test)]
@@ -143,8 +173,12 @@ mod tests {
         let x: Vec<f64> = (0..10).map(|i| i as f64).collect();
         let ones = vec![1.0; 10];
         let y: Vec<f64> = x.iter().map(|v| 2.0 + 3.0 * v).collect();
-        let theta = bounded_least_squares(&[ones, x], &y, &[0.0, 0.0], &[f64::INFINITY; 2]).unwrap();
-        assert!((theta[0] - 2.0).abs() < 1e-9 && (theta[1] - 3.0).abs() < 1e-9, "{theta:?}");
+        let theta =
+            bounded_least_squares(&[ones, x], &y, &[0.0, 0.0], &[f64::INFINITY; 2]).unwrap();
+        assert!(
+            (theta[0] - 2.0).abs() < 1e-9 && (theta[1] - 3.0).abs() < 1e-9,
+            "{theta:?}"
+        );
     }
 
     #[test]
@@ -153,12 +187,24 @@ mod tests {
         let ones = vec![1.0; 10];
         // y = -5 + x: the intercept wants to be negative but is bounded at 0.
         let y: Vec<f64> = x.iter().map(|v| -5.0 + v).collect();
-        let theta = bounded_least_squares(&[ones.clone(), x.clone()], &y, &[0.0, 0.0], &[f64::INFINITY; 2]).unwrap();
+        let theta = bounded_least_squares(
+            &[ones.clone(), x.clone()],
+            &y,
+            &[0.0, 0.0],
+            &[f64::INFINITY; 2],
+        )
+        .unwrap();
         assert_eq!(theta[0], 0.0);
         // With intercept 0, the slope is Σxy/Σx².
         let want = dot(&x, &y) / dot(&x, &x);
         assert!((theta[1] - want).abs() < 1e-9);
-        let theta = bounded_least_squares(&[ones, x], &y, &[f64::NEG_INFINITY; 2], &[f64::INFINITY, 0.5]).unwrap();
+        let theta = bounded_least_squares(
+            &[ones, x],
+            &y,
+            &[f64::NEG_INFINITY; 2],
+            &[f64::INFINITY, 0.5],
+        )
+        .unwrap();
         assert!((theta[1] - 0.5).abs() < 1e-12, "{theta:?}");
     }
 }

@@ -97,7 +97,9 @@ pub fn problem_for(law: &Law, data: &FitData, settings: &FitSettings) -> Result<
     validate_settings(law, settings)?;
     validate_data(law, data, settings)?;
     let plans = plan_params(law, data, settings)?;
-    let free: Vec<usize> = (0..plans.len()).filter(|&i| plans[i].fixed.is_none()).collect();
+    let free: Vec<usize> = (0..plans.len())
+        .filter(|&i| plans[i].fixed.is_none())
+        .collect();
     Ok(build_problem(law, data, settings, &plans, &free))
 }
 
@@ -106,11 +108,16 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
     validate_settings(law, settings)?;
     validate_data(law, data, settings)?;
     let plans = plan_params(law, data, settings)?;
-    let free: Vec<usize> = (0..plans.len()).filter(|&i| plans[i].fixed.is_none()).collect();
+    let free: Vec<usize> = (0..plans.len())
+        .filter(|&i| plans[i].fixed.is_none())
+        .collect();
     if free.is_empty() {
         return Err(Error::settings("every parameter is fixed: nothing to fit"));
     }
-    if data.target.len() < free.len() {
+    let rows_with_weight = data.weights.as_ref().map_or(data.target.len(), |w| {
+        w.iter().filter(|w| **w > 0.0).count()
+    });
+    if rows_with_weight < free.len() {
         return Err(Error::Data {
             location: crate::error::Location {
                 file: "the data".into(),
@@ -118,7 +125,7 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
                 line: None,
                 column: None,
             },
-            message: format!("{} rows are fewer than the {} parameters to fit", data.target.len(), free.len()),
+            message: format!("{rows_with_weight} rows with positive weight are fewer than the {} parameters to fit", free.len()),
             fix: "add rows, or fix some parameters with --fix NAME=VALUE".into(),
         });
     }
@@ -126,7 +133,9 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
     let starts = build_starts(&plans)?;
     let lower: Vec<f64> = plans.iter().map(|p| p.lower).collect();
     let upper: Vec<f64> = plans.iter().map(|p| p.upper).collect();
-    let outcome = with_threads(settings.threads, || search::search(&problem, &starts, &lower, &upper, settings.max_iterations))?;
+    let outcome = with_threads(settings.threads, || {
+        search::search(&problem, &starts, &lower, &upper, settings.max_iterations)
+    })?;
     if outcome.optima.is_empty() {
         return Err(Error::fit(format!(
             "none of the {} starts gave a finite objective; check that the law can produce the target's values{}",
@@ -134,7 +143,41 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
             if settings.space == Space::Log { " (log space needs positive predictions)" } else { "" }
         )));
     }
-    Ok(diagnostics::summarize(law, data, settings, &problem, &outcome, &lower, &upper))
+    let mut result =
+        diagnostics::summarize(law, data, settings, &problem, &outcome, &lower, &upper);
+    result
+        .warnings
+        .extend(settings_warnings(settings, &plans, law));
+    Ok(result)
+}
+
+/// Settings that are legal but probably not what the user meant.
+fn settings_warnings(settings: &FitSettings, plans: &[ParamPlan], law: &Law) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (spec, plan) in law.params.iter().zip(plans) {
+        let name = &spec.name;
+        let outside = |v: f64| v < plan.lower || v > plan.upper;
+        if let Some(value) = plan.fixed {
+            if outside(value) {
+                warnings.push(format!(
+                    "{name} is fixed at {value}, outside its bounds [{}, {}]",
+                    plan.lower, plan.upper
+                ));
+            }
+            if settings.grids.contains_key(name) || settings.bounds.contains_key(name) {
+                warnings.push(format!("{name} is fixed, so its --grid/--bound is ignored"));
+            }
+        } else if settings
+            .grids
+            .get(name)
+            .is_some_and(|g| g.iter().any(|v| outside(*v)))
+        {
+            warnings.push(format!(
+                "some --grid values of {name} lie outside its bounds and start just inside them"
+            ));
+        }
+    }
+    warnings
 }
 
 fn with_threads<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
@@ -161,23 +204,39 @@ fn unknown_param(law: &Law, name: &str, what: &str) -> Error {
 }
 
 fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
-    if !(settings.f_scale > 0.0 && settings.f_scale.is_finite()) {
-        return Err(Error::settings(format!("f_scale must be a positive number, got {}", settings.f_scale)));
+    if !(1e-100..=1e100).contains(&settings.f_scale) {
+        return Err(Error::settings(format!(
+            "f_scale must be a positive number between 1e-100 and 1e100, got {}",
+            settings.f_scale
+        )));
     }
     for name in settings.fixed.keys() {
-        law.param_index(name).ok_or_else(|| unknown_param(law, name, "--fix"))?;
+        law.param_index(name)
+            .ok_or_else(|| unknown_param(law, name, "--fix"))?;
     }
     for (name, bounds) in &settings.bounds {
-        law.param_index(name).ok_or_else(|| unknown_param(law, name, "--bound"))?;
-        let (lo, hi) = (bounds.lower.unwrap_or(f64::NEG_INFINITY), bounds.upper.unwrap_or(f64::INFINITY));
+        law.param_index(name)
+            .ok_or_else(|| unknown_param(law, name, "--bound"))?;
+        let (lo, hi) = (
+            bounds.lower.unwrap_or(f64::NEG_INFINITY),
+            bounds.upper.unwrap_or(f64::INFINITY),
+        );
         if lo.is_nan() || hi.is_nan() || lo >= hi {
-            return Err(Error::settings(format!("--bound {name}: the lower bound {lo} must be below the upper bound {hi}")));
+            return Err(Error::settings(format!(
+                "--bound {name}: the lower bound {lo} must be below the upper bound {hi}"
+            )));
+        }
+        if lo.is_finite() && hi.is_finite() && !(hi - lo).is_finite() {
+            return Err(Error::settings(format!("--bound {name}: the interval {lo}:{hi} is too wide to represent; leave a side empty for no bound")));
         }
     }
     for (name, values) in &settings.grids {
-        law.param_index(name).ok_or_else(|| unknown_param(law, name, "--grid"))?;
+        law.param_index(name)
+            .ok_or_else(|| unknown_param(law, name, "--grid"))?;
         if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
-            return Err(Error::settings(format!("--grid {name}: give one or more finite values")));
+            return Err(Error::settings(format!(
+                "--grid {name}: give one or more finite values"
+            )));
         }
     }
     Ok(())
@@ -206,13 +265,27 @@ fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()
             data.variables.len()
         )));
     }
-    let columns = law.variables.iter().zip(&data.variables).map(|(n, c)| (n.as_str(), c.as_slice()));
+    let columns = law
+        .variables
+        .iter()
+        .zip(&data.variables)
+        .map(|(n, c)| (n.as_str(), c.as_slice()));
     for (name, values) in columns.chain([("target", data.target.as_slice())]) {
         if values.len() != n {
-            return Err(data_error(None, name, format!("has {} values but the target has {n}", values.len()), "give every column the same rows"));
+            return Err(data_error(
+                None,
+                name,
+                format!("has {} values but the target has {n}", values.len()),
+                "give every column the same rows",
+            ));
         }
         if let Some(row) = values.iter().position(|v| !v.is_finite()) {
-            return Err(data_error(Some(row), name, format!("{} is not a finite number", values[row]), "remove or correct the row"));
+            return Err(data_error(
+                Some(row),
+                name,
+                format!("{} is not a finite number", values[row]),
+                "remove or correct the row",
+            ));
         }
     }
     if settings.space == Space::Log {
@@ -220,17 +293,38 @@ fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()
             return Err(data_error(
                 Some(row),
                 "target",
-                format!("{} is not positive, but log-space residuals take log(y)", data.target[row]),
+                format!(
+                    "{} is not positive, but log-space residuals take log(y)",
+                    data.target[row]
+                ),
                 "remove the row, or fit in linear space (--space linear)",
             ));
         }
     }
     if let Some(weights) = &data.weights {
-        if let Some(row) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
-            return Err(data_error(Some(row), "weights", format!("{} is not a finite non-negative weight", weights[row]), "give every row a weight >= 0"));
-        }
         if weights.len() != n {
-            return Err(data_error(None, "weights", format!("has {} values for {n} rows", weights.len()), "give every row a weight"));
+            return Err(data_error(
+                None,
+                "weights",
+                format!("has {} values for {n} rows", weights.len()),
+                "give every row a weight",
+            ));
+        }
+        if let Some(row) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(data_error(
+                Some(row),
+                "weights",
+                format!("{} is not a finite non-negative weight", weights[row]),
+                "give every row a weight >= 0",
+            ));
+        }
+        if weights.iter().all(|w| *w == 0.0) {
+            return Err(data_error(
+                None,
+                "weights",
+                "every weight is zero".into(),
+                "give some rows a positive weight",
+            ));
         }
     }
     Ok(())
@@ -249,8 +343,19 @@ fn plan_params(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Vec<
                 None if spec.linear => None,
                 None => Some(grid_values(law, &spec.grid, data)?),
             };
-            let starts = starts.map(|s| if s.is_empty() { vec![start_inside(lower, upper)] } else { s });
-            Ok(ParamPlan { lower, upper, fixed, starts })
+            let starts = starts.map(|s| {
+                if s.is_empty() {
+                    vec![start_inside(lower, upper)]
+                } else {
+                    s
+                }
+            });
+            Ok(ParamPlan {
+                lower,
+                upper,
+                fixed,
+                starts,
+            })
         })
         .collect()
 }
@@ -268,13 +373,19 @@ fn start_inside(lower: f64, upper: f64) -> f64 {
 fn grid_values(law: &Law, grid: &Grid, data: &FitData) -> Result<Vec<f64>> {
     match grid {
         Grid::Values(values) => Ok(values.clone()),
-        Grid::Quantiles { variable, probabilities } => {
-            let index = law
-                .variable_index(variable)
-                .ok_or_else(|| Error::settings(format!("grid refers to unknown variable '{variable}'")))?;
+        Grid::Quantiles {
+            variable,
+            probabilities,
+        } => {
+            let index = law.variable_index(variable).ok_or_else(|| {
+                Error::settings(format!("grid refers to unknown variable '{variable}'"))
+            })?;
             let mut sorted = data.variables[index].clone();
             sorted.sort_by(f64::total_cmp);
-            Ok(probabilities.iter().map(|q| quantile(&sorted, *q)).collect())
+            Ok(probabilities
+                .iter()
+                .map(|q| quantile(&sorted, *q))
+                .collect())
         }
     }
 }
@@ -290,16 +401,34 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[below] + fraction * (sorted[above] - sorted[below])
 }
 
-fn build_problem(law: &Law, data: &FitData, settings: &FitSettings, plans: &[ParamPlan], free: &[usize]) -> Problem {
+fn build_problem(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    plans: &[ParamPlan],
+    free: &[usize],
+) -> Problem {
     let columns: Vec<&[f64]> = data.variables.iter().map(Vec::as_slice).collect();
     let tape = law.bind(&columns);
     let template: Vec<f64> = plans.iter().map(|p| p.fixed.unwrap_or(0.0)).collect();
-    let transforms = free.iter().map(|&i| Transform::new(plans[i].lower, plans[i].upper)).collect();
+    let transforms = free
+        .iter()
+        .map(|&i| Transform::new(plans[i].lower, plans[i].upper))
+        .collect();
     let loss = Loss {
         kind: settings.loss,
         f_scale: settings.f_scale,
     };
-    Problem::new(tape, &data.target, data.weights.as_deref(), settings.space, loss, template, free.to_vec(), transforms)
+    Problem::new(
+        tape,
+        &data.target,
+        data.weights.as_deref(),
+        settings.space,
+        loss,
+        template,
+        free.to_vec(),
+        transforms,
+    )
 }
 
 /// Most starts a fit will run.
@@ -313,7 +442,11 @@ fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
         .filter_map(|p| p.starts.as_ref().map(Vec::len))
         .try_fold(1usize, |acc, n| acc.checked_mul(n))
         .filter(|&n| n <= MAX_STARTS)
-        .ok_or_else(|| Error::settings(format!("the start grid has more than {MAX_STARTS} points; use fewer --grid values")))?;
+        .ok_or_else(|| {
+            Error::settings(format!(
+                "the start grid has more than {MAX_STARTS} points; use fewer --grid values"
+            ))
+        })?;
     let mut starts: Vec<Start> = vec![plans.iter().map(|p| p.fixed).collect()];
     for (i, plan) in plans.iter().enumerate() {
         let (None, Some(values)) = (plan.fixed, &plan.starts) else {

@@ -97,6 +97,8 @@ pub struct Problem {
     /// Full parameter vector; free entries are overwritten from u.
     template: Vec<f64>,
     free: Vec<usize>,
+    /// For each parameter, its position among the free ones.
+    free_slot: Vec<Option<usize>>,
     transforms: Vec<Transform>,
 }
 
@@ -126,7 +128,12 @@ impl Problem {
             Space::Linear => y.to_vec(),
         };
         let weights = weights.map_or_else(|| vec![1.0; y.len()], <[f64]>::to_vec);
+        let mut free_slot = vec![None; template.len()];
+        for (slot, &i) in free.iter().enumerate() {
+            free_slot[i] = Some(slot);
+        }
         Problem {
+            free_slot,
             tape,
             target,
             weights,
@@ -162,6 +169,10 @@ impl Problem {
         &self.weights
     }
 
+    pub fn total_weight(&self) -> f64 {
+        self.weights.iter().sum()
+    }
+
     pub fn target(&self) -> &[f64] {
         &self.target
     }
@@ -185,7 +196,11 @@ impl Problem {
 
     /// Internal coordinates of a full natural parameter vector.
     pub fn internal(&self, p: &[f64]) -> Vec<f64> {
-        self.free.iter().zip(&self.transforms).map(|(&i, t)| t.internal(p[i])).collect()
+        self.free
+            .iter()
+            .zip(&self.transforms)
+            .map(|(&i, t)| t.internal(p[i]))
+            .collect()
     }
 
     /// Residual in the fitted space from a prediction (NaN when the prediction is invalid there).
@@ -201,10 +216,11 @@ impl Problem {
     /// Residuals in the fitted space at natural parameters p.
     pub fn residuals(&self, p: &[f64]) -> Vec<f64> {
         let mut residuals = Vec::with_capacity(self.n_rows());
-        self.tape.for_each_row(p, &mut self.tape.scratch(), |row, prediction| {
-            residuals.push(self.residual(prediction, row));
-            true
-        });
+        self.tape
+            .for_each_row(p, &mut self.tape.scratch(), |row, prediction| {
+                residuals.push(self.residual(prediction, row));
+                true
+            });
         residuals
     }
 
@@ -232,21 +248,34 @@ impl Problem {
     pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let k = self.dim();
         let p = self.natural(u);
-        let dp_du: Vec<f64> = self.transforms.iter().zip(u).map(|(t, &ui)| t.derivatives(ui).0).collect();
-        let mut gradient_p = vec![0.0; p.len()];
+        let dp_du: Vec<f64> = self
+            .transforms
+            .iter()
+            .zip(u)
+            .map(|(t, &ui)| t.derivatives(ui).0)
+            .collect();
         let mut j = vec![0.0; k];
         let mut value = 0.0;
         let mut gradient = DVector::zeros(k);
         let mut curvature = DMatrix::zeros(k, k);
         for row in 0..self.n_rows() {
-            let prediction = self.tape.gradient_row(&p, row, scratch, &mut gradient_p);
+            j.iter_mut().for_each(|x| *x = 0.0);
+            let prediction = self.tape.gradient_row_sparse(&p, row, scratch, |param, g| {
+                if let Some(slot) = self.free_slot[param] {
+                    j[slot] += g;
+                }
+            });
             let r = self.residual(prediction, row);
             if !r.is_finite() {
                 return None;
             }
-            let scale = if self.space == Space::Log { 1.0 / prediction } else { 1.0 };
-            for (jk, (&i, d)) in j.iter_mut().zip(self.free.iter().zip(&dp_du)) {
-                *jk = gradient_p[i] * scale * d;
+            let scale = if self.space == Space::Log {
+                1.0 / prediction
+            } else {
+                1.0
+            };
+            for (jk, d) in j.iter_mut().zip(&dp_du) {
+                *jk *= scale * d;
             }
             let terms = self.loss.terms(r);
             let w = self.weights[row];
@@ -261,24 +290,42 @@ impl Problem {
             }
         }
         fill_upper(&mut curvature);
-        value.is_finite().then_some(LocalModel { value, gradient, curvature })
+        value.is_finite().then_some(LocalModel {
+            value,
+            gradient,
+            curvature,
+        })
     }
 
     /// Objective and its exact gradient with respect to the free natural parameters (one
     /// reverse sweep per row). Infinite objective when any prediction is invalid.
-    pub fn value_and_gradient(&self, p: &[f64], scratch: &mut Scratch, gradient: &mut [f64]) -> f64 {
+    pub fn value_and_gradient(
+        &self,
+        p: &[f64],
+        scratch: &mut Scratch,
+        gradient: &mut [f64],
+    ) -> f64 {
         let mut gradient_p = vec![0.0; p.len()];
         let mut value = 0.0;
-        let ok = self.tape.accumulate_gradient(p, scratch, &mut gradient_p, |row, prediction| {
-            let r = self.residual(prediction, row);
-            if !r.is_finite() {
-                return None;
-            }
-            let terms = self.loss.terms(r);
-            let w = self.weights[row];
-            value += w * terms.cost;
-            Some(w * terms.d1 * if self.space == Space::Log { 1.0 / prediction } else { 1.0 })
-        });
+        let ok = self
+            .tape
+            .accumulate_gradient(p, scratch, &mut gradient_p, |row, prediction| {
+                let r = self.residual(prediction, row);
+                if !r.is_finite() {
+                    return None;
+                }
+                let terms = self.loss.terms(r);
+                let w = self.weights[row];
+                value += w * terms.cost;
+                Some(
+                    w * terms.d1
+                        * if self.space == Space::Log {
+                            1.0 / prediction
+                        } else {
+                            1.0
+                        },
+                )
+            });
         for (g, &i) in gradient.iter_mut().zip(&self.free) {
             *g = gradient_p[i];
         }
@@ -341,7 +388,12 @@ impl Problem {
     pub fn exact(&self, u: &[f64]) -> Option<LocalModel> {
         let natural = self.exact_natural(&self.natural(u))?;
         let k = self.dim();
-        let derivs: Vec<(f64, f64)> = self.transforms.iter().zip(u).map(|(t, &ui)| t.derivatives(ui)).collect();
+        let derivs: Vec<(f64, f64)> = self
+            .transforms
+            .iter()
+            .zip(u)
+            .map(|(t, &ui)| t.derivatives(ui))
+            .collect();
         let mut gradient = DVector::zeros(k);
         let mut curvature = DMatrix::zeros(k, k);
         for a in 0..k {
@@ -368,9 +420,15 @@ impl Problem {
         let mut jacobian = DMatrix::zeros(n, k);
         let mut d1 = vec![0.0; n];
         for row in 0..n {
-            let prediction = self.tape.gradient_row(p, row, &mut scratch, &mut gradient_p);
+            let prediction = self
+                .tape
+                .gradient_row(p, row, &mut scratch, &mut gradient_p);
             let r = self.residual(prediction, row);
-            let scale = if self.space == Space::Log { 1.0 / prediction } else { 1.0 };
+            let scale = if self.space == Space::Log {
+                1.0 / prediction
+            } else {
+                1.0
+            };
             for (a, &i) in self.free.iter().enumerate() {
                 jacobian[(row, a)] = gradient_p[i] * scale;
             }

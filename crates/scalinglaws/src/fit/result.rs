@@ -15,7 +15,10 @@ mod ordered {
     use serde::ser::{SerializeMap, Serializer};
     use std::marker::PhantomData;
 
-    pub fn serialize<S: Serializer, T: serde::Serialize>(pairs: &[(String, T)], s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer, T: serde::Serialize>(
+        pairs: &[(String, T)],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(pairs.len()))?;
         for (k, v) in pairs {
             map.serialize_entry(k, v)?;
@@ -23,7 +26,9 @@ mod ordered {
         map.end()
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<(String, T)>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Vec<(String, T)>, D::Error> {
         struct PairVisitor<T>(PhantomData<T>);
         impl<'de, T: Deserialize<'de>> Visitor<'de> for PairVisitor<T> {
             type Value = Vec<(String, T)>;
@@ -65,6 +70,9 @@ pub struct Optima {
     /// Starts along which a parameter ran off to infinity or onto a bound (no optimum there).
     #[serde(default)]
     pub diverged: usize,
+    /// Starts still moving when their iterations ran out, away from every converged optimum.
+    #[serde(default)]
+    pub unconverged: usize,
     /// Distinct optima the starts converged to.
     pub distinct: usize,
     /// How many starts reached the best optimum.
@@ -80,7 +88,7 @@ pub struct Stats {
     /// R² of the fitted space (log y in log space).
     pub r2: Option<f64>,
     /// Root mean square residual in the fitted space.
-    pub rmse: f64,
+    pub rmse: Option<f64>,
     pub aic: Option<f64>,
     pub bic: Option<f64>,
     /// Number of fitted (free) parameters.

@@ -61,6 +61,8 @@ pub struct SearchOutcome {
     pub failed: usize,
     /// Starts along which a parameter ran off to infinity or onto a bound.
     pub diverged: usize,
+    /// Starts still moving when their iterations ran out, away from every converged optimum.
+    pub unconverged: usize,
     /// Distinct optima, best first.
     pub optima: Vec<Optimum>,
     /// Local-minimiser iterations summed over all starts.
@@ -77,7 +79,7 @@ const ROUND: Options = Options {
 
 /// Exact-Hessian Newton steps that finish every surviving start (quadratic near an optimum).
 pub const POLISH: Options = Options {
-    max_iterations: 100,
+    max_iterations: 50,
     ftol: 1e-15,
     xtol: 1e-14,
     gtol: 1e-13,
@@ -91,6 +93,8 @@ pub const DEFAULT_MAX_ITERATIONS: usize = 200;
 struct Track {
     index: usize,
     u: Vec<f64>,
+    /// Natural parameters at `u` (kept in step with it, for comparisons).
+    p: Vec<f64>,
     value: f64,
     iterations: usize,
     termination: Option<Termination>,
@@ -106,11 +110,20 @@ struct Track {
 /// same optimum, so only the better one goes on. Survivors are finished with exact-Hessian
 /// Newton steps and clustered into distinct optima. Rounds run in parallel and merges are made
 /// in a fixed order, so the outcome does not depend on the number of threads.
-pub fn search(problem: &Problem, starts: &[Start], lower: &[f64], upper: &[f64], max_iterations: usize) -> SearchOutcome {
+pub fn search(
+    problem: &Problem,
+    starts: &[Start],
+    lower: &[f64],
+    upper: &[f64],
+    max_iterations: usize,
+) -> SearchOutcome {
     let mut tracks: Vec<Track> = starts
         .par_iter()
         .enumerate()
-        .map_init(|| problem.tape().scratch(), |scratch, (index, start)| initial_track(problem, index, start, lower, upper, scratch))
+        .map_init(
+            || problem.tape().scratch(),
+            |scratch, (index, start)| initial_track(problem, index, start, lower, upper, scratch),
+        )
         .collect();
     let failed = tracks.iter().filter(|t| !t.value.is_finite()).count();
     tracks.retain(|t| t.value.is_finite());
@@ -126,24 +139,34 @@ pub fn search(problem: &Problem, starts: &[Start], lower: &[f64], upper: &[f64],
             .map(|t| advance(problem, t))
             .sum::<usize>();
         tracks = merge_nearby(problem, tracks);
-
     }
-    let diverged_tracks = tracks.iter().filter(|t| t.termination == Some(Termination::Diverged)).map(|t| t.credit).sum::<usize>();
+    let diverged_tracks = tracks
+        .iter()
+        .filter(|t| t.termination == Some(Termination::Diverged))
+        .map(|t| t.credit)
+        .sum::<usize>();
     tracks.retain(|t| t.termination != Some(Termination::Diverged));
-    let polished: Vec<(Track, usize)> = tracks.into_par_iter().map(|t| polish(problem, t)).collect();
-    iterations += polished.iter().map(|(_, n)| n).sum::<usize>();
-    let polished: Vec<Track> = polished.into_iter().map(|(t, _)| t).collect();
-
+    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks);
+    iterations += polish_iterations;
+    let (optima, unconverged) = cluster(problem, polished);
     SearchOutcome {
         starts: starts.len(),
         failed,
         diverged: diverged_tracks,
-        optima: cluster(problem, polished),
+        unconverged: unconverged + stalled,
+        optima,
         iterations,
     }
 }
 
-fn initial_track(problem: &Problem, index: usize, start: &Start, lower: &[f64], upper: &[f64], scratch: &mut Scratch) -> Track {
+fn initial_track(
+    problem: &Problem,
+    index: usize,
+    start: &Start,
+    lower: &[f64],
+    upper: &[f64],
+    scratch: &mut Scratch,
+) -> Track {
     let (u, value) = match start_point(problem, start, lower, upper, scratch) {
         Some(u) => {
             let value = problem.objective(&u, scratch);
@@ -153,6 +176,11 @@ fn initial_track(problem: &Problem, index: usize, start: &Start, lower: &[f64], 
     };
     Track {
         index,
+        p: if u.is_empty() {
+            vec![]
+        } else {
+            problem.natural(&u)
+        },
         u,
         value,
         iterations: 0,
@@ -173,6 +201,7 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
     track.iterations += m.iterations;
     track.damping = m.damping;
     if m.value <= track.value {
+        track.p = problem.natural(&m.u);
         track.u = m.u;
         track.value = m.value;
     }
@@ -189,10 +218,42 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
 /// saturated (the parameter sits on its bound to machine precision and can no longer move).
 fn diverged(problem: &Problem, u: &[f64]) -> bool {
     const SATURATED: f64 = 700.0;
-    let saturated = |t: &Transform, x: f64| *t != Transform::Identity && (x.abs() > SATURATED || t.derivatives(x).0 == 0.0);
+    let saturated = |t: &Transform, x: f64| {
+        *t != Transform::Identity && (x.abs() > SATURATED || t.derivatives(x).0 == 0.0)
+    };
     u.iter().any(|x| !x.is_finite())
         || problem.natural(u).iter().any(|p| !p.is_finite())
-        || problem.transforms().iter().zip(u).any(|(t, &x)| saturated(t, x))
+        || problem
+            .transforms()
+            .iter()
+            .zip(u)
+            .any(|(t, &x)| saturated(t, x))
+}
+
+/// Tracks whose Gauss–Newton phase ended more than this factor above the best polished
+/// objective are not polished: they stalled far from any competitive optimum.
+const STALLED: f64 = 10.0;
+
+/// Polishes the best track, then (in parallel) every track within `STALLED` × its objective.
+/// Returns the polished tracks, the iterations taken, and the starts left unpolished.
+fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, usize, usize) {
+    tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
+    if tracks.is_empty() {
+        return (tracks, 0, 0);
+    }
+    let rest = tracks.split_off(1);
+    let (best, mut iterations) = polish(problem, tracks.remove(0));
+    let limit = STALLED * best.value.abs() + OBJECTIVE_FLOOR * problem.total_weight();
+    let (promising, stalled): (Vec<Track>, Vec<Track>) =
+        rest.into_iter().partition(|t| t.value <= limit);
+    let polished: Vec<(Track, usize)> = promising
+        .into_par_iter()
+        .map(|t| polish(problem, t))
+        .collect();
+    iterations += polished.iter().map(|(_, n)| n).sum::<usize>();
+    let mut all = vec![best];
+    all.extend(polished.into_iter().map(|(t, _)| t));
+    (all, iterations, stalled.iter().map(|t| t.credit).sum())
 }
 
 /// Exact-Hessian Newton steps to full precision; returns the track and the iterations taken.
@@ -205,6 +266,7 @@ fn polish(problem: &Problem, mut track: Track) -> (Track, usize) {
     let m = minimize(&mut adapter, &track.u, &POLISH);
     track.iterations += m.iterations;
     if m.value <= track.value {
+        track.p = problem.natural(&m.u);
         track.u = m.u;
         track.value = m.value;
         track.termination = Some(m.termination);
@@ -218,32 +280,54 @@ fn polish(problem: &Problem, mut track: Track) -> (Track, usize) {
 const MERGE_PARAMETERS: f64 = 2e-2;
 const MERGE_OBJECTIVE: f64 = 1e-3;
 
+/// Objectives closer than this absolute amount per unit of row weight count as equal: exact
+/// data fits to ~1e-30, where relative differences are noise.
+pub const OBJECTIVE_FLOOR: f64 = 1e-14;
+
 fn within(problem: &Problem, a: &Track, b: &Track, parameters: f64, objective: f64) -> bool {
-    let scale = a.value.abs().max(b.value.abs()).max(f64::MIN_POSITIVE);
-    if (a.value - b.value).abs() > objective * scale {
-        return false;
-    }
-    let (pa, pb) = (problem.natural(&a.u), problem.natural(&b.u));
-    pa.iter().zip(&pb).all(|(x, y)| (x - y).abs() <= parameters * 0.5 * (x.abs() + y.abs()) + 1e-12)
+    let scale = a.value.abs().max(b.value.abs());
+    let floor = OBJECTIVE_FLOOR * problem.total_weight();
+    (a.value - b.value).abs() <= objective * scale + floor
+        && close_parameters(&a.p, &b.p, parameters)
 }
 
-/// Two Gauss–Newton-converged tracks whose objectives agree to this relative tolerance are
-/// polished once: IRLS stops them at slightly different points of the same flat valley.
+fn close_parameters(a: &[f64], b: &[f64], relative: f64) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() <= relative * 0.5 * (x.abs() + y.abs()) + 1e-12)
+}
+
+/// Two Gauss–Newton-converged tracks whose objectives agree to 1e-3 and whose parameters agree
+/// to 50 % are polished once: IRLS stops them at slightly different points of one flat valley.
 const SAME_LEVEL: f64 = 1e-3;
+const SAME_VALLEY: f64 = 0.5;
 
 fn mergeable(problem: &Problem, better: &Track, track: &Track) -> bool {
+    if better.termination == Some(Termination::Diverged)
+        || track.termination == Some(Termination::Diverged)
+    {
+        return false;
+    }
     let both_done = better.termination.is_some() && track.termination.is_some();
-    let scale = better.value.abs().max(f64::MIN_POSITIVE);
-    (both_done && (track.value - better.value).abs() <= SAME_LEVEL * scale)
+    (both_done && within(problem, better, track, SAME_VALLEY, SAME_LEVEL))
         || within(problem, better, track, MERGE_PARAMETERS, MERGE_OBJECTIVE)
 }
 
 /// Merges each track into a better one nearby (in objective order, ties by start index).
+/// Kept tracks are in ascending objective order, so only those within the widest objective
+/// tolerance below a track are candidates (found by binary search).
 fn merge_nearby(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Track> {
     tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
+    let floor = OBJECTIVE_FLOOR * problem.total_weight();
+    let widest = SAME_LEVEL.max(MERGE_OBJECTIVE);
     let mut kept: Vec<Track> = Vec::with_capacity(tracks.len());
     for track in tracks {
-        match kept.iter_mut().find(|k| mergeable(problem, k, &track)) {
+        let lowest = track.value - widest * track.value.abs() - floor;
+        let first = kept.partition_point(|k| k.value < lowest);
+        match kept[first..]
+            .iter_mut()
+            .find(|k| mergeable(problem, k, &track))
+        {
             Some(better) => {
                 better.credit += track.credit;
             }
@@ -256,11 +340,21 @@ fn merge_nearby(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Track> {
 /// Internal coordinates of a start, with linear parameters solved by variable projection.
 /// When the least-squares solution makes the objective undefined (a negative prediction under
 /// log residuals), the projection is retried with the linear parameters held non-negative.
-fn start_point(problem: &Problem, start: &Start, lower: &[f64], upper: &[f64], scratch: &mut Scratch) -> Option<Vec<f64>> {
+fn start_point(
+    problem: &Problem,
+    start: &Start,
+    lower: &[f64],
+    upper: &[f64],
+    scratch: &mut Scratch,
+) -> Option<Vec<f64>> {
     let projected: Vec<usize> = (0..start.len()).filter(|&i| start[i].is_none()).collect();
     let base: Vec<f64> = start.iter().map(|v| v.unwrap_or(0.0)).collect();
     let non_negative: Vec<f64> = lower.iter().map(|l| l.max(0.0)).collect();
-    let attempts: &[&[f64]] = if projected.is_empty() { &[lower] } else { &[lower, &non_negative] };
+    let attempts: &[&[f64]] = if projected.is_empty() {
+        &[lower]
+    } else {
+        &[lower, &non_negative]
+    };
     attempts.iter().find_map(|lower| {
         let mut p = base.clone();
         if !projected.is_empty() {
@@ -288,7 +382,9 @@ fn project_linear(
     let n = problem.n_rows();
     let mut base = p.to_vec();
     projected.iter().for_each(|&i| base[i] = 0.0);
-    let offset: Vec<f64> = (0..n).map(|row| tape.eval_row(&base, row, scratch)).collect();
+    let offset: Vec<f64> = (0..n)
+        .map(|row| tape.eval_row(&base, row, scratch))
+        .collect();
     let row_scale: Vec<f64> = (0..n)
         .map(|row| {
             let w = problem.weights()[row].sqrt();
@@ -312,7 +408,9 @@ fn project_linear(
         .map(|&i| {
             let mut unit = base.clone();
             unit[i] = 1.0;
-            (0..n).map(|row| (tape.eval_row(&unit, row, scratch) - offset[row]) * row_scale[row]).collect()
+            (0..n)
+                .map(|row| (tape.eval_row(&unit, row, scratch) - offset[row]) * row_scale[row])
+                .collect()
         })
         .collect();
     if columns.iter().flatten().chain(&y).any(|v| !v.is_finite()) {
@@ -327,24 +425,51 @@ fn project_linear(
 const SAME_OBJECTIVE: f64 = 1e-6;
 const SAME_PARAMETERS: f64 = 1e-2;
 
-/// Groups polished tracks into distinct optima, best first.
-fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Optimum> {
+/// Groups polished tracks into distinct optima, best first, and counts the starts that did not
+/// converge anywhere. Only converged tracks found optima; an unconverged track near one is
+/// credited to it. With no converged track at all, the best track stands alone (and the fit
+/// reports that it did not converge).
+fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
     tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
+    let converged = |t: &Track| t.termination.is_some_and(Termination::converged);
     let mut optima: Vec<(Track, Optimum)> = Vec::new();
+    let mut unconverged = Vec::new();
     for track in tracks {
-        match optima.iter_mut().find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE)) {
+        if !converged(&track) {
+            unconverged.push(track);
+            continue;
+        }
+        match optima
+            .iter_mut()
+            .find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE))
+        {
             Some((_, optimum)) => optimum.starts += track.credit,
-            None => {
-                let optimum = Optimum {
-                    u: track.u.clone(),
-                    value: track.value,
-                    termination: track.termination.unwrap_or(Termination::MaxIterations),
-                    iterations: track.iterations,
-                    starts: track.credit,
-                };
-                optima.push((track, optimum));
-            }
+            None => optima.push((track.clone(), optimum_of(&track))),
         }
     }
-    optima.into_iter().map(|(_, o)| o).collect()
+    let mut stray = 0;
+    for track in unconverged {
+        if optima.is_empty() {
+            optima.push((track.clone(), optimum_of(&track)));
+            continue;
+        }
+        match optima
+            .iter_mut()
+            .find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE))
+        {
+            Some((_, optimum)) => optimum.starts += track.credit,
+            None => stray += track.credit,
+        }
+    }
+    (optima.into_iter().map(|(_, o)| o).collect(), stray)
+}
+
+fn optimum_of(track: &Track) -> Optimum {
+    Optimum {
+        u: track.u.clone(),
+        value: track.value,
+        termination: track.termination.unwrap_or(Termination::MaxIterations),
+        iterations: track.iterations,
+        starts: track.credit,
+    }
 }

@@ -41,7 +41,10 @@ pub enum Termination {
 
 impl Termination {
     pub fn converged(self) -> bool {
-        matches!(self, Termination::Gradient | Termination::Objective | Termination::Step)
+        matches!(
+            self,
+            Termination::Gradient | Termination::Objective | Termination::Step
+        )
     }
 
     pub fn describe(self) -> &'static str {
@@ -89,7 +92,12 @@ pub fn minimize(objective: &mut impl Objective, u0: &[f64], options: &Options) -
 }
 
 /// Minimises from `u0` with a given initial damping (to resume an earlier run).
-pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Options, initial_damping: f64) -> Minimum {
+pub fn minimize_from(
+    objective: &mut impl Objective,
+    u0: &[f64],
+    options: &Options,
+    initial_damping: f64,
+) -> Minimum {
     let mut u = DVector::from_column_slice(u0);
     let mut damping = initial_damping;
     let mut growth = 2.0;
@@ -99,7 +107,13 @@ pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Optio
     };
     for iteration in 1..=options.max_iterations {
         if gradient_is_negligible(&model, &u, options.gtol) {
-            return finish(u, model.value, iteration - 1, Termination::Gradient, damping);
+            return finish(
+                u,
+                model.value,
+                iteration - 1,
+                Termination::Gradient,
+                damping,
+            );
         }
         let Some((step, predicted)) = damped_step(&model, damping) else {
             damping *= growth;
@@ -121,7 +135,11 @@ pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Optio
         let actual = model.value - value;
         last_accepted = value.is_finite() && actual > 0.0;
         if last_accepted {
-            let gain = if predicted > 0.0 { actual / predicted } else { 1.0 };
+            let gain = if predicted > 0.0 {
+                actual / predicted
+            } else {
+                1.0
+            };
             damping *= (1.0f64 / 3.0).max(1.0 - (2.0 * gain - 1.0).powi(3));
             growth = 2.0;
             let small_step = step.norm() <= options.xtol * (options.xtol + u.norm());
@@ -148,10 +166,22 @@ pub fn minimize_from(objective: &mut impl Objective, u0: &[f64], options: &Optio
             }
         }
     }
-    finish(u, model.value, options.max_iterations, Termination::MaxIterations, damping)
+    finish(
+        u,
+        model.value,
+        options.max_iterations,
+        Termination::MaxIterations,
+        damping,
+    )
 }
 
-fn finish(u: DVector<f64>, value: f64, iterations: usize, termination: Termination, damping: f64) -> Minimum {
+fn finish(
+    u: DVector<f64>,
+    value: f64,
+    iterations: usize,
+    termination: Termination,
+    damping: f64,
+) -> Minimum {
     Minimum {
         u: u.as_slice().to_vec(),
         value,
@@ -176,7 +206,10 @@ fn gradient_is_negligible(model: &LocalModel, u: &DVector<f64>, gtol: f64) -> bo
 fn damped_step(model: &LocalModel, damping: f64) -> Option<(DVector<f64>, f64)> {
     let k = model.gradient.len();
     let h = &model.curvature;
-    let diag_max = (0..k).map(|i| h[(i, i)].abs()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+    let diag_max = (0..k)
+        .map(|i| h[(i, i)].abs())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
     let mut damped = h.clone();
     for i in 0..k {
         damped[(i, i)] += damping * h[(i, i)].abs().max(1e-12 * diag_max);
@@ -215,17 +248,38 @@ mod tests {
             let (x, y) = (u[0], u[1]);
             Some(LocalModel {
                 value: self.value(u),
-                gradient: DVector::from_vec(vec![-2.0 * (1.0 - x) - 400.0 * x * (y - x * x), 200.0 * (y - x * x)]),
-                curvature: DMatrix::from_row_slice(2, 2, &[2.0 - 400.0 * y + 1200.0 * x * x, -400.0 * x, -400.0 * x, 200.0]),
+                gradient: DVector::from_vec(vec![
+                    -2.0 * (1.0 - x) - 400.0 * x * (y - x * x),
+                    200.0 * (y - x * x),
+                ]),
+                curvature: DMatrix::from_row_slice(
+                    2,
+                    2,
+                    &[
+                        2.0 - 400.0 * y + 1200.0 * x * x,
+                        -400.0 * x,
+                        -400.0 * x,
+                        200.0,
+                    ],
+                ),
             })
         }
     }
 
     #[test]
     fn finds_the_rosenbrock_minimum() {
-        let options = Options { max_iterations: 500, ftol: 0.0, xtol: 1e-14, gtol: 0.0 };
+        let options = Options {
+            max_iterations: 500,
+            ftol: 0.0,
+            xtol: 1e-14,
+            gtol: 0.0,
+        };
         let m = minimize(&mut Rosenbrock, &[-1.2, 1.0], &options);
         assert!(m.termination.converged(), "{:?}", m.termination);
-        assert!((m.u[0] - 1.0).abs() < 1e-8 && (m.u[1] - 1.0).abs() < 1e-8, "{:?}", m.u);
+        assert!(
+            (m.u[0] - 1.0).abs() < 1e-8 && (m.u[1] - 1.0).abs() < 1e-8,
+            "{:?}",
+            m.u
+        );
     }
 }

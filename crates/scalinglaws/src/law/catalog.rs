@@ -134,14 +134,27 @@ pub fn lookup(name: &str) -> Result<Law> {
             "A*x^-alpha",
             entry.citation,
             &["x"],
-            vec![linear("A"), spec("alpha", -INF, INF, &[-0.5, 0.05, 0.1, 0.3, 0.6, 1.0], false)],
+            vec![
+                linear("A"),
+                spec("alpha", -INF, INF, &[-0.5, 0.05, 0.1, 0.3, 0.6, 1.0], false),
+            ],
         ),
         "power_offset" => Law::with_specs(
             "power_offset",
             "E + A*x^-alpha",
             entry.citation,
             &["x"],
-            vec![linear("E"), linear("A"), spec("alpha", 0.0, INF, &[0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5], false)],
+            vec![
+                linear("E"),
+                linear("A"),
+                spec(
+                    "alpha",
+                    0.0,
+                    INF,
+                    &[0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5],
+                    false,
+                ),
+            ],
         ),
         "chinchilla" => Law::with_specs(
             "chinchilla",
@@ -179,7 +192,13 @@ pub fn lookup(name: &str) -> Result<Law> {
             vec![
                 spec("lo", -INF, INF, &[], true),
                 linear("span"),
-                spec("k", -INF, INF, &[-10.0, -3.0, -1.0, -0.3, 0.3, 1.0, 3.0, 10.0], false),
+                spec(
+                    "k",
+                    -INF,
+                    INF,
+                    &[-10.0, -3.0, -1.0, -0.3, 0.3, 1.0, 3.0, 10.0],
+                    false,
+                ),
                 quantiles("x0", -INF, "x", &[0.1, 0.3, 0.5, 0.7, 0.9]),
             ],
         ),
@@ -188,7 +207,10 @@ pub fn lookup(name: &str) -> Result<Law> {
             "y0*exp(k*t)",
             entry.citation,
             &["t"],
-            vec![linear("y0"), spec("k", -INF, INF, &[-1.0, -0.1, -0.01, 0.01, 0.1, 1.0], false)],
+            vec![
+                linear("y0"),
+                spec("k", -INF, INF, &[-1.0, -0.1, -0.01, 0.01, 0.1, 1.0], false),
+            ],
         ),
         _ if entry.name == "bnsl" => bnsl(name, entry.citation),
         _ => Err(unknown()),
@@ -219,17 +241,39 @@ fn data_constrained(citation: &str) -> Result<Law> {
 fn bnsl(name: &str, citation: &str) -> Result<Law> {
     let breaks = match name.split_once(':') {
         None => 1,
-        Some((_, k)) => k.parse::<usize>().ok().filter(|k| (1..=4).contains(k)).ok_or_else(|| {
-            Error::settings(format!("'{name}': the number of breaks after 'bnsl:' must be 1 to 4"))
-        })?,
+        Some((_, k)) => k
+            .parse::<usize>()
+            .ok()
+            .filter(|k| (1..=4).contains(k))
+            .ok_or_else(|| {
+                Error::settings(format!(
+                    "'{name}': the number of breaks after 'bnsl:' must be 1 to 4"
+                ))
+            })?,
     };
     let mut formula = "a + b*x^-c0".to_string();
-    let mut params = vec![linear("a"), linear("b"), spec("c0", -INF, INF, &[0.0, 0.3], false)];
+    let mut params = vec![
+        linear("a"),
+        linear("b"),
+        spec("c0", -INF, INF, &[0.0, 0.3], false),
+    ];
     for i in 1..=breaks {
         formula.push_str(&format!(" * (1 + (x/d{i})^(1/f{i}))^(-c{i}*f{i})"));
         params.push(spec(&format!("c{i}"), -INF, INF, &[-0.3, 0.3, 1.0], false));
-        params.push(quantiles(&format!("d{i}"), 0.0, "x", &[0.25, 0.5, 0.75]));
-        params.push(spec(&format!("f{i}"), 0.0, INF, &[0.3, 1.0], false));
+        if breaks == 1 {
+            params.push(quantiles("d1", 0.0, "x", &[0.25, 0.5, 0.75]));
+            params.push(spec("f1", 0.0, INF, &[0.3, 1.0], false));
+        } else {
+            // Several breaks: one ordered location each (quantile i/(K+1)) and one sharpness,
+            // so the grid grows as 2·3^K rather than 2·18^K.
+            params.push(quantiles(
+                &format!("d{i}"),
+                0.0,
+                "x",
+                &[i as f64 / (breaks + 1) as f64],
+            ));
+            params.push(spec(&format!("f{i}"), 0.0, INF, &[0.5], false));
+        }
     }
     let law = Law::with_specs("bnsl", &formula, citation, &["x"], params)?;
     Ok(Law {
@@ -246,7 +290,12 @@ mod tests {
     fn every_entry_builds_and_its_linear_parameters_are_affine() {
         for name in names().into_iter().chain(["bnsl:2", "bnsl:3"]) {
             let law = lookup(name).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let linear: Vec<&str> = law.params.iter().filter(|p| p.linear).map(|p| p.name.as_str()).collect();
+            let linear: Vec<&str> = law
+                .params
+                .iter()
+                .filter(|p| p.linear)
+                .map(|p| p.name.as_str())
+                .collect();
             assert!(law.is_affine_in(&linear), "{name}: {linear:?} not affine");
         }
     }
@@ -254,7 +303,9 @@ mod tests {
     #[test]
     fn unknown_law_suggests() {
         match lookup("chinchila") {
-            Err(Error::UnknownLaw { suggestion, .. }) => assert_eq!(suggestion.as_deref(), Some("chinchilla")),
+            Err(Error::UnknownLaw { suggestion, .. }) => {
+                assert_eq!(suggestion.as_deref(), Some("chinchilla"))
+            }
             other => panic!("{other:?}"),
         }
         assert!(lookup("bnsl:9").is_err());
@@ -276,6 +327,9 @@ mod tests {
         let params: Vec<f64> = law.params.iter().map(|p| value(&p.name)).collect();
         let prediction = law.eval(&params, &[6.34e9, 242e9, 25e9]);
         let expected = 2.2256440889984477;
-        assert!(((prediction - expected) / expected).abs() < 1e-12, "{prediction:.17}");
+        assert!(
+            ((prediction - expected) / expected).abs() < 1e-12,
+            "{prediction:.17}"
+        );
     }
 }

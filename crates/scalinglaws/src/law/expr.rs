@@ -207,7 +207,11 @@ struct Parser<'a> {
     text: &'a str,
     tokens: Vec<(Token, usize)>,
     at: usize,
+    depth: usize,
 }
+
+/// Deepest nesting of parentheses, unary signs and powers a formula may have (recursion guard).
+const MAX_DEPTH: usize = 200;
 
 fn formula_error(text: &str, position: usize, message: impl Into<String>) -> Error {
     Error::Formula {
@@ -225,7 +229,9 @@ fn tokenize(text: &str) -> Result<Vec<(Token, usize)>> {
         let c = chars[i];
         if c.is_whitespace() {
             i += 1;
-        } else if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let (value, end) = scan_number(text, &chars, i)?;
             tokens.push((Token::Num(value), i));
             i = end;
@@ -275,7 +281,11 @@ fn scan_number(text: &str, chars: &[char], start: usize) -> Result<(f64, usize)>
             i = j;
             digits(&mut i);
         } else {
-            return Err(formula_error(text, j, "expected digits after the exponent 'e' of a number"));
+            return Err(formula_error(
+                text,
+                j,
+                "expected digits after the exponent 'e' of a number",
+            ));
         }
     }
     let literal: String = chars[start..i].iter().collect();
@@ -291,6 +301,7 @@ impl<'a> Parser<'a> {
             text,
             tokens: tokenize(text)?,
             at: 0,
+            depth: 0,
         })
     }
 
@@ -337,10 +348,19 @@ impl<'a> Parser<'a> {
 
     fn program(&mut self) -> Result<Program> {
         let mut definitions = Vec::new();
-        while let (Token::Ident(name), Token::Sym('=')) = (self.peek().clone(), &self.tokens[(self.at + 1).min(self.tokens.len() - 1)].0) {
+        while let (Token::Ident(name), Token::Sym('=')) = (
+            self.peek().clone(),
+            &self.tokens[(self.at + 1).min(self.tokens.len() - 1)].0,
+        ) {
             let position = self.position();
-            if Func::from_name(&name).is_some() || definitions.iter().any(|(n, _): &(String, Expr)| *n == name) {
-                return Err(formula_error(self.text, position, format!("'{name}' is already defined")));
+            if Func::from_name(&name).is_some()
+                || definitions.iter().any(|(n, _): &(String, Expr)| *n == name)
+            {
+                return Err(formula_error(
+                    self.text,
+                    position,
+                    format!("'{name}' is already defined"),
+                ));
             }
             self.advance();
             self.advance();
@@ -385,6 +405,20 @@ impl<'a> Parser<'a> {
     }
 
     fn unary(&mut self) -> Result<Expr> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(formula_error(
+                self.text,
+                self.position(),
+                format!("the formula nests deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        let result = self.unary_inner();
+        self.depth -= 1;
+        result
+    }
+
+    fn unary_inner(&mut self) -> Result<Expr> {
         match self.peek() {
             Token::Sym('-') => {
                 self.advance();
@@ -435,7 +469,10 @@ impl<'a> Parser<'a> {
             formula_error(
                 self.text,
                 position,
-                format!("unknown function '{name}'{hint}; known functions: {}", names.join(" ")),
+                format!(
+                    "unknown function '{name}'{hint}; known functions: {}",
+                    names.join(" ")
+                ),
             )
         })?;
         self.advance(); // '('
@@ -448,7 +485,11 @@ impl<'a> Parser<'a> {
             return Err(formula_error(
                 self.text,
                 position,
-                format!("{name}() takes {} argument(s), found {}", func.arity(), args.len()),
+                format!(
+                    "{name}() takes {} argument(s), found {}",
+                    func.arity(),
+                    args.len()
+                ),
             ));
         }
         self.expect_sym(')', "',' or ')' in the argument list")?;
@@ -466,7 +507,9 @@ mod tests {
 
     fn error_position(text: &str) -> (usize, String) {
         match parse_program(text) {
-            Err(Error::Formula { position, message, .. }) => (position, message),
+            Err(Error::Formula {
+                position, message, ..
+            }) => (position, message),
             other => panic!("expected a formula error for {text:?}, got {other:?}"),
         }
     }
@@ -479,7 +522,10 @@ mod tests {
         assert_eq!(show("a - b - c"), "((a - b) - c)");
         assert_eq!(show("a / b * c"), "((a / b) * c)");
         assert_eq!(show("2**3"), "(2.0 ^ 3.0)");
-        assert_eq!(show("E + A*N^-alpha + B*D^-beta"), "((E + (A * (N ^ (-alpha)))) + (B * (D ^ (-beta))))");
+        assert_eq!(
+            show("E + A*N^-alpha + B*D^-beta"),
+            "((E + (A * (N ^ (-alpha)))) + (B * (D ^ (-beta))))"
+        );
     }
 
     #[test]
@@ -504,7 +550,11 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for text in ["min(a, b^-c) / sigmoid(-x)", "exp(log(x) * 2) - log10(y) + sqrt(z)", "-(a+b)^2"] {
+        for text in [
+            "min(a, b^-c) / sigmoid(-x)",
+            "exp(log(x) * 2) - log10(y) + sqrt(z)",
+            "-(a+b)^2",
+        ] {
             let once = parse_expr(text).unwrap().to_string();
             assert_eq!(parse_expr(&once).unwrap().to_string(), once);
         }
@@ -522,10 +572,23 @@ mod tests {
         assert_eq!(error_position("1e+").0, 3);
         let (pos, msg) = error_position("E + lg(N)");
         assert_eq!(pos, 4);
-        assert!(msg.contains("unknown function 'lg'") && msg.contains("did you mean"), "{msg}");
+        assert!(
+            msg.contains("unknown function 'lg'") && msg.contains("did you mean"),
+            "{msg}"
+        );
         let (pos, msg) = error_position("min(a)");
         assert_eq!(pos, 0);
         assert!(msg.contains("takes 2"), "{msg}");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}a{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert!(error_position(&deep).1.contains("nests deeper"));
+        assert!(error_position(&"-".repeat(10_000))
+            .1
+            .contains("nests deeper"));
+        assert!(parse_expr(&format!("{}a{}", "(".repeat(50), ")".repeat(50))).is_ok());
     }
 
     #[test]

@@ -23,7 +23,10 @@ pub enum Grid {
     /// Fixed values.
     Values(Vec<f64>),
     /// Quantiles of a variable's data (e.g. a break location), at the given probabilities.
-    Quantiles { variable: String, probabilities: Vec<f64> },
+    Quantiles {
+        variable: String,
+        probabilities: Vec<f64>,
+    },
 }
 
 /// A fitted constant of a law.
@@ -65,7 +68,9 @@ pub struct Law {
 /// Default grid for a nonlinear parameter of a user formula with no other information.
 fn default_user_grid(spec: &ParamSpec) -> Vec<f64> {
     if spec.lower.is_finite() && spec.upper.is_finite() {
-        (1..=4).map(|i| spec.lower + (spec.upper - spec.lower) * i as f64 / 5.0).collect()
+        (1..=4)
+            .map(|i| spec.lower + (spec.upper - spec.lower) * i as f64 / 5.0)
+            .collect()
     } else if spec.lower >= 0.0 {
         vec![0.1, 0.3, 1.0]
     } else {
@@ -98,7 +103,9 @@ impl Law {
                 spec.grid = Grid::Values(default_user_grid(spec));
             }
         }
-        Ok(Law::assemble(None, formula, None, program, variables, params))
+        Ok(Law::assemble(
+            None, formula, None, program, variables, params,
+        ))
     }
 
     /// A law with declared variables and parameter specs (the catalog uses this).
@@ -116,10 +123,19 @@ impl Law {
         found.sort();
         declared.sort();
         if found != declared {
-            return Err(Error::settings(format!("law '{name}': formula parameters {found:?} differ from declared {declared:?}")));
+            return Err(Error::settings(format!(
+                "law '{name}': formula parameters {found:?} differ from declared {declared:?}"
+            )));
         }
         let variables = variables.iter().map(|v| v.to_string()).collect();
-        Ok(Law::assemble(Some(name), formula, Some(citation), program, variables, params))
+        Ok(Law::assemble(
+            Some(name),
+            formula,
+            Some(citation),
+            program,
+            variables,
+            params,
+        ))
     }
 
     fn assemble(
@@ -196,10 +212,19 @@ impl Law {
             uses.insert(name.as_str(), ids);
         }
         let mut needed: Vec<String> = Vec::new();
-        for expr in program.definitions.iter().map(|(_, e)| e).chain([&program.body]) {
+        for expr in program
+            .definitions
+            .iter()
+            .map(|(_, e)| e)
+            .chain([&program.body])
+        {
             collect_positive(expr, &mut |name| expand_locals(name, &uses, &mut needed));
         }
-        self.variables.iter().map(String::as_str).filter(|v| needed.iter().any(|n| n == v)).collect()
+        self.variables
+            .iter()
+            .map(String::as_str)
+            .filter(|v| needed.iter().any(|n| n == v))
+            .collect()
     }
 
     /// Checks that a set of parameters enters the law jointly linearly (affinely).
@@ -246,7 +271,10 @@ fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str)) {
 }
 
 /// Splits identifiers into variables and parameters, each in order of first appearance.
-fn classify_identifiers(program: &Program, is_variable: &dyn Fn(&str) -> bool) -> (Vec<String>, Vec<String>) {
+fn classify_identifiers(
+    program: &Program,
+    is_variable: &dyn Fn(&str) -> bool,
+) -> (Vec<String>, Vec<String>) {
     let mut variables = Vec::new();
     let mut params = Vec::new();
     let mut locals: Vec<&str> = Vec::new();
@@ -255,7 +283,11 @@ fn classify_identifiers(program: &Program, is_variable: &dyn Fn(&str) -> bool) -
             if locals.contains(&name) {
                 return;
             }
-            let list = if is_variable(name) { &mut variables } else { &mut params };
+            let list = if is_variable(name) {
+                &mut variables
+            } else {
+                &mut params
+            };
             if !list.iter().any(|n: &String| n == name) {
                 list.push(name.to_string());
             }
@@ -352,7 +384,10 @@ mod tests {
 
     #[test]
     fn positive_variables_are_those_under_powers_and_logs() {
-        let l = law("E + A*N^-alpha + B*D^2 + c*log(x) + d*y", &["N", "D", "x", "y"]);
+        let l = law(
+            "E + A*N^-alpha + B*D^2 + c*log(x) + d*y",
+            &["N", "D", "x", "y"],
+        );
         assert_eq!(l.positive_variables(), vec!["N", "x"]);
         let dc = catalog::lookup("data_constrained").unwrap();
         assert_eq!(dc.positive_variables(), vec!["N", "D", "U"]);

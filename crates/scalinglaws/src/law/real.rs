@@ -153,10 +153,15 @@ impl HyperDual {
         let mut hessian = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..n {
-                hessian[i * n + j] = d1 * self.hessian[i * n + j] + d2 * self.gradient[i] * self.gradient[j];
+                hessian[i * n + j] =
+                    d1 * self.hessian[i * n + j] + d2 * self.gradient[i] * self.gradient[j];
             }
         }
-        HyperDual { value: g, gradient, hessian }
+        HyperDual {
+            value: g,
+            gradient,
+            hessian,
+        }
     }
 
     fn scaled_sum(&self, a: f64, other: &Self, b: f64) -> Self {
@@ -214,7 +219,11 @@ impl Real for HyperDual {
     }
     fn powc(&self, c: f64) -> Self {
         let x = self.value;
-        let d2 = if c == 1.0 { 0.0 } else { c * (c - 1.0) * x.powf(c - 2.0) };
+        let d2 = if c == 1.0 {
+            0.0
+        } else {
+            c * (c - 1.0) * x.powf(c - 2.0)
+        };
         let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
         self.chain(x.powf(c), d1, d2)
     }
@@ -256,7 +265,11 @@ impl<const N: usize> SecondOrder for FixedHyperDual<N> {
         self.chain(g, d1, d2)
     }
     fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>) {
-        (self.value, self.gradient.to_vec(), self.hessian.iter().flatten().copied().collect())
+        (
+            self.value,
+            self.gradient.to_vec(),
+            self.hessian.iter().flatten().copied().collect(),
+        )
     }
 }
 
@@ -282,7 +295,8 @@ impl<const N: usize> FixedHyperDual<N> {
         for i in 0..N {
             out.gradient[i] = d1 * self.gradient[i];
             for j in 0..N {
-                out.hessian[i][j] = d1 * self.hessian[i][j] + d2 * self.gradient[i] * self.gradient[j];
+                out.hessian[i][j] =
+                    d1 * self.hessian[i][j] + d2 * self.gradient[i] * self.gradient[j];
             }
         }
         out
@@ -304,7 +318,11 @@ impl<const N: usize> FixedHyperDual<N> {
 impl<const N: usize> Real for FixedHyperDual<N> {
     #[inline]
     fn constant(value: f64, _: usize) -> Self {
-        FixedHyperDual { value, gradient: [0.0; N], hessian: [[0.0; N]; N] }
+        FixedHyperDual {
+            value,
+            gradient: [0.0; N],
+            hessian: [[0.0; N]; N],
+        }
     }
     fn value(&self) -> f64 {
         self.value
@@ -320,7 +338,8 @@ impl<const N: usize> Real for FixedHyperDual<N> {
         product.value = self.value * other.value;
         for i in 0..N {
             for j in 0..N {
-                product.hessian[i][j] += self.gradient[i] * other.gradient[j] + other.gradient[i] * self.gradient[j];
+                product.hessian[i][j] +=
+                    self.gradient[i] * other.gradient[j] + other.gradient[i] * self.gradient[j];
             }
         }
         product
@@ -338,7 +357,11 @@ impl<const N: usize> Real for FixedHyperDual<N> {
     }
     fn powc(&self, c: f64) -> Self {
         let x = self.value;
-        let d2 = if c == 1.0 { 0.0 } else { c * (c - 1.0) * x.powf(c - 2.0) };
+        let d2 = if c == 1.0 {
+            0.0
+        } else {
+            c * (c - 1.0) * x.powf(c - 2.0)
+        };
         let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
         self.chain(x.powf(c), d1, d2)
     }
@@ -368,10 +391,26 @@ mod tests {
 
     #[test]
     fn fixed_and_dynamic_hyperduals_agree() {
-        let (x, y) = (HyperDual::variable(1.3, 0, 2), HyperDual::variable(0.7, 1, 2));
-        let (fx, fy) = (FixedHyperDual::<2>::variable(1.3, 0), FixedHyperDual::<2>::variable(0.7, 1));
-        let dynamic = x.mul(&y).div(&x.add(&y)).unary(Unary::Exp).pow(&y).sub(&HyperDual::pow_data(0.5, &x));
-        let fixed = fx.mul(&fy).div(&fx.add(&fy)).unary(Unary::Exp).pow(&fy).sub(&FixedHyperDual::pow_data(0.5, &fx));
+        let (x, y) = (
+            HyperDual::variable(1.3, 0, 2),
+            HyperDual::variable(0.7, 1, 2),
+        );
+        let (fx, fy) = (
+            FixedHyperDual::<2>::variable(1.3, 0),
+            FixedHyperDual::<2>::variable(0.7, 1),
+        );
+        let dynamic = x
+            .mul(&y)
+            .div(&x.add(&y))
+            .unary(Unary::Exp)
+            .pow(&y)
+            .sub(&HyperDual::pow_data(0.5, &x));
+        let fixed = fx
+            .mul(&fy)
+            .div(&fx.add(&fy))
+            .unary(Unary::Exp)
+            .pow(&fy)
+            .sub(&FixedHyperDual::pow_data(0.5, &fx));
         assert!((dynamic.value - fixed.value).abs() < 1e-15);
         for i in 0..2 {
             assert!((dynamic.gradient[i] - fixed.gradient[i]).abs() < 1e-14);

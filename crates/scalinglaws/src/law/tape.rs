@@ -63,7 +63,9 @@ impl Op {
         match *self {
             Const(_) | Var(_) | Param(_) => [None, None],
             Neg(a) | PowConst(a, _) | Unary(_, a) | PowData(_, a) => [Some(a), None],
-            Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Pow(a, b) | Min(a, b) | Max(a, b) => [Some(a), Some(b)],
+            Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Pow(a, b) | Min(a, b) | Max(a, b) => {
+                [Some(a), Some(b)]
+            }
         }
     }
 
@@ -140,7 +142,11 @@ impl Builder {
         let cb = b.and_then(|s| self.constant_of(s));
         let all_constant = ca.is_some() && (b.is_none() || cb.is_some());
         if all_constant && !matches!(op, Op::PowData(..)) {
-            return Op::Const(eval_op_f64(&op, &|s| self.constant_of(s).unwrap_or(f64::NAN), &|_| f64::NAN));
+            return Op::Const(eval_op_f64(
+                &op,
+                &|s| self.constant_of(s).unwrap_or(f64::NAN),
+                &|_| f64::NAN,
+            ));
         }
         match op {
             Op::Pow(base, _) if cb.is_some() => Op::PowConst(base, cb.unwrap_or(1.0)),
@@ -148,7 +154,12 @@ impl Builder {
         }
     }
 
-    fn expr(&mut self, expr: &Expr, locals: &HashMap<String, Slot>, symbol: &dyn Fn(&str) -> Symbol) -> Slot {
+    fn expr(
+        &mut self,
+        expr: &Expr,
+        locals: &HashMap<String, Slot>,
+        symbol: &dyn Fn(&str) -> Symbol,
+    ) -> Slot {
         let resolve = locals;
         match expr {
             Expr::Num(v) => self.push(Op::Const(*v)),
@@ -262,7 +273,12 @@ impl Tape {
     }
 
     /// Per-row values of every parameter-free slot (None for parameter-dependent slots).
-    fn evaluate_data_slots(&self, columns: &[&[f64]], n_rows: usize, depends: &[bool]) -> Vec<Option<Vec<f64>>> {
+    fn evaluate_data_slots(
+        &self,
+        columns: &[&[f64]],
+        n_rows: usize,
+        depends: &[bool],
+    ) -> Vec<Option<Vec<f64>>> {
         let mut values: Vec<Option<Vec<f64>>> = vec![None; self.ops.len()];
         for (i, op) in self.ops.iter().enumerate() {
             if depends[i] {
@@ -329,7 +345,13 @@ impl Binder<'_> {
             let [a, b] = op.operands();
             let new_a = a.map(|x| self.emit(x));
             let new_b = b.map(|x| self.emit(x));
-            op.map_operands(|x| if Some(x) == a { new_a.unwrap_or(x) } else { new_b.unwrap_or(x) })
+            op.map_operands(|x| {
+                if Some(x) == a {
+                    new_a.unwrap_or(x)
+                } else {
+                    new_b.unwrap_or(x)
+                }
+            })
         };
         let slot = self.ops.len() as Slot;
         self.ops.push(new_op);
@@ -349,7 +371,10 @@ impl Binder<'_> {
     /// base^exponent; a positive parameter-free base becomes a precomputed ln column.
     fn pow_op(&mut self, base: Slot, exponent: Slot) -> Op {
         let exponent = self.emit(exponent);
-        let positive_data = match (&self.data_values[base as usize], self.depends_on_params[base as usize]) {
+        let positive_data = match (
+            &self.data_values[base as usize],
+            self.depends_on_params[base as usize],
+        ) {
             (Some(values), false) if values.iter().all(|x| *x > 0.0) => Some(values),
             _ => None,
         };
@@ -383,9 +408,10 @@ pub struct BoundTape {
     n_rows: usize,
     /// Slots evaluated once per parameter vector, in order.
     prelude: Vec<Slot>,
-    /// Prelude slots that row operations read (or the output, when it is in the prelude),
-    /// each with the parameters it depends on: where row sweeps hand adjoints to the prelude.
-    boundary: Vec<(Slot, Vec<u32>)>,
+    /// (slot, parameter) for every prelude slot that row operations read (or the output, when
+    /// it is in the prelude) and every parameter it depends on: where row sweeps hand adjoints
+    /// to the prelude.
+    boundary: Vec<(Slot, u32)>,
 }
 
 /// Reusable buffers for evaluation (one per thread). `prepare` fills the prelude values and
@@ -416,14 +442,19 @@ impl BoundTape {
     /// never reads a row operation), so row sweeps run over one contiguous range.
     fn new(ops: Vec<Op>, columns: &[Vec<f64>], n_params: usize, n_rows: usize) -> Self {
         let width = columns.len();
-        let table = (0..n_rows).flat_map(|row| columns.iter().map(move |c| c[row])).collect();
+        let table = (0..n_rows)
+            .flat_map(|row| columns.iter().map(move |c| c[row]))
+            .collect();
         let (prelude, row_ops) = Self::split_prelude(&ops);
         let order: Vec<Slot> = prelude.iter().chain(&row_ops).copied().collect();
         let mut new_slot = vec![0 as Slot; ops.len()];
         for (position, &old) in order.iter().enumerate() {
             new_slot[old as usize] = position as Slot;
         }
-        let ops: Vec<Op> = order.iter().map(|&old| ops[old as usize].map_operands(|s| new_slot[s as usize])).collect();
+        let ops: Vec<Op> = order
+            .iter()
+            .map(|&old| ops[old as usize].map_operands(|s| new_slot[s as usize]))
+            .collect();
         let n_prelude = prelude.len() as Slot;
         let boundary = Self::boundary(&ops, n_prelude);
         BoundTape {
@@ -438,12 +469,17 @@ impl BoundTape {
     }
 
     /// The prelude slots row operations read, with the parameters each depends on.
-    fn boundary(ops: &[Op], n_prelude: Slot) -> Vec<(Slot, Vec<u32>)> {
+    fn boundary(ops: &[Op], n_prelude: Slot) -> Vec<(Slot, u32)> {
         let mut depends: Vec<Vec<u32>> = Vec::with_capacity(n_prelude as usize);
         for op in &ops[..n_prelude as usize] {
             let mut params: Vec<u32> = match op {
                 Op::Param(p) => vec![*p],
-                _ => op.operands().iter().flatten().flat_map(|&s| depends[s as usize].clone()).collect(),
+                _ => op
+                    .operands()
+                    .iter()
+                    .flatten()
+                    .flat_map(|&s| depends[s as usize].clone())
+                    .collect(),
             };
             params.sort_unstable();
             params.dedup();
@@ -451,14 +487,22 @@ impl BoundTape {
         }
         let mut read: Vec<bool> = vec![false; n_prelude as usize];
         for op in &ops[n_prelude as usize..] {
-            for s in op.operands().into_iter().flatten().filter(|&s| s < n_prelude) {
+            for s in op
+                .operands()
+                .into_iter()
+                .flatten()
+                .filter(|&s| s < n_prelude)
+            {
                 read[s as usize] = true;
             }
         }
         if let Some(last) = read.last_mut().filter(|_| n_prelude as usize == ops.len()) {
             *last = true;
         }
-        (0..n_prelude).filter(|&s| read[s as usize]).map(|s| (s, depends[s as usize].clone())).collect()
+        (0..n_prelude)
+            .filter(|&s| read[s as usize])
+            .flat_map(|s| depends[s as usize].iter().map(move |&p| (s, p)))
+            .collect()
     }
 
     pub fn n_rows(&self) -> usize {
@@ -523,9 +567,22 @@ impl BoundTape {
             Op::Div(x, y) => [(x, 1.0 / v[u(y)]), (y, -v[i] / v[u(y)])],
             Op::Pow(x, y) => {
                 let (base, exponent) = (v[u(x)], v[u(y)]);
-                [(x, exponent * base.powf(exponent - 1.0)), (y, v[i] * base.ln())]
+                [
+                    (x, exponent * base.powf(exponent - 1.0)),
+                    (y, v[i] * base.ln()),
+                ]
             }
-            Op::PowConst(x, c) => [(x, if c == 0.0 { 0.0 } else { c * v[u(x)].powf(c - 1.0) }), NONE],
+            Op::PowConst(x, c) => [
+                (
+                    x,
+                    if c == 0.0 {
+                        0.0
+                    } else {
+                        c * v[u(x)].powf(c - 1.0)
+                    },
+                ),
+                NONE,
+            ],
             Op::PowData(c, e) => [(e, v[i] * self.data(c, row)), NONE],
             Op::Unary(op, x) => [(x, op.first_derivative(v[u(x)], v[i])), NONE],
             Op::Min(x, y) => [(if v[u(x)] <= v[u(y)] { x } else { y }, 1.0), NONE],
@@ -577,7 +634,10 @@ impl BoundTape {
                 for (operand, d) in self.partials(i, 0, &scratch.values) {
                     if d != 0.0 {
                         let from = operand as usize * np;
-                        for (r, j) in row.iter_mut().zip(&scratch.prelude_jacobian[from..from + np]) {
+                        for (r, j) in row
+                            .iter_mut()
+                            .zip(&scratch.prelude_jacobian[from..from + np])
+                        {
                             *r += d * j;
                         }
                     }
@@ -612,7 +672,9 @@ impl BoundTape {
     /// adjoints of prelude slots accumulate (they are cleared by `clear_prelude_adjoints`).
     #[inline(always)]
     fn reverse_row(&self, row: usize, seed: f64, scratch: &mut Scratch) {
-        let Scratch { values, adjoints, .. } = scratch;
+        let Scratch {
+            values, adjoints, ..
+        } = scratch;
         let rows = self.row_range();
         adjoints[rows.clone()].fill(0.0);
         let last = self.ops.len() - 1;
@@ -624,27 +686,32 @@ impl BoundTape {
     }
 
     fn clear_prelude_adjoints(&self, scratch: &mut Scratch) {
-        for (slot, _) in &self.boundary {
-            scratch.adjoints[*slot as usize] = 0.0;
+        for &(slot, _) in &self.boundary {
+            scratch.adjoints[slot as usize] = 0.0;
         }
     }
 
     /// Adds Σ adjoint × d(slot)/d(params) over prelude slots into `gradient`. Row sweeps stop at
     /// prelude slots and the Jacobian rows are total derivatives, so nothing is counted twice.
-    fn collect_prelude(&self, scratch: &Scratch, gradient: &mut [f64]) {
+    fn collect_prelude(&self, scratch: &Scratch, mut add: impl FnMut(usize, f64)) {
         let np = self.n_params;
-        for (slot, params) in &self.boundary {
-            let i = *slot as usize;
-            let adj = scratch.adjoints[i];
-            for &p in params {
-                gradient[p as usize] += adj * scratch.prelude_jacobian[i * np + p as usize];
-            }
+        for &(slot, p) in &self.boundary {
+            let (i, p) = (slot as usize, p as usize);
+            add(
+                p,
+                scratch.adjoints[i] * scratch.prelude_jacobian[i * np + p],
+            );
         }
     }
 
     /// Evaluates every row at `params`, handing (row, value) to `visit`; stops early (returning
     /// false) when `visit` does.
-    pub fn for_each_row(&self, params: &[f64], scratch: &mut Scratch, mut visit: impl FnMut(usize, f64) -> bool) -> bool {
+    pub fn for_each_row(
+        &self,
+        params: &[f64],
+        scratch: &mut Scratch,
+        mut visit: impl FnMut(usize, f64) -> bool,
+    ) -> bool {
         self.prepare(params, scratch);
         for row in 0..self.n_rows {
             self.forward_row(params, row, &mut scratch.values);
@@ -657,13 +724,36 @@ impl BoundTape {
 
     /// The law's value at one row and its exact gradient with respect to every parameter
     /// (written into `gradient`, length n_params).
-    pub fn gradient_row(&self, params: &[f64], row: usize, scratch: &mut Scratch, gradient: &mut [f64]) -> f64 {
+    pub fn gradient_row(
+        &self,
+        params: &[f64],
+        row: usize,
+        scratch: &mut Scratch,
+        gradient: &mut [f64],
+    ) -> f64 {
         self.prepare(params, scratch);
         self.forward_row(params, row, &mut scratch.values);
         self.clear_prelude_adjoints(scratch);
         self.reverse_row(row, 1.0, scratch);
         gradient.iter_mut().for_each(|g| *g = 0.0);
-        self.collect_prelude(scratch, gradient);
+        self.collect_prelude(scratch, |p, g| gradient[p] += g);
+        *scratch.values.last().unwrap_or(&f64::NAN)
+    }
+
+    /// Like [`BoundTape::gradient_row`], but hands each (parameter, contribution) pair to `add`
+    /// instead of filling a dense vector (contributions to one parameter sum).
+    pub fn gradient_row_sparse(
+        &self,
+        params: &[f64],
+        row: usize,
+        scratch: &mut Scratch,
+        add: impl FnMut(usize, f64),
+    ) -> f64 {
+        self.prepare(params, scratch);
+        self.forward_row(params, row, &mut scratch.values);
+        self.clear_prelude_adjoints(scratch);
+        self.reverse_row(row, 1.0, scratch);
+        self.collect_prelude(scratch, add);
         *scratch.values.last().unwrap_or(&f64::NAN)
     }
 
@@ -687,7 +777,7 @@ impl BoundTape {
             self.reverse_row(row, s, scratch);
         }
         gradient.iter_mut().for_each(|g| *g = 0.0);
-        self.collect_prelude(scratch, gradient);
+        self.collect_prelude(scratch, |p, g| gradient[p] += g);
         true
     }
 
@@ -708,12 +798,20 @@ impl BoundTape {
                 Op::Div(x, y) => s(x).div(s(y)),
                 Op::Pow(x, y) => s(x).pow(s(y)),
                 Op::PowConst(x, c) => s(x).powc(c),
-                Op::PowData(c, e) => {
-                    T::pow_data(self.data(c, row), s(e))
-                }
+                Op::PowData(c, e) => T::pow_data(self.data(c, row), s(e)),
                 Op::Unary(u, x) => s(x).unary(u),
-                Op::Min(x, y) => if s(x).value() <= s(y).value() { s(x) } else { s(y) }.clone(),
-                Op::Max(x, y) => if s(x).value() >= s(y).value() { s(x) } else { s(y) }.clone(),
+                Op::Min(x, y) => if s(x).value() <= s(y).value() {
+                    s(x)
+                } else {
+                    s(y)
+                }
+                .clone(),
+                Op::Max(x, y) => if s(x).value() >= s(y).value() {
+                    s(x)
+                } else {
+                    s(y)
+                }
+                .clone(),
             };
             values.push(value);
         }

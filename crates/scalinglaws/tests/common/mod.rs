@@ -7,7 +7,9 @@ use scalinglaws::data::Dataset;
 use scalinglaws::fit::FitData;
 
 pub fn example(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(path)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(path)
 }
 
 /// Epoch AI's protocol on Hoffmann et al.'s Fig. 4 data: drop the 5 highest losses (240 rows

@@ -1,0 +1,141 @@
+//! The search's verdicts on awkward problems: rival optima are counted and warned about,
+//! noise-free data gives one optimum, an interpolating fit has no standard errors, and settings
+//! that cannot work are refused.
+
+use scalinglaws::fit::{fit, Bounds, FitData, FitSettings};
+use scalinglaws::{Error, Law};
+
+fn xs(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| 1.0 + 20.0 * i as f64 / (n - 1) as f64)
+        .collect()
+}
+
+fn data(f: impl Fn(f64) -> f64, n: usize) -> FitData {
+    let x = xs(n);
+    FitData {
+        target: x.iter().map(|&v| f(v)).collect(),
+        variables: vec![x],
+        weights: None,
+    }
+}
+
+fn law(formula: &str) -> Law {
+    Law::from_formula(formula, &|id| id == "x").unwrap()
+}
+
+#[test]
+fn mirror_optima_are_counted_and_warned_about() {
+    // (A, a) and (B, b) can swap: two optima with the same objective.
+    let data = data(|x| 1.0 + 2.0 * x.powf(-0.5) + 3.0 * x.powf(-1.5), 40);
+    let mut settings = FitSettings::default();
+    settings.grids.insert("a".into(), vec![0.3, 1.7]);
+    settings.grids.insert("b".into(), vec![0.3, 1.7]);
+    let result = fit(&law("E + A*x^-a + B*x^-b"), &data, &settings).unwrap();
+    assert!(result.optima.distinct >= 2, "{:?}", result.optima);
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.contains("not uniquely determined")),
+        "{:?}",
+        result.warnings
+    );
+}
+
+#[test]
+fn noise_free_data_has_one_optimum() {
+    let data = data(|x| 2.0 + 300.0 * x.powf(-0.3), 20);
+    let result = fit(
+        &scalinglaws::law::catalog::lookup("power_offset").unwrap(),
+        &data,
+        &FitSettings::default(),
+    )
+    .unwrap();
+    assert_eq!(result.optima.distinct, 1, "{:?}", result.optima);
+    assert!((result.value("alpha").unwrap() - 0.3).abs() < 1e-8);
+}
+
+#[test]
+fn an_interpolating_fit_has_no_standard_errors() {
+    let data = data(|x| 2.0 * x, 2);
+    let result = fit(&law("a*x + b"), &data, &FitSettings::default()).unwrap();
+    assert!(result.params.iter().all(|(_, p)| p.stderr.is_none()));
+    assert!(
+        result.warnings.iter().any(|w| w.contains("interpolates")),
+        "{:?}",
+        result.warnings
+    );
+}
+
+#[test]
+fn impossible_settings_are_refused() {
+    let data = data(|x| 2.0 * x, 10);
+    let mut zero_weights = data.clone();
+    zero_weights.weights = Some(vec![0.0; 10]);
+    assert!(matches!(
+        fit(&law("a*x"), &zero_weights, &FitSettings::default()),
+        Err(Error::Data { .. })
+    ));
+    let mut one_weight = data.clone();
+    one_weight.weights = Some((0..10).map(|i| f64::from(u8::from(i == 0))).collect());
+    assert!(fit(&law("a*x + b"), &one_weight, &FitSettings::default()).is_err());
+    for f_scale in [0.0, 1e-300, 1e300, f64::NAN] {
+        let settings = FitSettings {
+            f_scale,
+            ..FitSettings::default()
+        };
+        assert!(
+            matches!(
+                fit(&law("a*x"), &data, &settings),
+                Err(Error::Settings { .. })
+            ),
+            "{f_scale}"
+        );
+    }
+    let mut settings = FitSettings::default();
+    settings.bounds.insert(
+        "a".into(),
+        Bounds {
+            lower: Some(-1e308),
+            upper: Some(1e308),
+        },
+    );
+    assert!(matches!(
+        fit(&law("a*x"), &data, &settings),
+        Err(Error::Settings { .. })
+    ));
+}
+
+#[test]
+fn fixing_outside_the_bounds_is_warned_about() {
+    let data = data(|x| 1.0 + 2.0 * x.powf(-0.5), 20);
+    let mut settings = FitSettings {
+        space: scalinglaws::fit::Space::Linear,
+        ..FitSettings::default()
+    };
+    settings.fixed.insert("E".into(), -1.0);
+    settings.grids.insert("E".into(), vec![0.5]);
+    let result = fit(
+        &scalinglaws::law::catalog::lookup("power_offset").unwrap(),
+        &data,
+        &settings,
+    )
+    .unwrap();
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.contains("E is fixed at -1, outside its bounds")),
+        "{:?}",
+        result.warnings
+    );
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.contains("its --grid/--bound is ignored")),
+        "{:?}",
+        result.warnings
+    );
+}
