@@ -92,6 +92,12 @@ fn statistics(out: &mut String, result: &FitResult) {
         if optima.distinct == 1 { "um" } else { "a" },
         optima.best_starts
     );
+    if optima.diverged > 0 {
+        search.push_str(&format!(", {} diverged", optima.diverged));
+    }
+    if optima.unconverged > 0 {
+        search.push_str(&format!(", {} unconverged", optima.unconverged));
+    }
     if optima.failed > 0 {
         search.push_str(&format!(", {} failed", optima.failed));
     }
