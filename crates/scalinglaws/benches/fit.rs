@@ -9,27 +9,6 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use scalinglaws::fit::{fit, problem_for, FitData, FitSettings};
 use scalinglaws::law::catalog;
 
-fn epoch_grid() -> FitSettings {
-    let mut settings = FitSettings::default();
-    let steps = |lo: f64, hi: f64, step: f64| -> Vec<f64> {
-        let n = ((hi - lo) / step).round() as usize;
-        (0..=n).map(|i| lo + step * i as f64).collect()
-    };
-    let exp = |v: Vec<f64>| v.into_iter().map(f64::exp).collect::<Vec<_>>();
-    settings.grids.insert("alpha".into(), steps(0.0, 2.0, 0.5));
-    settings.grids.insert("beta".into(), steps(0.0, 2.0, 0.5));
-    settings
-        .grids
-        .insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
-    settings
-        .grids
-        .insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
-    settings
-        .grids
-        .insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
-    settings
-}
-
 /// Hand-written objective and gradient of Huber(1e-3) on log residuals of
 /// E + A N^-alpha + B D^-beta, with ln N and ln D precomputed (the best a closed form can do).
 fn closed_form(
@@ -72,7 +51,7 @@ fn benches(c: &mut Criterion) {
         b.iter(|| fit(&law, black_box(&data), &default).unwrap())
     });
 
-    let grid = epoch_grid();
+    let grid = common::epoch_grid();
     let mut group = c.benchmark_group("slow");
     group.sample_size(10);
     group.bench_function("chinchilla_epoch_grid_4500", |b| {

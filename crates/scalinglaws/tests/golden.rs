@@ -43,23 +43,7 @@ fn chinchilla_default_search_reproduces_epoch() {
 fn chinchilla_epoch_full_grid_reproduces_epoch() {
     let data = common::chinchilla_epoch();
     let law = catalog::lookup("chinchilla").unwrap();
-    let mut settings = FitSettings::default();
-    let steps = |lo: f64, hi: f64, step: f64| -> Vec<f64> {
-        let n = ((hi - lo) / step).round() as usize;
-        (0..=n).map(|i| lo + step * i as f64).collect()
-    };
-    let exp = |v: Vec<f64>| v.into_iter().map(f64::exp).collect::<Vec<_>>();
-    settings.grids.insert("alpha".into(), steps(0.0, 2.0, 0.5));
-    settings.grids.insert("beta".into(), steps(0.0, 2.0, 0.5));
-    settings
-        .grids
-        .insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
-    settings
-        .grids
-        .insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
-    settings
-        .grids
-        .insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
+    let settings = common::epoch_grid();
     let result = fit(&law, &data, &settings).unwrap();
     assert_eq!(result.optima.starts, 4500);
     check_epoch_optimum(&result);

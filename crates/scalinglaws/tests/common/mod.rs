@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use scalinglaws::data::Dataset;
-use scalinglaws::fit::FitData;
+use scalinglaws::fit::{FitData, FitSettings};
 
 pub fn example(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -36,4 +36,27 @@ pub fn chinchilla_epoch() -> FitData {
 /// Chinchilla's law at Epoch's published optimum.
 pub fn epoch_prediction(n: f64, d: f64) -> f64 {
     1.81721 + 477.86 * n.powf(-0.347315) + 2142.56 * d.powf(-0.367153)
+}
+
+/// Epoch's grid: alpha, beta in 0..2 step 0.5; log E in -1..1 step 0.5; log A, log B in 0..25
+/// step 5 (4,500 starts, every one polished from its grid point).
+pub fn epoch_grid() -> FitSettings {
+    let mut settings = FitSettings::default();
+    let steps = |lo: f64, hi: f64, step: f64| -> Vec<f64> {
+        let n = ((hi - lo) / step).round() as usize;
+        (0..=n).map(|i| lo + step * i as f64).collect()
+    };
+    let exp = |v: Vec<f64>| v.into_iter().map(f64::exp).collect::<Vec<_>>();
+    settings.grids.insert("alpha".into(), steps(0.0, 2.0, 0.5));
+    settings.grids.insert("beta".into(), steps(0.0, 2.0, 0.5));
+    settings
+        .grids
+        .insert("E".into(), exp(steps(-1.0, 1.0, 0.5)));
+    settings
+        .grids
+        .insert("A".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
+        .grids
+        .insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
+    settings
 }
