@@ -242,7 +242,7 @@ fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, u
         return (tracks, 0, 0);
     }
     let rest = tracks.split_off(1);
-    let (best, mut iterations) = polish(problem, tracks.remove(0));
+    let (best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
     let limit = STALLED * best.value.abs() + OBJECTIVE_FLOOR * problem.total_weight();
     let (promising, stalled): (Vec<Track>, Vec<Track>) =
         rest.into_iter().partition(|t| t.value <= limit);
@@ -256,14 +256,24 @@ fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, u
     (all, iterations, stalled.iter().map(|t| t.credit).sum())
 }
 
+/// The best track alone may take more exact-Hessian steps.
+const POLISH_BEST: Options = Options {
+    max_iterations: 400,
+    ..POLISH
+};
+
 /// Exact-Hessian Newton steps to full precision; returns the track and the iterations taken.
-fn polish(problem: &Problem, mut track: Track) -> (Track, usize) {
+fn polish(problem: &Problem, track: Track) -> (Track, usize) {
+    polish_with(problem, track, &POLISH)
+}
+
+fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track, usize) {
     let mut adapter = Adapter {
         problem,
         scratch: problem.tape().scratch(),
         curvature: Curvature::Exact,
     };
-    let m = minimize(&mut adapter, &track.u, &POLISH);
+    let m = minimize(&mut adapter, &track.u, options);
     track.iterations += m.iterations;
     if m.value <= track.value {
         track.p = problem.natural(&m.u);
