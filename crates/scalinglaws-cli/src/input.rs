@@ -16,7 +16,7 @@ use scalinglaws::data::Dataset;
 use scalinglaws::error::Location;
 use scalinglaws::fit::{FitData, Space};
 use scalinglaws::law::expr::{parse_expr, BinOp, Expr, Func};
-use scalinglaws::{suggest, Error, Law};
+use scalinglaws::{Error, Law};
 
 use crate::{input_error, split_name};
 
@@ -46,14 +46,7 @@ pub fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
-/// The candidate a misspelled `name` most likely meant; none for names under three characters,
-/// where every short candidate would be "close".
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    if name.chars().count() < 3 {
-        return None;
-    }
-    suggest::closest(name, candidates)
-}
+pub use scalinglaws::suggest::closest;
 
 /// `--map VAR=COLUMN` as (VAR, COLUMN).
 pub fn parse_map(text: &str) -> Result<(String, String)> {

@@ -6,7 +6,11 @@
 /// of characters in `name`. On a tie the candidate that comes first wins.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let wanted: Vec<char> = lowercase_chars(name);
-    let limit = (wanted.len() / 3).max(2);
+    // A third of the name may change (at least two edits), but never all of it: "x" is not a
+    // misspelling of "N".
+    let limit = (wanted.len() / 3)
+        .max(2)
+        .min(wanted.len().saturating_sub(1));
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
         let distance = levenshtein(&wanted, &lowercase_chars(candidate));
@@ -84,6 +88,8 @@ mod tests {
         assert_eq!(closest("tokens", ["N", "loss"]), None);
         assert_eq!(closest("abc", ["xyz"]), None);
         assert_eq!(closest("x", std::iter::empty()), None);
+        assert_eq!(closest("x", ["N", "D"]), None);
+        assert_eq!(closest("ab", ["xy"]), None);
     }
 
     #[test]
