@@ -139,3 +139,59 @@ fn fixing_outside_the_bounds_is_warned_about() {
         result.warnings
     );
 }
+
+#[test]
+fn collinear_design_and_parameters_at_a_bound_are_warned_about() {
+    // Every run trained on 20 tokens per parameter: log N and log D move together, so alpha
+    // and beta cannot be told apart.
+    let n: Vec<f64> = (0..30).map(|i| 1e8 * 1.2f64.powi(i)).collect();
+    let d: Vec<f64> = n.iter().map(|v| 20.0 * v).collect();
+    let target = n
+        .iter()
+        .zip(&d)
+        .map(|(n, d)| 1.7 + 400.0 * n.powf(-0.34) + 410.0 * d.powf(-0.28))
+        .collect();
+    let data = FitData {
+        variables: vec![n, d],
+        target,
+        weights: None,
+    };
+    let law = scalinglaws::law::catalog::lookup("chinchilla").unwrap();
+    let result = fit(&law, &data, &FitSettings::default()).unwrap();
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.contains("nearly collinear")),
+        "{:?}",
+        result.warnings
+    );
+
+    // A decreasing power law whose data rise: the exponent is pushed onto its lower bound 0.
+    let rising = data_of(|x| 1.0 + 0.01 * x, 20);
+    let result = fit(
+        &scalinglaws::law::catalog::lookup("power_offset").unwrap(),
+        &rising,
+        &FitSettings::default(),
+    )
+    .unwrap();
+    let at_bound: Vec<&str> = result
+        .params
+        .iter()
+        .filter(|(_, p)| p.at_bound)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert!(!at_bound.is_empty(), "{}", result.to_json());
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.contains("sits at a bound")),
+        "{:?}",
+        result.warnings
+    );
+}
+
+fn data_of(f: impl Fn(f64) -> f64, n: usize) -> FitData {
+    data(f, n)
+}

@@ -136,6 +136,12 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
     let outcome = with_threads(settings.threads, || {
         search::search(&problem, &starts, &lower, &upper, settings.max_iterations)
     })?;
+    if outcome.optima.is_empty() && outcome.diverged > 0 {
+        return Err(Error::fit(format!(
+            "every start diverged ({} of {}: a parameter ran off to infinity); bound the parameters with --bound or give starts with --grid",
+            outcome.diverged, outcome.starts
+        )));
+    }
     if outcome.optima.is_empty() {
         return Err(Error::fit(format!(
             "none of the {} starts gave a finite objective; check that the law can produce the target's values{}",

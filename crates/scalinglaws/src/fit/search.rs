@@ -214,12 +214,13 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
     m.iterations
 }
 
-/// A parameter is infinite, or its internal coordinate is so large that the transform has
-/// saturated (the parameter sits on its bound to machine precision and can no longer move).
+/// A parameter ran off towards infinity on an unbounded side (p = lo + e^u with u → +∞, or
+/// p = hi − e^u likewise, or an unbounded parameter that is no longer finite). A parameter
+/// converging onto a finite bound (u → −∞) is not divergence: that is an optimum at the bound.
 fn diverged(problem: &Problem, u: &[f64]) -> bool {
-    const SATURATED: f64 = 700.0;
-    let saturated = |t: &Transform, x: f64| {
-        *t != Transform::Identity && (x.abs() > SATURATED || t.derivatives(x).0 == 0.0)
+    const RUNAWAY: f64 = 700.0;
+    let runaway = |t: &Transform, x: f64| {
+        matches!(t, Transform::Lower(_) | Transform::Upper(_)) && x > RUNAWAY
     };
     u.iter().any(|x| !x.is_finite())
         || problem.natural(u).iter().any(|p| !p.is_finite())
@@ -227,7 +228,7 @@ fn diverged(problem: &Problem, u: &[f64]) -> bool {
             .transforms()
             .iter()
             .zip(u)
-            .any(|(t, &x)| saturated(t, x))
+            .any(|(t, &x)| runaway(t, x))
 }
 
 /// Tracks whose Gauss–Newton phase ended more than this factor above the best polished
