@@ -5,7 +5,8 @@
 #   (a) scalinglaws fit, Epoch's protocol, default search (25 starts)
 #   (b) scalinglaws fit, Epoch's protocol, Epoch's full 4,500-start grid (all cores)
 #   (c) the same grid on one thread (--threads 1), for a like-for-like single-core figure
-#   (d) the scipy reference, once (about 1 to 3 minutes on 2 cores)
+#   (d) the scipy reference, once (about a minute on a quiet 2-core machine; one thread, as the
+#       notebook's loop is serial; OPENBLAS_NUM_THREADS=1 unless set)
 #
 # (a) to (c) are timed with hyperfine when it is installed (`apt-get install -y hyperfine`),
 # otherwise with a bash loop of 5 runs. Every time is the wall time of the whole process (start,
@@ -132,7 +133,10 @@ if [[ ${BENCH_SKIP_SCIPY:-0} != 1 ]]; then
     before=$(load1)
     say "running the scipy reference once (4,500 L-BFGS-B starts; minutes)"
     t0=$(date +%s%N)
-    "$PY" bench/epoch_scipy.py "$CSV" >"$WORK/scipy.json"
+    # One BLAS thread: the reference's loop is serial, and OpenBLAS's idle worker threads spin on
+    # the second core (twice the CPU time, the same wall time on a quiet machine, slower on a busy one).
+    OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} \
+        "$PY" bench/epoch_scipy.py "$CSV" >"$WORK/scipy.json"
     t1=$(date +%s%N)
     "$PY" - "$WORK/scipy.json" "$(( t1 - t0 ))" "$before" "$(load1)" >"$WORK/d.time.json" <<'EOF'
 import json, sys
