@@ -98,6 +98,9 @@ fn statistics(out: &mut String, result: &FitResult) {
     if optima.unconverged > 0 {
         search.push_str(&format!(", {} unconverged", optima.unconverged));
     }
+    if optima.stalled > 0 {
+        search.push_str(&format!(", {} stalled", optima.stalled));
+    }
     if optima.failed > 0 {
         search.push_str(&format!(", {} failed", optima.failed));
     }

@@ -195,3 +195,78 @@ fn collinear_design_and_parameters_at_a_bound_are_warned_about() {
 fn data_of(f: impl Fn(f64) -> f64, n: usize) -> FitData {
     data(f, n)
 }
+
+fn broken_power_law(seed: u64) -> FitData {
+    let mut rng = scalinglaws::rng::Rng::new(seed);
+    let x: Vec<f64> = (0..40)
+        .map(|i| 10f64.powf(6.0 * f64::from(i) / 39.0))
+        .collect();
+    let target = x
+        .iter()
+        .map(|&x| {
+            (0.5 + 3.0 * x.powf(-0.1) * (1.0 + (x / 1e3).powi(2)).powf(-0.2))
+                * (1.0 + 0.01 * rng.normal())
+        })
+        .collect();
+    FitData {
+        variables: vec![x],
+        target,
+        weights: None,
+    }
+}
+
+/// A law with more breaks contains the one with fewer: its best objective can only be lower.
+#[test]
+fn more_breaks_never_fit_worse() {
+    let data = broken_power_law(1);
+    let objective = |name: &str| {
+        let law = scalinglaws::law::catalog::lookup(name).unwrap();
+        fit(&law, &data, &FitSettings::default()).unwrap().objective
+    };
+    let (one, two) = (objective("bnsl"), objective("bnsl:2"));
+    assert!(two <= one * (1.0 + 1e-9), "bnsl:2 {two} > bnsl {one}");
+}
+
+/// Fit files always read back, even when the sandwich covariance is degenerate.
+#[test]
+fn fit_files_round_trip_whatever_the_covariance() {
+    let data = data(|x| 5.0 * x.powf(-0.2), 40);
+    let law = scalinglaws::law::catalog::lookup("logistic").unwrap();
+    let settings = FitSettings {
+        space: scalinglaws::fit::Space::Linear,
+        ..FitSettings::default()
+    };
+    let result = fit(&law, &data, &settings).unwrap();
+    let text = result.to_json();
+    assert!(!text.contains("NaN") && !text.contains("inf"));
+    let back =
+        scalinglaws::fit::FitResult::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.param_values(), result.param_values());
+    if let Some(c) = &result.correlation {
+        assert!(c.values.iter().flatten().all(|r| (-1.0..=1.0).contains(r)));
+    }
+}
+
+/// The datablations runs do not bound R_N*: the free fit says so.
+#[test]
+fn a_parameter_the_data_do_not_bound_is_warned_about() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/datablations/datablations_fit182.csv");
+    let table = scalinglaws::data::Dataset::read(&path, None).unwrap();
+    let column = |name: &str| table.positive(name, "test").unwrap();
+    let data = FitData {
+        variables: vec![column("N"), column("D"), column("U")],
+        target: column("loss"),
+        weights: None,
+    };
+    let law = scalinglaws::law::catalog::lookup("data_constrained").unwrap();
+    let result = fit(&law, &data, &FitSettings::default()).unwrap();
+    assert!(
+        result
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("RN_star") && w.contains("do not bound it")),
+        "{:?}",
+        result.warnings
+    );
+}

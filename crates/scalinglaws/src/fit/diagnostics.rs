@@ -95,6 +95,8 @@ pub fn summarize(
             failed: outcome.failed,
             diverged: outcome.diverged,
             unconverged: outcome.unconverged,
+            stalled: outcome.stalled,
+            iterations: outcome.iterations,
             distinct: outcome.optima.len(),
             best_starts: best.starts,
             gap,
@@ -178,7 +180,8 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
         }
         &h_inverse * meat * &h_inverse * (n as f64 / dof)
     };
-    let valid = covariance.iter().all(|v| v.is_finite());
+    let valid =
+        covariance.iter().all(|v| v.is_finite()) && (0..k).all(|i| covariance[(i, i)] > 0.0);
     Uncertainty {
         covariance: valid.then_some(covariance),
         condition_number,
@@ -190,10 +193,10 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
 fn correlation(covariance: &DMatrix<f64>) -> DMatrix<f64> {
     let k = covariance.nrows();
     DMatrix::from_fn(k, k, |i, j| {
-        covariance[(i, j)]
-            / (covariance[(i, i)] * covariance[(j, j)])
-                .sqrt()
-                .max(f64::MIN_POSITIVE)
+        let scale = (covariance[(i, i)] * covariance[(j, j)])
+            .sqrt()
+            .max(f64::MIN_POSITIVE);
+        (covariance[(i, j)] / scale).clamp(-1.0, 1.0)
     })
 }
 

@@ -154,7 +154,30 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
     result
         .warnings
         .extend(settings_warnings(settings, &plans, law));
+    result.warnings.extend(runaway_warnings(&result, &plans));
     Ok(result)
+}
+
+/// How far beyond its largest start a parameter may go before the fit says it ran away.
+const RUNAWAY_FACTOR: f64 = 1e6;
+
+/// Parameters that ended orders of magnitude beyond every start: the data do not bound them
+/// (e.g. a repetition constant that wants to be infinite, a break far outside the data).
+fn runaway_warnings(result: &FitResult, plans: &[ParamPlan]) -> Vec<String> {
+    result
+        .params
+        .iter()
+        .zip(plans)
+        .filter_map(|((name, p), plan)| {
+            let largest_start = plan.starts.as_ref()?.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+            (!p.fixed && p.value.abs() > RUNAWAY_FACTOR * largest_start).then(|| {
+                format!(
+                    "{name} = {:.3e} ran far beyond its starts (largest {largest_start}): the data do not bound it",
+                    p.value
+                )
+            })
+        })
+        .collect()
 }
 
 /// Settings that are legal but probably not what the user meant.

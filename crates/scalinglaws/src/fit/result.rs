@@ -67,12 +67,18 @@ pub struct Optima {
     pub starts: usize,
     /// Starts that gave no finite objective.
     pub failed: usize,
-    /// Starts along which a parameter ran off to infinity or onto a bound (no optimum there).
+    /// Starts along which a parameter ran off to infinity (no optimum there).
     #[serde(default)]
     pub diverged: usize,
     /// Starts still moving when their iterations ran out, away from every converged optimum.
     #[serde(default)]
     pub unconverged: usize,
+    /// Starts whose first phase ended more than 10× above the best objective (not polished).
+    #[serde(default)]
+    pub stalled: usize,
+    /// Local-minimiser iterations summed over every start.
+    #[serde(default)]
+    pub iterations: usize,
     /// Distinct optima the starts converged to.
     pub distinct: usize,
     /// How many starts reached the best optimum.

@@ -1,9 +1,11 @@
 //! The global search: a grid of starts over the nonlinear parameters; at each start the
 //! linearly entering parameters are solved by bounded least squares (variable projection,
-//! Golub & Pereyra 1973, used here to place starts); every start is then minimised on the
-//! true objective with Gauss–Newton/IRLS curvature, the distinct optima are clustered, and
-//! the best few are polished with exact-Hessian Newton steps. Starts run in parallel and are
-//! reduced in start order, so the result is bit-identical for any thread count.
+//! Golub & Pereyra 1973, used here to place starts). All starts then advance together in rounds
+//! of Gauss–Newton/IRLS steps on the true objective, merging into better neighbours as they
+//! meet; the survivors within 10× of the best objective are polished with exact-Hessian Newton
+//! steps, then clustered into distinct optima. Starts run in parallel and every reduction is in
+//! a fixed order (objective, then start index), so the result is bit-identical for any thread
+//! count.
 
 use rayon::prelude::*;
 
@@ -59,10 +61,13 @@ pub struct SearchOutcome {
     pub starts: usize,
     /// Starts with no finite objective at their start point.
     pub failed: usize,
-    /// Starts along which a parameter ran off to infinity or onto a bound.
+    /// Starts along which a parameter ran off to infinity.
     pub diverged: usize,
     /// Starts still moving when their iterations ran out, away from every converged optimum.
     pub unconverged: usize,
+    /// Starts whose Gauss–Newton phase ended more than 10× above the best objective: not
+    /// polished, so not counted among the optima.
+    pub stalled: usize,
     /// Distinct optima, best first.
     pub optima: Vec<Optimum>,
     /// Local-minimiser iterations summed over all starts.
@@ -77,7 +82,7 @@ const ROUND: Options = Options {
     gtol: 1e-8,
 };
 
-/// Exact-Hessian Newton steps that finish every surviving start (quadratic near an optimum).
+/// Exact-Hessian Newton steps that finish a competitive track (quadratic near an optimum).
 pub const POLISH: Options = Options {
     max_iterations: 50,
     ftol: 1e-15,
@@ -107,9 +112,10 @@ struct Track {
 /// All starts advance together in rounds of Gauss–Newton steps. After each round, a start that
 /// has come within merging distance of a better one (objective within 1e-3 relative, every
 /// parameter within 2 %) is merged into it: from there both would follow the same path to the
-/// same optimum, so only the better one goes on. Survivors are finished with exact-Hessian
-/// Newton steps and clustered into distinct optima. Rounds run in parallel and merges are made
-/// in a fixed order, so the outcome does not depend on the number of threads.
+/// same optimum, so only the better one goes on. Survivors within 10× of the best objective are
+/// finished with exact-Hessian Newton steps and clustered into distinct optima. Rounds run in
+/// parallel and merges are made in a fixed order, so the outcome does not depend on the number
+/// of threads.
 pub fn search(
     problem: &Problem,
     starts: &[Start],
@@ -153,7 +159,8 @@ pub fn search(
         starts: starts.len(),
         failed,
         diverged: diverged_tracks,
-        unconverged: unconverged + stalled,
+        unconverged,
+        stalled,
         optima,
         iterations,
     }
@@ -443,13 +450,9 @@ const SAME_PARAMETERS: f64 = 1e-2;
 fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
     tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
     let converged = |t: &Track| t.termination.is_some_and(Termination::converged);
+    let (done, unconverged): (Vec<Track>, Vec<Track>) = tracks.into_iter().partition(converged);
     let mut optima: Vec<(Track, Optimum)> = Vec::new();
-    let mut unconverged = Vec::new();
-    for track in tracks {
-        if !converged(&track) {
-            unconverged.push(track);
-            continue;
-        }
+    for track in done {
         match optima
             .iter_mut()
             .find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE))
@@ -458,12 +461,28 @@ fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
             None => optima.push((track.clone(), optimum_of(&track))),
         }
     }
+    // An unconverged track below every converged optimum is still the best point found: report
+    // it first (the fit then says it did not converge) rather than hide it.
+    let floor = OBJECTIVE_FLOOR * problem.total_weight();
+    if let Some(lowest) = unconverged.first() {
+        let beats = optima.first().map_or(true, |(rep, _)| {
+            lowest.value < rep.value - SAME_OBJECTIVE * rep.value.abs() - floor
+        });
+        if beats {
+            optima.insert(
+                0,
+                (
+                    lowest.clone(),
+                    Optimum {
+                        starts: 0,
+                        ..optimum_of(lowest)
+                    },
+                ),
+            );
+        }
+    }
     let mut stray = 0;
     for track in unconverged {
-        if optima.is_empty() {
-            optima.push((track.clone(), optimum_of(&track)));
-            continue;
-        }
         match optima
             .iter_mut()
             .find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE))

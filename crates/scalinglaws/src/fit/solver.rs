@@ -35,7 +35,7 @@ pub enum Termination {
     NoProgress,
     /// The objective was not finite at the start.
     NotFinite,
-    /// A parameter ran off to infinity (or underflowed onto its bound): no optimum there.
+    /// A parameter ran off to infinity: no optimum there.
     Diverged,
 }
 

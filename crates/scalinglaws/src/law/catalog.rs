@@ -259,13 +259,19 @@ fn bnsl(name: &str, citation: &str) -> Result<Law> {
     ];
     for i in 1..=breaks {
         formula.push_str(&format!(" * (1 + (x/d{i})^(1/f{i}))^(-c{i}*f{i})"));
-        params.push(spec(&format!("c{i}"), -INF, INF, &[-0.3, 0.3, 1.0], false));
+        let slopes: &[f64] = if breaks == 1 {
+            &[-0.3, 0.3, 1.0]
+        } else {
+            &[-0.3, 0.0, 0.3, 1.0]
+        };
+        params.push(spec(&format!("c{i}"), -INF, INF, slopes, false));
         if breaks == 1 {
             params.push(quantiles("d1", 0.0, "x", &[0.25, 0.5, 0.75]));
             params.push(spec("f1", 0.0, INF, &[0.3, 1.0], false));
         } else {
             // Several breaks: one ordered location each (quantile i/(K+1)) and one sharpness,
-            // so the grid grows as 2·3^K rather than 2·18^K.
+            // so the grid grows as 2·4^K rather than 2·18^K. A zero slope lets a break vanish,
+            // so K breaks can always do what fewer do.
             params.push(quantiles(
                 &format!("d{i}"),
                 0.0,
