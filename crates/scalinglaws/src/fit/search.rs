@@ -105,6 +105,8 @@ struct Track {
     termination: Option<Termination>,
     credit: usize,
     damping: f64,
+    /// The Gauss–Newton model at `u` from the end of the last round (saves one evaluation).
+    model: Option<LocalModel>,
 }
 
 /// Runs every start and returns the distinct optima.
@@ -194,6 +196,7 @@ fn initial_track(
         termination: None,
         credit: 1,
         damping: INITIAL_DAMPING,
+        model: None,
     }
 }
 
@@ -204,13 +207,14 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
         scratch: problem.tape().scratch(),
         curvature: Curvature::GaussNewton,
     };
-    let m = minimize_from(&mut adapter, &track.u, &ROUND, track.damping);
+    let m = minimize_from(&mut adapter, &track.u, &ROUND, track.damping, track.model.take());
     track.iterations += m.iterations;
     track.damping = m.damping;
     if m.value <= track.value {
         track.p = problem.natural(&m.u);
         track.u = m.u;
         track.value = m.value;
+        track.model = m.model;
     }
     if m.termination != Termination::MaxIterations {
         track.termination = Some(m.termination);

@@ -79,6 +79,8 @@ pub struct Minimum {
     pub termination: Termination,
     /// The damping reached, to resume from (see [`minimize_from`]).
     pub damping: f64,
+    /// The local model at `u` when the iteration budget ran out, to resume from.
+    pub model: Option<LocalModel>,
 }
 
 /// Initial Levenberg–Marquardt damping, relative to the curvature's diagonal.
@@ -88,7 +90,7 @@ const MAX_DAMPING: f64 = 1e16;
 
 /// Minimises from `u0`.
 pub fn minimize(objective: &mut impl Objective, u0: &[f64], options: &Options) -> Minimum {
-    minimize_from(objective, u0, options, INITIAL_DAMPING)
+    minimize_from(objective, u0, options, INITIAL_DAMPING, None)
 }
 
 /// Minimises from `u0` with a given initial damping (to resume an earlier run).
@@ -97,12 +99,13 @@ pub fn minimize_from(
     u0: &[f64],
     options: &Options,
     initial_damping: f64,
+    model_at_u0: Option<LocalModel>,
 ) -> Minimum {
     let mut u = DVector::from_column_slice(u0);
     let mut damping = initial_damping;
     let mut growth = 2.0;
     let mut last_accepted = true;
-    let Some(mut model) = objective.model(u.as_slice()) else {
+    let Some(mut model) = model_at_u0.or_else(|| objective.model(u.as_slice())) else {
         return finish(u, f64::INFINITY, 0, Termination::NotFinite, damping);
     };
     for iteration in 1..=options.max_iterations {
@@ -166,13 +169,9 @@ pub fn minimize_from(
             }
         }
     }
-    finish(
-        u,
-        model.value,
-        options.max_iterations,
-        Termination::MaxIterations,
-        damping,
-    )
+    let mut minimum = finish(u, model.value, options.max_iterations, Termination::MaxIterations, damping);
+    minimum.model = Some(model);
+    minimum
 }
 
 fn finish(
@@ -188,6 +187,7 @@ fn finish(
         iterations,
         termination,
         damping,
+        model: None,
     }
 }
 
