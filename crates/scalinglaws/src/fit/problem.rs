@@ -364,17 +364,24 @@ impl Problem {
             })
             .collect();
         let mut total = T::constant(0.0, k);
-        for row in 0..self.n_rows() {
-            let prediction = self.tape.eval_row_real(&params, row);
-            let r = match self.space {
-                Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
-                Space::Log => return None,
-                Space::Linear => prediction,
-            };
-            let r = r.chain_rule(r.value() - self.target[row], 1.0, 0.0);
-            let terms = self.loss.terms(r.value());
-            let w = self.weights[row];
-            total = total.add(&r.chain_rule(w * terms.cost, w * terms.d1, w * terms.d2));
+        let mut valid = true;
+        self.tape
+            .for_each_row_real(&params, 0..self.n_rows(), |row, prediction| {
+                let r = match self.space {
+                    Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
+                    Space::Log => {
+                        valid = false;
+                        return;
+                    }
+                    Space::Linear => prediction.clone(),
+                };
+                let r = r.chain_rule(r.value() - self.target[row], 1.0, 0.0);
+                let terms = self.loss.terms(r.value());
+                let w = self.weights[row];
+                total = total.add(&r.chain_rule(w * terms.cost, w * terms.d1, w * terms.d2));
+            });
+        if !valid {
+            return None;
         }
         let (value, gradient, hessian) = total.into_parts();
         value.is_finite().then(|| LocalModel {

@@ -207,7 +207,13 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
         scratch: problem.tape().scratch(),
         curvature: Curvature::GaussNewton,
     };
-    let m = minimize_from(&mut adapter, &track.u, &ROUND, track.damping, track.model.take());
+    let m = minimize_from(
+        &mut adapter,
+        &track.u,
+        &ROUND,
+        track.damping,
+        track.model.take(),
+    );
     track.iterations += m.iterations;
     track.damping = m.damping;
     if m.value <= track.value {
@@ -244,7 +250,7 @@ fn diverged(problem: &Problem, u: &[f64]) -> bool {
 
 /// Tracks whose Gauss–Newton phase ended more than this factor above the best polished
 /// objective are not polished: they stalled far from any competitive optimum.
-const STALLED: f64 = 10.0;
+const STALLED: f64 = 3.0;
 
 /// Polishes the best track, then (in parallel) every track within `STALLED` × its objective.
 /// Returns the polished tracks, the iterations taken, and the starts left unpolished.

@@ -169,7 +169,13 @@ pub fn minimize_from(
             }
         }
     }
-    let mut minimum = finish(u, model.value, options.max_iterations, Termination::MaxIterations, damping);
+    let mut minimum = finish(
+        u,
+        model.value,
+        options.max_iterations,
+        Termination::MaxIterations,
+        damping,
+    );
     minimum.model = Some(model);
     minimum
 }

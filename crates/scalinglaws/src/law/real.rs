@@ -268,13 +268,17 @@ impl<const N: usize> SecondOrder for FixedHyperDual<N> {
         (
             self.value,
             self.gradient.to_vec(),
-            self.hessian.iter().flatten().copied().collect(),
+            (0..N)
+                .flat_map(|i| (0..N).map(move |j| (i, j)))
+                .map(|(i, j)| self.hessian[i.max(j)][i.min(j)])
+                .collect(),
         )
     }
 }
 
 /// [`HyperDual`] for a number of parameters known at compile time: the same arithmetic on
-/// stack arrays, without allocation (Newton steps evaluate it on every row).
+/// stack arrays, without allocation (Newton steps evaluate it on every row). Only the lower
+/// triangle of the symmetric Hessian is computed (`hessian[i][j]` for j <= i).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FixedHyperDual<const N: usize> {
     pub value: f64,
@@ -294,7 +298,7 @@ impl<const N: usize> FixedHyperDual<N> {
         let mut out = Self::constant(g, N);
         for i in 0..N {
             out.gradient[i] = d1 * self.gradient[i];
-            for j in 0..N {
+            for j in 0..=i {
                 out.hessian[i][j] =
                     d1 * self.hessian[i][j] + d2 * self.gradient[i] * self.gradient[j];
             }
@@ -307,7 +311,7 @@ impl<const N: usize> FixedHyperDual<N> {
         let mut out = Self::constant(a * self.value + b * other.value, N);
         for i in 0..N {
             out.gradient[i] = a * self.gradient[i] + b * other.gradient[i];
-            for j in 0..N {
+            for j in 0..=i {
                 out.hessian[i][j] = a * self.hessian[i][j] + b * other.hessian[i][j];
             }
         }
@@ -337,7 +341,7 @@ impl<const N: usize> Real for FixedHyperDual<N> {
         let mut product = self.scaled_sum(other.value, other, self.value);
         product.value = self.value * other.value;
         for i in 0..N {
-            for j in 0..N {
+            for j in 0..=i {
                 product.hessian[i][j] +=
                     self.gradient[i] * other.gradient[j] + other.gradient[i] * self.gradient[j];
             }
@@ -415,7 +419,8 @@ mod tests {
         for i in 0..2 {
             assert!((dynamic.gradient[i] - fixed.gradient[i]).abs() < 1e-14);
             for j in 0..2 {
-                assert!((dynamic.hessian[i * 2 + j] - fixed.hessian[i][j]).abs() < 1e-13);
+                let full = fixed.into_parts().2;
+                assert!((dynamic.hessian[i * 2 + j] - full[i * 2 + j]).abs() < 1e-13);
             }
         }
     }

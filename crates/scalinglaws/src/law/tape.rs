@@ -783,38 +783,65 @@ impl BoundTape {
 
     /// The law at one row on any number type (hyper-duals give exact Hessians).
     pub fn eval_row_real<T: Real>(&self, params: &[T], row: usize) -> T {
+        let mut out = None;
+        self.for_each_row_real(params, row..row + 1, |_, value| out = Some(value.clone()));
+        out.unwrap_or_else(|| T::constant(f64::NAN, params.first().map_or(0, |p| p.dimension())))
+    }
+
+    /// The law on any number type at each row of `rows`: the prelude once, then the row
+    /// operations per row, in one reused buffer.
+    pub fn for_each_row_real<T: Real>(
+        &self,
+        params: &[T],
+        rows: std::ops::Range<usize>,
+        mut visit: impl FnMut(usize, &T),
+    ) {
         let n = params.first().map_or(0, |p| p.dimension());
         let mut values: Vec<T> = Vec::with_capacity(self.ops.len());
-        for op in &self.ops {
-            let s = |slot: Slot| &values[slot as usize];
-            let value = match *op {
-                Op::Const(c) => T::constant(c, n),
-                Op::Var(c) => T::constant(self.data(c, row), n),
-                Op::Param(p) => params[p as usize].clone(),
-                Op::Neg(x) => s(x).neg(),
-                Op::Add(x, y) => s(x).add(s(y)),
-                Op::Sub(x, y) => s(x).sub(s(y)),
-                Op::Mul(x, y) => s(x).mul(s(y)),
-                Op::Div(x, y) => s(x).div(s(y)),
-                Op::Pow(x, y) => s(x).pow(s(y)),
-                Op::PowConst(x, c) => s(x).powc(c),
-                Op::PowData(c, e) => T::pow_data(self.data(c, row), s(e)),
-                Op::Unary(u, x) => s(x).unary(u),
-                Op::Min(x, y) => if s(x).value() <= s(y).value() {
-                    s(x)
-                } else {
-                    s(y)
-                }
-                .clone(),
-                Op::Max(x, y) => if s(x).value() >= s(y).value() {
-                    s(x)
-                } else {
-                    s(y)
-                }
-                .clone(),
-            };
+        for slot in 0..self.prelude.len() {
+            let value = self.op_real(slot, params, 0, &values, n);
             values.push(value);
         }
-        values.pop().unwrap_or_else(|| T::constant(f64::NAN, n))
+        for row in rows {
+            values.truncate(self.prelude.len());
+            for slot in self.row_range() {
+                let value = self.op_real(slot, params, row, &values, n);
+                values.push(value);
+            }
+            if let Some(output) = values.last() {
+                visit(row, output);
+            }
+        }
+    }
+
+    #[inline]
+    fn op_real<T: Real>(&self, slot: usize, params: &[T], row: usize, values: &[T], n: usize) -> T {
+        let s = |slot: Slot| &values[slot as usize];
+        match self.ops[slot] {
+            Op::Const(c) => T::constant(c, n),
+            Op::Var(c) => T::constant(self.data(c, row), n),
+            Op::Param(p) => params[p as usize].clone(),
+            Op::Neg(x) => s(x).neg(),
+            Op::Add(x, y) => s(x).add(s(y)),
+            Op::Sub(x, y) => s(x).sub(s(y)),
+            Op::Mul(x, y) => s(x).mul(s(y)),
+            Op::Div(x, y) => s(x).div(s(y)),
+            Op::Pow(x, y) => s(x).pow(s(y)),
+            Op::PowConst(x, c) => s(x).powc(c),
+            Op::PowData(c, e) => T::pow_data(self.data(c, row), s(e)),
+            Op::Unary(u, x) => s(x).unary(u),
+            Op::Min(x, y) => if s(x).value() <= s(y).value() {
+                s(x)
+            } else {
+                s(y)
+            }
+            .clone(),
+            Op::Max(x, y) => if s(x).value() >= s(y).value() {
+                s(x)
+            } else {
+                s(y)
+            }
+            .clone(),
+        }
     }
 }
