@@ -73,7 +73,7 @@ pub struct Optima {
     /// Starts still moving when their iterations ran out, away from every converged optimum.
     #[serde(default)]
     pub unconverged: usize,
-    /// Starts whose first phase ended more than 10× above the best objective (not polished).
+    /// Starts whose first phase ended more than 3× above the best objective (not polished).
     #[serde(default)]
     pub stalled: usize,
     /// Local-minimiser iterations summed over every start.

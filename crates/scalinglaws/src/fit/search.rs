@@ -2,7 +2,7 @@
 //! linearly entering parameters are solved by bounded least squares (variable projection,
 //! Golub & Pereyra 1973, used here to place starts). All starts then advance together in rounds
 //! of Gauss–Newton/IRLS steps on the true objective, merging into better neighbours as they
-//! meet; the survivors within 10× of the best objective are polished with exact-Hessian Newton
+//! meet; the survivors within 3× of the best objective are polished with exact-Hessian Newton
 //! steps, then clustered into distinct optima. Starts run in parallel and every reduction is in
 //! a fixed order (objective, then start index), so the result is bit-identical for any thread
 //! count.
@@ -65,7 +65,7 @@ pub struct SearchOutcome {
     pub diverged: usize,
     /// Starts still moving when their iterations ran out, away from every converged optimum.
     pub unconverged: usize,
-    /// Starts whose Gauss–Newton phase ended more than 10× above the best objective: not
+    /// Starts whose Gauss–Newton phase ended more than 3× above the best objective: not
     /// polished, so not counted among the optima.
     pub stalled: usize,
     /// Distinct optima, best first.
@@ -114,7 +114,7 @@ struct Track {
 /// All starts advance together in rounds of Gauss–Newton steps. After each round, a start that
 /// has come within merging distance of a better one (objective within 1e-3 relative, every
 /// parameter within 2 %) is merged into it: from there both would follow the same path to the
-/// same optimum, so only the better one goes on. Survivors within 10× of the best objective are
+/// same optimum, so only the better one goes on. Survivors within 3× of the best objective are
 /// finished with exact-Hessian Newton steps and clustered into distinct optima. Rounds run in
 /// parallel and merges are made in a fixed order, so the outcome does not depend on the number
 /// of threads.
