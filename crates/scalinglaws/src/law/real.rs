@@ -125,114 +125,119 @@ impl Real for f64 {
     }
 }
 
-/// A value with its exact gradient and Hessian with respect to `n` parameters.
-/// The Hessian is stored dense, row-major, n × n.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HyperDual {
-    pub value: f64,
-    pub gradient: Vec<f64>,
-    pub hessian: Vec<f64>,
+/// Storage of a second-order number: a value, its gradient with respect to `n` parameters and
+/// its Hessian (n × n row-major, of which only the lower triangle j <= i is kept). The arithmetic
+/// is written once, over this trait, for both the heap ([`HyperDual`]) and the stack
+/// ([`FixedHyperDual`]) layouts.
+pub trait Jet: Clone {
+    fn zero(n: usize) -> Self;
+    fn parts(&self) -> (f64, &[f64], &[f64]);
+    fn parts_mut(&mut self) -> (&mut f64, &mut [f64], &mut [f64]);
 }
 
-impl HyperDual {
-    /// The `index`-th of `n` independent variables, at `value`.
-    pub fn variable(value: f64, index: usize, n: usize) -> Self {
-        let mut d = Self::constant(value, n);
-        d.gradient[index] = 1.0;
-        d
-    }
-
-    pub fn n(&self) -> usize {
-        self.gradient.len()
-    }
-
-    /// Chain rule for g(self) given g, g', g''.
-    pub fn chain(&self, g: f64, d1: f64, d2: f64) -> Self {
-        let n = self.n();
-        let gradient = self.gradient.iter().map(|x| d1 * x).collect();
-        let mut hessian = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                hessian[i * n + j] =
-                    d1 * self.hessian[i * n + j] + d2 * self.gradient[i] * self.gradient[j];
-            }
-        }
-        HyperDual {
-            value: g,
-            gradient,
-            hessian,
-        }
-    }
-
-    fn scaled_sum(&self, a: f64, other: &Self, b: f64) -> Self {
-        HyperDual {
-            value: a * self.value + b * other.value,
-            gradient: zip_map(&self.gradient, &other.gradient, |x, y| a * x + b * y),
-            hessian: zip_map(&self.hessian, &other.hessian, |x, y| a * x + b * y),
-        }
-    }
+fn jet_n<J: Jet>(x: &J) -> usize {
+    x.parts().1.len()
 }
 
-fn zip_map(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> Vec<f64> {
-    a.iter().zip(b).map(|(x, y)| f(*x, *y)).collect()
+fn jet_constant<J: Jet>(value: f64, n: usize) -> J {
+    let mut out = J::zero(n);
+    *out.parts_mut().0 = value;
+    out
 }
 
-impl Real for HyperDual {
+/// g(x) from g, g', g'' (chain rule to second order).
+fn jet_chain<J: Jet>(x: &J, g: f64, d1: f64, d2: f64) -> J {
+    let n = jet_n(x);
+    let mut out = J::zero(n);
+    let (_, xg, xh) = x.parts();
+    let (value, og, oh) = out.parts_mut();
+    *value = g;
+    for i in 0..n {
+        og[i] = d1 * xg[i];
+        for j in 0..=i {
+            oh[i * n + j] = d1 * xh[i * n + j] + d2 * xg[i] * xg[j];
+        }
+    }
+    out
+}
+
+/// a·x + b·y.
+fn jet_scaled_sum<J: Jet>(a: f64, x: &J, b: f64, y: &J) -> J {
+    let n = jet_n(x);
+    let mut out = J::zero(n);
+    let ((xv, xg, xh), (yv, yg, yh)) = (x.parts(), y.parts());
+    let (value, og, oh) = out.parts_mut();
+    *value = a * xv + b * yv;
+    for i in 0..n {
+        og[i] = a * xg[i] + b * yg[i];
+        for j in 0..=i {
+            oh[i * n + j] = a * xh[i * n + j] + b * yh[i * n + j];
+        }
+    }
+    out
+}
+
+fn jet_mul<J: Jet>(x: &J, y: &J) -> J {
+    let n = jet_n(x);
+    let (xv, yv) = (x.parts().0, y.parts().0);
+    let mut out = jet_scaled_sum(yv, x, xv, y);
+    let ((_, xg, _), (_, yg, _)) = (x.parts(), y.parts());
+    let (value, _, oh) = out.parts_mut();
+    *value = xv * yv;
+    for i in 0..n {
+        for j in 0..=i {
+            oh[i * n + j] += xg[i] * yg[j] + yg[i] * xg[j];
+        }
+    }
+    out
+}
+
+impl<J: Jet> Real for J {
     fn constant(value: f64, n: usize) -> Self {
-        HyperDual {
-            value,
-            gradient: vec![0.0; n],
-            hessian: vec![0.0; n * n],
-        }
+        jet_constant(value, n)
     }
     fn value(&self) -> f64 {
-        self.value
+        self.parts().0
     }
     fn add(&self, other: &Self) -> Self {
-        self.scaled_sum(1.0, other, 1.0)
+        jet_scaled_sum(1.0, self, 1.0, other)
     }
     fn sub(&self, other: &Self) -> Self {
-        self.scaled_sum(1.0, other, -1.0)
+        jet_scaled_sum(1.0, self, -1.0, other)
     }
     fn mul(&self, other: &Self) -> Self {
-        let n = self.n();
-        let mut product = self.scaled_sum(other.value, other, self.value);
-        product.value = self.value * other.value;
-        for i in 0..n {
-            for j in 0..n {
-                product.hessian[i * n + j] +=
-                    self.gradient[i] * other.gradient[j] + other.gradient[i] * self.gradient[j];
-            }
-        }
-        product
+        jet_mul(self, other)
     }
     fn div(&self, other: &Self) -> Self {
-        let b = other.value;
-        self.mul(&other.chain(1.0 / b, -1.0 / (b * b), 2.0 / (b * b * b)))
+        let b = other.parts().0;
+        jet_mul(
+            self,
+            &jet_chain(other, 1.0 / b, -1.0 / (b * b), 2.0 / (b * b * b)),
+        )
     }
     fn neg(&self) -> Self {
-        self.chain(-self.value, -1.0, 0.0)
+        jet_chain(self, -self.parts().0, -1.0, 0.0)
     }
     fn unary(&self, op: Unary) -> Self {
-        let (f, d1, d2) = op.derivatives(self.value);
-        self.chain(f, d1, d2)
+        let (f, d1, d2) = op.derivatives(self.parts().0);
+        jet_chain(self, f, d1, d2)
     }
     fn powc(&self, c: f64) -> Self {
-        let x = self.value;
+        let x = self.parts().0;
         let d2 = if c == 1.0 {
             0.0
         } else {
             c * (c - 1.0) * x.powf(c - 2.0)
         };
         let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
-        self.chain(x.powf(c), d1, d2)
+        jet_chain(self, x.powf(c), d1, d2)
     }
     fn pow_data(ln_x: f64, exponent: &Self) -> Self {
-        let f = (exponent.value * ln_x).exp();
-        exponent.chain(f, f * ln_x, f * ln_x * ln_x)
+        let f = (exponent.parts().0 * ln_x).exp();
+        jet_chain(exponent, f, f * ln_x, f * ln_x * ln_x)
     }
     fn dimension(&self) -> usize {
-        self.n()
+        jet_n(self)
     }
 }
 
@@ -241,140 +246,88 @@ pub trait SecondOrder: Real {
     fn variable_of(value: f64, index: usize, n: usize) -> Self;
     /// g(self) given g, g', g''.
     fn chain_rule(&self, g: f64, d1: f64, d2: f64) -> Self;
-    /// (value, gradient, Hessian row-major).
+    /// (value, gradient, full symmetric Hessian row-major).
     fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>);
 }
 
-impl SecondOrder for HyperDual {
+impl<J: Jet> SecondOrder for J {
     fn variable_of(value: f64, index: usize, n: usize) -> Self {
-        HyperDual::variable(value, index, n)
+        let mut out: J = jet_constant(value, n);
+        out.parts_mut().1[index] = 1.0;
+        out
     }
     fn chain_rule(&self, g: f64, d1: f64, d2: f64) -> Self {
-        self.chain(g, d1, d2)
+        jet_chain(self, g, d1, d2)
     }
     fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>) {
-        (self.value, self.gradient, self.hessian)
+        let (value, gradient, lower) = self.parts();
+        let n = gradient.len();
+        let hessian = (0..n * n)
+            .map(|k| (k / n, k % n))
+            .map(|(i, j)| lower[i.max(j) * n + i.min(j)])
+            .collect();
+        (value, gradient.to_vec(), hessian)
     }
 }
 
-impl<const N: usize> SecondOrder for FixedHyperDual<N> {
-    fn variable_of(value: f64, index: usize, _: usize) -> Self {
-        FixedHyperDual::variable(value, index)
-    }
-    fn chain_rule(&self, g: f64, d1: f64, d2: f64) -> Self {
-        self.chain(g, d1, d2)
-    }
-    fn into_parts(self) -> (f64, Vec<f64>, Vec<f64>) {
-        (
-            self.value,
-            self.gradient.to_vec(),
-            (0..N)
-                .flat_map(|i| (0..N).map(move |j| (i, j)))
-                .map(|(i, j)| self.hessian[i.max(j)][i.min(j)])
-                .collect(),
-        )
+/// A value with its exact gradient and Hessian with respect to any number of parameters (heap
+/// storage; see [`Jet`] for the layout).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HyperDual {
+    value: f64,
+    gradient: Vec<f64>,
+    hessian: Vec<f64>,
+}
+
+impl HyperDual {
+    /// The `index`-th of `n` independent variables, at `value`.
+    pub fn variable(value: f64, index: usize, n: usize) -> Self {
+        Self::variable_of(value, index, n)
     }
 }
 
-/// [`HyperDual`] for a number of parameters known at compile time: the same arithmetic on
-/// stack arrays, without allocation (Newton steps evaluate it on every row). Only the lower
-/// triangle of the symmetric Hessian is computed (`hessian[i][j]` for j <= i).
+impl Jet for HyperDual {
+    fn zero(n: usize) -> Self {
+        HyperDual {
+            value: 0.0,
+            gradient: vec![0.0; n],
+            hessian: vec![0.0; n * n],
+        }
+    }
+    fn parts(&self) -> (f64, &[f64], &[f64]) {
+        (self.value, &self.gradient, &self.hessian)
+    }
+    fn parts_mut(&mut self) -> (&mut f64, &mut [f64], &mut [f64]) {
+        (&mut self.value, &mut self.gradient, &mut self.hessian)
+    }
+}
+
+/// [`HyperDual`] for a number of parameters known at compile time, on the stack: no allocation
+/// in the Newton steps, which evaluate it on every row.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FixedHyperDual<const N: usize> {
-    pub value: f64,
-    pub gradient: [f64; N],
-    pub hessian: [[f64; N]; N],
+    value: f64,
+    gradient: [f64; N],
+    hessian: [[f64; N]; N],
 }
 
-impl<const N: usize> FixedHyperDual<N> {
-    pub fn variable(value: f64, index: usize) -> Self {
-        let mut d = Self::constant(value, N);
-        d.gradient[index] = 1.0;
-        d
-    }
-
-    #[inline]
-    pub fn chain(&self, g: f64, d1: f64, d2: f64) -> Self {
-        let mut out = Self::constant(g, N);
-        for i in 0..N {
-            out.gradient[i] = d1 * self.gradient[i];
-            for j in 0..=i {
-                out.hessian[i][j] =
-                    d1 * self.hessian[i][j] + d2 * self.gradient[i] * self.gradient[j];
-            }
-        }
-        out
-    }
-
-    #[inline]
-    fn scaled_sum(&self, a: f64, other: &Self, b: f64) -> Self {
-        let mut out = Self::constant(a * self.value + b * other.value, N);
-        for i in 0..N {
-            out.gradient[i] = a * self.gradient[i] + b * other.gradient[i];
-            for j in 0..=i {
-                out.hessian[i][j] = a * self.hessian[i][j] + b * other.hessian[i][j];
-            }
-        }
-        out
-    }
-}
-
-impl<const N: usize> Real for FixedHyperDual<N> {
-    #[inline]
-    fn constant(value: f64, _: usize) -> Self {
+impl<const N: usize> Jet for FixedHyperDual<N> {
+    fn zero(_: usize) -> Self {
         FixedHyperDual {
-            value,
+            value: 0.0,
             gradient: [0.0; N],
             hessian: [[0.0; N]; N],
         }
     }
-    fn value(&self) -> f64 {
-        self.value
+    fn parts(&self) -> (f64, &[f64], &[f64]) {
+        (self.value, &self.gradient, self.hessian.as_flattened())
     }
-    fn add(&self, other: &Self) -> Self {
-        self.scaled_sum(1.0, other, 1.0)
-    }
-    fn sub(&self, other: &Self) -> Self {
-        self.scaled_sum(1.0, other, -1.0)
-    }
-    fn mul(&self, other: &Self) -> Self {
-        let mut product = self.scaled_sum(other.value, other, self.value);
-        product.value = self.value * other.value;
-        for i in 0..N {
-            for j in 0..=i {
-                product.hessian[i][j] +=
-                    self.gradient[i] * other.gradient[j] + other.gradient[i] * self.gradient[j];
-            }
-        }
-        product
-    }
-    fn div(&self, other: &Self) -> Self {
-        let b = other.value;
-        self.mul(&other.chain(1.0 / b, -1.0 / (b * b), 2.0 / (b * b * b)))
-    }
-    fn neg(&self) -> Self {
-        self.chain(-self.value, -1.0, 0.0)
-    }
-    fn unary(&self, op: Unary) -> Self {
-        let (f, d1, d2) = op.derivatives(self.value);
-        self.chain(f, d1, d2)
-    }
-    fn powc(&self, c: f64) -> Self {
-        let x = self.value;
-        let d2 = if c == 1.0 {
-            0.0
-        } else {
-            c * (c - 1.0) * x.powf(c - 2.0)
-        };
-        let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
-        self.chain(x.powf(c), d1, d2)
-    }
-    fn pow_data(ln_x: f64, exponent: &Self) -> Self {
-        let f = (exponent.value * ln_x).exp();
-        exponent.chain(f, f * ln_x, f * ln_x * ln_x)
-    }
-    fn dimension(&self) -> usize {
-        N
+    fn parts_mut(&mut self) -> (&mut f64, &mut [f64], &mut [f64]) {
+        (
+            &mut self.value,
+            &mut self.gradient,
+            self.hessian.as_flattened_mut(),
+        )
     }
 }
 
@@ -387,21 +340,21 @@ mod tests {
         // f(x, y) = x^2 * y at (3, 2): grad (2xy, x^2) = (12, 9), Hessian [[2y, 2x], [2x, 0]].
         let x = HyperDual::variable(3.0, 0, 2);
         let y = HyperDual::variable(2.0, 1, 2);
-        let f = x.powc(2.0).mul(&y);
-        assert_eq!(f.value, 18.0);
-        assert_eq!(f.gradient, vec![12.0, 9.0]);
-        assert_eq!(f.hessian, vec![4.0, 6.0, 6.0, 0.0]);
+        let (value, gradient, hessian) = x.powc(2.0).mul(&y).into_parts();
+        assert_eq!(value, 18.0);
+        assert_eq!(gradient, vec![12.0, 9.0]);
+        assert_eq!(hessian, vec![4.0, 6.0, 6.0, 0.0]);
     }
 
     #[test]
-    fn fixed_and_dynamic_hyperduals_agree() {
+    fn heap_and_stack_layouts_agree() {
         let (x, y) = (
             HyperDual::variable(1.3, 0, 2),
             HyperDual::variable(0.7, 1, 2),
         );
         let (fx, fy) = (
-            FixedHyperDual::<2>::variable(1.3, 0),
-            FixedHyperDual::<2>::variable(0.7, 1),
+            FixedHyperDual::<2>::variable_of(1.3, 0, 2),
+            FixedHyperDual::<2>::variable_of(0.7, 1, 2),
         );
         let dynamic = x
             .mul(&y)
@@ -415,14 +368,8 @@ mod tests {
             .unary(Unary::Exp)
             .pow(&fy)
             .sub(&FixedHyperDual::pow_data(0.5, &fx));
-        assert!((dynamic.value - fixed.value).abs() < 1e-15);
-        for i in 0..2 {
-            assert!((dynamic.gradient[i] - fixed.gradient[i]).abs() < 1e-14);
-            for j in 0..2 {
-                let full = fixed.into_parts().2;
-                assert!((dynamic.hessian[i * 2 + j] - full[i * 2 + j]).abs() < 1e-13);
-            }
-        }
+        // The same arithmetic over two storage layouts: the results must agree exactly.
+        assert_eq!(dynamic.into_parts(), fixed.into_parts());
     }
 
     #[test]
