@@ -2,6 +2,8 @@
 //! through the command line, the predict round trip, and every input error (exit code 2, a
 //! message naming the row, column or character position, never a panic).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,23 +20,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Epoch AI's protocol on the bundled Chinchilla data (the README's first command).
-const CHINCHILLA: &[&str] = &[
-    "fit",
-    "examples/chinchilla/chinchilla_epoch.csv",
-    "--law",
-    "chinchilla",
-    "--target",
-    "loss",
-    "--map",
-    "N=Model Size",
-    "--map",
-    "C=Training FLOP",
-    "--derive",
-    "D=C/(6*N)",
-    "--where",
-    "loss < 3.44",
-];
+use common::CHINCHILLA;
 
 /// Epoch AI's published optimum (Besiroglu et al. 2024).
 const EPOCH: [(&str, f64); 5] = [

@@ -8,6 +8,10 @@
 //! solver, not with what the report means. The unit test `report::tests::report_of_a_saved_fit`
 //! snapshots a whole report, those lines included, from a fixture.
 
+mod common;
+
+use common::CHINCHILLA;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -64,22 +68,7 @@ fn redact_search(text: &str) -> String {
 
 #[test]
 fn chinchilla_report() {
-    let report = stdout_of(&[
-        "fit",
-        "examples/chinchilla/chinchilla_epoch.csv",
-        "--law",
-        "chinchilla",
-        "--target",
-        "loss",
-        "--map",
-        "N=Model Size",
-        "--map",
-        "C=Training FLOP",
-        "--derive",
-        "D=C/(6*N)",
-        "--where",
-        "loss < 3.44",
-    ]);
+    let report = stdout_of(CHINCHILLA);
     insta::assert_snapshot!("chinchilla_report", report);
 }
 
@@ -88,24 +77,7 @@ fn predict_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fit.json");
     let path_text = path.to_str().expect("a UTF-8 temp path");
-    stdout_of(&[
-        "fit",
-        "examples/chinchilla/chinchilla_epoch.csv",
-        "--law",
-        "chinchilla",
-        "--target",
-        "loss",
-        "--map",
-        "N=Model Size",
-        "--map",
-        "C=Training FLOP",
-        "--derive",
-        "D=C/(6*N)",
-        "--where",
-        "loss < 3.44",
-        "--json",
-        path_text,
-    ]);
+    stdout_of(&[CHINCHILLA, &["--json", path_text]].concat());
     let table = stdout_of(&["predict", path_text, "N=7e10,1e12", "D=1.4e12,2e13"]);
     insta::assert_snapshot!("predict_table", table);
 }

@@ -1,0 +1,19 @@
+//! What the CLI tests share: the README's first command as arguments.
+
+/// Epoch AI's protocol on the bundled Chinchilla data (the README's first command).
+pub const CHINCHILLA: &[&str] = &[
+    "fit",
+    "examples/chinchilla/chinchilla_epoch.csv",
+    "--law",
+    "chinchilla",
+    "--target",
+    "loss",
+    "--map",
+    "N=Model Size",
+    "--map",
+    "C=Training FLOP",
+    "--derive",
+    "D=C/(6*N)",
+    "--where",
+    "loss < 3.44",
+];
