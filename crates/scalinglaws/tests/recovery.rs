@@ -152,21 +152,28 @@ fn power_offset() {
     );
 }
 
+/// Hoffmann et al.'s published Chinchilla parameters.
+const HOFFMANN: [(&str, f64); 5] = [
+    ("E", 1.69),
+    ("A", 406.4),
+    ("alpha", 0.34),
+    ("B", 410.7),
+    ("beta", 0.28),
+];
+
+/// k × k runs: N from 7e7 to 1.6e10, D from 5e9 to 5e11, log-spaced.
+fn chinchilla_grid(k: usize) -> Vec<Vec<f64>> {
+    let tokens = logspace(5e9, 5e11, k);
+    logspace(7e7, 1.6e10, k)
+        .into_iter()
+        .flat_map(|n| tokens.iter().map(move |&d| vec![n, d]))
+        .collect()
+}
+
 #[test]
 fn chinchilla() {
-    let truth = [
-        ("E", 1.69),
-        ("A", 406.4),
-        ("alpha", 0.34),
-        ("B", 410.7),
-        ("beta", 0.28),
-    ];
-    let mut points = Vec::new();
-    for n in logspace(7e7, 1.6e10, 8) {
-        for d in logspace(5e9, 5e11, 8) {
-            points.push(vec![n, d]);
-        }
-    }
+    let truth = HOFFMANN;
+    let points = chinchilla_grid(8);
     let data = synthesize("chinchilla", &truth, points, 3);
     let result = fit_law("chinchilla", &data, &FitSettings::default());
     check(
@@ -378,19 +385,8 @@ fn exp_growth() {
 
 #[test]
 fn user_formula_recovers_like_the_catalog() {
-    let truth = [
-        ("E", 1.69),
-        ("A", 406.4),
-        ("alpha", 0.34),
-        ("B", 410.7),
-        ("beta", 0.28),
-    ];
-    let mut points = Vec::new();
-    for n in logspace(7e7, 1.6e10, 6) {
-        for d in logspace(5e9, 5e11, 6) {
-            points.push(vec![n, d]);
-        }
-    }
+    let truth = HOFFMANN;
+    let points = chinchilla_grid(6);
     let data = synthesize("chinchilla", &truth, points, 8);
     let law =
         scalinglaws::Law::from_formula("E + A*N^-alpha + B*D^-beta", &|id| id == "N" || id == "D")
