@@ -3,17 +3,23 @@
 //! and this file records in the result where every number came from (target, variables,
 //! filters, derived columns) before writing it.
 
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::sync::Mutex;
+
 use anyhow::{Context, Result};
 use scalinglaws::error::Location;
 use scalinglaws::fit::result::DataSummary;
-use scalinglaws::fit::{self, FitResult, Space};
-use scalinglaws::law::catalog::{self, DefaultSpace};
+use scalinglaws::fit::{self, FitData, FitResult, FitSettings};
+use scalinglaws::law::catalog;
+use scalinglaws::uncertainty::bootstrap::attach;
+use scalinglaws::uncertainty::{bootstrap, profile, BootstrapOptions, Resampling};
 use scalinglaws::{Error, Law};
 
-use crate::input::{self, Table};
+use crate::input::{self, Recipe, Table};
 use crate::output::{self, Destination};
 use crate::report;
-use crate::{FitConfig, LawChoice};
+use crate::{FitConfig, LawChoice, UncertaintyConfig};
 
 pub fn run(config: &FitConfig) -> Result<()> {
     let result = fit_result(config)?;
@@ -31,25 +37,22 @@ pub fn run(config: &FitConfig) -> Result<()> {
     }
 }
 
-/// The whole fit, with the data provenance filled in.
+/// The whole fit, with the data provenance filled in and the asked-for intervals attached.
 pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
     let recipe = &config.recipe;
     let table = input::load(recipe)?;
     let law = build_law(&config.law, &table)?;
-    let space = config.space.unwrap_or(match &config.law {
-        LawChoice::Catalog(name) => match catalog::entry(name).map(|e| e.default_space) {
-            Some(DefaultSpace::Linear) => Space::Linear,
-            _ => Space::Log,
-        },
-        LawChoice::Formula(_) => Space::Log,
-    });
-    let settings = fit::FitSettings {
-        space,
-        ..config.settings.clone()
-    };
-    let data = table.fit_data(&law, recipe, space)?;
+    let settings = config.settings.for_law(&config.law);
+    let data = table.fit_data(&law, recipe, settings.space)?;
     check_enough_rows(&law, &settings, &table)?;
     let mut result = fit::fit(&law, &data, &settings)?;
+    add_uncertainty(&mut result, &law, &data, &settings, &table, &config.uncertainty)?;
+    describe_data(&mut result, &law, &table, recipe);
+    Ok(result)
+}
+
+/// Records in the result where every number came from.
+pub fn describe_data(result: &mut FitResult, law: &Law, table: &Table, recipe: &Recipe) {
     result.target = table.describe(&recipe.target);
     result.variables = law
         .variables
@@ -63,10 +66,110 @@ pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
         filters: recipe.filters.iter().map(|f| f.text.clone()).collect(),
         derived: recipe.derives.iter().map(|d| d.text.clone()).collect(),
     });
-    Ok(result)
 }
 
-fn build_law(choice: &LawChoice, table: &Table) -> Result<Law> {
+fn add_uncertainty(
+    result: &mut FitResult,
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    table: &Table,
+    asked: &UncertaintyConfig,
+) -> Result<()> {
+    if let Some(replicates) = asked.bootstrap {
+        let resampling = match &asked.cluster {
+            None => Resampling::Rows,
+            Some(column) => cluster_resampling(table, column)?,
+        };
+        let options = BootstrapOptions {
+            replicates,
+            level: asked.level,
+            seed: settings.seed,
+            resampling,
+        };
+        let bar = Progress::new("bootstrap", replicates);
+        let summary = bootstrap(law, data, settings, result, &options, &|done| bar.update(done))?;
+        bar.finish();
+        attach(result, summary);
+    }
+    for name in &asked.profiles {
+        let profile = profile(law, data, settings, result, name, asked.level)?;
+        result.profiles.push(profile);
+    }
+    Ok(())
+}
+
+/// Resampling whole runs: each distinct label of `column` is one run.
+fn cluster_resampling(table: &Table, column: &str) -> Result<Resampling> {
+    let labels = table.labels(column, "--cluster")?;
+    let mut ids = Vec::with_capacity(labels.len());
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (row, label) in labels.iter().enumerate() {
+        if label.trim().is_empty() {
+            return Err(Error::Data {
+                location: table.dataset.location(row, Some(column)),
+                message: "the run label is empty".into(),
+                fix: "give every row the name of its run, or drop --cluster to resample rows"
+                    .into(),
+            }
+            .into());
+        }
+        let next = seen.len();
+        ids.push(*seen.entry(label.as_str()).or_insert(next));
+    }
+    Ok(Resampling::Clusters {
+        column: column.to_string(),
+        ids,
+    })
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal.
+pub struct Progress {
+    label: &'static str,
+    total: usize,
+    shown: Option<Mutex<usize>>,
+}
+
+impl Progress {
+    const WIDTH: usize = 30;
+
+    pub fn new(label: &'static str, total: usize) -> Progress {
+        Progress {
+            label,
+            total,
+            shown: std::io::stderr().is_terminal().then(|| Mutex::new(usize::MAX)),
+        }
+    }
+
+    pub fn update(&self, done: usize) {
+        let Some(shown) = &self.shown else {
+            return;
+        };
+        let filled = done * Self::WIDTH / self.total.max(1);
+        let Ok(mut last) = shown.lock() else {
+            return;
+        };
+        if *last == filled && done != self.total {
+            return;
+        }
+        *last = filled;
+        eprint!(
+            "\r{} [{}{}] {done}/{}",
+            self.label,
+            "#".repeat(filled),
+            " ".repeat(Self::WIDTH - filled),
+            self.total
+        );
+    }
+
+    pub fn finish(&self) {
+        if self.shown.is_some() {
+            eprint!("\r{}\r", " ".repeat(Self::WIDTH + self.label.len() + 30));
+        }
+    }
+}
+
+pub fn build_law(choice: &LawChoice, table: &Table) -> Result<Law> {
     match choice {
         LawChoice::Catalog(name) => Ok(catalog::lookup(name)?),
         LawChoice::Formula(text) => {
@@ -77,7 +180,7 @@ fn build_law(choice: &LawChoice, table: &Table) -> Result<Law> {
 }
 
 /// Fewer rows than free parameters cannot determine the fit: say so with the file's name.
-fn check_enough_rows(law: &Law, settings: &fit::FitSettings, table: &Table) -> Result<()> {
+pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Result<()> {
     let free: Vec<&str> = law
         .param_names()
         .into_iter()

@@ -6,18 +6,20 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::{predict_with_intervals, IntervalSource};
 use scalinglaws::Law;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::input::{self, closest};
 use crate::output::{self, Destination};
-use crate::report::number;
+use crate::report::{level_percent, number};
 use crate::{input_error, split_name};
 
 #[derive(Debug)]
 pub struct Config {
     pub fit: PathBuf,
     pub points: Vec<String>,
+    pub level: f64,
     pub json: Option<Destination>,
 }
 
@@ -38,10 +40,17 @@ impl Serialize for Inputs {
 struct Prediction {
     inputs: Inputs,
     value: f64,
+    /// Confidence interval of the law's mean.
+    ci: Option<[f64; 2]>,
+    /// Prediction interval of a new run.
+    pi: Option<[f64; 2]>,
 }
 
 #[derive(serde::Serialize)]
 struct Predictions {
+    level: f64,
+    /// Where the intervals come from: "bootstrap", "delta" or "none".
+    intervals: IntervalSource,
     predictions: Vec<Prediction>,
 }
 
@@ -67,8 +76,8 @@ pub fn run(config: &Config) -> Result<()> {
                 .collect()
         })
         .collect();
-    let values = result.predict(&points)?;
-    if let Some((point, _)) = points.iter().zip(&values).find(|(_, v)| !v.is_finite()) {
+    let (predicted, source) = predict_with_intervals(&result, &points, config.level)?;
+    if let Some((point, _)) = points.iter().zip(&predicted).find(|(_, p)| !p.value.is_finite()) {
         let at: Vec<String> = law
             .variables
             .iter()
@@ -82,8 +91,8 @@ pub fn run(config: &Config) -> Result<()> {
     }
     let predictions: Vec<Prediction> = points
         .iter()
-        .zip(values)
-        .map(|(point, value)| Prediction {
+        .zip(predicted)
+        .map(|(point, p)| Prediction {
             inputs: Inputs(
                 law.variables
                     .iter()
@@ -91,15 +100,25 @@ pub fn run(config: &Config) -> Result<()> {
                     .zip(point.iter().copied())
                     .collect(),
             ),
-            value,
+            value: p.value,
+            ci: p.ci,
+            pi: p.pi,
         })
         .collect();
     match &config.json {
         Some(destination) => {
-            let text = serde_json::to_string_pretty(&Predictions { predictions })?;
+            let text = serde_json::to_string_pretty(&Predictions {
+                level: config.level,
+                intervals: source,
+                predictions,
+            })?;
             output::write(destination, &text)
         }
-        None => output::print(&table(&law.variables, &result.target, &predictions)),
+        None => {
+            let mut text = table(&law.variables, &result.target, &predictions);
+            text.push_str(&interval_note(&result, source, config.level));
+            output::print(&text)
+        }
     }
 }
 
@@ -202,21 +221,30 @@ fn describe_variables(result: &FitResult, variables: &[String]) -> String {
 
 fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> String {
     let target = target.split('=').next().unwrap_or(target);
-    let mut rows: Vec<Vec<String>> = vec![variables
-        .iter()
-        .cloned()
-        .chain([target.to_string()])
-        .collect()];
+    let with_intervals = predictions.iter().any(|p| p.ci.is_some() || p.pi.is_some());
+    let mut header: Vec<String> = variables.iter().cloned().chain([target.to_string()]).collect();
+    if with_intervals {
+        header.extend(["ci low", "ci high", "pi low", "pi high"].map(String::from));
+    }
+    let mut rows: Vec<Vec<String>> = vec![header];
+    let ends = |pair: Option<[f64; 2]>| {
+        pair.map_or(["-".to_string(), "-".to_string()], |[lo, hi]| {
+            [number(lo, 6), number(hi, 6)]
+        })
+    };
     for prediction in predictions {
-        rows.push(
-            prediction
-                .inputs
-                .0
-                .iter()
-                .map(|(_, value)| short(*value))
-                .chain([number(prediction.value, 6)])
-                .collect(),
-        );
+        let mut row: Vec<String> = prediction
+            .inputs
+            .0
+            .iter()
+            .map(|(_, value)| short(*value))
+            .chain([number(prediction.value, 6)])
+            .collect();
+        if with_intervals {
+            row.extend(ends(prediction.ci));
+            row.extend(ends(prediction.pi));
+        }
+        rows.push(row);
     }
     let columns = rows[0].len();
     let widths: Vec<usize> = (0..columns)
@@ -233,6 +261,24 @@ fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> Stri
         out.push('\n');
     }
     out
+}
+
+/// Says what the intervals are and where they come from.
+fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
+    let level = level_percent(level);
+    match (source, &result.bootstrap) {
+        (IntervalSource::Bootstrap, Some(b)) => format!(
+            "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run (adds residual σ {})\n",
+            b.draws.len(),
+            result.stats.residual_scale.map_or("-".into(), |s| number(s, 3))
+        ),
+        (IntervalSource::Delta, _) => format!(
+            "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run (adds residual σ {})\n",
+            result.covariance_kind,
+            result.stats.residual_scale.map_or("-".into(), |s| number(s, 3))
+        ),
+        _ => "intervals: none (the fit has neither bootstrap replicates nor a covariance)\n".to_string(),
+    }
 }
 
 /// The shorter of plain and scientific notation: 7e10, 0.5, 1.4e12.

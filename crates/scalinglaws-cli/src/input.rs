@@ -316,6 +316,23 @@ impl Table {
             .ok_or_else(|| missing(&self.dataset, &self.aliases, &self.derived, name, role))
     }
 
+    /// The values of a column (or --map/--derive name) as text, one per kept row: run labels.
+    pub fn labels(&self, name: &str, role: &str) -> Result<Vec<String>> {
+        let column = self.require(name, role)?;
+        Ok(self.dataset.text(column)?)
+    }
+
+    /// The values of a numeric column (or --map/--derive name), finite, one per kept row.
+    pub fn values(&self, name: &str, role: &str) -> Result<Vec<f64>> {
+        let column = self.require(name, role)?;
+        Ok(self.dataset.finite(column)?)
+    }
+
+    /// The row of the file (1-based, as a spreadsheet numbers data rows) of kept row `index`.
+    pub fn file_row(&self, index: usize) -> Option<usize> {
+        self.dataset.location(index, None).row
+    }
+
     /// The target, variables and weights of a fit of `law`, checked for the fit's needs.
     pub fn fit_data(&self, law: &Law, recipe: &Recipe, space: Space) -> Result<FitData> {
         let target_column = self.require(&recipe.target, "--target")?;

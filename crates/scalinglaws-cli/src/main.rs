@@ -3,6 +3,8 @@
 //! subcommand, and maps whatever went wrong to a message on stderr and an exit code:
 //! 0 success, 2 bad input or usage, 1 a fit that could not be done.
 
+mod cmd_backtest;
+mod cmd_compare_laws;
 mod cmd_fit;
 mod cmd_laws;
 mod cmd_predict;
@@ -41,8 +43,15 @@ enum Command {
     Laws(LawsArgs),
     /// Fit a law to a CSV/TSV/JSONL file of runs and print a report (or JSON).
     Fit(Box<FitArgs>),
-    /// Evaluate a fitted law (a JSON file written by `fit --json`) at new points.
+    /// Evaluate a fitted law (a JSON file written by `fit --json`) at new points, with
+    /// confidence and prediction intervals.
     Predict(PredictArgs),
+    /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
+    /// the coverage of the prediction intervals.
+    Backtest(Box<BacktestArgs>),
+    /// Fit several laws to the same data: objective, likelihood, AIC/BIC, backtest error, and
+    /// likelihood-ratio tests between nested laws.
+    CompareLaws(Box<CompareLawsArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -52,25 +61,13 @@ struct LawsArgs {
     json: Option<String>,
 }
 
+/// Where the runs come from and which columns feed the law (shared by every command that
+/// reads data).
 #[derive(Debug, Args)]
-struct FitArgs {
+struct DataArgs {
     /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter).
     #[arg(value_name = "DATA")]
     data: PathBuf,
-
-    /// A built-in law (see `scalinglaws laws`), e.g. chinchilla or bnsl:2.
-    #[arg(
-        long,
-        value_name = "NAME",
-        conflicts_with = "formula",
-        required_unless_present = "formula"
-    )]
-    law: Option<String>,
-
-    /// A law written as text, e.g. "E + A*N^-alpha". Names of columns (or --map/--derive names)
-    /// are variables; every other name is a fitted parameter.
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    formula: Option<String>,
 
     /// The column the law predicts (e.g. loss).
     #[arg(long, value_name = "COLUMN")]
@@ -90,6 +87,18 @@ struct FitArgs {
     #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
     filters: Vec<String>,
 
+    /// A column of non-negative row weights.
+    #[arg(long, value_name = "COLUMN")]
+    weights: Option<String>,
+
+    /// Field delimiter of DATA (one character, or "tab"); overrides the file extension.
+    #[arg(long, value_name = "C")]
+    delimiter: Option<String>,
+}
+
+/// How a law is fitted (shared by every command that fits).
+#[derive(Debug, Args)]
+struct SettingsArgs {
     /// Robust loss per residual.
     #[arg(long, value_name = "NAME", default_value = "huber",
           value_parser = PossibleValuesParser::new(LossKind::ALL.map(LossKind::name)))]
@@ -103,10 +112,6 @@ struct FitArgs {
     #[arg(long, value_name = "SPACE", value_parser = PossibleValuesParser::new(["log", "linear"]))]
     space: Option<String>,
 
-    /// A column of non-negative row weights.
-    #[arg(long, value_name = "COLUMN")]
-    weights: Option<String>,
-
     /// Hold a parameter at a value (a number or a constant expression such as exp(6.26)).
     #[arg(long = "fix", value_name = "NAME=VALUE")]
     fixes: Vec<String>,
@@ -119,20 +124,142 @@ struct FitArgs {
     #[arg(long = "grid", value_name = "NAME=V1,V2,...")]
     grids: Vec<String>,
 
-    /// Seed of every random step (the fit itself is deterministic).
+    /// Seed of every random step (bootstrap draws; the fit itself is deterministic).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
 
     /// Worker threads [default: all cores]; the result does not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     threads: Option<u32>,
+}
 
-    /// Field delimiter of DATA (one character, or "tab"); overrides the file extension.
-    #[arg(long, value_name = "C")]
-    delimiter: Option<String>,
+/// One law: a catalog name or a formula.
+#[derive(Debug, Args)]
+struct LawArgs {
+    /// A built-in law (see `scalinglaws laws`), e.g. chinchilla or bnsl:2.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "formula",
+        required_unless_present = "formula"
+    )]
+    law: Option<String>,
+
+    /// A law written as text, e.g. "E + A*N^-alpha". Names of columns (or --map/--derive names)
+    /// are variables; every other name is a fitted parameter.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    formula: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct FitArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    #[command(flatten)]
+    law: LawArgs,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+
+    /// Refit K resampled copies of the data (each with the full search) for percentile
+    /// intervals; the replicates are kept in the JSON for later intervals.
+    #[arg(long, value_name = "K")]
+    bootstrap: Option<usize>,
+
+    /// Resample whole runs named by this column instead of rows (for checkpoints of runs).
+    #[arg(long, value_name = "COLUMN", requires = "bootstrap")]
+    cluster: Option<String>,
+
+    /// Confidence level of bootstrap and profile intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Profile-likelihood interval of a parameter (repeat for several).
+    #[arg(long = "profile", value_name = "PARAM")]
+    profiles: Vec<String>,
 
     /// Write the fit as JSON to PATH (the report still prints), or to stdout instead of the
     /// report with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct BacktestArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    #[command(flatten)]
+    law: LawArgs,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+
+    /// The column that orders scale (e.g. compute): fit on small values, predict large ones.
+    #[arg(long, value_name = "COLUMN")]
+    by: String,
+
+    /// Hold out the rows at the K largest distinct values of --by.
+    #[arg(long = "holdout-top", value_name = "K", group = "holdout")]
+    holdout_top: Option<usize>,
+
+    /// Hold out the largest fraction F of rows by --by (ties held out together).
+    #[arg(long = "holdout-frac", value_name = "F", group = "holdout")]
+    holdout_frac: Option<f64>,
+
+    /// Fit up to each scale and predict the next, for every step of --steps groups.
+    #[arg(long, group = "holdout")]
+    rollout: bool,
+
+    /// Rollout: split the distinct values of --by into this many groups of scales.
+    #[arg(long, value_name = "G", default_value_t = 6, requires = "rollout")]
+    steps: usize,
+
+    /// Level of the prediction intervals whose coverage is scored.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Bootstrap replicates per training fit for the intervals (default: delta method).
+    #[arg(long, value_name = "K")]
+    bootstrap: Option<usize>,
+
+    /// Write the backtest as JSON to PATH (the report still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct CompareLawsArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    /// A law to compare (repeat): a catalog name, optionally with parameters held at values,
+    /// e.g. "chinchilla[E=1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]".
+    #[arg(long = "law", value_name = "NAME[P=V,...]")]
+    laws: Vec<String>,
+
+    /// A formula to compare (repeat).
+    #[arg(long = "formula", value_name = "TEXT", allow_hyphen_values = true)]
+    formulas: Vec<String>,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+
+    /// Score each law by a backtest that holds out the largest --holdout-frac of rows by this
+    /// column.
+    #[arg(long, value_name = "COLUMN")]
+    by: Option<String>,
+
+    /// Fraction of rows the backtest holds out.
+    #[arg(long = "holdout-frac", value_name = "F", default_value_t = 0.2)]
+    holdout_frac: f64,
+
+    /// Level of the backtest's prediction intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Write the comparison as JSON to PATH (the table still prints), or to stdout with '-'.
     #[arg(long, value_name = "PATH|-")]
     json: Option<String>,
 }
@@ -147,6 +274,10 @@ struct PredictArgs {
     /// equal length; a single value is used for every point).
     #[arg(value_name = "VAR=VALUE", required = true)]
     points: Vec<String>,
+
+    /// Confidence level of the intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
 
     /// Write the predictions as JSON to PATH instead of the table ('-' for stdout).
     #[arg(long, value_name = "PATH|-")]
@@ -189,8 +320,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Predict(args) => cmd_predict::run(&cmd_predict::Config {
             fit: args.fit,
             points: args.points,
+            level: args.level,
             json: destination(args.json.as_deref()),
         }),
+        Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),
+        Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
     }
 }
 
@@ -223,30 +357,65 @@ pub enum LawChoice {
     Formula(String),
 }
 
+/// How a fitted law is fitted, before the law is known: settings with `space` still to be
+/// decided when None (it depends on the law).
+#[derive(Debug, Clone)]
+pub struct SettingsConfig {
+    pub settings: FitSettings,
+    pub space: Option<Space>,
+}
+
+impl SettingsConfig {
+    /// The settings for `law`: the law's own default space unless --space was given.
+    pub fn for_law(&self, law: &LawChoice) -> FitSettings {
+        use scalinglaws::law::catalog::{self, DefaultSpace};
+        let space = self.space.unwrap_or(match law {
+            LawChoice::Catalog(name) => match catalog::entry(name).map(|e| e.default_space) {
+                Some(DefaultSpace::Linear) => Space::Linear,
+                _ => Space::Log,
+            },
+            LawChoice::Formula(_) => Space::Log,
+        });
+        FitSettings {
+            space,
+            ..self.settings.clone()
+        }
+    }
+}
+
+/// Uncertainty asked of `fit`.
+#[derive(Debug, Clone)]
+pub struct UncertaintyConfig {
+    pub bootstrap: Option<usize>,
+    pub cluster: Option<String>,
+    pub level: f64,
+    pub profiles: Vec<String>,
+}
+
 /// Everything `fit` needs, parsed and checked as far as can be done without the data.
 #[derive(Debug)]
 pub struct FitConfig {
     pub recipe: Recipe,
     pub law: LawChoice,
-    /// Settings with `space` still to be decided when None (it depends on the law).
-    pub settings: FitSettings,
-    pub space: Option<Space>,
+    pub settings: SettingsConfig,
+    pub uncertainty: UncertaintyConfig,
     pub json: Option<Destination>,
 }
 
-fn fit_config(args: FitArgs) -> Result<FitConfig> {
-    let law = match (args.law, args.formula) {
-        (Some(name), None) => LawChoice::Catalog(name.trim().to_string()),
-        (None, Some(text)) => LawChoice::Formula(text),
+fn law_choice(args: LawArgs) -> Result<LawChoice> {
+    match (args.law, args.formula) {
+        (Some(name), None) => Ok(LawChoice::Catalog(name.trim().to_string())),
+        (None, Some(text)) => Ok(LawChoice::Formula(text)),
         // clap enforces exactly one of the two.
-        _ => {
-            return Err(input_error(
-                "give exactly one of --law NAME and --formula TEXT",
-            ))
-        }
-    };
+        _ => Err(input_error(
+            "give exactly one of --law NAME and --formula TEXT",
+        )),
+    }
+}
+
+fn recipe(args: DataArgs) -> Result<Recipe> {
     let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
-    let recipe = Recipe {
+    Ok(Recipe {
         path: args.data,
         delimiter,
         maps: args
@@ -266,7 +435,10 @@ fn fit_config(args: FitArgs) -> Result<FitConfig> {
             .collect::<Result<_>>()?,
         target: args.target.trim().to_string(),
         weights: args.weights.map(|w| w.trim().to_string()),
-    };
+    })
+}
+
+fn settings_config(args: SettingsArgs) -> Result<SettingsConfig> {
     let loss = LossKind::from_name(&args.loss)
         .ok_or_else(|| input_error(format!("unknown loss '{}'", args.loss)))?;
     let space = args.space.as_deref().map(|name| match name {
@@ -283,11 +455,107 @@ fn fit_config(args: FitArgs) -> Result<FitConfig> {
         threads: args.threads.map(|n| n as usize),
         ..FitSettings::default()
     };
+    Ok(SettingsConfig { settings, space })
+}
+
+/// A level given on the command line, checked.
+fn level(option: &str, value: f64) -> Result<f64> {
+    if value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err(input_error(format!(
+            "{option} {value}: give a confidence level strictly between 0 and 1, e.g. 0.95"
+        )))
+    }
+}
+
+fn replicates(value: Option<usize>) -> Result<Option<usize>> {
+    match value {
+        Some(0) => Err(input_error(
+            "--bootstrap 0: give the number of replicates, e.g. --bootstrap 1000",
+        )),
+        other => Ok(other),
+    }
+}
+
+fn fit_config(args: FitArgs) -> Result<FitConfig> {
     Ok(FitConfig {
-        recipe,
-        law,
-        settings,
-        space,
+        recipe: recipe(args.data)?,
+        law: law_choice(args.law)?,
+        settings: settings_config(args.settings)?,
+        uncertainty: UncertaintyConfig {
+            bootstrap: replicates(args.bootstrap)?,
+            cluster: args.cluster.map(|c| c.trim().to_string()),
+            level: level("--level", args.level)?,
+            profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
+        },
+        json: destination(args.json.as_deref()),
+    })
+}
+
+fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
+    let holdout = match (args.holdout_top, args.holdout_frac, args.rollout) {
+        (Some(0), _, _) => return Err(input_error("--holdout-top 0: hold out at least 1 scale")),
+        (Some(k), _, _) => scalinglaws::analysis::backtest::Holdout::Top(k),
+        (None, Some(f), _) if f > 0.0 && f < 1.0 => {
+            scalinglaws::analysis::backtest::Holdout::Fraction(f)
+        }
+        (None, Some(f), _) => {
+            return Err(input_error(format!(
+                "--holdout-frac {f}: give a fraction strictly between 0 and 1, e.g. 0.2"
+            )))
+        }
+        (None, None, true) if args.steps >= 2 => {
+            scalinglaws::analysis::backtest::Holdout::Rollout(args.steps)
+        }
+        (None, None, true) => return Err(input_error("--steps: give at least 2 groups")),
+        (None, None, false) => {
+            return Err(input_error(
+                "say what to hold out: --holdout-top K, --holdout-frac F or --rollout",
+            ))
+        }
+    };
+    Ok(cmd_backtest::Config {
+        recipe: recipe(args.data)?,
+        law: law_choice(args.law)?,
+        settings: settings_config(args.settings)?,
+        by: args.by.trim().to_string(),
+        holdout,
+        level: level("--level", args.level)?,
+        bootstrap: replicates(args.bootstrap)?,
+        json: destination(args.json.as_deref()),
+    })
+}
+
+fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Config> {
+    let mut laws = args
+        .laws
+        .iter()
+        .map(|text| cmd_compare_laws::LawSpec::parse(text))
+        .collect::<Result<Vec<_>>>()?;
+    laws.extend(
+        args.formulas
+            .iter()
+            .map(|text| cmd_compare_laws::LawSpec::formula(text)),
+    );
+    if laws.len() < 2 {
+        return Err(input_error(
+            "compare-laws needs at least two laws: repeat --law NAME (or --formula TEXT)",
+        ));
+    }
+    if !(args.holdout_frac > 0.0 && args.holdout_frac < 1.0) {
+        return Err(input_error(format!(
+            "--holdout-frac {}: give a fraction strictly between 0 and 1, e.g. 0.2",
+            args.holdout_frac
+        )));
+    }
+    Ok(cmd_compare_laws::Config {
+        recipe: recipe(args.data)?,
+        laws,
+        settings: settings_config(args.settings)?,
+        by: args.by.map(|b| b.trim().to_string()),
+        holdout_frac: args.holdout_frac,
+        level: level("--level", args.level)?,
         json: destination(args.json.as_deref()),
     })
 }

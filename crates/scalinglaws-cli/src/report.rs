@@ -15,6 +15,7 @@ pub fn render(result: &FitResult) -> String {
     header(&mut out, result);
     statistics(&mut out, result);
     parameters(&mut out, result);
+    intervals(&mut out, result);
     correlations(&mut out, result);
     warnings(&mut out, result);
     out
@@ -135,6 +136,8 @@ fn statistics(out: &mut String, result: &FitResult) {
         ),
         ("R²", optional(stats.r2, 6)),
         ("RMSE", optional(stats.rmse, 4)),
+        ("residual σ", optional(stats.residual_scale, 4)),
+        ("log-lik.", optional(stats.log_likelihood, 6)),
         ("AIC", optional(stats.aic, 6)),
         ("BIC", optional(stats.bic, 6)),
         (
@@ -204,6 +207,83 @@ fn parameters(out: &mut String, result: &FitResult) {
             line.push_str(&format!("  {:>w$}", row[col], w = widths[col]));
         }
         line.push_str(&format!("  {:<w$}  {}", row[4], row[5], w = widths[4]));
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+/// Bootstrap and profile intervals, when the fit has them.
+fn intervals(out: &mut String, result: &FitResult) {
+    let bootstrap = result.bootstrap.as_ref();
+    if bootstrap.is_none() && result.profiles.is_empty() {
+        return;
+    }
+    let level = bootstrap
+        .map(|b| b.level)
+        .or_else(|| result.profiles.first().map(|p| p.level))
+        .unwrap_or(0.95);
+    let mut sources = Vec::new();
+    if let Some(b) = bootstrap {
+        let unit = match (&b.cluster, b.clusters) {
+            (Some(column), Some(count)) => format!("{count} runs of '{column}' resampled whole"),
+            (Some(column), None) => format!("runs of '{column}' resampled whole"),
+            _ => "rows resampled".to_string(),
+        };
+        sources.push(format!(
+            "bootstrap: {} of {} replicates, {unit}, seed {}",
+            b.draws.len(),
+            b.replicates,
+            b.seed
+        ));
+    }
+    if !result.profiles.is_empty() {
+        sources.push("profile: robust likelihood ratio".to_string());
+    }
+    let _ = writeln!(
+        out,
+        "[[Intervals]] ({}% level; {})",
+        level_percent(level),
+        sources.join("; ")
+    );
+    let interval = |pair: Option<[f64; 2]>| {
+        pair.map_or("-".to_string(), |[lo, hi]| {
+            format!("[{}, {}]", number(lo, 5), number(hi, 5))
+        })
+    };
+    let mut table: Vec<[String; 4]> = vec![[
+        "name".into(),
+        "boot stderr".into(),
+        "bootstrap interval".into(),
+        "profile interval".into(),
+    ]];
+    for (name, param) in result.params.iter().filter(|(_, p)| !p.fixed) {
+        let profile = result.profiles.iter().find(|p| &p.param == name).map_or(
+            "-".to_string(),
+            |p| {
+                let end = |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| number(v, 5));
+                format!("[{}, {}]", end(p.ci[0], "open"), end(p.ci[1], "open"))
+            },
+        );
+        table.push([
+            name.clone(),
+            param.boot_stderr.map_or("-".into(), |s| number(s, 4)),
+            interval(param.ci),
+            profile,
+        ]);
+    }
+    let widths: Vec<usize> = (0..4)
+        .map(|col| table.iter().map(|row| row[col].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &table {
+        let line = format!(
+            "    {:<w0$}  {:>w1$}  {:<w2$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        );
         let _ = writeln!(out, "{}", line.trim_end());
     }
 }
@@ -283,6 +363,12 @@ fn formula_lines(target: &str, formula: &str) -> String {
         format!("{lead} {definition}")
     }));
     lines.join("\n")
+}
+
+/// A confidence level as a percentage: 0.95 -> "95", 0.995 -> "99.5".
+pub fn level_percent(level: f64) -> String {
+    let text = format!("{:.4}", level * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// 0.0127 -> "1.27%", with three significant digits.

@@ -29,12 +29,14 @@
 
 #![allow(clippy::result_large_err)] // Error carries a Location by value: errors are rare and cold.
 
+pub mod analysis;
 pub mod data;
 pub mod error;
 pub mod fit;
 pub mod law;
 pub mod rng;
 pub mod suggest;
+pub mod uncertainty;
 
 pub use error::{Error, Result};
 pub use law::Law;

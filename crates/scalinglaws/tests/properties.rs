@@ -242,3 +242,62 @@ fn fits_are_bit_identical_for_any_thread_count() {
         assert_eq!(strip(&one), strip(&two));
     }
 }
+
+/// Whole-column sweeps (every row at once, as the fits use them) give each row exactly what
+/// the per-row sweeps give: values and gradients of random formulas over many rows.
+#[test]
+fn column_sweeps_match_row_sweeps() {
+    let mut rng = Rng::new(2024);
+    let mut compared = 0;
+    for case in 0..300 {
+        let formula = random_formula(&mut rng, 3);
+        // A bound tape takes its row count from its columns: a law needs a variable and a
+        // parameter for a column sweep to mean anything.
+        let Ok(law) = Law::from_formula(&formula, &|id| VARS.contains(&id)) else {
+            continue;
+        };
+        if law.variables.is_empty() {
+            continue;
+        }
+        let rows = 1 + rng.below(20);
+        let columns: Vec<Vec<f64>> = law
+            .variables
+            .iter()
+            .map(|_| (0..rows).map(|_| 0.1 + 3.0 * rng.uniform()).collect())
+            .collect();
+        let refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let bound = law.bind(&refs);
+        let p: Vec<f64> = law.params.iter().map(|_| 0.2 + rng.uniform()).collect();
+        let mut scratch = bound.scratch();
+        let (values, jacobian) = {
+            let (v, j) = bound.jacobian_columns(&p, &mut scratch);
+            (v.to_vec(), j.to_vec())
+        };
+        let forward = bound.forward_columns(&p, &mut bound.scratch()).to_vec();
+        for row in 0..rows {
+            let mut gradient = vec![0.0; p.len()];
+            let value = bound.gradient_row(&p, row, &mut bound.scratch(), &mut gradient);
+            let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || close(a, b, 1e-12);
+            assert!(
+                same(values[row], value) && same(forward[row], value),
+                "case {case} {formula} row {row}: {} / {} vs {value}",
+                values[row],
+                forward[row]
+            );
+            if !value.is_finite() {
+                continue;
+            }
+            for i in 0..p.len() {
+                let column = jacobian[row * p.len() + i];
+                assert!(
+                    same(column, gradient[i]),
+                    "case {case} {formula} row {row} d/d{}: columns {column} vs row {}",
+                    law.params[i].name,
+                    gradient[i]
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 1000, "only {compared} rows compared");
+}

@@ -11,6 +11,7 @@ use super::search::SearchOutcome;
 use super::solver::{eigenvalues, Termination};
 use super::{FitData, FitSettings, LossKind, Problem};
 use crate::law::Law;
+use crate::uncertainty::likelihood;
 
 const STRONG_CORRELATION: f64 = 0.99;
 const COLLINEAR_DESIGN: f64 = 0.98;
@@ -55,7 +56,7 @@ pub fn summarize(
         uncertainty.covariance.as_ref(),
     );
     let correlation = uncertainty.covariance.as_ref().map(correlation);
-    let stats = stats(problem, &p);
+    let stats = stats(problem, &p, settings);
     let mut warnings = Vec::new();
     warn_convergence(best.termination, &mut warnings);
     warn_bounds(&params, &mut warnings);
@@ -109,6 +110,8 @@ pub fn summarize(
         condition_number: uncertainty.condition_number,
         warnings,
         data: None,
+        bootstrap: None,
+        profiles: Vec::new(),
     }
 }
 
@@ -230,13 +233,15 @@ fn param_results(
                 linear: spec.linear,
                 lower: finite(lower[i]),
                 upper: finite(upper[i]),
+                ci: None,
+                boot_stderr: None,
             };
             (spec.name.clone(), result)
         })
         .collect()
 }
 
-fn stats(problem: &Problem, p: &[f64]) -> Stats {
+fn stats(problem: &Problem, p: &[f64], settings: &FitSettings) -> Stats {
     let residuals = problem.residuals(p);
     let weights = problem.weights();
     let target = problem.target();
@@ -248,14 +253,22 @@ fn stats(problem: &Problem, p: &[f64]) -> Stats {
         .zip(target)
         .map(|(w, y)| w * (y - mean).powi(2))
         .sum();
-    let n = problem.n_rows() as f64;
     let k = problem.dim() as f64;
-    let log_likelihood_term = n * (ss_res / n).ln();
+    let loss = crate::fit::Loss {
+        kind: settings.loss,
+        f_scale: settings.f_scale,
+    };
+    let log_likelihood = likelihood::log_likelihood(&residuals, weights, loss).map(|l| l.value);
+    let with_scale = k + 1.0;
     Stats {
         r2: finite(1.0 - ss_res / ss_tot),
         rmse: finite((ss_res / total_weight).sqrt()),
-        aic: finite(log_likelihood_term + 2.0 * k),
-        bic: finite(log_likelihood_term + k * n.ln()),
+        log_likelihood,
+        aic: log_likelihood.and_then(|l| finite(2.0 * with_scale - 2.0 * l)),
+        bic: log_likelihood.and_then(|l| finite(with_scale * total_weight.ln() - 2.0 * l)),
+        residual_scale: (total_weight > k)
+            .then(|| (ss_res / (total_weight - k)).sqrt())
+            .and_then(finite),
         n_params: problem.dim(),
         dof: problem.n_rows().saturating_sub(problem.dim()),
     }

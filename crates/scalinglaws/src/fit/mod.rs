@@ -103,8 +103,16 @@ pub fn problem_for(law: &Law, data: &FitData, settings: &FitSettings) -> Result<
     Ok(build_problem(law, data, settings, &plans, &free))
 }
 
-/// Fits `law` to `data`.
-pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResult> {
+/// A fit's search, ready to run: the validated problem, its starts and bounds.
+struct Prepared {
+    plans: Vec<ParamPlan>,
+    problem: Problem,
+    starts: Vec<Start>,
+    lower: Vec<f64>,
+    upper: Vec<f64>,
+}
+
+fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared> {
     validate_settings(law, settings)?;
     validate_data(law, data, settings)?;
     let plans = plan_params(law, data, settings)?;
@@ -133,8 +141,38 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
     let starts = build_starts(&plans)?;
     let lower: Vec<f64> = plans.iter().map(|p| p.lower).collect();
     let upper: Vec<f64> = plans.iter().map(|p| p.upper).collect();
+    Ok(Prepared {
+        plans,
+        problem,
+        starts,
+        lower,
+        upper,
+    })
+}
+
+/// Adds warm starts (full natural parameter vectors, e.g. the optimum of the fit a bootstrap
+/// replicate resamples) before the grid; fixed parameters keep their fixed values.
+fn with_warm_starts(prepared: &mut Prepared, warm: &[Vec<f64>]) {
+    let warm_starts = warm.iter().filter(|w| w.len() == prepared.plans.len()).map(|w| {
+        w.iter()
+            .zip(&prepared.plans)
+            .map(|(&v, plan)| Some(plan.fixed.unwrap_or(v)))
+            .collect::<Start>()
+    });
+    let mut starts: Vec<Start> = warm_starts.collect();
+    starts.append(&mut prepared.starts);
+    prepared.starts = starts;
+}
+
+fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::SearchOutcome> {
     let outcome = with_threads(settings.threads, || {
-        search::search(&problem, &starts, &lower, &upper, settings.max_iterations)
+        search::search(
+            &prepared.problem,
+            &prepared.starts,
+            &prepared.lower,
+            &prepared.upper,
+            settings.max_iterations,
+        )
     })?;
     if outcome.optima.is_empty() && outcome.diverged > 0 {
         return Err(Error::fit(format!(
@@ -149,6 +187,49 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
             if settings.space == Space::Log { " (log space needs positive predictions)" } else { "" }
         )));
     }
+    Ok(outcome)
+}
+
+/// The best optimum of a search, without diagnostics: what a bootstrap replicate or a point of
+/// a profile needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestOptimum {
+    /// Every parameter in the law's order (fixed ones at their values).
+    pub params: Vec<f64>,
+    pub objective: f64,
+    pub converged: bool,
+}
+
+/// The full global search (the start grid, after the given warm starts), returning only the
+/// best optimum.
+pub fn fit_best(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    warm: &[Vec<f64>],
+) -> Result<BestOptimum> {
+    let mut prepared = prepare(law, data, settings)?;
+    with_warm_starts(&mut prepared, warm);
+    let outcome = run_search(&prepared, settings)?;
+    let best = &outcome.optima[0];
+    Ok(BestOptimum {
+        params: prepared.problem.natural(&best.u),
+        objective: best.value,
+        converged: best.termination.converged(),
+    })
+}
+
+/// Fits `law` to `data`.
+pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResult> {
+    let prepared = prepare(law, data, settings)?;
+    let outcome = run_search(&prepared, settings)?;
+    let Prepared {
+        plans,
+        problem,
+        lower,
+        upper,
+        ..
+    } = prepared;
     let mut result =
         diagnostics::summarize(law, data, settings, &problem, &outcome, &lower, &upper);
     result

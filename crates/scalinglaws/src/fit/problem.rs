@@ -97,8 +97,6 @@ pub struct Problem {
     /// Full parameter vector; free entries are overwritten from u.
     template: Vec<f64>,
     free: Vec<usize>,
-    /// For each parameter, its position among the free ones.
-    free_slot: Vec<Option<usize>>,
     transforms: Vec<Transform>,
 }
 
@@ -128,12 +126,7 @@ impl Problem {
             Space::Linear => y.to_vec(),
         };
         let weights = weights.map_or_else(|| vec![1.0; y.len()], <[f64]>::to_vec);
-        let mut free_slot = vec![None; template.len()];
-        for (slot, &i) in free.iter().enumerate() {
-            free_slot[i] = Some(slot);
-        }
         Problem {
-            free_slot,
             tape,
             target,
             weights,
@@ -224,15 +217,19 @@ impl Problem {
         residuals
     }
 
-    /// The objective at natural parameters (infinite when any prediction is invalid).
+    /// The objective at natural parameters (infinite when any prediction is invalid), from
+    /// one whole-column sweep of the tape.
     pub fn objective_natural(&self, p: &[f64], scratch: &mut Scratch) -> f64 {
+        let predictions = self.tape.forward_columns(p, scratch);
         let mut total = 0.0;
-        let complete = self.tape.for_each_row(p, scratch, |row, prediction| {
+        for (row, &prediction) in predictions.iter().enumerate() {
             let r = self.residual(prediction, row);
+            if !r.is_finite() {
+                return f64::INFINITY;
+            }
             total += self.weights[row] * self.loss.terms(r).cost;
-            r.is_finite()
-        });
-        if complete && total.is_finite() {
+        }
+        if total.is_finite() {
             total
         } else {
             f64::INFINITY
@@ -244,9 +241,11 @@ impl Problem {
     }
 
     /// Objective, exact gradient and Gauss–Newton (IRLS) curvature in internal coordinates,
-    /// from one reverse sweep per row. None when the objective is not finite.
+    /// from one whole-column sweep of the tape (every row's Jacobian at once). None when the
+    /// objective is not finite.
     pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let k = self.dim();
+        let np = self.template.len();
         let p = self.natural(u);
         let dp_du: Vec<f64> = self
             .transforms
@@ -254,17 +253,13 @@ impl Problem {
             .zip(u)
             .map(|(t, &ui)| t.derivatives(ui).0)
             .collect();
+        let (predictions, jacobian) = self.tape.jacobian_columns(&p, scratch);
         let mut j = vec![0.0; k];
         let mut value = 0.0;
-        let mut gradient = DVector::zeros(k);
-        let mut curvature = DMatrix::zeros(k, k);
-        for row in 0..self.n_rows() {
-            j.iter_mut().for_each(|x| *x = 0.0);
-            let prediction = self.tape.gradient_row_sparse(&p, row, scratch, |param, g| {
-                if let Some(slot) = self.free_slot[param] {
-                    j[slot] += g;
-                }
-            });
+        let mut gradient = vec![0.0; k];
+        // The lower triangle, row by row: (a, b) with b <= a at a(a+1)/2 + b.
+        let mut lower = vec![0.0; k * (k + 1) / 2];
+        for (row, &prediction) in predictions.iter().enumerate() {
             let r = self.residual(prediction, row);
             if !r.is_finite() {
                 return None;
@@ -274,21 +269,33 @@ impl Problem {
             } else {
                 1.0
             };
-            for (jk, d) in j.iter_mut().zip(&dp_du) {
-                *jk *= scale * d;
+            let full = &jacobian[row * np..(row + 1) * np];
+            for ((js, &i), d) in j.iter_mut().zip(&self.free).zip(&dp_du) {
+                *js = full[i] * scale * d;
             }
             let terms = self.loss.terms(r);
             let w = self.weights[row];
             value += w * terms.cost;
             let (g_scale, h_scale) = (w * terms.d1, w * terms.irls);
-            for a in 0..k {
-                gradient[a] += g_scale * j[a];
-                let ha = h_scale * j[a];
-                for b in 0..=a {
-                    curvature[(a, b)] += ha * j[b];
+            let mut at = 0;
+            for (a, &ja) in j.iter().enumerate() {
+                gradient[a] += g_scale * ja;
+                let ha = h_scale * ja;
+                for (entry, &jb) in lower[at..=at + a].iter_mut().zip(&j) {
+                    *entry += ha * jb;
                 }
+                at += a + 1;
             }
         }
+        let mut curvature = DMatrix::zeros(k, k);
+        let mut at = 0;
+        for a in 0..k {
+            for b in 0..=a {
+                curvature[(a, b)] = lower[at + b];
+            }
+            at += a + 1;
+        }
+        let gradient = DVector::from_vec(gradient);
         fill_upper(&mut curvature);
         value.is_finite().then_some(LocalModel {
             value,

@@ -60,6 +60,12 @@ pub struct ParamResult {
     pub linear: bool,
     pub lower: Option<f64>,
     pub upper: Option<f64>,
+    /// Percentile interval at the bootstrap's level (present after `--bootstrap`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<[f64; 2]>,
+    /// Standard deviation of the bootstrap replicates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_stderr: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,8 +101,17 @@ pub struct Stats {
     pub r2: Option<f64>,
     /// Root mean square residual in the fitted space.
     pub rmse: Option<f64>,
+    /// Log-likelihood of the loss's own error density at the fit, its scale profiled out
+    /// (Gaussian for `linear`, Huber's density for `huber`; see `uncertainty::likelihood`).
+    #[serde(default)]
+    pub log_likelihood: Option<f64>,
+    /// 2(k+1) − 2ℓ and (k+1)·ln n − 2ℓ, counting the error scale as a parameter.
     pub aic: Option<f64>,
     pub bic: Option<f64>,
+    /// Residual scatter in the fitted space, √(Σwr²/(Σw − k)): the noise a new run adds
+    /// to the law's mean in prediction intervals.
+    #[serde(default)]
+    pub residual_scale: Option<f64>,
     /// Number of fitted (free) parameters.
     pub n_params: usize,
     pub dof: usize,
@@ -152,6 +167,12 @@ pub struct FitResult {
     pub warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataSummary>,
+    /// Bootstrap replicates (with every replicate's parameters), after `--bootstrap`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<crate::uncertainty::BootstrapSummary>,
+    /// Profile-likelihood intervals, after `--profile`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<crate::uncertainty::Profile>,
 }
 
 impl FitResult {

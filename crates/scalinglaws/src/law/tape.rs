@@ -8,6 +8,9 @@
 
 use std::collections::HashMap;
 
+#[path = "columnar.rs"]
+mod columnar;
+
 use super::expr::{BinOp, Expr, Func, Program};
 use super::real::{Real, Unary};
 
@@ -423,6 +426,11 @@ pub struct Scratch {
     /// d(prelude slot)/d(parameter), n_ops × n_params (rows of non-prelude slots unused).
     prelude_jacobian: Vec<f64>,
     prepared_for: Vec<f64>,
+    /// Whole-column sweeps (see `columnar`): slot s's values for every row at [s·n, (s+1)·n).
+    columns: Vec<f64>,
+    column_adjoints: Vec<f64>,
+    /// Every row's gradient, row-major (n_rows × n_params).
+    row_jacobian: Vec<f64>,
 }
 
 impl BoundTape {
@@ -523,6 +531,9 @@ impl BoundTape {
             adjoints: vec![0.0; self.ops.len()],
             prelude_jacobian: vec![0.0; self.ops.len() * self.n_params],
             prepared_for: Vec::new(),
+            columns: Vec::new(),
+            column_adjoints: Vec::new(),
+            row_jacobian: Vec::new(),
         }
     }
 

@@ -1,0 +1,186 @@
+//! `scalinglaws backtest`: does the law extrapolate on this data? Fits on the smaller scales,
+//! predicts the held-out larger ones, and reports every held-out run with its error and
+//! intervals, and the scores (ARE, RMSE of log residuals, interval coverage).
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metrics};
+
+use crate::cmd_fit::{build_law, check_enough_rows};
+use crate::input::{self, Recipe};
+use crate::output::{self, Destination};
+use crate::report::{level_percent, number};
+use crate::{LawChoice, SettingsConfig};
+
+#[derive(Debug)]
+pub struct Config {
+    pub recipe: Recipe,
+    pub law: LawChoice,
+    pub settings: SettingsConfig,
+    pub by: String,
+    pub holdout: Holdout,
+    pub level: f64,
+    pub bootstrap: Option<usize>,
+    pub json: Option<Destination>,
+}
+
+pub fn run(config: &Config) -> Result<()> {
+    let table = input::load(&config.recipe)?;
+    let law = build_law(&config.law, &table)?;
+    let settings = config.settings.for_law(&config.law);
+    let data = table.fit_data(&law, &config.recipe, settings.space)?;
+    check_enough_rows(&law, &settings, &table)?;
+    let scale = table.values(&config.by, "--by")?;
+    let options = BacktestOptions {
+        holdout: config.holdout,
+        level: config.level,
+        bootstrap: config.bootstrap,
+    };
+    let mut result = backtest(&law, &data, &scale, &settings, &options)?;
+    // Report rows as the file numbers them, not as indices of the kept rows.
+    for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        point.row = table.file_row(point.row).unwrap_or(point.row + 1);
+    }
+    let text = render(&result, config, law.label(), table.dataset.source());
+    match &config.json {
+        Some(Destination::Stdout) => {
+            output::write(&Destination::Stdout, &serde_json::to_string_pretty(&result)?)
+        }
+        Some(file) => {
+            output::write(file, &serde_json::to_string_pretty(&result)?)?;
+            output::print(&text)
+        }
+        None => output::print(&text),
+    }
+}
+
+fn render(
+    result: &scalinglaws::analysis::backtest::Backtest,
+    config: &Config,
+    law: &str,
+    source: &str,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "[[Backtest]]");
+    let _ = writeln!(out, "    law        {law}");
+    let _ = writeln!(out, "    data       {source}");
+    let _ = writeln!(
+        out,
+        "    held out   {} by '{}'",
+        result.holdout, config.by
+    );
+    let _ = writeln!(
+        out,
+        "    intervals  {}% {}",
+        level_percent(result.level),
+        result.intervals.describe()
+    );
+    let rollout = matches!(config.holdout, Holdout::Rollout(_));
+    for (index, split) in result.splits.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "[[Split {}]] trained on {} rows up to {} = {}, {} held out",
+            index + 1,
+            split.train_rows,
+            config.by,
+            number(split.trained_up_to, 4),
+            split.test_rows
+        );
+        if let Some(error) = &split.error {
+            let _ = writeln!(out, "    the training fit failed: {error}");
+            continue;
+        }
+        if split.converged == Some(false) {
+            let _ = writeln!(out, "    warning: the training fit did not converge");
+        }
+        if !rollout {
+            points(&mut out, split, &config.by);
+        }
+        if let Some(m) = &split.metrics {
+            scores(&mut out, m, result.level);
+        }
+    }
+    if result.splits.len() > 1 {
+        if let Some(m) = &result.metrics {
+            let _ = writeln!(out, "[[All held-out runs]]");
+            scores(&mut out, m, result.level);
+        }
+    }
+    out
+}
+
+fn points(out: &mut String, split: &scalinglaws::analysis::backtest::Split, by: &str) {
+    let mut rows: Vec<[String; 7]> = vec![[
+        "row".into(),
+        by.into(),
+        "actual".into(),
+        "predicted".into(),
+        "error".into(),
+        "prediction interval".into(),
+        "inside".into(),
+    ]];
+    for p in &split.points {
+        let inside = p.pi.map_or("-", |[lo, hi]| {
+            if lo <= p.actual && p.actual <= hi {
+                "yes"
+            } else {
+                "NO"
+            }
+        });
+        rows.push([
+            p.row.to_string(),
+            number(p.scale, 4),
+            number(p.actual, 5),
+            number(p.predicted, 5),
+            format!("{:+.2}%", p.relative_error * 100.0),
+            p.pi.map_or("-".into(), |[lo, hi]| {
+                format!("[{}, {}]", number(lo, 5), number(hi, 5))
+            }),
+            inside.into(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| {
+                if c == 5 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
+    }
+}
+
+fn scores(out: &mut String, m: &Metrics, level: f64) {
+    let percent = |x: f64| format!("{}%", number(x * 100.0, 3));
+    let _ = writeln!(
+        out,
+        "    ARE        mean {}, median {}, max {} over {} runs",
+        percent(m.are_mean),
+        percent(m.are_median),
+        percent(m.are_max),
+        m.points
+    );
+    let _ = writeln!(
+        out,
+        "    RMSE(log)  {}",
+        m.rmse_log.map_or("-".into(), |r| number(r, 4))
+    );
+    let _ = writeln!(out, "    bias       {:+.3}% (mean signed error)", m.bias * 100.0);
+    let _ = writeln!(
+        out,
+        "    coverage   {} of runs inside their {}% prediction interval; {} inside the mean's",
+        m.pi_coverage.map_or("-".into(), percent),
+        level_percent(level),
+        m.ci_coverage.map_or("-".into(), percent),
+    );
+}

@@ -1,0 +1,366 @@
+//! Backtests: does the law extrapolate? Fit on the smaller scales (ordered by a column such as
+//! compute), predict the held-out larger ones, and score the predictions: per-point relative
+//! errors, their mean and median absolute value (ARE), the RMSE of log residuals, and how often
+//! the prediction (and confidence) intervals cover the held-out runs. A rollout repeats this at
+//! every step of scale: fit up to a scale, predict the next.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::fit::{fit, FitData, FitResult, FitSettings};
+use crate::law::Law;
+use crate::uncertainty::bootstrap::attach;
+use crate::uncertainty::{
+    bootstrap, predict_with_intervals, BootstrapOptions, IntervalSource, Resampling,
+};
+
+/// Which rows are held out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Holdout {
+    /// The rows at the K largest distinct values of the scale column.
+    Top(usize),
+    /// The largest fraction F of rows by scale (ties held out together).
+    Fraction(f64),
+    /// The distinct scales split into G groups by rank: fit on groups 1..i, predict group i+1.
+    Rollout(usize),
+}
+
+impl Holdout {
+    pub fn describe(&self) -> String {
+        match self {
+            Holdout::Top(k) => format!("the {k} largest scales"),
+            Holdout::Fraction(f) => format!("the largest {:.0}% of rows", f * 100.0),
+            Holdout::Rollout(g) => format!("rollout over {g} groups of scales"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BacktestOptions {
+    pub holdout: Holdout,
+    /// Level of the intervals whose coverage is scored.
+    pub level: f64,
+    /// Bootstrap replicates per training fit (None: delta-method intervals).
+    pub bootstrap: Option<usize>,
+}
+
+/// A held-out run and its prediction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BacktestPoint {
+    /// Index of the row in the data given to the backtest.
+    pub row: usize,
+    /// Its value of the scale column.
+    pub scale: f64,
+    pub actual: f64,
+    pub predicted: f64,
+    pub ci: Option<[f64; 2]>,
+    pub pi: Option<[f64; 2]>,
+    /// (predicted − actual) / actual.
+    pub relative_error: f64,
+    /// ln predicted − ln actual (None unless both are positive).
+    pub log_residual: Option<f64>,
+}
+
+/// Scores of a set of held-out predictions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub points: usize,
+    /// Mean absolute relative error.
+    pub are_mean: f64,
+    pub are_median: f64,
+    pub are_max: f64,
+    /// Root mean square of the log residuals.
+    pub rmse_log: Option<f64>,
+    /// Mean signed relative error (> 0: the law over-predicts).
+    pub bias: f64,
+    /// Share of held-out runs inside their prediction interval.
+    pub pi_coverage: Option<f64>,
+    /// Share of held-out runs inside the confidence interval of the mean (expected to be lower
+    /// than the level: runs scatter around the mean).
+    pub ci_coverage: Option<f64>,
+}
+
+/// One training set and its held-out rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Split {
+    /// Largest scale in the training set.
+    pub trained_up_to: f64,
+    pub train_rows: usize,
+    pub test_rows: usize,
+    /// The training fit (None when it failed; see `error`).
+    pub objective: Option<f64>,
+    pub converged: Option<bool>,
+    pub params: Vec<(String, f64)>,
+    pub points: Vec<BacktestPoint>,
+    pub metrics: Option<Metrics>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Backtest {
+    pub holdout: String,
+    pub level: f64,
+    pub intervals: IntervalSource,
+    pub splits: Vec<Split>,
+    /// Over every held-out point of every split.
+    pub metrics: Option<Metrics>,
+}
+
+/// Backtests `law` on `data`, ordering scale by `scale` (one value per row).
+pub fn backtest(
+    law: &Law,
+    data: &FitData,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &BacktestOptions,
+) -> Result<Backtest> {
+    crate::uncertainty::check_level(options.level)?;
+    if scale.len() != data.target.len() {
+        return Err(Error::settings(format!(
+            "the scale column has {} values for {} rows",
+            scale.len(),
+            data.target.len()
+        )));
+    }
+    if let Some(row) = scale.iter().position(|v| !v.is_finite()) {
+        return Err(Error::settings(format!(
+            "the scale column is not a finite number at row {}: {}",
+            row + 1,
+            scale[row]
+        )));
+    }
+    let partitions = partitions(scale, options.holdout)?;
+    let mut intervals = IntervalSource::None;
+    let mut splits = Vec::with_capacity(partitions.len());
+    for (train, test) in partitions {
+        let (split, source) = run_split(law, data, scale, settings, options, &train, &test);
+        if split.error.is_none() {
+            intervals = source;
+        }
+        splits.push(split);
+    }
+    let all: Vec<&BacktestPoint> = splits.iter().flat_map(|s| &s.points).collect();
+    if splits.iter().all(|s| s.error.is_some()) {
+        let reasons: Vec<&str> = splits.iter().filter_map(|s| s.error.as_deref()).collect();
+        return Err(Error::fit(format!(
+            "no training fit of the backtest succeeded: {}",
+            reasons.join("; ")
+        )));
+    }
+    Ok(Backtest {
+        holdout: options.holdout.describe(),
+        level: options.level,
+        intervals,
+        metrics: metrics(&all),
+        splits,
+    })
+}
+
+/// (training rows, held-out rows) of every split.
+fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+    let mut distinct: Vec<f64> = scale.to_vec();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    let below = |cut: f64| (0..scale.len()).filter(|&i| scale[i] < cut).collect::<Vec<_>>();
+    let from = |cut: f64| (0..scale.len()).filter(|&i| scale[i] >= cut).collect::<Vec<_>>();
+    let too_few = |what: String| {
+        Error::settings(format!(
+            "{what}: the scale column has only {} distinct values, so nothing would be left to train on",
+            distinct.len()
+        ))
+    };
+    match holdout {
+        Holdout::Top(k) => {
+            if k >= distinct.len() {
+                return Err(too_few(format!("--holdout-top {k}")));
+            }
+            let cut = distinct[distinct.len() - k];
+            Ok(vec![(below(cut), from(cut))])
+        }
+        Holdout::Fraction(f) => {
+            let mut sorted = scale.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            let n_test = ((f * scale.len() as f64).ceil() as usize).clamp(1, scale.len());
+            let cut = sorted[scale.len() - n_test];
+            if cut <= distinct[0] {
+                return Err(too_few(format!("--holdout-frac {f}")));
+            }
+            Ok(vec![(below(cut), from(cut))])
+        }
+        Holdout::Rollout(groups) => {
+            let groups = groups.min(distinct.len());
+            if groups < 2 {
+                return Err(too_few("--rollout".into()));
+            }
+            // Group g holds the distinct values of rank [g·m/G, (g+1)·m/G).
+            let first = |g: usize| distinct[g * distinct.len() / groups];
+            Ok((1..groups)
+                .map(|g| {
+                    let test_end = if g + 1 < groups {
+                        first(g + 1)
+                    } else {
+                        f64::INFINITY
+                    };
+                    let test = (0..scale.len())
+                        .filter(|&i| scale[i] >= first(g) && scale[i] < test_end)
+                        .collect();
+                    (below(first(g)), test)
+                })
+                .collect())
+        }
+    }
+}
+
+fn subset(data: &FitData, rows: &[usize]) -> FitData {
+    let pick = |column: &[f64]| rows.iter().map(|&i| column[i]).collect::<Vec<f64>>();
+    FitData {
+        variables: data.variables.iter().map(|c| pick(c)).collect(),
+        target: pick(&data.target),
+        weights: data.weights.as_ref().map(|w| pick(w)),
+    }
+}
+
+fn training_fit(
+    law: &Law,
+    train: &FitData,
+    settings: &FitSettings,
+    options: &BacktestOptions,
+) -> Result<FitResult> {
+    let mut result = fit(law, train, settings)?;
+    if let Some(replicates) = options.bootstrap {
+        let boot = BootstrapOptions {
+            replicates,
+            level: options.level,
+            seed: settings.seed,
+            resampling: Resampling::Rows,
+        };
+        let summary = bootstrap(law, train, settings, &result, &boot, &|_| {})?;
+        attach(&mut result, summary);
+    }
+    Ok(result)
+}
+
+fn run_split(
+    law: &Law,
+    data: &FitData,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &BacktestOptions,
+    train: &[usize],
+    test: &[usize],
+) -> (Split, IntervalSource) {
+    let trained_up_to = train.iter().map(|&i| scale[i]).fold(f64::NEG_INFINITY, f64::max);
+    let mut split = Split {
+        trained_up_to,
+        train_rows: train.len(),
+        test_rows: test.len(),
+        objective: None,
+        converged: None,
+        params: Vec::new(),
+        points: Vec::new(),
+        metrics: None,
+        error: None,
+    };
+    let outcome = training_fit(law, &subset(data, train), settings, options).and_then(|result| {
+        let points: Vec<Vec<f64>> = test
+            .iter()
+            .map(|&i| data.variables.iter().map(|c| c[i]).collect())
+            .collect();
+        let (predictions, source) = predict_with_intervals(&result, &points, options.level)?;
+        Ok((result, predictions, source))
+    });
+    let (result, predictions, source) = match outcome {
+        Ok(parts) => parts,
+        Err(error) => {
+            split.error = Some(error.to_string());
+            return (split, IntervalSource::None);
+        }
+    };
+    split.objective = Some(result.objective);
+    split.converged = Some(result.converged);
+    split.params = result.params.iter().map(|(n, p)| (n.clone(), p.value)).collect();
+    split.points = test
+        .iter()
+        .zip(predictions)
+        .map(|(&row, prediction)| {
+            let actual = data.target[row];
+            let predicted = prediction.value;
+            BacktestPoint {
+                row,
+                scale: scale[row],
+                actual,
+                predicted,
+                ci: prediction.ci,
+                pi: prediction.pi,
+                relative_error: (predicted - actual) / actual,
+                log_residual: (predicted > 0.0 && actual > 0.0)
+                    .then(|| predicted.ln() - actual.ln()),
+            }
+        })
+        .collect();
+    split.metrics = metrics(&split.points.iter().collect::<Vec<_>>());
+    (split, source)
+}
+
+fn coverage(points: &[&BacktestPoint], interval: impl Fn(&BacktestPoint) -> Option<[f64; 2]>) -> Option<f64> {
+    let inside: Vec<bool> = points
+        .iter()
+        .map(|p| interval(p).map(|[lo, hi]| lo <= p.actual && p.actual <= hi))
+        .collect::<Option<_>>()?;
+    Some(inside.iter().filter(|b| **b).count() as f64 / inside.len() as f64)
+}
+
+/// Scores of held-out points (None when there are none).
+pub fn metrics(points: &[&BacktestPoint]) -> Option<Metrics> {
+    if points.is_empty() {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mut absolute: Vec<f64> = points.iter().map(|p| p.relative_error.abs()).collect();
+    absolute.sort_by(f64::total_cmp);
+    let logs: Option<Vec<f64>> = points.iter().map(|p| p.log_residual).collect();
+    Some(Metrics {
+        points: points.len(),
+        are_mean: absolute.iter().sum::<f64>() / n,
+        are_median: crate::uncertainty::dist::quantile_sorted(&absolute, 0.5),
+        are_max: *absolute.last().unwrap_or(&f64::NAN),
+        rmse_log: logs.map(|l| (l.iter().map(|r| r * r).sum::<f64>() / n).sqrt()),
+        bias: points.iter().map(|p| p.relative_error).sum::<f64>() / n,
+        pi_coverage: coverage(points, |p| p.pi),
+        ci_coverage: coverage(points, |p| p.ci),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_holds_out_the_largest_distinct_scales() {
+        let scale = [1.0, 2.0, 2.0, 3.0, 4.0, 4.0];
+        let parts = partitions(&scale, Holdout::Top(2)).unwrap();
+        assert_eq!(parts, vec![(vec![0, 1, 2], vec![3, 4, 5])]);
+        assert!(partitions(&scale, Holdout::Top(4)).is_err());
+    }
+
+    #[test]
+    fn fraction_keeps_ties_together() {
+        let scale = [1.0, 2.0, 3.0, 3.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+        // 30% = 3 rows: 6, 7, 8.
+        let parts = partitions(&scale, Holdout::Fraction(0.3)).unwrap();
+        assert_eq!(parts[0].1, vec![7, 8, 9]);
+        // 70% = 7 rows reaches into the tie at 3, which is held out whole.
+        let parts = partitions(&scale, Holdout::Fraction(0.7)).unwrap();
+        assert_eq!(parts[0].0, vec![0, 1]);
+    }
+
+    #[test]
+    fn rollout_predicts_each_group_from_the_ones_below() {
+        let scale: Vec<f64> = (1..=9).map(f64::from).collect();
+        let parts = partitions(&scale, Holdout::Rollout(3)).unwrap();
+        assert_eq!(parts.len(), 2);
+        assert_eq!(parts[0], ((0..3).collect(), (3..6).collect()));
+        assert_eq!(parts[1], ((0..6).collect(), (6..9).collect()));
+    }
+}

@@ -1,0 +1,263 @@
+//! Several laws fitted to the same data, side by side: objective, the likelihood under the
+//! loss's error density (scale profiled out; see `uncertainty::likelihood`), AIC and BIC, an
+//! optional backtest, and the likelihood-ratio test between every pair where one law nests the
+//! other (Wilks 1938: λ = 2(ℓ_general − ℓ_restricted) ~ χ² with as many degrees of freedom as
+//! parameters the restriction removes). A candidate may hold parameters at values, so published
+//! parameters can be tested against a fit, as Besiroglu et al. 2024 test Hoffmann et al.'s.
+//!
+//! Nesting is decided on the data, not by name: law R is nested in law G when G, with R's
+//! parameters where the names agree and 0 for the rest, reproduces R's predictions on every row
+//! (to 1e-9), with those values allowed in G (inside its bounds, equal to its fixed values). So
+//! `E + A*N^-alpha` is found nested in Chinchilla's law (B = 0) and a law with published
+//! parameters held fixed in the same law fitted freely.
+
+use serde::{Deserialize, Serialize};
+
+use super::backtest::{backtest, BacktestOptions, Holdout, Metrics};
+use crate::error::{Error, Result};
+use crate::fit::{fit, problem_for, FitData, FitSettings};
+use crate::law::Law;
+use crate::uncertainty::dist::chi2_sf;
+use crate::uncertainty::likelihood::log_likelihood;
+
+/// A law to compare, with the settings it is fitted with (its fixed parameters included) and
+/// its data: the same rows and target for every candidate, each with the variables its law reads.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub label: String,
+    pub law: Law,
+    pub settings: FitSettings,
+    pub data: FitData,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LawScore {
+    pub label: String,
+    pub formula: String,
+    /// Fitted parameters (the error scale not counted).
+    pub free_params: usize,
+    pub objective: Option<f64>,
+    pub log_likelihood: Option<f64>,
+    pub aic: Option<f64>,
+    pub bic: Option<f64>,
+    pub converged: Option<bool>,
+    pub params: Vec<(String, f64)>,
+    pub backtest: Option<Metrics>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A likelihood-ratio test of a restricted law against a law that nests it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NestedTest {
+    pub restricted: String,
+    pub general: String,
+    pub df: usize,
+    /// λ = 2(ℓ_general − ℓ_restricted).
+    pub statistic: f64,
+    pub p_value: f64,
+    /// The restriction puts a parameter on a bound of the general law: the χ² reference is then
+    /// conservative (the true null distribution is a χ̄² mixture; Self & Liang 1987).
+    pub on_boundary: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub rows: usize,
+    pub laws: Vec<LawScore>,
+    pub tests: Vec<NestedTest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backtest_holdout: Option<String>,
+}
+
+/// A candidate's fit: every parameter, its predictions on the data, and the free count.
+struct Fitted {
+    params: Vec<f64>,
+    predictions: Vec<f64>,
+    free: usize,
+}
+
+pub fn compare_laws(
+    candidates: &[Candidate],
+    scale: Option<&[f64]>,
+    holdout_frac: f64,
+    level: f64,
+) -> Result<Comparison> {
+    let Some(first) = candidates.first() else {
+        return Err(Error::settings("compare-laws needs at least two laws"));
+    };
+    if let Some(other) = candidates.iter().find(|c| c.data.target != first.data.target) {
+        return Err(Error::settings(format!(
+            "'{}' and '{}' are fitted to different rows or targets; compare laws on the same data",
+            first.label, other.label
+        )));
+    }
+    let mut scores = Vec::with_capacity(candidates.len());
+    let mut fitted = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        let (score, fit) = score(candidate, scale, holdout_frac, level);
+        scores.push(score);
+        fitted.push(fit);
+    }
+    let mut tests = Vec::new();
+    for (g, general) in candidates.iter().enumerate() {
+        for (r, restricted) in candidates.iter().enumerate() {
+            let (Some(fg), Some(fr)) = (&fitted[g], &fitted[r]) else {
+                continue;
+            };
+            if fg.free <= fr.free {
+                continue;
+            }
+            let Some(on_boundary) = nests(general, restricted, fr) else {
+                continue;
+            };
+            let (Some(lg), Some(lr)) = (scores[g].log_likelihood, scores[r].log_likelihood) else {
+                continue;
+            };
+            let df = fg.free - fr.free;
+            let statistic = (2.0 * (lg - lr)).max(0.0);
+            tests.push(NestedTest {
+                restricted: restricted.label.clone(),
+                general: general.label.clone(),
+                df,
+                statistic,
+                p_value: chi2_sf(statistic, df as f64),
+                on_boundary,
+            });
+        }
+    }
+    Ok(Comparison {
+        rows: first.data.target.len(),
+        laws: scores,
+        tests,
+        backtest_holdout: scale.map(|_| Holdout::Fraction(holdout_frac).describe()),
+    })
+}
+
+fn score(
+    candidate: &Candidate,
+    scale: Option<&[f64]>,
+    holdout_frac: f64,
+    level: f64,
+) -> (LawScore, Option<Fitted>) {
+    let law = &candidate.law;
+    let mut score = LawScore {
+        label: candidate.label.clone(),
+        formula: law.formula.clone(),
+        free_params: law
+            .params
+            .iter()
+            .filter(|p| !candidate.settings.fixed.contains_key(&p.name))
+            .count(),
+        objective: None,
+        log_likelihood: None,
+        aic: None,
+        bic: None,
+        converged: None,
+        params: Vec::new(),
+        backtest: None,
+        error: None,
+    };
+    let fitted = match fit_or_evaluate(candidate, &mut score) {
+        Ok(fitted) => fitted,
+        Err(error) => {
+            score.error = Some(error.to_string());
+            return (score, None);
+        }
+    };
+    if let (Some(scale), true) = (scale, score.free_params > 0) {
+        let options = BacktestOptions {
+            holdout: Holdout::Fraction(holdout_frac),
+            level,
+            bootstrap: None,
+        };
+        match backtest(law, &candidate.data, scale, &candidate.settings, &options) {
+            Ok(result) => score.backtest = result.metrics,
+            Err(error) => score.error = Some(format!("backtest: {error}")),
+        }
+    }
+    (score, Some(fitted))
+}
+
+/// Fits the candidate (or, with every parameter fixed, evaluates it) and fills the score.
+fn fit_or_evaluate(candidate: &Candidate, score: &mut LawScore) -> Result<Fitted> {
+    let law = &candidate.law;
+    let data = &candidate.data;
+    let settings = &candidate.settings;
+    let params: Vec<f64> = if score.free_params == 0 {
+        law.params
+            .iter()
+            .map(|p| settings.fixed[&p.name])
+            .collect()
+    } else {
+        let result = fit(law, data, settings)?;
+        score.converged = Some(result.converged);
+        result.param_values()
+    };
+    let problem = problem_for(law, data, settings)?;
+    let mut scratch = problem.tape().scratch();
+    let objective = problem.objective_natural(&params, &mut scratch);
+    let residuals = problem.residuals(&params);
+    let likelihood = log_likelihood(&residuals, problem.weights(), problem.loss());
+    let total_weight = problem.total_weight();
+    let with_scale = score.free_params as f64 + 1.0;
+    score.objective = objective.is_finite().then_some(objective);
+    score.log_likelihood = likelihood.map(|l| l.value);
+    score.aic = score.log_likelihood.map(|l| 2.0 * with_scale - 2.0 * l);
+    score.bic = score.log_likelihood.map(|l| with_scale * total_weight.ln() - 2.0 * l);
+    score.params = law
+        .param_names()
+        .iter()
+        .zip(&params)
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+    let predictions = predictions(law, &params, data);
+    Ok(Fitted {
+        params,
+        predictions,
+        free: score.free_params,
+    })
+}
+
+fn predictions(law: &Law, params: &[f64], data: &FitData) -> Vec<f64> {
+    (0..data.target.len())
+        .map(|row| {
+            let point: Vec<f64> = data.variables.iter().map(|c| c[row]).collect();
+            law.eval(params, &point)
+        })
+        .collect()
+}
+
+/// Whether `general` nests `restricted` (see the module doc); Some(on_boundary) when it does.
+fn nests(general: &Candidate, restricted: &Candidate, fr: &Fitted) -> Option<bool> {
+    let mut values = Vec::with_capacity(general.law.params.len());
+    let mut on_boundary = false;
+    for spec in &general.law.params {
+        let value = restricted
+            .law
+            .param_index(&spec.name)
+            .map_or(0.0, |i| fr.params[i]);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0);
+        match general.settings.fixed.get(&spec.name) {
+            Some(&fixed) if !close(fixed, value) => return None,
+            Some(_) => {}
+            None => {
+                let bounds = general.settings.bounds.get(&spec.name);
+                let lower = bounds.map_or(spec.lower, |b| b.lower.unwrap_or(f64::NEG_INFINITY));
+                let upper = bounds.map_or(spec.upper, |b| b.upper.unwrap_or(f64::INFINITY));
+                if value < lower || value > upper {
+                    return None;
+                }
+                let on = |bound: f64| bound.is_finite() && close(value, bound);
+                on_boundary |= on(lower) || on(upper);
+            }
+        }
+        values.push(value);
+    }
+    let reproduced = predictions(&general.law, &values, &general.data);
+    let same = reproduced
+        .iter()
+        .zip(&fr.predictions)
+        .all(|(a, b)| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-300));
+    same.then_some(on_boundary)
+}

@@ -1,0 +1,258 @@
+//! The nonparametric bootstrap of a fit (Efron 1979): resample the rows with replacement, or
+//! whole runs when the rows are checkpoints of runs (the cluster bootstrap: checkpoints of one
+//! run are not independent, and resampling them one by one makes intervals far too narrow),
+//! refit every replicate with the full global search (the original optimum as a warm start,
+//! then the whole start grid), and keep every replicate's parameters, so that every later
+//! quantity (predictions, allocations) gets its interval from the same draws.
+//!
+//! A replicate is a reweighting: row i enters with weight (times drawn) × (its own weight).
+//! Replicate r draws from its own stream `Rng::stream(seed, r)` and replicates are collected in
+//! order, so the draws are bit-identical for any number of threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::dist::{quantile_sorted, sample_std};
+use crate::error::{Error, Result};
+use crate::fit::{fit_best, FitData, FitResult, FitSettings};
+use crate::law::Law;
+use crate::rng::Rng;
+
+/// What one draw of the bootstrap resamples.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resampling {
+    /// Rows, independently.
+    Rows,
+    /// Whole clusters (runs): `ids[row]` is the cluster of each row, named by `column`.
+    Clusters { column: String, ids: Vec<usize> },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootstrapOptions {
+    pub replicates: usize,
+    /// Confidence level of the percentile intervals, e.g. 0.95.
+    pub level: f64,
+    pub seed: u64,
+    pub resampling: Resampling,
+}
+
+/// The bootstrap as stored in a fit file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapSummary {
+    /// Replicates asked for (`draws` holds those that succeeded).
+    pub replicates: usize,
+    pub seed: u64,
+    /// The column whose runs were resampled whole (None: rows).
+    pub cluster: Option<String>,
+    /// Number of clusters (runs) when resampling runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<usize>,
+    pub level: f64,
+    /// Replicates whose search did not converge or could not be fitted (left out of `draws`).
+    pub failed: usize,
+    /// Every successful replicate's parameters, in the law's order.
+    pub draws: Vec<Vec<f64>>,
+}
+
+/// Refits `options.replicates` resampled copies of `data`. `progress` is called with the number
+/// of replicates finished so far (from worker threads).
+pub fn bootstrap(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    base: &FitResult,
+    options: &BootstrapOptions,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<BootstrapSummary> {
+    super::check_level(options.level)?;
+    if options.replicates == 0 {
+        return Err(Error::settings("--bootstrap needs at least 1 replicate"));
+    }
+    let units = Units::new(&options.resampling, data.target.len())?;
+    let warm = vec![base.param_values()];
+    // Replicates run in parallel; each replicate's own search then shares the same pool.
+    let replicate_settings = FitSettings {
+        threads: None,
+        ..settings.clone()
+    };
+    let done = AtomicUsize::new(0);
+    let run = || {
+        (0..options.replicates)
+            .into_par_iter()
+            .map(|r| {
+                let counts = units.draw(&mut Rng::stream(options.seed, r as u64));
+                let replicate = reweighted(data, &counts);
+                let best = fit_best(law, &replicate, &replicate_settings, &warm).ok();
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                best.filter(|b| b.converged && b.params.iter().all(|p| p.is_finite()))
+                    .map(|b| b.params)
+            })
+            .collect::<Vec<Option<Vec<f64>>>>()
+    };
+    let outcomes = match settings.threads {
+        None => run(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?
+            .install(run),
+    };
+    let failed = outcomes.iter().filter(|o| o.is_none()).count();
+    let (cluster, clusters) = match &options.resampling {
+        Resampling::Rows => (None, None),
+        Resampling::Clusters { column, .. } => (Some(column.clone()), Some(units.count)),
+    };
+    Ok(BootstrapSummary {
+        replicates: options.replicates,
+        seed: options.seed,
+        cluster,
+        clusters,
+        level: options.level,
+        failed,
+        draws: outcomes.into_iter().flatten().collect(),
+    })
+}
+
+/// The resampling units: `members[u]` are the rows of unit u.
+struct Units {
+    count: usize,
+    members: Vec<Vec<usize>>,
+    rows: usize,
+}
+
+impl Units {
+    fn new(resampling: &Resampling, rows: usize) -> Result<Units> {
+        let members = match resampling {
+            Resampling::Rows => (0..rows).map(|r| vec![r]).collect(),
+            Resampling::Clusters { column, ids } => {
+                if ids.len() != rows {
+                    return Err(Error::settings(format!(
+                        "the cluster column '{column}' has {} values for {rows} rows",
+                        ids.len()
+                    )));
+                }
+                let count = ids.iter().max().map_or(0, |m| m + 1);
+                let mut members = vec![Vec::new(); count];
+                for (row, &id) in ids.iter().enumerate() {
+                    members[id].push(row);
+                }
+                members.retain(|m| !m.is_empty());
+                if members.len() < 2 {
+                    return Err(Error::settings(format!(
+                        "the cluster column '{column}' names {} run(s); resampling runs needs at least 2 (drop --cluster to resample rows)",
+                        members.len()
+                    )));
+                }
+                members
+            }
+        };
+        Ok(Units {
+            count: members.len(),
+            members,
+            rows,
+        })
+    }
+
+    /// How many times each row is drawn in one replicate.
+    fn draw(&self, rng: &mut Rng) -> Vec<f64> {
+        let mut counts = vec![0.0; self.rows];
+        for _ in 0..self.count {
+            for &row in &self.members[rng.below(self.count)] {
+                counts[row] += 1.0;
+            }
+        }
+        counts
+    }
+}
+
+/// The rows drawn at least once, each weighted by its count (times its own weight).
+fn reweighted(data: &FitData, counts: &[f64]) -> FitData {
+    let kept: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0.0).collect();
+    let pick = |column: &[f64]| kept.iter().map(|&i| column[i]).collect::<Vec<f64>>();
+    let own = |i: usize| data.weights.as_ref().map_or(1.0, |w| w[i]);
+    FitData {
+        variables: data.variables.iter().map(|c| pick(c)).collect(),
+        target: pick(&data.target),
+        weights: Some(kept.iter().map(|&i| counts[i] * own(i)).collect()),
+    }
+}
+
+/// Adds the bootstrap to a fit: each free parameter's percentile interval and standard
+/// deviation over the replicates, and the replicates themselves.
+pub fn attach(result: &mut FitResult, summary: BootstrapSummary) {
+    let alpha = 1.0 - summary.level;
+    for (index, (_, param)) in result.params.iter_mut().enumerate() {
+        if param.fixed || summary.draws.is_empty() {
+            continue;
+        }
+        let mut values: Vec<f64> = summary.draws.iter().map(|d| d[index]).collect();
+        values.sort_by(f64::total_cmp);
+        param.ci = Some([
+            quantile_sorted(&values, alpha / 2.0),
+            quantile_sorted(&values, 1.0 - alpha / 2.0),
+        ]);
+        param.boot_stderr = sample_std(&values);
+    }
+    let successful = summary.draws.len();
+    if summary.failed * 20 > summary.replicates {
+        result.warnings.push(format!(
+            "{} of {} bootstrap replicates did not converge and are left out: the intervals may be too narrow",
+            summary.failed, summary.replicates
+        ));
+    }
+    if successful > 0 && successful < 200 {
+        result.warnings.push(format!(
+            "only {successful} bootstrap replicates: the interval ends are rough (use 1000 or more)"
+        ));
+    }
+    result.bootstrap = Some(summary);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_draws_take_whole_runs() {
+        let ids = vec![0, 0, 0, 1, 1, 2];
+        let units = Units::new(
+            &Resampling::Clusters {
+                column: "run".into(),
+                ids,
+            },
+            6,
+        )
+        .unwrap();
+        for seed in 0..20 {
+            let counts = units.draw(&mut Rng::stream(seed, 0));
+            assert_eq!(counts[0], counts[1]);
+            assert_eq!(counts[1], counts[2]);
+            assert_eq!(counts[3], counts[4]);
+            let runs = counts[0] + counts[3] + counts[5];
+            assert!((runs - 3.0).abs() < 1e-12, "three runs drawn, got {runs}");
+        }
+    }
+
+    #[test]
+    fn row_draws_sum_to_the_row_count() {
+        let units = Units::new(&Resampling::Rows, 50).unwrap();
+        let counts = units.draw(&mut Rng::stream(7, 3));
+        assert!((counts.iter().sum::<f64>() - 50.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_single_run_cannot_be_resampled() {
+        let error = Units::new(
+            &Resampling::Clusters {
+                column: "run".into(),
+                ids: vec![0, 0, 0],
+            },
+            3,
+        )
+        .err()
+        .unwrap();
+        assert!(error.to_string().contains("at least 2"), "{error}");
+    }
+}

@@ -1,0 +1,28 @@
+//! How far to trust a fit: bootstrap replicates (rows or whole runs resampled, every replicate
+//! refitted with the full global search), confidence and prediction intervals at new points
+//! (from the bootstrap draws, else by the delta method), profile-likelihood intervals of single
+//! parameters, and the likelihood of a fit under its loss's own error density (for likelihood
+//! ratio tests and information criteria).
+
+pub mod bootstrap;
+pub mod dist;
+pub mod intervals;
+pub mod likelihood;
+pub mod profile;
+
+pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};
+pub use intervals::{predict_with_intervals, IntervalSource, PointPrediction};
+pub use profile::{profile, Profile};
+
+use crate::error::{Error, Result};
+
+/// Checks a confidence level given by a user.
+pub fn check_level(level: f64) -> Result<()> {
+    if level > 0.0 && level < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::settings(format!(
+            "the confidence level must lie strictly between 0 and 1 (e.g. 0.95), got {level}"
+        )))
+    }
+}
