@@ -288,7 +288,7 @@ fn column_sweeps_match_row_sweeps() {
                 continue;
             }
             for i in 0..p.len() {
-                let column = jacobian[row * p.len() + i];
+                let column = jacobian[i * rows + row];
                 assert!(
                     same(column, gradient[i]),
                     "case {case} {formula} row {row} d/d{}: columns {column} vs row {}",

@@ -164,7 +164,11 @@ fn with_warm_starts(prepared: &mut Prepared, warm: &[Vec<f64>]) {
     prepared.starts = starts;
 }
 
-fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::SearchOutcome> {
+fn run_search(
+    prepared: &Prepared,
+    settings: &FitSettings,
+    goal: search::Goal,
+) -> Result<search::SearchOutcome> {
     let outcome = with_threads(settings.threads, || {
         search::search(
             &prepared.problem,
@@ -172,6 +176,7 @@ fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::Sea
             &prepared.lower,
             &prepared.upper,
             settings.max_iterations,
+            goal,
         )
     })?;
     if outcome.optima.is_empty() && outcome.diverged > 0 {
@@ -210,7 +215,7 @@ pub fn fit_best(
 ) -> Result<BestOptimum> {
     let mut prepared = prepare(law, data, settings)?;
     with_warm_starts(&mut prepared, warm);
-    let outcome = run_search(&prepared, settings)?;
+    let outcome = run_search(&prepared, settings, search::Goal::BestOnly)?;
     let best = &outcome.optima[0];
     Ok(BestOptimum {
         params: prepared.problem.natural(&best.u),
@@ -222,7 +227,7 @@ pub fn fit_best(
 /// Fits `law` to `data`.
 pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResult> {
     let prepared = prepare(law, data, settings)?;
-    let outcome = run_search(&prepared, settings)?;
+    let outcome = run_search(&prepared, settings, search::Goal::AllOptima)?;
     let Prepared {
         plans,
         problem,

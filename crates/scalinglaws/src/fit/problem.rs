@@ -245,7 +245,6 @@ impl Problem {
     /// objective is not finite.
     pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let k = self.dim();
-        let np = self.template.len();
         let p = self.natural(u);
         let dp_du: Vec<f64> = self
             .transforms
@@ -254,48 +253,23 @@ impl Problem {
             .map(|(t, &ui)| t.derivatives(ui).0)
             .collect();
         let (predictions, jacobian) = self.tape.jacobian_columns(&p, scratch);
-        let mut j = vec![0.0; k];
-        let mut value = 0.0;
-        let mut gradient = vec![0.0; k];
-        // The lower triangle, row by row: (a, b) with b <= a at a(a+1)/2 + b.
-        let mut lower = vec![0.0; k * (k + 1) / 2];
-        for (row, &prediction) in predictions.iter().enumerate() {
-            let r = self.residual(prediction, row);
-            if !r.is_finite() {
-                return None;
-            }
-            let scale = if self.space == Space::Log {
-                1.0 / prediction
-            } else {
-                1.0
-            };
-            let full = &jacobian[row * np..(row + 1) * np];
-            for ((js, &i), d) in j.iter_mut().zip(&self.free).zip(&dp_du) {
-                *js = full[i] * scale * d;
-            }
-            let terms = self.loss.terms(r);
-            let w = self.weights[row];
-            value += w * terms.cost;
-            let (g_scale, h_scale) = (w * terms.d1, w * terms.irls);
-            let mut at = 0;
-            for (a, &ja) in j.iter().enumerate() {
-                gradient[a] += g_scale * ja;
-                let ha = h_scale * ja;
-                for (entry, &jb) in lower[at..=at + a].iter_mut().zip(&j) {
-                    *entry += ha * jb;
-                }
-                at += a + 1;
-            }
-        }
-        let mut curvature = DMatrix::zeros(k, k);
-        let mut at = 0;
-        for a in 0..k {
-            for b in 0..=a {
-                curvature[(a, b)] = lower[at + b];
-            }
-            at += a + 1;
-        }
-        let gradient = DVector::from_vec(gradient);
+        let rows = RowTerms {
+            problem: self,
+            predictions,
+            jacobian,
+            dp_du: &dp_du,
+        };
+        let (value, gradient, mut curvature) = match k {
+            1 => rows.accumulate::<1>(),
+            2 => rows.accumulate::<2>(),
+            3 => rows.accumulate::<3>(),
+            4 => rows.accumulate::<4>(),
+            5 => rows.accumulate::<5>(),
+            6 => rows.accumulate::<6>(),
+            7 => rows.accumulate::<7>(),
+            8 => rows.accumulate::<8>(),
+            _ => rows.accumulate_dynamic(k),
+        }?;
         fill_upper(&mut curvature);
         value.is_finite().then_some(LocalModel {
             value,
@@ -449,6 +423,84 @@ impl Problem {
             d1[row] = self.loss.terms(r).d1;
         }
         (jacobian, d1)
+    }
+}
+
+/// Every row's contribution to a Gauss–Newton model: the residual, its loss terms and the
+/// row's Jacobian in internal coordinates.
+struct RowTerms<'a> {
+    problem: &'a Problem,
+    predictions: &'a [f64],
+    /// By parameter: ∂prediction(row)/∂params[p] at `p * n_rows + row`.
+    jacobian: &'a [f64],
+    dp_du: &'a [f64],
+}
+
+type Accumulated = Option<(f64, DVector<f64>, DMatrix<f64>)>;
+
+impl RowTerms<'_> {
+    /// The row's weighted loss terms and Jacobian (free parameters, internal coordinates)
+    /// written into `j`; None when the residual is not finite.
+    #[inline(always)]
+    fn row(&self, row: usize, j: &mut [f64]) -> Option<(f64, f64, f64)> {
+        let problem = self.problem;
+        let prediction = self.predictions[row];
+        let r = problem.residual(prediction, row);
+        if !r.is_finite() {
+            return None;
+        }
+        let scale = if problem.space == Space::Log {
+            1.0 / prediction
+        } else {
+            1.0
+        };
+        let n = self.predictions.len();
+        for ((js, &i), d) in j.iter_mut().zip(&problem.free).zip(self.dp_du) {
+            *js = self.jacobian[i * n + row] * scale * d;
+        }
+        let terms = problem.loss.terms(r);
+        let w = problem.weights[row];
+        Some((w * terms.cost, w * terms.d1, w * terms.irls))
+    }
+
+    /// With K free parameters known at compile time (no bounds checks, unrolled loops).
+    fn accumulate<const K: usize>(&self) -> Accumulated {
+        let mut j = [0.0; K];
+        let (mut value, mut gradient, mut curvature) = (0.0, [0.0; K], [[0.0; K]; K]);
+        for row in 0..self.predictions.len() {
+            let (cost, g_scale, h_scale) = self.row(row, &mut j)?;
+            value += cost;
+            for a in 0..K {
+                gradient[a] += g_scale * j[a];
+                let ha = h_scale * j[a];
+                for b in 0..=a {
+                    curvature[a][b] += ha * j[b];
+                }
+            }
+        }
+        Some((
+            value,
+            DVector::from_column_slice(&gradient),
+            DMatrix::from_fn(K, K, |a, b| if b <= a { curvature[a][b] } else { 0.0 }),
+        ))
+    }
+
+    fn accumulate_dynamic(&self, k: usize) -> Accumulated {
+        let mut j = vec![0.0; k];
+        let (mut value, mut gradient, mut curvature) =
+            (0.0, DVector::zeros(k), DMatrix::zeros(k, k));
+        for row in 0..self.predictions.len() {
+            let (cost, g_scale, h_scale) = self.row(row, &mut j)?;
+            value += cost;
+            for a in 0..k {
+                gradient[a] += g_scale * j[a];
+                let ha = h_scale * j[a];
+                for b in 0..=a {
+                    curvature[(a, b)] += ha * j[b];
+                }
+            }
+        }
+        Some((value, gradient, curvature))
     }
 }
 

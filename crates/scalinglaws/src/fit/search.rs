@@ -109,6 +109,17 @@ struct Track {
     model: Option<LocalModel>,
 }
 
+/// What a search is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// The best optimum and every distinct optimum near it (a fit's report).
+    AllOptima,
+    /// Only the best optimum (a bootstrap replicate, a profile point): a track whose
+    /// Gauss–Newton phase converged clearly above the best is a stationary point of a worse
+    /// basin, and polishing it cannot make it the best, so it is left unpolished.
+    BestOnly,
+}
+
 /// Runs every start and returns the distinct optima.
 ///
 /// All starts advance together in rounds of Gauss–Newton steps. After each round, a start that
@@ -124,6 +135,7 @@ pub fn search(
     lower: &[f64],
     upper: &[f64],
     max_iterations: usize,
+    goal: Goal,
 ) -> SearchOutcome {
     let mut tracks: Vec<Track> = starts
         .par_iter()
@@ -143,8 +155,8 @@ pub fn search(
         }
         iterations += tracks
             .par_iter_mut()
-            .filter(|t| t.termination.is_none())
-            .map(|t| advance(problem, t))
+                .filter(|t| t.termination.is_none())
+            .map_init(|| problem.tape().scratch(), |scratch, t| advance(problem, t, scratch))
             .sum::<usize>();
         tracks = merge_nearby(problem, tracks);
     }
@@ -154,7 +166,7 @@ pub fn search(
         .map(|t| t.credit)
         .sum::<usize>();
     tracks.retain(|t| t.termination != Some(Termination::Diverged));
-    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks);
+    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks, goal);
     iterations += polish_iterations;
     let (optima, unconverged) = cluster(problem, polished);
     SearchOutcome {
@@ -200,11 +212,12 @@ fn initial_track(
     }
 }
 
-/// One round of Gauss–Newton steps; returns the iterations taken.
-fn advance(problem: &Problem, track: &mut Track) -> usize {
+/// One round of Gauss–Newton steps; returns the iterations taken. `scratch` is the worker
+/// thread's evaluation buffers, reused across tracks.
+fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch) -> usize {
     let mut adapter = Adapter {
         problem,
-        scratch: problem.tape().scratch(),
+        scratch: std::mem::take(scratch),
         curvature: Curvature::GaussNewton,
     };
     let m = minimize_from(
@@ -228,6 +241,7 @@ fn advance(problem: &Problem, track: &mut Track) -> usize {
     if diverged(problem, &track.u) {
         track.termination = Some(Termination::Diverged);
     }
+    *scratch = adapter.scratch;
     m.iterations
 }
 
@@ -254,16 +268,29 @@ const STALLED: f64 = 3.0;
 
 /// Polishes the best track, then (in parallel) every track within `STALLED` × its objective.
 /// Returns the polished tracks, the iterations taken, and the starts left unpolished.
-fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, usize, usize) {
+fn polish_promising(
+    problem: &Problem,
+    mut tracks: Vec<Track>,
+    goal: Goal,
+) -> (Vec<Track>, usize, usize) {
     tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
     if tracks.is_empty() {
         return (tracks, 0, 0);
     }
     let rest = tracks.split_off(1);
     let (best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
-    let limit = STALLED * best.value.abs() + OBJECTIVE_FLOOR * problem.total_weight();
+    let floor = OBJECTIVE_FLOOR * problem.total_weight();
+    let limit = STALLED * best.value.abs() + floor;
+    let tie = (1.0 + SAME_LEVEL) * best.value.abs() + floor;
+    let worth_polishing = |t: &Track| match goal {
+        Goal::AllOptima => t.value <= limit,
+        Goal::BestOnly => {
+            let converged = t.termination.is_some_and(Termination::converged);
+            t.value <= tie || (!converged && t.value <= limit)
+        }
+    };
     let (promising, stalled): (Vec<Track>, Vec<Track>) =
-        rest.into_iter().partition(|t| t.value <= limit);
+        rest.into_iter().partition(worth_polishing);
     let polished: Vec<(Track, usize)> = promising
         .into_par_iter()
         .map(|t| polish(problem, t))
@@ -410,9 +437,7 @@ fn project_linear(
     let n = problem.n_rows();
     let mut base = p.to_vec();
     projected.iter().for_each(|&i| base[i] = 0.0);
-    let offset: Vec<f64> = (0..n)
-        .map(|row| tape.eval_row(&base, row, scratch))
-        .collect();
+    let offset: Vec<f64> = tape.forward_columns(&base, scratch).to_vec();
     let row_scale: Vec<f64> = (0..n)
         .map(|row| {
             let w = problem.weights()[row].sqrt();
@@ -436,8 +461,11 @@ fn project_linear(
         .map(|&i| {
             let mut unit = base.clone();
             unit[i] = 1.0;
-            (0..n)
-                .map(|row| (tape.eval_row(&unit, row, scratch) - offset[row]) * row_scale[row])
+            tape.forward_columns(&unit, scratch)
+                .iter()
+                .zip(&offset)
+                .zip(&row_scale)
+                .map(|((value, offset), scale)| (value - offset) * scale)
                 .collect()
         })
         .collect();

@@ -221,11 +221,15 @@ fn damped_step(model: &LocalModel, damping: f64) -> Option<(DVector<f64>, f64)> 
         damped[(i, i)] += damping * h[(i, i)].abs().max(1e-12 * diag_max);
     }
     let cholesky = nalgebra::Cholesky::new(damped)?;
-    let step = cholesky.solve(&(-&model.gradient));
+    let mut step = cholesky.solve(&model.gradient);
+    step.neg_mut();
     if !step.iter().all(|s| s.is_finite()) {
         return None;
     }
-    let predicted = -(model.gradient.dot(&step) + 0.5 * step.dot(&(h * &step)));
+    let curvature_along: f64 = (0..k)
+        .map(|i| step[i] * (0..k).map(|j| h[(i, j)] * step[j]).sum::<f64>())
+        .sum();
+    let predicted = -(model.gradient.dot(&step) + 0.5 * curvature_along);
     Some((step, predicted))
 }
 

@@ -36,7 +36,7 @@ impl BoundTape {
     }
 
     /// Evaluates every row and its gradient. Returns the output column (one value per row) and
-    /// the Jacobian, row-major: `jacobian[row * n_params + p]` = ∂value(row)/∂params[p].
+    /// the Jacobian by parameter: `jacobian[p * n_rows + row]` = ∂value(row)/∂params[p].
     pub fn jacobian_columns<'s>(
         &self,
         params: &[f64],
@@ -62,8 +62,8 @@ impl BoundTape {
                 continue;
             }
             let adjoint = &scratch.column_adjoints[s * n..(s + 1) * n];
-            for (row, a) in adjoint.iter().enumerate() {
-                jacobian[row * np + p] += a * d;
+            for (j, a) in jacobian[p * n..(p + 1) * n].iter_mut().zip(adjoint) {
+                *j += a * d;
             }
         }
         scratch.row_jacobian = jacobian;

@@ -429,7 +429,7 @@ pub struct Scratch {
     /// Whole-column sweeps (see `columnar`): slot s's values for every row at [s·n, (s+1)·n).
     columns: Vec<f64>,
     column_adjoints: Vec<f64>,
-    /// Every row's gradient, row-major (n_rows × n_params).
+    /// Every row's gradient, by parameter (n_params × n_rows).
     row_jacobian: Vec<f64>,
 }
 
@@ -638,23 +638,22 @@ impl BoundTape {
         for &slot in &self.prelude {
             let i = slot as usize;
             scratch.values[i] = self.value_of(slot, params, 0, &scratch.values);
-            let mut row = vec![0.0; np];
+            // Row i of the prelude Jacobian from the rows of its operands (all before i).
+            let (before, rest) = scratch.prelude_jacobian.split_at_mut(i * np);
+            let row = &mut rest[..np];
+            row.fill(0.0);
             if let Op::Param(p) = self.ops[i] {
                 row[p as usize] = 1.0;
             } else {
                 for (operand, d) in self.partials(i, 0, &scratch.values) {
                     if d != 0.0 {
                         let from = operand as usize * np;
-                        for (r, j) in row
-                            .iter_mut()
-                            .zip(&scratch.prelude_jacobian[from..from + np])
-                        {
+                        for (r, j) in row.iter_mut().zip(&before[from..from + np]) {
                             *r += d * j;
                         }
                     }
                 }
             }
-            scratch.prelude_jacobian[i * np..(i + 1) * np].copy_from_slice(&row);
         }
         scratch.prepared_for.clear();
         scratch.prepared_for.extend_from_slice(params);
