@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metrics};
 
 use crate::cmd_fit::{build_law, check_enough_rows};
@@ -37,16 +37,18 @@ pub fn run(config: &Config) -> Result<()> {
         level: config.level,
         bootstrap: config.bootstrap,
     };
-    let mut result = backtest(&law, &data, &scale, &settings, &options)?;
+    let mut result = backtest(&law, &data, &scale, &settings, &options)
+        .with_context(|| format!("backtest by '{}'", config.by))?;
     // Report rows as the file numbers them, not as indices of the kept rows.
     for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
         point.row = table.file_row(point.row).unwrap_or(point.row + 1);
     }
     let text = render(&result, config, law.label(), table.dataset.source());
     match &config.json {
-        Some(Destination::Stdout) => {
-            output::write(&Destination::Stdout, &serde_json::to_string_pretty(&result)?)
-        }
+        Some(Destination::Stdout) => output::write(
+            &Destination::Stdout,
+            &serde_json::to_string_pretty(&result)?,
+        ),
         Some(file) => {
             output::write(file, &serde_json::to_string_pretty(&result)?)?;
             output::print(&text)
@@ -65,11 +67,7 @@ fn render(
     let _ = writeln!(out, "[[Backtest]]");
     let _ = writeln!(out, "    law        {law}");
     let _ = writeln!(out, "    data       {source}");
-    let _ = writeln!(
-        out,
-        "    held out   {} by '{}'",
-        result.holdout, config.by
-    );
+    let _ = writeln!(out, "    held out   {} by '{}'", result.holdout, config.by);
     let _ = writeln!(
         out,
         "    intervals  {}% {}",
@@ -175,10 +173,19 @@ fn scores(out: &mut String, m: &Metrics, level: f64) {
         "    RMSE(log)  {}",
         m.rmse_log.map_or("-".into(), |r| number(r, 4))
     );
-    let _ = writeln!(out, "    bias       {:+.3}% (mean signed error)", m.bias * 100.0);
     let _ = writeln!(
         out,
-        "    coverage   {} of runs inside their {}% prediction interval; {} inside the mean's",
+        "    bias       {:+.3}% (mean signed error)",
+        m.bias * 100.0
+    );
+    let of = if m.with_intervals < m.points {
+        format!(" (of the {} with an interval)", m.with_intervals)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "    coverage   {} of runs{of} inside their {}% prediction interval; {} inside the mean's",
         m.pi_coverage.map_or("-".into(), percent),
         level_percent(level),
         m.ci_coverage.map_or("-".into(), percent),

@@ -38,7 +38,9 @@ impl LawSpec {
             }
         };
         if name.is_empty() {
-            return Err(input_error(format!("--law '{text}': no law name before '['")));
+            return Err(input_error(format!(
+                "--law '{text}': no law name before '['"
+            )));
         }
         Ok(LawSpec {
             text: trimmed.to_string(),
@@ -67,7 +69,9 @@ fn parse_fixed(text: &str, inner: &str) -> Result<BTreeMap<String, f64>> {
             )));
         }
         if fixed.insert(name.to_string(), value).is_some() {
-            return Err(input_error(format!("--law '{text}': '{name}' is given twice")));
+            return Err(input_error(format!(
+                "--law '{text}': '{name}' is given twice"
+            )));
         }
     }
     Ok(fixed)
@@ -88,7 +92,8 @@ pub fn run(config: &Config) -> Result<()> {
     let table = input::load(&config.recipe)?;
     let mut candidates: Vec<Candidate> = Vec::with_capacity(config.laws.len());
     for spec in &config.laws {
-        let law = build_law(&spec.choice, &table).with_context(|| format!("--law '{}'", spec.text))?;
+        let law =
+            build_law(&spec.choice, &table).with_context(|| format!("--law '{}'", spec.text))?;
         let mut settings = config.settings.for_law(&spec.choice);
         for (name, value) in &spec.fixed {
             if law.param_index(name).is_none() {
@@ -125,7 +130,12 @@ pub fn run(config: &Config) -> Result<()> {
         .as_deref()
         .map(|by| table.values(by, "--by"))
         .transpose()?;
-    let comparison = compare_laws(&candidates, scale.as_deref(), config.holdout_frac, config.level)?;
+    let comparison = compare_laws(
+        &candidates,
+        scale.as_deref(),
+        config.holdout_frac,
+        config.level,
+    )?;
     let text = render(&comparison, config);
     match &config.json {
         Some(Destination::Stdout) => output::write(
@@ -142,9 +152,20 @@ pub fn run(config: &Config) -> Result<()> {
 
 fn render(comparison: &Comparison, config: &Config) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "[[Laws]] ({} rows; ℓ under each loss's error density, scale profiled out)", comparison.rows);
+    let _ = writeln!(
+        out,
+        "[[Laws]] ({} rows; ℓ under each loss's error density, scale profiled out)",
+        comparison.rows
+    );
     let mut rows: Vec<Vec<String>> = vec![[
-        "law", "free", "objective", "log-lik.", "AIC", "BIC", "backtest ARE", "PI coverage",
+        "law",
+        "free",
+        "objective",
+        "log-lik.",
+        "AIC",
+        "BIC",
+        "backtest ARE",
+        "PI coverage",
     ]
     .map(String::from)
     .to_vec()];
@@ -154,7 +175,8 @@ fn render(comparison: &Comparison, config: &Config) -> String {
         .filter_map(|l| l.aic)
         .fold(f64::INFINITY, f64::min);
     for law in &comparison.laws {
-        let optional = |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| number(v, digits));
+        let optional =
+            |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| number(v, digits));
         let mut label = law.label.clone();
         if law.aic == Some(best_aic) {
             label.push_str(" *");
@@ -166,9 +188,9 @@ fn render(comparison: &Comparison, config: &Config) -> String {
             optional(law.log_likelihood, 6),
             optional(law.aic, 6),
             optional(law.bic, 6),
-            law.backtest
-                .as_ref()
-                .map_or("-".into(), |m| format!("{}%", number(m.are_mean * 100.0, 3))),
+            law.backtest.as_ref().map_or("-".into(), |m| {
+                format!("{}%", number(m.are_mean * 100.0, 3))
+            }),
             law.backtest
                 .as_ref()
                 .and_then(|m| m.pi_coverage)
@@ -186,13 +208,21 @@ fn render(comparison: &Comparison, config: &Config) -> String {
         );
     }
     for law in comparison.laws.iter().filter(|l| l.error.is_some()) {
-        let _ = writeln!(out, "    {}: {}", law.label, law.error.as_deref().unwrap_or(""));
+        let _ = writeln!(
+            out,
+            "    {}: {}",
+            law.label,
+            law.error.as_deref().unwrap_or("")
+        );
     }
     if comparison.tests.is_empty() {
         let _ = writeln!(out, "[[Likelihood-ratio tests]] none: no law nests another");
         return out;
     }
-    let _ = writeln!(out, "[[Likelihood-ratio tests]] (λ = 2(ℓ_general − ℓ_restricted) ~ χ²(df))");
+    let _ = writeln!(
+        out,
+        "[[Likelihood-ratio tests]] (λ = 2(ℓ_general − ℓ_restricted) ~ χ²(df))"
+    );
     let mut rows: Vec<Vec<String>> = vec![["restricted", "general", "df", "λ", "p-value"]
         .map(String::from)
         .to_vec()];

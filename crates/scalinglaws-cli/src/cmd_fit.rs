@@ -13,6 +13,7 @@ use scalinglaws::fit::result::DataSummary;
 use scalinglaws::fit::{self, FitData, FitResult, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::bootstrap::attach;
+use scalinglaws::uncertainty::profile::profiled_param;
 use scalinglaws::uncertainty::{bootstrap, profile, BootstrapOptions, Resampling};
 use scalinglaws::{Error, Law};
 
@@ -45,8 +46,23 @@ pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
     let settings = config.settings.for_law(&config.law);
     let data = table.fit_data(&law, recipe, settings.space)?;
     check_enough_rows(&law, &settings, &table)?;
+    // Check what the intervals need before the work starts.
+    for name in &config.uncertainty.profiles {
+        profiled_param(&law, &settings, name)?;
+    }
+    let resampling = match &config.uncertainty.cluster {
+        None => Resampling::Rows,
+        Some(column) => cluster_resampling(&table, column)?,
+    };
     let mut result = fit::fit(&law, &data, &settings)?;
-    add_uncertainty(&mut result, &law, &data, &settings, &table, &config.uncertainty)?;
+    add_uncertainty(
+        &mut result,
+        &law,
+        &data,
+        &settings,
+        resampling,
+        &config.uncertainty,
+    )?;
     describe_data(&mut result, &law, &table, recipe);
     Ok(result)
 }
@@ -73,14 +89,10 @@ fn add_uncertainty(
     law: &Law,
     data: &FitData,
     settings: &FitSettings,
-    table: &Table,
+    resampling: Resampling,
     asked: &UncertaintyConfig,
 ) -> Result<()> {
     if let Some(replicates) = asked.bootstrap {
-        let resampling = match &asked.cluster {
-            None => Resampling::Rows,
-            Some(column) => cluster_resampling(table, column)?,
-        };
         let options = BootstrapOptions {
             replicates,
             level: asked.level,
@@ -88,7 +100,9 @@ fn add_uncertainty(
             resampling,
         };
         let bar = Progress::new("bootstrap", replicates);
-        let summary = bootstrap(law, data, settings, result, &options, &|done| bar.update(done))?;
+        let summary = bootstrap(law, data, settings, result, &options, &|done| {
+            bar.update(done)
+        })?;
         bar.finish();
         attach(result, summary);
     }
@@ -137,7 +151,9 @@ impl Progress {
         Progress {
             label,
             total,
-            shown: std::io::stderr().is_terminal().then(|| Mutex::new(usize::MAX)),
+            shown: std::io::stderr()
+                .is_terminal()
+                .then(|| Mutex::new(usize::MAX)),
         }
     }
 

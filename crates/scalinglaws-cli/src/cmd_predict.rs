@@ -77,7 +77,11 @@ pub fn run(config: &Config) -> Result<()> {
         })
         .collect();
     let (predicted, source) = predict_with_intervals(&result, &points, config.level)?;
-    if let Some((point, _)) = points.iter().zip(&predicted).find(|(_, p)| !p.value.is_finite()) {
+    if let Some((point, _)) = points
+        .iter()
+        .zip(&predicted)
+        .find(|(_, p)| !p.value.is_finite())
+    {
         let at: Vec<String> = law
             .variables
             .iter()
@@ -222,7 +226,11 @@ fn describe_variables(result: &FitResult, variables: &[String]) -> String {
 fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> String {
     let target = target.split('=').next().unwrap_or(target);
     let with_intervals = predictions.iter().any(|p| p.ci.is_some() || p.pi.is_some());
-    let mut header: Vec<String> = variables.iter().cloned().chain([target.to_string()]).collect();
+    let mut header: Vec<String> = variables
+        .iter()
+        .cloned()
+        .chain([target.to_string()])
+        .collect();
     if with_intervals {
         header.extend(["ci low", "ci high", "pi low", "pi high"].map(String::from));
     }

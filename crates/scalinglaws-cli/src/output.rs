@@ -1,7 +1,9 @@
 //! Where results go: stdout, or a file written whole. A file is written to a temporary file in
 //! the same directory and renamed over the destination, so a reader (or a crash) never sees a
-//! half-written result: the file is complete or not there at all. `-` means stdout. A closed
-//! stdout (as in `scalinglaws laws | head -1`) ends the output quietly.
+//! half-written result: the file is complete or not there at all. A symbolic link is followed
+//! (the file it points to is replaced, the link kept); a destination that is not a regular
+//! file (`/dev/null`, a named pipe) is written in place, since it cannot be replaced. `-` means
+//! stdout. A closed stdout (as in `scalinglaws laws | head -1`) ends the output quietly.
 
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -61,6 +63,22 @@ fn with_newline(text: &str) -> String {
 /// Writes the whole file or nothing: temp file in the same directory, then rename.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let shown = path.display().to_string();
+    // Follow a link to the file it names, so the link survives.
+    let resolved = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
+        _ => None,
+    };
+    let path = resolved.as_deref().unwrap_or(path);
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            // A device or a pipe: not replaceable, written as a stream.
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|mut file| file.write_all(bytes))
+                .map_err(|error| anyhow::anyhow!("cannot write '{shown}': {error}"));
+        }
+    }
     let file_name = path
         .file_name()
         .ok_or_else(|| InputError(format!("cannot write '{shown}': it names no file")))?;
@@ -136,5 +154,27 @@ mod tests {
             .expect_err("missing directory");
         assert!(error.to_string().contains("missing"), "{error}");
         std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_devices_written_in_place() {
+        let directory =
+            std::env::temp_dir().join(format!("scalinglaws-link-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let real = directory.join("real.json");
+        let link = directory.join("link.json");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write(&Destination::File(link.clone()), "new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new\n");
+        std::fs::remove_dir_all(&directory).unwrap();
+        write(&Destination::File(PathBuf::from("/dev/null")), "{}").unwrap();
+        let null = std::fs::metadata("/dev/null").unwrap();
+        assert!(!null.is_file(), "/dev/null must stay a device");
     }
 }

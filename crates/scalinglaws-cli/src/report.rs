@@ -256,13 +256,16 @@ fn intervals(out: &mut String, result: &FitResult) {
         "profile interval".into(),
     ]];
     for (name, param) in result.params.iter().filter(|(_, p)| !p.fixed) {
-        let profile = result.profiles.iter().find(|p| &p.param == name).map_or(
-            "-".to_string(),
-            |p| {
-                let end = |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| number(v, 5));
-                format!("[{}, {}]", end(p.ci[0], "open"), end(p.ci[1], "open"))
-            },
-        );
+        let profile =
+            result
+                .profiles
+                .iter()
+                .find(|p| &p.param == name)
+                .map_or("-".to_string(), |p| {
+                    let end =
+                        |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| number(v, 5));
+                    format!("[{}, {}]", end(p.ci[0], "open"), end(p.ci[1], "open"))
+                });
         table.push([
             name.clone(),
             param.boot_stderr.map_or("-".into(), |s| number(s, 4)),
@@ -271,7 +274,13 @@ fn intervals(out: &mut String, result: &FitResult) {
         ]);
     }
     let widths: Vec<usize> = (0..4)
-        .map(|col| table.iter().map(|row| row[col].chars().count()).max().unwrap_or(0))
+        .map(|col| {
+            table
+                .iter()
+                .map(|row| row[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for row in &table {
         let line = format!(

@@ -13,8 +13,8 @@ use scalinglaws::rng::Rng;
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::intervals::gradient_at;
 use scalinglaws::uncertainty::{
-    bootstrap, predict_with_intervals, profile, BootstrapOptions, BootstrapSummary,
-    IntervalSource, Resampling,
+    bootstrap, predict_with_intervals, profile, BootstrapOptions, BootstrapSummary, IntervalSource,
+    Resampling,
 };
 
 fn run_bootstrap(
@@ -65,7 +65,10 @@ fn chinchilla_bootstrap_standard_errors_match_epochs() {
         );
         let [lo, hi] = result.param(name).unwrap().ci.unwrap();
         let value = result.value(name).unwrap();
-        assert!(lo < value && value < hi, "{name}: {value} outside [{lo}, {hi}]");
+        assert!(
+            lo < value && value < hi,
+            "{name}: {value} outside [{lo}, {hi}]"
+        );
     }
 }
 
@@ -164,7 +167,8 @@ fn profile_interval_agrees_with_the_bootstrap_on_least_squares() {
         ..FitSettings::default()
     };
     let law = catalog::lookup("power_offset").unwrap();
-    let (mut result, summary) = run_bootstrap("power_offset", &data, &settings, 1000, Resampling::Rows);
+    let (mut result, summary) =
+        run_bootstrap("power_offset", &data, &settings, 1000, Resampling::Rows);
     attach(&mut result, summary);
     let boot = result.param("alpha").unwrap().ci.unwrap();
     let prof = profile(&law, &data, &settings, &result, "alpha", 0.95).unwrap();
@@ -247,7 +251,10 @@ fn prediction_intervals_nest_and_say_their_source() {
     // Both methods see the same order of uncertainty at Chinchilla's scale.
     let width = |p: &scalinglaws::uncertainty::PointPrediction| p.ci.unwrap()[1] - p.ci.unwrap()[0];
     let ratio = width(&boot[0]) / width(&delta[0]);
-    assert!((0.4..2.5).contains(&ratio), "bootstrap/delta width ratio {ratio}");
+    assert!(
+        (0.4..2.5).contains(&ratio),
+        "bootstrap/delta width ratio {ratio}"
+    );
 }
 
 /// Besiroglu et al. 2024 (Epoch AI's notebook, "Likelihood test") compare their fit with
@@ -298,8 +305,16 @@ fn likelihood_ratio_test_reproduces_epochs_rejection_of_hoffmanns_fit() {
     )
     .unwrap();
     let ll = |i: usize| comparison.laws[i].log_likelihood.unwrap();
-    assert!((ll(1) - 837.78).abs() < 0.01, "Hoffmann unrounded ℓ {}", ll(1));
-    assert!((ll(2) - 562.25).abs() < 0.01, "Hoffmann rounded ℓ {}", ll(2));
+    assert!(
+        (ll(1) - 837.78).abs() < 0.01,
+        "Hoffmann unrounded ℓ {}",
+        ll(1)
+    );
+    assert!(
+        (ll(2) - 562.25).abs() < 0.01,
+        "Hoffmann rounded ℓ {}",
+        ll(2)
+    );
     // Our parameters minimise the Huber objective, not the likelihood with its scale: a hair
     // below Epoch's likelihood optimum.
     assert!(ll(0) < 879.77 && ll(0) > 879.77 - 0.5, "our ℓ {}", ll(0));
@@ -309,8 +324,16 @@ fn likelihood_ratio_test_reproduces_epochs_rejection_of_hoffmanns_fit() {
         .find(|t| t.restricted == "hoffmann" && t.general == "ours")
         .expect("the fixed law is nested in the free one");
     assert_eq!(test.df, 5);
-    assert!((test.statistic - 84.0).abs() < 1.0, "λ = {}", test.statistic);
-    assert!(test.p_value < 1e-15 && test.p_value > 1e-17, "p = {}", test.p_value);
+    assert!(
+        (test.statistic - 84.0).abs() < 1.0,
+        "λ = {}",
+        test.statistic
+    );
+    assert!(
+        test.p_value < 1e-15 && test.p_value > 1e-17,
+        "p = {}",
+        test.p_value
+    );
     assert!(!test.on_boundary);
 }
 

@@ -73,8 +73,10 @@ pub struct Metrics {
     pub rmse_log: Option<f64>,
     /// Mean signed relative error (> 0: the law over-predicts).
     pub bias: f64,
-    /// Share of held-out runs inside their prediction interval.
+    /// Share of held-out runs inside their prediction interval (of those with one).
     pub pi_coverage: Option<f64>,
+    /// Held-out runs with a prediction interval (a training fit without a covariance has none).
+    pub with_intervals: usize,
     /// Share of held-out runs inside the confidence interval of the mean (expected to be lower
     /// than the level: runs scatter around the mean).
     pub ci_coverage: Option<f64>,
@@ -90,6 +92,7 @@ pub struct Split {
     /// The training fit (None when it failed; see `error`).
     pub objective: Option<f64>,
     pub converged: Option<bool>,
+    #[serde(with = "crate::fit::result::ordered")]
     pub params: Vec<(String, f64)>,
     pub points: Vec<BacktestPoint>,
     pub metrics: Option<Metrics>,
@@ -131,6 +134,21 @@ pub fn backtest(
         )));
     }
     let partitions = partitions(scale, options.holdout)?;
+    let free = law
+        .params
+        .iter()
+        .filter(|p| !settings.fixed.contains_key(&p.name))
+        .count();
+    if !matches!(options.holdout, Holdout::Rollout(_)) {
+        let train = partitions[0].0.len();
+        if train <= free {
+            return Err(Error::settings(format!(
+                "holding out {} leaves {train} training rows, but a fit of {free} free parameters needs at least {}; hold out less",
+                options.holdout.describe(),
+                free + 1
+            )));
+        }
+    }
     let mut intervals = IntervalSource::None;
     let mut splits = Vec::with_capacity(partitions.len());
     for (train, test) in partitions {
@@ -162,8 +180,16 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
     let mut distinct: Vec<f64> = scale.to_vec();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
-    let below = |cut: f64| (0..scale.len()).filter(|&i| scale[i] < cut).collect::<Vec<_>>();
-    let from = |cut: f64| (0..scale.len()).filter(|&i| scale[i] >= cut).collect::<Vec<_>>();
+    let below = |cut: f64| {
+        (0..scale.len())
+            .filter(|&i| scale[i] < cut)
+            .collect::<Vec<_>>()
+    };
+    let from = |cut: f64| {
+        (0..scale.len())
+            .filter(|&i| scale[i] >= cut)
+            .collect::<Vec<_>>()
+    };
     let too_few = |what: String| {
         Error::settings(format!(
             "{what}: the scale column has only {} distinct values, so nothing would be left to train on",
@@ -250,7 +276,10 @@ fn run_split(
     train: &[usize],
     test: &[usize],
 ) -> (Split, IntervalSource) {
-    let trained_up_to = train.iter().map(|&i| scale[i]).fold(f64::NEG_INFINITY, f64::max);
+    let trained_up_to = train
+        .iter()
+        .map(|&i| scale[i])
+        .fold(f64::NEG_INFINITY, f64::max);
     let mut split = Split {
         trained_up_to,
         train_rows: train.len(),
@@ -279,7 +308,11 @@ fn run_split(
     };
     split.objective = Some(result.objective);
     split.converged = Some(result.converged);
-    split.params = result.params.iter().map(|(n, p)| (n.clone(), p.value)).collect();
+    split.params = result
+        .params
+        .iter()
+        .map(|(n, p)| (n.clone(), p.value))
+        .collect();
     split.points = test
         .iter()
         .zip(predictions)
@@ -303,12 +336,16 @@ fn run_split(
     (split, source)
 }
 
-fn coverage(points: &[&BacktestPoint], interval: impl Fn(&BacktestPoint) -> Option<[f64; 2]>) -> Option<f64> {
+/// Share of the points with an interval that lie inside it (None when no point has one).
+fn coverage(
+    points: &[&BacktestPoint],
+    interval: impl Fn(&BacktestPoint) -> Option<[f64; 2]>,
+) -> Option<f64> {
     let inside: Vec<bool> = points
         .iter()
-        .map(|p| interval(p).map(|[lo, hi]| lo <= p.actual && p.actual <= hi))
-        .collect::<Option<_>>()?;
-    Some(inside.iter().filter(|b| **b).count() as f64 / inside.len() as f64)
+        .filter_map(|p| interval(p).map(|[lo, hi]| lo <= p.actual && p.actual <= hi))
+        .collect();
+    (!inside.is_empty()).then(|| inside.iter().filter(|b| **b).count() as f64 / inside.len() as f64)
 }
 
 /// Scores of held-out points (None when there are none).
@@ -328,6 +365,7 @@ pub fn metrics(points: &[&BacktestPoint]) -> Option<Metrics> {
         rmse_log: logs.map(|l| (l.iter().map(|r| r * r).sum::<f64>() / n).sqrt()),
         bias: points.iter().map(|p| p.relative_error).sum::<f64>() / n,
         pi_coverage: coverage(points, |p| p.pi),
+        with_intervals: points.iter().filter(|p| p.pi.is_some()).count(),
         ci_coverage: coverage(points, |p| p.ci),
     })
 }

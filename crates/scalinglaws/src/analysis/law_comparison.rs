@@ -41,6 +41,7 @@ pub struct LawScore {
     pub aic: Option<f64>,
     pub bic: Option<f64>,
     pub converged: Option<bool>,
+    #[serde(with = "crate::fit::result::ordered")]
     pub params: Vec<(String, f64)>,
     pub backtest: Option<Metrics>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -86,7 +87,10 @@ pub fn compare_laws(
     let Some(first) = candidates.first() else {
         return Err(Error::settings("compare-laws needs at least two laws"));
     };
-    if let Some(other) = candidates.iter().find(|c| c.data.target != first.data.target) {
+    if let Some(other) = candidates
+        .iter()
+        .find(|c| c.data.target != first.data.target)
+    {
         return Err(Error::settings(format!(
             "'{}' and '{}' are fitted to different rows or targets; compare laws on the same data",
             first.label, other.label
@@ -185,10 +189,7 @@ fn fit_or_evaluate(candidate: &Candidate, score: &mut LawScore) -> Result<Fitted
     let data = &candidate.data;
     let settings = &candidate.settings;
     let params: Vec<f64> = if score.free_params == 0 {
-        law.params
-            .iter()
-            .map(|p| settings.fixed[&p.name])
-            .collect()
+        law.params.iter().map(|p| settings.fixed[&p.name]).collect()
     } else {
         let result = fit(law, data, settings)?;
         score.converged = Some(result.converged);
@@ -204,7 +205,9 @@ fn fit_or_evaluate(candidate: &Candidate, score: &mut LawScore) -> Result<Fitted
     score.objective = objective.is_finite().then_some(objective);
     score.log_likelihood = likelihood.map(|l| l.value);
     score.aic = score.log_likelihood.map(|l| 2.0 * with_scale - 2.0 * l);
-    score.bic = score.log_likelihood.map(|l| with_scale * total_weight.ln() - 2.0 * l);
+    score.bic = score
+        .log_likelihood
+        .map(|l| with_scale * total_weight.ln() - 2.0 * l);
     score.params = law
         .param_names()
         .iter()

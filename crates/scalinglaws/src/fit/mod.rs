@@ -153,12 +153,15 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
 /// Adds warm starts (full natural parameter vectors, e.g. the optimum of the fit a bootstrap
 /// replicate resamples) before the grid; fixed parameters keep their fixed values.
 fn with_warm_starts(prepared: &mut Prepared, warm: &[Vec<f64>]) {
-    let warm_starts = warm.iter().filter(|w| w.len() == prepared.plans.len()).map(|w| {
-        w.iter()
-            .zip(&prepared.plans)
-            .map(|(&v, plan)| Some(plan.fixed.unwrap_or(v)))
-            .collect::<Start>()
-    });
+    let warm_starts = warm
+        .iter()
+        .filter(|w| w.len() == prepared.plans.len())
+        .map(|w| {
+            w.iter()
+                .zip(&prepared.plans)
+                .map(|(&v, plan)| Some(plan.fixed.unwrap_or(v)))
+                .collect::<Start>()
+        });
     let mut starts: Vec<Start> = warm_starts.collect();
     starts.append(&mut prepared.starts);
     prepared.starts = starts;

@@ -10,7 +10,7 @@ use crate::law::{catalog, Law};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Serialises a list of (name, value) pairs as a JSON object in list order.
-mod ordered {
+pub mod ordered {
     use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
     use serde::ser::{SerializeMap, Serializer};
     use std::marker::PhantomData;

@@ -155,8 +155,11 @@ pub fn search(
         }
         iterations += tracks
             .par_iter_mut()
-                .filter(|t| t.termination.is_none())
-            .map_init(|| problem.tape().scratch(), |scratch, t| advance(problem, t, scratch))
+            .filter(|t| t.termination.is_none())
+            .map_init(
+                || problem.tape().scratch(),
+                |scratch, t| advance(problem, t, scratch),
+            )
             .sum::<usize>();
         tracks = merge_nearby(problem, tracks);
     }

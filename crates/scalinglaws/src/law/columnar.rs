@@ -130,7 +130,11 @@ impl BoundTape {
         let col = |s: Slot| &v[s as usize * n..(s as usize + 1) * n];
         let own = col(slot as Slot);
         let mut add = |s: Slot, partial: &dyn Fn(usize) -> f64| {
-            accumulate(&mut adjoints[s as usize * n..(s as usize + 1) * n], adjoint, partial)
+            accumulate(
+                &mut adjoints[s as usize * n..(s as usize + 1) * n],
+                adjoint,
+                partial,
+            )
         };
         match self.ops[slot] {
             Op::Const(_) | Op::Var(_) | Op::Param(_) => {}
@@ -159,7 +163,13 @@ impl BoundTape {
             }
             Op::PowConst(x, c) => {
                 let cx = col(x);
-                add(x, &|r| if c == 0.0 { 0.0 } else { c * cx[r].powf(c - 1.0) });
+                add(x, &|r| {
+                    if c == 0.0 {
+                        0.0
+                    } else {
+                        c * cx[r].powf(c - 1.0)
+                    }
+                });
             }
             Op::PowData(c, e) => {
                 let target = column_mut(adjoints, e, n);

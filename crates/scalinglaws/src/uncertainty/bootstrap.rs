@@ -195,6 +195,12 @@ pub fn attach(result: &mut FitResult, summary: BootstrapSummary) {
         ]);
         param.boot_stderr = sample_std(&values);
     }
+    if summary.clusters == Some(result.n_obs) {
+        result.warnings.push(format!(
+            "every row of '{}' is its own run, so resampling runs is resampling rows; name the column that identifies runs",
+            summary.cluster.as_deref().unwrap_or("the cluster column")
+        ));
+    }
     let successful = summary.draws.len();
     if summary.failed * 20 > summary.replicates {
         result.warnings.push(format!(

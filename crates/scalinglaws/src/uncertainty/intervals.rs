@@ -62,7 +62,9 @@ pub fn predict_with_intervals(
         let predictions = points
             .iter()
             .zip(&values)
-            .map(|(point, &value)| bootstrap_interval(&law, draws, point, value, space, sigma, level))
+            .map(|(point, &value)| {
+                bootstrap_interval(&law, draws, point, value, space, sigma, level)
+            })
             .collect();
         return Ok((predictions, IntervalSource::Bootstrap));
     }
@@ -81,8 +83,11 @@ pub fn predict_with_intervals(
         .names
         .iter()
         .map(|name| {
-            law.param_index(name)
-                .ok_or_else(|| Error::settings(format!("the covariance names '{name}', not a parameter of the law")))
+            law.param_index(name).ok_or_else(|| {
+                Error::settings(format!(
+                    "the covariance names '{name}', not a parameter of the law"
+                ))
+            })
         })
         .collect::<Result<_>>()?;
     let params = result.param_values();

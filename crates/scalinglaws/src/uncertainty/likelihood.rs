@@ -73,7 +73,11 @@ fn huber(residuals: &[f64], weights: &[f64], delta: f64, total: f64) -> Option<L
             .sum::<f64>()
             - total
     };
-    let absolute: f64 = residuals.iter().zip(weights).map(|(r, w)| w * r.abs()).sum();
+    let absolute: f64 = residuals
+        .iter()
+        .zip(weights)
+        .map(|(r, w)| w * r.abs())
+        .sum();
     let mut hi = (delta * absolute / total).ln() + 1.0;
     let mut lo = hi - 50.0;
     while stationarity(lo) < 0.0 && lo > -700.0 {
@@ -129,13 +133,18 @@ mod tests {
         for delta in [0.5, 1.0, 1.345, 3.0] {
             let exact = huber_ln_normaliser(delta).exp();
             let numeric = numeric_normaliser(delta);
-            assert!((exact / numeric - 1.0).abs() < 1e-6, "{delta}: {exact} vs {numeric}");
+            assert!(
+                (exact / numeric - 1.0).abs() < 1e-6,
+                "{delta}: {exact} vs {numeric}"
+            );
         }
     }
 
     #[test]
     fn huber_scale_maximises_the_likelihood() {
-        let residuals: Vec<f64> = (0..50).map(|i| ((i * 37 % 17) as f64 - 8.0) * 1e-2).collect();
+        let residuals: Vec<f64> = (0..50)
+            .map(|i| ((i * 37 % 17) as f64 - 8.0) * 1e-2)
+            .collect();
         let weights = vec![1.0; residuals.len()];
         let loss = Loss {
             kind: LossKind::Huber,
@@ -165,10 +174,13 @@ mod tests {
         };
         let l = log_likelihood(&residuals, &weights, loss).unwrap();
         let variance: f64 = (0.01 + 2.0 * 0.04 + 0.0025 + 0.09) / 5.0;
-        let density = |r: f64| {
-            -0.5 * (2.0 * std::f64::consts::PI * variance).ln() - r * r / (2.0 * variance)
-        };
-        let expected: f64 = residuals.iter().zip(&weights).map(|(r, w)| w * density(*r)).sum();
+        let density =
+            |r: f64| -0.5 * (2.0 * std::f64::consts::PI * variance).ln() - r * r / (2.0 * variance);
+        let expected: f64 = residuals
+            .iter()
+            .zip(&weights)
+            .map(|(r, w)| w * density(*r))
+            .sum();
         assert!((l.value - expected).abs() < 1e-12);
         assert!(log_likelihood(&[0.0, 0.0], &[1.0, 1.0], loss).is_none());
     }

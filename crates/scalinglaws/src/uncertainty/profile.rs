@@ -52,23 +52,10 @@ pub fn profile(
     level: f64,
 ) -> Result<Profile> {
     super::check_level(level)?;
-    let index = law.param_index(name).ok_or_else(|| {
-        let hint = crate::suggest::closest(name, law.param_names())
-            .map(|s| format!(" (did you mean '{s}'?)"))
-            .unwrap_or_default();
-        Error::settings(format!(
-            "--profile names '{name}', not a parameter of the law{hint}; its parameters are {}",
-            law.param_names().join(", ")
-        ))
-    })?;
+    let index = profiled_param(law, settings, name)?;
     let param = base
         .param(name)
         .ok_or_else(|| Error::settings(format!("the fit has no parameter '{name}'")))?;
-    if param.fixed {
-        return Err(Error::settings(format!(
-            "--profile {name}: the parameter is fixed, so it has no interval"
-        )));
-    }
     let (h_inverse, variance) = curvature_of(law, data, settings, base, name)?;
     let scale = variance / h_inverse;
     let threshold = 0.5 * chi2_quantile(level, 1.0) * scale;
@@ -97,6 +84,25 @@ pub fn profile(
         scale,
         points,
     })
+}
+
+/// The index of the parameter `--profile` names: it must exist and be free.
+pub fn profiled_param(law: &Law, settings: &FitSettings, name: &str) -> Result<usize> {
+    let index = law.param_index(name).ok_or_else(|| {
+        let hint = crate::suggest::closest(name, law.param_names())
+            .map(|s| format!(" (did you mean '{s}'?)"))
+            .unwrap_or_default();
+        Error::settings(format!(
+            "--profile names '{name}', not a parameter of the law{hint}; its parameters are {}",
+            law.param_names().join(", ")
+        ))
+    })?;
+    if settings.fixed.contains_key(name) {
+        return Err(Error::settings(format!(
+            "--profile {name}: the parameter is fixed, so it has no interval"
+        )));
+    }
+    Ok(index)
 }
 
 /// (H⁻¹)ⱼⱼ from the exact Hessian at the optimum and Vⱼⱼ from the fit's covariance.
@@ -182,7 +188,11 @@ impl Walk<'_> {
         };
         let mut step = self.step;
         for _ in 0..MAX_STEPS {
-            let bound = if direction < 0.0 { self.lower } else { self.upper };
+            let bound = if direction < 0.0 {
+                self.lower
+            } else {
+                self.upper
+            };
             let mut value = inside.value + direction * step;
             let at_bound = (value - bound) * direction >= 0.0;
             if at_bound {

@@ -1,0 +1,642 @@
+//! End-to-end tests of the uncertainty and model-checking side of the `scalinglaws` binary:
+//! `fit --bootstrap/--cluster/--level/--profile`, `predict` on fits with and without bootstrap
+//! replicates, `backtest` and `compare-laws`, on the bundled Chinchilla data (the README's
+//! arguments) and on a small clustered file; and their input errors (exit code 2, a message
+//! naming the offending thing, never a panic).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use assert_cmd::prelude::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+use common::CHINCHILLA;
+
+fn scalinglaws() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
+}
+
+/// The workspace root, where the README's commands run.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `SUBCOMMAND` with the README's data, law and column arguments (for `fit` and `backtest`).
+fn chinchilla(subcommand: &str) -> Command {
+    let mut command = scalinglaws();
+    command
+        .current_dir(root())
+        .arg(subcommand)
+        .args(&CHINCHILLA[1..]);
+    command
+}
+
+/// `compare-laws` with the README's data and column arguments, without `--law`.
+fn compare_laws() -> Command {
+    let mut command = scalinglaws();
+    command
+        .current_dir(root())
+        .arg("compare-laws")
+        .arg(CHINCHILLA[1])
+        .args(&CHINCHILLA[4..]);
+    command
+}
+
+fn stdout_json(command: &mut Command) -> Value {
+    let output = command.output().expect("run scalinglaws");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "failed: {stderr}");
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("the file is JSON")
+}
+
+/// Asserts exit code 2, an `error` message holding every `expected` piece, and no panic.
+fn fails(command: &mut Command, expected: &[&str]) {
+    let output = command.output().expect("run scalinglaws");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{command:?} should exit 2: {stderr}"
+    );
+    assert!(stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for needle in expected {
+        assert!(stderr.contains(needle), "expected {needle:?} in: {stderr}");
+    }
+}
+
+fn pair(value: &Value) -> [f64; 2] {
+    let list = value
+        .as_array()
+        .unwrap_or_else(|| panic!("not a pair: {value}"));
+    assert_eq!(list.len(), 2, "{value}");
+    [list[0].as_f64().unwrap(), list[1].as_f64().unwrap()]
+}
+
+fn relative(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs()
+}
+
+/// The 60-replicate bootstrap fit of the Chinchilla data with seed 3, run once for the file:
+/// (the JSON text it wrote, its report on stdout).
+fn bootstrap_fit() -> &'static (String, String) {
+    static FIT: OnceLock<(String, String)> = OnceLock::new();
+    FIT.get_or_init(|| run_bootstrap_fit(&[]))
+}
+
+/// `fit ... --bootstrap 60 --seed 3 --json PATH` plus `extra`: (JSON text, stdout).
+fn run_bootstrap_fit(extra: &[&str]) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fit.json");
+    let output = chinchilla("fit")
+        .args(["--bootstrap", "60", "--seed", "3"])
+        .args(extra)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "failed: {stderr}");
+    (
+        std::fs::read_to_string(&path).unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+fn bootstrap_json() -> Value {
+    serde_json::from_str(&bootstrap_fit().0).unwrap()
+}
+
+/// Writes `text` as `fit.json` in a fresh directory.
+fn fit_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fit.json");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+// ---------------------------------------------------------------------------------------------
+// fit --bootstrap
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn bootstrap_gives_every_free_parameter_an_interval_and_a_stderr() {
+    let fit = bootstrap_json();
+    let params = fit["params"].as_object().unwrap();
+    assert_eq!(params.len(), 5);
+    for (name, param) in params {
+        assert_eq!(param["fixed"], false, "{name}");
+        let value = param["value"].as_f64().unwrap();
+        let [lo, hi] = pair(&param["ci"]);
+        assert!(
+            lo < value && value < hi,
+            "{name}: {value} outside [{lo}, {hi}]"
+        );
+        let stderr = param["boot_stderr"].as_f64().unwrap();
+        assert!(stderr > 0.0, "{name}: boot_stderr {stderr}");
+    }
+}
+
+#[test]
+fn bootstrap_summary_keeps_every_replicate() {
+    let fit = bootstrap_json();
+    let boot = &fit["bootstrap"];
+    assert_eq!(boot["replicates"], 60);
+    assert_eq!(boot["seed"], 3);
+    assert!(
+        (boot["level"].as_f64().unwrap() - 0.95).abs() < 1e-12,
+        "{boot}"
+    );
+    assert_eq!(boot["cluster"], Value::Null);
+    let failed = boot["failed"].as_u64().expect("failed is a number");
+    let draws = boot["draws"].as_array().unwrap();
+    for draw in draws {
+        let values = draw.as_array().unwrap();
+        assert_eq!(values.len(), 5, "{draw}");
+        assert!(values.iter().all(|v| v.as_f64().is_some()), "{draw}");
+    }
+    assert_eq!(draws.len() as u64 + failed, 60);
+}
+
+#[test]
+fn bootstrap_report_has_an_intervals_section() {
+    let report = &bootstrap_fit().1;
+    assert!(report.contains("[[Intervals]]"), "{report}");
+    assert!(report.contains("seed 3"), "{report}");
+}
+
+#[test]
+fn bootstrap_is_reproducible_for_a_seed() {
+    let (again, _) = run_bootstrap_fit(&[]);
+    assert!(again == bootstrap_fit().0, "two runs wrote different JSON");
+}
+
+#[test]
+fn bootstrap_draws_do_not_depend_on_the_thread_count() {
+    let draws = |threads: &str| -> Value {
+        let (text, _) = run_bootstrap_fit(&["--threads", threads]);
+        let fit: Value = serde_json::from_str(&text).unwrap();
+        fit["bootstrap"]["draws"].clone()
+    };
+    let one = draws("1");
+    assert!(!one.as_array().unwrap().is_empty());
+    // Bit-identical replicates are the promise, so exact equality is the check here.
+    assert!(
+        one == draws("2"),
+        "--threads 1 and --threads 2 drew differently"
+    );
+}
+
+#[test]
+fn a_lower_level_narrows_the_bootstrap_interval() {
+    let width = |fit: &Value| {
+        let [lo, hi] = pair(&fit["params"]["alpha"]["ci"]);
+        hi - lo
+    };
+    let (text, _) = run_bootstrap_fit(&["--level", "0.9"]);
+    let ninety: Value = serde_json::from_str(&text).unwrap();
+    assert!((ninety["bootstrap"]["level"].as_f64().unwrap() - 0.9).abs() < 1e-12);
+    let (narrow, wide) = (width(&ninety), width(&bootstrap_json()));
+    assert!(narrow < wide, "90% width {narrow} vs 95% width {wide}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// predict from fits with and without replicates
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn predict_uses_the_bootstrap_replicates_of_the_fit() {
+    let (_dir, path) = fit_file(&bootstrap_fit().0);
+    let predictions = stdout_json(
+        scalinglaws()
+            .arg("predict")
+            .arg(&path)
+            .args(["N=7e10", "D=1.4e12", "--json", "-"]),
+    );
+    assert_eq!(predictions["intervals"], "bootstrap");
+    let entry = &predictions["predictions"][0];
+    let value = entry["value"].as_f64().unwrap();
+    let [ci_lo, ci_hi] = pair(&entry["ci"]);
+    let [pi_lo, pi_hi] = pair(&entry["pi"]);
+    assert!(ci_lo < value && value < ci_hi, "{entry}");
+    assert!(pi_lo <= ci_lo && ci_hi <= pi_hi, "{entry}");
+}
+
+#[test]
+fn predict_table_shows_the_intervals_and_their_source() {
+    let (_dir, path) = fit_file(&bootstrap_fit().0);
+    scalinglaws()
+        .arg("predict")
+        .arg(&path)
+        .args(["N=7e10", "D=1.4e12"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ci low"))
+        .stdout(predicate::str::contains("pi high"))
+        .stdout(predicate::str::is_match("(?m)^intervals:.*60 bootstrap replicates").unwrap());
+}
+
+#[test]
+fn predict_without_replicates_uses_the_delta_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fit.json");
+    chinchilla("fit")
+        .arg("--json")
+        .arg(&path)
+        .assert()
+        .success();
+    let predictions = stdout_json(
+        scalinglaws()
+            .arg("predict")
+            .arg(&path)
+            .args(["N=7e10", "D=1.4e12", "--json", "-"]),
+    );
+    assert_eq!(predictions["intervals"], "delta");
+    let entry = &predictions["predictions"][0];
+    let value = entry["value"].as_f64().unwrap();
+    let [ci_lo, ci_hi] = pair(&entry["ci"]);
+    let [pi_lo, pi_hi] = pair(&entry["pi"]);
+    assert!(
+        pi_lo <= ci_lo && ci_lo < value && value < ci_hi && ci_hi <= pi_hi,
+        "{entry}"
+    );
+    scalinglaws()
+        .arg("predict")
+        .arg(&path)
+        .args(["N=7e10", "D=1.4e12"])
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match("(?m)^intervals:.*delta method").unwrap());
+}
+
+// ---------------------------------------------------------------------------------------------
+// fit --profile
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn profile_adds_an_interval_around_the_value() {
+    let fit = stdout_json(chinchilla("fit").args(["--profile", "alpha", "--json", "-"]));
+    let profiles = fit["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 1, "{}", fit["profiles"]);
+    let profile = &profiles[0];
+    assert_eq!(profile["param"], "alpha");
+    let value = fit["params"]["alpha"]["value"].as_f64().unwrap();
+    assert!(relative(profile["value"].as_f64().unwrap(), value) < 1e-9);
+    let [lo, hi] = pair(&profile["ci"]);
+    assert!(lo < value && value < hi, "{value} outside [{lo}, {hi}]");
+}
+
+#[test]
+fn profile_of_an_unknown_parameter_exits_2() {
+    fails(
+        chinchilla("fit").args(["--profile", "nosuch"]),
+        &["'nosuch'", "E, A, alpha, B, beta"],
+    );
+    fails(
+        chinchilla("fit").args(["--profile", "alpah"]),
+        &["'alpah'", "did you mean 'alpha'?"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad uncertainty arguments: exit code 2, the offending thing named, no panic
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn zero_bootstrap_replicates_exit_2() {
+    fails(
+        chinchilla("fit").args(["--bootstrap", "0"]),
+        &["--bootstrap 0"],
+    );
+}
+
+#[test]
+fn level_outside_zero_one_exits_2() {
+    fails(
+        chinchilla("fit").args(["--level", "1.5"]),
+        &["--level 1.5", "between 0 and 1"],
+    );
+}
+
+#[test]
+fn cluster_on_a_missing_column_exits_2() {
+    fails(
+        chinchilla("fit").args(["--bootstrap", "5", "--cluster", "nosuch"]),
+        &["column 'nosuch'", "--cluster"],
+    );
+}
+
+#[test]
+fn cluster_without_bootstrap_is_a_usage_error() {
+    fails(
+        chinchilla("fit").args(["--cluster", "run"]),
+        &["--bootstrap"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// fit --bootstrap --cluster on checkpoints of runs
+// ---------------------------------------------------------------------------------------------
+
+const RUNS: [&str; 7] = [
+    "run-a", "run-b", "run-c", "run-d", "run-e", "run-f", "run-g",
+];
+
+/// Five checkpoints of each of 7 runs, L = 1.7 + 400*N^-0.34 times a small deterministic
+/// perturbation (within ±0.4%).
+fn runs_csv() -> String {
+    let mut text = String::from("run,N,loss\n");
+    for (i, run) in RUNS.iter().enumerate() {
+        for j in 0..5 {
+            let n = 1e7 * 2f64.powi(i as i32) * 3f64.powi(j);
+            let k = (i as i32 * 5 + j) * 7 % 11 - 5;
+            let loss = (1.7 + 400.0 * n.powf(-0.34)) * (1.0 + 0.004 * f64::from(k) / 5.0);
+            text.push_str(&format!("{run},{n},{loss}\n"));
+        }
+    }
+    text
+}
+
+const CLUSTER_FIT: &[&str] = &[
+    "--law",
+    "power_offset",
+    "--target",
+    "loss",
+    "--map",
+    "x=N",
+    "--bootstrap",
+    "50",
+    "--cluster",
+    "run",
+];
+
+#[test]
+fn cluster_bootstrap_resamples_whole_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("runs.csv"), runs_csv()).unwrap();
+    let path = dir.path().join("fit.json");
+    scalinglaws()
+        .current_dir(dir.path())
+        .args(["fit", "runs.csv"])
+        .args(CLUSTER_FIT)
+        .arg("--json")
+        .arg(&path)
+        .assert()
+        .success();
+    let fit = read_json(&path);
+    let boot = &fit["bootstrap"];
+    assert_eq!(boot["cluster"], "run");
+    assert_eq!(boot["clusters"], RUNS.len());
+    assert_eq!(boot["replicates"], 50);
+    let draws = boot["draws"].as_array().unwrap().len() as u64;
+    assert_eq!(draws + boot["failed"].as_u64().unwrap(), 50);
+    let alpha = fit["params"]["alpha"]["value"].as_f64().unwrap();
+    assert!(relative(alpha, 0.34) < 0.05, "alpha = {alpha}");
+    let [lo, hi] = pair(&fit["params"]["alpha"]["ci"]);
+    assert!(lo < alpha && alpha < hi, "{alpha} outside [{lo}, {hi}]");
+}
+
+#[test]
+fn empty_run_label_names_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines: Vec<String> = runs_csv().lines().map(String::from).collect();
+    // Data row 8 is line 9 of the file.
+    lines[8] = format!(",{}", lines[8].split_once(',').unwrap().1);
+    std::fs::write(dir.path().join("runs.csv"), lines.join("\n") + "\n").unwrap();
+    fails(
+        scalinglaws()
+            .current_dir(dir.path())
+            .args(["fit", "runs.csv"])
+            .args(CLUSTER_FIT),
+        &["runs.csv, row 8 (line 9), column 'run'", "empty"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// backtest
+// ---------------------------------------------------------------------------------------------
+
+/// (Training FLOP, loss) of every data row of the Chinchilla file, row 1 first.
+fn chinchilla_rows() -> Vec<(f64, f64)> {
+    let text = std::fs::read_to_string(root().join(CHINCHILLA[1])).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (flop, loss) = (column("Training FLOP"), column("loss"));
+    lines
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            (fields[flop].parse().unwrap(), fields[loss].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn backtest_holds_out_the_largest_fifth_by_compute() {
+    let result = stdout_json(chinchilla("backtest").args([
+        "--by",
+        "C",
+        "--holdout-frac",
+        "0.2",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(result["intervals"], "delta");
+    let splits = result["splits"].as_array().unwrap();
+    assert_eq!(splits.len(), 1);
+    let points = splits[0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 48);
+    let metrics = &result["metrics"];
+    assert_eq!(metrics["points"], 48);
+    let are = metrics["are_mean"].as_f64().unwrap();
+    assert!(are > 0.0 && are < 0.05, "ARE {are}");
+    let coverage = metrics["pi_coverage"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&coverage), "coverage {coverage}");
+    // Rows are numbered as in the file (before --where removed 5 of them).
+    let rows = chinchilla_rows();
+    assert_eq!(rows.len(), 245);
+    for point in points {
+        let row = point["row"].as_u64().unwrap() as usize;
+        assert!((1..=245).contains(&row), "{point}");
+        let (flop, loss) = rows[row - 1];
+        assert!(
+            relative(point["scale"].as_f64().unwrap(), flop) < 1e-12,
+            "{point}"
+        );
+        assert!(
+            relative(point["actual"].as_f64().unwrap(), loss) < 1e-12,
+            "{point}"
+        );
+    }
+}
+
+#[test]
+fn backtest_rollout_predicts_each_later_group() {
+    let result = stdout_json(chinchilla("backtest").args([
+        "--by",
+        "C",
+        "--rollout",
+        "--steps",
+        "4",
+        "--json",
+        "-",
+    ]));
+    let splits = result["splits"].as_array().unwrap();
+    assert_eq!(splits.len(), 3);
+    let held_out: u64 = splits
+        .iter()
+        .map(|s| s["points"].as_array().unwrap().len() as u64)
+        .sum();
+    assert_eq!(result["metrics"]["points"].as_u64().unwrap(), held_out);
+}
+
+#[test]
+fn backtest_holdout_top_holds_out_the_largest_scales() {
+    let result = stdout_json(chinchilla("backtest").args([
+        "--by",
+        "C",
+        "--holdout-top",
+        "3",
+        "--json",
+        "-",
+    ]));
+    let splits = result["splits"].as_array().unwrap();
+    assert_eq!(splits.len(), 1);
+    let points = splits[0]["points"].as_array().unwrap();
+    assert!(!points.is_empty());
+    let trained_up_to = splits[0]["trained_up_to"].as_f64().unwrap();
+    for point in points {
+        assert!(point["scale"].as_f64().unwrap() > trained_up_to, "{point}");
+    }
+}
+
+#[test]
+fn backtest_report_scores_error_and_coverage() {
+    chinchilla("backtest")
+        .args(["--by", "C", "--holdout-frac", "0.2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[[Backtest]]"))
+        .stdout(predicate::str::contains("ARE"))
+        .stdout(predicate::str::contains("coverage"));
+}
+
+#[test]
+fn backtest_without_a_holdout_exits_2() {
+    fails(
+        chinchilla("backtest").args(["--by", "C"]),
+        &["--holdout-top", "--holdout-frac", "--rollout"],
+    );
+}
+
+#[test]
+fn backtest_holdout_fraction_above_one_exits_2() {
+    fails(
+        chinchilla("backtest").args(["--by", "C", "--holdout-frac", "1.5"]),
+        &["--holdout-frac 1.5"],
+    );
+}
+
+#[test]
+fn backtest_by_a_missing_column_exits_2() {
+    fails(
+        chinchilla("backtest").args(["--by", "nosuch", "--holdout-frac", "0.2"]),
+        &["column 'nosuch'", "--by"],
+    );
+}
+
+#[test]
+fn backtest_holding_out_every_scale_exits_2() {
+    fails(
+        chinchilla("backtest").args(["--by", "C", "--holdout-top", "100000"]),
+        &["--holdout-top 100000", "distinct values"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// compare-laws
+// ---------------------------------------------------------------------------------------------
+
+/// Hoffmann et al.'s published Chinchilla fit, every parameter held.
+const HOFFMANN: &str =
+    "chinchilla[E=exp(0.5267228),A=exp(6.0073404),B=exp(6.0179186),alpha=0.33917084,beta=0.2849083]";
+
+#[test]
+fn compare_laws_reproduces_epochs_likelihood_ratio() {
+    let comparison =
+        stdout_json(compare_laws().args(["--law", "chinchilla", "--law", HOFFMANN, "--json", "-"]));
+    let tests = comparison["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 1, "{}", comparison["tests"]);
+    assert_eq!(tests[0]["df"], 5);
+    assert_eq!(tests[0]["restricted"], HOFFMANN);
+    assert_eq!(tests[0]["general"], "chinchilla");
+    // Epoch AI (Besiroglu et al. 2024) report λ = 84.00.
+    let statistic = tests[0]["statistic"].as_f64().unwrap();
+    assert!((statistic - 84.0).abs() < 1.0, "λ = {statistic}");
+    let held = comparison["laws"][1]["log_likelihood"].as_f64().unwrap();
+    assert!((held - 837.78).abs() < 0.01, "ℓ = {held}");
+}
+
+#[test]
+fn compare_laws_backtests_each_law_with_free_parameters() {
+    let comparison = stdout_json(compare_laws().args([
+        "--law",
+        "chinchilla",
+        "--law",
+        HOFFMANN,
+        "--by",
+        "C",
+        "--json",
+        "-",
+    ]));
+    let laws = comparison["laws"].as_array().unwrap();
+    assert_eq!(laws.len(), 2);
+    for law in laws {
+        if law["free_params"].as_u64().unwrap() > 0 {
+            assert!(law["backtest"].is_object(), "{law}");
+            assert_eq!(law["backtest"]["points"], 48, "{law}");
+        }
+    }
+}
+
+#[test]
+fn compare_laws_table_lists_the_likelihood_ratio_tests() {
+    compare_laws()
+        .args(["--law", "chinchilla", "--law", HOFFMANN])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Likelihood-ratio tests"))
+        .stdout(predicate::str::contains("AIC"));
+}
+
+#[test]
+fn compare_laws_with_one_law_exits_2() {
+    fails(
+        compare_laws().args(["--law", "chinchilla"]),
+        &["at least two laws"],
+    );
+}
+
+#[test]
+fn compare_laws_unclosed_bracket_exits_2() {
+    fails(
+        compare_laws().args(["--law", "chinchilla", "--law", "chinchilla[E=1.69"]),
+        &["--law 'chinchilla[E=1.69'", "']'"],
+    );
+}
+
+#[test]
+fn compare_laws_unknown_held_parameter_exits_2() {
+    fails(
+        compare_laws().args(["--law", "chinchilla", "--law", "chinchilla[Q=1]"]),
+        &["'Q' is not a parameter", "E, A, alpha, B, beta"],
+    );
+}
