@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the fitting engine on the Chinchilla data (Epoch protocol):
-//! the default global search, Epoch's 4,500-start grid, and one objective+gradient pass against
-//! a hand-written closed-form gradient of the same law.
+//! the default global search, Epoch's 4,500-start grid, a 1,000-replicate bootstrap (the full
+//! search in every replicate), and one objective+gradient pass against a hand-written
+//! closed-form gradient of the same law.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -8,6 +9,7 @@ mod common;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use scalinglaws::fit::{fit, problem_for, FitData, FitSettings};
 use scalinglaws::law::catalog;
+use scalinglaws::uncertainty::{bootstrap, BootstrapOptions, Resampling};
 
 /// Hand-written objective and gradient of Huber(1e-3) on log residuals of
 /// E + A N^-alpha + B D^-beta, with ln N and ln D precomputed (the best a closed form can do).
@@ -56,6 +58,16 @@ fn benches(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("chinchilla_epoch_grid_4500", |b| {
         b.iter(|| fit(&law, black_box(&data), &grid).unwrap())
+    });
+    let base = fit(&law, &data, &default).unwrap();
+    let options = BootstrapOptions {
+        replicates: 1000,
+        level: 0.95,
+        seed: 0,
+        resampling: Resampling::Rows,
+    };
+    group.bench_function("chinchilla_bootstrap_1000", |b| {
+        b.iter(|| bootstrap(&law, black_box(&data), &default, &base, &options, &|_| {}).unwrap())
     });
     group.finish();
 

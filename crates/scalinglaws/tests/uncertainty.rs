@@ -419,3 +419,37 @@ fn chinchilla_backtest_holding_out_the_largest_compute() {
     let coverage = m.pi_coverage.unwrap();
     assert!((0.6..=1.0).contains(&coverage), "{m:?}");
 }
+
+/// A bootstrap replicate's search looks for the best optimum only (coarser first phase, worse
+/// basins left unpolished). On 100 resampled copies of the Chinchilla data it must find the
+/// same best objective as the full search that a fit reports.
+#[test]
+fn replicate_search_finds_the_full_searchs_optimum() {
+    let data = common::chinchilla_epoch();
+    let law = catalog::lookup("chinchilla").unwrap();
+    let settings = FitSettings::default();
+    let base = fit(&law, &data, &settings).unwrap();
+    let n = data.target.len();
+    for replicate in 0..100 {
+        let mut rng = Rng::stream(99, replicate);
+        let mut counts = vec![0.0; n];
+        for _ in 0..n {
+            counts[rng.below(n)] += 1.0;
+        }
+        let replicate_data = FitData {
+            weights: Some(counts),
+            ..data.clone()
+        };
+        let full = fit(&law, &replicate_data, &settings).unwrap();
+        let best =
+            scalinglaws::fit::fit_best(&law, &replicate_data, &settings, &[base.param_values()])
+                .unwrap();
+        assert!(best.converged);
+        assert!(
+            (best.objective - full.objective).abs() <= 1e-9 * full.objective,
+            "replicate {replicate}: best-only {} vs full {}",
+            best.objective,
+            full.objective
+        );
+    }
+}

@@ -120,6 +120,23 @@ pub enum Goal {
     BestOnly,
 }
 
+/// The Gauss–Newton rounds when only the best optimum matters: a track's first phase ends at a
+/// coarser objective change (1e-3 relative per step), since only the best track goes on to the
+/// exact-Hessian polish that sets the final precision.
+const ROUND_BEST_ONLY: Options = Options {
+    ftol: 1e-3,
+    ..ROUND
+};
+
+impl Goal {
+    fn round(self) -> &'static Options {
+        match self {
+            Goal::AllOptima => &ROUND,
+            Goal::BestOnly => &ROUND_BEST_ONLY,
+        }
+    }
+}
+
 /// Runs every start and returns the distinct optima.
 ///
 /// All starts advance together in rounds of Gauss–Newton steps. After each round, a start that
@@ -158,7 +175,7 @@ pub fn search(
             .filter(|t| t.termination.is_none())
             .map_init(
                 || problem.tape().scratch(),
-                |scratch, t| advance(problem, t, scratch),
+                |scratch, t| advance(problem, t, scratch, goal.round()),
             )
             .sum::<usize>();
         tracks = merge_nearby(problem, tracks);
@@ -217,7 +234,7 @@ fn initial_track(
 
 /// One round of Gauss–Newton steps; returns the iterations taken. `scratch` is the worker
 /// thread's evaluation buffers, reused across tracks.
-fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch) -> usize {
+fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch, round: &Options) -> usize {
     let mut adapter = Adapter {
         problem,
         scratch: std::mem::take(scratch),
@@ -226,7 +243,7 @@ fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch) -> usize
     let m = minimize_from(
         &mut adapter,
         &track.u,
-        &ROUND,
+        round,
         track.damping,
         track.model.take(),
     );
@@ -284,7 +301,7 @@ fn polish_promising(
     let (best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
     let floor = OBJECTIVE_FLOOR * problem.total_weight();
     let limit = STALLED * best.value.abs() + floor;
-    let tie = (1.0 + SAME_LEVEL) * best.value.abs() + floor;
+    let tie = (1.0 + NEAR_BEST) * best.value.abs() + floor;
     let worth_polishing = |t: &Track| match goal {
         Goal::AllOptima => t.value <= limit,
         Goal::BestOnly => {
@@ -303,6 +320,11 @@ fn polish_promising(
     all.extend(polished.into_iter().map(|(t, _)| t));
     (all, iterations, stalled.iter().map(|t| t.credit).sum())
 }
+
+/// When only the best optimum matters, converged tracks within this relative distance of the
+/// best are still polished: their Gauss–Newton phase stopped at a 1e-3 relative objective
+/// change, so their own optimum may lie a little lower than where they stopped.
+const NEAR_BEST: f64 = 0.05;
 
 /// The best track alone may take more exact-Hessian steps.
 const POLISH_BEST: Options = Options {
