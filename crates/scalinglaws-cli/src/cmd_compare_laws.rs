@@ -150,6 +150,18 @@ pub fn run(config: &Config) -> Result<()> {
     }
 }
 
+/// Labels longer than this are shortened in tables and spelled out below them.
+const LABEL_WIDTH: usize = 40;
+
+/// "#2 chinchilla[E=exp(0.52…" for a long label, the label itself for a short one.
+fn short_label(index: usize, label: &str) -> String {
+    if label.chars().count() <= LABEL_WIDTH {
+        return format!("#{} {label}", index + 1);
+    }
+    let kept: String = label.chars().take(LABEL_WIDTH - 1).collect();
+    format!("#{} {kept}…", index + 1)
+}
+
 fn render(comparison: &Comparison, config: &Config) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -174,10 +186,17 @@ fn render(comparison: &Comparison, config: &Config) -> String {
         .iter()
         .filter_map(|l| l.aic)
         .fold(f64::INFINITY, f64::min);
-    for law in &comparison.laws {
+    let index_of = |label: &str| {
+        comparison
+            .laws
+            .iter()
+            .position(|l| l.label == label)
+            .unwrap_or(0)
+    };
+    for (index, law) in comparison.laws.iter().enumerate() {
         let optional =
             |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| number(v, digits));
-        let mut label = law.label.clone();
+        let mut label = short_label(index, &law.label);
         if law.aic == Some(best_aic) {
             label.push_str(" *");
         }
@@ -199,6 +218,11 @@ fn render(comparison: &Comparison, config: &Config) -> String {
     }
     table(&mut out, &rows);
     let _ = writeln!(out, "    * lowest AIC");
+    for (index, law) in comparison.laws.iter().enumerate() {
+        if law.label.chars().count() > LABEL_WIDTH {
+            let _ = writeln!(out, "    #{} = {}", index + 1, law.label);
+        }
+    }
     if let Some(holdout) = &comparison.backtest_holdout {
         let _ = writeln!(
             out,
@@ -223,20 +247,22 @@ fn render(comparison: &Comparison, config: &Config) -> String {
         out,
         "[[Likelihood-ratio tests]] (λ = 2(ℓ_general − ℓ_restricted) ~ χ²(df))"
     );
-    let mut rows: Vec<Vec<String>> = vec![["restricted", "general", "df", "λ", "p-value"]
+    let mut rows: Vec<Vec<String>> = vec![["restricted", "general", "df", "λ", "p-value", "note"]
         .map(String::from)
         .to_vec()];
     for test in &comparison.tests {
-        let mut p = format!("{:.3e}", test.p_value);
-        if test.on_boundary {
-            p.push_str(" (boundary: conservative)");
-        }
+        let note = if test.on_boundary {
+            "on a bound: p conservative"
+        } else {
+            ""
+        };
         rows.push(vec![
-            test.restricted.clone(),
-            test.general.clone(),
+            short_label(index_of(&test.restricted), &test.restricted),
+            short_label(index_of(&test.general), &test.general),
             test.df.to_string(),
             number(test.statistic, 4),
-            p,
+            format!("{:.3e}", test.p_value),
+            note.to_string(),
         ]);
     }
     table(&mut out, &rows);
