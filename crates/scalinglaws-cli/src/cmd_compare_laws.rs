@@ -240,7 +240,12 @@ fn render(comparison: &Comparison, config: &Config) -> String {
         );
     }
     if comparison.tests.is_empty() {
-        let _ = writeln!(out, "[[Likelihood-ratio tests]] none: no law nests another");
+        let why = if comparison.laws.iter().all(|l| l.log_likelihood.is_none()) {
+            "the loss defines no likelihood (use --loss huber or linear)"
+        } else {
+            "no law nests another"
+        };
+        let _ = writeln!(out, "[[Likelihood-ratio tests]] none: {why}");
         return out;
     }
     let _ = writeln!(
@@ -252,7 +257,7 @@ fn render(comparison: &Comparison, config: &Config) -> String {
         .to_vec()];
     for test in &comparison.tests {
         let note = if test.on_boundary {
-            "on a bound: p conservative"
+            "restriction on a bound: χ² only approximate"
         } else {
             ""
         };

@@ -92,6 +92,14 @@ fn add_uncertainty(
     resampling: Resampling,
     asked: &UncertaintyConfig,
 ) -> Result<()> {
+    for name in &asked.profiles {
+        match profile(law, data, settings, result, name, asked.level) {
+            Ok(profile) => result.profiles.push(profile),
+            // The fit stands; say why this interval is missing.
+            Err(error) if !error.is_input_error() => result.warnings.push(error.to_string()),
+            Err(error) => return Err(error.into()),
+        }
+    }
     if let Some(replicates) = asked.bootstrap {
         let options = BootstrapOptions {
             replicates,
@@ -105,10 +113,6 @@ fn add_uncertainty(
         })?;
         bar.finish();
         attach(result, summary);
-    }
-    for name in &asked.profiles {
-        let profile = profile(law, data, settings, result, name, asked.level)?;
-        result.profiles.push(profile);
     }
     Ok(())
 }

@@ -320,7 +320,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Predict(args) => cmd_predict::run(&cmd_predict::Config {
             fit: args.fit,
             points: args.points,
-            level: args.level,
+            level: level("--level", args.level)?,
             json: destination(args.json.as_deref()),
         }),
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),

@@ -315,9 +315,8 @@ fn likelihood_ratio_test_reproduces_epochs_rejection_of_hoffmanns_fit() {
         "Hoffmann rounded ℓ {}",
         ll(2)
     );
-    // Our parameters minimise the Huber objective, not the likelihood with its scale: a hair
-    // below Epoch's likelihood optimum.
-    assert!(ll(0) < 879.77 && ll(0) > 879.77 - 0.5, "our ℓ {}", ll(0));
+    // The free law's likelihood is maximised over its parameters and the scale, as Epoch does.
+    assert!((ll(0) - 879.77).abs() < 0.01, "our ℓ {}", ll(0));
     let test = comparison
         .tests
         .iter()
@@ -420,36 +419,67 @@ fn chinchilla_backtest_holding_out_the_largest_compute() {
     assert!((0.6..=1.0).contains(&coverage), "{m:?}");
 }
 
-/// A bootstrap replicate's search looks for the best optimum only (coarser first phase, worse
-/// basins left unpolished). On 100 resampled copies of the Chinchilla data it must find the
-/// same best objective as the full search that a fit reports.
+/// A bootstrap replicate (and a profile point) runs the full search with the fit's optimum as
+/// an extra warm start. On resampled copies of real and synthetic data, for several laws, it
+/// must reach an objective at least as good as the plain search of the same copy.
 #[test]
 fn replicate_search_finds_the_full_searchs_optimum() {
-    let data = common::chinchilla_epoch();
-    let law = catalog::lookup("chinchilla").unwrap();
-    let settings = FitSettings::default();
-    let base = fit(&law, &data, &settings).unwrap();
-    let n = data.target.len();
-    for replicate in 0..100 {
-        let mut rng = Rng::stream(99, replicate);
-        let mut counts = vec![0.0; n];
-        for _ in 0..n {
-            counts[rng.below(n)] += 1.0;
+    let datablations = {
+        let data = scalinglaws::data::Dataset::read(
+            &common::example("datablations/datablations_fit182.csv"),
+            None,
+        )
+        .unwrap();
+        let column = |name: &str| data.positive(name, "test").unwrap();
+        FitData {
+            variables: vec![column("N"), column("D"), column("U")],
+            target: column("loss"),
+            weights: None,
         }
-        let replicate_data = FitData {
-            weights: Some(counts),
-            ..data.clone()
-        };
-        let full = fit(&law, &replicate_data, &settings).unwrap();
-        let best =
-            scalinglaws::fit::fit_best(&law, &replicate_data, &settings, &[base.param_values()])
-                .unwrap();
-        assert!(best.converged);
+    };
+    let cases = [
+        ("chinchilla", common::chinchilla_epoch(), 60),
+        ("data_constrained", datablations, 40),
+    ];
+    for (name, data, replicates) in cases {
+        let law = catalog::lookup(name).unwrap();
+        let settings = FitSettings::default();
+        let base = fit(&law, &data, &settings).unwrap();
+        let n = data.target.len();
+        let (mut converged, mut full_converged) = (0, 0);
+        for replicate in 0..replicates {
+            let mut rng = Rng::stream(99, replicate);
+            let mut counts = vec![0.0; n];
+            for _ in 0..n {
+                counts[rng.below(n)] += 1.0;
+            }
+            let replicate_data = FitData {
+                weights: Some(counts),
+                ..data.clone()
+            };
+            let full = fit(&law, &replicate_data, &settings).unwrap();
+            let best = scalinglaws::fit::fit_best(
+                &law,
+                &replicate_data,
+                &settings,
+                &[base.param_values()],
+            )
+            .unwrap();
+            converged += best.converged as usize;
+            full_converged += full.converged as usize;
+            assert!(
+                best.objective <= full.objective * (1.0 + 1e-9),
+                "{name} replicate {replicate}: replicate search {} vs full search {}",
+                best.objective,
+                full.objective
+            );
+        }
+        // The warm start never costs convergence (data_constrained's own search leaves a few
+        // replicates unconverged either way; the bootstrap counts them as failed).
         assert!(
-            (best.objective - full.objective).abs() <= 1e-9 * full.objective,
-            "replicate {replicate}: best-only {} vs full {}",
-            best.objective,
-            full.objective
+            converged >= full_converged,
+            "{name}: {converged} replicate searches converged, {full_converged} full searches"
         );
+        println!("{name}: {converged} of {replicates} replicate searches converged ({full_converged} full)");
     }
 }

@@ -207,7 +207,8 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
         Holdout::Fraction(f) => {
             let mut sorted = scale.to_vec();
             sorted.sort_by(f64::total_cmp);
-            let n_test = ((f * scale.len() as f64).ceil() as usize).clamp(1, scale.len());
+            // ceil with a little slack: 0.07 × 100 is 7.000000000000001 in floating point.
+            let n_test = ((f * scale.len() as f64 - 1e-9).ceil() as usize).clamp(1, scale.len());
             let cut = sorted[scale.len() - n_test];
             if cut <= distinct[0] {
                 return Err(too_few(format!("--holdout-frac {f}")));

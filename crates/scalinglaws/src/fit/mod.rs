@@ -167,11 +167,7 @@ fn with_warm_starts(prepared: &mut Prepared, warm: &[Vec<f64>]) {
     prepared.starts = starts;
 }
 
-fn run_search(
-    prepared: &Prepared,
-    settings: &FitSettings,
-    goal: search::Goal,
-) -> Result<search::SearchOutcome> {
+fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::SearchOutcome> {
     let outcome = with_threads(settings.threads, || {
         search::search(
             &prepared.problem,
@@ -179,7 +175,6 @@ fn run_search(
             &prepared.lower,
             &prepared.upper,
             settings.max_iterations,
-            goal,
         )
     })?;
     if outcome.optima.is_empty() && outcome.diverged > 0 {
@@ -208,8 +203,9 @@ pub struct BestOptimum {
     pub converged: bool,
 }
 
-/// The full global search (the start grid, after the given warm starts), returning only the
-/// best optimum.
+/// The full global search of [`fit`] (the start grid, after the given warm starts, e.g. the
+/// optimum of the fit a bootstrap replicate resamples), returning only the best optimum, without
+/// diagnostics.
 pub fn fit_best(
     law: &Law,
     data: &FitData,
@@ -218,7 +214,7 @@ pub fn fit_best(
 ) -> Result<BestOptimum> {
     let mut prepared = prepare(law, data, settings)?;
     with_warm_starts(&mut prepared, warm);
-    let outcome = run_search(&prepared, settings, search::Goal::BestOnly)?;
+    let outcome = run_search(&prepared, settings)?;
     let best = &outcome.optima[0];
     Ok(BestOptimum {
         params: prepared.problem.natural(&best.u),
@@ -230,7 +226,7 @@ pub fn fit_best(
 /// Fits `law` to `data`.
 pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResult> {
     let prepared = prepare(law, data, settings)?;
-    let outcome = run_search(&prepared, settings, search::Goal::AllOptima)?;
+    let outcome = run_search(&prepared, settings)?;
     let Prepared {
         plans,
         problem,
@@ -375,6 +371,12 @@ fn data_error(row: Option<usize>, column: &str, message: String, fix: &str) -> E
 
 fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()> {
     let n = data.target.len();
+    if law.variables.is_empty() {
+        return Err(Error::settings(format!(
+            "the law '{}' reads no data column, so it predicts the same value for every run; write it in terms of at least one column (e.g. E + A*N^-alpha)",
+            law.formula
+        )));
+    }
     if data.variables.len() != law.variables.len() {
         return Err(Error::settings(format!(
             "the law reads {} variables ({}) but {} columns were given",

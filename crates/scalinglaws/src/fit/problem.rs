@@ -237,7 +237,23 @@ impl Problem {
     }
 
     pub fn objective(&self, u: &[f64], scratch: &mut Scratch) -> f64 {
-        self.objective_natural(&self.natural(u), scratch)
+        self.with_natural(u, |p| self.objective_natural(p, scratch))
+    }
+
+    /// Calls `job` with the natural parameters of `u`, in a per-thread buffer (the solvers'
+    /// inner loops evaluate thousands of points; this keeps them free of allocations).
+    fn with_natural<T>(&self, u: &[f64], job: impl FnOnce(&[f64]) -> T) -> T {
+        NATURAL.with(|buffer| {
+            let mut p = buffer.take();
+            p.clear();
+            p.extend_from_slice(&self.template);
+            for (k, &i) in self.free.iter().enumerate() {
+                p[i] = self.transforms[k].natural(u[k]);
+            }
+            let result = job(&p);
+            buffer.replace(p);
+            result
+        })
     }
 
     /// Objective, exact gradient and Gauss–Newton (IRLS) curvature in internal coordinates,
@@ -245,31 +261,22 @@ impl Problem {
     /// objective is not finite.
     pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let k = self.dim();
-        let p = self.natural(u);
         let dp_du: Vec<f64> = self
             .transforms
             .iter()
             .zip(u)
             .map(|(t, &ui)| t.derivatives(ui).0)
             .collect();
-        let (predictions, jacobian) = self.tape.jacobian_columns(&p, scratch);
-        let rows = RowTerms {
-            problem: self,
-            predictions,
-            jacobian,
-            dp_du: &dp_du,
-        };
-        let (value, gradient, mut curvature) = match k {
-            1 => rows.accumulate::<1>(),
-            2 => rows.accumulate::<2>(),
-            3 => rows.accumulate::<3>(),
-            4 => rows.accumulate::<4>(),
-            5 => rows.accumulate::<5>(),
-            6 => rows.accumulate::<6>(),
-            7 => rows.accumulate::<7>(),
-            8 => rows.accumulate::<8>(),
-            _ => rows.accumulate_dynamic(k),
-        }?;
+        let (value, gradient, mut curvature) = self.with_natural(u, |p| {
+            let (predictions, jacobian) = self.tape.jacobian_columns(p, scratch);
+            let rows = RowTerms {
+                problem: self,
+                predictions,
+                jacobian,
+                dp_du: &dp_du,
+            };
+            rows.accumulate(k)
+        })?;
         fill_upper(&mut curvature);
         value.is_finite().then_some(LocalModel {
             value,
@@ -426,8 +433,10 @@ impl Problem {
     }
 }
 
-/// Every row's contribution to a Gauss–Newton model: the residual, its loss terms and the
-/// row's Jacobian in internal coordinates.
+/// The Gauss–Newton model from every row's prediction and Jacobian, column by column: one pass
+/// over the rows for the residuals and loss terms, then the gradient and curvature as dot
+/// products of Jacobian columns (contiguous, so they vectorise). The transform's dp/du is a
+/// per-parameter factor applied after the sums.
 struct RowTerms<'a> {
     problem: &'a Problem,
     predictions: &'a [f64],
@@ -438,70 +447,81 @@ struct RowTerms<'a> {
 
 type Accumulated = Option<(f64, DVector<f64>, DMatrix<f64>)>;
 
+thread_local! {
+    /// Per-thread buffer of natural parameters (see [`Problem::with_natural`]).
+    static NATURAL: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
+    /// Per-thread row buffers of [`RowTerms::accumulate`] (g, h, h·jₐ), reused across passes.
+    static ROW_BUFFERS: std::cell::RefCell<(Vec<f64>, Vec<f64>, Vec<f64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
 impl RowTerms<'_> {
-    /// The row's weighted loss terms and Jacobian (free parameters, internal coordinates)
-    /// written into `j`; None when the residual is not finite.
-    #[inline(always)]
-    fn row(&self, row: usize, j: &mut [f64]) -> Option<(f64, f64, f64)> {
+    /// The objective and, per row, the weights of the gradient and curvature sums in natural
+    /// coordinates (w·ρ'·∂r/∂ŷ and w·IRLS·(∂r/∂ŷ)², written into `g` and `h`); None when a
+    /// residual is not finite.
+    fn row_weights(&self, g: &mut Vec<f64>, h: &mut Vec<f64>) -> Option<f64> {
         let problem = self.problem;
-        let prediction = self.predictions[row];
-        let r = problem.residual(prediction, row);
-        if !r.is_finite() {
-            return None;
+        g.clear();
+        h.clear();
+        let mut value = 0.0;
+        for (row, &prediction) in self.predictions.iter().enumerate() {
+            let r = problem.residual(prediction, row);
+            if !r.is_finite() {
+                return None;
+            }
+            let dr = if problem.space == Space::Log {
+                1.0 / prediction
+            } else {
+                1.0
+            };
+            let terms = problem.loss.terms(r);
+            let w = problem.weights[row];
+            value += w * terms.cost;
+            g.push(w * terms.d1 * dr);
+            h.push(w * terms.irls * dr * dr);
         }
-        let scale = if problem.space == Space::Log {
-            1.0 / prediction
-        } else {
-            1.0
-        };
+        Some(value)
+    }
+
+    fn column(&self, slot: usize) -> &[f64] {
         let n = self.predictions.len();
-        for ((js, &i), d) in j.iter_mut().zip(&problem.free).zip(self.dp_du) {
-            *js = self.jacobian[i * n + row] * scale * d;
-        }
-        let terms = problem.loss.terms(r);
-        let w = problem.weights[row];
-        Some((w * terms.cost, w * terms.d1, w * terms.irls))
+        let i = self.problem.free[slot];
+        &self.jacobian[i * n..(i + 1) * n]
     }
 
-    /// With K free parameters known at compile time (no bounds checks, unrolled loops).
-    fn accumulate<const K: usize>(&self) -> Accumulated {
-        let mut j = [0.0; K];
-        let (mut value, mut gradient, mut curvature) = (0.0, [0.0; K], [[0.0; K]; K]);
-        for row in 0..self.predictions.len() {
-            let (cost, g_scale, h_scale) = self.row(row, &mut j)?;
-            value += cost;
-            for a in 0..K {
-                gradient[a] += g_scale * j[a];
-                let ha = h_scale * j[a];
-                for b in 0..=a {
-                    curvature[a][b] += ha * j[b];
-                }
-            }
-        }
-        Some((
-            value,
-            DVector::from_column_slice(&gradient),
-            DMatrix::from_fn(K, K, |a, b| if b <= a { curvature[a][b] } else { 0.0 }),
-        ))
-    }
-
-    fn accumulate_dynamic(&self, k: usize) -> Accumulated {
-        let mut j = vec![0.0; k];
-        let (mut value, mut gradient, mut curvature) =
-            (0.0, DVector::zeros(k), DMatrix::zeros(k, k));
-        for row in 0..self.predictions.len() {
-            let (cost, g_scale, h_scale) = self.row(row, &mut j)?;
-            value += cost;
+    fn accumulate(&self, k: usize) -> Accumulated {
+        ROW_BUFFERS.with(|buffers| {
+            let (g, h, weighted) = &mut *buffers.borrow_mut();
+            let value = self.row_weights(g, h)?;
+            let columns: Vec<&[f64]> = (0..k).map(|slot| self.column(slot)).collect();
+            let gradient = DVector::from_fn(k, |a, _| self.dp_du[a] * dot(g, columns[a]));
+            let mut curvature = DMatrix::zeros(k, k);
+            weighted.resize(g.len(), 0.0);
             for a in 0..k {
-                gradient[a] += g_scale * j[a];
-                let ha = h_scale * j[a];
+                for ((out, hr), ja) in weighted.iter_mut().zip(h.iter()).zip(columns[a]) {
+                    *out = hr * ja;
+                }
                 for b in 0..=a {
-                    curvature[(a, b)] += ha * j[b];
+                    curvature[(a, b)] = self.dp_du[a] * self.dp_du[b] * dot(weighted, columns[b]);
                 }
             }
-        }
-        Some((value, gradient, curvature))
+            Some((value, gradient, curvature))
+        })
     }
+}
+
+/// Σ x·y, in four independent lanes (so it vectorises and does not wait on one sum).
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let mut lanes = [0.0; 4];
+    let (xc, yc) = (x.chunks_exact(4), y.chunks_exact(4));
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (a, b) in xc.zip(yc) {
+        for lane in 0..4 {
+            lanes[lane] += a[lane] * b[lane];
+        }
+    }
+    let tail: f64 = xr.iter().zip(yr).map(|(a, b)| a * b).sum();
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
 }
 
 fn fill_upper(m: &mut DMatrix<f64>) {

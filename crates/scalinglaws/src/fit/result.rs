@@ -247,6 +247,45 @@ impl FitResult {
                 "unsupported fit file schema_version {version:?}; this build reads version {SCHEMA_VERSION}"
             )));
         }
-        serde_json::from_str(text).map_err(|e| Error::settings(format!("not a fit file: {e}")))
+        let result: FitResult = serde_json::from_str(text)
+            .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
+        result.check_shapes()?;
+        Ok(result)
+    }
+
+    /// The covariance, correlation and bootstrap draws must match the parameters (a hand-edited
+    /// or truncated file is refused here rather than misread later).
+    fn check_shapes(&self) -> Result<()> {
+        let broken = |what: String| {
+            Err(Error::settings(format!(
+                "not a consistent fit file: {what}"
+            )))
+        };
+        for (label, matrix) in [
+            ("covariance", &self.covariance),
+            ("correlation", &self.correlation),
+        ] {
+            let Some(m) = matrix else { continue };
+            let k = m.names.len();
+            if m.values.len() != k || m.values.iter().any(|row| row.len() != k) {
+                return broken(format!("the {label} matrix is not {k} × {k}"));
+            }
+            if let Some(name) = m.names.iter().find(|n| self.param(n).is_none()) {
+                return broken(format!(
+                    "the {label} names '{name}', which is not a parameter"
+                ));
+            }
+        }
+        if let Some(bootstrap) = &self.bootstrap {
+            let k = self.params.len();
+            if let Some(i) = bootstrap.draws.iter().position(|d| d.len() != k) {
+                return broken(format!(
+                    "bootstrap draw {} has {} values for {k} parameters",
+                    i + 1,
+                    bootstrap.draws[i].len()
+                ));
+            }
+        }
+        Ok(())
     }
 }

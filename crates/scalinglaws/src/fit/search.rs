@@ -109,34 +109,6 @@ struct Track {
     model: Option<LocalModel>,
 }
 
-/// What a search is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Goal {
-    /// The best optimum and every distinct optimum near it (a fit's report).
-    AllOptima,
-    /// Only the best optimum (a bootstrap replicate, a profile point): a track whose
-    /// Gauss–Newton phase converged clearly above the best is a stationary point of a worse
-    /// basin, and polishing it cannot make it the best, so it is left unpolished.
-    BestOnly,
-}
-
-/// The Gauss–Newton rounds when only the best optimum matters: a track's first phase ends at a
-/// coarser objective change (1e-3 relative per step), since only the best track goes on to the
-/// exact-Hessian polish that sets the final precision.
-const ROUND_BEST_ONLY: Options = Options {
-    ftol: 1e-3,
-    ..ROUND
-};
-
-impl Goal {
-    fn round(self) -> &'static Options {
-        match self {
-            Goal::AllOptima => &ROUND,
-            Goal::BestOnly => &ROUND_BEST_ONLY,
-        }
-    }
-}
-
 /// Runs every start and returns the distinct optima.
 ///
 /// All starts advance together in rounds of Gauss–Newton steps. After each round, a start that
@@ -152,7 +124,6 @@ pub fn search(
     lower: &[f64],
     upper: &[f64],
     max_iterations: usize,
-    goal: Goal,
 ) -> SearchOutcome {
     let mut tracks: Vec<Track> = starts
         .par_iter()
@@ -175,7 +146,7 @@ pub fn search(
             .filter(|t| t.termination.is_none())
             .map_init(
                 || problem.tape().scratch(),
-                |scratch, t| advance(problem, t, scratch, goal.round()),
+                |scratch, t| advance(problem, t, scratch),
             )
             .sum::<usize>();
         tracks = merge_nearby(problem, tracks);
@@ -186,7 +157,7 @@ pub fn search(
         .map(|t| t.credit)
         .sum::<usize>();
     tracks.retain(|t| t.termination != Some(Termination::Diverged));
-    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks, goal);
+    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks);
     iterations += polish_iterations;
     let (optima, unconverged) = cluster(problem, polished);
     SearchOutcome {
@@ -234,7 +205,7 @@ fn initial_track(
 
 /// One round of Gauss–Newton steps; returns the iterations taken. `scratch` is the worker
 /// thread's evaluation buffers, reused across tracks.
-fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch, round: &Options) -> usize {
+fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch) -> usize {
     let mut adapter = Adapter {
         problem,
         scratch: std::mem::take(scratch),
@@ -243,7 +214,7 @@ fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch, round: &
     let m = minimize_from(
         &mut adapter,
         &track.u,
-        round,
+        &ROUND,
         track.damping,
         track.model.take(),
     );
@@ -288,29 +259,16 @@ const STALLED: f64 = 3.0;
 
 /// Polishes the best track, then (in parallel) every track within `STALLED` × its objective.
 /// Returns the polished tracks, the iterations taken, and the starts left unpolished.
-fn polish_promising(
-    problem: &Problem,
-    mut tracks: Vec<Track>,
-    goal: Goal,
-) -> (Vec<Track>, usize, usize) {
+fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, usize, usize) {
     tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
     if tracks.is_empty() {
         return (tracks, 0, 0);
     }
     let rest = tracks.split_off(1);
     let (best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
-    let floor = OBJECTIVE_FLOOR * problem.total_weight();
-    let limit = STALLED * best.value.abs() + floor;
-    let tie = (1.0 + NEAR_BEST) * best.value.abs() + floor;
-    let worth_polishing = |t: &Track| match goal {
-        Goal::AllOptima => t.value <= limit,
-        Goal::BestOnly => {
-            let converged = t.termination.is_some_and(Termination::converged);
-            t.value <= tie || (!converged && t.value <= limit)
-        }
-    };
+    let limit = STALLED * best.value.abs() + OBJECTIVE_FLOOR * problem.total_weight();
     let (promising, stalled): (Vec<Track>, Vec<Track>) =
-        rest.into_iter().partition(worth_polishing);
+        rest.into_iter().partition(|t| t.value <= limit);
     let polished: Vec<(Track, usize)> = promising
         .into_par_iter()
         .map(|t| polish(problem, t))
@@ -320,11 +278,6 @@ fn polish_promising(
     all.extend(polished.into_iter().map(|(t, _)| t));
     (all, iterations, stalled.iter().map(|t| t.credit).sum())
 }
-
-/// When only the best optimum matters, converged tracks within this relative distance of the
-/// best are still polished: their Gauss–Newton phase stopped at a 1e-3 relative objective
-/// change, so their own optimum may lie a little lower than where they stopped.
-const NEAR_BEST: f64 = 0.05;
 
 /// The best track alone may take more exact-Hessian steps.
 const POLISH_BEST: Options = Options {

@@ -52,7 +52,8 @@ pub fn predict_with_intervals(
     let law = result.law()?;
     let values = result.predict(points)?;
     let space = result.settings.space;
-    let sigma = result.stats.residual_scale.unwrap_or(0.0);
+    // A fit file without the residual scale (written before it was recorded) gets no pi.
+    let sigma = result.stats.residual_scale;
     let draws = result
         .bootstrap
         .as_ref()
@@ -139,15 +140,16 @@ fn bootstrap_interval(
     point: &[f64],
     value: f64,
     space: Space,
-    sigma: f64,
+    sigma: Option<f64>,
     level: f64,
 ) -> PointPrediction {
     let mut means: Vec<f64> = draws
         .iter()
         .map(|params| forward(space, law.eval(params, point)))
-        .filter(|m| m.is_finite())
         .collect();
-    if means.is_empty() {
+    // A replicate whose law is undefined here (e.g. a negative prediction in log space) leaves
+    // no honest percentile: no interval rather than one over the other replicates.
+    if means.iter().any(|m| !m.is_finite()) {
         return PointPrediction {
             value,
             ci: None,
@@ -160,21 +162,29 @@ fn bootstrap_interval(
         back(space, quantile_sorted(&means, tail)),
         back(space, quantile_sorted(&means, 1.0 - tail)),
     );
-    let pi = finite_pair(
-        back(space, normal_mixture_quantile(&means, sigma, tail)),
-        back(space, normal_mixture_quantile(&means, sigma, 1.0 - tail)),
-    );
+    let pi = sigma.and_then(|sigma| {
+        finite_pair(
+            back(space, normal_mixture_quantile(&means, sigma, tail)),
+            back(space, normal_mixture_quantile(&means, sigma, 1.0 - tail)),
+        )
+    });
     PointPrediction { value, ci, pi }
 }
 
-fn delta_interval(value: f64, se: f64, sigma: f64, space: Space, level: f64) -> PointPrediction {
+fn delta_interval(
+    value: f64,
+    se: f64,
+    sigma: Option<f64>,
+    space: Space,
+    level: f64,
+) -> PointPrediction {
     let z = normal_quantile(0.5 + level / 2.0);
     let centre = forward(space, value);
     let interval = |half: f64| finite_pair(back(space, centre - half), back(space, centre + half));
     PointPrediction {
         value,
         ci: interval(z * se),
-        pi: interval(z * (se * se + sigma * sigma).sqrt()),
+        pi: sigma.and_then(|sigma| interval(z * (se * se + sigma * sigma).sqrt())),
     }
 }
 

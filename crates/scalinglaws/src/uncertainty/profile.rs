@@ -115,7 +115,7 @@ fn curvature_of(
 ) -> Result<(f64, f64)> {
     let unavailable = |why: &str| {
         Error::fit(format!(
-            "--profile {name}: {why}, so the profile's threshold cannot be scaled; see the fit's warnings"
+            "--profile {name}: {why}, so the profile's threshold cannot be scaled (no profile interval)"
         ))
     };
     let covariance = base
@@ -167,7 +167,6 @@ impl Walk<'_> {
     fn refit(&self, value: f64, warm: &[f64]) -> Option<Point> {
         let mut settings = self.settings.clone();
         settings.fixed.insert(self.name.to_string(), value);
-        settings.threads = None;
         let mut start = warm.to_vec();
         start[self.index] = value;
         let best = fit_best(self.law, self.data, &settings, &[start]).ok()?;
