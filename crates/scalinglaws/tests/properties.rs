@@ -168,6 +168,25 @@ fn objective_gradient_and_hessian_match_finite_differences() {
         let value = problem.value_and_gradient(&p, &mut problem.tape().scratch(), &mut gradient);
         let exact = problem.exact_natural(&p).unwrap();
         assert!(close(value, f(&p), 1e-15) && close(exact.value, value, 1e-15));
+        // The Gauss–Newton model (whole-column sweeps, with its fast path for Huber on log
+        // residuals) has the same value and, through the transform, the same gradient.
+        let u = problem.internal(&p);
+        let model = problem
+            .gauss_newton(&u, &mut problem.tape().scratch())
+            .unwrap();
+        assert!(close(model.value, value, 1e-15), "{loss:?}: GN value");
+        for i in 0..5 {
+            let dp_du = problem.transforms()[i].derivatives(u[i]).0;
+            assert!(
+                close(model.gradient[i], gradient[i] * dp_du, value * 1e-12),
+                "{loss:?}: GN gradient {i}"
+            );
+            for j in 0..5 {
+                let (a, b) = (model.curvature[(i, j)], model.curvature[(j, i)]);
+                assert!(a.to_bits() == b.to_bits(), "{loss:?}: GN curvature not symmetric");
+            }
+            assert!(model.curvature[(i, i)] >= 0.0, "{loss:?}: GN curvature diagonal");
+        }
         for i in 0..5 {
             let numeric = central(&f, &p, i)
                 .unwrap_or_else(|| panic!("{loss:?}: objective not smooth in p{i}"));
