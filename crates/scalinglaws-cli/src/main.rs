@@ -7,6 +7,7 @@ mod cmd_backtest;
 mod cmd_compare_laws;
 mod cmd_fit;
 mod cmd_laws;
+mod cmd_optimal;
 mod cmd_predict;
 mod input;
 mod output;
@@ -46,6 +47,9 @@ enum Command {
     /// Evaluate a fitted law (a JSON file written by `fit --json`) at new points, with
     /// confidence and prediction intervals.
     Predict(PredictArgs),
+    /// The compute-optimal N*, D* of a saved fit at training budgets, with intervals from its
+    /// bootstrap replicates, and the exponents of the frontier.
+    Optimal(OptimalArgs),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
     Backtest(Box<BacktestArgs>),
@@ -186,6 +190,38 @@ struct FitArgs {
 }
 
 #[derive(Debug, Args)]
+struct OptimalArgs {
+    /// A fit written by `scalinglaws fit --json PATH` (of a law with variables N and D).
+    #[arg(value_name = "FIT.json")]
+    fit: PathBuf,
+
+    /// Training budgets in FLOPs: 5.88e23, or a list 1e21,1e22,1e23 (repeatable).
+    #[arg(
+        long = "budget",
+        value_name = "C[,C2,...]",
+        required = true,
+        allow_hyphen_values = true
+    )]
+    budgets: Vec<String>,
+
+    /// Training FLOPs as a formula of N and D.
+    #[arg(long, value_name = "FORMULA", default_value = "6*N*D")]
+    flops: String,
+
+    /// Hold another variable of the law at a value, e.g. unique tokens: U=25e9 (repeatable).
+    #[arg(long = "set", value_name = "VAR=VALUE")]
+    held: Vec<String>,
+
+    /// Level of the intervals [default: the fit's bootstrap level].
+    #[arg(long, value_name = "P")]
+    level: Option<f64>,
+
+    /// Write the allocations as JSON to PATH (the table still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
 struct BacktestArgs {
     #[command(flatten)]
     data: DataArgs,
@@ -321,6 +357,14 @@ fn run(cli: Cli) -> Result<()> {
             fit: args.fit,
             points: args.points,
             level: level("--level", args.level)?,
+            json: destination(args.json.as_deref()),
+        }),
+        Command::Optimal(args) => cmd_optimal::run(&cmd_optimal::Config {
+            fit: args.fit,
+            budgets: args.budgets,
+            flops: args.flops,
+            held: args.held,
+            level: args.level.map(|l| level("--level", l)).transpose()?,
             json: destination(args.json.as_deref()),
         }),
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),

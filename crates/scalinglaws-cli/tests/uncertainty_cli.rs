@@ -1,6 +1,7 @@
 //! End-to-end tests of the uncertainty and model-checking side of the `scalinglaws` binary:
 //! `fit --bootstrap/--cluster/--level/--profile`, `predict` on fits with and without bootstrap
-//! replicates, `backtest` and `compare-laws`, on the bundled Chinchilla data (the README's
+//! replicates, `backtest`, `compare-laws` and `optimal` (which takes its intervals from the same
+//! replicates), on the bundled Chinchilla data (the README's
 //! arguments) and on a small clustered file; and their input errors (exit code 2, a message
 //! naming the offending thing, never a panic).
 
@@ -728,4 +729,95 @@ fn compare_laws_fails_when_no_law_can_be_fitted() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("no law could be fitted"), "{stderr}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// optimal (issue 5, first part): allocation from a saved fit, intervals from its replicates
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn optimal_allocates_a_budget_with_intervals_from_the_replicates() {
+    let (_dir, path) = fit_file(&bootstrap_fit().0);
+    let frontier = stdout_json(scalinglaws().arg("optimal").arg(&path).args([
+        "--budget",
+        "5.88e23,1e26",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(frontier["method"], "closed form");
+    assert_eq!(frontier["draws"], 60);
+    let first = &frontier["allocations"][0];
+    let (n, d) = (first["N"].as_f64().unwrap(), first["D"].as_f64().unwrap());
+    // The budget is spent: 6·N·D = C.
+    assert!(relative(6.0 * n * d, 5.88e23) < 1e-9);
+    // Chinchilla's own answer for this data is about 70B parameters and 20 tokens per parameter.
+    assert!((5e10..1e11).contains(&n), "N* = {n:e}");
+    let [lo, hi] = pair(&first["ci"]["N"]);
+    assert!(lo < n && n < hi, "{lo:e} < {n:e} < {hi:e}");
+    assert!(frontier["exponents"]["a"].as_f64().unwrap() > 0.4);
+}
+
+#[test]
+fn optimal_needs_every_other_variable_of_the_law() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dc.json");
+    scalinglaws()
+        .current_dir(root())
+        .args([
+            "fit",
+            "examples/datablations/datablations_fit182.csv",
+            "--law",
+            "data_constrained",
+            "--target",
+            "loss",
+            "--fix",
+            "E=exp(0.6254804)",
+            "--fix",
+            "A=exp(6.255414)",
+            "--fix",
+            "B=exp(7.3049974)",
+            "--fix",
+            "alpha=0.3526596",
+            "--fix",
+            "beta=0.3526596",
+            "--json",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    fails(
+        scalinglaws()
+            .arg("optimal")
+            .arg(&path)
+            .args(["--budget", "1e22"]),
+        &["--set U=VALUE"],
+    );
+    let frontier = stdout_json(
+        scalinglaws()
+            .arg("optimal")
+            .arg(&path)
+            .args(["--budget", "1e22", "--set", "U=25e9", "--json", "-"]),
+    );
+    assert_eq!(frontier["method"], "numerical");
+    let d = frontier["allocations"][0]["D"].as_f64().unwrap();
+    assert!((1e11..1e12).contains(&d), "D* = {d:e}");
+}
+
+#[test]
+fn optimal_rejects_bad_budgets_and_flops() {
+    let (_dir, path) = fit_file(&bootstrap_fit().0);
+    fails(
+        scalinglaws()
+            .arg("optimal")
+            .arg(&path)
+            .args(["--budget", "-1e20"]),
+        &["--budget -1e20: a budget is a positive number"],
+    );
+    fails(
+        scalinglaws()
+            .arg("optimal")
+            .arg(&path)
+            .args(["--budget", "1e22", "--flops", "6*N*T"]),
+        &["--flops", "'T' is not N or D"],
+    );
 }

@@ -183,9 +183,15 @@ fn objective_gradient_and_hessian_match_finite_differences() {
             );
             for j in 0..5 {
                 let (a, b) = (model.curvature[(i, j)], model.curvature[(j, i)]);
-                assert!(a.to_bits() == b.to_bits(), "{loss:?}: GN curvature not symmetric");
+                assert!(
+                    a.to_bits() == b.to_bits(),
+                    "{loss:?}: GN curvature not symmetric"
+                );
             }
-            assert!(model.curvature[(i, i)] >= 0.0, "{loss:?}: GN curvature diagonal");
+            assert!(
+                model.curvature[(i, i)] >= 0.0,
+                "{loss:?}: GN curvature diagonal"
+            );
         }
         for i in 0..5 {
             let numeric = central(&f, &p, i)

@@ -1,4 +1,6 @@
-//! Analyses built on fits: backtests of extrapolation, and comparisons of laws on the same data.
+//! Analyses built on fits: compute-optimal allocation, backtests of extrapolation, and
+//! comparisons of laws on the same data.
 
+pub mod allocation;
 pub mod backtest;
 pub mod law_comparison;

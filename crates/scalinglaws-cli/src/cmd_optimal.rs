@@ -1,0 +1,150 @@
+//! `scalinglaws optimal`: the compute-optimal model size and token count of a saved fit at one
+//! or more training budgets, with intervals from the fit's bootstrap replicates when it has
+//! them, and over several budgets the exponents of the frontier.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops, Frontier};
+
+use crate::cmd_predict::read_fit;
+use crate::input;
+use crate::output::{self, Destination};
+use crate::report::{level_percent, number};
+use crate::{input_error, split_name};
+
+#[derive(Debug)]
+pub struct Config {
+    pub fit: PathBuf,
+    pub budgets: Vec<String>,
+    pub flops: String,
+    pub held: Vec<String>,
+    pub level: Option<f64>,
+    pub json: Option<Destination>,
+}
+
+pub fn run(config: &Config) -> Result<()> {
+    let shown = config.fit.display().to_string();
+    let text = std::fs::read_to_string(&config.fit)
+        .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
+    let result = read_fit(&text).with_context(|| shown.clone())?;
+    let law = result.law().with_context(|| shown.clone())?;
+    let mut budgets = Vec::new();
+    for text in &config.budgets {
+        budgets.extend(
+            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+        );
+    }
+    let flops = Flops::parse(&config.flops).context("--flops")?;
+    let mut held = BTreeMap::new();
+    for text in &config.held {
+        let (name, value) = split_name("--set", text, "VAR=VALUE, e.g. U=25e9")?;
+        let value = input::constant(text, value).with_context(|| format!("--set '{text}'"))?;
+        if held.insert(name.to_string(), value).is_some() {
+            return Err(input_error(format!("--set: '{name}' is given twice")));
+        }
+    }
+    let bootstrap = result.bootstrap.as_ref();
+    let settings = AllocationSettings {
+        budgets,
+        flops,
+        held,
+        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
+        level: config
+            .level
+            .or_else(|| bootstrap.map(|b| b.level))
+            .unwrap_or(0.95),
+    };
+    let frontier = optimal(&law, &result.param_values(), &settings)?;
+    match &config.json {
+        Some(Destination::Stdout) => output::write(
+            &Destination::Stdout,
+            &serde_json::to_string_pretty(&frontier)?,
+        ),
+        Some(file) => {
+            output::write(file, &serde_json::to_string_pretty(&frontier)?)?;
+            output::print(&render(&frontier, &result.law))
+        }
+        None => output::print(&render(&frontier, &result.law)),
+    }
+}
+
+fn render(frontier: &Frontier, law: &str) -> String {
+    let mut out = String::new();
+    let held: Vec<String> = frontier
+        .held
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", number(*v, 4)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "[[Compute-optimal allocation]] {law}, FLOPs = {} ({}){}",
+        frontier.flops,
+        frontier.method,
+        if held.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", held.join(", "))
+        }
+    );
+    let with_ci = frontier.draws > 0;
+    let cell = |value: f64, ci: Option<&[f64; 2]>, digits: usize| match ci {
+        Some([lo, hi]) if with_ci => format!(
+            "{} [{}, {}]",
+            number(value, digits),
+            number(*lo, 3),
+            number(*hi, 3)
+        ),
+        _ => number(value, digits),
+    };
+    let mut rows: Vec<Vec<String>> = vec![["budget C", "N*", "D*", "D*/N*", "loss"]
+        .map(String::from)
+        .to_vec()];
+    for a in &frontier.allocations {
+        rows.push(vec![
+            number(a.budget, 3),
+            cell(a.n, a.ci.get("N"), 4),
+            cell(a.d, a.ci.get("D"), 4),
+            cell(a.tokens_per_param, a.ci.get("tokens_per_param"), 4),
+            cell(a.loss, a.ci.get("loss"), 5),
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:>w$}"))
+            .collect();
+        let _ = writeln!(out, "    {}", cells.join("  "));
+    }
+    if let Some(e) = &frontier.exponents {
+        let _ = writeln!(
+            out,
+            "    exponents: N* ∝ C^{}, D* ∝ C^{}",
+            cell(e.a, e.ci.get("a"), 4),
+            cell(e.b, e.ci.get("b"), 4)
+        );
+    }
+    match frontier.level {
+        Some(level) => {
+            let _ = writeln!(
+                out,
+                "    intervals: {}% percentiles over {} bootstrap replicates of the fit",
+                level_percent(level),
+                frontier.draws
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "    no intervals: the fit has no bootstrap replicates (fit with --bootstrap K)"
+            );
+        }
+    }
+    out
+}
