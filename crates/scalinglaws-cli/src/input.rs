@@ -328,6 +328,13 @@ impl Table {
         Ok(self.dataset.finite(column)?)
     }
 
+    /// The values of a numeric column (or --map/--derive name), each positive (errors name the
+    /// file's row), one per kept row.
+    pub fn positive_values(&self, name: &str, role: &str, why: &str) -> Result<Vec<f64>> {
+        let column = self.require(name, role)?;
+        Ok(self.dataset.positive(column, why)?)
+    }
+
     /// The row of the file (1-based, as a spreadsheet numbers data rows) of kept row `index`.
     pub fn file_row(&self, index: usize) -> Option<usize> {
         self.dataset.location(index, None).row

@@ -6,6 +6,7 @@
 mod cmd_backtest;
 mod cmd_compare_laws;
 mod cmd_fit;
+mod cmd_isoflop;
 mod cmd_laws;
 mod cmd_optimal;
 mod cmd_predict;
@@ -50,6 +51,9 @@ enum Command {
     /// The compute-optimal N*, D* of a saved fit at training budgets, with intervals from its
     /// bootstrap replicates, and the exponents of the frontier.
     Optimal(OptimalArgs),
+    /// IsoFLOP analysis: per compute budget, the loss-optimal model size, and the power laws
+    /// N* ∝ C^a, D* ∝ C^b through the minima.
+    Isoflop(Box<IsoflopArgs>),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
     Backtest(Box<BacktestArgs>),
@@ -222,6 +226,52 @@ struct OptimalArgs {
 }
 
 #[derive(Debug, Args)]
+struct IsoflopArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    /// The column of each run's compute budget in FLOPs (runs within --tolerance share one).
+    #[arg(long, value_name = "COLUMN")]
+    compute: String,
+
+    /// Analyse the runs of each value of this column separately (repeat to group by several).
+    #[arg(long = "group", value_name = "COLUMN")]
+    groups: Vec<String>,
+
+    /// The column of model size N.
+    #[arg(long, value_name = "COLUMN")]
+    size: String,
+
+    /// The column of training tokens D [default: D* = C/(6 N*)].
+    #[arg(long, value_name = "COLUMN")]
+    tokens: Option<String>,
+
+    /// The local curve through each budget's minimum: cubic (5 points), parabola (5), parabola3.
+    #[arg(long, value_name = "NAME", default_value = "cubic")]
+    shape: String,
+
+    /// Budgets closer than this (relative) are one budget.
+    #[arg(long, value_name = "X", default_value_t = 1e-3)]
+    tolerance: f64,
+
+    /// Bootstrap replicates for intervals on N* and the exponents.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    bootstrap: usize,
+
+    /// Seed of the bootstrap.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+
+    /// Level of the intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Write the analysis as JSON to PATH (the table still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
 struct BacktestArgs {
     #[command(flatten)]
     data: DataArgs,
@@ -367,6 +417,7 @@ fn run(cli: Cli) -> Result<()> {
             level: args.level.map(|l| level("--level", l)).transpose()?,
             json: destination(args.json.as_deref()),
         }),
+        Command::Isoflop(args) => cmd_isoflop::run(&isoflop_config(*args)?),
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),
         Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
     }
@@ -532,6 +583,30 @@ fn fit_config(args: FitArgs) -> Result<FitConfig> {
             cluster: args.cluster.map(|c| c.trim().to_string()),
             level: level("--level", args.level)?,
             profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
+        },
+        json: destination(args.json.as_deref()),
+    })
+}
+
+fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
+    if !(args.tolerance >= 0.0 && args.tolerance < 1.0) {
+        return Err(input_error(format!(
+            "--tolerance {}: give a relative tolerance in [0, 1), e.g. 1e-3",
+            args.tolerance
+        )));
+    }
+    Ok(cmd_isoflop::Config {
+        recipe: recipe(args.data)?,
+        groups: args.groups.iter().map(|g| g.trim().to_string()).collect(),
+        compute: args.compute.trim().to_string(),
+        size: args.size.trim().to_string(),
+        tokens: args.tokens.map(|t| t.trim().to_string()),
+        settings: scalinglaws::analysis::isoflop::IsoflopSettings {
+            shape: cmd_isoflop::shape(args.shape.trim())?,
+            tolerance: args.tolerance,
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+            level: level("--level", args.level)?,
         },
         json: destination(args.json.as_deref()),
     })

@@ -821,3 +821,77 @@ fn optimal_rejects_bad_budgets_and_flops() {
         &["--flops", "'T' is not N or D"],
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// isoflop (issue 5, second part), on Porian et al. 2024's IsoFLOP points (../shared, MIT)
+// ---------------------------------------------------------------------------------------------
+
+fn porian() -> PathBuf {
+    root().join("../shared/data/porian2024/isoflop_points.csv")
+}
+
+#[test]
+fn isoflop_analyses_each_configuration_of_porian_et_al() {
+    let mut command = scalinglaws();
+    command.arg("isoflop").arg(porian()).args([
+        "--compute",
+        "flops",
+        "--size",
+        "n",
+        "--target",
+        "loss",
+        "--tokens",
+        "t",
+    ]);
+    for group in [
+        "dataset",
+        "hparams",
+        "warmup",
+        "decay",
+        "param_count",
+        "val",
+    ] {
+        command.args(["--group", group]);
+    }
+    let result = stdout_json(command.args(["--bootstrap", "50", "--json", "-"]));
+    let groups = result["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 15);
+    for group in groups {
+        let a = group["n_star"]["exponent"].as_f64().unwrap();
+        let [lo, hi] = pair(&group["n_star"]["ci"]);
+        assert!(
+            lo < a && a < hi && (0.4..0.95).contains(&a),
+            "{}: {a}",
+            group["group"]
+        );
+        assert_eq!(group["shape"], "cubic");
+    }
+}
+
+#[test]
+fn isoflop_input_errors_exit_2() {
+    fails(
+        scalinglaws().arg("isoflop").arg(porian()).args([
+            "--compute",
+            "flops",
+            "--size",
+            "n",
+            "--target",
+            "loss",
+            "--shape",
+            "spline",
+        ]),
+        &["--shape 'spline'", "cubic, parabola, parabola3"],
+    );
+    fails(
+        scalinglaws().arg("isoflop").arg(porian()).args([
+            "--compute",
+            "budget",
+            "--size",
+            "n",
+            "--target",
+            "loss",
+        ]),
+        &["budget"],
+    );
+}

@@ -3,4 +3,5 @@
 
 pub mod allocation;
 pub mod backtest;
+pub mod isoflop;
 pub mod law_comparison;
