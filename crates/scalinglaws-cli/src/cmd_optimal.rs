@@ -21,6 +21,8 @@ pub struct Config {
     pub budgets: Vec<String>,
     pub flops: String,
     pub held: Vec<String>,
+    pub max_params: Option<String>,
+    pub max_tokens: Option<String>,
     pub level: Option<f64>,
     pub json: Option<Destination>,
 }
@@ -46,6 +48,13 @@ pub fn run(config: &Config) -> Result<()> {
             return Err(input_error(format!("--set: '{name}' is given twice")));
         }
     }
+    let cap = |option: &str, text: &Option<String>| -> Result<Option<f64>> {
+        text.as_deref()
+            .map(|t| input::constant(t, t).with_context(|| format!("{option} '{t}'")))
+            .transpose()
+    };
+    let max_params = cap("--max-params", &config.max_params)?;
+    let max_tokens = cap("--max-tokens", &config.max_tokens)?;
     let bootstrap = result.bootstrap.as_ref();
     let settings = AllocationSettings {
         budgets,
@@ -56,6 +65,8 @@ pub fn run(config: &Config) -> Result<()> {
             .level
             .or_else(|| bootstrap.map(|b| b.level))
             .unwrap_or(0.95),
+        max_params,
+        max_tokens,
     };
     let frontier = optimal(&law, &result.param_values(), &settings)?;
     match &config.json {
@@ -99,7 +110,7 @@ fn render(frontier: &Frontier, law: &str) -> String {
         ),
         _ => number(value, digits),
     };
-    let mut rows: Vec<Vec<String>> = vec![["budget C", "N*", "D*", "D*/N*", "loss"]
+    let mut rows: Vec<Vec<String>> = vec![["budget C", "N*", "D*", "D*/N*", "loss", "cap"]
         .map(String::from)
         .to_vec()];
     for a in &frontier.allocations {
@@ -109,9 +120,14 @@ fn render(frontier: &Frontier, law: &str) -> String {
             cell(a.d, a.ci.get("D"), 4),
             cell(a.tokens_per_param, a.ci.get("tokens_per_param"), 4),
             cell(a.loss, a.ci.get("loss"), 5),
+            match a.binding.as_deref() {
+                Some("max_params") => "N at --max-params".into(),
+                Some("max_tokens") => "D at --max-tokens".into(),
+                _ => String::new(),
+            },
         ]);
     }
-    let widths: Vec<usize> = (0..5)
+    let widths: Vec<usize> = (0..6)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     for row in &rows {
@@ -120,7 +136,7 @@ fn render(frontier: &Frontier, law: &str) -> String {
             .zip(&widths)
             .map(|(cell, w)| format!("{cell:>w$}"))
             .collect();
-        let _ = writeln!(out, "    {}", cells.join("  "));
+        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
     }
     if let Some(e) = &frontier.exponents {
         let _ = writeln!(

@@ -216,6 +216,14 @@ struct OptimalArgs {
     #[arg(long = "set", value_name = "VAR=VALUE")]
     held: Vec<String>,
 
+    /// Cap on the model size N (e.g. what fits in memory).
+    #[arg(long = "max-params", value_name = "P")]
+    max_params: Option<String>,
+
+    /// Cap on the training tokens D (e.g. the unique data available).
+    #[arg(long = "max-tokens", value_name = "U")]
+    max_tokens: Option<String>,
+
     /// Level of the intervals [default: the fit's bootstrap level].
     #[arg(long, value_name = "P")]
     level: Option<f64>,
@@ -414,6 +422,8 @@ fn run(cli: Cli) -> Result<()> {
             budgets: args.budgets,
             flops: args.flops,
             held: args.held,
+            max_params: args.max_params,
+            max_tokens: args.max_tokens,
             level: args.level.map(|l| level("--level", l)).transpose()?,
             json: destination(args.json.as_deref()),
         }),

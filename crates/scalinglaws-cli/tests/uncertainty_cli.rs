@@ -895,3 +895,30 @@ fn isoflop_input_errors_exit_2() {
         &["budget"],
     );
 }
+
+#[test]
+fn optimal_respects_caps_on_size_and_tokens() {
+    let (_dir, path) = fit_file(&bootstrap_fit().0);
+    let frontier = stdout_json(scalinglaws().arg("optimal").arg(&path).args([
+        "--budget",
+        "5.88e23",
+        "--max-params",
+        "3e10",
+        "--json",
+        "-",
+    ]));
+    let a = &frontier["allocations"][0];
+    assert!(relative(a["N"].as_f64().unwrap(), 3e10) < 1e-9, "{a}");
+    assert_eq!(a["binding"], "max_params");
+    fails(
+        scalinglaws().arg("optimal").arg(&path).args([
+            "--budget",
+            "1e25",
+            "--max-params",
+            "1e11",
+            "--max-tokens",
+            "2e12",
+        ]),
+        &["no allocation meets the caps"],
+    );
+}

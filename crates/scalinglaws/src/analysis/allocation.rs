@@ -108,6 +108,9 @@ pub struct Allocation {
     pub d: f64,
     pub tokens_per_param: f64,
     pub loss: f64,
+    /// The cap that holds the allocation at its bound (`max_params` or `max_tokens`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
     /// Percentile intervals from bootstrap draws: `N`, `D`, `tokens_per_param`, `loss`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ci: BTreeMap<String, [f64; 2]>,
@@ -144,9 +147,54 @@ struct Roles<'a> {
     d: usize,
     held: Vec<(usize, f64)>,
     flops: &'a Flops,
+    max_params: Option<f64>,
+    max_tokens: Option<f64>,
 }
 
 impl Roles<'_> {
+    /// The range of ln N the caps allow at `budget`: N ≤ max_params, and D(N) ≤ max_tokens
+    /// (D falls as N grows along the budget). None when the caps leave nothing.
+    fn log_n_range(&self, budget: f64) -> Option<(f64, f64)> {
+        let (mut lo, mut hi) = LOG_N_RANGE;
+        if let Some(p) = self.max_params {
+            hi = hi.min(p.ln());
+        }
+        if let Some(u) = self.max_tokens {
+            let too_many = |log_n: f64| {
+                self.flops
+                    .tokens_for(log_n.exp(), budget)
+                    .map_or(true, |d| d > u)
+            };
+            let (mut a, mut b) = (lo, hi);
+            if too_many(b) {
+                return None;
+            }
+            if too_many(a) {
+                for _ in 0..200 {
+                    let mid = 0.5 * (a + b);
+                    if too_many(mid) {
+                        a = mid;
+                    } else {
+                        b = mid;
+                    }
+                }
+                lo = b;
+            }
+        }
+        (lo <= hi).then_some((lo, hi))
+    }
+
+    fn binding(&self, n: f64, budget: f64) -> Option<String> {
+        let near = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-6;
+        if self.max_params.is_some_and(|p| near(n, p)) {
+            return Some("max_params".into());
+        }
+        let d = self.flops.tokens_for(n, budget)?;
+        self.max_tokens
+            .filter(|u| near(d, *u))
+            .map(|_| "max_tokens".into())
+    }
+
     fn loss(&self, params: &[f64], n: f64, d: f64) -> f64 {
         let mut point = vec![0.0; self.law.variables.len()];
         point[self.n] = n;
@@ -199,7 +247,10 @@ const ZOOMS: usize = 8;
 /// The optimal log N at one budget: a scan, finer scans around the best point, then the vertex
 /// of the parabola through the last three.
 fn optimal_log_n(roles: &Roles, params: &[f64], budget: f64) -> Option<f64> {
-    let (mut lo, mut hi) = LOG_N_RANGE;
+    let (mut lo, mut hi) = roles.log_n_range(budget)?;
+    if hi - lo < 1e-12 {
+        return Some(lo);
+    }
     let mut points = SCAN_POINTS;
     let mut best = None;
     for _ in 0..=ZOOMS {
@@ -247,7 +298,16 @@ fn chinchilla_closed_form(params: &[f64], budget: f64, k: f64) -> (f64, f64) {
 
 fn allocation_at(roles: &Roles, params: &[f64], budget: f64, closed: bool) -> Option<Allocation> {
     let (n, d) = match (closed, roles.flops.linear_factor) {
-        (true, Some(k)) => chinchilla_closed_form(params, budget, k),
+        (true, Some(k)) => {
+            // The loss along the budget is convex in ln N: a cap holds the optimum at its bound.
+            let (lo, hi) = roles.log_n_range(budget)?;
+            let n = chinchilla_closed_form(params, budget, k)
+                .0
+                .ln()
+                .clamp(lo, hi)
+                .exp();
+            (n, budget / (k * n))
+        }
         _ => {
             let n = optimal_log_n(roles, params, budget)?.exp();
             (n, roles.flops.tokens_for(n, budget)?)
@@ -260,6 +320,7 @@ fn allocation_at(roles: &Roles, params: &[f64], budget: f64, closed: bool) -> Op
         d,
         tokens_per_param: d / n,
         loss,
+        binding: roles.binding(n, budget),
         ci: BTreeMap::new(),
     })
 }
@@ -275,8 +336,10 @@ fn log_slope(x: &[f64], y: &[f64]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
+/// The frontier's exponents; None with fewer than two budgets or when a cap holds any
+/// allocation at its bound (the frontier is then not a power law).
 fn exponents(allocations: &[Allocation]) -> Option<(f64, f64)> {
-    if allocations.len() < 2 {
+    if allocations.len() < 2 || allocations.iter().any(|a| a.binding.is_some()) {
         return None;
     }
     let c: Vec<f64> = allocations.iter().map(|a| a.budget).collect();
@@ -295,6 +358,9 @@ pub struct AllocationSettings {
     /// Bootstrap draws (every parameter, in the law's order) and their level.
     pub draws: Vec<Vec<f64>>,
     pub level: f64,
+    /// Cap on the model size (memory), and on the tokens (unique data).
+    pub max_params: Option<f64>,
+    pub max_tokens: Option<f64>,
 }
 
 /// The compute-optimal frontier of `law` with `params` at every budget.
@@ -317,6 +383,15 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
             .map(|&c| allocation_at(&roles, p, c, closed))
             .collect()
     };
+    if let Some(c) = settings
+        .budgets
+        .iter()
+        .find(|c| roles.log_n_range(**c).is_none())
+    {
+        return Err(Error::settings(format!(
+            "at the budget {c:e} no allocation meets the caps (--max-params with --max-tokens leave no N); raise a cap or lower the budget"
+        )));
+    }
     let mut allocations = solve(params).ok_or_else(|| {
         Error::fit("the law has no finite optimum along the budget's constraint (N from 1e2 to 1e16); check the law and the FLOPs formula")
     })?;
@@ -383,12 +458,24 @@ fn roles<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Result<Roles<'a>
                 .join(", ")
         )));
     }
+    for (option, cap) in [
+        ("--max-params", settings.max_params),
+        ("--max-tokens", settings.max_tokens),
+    ] {
+        if let Some(cap) = cap.filter(|c| !(*c > 0.0 && c.is_finite())) {
+            return Err(Error::settings(format!(
+                "{option} {cap:e}: give a positive number"
+            )));
+        }
+    }
     Ok(Roles {
         law,
         n,
         d,
         held,
         flops: &settings.flops,
+        max_params: settings.max_params,
+        max_tokens: settings.max_tokens,
     })
 }
 
@@ -441,7 +528,37 @@ mod tests {
             held: BTreeMap::new(),
             draws: Vec::new(),
             level: 0.95,
+            max_params: None,
+            max_tokens: None,
         }
+    }
+
+    /// Caps on size and tokens hold the optimum at the bound, in the closed form and in the
+    /// numerical search alike.
+    #[test]
+    fn caps_hold_the_optimum_at_their_bound() {
+        let law = catalog::lookup("chinchilla").unwrap();
+        let params = [1.81686, 482.00572, 0.34781, 2085.43420, 0.36585];
+        let mut s = settings(vec![5.88e23]);
+        s.max_params = Some(3e10);
+        let a = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        assert!((a.n / 3e10 - 1.0).abs() < 1e-9 && a.binding.as_deref() == Some("max_params"));
+        s.max_params = None;
+        s.max_tokens = Some(1e12);
+        let a = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        assert!((a.d / 1e12 - 1.0).abs() < 1e-6, "D = {:e}", a.d);
+        assert_eq!(a.binding.as_deref(), Some("max_tokens"));
+        // The same through the numerical search (a formula law has no closed form).
+        let formula =
+            Law::from_formula("E + A*N^-alpha + B*D^-beta", &|v| v == "N" || v == "D").unwrap();
+        let a = optimal(&formula, &params, &s).unwrap().allocations[0].clone();
+        assert!((a.d / 1e12 - 1.0).abs() < 1e-6, "numerical D = {:e}", a.d);
+        // Caps that leave nothing are an error.
+        s.max_params = Some(1e9);
+        assert!(optimal(&law, &params, &s)
+            .unwrap_err()
+            .to_string()
+            .contains("caps"));
     }
 
     /// Epoch AI's published parameters at Chinchilla's budget: N* ≈ 7.312e10, D*/N* ≈ 18.33.
