@@ -569,6 +569,7 @@ mod tests {
         let frontier = optimal(&law, &params, &settings(vec![5.88e23])).unwrap();
         let a = &frontier.allocations[0];
         assert_eq!(frontier.method, "closed form");
+        println!("Epoch: N* = {:e}, D*/N* = {}", a.n, a.tokens_per_param);
         assert!((a.n / 7.312e10 - 1.0).abs() < 0.01, "N* = {:e}", a.n);
         assert!(
             (a.tokens_per_param / 18.33 - 1.0).abs() < 0.01,
@@ -611,6 +612,7 @@ mod tests {
         let frontier = optimal(&law, &params, &s).unwrap();
         let a = &frontier.allocations[0];
         assert_eq!(frontier.method, "numerical");
+        println!("datablations: N* = {:e}, D* = {:e}", a.n, a.d);
         assert!((a.d / 237.34e9 - 1.0).abs() < 0.01, "D* = {:e}", a.d);
         assert!((a.n / 7.02e9 - 1.0).abs() < 0.01, "N* = {:e}", a.n);
     }
