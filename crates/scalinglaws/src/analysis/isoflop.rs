@@ -238,8 +238,10 @@ fn budget_minimum(data: &IsoflopData, rows: &[usize], settings: &IsoflopSettings
     let Some((x_star, y_star)) = local_minimum(&x, &y, settings.shape) else {
         result.note = Some(if points.len() < 3 {
             "fewer than 3 sizes".into()
-        } else {
+        } else if window(&y, settings.shape).is_none() {
             "the lowest loss is at the smallest or largest size: no interior minimum".into()
+        } else {
+            "the local curve has no minimum between its outer points".into()
         });
         return result;
     };
