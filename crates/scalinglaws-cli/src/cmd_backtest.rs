@@ -10,7 +10,7 @@ use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metric
 use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::report::{level_percent, number};
+use crate::report::{columns, level_percent, number};
 use crate::{LawChoice, SettingsConfig};
 
 #[derive(Debug)]
@@ -44,17 +44,11 @@ pub fn run(config: &Config) -> Result<()> {
         point.row = table.file_row(point.row).unwrap_or(point.row + 1);
     }
     let text = render(&result, config, law.label(), table.dataset.source());
-    match &config.json {
-        Some(Destination::Stdout) => output::write(
-            &Destination::Stdout,
-            &serde_json::to_string_pretty(&result)?,
-        ),
-        Some(file) => {
-            output::write(file, &serde_json::to_string_pretty(&result)?)?;
-            output::print(&text)
-        }
-        None => output::print(&text),
-    }
+    output::emit(
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&result)?),
+        &text,
+    )
 }
 
 fn render(
@@ -138,24 +132,7 @@ fn points(out: &mut String, split: &scalinglaws::analysis::backtest::Split, by: 
             inside.into(),
         ]);
     }
-    let widths: Vec<usize> = (0..7)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, w))| {
-                if c == 5 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
-    }
+    out.push_str(&columns(&rows, &[5], "    "));
 }
 
 fn scores(out: &mut String, m: &Metrics, level: f64) {

@@ -11,7 +11,7 @@ use scalinglaws::analysis::law_comparison::{compare_laws, Candidate, Comparison}
 use crate::cmd_fit::build_law;
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::report::{level_percent, number};
+use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name, LawChoice, SettingsConfig};
 
 /// A law as given on the command line, with the parameters it holds at values.
@@ -137,17 +137,11 @@ pub fn run(config: &Config) -> Result<()> {
         config.level,
     )?;
     let text = render(&comparison, config);
-    match &config.json {
-        Some(Destination::Stdout) => output::write(
-            &Destination::Stdout,
-            &serde_json::to_string_pretty(&comparison)?,
-        ),
-        Some(file) => {
-            output::write(file, &serde_json::to_string_pretty(&comparison)?)?;
-            output::print(&text)
-        }
-        None => output::print(&text),
-    }
+    output::emit(
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&comparison)?),
+        &text,
+    )
 }
 
 /// Labels longer than this are shortened in tables and spelled out below them.
@@ -275,23 +269,5 @@ fn render(comparison: &Comparison, config: &Config) -> String {
 }
 
 fn table(out: &mut String, rows: &[Vec<String>]) {
-    let columns = rows[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, w))| {
-                if c == 0 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
-    }
+    out.push_str(&columns(rows, &[0], "    "));
 }

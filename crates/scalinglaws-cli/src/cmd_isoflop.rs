@@ -12,7 +12,7 @@ use scalinglaws::analysis::isoflop::{isoflop, Isoflop, IsoflopData, IsoflopSetti
 use crate::input::{self, Recipe};
 use crate::input_error;
 use crate::output::{self, Destination};
-use crate::report::{level_percent, number};
+use crate::report::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {
@@ -69,15 +69,12 @@ pub fn run(config: &Config) -> Result<()> {
         analyses.push(GroupAnalysis { group, analysis });
     }
     let text: String = analyses.iter().map(|g| render(g, config)).collect();
-    let json = || serde_json::to_string_pretty(&Analyses { groups: &analyses });
-    match &config.json {
-        Some(Destination::Stdout) => output::write(&Destination::Stdout, &json()?),
-        Some(file) => {
-            output::write(file, &json()?)?;
-            output::print(&text)
-        }
-        None => output::print(&text),
-    }
+    let json = || {
+        Ok(serde_json::to_string_pretty(&Analyses {
+            groups: &analyses,
+        })?)
+    };
+    output::emit(config.json.as_ref(), json, &text)
 }
 
 /// One group's analysis, with the values that define the group.
@@ -142,24 +139,7 @@ fn render(group: &GroupAnalysis, config: &Config) -> String {
             b.note.clone().unwrap_or_default(),
         ]);
     }
-    let widths: Vec<usize> = (0..6)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(c, (cell, w))| {
-                if c == 5 {
-                    cell.clone()
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
-    }
+    out.push_str(&columns(&rows, &[5], "    "));
     for (label, law) in [
         ("N* ∝ C^a: a", &result.n_star),
         ("D* ∝ C^b: b", &result.d_star),

@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops, Frontier};
 
-use crate::cmd_predict::read_fit;
+use crate::cmd_predict::load_fit;
 use crate::input;
 use crate::output::{self, Destination};
-use crate::report::{level_percent, number};
+use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name};
 
 #[derive(Debug)]
@@ -28,11 +28,7 @@ pub struct Config {
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let shown = config.fit.display().to_string();
-    let text = std::fs::read_to_string(&config.fit)
-        .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
-    let result = read_fit(&text).with_context(|| shown.clone())?;
-    let law = result.law().with_context(|| shown.clone())?;
+    let (result, law) = load_fit(&config.fit)?;
     let mut budgets = Vec::new();
     for text in &config.budgets {
         budgets.extend(
@@ -69,17 +65,12 @@ pub fn run(config: &Config) -> Result<()> {
         max_tokens,
     };
     let frontier = optimal(&law, &result.param_values(), &settings)?;
-    match &config.json {
-        Some(Destination::Stdout) => output::write(
-            &Destination::Stdout,
-            &serde_json::to_string_pretty(&frontier)?,
-        ),
-        Some(file) => {
-            output::write(file, &serde_json::to_string_pretty(&frontier)?)?;
-            output::print(&render(&frontier, &result.law))
-        }
-        None => output::print(&render(&frontier, &result.law)),
-    }
+    let text = render(&frontier, &result.law);
+    output::emit(
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&frontier)?),
+        &text,
+    )
 }
 
 fn render(frontier: &Frontier, law: &str) -> String {
@@ -127,17 +118,7 @@ fn render(frontier: &Frontier, law: &str) -> String {
             },
         ]);
     }
-    let widths: Vec<usize> = (0..6)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, w)| format!("{cell:>w$}"))
-            .collect();
-        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
-    }
+    out.push_str(&columns(&rows, &[], "    "));
     if let Some(e) = &frontier.exponents {
         let _ = writeln!(
             out,

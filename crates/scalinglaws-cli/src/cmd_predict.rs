@@ -12,7 +12,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::input::{self, closest};
 use crate::output::{self, Destination};
-use crate::report::{level_percent, number};
+use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name};
 
 #[derive(Debug)]
@@ -55,11 +55,7 @@ struct Predictions {
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let shown = config.fit.display().to_string();
-    let text = std::fs::read_to_string(&config.fit)
-        .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
-    let result = read_fit(&text).with_context(|| shown.clone())?;
-    let law = result.law().with_context(|| shown.clone())?;
+    let (result, law) = load_fit(&config.fit)?;
     let columns = parse_points(&result, &law, &config.points)?;
     let n_points = columns.iter().map(Vec::len).max().unwrap_or(0);
     let points: Vec<Vec<f64>> = (0..n_points)
@@ -124,6 +120,16 @@ pub fn run(config: &Config) -> Result<()> {
             output::print(&text)
         }
     }
+}
+
+/// A fit file read and checked, with its law; errors name the file.
+pub fn load_fit(path: &std::path::Path) -> Result<(FitResult, Law)> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
+    let result = read_fit(&text).with_context(|| shown.clone())?;
+    let law = result.law().with_context(|| shown.clone())?;
+    Ok((result, law))
 }
 
 /// A fit read back from JSON, checked against its law.
@@ -254,21 +260,7 @@ fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> Stri
         }
         rows.push(row);
     }
-    let columns = rows[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:>width$}"))
-            .collect();
-        out.push_str(&cells.join("  "));
-        out.push('\n');
-    }
-    out
+    columns(&rows, &[], "")
 }
 
 /// Says what the intervals are and where they come from.

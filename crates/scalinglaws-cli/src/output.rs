@@ -38,6 +38,24 @@ pub fn write(destination: &Destination, text: &str) -> Result<()> {
     }
 }
 
+/// What a command with a report and a `--json` option prints: the report alone; with
+/// `--json PATH` the JSON written to PATH and the report printed; with `--json -` the JSON alone
+/// on stdout.
+pub fn emit(
+    json: Option<&Destination>,
+    to_json: impl FnOnce() -> Result<String>,
+    report: &str,
+) -> Result<()> {
+    match json {
+        Some(Destination::Stdout) => write(&Destination::Stdout, &to_json()?),
+        Some(file) => {
+            write(file, &to_json()?)?;
+            print(report)
+        }
+        None => print(report),
+    }
+}
+
 /// Prints to stdout; a closed pipe is not an error.
 pub fn print(text: &str) -> Result<()> {
     let mut stdout = std::io::stdout().lock();

@@ -192,23 +192,7 @@ fn parameters(out: &mut String, result: &FitResult) {
             flags.join(", "),
         ]);
     }
-    let widths: Vec<usize> = (0..6)
-        .map(|col| {
-            table
-                .iter()
-                .map(|row| row[col].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in &table {
-        let mut line = format!("    {:<w$}", row[0], w = widths[0]);
-        for col in 1..4 {
-            line.push_str(&format!("  {:>w$}", row[col], w = widths[col]));
-        }
-        line.push_str(&format!("  {:<w$}  {}", row[4], row[5], w = widths[4]));
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
+    out.push_str(&columns(&table, &[0, 4, 5], "    "));
 }
 
 /// Bootstrap and profile intervals, when the fit has them.
@@ -273,28 +257,7 @@ fn intervals(out: &mut String, result: &FitResult) {
             profile,
         ]);
     }
-    let widths: Vec<usize> = (0..4)
-        .map(|col| {
-            table
-                .iter()
-                .map(|row| row[col].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in &table {
-        let line = format!(
-            "    {:<w0$}  {:>w1$}  {:<w2$}  {}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2]
-        );
-        let _ = writeln!(out, "{}", line.trim_end());
-    }
+    out.push_str(&columns(&table, &[0, 2, 3], "    "));
 }
 
 fn correlations(out: &mut String, result: &FitResult) {
@@ -338,6 +301,39 @@ fn warnings(out: &mut String, result: &FitResult) {
     for warning in &result.warnings {
         let _ = writeln!(out, "    - {warning}");
     }
+}
+
+/// Rows of cells as aligned columns (widths in characters), two spaces apart, each line after
+/// `indent` and without trailing spaces: columns listed in `left` are left-aligned, the others
+/// right-aligned. Every table the CLI prints goes through here.
+pub fn columns<R: AsRef<[String]>>(rows: &[R], left: &[usize], indent: &str) -> String {
+    let count = rows.first().map_or(0, |r| r.as_ref().len());
+    let widths: Vec<usize> = (0..count)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.as_ref()[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .as_ref()
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| {
+                if left.contains(&c) {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{indent}{}", cells.join("  ").trim_end());
+    }
+    out
 }
 
 fn aligned(out: &mut String, rows: &[(&str, String)]) {

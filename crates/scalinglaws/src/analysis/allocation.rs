@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::law::expr::{parse_expr, Expr};
 use crate::law::Law;
-use crate::uncertainty::dist::quantile_sorted;
+use crate::uncertainty::dist::{least_squares_line, percentile_interval};
 
 /// How training compute depends on N and D.
 #[derive(Debug, Clone)]
@@ -327,13 +327,8 @@ fn allocation_at(roles: &Roles, params: &[f64], budget: f64, closed: bool) -> Op
 
 /// Least-squares slope of log y on log x.
 fn log_slope(x: &[f64], y: &[f64]) -> Option<f64> {
-    let lx: Vec<f64> = x.iter().map(|v| v.ln()).collect();
-    let ly: Vec<f64> = y.iter().map(|v| v.ln()).collect();
-    let n = lx.len() as f64;
-    let (mx, my) = (lx.iter().sum::<f64>() / n, ly.iter().sum::<f64>() / n);
-    let sxy: f64 = lx.iter().zip(&ly).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = lx.iter().map(|a| (a - mx).powi(2)).sum();
-    (sxx > 0.0).then(|| sxy / sxx)
+    let points: Vec<(f64, f64)> = x.iter().zip(y).map(|(a, b)| (a.ln(), b.ln())).collect();
+    least_squares_line(&points).map(|(slope, _)| slope)
 }
 
 /// The frontier's exponents; None with fewer than two budgets or when a cap holds any
@@ -479,15 +474,6 @@ fn roles<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Result<Roles<'a>
     })
 }
 
-fn percentile_pair(mut values: Vec<f64>, level: f64) -> [f64; 2] {
-    values.sort_by(f64::total_cmp);
-    let tail = (1.0 - level) / 2.0;
-    [
-        quantile_sorted(&values, tail),
-        quantile_sorted(&values, 1.0 - tail),
-    ]
-}
-
 fn add_intervals(
     allocations: &mut [Allocation],
     exponents: Option<&mut Exponents>,
@@ -504,14 +490,18 @@ fn add_intervals(
         ] {
             allocation
                 .ci
-                .insert(name.to_string(), percentile_pair(values, level));
+                .insert(name.to_string(), percentile_interval(values, level));
         }
     }
     if let Some(exponents) = exponents {
         let (a, b): (Vec<f64>, Vec<f64>) = draws.iter().filter_map(|d| self::exponents(d)).unzip();
         if !a.is_empty() {
-            exponents.ci.insert("a".into(), percentile_pair(a, level));
-            exponents.ci.insert("b".into(), percentile_pair(b, level));
+            exponents
+                .ci
+                .insert("a".into(), percentile_interval(a, level));
+            exponents
+                .ci
+                .insert("b".into(), percentile_interval(b, level));
         }
     }
 }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::uncertainty::dist::quantile_sorted;
+use crate::uncertainty::dist::{least_squares_line, percentile_interval};
 
 /// The local curve through the points around a budget's minimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -267,15 +267,13 @@ fn tokens_at(data: &IsoflopData, points: &[(f64, f64, usize)], x_star: f64, budg
     (intercept + slope * x_star).exp()
 }
 
-/// Least-squares line through (x, y) pairs: (slope, intercept).
+/// The least-squares line through (x, y) points; a flat line at the mean when every x is the
+/// same.
 fn line(points: &[(f64, f64)]) -> (f64, f64) {
-    let n = points.len() as f64;
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    (slope, my - slope * mx)
+    least_squares_line(points).unwrap_or_else(|| {
+        let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len().max(1) as f64;
+        (0.0, mean)
+    })
 }
 
 /// The window of points around the lowest y used by `shape`, or None at an edge.
@@ -438,18 +436,9 @@ fn minimum_intervals(
             }
         }
         if stars.len() * 2 >= settings.bootstrap {
-            budget.n_ci = Some(percentiles(stars, settings.level));
+            budget.n_ci = Some(percentile_interval(stars, settings.level));
         }
     }
-}
-
-fn percentiles(mut values: Vec<f64>, level: f64) -> [f64; 2] {
-    values.sort_by(f64::total_cmp);
-    let tail = (1.0 - level) / 2.0;
-    [
-        quantile_sorted(&values, tail),
-        quantile_sorted(&values, 1.0 - tail),
-    ]
 }
 
 fn power_law(budgets: &[&Budget], value: impl Fn(&Budget) -> Option<f64>) -> Option<PowerLaw> {
@@ -502,10 +491,10 @@ fn exponent_intervals(result: &mut Isoflop, settings: &IsoflopSettings) {
         b.push(line(&sample.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>()).0);
     }
     if let Some(law) = result.n_star.as_mut() {
-        law.ci = Some(percentiles(a, settings.level));
+        law.ci = Some(percentile_interval(a, settings.level));
     }
     if let Some(law) = result.d_star.as_mut() {
-        law.ci = Some(percentiles(b, settings.level));
+        law.ci = Some(percentile_interval(b, settings.level));
     }
 }
 

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::dist::{quantile_sorted, sample_std};
+use super::dist::{percentile_interval, sample_std};
 use crate::error::{Error, Result};
 use crate::fit::{fit_best, FitData, FitResult, FitSettings};
 use crate::law::Law;
@@ -182,18 +182,13 @@ fn reweighted(data: &FitData, counts: &[f64]) -> FitData {
 /// Adds the bootstrap to a fit: each free parameter's percentile interval and standard
 /// deviation over the replicates, and the replicates themselves.
 pub fn attach(result: &mut FitResult, summary: BootstrapSummary) {
-    let alpha = 1.0 - summary.level;
     for (index, (_, param)) in result.params.iter_mut().enumerate() {
         if param.fixed || summary.draws.is_empty() {
             continue;
         }
-        let mut values: Vec<f64> = summary.draws.iter().map(|d| d[index]).collect();
-        values.sort_by(f64::total_cmp);
-        param.ci = Some([
-            quantile_sorted(&values, alpha / 2.0),
-            quantile_sorted(&values, 1.0 - alpha / 2.0),
-        ]);
+        let values: Vec<f64> = summary.draws.iter().map(|d| d[index]).collect();
         param.boot_stderr = sample_std(&values);
+        param.ci = Some(percentile_interval(values, summary.level));
     }
     if summary.clusters == Some(result.n_obs) {
         result.warnings.push(format!(

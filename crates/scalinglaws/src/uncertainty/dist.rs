@@ -583,6 +583,31 @@ fn mixture_cdf_is_below(means: &[f64], sd: f64, x: f64, q: f64) -> bool {
     }
 }
 
+/// The equal-tailed percentile interval at `level` of a sample (type-7 quantiles at
+/// (1 − level)/2 and (1 + level)/2); the sample is sorted here.
+pub fn percentile_interval(mut values: Vec<f64>, level: f64) -> [f64; 2] {
+    values.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0;
+    [
+        quantile_sorted(&values, tail),
+        quantile_sorted(&values, 1.0 - tail),
+    ]
+}
+
+/// Ordinary least-squares line through (x, y) points: (slope, intercept); None when every x is
+/// the same (or there are no points).
+pub fn least_squares_line(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    (sxx > 0.0).then(|| {
+        let slope = sxy / sxx;
+        (slope, my - slope * mx)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     //! Reference values were computed with mpmath 1.3 at 40 significant digits (`ncdf`,
