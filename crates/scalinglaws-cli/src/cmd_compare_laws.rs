@@ -160,7 +160,7 @@ fn render(comparison: &Comparison, config: &Config) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "[[Laws]] ({} rows; ℓ under each loss's error density, scale profiled out)",
+        "[[Laws]] ({} rows; ℓ under each loss's error density, maximised over parameters and scale)",
         comparison.rows
     );
     let mut rows: Vec<Vec<String>> = vec![[

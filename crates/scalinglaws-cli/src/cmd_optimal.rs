@@ -118,6 +118,12 @@ fn render(frontier: &Frontier, law: &str) -> String {
             },
         ]);
     }
+    // The cap column only when a cap binds somewhere.
+    if frontier.allocations.iter().all(|a| a.binding.is_none()) {
+        rows.iter_mut().for_each(|row| {
+            row.pop();
+        });
+    }
     out.push_str(&columns(&rows, &[], "    "));
     if let Some(e) = &frontier.exponents {
         let _ = writeln!(
