@@ -1,13 +1,20 @@
 //! `scalinglaws isoflop`: IsoFLOP analysis of runs grouped by compute budget: each budget's
 //! loss-optimal model size from a local curve in log N, and the power laws N* ∝ C^a and
-//! D* ∝ C^b through the minima, with bootstrap intervals on request.
+//! D* ∝ C^b through the minima, with bootstrap intervals on request. With `--envelope`, the same
+//! power laws from Chinchilla's approach 1: the lowest loss over the runs' checkpoints at each
+//! compute.
 
 use std::fmt::Write as _;
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
-use scalinglaws::analysis::isoflop::{isoflop, Isoflop, IsoflopData, IsoflopSettings, Shape};
+use scalinglaws::analysis::envelope::{
+    envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
+};
+use scalinglaws::analysis::isoflop::{
+    isoflop, Isoflop, IsoflopData, IsoflopSettings, PowerLaw, Shape,
+};
 
 use crate::input::{self, Recipe};
 use crate::input_error;
@@ -22,6 +29,10 @@ pub struct Config {
     pub compute: String,
     pub size: String,
     pub tokens: Option<String>,
+    /// Approach 1 on checkpoints instead of per-budget profiles.
+    pub envelope: Option<EnvelopeMethod>,
+    /// The column naming each checkpoint's run (for the grid envelope and its bootstrap).
+    pub run: Option<String>,
     pub settings: IsoflopSettings,
     pub json: Option<Destination>,
 }
@@ -44,6 +55,11 @@ pub fn run(config: &Config) -> Result<()> {
             .map(|t| table.positive_values(t, "--tokens", why))
             .transpose()?,
     };
+    let runs = config
+        .run
+        .as_deref()
+        .map(|r| table.labels(r, "--run"))
+        .transpose()?;
     let labels: Vec<Vec<String>> = config
         .groups
         .iter()
@@ -57,15 +73,38 @@ pub fn run(config: &Config) -> Result<()> {
     let mut analyses = Vec::with_capacity(groups.len());
     for (key, rows) in groups {
         let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
-        let data = IsoflopData {
-            compute: pick(&all.compute),
-            size: pick(&all.size),
-            loss: pick(&all.loss),
-            tokens: all.tokens.as_deref().map(pick),
-        };
         let group: BTreeMap<String, String> = config.groups.iter().cloned().zip(key).collect();
-        let analysis = isoflop(&data, &config.settings)
-            .with_context(|| format!("group {}", describe(&group)))?;
+        let analysis = match &config.envelope {
+            None => isoflop(
+                &IsoflopData {
+                    compute: pick(&all.compute),
+                    size: pick(&all.size),
+                    loss: pick(&all.loss),
+                    tokens: all.tokens.as_deref().map(pick),
+                },
+                &config.settings,
+            )
+            .map(Analysis::Profiles),
+            Some(method) => envelope(
+                &EnvelopeData {
+                    compute: pick(&all.compute),
+                    size: pick(&all.size),
+                    loss: pick(&all.loss),
+                    tokens: all.tokens.as_deref().map(pick),
+                    run: runs
+                        .as_ref()
+                        .map(|r| rows.iter().map(|&i| r[i].clone()).collect()),
+                },
+                &EnvelopeSettings {
+                    method: *method,
+                    bootstrap: config.settings.bootstrap,
+                    seed: config.settings.seed,
+                    level: config.settings.level,
+                },
+            )
+            .map(Analysis::Envelope),
+        }
+        .with_context(|| format!("group {}", describe(&group)))?;
         analyses.push(GroupAnalysis { group, analysis });
     }
     let text: String = analyses.iter().map(|g| render(g, config)).collect();
@@ -77,12 +116,20 @@ pub fn run(config: &Config) -> Result<()> {
     output::emit(config.json.as_ref(), json, &text)
 }
 
+/// Approach 2 (a profile per budget) or approach 1 (the envelope of checkpoints).
+#[derive(serde::Serialize)]
+#[serde(tag = "approach", rename_all = "snake_case")]
+enum Analysis {
+    Profiles(Isoflop),
+    Envelope(Envelope),
+}
+
 /// One group's analysis, with the values that define the group.
 #[derive(serde::Serialize)]
 struct GroupAnalysis {
     group: BTreeMap<String, String>,
     #[serde(flatten)]
-    analysis: Isoflop,
+    analysis: Analysis,
 }
 
 #[derive(serde::Serialize)]
@@ -99,13 +146,83 @@ fn describe(group: &BTreeMap<String, String>) -> String {
 }
 
 fn render(group: &GroupAnalysis, config: &Config) -> String {
-    let result = &group.analysis;
-    let mut out = String::new();
     let label = if group.group.is_empty() {
         String::new()
     } else {
         format!(" {}:", describe(&group.group))
     };
+    match &group.analysis {
+        Analysis::Profiles(result) => render_profiles(result, &label, config),
+        Analysis::Envelope(result) => render_envelope(result, &label, config),
+    }
+}
+
+fn render_envelope(result: &Envelope, label: &str, config: &Config) -> String {
+    let mut out = String::new();
+    let runs = if result.runs > 0 {
+        format!(" of {} runs", result.runs)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "[[Envelope (approach 1)]]{label} {} checkpoints{runs}; {}: {} points",
+        result.checkpoints,
+        result.method.describe(),
+        result.points.len()
+    );
+    let mut rows: Vec<Vec<String>> = vec![["budget C", "N*", "D*", "loss", "run"]
+        .map(String::from)
+        .to_vec()];
+    // A grid envelope has one point per budget: show at most a dozen, evenly spaced.
+    let stride = result.points.len().div_ceil(12).max(1);
+    for p in result.points.iter().step_by(stride) {
+        rows.push(vec![
+            number(p.budget, 3),
+            number(p.n, 4),
+            number(p.d, 4),
+            number(p.loss, 5),
+            p.run.clone().unwrap_or_default(),
+        ]);
+    }
+    out.push_str(&columns(&rows, &[4], "    "));
+    if stride > 1 {
+        let _ = writeln!(out, "    (one point in {stride} shown; all are in --json)");
+    }
+    out.push_str(&power_laws(&result.n_star, &result.d_star));
+    if result.bootstrap > 0 {
+        let _ = writeln!(
+            out,
+            "    intervals: {}% over {} bootstrap replicates of whole runs ('{}')",
+            level_percent(result.level),
+            result.bootstrap,
+            config.run.as_deref().unwrap_or("")
+        );
+    }
+    out
+}
+
+fn power_laws(n_star: &Option<PowerLaw>, d_star: &Option<PowerLaw>) -> String {
+    let mut out = String::new();
+    for (label, law) in [("N* ∝ C^a: a", n_star), ("D* ∝ C^b: b", d_star)] {
+        if let Some(law) = law {
+            let ci = law.ci.map_or(String::new(), |[lo, hi]| {
+                format!(" [{}, {}]", number(lo, 4), number(hi, 4))
+            });
+            let _ = writeln!(
+                out,
+                "    {label} = {}{ci} (coefficient {}, R² {})",
+                number(law.exponent, 4),
+                number(law.coef, 4),
+                number(law.r2, 4)
+            );
+        }
+    }
+    out
+}
+
+fn render_profiles(result: &Isoflop, label: &str, config: &Config) -> String {
+    let mut out = String::new();
     let _ = writeln!(
         out,
         "[[IsoFLOP]]{label} {} budgets of '{}'; minimum of a local {} in ln {} per budget",
@@ -140,23 +257,7 @@ fn render(group: &GroupAnalysis, config: &Config) -> String {
         ]);
     }
     out.push_str(&columns(&rows, &[5], "    "));
-    for (label, law) in [
-        ("N* ∝ C^a: a", &result.n_star),
-        ("D* ∝ C^b: b", &result.d_star),
-    ] {
-        if let Some(law) = law {
-            let ci = law.ci.map_or(String::new(), |[lo, hi]| {
-                format!(" [{}, {}]", number(lo, 4), number(hi, 4))
-            });
-            let _ = writeln!(
-                out,
-                "    {label} = {}{ci} (coefficient {}, R² {})",
-                number(law.exponent, 4),
-                number(law.coef, 4),
-                number(law.r2, 4)
-            );
-        }
-    }
+    out.push_str(&power_laws(&result.n_star, &result.d_star));
     if with_ci {
         let _ = writeln!(
             out,

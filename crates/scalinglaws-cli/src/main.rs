@@ -50,7 +50,7 @@ enum Command {
     Predict(PredictArgs),
     /// The compute-optimal N*, D* of a saved fit at training budgets, with intervals from its
     /// bootstrap replicates, and the exponents of the frontier.
-    Optimal(OptimalArgs),
+    Optimal(Box<OptimalArgs>),
     /// IsoFLOP analysis: per compute budget, the loss-optimal model size, and the power laws
     /// N* ∝ C^a, D* ∝ C^b through the minima.
     Isoflop(Box<IsoflopArgs>),
@@ -196,33 +196,66 @@ struct FitArgs {
 #[derive(Debug, Args)]
 struct OptimalArgs {
     /// A fit written by `scalinglaws fit --json PATH` (of a law with variables N and D).
-    #[arg(value_name = "FIT.json")]
-    fit: PathBuf,
+    #[arg(
+        value_name = "FIT.json",
+        required_unless_present = "law",
+        conflicts_with = "law"
+    )]
+    fit: Option<PathBuf>,
+
+    /// Instead of a fit: a catalog law with every parameter given, e.g.
+    /// "chinchilla[E=1.82,A=482,alpha=0.348,B=2085,beta=0.366]".
+    #[arg(long, value_name = "NAME[P=V,...]")]
+    law: Option<String>,
 
     /// Training budgets in FLOPs: 5.88e23, or a list 1e21,1e22,1e23 (repeatable).
-    #[arg(
-        long = "budget",
-        value_name = "C[,C2,...]",
-        required = true,
-        allow_hyphen_values = true
-    )]
+    #[arg(long = "budget", value_name = "C[,C2,...]", allow_hyphen_values = true)]
     budgets: Vec<String>,
+
+    /// Instead of budgets: losses to reach with the least compute (repeatable).
+    #[arg(
+        long = "target-loss",
+        value_name = "L[,L2,...]",
+        allow_hyphen_values = true,
+        conflicts_with = "budgets"
+    )]
+    target_losses: Vec<String>,
 
     /// Training FLOPs as a formula of N and D.
     #[arg(long, value_name = "FORMULA", default_value = "6*N*D")]
     flops: String,
 
-    /// Hold another variable of the law at a value, e.g. unique tokens: U=25e9 (repeatable).
-    #[arg(long = "set", value_name = "VAR=VALUE")]
+    /// Hold another variable of the law at a value, e.g. unique tokens U=25e9; several values
+    /// (E=1,8,64) are optimised over (repeatable).
+    #[arg(long = "set", value_name = "VAR=V[,V2,...]")]
     held: Vec<String>,
 
-    /// Cap on the model size N (e.g. what fits in memory).
+    /// Total parameters as a formula of N and the --set variables [default: N], e.g.
+    /// "N*(4+9*E)/13" for Switch-style MoE layers without embeddings.
+    #[arg(long = "total-params", value_name = "FORMULA")]
+    total_params: Option<String>,
+
+    /// Cap on the total parameters (what fits in memory).
     #[arg(long = "max-params", value_name = "P")]
     max_params: Option<String>,
+
+    /// Cap on N, the parameters each token passes through (inference cost per token).
+    #[arg(long = "max-active", value_name = "P")]
+    max_active: Option<String>,
 
     /// Cap on the training tokens D (e.g. the unique data available).
     #[arg(long = "max-tokens", value_name = "U")]
     max_tokens: Option<String>,
+
+    /// Tokens the model will serve over its life, costing 2·N per token (Sardana et al.
+    /// 2024): a budget then covers training and inference, and a target loss is reached at the
+    /// least lifetime compute.
+    #[arg(
+        long = "inference-tokens",
+        value_name = "T",
+        allow_hyphen_values = true
+    )]
+    inference_tokens: Option<String>,
 
     /// Level of the intervals [default: the fit's bootstrap level].
     #[arg(long, value_name = "P")]
@@ -257,6 +290,16 @@ struct IsoflopArgs {
     /// The local curve through each budget's minimum: cubic (5 points), parabola (5), parabola3.
     #[arg(long, value_name = "NAME", default_value = "cubic")]
     shape: String,
+
+    /// Chinchilla's approach 1 on checkpoints instead of per-budget profiles: the lowest loss
+    /// at each compute, from the lower convex hull of the checkpoints (hull) or from every
+    /// run's interpolated curve at K log-spaced budgets (grid, grid:K; K = 1500 by default).
+    #[arg(long, value_name = "hull|grid[:K]")]
+    envelope: Option<String>,
+
+    /// The column naming each checkpoint's run (the grid envelope and its bootstrap need it).
+    #[arg(long, value_name = "COLUMN")]
+    run: Option<String>,
 
     /// Budgets closer than this (relative) are one budget.
     #[arg(long, value_name = "X", default_value_t = 1e-3)]
@@ -418,12 +461,20 @@ fn run(cli: Cli) -> Result<()> {
             json: destination(args.json.as_deref()),
         }),
         Command::Optimal(args) => cmd_optimal::run(&cmd_optimal::Config {
-            fit: args.fit,
+            source: match (args.fit, args.law) {
+                (Some(path), _) => cmd_optimal::Source::Fit(path),
+                (None, Some(law)) => cmd_optimal::Source::Published(law),
+                (None, None) => unreachable!("clap requires FIT.json or --law"),
+            },
             budgets: args.budgets,
+            target_losses: args.target_losses,
             flops: args.flops,
             held: args.held,
+            total_params: args.total_params,
             max_params: args.max_params,
+            max_active: args.max_active,
             max_tokens: args.max_tokens,
+            inference_tokens: args.inference_tokens,
             level: args.level.map(|l| level("--level", l)).transpose()?,
             json: destination(args.json.as_deref()),
         }),
@@ -611,6 +662,20 @@ fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
         compute: args.compute.trim().to_string(),
         size: args.size.trim().to_string(),
         tokens: args.tokens.map(|t| t.trim().to_string()),
+        envelope: args
+            .envelope
+            .as_deref()
+            .map(|text| {
+                scalinglaws::analysis::envelope::EnvelopeMethod::parse(text.trim()).ok_or_else(
+                    || {
+                        input_error(format!(
+                            "--envelope '{text}': use hull, grid, or grid:K with K >= 2 budgets"
+                        ))
+                    },
+                )
+            })
+            .transpose()?,
+        run: args.run.map(|r| r.trim().to_string()),
         settings: scalinglaws::analysis::isoflop::IsoflopSettings {
             shape: cmd_isoflop::shape(args.shape.trim())?,
             tolerance: args.tolerance,

@@ -818,7 +818,7 @@ fn optimal_rejects_bad_budgets_and_flops() {
             .arg("optimal")
             .arg(&path)
             .args(["--budget", "1e22", "--flops", "6*N*T"]),
-        &["--flops", "'T' is not N or D"],
+        &["--flops", "'T' is not known here"],
     );
 }
 
@@ -921,4 +921,219 @@ fn optimal_respects_caps_on_size_and_tokens() {
         ]),
         &["no allocation meets the caps"],
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// optimal and isoflop (issue 5, third part): published parameters, MoE experts under a memory
+// cap, inference tokens, and Chinchilla's approach 1 on checkpoints
+// ---------------------------------------------------------------------------------------------
+
+/// Ludziejewski et al. 2025, Table 3.
+const MOE_PUBLISHED: &str = "moe[a=35.91,alpha=-0.1889,delta=-0.2285,gamma=0.0098,b=35.98,beta=-0.1775,omega=0.5529,zeta=-0.0259,c=1.3637,E_start=2.0732,E_max=290.4521]";
+
+/// Sardana et al. 2024's Chinchilla constants.
+const SARDANA_CHINCHILLA: &str = "chinchilla[E=1.69,A=406.4,alpha=0.336,B=410.7,beta=0.283]";
+
+#[test]
+fn optimal_takes_published_parameters_and_chooses_experts_under_a_memory_cap() {
+    let dense = stdout_json(scalinglaws().args([
+        "optimal",
+        "--law",
+        MOE_PUBLISHED,
+        "--budget",
+        "1e20",
+        "--set",
+        "E=1",
+        "--json",
+        "-",
+    ]));
+    let a = &dense["allocations"][0];
+    assert!(relative(a["N"].as_f64().unwrap(), 1.7e9) < 0.03, "{a}");
+    assert!(relative(a["D"].as_f64().unwrap(), 9.7e9) < 0.03, "{a}");
+    let capped = stdout_json(scalinglaws().args([
+        "optimal",
+        "--law",
+        MOE_PUBLISHED,
+        "--budget",
+        "1e21",
+        "--set",
+        "E=1,4,16,64",
+        "--total-params",
+        "N*(4+9*E)/13",
+        "--max-params",
+        "2e10",
+        "--json",
+        "-",
+    ]));
+    let a = &capped["allocations"][0];
+    assert_eq!(a["binding"], "max_params", "{a}");
+    assert!(
+        relative(a["total_params"].as_f64().unwrap(), 2e10) < 1e-6,
+        "{a}"
+    );
+    assert!(a["chosen"]["E"].as_f64().is_some(), "{a}");
+    assert_eq!(capped["choices"]["E"].as_array().unwrap().len(), 4);
+    let active = stdout_json(scalinglaws().args([
+        "optimal",
+        "--law",
+        MOE_PUBLISHED,
+        "--budget",
+        "1e21",
+        "--set",
+        "E=8",
+        "--max-active",
+        "5e8",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(active["allocations"][0]["binding"], "max_active");
+}
+
+#[test]
+fn optimal_minimises_lifetime_compute_for_a_target_loss_with_inference() {
+    let frontier = stdout_json(scalinglaws().args([
+        "optimal",
+        "--law",
+        SARDANA_CHINCHILLA,
+        "--target-loss",
+        "2.0453",
+        "--inference-tokens",
+        "2e12",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(frontier["goal"], "target_loss");
+    let a = &frontier["allocations"][0];
+    assert!(relative(a["N"].as_f64().unwrap(), 6.97e9) < 0.01, "{a}");
+    let savings = a["reference"]["savings"].as_f64().unwrap();
+    assert!((savings - 0.174).abs() < 0.005, "{a}");
+    let sum = a["training_flops"].as_f64().unwrap() + a["inference_flops"].as_f64().unwrap();
+    assert!(relative(sum, a["budget"].as_f64().unwrap()) < 1e-9);
+    let output = scalinglaws()
+        .args([
+            "optimal",
+            "--law",
+            SARDANA_CHINCHILLA,
+            "--target-loss",
+            "2.0453",
+        ])
+        .args(["--inference-tokens", "2e12"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("saves 17.4%"), "{text}");
+}
+
+#[test]
+fn optimal_input_errors_exit_2() {
+    fails(
+        scalinglaws().args(["optimal", "--law", "chinchilla[E=1.69]", "--budget", "1e22"]),
+        &["give every parameter", "'A' is missing"],
+    );
+    fails(
+        scalinglaws().args(["optimal", "--law", SARDANA_CHINCHILLA]),
+        &["--budget", "--target-loss"],
+    );
+    fails(
+        scalinglaws().args([
+            "optimal",
+            "--law",
+            SARDANA_CHINCHILLA,
+            "--target-loss",
+            "1.5",
+        ]),
+        &["target"],
+    );
+    fails(
+        scalinglaws().args([
+            "optimal",
+            "--law",
+            MOE_PUBLISHED,
+            "--budget",
+            "1e21",
+            "--set",
+            "E=8",
+            "--total-params",
+            "N*experts",
+        ]),
+        &["--total-params", "experts"],
+    );
+    fails(
+        scalinglaws().args([
+            "optimal",
+            "--law",
+            SARDANA_CHINCHILLA,
+            "--budget",
+            "1e22",
+            "--inference-tokens",
+            "-1",
+        ]),
+        &["--inference-tokens"],
+    );
+}
+
+fn gemstones() -> PathBuf {
+    root().join("../shared/data/gemstones/wandb_dfs/wandb_df_for_fitting_hot_477.jsonl")
+}
+
+#[test]
+fn isoflop_envelope_finds_the_frontier_of_checkpoints() {
+    let analysis = stdout_json(scalinglaws().arg("isoflop").arg(gemstones()).args([
+        "--target",
+        "final_loss",
+        "--where",
+        "step > 0",
+        "--derive",
+        "C=6*params_active_precise*tokens",
+        "--compute",
+        "C",
+        "--size",
+        "params_active_precise",
+        "--tokens",
+        "tokens",
+        "--envelope",
+        "hull",
+        "--run",
+        "run_name",
+        "--bootstrap",
+        "100",
+        "--json",
+        "-",
+    ]));
+    let group = &analysis["groups"][0];
+    assert_eq!(group["approach"], "envelope");
+    assert_eq!(group["runs"], 22);
+    let a = group["n_star"]["exponent"].as_f64().unwrap();
+    let [lo, hi] = pair(&group["n_star"]["ci"]);
+    assert!(
+        lo < a && a < hi && (0.4..0.65).contains(&a),
+        "{a} [{lo}, {hi}]"
+    );
+    let points = group["points"].as_array().unwrap();
+    assert!(points
+        .windows(2)
+        .all(|w| w[1]["loss"].as_f64() < w[0]["loss"].as_f64()));
+}
+
+#[test]
+fn isoflop_envelope_errors_exit_2() {
+    let base = |method: &str| {
+        let mut command = scalinglaws();
+        command.arg("isoflop").arg(gemstones()).args([
+            "--target",
+            "final_loss",
+            "--derive",
+            "C=6*params_active_precise*tokens",
+            "--compute",
+            "C",
+            "--size",
+            "params_active_precise",
+            "--envelope",
+            method,
+        ]);
+        command
+    };
+    fails(&mut base("grid"), &["--run"]);
+    fails(&mut base("convex"), &["--envelope 'convex'", "hull"]);
+    fails(base("hull").args(["--bootstrap", "10"]), &["--run"]);
 }

@@ -4,14 +4,31 @@
 //! closed form (Hoffmann et al. 2022, eq. 4):
 //!   N* = G·(C/6)^(β/(α+β)),  D* = G⁻¹·(C/6)^(α/(α+β)),  G = (αA/(βB))^(1/(α+β)).
 //! Any other law (`data_constrained` at a given number of unique tokens, `looped` at a given r,
-//! user formulas) and any FLOPs formula go through a robust one-dimensional search over log N:
-//! D solves FLOPs(N, D) = C by bisection in log D, a scan over twelve decades of N finds the
-//! best bracket, and repeated finer scans with a final parabola pin the minimum. Over several
-//! budgets the frontier gives the exponents a, b of N* ∝ C^a and D* ∝ C^b (least squares on
-//! logs). With bootstrap draws, every quantity gets a percentile interval from the same draws.
+//! `moe` at a given number of experts, user formulas) and any FLOPs formula go through a robust
+//! one-dimensional search over log N: D follows from the constraint by bisection in log D, a
+//! scan over fourteen decades of N finds the best bracket, and repeated finer scans with a final
+//! parabola pin the minimum. A held variable given several values (`E=1,8,64`) is optimised
+//! too: every value is solved and the best kept.
+//!
+//! Planning under constraints:
+//! - caps on the model size N (`max_active`: N is what a token passes through, so what
+//!   inference costs), on the total parameters (`max_params`, memory; a formula of N and the
+//!   held variables, N by default: `N*(4+9*E)/13` for Ludziejewski et al. 2025's MoE
+//!   architecture without embeddings) and on the training tokens (`max_tokens`, unique data).
+//!   The loss along a budget is unimodal in log N, so a binding cap holds the optimum at it.
+//! - expected inference tokens T (Sardana et al. 2024, "Beyond Chinchilla-Optimal"): a run then
+//!   costs FLOPs(N, D) + 2·N·T over its life. Given a budget, that lifetime compute is what
+//!   the budget covers; given a target loss instead, the allocation minimises the lifetime
+//!   compute over the (N, D) that reach the loss, and is compared with the inference-blind
+//!   optimum at the same loss.
+//!
+//! Over several budgets the frontier gives the exponents a, b of N* ∝ C^a and D* ∝ C^b (least
+//! squares on logs). With bootstrap draws, every quantity gets a percentile interval from the
+//! same draws.
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -19,22 +36,21 @@ use crate::law::expr::{parse_expr, Expr};
 use crate::law::Law;
 use crate::uncertainty::dist::{least_squares_line, percentile_interval};
 
-/// How training compute depends on N and D.
+/// A formula over named quantities (FLOPs in N and D, total parameters in N and the held
+/// variables).
 #[derive(Debug, Clone)]
-pub struct Flops {
+pub struct Formula {
     pub text: String,
     expr: Expr,
-    /// Some(k) when the formula is k·N·D (the closed form applies).
-    linear_factor: Option<f64>,
 }
 
-impl Flops {
-    /// A FLOPs formula in N and D, e.g. "6*N*D" or "6*N*D + 2*N*2048".
-    pub fn parse(text: &str) -> Result<Flops> {
+impl Formula {
+    /// Parses `text`, which may use only the names in `allowed` and numbers.
+    pub fn parse(text: &str, allowed: &[&str], what: &str) -> Result<Formula> {
         let expr = parse_expr(text)?;
         let mut unknown = None;
         expr.for_each_ident(&mut |name, position| {
-            if name != "N" && name != "D" && unknown.is_none() {
+            if !allowed.contains(&name) && unknown.is_none() {
                 unknown = Some((name.to_string(), position));
             }
         });
@@ -43,13 +59,38 @@ impl Flops {
                 formula: text.to_string(),
                 position,
                 message: format!(
-                    "'{name}' is not N or D; the FLOPs formula may use only N, D and numbers"
+                    "'{name}' is not known here; {what} may use only {} and numbers",
+                    allowed.join(", ")
                 ),
             });
         }
-        let flops = Flops {
+        Ok(Formula {
             text: text.to_string(),
             expr,
+        })
+    }
+
+    fn eval(&self, lookup: &impl Fn(&str) -> Option<f64>) -> f64 {
+        self.expr.eval_f64(lookup).unwrap_or(f64::NAN)
+    }
+}
+
+/// How training compute depends on N and D.
+#[derive(Debug, Clone)]
+pub struct Flops {
+    pub text: String,
+    formula: Formula,
+    /// Some(k) when the formula is k·N·D (the closed form applies).
+    linear_factor: Option<f64>,
+}
+
+impl Flops {
+    /// A FLOPs formula in N and D, e.g. "6*N*D" or "6*N*D + 2*N*2048".
+    pub fn parse(text: &str) -> Result<Flops> {
+        let formula = Formula::parse(text, &["N", "D"], "the FLOPs formula")?;
+        let flops = Flops {
+            text: text.to_string(),
+            formula,
             linear_factor: None,
         };
         // k·N·D when doubling N or D doubles the FLOPs everywhere we probe.
@@ -68,39 +109,48 @@ impl Flops {
     }
 
     pub fn at(&self, n: f64, d: f64) -> f64 {
-        let lookup = |name: &str| match name {
+        self.formula.eval(&|name: &str| match name {
             "N" => Some(n),
             "D" => Some(d),
             _ => None,
-        };
-        self.expr.eval_f64(&lookup).unwrap_or(f64::NAN)
+        })
     }
 
     /// The D with FLOPs(N, D) = C, or None when no positive D reaches C.
     fn tokens_for(&self, n: f64, budget: f64) -> Option<f64> {
+        if budget.is_nan() || budget <= 0.0 {
+            return None;
+        }
         if let Some(k) = self.linear_factor {
             return Some(budget / (k * n));
         }
         let f = |log_d: f64| self.at(n, log_d.exp()) - budget;
-        let (mut lo, mut hi) = (-10.0f64, 120.0f64);
+        let (lo, hi) = (-10.0f64, 120.0f64);
         if !(f(lo) < 0.0 && f(hi) > 0.0) {
             return None;
         }
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if f(mid) < 0.0 {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        Some((0.5 * (lo + hi)).exp())
+        Some(bisect(lo, hi, BISECTION_STEPS, |x| f(x) < 0.0).exp())
     }
 }
 
-/// The compute-optimal point at one budget.
+/// The boundary in [lo, hi] between where `below` holds (left) and where it does not.
+fn bisect(mut lo: f64, mut hi: f64, steps: usize, below: impl Fn(f64) -> bool) -> f64 {
+    for _ in 0..steps {
+        let mid = 0.5 * (lo + hi);
+        if below(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The compute-optimal point at one budget (or the cheapest point at one target loss).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Allocation {
+    /// The compute spent: training FLOPs, plus inference FLOPs 2·N·T when inference tokens
+    /// are given.
     pub budget: f64,
     #[serde(rename = "N")]
     pub n: f64,
@@ -108,12 +158,42 @@ pub struct Allocation {
     pub d: f64,
     pub tokens_per_param: f64,
     pub loss: f64,
-    /// The cap that holds the allocation at its bound (`max_params` or `max_tokens`), if any.
+    /// Total parameters, when a formula for them is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_params: Option<f64>,
+    /// Training and inference FLOPs, when inference tokens are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_flops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_flops: Option<f64>,
+    /// The value chosen for each held variable that was given several.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub chosen: BTreeMap<String, f64>,
+    /// The cap that holds the allocation at its bound (`max_params`, `max_active` or
+    /// `max_tokens`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binding: Option<String>,
-    /// Percentile intervals from bootstrap draws: `N`, `D`, `tokens_per_param`, `loss`.
+    /// For a target loss with inference tokens: the inference-blind optimum at that loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+    /// Percentile intervals from bootstrap draws: `N`, `D`, `tokens_per_param`, `loss`,
+    /// `budget`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ci: BTreeMap<String, [f64; 2]>,
+}
+
+/// The allocation that ignores inference (minimum training compute for the loss), and what
+/// the inference-aware one saves over the run's life relative to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    #[serde(rename = "N")]
+    pub n: f64,
+    #[serde(rename = "D")]
+    pub d: f64,
+    /// Its lifetime compute (training + inference at the same T).
+    pub budget: f64,
+    /// 1 − budget(inference-aware) / budget(reference).
+    pub savings: f64,
 }
 
 /// The exponents of the frontier, N* ∝ C^a and D* ∝ C^b.
@@ -130,9 +210,20 @@ pub struct Frontier {
     pub flops: String,
     /// "closed form" or "numerical".
     pub method: String,
+    /// "budget" (minimise loss at each budget) or "target_loss" (minimise compute at each
+    /// loss).
+    pub goal: String,
+    /// Expected inference tokens over the model's life (Sardana et al. 2024).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_tokens: Option<f64>,
     /// Other variables of the law, held at the given values (e.g. U).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub held: BTreeMap<String, f64>,
+    /// Held variables given several values, over which the allocation is optimised too.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub choices: BTreeMap<String, Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_params: Option<String>,
     pub allocations: Vec<Allocation>,
     pub exponents: Option<Exponents>,
     /// Bootstrap draws the intervals come from (0: none).
@@ -140,114 +231,268 @@ pub struct Frontier {
     pub level: Option<f64>,
 }
 
-/// How the law's variables map onto an allocation.
+/// What `optimal` needs besides the law and its parameters.
+#[derive(Debug, Clone)]
+pub struct AllocationSettings {
+    /// Budgets to allocate (minimise loss) ...
+    pub budgets: Vec<f64>,
+    /// ... or losses to reach at the least compute; exactly one of the two is non-empty.
+    pub target_losses: Vec<f64>,
+    pub flops: Flops,
+    /// Values of the law's other variables (everything but N and D); several values make the
+    /// variable one more choice to optimise.
+    pub held: BTreeMap<String, Vec<f64>>,
+    /// Total parameters as a formula of N and the held variables (None: N).
+    pub total_params: Option<Formula>,
+    /// Expected inference tokens T: a run costs FLOPs(N, D) + 2·N·T.
+    pub inference_tokens: f64,
+    /// Bootstrap draws (every parameter, in the law's order) and their level.
+    pub draws: Vec<Vec<f64>>,
+    pub level: f64,
+    /// Caps on the total parameters (memory), on N (active parameters per token) and on the
+    /// tokens (unique data).
+    pub max_params: Option<f64>,
+    pub max_active: Option<f64>,
+    pub max_tokens: Option<f64>,
+}
+
+impl AllocationSettings {
+    /// Budgets, 6·N·D, nothing held, no caps, no inference, no draws.
+    pub fn at_budgets(budgets: Vec<f64>) -> AllocationSettings {
+        AllocationSettings {
+            budgets,
+            target_losses: Vec::new(),
+            flops: Flops::standard(),
+            held: BTreeMap::new(),
+            total_params: None,
+            inference_tokens: 0.0,
+            draws: Vec::new(),
+            level: 0.95,
+            max_params: None,
+            max_active: None,
+            max_tokens: None,
+        }
+    }
+}
+
+/// One budget or one target loss.
+#[derive(Debug, Clone, Copy)]
+enum Goal {
+    Budget(f64),
+    Loss(f64),
+}
+
+/// How the law's variables map onto an allocation, for one value of every held variable.
 struct Roles<'a> {
     law: &'a Law,
     n: usize,
     d: usize,
     held: Vec<(usize, f64)>,
-    flops: &'a Flops,
-    max_params: Option<f64>,
-    max_tokens: Option<f64>,
+    settings: &'a AllocationSettings,
 }
 
 impl Roles<'_> {
-    /// The range of ln N the caps allow at `budget`: N ≤ max_params, and D(N) ≤ max_tokens
-    /// (D falls as N grows along the budget). None when the caps leave nothing.
-    fn log_n_range(&self, budget: f64) -> Option<(f64, f64)> {
+    fn inference_flops(&self, n: f64) -> f64 {
+        2.0 * n * self.settings.inference_tokens
+    }
+
+    fn total_params(&self, n: f64) -> f64 {
+        match &self.settings.total_params {
+            None => n,
+            Some(formula) => formula.eval(&|name: &str| {
+                if name == "N" {
+                    return Some(n);
+                }
+                let i = self.law.variable_index(name)?;
+                self.held.iter().find(|h| h.0 == i).map(|h| h.1)
+            }),
+        }
+    }
+
+    /// D along the goal's constraint at N: the tokens the budget left after inference buys,
+    /// or the tokens that reach the target loss.
+    fn tokens(&self, params: &[f64], n: f64, goal: Goal) -> Option<f64> {
+        match goal {
+            Goal::Budget(c) => self
+                .settings
+                .flops
+                .tokens_for(n, c - self.inference_flops(n)),
+            Goal::Loss(target) => self.tokens_for_loss(params, n, target),
+        }
+    }
+
+    /// The D at which the law reaches `target` at N (loss falls with D), by bisection in ln D.
+    fn tokens_for_loss(&self, params: &[f64], n: f64, target: f64) -> Option<f64> {
+        self.tokens_for_loss_columns(params, &[n], target)[0]
+    }
+
+    /// `tokens_for_loss` at every N of `ns` at once: one bisection over the whole column, each
+    /// step one sweep of the bound tape.
+    fn tokens_for_loss_columns(&self, params: &[f64], ns: &[f64], target: f64) -> Vec<Option<f64>> {
+        let above = |log_d: &[f64]| -> Vec<bool> {
+            let ds: Vec<f64> = log_d.iter().map(|x| x.exp()).collect();
+            self.losses(params, ns, &ds)
+                .iter()
+                .map(|loss| loss.is_nan() || *loss > target)
+                .collect()
+        };
+        let (lo_end, hi_end) = LOG_D_RANGE;
+        let reachable: Vec<bool> = above(&vec![hi_end; ns.len()]).iter().map(|a| !a).collect();
+        let already: Vec<bool> = above(&vec![lo_end; ns.len()]).iter().map(|a| !a).collect();
+        let (mut lo, mut hi) = (vec![lo_end; ns.len()], vec![hi_end; ns.len()]);
+        for _ in 0..BISECTION_STEPS {
+            let mid: Vec<f64> = lo.iter().zip(&hi).map(|(a, b)| 0.5 * (a + b)).collect();
+            for (i, is_above) in above(&mid).into_iter().enumerate() {
+                if is_above {
+                    lo[i] = mid[i];
+                } else {
+                    hi[i] = mid[i];
+                }
+            }
+        }
+        (0..ns.len())
+            .map(|i| match (reachable[i], already[i]) {
+                (false, _) => None,
+                (true, true) => Some(lo_end.exp()),
+                (true, false) => Some((0.5 * (lo[i] + hi[i])).exp()),
+            })
+            .collect()
+    }
+
+    /// The law at every (N, D) pair, in one bound tape.
+    fn losses(&self, params: &[f64], ns: &[f64], ds: &[f64]) -> Vec<f64> {
+        let mut columns = vec![Vec::with_capacity(ns.len()); self.law.variables.len()];
+        for (&n, &d) in ns.iter().zip(ds) {
+            for (column, value) in columns.iter_mut().zip(self.point(n, d)) {
+                column.push(value);
+            }
+        }
+        let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let tape = self.law.bind(&slices);
+        let mut scratch = tape.scratch();
+        tape.forward_columns(params, &mut scratch).to_vec()
+    }
+
+    /// The range of ln N the caps allow for the goal: N ≤ max_active, total(N) ≤ max_params,
+    /// D(N) ≤ max_tokens (D falls as N grows along a budget or a loss), and with inference
+    /// tokens a budget must leave some training compute. None when the caps leave nothing.
+    fn log_n_range(&self, params: &[f64], goal: Goal) -> Option<(f64, f64)> {
         let (mut lo, mut hi) = LOG_N_RANGE;
-        if let Some(p) = self.max_params {
+        let settings = self.settings;
+        if let Some(p) = settings.max_active {
             hi = hi.min(p.ln());
         }
-        if let Some(u) = self.max_tokens {
-            let too_many = |log_n: f64| {
-                self.flops
-                    .tokens_for(log_n.exp(), budget)
-                    .map_or(true, |d| d > u)
-            };
-            let (mut a, mut b) = (lo, hi);
-            if too_many(b) {
+        if let Some(p) = settings.max_params {
+            let fits = |log_n: f64| self.total_params(log_n.exp()) <= p;
+            if !fits(lo) {
                 return None;
             }
-            if too_many(a) {
-                for _ in 0..200 {
-                    let mid = 0.5 * (a + b);
-                    if too_many(mid) {
-                        a = mid;
-                    } else {
-                        b = mid;
-                    }
-                }
-                lo = b;
+            if !fits(hi) {
+                hi = bisect(lo, hi, BISECTION_STEPS, fits);
+            }
+        }
+        if let (Goal::Budget(c), true) = (goal, settings.inference_tokens > 0.0) {
+            hi = hi.min((c / (2.0 * settings.inference_tokens)).ln() - 1e-9);
+        }
+        if let Some(u) = settings.max_tokens {
+            let too_many = |log_n: f64| {
+                self.tokens(params, log_n.exp(), goal)
+                    .map_or(true, |d| d > u)
+            };
+            if lo > hi || too_many(hi) {
+                return None;
+            }
+            if too_many(lo) {
+                lo = bisect(lo, hi, BISECTION_STEPS, too_many);
             }
         }
         (lo <= hi).then_some((lo, hi))
     }
 
-    fn binding(&self, n: f64, budget: f64) -> Option<String> {
+    fn binding(&self, n: f64, d: f64) -> Option<String> {
         let near = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-6;
-        if self.max_params.is_some_and(|p| near(n, p)) {
+        let settings = self.settings;
+        if settings.max_active.is_some_and(|p| near(n, p)) {
+            return Some("max_active".into());
+        }
+        if settings
+            .max_params
+            .is_some_and(|p| near(self.total_params(n), p))
+        {
             return Some("max_params".into());
         }
-        let d = self.flops.tokens_for(n, budget)?;
-        self.max_tokens
+        settings
+            .max_tokens
             .filter(|u| near(d, *u))
             .map(|_| "max_tokens".into())
     }
 
-    fn loss(&self, params: &[f64], n: f64, d: f64) -> f64 {
+    fn point(&self, n: f64, d: f64) -> Vec<f64> {
         let mut point = vec![0.0; self.law.variables.len()];
         point[self.n] = n;
         point[self.d] = d;
         for &(i, v) in &self.held {
             point[i] = v;
         }
-        self.law.eval(params, &point)
+        point
     }
 
-    /// Loss along the budget's constraint at each log N of `grid`, in one bound tape.
-    fn scan(&self, params: &[f64], budget: f64, grid: &[f64]) -> Vec<f64> {
-        let mut columns = vec![Vec::with_capacity(grid.len()); self.law.variables.len()];
-        let mut valid = Vec::with_capacity(grid.len());
-        for &log_n in grid {
-            let n = log_n.exp();
-            let d = self.flops.tokens_for(n, budget);
-            valid.push(d.is_some());
-            columns[self.n].push(n);
-            columns[self.d].push(d.unwrap_or(1.0));
-            for &(i, v) in &self.held {
-                columns[i].push(v);
+    fn loss(&self, params: &[f64], n: f64, d: f64) -> f64 {
+        self.law.eval(params, &self.point(n, d))
+    }
+
+    /// What the search minimises at each log N of `grid`: the loss along a budget, or the
+    /// lifetime compute along a target loss.
+    fn scan(&self, params: &[f64], goal: Goal, grid: &[f64]) -> Vec<f64> {
+        let ns: Vec<f64> = grid.iter().map(|x| x.exp()).collect();
+        let ds: Vec<Option<f64>> = match goal {
+            Goal::Budget(_) => ns.iter().map(|&n| self.tokens(params, n, goal)).collect(),
+            Goal::Loss(target) => self.tokens_for_loss_columns(params, &ns, target),
+        };
+        let values: Vec<f64> = match goal {
+            Goal::Loss(_) => ns
+                .iter()
+                .zip(&ds)
+                .map(|(&n, d)| d.map_or(f64::INFINITY, |d| self.lifetime_flops(n, d)))
+                .collect(),
+            Goal::Budget(_) => {
+                let filled: Vec<f64> = ds.iter().map(|d| d.unwrap_or(1.0)).collect();
+                self.losses(params, &ns, &filled)
             }
-        }
-        let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
-        let tape = self.law.bind(&slices);
-        let mut scratch = tape.scratch();
-        tape.forward_columns(params, &mut scratch)
-            .iter()
-            .zip(valid)
-            .map(|(&loss, ok)| {
-                if ok && loss.is_finite() {
-                    loss
+        };
+        values
+            .into_iter()
+            .zip(&ds)
+            .map(|(v, d)| {
+                if d.is_some() && v.is_finite() {
+                    v
                 } else {
                     f64::INFINITY
                 }
             })
             .collect()
     }
+
+    fn lifetime_flops(&self, n: f64, d: f64) -> f64 {
+        self.settings.flops.at(n, d) + self.inference_flops(n)
+    }
 }
 
-/// Decades of N scanned, and points per scan.
+/// Decades of N scanned, the range of ln D searched for a target loss, and points per scan.
 const LOG_N_RANGE: (f64, f64) = (
     2.0 * std::f64::consts::LN_10,
     16.0 * std::f64::consts::LN_10,
 );
+const LOG_D_RANGE: (f64, f64) = (0.0, 30.0 * std::f64::consts::LN_10);
 const SCAN_POINTS: usize = 141;
+/// Halvings of a bracket: 64 take any range below 1e4 to f64 resolution.
+const BISECTION_STEPS: usize = 64;
 const ZOOMS: usize = 8;
 
-/// The optimal log N at one budget: a scan, finer scans around the best point, then the vertex
+/// The optimal log N for one goal: a scan, finer scans around the best point, then the vertex
 /// of the parabola through the last three.
-fn optimal_log_n(roles: &Roles, params: &[f64], budget: f64) -> Option<f64> {
-    let (mut lo, mut hi) = roles.log_n_range(budget)?;
+fn optimal_log_n(roles: &Roles, params: &[f64], goal: Goal) -> Option<f64> {
+    let (mut lo, mut hi) = roles.log_n_range(params, goal)?;
     if hi - lo < 1e-12 {
         return Some(lo);
     }
@@ -256,15 +501,15 @@ fn optimal_log_n(roles: &Roles, params: &[f64], budget: f64) -> Option<f64> {
     for _ in 0..=ZOOMS {
         let step = (hi - lo) / (points - 1) as f64;
         let grid: Vec<f64> = (0..points).map(|i| lo + step * i as f64).collect();
-        let losses = roles.scan(params, budget, &grid);
-        let (i, &value) = losses
+        let values = roles.scan(params, goal, &grid);
+        let (i, &value) = values
             .iter()
             .enumerate()
             .min_by(|a, b| a.1.total_cmp(b.1))?;
         if !value.is_finite() {
             return None;
         }
-        best = Some(vertex(&grid, &losses, i).unwrap_or(grid[i]));
+        best = Some(vertex(&grid, &values, i).unwrap_or(grid[i]));
         lo = grid[i.saturating_sub(1)];
         hi = grid[(i + 1).min(points - 1)];
         points = 21;
@@ -274,7 +519,7 @@ fn optimal_log_n(roles: &Roles, params: &[f64], budget: f64) -> Option<f64> {
 
 /// The vertex of the parabola through points i−1, i, i+1 (None at an edge or when flat).
 fn vertex(x: &[f64], y: &[f64], i: usize) -> Option<f64> {
-    if i == 0 || i + 1 >= x.len() {
+    if i == 0 || i + 1 >= x.len() || !(y[i - 1].is_finite() && y[i + 1].is_finite()) {
         return None;
     }
     let (x0, x1, x2) = (x[i - 1], x[i], x[i + 1]);
@@ -296,33 +541,124 @@ fn chinchilla_closed_form(params: &[f64], budget: f64, k: f64) -> (f64, f64) {
     (n, base / n)
 }
 
-fn allocation_at(roles: &Roles, params: &[f64], budget: f64, closed: bool) -> Option<Allocation> {
-    let (n, d) = match (closed, roles.flops.linear_factor) {
-        (true, Some(k)) => {
+/// The allocation for one goal at one value of the held variables.
+fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Option<Allocation> {
+    let closed_factor = roles.settings.flops.linear_factor.filter(|_| closed);
+    let (n, d) = match (goal, closed_factor) {
+        (Goal::Budget(c), Some(k)) => {
             // The loss along the budget is convex in ln N: a cap holds the optimum at its bound.
-            let (lo, hi) = roles.log_n_range(budget)?;
-            let n = chinchilla_closed_form(params, budget, k)
+            let (lo, hi) = roles.log_n_range(params, goal)?;
+            let n = chinchilla_closed_form(params, c, k)
                 .0
                 .ln()
                 .clamp(lo, hi)
                 .exp();
-            (n, budget / (k * n))
+            (n, c / (k * n))
         }
         _ => {
-            let n = optimal_log_n(roles, params, budget)?.exp();
-            (n, roles.flops.tokens_for(n, budget)?)
+            let n = optimal_log_n(roles, params, goal)?.exp();
+            (n, roles.tokens(params, n, goal)?)
         }
     };
-    let loss = roles.loss(params, n, d);
+    let loss = match goal {
+        Goal::Budget(_) => roles.loss(params, n, d),
+        Goal::Loss(target) => target,
+    };
+    let with_inference = roles.settings.inference_tokens > 0.0;
+    let training = roles.settings.flops.at(n, d);
+    let budget = match goal {
+        Goal::Budget(c) => c,
+        Goal::Loss(_) => roles.lifetime_flops(n, d),
+    };
     (n.is_finite() && d.is_finite() && loss.is_finite()).then(|| Allocation {
         budget,
         n,
         d,
         tokens_per_param: d / n,
         loss,
-        binding: roles.binding(n, budget),
+        total_params: roles
+            .settings
+            .total_params
+            .as_ref()
+            .map(|_| roles.total_params(n)),
+        training_flops: with_inference.then_some(training),
+        inference_flops: with_inference.then(|| roles.inference_flops(n)),
+        chosen: BTreeMap::new(),
+        binding: roles.binding(n, d),
+        reference: None,
         ci: BTreeMap::new(),
     })
+}
+
+/// Every combination of the held variables' values, as (variable index, value) lists.
+fn held_combinations(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Vec<Vec<(usize, f64)>> {
+    let mut combinations: Vec<Vec<(usize, f64)>> = vec![Vec::new()];
+    for (name, values) in held {
+        let i = law.variable_index(name).expect("checked by roles()");
+        combinations = combinations
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |v| {
+                    let mut next = c.clone();
+                    next.push((i, *v));
+                    next
+                })
+            })
+            .collect();
+    }
+    combinations
+}
+
+/// The problem for one law and its settings: the roles of N and D and every combination of
+/// held values.
+struct Problem<'a> {
+    law: &'a Law,
+    n: usize,
+    d: usize,
+    combinations: Vec<Vec<(usize, f64)>>,
+    settings: &'a AllocationSettings,
+    closed: bool,
+}
+
+impl Problem<'_> {
+    fn roles(&self, held: &[(usize, f64)]) -> Roles<'_> {
+        Roles {
+            law: self.law,
+            n: self.n,
+            d: self.d,
+            held: held.to_vec(),
+            settings: self.settings,
+        }
+    }
+
+    /// The best allocation over the held combinations: lowest loss for a budget, least
+    /// compute for a target loss.
+    fn solve(&self, params: &[f64], goal: Goal) -> Option<Allocation> {
+        let several = self.combinations.len() > 1;
+        let score = |a: &Allocation| match goal {
+            Goal::Budget(_) => a.loss,
+            Goal::Loss(_) => a.budget,
+        };
+        self.combinations
+            .iter()
+            .filter_map(|held| {
+                let mut allocation = allocation_at(&self.roles(held), params, goal, self.closed)?;
+                if several {
+                    allocation.chosen = held
+                        .iter()
+                        .map(|(i, v)| (self.law.variables[*i].clone(), *v))
+                        .collect();
+                }
+                Some(allocation)
+            })
+            .min_by(|a, b| score(a).total_cmp(&score(b)))
+    }
+
+    fn feasible(&self, params: &[f64], goal: Goal) -> bool {
+        self.combinations
+            .iter()
+            .any(|held| self.roles(held).log_n_range(params, goal).is_some())
+    }
 }
 
 /// Least-squares slope of log y on log x.
@@ -331,10 +667,11 @@ fn log_slope(x: &[f64], y: &[f64]) -> Option<f64> {
     least_squares_line(&points).map(|(slope, _)| slope)
 }
 
-/// The frontier's exponents; None with fewer than two budgets or when a cap holds any
-/// allocation at its bound (the frontier is then not a power law).
+/// The frontier's exponents; None with fewer than two points, with inference (the frontier
+/// is then not a power law) or when a cap holds any allocation at its bound.
 fn exponents(allocations: &[Allocation]) -> Option<(f64, f64)> {
-    if allocations.len() < 2 || allocations.iter().any(|a| a.binding.is_some()) {
+    let bent = |a: &Allocation| a.binding.is_some() || a.inference_flops.is_some();
+    if allocations.len() < 2 || allocations.iter().any(bent) {
         return None;
     }
     let c: Vec<f64> = allocations.iter().map(|a| a.budget).collect();
@@ -343,70 +680,69 @@ fn exponents(allocations: &[Allocation]) -> Option<(f64, f64)> {
     Some((log_slope(&c, &n)?, log_slope(&c, &d)?))
 }
 
-/// What `optimal` needs besides the law and its parameters.
-#[derive(Debug, Clone)]
-pub struct AllocationSettings {
-    pub budgets: Vec<f64>,
-    pub flops: Flops,
-    /// Values of the law's other variables (everything but N and D).
-    pub held: BTreeMap<String, f64>,
-    /// Bootstrap draws (every parameter, in the law's order) and their level.
-    pub draws: Vec<Vec<f64>>,
-    pub level: f64,
-    /// Cap on the model size (memory), and on the tokens (unique data).
-    pub max_params: Option<f64>,
-    pub max_tokens: Option<f64>,
-}
-
-/// The compute-optimal frontier of `law` with `params` at every budget.
+/// The compute-optimal frontier of `law` with `params` at every budget (or target loss).
 pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Result<Frontier> {
-    let roles = roles(law, settings)?;
-    if let Some(bad) = settings
-        .budgets
-        .iter()
-        .find(|c| !(**c > 0.0 && c.is_finite()))
-    {
-        return Err(Error::settings(format!(
-            "--budget {bad:e}: a budget is a positive number of FLOPs"
-        )));
+    let goals = goals(settings)?;
+    let problem = problem(law, settings)?;
+    if let Some(goal) = goals.iter().find(|g| !problem.feasible(params, **g)) {
+        return Err(Error::settings(match goal {
+            Goal::Budget(c) => format!(
+                "at the budget {c:e} no allocation meets the caps (the caps and the inference tokens leave no N); raise a cap or the budget"
+            ),
+            Goal::Loss(l) => format!(
+                "no allocation reaches the loss {l} within the caps; raise a cap or the target loss"
+            ),
+        }));
     }
-    let closed = law.label() == "chinchilla";
     let solve = |p: &[f64]| -> Option<Vec<Allocation>> {
-        settings
-            .budgets
-            .iter()
-            .map(|&c| allocation_at(&roles, p, c, closed))
-            .collect()
+        goals.iter().map(|&goal| problem.solve(p, goal)).collect()
     };
-    if let Some(c) = settings
-        .budgets
-        .iter()
-        .find(|c| roles.log_n_range(**c).is_none())
-    {
-        return Err(Error::settings(format!(
-            "at the budget {c:e} no allocation meets the caps (--max-params with --max-tokens leave no N); raise a cap or lower the budget"
-        )));
-    }
-    let mut allocations = solve(params).ok_or_else(|| {
-        Error::fit("the law has no finite optimum along the budget's constraint (N from 1e2 to 1e16); check the law and the FLOPs formula")
+    let mut allocations = solve(params).ok_or_else(|| match goals[0] {
+        Goal::Budget(_) => Error::fit("the law has no finite optimum along the budget's constraint (N from 1e2 to 1e16); check the law and the FLOPs formula"),
+        Goal::Loss(_) => Error::settings("the law does not reach a target loss for any N from 1e2 to 1e16 and D up to 1e30 (is the target below the law's floor?); raise the target loss"),
     })?;
+    if settings.inference_tokens > 0.0 && !settings.target_losses.is_empty() {
+        add_references(law, params, settings, &mut allocations)?;
+    }
     let mut exponents = exponents(&allocations).map(|(a, b)| Exponents {
         a,
         b,
         ci: BTreeMap::new(),
     });
-    let draws: Vec<Vec<Allocation>> = settings.draws.iter().filter_map(|d| solve(d)).collect();
+    // Draws are independent: solved in parallel, collected in order (results do not depend
+    // on the thread count).
+    let draws: Vec<Vec<Allocation>> = settings.draws.par_iter().filter_map(|d| solve(d)).collect();
     if !draws.is_empty() {
-        add_intervals(&mut allocations, exponents.as_mut(), &draws, settings.level);
+        let fixed = if settings.target_losses.is_empty() {
+            "budget"
+        } else {
+            "loss"
+        };
+        add_intervals(
+            &mut allocations,
+            exponents.as_mut(),
+            &draws,
+            settings.level,
+            fixed,
+        );
     }
+    let (held, choices) = split_held(&settings.held);
     Ok(Frontier {
         flops: settings.flops.text.clone(),
-        method: if closed && settings.flops.linear_factor.is_some() {
+        method: if problem.closed && settings.flops.linear_factor.is_some() {
             "closed form".into()
         } else {
             "numerical".into()
         },
-        held: settings.held.clone(),
+        goal: if settings.target_losses.is_empty() {
+            "budget".into()
+        } else {
+            "target_loss".into()
+        },
+        inference_tokens: (settings.inference_tokens > 0.0).then_some(settings.inference_tokens),
+        held,
+        choices,
+        total_params: settings.total_params.as_ref().map(|f| f.text.clone()),
         allocations,
         exponents,
         draws: draws.len(),
@@ -414,7 +750,79 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
     })
 }
 
-fn roles<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Result<Roles<'a>> {
+/// Held variables with one value, and those with several (choices).
+fn split_held(
+    held: &BTreeMap<String, Vec<f64>>,
+) -> (BTreeMap<String, f64>, BTreeMap<String, Vec<f64>>) {
+    let single = held
+        .iter()
+        .filter(|(_, v)| v.len() == 1)
+        .map(|(k, v)| (k.clone(), v[0]))
+        .collect();
+    let several = held
+        .iter()
+        .filter(|(_, v)| v.len() > 1)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    (single, several)
+}
+
+/// The inference-blind optimum at each target loss (least training compute), and what the
+/// inference-aware allocation saves over the run's life relative to it.
+fn add_references(
+    law: &Law,
+    params: &[f64],
+    settings: &AllocationSettings,
+    allocations: &mut [Allocation],
+) -> Result<()> {
+    let blind = AllocationSettings {
+        inference_tokens: 0.0,
+        draws: Vec::new(),
+        ..settings.clone()
+    };
+    let reference = optimal(law, params, &blind)?;
+    let t = settings.inference_tokens;
+    for (allocation, r) in allocations.iter_mut().zip(reference.allocations) {
+        let budget = r.budget + 2.0 * r.n * t;
+        allocation.reference = Some(Reference {
+            n: r.n,
+            d: r.d,
+            budget,
+            savings: 1.0 - allocation.budget / budget,
+        });
+    }
+    Ok(())
+}
+
+fn goals(settings: &AllocationSettings) -> Result<Vec<Goal>> {
+    let valid = |v: &f64| *v > 0.0 && v.is_finite();
+    match (
+        settings.budgets.is_empty(),
+        settings.target_losses.is_empty(),
+    ) {
+        (false, true) => match settings.budgets.iter().find(|c| !valid(c)) {
+            Some(bad) => Err(Error::settings(format!(
+                "--budget {bad:e}: a budget is a positive number of FLOPs"
+            ))),
+            None => Ok(settings.budgets.iter().map(|c| Goal::Budget(*c)).collect()),
+        },
+        (true, false) => match settings.target_losses.iter().find(|l| !valid(l)) {
+            Some(bad) => Err(Error::settings(format!(
+                "--target-loss {bad}: give a positive loss the law can reach"
+            ))),
+            None => Ok(settings
+                .target_losses
+                .iter()
+                .map(|l| Goal::Loss(*l))
+                .collect()),
+        },
+        _ => Err(Error::settings(
+            "give either budgets (--budget) or target losses (--target-loss), not both",
+        )),
+    }
+}
+
+fn problem<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Result<Problem<'a>> {
     let index = |name: &str| {
         law.variable_index(name).ok_or_else(|| {
             Error::settings(format!(
@@ -425,21 +833,53 @@ fn roles<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Result<Roles<'a>
         })
     };
     let (n, d) = (index("N")?, index("D")?);
-    let mut held = Vec::new();
-    for (i, variable) in law.variables.iter().enumerate() {
-        if i == n || i == d {
-            continue;
+    check_held(law, &settings.held)?;
+    for (option, cap) in [
+        ("--max-params", settings.max_params),
+        ("--max-active", settings.max_active),
+        ("--max-tokens", settings.max_tokens),
+    ] {
+        if let Some(cap) = cap.filter(|c| !(*c > 0.0 && c.is_finite())) {
+            return Err(Error::settings(format!(
+                "{option} {cap:e}: give a positive number"
+            )));
         }
-        let value = settings.held.get(variable).ok_or_else(|| {
-            Error::settings(format!(
-                "the law '{}' also reads {variable}: give its value with --set {variable}=VALUE",
-                law.label()
-            ))
-        })?;
-        held.push((i, *value));
     }
-    if let Some(name) = settings
-        .held
+    let t = settings.inference_tokens;
+    if !(t >= 0.0 && t.is_finite()) {
+        return Err(Error::settings(format!(
+            "--inference-tokens {t:e}: give a number of tokens >= 0"
+        )));
+    }
+    Ok(Problem {
+        law,
+        n,
+        d,
+        combinations: held_combinations(law, &settings.held),
+        settings,
+        closed: law.label() == "chinchilla" && t == 0.0,
+    })
+}
+
+/// Every other variable of the law needs values, and every held name must be one of them.
+fn check_held(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result<()> {
+    for variable in law.variables.iter().filter(|v| *v != "N" && *v != "D") {
+        match held.get(variable) {
+            None => {
+                return Err(Error::settings(format!(
+                    "the law '{}' also reads {variable}: give its value with --set {variable}=VALUE (or several: --set {variable}=1,8,64 to optimise over them)",
+                    law.label()
+                )))
+            }
+            Some(values) if values.is_empty() || values.iter().any(|v| !v.is_finite()) => {
+                return Err(Error::settings(format!(
+                    "--set {variable}: give one or more finite values"
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(name) = held
         .keys()
         .find(|k| law.variable_index(k).is_none() || *k == "N" || *k == "D")
     {
@@ -453,25 +893,7 @@ fn roles<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Result<Roles<'a>
                 .join(", ")
         )));
     }
-    for (option, cap) in [
-        ("--max-params", settings.max_params),
-        ("--max-tokens", settings.max_tokens),
-    ] {
-        if let Some(cap) = cap.filter(|c| !(*c > 0.0 && c.is_finite())) {
-            return Err(Error::settings(format!(
-                "{option} {cap:e}: give a positive number"
-            )));
-        }
-    }
-    Ok(Roles {
-        law,
-        n,
-        d,
-        held,
-        flops: &settings.flops,
-        max_params: settings.max_params,
-        max_tokens: settings.max_tokens,
-    })
+    Ok(())
 }
 
 fn add_intervals(
@@ -479,6 +901,7 @@ fn add_intervals(
     exponents: Option<&mut Exponents>,
     draws: &[Vec<Allocation>],
     level: f64,
+    fixed: &str,
 ) {
     for (i, allocation) in allocations.iter_mut().enumerate() {
         let pick = |f: fn(&Allocation) -> f64| draws.iter().map(|d| f(&d[i])).collect::<Vec<_>>();
@@ -487,10 +910,13 @@ fn add_intervals(
             ("D", pick(|a| a.d)),
             ("tokens_per_param", pick(|a| a.tokens_per_param)),
             ("loss", pick(|a| a.loss)),
+            ("budget", pick(|a| a.budget)),
         ] {
-            allocation
-                .ci
-                .insert(name.to_string(), percentile_interval(values, level));
+            // The given quantity (the budget, or the target loss) has no interval.
+            if name != fixed {
+                let interval = percentile_interval(values, level);
+                allocation.ci.insert(name.to_string(), interval);
+            }
         }
     }
     if let Some(exponents) = exponents {
@@ -512,15 +938,7 @@ mod tests {
     use crate::law::catalog;
 
     fn settings(budgets: Vec<f64>) -> AllocationSettings {
-        AllocationSettings {
-            budgets,
-            flops: Flops::standard(),
-            held: BTreeMap::new(),
-            draws: Vec::new(),
-            level: 0.95,
-            max_params: None,
-            max_tokens: None,
-        }
+        AllocationSettings::at_budgets(budgets)
     }
 
     /// Caps on size and tokens hold the optimum at the bound, in the closed form and in the
@@ -568,8 +986,9 @@ mod tests {
         );
         // The numerical search agrees with the closed form.
         let one_budget = settings(vec![5.88e23]);
-        let roles = roles(&law, &one_budget).unwrap();
-        let numerical = allocation_at(&roles, &params, 5.88e23, false).unwrap();
+        let problem = problem(&law, &one_budget).unwrap();
+        let roles = problem.roles(&[]);
+        let numerical = allocation_at(&roles, &params, Goal::Budget(5.88e23), false).unwrap();
         assert!(
             (numerical.n / a.n - 1.0).abs() < 1e-6,
             "{:e} vs {:e}",
@@ -598,13 +1017,130 @@ mod tests {
             .map(|p| by_name.iter().find(|(n, _)| *n == p.name).unwrap().1)
             .collect();
         let mut s = settings(vec![1e22]);
-        s.held.insert("U".into(), 25e9);
+        s.held.insert("U".into(), vec![25e9]);
         let frontier = optimal(&law, &params, &s).unwrap();
         let a = &frontier.allocations[0];
         assert_eq!(frontier.method, "numerical");
         println!("datablations: N* = {:e}, D* = {:e}", a.n, a.d);
         assert!((a.d / 237.34e9 - 1.0).abs() < 0.01, "D* = {:e}", a.d);
         assert!((a.n / 7.02e9 - 1.0).abs() < 0.01, "N* = {:e}", a.n);
+    }
+
+    /// Ludziejewski et al. 2025, Table 1: with their Table 3 fit, a dense model (E = 1) at
+    /// 1e20 FLOPs is best at N = 1.7B active parameters trained on 9.7B tokens.
+    #[test]
+    fn moe_published_fit_gives_the_papers_dense_optimum() {
+        let law = catalog::lookup("moe").unwrap();
+        let params = crate::law::catalog::tests::moe_published(&law);
+        let mut s = settings(vec![1e20]);
+        s.held.insert("E".into(), vec![1.0]);
+        let a = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        println!("moe E=1 at 1e20: N = {:e}, D = {:e}", a.n, a.d);
+        assert!((a.n / 1.7e9 - 1.0).abs() < 0.03, "N = {:e}", a.n);
+        assert!((a.d / 9.7e9 - 1.0).abs() < 0.03, "D = {:e}", a.d);
+    }
+
+    /// Several expert counts are a choice: without a memory cap more experts win; a cap on
+    /// total parameters (Switch-style MoE without embeddings: N·(4+9E)/13) makes the search
+    /// trade experts for active size, and never breaks the cap.
+    #[test]
+    fn expert_counts_are_chosen_under_a_memory_cap() {
+        let law = catalog::lookup("moe").unwrap();
+        let params = crate::law::catalog::tests::moe_published(&law);
+        let mut s = settings(vec![1e21]);
+        s.held
+            .insert("E".into(), vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]);
+        s.total_params = Some(Formula::parse("N*(4+9*E)/13", &["N", "E"], "total").unwrap());
+        let free = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        assert_eq!(free.chosen["E"], 64.0);
+        s.max_params = Some(5e9);
+        let capped = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        println!(
+            "moe at 1e21: free E = {}, N = {:e}, total {:e}; capped at 5e9 total: E = {}, N = {:e}, total {:e}, loss {} vs {}",
+            free.chosen["E"], free.n, free.total_params.unwrap(),
+            capped.chosen["E"], capped.n, capped.total_params.unwrap(), capped.loss, free.loss
+        );
+        assert!(capped.total_params.unwrap() <= 5e9 * (1.0 + 1e-9));
+        assert!(capped.loss >= free.loss);
+        // An active-parameter cap binds N itself.
+        s.max_params = None;
+        s.max_active = Some(1e9);
+        let active = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        assert!(active.n <= 1e9 * (1.0 + 1e-9), "N = {:e}", active.n);
+    }
+
+    /// Sardana et al. 2024 (Beyond Chinchilla-Optimal), with their Chinchilla constants
+    /// (E 1.69, A 406.4, B 410.7, alpha 0.336, beta 0.283): a model of the quality of a
+    /// Chinchilla-optimal 13B, served for 2e12 tokens, is best at about 7B trained longer,
+    /// saving 1.7e22 FLOPs (17 %); one of 30B quality served for 1e13 tokens, 13.6B trained on
+    /// 2.84× the data, saving 28 %.
+    #[test]
+    fn inference_tokens_reproduce_sardanas_examples() {
+        let law = catalog::lookup("chinchilla").unwrap();
+        let params = [1.69, 406.4, 0.336, 410.7, 0.283];
+        for (n0, t, n_expected, d_ratio, saved) in [
+            (13e9, 2e12, 6.97e9, None, 0.174),
+            (30e9, 1e13, 13.61e9, Some(2.84), 0.280),
+        ] {
+            // The Chinchilla-optimal budget and loss for n0 (closed form inverted).
+            let (_, d_at_unit) = chinchilla_closed_form(&params, 6.0, 6.0);
+            let (alpha, beta) = (params[2], params[4]);
+            let g = 1.0 / d_at_unit;
+            let c = 6.0 * (n0 / g).powf((alpha + beta) / beta);
+            let d0 = c / (6.0 * n0);
+            let loss = law.eval(&params, &[n0, d0]);
+            let mut s = settings(Vec::new());
+            s.target_losses = vec![loss];
+            s.inference_tokens = t;
+            let frontier = optimal(&law, &params, &s).unwrap();
+            let a = &frontier.allocations[0];
+            let r = a.reference.as_ref().unwrap();
+            println!(
+                "Sardana {n0:e} quality (loss {loss:.4}, D0 {d0:e}), T = {t:e}: N = {:e}, D = {:e} ({:.3}x D0), saves {:.1}% ({:e} FLOPs)",
+                a.n, a.d, a.d / d0, 100.0 * r.savings, r.budget - a.budget
+            );
+            assert!((r.n / n0 - 1.0).abs() < 1e-4, "reference N = {:e}", r.n);
+            assert!((a.n / n_expected - 1.0).abs() < 0.01, "N = {:e}", a.n);
+            assert!((r.savings - saved).abs() < 0.005, "savings {}", r.savings);
+            if let Some(ratio) = d_ratio {
+                assert!((a.d / d0 / ratio - 1.0).abs() < 0.01, "D/D0 = {}", a.d / d0);
+            }
+            assert!((law.eval(&params, &[a.n, a.d]) / loss - 1.0).abs() < 1e-9);
+        }
+    }
+
+    /// With no inference, the cheapest way to a loss is the compute-optimal allocation of the
+    /// budget that reaches it (the two problems are dual).
+    #[test]
+    fn a_target_loss_without_inference_is_the_dual_of_a_budget() {
+        let law = catalog::lookup("chinchilla").unwrap();
+        let params = [1.81686, 482.00572, 0.34781, 2085.43420, 0.36585];
+        let at_budget = optimal(&law, &params, &settings(vec![1e22]))
+            .unwrap()
+            .allocations[0]
+            .clone();
+        let mut s = settings(Vec::new());
+        s.target_losses = vec![at_budget.loss];
+        let at_loss = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        assert!(
+            (at_loss.budget / 1e22 - 1.0).abs() < 1e-6,
+            "{:e}",
+            at_loss.budget
+        );
+        assert!((at_loss.n / at_budget.n - 1.0).abs() < 1e-4);
+        // A loss below the law's floor E is unreachable.
+        s.target_losses = vec![1.5];
+        assert!(optimal(&law, &params, &s)
+            .unwrap_err()
+            .to_string()
+            .contains("loss"));
+        // Inference tokens at a budget leave less for training: a smaller model.
+        let mut s = settings(vec![1e22]);
+        s.inference_tokens = 1e12;
+        let served = optimal(&law, &params, &s).unwrap().allocations[0].clone();
+        assert!(served.n < at_budget.n);
+        let total = served.training_flops.unwrap() + served.inference_flops.unwrap();
+        assert!((total / 1e22 - 1.0).abs() < 1e-9);
     }
 
     #[test]

@@ -444,8 +444,14 @@ fn minimum_intervals(
 fn power_law(budgets: &[&Budget], value: impl Fn(&Budget) -> Option<f64>) -> Option<PowerLaw> {
     let points: Vec<(f64, f64)> = budgets
         .iter()
-        .filter_map(|b| value(b).map(|v| (b.budget.ln(), v.ln())))
+        .filter_map(|b| value(b).map(|v| (b.budget, v)))
         .collect();
+    power_law_through(&points)
+}
+
+/// The least-squares power law y = coef · C^exponent through (C, y) points (fitted on logs).
+pub(crate) fn power_law_through(points: &[(f64, f64)]) -> Option<PowerLaw> {
+    let points: Vec<(f64, f64)> = points.iter().map(|(c, y)| (c.ln(), y.ln())).collect();
     if points.len() < 2 {
         return None;
     }

@@ -3,5 +3,6 @@
 
 pub mod allocation;
 pub mod backtest;
+pub mod envelope;
 pub mod isoflop;
 pub mod law_comparison;

@@ -55,6 +55,12 @@ pub const ENTRIES: &[Entry] = &[
         default_space: DefaultSpace::Log,
     },
     Entry {
+        name: "moe",
+        summary: "mixture of experts: loss in active parameters N, tokens D and number of experts E (E = 1: dense)",
+        citation: "Ludziejewski et al. 2025, Joint MoE Scaling Laws: Mixture of Experts Can Be Memory Efficient, eq. 6 with Clark et al. 2022's saturating E-hat (eq. 4); published fit in Table 3",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
         name: "bnsl",
         summary: "broken neural scaling law, one break (bnsl:K for K breaks)",
         citation: "Caballero et al. 2022, Broken Neural Scaling Laws, eq. 1",
@@ -110,6 +116,12 @@ UN = min(N, G*(U*G)^(beta/alpha)); \
 Np = UN + UN*RN_star*(1 - exp(-max(N/UN - 1, 0)/RN_star)); \
 Dp = U + U*RD_star*(1 - exp(-max(D/U - 1, 0)/RD_star)); \
 E + A*Np^-alpha + B*Dp^-beta";
+
+/// Ludziejewski et al. 2025 (arXiv 2502.05172), eq. 6, with the saturating transform of the
+/// number of experts of their eq. 4 (after Clark et al. 2022). Their exponents are negative as
+/// printed: alpha, beta < 0. At E = 1, E-hat = E_start and the law is Chinchilla's in N and D.
+pub const MOE_FORMULA: &str = "Eh = 1/(1/(E - 1 + 1/(1/E_start - 1/E_max)) + 1/E_max); \
+a*Eh^delta*N^(alpha + gamma*log(Eh)) + b*Eh^omega*D^(beta + zeta*log(Eh)) + c";
 
 /// Names for `laws` and for "did you mean".
 pub fn names() -> Vec<&'static str> {
@@ -184,6 +196,7 @@ pub fn lookup(name: &str) -> Result<Law> {
                 spec("beta", 0.0, INF, EXPONENT_GRID, false),
             ],
         ),
+        "moe" => moe(entry.citation),
         "logistic" => Law::with_specs(
             "logistic",
             "lo + span*sigmoid(k*(x - x0))",
@@ -232,6 +245,29 @@ fn data_constrained(citation: &str) -> Result<Law> {
             linear("E"),
             spec("RN_star", 0.0, INF, &[2.0, 10.0], false),
             spec("RD_star", 0.0, INF, &[5.0, 30.0], false),
+        ],
+    )
+}
+
+fn moe(citation: &str) -> Result<Law> {
+    let small = &[0.0];
+    Law::with_specs(
+        "moe",
+        MOE_FORMULA,
+        citation,
+        &["N", "D", "E"],
+        vec![
+            linear("a"),
+            spec("alpha", -INF, 0.0, &[-0.35, -0.2], false),
+            spec("delta", -INF, INF, small, false),
+            spec("gamma", -INF, INF, small, false),
+            linear("b"),
+            spec("beta", -INF, 0.0, &[-0.35, -0.2], false),
+            spec("omega", -INF, INF, small, false),
+            spec("zeta", -INF, INF, small, false),
+            linear("c"),
+            spec("E_start", 1.0, INF, &[2.0], false),
+            spec("E_max", 1.0, INF, &[300.0], false),
         ],
     )
 }
@@ -289,7 +325,7 @@ fn bnsl(name: &str, citation: &str) -> Result<Law> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -315,6 +351,44 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(lookup("bnsl:9").is_err());
+    }
+
+    /// Ludziejewski et al. 2025, Table 3's fit: at E = 1 the law is m·N^μ + n·D^ν + c with
+    /// their Table 4's dense coefficients (m = 30.40, μ = −0.1818, n = 53.84, ν = −0.1964).
+    #[test]
+    fn moe_reduces_to_the_published_dense_law_at_one_expert() {
+        let law = lookup("moe").unwrap();
+        let params = moe_published(&law);
+        for (n, d) in [(1e8, 1e10), (2e9, 4e10), (7e10, 1.4e12)] {
+            let dense = 30.40 * f64::powf(n, -0.1818) + 53.84 * f64::powf(d, -0.1964) + 1.3637;
+            let moe = law.eval(&params, &[n, d, 1.0]);
+            assert!((moe / dense - 1.0).abs() < 2e-3, "{moe} vs {dense}");
+        }
+        // More experts at the same active size and data: lower loss.
+        let (one, many) = (
+            law.eval(&params, &[1e9, 2e10, 1.0]),
+            law.eval(&params, &[1e9, 2e10, 32.0]),
+        );
+        assert!(many < one, "{many} >= {one}");
+    }
+
+    /// The constants of Ludziejewski et al. 2025, Table 3, in the law's parameter order.
+    pub(crate) fn moe_published(law: &Law) -> Vec<f64> {
+        let value = |name: &str| match name {
+            "a" => 35.91,
+            "alpha" => -0.1889,
+            "delta" => -0.2285,
+            "gamma" => 0.0098,
+            "b" => 35.98,
+            "beta" => -0.1775,
+            "omega" => 0.5529,
+            "zeta" => -0.0259,
+            "c" => 1.3637,
+            "E_start" => 2.0732,
+            "E_max" => 290.4521,
+            _ => f64::NAN,
+        };
+        law.params.iter().map(|p| value(&p.name)).collect()
     }
 
     #[test]
