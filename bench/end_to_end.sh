@@ -7,10 +7,12 @@
 #   (c) the same grid on one thread (--threads 1), for a like-for-like single-core figure
 #   (e) scalinglaws fit, Epoch's protocol, with a 1,000-replicate bootstrap (the full search,
 #       warm start plus the 25-start grid, in every replicate; all cores)
+#   (f) scalinglaws compare, two tracks of 40 runs (examples/tracks), 200 bootstrap replicates
+#       per track, three budgets (issue 6 asks for under a second)
 #   (d) the scipy reference, once (about a minute on a quiet 2-core machine; one thread, as the
 #       notebook's loop is serial; OPENBLAS_NUM_THREADS=1 unless set)
 #
-# (a) to (c) and (e) are timed with hyperfine when it is installed (`apt-get install -y hyperfine`),
+# (a) to (c), (e) and (f) are timed with hyperfine when it is installed (`apt-get install -y hyperfine`),
 # otherwise with a bash loop of 5 runs. Every time is the wall time of the whole process (start,
 # CSV read, fit, report), as a user would see it. Before each measurement the script waits (up to
 # BENCH_WAIT_S seconds) for the 1-minute load average to fall below BENCH_MAX_LOAD, and it
@@ -85,6 +87,8 @@ CMD_A=("$BIN" fit "$CSV" "${PROTOCOL[@]}")
 CMD_B=("$BIN" fit "$CSV" "${PROTOCOL[@]}" "${EPOCH_GRID[@]}")
 CMD_C=("$BIN" fit "$CSV" "${PROTOCOL[@]}" "${EPOCH_GRID[@]}" --threads 1)
 CMD_E=("$BIN" fit "$CSV" "${PROTOCOL[@]}" --bootstrap 1000)
+CMD_F=("$BIN" compare examples/tracks/two_recipes.csv --law chinchilla --target loss --track recipe
+       --budget 1e20,1e22,1e24 --bootstrap 200)
 
 # Answers (not timed): fit once more with --json, then predict at the two points.
 "${CMD_A[@]}" --json "$WORK/a.json" >/dev/null 2>&1
@@ -131,6 +135,7 @@ time_cli a "${CMD_A[@]}"
 time_cli b "${CMD_B[@]}"
 time_cli c "${CMD_C[@]}"
 time_cli e "${CMD_E[@]}"
+time_cli f "${CMD_F[@]}"
 
 if [[ ${BENCH_SKIP_SCIPY:-0} != 1 ]]; then
     wait_for_quiet
@@ -158,7 +163,7 @@ def load(name):
     path = os.path.join(work, name)
     return json.load(open(path)) if os.path.exists(path) else None
 
-t = {k: load(f"{k}.time.json") for k in "abcde"}
+t = {k: load(f"{k}.time.json") for k in "abcdef"}
 scipy = load("scipy.json")
 fits = {k: load(f"{k}.json") for k in "ab"}
 preds = {k: [p["value"] for p in load(f"{k}.pred.json")["predictions"]] for k in "ab"}
@@ -167,6 +172,7 @@ rows = [("a", "scalinglaws fit, default search (%d starts)" % fits["a"]["optima"
         ("b", "scalinglaws fit, Epoch grid (%d starts)" % fits["b"]["optima"]["starts"]),
         ("c", "scalinglaws fit, Epoch grid, --threads 1"),
         ("e", "scalinglaws fit, default search, --bootstrap 1000"),
+        ("f", "scalinglaws compare, 2 tracks x 40 runs, --bootstrap 200"),
         ("d", "scipy reference, Epoch grid (%s starts)" % (scipy["starts"] if scipy else "4500"))]
 ref = t["d"]["mean"] if t["d"] else None
 
@@ -181,7 +187,7 @@ for k, label in rows:
         print(f"| ({k}) {label} | skipped | | | |")
         continue
     wall = f"{m['mean']:.3f} s ± {m['stddev']:.3f}" if m["runs"] > 1 else f"{m['mean']:.1f} s"
-    ratio = "" if ref is None or k in "de" else f"{ref / m['mean']:,.0f}x"
+    ratio = "" if ref is None or k in "def" else f"{ref / m['mean']:,.0f}x"
     print(f"| ({k}) {label} | {wall} | {m['runs']} | {ratio} | "
           f"{m['load_before']:.2f}/{m['load_after']:.2f} |")
 

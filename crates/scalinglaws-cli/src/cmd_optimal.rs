@@ -151,7 +151,7 @@ fn law_label(source: &Source, law: &Law) -> String {
 }
 
 /// `--set VAR=V` or `--set VAR=V1,V2,...` (several values: optimised over).
-fn held_values(texts: &[String]) -> Result<BTreeMap<String, Vec<f64>>> {
+pub fn held_values(texts: &[String]) -> Result<BTreeMap<String, Vec<f64>>> {
     let mut held = BTreeMap::new();
     for text in texts {
         let (name, values) = split_name("--set", text, "VAR=VALUE[,VALUE...], e.g. U=25e9")?;

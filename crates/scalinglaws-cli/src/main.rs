@@ -4,6 +4,7 @@
 //! 0 success, 2 bad input or usage, 1 a fit that could not be done.
 
 mod cmd_backtest;
+mod cmd_compare;
 mod cmd_compare_laws;
 mod cmd_fit;
 mod cmd_isoflop;
@@ -60,6 +61,9 @@ enum Command {
     /// Fit several laws to the same data: objective, likelihood, AIC/BIC, backtest error, and
     /// likelihood-ratio tests between nested laws.
     CompareLaws(Box<CompareLawsArgs>),
+    /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
+    /// report the compute multiplier, loss gap and odds of winning at each budget.
+    Compare(Box<CompareArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -323,6 +327,60 @@ struct IsoflopArgs {
 }
 
 #[derive(Debug, Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    #[command(flatten)]
+    law: LawArgs,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+
+    /// The column naming each run's track (recipe); the first track in the file is the
+    /// baseline unless --baseline says otherwise.
+    #[arg(long, value_name = "COLUMN")]
+    track: String,
+
+    /// Parameters common to every track (fitted jointly): E,alpha,beta.
+    #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',')]
+    shared: Vec<String>,
+
+    /// The track the others are compared with.
+    #[arg(long, value_name = "TRACK")]
+    baseline: Option<String>,
+
+    /// Budgets in FLOPs for allocations, compute multipliers and loss gaps (repeatable).
+    #[arg(long = "budget", value_name = "C[,C2,...]", allow_hyphen_values = true)]
+    budgets: Vec<String>,
+
+    /// Training FLOPs as a formula of N and D.
+    #[arg(long, value_name = "FORMULA", default_value = "6*N*D")]
+    flops: String,
+
+    /// Hold another variable of the law at a value for the allocations, e.g. U=25e9.
+    #[arg(long = "set", value_name = "VAR=V[,V2,...]")]
+    held: Vec<String>,
+
+    /// Bootstrap replicates (rows resampled within each track) for every interval.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    bootstrap: usize,
+
+    /// Level of the intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Runs of two tracks whose law variables agree within this relative tolerance share a
+    /// cell (for paired-cell wins).
+    #[arg(long = "cell-tolerance", value_name = "X", default_value_t = 1e-3)]
+    cell_tolerance: f64,
+
+    /// Write the comparison as JSON to PATH (the report still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
 struct BacktestArgs {
     #[command(flatten)]
     data: DataArgs,
@@ -481,6 +539,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Isoflop(args) => cmd_isoflop::run(&isoflop_config(*args)?),
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),
         Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
+        Command::Compare(args) => cmd_compare::run(&compare_config(*args)?),
     }
 }
 
@@ -717,6 +776,35 @@ fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
         holdout,
         level: level("--level", args.level)?,
         bootstrap: replicates(args.bootstrap)?,
+        json: destination(args.json.as_deref()),
+    })
+}
+
+fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
+    if !(args.cell_tolerance > 0.0 && args.cell_tolerance < 1.0) {
+        return Err(input_error(format!(
+            "--cell-tolerance {}: give a relative tolerance in (0, 1), e.g. 1e-3",
+            args.cell_tolerance
+        )));
+    }
+    Ok(cmd_compare::Config {
+        recipe: recipe(args.data)?,
+        law: law_choice(args.law)?,
+        settings: settings_config(args.settings)?,
+        track: args.track.trim().to_string(),
+        shared: args
+            .shared
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        baseline: args.baseline.map(|b| b.trim().to_string()),
+        budgets: args.budgets,
+        flops: args.flops,
+        held: args.held,
+        bootstrap: args.bootstrap,
+        level: level("--level", args.level)?,
+        cell_tolerance: args.cell_tolerance,
         json: destination(args.json.as_deref()),
     })
 }

@@ -1,12 +1,16 @@
 //! Criterion benchmarks of the fitting engine on the Chinchilla data (Epoch protocol):
 //! the default global search, Epoch's 4,500-start grid, a 1,000-replicate bootstrap (the full
 //! search in every replicate), and one objective+gradient pass against a hand-written
-//! closed-form gradient of the same law.
+//! closed-form gradient of the same law; and a recipe comparison of two 40-run tracks with 200
+//! bootstrap replicates each (the bundled examples/tracks data).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use scalinglaws::analysis::allocation::AllocationSettings;
+use scalinglaws::analysis::tracks::{compare_tracks, Track, TrackSettings};
+use scalinglaws::data::Dataset;
 use scalinglaws::fit::{fit, problem_for, FitData, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::{bootstrap, BootstrapOptions, Resampling};
@@ -69,6 +73,20 @@ fn benches(c: &mut Criterion) {
     group.bench_function("chinchilla_bootstrap_1000", |b| {
         b.iter(|| bootstrap(&law, black_box(&data), &default, &base, &options, &|_| {}).unwrap())
     });
+    let tracks = two_tracks();
+    let compare_settings = TrackSettings {
+        fit: FitSettings::default(),
+        shared: Vec::new(),
+        baseline: 0,
+        allocation: AllocationSettings::at_budgets(vec![1e20, 1e22, 1e24]),
+        bootstrap: 200,
+        seed: 0,
+        level: 0.95,
+        cell_tolerance: 1e-3,
+    };
+    group.bench_function("compare_two_tracks_bootstrap_200", |b| {
+        b.iter(|| compare_tracks(&law, black_box(&tracks), &compare_settings).unwrap())
+    });
     group.finish();
 
     let problem = problem_for(&law, &data, &default).unwrap();
@@ -95,6 +113,36 @@ fn benches(c: &mut Criterion) {
     c.bench_function("objective_gradient_closed_form", |b| {
         b.iter(|| closed_form(black_box(&p), &ln_n, &ln_d, &ln_y, &mut g5))
     });
+}
+
+/// examples/tracks/two_recipes.csv as two tracks (columns recipe, N, D, loss).
+fn two_tracks() -> Vec<Track> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/tracks/two_recipes.csv"
+    );
+    let data = Dataset::read(std::path::Path::new(path), None).unwrap();
+    let recipe = data.text("recipe").unwrap();
+    let (n, d, loss) = (
+        data.numeric("N").unwrap(),
+        data.numeric("D").unwrap(),
+        data.numeric("loss").unwrap(),
+    );
+    ["baseline", "new"]
+        .iter()
+        .map(|label| {
+            let rows: Vec<usize> = (0..recipe.len()).filter(|&r| recipe[r] == *label).collect();
+            let pick = |c: &[f64]| rows.iter().map(|&r| c[r]).collect::<Vec<f64>>();
+            Track {
+                label: label.to_string(),
+                data: FitData {
+                    variables: vec![pick(&n), pick(&d)],
+                    target: pick(&loss),
+                    weights: None,
+                },
+            }
+        })
+        .collect()
 }
 
 criterion_group!(fit_benches, benches);

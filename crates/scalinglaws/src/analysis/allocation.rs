@@ -484,6 +484,11 @@ const LOG_N_RANGE: (f64, f64) = (
     16.0 * std::f64::consts::LN_10,
 );
 const LOG_D_RANGE: (f64, f64) = (0.0, 30.0 * std::f64::consts::LN_10);
+/// Budgets searched for a target loss in the closed form: 1e3 to 1e45 FLOPs.
+const LOG_C_RANGE: (f64, f64) = (
+    3.0 * std::f64::consts::LN_10,
+    45.0 * std::f64::consts::LN_10,
+);
 const SCAN_POINTS: usize = 141;
 /// Halvings of a bracket: 64 take any range below 1e4 to f64 resolution.
 const BISECTION_STEPS: usize = 64;
@@ -554,6 +559,21 @@ fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Opt
                 .clamp(lo, hi)
                 .exp();
             (n, c / (k * n))
+        }
+        (Goal::Loss(target), Some(_)) => {
+            // The closed-form loss falls with the budget: bisection in ln C for the target.
+            let loss_at = |log_c: f64| {
+                allocation_at(roles, params, Goal::Budget(log_c.exp()), closed).map(|a| a.loss)
+            };
+            let (lo, hi) = LOG_C_RANGE;
+            if loss_at(hi).map_or(true, |l| l > target) {
+                return None;
+            }
+            let log_c = bisect(lo, hi, BISECTION_STEPS, |x| {
+                loss_at(x).map_or(true, |l| l > target)
+            });
+            let at_budget = allocation_at(roles, params, Goal::Budget(log_c.exp()), closed)?;
+            (at_budget.n, at_budget.d)
         }
         _ => {
             let n = optimal_log_n(roles, params, goal)?.exp();

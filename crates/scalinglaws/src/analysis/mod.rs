@@ -6,3 +6,4 @@ pub mod backtest;
 pub mod envelope;
 pub mod isoflop;
 pub mod law_comparison;
+pub mod tracks;

@@ -225,7 +225,19 @@ pub fn fit_best(
 
 /// Fits `law` to `data`.
 pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResult> {
-    let prepared = prepare(law, data, settings)?;
+    fit_with_starts(law, data, settings, &[])
+}
+
+/// [`fit`] with warm starts (full natural parameter vectors) tried before the start grid, e.g.
+/// a joint fit started from the separate fits of its parts.
+pub fn fit_with_starts(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    warm: &[Vec<f64>],
+) -> Result<FitResult> {
+    let mut prepared = prepare(law, data, settings)?;
+    with_warm_starts(&mut prepared, warm);
     let outcome = run_search(&prepared, settings)?;
     let Prepared {
         plans,

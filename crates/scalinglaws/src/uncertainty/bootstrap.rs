@@ -27,6 +27,9 @@ pub enum Resampling {
     Rows,
     /// Whole clusters (runs): `ids[row]` is the cluster of each row, named by `column`.
     Clusters { column: String, ids: Vec<usize> },
+    /// Rows, independently within each stratum (`ids[row]`, e.g. a track), so that every
+    /// replicate keeps each stratum's size.
+    Strata { column: String, ids: Vec<usize> },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,7 +104,7 @@ pub fn bootstrap(
     };
     let failed = outcomes.iter().filter(|o| o.is_none()).count();
     let (cluster, clusters) = match &options.resampling {
-        Resampling::Rows => (None, None),
+        Resampling::Rows | Resampling::Strata { .. } => (None, None),
         Resampling::Clusters { column, .. } => (Some(column.clone()), Some(units.count)),
     };
     Ok(BootstrapSummary {
@@ -115,42 +118,37 @@ pub fn bootstrap(
     })
 }
 
-/// The resampling units: `members[u]` are the rows of unit u.
+/// The resampling units: `members[u]` are the rows of unit u, and each stratum lists its
+/// units (one stratum of every unit, except under `Strata`).
 struct Units {
     count: usize,
     members: Vec<Vec<usize>>,
+    strata: Vec<Vec<usize>>,
     rows: usize,
 }
 
 impl Units {
     fn new(resampling: &Resampling, rows: usize) -> Result<Units> {
-        let members = match resampling {
-            Resampling::Rows => (0..rows).map(|r| vec![r]).collect(),
+        let rows_as_units = || (0..rows).map(|r| vec![r]).collect::<Vec<_>>();
+        let (members, strata) = match resampling {
+            Resampling::Rows => (rows_as_units(), vec![(0..rows).collect()]),
             Resampling::Clusters { column, ids } => {
-                if ids.len() != rows {
-                    return Err(Error::settings(format!(
-                        "the cluster column '{column}' has {} values for {rows} rows",
-                        ids.len()
-                    )));
-                }
-                let count = ids.iter().max().map_or(0, |m| m + 1);
-                let mut members = vec![Vec::new(); count];
-                for (row, &id) in ids.iter().enumerate() {
-                    members[id].push(row);
-                }
-                members.retain(|m| !m.is_empty());
+                let members = groups(column, ids, rows)?;
                 if members.len() < 2 {
                     return Err(Error::settings(format!(
                         "the cluster column '{column}' names {} run(s); resampling runs needs at least 2 (drop --cluster to resample rows)",
                         members.len()
                     )));
                 }
-                members
+                let all = (0..members.len()).collect();
+                (members, vec![all])
             }
+            Resampling::Strata { column, ids } => (rows_as_units(), groups(column, ids, rows)?),
         };
         Ok(Units {
             count: members.len(),
             members,
+            strata,
             rows,
         })
     }
@@ -158,13 +156,32 @@ impl Units {
     /// How many times each row is drawn in one replicate.
     fn draw(&self, rng: &mut Rng) -> Vec<f64> {
         let mut counts = vec![0.0; self.rows];
-        for _ in 0..self.count {
-            for &row in &self.members[rng.below(self.count)] {
-                counts[row] += 1.0;
+        for stratum in &self.strata {
+            for _ in 0..stratum.len() {
+                for &row in &self.members[stratum[rng.below(stratum.len())]] {
+                    counts[row] += 1.0;
+                }
             }
         }
         counts
     }
+}
+
+/// The rows of each group id (empty ids dropped).
+fn groups(column: &str, ids: &[usize], rows: usize) -> Result<Vec<Vec<usize>>> {
+    if ids.len() != rows {
+        return Err(Error::settings(format!(
+            "the column '{column}' has {} values for {rows} rows",
+            ids.len()
+        )));
+    }
+    let count = ids.iter().max().map_or(0, |m| m + 1);
+    let mut members = vec![Vec::new(); count];
+    for (row, &id) in ids.iter().enumerate() {
+        members[id].push(row);
+    }
+    members.retain(|m| !m.is_empty());
+    Ok(members)
 }
 
 /// The rows drawn at least once, each weighted by its count (times its own weight).

@@ -1,0 +1,327 @@
+//! `scalinglaws compare`: fit every track (recipe) of the data with one law, separately or with
+//! named parameters shared, and say which recipe wins at which budget and by how much compute,
+//! with intervals from a bootstrap that resamples within tracks.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result};
+use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
+use scalinglaws::analysis::tracks::{
+    compare_tracks, Estimate, PairComparison, Track, TrackComparison, TrackSettings,
+};
+use scalinglaws::fit::FitData;
+
+use crate::cmd_fit::{build_law, check_enough_rows};
+use crate::cmd_optimal::held_values;
+use crate::input::{self, Recipe};
+use crate::output::{self, Destination};
+use crate::report::{columns, level_percent, number};
+use crate::{input_error, LawChoice, SettingsConfig};
+
+#[derive(Debug)]
+pub struct Config {
+    pub recipe: Recipe,
+    pub law: LawChoice,
+    pub settings: SettingsConfig,
+    pub track: String,
+    pub shared: Vec<String>,
+    pub baseline: Option<String>,
+    pub budgets: Vec<String>,
+    pub flops: String,
+    pub held: Vec<String>,
+    pub bootstrap: usize,
+    pub level: f64,
+    pub cell_tolerance: f64,
+    pub json: Option<Destination>,
+}
+
+pub fn run(config: &Config) -> Result<()> {
+    let table = input::load(&config.recipe)?;
+    let law = build_law(&config.law, &table)?;
+    let fit_settings = config.settings.for_law(&config.law);
+    check_enough_rows(&law, &fit_settings, &table)?;
+    let data = table.fit_data(&law, &config.recipe, fit_settings.space)?;
+    let labels = table.labels(&config.track, "--track")?;
+    let tracks = split_by_track(&data, &labels);
+    let baseline = match &config.baseline {
+        None => 0,
+        Some(name) => tracks
+            .iter()
+            .position(|t| &t.label == name)
+            .ok_or_else(|| {
+                input_error(format!(
+                    "--baseline '{name}': not a value of '{}'; its values are {}",
+                    config.track,
+                    tracks
+                        .iter()
+                        .map(|t| t.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?,
+    };
+    let mut budgets = Vec::new();
+    for text in &config.budgets {
+        budgets.extend(
+            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+        );
+    }
+    let allocation = AllocationSettings {
+        flops: Flops::parse(&config.flops).context("--flops")?,
+        held: held_values(&config.held)?,
+        ..AllocationSettings::at_budgets(budgets)
+    };
+    let settings = TrackSettings {
+        seed: fit_settings.seed,
+        fit: fit_settings,
+        shared: config.shared.clone(),
+        baseline,
+        allocation,
+        bootstrap: config.bootstrap,
+        level: config.level,
+        cell_tolerance: config.cell_tolerance,
+    };
+    let comparison = compare_tracks(&law, &tracks, &settings)?;
+    let text = render(&comparison, config);
+    output::emit(
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&comparison)?),
+        &text,
+    )
+}
+
+/// The rows of each track, in order of first appearance.
+fn split_by_track(data: &FitData, labels: &[String]) -> Vec<Track> {
+    let mut order: Vec<String> = Vec::new();
+    let mut rows: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (row, label) in labels.iter().enumerate() {
+        if !rows.contains_key(label.as_str()) {
+            order.push(label.clone());
+        }
+        rows.entry(label).or_default().push(row);
+    }
+    order
+        .into_iter()
+        .map(|label| {
+            let rows = &rows[label.as_str()];
+            let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
+            Track {
+                data: FitData {
+                    variables: data.variables.iter().map(|c| pick(c)).collect(),
+                    target: pick(&data.target),
+                    weights: data.weights.as_deref().map(pick),
+                },
+                label,
+            }
+        })
+        .collect()
+}
+
+fn with_interval(value: f64, ci: Option<[f64; 2]>, digits: usize) -> String {
+    match ci {
+        Some([lo, hi]) => format!(
+            "{} [{}, {}]",
+            number(value, digits),
+            number(lo, 3),
+            number(hi, 3)
+        ),
+        None => number(value, digits),
+    }
+}
+
+fn estimate(e: &Estimate, digits: usize) -> String {
+    match e.value {
+        Some(v) => with_interval(v, e.ci, digits),
+        None => "never".into(),
+    }
+}
+
+fn render(result: &TrackComparison, config: &Config) -> String {
+    let mut out = String::new();
+    let tracks: Vec<String> = result
+        .tracks
+        .iter()
+        .map(|t| format!("{} ({} runs)", t.track, t.rows))
+        .collect();
+    let _ = writeln!(
+        out,
+        "[[Tracks]] {} law, {} tracks of '{}': {}",
+        result.law,
+        result.tracks.len(),
+        config.track,
+        tracks.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "    {}",
+        if result.shared.is_empty() {
+            "every track fitted separately".to_string()
+        } else {
+            format!("fitted jointly, shared: {}", result.shared.join(", "))
+        }
+    );
+    out.push_str(&parameter_table(result));
+    if result.tracks.iter().any(|t| !t.allocations.is_empty()) {
+        out.push_str(&allocation_table(result));
+    }
+    for pair in &result.pairs {
+        out.push_str(&render_pair(pair, result));
+    }
+    for note in &result.notes {
+        let _ = writeln!(out, "    note: {note}");
+    }
+    for track in &result.tracks {
+        for warning in &track.warnings {
+            let _ = writeln!(out, "    warning ({}): {warning}", track.track);
+        }
+    }
+    if result.bootstrap > 0 {
+        let _ = writeln!(
+            out,
+            "    intervals: {}% percentiles over {} paired bootstrap draws (rows resampled within each track)",
+            level_percent(result.level),
+            result.draws
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "    no intervals: add --bootstrap K (parameters show their standard errors in --json)"
+        );
+    }
+    out
+}
+
+fn parameter_table(result: &TrackComparison) -> String {
+    let mut header = vec!["parameter".to_string()];
+    header.extend(result.tracks.iter().map(|t| t.track.clone()));
+    let mut rows = vec![header];
+    for (p, name) in result.tracks[0].params.iter().map(|p| &p.name).enumerate() {
+        let mut row = vec![if result.tracks[0].params[p].shared {
+            format!("{name} (shared)")
+        } else {
+            name.clone()
+        }];
+        row.extend(result.tracks.iter().map(|t| {
+            let param = &t.params[p];
+            with_interval(param.value, param.ci, 4)
+        }));
+        rows.push(row);
+    }
+    let mut out = String::from("  parameters\n");
+    out.push_str(&columns(&rows, &[], "    "));
+    out
+}
+
+fn allocation_table(result: &TrackComparison) -> String {
+    let mut rows = vec![["budget C", "track", "N*", "D*", "D*/N*", "loss"]
+        .map(String::from)
+        .to_vec()];
+    for (i, budget) in result.tracks[0]
+        .allocations
+        .iter()
+        .map(|a| a.budget)
+        .enumerate()
+    {
+        for track in &result.tracks {
+            let a = &track.allocations[i];
+            let ci = |name: &str| a.ci.get(name).copied();
+            rows.push(vec![
+                number(budget, 3),
+                track.track.clone(),
+                with_interval(a.n, ci("N"), 4),
+                with_interval(a.d, ci("D"), 4),
+                with_interval(a.tokens_per_param, ci("tokens_per_param"), 4),
+                with_interval(a.loss, ci("loss"), 5),
+            ]);
+        }
+    }
+    let mut out = String::from("  compute-optimal allocation\n");
+    out.push_str(&columns(&rows, &[1], "    "));
+    out
+}
+
+fn render_pair(pair: &PairComparison, result: &TrackComparison) -> String {
+    let (a, b) = (&pair.baseline, &pair.track);
+    let mut out = format!("  {b} against {a}\n");
+    if !pair.differences.is_empty() {
+        let rows: Vec<Vec<String>> =
+            std::iter::once(vec!["parameter".to_string(), format!("{b} − {a}")])
+                .chain(
+                    pair.differences
+                        .iter()
+                        .map(|(name, e)| vec![name.clone(), estimate(e, 4)]),
+                )
+                .collect();
+        out.push_str(&columns(&rows, &[], "    "));
+    }
+    if !pair.budgets.is_empty() {
+        let mut rows = vec![vec![
+            "budget C".to_string(),
+            format!("loss gap ({b} − {a})"),
+            format!("{a} needs ×"),
+            format!("{b} needs ×"),
+            format!("P({b} better)"),
+        ]];
+        for at in &pair.budgets {
+            rows.push(vec![
+                number(at.budget, 3),
+                estimate(&at.gap, 4),
+                estimate(&at.multiplier, 4),
+                estimate(&at.track_needs, 4),
+                at.p_track_better
+                    .map_or("-".into(), |p| format!("{:.3}", p)),
+            ]);
+        }
+        out.push_str(&columns(&rows, &[], "    "));
+        if let Some(at) = pair.budgets.last() {
+            out.push_str(&sentence(pair, at, result));
+        }
+        let _ = writeln!(
+            out,
+            "    {}",
+            match pair.crossover {
+                Some(c) => format!("the compute-optimal losses cross at C = {}", number(c, 3)),
+                None =>
+                    "the compute-optimal losses do not cross between 1e15 and 1e30 FLOPs".into(),
+            }
+        );
+    }
+    let cells = &pair.cells;
+    let _ = writeln!(
+        out,
+        "    paired cells: {b} wins {} of {} cells run in both tracks ({a} {}, ties {})",
+        cells.track_wins, cells.shared, cells.baseline_wins, cells.ties
+    );
+    out
+}
+
+/// The sentence a reader acts on, at the largest budget.
+fn sentence(
+    pair: &PairComparison,
+    at: &scalinglaws::analysis::tracks::BudgetComparison,
+    result: &TrackComparison,
+) -> String {
+    let (a, b) = (&pair.baseline, &pair.track);
+    let Some(needs) = at.track_needs.value else {
+        return format!(
+            "    at {} FLOPs {b} never reaches {a}'s loss\n",
+            number(at.budget, 3)
+        );
+    };
+    let interval = at.track_needs.ci.map_or(String::new(), |[lo, hi]| {
+        format!(" [{}, {}]", number(lo, 3), number(hi, 3))
+    });
+    let odds = at.p_track_better.map_or(String::new(), |p| {
+        format!(
+            "; {b} has the lower loss in {:.0}% of {} draws",
+            100.0 * p,
+            result.draws
+        )
+    });
+    format!(
+        "    at {} FLOPs {b} needs {}×{interval} the compute of {a} to reach {a}'s loss{odds}\n",
+        number(at.budget, 3),
+        number(needs, 3)
+    )
+}
