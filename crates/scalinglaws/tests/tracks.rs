@@ -237,3 +237,67 @@ fn tokens_per_parameter_of_8_4_and_20_8_are_recovered_within_10_percent() {
     println!("both ratios within 10 % in {both}/20 further seeds");
     assert!(both >= 15, "{both}/20");
 }
+
+/// Two objectives under data repetition (Muennighoff et al. 2023's law): everything shared but
+/// the repetition constant R_D*, which the joint fit reads per objective (15.4 and 5).
+#[test]
+fn the_repetition_constant_is_read_per_objective() {
+    let law = catalog::lookup("data_constrained").unwrap();
+    let published = |name: &str, rd_star: f64| match name {
+        "alpha" | "beta" => 0.3526596,
+        "A" => 6.255414f64.exp(),
+        "B" => 7.3049974f64.exp(),
+        "E" => 0.6254804f64.exp(),
+        "RN_star" => 5.309743,
+        "RD_star" => rd_star,
+        _ => f64::NAN,
+    };
+    let mut rng = Rng::stream(11, 0);
+    let mut track = |label: &str, rd_star: f64| {
+        let params: Vec<f64> = law
+            .params
+            .iter()
+            .map(|p| published(&p.name, rd_star))
+            .collect();
+        let mut data = FitData {
+            variables: vec![Vec::new(); 3],
+            target: Vec::new(),
+            weights: None,
+        };
+        for i in 0..6 {
+            let n = 1e8 * 10f64.powf(i as f64 * 0.4);
+            for epochs in [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0] {
+                for u in [1e9, 4e9] {
+                    let point = [n, epochs * u, u];
+                    data.variables
+                        .iter_mut()
+                        .zip(point)
+                        .for_each(|(c, v)| c.push(v));
+                    data.target
+                        .push(law.eval(&params, &point) * (0.002 * rng.normal()).exp());
+                }
+            }
+        }
+        Track {
+            label: label.into(),
+            data,
+        }
+    };
+    let tracks = [track("causal", 15.387756), track("denoising", 5.0)];
+    let shared = ["alpha", "A", "beta", "B", "E", "RN_star"];
+    let result = compare_tracks(&law, &tracks, &settings(&shared, vec![], 0, 0)).unwrap();
+    let index = law.param_index("RD_star").unwrap();
+    let rd: Vec<f64> = result
+        .tracks
+        .iter()
+        .map(|t| t.params[index].value)
+        .collect();
+    println!(
+        "R_D*: causal {:.2} (made with 15.39), denoising {:.2} (made with 5)",
+        rd[0], rd[1]
+    );
+    assert!(
+        (rd[0] / 15.387756 - 1.0).abs() < 0.2 && (rd[1] / 5.0 - 1.0).abs() < 0.2,
+        "{rd:?}"
+    );
+}
