@@ -63,7 +63,7 @@ pub fn run(config: &Config) -> Result<()> {
     let labels: Vec<Vec<String>> = config
         .groups
         .iter()
-        .map(|g| table.labels(g, "--group"))
+        .map(|g| Ok(table.labels(g, "--group")?))
         .collect::<Result<_>>()?;
     let mut groups: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
     for row in 0..all.compute.len() {

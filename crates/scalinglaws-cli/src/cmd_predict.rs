@@ -10,10 +10,11 @@ use scalinglaws::uncertainty::{predict_with_intervals, IntervalSource};
 use scalinglaws::Law;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::input::{self, closest};
+use crate::input;
 use crate::output::{self, Destination};
 use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name};
+use scalinglaws::suggest::closest;
 
 #[derive(Debug)]
 pub struct Config {

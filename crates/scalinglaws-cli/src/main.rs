@@ -633,23 +633,26 @@ fn recipe(args: DataArgs) -> Result<Recipe> {
     Ok(Recipe {
         path: args.data,
         delimiter,
-        maps: args
-            .maps
-            .iter()
-            .map(|text| input::parse_map(text))
-            .collect::<Result<_>>()?,
-        derives: args
-            .derives
-            .iter()
-            .map(|text| Derive::parse(text))
-            .collect::<Result<_>>()?,
-        filters: args
-            .filters
-            .iter()
-            .map(|text| Filter::parse(text))
-            .collect::<Result<_>>()?,
-        target: args.target.trim().to_string(),
-        weights: args.weights.map(|w| w.trim().to_string()),
+        recipe: scalinglaws::data::recipe::Recipe {
+            maps: args
+                .maps
+                .iter()
+                .map(|text| input::parse_map(text))
+                .collect::<Result<_>>()?,
+            derives: args
+                .derives
+                .iter()
+                .map(|text| Derive::parse(text).context("--derive"))
+                .collect::<Result<_>>()?,
+            filters: args
+                .filters
+                .iter()
+                .map(|text| Filter::parse(text).context("--where"))
+                .collect::<Result<_>>()?,
+            target: args.target.trim().to_string(),
+            weights: args.weights.map(|w| w.trim().to_string()),
+            dialect: scalinglaws::data::recipe::Dialect::Cli,
+        },
     })
 }
 

@@ -63,6 +63,11 @@ pub enum Error {
     #[error("fit failed: {message}")]
     Fit { message: String },
 
+    /// An error inside one named setting (`--derive`, `where`, ...), which leads the message.
+    /// (Not a `source`: the message already holds the inner one.)
+    #[error("{setting}: {inner}")]
+    Within { setting: String, inner: Box<Error> },
+
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -87,7 +92,19 @@ impl Error {
     /// True for errors caused by the caller's input (data, formula, settings), as opposed to a
     /// fit that could not be done. The CLI maps these to exit code 2.
     pub fn is_input_error(&self) -> bool {
-        !matches!(self, Error::Fit { .. })
+        match self {
+            Error::Fit { .. } => false,
+            Error::Within { inner, .. } => inner.is_input_error(),
+            _ => true,
+        }
+    }
+
+    /// This error inside the named setting.
+    pub fn within(self, setting: impl Into<String>) -> Self {
+        Error::Within {
+            setting: setting.into(),
+            inner: Box::new(self),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! name the file, data row, file line and column it came from, even after rows are filtered out.
 
 mod read;
+pub mod recipe;
 
 use crate::error::{Error, Location, Result};
 use crate::suggest;
