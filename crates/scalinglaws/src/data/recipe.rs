@@ -353,20 +353,20 @@ impl Table {
     /// The values of a column (or map/derived name) as text, one per kept row: run labels.
     pub fn labels(&self, name: &str, role: &str) -> Result<Vec<String>> {
         let column = self.require(name, role)?;
-        Ok(self.dataset.text(column)?)
+        self.dataset.text(column)
     }
 
     /// The values of a numeric column (or map/derived name), finite, one per kept row.
     pub fn values(&self, name: &str, role: &str) -> Result<Vec<f64>> {
         let column = self.require(name, role)?;
-        Ok(self.dataset.finite(column)?)
+        self.dataset.finite(column)
     }
 
     /// The values of a numeric column (or map/derived name), each positive (errors name the
     /// file's row), one per kept row.
     pub fn positive_values(&self, name: &str, role: &str, why: &str) -> Result<Vec<f64>> {
         let column = self.require(name, role)?;
-        Ok(self.dataset.positive(column, why)?)
+        self.dataset.positive(column, why)
     }
 
     /// The row of the file (1-based, as a spreadsheet numbers data rows) of kept row `index`.
