@@ -128,7 +128,7 @@ pub fn run(config: &Config) -> Result<()> {
     let scale = config
         .by
         .as_deref()
-        .map(|by| table.values(by, "--by"))
+        .map(|by| anyhow::Ok(table.values(by, "--by")?))
         .transpose()?;
     let comparison = compare_laws(
         &candidates,

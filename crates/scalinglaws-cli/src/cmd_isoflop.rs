@@ -52,13 +52,13 @@ pub fn run(config: &Config) -> Result<()> {
         tokens: config
             .tokens
             .as_deref()
-            .map(|t| table.positive_values(t, "--tokens", why))
+            .map(|t| anyhow::Ok(table.positive_values(t, "--tokens", why)?))
             .transpose()?,
     };
     let runs = config
         .run
         .as_deref()
-        .map(|r| table.labels(r, "--run"))
+        .map(|r| anyhow::Ok(table.labels(r, "--run")?))
         .transpose()?;
     let labels: Vec<Vec<String>> = config
         .groups
