@@ -2,15 +2,13 @@
 //! named parameters shared, and say which recipe wins at which budget and by how much compute,
 //! with intervals from a bootstrap that resamples within tracks.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::analysis::tracks::{
-    compare_tracks, Estimate, PairComparison, Track, TrackComparison, TrackSettings,
+    compare_tracks, split_by_labels, Estimate, PairComparison, TrackComparison, TrackSettings,
 };
-use scalinglaws::fit::FitData;
 
 use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::cmd_optimal::held_values;
@@ -43,7 +41,7 @@ pub fn run(config: &Config) -> Result<()> {
     check_enough_rows(&law, &fit_settings, &table)?;
     let data = table.fit_data(&law, &config.recipe, fit_settings.space)?;
     let labels = table.labels(&config.track, "--track")?;
-    let tracks = split_by_track(&data, &labels);
+    let tracks = split_by_labels(&data, &labels);
     let baseline = match &config.baseline {
         None => 0,
         Some(name) => tracks
@@ -89,33 +87,6 @@ pub fn run(config: &Config) -> Result<()> {
         || Ok(serde_json::to_string_pretty(&comparison)?),
         &text,
     )
-}
-
-/// The rows of each track, in order of first appearance.
-fn split_by_track(data: &FitData, labels: &[String]) -> Vec<Track> {
-    let mut order: Vec<String> = Vec::new();
-    let mut rows: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (row, label) in labels.iter().enumerate() {
-        if !rows.contains_key(label.as_str()) {
-            order.push(label.clone());
-        }
-        rows.entry(label).or_default().push(row);
-    }
-    order
-        .into_iter()
-        .map(|label| {
-            let rows = &rows[label.as_str()];
-            let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
-            Track {
-                data: FitData {
-                    variables: data.variables.iter().map(|c| pick(c)).collect(),
-                    target: pick(&data.target),
-                    weights: data.weights.as_deref().map(pick),
-                },
-                label,
-            }
-        })
-        .collect()
 }
 
 fn with_interval(value: f64, ci: Option<[f64; 2]>, digits: usize) -> String {

@@ -3,13 +3,11 @@
 //! and this file records in the result where every number came from (target, variables,
 //! filters, derived columns) before writing it.
 
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use scalinglaws::error::Location;
-use scalinglaws::fit::result::DataSummary;
 use scalinglaws::fit::{self, FitData, FitResult, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::bootstrap::attach;
@@ -17,7 +15,7 @@ use scalinglaws::uncertainty::profile::profiled_param;
 use scalinglaws::uncertainty::{bootstrap, profile, BootstrapOptions, Resampling};
 use scalinglaws::{Error, Law};
 
-use crate::input::{self, Recipe, Table};
+use crate::input::{self, Table};
 use crate::output::{self, Destination};
 use crate::report;
 use crate::{FitConfig, LawChoice, UncertaintyConfig};
@@ -63,25 +61,8 @@ pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
         resampling,
         &config.uncertainty,
     )?;
-    describe_data(&mut result, &law, &table, recipe);
+    table.describe_fit(&mut result, &law, recipe);
     Ok(result)
-}
-
-/// Records in the result where every number came from.
-pub fn describe_data(result: &mut FitResult, law: &Law, table: &Table, recipe: &Recipe) {
-    result.target = table.describe(&recipe.target);
-    result.variables = law
-        .variables
-        .iter()
-        .map(|variable| (variable.clone(), table.describe(variable)))
-        .collect();
-    result.data = Some(DataSummary {
-        source: table.dataset.source().to_string(),
-        rows_read: table.rows_read,
-        rows_filtered: table.rows_filtered,
-        filters: recipe.filters.iter().map(|f| f.text.clone()).collect(),
-        derived: recipe.derives.iter().map(|d| d.text.clone()).collect(),
-    });
 }
 
 fn add_uncertainty(
@@ -119,25 +100,9 @@ fn add_uncertainty(
 
 /// Resampling whole runs: each distinct label of `column` is one run.
 fn cluster_resampling(table: &Table, column: &str) -> Result<Resampling> {
-    let labels = table.labels(column, "--cluster")?;
-    let mut ids = Vec::with_capacity(labels.len());
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (row, label) in labels.iter().enumerate() {
-        if label.trim().is_empty() {
-            return Err(Error::Data {
-                location: table.dataset.location(row, Some(column)),
-                message: "the run label is empty".into(),
-                fix: "give every row the name of its run, or drop --cluster to resample rows"
-                    .into(),
-            }
-            .into());
-        }
-        let next = seen.len();
-        ids.push(*seen.entry(label.as_str()).or_insert(next));
-    }
     Ok(Resampling::Clusters {
         column: column.to_string(),
-        ids,
+        ids: table.run_ids(column, "--cluster")?,
     })
 }
 

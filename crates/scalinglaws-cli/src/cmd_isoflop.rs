@@ -60,16 +60,7 @@ pub fn run(config: &Config) -> Result<()> {
         .as_deref()
         .map(|r| anyhow::Ok(table.labels(r, "--run")?))
         .transpose()?;
-    let labels: Vec<Vec<String>> = config
-        .groups
-        .iter()
-        .map(|g| Ok(table.labels(g, "--group")?))
-        .collect::<Result<_>>()?;
-    let mut groups: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
-    for row in 0..all.compute.len() {
-        let key = labels.iter().map(|column| column[row].clone()).collect();
-        groups.entry(key).or_default().push(row);
-    }
+    let groups = table.group_rows(&config.groups, "--group")?;
     let mut analyses = Vec::with_capacity(groups.len());
     for (key, rows) in groups {
         let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();

@@ -2,21 +2,10 @@
 //! formula and cite it, without reading the source.
 
 use anyhow::Result;
-use scalinglaws::law::catalog::{self, DefaultSpace};
+use scalinglaws::law::catalog::{self, LawInfo};
 use serde::Serialize;
 
 use crate::output::{self, Destination};
-
-#[derive(Serialize)]
-struct LawInfo {
-    name: &'static str,
-    summary: &'static str,
-    formula: String,
-    variables: Vec<String>,
-    parameters: Vec<String>,
-    default_space: &'static str,
-    citation: &'static str,
-}
 
 #[derive(Serialize)]
 struct Listing {
@@ -24,24 +13,7 @@ struct Listing {
 }
 
 pub fn run(json: &Option<Destination>) -> Result<()> {
-    let laws = catalog::ENTRIES
-        .iter()
-        .map(|entry| {
-            let law = catalog::lookup(entry.name)?;
-            Ok(LawInfo {
-                name: entry.name,
-                summary: entry.summary,
-                formula: law.formula.clone(),
-                variables: law.variables.clone(),
-                parameters: law.param_names().iter().map(|p| p.to_string()).collect(),
-                default_space: match entry.default_space {
-                    DefaultSpace::Log => "log",
-                    DefaultSpace::Linear => "linear",
-                },
-                citation: entry.citation,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let laws = catalog::listing()?;
     match json {
         Some(destination) => {
             let text = serde_json::to_string_pretty(&Listing { laws })?;

@@ -150,6 +150,34 @@ pub struct TrackComparison {
     pub notes: Vec<String>,
 }
 
+/// The rows of each track (a label per row), tracks in order of first appearance.
+pub fn split_by_labels(data: &FitData, labels: &[String]) -> Vec<Track> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut rows: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (row, label) in labels.iter().enumerate() {
+        let entry = rows.entry(label.as_str()).or_default();
+        if entry.is_empty() {
+            order.push(label);
+        }
+        entry.push(row);
+    }
+    order
+        .into_iter()
+        .map(|label| {
+            let rows = &rows[label];
+            let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
+            Track {
+                label: label.to_string(),
+                data: FitData {
+                    variables: data.variables.iter().map(|c| pick(c)).collect(),
+                    target: pick(&data.target),
+                    weights: data.weights.as_deref().map(pick),
+                },
+            }
+        })
+        .collect()
+}
+
 /// Fits every track and compares each with the baseline.
 pub fn compare_tracks(
     law: &Law,

@@ -69,6 +69,29 @@ impl Dataset {
         Ok(Dataset::from_parts(source, names, columns, origins))
     }
 
+    /// A dataset from in-memory columns of numbers or text (a DataFrame's columns); `source`
+    /// names it in messages. Every column must have the same length and a distinct name.
+    pub fn from_columns(
+        source: impl Into<String>,
+        columns: Vec<(String, Column)>,
+    ) -> Result<Dataset> {
+        let source = source.into();
+        let lengths: Vec<(&str, usize)> = columns
+            .iter()
+            .map(|(name, column)| match column {
+                Column::Numeric(values) => (name.as_str(), values.len()),
+                Column::Text(cells) => (name.as_str(), cells.len()),
+            })
+            .collect();
+        check_columns(&source, &lengths)?;
+        let n_rows = lengths.first().map_or(0, |(_, length)| *length);
+        let origins = (1..=n_rows)
+            .map(|row| RowOrigin { row, line: None })
+            .collect();
+        let (names, columns): (Vec<String>, Vec<Column>) = columns.into_iter().unzip();
+        Ok(Dataset::from_parts(source, names, columns, origins))
+    }
+
     fn from_parts(
         source: String,
         names: Vec<String>,
@@ -276,25 +299,34 @@ fn select_kept<T: Clone>(items: &[T], keep: &[bool]) -> Vec<T> {
 }
 
 fn check_numeric_columns(source: &str, columns: &[(String, Vec<f64>)]) -> Result<()> {
+    let lengths: Vec<(&str, usize)> = columns
+        .iter()
+        .map(|(name, values)| (name.as_str(), values.len()))
+        .collect();
+    check_columns(source, &lengths)
+}
+
+/// Distinct names and equal lengths.
+fn check_columns(source: &str, columns: &[(&str, usize)]) -> Result<()> {
     let mut seen = HashSet::new();
-    let Some((first_name, first_values)) = columns.first() else {
+    let Some(&(first_name, first_length)) = columns.first() else {
         return Ok(());
     };
-    for (name, values) in columns {
-        if !seen.insert(name.as_str()) {
+    for &(name, length) in columns {
+        if !seen.insert(name) {
             return Err(data_error(
                 file_location(source, Some(name)),
                 "the column name is given twice",
                 "give every column a distinct name",
             ));
         }
-        if values.len() != first_values.len() {
+        if length != first_length {
             return Err(data_error(
                 file_location(source, Some(name)),
                 format!(
                     "the column has {} but column '{first_name}' has {}",
-                    count(values.len(), "value"),
-                    count(first_values.len(), "value")
+                    count(length, "value"),
+                    count(first_length, "value")
                 ),
                 "give every column the same number of values",
             ));

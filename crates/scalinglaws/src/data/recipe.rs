@@ -14,7 +14,8 @@ use std::collections::HashMap;
 
 use super::Dataset;
 use crate::error::{Error, Location, Result};
-use crate::fit::{FitData, Space};
+use crate::fit::result::DataSummary;
+use crate::fit::{FitData, FitResult, Space};
 use crate::law::expr::{parse_expr, BinOp, Expr, Func};
 use crate::law::Law;
 use crate::suggest::closest;
@@ -426,6 +427,67 @@ impl Table {
             target,
             weights,
         })
+    }
+
+    /// The kept rows of each combination of the labels of `columns` (one group of every row
+    /// when `columns` is empty), in label order.
+    pub fn group_rows(
+        &self,
+        columns: &[String],
+        role: &str,
+    ) -> Result<std::collections::BTreeMap<Vec<String>, Vec<usize>>> {
+        let labels: Vec<Vec<String>> = columns
+            .iter()
+            .map(|c| self.labels(c, role))
+            .collect::<Result<_>>()?;
+        let mut groups = std::collections::BTreeMap::new();
+        for row in 0..self.dataset.n_rows() {
+            let key = labels.iter().map(|column| column[row].clone()).collect();
+            groups.entry(key).or_insert_with(Vec::new).push(row);
+        }
+        Ok(groups)
+    }
+
+    /// Records in a fit's result where every number came from: the target and variables as
+    /// columns or derived expressions, the source, rows read and filtered, filters and derives.
+    pub fn describe_fit(&self, result: &mut FitResult, law: &Law, recipe: &Recipe) {
+        result.target = self.describe(&recipe.target);
+        result.variables = law
+            .variables
+            .iter()
+            .map(|variable| (variable.clone(), self.describe(variable)))
+            .collect();
+        result.data = Some(DataSummary {
+            source: self.dataset.source().to_string(),
+            rows_read: self.rows_read,
+            rows_filtered: self.rows_filtered,
+            filters: recipe.filters.iter().map(|f| f.text.clone()).collect(),
+            derived: recipe.derives.iter().map(|d| d.text.clone()).collect(),
+        });
+    }
+
+    /// Each row's run as a dense id (runs numbered in order of first appearance), for
+    /// resampling whole runs; an empty label is an error naming its row.
+    pub fn run_ids(&self, column: &str, role: &str) -> Result<Vec<usize>> {
+        let labels = self.labels(column, role)?;
+        let mut ids = Vec::with_capacity(labels.len());
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (row, label) in labels.iter().enumerate() {
+            if label.trim().is_empty() {
+                return Err(Error::Data {
+                    location: self
+                        .dataset
+                        .location(row, Some(self.resolve(column).unwrap_or(column))),
+                    message: "the run label is empty".into(),
+                    fix: format!(
+                        "give every row the name of its run, or drop {role} to resample rows"
+                    ),
+                });
+            }
+            let next = seen.len();
+            ids.push(*seen.entry(label.as_str()).or_insert(next));
+        }
+        Ok(ids)
     }
 
     fn missing_variable(&self, law: &Law, variable: &str) -> Error {

@@ -123,6 +123,40 @@ E + A*Np^-alpha + B*Dp^-beta";
 pub const MOE_FORMULA: &str = "Eh = 1/(1/(E - 1 + 1/(1/E_start - 1/E_max)) + 1/E_max); \
 a*Eh^delta*N^(alpha + gamma*log(Eh)) + b*Eh^omega*D^(beta + zeta*log(Eh)) + c";
 
+/// One catalog law as listed to users (`scalinglaws laws`, `scalinglaws.laws()`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LawInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub formula: String,
+    pub variables: Vec<String>,
+    pub parameters: Vec<String>,
+    pub default_space: &'static str,
+    pub citation: &'static str,
+}
+
+/// Every catalog law with its formula, variables, parameters, residual space and citation.
+pub fn listing() -> Result<Vec<LawInfo>> {
+    ENTRIES
+        .iter()
+        .map(|entry| {
+            let law = lookup(entry.name)?;
+            Ok(LawInfo {
+                name: entry.name,
+                summary: entry.summary,
+                formula: law.formula.clone(),
+                variables: law.variables.clone(),
+                parameters: law.param_names().iter().map(|p| p.to_string()).collect(),
+                default_space: match entry.default_space {
+                    DefaultSpace::Log => "log",
+                    DefaultSpace::Linear => "linear",
+                },
+                citation: entry.citation,
+            })
+        })
+        .collect()
+}
+
 /// Names for `laws` and for "did you mean".
 pub fn names() -> Vec<&'static str> {
     ENTRIES.iter().map(|e| e.name).collect()
