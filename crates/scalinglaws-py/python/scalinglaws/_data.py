@@ -1,0 +1,113 @@
+"""Turns what a user holds (a pandas or polars DataFrame, a dict of arrays, or a file path)
+into named columns of numbers or text for the compiled library."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import numpy as np
+
+DataLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
+
+
+def to_data(data: DataLike, delimiter: Optional[str] = None) -> Dict[str, Any]:
+    """The data as the compiled module takes it: {source, names, numeric, text, path,
+    delimiter}."""
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        return _handover(path, [], {}, {}, path=path, delimiter=delimiter)
+    if delimiter is not None:
+        raise TypeError("delimiter applies only when data is a file path")
+    if isinstance(data, Mapping):
+        items = [(str(name), values) for name, values in data.items()]
+        source = "the dict"
+    elif hasattr(data, "columns") and hasattr(data, "__getitem__"):
+        items = [(str(name), data[name]) for name in data.columns]
+        source = "the DataFrame"
+    else:
+        raise TypeError(
+            "data must be a pandas or polars DataFrame, a dict of arrays, or a file path; "
+            f"got {type(data).__name__}"
+        )
+    names: List[str] = []
+    numeric: Dict[str, List[float]] = {}
+    text: Dict[str, List[str]] = {}
+    for name, values in items:
+        if name in numeric or name in text:
+            raise ValueError(f"column '{name}' appears twice")
+        names.append(name)
+        as_numbers = _numbers(values)
+        if as_numbers is not None:
+            numeric[name] = as_numbers
+        else:
+            text[name] = _labels(values)
+    return _handover(source, names, numeric, text)
+
+
+def _handover(
+    source: str,
+    names: List[str],
+    numeric: Dict[str, List[float]],
+    text: Dict[str, List[str]],
+    path: Optional[str] = None,
+    delimiter: Optional[str] = None,
+) -> Dict[str, Any]:
+    return {
+        "source": source,
+        "names": names,
+        "numeric": numeric,
+        "text": text,
+        "path": path,
+        "delimiter": delimiter,
+    }
+
+
+def _array(values: Any) -> np.ndarray:
+    if hasattr(values, "to_numpy"):
+        try:
+            return np.asarray(values.to_numpy())
+        except TypeError:
+            pass
+    return np.asarray(values)
+
+
+def _numbers(values: Any) -> Optional[List[float]]:
+    """Floats (missing values as NaN, which the library then reports by row), or None for a
+    column of text."""
+    dtype = getattr(values, "dtype", None)
+    # pandas nullable numbers (Int64, Float64) with pd.NA.
+    if dtype is not None and hasattr(values, "to_numpy"):
+        try:
+            import pandas as pd  # type: ignore[import-untyped]
+
+            if isinstance(values, pd.Series) and pd.api.types.is_numeric_dtype(dtype):
+                if pd.api.types.is_bool_dtype(dtype):
+                    as_bool: List[float] = values.to_numpy(dtype=float).tolist()
+                    return as_bool
+                with_nan: List[float] = values.to_numpy(dtype=float, na_value=np.nan).tolist()
+                return with_nan
+        except ImportError:
+            pass
+    array = _array(values)
+    if array.ndim != 1:
+        raise ValueError(f"every column must be one-dimensional; got shape {array.shape}")
+    if array.dtype.kind in "biuf":
+        floats: List[float] = array.astype(float).tolist()
+        return floats
+    if array.dtype.kind == "O":
+        cells = array.tolist()
+        if all(c is None or (isinstance(c, (int, float)) and not isinstance(c, bool)) for c in cells):
+            if any(c is not None for c in cells):
+                return [math.nan if c is None else float(c) for c in cells]
+    return None
+
+
+def _labels(values: Any) -> List[str]:
+    def label(cell: Any) -> str:
+        if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+            return ""
+        return str(cell)
+
+    return [label(cell) for cell in _array(values).tolist()]

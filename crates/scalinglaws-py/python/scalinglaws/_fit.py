@@ -1,0 +1,282 @@
+"""`fit()` and the `Fit` it returns: the library's fit document with Python accessors,
+vectorised prediction with intervals, JSON round trips and a notebook table."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _scalinglaws
+from ._data import DataLike, to_data
+
+ArrayLike = Union[float, Sequence[float], np.ndarray]
+
+
+class Prediction(NamedTuple):
+    """Predicted values with the bounds of the asked-for interval (same shape)."""
+
+    value: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+class Fit:
+    """A fitted law: parameters, uncertainty, diagnostics, and prediction.
+
+    Built by :func:`fit` or :meth:`Fit.load`; the document behind it is exactly the JSON that
+    ``scalinglaws fit --json`` writes, so fits move freely between Python and the command line.
+    """
+
+    def __init__(self, document: str) -> None:
+        self._json = document
+        self._doc: Dict[str, Any] = json.loads(document)
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Fit":
+        """A fit saved by :meth:`save` or by ``scalinglaws fit --json PATH``."""
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        return cls(_scalinglaws.check_fit(text))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Fit":
+        return cls(_scalinglaws.check_fit(text))
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the fit as JSON (whole, through a temporary file and a rename)."""
+        target = os.fspath(path)
+        temporary = f"{target}.tmp{os.getpid()}"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(self._json)
+        os.replace(temporary, target)
+
+    def to_json(self) -> str:
+        """The fit's JSON document, as ``scalinglaws fit --json`` writes it."""
+        return self._json
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A fresh copy of the fit's document as Python objects."""
+        result: Dict[str, Any] = json.loads(self._json)
+        return result
+
+    @property
+    def law(self) -> str:
+        return str(self._doc["law"])
+
+    @property
+    def formula(self) -> str:
+        return str(self._doc["formula"])
+
+    @property
+    def variables(self) -> List[str]:
+        return [name for name, _ in _pairs(self._doc["variables"])]
+
+    @property
+    def params(self) -> Dict[str, float]:
+        """Fitted parameter values by name, in the law's order."""
+        return {name: float(p["value"]) for name, p in _pairs(self._doc["params"])}
+
+    @property
+    def stderr(self) -> Dict[str, Optional[float]]:
+        """Standard errors (from the covariance; None where it is not available)."""
+        return {name: p.get("stderr") for name, p in _pairs(self._doc["params"])}
+
+    @property
+    def ci(self) -> Dict[str, Optional[Tuple[float, float]]]:
+        """Bootstrap percentile intervals of the parameters (None without a bootstrap)."""
+        return {
+            name: ((float(p["ci"][0]), float(p["ci"][1])) if p.get("ci") is not None else None)
+            for name, p in _pairs(self._doc["params"])
+        }
+
+    @property
+    def objective(self) -> float:
+        return float(self._doc["objective"])
+
+    @property
+    def converged(self) -> bool:
+        return bool(self._doc["converged"])
+
+    @property
+    def n_obs(self) -> int:
+        return int(self._doc["n_obs"])
+
+    @property
+    def warnings(self) -> List[str]:
+        return list(self._doc.get("warnings", []))
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        return dict(self._doc["stats"])
+
+    def predict(
+        self,
+        interval: Optional[str] = None,
+        level: float = 0.95,
+        **variables: ArrayLike,
+    ) -> Union[np.ndarray, Prediction]:
+        """The law at the given values of its variables (scalars and arrays broadcast).
+
+        ``interval="confidence"`` adds the interval of the mean prediction, ``"prediction"``
+        that of a new run (with run-to-run noise): from the fit's bootstrap replicates when it
+        has them, else the delta method. Returns an array, or a :class:`Prediction`.
+        """
+        if interval not in (None, "confidence", "prediction"):
+            raise ValueError('interval must be None, "confidence" or "prediction"')
+        names = list(variables)
+        arrays = np.broadcast_arrays(*[np.asarray(variables[n], dtype=float) for n in names])
+        shape = arrays[0].shape if arrays else ()
+        flat = {name: a.ravel().tolist() for name, a in zip(names, arrays)}
+        values, ci, pi, source = _scalinglaws.predict(self._json, flat, float(level))
+        value = np.asarray(values, dtype=float).reshape(shape)
+        if interval is None:
+            return value
+        bounds = ci if interval == "confidence" else pi
+        if bounds is None:
+            raise ValueError(
+                f"no {interval} interval: the fit has neither bootstrap replicates nor a "
+                "covariance (refit with bootstrap=K)"
+            )
+        pairs = np.asarray(bounds, dtype=float).reshape(shape + (2,))
+        return Prediction(value, pairs[..., 0], pairs[..., 1])
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())
+        return f"Fit({self.law}: {params}; objective={self.objective:.6g})"
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for name, p in _pairs(self._doc["params"]):
+            ci = p.get("ci")
+            stderr = p.get("stderr")
+            rows.append(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+                    html.escape(name),
+                    f"{p['value']:.6g}",
+                    "" if stderr is None else f"{stderr:.3g}",
+                    "" if ci is None else f"[{ci[0]:.4g}, {ci[1]:.4g}]",
+                )
+            )
+        warnings = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        return (
+            f"<div><b>{html.escape(self.law)}</b>: <code>{html.escape(self.formula)}</code><br>"
+            f"{self.n_obs} rows, objective {self.objective:.10g}"
+            f"{'' if self.converged else ' (not converged)'}"
+            "<table><thead><tr><th>parameter</th><th>value</th><th>stderr</th><th>CI</th>"
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"{'<ul>' + warnings + '</ul>' if warnings else ''}</div>"
+        )
+
+
+def _pairs(value: Any) -> List[Tuple[str, Any]]:
+    """The library writes ordered maps as JSON objects; json.loads keeps their order."""
+    if isinstance(value, Mapping):
+        return list(value.items())
+    return [(str(k), v) for k, v in value]
+
+
+def _bounds(bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for name, pair in (bounds or {}).items():
+        lower, upper = pair
+        out[name] = [
+            None if lower is None or lower == -math.inf else float(lower),
+            None if upper is None or upper == math.inf else float(upper),
+        ]
+    return out
+
+
+def fit_options(
+    law: Optional[str],
+    formula: Optional[str],
+    loss: str,
+    f_scale: float,
+    space: Optional[str],
+    fix: Optional[Mapping[str, float]],
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]],
+    grid: Optional[Mapping[str, Sequence[float]]],
+    seed: int,
+    threads: Optional[int],
+) -> Dict[str, Any]:
+    """The law and fit settings of a request (shared by fit, compare and backtest)."""
+    fixed = {k: float(v) for k, v in (fix or {}).items()}
+    for name, value in fixed.items():
+        if not math.isfinite(value):
+            raise ValueError(f"fix: {name}={value} is not a finite value")
+    return {
+        "law": law,
+        "formula": formula,
+        "loss": loss,
+        "f_scale": float(f_scale),
+        "space": space,
+        "fix": fixed,
+        "bounds": _bounds(bounds),
+        "grid": {k: [float(x) for x in v] for k, v in (grid or {}).items()},
+        "seed": int(seed),
+        "threads": threads,
+    }
+
+
+def recipe(
+    target: str,
+    map: Optional[Mapping[str, str]],
+    derive: Optional[Mapping[str, str]],
+    where: Union[None, str, Sequence[str]],
+    weights: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Which columns feed the law (shared by every function that reads data)."""
+    filters = [where] if isinstance(where, str) else list(where or [])
+    return {
+        "target": target,
+        "map": [[k, v] for k, v in (map or {}).items()],
+        "derive": [[k, v] for k, v in (derive or {}).items()],
+        "where": filters,
+        "weights": weights,
+    }
+
+
+def fit(
+    data: DataLike,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    target: str,
+    map: Optional[Mapping[str, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    where: Union[None, str, Sequence[str]] = None,
+    weights: Optional[str] = None,
+    loss: str = "huber",
+    f_scale: float = 1e-3,
+    space: Optional[str] = None,
+    fix: Optional[Mapping[str, float]] = None,
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    bootstrap: int = 0,
+    cluster: Optional[str] = None,
+    level: float = 0.95,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    delimiter: Optional[str] = None,
+) -> Fit:
+    """Fits a law (a catalog name, or a formula) to runs.
+
+    ``data`` is a pandas or polars DataFrame, a dict of arrays, or a path (.csv, .tsv,
+    .jsonl). ``map={"N": "Model Size"}`` names columns for the law, ``derive={"D":
+    "C/(6*N)"}`` adds computed columns (in order), ``where="loss < 3.44"`` (or a list) keeps
+    the rows where the comparison holds. The fit is the CLI's: Huber loss with ``f_scale`` on
+    log residuals, summed, by default; ``bootstrap=K`` adds K resampled refits (whole runs of
+    ``cluster`` when given) for intervals. The GIL is released while it runs.
+    """
+    request = {
+        **recipe(target, map, derive, where, weights),
+        **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
+        "bootstrap": int(bootstrap),
+        "cluster": cluster,
+        "level": float(level),
+    }
+    return Fit(_scalinglaws.fit(to_data(data, delimiter), json.dumps(request)))

@@ -1,0 +1,36 @@
+# Stubs of the compiled module (crates/scalinglaws-py/src/lib.rs); checked by mypy.stubtest.
+from typing import Any, Dict, List, Optional, Tuple
+
+__all__ = [
+    "__version__",
+    "backtest",
+    "check_fit",
+    "compare",
+    "fit",
+    "isoflop",
+    "laws",
+    "optimal",
+    "predict",
+]
+__version__: str
+
+def laws() -> str: ...
+def fit(data: Dict[str, Any], request_json: str) -> str: ...
+def check_fit(fit_json: str) -> str: ...
+def predict(
+    fit_json: str, variables: Dict[str, List[float]], level: float
+) -> Tuple[
+    List[float],
+    Optional[List[Tuple[float, float]]],
+    Optional[List[Tuple[float, float]]],
+    str,
+]: ...
+def optimal(
+    request_json: str,
+    fit_json: Optional[str] = None,
+    law: Optional[str] = None,
+    params: Optional[Dict[str, float]] = None,
+) -> str: ...
+def isoflop(data: Dict[str, Any], request_json: str) -> str: ...
+def compare(data: Dict[str, Any], request_json: str) -> str: ...
+def backtest(data: Dict[str, Any], request_json: str) -> str: ...

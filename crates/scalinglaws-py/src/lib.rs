@@ -1,0 +1,699 @@
+//! The compiled half of the Python package (`scalinglaws._scalinglaws`): thin functions over
+//! the library, one per analysis, so that a fit from Python runs the same code as the CLI.
+//! The boundary is deliberately plain: data arrive as columns (numbers or text) or a file path,
+//! options as a JSON request, results leave as the library's own JSON (the same documents the
+//! CLI writes), and the Python layer (`python/scalinglaws`) turns them into objects. Library
+//! errors become `scalinglaws.DataError`, `FormulaError`, `SettingsError` or `FitError`
+//! (all `scalinglaws.Error`) with the library's message; the GIL is released while the
+//! library works.
+
+#![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
+
+use std::collections::{BTreeMap, HashMap};
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings, Flops, Formula};
+use scalinglaws::analysis::backtest::{backtest as run_backtest, BacktestOptions, Holdout};
+use scalinglaws::analysis::envelope::{envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
+use scalinglaws::analysis::isoflop::{isoflop as run_isoflop, IsoflopData, IsoflopSettings, Shape};
+use scalinglaws::analysis::tracks::{compare_tracks, split_by_labels, TrackSettings};
+use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
+use scalinglaws::data::{Column, Dataset};
+use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
+use scalinglaws::law::catalog::{self, DefaultSpace};
+use scalinglaws::uncertainty::bootstrap::attach;
+use scalinglaws::uncertainty::{bootstrap, predict_with_intervals, BootstrapOptions, Resampling};
+use scalinglaws::{Error, Law};
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+/// The Python exception class for a library error.
+fn exception_name(error: &Error) -> &'static str {
+    match error {
+        Error::Data { .. } | Error::Io { .. } => "DataError",
+        Error::Formula { .. } => "FormulaError",
+        Error::UnknownLaw { .. } | Error::Settings { .. } => "SettingsError",
+        Error::Fit { .. } => "FitError",
+        Error::Within { inner, .. } => exception_name(inner),
+    }
+}
+
+fn to_py(error: Error) -> PyErr {
+    Python::attach(|py| {
+        let class = py
+            .import("scalinglaws._errors")
+            .and_then(|module| module.getattr(exception_name(&error)))
+            .and_then(|class| Ok(class.cast_into::<PyType>()?));
+        match class {
+            Ok(class) => PyErr::from_type(class, error.to_string()),
+            Err(import_error) => import_error,
+        }
+    })
+}
+
+/// A library result as a Python result.
+fn py<T>(result: Result<T, Error>) -> PyResult<T> {
+    result.map_err(to_py)
+}
+
+fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// A request from the Python layer (JSON it wrote itself; a failure here is a bug there).
+fn request<T: DeserializeOwned>(text: &str) -> PyResult<T> {
+    serde_json::from_str(text)
+        .map_err(|e| PyRuntimeError::new_err(format!("malformed request from Python: {e}")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data
+// ---------------------------------------------------------------------------------------------
+
+/// The data as the Python layer hands it over: named columns (numbers or text, in order), or a
+/// file path.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct Data {
+    source: String,
+    names: Vec<String>,
+    numeric: HashMap<String, Vec<f64>>,
+    text: HashMap<String, Vec<String>>,
+    path: Option<String>,
+    delimiter: Option<String>,
+}
+
+impl Data {
+    fn dataset(self) -> Result<Dataset, Error> {
+        if let Some(path) = &self.path {
+            let delimiter = self
+                .delimiter
+                .as_deref()
+                .map(|d| match d.as_bytes() {
+                    [byte] if byte.is_ascii() => Ok(*byte),
+                    _ => Err(Error::settings(format!(
+                        "delimiter '{d}': give one ASCII character"
+                    ))),
+                })
+                .transpose()?;
+            return Dataset::read(std::path::Path::new(path), delimiter);
+        }
+        let Data {
+            source,
+            names,
+            mut numeric,
+            mut text,
+            ..
+        } = self;
+        let columns = names
+            .into_iter()
+            .map(|name| {
+                let column = match numeric.remove(&name) {
+                    Some(values) => Column::Numeric(values),
+                    None => Column::Text(text.remove(&name).unwrap_or_default()),
+                };
+                (name, column)
+            })
+            .collect();
+        Dataset::from_columns(source, columns)
+    }
+}
+
+/// `map`, `derive`, `where`, `target` and `weights` of a request.
+#[derive(Deserialize)]
+struct RecipeRequest {
+    target: String,
+    #[serde(default)]
+    map: Vec<(String, String)>,
+    #[serde(default)]
+    derive: Vec<(String, String)>,
+    #[serde(default, rename = "where")]
+    filters: Vec<String>,
+    weights: Option<String>,
+}
+
+impl RecipeRequest {
+    fn recipe(&self) -> Result<Recipe, Error> {
+        Ok(Recipe {
+            maps: self.map.clone(),
+            derives: self
+                .derive
+                .iter()
+                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.within("derive"))?,
+            filters: self
+                .filters
+                .iter()
+                .map(|text| Filter::parse(text))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.within("where"))?,
+            target: self.target.clone(),
+            weights: self.weights.clone(),
+            dialect: Dialect::Python,
+        })
+    }
+}
+
+fn table(data: Data, recipe: &Recipe) -> Result<Table, Error> {
+    Table::prepare(data.dataset()?, recipe)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Laws and fit settings
+// ---------------------------------------------------------------------------------------------
+
+/// The law and fit options of a request.
+#[derive(Deserialize)]
+struct FitOptions {
+    law: Option<String>,
+    formula: Option<String>,
+    loss: String,
+    f_scale: f64,
+    space: Option<String>,
+    #[serde(default)]
+    fix: BTreeMap<String, f64>,
+    #[serde(default)]
+    bounds: BTreeMap<String, (Option<f64>, Option<f64>)>,
+    #[serde(default)]
+    grid: BTreeMap<String, Vec<f64>>,
+    seed: u64,
+    threads: Option<usize>,
+}
+
+impl FitOptions {
+    fn law(&self, table: &Table) -> Result<Law, Error> {
+        match (&self.law, &self.formula) {
+            (Some(name), None) => catalog::lookup(name),
+            (None, Some(text)) => {
+                let is_variable = |name: &str| table.resolve(name).is_some();
+                Law::from_formula(text, &is_variable)
+            }
+            _ => Err(Error::settings(
+                "give exactly one of law=\"NAME\" and formula=\"TEXT\"",
+            )),
+        }
+    }
+
+    fn settings(&self) -> Result<FitSettings, Error> {
+        let loss = LossKind::from_name(&self.loss).ok_or_else(|| {
+            Error::settings(format!(
+                "loss '{}': use one of {}",
+                self.loss,
+                LossKind::ALL.map(LossKind::name).join(", ")
+            ))
+        })?;
+        let space = match (self.space.as_deref(), &self.law) {
+            (Some("log"), _) => Space::Log,
+            (Some("linear"), _) => Space::Linear,
+            (Some(other), _) => {
+                return Err(Error::settings(format!(
+                    "space '{other}': use \"log\" or \"linear\""
+                )))
+            }
+            (None, Some(name)) => match catalog::entry(name).map(|e| e.default_space) {
+                Some(DefaultSpace::Linear) => Space::Linear,
+                _ => Space::Log,
+            },
+            (None, None) => Space::Log,
+        };
+        Ok(FitSettings {
+            loss,
+            f_scale: self.f_scale,
+            space,
+            fixed: self.fix.clone(),
+            bounds: self
+                .bounds
+                .iter()
+                .map(|(name, (lower, upper))| {
+                    (
+                        name.clone(),
+                        Bounds {
+                            lower: *lower,
+                            upper: *upper,
+                        },
+                    )
+                })
+                .collect(),
+            grids: self.grid.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            ..FitSettings::default()
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+// ---------------------------------------------------------------------------------------------
+
+/// The catalog as JSON: [{name, summary, formula, variables, parameters, default_space,
+/// citation}].
+#[pyfunction]
+fn laws() -> PyResult<String> {
+    json_out(&py(catalog::listing())?)
+}
+
+#[derive(Deserialize)]
+struct FitRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    #[serde(flatten)]
+    options: FitOptions,
+    bootstrap: usize,
+    cluster: Option<String>,
+    level: f64,
+}
+
+/// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it).
+#[pyfunction]
+fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: FitRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let law = py(request.options.law(&table))?;
+    let settings = py(request.options.settings())?;
+    let data = py(table.fit_data(&law, &recipe, settings.space))?;
+    let resampling = match &request.cluster {
+        None => Resampling::Rows,
+        Some(column) => Resampling::Clusters {
+            column: column.clone(),
+            ids: py(table.run_ids(column, "cluster"))?,
+        },
+    };
+    let result = py_.detach(|| -> Result<FitResult, Error> {
+        let mut result = fit_law(&law, &data, &settings)?;
+        if request.bootstrap > 0 {
+            let options = BootstrapOptions {
+                replicates: request.bootstrap,
+                level: request.level,
+                seed: settings.seed,
+                resampling,
+            };
+            let summary = bootstrap(&law, &data, &settings, &result, &options, &|_| {})?;
+            attach(&mut result, summary);
+        }
+        table.describe_fit(&mut result, &law, &recipe);
+        Ok(result)
+    });
+    Ok(py(result)?.to_json())
+}
+
+/// Reads a fit's JSON back, checked against its law.
+fn read_fit(fit_json: &str) -> Result<(FitResult, Law), Error> {
+    let result = FitResult::from_json(fit_json)?;
+    let law = result.law()?;
+    Ok((result, law))
+}
+
+/// Checks a fit's JSON (for `Fit.load`); returns it normalised.
+#[pyfunction]
+fn check_fit(fit_json: &str) -> PyResult<String> {
+    let (result, _) = py(read_fit(fit_json))?;
+    Ok(result.to_json())
+}
+
+/// Predictions of a fit at points given per law variable (equal lengths), with confidence and
+/// prediction intervals: (values, ci, pi, interval source).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn predict(
+    py_: Python<'_>,
+    fit_json: &str,
+    variables: HashMap<String, Vec<f64>>,
+    level: f64,
+) -> PyResult<(
+    Vec<f64>,
+    Option<Vec<[f64; 2]>>,
+    Option<Vec<[f64; 2]>>,
+    String,
+)> {
+    let (result, law) = py(read_fit(fit_json))?;
+    let mut columns = Vec::with_capacity(law.variables.len());
+    for name in &law.variables {
+        columns.push(variables.get(name).ok_or_else(|| {
+            to_py(Error::settings(format!(
+                "predict needs every variable of the law ({}); '{name}' is missing",
+                law.variables.join(", ")
+            )))
+        })?);
+    }
+    if let Some(extra) = variables.keys().find(|k| law.variable_index(k).is_none()) {
+        return Err(to_py(Error::settings(format!(
+            "'{extra}' is not a variable of the law; its variables are {}",
+            law.variables.join(", ")
+        ))));
+    }
+    let n = columns.first().map_or(0, |c| c.len());
+    let points: Vec<Vec<f64>> = (0..n)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect();
+    let (predicted, source) = py(py_.detach(|| predict_with_intervals(&result, &points, level)))?;
+    let values = predicted.iter().map(|p| p.value).collect();
+    let ci = predicted.iter().map(|p| p.ci).collect::<Option<Vec<_>>>();
+    let pi = predicted.iter().map(|p| p.pi).collect::<Option<Vec<_>>>();
+    let source = serde_json::to_value(source)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    Ok((values, ci, pi, source))
+}
+
+#[derive(Deserialize)]
+struct OptimalRequest {
+    #[serde(default)]
+    budgets: Vec<f64>,
+    #[serde(default)]
+    target_losses: Vec<f64>,
+    flops: String,
+    #[serde(default)]
+    held: BTreeMap<String, Vec<f64>>,
+    total_params: Option<String>,
+    max_params: Option<f64>,
+    max_active: Option<f64>,
+    max_tokens: Option<f64>,
+    inference_tokens: f64,
+    level: Option<f64>,
+}
+
+/// Compute-optimal allocation of a fit (`fit_json`) or of a catalog law with given parameters
+/// (`law`, `params`); returns the frontier's JSON (as `scalinglaws optimal --json`).
+#[pyfunction]
+#[pyo3(signature = (request_json, fit_json=None, law=None, params=None))]
+fn optimal(
+    py_: Python<'_>,
+    request_json: &str,
+    fit_json: Option<&str>,
+    law: Option<&str>,
+    params: Option<HashMap<String, f64>>,
+) -> PyResult<String> {
+    let request: OptimalRequest = request(request_json)?;
+    let (law, values, bootstrap) = match (fit_json, law) {
+        (Some(text), None) => {
+            let (result, law) = py(read_fit(text))?;
+            let values = result.param_values();
+            (law, values, result.bootstrap)
+        }
+        (None, Some(name)) => {
+            let law = py(catalog::lookup(name))?;
+            let params = params.unwrap_or_default();
+            let values = law
+                .param_names()
+                .iter()
+                .map(|p| {
+                    params.get(*p).copied().ok_or_else(|| {
+                        to_py(Error::settings(format!(
+                            "params: give every parameter of {} ({}); '{p}' is missing",
+                            law.label(),
+                            law.param_names().join(", ")
+                        )))
+                    })
+                })
+                .collect::<PyResult<Vec<f64>>>()?;
+            (law, values, None)
+        }
+        _ => {
+            return Err(to_py(Error::settings(
+                "give a fit, or law=\"NAME\" with params={...}",
+            )))
+        }
+    };
+    let mut allowed = vec!["N"];
+    allowed.extend(request.held.keys().map(String::as_str));
+    let total_params = request
+        .total_params
+        .as_deref()
+        .map(|text| Formula::parse(text, &allowed, "the total-parameters formula"))
+        .transpose()
+        .map_err(to_py)?;
+    let settings = AllocationSettings {
+        budgets: request.budgets,
+        target_losses: request.target_losses,
+        flops: py(Flops::parse(&request.flops))?,
+        held: request.held,
+        total_params,
+        inference_tokens: request.inference_tokens,
+        draws: bootstrap
+            .as_ref()
+            .map(|b| b.draws.clone())
+            .unwrap_or_default(),
+        level: request
+            .level
+            .or_else(|| bootstrap.as_ref().map(|b| b.level))
+            .unwrap_or(0.95),
+        max_params: request.max_params,
+        max_active: request.max_active,
+        max_tokens: request.max_tokens,
+    };
+    let frontier = py(py_.detach(|| allocate(&law, &values, &settings)))?;
+    json_out(&frontier)
+}
+
+#[derive(Deserialize)]
+struct IsoflopRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    compute: String,
+    size: String,
+    tokens: Option<String>,
+    #[serde(default)]
+    group: Vec<String>,
+    shape: String,
+    tolerance: f64,
+    envelope: Option<String>,
+    run: Option<String>,
+    bootstrap: usize,
+    seed: u64,
+    level: f64,
+}
+
+/// IsoFLOP analysis (or Chinchilla's approach 1 with `envelope`) per group; returns
+/// {"groups": [...]} as `scalinglaws isoflop --json`.
+#[pyfunction]
+fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: IsoflopRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let why = "IsoFLOP profiles are fitted on logs";
+    let compute = py(table.positive_values(&request.compute, "compute", why))?;
+    let size = py(table.positive_values(&request.size, "size", why))?;
+    let loss = py(table.positive_values(&recipe.target, "target", why))?;
+    let tokens = py(request
+        .tokens
+        .as_deref()
+        .map(|t| table.positive_values(t, "tokens", why))
+        .transpose())?;
+    let runs = py(request
+        .run
+        .as_deref()
+        .map(|r| table.labels(r, "run"))
+        .transpose())?;
+    let shape = Shape::from_name(&request.shape).ok_or_else(|| {
+        to_py(Error::settings(format!(
+            "shape '{}': use one of {}",
+            request.shape,
+            Shape::ALL.map(Shape::name).join(", ")
+        )))
+    })?;
+    let method = request
+        .envelope
+        .as_deref()
+        .map(|text| {
+            EnvelopeMethod::parse(text).ok_or_else(|| {
+                to_py(Error::settings(format!(
+                    "envelope '{text}': use \"hull\", \"grid\" or \"grid:K\""
+                )))
+            })
+        })
+        .transpose()?;
+    let groups = py(table.group_rows(&request.group, "group"))?;
+    let analyses = py_.detach(|| -> Result<Vec<serde_json::Value>, Error> {
+        let mut analyses = Vec::with_capacity(groups.len());
+        for (key, rows) in groups {
+            let pick = |c: &[f64]| rows.iter().map(|&r| c[r]).collect::<Vec<f64>>();
+            let mut value = match method {
+                None => serde_json::to_value(run_isoflop(
+                    &IsoflopData {
+                        compute: pick(&compute),
+                        size: pick(&size),
+                        loss: pick(&loss),
+                        tokens: tokens.as_deref().map(pick),
+                    },
+                    &IsoflopSettings {
+                        shape,
+                        tolerance: request.tolerance,
+                        bootstrap: request.bootstrap,
+                        seed: request.seed,
+                        level: request.level,
+                    },
+                )?),
+                Some(method) => serde_json::to_value(envelope(
+                    &EnvelopeData {
+                        compute: pick(&compute),
+                        size: pick(&size),
+                        loss: pick(&loss),
+                        tokens: tokens.as_deref().map(pick),
+                        run: runs
+                            .as_ref()
+                            .map(|r| rows.iter().map(|&i| r[i].clone()).collect()),
+                    },
+                    &EnvelopeSettings {
+                        method,
+                        bootstrap: request.bootstrap,
+                        seed: request.seed,
+                        level: request.level,
+                    },
+                )?),
+            }
+            .map_err(|e| Error::fit(e.to_string()))?;
+            let group: BTreeMap<&String, &String> = request.group.iter().zip(&key).collect();
+            if let Some(object) = value.as_object_mut() {
+                object.insert("group".into(), serde_json::json!(group));
+                let approach = if method.is_some() {
+                    "envelope"
+                } else {
+                    "profiles"
+                };
+                object.insert("approach".into(), serde_json::json!(approach));
+            }
+            analyses.push(value);
+        }
+        Ok(analyses)
+    });
+    json_out(&serde_json::json!({ "groups": py(analyses)? }))
+}
+
+#[derive(Deserialize)]
+struct CompareRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    #[serde(flatten)]
+    options: FitOptions,
+    track: String,
+    #[serde(default)]
+    shared: Vec<String>,
+    baseline: Option<String>,
+    #[serde(default)]
+    budgets: Vec<f64>,
+    flops: String,
+    #[serde(default)]
+    held: BTreeMap<String, Vec<f64>>,
+    bootstrap: usize,
+    level: f64,
+    cell_tolerance: f64,
+}
+
+/// Recipe comparison of the tracks of the data; returns the comparison's JSON (as
+/// `scalinglaws compare --json`).
+#[pyfunction]
+fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: CompareRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let law = py(request.options.law(&table))?;
+    let settings = py(request.options.settings())?;
+    let data = py(table.fit_data(&law, &recipe, settings.space))?;
+    let labels = py(table.labels(&request.track, "track"))?;
+    let tracks = split_by_labels(&data, &labels);
+    let baseline = match &request.baseline {
+        None => 0,
+        Some(name) => tracks
+            .iter()
+            .position(|t| &t.label == name)
+            .ok_or_else(|| {
+                to_py(Error::settings(format!(
+                    "baseline '{name}': not a value of '{}'; its values are {}",
+                    request.track,
+                    tracks
+                        .iter()
+                        .map(|t| t.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            })?,
+    };
+    let track_settings = TrackSettings {
+        seed: settings.seed,
+        fit: settings,
+        shared: request.shared,
+        baseline,
+        allocation: AllocationSettings {
+            flops: py(Flops::parse(&request.flops))?,
+            held: request.held,
+            ..AllocationSettings::at_budgets(request.budgets)
+        },
+        bootstrap: request.bootstrap,
+        level: request.level,
+        cell_tolerance: request.cell_tolerance,
+    };
+    let comparison = py(py_.detach(|| compare_tracks(&law, &tracks, &track_settings)))?;
+    json_out(&comparison)
+}
+
+#[derive(Deserialize)]
+struct BacktestRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    #[serde(flatten)]
+    options: FitOptions,
+    by: String,
+    holdout_top: Option<usize>,
+    holdout_frac: Option<f64>,
+    rollout: Option<usize>,
+    level: f64,
+    bootstrap: Option<usize>,
+}
+
+/// Fits on the smaller scales and scores the predictions of the larger ones; returns the
+/// backtest's JSON (as `scalinglaws backtest --json`).
+#[pyfunction]
+fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: BacktestRequest = request(request_json)?;
+    let holdout = match (request.holdout_top, request.holdout_frac, request.rollout) {
+        (Some(k), None, None) => Holdout::Top(k),
+        (None, Some(f), None) => Holdout::Fraction(f),
+        (None, None, Some(g)) => Holdout::Rollout(g),
+        _ => {
+            return Err(to_py(Error::settings(
+                "give exactly one of holdout_top=K, holdout_frac=F and rollout=G",
+            )))
+        }
+    };
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let law = py(request.options.law(&table))?;
+    let settings = py(request.options.settings())?;
+    let data = py(table.fit_data(&law, &recipe, settings.space))?;
+    let scale = py(table.values(&request.by, "by"))?;
+    let options = BacktestOptions {
+        holdout,
+        level: request.level,
+        bootstrap: request.bootstrap,
+    };
+    let mut result = py(py_.detach(|| run_backtest(&law, &data, &scale, &settings, &options)))?;
+    for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        point.row = table.file_row(point.row).unwrap_or(point.row + 1);
+    }
+    json_out(&result)
+}
+
+#[pymodule]
+fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add_function(wrap_pyfunction!(laws, module)?)?;
+    module.add_function(wrap_pyfunction!(fit, module)?)?;
+    module.add_function(wrap_pyfunction!(check_fit, module)?)?;
+    module.add_function(wrap_pyfunction!(predict, module)?)?;
+    module.add_function(wrap_pyfunction!(optimal, module)?)?;
+    module.add_function(wrap_pyfunction!(isoflop, module)?)?;
+    module.add_function(wrap_pyfunction!(compare, module)?)?;
+    module.add_function(wrap_pyfunction!(backtest, module)?)?;
+    Ok(())
+}

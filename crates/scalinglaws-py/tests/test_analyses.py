@@ -1,0 +1,65 @@
+"""Bindings of the analyses: the same documents as the commands' --json."""
+
+import math
+
+import pandas as pd
+import pytest
+
+import scalinglaws as sl
+from conftest import EXAMPLE, PROTOCOL, SHARED, TRACKS
+
+EPOCH = {"E": 1.81686, "A": 482.00572, "alpha": 0.34781, "B": 2085.43420, "beta": 0.36585}
+
+
+def test_laws_lists_the_catalog() -> None:
+    names = [law["name"] for law in sl.laws()]
+    assert "chinchilla" in names and "moe" in names
+
+
+def test_optimal_from_published_parameters_and_from_a_bootstrapped_fit() -> None:
+    frontier = sl.optimal(law="chinchilla", params=EPOCH, budget=5.88e23)
+    allocation = frontier["allocations"][0]
+    assert math.isclose(allocation["N"], 7.312e10, rel_tol=0.01)
+    assert math.isclose(allocation["tokens_per_param"], 18.33, rel_tol=0.01)
+    booted = sl.fit(EXAMPLE, bootstrap=30, **PROTOCOL)
+    frontier = sl.optimal(booted, budget=[1e22, 1e24])
+    assert frontier["draws"] == 30 and "N" in frontier["allocations"][1]["ci"]
+    assert frontier["exponents"]["a"] > 0
+    with pytest.raises(sl.SettingsError, match="'beta' is missing"):
+        sl.optimal(law="chinchilla", params={k: v for k, v in EPOCH.items() if k != "beta"}, budget=1e22)
+
+
+def test_optimal_with_inference_tokens_and_a_target_loss() -> None:
+    sardana = {"E": 1.69, "A": 406.4, "alpha": 0.336, "B": 410.7, "beta": 0.283}
+    frontier = sl.optimal(law="chinchilla", params=sardana, target_loss=2.0453, inference_tokens=2e12)
+    allocation = frontier["allocations"][0]
+    assert math.isclose(allocation["N"], 6.97e9, rel_tol=0.01)
+    assert abs(allocation["reference"]["savings"] - 0.174) < 0.005
+
+
+def test_isoflop_on_porian_et_al() -> None:
+    path = SHARED / "porian2024" / "isoflop_points.csv"
+    result = sl.isoflop(
+        path, compute="flops", size="n", target="loss", tokens="t",
+        group=["dataset", "hparams", "warmup", "decay", "param_count", "val"],
+    )
+    assert len(result["groups"]) == 15
+    assert all(g["n_star"]["exponent"] > 0 for g in result["groups"])
+
+
+def test_compare_recovers_the_example_multiplier() -> None:
+    result = sl.compare(TRACKS, law="chinchilla", target="loss", track="recipe", budget=1e21, bootstrap=50)
+    at = result["pairs"][0]["budgets"][0]
+    low, high = at["multiplier"]["ci"]
+    assert low < 2.0 < high
+    frame = pd.read_csv(TRACKS)
+    joint = sl.compare(frame, law="chinchilla", target="loss", track="recipe", shared=["E", "alpha", "beta"])
+    assert joint["shared"] == ["E", "alpha", "beta"]
+
+
+def test_backtest_scores_held_out_runs() -> None:
+    result = sl.backtest(EXAMPLE, by="C", holdout_frac=0.2, **PROTOCOL)
+    metrics = result["metrics"] if "metrics" in result else result["splits"][0]
+    assert result["splits"][0]["test_rows"] == 48, metrics
+    with pytest.raises(sl.SettingsError, match="exactly one"):
+        sl.backtest(EXAMPLE, by="C", **PROTOCOL)

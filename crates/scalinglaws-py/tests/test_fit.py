@@ -1,0 +1,175 @@
+"""The Python package against the command line and against bad input."""
+
+import json
+import math
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import scalinglaws as sl
+from conftest import EXAMPLE, PROTOCOL
+
+
+@pytest.fixture(scope="module")
+def chinchilla() -> pd.DataFrame:
+    return pd.read_csv(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def fitted(chinchilla: pd.DataFrame) -> sl.Fit:
+    return sl.fit(chinchilla, **PROTOCOL)
+
+
+def cli_fit(cli) -> dict:
+    args = [
+        str(cli), "fit", str(EXAMPLE), "--law", "chinchilla", "--target", "loss",
+        "--map", "N=Model Size", "--map", "C=Training FLOP", "--derive", "D=C/(6*N)",
+        "--where", "loss < 3.44", "--json", "-",
+    ]
+    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+
+
+def test_the_fit_matches_the_command_line(cli, fitted: sl.Fit) -> None:
+    reference = cli_fit(cli)
+    assert math.isclose(fitted.objective, reference["objective"], rel_tol=1e-12)
+    for name, value in fitted.params.items():
+        assert math.isclose(value, reference["params"][name]["value"], rel_tol=1e-12), name
+    # The same document, so fits move between Python and the CLI.
+    assert fitted.to_dict()["params"] == reference["params"]
+    from_path = sl.fit(EXAMPLE, **PROTOCOL)
+    assert math.isclose(from_path.objective, reference["objective"], rel_tol=1e-12)
+
+
+def test_a_saved_fit_loads_in_python_and_predicts_in_the_cli(cli, fitted: sl.Fit, tmp_path) -> None:
+    path = tmp_path / "fit.json"
+    fitted.save(path)
+    loaded = sl.Fit.load(path)
+    assert loaded.params == fitted.params
+    out = subprocess.run(
+        [str(cli), "predict", str(path), "N=7e10", "D=1.4e12", "--json", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    expected = json.loads(out)["predictions"][0]["value"]
+    assert math.isclose(float(fitted.predict(N=7e10, D=1.4e12)), expected, rel_tol=1e-12)
+
+
+def test_fit_accessors_and_notebook_table(fitted: sl.Fit) -> None:
+    assert list(fitted.params) == ["E", "A", "alpha", "B", "beta"]
+    assert fitted.variables == ["N", "D"]
+    assert fitted.converged and fitted.n_obs == 240
+    assert all(v is not None and v > 0 for v in fitted.stderr.values())
+    assert all(v is None for v in fitted.ci.values())
+    html = fitted._repr_html_()
+    assert "<table>" in html and "alpha" in html
+    assert "chinchilla" in repr(fitted)
+    assert sl.Fit.from_json(fitted.to_json()).objective == fitted.objective
+
+
+def test_predict_is_vectorised_and_broadcasts(fitted: sl.Fit) -> None:
+    n = np.array([[1e9], [1e10]])
+    d = np.array([1e10, 1e11, 1e12])
+    grid = fitted.predict(N=n, D=d)
+    assert grid.shape == (2, 3)
+    for i in range(2):
+        for j in range(3):
+            single = fitted.predict(N=float(n[i, 0]), D=float(d[j]))
+            assert math.isclose(float(grid[i, j]), float(single), rel_tol=1e-15)
+    ci = fitted.predict(N=n, D=d, interval="confidence")
+    pi = fitted.predict(N=n, D=d, interval="prediction", level=0.9)
+    assert ci.value.shape == ci.lower.shape == (2, 3)
+    assert np.all(ci.lower < ci.value) and np.all(ci.value < ci.upper)
+    assert np.all(pi.upper - pi.lower > ci.upper - ci.lower)
+
+
+def test_bootstrap_intervals_and_cluster(chinchilla: pd.DataFrame) -> None:
+    booted = sl.fit(chinchilla, bootstrap=40, seed=3, **PROTOCOL)
+    low, high = booted.ci["alpha"]
+    assert low < booted.params["alpha"] < high
+    again = sl.fit(chinchilla, bootstrap=40, seed=3, **PROTOCOL)
+    assert again.to_dict()["bootstrap"]["draws"] == booted.to_dict()["bootstrap"]["draws"]
+
+
+def test_odd_column_names_and_dicts_of_arrays(chinchilla: pd.DataFrame) -> None:
+    odd = chinchilla.rename(columns={"loss": "loss (nats)"})
+    fitted = sl.fit(
+        odd, law="chinchilla", target="loss (nats)",
+        map={"N": "Model Size", "C": "Training FLOP"}, derive={"D": "C/(6*N)"},
+        where="N > 0",
+    )
+    columns = {
+        "N": chinchilla["Model Size"].to_numpy(),
+        "D": (chinchilla["Training FLOP"] / (6 * chinchilla["Model Size"])).to_numpy(),
+        "loss": chinchilla["loss"].tolist(),
+    }
+    from_dict = sl.fit(columns, law="chinchilla", target="loss")
+    assert math.isclose(from_dict.objective, fitted.objective, rel_tol=1e-9)
+
+
+def test_a_formula_fits_like_the_catalog_law(chinchilla: pd.DataFrame, fitted: sl.Fit) -> None:
+    protocol = {k: v for k, v in PROTOCOL.items() if k != "law"}
+    by_formula = sl.fit(chinchilla, formula="E + A*N^-alpha + B*D^-beta", **protocol)
+    assert math.isclose(by_formula.objective, fitted.objective, rel_tol=1e-9)
+
+
+def test_nan_is_rejected_with_its_row_and_column(chinchilla: pd.DataFrame) -> None:
+    protocol = {k: v for k, v in PROTOCOL.items() if k != "where"}
+    broken = chinchilla.copy()
+    broken.loc[4, "loss"] = np.nan
+    with pytest.raises(sl.DataError) as caught:
+        sl.fit(broken, **protocol)
+    message = str(caught.value)
+    assert "row 5" in message and "'loss'" in message, message
+    # A NaN input of a derived column: the derived value is reported with its inputs.
+    broken = chinchilla.copy()
+    broken.loc[7, "Model Size"] = np.nan
+    with pytest.raises(sl.DataError) as caught:
+        sl.fit(broken, **PROTOCOL)
+    message = str(caught.value)
+    assert "row 8" in message and "D=C/(6*N)" in message, message
+
+
+def test_every_error_class(chinchilla: pd.DataFrame) -> None:
+    with pytest.raises(sl.DataError, match="names no such column"):
+        sl.fit(chinchilla, **{**PROTOCOL, "target": "los"})
+    with pytest.raises(sl.DataError, match="map"):
+        sl.fit(chinchilla, law="chinchilla", target="loss")
+    with pytest.raises(sl.FormulaError, match="character"):
+        sl.fit(chinchilla, **{**PROTOCOL, "derive": {"D": "C/(6*"}})
+    with pytest.raises(sl.FormulaError):
+        sl.fit(chinchilla, formula="E + A*N^^alpha", target="loss", map={"N": "Model Size"})
+    with pytest.raises(sl.SettingsError, match="chinchila"):
+        sl.fit(chinchilla, **{**PROTOCOL, "law": "chinchila"})
+    with pytest.raises(sl.SettingsError, match="loss 'hubber'"):
+        sl.fit(chinchilla, loss="hubber", **PROTOCOL)
+    with pytest.raises(sl.FitError):
+        # log space needs positive predictions; this law is negative everywhere.
+        sl.fit(chinchilla, formula="-1 - exp(a)*N", target="loss", map={"N": "Model Size"})
+    for error in (sl.DataError, sl.FormulaError, sl.SettingsError, sl.FitError):
+        assert issubclass(error, sl.Error)
+    with pytest.raises(TypeError):
+        sl.fit(42, **PROTOCOL)  # type: ignore[arg-type]
+
+
+def test_the_gil_is_released_during_a_fit(chinchilla: pd.DataFrame) -> None:
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    started = time.perf_counter()
+    sl.fit(chinchilla, bootstrap=300, **PROTOCOL)
+    elapsed = time.perf_counter() - started
+    done.set()
+    counter.join()
+    # With the GIL held the counter could not run at all during the fit.
+    assert elapsed > 0.05 and ticks >= 10, (elapsed, ticks)
