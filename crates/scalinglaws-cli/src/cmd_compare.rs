@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::analysis::tracks::{
-    compare_tracks, split_by_labels, Estimate, PairComparison, TrackComparison, TrackSettings,
+    baseline_index, compare_tracks, split_by_labels, Estimate, PairComparison, TrackComparison,
+    TrackSettings,
 };
 
 use crate::cmd_fit::{build_law, check_enough_rows};
@@ -15,7 +16,7 @@ use crate::cmd_optimal::held_values;
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
 use crate::report::{columns, level_percent, number};
-use crate::{input_error, LawChoice, SettingsConfig};
+use crate::{LawChoice, SettingsConfig};
 
 #[derive(Debug)]
 pub struct Config {
@@ -42,23 +43,8 @@ pub fn run(config: &Config) -> Result<()> {
     let data = table.fit_data(&law, &config.recipe, fit_settings.space)?;
     let labels = table.labels(&config.track, "--track")?;
     let tracks = split_by_labels(&data, &labels);
-    let baseline = match &config.baseline {
-        None => 0,
-        Some(name) => tracks
-            .iter()
-            .position(|t| &t.label == name)
-            .ok_or_else(|| {
-                input_error(format!(
-                    "--baseline '{name}': not a value of '{}'; its values are {}",
-                    config.track,
-                    tracks
-                        .iter()
-                        .map(|t| t.label.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?,
-    };
+    let baseline =
+        baseline_index(&tracks, config.baseline.as_deref(), &config.track).context("--baseline")?;
     let mut budgets = Vec::new();
     for text in &config.budgets {
         budgets.extend(
@@ -245,7 +231,11 @@ fn render_pair(pair: &PairComparison, result: &TrackComparison) -> String {
             ]);
         }
         out.push_str(&columns(&rows, &[], "    "));
-        if let Some(at) = pair.budgets.last() {
+        let largest = pair
+            .budgets
+            .iter()
+            .max_by(|a, b| a.budget.total_cmp(&b.budget));
+        if let Some(at) = largest {
             out.push_str(&sentence(pair, at, result));
         }
         let _ = writeln!(

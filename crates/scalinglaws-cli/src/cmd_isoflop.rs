@@ -184,8 +184,9 @@ fn render_envelope(result: &Envelope, label: &str, config: &Config) -> String {
     if result.bootstrap > 0 {
         let _ = writeln!(
             out,
-            "    intervals: {}% over {} bootstrap replicates of whole runs ('{}')",
+            "    intervals: {}% over {} of {} bootstrap replicates of whole runs ('{}')",
             level_percent(result.level),
+            result.bootstrap_used,
             result.bootstrap,
             config.run.as_deref().unwrap_or("")
         );

@@ -872,19 +872,8 @@ fn parse_delimiter(text: &str) -> Result<u8> {
 
 /// Splits `NAME=REST` of an option's value, checking that NAME is a plain name.
 pub fn split_name<'a>(option: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
-    let Some((name, rest)) = text.split_once('=') else {
-        return Err(input_error(format!(
-            "{option} '{text}': expected {form} (no '=' found)"
-        )));
-    };
-    let name = name.trim();
-    if !input::is_identifier(name) {
-        return Err(input_error(format!(
-            "{option} '{text}': '{name}' is not a name; names start with a letter or '_' and \
-             hold letters, digits and '_' (expected {form})"
-        )));
-    }
-    Ok((name, rest))
+    scalinglaws::data::recipe::split_assignment(option, text, form)
+        .map_err(|error| input_error(error.to_string()))
 }
 
 fn parse_fixes(texts: &[String]) -> Result<BTreeMap<String, f64>> {

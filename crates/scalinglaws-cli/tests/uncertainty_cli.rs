@@ -1263,7 +1263,7 @@ fn compare_input_errors_exit_2() {
     );
     fails(
         compare_tracks().args(["--baseline", "old"]),
-        &["--baseline 'old'", "baseline, new"],
+        &["--baseline", "baseline 'old'", "baseline, new"],
     );
     fails(
         compare_tracks().args(["--cell-tolerance", "0"]),

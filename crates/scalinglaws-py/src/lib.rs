@@ -21,7 +21,9 @@ use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings,
 use scalinglaws::analysis::backtest::{backtest as run_backtest, BacktestOptions, Holdout};
 use scalinglaws::analysis::envelope::{envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
 use scalinglaws::analysis::isoflop::{isoflop as run_isoflop, IsoflopData, IsoflopSettings, Shape};
-use scalinglaws::analysis::tracks::{compare_tracks, split_by_labels, TrackSettings};
+use scalinglaws::analysis::tracks::{
+    baseline_index, compare_tracks, split_by_labels, TrackSettings,
+};
 use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
 use scalinglaws::data::{Column, Dataset};
 use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
@@ -352,6 +354,18 @@ fn predict(
         ))));
     }
     let n = columns.first().map_or(0, |c| c.len());
+    if let Some((name, c)) = law
+        .variables
+        .iter()
+        .zip(&columns)
+        .find(|(_, c)| c.len() != n)
+    {
+        return Err(to_py(Error::settings(format!(
+            "'{name}' has {} values but '{}' has {n}; give every variable the same number",
+            c.len(),
+            law.variables[0]
+        ))));
+    }
     let points: Vec<Vec<f64>> = (0..n)
         .map(|i| columns.iter().map(|c| c[i]).collect())
         .collect();
@@ -396,6 +410,11 @@ fn optimal(
 ) -> PyResult<String> {
     let request: OptimalRequest = request(request_json)?;
     let (law, values, bootstrap) = match (fit_json, law) {
+        (Some(_), _) if params.is_some() => {
+            return Err(to_py(Error::settings(
+                "give a fit or law=\"NAME\" with params={...}, not both",
+            )))
+        }
         (Some(text), None) => {
             let (result, law) = py(read_fit(text))?;
             let values = result.param_values();
@@ -404,6 +423,13 @@ fn optimal(
         (None, Some(name)) => {
             let law = py(catalog::lookup(name))?;
             let params = params.unwrap_or_default();
+            if let Some(extra) = params.keys().find(|k| law.param_index(k).is_none()) {
+                return Err(to_py(Error::settings(format!(
+                    "params: '{extra}' is not a parameter of {}; its parameters are {}",
+                    law.label(),
+                    law.param_names().join(", ")
+                ))));
+            }
             let values = law
                 .param_names()
                 .iter()
@@ -602,23 +628,11 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
     let data = py(table.fit_data(&law, &recipe, settings.space))?;
     let labels = py(table.labels(&request.track, "track"))?;
     let tracks = split_by_labels(&data, &labels);
-    let baseline = match &request.baseline {
-        None => 0,
-        Some(name) => tracks
-            .iter()
-            .position(|t| &t.label == name)
-            .ok_or_else(|| {
-                to_py(Error::settings(format!(
-                    "baseline '{name}': not a value of '{}'; its values are {}",
-                    request.track,
-                    tracks
-                        .iter()
-                        .map(|t| t.label.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )))
-            })?,
-    };
+    let baseline = py(baseline_index(
+        &tracks,
+        request.baseline.as_deref(),
+        &request.track,
+    ))?;
     let track_settings = TrackSettings {
         seed: settings.seed,
         fit: settings,

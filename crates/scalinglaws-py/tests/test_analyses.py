@@ -63,3 +63,10 @@ def test_backtest_scores_held_out_runs() -> None:
     assert result["splits"][0]["test_rows"] == 48, metrics
     with pytest.raises(sl.SettingsError, match="exactly one"):
         sl.backtest(EXAMPLE, by="C", **PROTOCOL)
+
+
+def test_non_finite_settings_are_settings_errors() -> None:
+    with pytest.raises(sl.SettingsError, match="budgets"):
+        sl.optimal(law="chinchilla", params=EPOCH, budget=float("nan"))
+    with pytest.raises(sl.SettingsError, match="not a parameter"):
+        sl.optimal(law="chinchilla", params={**EPOCH, "gamma": 1.0}, budget=1e22)

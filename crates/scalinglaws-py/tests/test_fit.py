@@ -173,3 +173,14 @@ def test_the_gil_is_released_during_a_fit(chinchilla: pd.DataFrame) -> None:
     counter.join()
     # With the GIL held the counter could not run at all during the fit.
     assert elapsed > 0.05 and ticks >= 10, (elapsed, ticks)
+
+
+def test_nullable_and_object_columns(chinchilla: pd.DataFrame) -> None:
+    frame = chinchilla.copy()
+    frame["run"] = pd.array(["a"] * (len(frame) - 1) + [None], dtype="string")
+    frame["size"] = pd.array(frame["Model Size"].astype("int64"), dtype="Int64")
+    fitted = sl.fit(frame, **{**PROTOCOL, "map": {"N": "size", "C": "Training FLOP"}})
+    assert fitted.converged
+    objects = {"N": np.array([np.int64(x) for x in frame["Model Size"]], dtype=object),
+               "D": frame["Training FLOP"] / (6 * frame["Model Size"]), "loss": frame["loss"]}
+    assert sl.fit(objects, law="chinchilla", target="loss", where="loss < 3.44").converged

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
 from ._data import DataLike, to_data
-from ._fit import Fit, fit_options, recipe
+from ._fit import Fit, dump, fit_options, recipe
 
 Values = Union[float, Sequence[float]]
 
@@ -60,7 +60,7 @@ def optimal(
         "level": level,
     }
     text = _scalinglaws.optimal(
-        json.dumps(request),
+        dump(request),
         fit_json=fit.to_json() if fit is not None else None,
         law=law,
         params=None if params is None else {k: float(v) for k, v in params.items()},
@@ -107,7 +107,7 @@ def isoflop(
         "level": float(level),
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.isoflop(to_data(data, delimiter), json.dumps(request))
+        _scalinglaws.isoflop(to_data(data, delimiter), dump(request))
     )
     return result
 
@@ -158,7 +158,7 @@ def compare(
         "cell_tolerance": float(cell_tolerance),
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.compare(to_data(data, delimiter), json.dumps(request))
+        _scalinglaws.compare(to_data(data, delimiter), dump(request))
     )
     return result
 
@@ -202,6 +202,6 @@ def backtest(
         "bootstrap": bootstrap,
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.backtest(to_data(data, delimiter), json.dumps(request))
+        _scalinglaws.backtest(to_data(data, delimiter), dump(request))
     )
     return result

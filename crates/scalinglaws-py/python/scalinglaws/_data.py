@@ -4,6 +4,7 @@ into named columns of numbers or text for the compiled library."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -84,7 +85,7 @@ def _numbers(values: Any) -> Optional[List[float]]:
 
             if isinstance(values, pd.Series) and pd.api.types.is_numeric_dtype(dtype):
                 if pd.api.types.is_bool_dtype(dtype):
-                    as_bool: List[float] = values.to_numpy(dtype=float).tolist()
+                    as_bool: List[float] = values.to_numpy(dtype=float, na_value=np.nan).tolist()
                     return as_bool
                 with_nan: List[float] = values.to_numpy(dtype=float, na_value=np.nan).tolist()
                 return with_nan
@@ -98,7 +99,7 @@ def _numbers(values: Any) -> Optional[List[float]]:
         return floats
     if array.dtype.kind == "O":
         cells = array.tolist()
-        if all(c is None or (isinstance(c, (int, float)) and not isinstance(c, bool)) for c in cells):
+        if all(c is None or (isinstance(c, numbers.Real) and not isinstance(c, bool)) for c in cells):
             if any(c is not None for c in cells):
                 return [math.nan if c is None else float(c) for c in cells]
     return None
@@ -107,6 +108,8 @@ def _numbers(values: Any) -> Optional[List[float]]:
 def _labels(values: Any) -> List[str]:
     def label(cell: Any) -> str:
         if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+            return ""
+        if type(cell).__name__ == "NAType":  # pandas.NA
             return ""
         return str(cell)
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _scalinglaws
 from ._data import DataLike, to_data
+from ._errors import SettingsError
 
 ArrayLike = Union[float, Sequence[float], np.ndarray]
 
@@ -173,6 +174,28 @@ class Fit:
         )
 
 
+def dump(request: Mapping[str, Any]) -> str:
+    """The request as JSON for the compiled module; a NaN or infinite setting is refused here
+    (JSON has no such numbers)."""
+    try:
+        return json.dumps(request, allow_nan=False)
+    except ValueError:
+        bad = [k for k, v in request.items() if not _finite_tree(v)]
+        raise SettingsError(
+            f"{', '.join(bad) or 'a setting'}: give finite numbers (no NaN or infinity)"
+        ) from None
+
+
+def _finite_tree(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, Mapping):
+        return all(_finite_tree(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite_tree(v) for v in value)
+    return True
+
+
 def _pairs(value: Any) -> List[Tuple[str, Any]]:
     """The library writes ordered maps as JSON objects; json.loads keeps their order."""
     if isinstance(value, Mapping):
@@ -279,4 +302,4 @@ def fit(
         "cluster": cluster,
         "level": float(level),
     }
-    return Fit(_scalinglaws.fit(to_data(data, delimiter), json.dumps(request)))
+    return Fit(_scalinglaws.fit(to_data(data, delimiter), dump(request)))

@@ -549,6 +549,10 @@ fn chinchilla_closed_form(params: &[f64], budget: f64, k: f64) -> (f64, f64) {
 /// The allocation for one goal at one value of the held variables.
 fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Option<Allocation> {
     let closed_factor = roles.settings.flops.linear_factor.filter(|_| closed);
+    let capped = {
+        let s = roles.settings;
+        s.max_params.is_some() || s.max_active.is_some() || s.max_tokens.is_some()
+    };
     let (n, d) = match (goal, closed_factor) {
         (Goal::Budget(c), Some(k)) => {
             // The loss along the budget is convex in ln N: a cap holds the optimum at its bound.
@@ -560,7 +564,7 @@ fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Opt
                 .exp();
             (n, c / (k * n))
         }
-        (Goal::Loss(target), Some(_)) => {
+        (Goal::Loss(target), Some(_)) if !capped => {
             // The closed-form loss falls with the budget: bisection in ln C for the target.
             let loss_at = |log_c: f64| {
                 allocation_at(roles, params, Goal::Budget(log_c.exp()), closed).map(|a| a.loss)
@@ -916,7 +920,9 @@ fn check_held(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result<()> {
     Ok(())
 }
 
-fn add_intervals(
+/// Percentile intervals of every allocation quantity over the draws' allocations (`fixed`
+/// names the given one, which has none), and of the exponents.
+pub(crate) fn add_intervals(
     allocations: &mut [Allocation],
     exponents: Option<&mut Exponents>,
     draws: &[Vec<Allocation>],

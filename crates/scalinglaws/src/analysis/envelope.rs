@@ -117,8 +117,11 @@ pub struct Envelope {
     /// N* ∝ C^a and D* ∝ C^b through the envelope's points.
     pub n_star: Option<PowerLaw>,
     pub d_star: Option<PowerLaw>,
-    /// Bootstrap replicates over runs (0: none) and how many gave a power law.
+    /// Bootstrap replicates over runs (0: none), and how many gave both power laws (the
+    /// intervals' draws).
     pub bootstrap: usize,
+    #[serde(default)]
+    pub bootstrap_used: usize,
     pub level: f64,
 }
 
@@ -128,8 +131,10 @@ pub fn envelope(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<Enve
     let all: Vec<usize> = (0..data.loss.len()).collect();
     let points = envelope_points(data, runs.as_ref(), &all, settings.method);
     let (mut n_star, mut d_star) = power_laws(&points);
+    let mut bootstrap_used = 0;
     if settings.bootstrap > 0 {
         let (a, b) = bootstrap_exponents(data, runs.as_ref(), settings);
+        bootstrap_used = a.len();
         if let Some(law) = n_star.as_mut().filter(|_| !a.is_empty()) {
             law.ci = Some(percentile_interval(a, settings.level));
         }
@@ -145,6 +150,7 @@ pub fn envelope(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<Enve
         n_star,
         d_star,
         bootstrap: settings.bootstrap,
+        bootstrap_used,
         level: settings.level,
     })
 }
@@ -174,6 +180,24 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
         return Err(Error::settings(
             "envelope: compute, size, loss and tokens must be positive and finite (they are taken on logs)",
         ));
+    }
+    if let Some(runs) = &data.run {
+        if let Some(row) = runs.iter().position(|r| r.trim().is_empty()) {
+            return Err(Error::settings(format!(
+                "envelope: checkpoint {} has an empty run label; name every checkpoint's run",
+                row + 1
+            )));
+        }
+        let mut size_of: BTreeMap<&str, f64> = BTreeMap::new();
+        for (row, run) in runs.iter().enumerate() {
+            let size = *size_of.entry(run.as_str()).or_insert(data.size[row]);
+            if size != data.size[row] {
+                return Err(Error::settings(format!(
+                    "envelope: run '{run}' has checkpoints of sizes {size} and {}; a run's checkpoints share one model size (is the run column right?)",
+                    data.size[row]
+                )));
+            }
+        }
     }
     if data.run.is_none() {
         if matches!(settings.method, EnvelopeMethod::Grid(_)) {

@@ -10,8 +10,9 @@
 //!     compute B needs to match A ("B needs 0.62× the compute of A");
 //!   - the probability that B beats A, the share of bootstrap draws with L*_B(C) < L*_A(C);
 //! - the budget where the two frontiers cross, if they do between 1e15 and 1e30 FLOPs;
-//! - paired-cell wins: cells (identical values of every law variable) run in both tracks,
-//!   counted by which track reached the lower loss.
+//! - paired-cell wins: cells (the same values of every law variable, compared on a log grid
+//!   whose step is the cell tolerance) run in both tracks, counted by which track reached the
+//!   lower mean loss.
 //!
 //! Joint fits (`shared`): the law is rewritten with one copy of every other parameter per
 //! track, p = p__1·[track 1] + p__2·[track 2] + …, so that one fit with the ordinary engine
@@ -30,7 +31,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::allocation::{optimal, Allocation, AllocationSettings};
+use crate::analysis::allocation::{add_intervals, optimal, Allocation, AllocationSettings};
 use crate::error::{Error, Result};
 use crate::fit::{fit, fit_with_starts, FitData, FitResult, FitSettings};
 use crate::law::{Grid, Law, ParamSpec};
@@ -178,6 +179,21 @@ pub fn split_by_labels(data: &FitData, labels: &[String]) -> Vec<Track> {
         .collect()
 }
 
+/// The index of the track called `name` (None: the first), or an error listing the tracks.
+pub fn baseline_index(tracks: &[Track], name: Option<&str>, column: &str) -> Result<usize> {
+    let Some(name) = name else { return Ok(0) };
+    tracks.iter().position(|t| t.label == name).ok_or_else(|| {
+        Error::settings(format!(
+            "baseline '{name}': not a value of '{column}'; its values are {}",
+            tracks
+                .iter()
+                .map(|t| t.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
 /// Fits every track and compares each with the baseline.
 pub fn compare_tracks(
     law: &Law,
@@ -275,6 +291,12 @@ fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()>
             settings.level
         )));
     }
+    if !(settings.cell_tolerance > 0.0 && settings.cell_tolerance < 1.0) {
+        return Err(Error::settings(format!(
+            "cell tolerance {}: give a relative tolerance in (0, 1), e.g. 1e-3",
+            settings.cell_tolerance
+        )));
+    }
     let per_track = law
         .params
         .iter()
@@ -296,7 +318,7 @@ struct Fitted {
     params: Vec<Vec<f64>>,
     stderr: Vec<Vec<Option<f64>>>,
     objective: Vec<f64>,
-    converged: bool,
+    converged: Vec<bool>,
     warnings: Vec<Vec<String>>,
     draws: Vec<Vec<Vec<f64>>>,
 }
@@ -331,7 +353,7 @@ fn fit_separately(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Resu
             .map(|r| r.params.iter().map(|(_, p)| p.stderr).collect())
             .collect(),
         objective: results.iter().map(|r| r.objective).collect(),
-        converged: results.iter().all(|r| r.converged),
+        converged: results.iter().map(|r| r.converged).collect(),
         warnings: results.iter().map(|r| r.warnings.clone()).collect(),
         draws,
     })
@@ -439,24 +461,27 @@ fn joint_data(tracks: &[Track]) -> (FitData, Vec<usize>) {
 }
 
 fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Fitted> {
-    let separate = fit_separately(
-        law,
-        tracks,
-        &TrackSettings {
-            bootstrap: 0,
-            ..settings.clone()
-        },
-    )?;
+    // Separate fits only seed the joint search: a track too small to fit alone (the reason
+    // to share parameters) starts from the others' mean instead.
+    let separate: Vec<Option<Vec<f64>>> = tracks
+        .iter()
+        .map(|track| {
+            fit(law, &track.data, &settings.fit)
+                .ok()
+                .map(|r| r.param_values())
+        })
+        .collect();
     let (joint, layout) = joint_law(law, &settings.shared, tracks.len())?;
+    let joint_settings = per_track_settings(&settings.fit, &settings.shared, tracks.len());
     let (data, ids) = joint_data(tracks);
     let warm = joint_warm_starts(
         law,
         &layout,
-        &separate.params,
+        &separate,
         &settings.shared,
         joint.params.len(),
     );
-    let mut result = fit_with_starts(&joint, &data, &settings.fit, &warm)?;
+    let mut result = fit_with_starts(&joint, &data, &joint_settings, &warm)?;
     let draws = if settings.bootstrap > 0 {
         let options = BootstrapOptions {
             replicates: settings.bootstrap,
@@ -467,7 +492,7 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
                 ids: ids.clone(),
             },
         };
-        let summary = bootstrap(&joint, &data, &settings.fit, &result, &options, &|_| {})?;
+        let summary = bootstrap(&joint, &data, &joint_settings, &result, &options, &|_| {})?;
         let draws = summary
             .draws
             .iter()
@@ -503,7 +528,7 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
         params,
         stderr,
         objective,
-        converged: result.converged,
+        converged: vec![result.converged; tracks.len()],
         warnings: vec![result.warnings.clone(); tracks.len()],
         draws,
     })
@@ -514,13 +539,20 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
 fn joint_warm_starts(
     law: &Law,
     layout: &JointLayout,
-    separate: &[Vec<f64>],
+    separate: &[Option<Vec<f64>>],
     shared: &[String],
     size: usize,
 ) -> Vec<Vec<f64>> {
-    let tracks = separate.len();
+    let fitted: Vec<&Vec<f64>> = separate.iter().flatten().collect();
+    if fitted.is_empty() {
+        return Vec::new();
+    }
     let mean: Vec<f64> = (0..law.params.len())
-        .map(|p| separate.iter().map(|s| s[p]).sum::<f64>() / tracks as f64)
+        .map(|p| fitted.iter().map(|s| s[p]).sum::<f64>() / fitted.len() as f64)
+        .collect();
+    let separate: Vec<&Vec<f64>> = separate
+        .iter()
+        .map(|s| s.as_ref().unwrap_or(&mean))
         .collect();
     let shared_from = |source: &dyn Fn(usize) -> f64| {
         let mut start = vec![0.0; size];
@@ -536,10 +568,38 @@ fn joint_warm_starts(
         start
     };
     let mut starts = vec![shared_from(&|p| mean[p])];
-    for own in separate {
+    for own in fitted {
         starts.push(shared_from(&|p| own[p]));
     }
     starts
+}
+
+/// The fit settings of the joint law: a setting (fixed value, bounds, start values) of a
+/// parameter that is not shared applies to each track's copy of it.
+fn per_track_settings(settings: &FitSettings, shared: &[String], tracks: usize) -> FitSettings {
+    fn spread<T: Clone>(
+        map: &BTreeMap<String, T>,
+        shared: &[String],
+        tracks: usize,
+    ) -> BTreeMap<String, T> {
+        let mut out = BTreeMap::new();
+        for (name, value) in map {
+            if shared.contains(name) {
+                out.insert(name.clone(), value.clone());
+            } else {
+                for t in 1..=tracks {
+                    out.insert(format!("{name}__{t}"), value.clone());
+                }
+            }
+        }
+        out
+    }
+    FitSettings {
+        fixed: spread(&settings.fixed, shared, tracks),
+        bounds: spread(&settings.bounds, shared, tracks),
+        grids: spread(&settings.grids, shared, tracks),
+        ..settings.clone()
+    }
 }
 
 /// The objective of one track's rows at its parameters.
@@ -696,28 +756,15 @@ fn track_fit(
         .par_iter()
         .filter_map(|d| frontier.allocations(d))
         .collect();
-    for (i, allocation) in allocations.iter_mut().enumerate() {
-        if drawn.is_empty() {
-            break;
-        }
-        let pick = |f: fn(&Allocation) -> f64| drawn.iter().map(|d| f(&d[i])).collect::<Vec<_>>();
-        for (name, values) in [
-            ("N", pick(|a| a.n)),
-            ("D", pick(|a| a.d)),
-            ("tokens_per_param", pick(|a| a.tokens_per_param)),
-            ("loss", pick(|a| a.loss)),
-        ] {
-            allocation
-                .ci
-                .insert(name.into(), percentile_interval(values, level));
-        }
+    if !drawn.is_empty() {
+        add_intervals(&mut allocations, None, &drawn, level, "budget");
     }
     Ok(TrackFit {
         track: track.label.clone(),
         rows: track.data.target.len(),
         params: track_params,
         objective: fitted.objective[t],
-        converged: fitted.converged,
+        converged: fitted.converged[t],
         warnings: fitted.warnings[t].clone(),
         allocations,
     })
@@ -785,6 +832,7 @@ fn pair(
             let gap = |p: &PairAt| Some(p.loss_b? - p.loss_a?);
             let gaps = column(gap);
             let better = gaps.iter().flatten().filter(|g| **g < 0.0).count();
+            let compared = gaps.iter().flatten().count();
             Ok(BudgetComparison {
                 budget,
                 loss_baseline: at.loss_a.ok_or_else(|| no_optimum(tracks, a, budget))?,
@@ -792,7 +840,7 @@ fn pair(
                 gap: estimate(gap(&at), &gaps, level, with_ci),
                 multiplier: estimate(at.multiplier, &column(|p| p.multiplier), level, with_ci),
                 track_needs: estimate(at.track_needs, &column(|p| p.track_needs), level, with_ci),
-                p_track_better: (!gaps.is_empty()).then(|| better as f64 / gaps.len() as f64),
+                p_track_better: (compared > 0).then(|| better as f64 / compared as f64),
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -87,15 +87,20 @@ pub fn is_identifier(name: &str) -> bool {
 /// Splits `NAME=REST`, checking that NAME is a plain name; `what` names the setting in
 /// messages and `form` shows the expected shape.
 pub fn split_assignment<'a>(what: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
+    let quoted = if what.is_empty() {
+        format!("'{text}'")
+    } else {
+        format!("{what} '{text}'")
+    };
     let Some((name, rest)) = text.split_once('=') else {
         return Err(Error::settings(format!(
-            "{what} '{text}': expected {form} (no '=' found)"
+            "{quoted}: expected {form} (no '=' found)"
         )));
     };
     let name = name.trim();
     if !is_identifier(name) {
         return Err(Error::settings(format!(
-            "{what} '{text}': '{name}' is not a name; names start with a letter or '_' and \
+            "{quoted}: '{name}' is not a name; names start with a letter or '_' and \
              hold letters, digits and '_' (expected {form})"
         )));
     }
@@ -115,7 +120,7 @@ pub struct Derive {
 
 impl Derive {
     pub fn parse(text: &str) -> Result<Derive> {
-        let (name, expression) = split_assignment("derive", text, "VAR=EXPR, e.g. D=C/(6*N)")?;
+        let (name, expression) = split_assignment("", text, "VAR=EXPR, e.g. D=C/(6*N)")?;
         let offset = char_offset(text, expression);
         let expr = parse_expr(expression).map_err(|error| shift(error, text, offset))?;
         Ok(Derive {
