@@ -9,10 +9,12 @@
 #       warm start plus the 25-start grid, in every replicate; all cores)
 #   (f) scalinglaws compare, two tracks of 40 runs (examples/tracks), 200 bootstrap replicates
 #       per track, three budgets (issue 6 asks for under a second)
+#   (g) scalinglaws report on the Chinchilla example with a 1,000-replicate bootstrap (issue 8
+#       asks for under five seconds)
 #   (d) the scipy reference, once (about a minute on a quiet 2-core machine; one thread, as the
 #       notebook's loop is serial; OPENBLAS_NUM_THREADS=1 unless set)
 #
-# (a) to (c), (e) and (f) are timed with hyperfine when it is installed (`apt-get install -y hyperfine`),
+# (a) to (c) and (e) to (g) are timed with hyperfine when it is installed (`apt-get install -y hyperfine`),
 # otherwise with a bash loop of 5 runs. Every time is the wall time of the whole process (start,
 # CSV read, fit, report), as a user would see it. Before each measurement the script waits (up to
 # BENCH_WAIT_S seconds) for the 1-minute load average to fall below BENCH_MAX_LOAD, and it
@@ -87,6 +89,7 @@ CMD_A=("$BIN" fit "$CSV" "${PROTOCOL[@]}")
 CMD_B=("$BIN" fit "$CSV" "${PROTOCOL[@]}" "${EPOCH_GRID[@]}")
 CMD_C=("$BIN" fit "$CSV" "${PROTOCOL[@]}" "${EPOCH_GRID[@]}" --threads 1)
 CMD_E=("$BIN" fit "$CSV" "${PROTOCOL[@]}" --bootstrap 1000)
+CMD_G=("$BIN" report "$CSV" "${PROTOCOL[@]}" --bootstrap 1000 -o "$WORK/report.html")
 CMD_F=("$BIN" compare examples/tracks/two_recipes.csv --law chinchilla --target loss --track recipe
        --budget 1e20,1e22,1e24 --bootstrap 200)
 
@@ -136,6 +139,7 @@ time_cli b "${CMD_B[@]}"
 time_cli c "${CMD_C[@]}"
 time_cli e "${CMD_E[@]}"
 time_cli f "${CMD_F[@]}"
+time_cli g "${CMD_G[@]}"
 
 if [[ ${BENCH_SKIP_SCIPY:-0} != 1 ]]; then
     wait_for_quiet
@@ -163,7 +167,7 @@ def load(name):
     path = os.path.join(work, name)
     return json.load(open(path)) if os.path.exists(path) else None
 
-t = {k: load(f"{k}.time.json") for k in "abcdef"}
+t = {k: load(f"{k}.time.json") for k in "abcdefg"}
 scipy = load("scipy.json")
 fits = {k: load(f"{k}.json") for k in "ab"}
 preds = {k: [p["value"] for p in load(f"{k}.pred.json")["predictions"]] for k in "ab"}
@@ -173,6 +177,7 @@ rows = [("a", "scalinglaws fit, default search (%d starts)" % fits["a"]["optima"
         ("c", "scalinglaws fit, Epoch grid, --threads 1"),
         ("e", "scalinglaws fit, default search, --bootstrap 1000"),
         ("f", "scalinglaws compare, 2 tracks x 40 runs, --bootstrap 200"),
+        ("g", "scalinglaws report, --bootstrap 1000"),
         ("d", "scipy reference, Epoch grid (%s starts)" % (scipy["starts"] if scipy else "4500"))]
 ref = t["d"]["mean"] if t["d"] else None
 
@@ -187,7 +192,7 @@ for k, label in rows:
         print(f"| ({k}) {label} | skipped | | | |")
         continue
     wall = f"{m['mean']:.3f} s ± {m['stddev']:.3f}" if m["runs"] > 1 else f"{m['mean']:.1f} s"
-    ratio = "" if ref is None or k in "def" else f"{ref / m['mean']:,.0f}x"
+    ratio = "" if ref is None or k in "defg" else f"{ref / m['mean']:,.0f}x"
     print(f"| ({k}) {label} | {wall} | {m['runs']} | {ratio} | "
           f"{m['load_before']:.2f}/{m['load_after']:.2f} |")
 

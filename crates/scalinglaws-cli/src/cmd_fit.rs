@@ -38,6 +38,11 @@ pub fn run(config: &FitConfig) -> Result<()> {
 
 /// The whole fit, with the data provenance filled in and the asked-for intervals attached.
 pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
+    Ok(fit_with_data(config)?.0)
+}
+
+/// [`fit_result`] with the law and the data it was fitted to (for plots).
+pub fn fit_with_data(config: &FitConfig) -> Result<(FitResult, Law, FitData)> {
     let recipe = &config.recipe;
     let table = input::load(recipe)?;
     let law = build_law(&config.law, &table)?;
@@ -62,7 +67,7 @@ pub fn fit_result(config: &FitConfig) -> Result<FitResult> {
         &config.uncertainty,
     )?;
     table.describe_fit(&mut result, &law, recipe);
-    Ok(result)
+    Ok((result, law, data))
 }
 
 fn add_uncertainty(

@@ -10,7 +10,9 @@ mod cmd_fit;
 mod cmd_isoflop;
 mod cmd_laws;
 mod cmd_optimal;
+mod cmd_plot;
 mod cmd_predict;
+mod cmd_report;
 mod input;
 mod output;
 mod report;
@@ -64,6 +66,143 @@ enum Command {
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.
     Compare(Box<CompareArgs>),
+    /// Pictures of a fit (data and curves, residuals) or of a saved fit (frontier, bootstrap
+    /// distributions), as SVG or PNG.
+    Plot(PlotArgs),
+    /// One self-contained HTML page for a fit: parameters with intervals, warnings, plots,
+    /// allocation, backtest, and the command that reproduces it.
+    Report(Box<ReportArgs>),
+}
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    #[command(flatten)]
+    fit: FitArgs,
+
+    /// The HTML file to write ('-' for stdout).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE.html|-",
+        default_value = "report.html"
+    )]
+    output: String,
+}
+
+#[derive(Debug, Args)]
+struct PlotArgs {
+    #[command(subcommand)]
+    kind: PlotKind,
+}
+
+#[derive(Debug, Subcommand)]
+enum PlotKind {
+    /// The data against one variable with the fitted curves (one per group of the other
+    /// variables), the interval band, and the extrapolation a decade beyond the data shaded.
+    Fit(Box<PlotFitArgs>),
+    /// The residuals of the fit against every variable.
+    Residuals(Box<PlotFitArgs>),
+    /// The compute-optimal N*(C), D*(C) of a saved fit, with bands from its bootstrap.
+    Frontier(PlotFrontierArgs),
+    /// The bootstrap distribution of every parameter of a saved fit.
+    Bootstrap(PlotBootstrapArgs),
+    /// IsoFLOP profiles with their local curves and minima, and the minima's power law.
+    Isoflop(Box<PlotIsoflopArgs>),
+}
+
+#[derive(Debug, Args)]
+struct PlotIsoflopArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    /// The column of each run's compute budget in FLOPs.
+    #[arg(long, value_name = "COLUMN")]
+    compute: String,
+
+    /// The column of model size N.
+    #[arg(long, value_name = "COLUMN")]
+    size: String,
+
+    /// Keep only the runs whose COLUMN reads VALUE (text; repeatable), e.g. one
+    /// configuration of a study with several.
+    #[arg(long = "select", value_name = "COLUMN=VALUE")]
+    select: Vec<String>,
+
+    /// The local curve through each budget's minimum: cubic, parabola, parabola3.
+    #[arg(long, value_name = "NAME", default_value = "cubic")]
+    shape: String,
+
+    /// Budgets closer than this (relative) are one budget.
+    #[arg(long, value_name = "X", default_value_t = 1e-3)]
+    tolerance: f64,
+
+    /// Bootstrap replicates for the intervals on N*.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    bootstrap: usize,
+
+    #[command(flatten)]
+    output: PlotOutputArgs,
+}
+
+/// Where a picture goes.
+#[derive(Debug, Args)]
+struct PlotOutputArgs {
+    /// The picture: FILE.svg, FILE.png, or - for SVG on stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE.svg|FILE.png|-")]
+    output: String,
+
+    /// Picture size in pixels [default: about 640x420 per panel].
+    #[arg(long = "pixels", value_name = "WxH")]
+    pixels: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct PlotFitArgs {
+    #[command(flatten)]
+    fit: FitArgs,
+
+    /// The law variable on the x axis [default: the law's first variable].
+    #[arg(long, value_name = "VAR")]
+    x: Option<String>,
+
+    #[command(flatten)]
+    output: PlotOutputArgs,
+}
+
+#[derive(Debug, Args)]
+struct PlotFrontierArgs {
+    /// A fit written by `scalinglaws fit --json PATH` (of a law with variables N and D).
+    #[arg(value_name = "FIT.json")]
+    fit: PathBuf,
+
+    /// The smallest budget on the x axis, in FLOPs.
+    #[arg(long, value_name = "C", default_value = "1e18")]
+    from: String,
+
+    /// The largest budget on the x axis, in FLOPs.
+    #[arg(long, value_name = "C", default_value = "1e26")]
+    to: String,
+
+    /// Training FLOPs as a formula of N and D.
+    #[arg(long, value_name = "FORMULA", default_value = "6*N*D")]
+    flops: String,
+
+    /// Hold another variable of the law at a value, e.g. U=25e9 (repeatable).
+    #[arg(long = "set", value_name = "VAR=V")]
+    held: Vec<String>,
+
+    #[command(flatten)]
+    output: PlotOutputArgs,
+}
+
+#[derive(Debug, Args)]
+struct PlotBootstrapArgs {
+    /// A fit written by `scalinglaws fit --bootstrap K --json PATH`.
+    #[arg(value_name = "FIT.json")]
+    fit: PathBuf,
+
+    #[command(flatten)]
+    output: PlotOutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -540,6 +679,15 @@ fn run(cli: Cli) -> Result<()> {
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),
         Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
         Command::Compare(args) => cmd_compare::run(&compare_config(*args)?),
+        Command::Plot(args) => cmd_plot::run(&plot_config(args.kind)?),
+        Command::Report(args) => {
+            let args = *args;
+            cmd_report::run(&cmd_report::Config {
+                fit: fit_config(args.fit)?,
+                output: Destination::parse(args.output.trim()),
+                command: command_line(),
+            })
+        }
     }
 }
 
@@ -780,6 +928,99 @@ fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
         level: level("--level", args.level)?,
         bootstrap: replicates(args.bootstrap)?,
         json: destination(args.json.as_deref()),
+    })
+}
+
+/// The command as typed, quoted for a POSIX shell where needed.
+fn command_line() -> String {
+    let quote = |arg: String| {
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+        if plain {
+            arg
+        } else {
+            format!("'{}'", arg.replace('\'', "'\\''"))
+        }
+    };
+    let mut args = std::env::args();
+    let _program = args.next();
+    std::iter::once("scalinglaws".to_string())
+        .chain(args.map(quote))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn plot_output(args: PlotOutputArgs) -> Result<cmd_plot::Output> {
+    Ok(cmd_plot::Output {
+        destination: Destination::parse(args.output.trim()),
+        size: args
+            .pixels
+            .as_deref()
+            .map(cmd_plot::parse_size)
+            .transpose()?,
+    })
+}
+
+fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
+    Ok(match kind {
+        PlotKind::Fit(args) => {
+            let args = *args;
+            cmd_plot::Config::Fit {
+                fit: Box::new(fit_config(args.fit)?),
+                x: args.x.map(|x| x.trim().to_string()),
+                output: plot_output(args.output)?,
+            }
+        }
+        PlotKind::Residuals(args) => {
+            let args = *args;
+            cmd_plot::Config::Residuals {
+                fit: Box::new(fit_config(args.fit)?),
+                output: plot_output(args.output)?,
+            }
+        }
+        PlotKind::Frontier(args) => cmd_plot::Config::Frontier {
+            fit: args.fit,
+            from: args.from,
+            to: args.to,
+            flops: args.flops,
+            held: args.held,
+            output: plot_output(args.output)?,
+        },
+        PlotKind::Bootstrap(args) => cmd_plot::Config::Bootstrap {
+            fit: args.fit,
+            output: plot_output(args.output)?,
+        },
+        PlotKind::Isoflop(args) => {
+            let args = *args;
+            cmd_plot::Config::Isoflop {
+                recipe: recipe(args.data)?,
+                compute: args.compute.trim().to_string(),
+                size: args.size.trim().to_string(),
+                select: args
+                    .select
+                    .iter()
+                    .map(|text| {
+                        text.split_once('=')
+                            .map(|(c, v)| (c.trim().to_string(), v.trim().to_string()))
+                            .ok_or_else(|| {
+                                input_error(format!(
+                                    "--select '{text}': expected COLUMN=VALUE, e.g. dataset=rw"
+                                ))
+                            })
+                    })
+                    .collect::<Result<_>>()?,
+                settings: scalinglaws::analysis::isoflop::IsoflopSettings {
+                    shape: cmd_isoflop::shape(args.shape.trim())?,
+                    tolerance: args.tolerance,
+                    bootstrap: args.bootstrap,
+                    seed: 0,
+                    level: 0.95,
+                },
+                output: plot_output(args.output)?,
+            }
+        }
     })
 }
 

@@ -100,6 +100,25 @@ pub struct Budget {
     /// Why the budget has no minimum (left out of the power law).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The local curve through the minimum (for plots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<LocalCurve>,
+}
+
+/// A budget's local polynomial ln loss = Σ cₖ (ln N)ᵏ over the sizes it was fitted to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocalCurve {
+    pub coefficients: Vec<f64>,
+    /// The smallest and largest N of its window.
+    pub from: f64,
+    pub to: f64,
+}
+
+impl LocalCurve {
+    /// The curve's loss at model size `n`.
+    pub fn loss_at(&self, n: f64) -> f64 {
+        polyval(&self.coefficients, n.ln()).exp()
+    }
 }
 
 /// A power law y = coef · C^exponent through the minima.
@@ -232,9 +251,19 @@ fn budget_minimum(data: &IsoflopData, rows: &[usize], settings: &IsoflopSettings
         loss: None,
         n_ci: None,
         note: None,
+        curve: None,
     };
     let x: Vec<f64> = points.iter().map(|p| p.0).collect();
     let y: Vec<f64> = points.iter().map(|p| p.1).collect();
+    result.curve = window(&y, settings.shape).and_then(|range| {
+        let (xs, ys) = (&x[range.clone()], &y[range]);
+        let degree = settings.shape.degree().min(xs.len() - 1);
+        Some(LocalCurve {
+            coefficients: polyfit(xs, ys, degree)?,
+            from: xs[0].exp(),
+            to: xs[xs.len() - 1].exp(),
+        })
+    });
     let Some((x_star, y_star)) = local_minimum(&x, &y, settings.shape) else {
         result.note = Some(if points.len() < 3 {
             "fewer than 3 sizes".into()

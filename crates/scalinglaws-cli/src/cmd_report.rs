@@ -1,0 +1,310 @@
+//! `scalinglaws report`: one self-contained HTML page for a fit (inline SVG and CSS, no
+//! scripts, no network): the fit report, the parameter table with intervals, the warnings, the
+//! plots (data and curves, residuals, the compute-optimal frontier, bootstrap distributions),
+//! the allocation at a few budgets, a backtest, and the command that reproduces the page.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
+use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
+use scalinglaws::fit::{FitData, FitResult};
+use scalinglaws::Law;
+use scalinglaws_plot::kinds::{bootstrap_page, fit_page, frontier_page, residuals_page};
+use scalinglaws_plot::Page;
+
+use crate::cmd_fit::fit_with_data;
+use crate::output::{self, Destination};
+use crate::report::{self, number};
+use crate::FitConfig;
+
+#[derive(Debug)]
+pub struct Config {
+    pub fit: FitConfig,
+    pub output: Destination,
+    /// The command line, as typed, for the "reproduce" section.
+    pub command: String,
+}
+
+pub fn run(config: &Config) -> Result<()> {
+    let (result, law, data) = fit_with_data(&config.fit)?;
+    let html = page(&result, &law, &data, config)?;
+    output::write(&config.output, &html)?;
+    if let Destination::File(path) = &config.output {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn page(result: &FitResult, law: &Law, data: &FitData, config: &Config) -> Result<String> {
+    let mut body = String::new();
+    let title = format!(
+        "{} fit to {}",
+        result.law,
+        result
+            .data
+            .as_ref()
+            .map_or("the data", |d| d.source.as_str())
+    );
+    let _ = writeln!(body, "<h1>{}</h1>", escape(&title));
+    let _ = writeln!(
+        body,
+        "<p class=\"formula\"><code>{} = {}</code></p>",
+        escape(&result.target),
+        escape(&result.formula)
+    );
+    body.push_str(&parameters(result));
+    body.push_str(&warnings(result));
+    body.push_str(&section(
+        "Data and fitted law",
+        &svg(&fit_page(
+            law,
+            result,
+            data,
+            0,
+            config.fit.uncertainty.level,
+        )?)?,
+    ));
+    body.push_str(&section(
+        "Residuals",
+        &svg(&residuals_page(law, result, data)?)?,
+    ));
+    let allocates = law.variables.len() == 2
+        && law.variable_index("N").is_some()
+        && law.variable_index("D").is_some();
+    if allocates {
+        body.push_str(&allocation(law, result, data)?);
+    }
+    if result
+        .bootstrap
+        .as_ref()
+        .is_some_and(|b| !b.draws.is_empty())
+    {
+        body.push_str(&section(
+            "Bootstrap distributions",
+            &svg(&bootstrap_page(result)?)?,
+        ));
+    }
+    body.push_str(&backtest_section(law, result, data, allocates));
+    body.push_str(&section(
+        "Fit report",
+        &format!("<pre>{}</pre>", escape(&report::render(result))),
+    ));
+    body.push_str(&section(
+        "Reproduce",
+        &format!("<pre>{}</pre>", escape(&config.command)),
+    ));
+    Ok(format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(&title)
+    ))
+}
+
+const STYLE: &str = "body{font-family:'DejaVu Sans',system-ui,sans-serif;max-width:1320px;\
+margin:2em auto;padding:0 1em;color:#222}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;\
+border-bottom:1px solid #ddd}table{border-collapse:collapse;margin:1em 0}td,th{padding:.3em \
+.8em;border-bottom:1px solid #eee;text-align:right}th{background:#f6f6f6}td:first-child,\
+th:first-child{text-align:left}pre{background:#f8f8f8;padding:1em;overflow-x:auto;\
+font-size:.85em}.warning{color:#a33}svg{max-width:100%;height:auto}";
+
+fn section(title: &str, content: &str) -> String {
+    format!(
+        "<section>\n<h2>{}</h2>\n{content}\n</section>\n",
+        escape(title)
+    )
+}
+
+fn svg(page: &Page) -> Result<String> {
+    let text = scalinglaws_plot::svg(page, page.default_size())?;
+    // Inline: drop the XML declaration, keep the <svg> element.
+    Ok(text
+        .find("<svg")
+        .map_or(text.clone(), |start| text[start..].to_string()))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn parameters(result: &FitResult) -> String {
+    let mut rows = String::new();
+    for (name, p) in &result.params {
+        let interval = p.ci.map_or(String::new(), |[lo, hi]| {
+            format!("[{}, {}]", number(lo, 4), number(hi, 4))
+        });
+        let mut flags = Vec::new();
+        if p.fixed {
+            flags.push("fixed");
+        }
+        if p.at_bound {
+            flags.push("at a bound");
+        }
+        let _ = writeln!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            number(p.value, 6),
+            p.stderr.map_or("-".into(), |s| number(s, 3)),
+            interval,
+            flags.join(", ")
+        );
+    }
+    let level = result.bootstrap.as_ref().map_or(String::new(), |b| {
+        format!(" ({}% bootstrap)", (b.level * 100.0).round())
+    });
+    section(
+        "Parameters",
+        &format!(
+            "<p>{} rows, objective {}, {}.</p>\n<table>\n<tr><th>parameter</th><th>value</th>\
+             <th>standard error</th><th>interval{level}</th><th>flags</th></tr>\n{rows}</table>",
+            result.n_obs,
+            number(result.objective, 6),
+            if result.converged {
+                "converged"
+            } else {
+                "not converged"
+            }
+        ),
+    )
+}
+
+fn warnings(result: &FitResult) -> String {
+    if result.warnings.is_empty() {
+        return section("Warnings", "<p>None.</p>");
+    }
+    let items: String = result
+        .warnings
+        .iter()
+        .map(|w| format!("<li class=\"warning\">{}</li>\n", escape(w)))
+        .collect();
+    section("Warnings", &format!("<ul>\n{items}</ul>"))
+}
+
+/// The largest training compute 6·N·D in the data.
+fn largest_compute(law: &Law, data: &FitData) -> Option<f64> {
+    let (n, d) = (law.variable_index("N")?, law.variable_index("D")?);
+    data.variables[n]
+        .iter()
+        .zip(&data.variables[d])
+        .map(|(n, d)| 6.0 * n * d)
+        .filter(|c| c.is_finite())
+        .reduce(f64::max)
+}
+
+fn allocation(law: &Law, result: &FitResult, data: &FitData) -> Result<String> {
+    let Some(top) = largest_compute(law, data) else {
+        return Ok(String::new());
+    };
+    let budgets: Vec<f64> = [1.0, 10.0, 100.0].iter().map(|m| top * m).collect();
+    let settings = AllocationSettings {
+        draws: result
+            .bootstrap
+            .as_ref()
+            .map(|b| b.draws.clone())
+            .unwrap_or_default(),
+        ..AllocationSettings::at_budgets(budgets)
+    };
+    let frontier = optimal(law, &result.param_values(), &settings)?;
+    let mut rows = String::new();
+    for a in &frontier.allocations {
+        let cell = |value: f64, key: &str| match a.ci.get(key) {
+            Some([lo, hi]) => format!(
+                "{} [{}, {}]",
+                number(value, 4),
+                number(*lo, 3),
+                number(*hi, 3)
+            ),
+            None => number(value, 4),
+        };
+        let _ = writeln!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            number(a.budget, 3),
+            cell(a.n, "N"),
+            cell(a.d, "D"),
+            cell(a.tokens_per_param, "tokens_per_param"),
+            cell(a.loss, "loss")
+        );
+    }
+    let frontier_plot = svg(&frontier_page(
+        law,
+        result,
+        &AllocationSettings::at_budgets(
+            (0..31)
+                .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / 30.0))
+                .collect(),
+        ),
+    )?)?;
+    Ok(section(
+        "Compute-optimal allocation (FLOPs = 6·N·D)",
+        &format!(
+            "<p>At the largest compute in the data ({}) and 10× and 100× beyond it{}.</p>\n\
+             <table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\
+             {rows}</table>\n{frontier_plot}",
+            number(top, 3),
+            if frontier.draws > 0 {
+                format!(
+                    ", with 95% intervals from {} bootstrap draws",
+                    frontier.draws
+                )
+            } else {
+                String::new()
+            }
+        ),
+    ))
+}
+
+/// Fit on the smaller 80 % (by compute 6·N·D, or by the first variable), predict the rest.
+fn backtest_section(law: &Law, result: &FitResult, data: &FitData, by_compute: bool) -> String {
+    let (scale, by): (Vec<f64>, String) = if by_compute {
+        let (n, d) = (
+            law.variable_index("N").unwrap_or(0),
+            law.variable_index("D").unwrap_or(0),
+        );
+        (
+            data.variables[n]
+                .iter()
+                .zip(&data.variables[d])
+                .map(|(n, d)| 6.0 * n * d)
+                .collect(),
+            "compute 6·N·D".into(),
+        )
+    } else {
+        (data.variables[0].clone(), law.variables[0].clone())
+    };
+    let options = BacktestOptions {
+        holdout: Holdout::Fraction(0.2),
+        level: 0.95,
+        bootstrap: None,
+    };
+    let content = match backtest(law, data, &scale, &result.settings, &options) {
+        Err(error) => format!(
+            "<p class=\"warning\">No backtest: {}</p>",
+            escape(&error.to_string())
+        ),
+        Ok(b) => match &b.metrics {
+            None => "<p>No held-out run could be predicted.</p>".to_string(),
+            Some(m) => format!(
+                "<p>Fitted on the smallest 80% of runs by {by}, predicting the largest 20% \
+                 ({} runs):</p>\n<table>\n<tr><th>measure</th><th>value</th></tr>\n\
+                 <tr><td>mean absolute relative error</td><td>{}%</td></tr>\n\
+                 <tr><td>median absolute relative error</td><td>{}%</td></tr>\n\
+                 <tr><td>largest absolute relative error</td><td>{}%</td></tr>\n\
+                 <tr><td>bias (mean signed relative error)</td><td>{}%</td></tr>\n\
+                 <tr><td>runs inside their 95% prediction interval</td><td>{}</td></tr>\n</table>",
+                m.points,
+                number(100.0 * m.are_mean, 3),
+                number(100.0 * m.are_median, 3),
+                number(100.0 * m.are_max, 3),
+                number(100.0 * m.bias, 3),
+                m.pi_coverage
+                    .map_or("-".into(), |c| format!("{}%", number(100.0 * c, 3)))
+            ),
+        },
+    };
+    section("Backtest", &content)
+}

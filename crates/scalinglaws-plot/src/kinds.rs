@@ -1,0 +1,523 @@
+//! The plots a reader checks before trusting a scaling law, each built from the library's
+//! results (and, for data plots, the fit's data) into a `Page`:
+//! - `fit`: the data against one variable on log–log axes with the fitted law's curves (one per
+//!   group of the other variables), the extrapolation beyond the data shaded, and the interval
+//!   band of the mean prediction;
+//! - `residuals`: the residuals (in the fit's space) against every variable;
+//! - `frontier`: the compute-optimal N*(C) and D*(C) with bands from the bootstrap draws;
+//! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws.
+
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
+use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
+use scalinglaws::fit::{FitData, FitResult, Space};
+use scalinglaws::uncertainty::predict_with_intervals;
+use scalinglaws::{Error, Law};
+
+use crate::figure::{Axis, Figure, Layer, Legend, Page};
+
+/// At most this many curves in a fit plot; more groups are binned by quantile.
+const MAX_GROUPS: usize = 6;
+/// The curves run a decade beyond the largest value of the x variable.
+const EXTRAPOLATION: f64 = 10.0;
+const CURVE_POINTS: usize = 60;
+
+/// The data against `x` with the fitted curves, their band at `level`, and the shaded
+/// extrapolation.
+pub fn fit_page(
+    law: &Law,
+    result: &FitResult,
+    data: &FitData,
+    x: usize,
+    level: f64,
+) -> Result<Page, Error> {
+    let name = &law.variables[x];
+    let xs = &data.variables[x];
+    let (lo, hi) = positive_range(xs).ok_or_else(|| {
+        Error::settings(format!(
+            "plot: '{name}' has no positive values to put on a log axis"
+        ))
+    })?;
+    let groups = groups(law, data, x);
+    let mut layers = vec![Layer::Span {
+        from: hi,
+        to: hi * EXTRAPOLATION,
+        label: "extrapolation".into(),
+    }];
+    for (g, group) in groups.iter().enumerate() {
+        let grid = log_grid(lo, hi * EXTRAPOLATION, CURVE_POINTS);
+        let points: Vec<Vec<f64>> = grid
+            .iter()
+            .map(|&v| {
+                let mut point = group.at.clone();
+                point[x] = v;
+                point
+            })
+            .collect();
+        let (predicted, _) = predict_with_intervals(result, &points, level)?;
+        let band: Vec<(f64, f64, f64)> = grid
+            .iter()
+            .zip(&predicted)
+            .filter_map(|(&v, p)| p.ci.map(|[a, b]| (v, a, b)))
+            .collect();
+        if !band.is_empty() {
+            layers.push(Layer::Band {
+                points: band,
+                color: g,
+            });
+        }
+        layers.push(Layer::Points {
+            label: Some(group.label.clone()),
+            points: group
+                .rows
+                .iter()
+                .map(|&r| (xs[r], data.target[r]))
+                .collect(),
+            color: g,
+        });
+        layers.push(Layer::Line {
+            label: None,
+            points: grid
+                .iter()
+                .zip(&predicted)
+                .map(|(&v, p)| (v, p.value))
+                .collect(),
+            color: g,
+            dashed: false,
+        });
+    }
+    let log_y = result.settings.space == Space::Log;
+    Ok(Page::single(Figure {
+        title: format!(
+            "{} fit: {} against {name} ({}% band of the mean)",
+            result.law,
+            result.target,
+            (level * 100.0).round()
+        ),
+        x: Axis::log(name.clone()),
+        y: if log_y {
+            Axis::log(result.target.clone())
+        } else {
+            Axis::linear(result.target.clone())
+        },
+        layers,
+        legend: Legend::UpperRight,
+    }))
+}
+
+/// Rows of one curve: the other variables held at `at` (their values, or a bin's medians).
+struct Group {
+    label: String,
+    rows: Vec<usize>,
+    at: Vec<f64>,
+}
+
+/// Groups of rows by the values of the other variables: each distinct combination when there
+/// are few, else quantile bins of the first other variable.
+fn groups(law: &Law, data: &FitData, x: usize) -> Vec<Group> {
+    let n = data.target.len();
+    let others: Vec<usize> = (0..law.variables.len()).filter(|&v| v != x).collect();
+    let median_point = |rows: &[usize]| -> Vec<f64> {
+        (0..law.variables.len())
+            .map(|v| median(rows.iter().map(|&r| data.variables[v][r]).collect()))
+            .collect()
+    };
+    if others.is_empty() {
+        let rows: Vec<usize> = (0..n).collect();
+        return vec![Group {
+            label: "data".into(),
+            at: median_point(&rows),
+            rows,
+        }];
+    }
+    let mut distinct: Vec<(Vec<f64>, Vec<usize>)> = Vec::new();
+    for r in 0..n {
+        let key: Vec<f64> = others.iter().map(|&v| data.variables[v][r]).collect();
+        match distinct.iter_mut().find(|(k, _)| close(k, &key)) {
+            Some((_, rows)) => rows.push(r),
+            None => distinct.push((key, vec![r])),
+        }
+    }
+    let describe = |at: &[f64]| -> String {
+        others
+            .iter()
+            .map(|&v| {
+                format!(
+                    "{} = {}",
+                    law.variables[v],
+                    crate::figure::tick_label(&Axis::log(""), at[v].log10())
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if distinct.len() <= MAX_GROUPS {
+        distinct.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+        return distinct
+            .into_iter()
+            .map(|(_, rows)| {
+                let at = median_point(&rows);
+                Group {
+                    label: describe(&at),
+                    at,
+                    rows,
+                }
+            })
+            .collect();
+    }
+    // Quantile bins of the first other variable.
+    let by = others[0];
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| data.variables[by][a].total_cmp(&data.variables[by][b]));
+    let bins = MAX_GROUPS.min(n.max(1));
+    (0..bins)
+        .map(|b| order[b * n / bins..(b + 1) * n / bins].to_vec())
+        .filter(|rows| !rows.is_empty())
+        .map(|rows| {
+            let at = median_point(&rows);
+            let (lo, hi) = rows
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+                    let v = data.variables[by][r];
+                    (lo.min(v), hi.max(v))
+                });
+            let axis = Axis::log("");
+            Group {
+                label: format!(
+                    "{} in [{}, {}]",
+                    law.variables[by],
+                    crate::figure::tick_label(&axis, lo.log10()),
+                    crate::figure::tick_label(&axis, hi.log10())
+                ),
+                at,
+                rows,
+            }
+        })
+        .collect()
+}
+
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => 0.5 * (values[n / 2 - 1] + values[n / 2]),
+    }
+}
+
+fn positive_range(values: &[f64]) -> Option<(f64, f64)> {
+    let positive = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite());
+    let (lo, hi) = positive.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+}
+
+fn log_grid(lo: f64, hi: f64, points: usize) -> Vec<f64> {
+    let (a, b) = (lo.ln(), hi.ln());
+    (0..points)
+        .map(|i| (a + (b - a) * i as f64 / (points - 1) as f64).exp())
+        .collect()
+}
+
+/// The residuals in the fit's space against every variable, one panel each.
+pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<Page, Error> {
+    let points: Vec<Vec<f64>> = (0..data.target.len())
+        .map(|r| data.variables.iter().map(|c| c[r]).collect())
+        .collect();
+    let predicted = result.predict(&points)?;
+    let log = result.settings.space == Space::Log;
+    let residuals: Vec<f64> = data
+        .target
+        .iter()
+        .zip(&predicted)
+        .map(|(y, p)| if log { y.ln() - p.ln() } else { y - p })
+        .collect();
+    let label = if log {
+        "log residual (ln y − ln ŷ)"
+    } else {
+        "residual (y − ŷ)"
+    };
+    let panels = law
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(v, name)| {
+            let values = &data.variables[v];
+            let log_x = values.iter().all(|x| *x > 0.0);
+            Figure {
+                title: format!("residuals against {name}"),
+                x: if log_x {
+                    Axis::log(name.clone())
+                } else {
+                    Axis::linear(name.clone())
+                },
+                y: Axis::linear(label),
+                layers: vec![
+                    Layer::HLine { y: 0.0 },
+                    Layer::Points {
+                        label: None,
+                        points: values
+                            .iter()
+                            .copied()
+                            .zip(residuals.iter().copied())
+                            .collect(),
+                        color: 0,
+                    },
+                ],
+                legend: Legend::UpperRight,
+            }
+        })
+        .collect::<Vec<_>>();
+    Ok(Page {
+        title: format!("{} fit: residuals", result.law),
+        columns: panels.len().min(2),
+        panels,
+    })
+}
+
+/// The compute-optimal N*(C) and D*(C) over `budgets`, with bands from the fit's bootstrap
+/// draws when it has them.
+pub fn frontier_page(
+    law: &Law,
+    result: &FitResult,
+    settings: &AllocationSettings,
+) -> Result<Page, Error> {
+    let with_draws = AllocationSettings {
+        draws: result
+            .bootstrap
+            .as_ref()
+            .map(|b| b.draws.clone())
+            .unwrap_or_default(),
+        level: result.bootstrap.as_ref().map_or(0.95, |b| b.level),
+        ..settings.clone()
+    };
+    let frontier = optimal(law, &result.param_values(), &with_draws)?;
+    let mut layers = Vec::new();
+    for (i, (name, key)) in [("N*", "N"), ("D*", "D")].iter().enumerate() {
+        let band: Vec<(f64, f64, f64)> = frontier
+            .allocations
+            .iter()
+            .filter_map(|a| a.ci.get(*key).map(|[lo, hi]| (a.budget, *lo, *hi)))
+            .collect();
+        if !band.is_empty() {
+            layers.push(Layer::Band {
+                points: band,
+                color: i,
+            });
+        }
+        layers.push(Layer::Line {
+            label: Some(name.to_string()),
+            points: frontier
+                .allocations
+                .iter()
+                .map(|a| (a.budget, if *key == "N" { a.n } else { a.d }))
+                .collect(),
+            color: i,
+            dashed: false,
+        });
+    }
+    let title = match &frontier.exponents {
+        Some(e) => format!(
+            "compute-optimal frontier: N* ∝ C^{:.3}, D* ∝ C^{:.3}",
+            e.a, e.b
+        ),
+        None => "compute-optimal frontier".to_string(),
+    };
+    let band_note = if frontier.draws > 0 {
+        format!(" ({} bootstrap draws)", frontier.draws)
+    } else {
+        String::new()
+    };
+    Ok(Page::single(Figure {
+        title: format!("{title}{band_note}"),
+        x: Axis::log(format!("budget C (FLOPs = {})", frontier.flops)),
+        y: Axis::log("parameters N*, tokens D*"),
+        layers,
+        legend: Legend::UpperLeft,
+    }))
+}
+
+/// Histograms of every free parameter over the fit's bootstrap draws, with the estimate and
+/// the interval marked.
+pub fn bootstrap_page(result: &FitResult) -> Result<Page, Error> {
+    let Some(bootstrap) = result.bootstrap.as_ref().filter(|b| !b.draws.is_empty()) else {
+        return Err(Error::settings(
+            "plot bootstrap: the fit has no bootstrap replicates (fit with --bootstrap K)",
+        ));
+    };
+    let panels = result
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, p))| !p.fixed)
+        .map(|(i, (name, p))| {
+            let values: Vec<f64> = bootstrap.draws.iter().map(|d| d[i]).collect();
+            let mut layers = vec![Layer::Bars {
+                bars: histogram(&values, 30),
+                color: 0,
+            }];
+            layers.push(Layer::VLine {
+                x: p.value,
+                color: 1,
+                label: Some("estimate".into()),
+            });
+            if let Some([lo, hi]) = p.ci {
+                for (x, label) in [
+                    (
+                        lo,
+                        Some(format!("{}% interval", (bootstrap.level * 100.0).round())),
+                    ),
+                    (hi, None),
+                ] {
+                    layers.push(Layer::VLine { x, color: 2, label });
+                }
+            }
+            Figure {
+                title: name.clone(),
+                x: Axis::linear(name.clone()),
+                y: Axis::linear("draws"),
+                layers,
+                legend: Legend::UpperRight,
+            }
+        })
+        .collect::<Vec<_>>();
+    Ok(Page {
+        title: format!(
+            "{} fit: {} bootstrap draws of each parameter",
+            result.law,
+            bootstrap.draws.len()
+        ),
+        columns: panels.len().min(3),
+        panels,
+    })
+}
+
+fn histogram(values: &[f64], bins: usize) -> Vec<(f64, f64, f64)> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Vec::new();
+    }
+    let width = if hi > lo {
+        (hi - lo) / bins as f64
+    } else {
+        1.0
+    };
+    let mut counts = vec![0.0; bins];
+    for v in finite {
+        let b = (((v - lo) / width) as usize).min(bins - 1);
+        counts[b] += 1.0;
+    }
+    counts
+        .into_iter()
+        .enumerate()
+        .map(|(b, c)| (lo + b as f64 * width, lo + (b + 1) as f64 * width, c))
+        .collect()
+}
+
+/// IsoFLOP profiles: each budget's runs (loss against N), its local curve and minimum; and the
+/// minima N*(C) with their intervals and the fitted power law.
+pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
+    let mut profiles = Vec::new();
+    let mut minima = Vec::new();
+    for (b, budget) in result.budgets.iter().enumerate() {
+        let rows: Vec<usize> = (0..data.compute.len())
+            .filter(|&r| (data.compute[r] / budget.budget - 1.0).abs() < 0.05)
+            .collect();
+        // A legend entry per budget only while it fits beside the profiles.
+        let labelled = result.budgets.len() <= 6;
+        profiles.push(Layer::Points {
+            label: labelled.then(|| format!("C = {}", short(budget.budget))),
+            points: rows.iter().map(|&r| (data.size[r], data.loss[r])).collect(),
+            color: b,
+        });
+        if let Some(curve) = &budget.curve {
+            profiles.push(Layer::Line {
+                label: None,
+                points: log_grid(curve.from, curve.to, 40)
+                    .into_iter()
+                    .map(|n| (n, curve.loss_at(n)))
+                    .collect(),
+                color: b,
+                dashed: false,
+            });
+        }
+        if let (Some(n), Some(loss)) = (budget.n, budget.loss) {
+            minima.push((n, loss));
+        }
+    }
+    profiles.push(Layer::Points {
+        label: Some("minimum".into()),
+        points: minima,
+        color: crate::figure::BLACK_INDEX,
+    });
+    let mut frontier = vec![Layer::Points {
+        label: Some("N* per budget".into()),
+        points: result
+            .budgets
+            .iter()
+            .filter_map(|b| Some((b.budget, b.n?)))
+            .collect(),
+        color: 0,
+    }];
+    for b in &result.budgets {
+        if let Some([lo, hi]) = b.n_ci {
+            frontier.push(Layer::Line {
+                label: None,
+                points: vec![(b.budget, lo), (b.budget, hi)],
+                color: 0,
+                dashed: false,
+            });
+        }
+    }
+    let mut title = "minima".to_string();
+    if let Some(law) = &result.n_star {
+        let budgets: Vec<f64> = result.budgets.iter().map(|b| b.budget).collect();
+        let (lo, hi) = positive_range(&budgets).unwrap_or((1.0, 10.0));
+        frontier.push(Layer::Line {
+            label: Some(format!("N* ∝ C^{:.3}", law.exponent)),
+            points: log_grid(lo, hi, 20)
+                .into_iter()
+                .map(|c| (c, law.coef * c.powf(law.exponent)))
+                .collect(),
+            color: 1,
+            dashed: true,
+        });
+        title = format!("minima: N* ∝ C^{:.3}", law.exponent);
+    }
+    Page {
+        title: "IsoFLOP profiles".into(),
+        columns: 2,
+        panels: vec![
+            Figure {
+                title: format!(
+                    "loss against N at {} budgets (smallest C at the top)",
+                    result.budgets.len()
+                ),
+                x: Axis::log("N"),
+                y: Axis::log("loss"),
+                layers: profiles,
+                legend: Legend::UpperRight,
+            },
+            Figure {
+                title,
+                x: Axis::log("budget C"),
+                y: Axis::log("N*"),
+                layers: frontier,
+                legend: Legend::UpperLeft,
+            },
+        ],
+    }
+}
+
+fn short(v: f64) -> String {
+    crate::figure::tick_label(&Axis::log(""), v.log10())
+}

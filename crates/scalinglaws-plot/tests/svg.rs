@@ -1,0 +1,76 @@
+//! The structure of the SVG a fit plot produces on a small synthetic fit, as a snapshot: the
+//! texts (title, tick labels, legend) and how many of each drawing element there are. Tick
+//! labels read as numbers (1e9, not 1000000000.0).
+
+use scalinglaws::fit::{fit, FitData, FitSettings};
+use scalinglaws::law::catalog;
+use scalinglaws_plot::kinds::{fit_page, residuals_page};
+
+fn synthetic() -> FitData {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let params = [1.69, 406.4, 0.34, 410.7, 0.28];
+    let mut data = FitData {
+        variables: vec![Vec::new(), Vec::new()],
+        target: Vec::new(),
+        weights: None,
+    };
+    for i in 0..6 {
+        for d in [1e10, 1e11, 1e12] {
+            let n = 1e8 * 10f64.powf(i as f64 * 0.5);
+            data.variables[0].push(n);
+            data.variables[1].push(d);
+            let wiggle = 1.0 + 0.003 * ((i * 7 % 5) as f64 - 2.0);
+            data.target.push(law.eval(&params, &[n, d]) * wiggle);
+        }
+    }
+    data
+}
+
+/// The texts of an SVG and the count of each element name, in a stable order.
+fn structure(svg: &str) -> String {
+    let mut texts = Vec::new();
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for piece in svg.split('<').skip(1) {
+        let name: String = piece
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        *counts.entry(name.clone()).or_default() += 1;
+        if name == "text" {
+            if let Some((_, text)) = piece.split_once('>') {
+                texts.push(text.trim().to_string());
+            }
+        }
+    }
+    format!("{counts:#?}\n{}", texts.join("\n"))
+}
+
+#[test]
+fn fit_plot_structure() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let data = synthetic();
+    let result = fit(&law, &data, &FitSettings::default()).unwrap();
+    let page = fit_page(&law, &result, &data, 0, 0.95).unwrap();
+    let svg = scalinglaws_plot::svg(&page, page.default_size()).unwrap();
+    assert!(
+        svg.contains("1e9") && !svg.contains("1000000000"),
+        "tick labels"
+    );
+    insta::assert_snapshot!("fit_plot", structure(&svg));
+}
+
+#[test]
+fn residual_plot_has_a_panel_per_variable() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let data = synthetic();
+    let result = fit(&law, &data, &FitSettings::default()).unwrap();
+    let page = residuals_page(&law, &result, &data).unwrap();
+    assert_eq!(page.panels.len(), 2);
+    let svg = scalinglaws_plot::svg(&page, page.default_size()).unwrap();
+    assert!(svg.contains("residuals against N") && svg.contains("residuals against D"));
+    // One circle per row in each panel.
+    assert_eq!(svg.matches("<circle").count(), 2 * data.target.len());
+}
