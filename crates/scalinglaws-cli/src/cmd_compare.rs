@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::analysis::tracks::{
-    baseline_index, compare_tracks, split_by_labels, Estimate, PairComparison, TrackComparison,
-    TrackSettings,
+    baseline_index, compare_tracks, split_by_labels, Estimate, PairComparison, Track,
+    TrackComparison, TrackSettings,
 };
 
 use crate::cmd_fit::{build_law, check_enough_rows};
@@ -17,6 +17,7 @@ use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
 use crate::report::{columns, level_percent, number};
 use crate::{LawChoice, SettingsConfig};
+use scalinglaws::Law;
 
 #[derive(Debug)]
 pub struct Config {
@@ -36,6 +37,18 @@ pub struct Config {
 }
 
 pub fn run(config: &Config) -> Result<()> {
+    let (comparison, _, _) = compare(config, false)?;
+    let text = render(&comparison, config);
+    output::emit(
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&comparison)?),
+        &text,
+    )
+}
+
+/// The comparison, with the tracks and the law: at the --budget values, or with `grid` at 25
+/// budgets from the smallest run's compute to 100× the largest (for plots).
+pub fn compare(config: &Config, grid: bool) -> Result<(TrackComparison, Vec<Track>, Law)> {
     let table = input::load(&config.recipe)?;
     let law = build_law(&config.law, &table)?;
     let fit_settings = config.settings.for_law(&config.law);
@@ -45,14 +58,20 @@ pub fn run(config: &Config) -> Result<()> {
     let tracks = split_by_labels(&data, &labels);
     let baseline =
         baseline_index(&tracks, config.baseline.as_deref(), &config.track).context("--baseline")?;
-    let mut budgets = Vec::new();
-    for text in &config.budgets {
-        budgets.extend(
-            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
-        );
-    }
+    let flops = Flops::parse(&config.flops).context("--flops")?;
+    let budgets = if grid {
+        budget_grid(&law, &tracks, &flops)?
+    } else {
+        let mut budgets = Vec::new();
+        for text in &config.budgets {
+            budgets.extend(
+                input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+            );
+        }
+        budgets
+    };
     let allocation = AllocationSettings {
-        flops: Flops::parse(&config.flops).context("--flops")?,
+        flops,
         held: held_values(&config.held)?,
         ..AllocationSettings::at_budgets(budgets)
     };
@@ -67,12 +86,30 @@ pub fn run(config: &Config) -> Result<()> {
         cell_tolerance: config.cell_tolerance,
     };
     let comparison = compare_tracks(&law, &tracks, &settings)?;
-    let text = render(&comparison, config);
-    output::emit(
-        config.json.as_ref(),
-        || Ok(serde_json::to_string_pretty(&comparison)?),
-        &text,
-    )
+    Ok((comparison, tracks, law))
+}
+
+/// 25 budgets from the smallest run's compute to 100× the largest.
+fn budget_grid(law: &Law, tracks: &[Track], flops: &Flops) -> Result<Vec<f64>> {
+    let (Some(n), Some(d)) = (law.variable_index("N"), law.variable_index("D")) else {
+        return Err(crate::input_error(
+            "the plot is loss against compute: the law needs variables N and D",
+        ));
+    };
+    let computes: Vec<f64> = tracks
+        .iter()
+        .flat_map(|t| (0..t.data.target.len()).map(move |r| (t, r)))
+        .map(|(t, r)| flops.at(t.data.variables[n][r], t.data.variables[d][r]))
+        .filter(|c| *c > 0.0 && c.is_finite())
+        .collect();
+    let lo = computes.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = computes.iter().copied().fold(f64::NEG_INFINITY, f64::max) * 100.0;
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Err(crate::input_error("no run has a positive compute"));
+    }
+    Ok((0..25)
+        .map(|i| (lo.ln() + (hi.ln() - lo.ln()) * i as f64 / 24.0).exp())
+        .collect())
 }
 
 fn with_interval(value: f64, ci: Option<[f64; 2]>, digits: usize) -> String {

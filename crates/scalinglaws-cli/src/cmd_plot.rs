@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings};
 use scalinglaws_plot::kinds::{
-    bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page,
+    bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_page,
 };
 use scalinglaws_plot::Page;
 
@@ -47,6 +47,10 @@ pub enum Config {
     },
     Bootstrap {
         fit: PathBuf,
+        output: Output,
+    },
+    Tracks {
+        compare: Box<crate::cmd_compare::Config>,
         output: Output,
     },
     Isoflop {
@@ -109,6 +113,7 @@ pub fn run(config: &Config) -> Result<()> {
             let (result, _) = load_fit(fit)?;
             (bootstrap_page(&result)?, output)
         }
+        Config::Tracks { compare, output } => (tracks(compare)?, output),
         Config::Isoflop {
             recipe,
             compute,
@@ -123,6 +128,15 @@ pub fn run(config: &Config) -> Result<()> {
         }
     };
     write(&page, output)
+}
+
+/// The tracks' runs and compute-optimal losses over the whole range of the data and beyond.
+fn tracks(config: &crate::cmd_compare::Config) -> Result<Page> {
+    let flops = Flops::parse(&config.flops).context("--flops")?;
+    let (comparison, tracks, law) = crate::cmd_compare::compare(config, true)?;
+    Ok(tracks_page(&law, &comparison, &tracks, &|n, d| {
+        flops.at(n, d)
+    })?)
 }
 
 /// The runs of one IsoFLOP study: the rows whose `select` columns read the given values.

@@ -108,6 +108,17 @@ enum PlotKind {
     Bootstrap(PlotBootstrapArgs),
     /// IsoFLOP profiles with their local curves and minima, and the minima's power law.
     Isoflop(Box<PlotIsoflopArgs>),
+    /// Recipes side by side: each track's runs and compute-optimal loss with its band.
+    Tracks(Box<PlotTracksArgs>),
+}
+
+#[derive(Debug, Args)]
+struct PlotTracksArgs {
+    #[command(flatten)]
+    compare: CompareArgs,
+
+    #[command(flatten)]
+    output: PlotOutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -992,6 +1003,13 @@ fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
             fit: args.fit,
             output: plot_output(args.output)?,
         },
+        PlotKind::Tracks(args) => {
+            let args = *args;
+            cmd_plot::Config::Tracks {
+                compare: Box::new(compare_config(args.compare)?),
+                output: plot_output(args.output)?,
+            }
+        }
         PlotKind::Isoflop(args) => {
             let args = *args;
             cmd_plot::Config::Isoflop {

@@ -45,7 +45,14 @@ fn fails_with(command: &mut Command, needle: &str) {
 
 #[test]
 fn every_plot_subcommand_has_help() {
-    for kind in ["fit", "residuals", "frontier", "bootstrap", "isoflop"] {
+    for kind in [
+        "fit",
+        "residuals",
+        "frontier",
+        "bootstrap",
+        "isoflop",
+        "tracks",
+    ] {
         succeeds(scalinglaws().args(["plot", kind, "--help"]));
     }
     succeeds(scalinglaws().args(["report", "--help"]));
@@ -180,6 +187,28 @@ fn isoflop_plot_of_one_porian_configuration() {
             "-",
         ]),
         "no run matches",
+    );
+}
+
+#[test]
+fn tracks_plot_of_the_example() {
+    let out = succeeds(scalinglaws().current_dir(root()).args([
+        "plot",
+        "tracks",
+        "examples/tracks/two_recipes.csv",
+        "--law",
+        "chinchilla",
+        "--target",
+        "loss",
+        "--track",
+        "recipe",
+        "-o",
+        "-",
+    ]));
+    assert!(
+        out.contains("new vs baseline") && out.contains("beyond the data"),
+        "{}",
+        &out[..300]
     );
 }
 

@@ -9,6 +9,7 @@
 
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
+use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::predict_with_intervals;
 use scalinglaws::{Error, Law};
@@ -520,4 +521,97 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
 
 fn short(v: f64) -> String {
     crate::figure::tick_label(&Axis::log(""), v.log10())
+}
+
+/// The compute-optimal loss L*(C) of every track with its band, over the data of each track
+/// (its runs at their compute FLOPs(N, D)).
+pub fn tracks_page(
+    law: &Law,
+    comparison: &TrackComparison,
+    tracks: &[Track],
+    flops: &dyn Fn(f64, f64) -> f64,
+) -> Result<Page, Error> {
+    let (n, d) =
+        match (law.variable_index("N"), law.variable_index("D")) {
+            (Some(n), Some(d)) => (n, d),
+            _ => return Err(Error::settings(
+                "plot tracks: the law needs variables N and D (the plot is loss against compute)",
+            )),
+        };
+    let largest_run = tracks
+        .iter()
+        .flat_map(|t| (0..t.data.target.len()).map(move |r| (t, r)))
+        .map(|(t, r)| flops(t.data.variables[n][r], t.data.variables[d][r]))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let largest_budget = comparison
+        .tracks
+        .iter()
+        .flat_map(|t| t.allocations.iter().map(|a| a.budget))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let mut layers = Vec::new();
+    if largest_budget > largest_run {
+        layers.push(Layer::Span {
+            from: largest_run,
+            to: largest_budget,
+            label: "beyond the data".into(),
+        });
+    }
+    for (t, (fitted, track)) in comparison.tracks.iter().zip(tracks).enumerate() {
+        let band: Vec<(f64, f64, f64)> = fitted
+            .allocations
+            .iter()
+            .filter_map(|a| a.ci.get("loss").map(|[lo, hi]| (a.budget, *lo, *hi)))
+            .collect();
+        if !band.is_empty() {
+            layers.push(Layer::Band {
+                points: band,
+                color: t,
+            });
+        }
+        layers.push(Layer::Line {
+            label: Some(format!("{}: compute-optimal loss", fitted.track)),
+            points: fitted
+                .allocations
+                .iter()
+                .map(|a| (a.budget, a.loss))
+                .collect(),
+            color: t,
+            dashed: false,
+        });
+        layers.push(Layer::Points {
+            label: Some(format!("{} runs", fitted.track)),
+            points: (0..track.data.target.len())
+                .map(|r| {
+                    let (nr, dr) = (track.data.variables[n][r], track.data.variables[d][r]);
+                    (flops(nr, dr), track.data.target[r])
+                })
+                .collect(),
+            color: t,
+        });
+    }
+    let title = match comparison
+        .pairs
+        .first()
+        .and_then(|p| p.budgets.last().map(|b| (p, b)))
+    {
+        Some((pair, at)) => match at.multiplier.value {
+            Some(m) => format!(
+                "{} vs {}: {} needs {:.2}× the compute at {}",
+                pair.track,
+                pair.baseline,
+                pair.baseline,
+                m,
+                short(at.budget)
+            ),
+            None => format!("{} against {}", pair.track, pair.baseline),
+        },
+        None => "tracks".to_string(),
+    };
+    Ok(Page::single(Figure {
+        title,
+        x: Axis::log("compute C (FLOPs)"),
+        y: Axis::log("loss"),
+        layers,
+        legend: Legend::UpperRight,
+    }))
 }
