@@ -698,6 +698,79 @@ fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String>
     json_out(&result)
 }
 
+/// Writes a picture (SVG or PNG by the extension of `path`).
+fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
+    let size = page.default_size();
+    let failed = |e: scalinglaws_plot::DrawError| PyRuntimeError::new_err(e.to_string());
+    let extension = std::path::Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase());
+    match extension.as_deref() {
+        Some("svg") => {
+            let text = scalinglaws_plot::svg(page, size).map_err(failed)?;
+            std::fs::write(path, text).map_err(|e| {
+                to_py(Error::Io {
+                    path: path.to_string(),
+                    source: e,
+                })
+            })
+        }
+        Some("png") => {
+            scalinglaws_plot::png(page, size, std::path::Path::new(path)).map_err(failed)
+        }
+        _ => Err(to_py(Error::settings(format!(
+            "'{path}': the picture's format comes from the extension: .svg or .png"
+        )))),
+    }
+}
+
+#[derive(Deserialize)]
+struct PlotRequest {
+    from: f64,
+    to: f64,
+    flops: String,
+    #[serde(default)]
+    held: BTreeMap<String, Vec<f64>>,
+}
+
+/// A picture of a saved fit: `frontier` (N*, D* over budgets) or `bootstrap` (the draws).
+#[pyfunction]
+fn plot_fit(
+    py_: Python<'_>,
+    kind: &str,
+    fit_json: &str,
+    path: &str,
+    request_json: &str,
+) -> PyResult<()> {
+    let (result, law) = py(read_fit(fit_json))?;
+    let request: PlotRequest = request(request_json)?;
+    let page = match kind {
+        "frontier" => {
+            if !(request.from > 0.0 && request.to > request.from) {
+                return Err(to_py(Error::settings("budgets: give 0 < from < to")));
+            }
+            let budgets = (0..41)
+                .map(|i| {
+                    (request.from.ln() + (request.to / request.from).ln() * i as f64 / 40.0).exp()
+                })
+                .collect();
+            let settings = AllocationSettings {
+                flops: py(Flops::parse(&request.flops))?,
+                held: request.held,
+                ..AllocationSettings::at_budgets(budgets)
+            };
+            py(py_.detach(|| scalinglaws_plot::kinds::frontier_page(&law, &result, &settings)))?
+        }
+        "bootstrap" => py(scalinglaws_plot::kinds::bootstrap_page(&result))?,
+        other => {
+            return Err(to_py(Error::settings(format!(
+                "plot kind '{other}': use \"frontier\" or \"bootstrap\" for a saved fit"
+            ))))
+        }
+    };
+    py_.detach(|| draw(&page, path))
+}
+
 #[pymodule]
 fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -709,5 +782,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(isoflop, module)?)?;
     module.add_function(wrap_pyfunction!(compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest, module)?)?;
+    module.add_function(wrap_pyfunction!(plot_fit, module)?)?;
     Ok(())
 }

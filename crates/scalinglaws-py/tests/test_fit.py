@@ -184,3 +184,15 @@ def test_nullable_and_object_columns(chinchilla: pd.DataFrame) -> None:
     objects = {"N": np.array([np.int64(x) for x in frame["Model Size"]], dtype=object),
                "D": frame["Training FLOP"] / (6 * frame["Model Size"]), "loss": frame["loss"]}
     assert sl.fit(objects, law="chinchilla", target="loss", where="loss < 3.44").converged
+
+
+def test_plots_render_from_the_wheel(chinchilla: pd.DataFrame, tmp_path) -> None:
+    booted = sl.fit(chinchilla, bootstrap=30, **PROTOCOL)
+    png = tmp_path / "frontier.png"
+    booted.plot(png, budgets=(1e19, 1e25))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = tmp_path / "bootstrap.svg"
+    booted.plot(svg, kind="bootstrap")
+    assert "<svg" in svg.read_text()
+    with pytest.raises(sl.SettingsError, match=".svg or .png"):
+        booted.plot(tmp_path / "x.pdf")

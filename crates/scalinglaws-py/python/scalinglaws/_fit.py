@@ -146,6 +146,19 @@ class Fit:
         pairs = np.asarray(bounds, dtype=float).reshape(shape + (2,))
         return Prediction(value, pairs[..., 0], pairs[..., 1])
 
+    def plot(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        kind: str = "frontier",
+        budgets: Tuple[float, float] = (1e18, 1e26),
+        flops: str = "6*N*D",
+    ) -> None:
+        """Draws the compute-optimal frontier (``kind="frontier"``, over ``budgets``) or the
+        bootstrap distributions (``kind="bootstrap"``) to an .svg or .png file (the font is
+        embedded: no system fonts needed)."""
+        request = {"from": float(budgets[0]), "to": float(budgets[1]), "flops": flops, "held": {}}
+        _scalinglaws.plot_fit(kind, self._json, os.fspath(path), dump(request))
+
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())
         return f"Fit({self.law}: {params}; objective={self.objective:.6g})"
