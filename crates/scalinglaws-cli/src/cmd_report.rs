@@ -57,17 +57,11 @@ fn page(result: &FitResult, law: &Law, data: &FitData, config: &Config) -> Resul
     body.push_str(&warnings(result));
     body.push_str(&section(
         "Data and fitted law",
-        &svg(&fit_page(
-            law,
-            result,
-            data,
-            0,
-            config.fit.uncertainty.level,
-        )?)?,
+        &picture(fit_page(law, result, data, 0, config.fit.uncertainty.level)),
     ));
     body.push_str(&section(
         "Residuals",
-        &svg(&residuals_page(law, result, data)?)?,
+        &picture(residuals_page(law, result, data)),
     ));
     let allocates = law.variables.len() == 2
         && law.variable_index("N").is_some()
@@ -82,7 +76,7 @@ fn page(result: &FitResult, law: &Law, data: &FitData, config: &Config) -> Resul
     {
         body.push_str(&section(
             "Bootstrap distributions",
-            &svg(&bootstrap_page(result)?)?,
+            &picture(bootstrap_page(result)),
         ));
     }
     body.push_str(&backtest_section(law, result, data, allocates));
@@ -121,6 +115,17 @@ fn svg(page: &Page) -> Result<String> {
     Ok(text
         .find("<svg")
         .map_or(text.clone(), |start| text[start..].to_string()))
+}
+
+/// A plot inline, or why it could not be drawn (the rest of the report stands).
+fn picture(page: Result<Page, scalinglaws::Error>) -> String {
+    match page.map_err(anyhow::Error::from).and_then(|p| svg(&p)) {
+        Ok(svg) => svg,
+        Err(error) => format!(
+            "<p class=\"warning\">No plot: {}</p>",
+            escape(&error.to_string())
+        ),
+    }
 }
 
 fn escape(text: &str) -> String {

@@ -327,3 +327,35 @@ fn the_report_loads_in_headless_chromium_with_every_plot() {
     assert!(bytes.len() > 50_000, "a screenshot of a page with plots");
     eprintln!("screenshot: {}", screenshot.display());
 }
+
+#[test]
+fn a_plot_that_cannot_be_drawn_leaves_a_note_in_the_report() {
+    let dir = tempfile_dir();
+    let path = dir.join("negative.html");
+    succeeds(
+        scalinglaws()
+            .current_dir(root())
+            .args([
+                "report",
+                "examples/chinchilla/chinchilla_epoch.csv",
+                "--formula",
+                "a + b*x",
+                "--target",
+                "loss",
+                "--map",
+                "C=Training FLOP",
+                "--derive",
+                "x=0-log(C)",
+                "--space",
+                "linear",
+                "-o",
+            ])
+            .arg(&path),
+    );
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        html.contains("No plot: plot: 'x' has no positive values"),
+        "note"
+    );
+    assert_eq!(html.matches("<svg").count(), 1, "the residuals still drawn");
+}
