@@ -121,23 +121,9 @@ fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<BootstrapSum
                 unreachable!("LawSpec::parse gives catalog laws");
             };
             let law = catalog::lookup(name).with_context(|| format!("--law '{text}'"))?;
-            let mut params = Vec::with_capacity(law.params.len());
-            for name in law.param_names() {
-                params.push(*spec.fixed.get(name).ok_or_else(|| {
-                    input_error(format!(
-                        "--law '{text}': give every parameter of {} ({}); '{name}' is missing",
-                        law.label(),
-                        law.param_names().join(", ")
-                    ))
-                })?);
-            }
-            if let Some(extra) = spec.fixed.keys().find(|k| law.param_index(k).is_none()) {
-                return Err(input_error(format!(
-                    "--law '{text}': '{extra}' is not a parameter of {}; its parameters are {}",
-                    law.label(),
-                    law.param_names().join(", ")
-                )));
-            }
+            let params = law
+                .values_by_name(&spec.fixed, &format!("--law '{text}'"))
+                .map_err(|e| input_error(e.to_string()))?;
             Ok((law, params, None))
         }
     }

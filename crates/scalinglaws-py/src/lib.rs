@@ -422,27 +422,7 @@ fn optimal(
         }
         (None, Some(name)) => {
             let law = py(catalog::lookup(name))?;
-            let params = params.unwrap_or_default();
-            if let Some(extra) = params.keys().find(|k| law.param_index(k).is_none()) {
-                return Err(to_py(Error::settings(format!(
-                    "params: '{extra}' is not a parameter of {}; its parameters are {}",
-                    law.label(),
-                    law.param_names().join(", ")
-                ))));
-            }
-            let values = law
-                .param_names()
-                .iter()
-                .map(|p| {
-                    params.get(*p).copied().ok_or_else(|| {
-                        to_py(Error::settings(format!(
-                            "params: give every parameter of {} ({}); '{p}' is missing",
-                            law.label(),
-                            law.param_names().join(", ")
-                        )))
-                    })
-                })
-                .collect::<PyResult<Vec<f64>>>()?;
+            let values = py(law.values_by_name(&params.unwrap_or_default(), "params"))?;
             (law, values, None)
         }
         _ => {

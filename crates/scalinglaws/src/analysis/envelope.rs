@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::isoflop::{power_law_through, PowerLaw};
+use crate::data::label_ids;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::uncertainty::dist::percentile_interval;
@@ -227,19 +228,8 @@ struct RunIds {
 }
 
 fn run_ids(data: &EnvelopeData) -> Option<RunIds> {
-    let labels = data.run.as_ref()?;
-    let mut ids: BTreeMap<&str, usize> = BTreeMap::new();
-    let of_row = labels
-        .iter()
-        .map(|label| {
-            let next = ids.len();
-            *ids.entry(label.as_str()).or_insert(next)
-        })
-        .collect();
-    Some(RunIds {
-        of_row,
-        count: ids.len(),
-    })
+    let (of_row, count) = label_ids(data.run.as_ref()?);
+    Some(RunIds { of_row, count })
 }
 
 fn envelope_points(

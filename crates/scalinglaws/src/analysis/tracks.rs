@@ -32,6 +32,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::allocation::{add_intervals, optimal, Allocation, AllocationSettings};
+use crate::data::label_ids;
 use crate::error::{Error, Result};
 use crate::fit::{fit, fit_with_starts, FitData, FitResult, FitSettings};
 use crate::law::{Grid, Law, ParamSpec};
@@ -153,22 +154,16 @@ pub struct TrackComparison {
 
 /// The rows of each track (a label per row), tracks in order of first appearance.
 pub fn split_by_labels(data: &FitData, labels: &[String]) -> Vec<Track> {
-    let mut order: Vec<&str> = Vec::new();
-    let mut rows: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (row, label) in labels.iter().enumerate() {
-        let entry = rows.entry(label.as_str()).or_default();
-        if entry.is_empty() {
-            order.push(label);
-        }
-        entry.push(row);
+    let (ids, count) = label_ids(labels);
+    let mut rows = vec![Vec::new(); count];
+    for (row, &id) in ids.iter().enumerate() {
+        rows[id].push(row);
     }
-    order
-        .into_iter()
-        .map(|label| {
-            let rows = &rows[label];
+    rows.into_iter()
+        .map(|rows| {
             let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
             Track {
-                label: label.to_string(),
+                label: labels[rows[0]].clone(),
                 data: FitData {
                     variables: data.variables.iter().map(|c| pick(c)).collect(),
                     target: pick(&data.target),
@@ -623,13 +618,16 @@ struct Frontiers<'a> {
 }
 
 impl Frontiers<'_> {
-    fn allocations(&self, params: &[f64]) -> Option<Vec<Allocation>> {
-        if self.budgets.is_empty() {
-            return Some(Vec::new());
-        }
+    /// The allocations of `params` at `budgets` or for `target_losses` (one of the two).
+    fn solve(
+        &self,
+        params: &[f64],
+        budgets: Vec<f64>,
+        target_losses: Vec<f64>,
+    ) -> Option<Vec<Allocation>> {
         let settings = AllocationSettings {
-            budgets: self.budgets.to_vec(),
-            target_losses: Vec::new(),
+            budgets,
+            target_losses,
             draws: Vec::new(),
             ..self.settings.allocation.clone()
         };
@@ -638,29 +636,20 @@ impl Frontiers<'_> {
             .map(|f| f.allocations)
     }
 
+    fn allocations(&self, params: &[f64]) -> Option<Vec<Allocation>> {
+        if self.budgets.is_empty() {
+            return Some(Vec::new());
+        }
+        self.solve(params, self.budgets.to_vec(), Vec::new())
+    }
+
     fn loss_at(&self, params: &[f64], budget: f64) -> Option<f64> {
-        let settings = AllocationSettings {
-            budgets: vec![budget],
-            target_losses: Vec::new(),
-            draws: Vec::new(),
-            ..self.settings.allocation.clone()
-        };
-        optimal(self.law, params, &settings)
-            .ok()
-            .map(|f| f.allocations[0].loss)
+        Some(self.solve(params, vec![budget], Vec::new())?[0].loss)
     }
 
     /// The least compute at which `params` reaches `loss` (None: never).
     fn compute_for(&self, params: &[f64], loss: f64) -> Option<f64> {
-        let settings = AllocationSettings {
-            budgets: Vec::new(),
-            target_losses: vec![loss],
-            draws: Vec::new(),
-            ..self.settings.allocation.clone()
-        };
-        optimal(self.law, params, &settings)
-            .ok()
-            .map(|f| f.allocations[0].budget)
+        Some(self.solve(params, Vec::new(), vec![loss])?[0].budget)
     }
 
     /// Gap, multiplier and its mirror at every budget, for one pair of parameter vectors.

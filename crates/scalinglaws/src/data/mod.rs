@@ -10,6 +10,20 @@ use crate::suggest;
 use std::collections::HashSet;
 use std::path::Path;
 
+/// Each label as a dense id, numbered in order of first appearance, and the number of
+/// distinct labels (runs, tracks, clusters).
+pub fn label_ids<S: AsRef<str>>(labels: &[S]) -> (Vec<usize>, usize) {
+    let mut ids: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let of_row = labels
+        .iter()
+        .map(|label| {
+            let next = ids.len();
+            *ids.entry(label.as_ref()).or_insert(next)
+        })
+        .collect();
+    (of_row, ids.len())
+}
+
 /// One column of a dataset: numbers when every cell of the file parsed as a number, otherwise
 /// the cells' text as written.
 #[derive(Debug, Clone, PartialEq)]

@@ -475,24 +475,16 @@ impl Table {
     /// resampling whole runs; an empty label is an error naming its row.
     pub fn run_ids(&self, column: &str, role: &str) -> Result<Vec<usize>> {
         let labels = self.labels(column, role)?;
-        let mut ids = Vec::with_capacity(labels.len());
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        for (row, label) in labels.iter().enumerate() {
-            if label.trim().is_empty() {
-                return Err(Error::Data {
-                    location: self
-                        .dataset
-                        .location(row, Some(self.resolve(column).unwrap_or(column))),
-                    message: "the run label is empty".into(),
-                    fix: format!(
-                        "give every row the name of its run, or drop {role} to resample rows"
-                    ),
-                });
-            }
-            let next = seen.len();
-            ids.push(*seen.entry(label.as_str()).or_insert(next));
+        if let Some(row) = labels.iter().position(|label| label.trim().is_empty()) {
+            return Err(Error::Data {
+                location: self
+                    .dataset
+                    .location(row, Some(self.resolve(column).unwrap_or(column))),
+                message: "the run label is empty".into(),
+                fix: format!("give every row the name of its run, or drop {role} to resample rows"),
+            });
         }
-        Ok(ids)
+        Ok(super::label_ids(&labels).0)
     }
 
     fn missing_variable(&self, law: &Law, variable: &str) -> Error {

@@ -175,6 +175,43 @@ impl Law {
         self.params.iter().position(|p| p.name == name)
     }
 
+    /// Every parameter's value, in the law's order, from values given by name (published
+    /// parameters); a missing or unknown name is an error naming it. `what` leads the message.
+    pub fn values_by_name<'a>(
+        &self,
+        given: impl IntoIterator<Item = (&'a String, &'a f64)> + Clone,
+        what: &str,
+    ) -> Result<Vec<f64>> {
+        let names = self.param_names().join(", ");
+        if let Some((extra, _)) = given
+            .clone()
+            .into_iter()
+            .find(|(k, _)| self.param_index(k).is_none())
+        {
+            return Err(Error::settings(format!(
+                "{what}: '{extra}' is not a parameter of {}; its parameters are {names}",
+                self.label()
+            )));
+        }
+        self.params
+            .iter()
+            .map(|p| {
+                given
+                    .clone()
+                    .into_iter()
+                    .find(|(k, _)| **k == p.name)
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| {
+                        Error::settings(format!(
+                            "{what}: give every parameter of {} ({names}); '{}' is missing",
+                            self.label(),
+                            p.name
+                        ))
+                    })
+            })
+            .collect()
+    }
+
     pub fn variable_index(&self, name: &str) -> Option<usize> {
         self.variables.iter().position(|v| v == name)
     }
