@@ -9,6 +9,7 @@ mod cmd_compare_laws;
 mod cmd_fit;
 mod cmd_isoflop;
 mod cmd_laws;
+mod cmd_lr;
 mod cmd_optimal;
 mod cmd_plot;
 mod cmd_predict;
@@ -26,7 +27,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use scalinglaws::fit::{Bounds, FitSettings, LossKind, Space};
 
-use crate::input::{Derive, Filter, Recipe};
+use crate::input::{constant, split_top_level, Derive, Filter, Recipe};
 use crate::output::Destination;
 
 /// Fit scaling laws to the records of ML scaling experiments.
@@ -66,6 +67,10 @@ enum Command {
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.
     Compare(Box<CompareArgs>),
+    /// The learning rate (and batch size) to use at a target scale: each (N, D) cell's optimal
+    /// LR with flags, the law lr* = c·N^a·D^b (or curved) with a curvature test, predictions,
+    /// and a backtest of extrapolating in D against in N.
+    Lr(Box<LrArgs>),
     /// Pictures of a fit (data and curves, residuals) or of a saved fit (frontier, bootstrap
     /// distributions), as SVG or PNG.
     Plot(PlotArgs),
@@ -477,6 +482,78 @@ struct IsoflopArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  scalinglaws lr sweep.csv --lr peak_lr --size N --tokens D --target loss \\\n      --predict N=7e9,D=1.4e12"
+)]
+struct LrArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    /// The column of each run's (peak) learning rate.
+    #[arg(long, value_name = "COLUMN")]
+    lr: String,
+
+    /// The column of model size N.
+    #[arg(long, value_name = "COLUMN")]
+    size: String,
+
+    /// The column of training tokens D.
+    #[arg(long, value_name = "COLUMN")]
+    tokens: String,
+
+    /// The column of batch size: cells become (N, D, B), and B* = c·D^b is fitted too.
+    #[arg(long, value_name = "COLUMN")]
+    batch: Option<String>,
+
+    /// The law of the optimal LR: loglinear (ln lr* linear in ln N, ln D) or curved (adds
+    /// squared logs).
+    #[arg(long, value_name = "FORM", default_value = "loglinear",
+          value_parser = PossibleValuesParser::new(["loglinear", "curved"]))]
+    law: String,
+
+    /// joint: one fit over every run near each cell's optimum (edge cells count as bounds);
+    /// cells: weighted least squares on the per-cell optima.
+    #[arg(long, value_name = "METHOD", default_value = "joint",
+          value_parser = PossibleValuesParser::new(["joint", "cells"]))]
+    method: String,
+
+    /// The joint fit's profile curvatures: law (ln k linear in ln N, ln D; calibrated) or cell
+    /// (a free curvature per cell).
+    #[arg(long, value_name = "KIND", default_value = "law",
+          value_parser = PossibleValuesParser::new(["law", "cell"]))]
+    curvature: String,
+
+    /// Predict lr* (and B*) at this scale (repeatable).
+    #[arg(long = "predict", value_name = "N=V,D=V")]
+    predict: Vec<String>,
+
+    /// Distinct LRs on each side of a cell's best one that its parabola uses.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    window: usize,
+
+    /// Runs whose loss is more than this fraction above their cell's best are left out of the
+    /// parabola (diverged, or too far from the optimum).
+    #[arg(long = "max-rise", value_name = "F", default_value_t = 0.15)]
+    max_rise: f64,
+
+    /// The loss noise (seed-to-seed standard deviation) [default: estimated].
+    #[arg(long, value_name = "SIGMA")]
+    noise: Option<f64>,
+
+    /// Fraction of horizons (per N) and of model sizes the backtests hold out.
+    #[arg(long, value_name = "F", default_value_t = 0.25)]
+    holdout: f64,
+
+    /// Level of the intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Write the analysis as JSON to PATH (the report still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
 struct CompareArgs {
     #[command(flatten)]
     data: DataArgs,
@@ -690,6 +767,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),
         Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
         Command::Compare(args) => cmd_compare::run(&compare_config(*args)?),
+        Command::Lr(args) => cmd_lr::run(&lr_config(*args)?),
         Command::Plot(args) => cmd_plot::run(&plot_config(args.kind)?),
         Command::Report(args) => {
             let args = *args;
@@ -906,6 +984,87 @@ fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
         },
         json: destination(args.json.as_deref()),
     })
+}
+
+fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
+    use scalinglaws::analysis::lr::{Curvature, Form, LrSettings, Method};
+    if args.window == 0 {
+        return Err(input_error(
+            "--window 0: the parabola needs at least one LR on each side of the best, e.g. 2",
+        ));
+    }
+    if !(args.max_rise > 0.0 && args.max_rise.is_finite()) {
+        return Err(input_error(format!(
+            "--max-rise {}: give a positive fraction, e.g. 0.1 for 10% above the best loss",
+            args.max_rise
+        )));
+    }
+    if args.noise.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
+        return Err(input_error(format!(
+            "--noise {}: give the loss noise as a positive number, e.g. 0.01",
+            args.noise.unwrap_or(f64::NAN)
+        )));
+    }
+    if !(args.holdout > 0.0 && args.holdout < 1.0) {
+        return Err(input_error(format!(
+            "--holdout {}: give a fraction strictly between 0 and 1, e.g. 0.25",
+            args.holdout
+        )));
+    }
+    Ok(cmd_lr::Config {
+        recipe: recipe(args.data)?,
+        lr: args.lr.trim().to_string(),
+        size: args.size.trim().to_string(),
+        tokens: args.tokens.trim().to_string(),
+        batch: args.batch.map(|b| b.trim().to_string()),
+        settings: LrSettings {
+            form: Form::from_name(&args.law).unwrap_or(Form::Loglinear),
+            method: Method::from_name(&args.method).unwrap_or(Method::Joint),
+            curvature: Curvature::from_name(&args.curvature).unwrap_or(Curvature::Law),
+            half_window: args.window,
+            max_rise: args.max_rise,
+            noise: args.noise,
+            level: level("--level", args.level)?,
+            targets: args
+                .predict
+                .iter()
+                .map(|text| lr_target(text))
+                .collect::<Result<_>>()?,
+            holdout: args.holdout,
+        },
+        json: destination(args.json.as_deref()),
+    })
+}
+
+/// `N=V,D=V` (values may be constant expressions such as 7e9 or 20*7e9).
+fn lr_target(text: &str) -> Result<(f64, f64)> {
+    let form = "N=V,D=V, e.g. N=7e9,D=1.4e12";
+    let mut n = None;
+    let mut d = None;
+    for piece in split_top_level(text) {
+        let (name, value) = split_name("--predict", piece.trim(), form)?;
+        let value = constant(text, value).context("--predict")?;
+        if !(value > 0.0 && value.is_finite()) {
+            return Err(input_error(format!(
+                "--predict '{text}': {name} = {value} is not a positive number"
+            )));
+        }
+        match name {
+            "N" => n = Some(value),
+            "D" => d = Some(value),
+            other => {
+                return Err(input_error(format!(
+                    "--predict '{text}': '{other}' is neither N nor D; expected {form}"
+                )))
+            }
+        }
+    }
+    match (n, d) {
+        (Some(n), Some(d)) => Ok((n, d)),
+        _ => Err(input_error(format!(
+            "--predict '{text}': give both N and D, as {form}"
+        ))),
+    }
 }
 
 fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {

@@ -1,9 +1,10 @@
-//! Analyses built on fits: compute-optimal allocation, backtests of extrapolation, and
-//! comparisons of laws on the same data.
+//! Analyses built on fits: compute-optimal allocation, backtests of extrapolation,
+//! comparisons of laws on the same data, and hyperparameter (learning-rate) laws.
 
 pub mod allocation;
 pub mod backtest;
 pub mod envelope;
 pub mod isoflop;
 pub mod law_comparison;
+pub mod lr;
 pub mod tracks;

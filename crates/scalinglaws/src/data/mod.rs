@@ -162,6 +162,25 @@ impl Dataset {
         }
     }
 
+    /// `numeric`, except that an empty cell reads as NaN (a missing value): what expressions
+    /// in `--where` and `--derive` see, so that `--where "loss > 0"` can leave out the rows
+    /// whose loss was never logged (a comparison with NaN is false). Text that is not a number
+    /// is still an error naming its row.
+    pub fn numeric_or_missing(&self, name: &str) -> Result<Vec<f64>> {
+        match self.column(name)? {
+            Column::Numeric(values) => Ok(values.clone()),
+            Column::Text(cells) => cells
+                .iter()
+                .enumerate()
+                .map(|(row, cell)| match parse_cell(cell) {
+                    Some(value) => Ok(value),
+                    None if cell.trim().is_empty() => Ok(f64::NAN),
+                    None => Err(self.not_a_number(row, name, cell)),
+                })
+                .collect(),
+        }
+    }
+
     /// `numeric` plus: NaN or ±infinity anywhere is an error naming the first such row.
     pub fn finite(&self, name: &str) -> Result<Vec<f64>> {
         let values = self.numeric(name)?;
@@ -273,16 +292,21 @@ impl Dataset {
     }
 
     fn not_a_number(&self, row: usize, name: &str, cell: &str) -> Error {
-        let message = if cell.trim().is_empty() {
-            "empty cell".to_string()
+        let (message, fix) = if cell.trim().is_empty() {
+            (
+                "empty cell".to_string(),
+                format!(
+                    "make every cell of '{name}' a number, or leave such rows out with a \
+                     --where comparison on '{name}' (a comparison with an empty cell is false)"
+                ),
+            )
         } else {
-            format!("{cell:?} is not a number")
+            (
+                format!("{cell:?} is not a number"),
+                format!("make every cell of '{name}' a number"),
+            )
         };
-        data_error(
-            self.location(row, Some(name)),
-            message,
-            format!("make every cell of '{name}' a number"),
-        )
+        data_error(self.location(row, Some(name)), message, fix)
     }
 
     fn bad_value(&self, row: usize, name: &str, message: String) -> Error {

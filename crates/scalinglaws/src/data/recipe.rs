@@ -722,7 +722,7 @@ fn columns_for(
         .into_iter()
         .map(|name| {
             let column = resolve(dataset, aliases, derived, &name).unwrap_or(&name);
-            let values = dataset.numeric(column)?;
+            let values = dataset.numeric_or_missing(column)?;
             Ok((name, values))
         })
         .collect()
@@ -742,7 +742,10 @@ fn evaluate(expr: &Expr, columns: &[(String, Vec<f64>)], row: usize) -> f64 {
 fn describe_row(text: &str, value: f64, columns: &[(String, Vec<f64>)], row: usize) -> String {
     let inputs: Vec<String> = columns
         .iter()
-        .map(|(name, values)| format!("{name} = {}", values[row]))
+        .map(|(name, values)| match values[row] {
+            value if value.is_nan() => format!("{name} is empty"),
+            value => format!("{name} = {value}"),
+        })
         .collect();
     if inputs.is_empty() {
         format!("{text} gives {value}, not a finite number")

@@ -1,0 +1,395 @@
+//! The learning-rate analysis (`analysis::lr`) on synthetic sweeps from known laws, and on the
+//! real sweep of Li, Kudugunta & Zettlemoyer 2025 ((Mis)Fitting Scaling Laws,
+//! ../shared/data/lr_sweep_misfitting, read in place: it has no license).
+//!
+//! The synthetic sweeps mimic the real one: five model sizes from 12M to 400M and five horizons
+//! from 2e8 to 3e10 tokens (25 cells), five LRs a factor of two apart around a guess within
+//! ±0.35 e-folds of the true optimum, profiles L = L* + k·(ln lr − ln lr*)² with k falling
+//! from 0.25 to 0.02 as D grows (as in the real cells), and Gaussian loss noise σ = 0.0236: the
+//! residual scale of the curved joint fit to the real sweep. The curved truth is that fit's
+//! bend (a2 = −0.24, b2 = −0.06).
+
+use scalinglaws::analysis::lr::{lr_analysis, CellStatus, Form, LrData, LrSettings, Method};
+use scalinglaws::data::recipe::{Filter, Recipe, Table};
+use scalinglaws::data::Dataset;
+use scalinglaws::rng::Rng;
+
+const SIGMA: f64 = 0.0238;
+
+/// ln lr* = c + a·u + b·v + a2·u² + b2·v², u = ln(N/N0), v = ln(D/D0).
+#[derive(Clone, Copy)]
+struct Truth {
+    c: f64,
+    a: f64,
+    b: f64,
+    a2: f64,
+    b2: f64,
+}
+
+/// The geometric means of the sizes and horizons: the centre of the fitted law.
+fn centre() -> (f64, f64) {
+    ((1.2e7f64 * 4e8).sqrt(), (2e8f64 * 3e10).sqrt())
+}
+
+impl Truth {
+    fn log_lr(&self, n: f64, d: f64) -> f64 {
+        let (n0, d0) = centre();
+        let (u, v) = ((n / n0).ln(), (d / d0).ln());
+        self.c + self.a * u + self.b * v + self.a2 * u * u + self.b2 * v * v
+    }
+}
+
+const STRAIGHT: Truth = Truth {
+    c: -5.90,
+    a: -0.282,
+    b: 0.005,
+    a2: 0.0,
+    b2: 0.0,
+};
+
+const CURVED: Truth = Truth {
+    c: -5.81,
+    a: -0.305,
+    b: -0.002,
+    a2: -0.092,
+    b2: -0.059,
+};
+
+fn geometric(from: f64, to: f64, count: usize) -> Vec<f64> {
+    (0..count)
+        .map(|i| from * (to / from).powf(i as f64 / (count - 1) as f64))
+        .collect()
+}
+
+fn sweep(truth: &Truth, seed: u64, sigma: f64) -> LrData {
+    let mut rng = Rng::new(seed);
+    let mut data = LrData::default();
+    for &n in &geometric(1.2e7, 4e8, 5) {
+        for &d in &geometric(2e8, 3e10, 5) {
+            let optimum = truth.log_lr(n, d);
+            let guess = optimum + 0.7 * (rng.uniform() - 0.5);
+            let k = 0.2 * (d / 2e8).powf(-0.5);
+            let floor = 2.0 + 250.0 * n.powf(-0.3) + 250.0 * d.powf(-0.28);
+            for step in -2..=2 {
+                let x = guess + step as f64 * std::f64::consts::LN_2;
+                data.size.push(n);
+                data.tokens.push(d);
+                data.lr.push(x.exp());
+                data.loss
+                    .push(floor + k * (x - optimum).powi(2) + sigma * rng.normal());
+            }
+        }
+    }
+    data
+}
+
+struct Rates {
+    rejected: f64,
+    covered: Vec<(String, f64)>,
+}
+
+/// Over `seeds` sweeps: how often the curvature test rejects, and how often each parameter's
+/// interval covers the truth.
+fn rates(truth: &Truth, method: Method, form: Form, seeds: u64, sigma: f64) -> Rates {
+    let names: &[&str] = match form {
+        Form::Loglinear => &["a", "b"],
+        Form::Curved => &["a", "b", "a2", "b2"],
+    };
+    let values = |name: &str| match name {
+        "a" => truth.a,
+        "b" => truth.b,
+        "a2" => truth.a2,
+        _ => truth.b2,
+    };
+    let settings = LrSettings {
+        method,
+        form,
+        ..LrSettings::default()
+    };
+    let mut rejected = 0;
+    let mut covered = vec![0usize; names.len()];
+    for seed in 0..seeds {
+        let analysis = lr_analysis(&sweep(truth, 1000 + seed, sigma), &settings).unwrap();
+        let test = analysis.curvature.as_ref().expect("a curvature test");
+        rejected += test.significant as usize;
+        let law = analysis.law.as_ref().expect("a law");
+        // The law is centred at the cells' geometric means, which are N0 and D0 here, so the
+        // fitted a, b are the truth's slopes at the centre.
+        assert!((law.reference.n / centre().0 - 1.0).abs() < 1e-9);
+        for (i, name) in names.iter().enumerate() {
+            let p = law.param(name).expect("the parameter");
+            covered[i] += (p.ci[0] <= values(name) && values(name) <= p.ci[1]) as usize;
+        }
+    }
+    Rates {
+        rejected: rejected as f64 / seeds as f64,
+        covered: names
+            .iter()
+            .zip(covered)
+            .map(|(n, c)| (n.to_string(), c as f64 / seeds as f64))
+            .collect(),
+    }
+}
+
+fn report(label: &str, rates: &Rates) {
+    let covered: Vec<String> = rates
+        .covered
+        .iter()
+        .map(|(n, c)| format!("{n} {:.1}%", 100.0 * c))
+        .collect();
+    println!(
+        "{label}: curvature test rejects {:.1}%; 95% intervals cover {}",
+        100.0 * rates.rejected,
+        covered.join(", ")
+    );
+}
+
+const SEEDS: u64 = 400;
+
+/// The curvature test (always the joint fit's when it exists) holds its 5% level; both
+/// methods' intervals cover the exponents.
+#[test]
+fn straight_laws_are_rarely_called_curved_and_their_exponents_are_covered() {
+    for method in [Method::Joint, Method::Cells] {
+        let rates = rates(&STRAIGHT, method, Form::Loglinear, SEEDS, SIGMA);
+        report(&format!("straight, {}", method.name()), &rates);
+        // 5% of 400 seeds is 20 ± 4.4; allow two binomial standard errors.
+        assert!(rates.rejected <= 0.072, "{}", rates.rejected);
+        for (name, c) in &rates.covered {
+            assert!(*c >= 0.9, "{}: {name} covered {c}", method.name());
+        }
+    }
+}
+
+#[test]
+fn curved_laws_are_detected_and_their_parameters_are_covered() {
+    for method in [Method::Joint, Method::Cells] {
+        let rates = rates(&CURVED, method, Form::Curved, SEEDS, SIGMA);
+        report(&format!("curved, {}", method.name()), &rates);
+        assert!(rates.rejected >= 0.9, "{}", rates.rejected);
+        for (name, c) in &rates.covered {
+            assert!(*c >= 0.9, "{}: {name} covered {c}", method.name());
+        }
+    }
+}
+
+/// How the power falls with the size of the bend (printed; the assertion is on the full bend
+/// above).
+#[test]
+fn power_against_smaller_bends() {
+    for scale in [0.25, 0.5] {
+        let truth = Truth {
+            a2: CURVED.a2 * scale,
+            b2: CURVED.b2 * scale,
+            ..CURVED
+        };
+        let rates = rates(&truth, Method::Joint, Form::Curved, 200, SIGMA);
+        report(&format!("bend × {scale}, joint"), &rates);
+        assert!(rates.rejected > 0.05);
+    }
+}
+
+#[test]
+fn seeded_analyses_are_identical() {
+    let data = sweep(&CURVED, 7, SIGMA);
+    let one = serde_json::to_string(&lr_analysis(&data, &LrSettings::default()).unwrap()).unwrap();
+    let two = serde_json::to_string(&lr_analysis(&data, &LrSettings::default()).unwrap()).unwrap();
+    assert_eq!(one, two);
+}
+
+#[test]
+fn noiseless_sweeps_recover_the_law_exactly() {
+    let data = sweep(&CURVED, 3, 0.0);
+    for method in [Method::Joint, Method::Cells] {
+        let settings = LrSettings {
+            method,
+            form: Form::Curved,
+            noise: Some(1e-6),
+            targets: vec![(1e9, 1e11)],
+            ..LrSettings::default()
+        };
+        let analysis = lr_analysis(&data, &settings).unwrap();
+        let law = analysis.law.unwrap();
+        for (name, truth) in [
+            ("a", CURVED.a),
+            ("b", CURVED.b),
+            ("a2", CURVED.a2),
+            ("b2", CURVED.b2),
+        ] {
+            let value = law.param(name).unwrap().value;
+            assert!(
+                (value - truth).abs() < 1e-8,
+                "{}: {name} = {value}",
+                method.name()
+            );
+        }
+        let predicted = analysis.predictions[0].lr_opt.ln();
+        assert!((predicted - CURVED.log_lr(1e9, 1e11)).abs() < 1e-8);
+    }
+}
+
+fn misfitting() -> LrData {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/lr_sweep_misfitting/lr_sweep_dense_tidy.csv");
+    let recipe = Recipe {
+        maps: vec![("loss".into(), "C4 Eval Loss".into())],
+        filters: vec![Filter::parse("loss > 0").unwrap()],
+        target: "loss".into(),
+        ..Recipe::default()
+    };
+    let table = Table::prepare(Dataset::read(&path, None).unwrap(), &recipe).unwrap();
+    assert_eq!((table.rows_read, table.rows_filtered), (225, 5));
+    LrData {
+        size: table.values("N", "size").unwrap(),
+        tokens: table.values("D", "tokens").unwrap(),
+        lr: table.values("lr", "lr").unwrap(),
+        loss: table.values("loss", "target").unwrap(),
+        batch: None,
+    }
+}
+
+/// The real sweep: every cell with an edge optimum or too few LRs is flagged and kept out of
+/// the law over cells; the law, the curvature test and both backtests are reported.
+#[test]
+fn the_misfitting_sweep_flags_its_cells_and_reports_the_law() {
+    let data = misfitting();
+    let settings = LrSettings {
+        targets: vec![(1e9, 2e10)],
+        ..LrSettings::default()
+    };
+    let analysis = lr_analysis(&data, &settings).unwrap();
+    let c = analysis.counts;
+    println!("{c:?}");
+    assert_eq!(c.cells, 64);
+    assert_eq!(c.cells, c.used + c.edge + c.few_lrs + c.no_minimum);
+    assert!(c.edge >= 25 && c.few_lrs >= 2, "{c:?}");
+    for cell in &analysis.cells {
+        let flagged = cell.edge || cell.status == CellStatus::FewLrs;
+        assert_eq!(
+            cell.edge,
+            matches!(cell.status, CellStatus::EdgeLow | CellStatus::EdgeHigh)
+        );
+        assert!(!(flagged && cell.used), "{cell:?}");
+        if cell.lrs < 3 {
+            assert_eq!(cell.status, CellStatus::FewLrs);
+            assert!(cell.lr_opt.is_none());
+        }
+    }
+    let law = analysis.law.as_ref().expect("the joint law");
+    let alternative = analysis.alternative.as_ref().expect("the law over cells");
+    assert_eq!(alternative.cells, c.used);
+    let test = analysis.curvature.as_ref().unwrap();
+    let backtest = &analysis.backtest;
+    for (name, split) in [
+        ("D", &backtest.d_extrapolation),
+        ("N", &backtest.n_extrapolation),
+    ] {
+        println!(
+            "extrapolating in {name}: {} train, {} held out, {} scored, mean |log2 error| {:?}, bias {:?}, coverage {:?}",
+            split.train_cells,
+            split.held_out_cells,
+            split.scored.len(),
+            split.mean_abs_log2_error,
+            split.bias_log2,
+            split.coverage
+        );
+        assert!(!split.scored.is_empty());
+    }
+    let a = law.param("a").unwrap();
+    println!(
+        "joint loglinear: a = {:.4} {:?}, b = {:.4}, sigma {:.4}; curvature F = {:.2}, p = {:.2e}; lr*(1e9, 2e10) = {:.3e} {:?}",
+        a.value,
+        a.ci,
+        law.param("b").unwrap().value,
+        law.scale,
+        test.f,
+        test.p_value,
+        analysis.predictions[0].lr_opt,
+        analysis.predictions[0].ci
+    );
+    // Larger models want smaller LRs.
+    assert!(a.ci[1] < 0.0);
+    assert!(analysis
+        .warnings
+        .iter()
+        .any(|w| w.contains("edge") || w.contains("sweep")));
+}
+
+/// With batch sizes: each (N, D)'s best batch size from a parabola in ln B, and B* = c·D^b.
+#[test]
+fn batch_sizes_give_the_batch_law() {
+    let mut rng = Rng::new(11);
+    let mut data = LrData {
+        batch: Some(Vec::new()),
+        ..LrData::default()
+    };
+    let (b_coef, b_exp) = (0.5f64, 0.4);
+    for &n in &geometric(2e7, 4e8, 4) {
+        for &d in &geometric(1e9, 1e11, 4) {
+            let b_star = (b_coef * d.powf(b_exp)).ln();
+            let lr_star = STRAIGHT.log_lr(n, d);
+            for db in -2..=2 {
+                let b = b_star + 0.2 + db as f64 * std::f64::consts::LN_2;
+                let floor = 3.0 + 0.05 * (b - b_star).powi(2);
+                for step in -2..=2 {
+                    let x = lr_star + step as f64 * std::f64::consts::LN_2;
+                    data.size.push(n);
+                    data.tokens.push(d);
+                    data.batch.as_mut().unwrap().push(b.exp());
+                    data.lr.push(x.exp());
+                    data.loss
+                        .push(floor + 0.1 * (x - lr_star).powi(2) + 0.002 * rng.normal());
+                }
+            }
+        }
+    }
+    let settings = LrSettings {
+        targets: vec![(1e9, 1e12)],
+        ..LrSettings::default()
+    };
+    let analysis = lr_analysis(&data, &settings).unwrap();
+    let batch = analysis.batch.as_ref().unwrap();
+    assert_eq!(batch.cells.len(), 16);
+    let law = batch.law.as_ref().expect("a batch law");
+    let b = law.param("b").unwrap();
+    println!(
+        "batch law: b = {:.4} {:?}, coef {:?}",
+        b.value, b.ci, law.coef
+    );
+    assert!(b.ci[0] <= b_exp && b_exp <= b.ci[1], "{b:?}");
+    assert!((b.value - b_exp).abs() < 0.05);
+    let predicted = analysis.predictions[0].b.unwrap();
+    let truth = b_coef * 1e12f64.powf(b_exp);
+    assert!(
+        (predicted / truth - 1.0).abs() < 0.2,
+        "{predicted} vs {truth}"
+    );
+    // The LR law uses one cell per (N, D): the one at the best batch size.
+    assert_eq!(analysis.counts.other_batch, 16 * 4);
+    let lr_law = analysis.law.as_ref().unwrap();
+    assert!((lr_law.param("a").unwrap().value - STRAIGHT.a).abs() < 0.02);
+}
+
+#[test]
+fn sweeps_without_usable_cells_warn_and_cannot_predict() {
+    let data = LrData {
+        size: vec![1e8, 1e8, 2e8, 2e8],
+        tokens: vec![1e9, 1e9, 2e9, 2e9],
+        lr: vec![1e-3, 2e-3, 1e-3, 2e-3],
+        loss: vec![3.0, 2.9, 2.8, 2.7],
+        batch: None,
+    };
+    let analysis = lr_analysis(&data, &LrSettings::default()).unwrap();
+    assert!(analysis.law.is_none());
+    assert_eq!(analysis.counts.few_lrs, 2);
+    assert!(analysis
+        .warnings
+        .iter()
+        .any(|w| w.contains("could not be fitted")));
+    let settings = LrSettings {
+        targets: vec![(1e9, 1e10)],
+        ..LrSettings::default()
+    };
+    let error = lr_analysis(&data, &settings).unwrap_err().to_string();
+    assert!(error.contains("nothing to predict"), "{error}");
+}
