@@ -222,15 +222,31 @@ fn law_section(out: &mut String, title: &str, law: &LrLaw, level: f64) {
         law.method.name(),
         law.form.name()
     );
+    let mut centre = Vec::new();
+    if law.formula.contains("N/N0") {
+        centre.push(format!("N0 = {}", number(law.reference.n, 4)));
+    }
+    if law.formula.contains("D/D0") {
+        centre.push(format!("D0 = {}", number(law.reference.d, 4)));
+    }
     let _ = writeln!(
         out,
-        "    formula   {}, N0 = {}, D0 = {}",
-        law.formula,
-        number(law.reference.n, 4),
-        number(law.reference.d, 4)
+        "    formula   {}",
+        [law.formula.clone()]
+            .into_iter()
+            .chain(centre)
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     if let (Some(coef), Some(ci)) = (law.coef, law.coef_ci) {
-        let mut power = format!("lr* = {}", number(coef, 4));
+        // lr* or B*.
+        let symbol = law
+            .formula
+            .trim_start_matches("ln ")
+            .split(' ')
+            .next()
+            .unwrap_or("lr*");
+        let mut power = format!("{symbol} = {}", number(coef, 4));
         if let Some(a) = law.param("a") {
             power.push_str(&format!(" · N^{}", number(a.value, 4)));
         }

@@ -537,7 +537,7 @@ struct LrArgs {
     max_rise: f64,
 
     /// The loss noise (seed-to-seed standard deviation) [default: estimated].
-    #[arg(long, value_name = "SIGMA")]
+    #[arg(long, value_name = "SIGMA", allow_hyphen_values = true)]
     noise: Option<f64>,
 
     /// Fraction of horizons (per N) and of model sizes the backtests hold out.

@@ -21,6 +21,7 @@ use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings,
 use scalinglaws::analysis::backtest::{backtest as run_backtest, BacktestOptions, Holdout};
 use scalinglaws::analysis::envelope::{envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
 use scalinglaws::analysis::isoflop::{isoflop as run_isoflop, IsoflopData, IsoflopSettings, Shape};
+use scalinglaws::analysis::lr::{lr_analysis, Curvature, Form, LrData, LrSettings, Method};
 use scalinglaws::analysis::tracks::{
     baseline_index, compare_tracks, split_by_labels, TrackSettings,
 };
@@ -463,6 +464,68 @@ fn optimal(
 }
 
 #[derive(Deserialize)]
+struct LrRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    lr: String,
+    size: String,
+    tokens: String,
+    batch: Option<String>,
+    law: String,
+    method: String,
+    curvature: String,
+    #[serde(default)]
+    predict: Vec<(f64, f64)>,
+    window: usize,
+    max_rise: f64,
+    noise: Option<f64>,
+    holdout: f64,
+    level: f64,
+}
+
+/// The learning-rate (and batch-size) analysis; returns the JSON of `scalinglaws lr --json`.
+#[pyfunction]
+fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: LrRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let why = "the LR laws take its log";
+    let sweep = LrData {
+        size: py(table.positive_values(&request.size, "size", why))?,
+        tokens: py(table.positive_values(&request.tokens, "tokens", why))?,
+        lr: py(table.positive_values(&request.lr, "lr", why))?,
+        loss: py(table.values(&recipe.target, "target"))?,
+        batch: py(request
+            .batch
+            .as_deref()
+            .map(|b| table.positive_values(b, "batch", why))
+            .transpose())?,
+    };
+    let choice = |what: &str, text: &str, names: &[&str]| {
+        to_py(Error::settings(format!(
+            "{what} '{text}': use one of {}",
+            names.join(", ")
+        )))
+    };
+    let settings = LrSettings {
+        form: Form::from_name(&request.law)
+            .ok_or_else(|| choice("law", &request.law, &["loglinear", "curved"]))?,
+        method: Method::from_name(&request.method)
+            .ok_or_else(|| choice("method", &request.method, &["joint", "cells"]))?,
+        curvature: Curvature::from_name(&request.curvature)
+            .ok_or_else(|| choice("curvature", &request.curvature, &["law", "cell"]))?,
+        half_window: request.window,
+        max_rise: request.max_rise,
+        noise: request.noise,
+        level: request.level,
+        targets: request.predict,
+        holdout: request.holdout,
+    };
+    let analysis = py(py_.detach(|| lr_analysis(&sweep, &settings)))?;
+    json_out(&analysis)
+}
+
+#[derive(Deserialize)]
 struct IsoflopRequest {
     #[serde(flatten)]
     recipe: RecipeRequest,
@@ -760,6 +823,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(predict, module)?)?;
     module.add_function(wrap_pyfunction!(optimal, module)?)?;
     module.add_function(wrap_pyfunction!(isoflop, module)?)?;
+    module.add_function(wrap_pyfunction!(lr, module)?)?;
     module.add_function(wrap_pyfunction!(compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest, module)?)?;
     module.add_function(wrap_pyfunction!(plot_fit, module)?)?;

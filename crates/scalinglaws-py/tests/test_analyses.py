@@ -70,3 +70,22 @@ def test_non_finite_settings_are_settings_errors() -> None:
         sl.optimal(law="chinchilla", params=EPOCH, budget=float("nan"))
     with pytest.raises(sl.SettingsError, match="not a parameter"):
         sl.optimal(law="chinchilla", params={**EPOCH, "gamma": 1.0}, budget=1e22)
+
+
+def test_lr_matches_the_command_line_and_flags_the_real_sweep() -> None:
+    sweep = EXAMPLE.parent.parent / "lr" / "sweep.csv"
+    result = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", predict=[(7e9, 1.4e11)])
+    assert len(result["cells"]) == 25
+    a = next(p for p in result["law"]["params"] if p["name"] == "a")
+    assert a["ci"][0] < -0.282 < a["ci"][1]
+    assert result["predictions"][0]["ci"][0] < result["predictions"][0]["lr_opt"]
+    frame = pd.read_csv(SHARED / "lr_sweep_misfitting" / "lr_sweep_dense_tidy.csv")
+    with pytest.raises(sl.DataError, match="C4 Eval Loss"):
+        sl.lr(frame, lr="lr", size="N", tokens="D", target="loss", map={"loss": "C4 Eval Loss"})
+    real = sl.lr(
+        frame, lr="lr", size="N", tokens="D", target="loss", map={"loss": "C4 Eval Loss"}, where="loss > 0"
+    )
+    assert real["runs"] == 220
+    assert all(not c["used"] for c in real["cells"] if c["edge"] or c["status"] == "few_lrs")
+    with pytest.raises(sl.SettingsError, match="law 'bent'"):
+        sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", law="bent")

@@ -1,14 +1,16 @@
 //! Criterion benchmarks of the fitting engine on the Chinchilla data (Epoch protocol):
 //! the default global search, Epoch's 4,500-start grid, a 1,000-replicate bootstrap (the full
 //! search in every replicate), and one objective+gradient pass against a hand-written
-//! closed-form gradient of the same law; and a recipe comparison of two 40-run tracks with 200
-//! bootstrap replicates each (the bundled examples/tracks data).
+//! closed-form gradient of the same law; a recipe comparison of two 40-run tracks with 200
+//! bootstrap replicates each (the bundled examples/tracks data); and the learning-rate analysis
+//! of a synthetic 3,000-run sweep.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use scalinglaws::analysis::allocation::AllocationSettings;
+use scalinglaws::analysis::lr::{lr_analysis, LrSettings};
 use scalinglaws::analysis::tracks::{compare_tracks, Track, TrackSettings};
 use scalinglaws::data::Dataset;
 use scalinglaws::fit::{fit, problem_for, FitData, FitSettings};
@@ -84,6 +86,17 @@ fn benches(c: &mut Criterion) {
         level: 0.95,
         cell_tolerance: 1e-3,
     };
+    // Issue 9's bound: the whole LR analysis of 3,000 runs (24 sizes × 25 horizons × 5 LRs)
+    // in under a second.
+    let sweep = common::lr::sweep_on(&common::lr::CURVED, 1, common::lr::SIGMA, (24, 25));
+    assert_eq!(sweep.lr.len(), 3000);
+    let lr_settings = LrSettings {
+        targets: vec![(7e9, 1.4e12)],
+        ..LrSettings::default()
+    };
+    group.bench_function("lr_analysis_3000_runs", |b| {
+        b.iter(|| lr_analysis(black_box(&sweep), &lr_settings).unwrap())
+    });
     group.bench_function("compare_two_tracks_bootstrap_200", |b| {
         b.iter(|| compare_tracks(&law, black_box(&tracks), &compare_settings).unwrap())
     });

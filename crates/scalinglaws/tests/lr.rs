@@ -1,87 +1,16 @@
-//! The learning-rate analysis (`analysis::lr`) on synthetic sweeps from known laws, and on the
-//! real sweep of Li, Kudugunta & Zettlemoyer 2025 ((Mis)Fitting Scaling Laws,
-//! ../shared/data/lr_sweep_misfitting, read in place: it has no license).
-//!
-//! The synthetic sweeps mimic the real one: five model sizes from 12M to 400M and five horizons
-//! from 2e8 to 3e10 tokens (25 cells), five LRs a factor of two apart around a guess within
-//! ±0.35 e-folds of the true optimum, profiles L = L* + k·(ln lr − ln lr*)² with k falling
-//! from 0.25 to 0.02 as D grows (as in the real cells), and Gaussian loss noise σ = 0.0236: the
-//! residual scale of the curved joint fit to the real sweep. The curved truth is that fit's
-//! bend (a2 = −0.24, b2 = −0.06).
+//! The learning-rate analysis (`analysis::lr`) on synthetic sweeps from known laws
+//! (`common/lr.rs`, built to mimic the real sweep and its noise), and on the real sweep of Li,
+//! Kudugunta & Zettlemoyer 2025 ((Mis)Fitting Scaling Laws, ../shared/data/lr_sweep_misfitting,
+//! read in place: it has no license).
 
 use scalinglaws::analysis::lr::{lr_analysis, CellStatus, Form, LrData, LrSettings, Method};
 use scalinglaws::data::recipe::{Filter, Recipe, Table};
 use scalinglaws::data::Dataset;
 use scalinglaws::rng::Rng;
 
-const SIGMA: f64 = 0.0238;
+mod common;
 
-/// ln lr* = c + a·u + b·v + a2·u² + b2·v², u = ln(N/N0), v = ln(D/D0).
-#[derive(Clone, Copy)]
-struct Truth {
-    c: f64,
-    a: f64,
-    b: f64,
-    a2: f64,
-    b2: f64,
-}
-
-/// The geometric means of the sizes and horizons: the centre of the fitted law.
-fn centre() -> (f64, f64) {
-    ((1.2e7f64 * 4e8).sqrt(), (2e8f64 * 3e10).sqrt())
-}
-
-impl Truth {
-    fn log_lr(&self, n: f64, d: f64) -> f64 {
-        let (n0, d0) = centre();
-        let (u, v) = ((n / n0).ln(), (d / d0).ln());
-        self.c + self.a * u + self.b * v + self.a2 * u * u + self.b2 * v * v
-    }
-}
-
-const STRAIGHT: Truth = Truth {
-    c: -5.90,
-    a: -0.282,
-    b: 0.005,
-    a2: 0.0,
-    b2: 0.0,
-};
-
-const CURVED: Truth = Truth {
-    c: -5.81,
-    a: -0.305,
-    b: -0.002,
-    a2: -0.092,
-    b2: -0.059,
-};
-
-fn geometric(from: f64, to: f64, count: usize) -> Vec<f64> {
-    (0..count)
-        .map(|i| from * (to / from).powf(i as f64 / (count - 1) as f64))
-        .collect()
-}
-
-fn sweep(truth: &Truth, seed: u64, sigma: f64) -> LrData {
-    let mut rng = Rng::new(seed);
-    let mut data = LrData::default();
-    for &n in &geometric(1.2e7, 4e8, 5) {
-        for &d in &geometric(2e8, 3e10, 5) {
-            let optimum = truth.log_lr(n, d);
-            let guess = optimum + 0.7 * (rng.uniform() - 0.5);
-            let k = 0.2 * (d / 2e8).powf(-0.5);
-            let floor = 2.0 + 250.0 * n.powf(-0.3) + 250.0 * d.powf(-0.28);
-            for step in -2..=2 {
-                let x = guess + step as f64 * std::f64::consts::LN_2;
-                data.size.push(n);
-                data.tokens.push(d);
-                data.lr.push(x.exp());
-                data.loss
-                    .push(floor + k * (x - optimum).powi(2) + sigma * rng.normal());
-            }
-        }
-    }
-    data
-}
+use common::lr::{geometric, sweep, Truth, CURVED, SIGMA, STRAIGHT};
 
 struct Rates {
     rejected: f64,
@@ -115,7 +44,7 @@ fn rates(truth: &Truth, method: Method, form: Form, seeds: u64, sigma: f64) -> R
         let law = analysis.law.as_ref().expect("a law");
         // The law is centred at the cells' geometric means, which are N0 and D0 here, so the
         // fitted a, b are the truth's slopes at the centre.
-        assert!((law.reference.n / centre().0 - 1.0).abs() < 1e-9);
+        assert!((law.reference.n / common::lr::centre().0 - 1.0).abs() < 1e-9);
         for (i, name) in names.iter().enumerate() {
             let p = law.param(name).expect("the parameter");
             covered[i] += (p.ci[0] <= values(name) && values(name) <= p.ci[1]) as usize;

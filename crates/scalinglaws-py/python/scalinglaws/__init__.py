@@ -8,7 +8,7 @@ with honest intervals, and decide how to spend compute.
 >>> fit.params["alpha"]  # doctest: +SKIP
 """
 
-from ._analyses import backtest, compare, isoflop, laws, optimal
+from ._analyses import backtest, compare, isoflop, laws, lr, optimal
 from ._errors import DataError, Error, FitError, FormulaError, SettingsError
 from ._fit import Fit, Prediction, fit
 from ._scalinglaws import __version__
@@ -27,5 +27,6 @@ __all__ = [
     "fit",
     "isoflop",
     "laws",
+    "lr",
     "optimal",
 ]

@@ -69,6 +69,54 @@ def optimal(
     return result
 
 
+def lr(
+    data: DataLike,
+    *,
+    lr: str,
+    size: str,
+    tokens: str,
+    target: str,
+    batch: Optional[str] = None,
+    law: str = "loglinear",
+    method: str = "joint",
+    curvature: str = "law",
+    predict: Optional[Sequence[Tuple[float, float]]] = None,
+    window: int = 2,
+    max_rise: float = 0.15,
+    noise: Optional[float] = None,
+    holdout: float = 0.25,
+    level: float = 0.95,
+    map: Optional[Mapping[str, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    where: Union[None, str, Sequence[str]] = None,
+    delimiter: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The learning rate (and batch size) to use at a target scale: per-cell optima with
+    flags, the law ln lr* = c + a ln N + b ln D (``law="curved"`` adds squared logs) by the
+    joint fit or over cells, the curvature test, predictions at ``predict=[(N, D), ...]``, and
+    the D- against N-extrapolation backtest. As ``scalinglaws lr --json``."""
+    request = {
+        **recipe(target, map, derive, where),
+        "lr": lr,
+        "size": size,
+        "tokens": tokens,
+        "batch": batch,
+        "law": law,
+        "method": method,
+        "curvature": curvature,
+        "predict": [[float(n), float(d)] for n, d in (predict or [])],
+        "window": int(window),
+        "max_rise": float(max_rise),
+        "noise": None if noise is None else float(noise),
+        "holdout": float(holdout),
+        "level": float(level),
+    }
+    result: Dict[str, Any] = json.loads(
+        _scalinglaws.lr(to_data(data, delimiter), dump(request))
+    )
+    return result
+
+
 def isoflop(
     data: DataLike,
     *,

@@ -1,6 +1,8 @@
 //! Shared helpers of the integration tests: the bundled example datasets.
 #![allow(dead_code)]
 
+pub mod lr;
+
 use std::path::PathBuf;
 
 use scalinglaws::data::Dataset;

@@ -783,10 +783,10 @@ fn range_warnings(law: &LrLaw, data: &LrData, settings: &LrSettings) -> Vec<Stri
         .filter_map(|&(n, d)| {
             let mut parts = Vec::new();
             if n > n_max * 1.0001 {
-                parts.push(format!("{:.3}× the largest N", n / n_max));
+                parts.push(format!("{:.1}× the largest N", n / n_max));
             }
             if d > d_max * 1.0001 {
-                parts.push(format!("{:.3}× the largest D", d / d_max));
+                parts.push(format!("{:.1}× the largest D", d / d_max));
             }
             if !law.design.has_n() && n > n_max * 1.0001 {
                 parts.push("where the law has no N term".into());
@@ -796,7 +796,7 @@ fn range_warnings(law: &LrLaw, data: &LrData, settings: &LrSettings) -> Vec<Stri
             }
             (!parts.is_empty()).then(|| {
                 format!(
-                    "the target N={n:.4e}, D={d:.4e} extrapolates to {}",
+                    "the target N={n:e}, D={d:e} extrapolates to {}",
                     parts.join(", ")
                 )
             })

@@ -1,0 +1,265 @@
+//! `scalinglaws lr` end to end: the synthetic example sweeps (examples/lr), the real sweep of
+//! Li, Kudugunta & Zettlemoyer 2025 read from ../shared (it has no license), the JSON layout the
+//! issue asks for, and every input error (exit code 2, a message naming the row, column or
+//! option, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn scalinglaws() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_scalinglaws"));
+    command.current_dir(root());
+    command
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const SWEEP: [&str; 10] = [
+    "lr",
+    "examples/lr/sweep.csv",
+    "--lr",
+    "peak_lr",
+    "--size",
+    "params",
+    "--tokens",
+    "tokens",
+    "--target",
+    "loss",
+];
+
+fn json(args: &[&str]) -> Value {
+    let output = scalinglaws()
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON on stdout")
+}
+
+fn number(value: &Value) -> f64 {
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("not a number: {value}"))
+}
+
+#[test]
+fn the_example_sweep_gives_cells_law_predictions_and_backtests() {
+    let mut args = SWEEP.to_vec();
+    args.extend(["--predict", "N=7e9,D=1.4e11"]);
+    let analysis = json(&args);
+    let cells = analysis["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 25);
+    for cell in cells {
+        for key in ["N", "D", "lr_opt", "ci", "edge", "status"] {
+            assert!(cell.get(key).is_some(), "{key} missing in {cell}");
+        }
+    }
+    let law = &analysis["law"];
+    assert_eq!(law["form"], "loglinear");
+    assert_eq!(law["method"], "joint");
+    let a = law["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "a")
+        .unwrap();
+    // generate.py's truth: a = -0.282.
+    let ci = a["ci"].as_array().unwrap();
+    assert!(number(&ci[0]) < -0.282 && -0.282 < number(&ci[1]), "{a}");
+    let prediction = &analysis["predictions"][0];
+    assert_eq!(number(&prediction["N"]), 7e9);
+    let lr = number(&prediction["lr_opt"]);
+    let ci = prediction["ci"].as_array().unwrap();
+    assert!(number(&ci[0]) < lr && lr < number(&ci[1]));
+    for direction in ["d_extrapolation", "n_extrapolation"] {
+        let split = &analysis["backtest"][direction];
+        assert!(!split["scored"].as_array().unwrap().is_empty(), "{split}");
+        assert!(number(&split["mean_abs_log2_error"]) < 0.5);
+    }
+    assert_eq!(analysis["curvature"]["significant"], false);
+}
+
+#[test]
+fn the_text_report_names_every_section() {
+    let mut args = SWEEP.to_vec();
+    args.extend(["--predict", "N=7e9,D=1.4e11", "--law", "curved"]);
+    scalinglaws().args(&args).assert().success().stdout(
+        predicate::str::contains("[[Cells]]")
+            .and(predicate::str::contains("[[Law]] joint fit, curved"))
+            .and(predicate::str::contains(
+                "[[Alternative]] cells fit, curved",
+            ))
+            .and(predicate::str::contains("[[Curvature test]]"))
+            .and(predicate::str::contains("[[Predictions]]"))
+            .and(predicate::str::contains("[[Backtest]]"))
+            .and(predicate::str::contains("a2")),
+    );
+}
+
+#[test]
+fn batch_sizes_give_a_batch_law_and_predictions() {
+    let analysis = json(&[
+        "lr",
+        "examples/lr/sweep_batch.csv",
+        "--lr",
+        "peak_lr",
+        "--size",
+        "params",
+        "--tokens",
+        "tokens",
+        "--batch",
+        "batch",
+        "--target",
+        "loss",
+        "--predict",
+        "N=1e9,D=1e12",
+    ]);
+    let law = &analysis["batch"]["law"];
+    let b = law["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "b")
+        .unwrap();
+    assert!((number(&b["value"]) - 0.4).abs() < 0.01, "{b}");
+    let predicted = number(&analysis["predictions"][0]["B"]);
+    let truth = 0.5 * 1e12f64.powf(0.4);
+    assert!(
+        (predicted / truth - 1.0).abs() < 0.1,
+        "{predicted} vs {truth}"
+    );
+    assert_eq!(analysis["counts"]["other_batch"], 64);
+}
+
+fn misfitting() -> Option<String> {
+    let path = root().join("../shared/data/lr_sweep_misfitting/lr_sweep_dense_tidy.csv");
+    path.exists().then(|| path.to_string_lossy().into_owned())
+}
+
+/// The real sweep: five rows have no loss (unfinished runs); `--where` leaves them out and
+/// counts them, and the flagged cells are listed but not used.
+#[test]
+fn the_misfitting_sweep_flags_edge_and_sparse_cells() {
+    let path = misfitting().expect("../shared/data/lr_sweep_misfitting is beside the checkout");
+    let base = [
+        "lr",
+        path.as_str(),
+        "--lr",
+        "lr",
+        "--size",
+        "N",
+        "--tokens",
+        "D",
+        "--target",
+        "loss",
+        "--map",
+        "loss=C4 Eval Loss",
+    ];
+    scalinglaws()
+        .args(base)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "row 97 (line 98), column 'C4 Eval Loss': empty cell",
+        ))
+        .stderr(predicate::str::contains("--where"));
+    let mut args = base.to_vec();
+    args.extend(["--where", "loss > 0"]);
+    let analysis = json(&args);
+    assert_eq!(analysis["runs"], 220);
+    let cells = analysis["cells"].as_array().unwrap();
+    let flagged = |c: &&Value| c["edge"] == true || c["status"] == "few_lrs";
+    assert!(cells.iter().filter(flagged).count() >= 25);
+    assert!(cells.iter().filter(flagged).all(|c| c["used"] == false));
+    let text = String::from_utf8(scalinglaws().args(&args).output().unwrap().stdout).unwrap();
+    assert!(text.contains("220 used of 225 read; 5 removed by --where \"loss > 0\""));
+    assert!(text.contains("edge: best at the largest LR"));
+    assert!(text.contains("fewer than 3 LRs"));
+}
+
+#[test]
+fn input_errors_name_the_problem() {
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--lr", "peak_lr", "--size", "size"], "no such column"),
+        (
+            vec!["--lr", "peak_lr", "--predict", "N=1e9"],
+            "give both N and D",
+        ),
+        (
+            vec!["--lr", "peak_lr", "--predict", "N=1e9,T=3"],
+            "'T' is neither N nor D",
+        ),
+        (
+            vec!["--lr", "peak_lr", "--predict", "N=-1,D=2"],
+            "not a positive",
+        ),
+        (vec!["--lr", "peak_lr", "--window", "0"], "--window 0"),
+        (vec!["--lr", "peak_lr", "--noise", "-1"], "--noise"),
+        (vec!["--lr", "peak_lr", "--holdout", "1"], "--holdout 1"),
+        (vec!["--lr", "peak_lr", "--max-rise", "0"], "--max-rise 0"),
+        (
+            vec!["--lr", "peak_lr", "--weights", "loss"],
+            "does not use --weights",
+        ),
+        (vec!["--lr", "tokens", "--level", "2"], "--level 2"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec![
+            "lr",
+            "examples/lr/sweep.csv",
+            "--size",
+            "params",
+            "--tokens",
+            "tokens",
+            "--target",
+            "loss",
+        ];
+        // A later --size wins with clap only when repeated; the first case replaces it.
+        if extra.contains(&"size") {
+            args.truncate(2);
+            args.extend(["--tokens", "tokens", "--target", "loss"]);
+        }
+        args.extend(extra.iter().copied());
+        scalinglaws()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn a_non_positive_lr_names_its_row() {
+    let dir = std::env::temp_dir().join(format!("scalinglaws-lr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.csv");
+    std::fs::write(&path, "N,D,lr,loss\n1e8,1e9,0.001,3.1\n1e8,1e9,0,3.0\n").unwrap();
+    scalinglaws()
+        .args([
+            "lr",
+            path.to_str().unwrap(),
+            "--lr",
+            "lr",
+            "--size",
+            "N",
+            "--tokens",
+            "D",
+            "--target",
+            "loss",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("row 2 (line 3), column 'lr'"));
+    std::fs::remove_dir_all(dir).ok();
+}
