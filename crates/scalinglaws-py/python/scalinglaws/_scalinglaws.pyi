@@ -9,6 +9,7 @@ __all__ = [
     "fit",
     "isoflop",
     "laws",
+    "lr",
     "optimal",
     "plot_fit",
     "predict",
