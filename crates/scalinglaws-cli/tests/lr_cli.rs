@@ -263,3 +263,41 @@ fn a_non_positive_lr_names_its_row() {
         .stderr(predicate::str::contains("row 2 (line 3), column 'lr'"));
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A `--where` comparison on a column with empty cells leaves those rows out and counts them;
+/// without it the empty cell is an error naming its row.
+#[test]
+fn where_leaves_out_rows_with_empty_cells() {
+    let dir = std::env::temp_dir().join(format!("scalinglaws-where-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("holes.csv");
+    std::fs::write(
+        &path,
+        "N,D,loss\n1e8,1e9,3.1\n2e8,1e9,\n4e8,2e9,2.9\n8e8,4e9,2.8\n1.6e9,8e9,2.7\n",
+    )
+    .unwrap();
+    let base = [
+        "fit",
+        path.to_str().unwrap(),
+        "--formula",
+        "E + A*N^-alpha",
+        "--target",
+        "loss",
+    ];
+    scalinglaws()
+        .args(base)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "row 2 (line 3), column 'loss': empty cell",
+        ));
+    scalinglaws()
+        .args(base)
+        .args(["--where", "loss > 0"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "4 used of 5 read; 1 removed by --where \"loss > 0\"",
+        ));
+    std::fs::remove_dir_all(dir).ok();
+}

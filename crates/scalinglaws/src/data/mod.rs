@@ -593,6 +593,21 @@ mod tests {
     }
 
     #[test]
+    fn empty_cells_read_as_missing_in_expressions_only() {
+        let data = read("holes.csv", "x,y\n1,\n2,3\n3,abc\n");
+        let message = error_text(data.numeric_or_missing("y"));
+        assert!(
+            message.contains("row 3 (line 4), column 'y': \"abc\""),
+            "{message}"
+        );
+        let data = read("holes.csv", "x,y\n1,\n2,3\n");
+        let values = data.numeric_or_missing("y").unwrap();
+        assert!(values[0].is_nan() && values[1] == 3.0);
+        let message = error_text(data.numeric("y"));
+        assert!(message.contains("--where comparison on 'y'"), "{message}");
+    }
+
+    #[test]
     fn empty_cell_makes_text_and_is_reported() {
         let data = read("holes.csv", "x,y\n1,\n2,3\n");
         assert!(matches!(data.column("y").unwrap(), Column::Text(_)));
