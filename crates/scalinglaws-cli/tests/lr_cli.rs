@@ -47,6 +47,15 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("JSON on stdout")
 }
 
+/// A CSV with `text` in a fresh temporary folder: (folder, file).
+fn temp_csv(tag: &str, text: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("scalinglaws-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("runs.csv");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
 fn number(value: &Value) -> f64 {
     value
         .as_f64()
@@ -241,10 +250,7 @@ fn input_errors_name_the_problem() {
 
 #[test]
 fn a_non_positive_lr_names_its_row() {
-    let dir = std::env::temp_dir().join(format!("scalinglaws-lr-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("bad.csv");
-    std::fs::write(&path, "N,D,lr,loss\n1e8,1e9,0.001,3.1\n1e8,1e9,0,3.0\n").unwrap();
+    let (dir, path) = temp_csv("lr", "N,D,lr,loss\n1e8,1e9,0.001,3.1\n1e8,1e9,0,3.0\n");
     scalinglaws()
         .args([
             "lr",
@@ -268,14 +274,10 @@ fn a_non_positive_lr_names_its_row() {
 /// without it the empty cell is an error naming its row.
 #[test]
 fn where_leaves_out_rows_with_empty_cells() {
-    let dir = std::env::temp_dir().join(format!("scalinglaws-where-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("holes.csv");
-    std::fs::write(
-        &path,
+    let (dir, path) = temp_csv(
+        "where",
         "N,D,loss\n1e8,1e9,3.1\n2e8,1e9,\n4e8,2e9,2.9\n8e8,4e9,2.8\n1.6e9,8e9,2.7\n",
-    )
-    .unwrap();
+    );
     let base = [
         "fit",
         path.to_str().unwrap(),

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::cells::{CellStatus, CellWork};
+use super::cells::{key, CellStatus, CellWork};
 use super::law::{Form, Method};
 use super::{fit_law, LrSettings};
 
@@ -97,10 +97,6 @@ fn held_count(count: usize, fraction: f64) -> usize {
     ((count as f64 * fraction).ceil() as usize).clamp(1, count.saturating_sub(1).max(1))
 }
 
-fn log_key(value: f64) -> i64 {
-    (value.ln() * 1e6).round() as i64
-}
-
 fn distinct_sorted(values: impl Iterator<Item = i64>) -> Vec<i64> {
     let mut keys: Vec<i64> = values.collect();
     keys.sort_unstable();
@@ -111,20 +107,20 @@ fn distinct_sorted(values: impl Iterator<Item = i64>) -> Vec<i64> {
 /// For every N with at least two horizons, its cells at the largest D values.
 fn hold_out_longest(works: &[CellWork], lr_cells: &[usize], fraction: f64) -> Vec<bool> {
     let mut held = vec![false; works.len()];
-    let sizes = distinct_sorted(lr_cells.iter().map(|&i| log_key(works[i].cell.n)));
+    let sizes = distinct_sorted(lr_cells.iter().map(|&i| key(works[i].cell.n)));
     for size in sizes {
         let cells: Vec<usize> = lr_cells
             .iter()
             .copied()
-            .filter(|&i| log_key(works[i].cell.n) == size)
+            .filter(|&i| key(works[i].cell.n) == size)
             .collect();
-        let horizons = distinct_sorted(cells.iter().map(|&i| log_key(works[i].cell.d)));
+        let horizons = distinct_sorted(cells.iter().map(|&i| key(works[i].cell.d)));
         if horizons.len() < 2 {
             continue;
         }
         let cut = horizons[horizons.len() - held_count(horizons.len(), fraction)];
         for i in cells {
-            held[i] = log_key(works[i].cell.d) >= cut;
+            held[i] = key(works[i].cell.d) >= cut;
         }
     }
     held
@@ -133,13 +129,13 @@ fn hold_out_longest(works: &[CellWork], lr_cells: &[usize], fraction: f64) -> Ve
 /// The cells of the largest model sizes.
 fn hold_out_largest(works: &[CellWork], lr_cells: &[usize], fraction: f64) -> Vec<bool> {
     let mut held = vec![false; works.len()];
-    let sizes = distinct_sorted(lr_cells.iter().map(|&i| log_key(works[i].cell.n)));
+    let sizes = distinct_sorted(lr_cells.iter().map(|&i| key(works[i].cell.n)));
     if sizes.len() < 2 {
         return held;
     }
     let cut = sizes[sizes.len() - held_count(sizes.len(), fraction)];
     for &i in lr_cells {
-        held[i] = log_key(works[i].cell.n) >= cut;
+        held[i] = key(works[i].cell.n) >= cut;
     }
     held
 }

@@ -191,8 +191,9 @@ pub(crate) struct Window {
     pub max_rise: f64,
 }
 
-/// Quantised ln of a value, so that values equal to ~1e-6 relative share a key.
-fn key(value: f64) -> i64 {
+/// Quantised ln of a value, so that values equal to ~1e-6 relative share a key (one cell, one
+/// swept LR, one model size).
+pub(crate) fn key(value: f64) -> i64 {
     (value.ln() * 1e6).round() as i64
 }
 

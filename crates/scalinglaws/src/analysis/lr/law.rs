@@ -100,10 +100,7 @@ impl Design {
     /// without one, at the geometric means of the points.
     pub fn new(form: Form, points: &[(f64, f64)], centre: Option<(f64, f64)>) -> Design {
         let distinct = |values: Vec<f64>| {
-            let mut keys: Vec<i64> = values
-                .iter()
-                .map(|v| (v.ln() * 1e6).round() as i64)
-                .collect();
+            let mut keys: Vec<i64> = values.iter().map(|v| super::cells::key(*v)).collect();
             keys.sort_unstable();
             keys.dedup();
             keys.len()
@@ -279,6 +276,18 @@ pub(crate) struct Linear {
     pub covariance: Vec<Vec<f64>>,
     pub objective: f64,
     pub dof: usize,
+}
+
+impl Linear {
+    /// The residual scale s = √(objective/dof) of a weighted fit (1 without spare degrees of
+    /// freedom, where the weights are taken as exact).
+    pub fn scale(&self) -> f64 {
+        if self.dof > 0 {
+            (self.objective / self.dof as f64).sqrt()
+        } else {
+            1.0
+        }
+    }
 }
 
 /// Weighted least squares of `y` on `features` with weights 1/se²; the covariance is scaled by

@@ -421,11 +421,7 @@ pub(crate) fn fit_law(
                 .collect();
             let se: Vec<f64> = used.iter().map(|w| w.cell.se_log.unwrap_or(1.0)).collect();
             let fit = weighted_fit(&features, &y, &se)?;
-            let scale = if fit.dof > 0 {
-                (fit.objective / fit.dof as f64).sqrt()
-            } else {
-                1.0
-            };
+            let scale = fit.scale();
             Some(assemble(
                 (method, form),
                 design,
@@ -624,11 +620,7 @@ fn batch_law(points: &BatchPoints, level: f64) -> Option<LrLaw> {
     let y: Vec<f64> = points.iter().map(|p| p.2).collect();
     let se: Vec<f64> = points.iter().map(|p| p.3).collect();
     let fit = weighted_fit(&features, &y, &se)?;
-    let scale = if fit.dof > 0 {
-        (fit.objective / fit.dof as f64).sqrt()
-    } else {
-        1.0
-    };
+    let scale = fit.scale();
     let mut law = assemble(
         (Method::Cells, Form::Loglinear),
         design,
