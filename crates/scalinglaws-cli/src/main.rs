@@ -14,6 +14,7 @@ mod cmd_optimal;
 mod cmd_plot;
 mod cmd_predict;
 mod cmd_report;
+mod cmd_schedule;
 mod input;
 mod output;
 mod report;
@@ -71,6 +72,9 @@ enum Command {
     /// LR with flags, the law lr* = c·N^a·D^b (or curved) with a curvature test, predictions,
     /// and a backtest of extrapolating in D against in N.
     Lr(Box<LrArgs>),
+    /// Loss curves under learning-rate schedules: fit a curve law (multi-power, LR annealing)
+    /// to logged runs, then predict, compare and optimise schedules and cooldowns.
+    Schedule(cmd_schedule::ScheduleArgs),
     /// Pictures of a fit (data and curves, residuals) or of a saved fit (frontier, bootstrap
     /// distributions), as SVG or PNG.
     Plot(PlotArgs),
@@ -768,6 +772,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
         Command::Compare(args) => cmd_compare::run(&compare_config(*args)?),
         Command::Lr(args) => cmd_lr::run(&lr_config(*args)?),
+        Command::Schedule(args) => cmd_schedule::run(args),
         Command::Plot(args) => cmd_plot::run(&plot_config(args.kind)?),
         Command::Report(args) => {
             let args = *args;
@@ -1263,7 +1268,7 @@ fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Config
     })
 }
 
-fn parse_delimiter(text: &str) -> Result<u8> {
+pub fn parse_delimiter(text: &str) -> Result<u8> {
     let delimiter = match text {
         "tab" | "\\t" | "\t" => '\t',
         _ => {

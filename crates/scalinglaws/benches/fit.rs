@@ -158,5 +158,51 @@ fn two_tracks() -> Vec<Track> {
         .collect()
 }
 
-criterion_group!(fit_benches, benches);
+/// Multi-power curves: one evaluation (all logged points, every 128 steps) at T = 1e4, 1e5, 1e6
+/// steps (linear in T), and one fit of a 24,000-step cosine curve (synthetic, noise-free).
+fn schedule_benches(c: &mut Criterion) {
+    use scalinglaws::analysis::schedule::{fit_curves, spec, Curve, CurveLaw};
+    let p = [
+        2.37474466,
+        0.65421216,
+        0.42878731,
+        523.42464371,
+        2.02462735,
+        0.59350493,
+        0.63472457,
+    ];
+    let mut group = c.benchmark_group("schedule");
+    group.sample_size(10);
+    for t in [10_000usize, 100_000, 1_000_000] {
+        let text = format!("cosine:peak=3e-4,warmup={},steps={t},final=3e-5", t / 10);
+        let lrs = spec::parse(&text, None).unwrap().main.lrs;
+        let steps: Vec<usize> = (t / 10..t).step_by(128).collect();
+        group.bench_function(format!("multi_power_curve_T{t}"), |b| {
+            b.iter(|| CurveLaw::MultiPower.evaluate(&p, black_box(&lrs), &steps, false))
+        });
+        group.bench_function(format!("multi_power_curve_gradient_T{t}"), |b| {
+            b.iter(|| CurveLaw::MultiPower.evaluate(&p, black_box(&lrs), &steps, true))
+        });
+    }
+    let lrs = spec::parse("cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5", None)
+        .unwrap()
+        .main
+        .lrs;
+    let steps: Vec<usize> = (2160..24000).step_by(128).collect();
+    let loss = CurveLaw::MultiPower
+        .evaluate(&p, &lrs, &steps, false)
+        .values;
+    let curves = vec![Curve {
+        run: "cosine".into(),
+        lrs,
+        steps,
+        loss,
+    }];
+    group.bench_function("multi_power_fit_cosine_24000", |b| {
+        b.iter(|| fit_curves(CurveLaw::MultiPower, black_box(&curves), &[], &[]).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(fit_benches, benches, schedule_benches);
 criterion_main!(fit_benches);

@@ -8,7 +8,17 @@ with honest intervals, and decide how to spend compute.
 >>> fit.params["alpha"]  # doctest: +SKIP
 """
 
-from ._analyses import backtest, compare, isoflop, laws, lr, optimal
+from ._analyses import (
+    backtest,
+    compare,
+    isoflop,
+    laws,
+    lr,
+    optimal,
+    schedule_fit,
+    schedule_optimize,
+    schedule_predict,
+)
 from ._errors import DataError, Error, FitError, FormulaError, SettingsError
 from ._fit import Fit, Prediction, fit
 from ._scalinglaws import __version__
@@ -29,4 +39,7 @@ __all__ = [
     "laws",
     "lr",
     "optimal",
+    "schedule_fit",
+    "schedule_optimize",
+    "schedule_predict",
 ]

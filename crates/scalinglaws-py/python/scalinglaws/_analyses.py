@@ -1,13 +1,16 @@
 """The analyses beyond a fit, in the same pattern: keyword arguments in, the library's JSON
-document out as a dict (the same document the command's `--json` writes)."""
+document out as a dict (the same document the command's `--json` writes). The schedule
+functions (loss curves under learning-rate schedules) pass their fit along as that dict."""
 
 from __future__ import annotations
 
 import json
+import numbers
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
 from ._data import DataLike, to_data
+from ._errors import SettingsError
 from ._fit import Fit, dump, fit_options, recipe
 
 Values = Union[float, Sequence[float]]
@@ -252,4 +255,104 @@ def backtest(
     result: Dict[str, Any] = json.loads(
         _scalinglaws.backtest(to_data(data, delimiter), dump(request))
     )
+    return result
+
+
+def _count(name: str, value: Any) -> int:
+    """A whole number ≥ 0 for a count setting (steps, warmup), or SettingsError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
+        raise SettingsError(f"{name}: give a whole number ≥ 0, not {value!r}")
+    return int(value)
+
+
+def _fit_json(fit: Mapping[str, Any]) -> str:
+    if not isinstance(fit, Mapping):
+        raise TypeError(
+            f"fit must be the dict that schedule_fit returned; got {type(fit).__name__}"
+        )
+    return json.dumps(fit)
+
+
+def schedule_fit(
+    data: DataLike,
+    *,
+    run: str = "run",
+    step: str = "step",
+    lr: str = "lr",
+    target: str = "loss",
+    law: str = "multi_power",
+    train: Union[None, str, Sequence[str]] = None,
+    warmup: int = 0,
+    fix: Optional[Mapping[str, float]] = None,
+) -> Dict[str, Any]:
+    """Fits a loss-curve law of the learning-rate schedule to training logs.
+
+    ``data`` (a DataFrame, a dict of equal-length columns, or a file path) holds one row per
+    logged step: the run's label (column ``run``), the optimizer step (``step``), the learning
+    rate at that step (``lr``) and the loss (``target``). Each run's per-step schedule is
+    rebuilt from its log by linear interpolation, with a linear warmup from 0 over ``warmup``
+    steps. ``law`` is ``"multi_power"`` (Luo et al. 2025), ``"lr_annealing"`` (Tissue et al.
+    2024) or ``"power_area"``; it is fitted on the runs named in ``train`` (every run when
+    None) with the parameters in ``fix`` held at their values, and scored (R², final error,
+    RMSE) on every run. Returns the fit document (``kind == "schedule_fit"``) as a dict, the
+    input of :func:`schedule_predict` and :func:`schedule_optimize`.
+    """
+    fixed = {str(k): float(v) for k, v in (fix or {}).items()}
+    request = {
+        "run": run,
+        "step": step,
+        "lr": lr,
+        "target": target,
+        "law": law,
+        "train": [train] if isinstance(train, str) else [str(t) for t in (train or [])],
+        "warmup": _count("warmup", warmup),
+        "fix": [[k, v] for k, v in fixed.items()],
+    }
+    result: Dict[str, Any] = json.loads(
+        _scalinglaws.schedule_fit(to_data(data), dump(request))
+    )
+    return result
+
+
+def schedule_predict(
+    fit: Mapping[str, Any], schedule: str, *, every: int = 0
+) -> Dict[str, Any]:
+    """The loss curve a schedule fit predicts under ``schedule``, a spec such as
+    ``"cosine:peak=3e-4,warmup=200,steps=6000,final=3e-5"``, ``"wsd:decay_start=4800"`` or
+    ``"constant"`` (kinds: constant, cosine, wsd, step, cooldowns; keys left out take the fit's
+    training-run values in ``fit["defaults"]``). The curve is sampled every ``every`` steps (0:
+    about 200 points). Returns {schedule, steps_total, peak_lr, final_lr, final_loss, steps, lr,
+    loss} (plus ``cooldowns`` for a cooldowns spec)."""
+    result: Dict[str, Any] = json.loads(
+        _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
+    )
+    return result
+
+
+def schedule_optimize(
+    fit: Mapping[str, Any],
+    *,
+    steps: int,
+    peak: float,
+    warmup: Optional[int] = None,
+    floor: Optional[float] = None,
+    max_iterations: int = 400,
+) -> Dict[str, Any]:
+    """The schedule of ``steps`` steps with the lowest final loss a schedule fit predicts: a
+    linear warmup to ``peak`` over ``warmup`` steps (default: the fit's training run's), then
+    any non-increasing learning rate between ``floor`` (default ``peak/1000``) and ``peak``.
+    Projected gradient descent from the best of the standard schedules (constant, cosine, WSD),
+    so never worse than those ``baselines``. Returns the result as a dict; ``"lr"`` holds the
+    whole schedule, one learning rate per step, and ``"shape"`` 41 (step, lr) samples."""
+    result: Dict[str, Any]
+    text, lrs = _scalinglaws.schedule_optimize(
+        _fit_json(fit),
+        _count("steps", steps),
+        float(peak),
+        warmup=None if warmup is None else _count("warmup", warmup),
+        floor=None if floor is None else float(floor),
+        max_iterations=_count("max_iterations", max_iterations),
+    )
+    result = json.loads(text)
+    result["lr"] = lrs
     return result

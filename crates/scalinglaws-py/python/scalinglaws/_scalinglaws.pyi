@@ -13,6 +13,9 @@ __all__ = [
     "optimal",
     "plot_fit",
     "predict",
+    "schedule_fit",
+    "schedule_optimize",
+    "schedule_predict",
 ]
 __version__: str
 
@@ -38,3 +41,13 @@ def lr(data: Dict[str, Any], request_json: str) -> str: ...
 def compare(data: Dict[str, Any], request_json: str) -> str: ...
 def backtest(data: Dict[str, Any], request_json: str) -> str: ...
 def plot_fit(kind: str, fit_json: str, path: str, request_json: str) -> None: ...
+def schedule_fit(data: Dict[str, Any], request_json: str) -> str: ...
+def schedule_predict(fit_json: str, schedule: str, every: int) -> str: ...
+def schedule_optimize(
+    fit_json: str,
+    steps: int,
+    peak: float,
+    warmup: Optional[int] = None,
+    floor: Optional[float] = None,
+    max_iterations: int = 400,
+) -> Tuple[str, List[float]]: ...

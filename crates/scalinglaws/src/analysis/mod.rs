@@ -1,5 +1,5 @@
 //! Analyses built on fits: compute-optimal allocation, backtests of extrapolation,
-//! comparisons of laws on the same data, and hyperparameter (learning-rate) laws.
+//! comparisons of laws on the same data, hyperparameter (learning-rate) laws, and loss curves under LR schedules.
 
 pub mod allocation;
 pub mod backtest;
@@ -7,4 +7,5 @@ pub mod envelope;
 pub mod isoflop;
 pub mod law_comparison;
 pub mod lr;
+pub mod schedule;
 pub mod tracks;

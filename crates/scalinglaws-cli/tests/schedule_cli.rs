@@ -1,0 +1,229 @@
+//! `scalinglaws schedule` end to end on the bundled 400M curves of Luo et al. 2025
+//! (examples/schedule, MIT): the fit's JSON layout (`runs` with `run`, `train`, `r2`,
+//! `final_error`), predict / compare / optimize / cooldown on the saved fit, and input errors
+//! (exit code 2, a message naming the row, the spec key or the run, never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn scalinglaws() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_scalinglaws"));
+    command.current_dir(root());
+    command
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn json_of(command: &mut Command) -> Value {
+    let output = command.args(["--json", "-"]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// A fit of power_area (fast) or multi_power on the 400M example, saved to a temporary file.
+fn saved_fit(law: &str, name: &str) -> (PathBuf, Value) {
+    let fit = json_of(scalinglaws().args([
+        "schedule",
+        "fit",
+        "examples/schedule/runs_400m.csv",
+        "--run",
+        "run",
+        "--warmup",
+        "2160",
+        "--train",
+        "cosine_24000",
+        "--law",
+        law,
+    ]));
+    let path = std::env::temp_dir().join(format!(
+        "scalinglaws-schedule-{}-{name}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, serde_json::to_string(&fit).unwrap()).unwrap();
+    (path, fit)
+}
+
+#[test]
+fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
+    let (path, fit) = saved_fit("multi_power", "mp");
+    let runs = fit["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 9);
+    for r in runs {
+        let train = r["train"].as_bool().unwrap();
+        assert_eq!(train, r["run"] == "cosine_24000");
+        assert!(r["r2"].as_f64().unwrap() > 0.9, "{r}");
+        assert!(r["final_error"].as_f64().unwrap().abs() < 0.05, "{r}");
+    }
+    assert_eq!(fit["params"].as_array().unwrap().len(), 7);
+    let p = path.to_str().unwrap();
+
+    let predicted = json_of(scalinglaws().args([
+        "schedule",
+        "predict",
+        p,
+        "--schedule",
+        "wsd:decay_start=20000,final=3e-5",
+    ]));
+    let loss = predicted["loss"].as_array().unwrap();
+    assert_eq!(predicted["steps"].as_array().unwrap().len(), loss.len());
+    assert!(predicted["final_loss"].as_f64().unwrap() < loss[0].as_f64().unwrap());
+
+    let compared = json_of(scalinglaws().args([
+        "schedule",
+        "compare",
+        p,
+        "--schedule",
+        "constant",
+        "--schedule",
+        "wsd:decay_start=20000,final=3e-5",
+    ]));
+    assert_eq!(compared["best"], "wsd:decay_start=20000,final=3e-5");
+
+    let optimized = json_of(scalinglaws().args([
+        "schedule",
+        "optimize",
+        p,
+        "--steps",
+        "24000",
+        "--peak",
+        "3e-4",
+        "--max-iterations",
+        "50",
+    ]));
+    let best_baseline = optimized["baselines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["final_loss"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert!(optimized["final_loss"].as_f64().unwrap() <= best_baseline);
+    assert!(optimized["constraints"]
+        .as_str()
+        .unwrap()
+        .contains("non-increasing"));
+
+    let cooldowns = json_of(scalinglaws().args([
+        "schedule",
+        "cooldown",
+        p,
+        "--at",
+        "8000,16000",
+        "--len",
+        "1000,4000",
+    ]));
+    assert_eq!(cooldowns.as_array().unwrap().len(), 4);
+    scalinglaws()
+        .args([
+            "schedule",
+            "predict",
+            p,
+            "--schedule",
+            "cooldowns:every=5000,len=1000,steps=24000",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cooldowns (branch from the constant run)",
+        ));
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
+fn text_report_names_runs_and_roles() {
+    scalinglaws()
+        .args([
+            "schedule",
+            "fit",
+            "examples/schedule/runs_400m.csv",
+            "--run",
+            "run",
+            "--warmup",
+            "2160",
+            "--train",
+            "cosine_24000",
+            "--law",
+            "power_area",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[[Schedule fit]]"))
+        .stdout(predicate::str::contains("wsdcon_3           test"))
+        .stdout(predicate::str::contains("mean R² over the test runs"));
+}
+
+fn fails_with(args: &[&str], message: &str) {
+    scalinglaws()
+        .args(args)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(message))
+        .stderr(predicate::str::contains("panicked").not());
+}
+
+#[test]
+fn input_errors_name_the_problem() {
+    let (path, _) = saved_fit("power_area", "pa");
+    let p = path.to_str().unwrap();
+    fails_with(
+        &["schedule", "predict", p, "--schedule", "triangle"],
+        "unknown kind 'triangle'",
+    );
+    fails_with(
+        &["schedule", "predict", p, "--schedule", "cosine:fianl=1e-5"],
+        "unknown key 'fianl'",
+    );
+    fails_with(
+        &["schedule", "predict", p, "--schedule", "wsd:final=1e-5"],
+        "'decay_start' is required",
+    );
+    fails_with(
+        &["schedule", "compare", p, "--schedule", "constant"],
+        "at least two",
+    );
+    fails_with(
+        &["schedule", "predict", "README.md", "--schedule", "constant"],
+        "not a fit written by",
+    );
+    let data = "examples/schedule/runs_400m.csv";
+    fails_with(
+        &[
+            "schedule", "fit", data, "--run", "run", "--train", "cosine_9",
+        ],
+        "--train names run 'cosine_9'",
+    );
+    fails_with(&["schedule", "fit", data, "--run", "nope"], "nope");
+    fails_with(
+        &["schedule", "fit", data, "--run", "run", "--fix", "delta=1"],
+        "not a parameter of multi_power",
+    );
+    // A log with a repeated step and one with a negative loss: the row is named.
+    let dir = std::env::temp_dir();
+    let dup = dir.join(format!(
+        "scalinglaws-schedule-dup-{}.csv",
+        std::process::id()
+    ));
+    std::fs::write(
+        &dup,
+        "step,lr,loss\n10,1e-3,3.0\n20,1e-3,2.9\n20,1e-3,2.8\n",
+    )
+    .unwrap();
+    fails_with(&["schedule", "fit", dup.to_str().unwrap()], "row 3");
+    std::fs::write(
+        &dup,
+        "step,lr,loss\n10,1e-3,3.0\n20,1e-3,-2.9\n30,1e-3,2.8\n",
+    )
+    .unwrap();
+    fails_with(&["schedule", "fit", dup.to_str().unwrap()], "row 2");
+    std::fs::remove_file(dup).ok();
+    std::fs::remove_file(path).ok();
+}

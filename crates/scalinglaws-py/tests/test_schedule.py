@@ -1,0 +1,91 @@
+"""Bindings of the schedule analysis: fit a loss-curve law to logged runs, predict the curve of
+a schedule spec, and find the schedule with the lowest predicted final loss."""
+
+import math
+from typing import Any, Dict
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import scalinglaws as sl
+
+PEAK, WARMUP, FINAL, TOTAL, DECAY_START = 3e-4, 200, 3e-5, 6000, 4800
+
+
+def _schedules() -> Dict[str, np.ndarray]:
+    """Per-step learning rates 0..TOTAL-1 of a cosine and a WSD run (linear warmup from 0)."""
+    s = np.arange(TOTAL, dtype=float)
+    warm = np.linspace(0.0, PEAK, WARMUP)
+    x = (s - WARMUP) / (TOTAL - WARMUP)
+    cosine = FINAL + 0.5 * (PEAK - FINAL) * (1.0 + np.cos(np.pi * x))
+    y = np.clip((s - DECAY_START) / (TOTAL - 1 - DECAY_START), 0.0, 1.0)
+    wsd = PEAK * (1.0 - y) + FINAL * y
+    cosine[:WARMUP] = warm
+    wsd[:WARMUP] = warm
+    return {"cos": cosine, "wsd": wsd}
+
+
+def _logs() -> pd.DataFrame:
+    """Both runs logged at steps 200, 264, …; loss falls with the lr area and with annealing."""
+    logged = np.arange(200, TOTAL + 1, 64)
+    logged = logged[logged < TOTAL]
+    frames = []
+    for run, lrs in _schedules().items():
+        area = np.cumsum(lrs)[logged]
+        loss = 2.5 + 0.7 * area**-0.45 - 300.0 * (PEAK - lrs[logged])
+        frames.append(pd.DataFrame({"run": run, "step": logged, "lr": lrs[logged], "loss": loss}))
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def fit() -> Dict[str, Any]:
+    return sl.schedule_fit(_logs(), train=["cos"], warmup=WARMUP)
+
+
+def test_schedule_fit_scores_every_run(fit: Dict[str, Any]) -> None:
+    assert fit["kind"] == "schedule_fit" and fit["law"] == "multi_power"
+    assert fit["train"] == ["cos"]
+    runs = {r["run"]: r for r in fit["runs"]}
+    assert list(runs) == ["cos", "wsd"]
+    assert runs["cos"]["train"] is True and runs["wsd"]["train"] is False
+    assert all(math.isfinite(r["r2"]) for r in runs.values())
+    assert runs["cos"]["r2"] > 0.9
+    assert fit["defaults"]["warmup"] == WARMUP
+    assert math.isclose(fit["defaults"]["peak"], PEAK, rel_tol=1e-9)
+
+
+def test_schedule_predict_and_optimize(fit: Dict[str, Any]) -> None:
+    constant = sl.schedule_predict(fit, "constant")
+    assert math.isfinite(constant["final_loss"])
+    assert constant["steps_total"] == fit["defaults"]["steps"]
+    assert len(constant["steps"]) == len(constant["loss"]) == len(constant["lr"])
+    every = sl.schedule_predict(fit, f"cosine:final={FINAL}", every=500)
+    assert every["steps"][:2] == [500, 1000]
+    best = sl.schedule_optimize(fit, steps=TOTAL, peak=PEAK)
+    assert best["settings"]["warmup"] == WARMUP
+    assert math.isclose(best["settings"]["floor"], PEAK / 1000)
+    assert best["final_loss"] <= min(b["final_loss"] for b in best["baselines"])
+    lrs = best["lr"]
+    assert len(lrs) == TOTAL and lrs[-1] == best["final_lr"]
+    tail = np.array(lrs[WARMUP:])
+    assert np.all(np.diff(tail) <= 1e-15) and tail.min() >= PEAK / 1000 * (1 - 1e-12)
+
+
+def test_schedule_errors_are_the_package_errors(fit: Dict[str, Any]) -> None:
+    with pytest.raises(sl.SettingsError, match="unknown kind"):
+        sl.schedule_predict(fit, "triangle")
+    with pytest.raises(sl.SettingsError, match="law"):
+        sl.schedule_fit(_logs(), law="quadratic")
+    with pytest.raises(sl.SettingsError, match="not in the data"):
+        sl.schedule_fit(_logs(), train=["linear"], warmup=WARMUP)
+    with pytest.raises(sl.SettingsError, match="not a parameter"):
+        sl.schedule_fit(_logs(), train="cos", warmup=WARMUP, fix={"gamma2": 1.0})
+    with pytest.raises(sl.SettingsError, match="not a schedule fit"):
+        sl.schedule_predict({"kind": "fit"}, "constant")
+    with pytest.raises(sl.SettingsError, match="floor"):
+        sl.schedule_optimize(fit, steps=TOTAL, peak=PEAK, floor=1.0)
+    logs = {k: list(v) for k, v in _logs().items()}
+    logs["loss"][3] = 0.0
+    with pytest.raises(sl.DataError, match="row 4"):
+        sl.schedule_fit(logs, warmup=WARMUP)

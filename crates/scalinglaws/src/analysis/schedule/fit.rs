@@ -1,0 +1,422 @@
+//! Fitting a curve law to the loss curves of training runs: the objective is the field's
+//! protocol (Huber with δ = 1e-3 on log residuals, summed over every logged point of the
+//! training runs; Hoffmann et al. 2022; the multi-power reference uses the same), found by a
+//! deterministic global search: a grid over the nonlinear parameters, the linear ones (L0, A
+//! and the annealing scale) solved by bounded least squares at each grid point (variable
+//! projection starts), then Levenberg–Marquardt on all parameters from the best starts, with
+//! bounds by transformation (the engine's solver).
+
+use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
+
+use super::law::CurveLaw;
+use crate::fit::lsq::bounded_least_squares;
+use crate::fit::problem::LocalModel;
+use crate::fit::solver::{self, Objective, Options, Termination};
+use crate::fit::{Loss, LossKind, Transform};
+
+/// One run's logged curve on its per-step schedule.
+#[derive(Debug, Clone)]
+pub struct Curve {
+    pub run: String,
+    pub lrs: Vec<f64>,
+    pub steps: Vec<usize>,
+    pub loss: Vec<f64>,
+}
+
+/// What the search found.
+#[derive(Debug, Clone)]
+pub struct Optimum {
+    pub params: Vec<f64>,
+    pub objective: f64,
+    pub termination: Termination,
+    pub iterations: usize,
+    pub starts: usize,
+    /// Asymptotic standard errors σ·sqrt(diag (JᵀJ)⁻¹) in log space (None if singular).
+    pub standard_errors: Option<Vec<f64>>,
+}
+
+/// Huber's δ on log residuals.
+pub const HUBER_DELTA: f64 = 1e-3;
+/// Starts polished by Levenberg–Marquardt.
+const POLISHED: usize = 1;
+
+struct CurveObjective<'a> {
+    law: CurveLaw,
+    curves: &'a [Curve],
+    /// Every parameter; the free ones are overwritten from u.
+    template: Vec<f64>,
+    free: Vec<usize>,
+    /// Transforms of the free parameters.
+    transforms: Vec<Transform>,
+    loss: Loss,
+}
+
+impl<'a> CurveObjective<'a> {
+    fn new(law: CurveLaw, curves: &'a [Curve], fixed: &[Option<f64>]) -> Self {
+        let bounds = law.bounds();
+        let free: Vec<usize> = (0..bounds.len()).filter(|&i| fixed[i].is_none()).collect();
+        CurveObjective {
+            law,
+            curves,
+            template: fixed.iter().map(|f| f.unwrap_or(f64::NAN)).collect(),
+            transforms: free
+                .iter()
+                .map(|&i| Transform::new(bounds[i].0, bounds[i].1))
+                .collect(),
+            free,
+            loss: Loss {
+                kind: LossKind::Huber,
+                f_scale: HUBER_DELTA,
+            },
+        }
+    }
+
+    fn natural(&self, u: &[f64]) -> Vec<f64> {
+        let mut p = self.template.clone();
+        for ((&i, u), t) in self.free.iter().zip(u).zip(&self.transforms) {
+            p[i] = t.natural(*u);
+        }
+        p
+    }
+
+    fn internal(&self, p: &[f64]) -> Vec<f64> {
+        self.free
+            .iter()
+            .zip(&self.transforms)
+            .map(|(&i, t)| t.internal(p[i]))
+            .collect()
+    }
+
+    /// Levenberg–Marquardt from `start` (every parameter, natural values).
+    fn minimize(&mut self, start: &[f64]) -> solver::Minimum {
+        let options = Options {
+            max_iterations: 200,
+            ftol: 1e-12,
+            xtol: 1e-12,
+            gtol: 1e-12,
+        };
+        let u0 = self.internal(start);
+        solver::minimize(self, &u0, &options)
+    }
+
+    /// (Σ cost, gradient, Gauss–Newton curvature) in internal coordinates.
+    fn evaluate(&self, u: &[f64], with_model: bool) -> Option<LocalModel> {
+        let p = self.natural(u);
+        let k = self.free.len();
+        let mut value = 0.0;
+        let mut gradient = DVector::zeros(k);
+        let mut curvature = DMatrix::zeros(k, k);
+        let scale: Vec<f64> = u
+            .iter()
+            .zip(&self.transforms)
+            .map(|(u, t)| t.derivatives(*u).0)
+            .collect();
+        for curve in self.curves {
+            let e = self.law.evaluate(&p, &curve.lrs, &curve.steps, with_model);
+            for (i, (&pred, &y)) in e.values.iter().zip(&curve.loss).enumerate() {
+                if pred.is_nan() || pred <= 0.0 {
+                    return None;
+                }
+                let r = y.ln() - pred.ln();
+                let terms = self.loss.terms(r);
+                value += terms.cost;
+                if let Some(g) = &e.gradient {
+                    // dr/du = −(1/pred)·dpred/dp·dp/du
+                    let row: Vec<f64> = self
+                        .free
+                        .iter()
+                        .zip(&scale)
+                        .map(|(&j, s)| -g[i][j] * s / pred)
+                        .collect();
+                    for a in 0..k {
+                        gradient[a] += terms.d1 * row[a];
+                        for b in 0..=a {
+                            curvature[(a, b)] += terms.irls * row[a] * row[b];
+                        }
+                    }
+                }
+            }
+        }
+        if !value.is_finite() {
+            return None;
+        }
+        for a in 0..k {
+            for b in 0..a {
+                curvature[(b, a)] = curvature[(a, b)];
+            }
+        }
+        Some(LocalModel {
+            value,
+            gradient,
+            curvature,
+        })
+    }
+}
+
+impl Objective for CurveObjective<'_> {
+    fn dim(&self) -> usize {
+        self.transforms.len()
+    }
+
+    fn value(&mut self, u: &[f64]) -> f64 {
+        self.evaluate(u, false).map_or(f64::INFINITY, |m| m.value)
+    }
+
+    fn model(&mut self, u: &[f64]) -> Option<LocalModel> {
+        self.evaluate(u, true)
+    }
+}
+
+/// Index of the annealing scale (B or C), the linear parameter whose column needs the law.
+fn scale_index(law: CurveLaw) -> Option<usize> {
+    match law {
+        CurveLaw::PowerArea => None,
+        _ => Some(3),
+    }
+}
+
+/// α values scanned at every shape point (cheap: only the A column changes).
+const ALPHAS: [f64; 7] = [0.15, 0.25, 0.35, 0.45, 0.55, 0.7, 0.9];
+
+/// The grid over the shape parameters (C, β, γ or λ), which need a pass of the law each.
+fn shape_grid(law: CurveLaw) -> Vec<Vec<(usize, f64)>> {
+    let mut out = Vec::new();
+    match law {
+        CurveLaw::MultiPower => {
+            for c in [0.5, 2.0, 8.0] {
+                for beta in [0.3, 0.6, 1.0] {
+                    for gamma in [0.3, 0.6, 0.9] {
+                        out.push(vec![(4, c), (5, beta), (6, gamma)]);
+                    }
+                }
+            }
+        }
+        CurveLaw::LrAnnealing => {
+            for lambda in [0.99, 0.995, 0.999, 0.9995] {
+                out.push(vec![(4, lambda)]);
+            }
+        }
+        CurveLaw::PowerArea => out.push(Vec::new()),
+    }
+    out
+}
+
+/// Fits `law` to `curves` (each with at least one logged point); `fixed[i]` holds parameter i.
+pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Optimum> {
+    let floor = curves
+        .iter()
+        .flat_map(|c| c.loss.iter().copied())
+        .fold(f64::INFINITY, f64::min);
+    let mut points: Vec<Vec<(usize, f64)>> = shape_grid(law)
+        .into_iter()
+        .map(|point| {
+            point
+                .into_iter()
+                .filter(|(i, _)| fixed[*i].is_none())
+                .collect()
+        })
+        .collect();
+    points.dedup();
+    let mut starts: Vec<(f64, Vec<f64>)> = points
+        .par_iter()
+        .map(|point| start_at(law, curves, point, fixed, floor))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect();
+    starts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut objective = CurveObjective::new(law, curves, fixed);
+    let mut best: Option<Optimum> = None;
+    let n_starts = starts.len();
+    for (_, start) in starts.into_iter().take(POLISHED) {
+        let m = objective.minimize(&start);
+        if !m.value.is_finite() || best.as_ref().is_some_and(|b| b.objective <= m.value) {
+            continue;
+        }
+        best = Some(Optimum {
+            params: objective.natural(&m.u),
+            objective: m.value,
+            termination: m.termination,
+            iterations: m.iterations,
+            starts: n_starts,
+            standard_errors: None,
+        });
+    }
+    let mut best = best?;
+    best.standard_errors = standard_errors(law, curves, &best.params, &objective.free);
+    Some(best)
+}
+
+/// Levenberg–Marquardt from one start (natural parameters).
+pub fn polish(
+    law: CurveLaw,
+    curves: &[Curve],
+    start: &[f64],
+    fixed: &[Option<f64>],
+) -> Option<Optimum> {
+    let mut objective = CurveObjective::new(law, curves, fixed);
+    let m = objective.minimize(start);
+    let params = objective.natural(&m.u);
+    m.value.is_finite().then(|| Optimum {
+        standard_errors: standard_errors(law, curves, &params, &objective.free),
+        params,
+        objective: m.value,
+        termination: m.termination,
+        iterations: m.iterations,
+        starts: 1,
+    })
+}
+
+/// The best start at one shape point: for each α of the scan, the linear parameters (L0, A
+/// and the annealing scale) by non-negative least squares on the loss, scored by the
+/// objective; parameters in `fixed` stay at their values.
+fn start_at(
+    law: CurveLaw,
+    curves: &[Curve],
+    point: &[(usize, f64)],
+    fixed: &[Option<f64>],
+    floor: f64,
+) -> Option<(f64, Vec<f64>)> {
+    let mut p = law.default_start(floor);
+    for &(i, v) in point {
+        p[i] = v;
+    }
+    for (slot, f) in p.iter_mut().zip(fixed) {
+        if let Some(v) = f {
+            *slot = *v;
+        }
+    }
+    // The annealing column (the law with L0 = A = 0 and scale 1) does not depend on α.
+    let scale_column: Option<Vec<f64>> = scale_index(law).map(|k| {
+        let mut q = p.clone();
+        q[0] = 0.0;
+        q[1] = 0.0;
+        q[k] = 1.0;
+        curves
+            .iter()
+            .flat_map(|c| law.evaluate(&q, &c.lrs, &c.steps, false).values)
+            .collect()
+    });
+    let areas: Vec<f64> = curves.iter().flat_map(area_at_steps).collect();
+    let target: Vec<f64> = curves.iter().flat_map(|c| c.loss.iter().copied()).collect();
+    let alphas: Vec<f64> = match fixed[2] {
+        Some(alpha) => vec![alpha],
+        None => ALPHAS.to_vec(),
+    };
+    let mut best: Option<(f64, Vec<f64>)> = None;
+    for alpha in alphas {
+        let mut q = p.clone();
+        q[2] = alpha;
+        let power: Vec<f64> = areas.iter().map(|s| s.powf(-alpha)).collect();
+        let mut columns = vec![(0, vec![1.0; target.len()]), (1, power)];
+        if let (Some(k), Some(col)) = (scale_index(law), &scale_column) {
+            columns.push((k, col.clone()));
+        }
+        solve_linear(&mut q, &columns, &target, fixed)?;
+        let predicted = predict_from_columns(&q, &columns);
+        let value = huber_objective(&predicted, &target)?;
+        if best.as_ref().map_or(true, |(v, _)| value < *v) {
+            best = Some((value, q));
+        }
+    }
+    best
+}
+
+/// S1 at each logged step of a curve.
+fn area_at_steps(curve: &Curve) -> Vec<f64> {
+    let mut sum = 0.0;
+    let mut area = Vec::with_capacity(curve.lrs.len());
+    for lr in &curve.lrs {
+        sum += lr;
+        area.push(sum);
+    }
+    curve.steps.iter().map(|&s| area[s]).collect()
+}
+
+/// The free linear parameters of `columns` by non-negative least squares (the fixed ones'
+/// share moved to the target).
+fn solve_linear(
+    p: &mut [f64],
+    columns: &[(usize, Vec<f64>)],
+    target: &[f64],
+    fixed: &[Option<f64>],
+) -> Option<()> {
+    let mut rest = target.to_vec();
+    let mut free = Vec::new();
+    for (i, col) in columns {
+        match fixed[*i] {
+            Some(v) => rest.iter_mut().zip(col).for_each(|(r, c)| *r -= v * c),
+            None => free.push((*i, col.clone())),
+        }
+    }
+    if free.is_empty() {
+        return Some(());
+    }
+    // Every column enters with a plus sign (the annealing column is the law at scale 1, which
+    // already carries the minus), so all are non-negative.
+    let cols: Vec<Vec<f64>> = free.iter().map(|(_, c)| c.clone()).collect();
+    let lower = vec![0.0; cols.len()];
+    let upper = vec![f64::INFINITY; cols.len()];
+    let solved = bounded_least_squares(&cols, &rest, &lower, &upper)?;
+    for ((i, _), v) in free.iter().zip(solved) {
+        p[*i] = v.max(1e-9);
+    }
+    Some(())
+}
+
+fn predict_from_columns(p: &[f64], columns: &[(usize, Vec<f64>)]) -> Vec<f64> {
+    let n = columns[0].1.len();
+    (0..n)
+        .map(|r| columns.iter().map(|(i, c)| p[*i] * c[r]).sum())
+        .collect()
+}
+
+fn huber_objective(predicted: &[f64], target: &[f64]) -> Option<f64> {
+    let loss = Loss {
+        kind: LossKind::Huber,
+        f_scale: HUBER_DELTA,
+    };
+    let mut total = 0.0;
+    for (pred, y) in predicted.iter().zip(target) {
+        if pred.is_nan() || *pred <= 0.0 {
+            return None;
+        }
+        total += loss.cost(y.ln() - pred.ln());
+    }
+    total.is_finite().then_some(total)
+}
+
+/// σ·sqrt(diag (JᵀJ)⁻¹) of the log residuals, σ² = Σr²/(n − k).
+/// Fixed parameters get 0.
+fn standard_errors(law: CurveLaw, curves: &[Curve], p: &[f64], free: &[usize]) -> Option<Vec<f64>> {
+    let k = free.len();
+    let mut jtj = DMatrix::<f64>::zeros(k, k);
+    let (mut rss, mut n) = (0.0, 0usize);
+    for curve in curves {
+        let e = law.evaluate(p, &curve.lrs, &curve.steps, true);
+        let g = e.gradient?;
+        for (i, (&pred, &y)) in e.values.iter().zip(&curve.loss).enumerate() {
+            let r = y.ln() - pred.ln();
+            rss += r * r;
+            n += 1;
+            let row: Vec<f64> = free.iter().map(|&j| g[i][j] / pred).collect();
+            for a in 0..k {
+                for b in 0..k {
+                    jtj[(a, b)] += row[a] * row[b];
+                }
+            }
+        }
+    }
+    if n <= k {
+        return None;
+    }
+    let sigma2 = rss / (n - k) as f64;
+    let inverse = jtj.try_inverse()?;
+    let mut out = vec![0.0; p.len()];
+    for (a, &i) in free.iter().enumerate() {
+        let v: f64 = inverse[(a, a)] * sigma2;
+        out[i] = (v >= 0.0 && v.is_finite()).then(|| v.sqrt())?;
+    }
+    Some(out)
+}

@@ -1,0 +1,397 @@
+//! Loss curves under learning-rate schedules (issue 10): fit a curve law (`multi_power`,
+//! `lr_annealing`, `power_area`) to the logged curves of some runs, score it on every other
+//! run, predict and compare the curves of schedules given as specs, find the schedule that
+//! minimises the predicted final loss, and tabulate cooldowns of the constant-plus-cooldown
+//! regime.
+
+pub mod fit;
+pub mod law;
+pub mod multi_power;
+pub mod optimize;
+pub mod spec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Location, Result};
+pub use fit::Curve;
+pub use law::CurveLaw;
+pub use spec::{ParsedSpec, Schedule, SpecDefaults};
+
+/// One run's log as read: its rows' steps, learning rates and losses, with their locations.
+#[derive(Debug, Clone)]
+pub struct RunLog {
+    pub run: String,
+    pub steps: Vec<f64>,
+    pub lrs: Vec<f64>,
+    pub loss: Vec<f64>,
+    pub locations: Vec<Location>,
+}
+
+/// Rebuilds each run's per-step schedule from its log (see [`Schedule::from_log`]), checking
+/// every row: whole non-negative steps, distinct within a run, finite non-negative learning
+/// rates, positive losses.
+pub fn curves_from_logs(logs: &[RunLog], warmup: usize) -> Result<Vec<Curve>> {
+    logs.iter().map(|log| curve_from_log(log, warmup)).collect()
+}
+
+fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
+    let bad = |i: usize, message: String, fix: &str| Error::Data {
+        location: log.locations[i].clone(),
+        message,
+        fix: fix.to_string(),
+    };
+    let mut rows: Vec<usize> = (0..log.steps.len()).collect();
+    for &i in &rows {
+        let s = log.steps[i];
+        if !(s >= 0.0 && s.fract() == 0.0 && s < 1e9) {
+            return Err(bad(
+                i,
+                format!("step {s} is not a whole number ≥ 0"),
+                "steps count optimizer updates",
+            ));
+        }
+        if !(log.lrs[i] >= 0.0 && log.lrs[i].is_finite()) {
+            return Err(bad(
+                i,
+                format!("learning rate {} is not finite and ≥ 0", log.lrs[i]),
+                "fix or remove the row",
+            ));
+        }
+        if !(log.loss[i] > 0.0 && log.loss[i].is_finite()) {
+            return Err(bad(
+                i,
+                format!("loss {} is not positive", log.loss[i]),
+                "the fit takes the log of the loss; remove the row with --where",
+            ));
+        }
+    }
+    rows.sort_by(|&a, &b| log.steps[a].total_cmp(&log.steps[b]));
+    for pair in rows.windows(2) {
+        if log.steps[pair[0]] == log.steps[pair[1]] {
+            return Err(bad(
+                pair[1],
+                format!("run '{}' logs step {} twice", log.run, log.steps[pair[1]]),
+                "keep one row per step (or name the run column with --run)",
+            ));
+        }
+    }
+    let steps: Vec<usize> = rows.iter().map(|&i| log.steps[i] as usize).collect();
+    let lrs: Vec<f64> = rows.iter().map(|&i| log.lrs[i]).collect();
+    let schedule = Schedule::from_log(&steps, &lrs, warmup);
+    if warmup > 0 && warmup > steps[0] + 1 {
+        return Err(bad(
+            rows[0],
+            format!(
+                "run '{}' logs step {} inside the warmup of {warmup} steps",
+                log.run, steps[0]
+            ),
+            "the rebuilt warmup must end by the first logged step: lower --warmup",
+        ));
+    }
+    Ok(Curve {
+        run: log.run.clone(),
+        lrs: schedule.lrs,
+        steps,
+        loss: rows.iter().map(|&i| log.loss[i]).collect(),
+    })
+}
+
+/// A parameter's estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub name: String,
+    pub value: f64,
+    /// Asymptotic standard error (log-space Gauss–Newton); consecutive points of a curve are
+    /// correlated, so treat it as a lower bound.
+    pub se: Option<f64>,
+}
+
+/// How well the fitted law reproduces one run's logged curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunScore {
+    pub run: String,
+    pub train: bool,
+    pub points: usize,
+    pub last_step: usize,
+    /// 1 − SS_res/SS_tot of the predicted curve against the logged losses (None when the
+    /// logged losses do not vary).
+    pub r2: Option<f64>,
+    /// (predicted − logged)/logged at the last logged step.
+    pub final_error: f64,
+    pub rmse: f64,
+}
+
+/// The output of `schedule fit` (and the FIT.json the other subcommands read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleFit {
+    pub kind: String,
+    pub law: CurveLaw,
+    pub formula: String,
+    pub citation: String,
+    pub params: Vec<Estimate>,
+    /// Σ Huber(ln y − ln ŷ; δ = 1e-3) over the training points.
+    pub objective: f64,
+    pub termination: String,
+    pub iterations: usize,
+    pub starts: usize,
+    pub train: Vec<String>,
+    pub train_points: usize,
+    /// Peak, warmup and length of the first training run: what a spec leaves out.
+    pub defaults: SpecDefaults,
+    pub runs: Vec<RunScore>,
+    /// Mean R² over the runs not used for fitting (None if every run trained).
+    pub mean_test_r2: Option<f64>,
+    pub warnings: Vec<String>,
+}
+
+impl ScheduleFit {
+    pub fn values(&self) -> Vec<f64> {
+        self.params.iter().map(|p| p.value).collect()
+    }
+}
+
+/// Fits `law` on the runs named in `train` (all when empty), with the parameters in `fixed`
+/// held at their values, and scores every run.
+pub fn fit_curves(
+    law: CurveLaw,
+    curves: &[Curve],
+    train: &[String],
+    fixed: &[(String, f64)],
+) -> Result<ScheduleFit> {
+    let names = law.params();
+    let mut held = vec![None; names.len()];
+    for (name, value) in fixed {
+        let Some(i) = names.iter().position(|n| n == name) else {
+            return Err(Error::settings(format!(
+                "--fix names '{name}', which is not a parameter of {} ({})",
+                law.name(),
+                names.join(", ")
+            )));
+        };
+        held[i] = Some(*value);
+    }
+    for name in train {
+        if !curves.iter().any(|c| &c.run == name) {
+            let known: Vec<&str> = curves.iter().map(|c| c.run.as_str()).collect();
+            return Err(Error::settings(format!(
+                "--train names run '{name}', which is not in the data (runs: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    let is_train = |c: &Curve| train.is_empty() || train.contains(&c.run);
+    for c in curves {
+        law.check(&c.lrs, &c.steps)
+            .map_err(|m| Error::settings(format!("run '{}': {m}", c.run)))?;
+    }
+    let training: Vec<Curve> = curves.iter().filter(|c| is_train(c)).cloned().collect();
+    let train_points: usize = training.iter().map(|c| c.steps.len()).sum();
+    let n_params = law.params().len();
+    if train_points <= n_params {
+        return Err(Error::settings(format!(
+            "{} training points for {n_params} parameters of {}: train on more runs",
+            train_points,
+            law.name()
+        )));
+    }
+    let optimum = fit::fit(law, &training, &held).ok_or_else(|| Error::Fit {
+        message: format!("no start of {} gave a finite objective", law.name()),
+    })?;
+    let runs: Vec<RunScore> = curves
+        .iter()
+        .map(|c| score(law, &optimum.params, c, is_train(c)))
+        .collect();
+    let test: Vec<f64> = runs
+        .iter()
+        .filter(|r| !r.train)
+        .filter_map(|r| r.r2)
+        .collect();
+    let first = &training[0];
+    let schedule = Schedule {
+        lrs: first.lrs.clone(),
+    };
+    let mut warnings = Vec::new();
+    if !optimum.termination.converged() {
+        warnings.push(format!(
+            "the search stopped without converging: {}",
+            optimum.termination.describe()
+        ));
+    }
+    for (i, (name, (value, (lo, hi)))) in law
+        .params()
+        .iter()
+        .zip(optimum.params.iter().zip(law.bounds()))
+        .enumerate()
+    {
+        if held[i].is_none() && (*value - lo).abs() <= 1e-6 * (1.0 + lo.abs())
+            || (hi.is_finite() && (hi - value).abs() <= 1e-6 * (1.0 + hi.abs()))
+        {
+            warnings.push(format!("{name} = {value:.6} sits at its bound"));
+        }
+    }
+    Ok(ScheduleFit {
+        kind: "schedule_fit".into(),
+        law,
+        formula: law.formula().into(),
+        citation: law.citation().into(),
+        params: law
+            .params()
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Estimate {
+                name: name.to_string(),
+                value: optimum.params[i],
+                se: optimum
+                    .standard_errors
+                    .as_ref()
+                    .filter(|_| held[i].is_none())
+                    .map(|s| s[i]),
+            })
+            .collect(),
+        objective: optimum.objective,
+        termination: format!("{:?}", optimum.termination).to_lowercase(),
+        iterations: optimum.iterations,
+        starts: optimum.starts,
+        train: training.iter().map(|c| c.run.clone()).collect(),
+        train_points,
+        defaults: SpecDefaults {
+            peak: schedule.peak(),
+            warmup: schedule.warmup(),
+            steps: first.lrs.len(),
+        },
+        runs,
+        mean_test_r2: (!test.is_empty()).then(|| test.iter().sum::<f64>() / test.len() as f64),
+        warnings,
+    })
+}
+
+/// The fitted curve against one run's log.
+pub fn score(law: CurveLaw, params: &[f64], curve: &Curve, train: bool) -> RunScore {
+    let predicted = law.evaluate(params, &curve.lrs, &curve.steps, false).values;
+    let n = curve.loss.len();
+    let mean = curve.loss.iter().sum::<f64>() / n as f64;
+    let ss_tot: f64 = curve.loss.iter().map(|y| (y - mean).powi(2)).sum();
+    let ss_res: f64 = curve
+        .loss
+        .iter()
+        .zip(&predicted)
+        .map(|(y, p)| (y - p).powi(2))
+        .sum();
+    RunScore {
+        run: curve.run.clone(),
+        train,
+        points: n,
+        last_step: curve.steps[n - 1],
+        r2: (ss_tot > 0.0).then(|| 1.0 - ss_res / ss_tot),
+        final_error: (predicted[n - 1] - curve.loss[n - 1]) / curve.loss[n - 1],
+        rmse: (ss_res / n as f64).sqrt(),
+    }
+}
+
+/// A predicted curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub schedule: String,
+    pub steps_total: usize,
+    pub peak_lr: f64,
+    pub final_lr: f64,
+    pub final_loss: f64,
+    pub steps: Vec<usize>,
+    pub lr: Vec<f64>,
+    pub loss: Vec<f64>,
+    /// For `cooldowns` specs: each branch's start, end step and predicted loss there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cooldowns: Vec<CooldownPoint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CooldownPoint {
+    pub start: usize,
+    pub length: usize,
+    pub end_step: usize,
+    pub loss: f64,
+    /// The constant run's loss at the same step (what the cooldown gains over it).
+    pub constant_loss: f64,
+}
+
+/// Steps 0, every, 2·every, … and the last step (0 → 200 points).
+pub fn curve_steps(len: usize, every: usize) -> Vec<usize> {
+    let every = if every == 0 {
+        (len / 200).max(1)
+    } else {
+        every
+    };
+    let mut steps: Vec<usize> = (every..len).step_by(every).collect();
+    if steps.last() != Some(&(len - 1)) {
+        steps.push(len - 1);
+    }
+    steps
+}
+
+/// The fitted law's curve on a parsed spec, every `every` steps (0: about 200 points).
+pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Prediction> {
+    let params = fit.values();
+    let lrs = &spec.main.lrs;
+    let steps = curve_steps(lrs.len(), every);
+    fit.law
+        .check(lrs, &steps)
+        .map_err(|m| Error::settings(format!("schedule '{}': {m}", spec.text)))?;
+    let loss = fit.law.evaluate(&params, lrs, &steps, false).values;
+    let mut cooldowns = Vec::new();
+    for (start, branch) in &spec.branches {
+        let end = branch.len() - 1;
+        fit.law
+            .check(&branch.lrs, &[end])
+            .map_err(|m| Error::settings(format!("schedule '{}': {m}", spec.text)))?;
+        cooldowns.push(CooldownPoint {
+            start: *start,
+            length: branch.len() - start,
+            end_step: end,
+            loss: fit.law.evaluate(&params, &branch.lrs, &[end], false).values[0],
+            constant_loss: fit.law.evaluate(&params, lrs, &[end], false).values[0],
+        });
+    }
+    Ok(Prediction {
+        schedule: spec.text.clone(),
+        steps_total: lrs.len(),
+        peak_lr: spec.main.peak(),
+        final_lr: lrs[lrs.len() - 1],
+        final_loss: *loss.last().unwrap_or(&f64::NAN),
+        lr: steps.iter().map(|&s| lrs[s]).collect(),
+        steps,
+        loss,
+        cooldowns,
+    })
+}
+
+/// Several schedules' curves side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub law: CurveLaw,
+    pub schedules: Vec<Prediction>,
+    /// The schedule with the lowest predicted final loss.
+    pub best: String,
+    /// final loss − best final loss, per schedule.
+    pub final_gap: Vec<f64>,
+}
+
+pub fn compare(fit: &ScheduleFit, specs: &[ParsedSpec], every: usize) -> Result<Comparison> {
+    if specs.len() < 2 {
+        return Err(Error::settings("compare needs at least two --schedule"));
+    }
+    let schedules = specs
+        .iter()
+        .map(|s| predict(fit, s, every))
+        .collect::<Result<Vec<_>>>()?;
+    let best = schedules
+        .iter()
+        .min_by(|a, b| a.final_loss.total_cmp(&b.final_loss))
+        .expect("two schedules");
+    let best_loss = best.final_loss;
+    Ok(Comparison {
+        law: fit.law,
+        best: best.schedule.clone(),
+        final_gap: schedules.iter().map(|s| s.final_loss - best_loss).collect(),
+        schedules,
+    })
+}

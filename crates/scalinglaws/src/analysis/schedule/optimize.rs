@@ -1,0 +1,340 @@
+//! Decisions from a fitted curve law: the schedule with the lowest predicted final loss within
+//! a stated constraint set, and the cooldown table of the constant-plus-cooldown regime.
+//!
+//! The search follows the multi-power paper's §5 (Luo et al. 2025) in spirit: the learning
+//! rate at every step after the warmup is a free variable. Ours is projected gradient descent
+//! with an Armijo line search on the set {floor ≤ η_τ ≤ peak, η non-increasing after the
+//! warmup}; the projection is the antitonic regression by pool-adjacent-violators (Barlow et
+//! al. 1972) clipped to the box, which is exact for constant bounds. The gradient of the final
+//! loss with respect to every η_τ is exact and O(T) (see `multi_power::final_loss`). It starts
+//! from the best of the standard schedules (constant, cosine, WSD), so its result is never
+//! worse than theirs.
+
+use serde::{Deserialize, Serialize};
+
+use super::law::CurveLaw;
+use super::multi_power;
+use super::spec::{cooldown_branch, parse, Decay, Schedule};
+use super::ScheduleFit;
+use crate::error::{Error, Result};
+
+/// The constraint set and the search's budget.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OptimizeSettings {
+    pub steps: usize,
+    pub peak: f64,
+    pub warmup: usize,
+    /// The lowest learning rate allowed.
+    pub floor: f64,
+    pub max_iterations: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub schedule: String,
+    pub final_loss: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptimizedSchedule {
+    pub law: CurveLaw,
+    pub constraints: String,
+    pub settings: OptimizeSettings,
+    pub baselines: Vec<Baseline>,
+    pub best_baseline: String,
+    pub final_loss: f64,
+    /// Best baseline's final loss − the optimised one's (≥ 0).
+    pub gain: f64,
+    pub iterations: usize,
+    /// Last step at the peak (the stable phase ends after it).
+    pub stable_until: usize,
+    /// Steps from the last at ≥ 0.99·peak to the first at ≤ 1.01·floor (or the end).
+    pub decay_steps: usize,
+    pub final_lr: f64,
+    /// (step, lr) at 41 evenly spaced steps.
+    pub shape: Vec<(usize, f64)>,
+    /// The whole schedule, one lr per step.
+    #[serde(skip)]
+    pub lrs: Vec<f64>,
+}
+
+/// The final loss and its gradient with respect to every step's learning rate.
+pub fn final_loss(law: CurveLaw, p: &[f64], lrs: &[f64]) -> (f64, Vec<f64>) {
+    let t = lrs.len() - 1;
+    match law {
+        CurveLaw::MultiPower => multi_power::final_loss(p, lrs, t),
+        CurveLaw::LrAnnealing | CurveLaw::PowerArea => running_final_loss(law, p, lrs),
+    }
+}
+
+/// L = L0 + A·S^(−α) − C·S2 with S2 = Σ_k d_k·w_k, w_k = (1 − λ^(t−k+1))/(1 − λ).
+fn running_final_loss(law: CurveLaw, p: &[f64], lrs: &[f64]) -> (f64, Vec<f64>) {
+    let t = lrs.len() - 1;
+    let area: f64 = lrs.iter().sum();
+    let d_area = -p[2] * p[1] * area.powf(-p[2] - 1.0);
+    let mut value = p[0] + p[1] * area.powf(-p[2]);
+    let mut grad = vec![d_area; t + 1];
+    if law == CurveLaw::LrAnnealing {
+        let (c, lambda) = (p[3], p[4]);
+        let w = |k: usize| (1.0 - lambda.powi((t - k + 1) as i32)) / (1.0 - lambda);
+        let s2: f64 = (1..=t).map(|k| (lrs[k - 1] - lrs[k]) * w(k)).sum();
+        value -= c * s2;
+        for (tau, g) in grad.iter_mut().enumerate() {
+            let mut d = 0.0;
+            if tau >= 1 {
+                d -= w(tau);
+            }
+            if tau < t {
+                d += w(tau + 1);
+            }
+            *g -= c * d;
+        }
+    }
+    (value, grad)
+}
+
+/// The standard schedules at the same budget: constant, cosine and WSD (10/20/30 % decay,
+/// exponential and linear) to the floor and to peak/10.
+fn baselines(s: &OptimizeSettings) -> Vec<String> {
+    let head = format!("peak={},warmup={},steps={}", s.peak, s.warmup, s.steps);
+    let mut out = vec![format!("constant:{head}")];
+    let finals = [s.floor, (s.peak / 10.0).max(s.floor)];
+    for f in finals {
+        out.push(format!("cosine:{head},final={f}"));
+    }
+    for fraction in [0.1, 0.2, 0.3] {
+        let start = s.steps - ((s.steps - s.warmup) as f64 * fraction).round() as usize;
+        for decay in ["exp", "linear"] {
+            for f in finals {
+                out.push(format!(
+                    "wsd:{head},decay_start={start},final={f},decay={decay}"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The schedule minimising the predicted final loss within the constraint set.
+pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<OptimizedSchedule> {
+    let s = settings;
+    if !(s.peak > 0.0 && s.floor > 0.0 && s.floor < s.peak) {
+        return Err(Error::settings("need 0 < --floor < --peak"));
+    }
+    if s.warmup + 2 > s.steps {
+        return Err(Error::settings(
+            "--steps must exceed the warmup by at least 2",
+        ));
+    }
+    let p = fit.values();
+    let mut scored = Vec::new();
+    for text in baselines(s) {
+        let schedule = parse(&text, None)?.main;
+        let (loss, _) = final_loss(fit.law, &p, &schedule.lrs);
+        scored.push((
+            Baseline {
+                schedule: text,
+                final_loss: loss,
+            },
+            schedule,
+        ));
+    }
+    let (best_index, _) = scored
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1 .0.final_loss.total_cmp(&b.1 .0.final_loss))
+        .expect("baselines");
+    let best = scored[best_index].0.clone();
+    let mut lrs = scored[best_index].1.lrs.clone();
+    let iterations = descend(fit.law, &p, &mut lrs, s);
+    let (loss, _) = final_loss(fit.law, &p, &lrs);
+    let schedule = Schedule { lrs };
+    let stable_until = schedule
+        .lrs
+        .iter()
+        .rposition(|&lr| lr >= s.peak * (1.0 - 1e-9))
+        .unwrap_or(0);
+    let decay_start = schedule
+        .lrs
+        .iter()
+        .rposition(|&lr| lr >= 0.99 * s.peak)
+        .unwrap_or(0);
+    let decay_end = (decay_start..s.steps)
+        .find(|&t| schedule.lrs[t] <= 1.01 * s.floor)
+        .unwrap_or(s.steps - 1);
+    Ok(OptimizedSchedule {
+        law: fit.law,
+        constraints: format!(
+            "linear warmup 0→{} over {} steps (fixed); then {} ≤ lr ≤ {}, non-increasing, for {} steps in all",
+            s.peak, s.warmup, s.floor, s.peak, s.steps
+        ),
+        settings: *s,
+        baselines: scored.into_iter().map(|(b, _)| b).collect(),
+        best_baseline: best.schedule,
+        gain: best.final_loss - loss,
+        final_loss: loss,
+        iterations,
+        stable_until,
+        decay_steps: decay_end.saturating_sub(decay_start),
+        final_lr: *schedule.lrs.last().expect("steps"),
+        shape: schedule.shape(41),
+        lrs: schedule.lrs,
+    })
+}
+
+/// Projected gradient descent on the post-warmup learning rates; returns the iterations.
+fn descend(law: CurveLaw, p: &[f64], lrs: &mut [f64], s: &OptimizeSettings) -> usize {
+    let w = s.warmup;
+    let (mut value, mut grad) = final_loss(law, p, lrs);
+    let max_grad = grad[w..].iter().fold(0.0f64, |m, g| m.max(g.abs()));
+    if max_grad == 0.0 {
+        return 0;
+    }
+    let mut step = 0.05 * s.peak / max_grad;
+    let mut stalled = 0;
+    for iteration in 1..=s.max_iterations {
+        let mut candidate = lrs.to_vec();
+        for tau in w..lrs.len() {
+            candidate[tau] = lrs[tau] - step * grad[tau];
+        }
+        project(&mut candidate[w..], s.floor, s.peak);
+        let descent: f64 = (w..lrs.len())
+            .map(|tau| grad[tau] * (candidate[tau] - lrs[tau]))
+            .sum();
+        let (v, g) = final_loss(law, p, &candidate);
+        if v <= value + 1e-4 * descent && v < value {
+            let improvement = value - v;
+            lrs.copy_from_slice(&candidate);
+            value = v;
+            grad = g;
+            step *= 1.5;
+            stalled = if improvement <= 1e-12 * value.abs() {
+                stalled + 1
+            } else {
+                0
+            };
+        } else {
+            step *= 0.3;
+            stalled += 1;
+        }
+        if stalled >= 30 || step * max_grad < 1e-16 * s.peak {
+            return iteration;
+        }
+    }
+    s.max_iterations
+}
+
+/// Euclidean projection onto {lo ≤ x ≤ hi, x non-increasing}: antitonic regression by
+/// pool-adjacent-violators, then clipping.
+pub fn project(x: &mut [f64], lo: f64, hi: f64) {
+    // Blocks of (sum, count); a non-increasing fit merges a block with its predecessor when
+    // its mean exceeds the predecessor's.
+    let mut blocks: Vec<(f64, usize)> = Vec::with_capacity(x.len());
+    for &v in x.iter() {
+        blocks.push((v, 1));
+        while blocks.len() > 1 {
+            let (s1, n1) = blocks[blocks.len() - 1];
+            let (s0, n0) = blocks[blocks.len() - 2];
+            if s1 / n1 as f64 > s0 / n0 as f64 {
+                blocks.pop();
+                let last = blocks.len() - 1;
+                blocks[last] = (s0 + s1, n0 + n1);
+            } else {
+                break;
+            }
+        }
+    }
+    let mut i = 0;
+    for (sum, n) in blocks {
+        let mean = (sum / n as f64).clamp(lo, hi);
+        for slot in &mut x[i..i + n] {
+            *slot = mean;
+        }
+        i += n;
+    }
+}
+
+/// One row of the cooldown table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CooldownRow {
+    pub start: usize,
+    pub length: usize,
+    pub end_step: usize,
+    pub loss: f64,
+    /// The constant run's loss at the same step.
+    pub constant_loss: f64,
+    /// constant_loss − loss.
+    pub gain: f64,
+}
+
+/// Predicted loss after a cooldown of each length started at each step, from a constant run
+/// at `peak` after a linear warmup, decaying by `decay` to `last`.
+pub fn cooldown_table(
+    fit: &ScheduleFit,
+    peak: f64,
+    warmup: usize,
+    starts: &[usize],
+    lengths: &[usize],
+    decay: &str,
+    last: f64,
+) -> Result<Vec<CooldownRow>> {
+    let decay = match decay {
+        "linear" => Decay::Linear,
+        "exp" => Decay::Exp,
+        "cosine" => Decay::Cosine,
+        other => {
+            return Err(Error::settings(format!(
+                "unknown decay '{other}'; use linear, exp or cosine"
+            )))
+        }
+    };
+    let p = fit.values();
+    let horizon =
+        starts.iter().max().copied().unwrap_or(0) + lengths.iter().max().copied().unwrap_or(0);
+    let constant = parse(
+        &format!("constant:peak={peak},warmup={warmup},steps={}", horizon + 1),
+        None,
+    )?
+    .main;
+    let mut rows = Vec::new();
+    for &start in starts {
+        if start <= warmup {
+            return Err(Error::settings(format!(
+                "cooldown start {start} lies inside the warmup ({warmup} steps)"
+            )));
+        }
+        for &length in lengths {
+            if length == 0 {
+                return Err(Error::settings("cooldown lengths must be positive"));
+            }
+            let branch = cooldown_branch(&constant, start, length, decay, last);
+            let end = branch.len() - 1;
+            fit.law
+                .check(&branch.lrs, &[end])
+                .map_err(|m| Error::settings(format!("cooldown at {start} of {length}: {m}")))?;
+            let loss = fit.law.evaluate(&p, &branch.lrs, &[end], false).values[0];
+            let constant_loss = fit.law.evaluate(&p, &constant.lrs, &[end], false).values[0];
+            rows.push(CooldownRow {
+                start,
+                length,
+                end_step: end,
+                loss,
+                constant_loss,
+                gain: constant_loss - loss,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_is_antitonic_and_clipped() {
+        let mut x = vec![1.0, 3.0, 2.0, 0.5, 0.7, -1.0];
+        project(&mut x, 0.0, 2.5);
+        assert_eq!(x, vec![2.0, 2.0, 2.0, 0.6, 0.6, 0.0]);
+    }
+}

@@ -1,0 +1,514 @@
+//! Loss curves under LR schedules (issue 10): the O(T) multi-power evaluation against the direct
+//! sum and against the published 400M curves (golden file from an independent numpy script),
+//! exact gradients against finite differences, the published R² on the real curves of Luo et
+//! al. 2025 (../shared/data/multipower_law), recovery of known parameters, determinism, and the
+//! optimised schedule against the standard ones.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use scalinglaws::analysis::schedule::optimize::{cooldown_table, optimize, OptimizeSettings};
+use scalinglaws::analysis::schedule::{
+    fit_curves, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
+};
+
+const PUBLISHED_400M: [f64; 7] = [
+    2.37474466,
+    0.65421216,
+    0.42878731,
+    523.42464371,
+    2.02462735,
+    0.59350493,
+    0.63472457,
+];
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/multipower_law")
+}
+
+/// The upstream per-step schedule of each of the 9 runs, as a spec.
+fn spec_of(run: &str) -> String {
+    let head = "peak=3e-4,warmup=2160";
+    match run {
+        "cosine_24000" => format!("cosine:{head},steps=24000,final=3e-5"),
+        "cosine_72000" => format!("cosine:{head},steps=72000,final=3e-5"),
+        "constant_24000" => format!("constant:{head},steps=24000"),
+        "constant_72000" => format!("constant:{head},steps=72000"),
+        "wsd_20000_24000" => {
+            format!("wsd:{head},steps=24000,decay_start=20000,final=3e-5,decay=exp")
+        }
+        "wsdld_20000_24000" => {
+            format!("wsd:{head},steps=24000,decay_start=20000,final=3e-5,decay=linear")
+        }
+        "wsdcon_3" => format!("step:{head},steps=16000,at=8000,factor=0.1"),
+        "wsdcon_9" => format!("step:{head},steps=16000,at=8000,factor=0.3"),
+        "wsdcon_18" => format!("step:{head},steps=16000,at=8000,factor=0.6"),
+        other => panic!("unknown run {other}"),
+    }
+}
+
+const RUNS: [&str; 9] = [
+    "cosine_24000",
+    "constant_24000",
+    "constant_72000",
+    "cosine_72000",
+    "wsd_20000_24000",
+    "wsdld_20000_24000",
+    "wsdcon_3",
+    "wsdcon_9",
+    "wsdcon_18",
+];
+const TEST_RUNS: [&str; 6] = [
+    "constant_72000",
+    "cosine_72000",
+    "wsd_20000_24000",
+    "wsdld_20000_24000",
+    "wsdcon_3",
+    "wsdcon_18",
+];
+
+/// (steps, losses) of one upstream file.
+fn read_log(size: &str, run: &str) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
+    let path = data_dir().join(format!("csv_{size}/{run}.csv"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (mut steps, mut lrs, mut loss) = (Vec::new(), Vec::new(), Vec::new());
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.trim().split(',').collect();
+        steps.push(f[0].parse::<usize>().unwrap());
+        lrs.push(f[1].parse::<f64>().unwrap());
+        loss.push(f[2].parse::<f64>().unwrap());
+    }
+    (steps, lrs, loss)
+}
+
+/// The 9 runs of one size on their exact upstream schedules (rows past the schedule dropped,
+/// as upstream drops step 24000 of 24000-step runs).
+fn curves(size: &str) -> Vec<Curve> {
+    RUNS.iter()
+        .map(|run| {
+            let lrs = spec::parse(&spec_of(run), None).unwrap().main.lrs;
+            let (steps, _, loss) = read_log(size, run);
+            let keep: Vec<usize> = (0..steps.len()).filter(|&i| steps[i] < lrs.len()).collect();
+            Curve {
+                run: run.to_string(),
+                steps: keep.iter().map(|&i| steps[i]).collect(),
+                loss: keep.iter().map(|&i| loss[i]).collect(),
+                lrs,
+            }
+        })
+        .collect()
+}
+
+fn golden() -> BTreeMap<String, Vec<(usize, f64)>> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/multipower/published_400m.csv");
+    let mut out: BTreeMap<String, Vec<(usize, f64)>> = BTreeMap::new();
+    for line in std::fs::read_to_string(path).unwrap().lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        out.entry(f[0].to_string())
+            .or_default()
+            .push((f[1].parse().unwrap(), f[3].parse().unwrap()));
+    }
+    out
+}
+
+#[test]
+fn published_400m_curves_match_the_reference_to_1e_6() {
+    let golden = golden();
+    let mut worst: f64 = 0.0;
+    for curve in curves("400") {
+        let rows = &golden[&curve.run];
+        let steps: Vec<usize> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(steps, curve.steps, "{}", curve.run);
+        let ours = CurveLaw::MultiPower
+            .evaluate(&PUBLISHED_400M, &curve.lrs, &steps, false)
+            .values;
+        for ((_, theirs), ours) in rows.iter().zip(&ours) {
+            worst = worst.max((theirs - ours).abs());
+        }
+    }
+    println!("published 400M: max |ours − reference| over 2,103 points = {worst:.3e}");
+    assert!(worst < 1e-6, "max deviation {worst:e}");
+}
+
+#[test]
+fn lattice_evaluation_matches_the_direct_sum() {
+    // Schedules with warmup, smooth decay, a jump, decay to a tiny lr, and parameters away
+    // from the published ones.
+    let schedules = [
+        "cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5",
+        "wsd:peak=1e-3,warmup=100,steps=5000,decay_start=4000,final=1e-7,decay=linear",
+        "step:peak=3e-4,warmup=0,steps=3000,at=1000/2000,factor=0.2",
+    ];
+    let params = [
+        PUBLISHED_400M.to_vec(),
+        vec![3.0, 0.4, 0.3, 50.0, 0.3, 1.7, 0.2],
+        vec![2.0, 1.0, 0.8, 900.0, 20.0, 0.15, 1.3],
+    ];
+    let mut worst: f64 = 0.0;
+    for text in schedules {
+        let lrs = spec::parse(text, None).unwrap().main.lrs;
+        let steps: Vec<usize> = (1..lrs.len()).step_by(97).chain([lrs.len() - 1]).collect();
+        for p in &params {
+            let fast = CurveLaw::MultiPower.evaluate(p, &lrs, &steps, false).values;
+            for (&t, v) in steps.iter().zip(&fast) {
+                let (direct, _) = multi_power::final_loss(p, &lrs[..=t], t);
+                worst = worst.max((direct - v).abs() / direct.abs());
+            }
+        }
+    }
+    println!("lattice against direct sum: max relative error {worst:.3e}");
+    assert!(worst < 1e-9, "max relative error {worst:e}");
+}
+
+fn finite_difference(f: impl Fn(&[f64]) -> f64, p: &[f64], i: usize) -> f64 {
+    let h = 1e-6 * p[i].abs().max(1e-3);
+    let mut up = p.to_vec();
+    let mut down = p.to_vec();
+    up[i] += h;
+    down[i] -= h;
+    (f(&up) - f(&down)) / (2.0 * h)
+}
+
+#[test]
+fn parameter_gradients_match_finite_differences() {
+    let lrs = spec::parse(
+        "wsd:peak=3e-4,warmup=500,steps=6000,decay_start=4000,final=3e-5",
+        None,
+    )
+    .unwrap()
+    .main
+    .lrs;
+    let steps = [700usize, 3000, 4500, 5999];
+    let cases: [(CurveLaw, Vec<f64>); 3] = [
+        (CurveLaw::MultiPower, PUBLISHED_400M.to_vec()),
+        (CurveLaw::LrAnnealing, vec![2.4, 0.6, 0.45, 300.0, 0.998]),
+        (CurveLaw::PowerArea, vec![2.4, 0.6, 0.45]),
+    ];
+    for (law, p) in cases {
+        let e = law.evaluate(&p, &lrs, &steps, true);
+        let g = e.gradient.unwrap();
+        for (row, _) in steps.iter().enumerate() {
+            for (i, &exact) in g[row].iter().enumerate() {
+                let f = |q: &[f64]| law.evaluate(q, &lrs, &steps, false).values[row];
+                let fd = finite_difference(f, &p, i);
+                let scale = fd.abs().max(exact.abs()).max(1e-8);
+                assert!(
+                    (fd - exact).abs() / scale < 1e-5,
+                    "{} {} at step {}: exact {exact:e} fd {fd:e}",
+                    law.name(),
+                    law.params()[i],
+                    steps[row]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn schedule_gradient_matches_finite_differences() {
+    let mut lrs = spec::parse("cosine:peak=3e-4,warmup=50,steps=400,final=3e-5", None)
+        .unwrap()
+        .main
+        .lrs;
+    lrs[200] *= 1.3; // not monotone: every term of the gradient matters
+    for law in CurveLaw::ALL {
+        let p: Vec<f64> = match law {
+            CurveLaw::MultiPower => PUBLISHED_400M.to_vec(),
+            CurveLaw::LrAnnealing => vec![2.4, 0.6, 0.45, 300.0, 0.99],
+            CurveLaw::PowerArea => vec![2.4, 0.6, 0.45],
+        };
+        let (_, grad) = scalinglaws::analysis::schedule::optimize::final_loss(law, &p, &lrs);
+        for tau in [0usize, 1, 49, 50, 199, 200, 201, 399] {
+            let f = |x: &[f64]| scalinglaws::analysis::schedule::optimize::final_loss(law, &p, x).0;
+            let fd = finite_difference(f, &lrs, tau);
+            let scale = fd.abs().max(grad[tau].abs()).max(1e-6);
+            assert!(
+                (fd - grad[tau]).abs() / scale < 1e-5,
+                "{} τ={tau}: {} vs {fd}",
+                law.name(),
+                grad[tau]
+            );
+        }
+    }
+}
+
+fn fit_on_cosine(size: &str) -> ScheduleFit {
+    fit_curves(
+        CurveLaw::MultiPower,
+        &curves(size),
+        &["cosine_24000".to_string()],
+        &[],
+    )
+    .unwrap()
+}
+
+const PUBLISHED: [(&str, [f64; 7], f64); 3] = [
+    (
+        "25",
+        [
+            3.04045406,
+            0.52468604,
+            0.50786857,
+            363.78751622,
+            2.06560812,
+            0.58279013,
+            0.64142257,
+        ],
+        0.9988,
+    ),
+    (
+        "100",
+        [
+            2.6514477,
+            0.60115152,
+            0.45295811,
+            437.9464276,
+            2.13245612,
+            0.59785199,
+            0.65523644,
+        ],
+        0.9983,
+    ),
+    ("400", PUBLISHED_400M, 0.9978),
+];
+
+fn mean_test_r2(size: &str, params: &[f64]) -> f64 {
+    let curves = curves(size);
+    let r2: Vec<f64> = curves
+        .iter()
+        .filter(|c| TEST_RUNS.contains(&c.run.as_str()))
+        .map(|c| score(CurveLaw::MultiPower, params, c, false).r2.unwrap())
+        .collect();
+    r2.iter().sum::<f64>() / r2.len() as f64
+}
+
+#[test]
+fn published_parameters_reproduce_the_published_test_r2() {
+    // Luo et al.'s README: mean R² over the six test schedules 0.9988 / 0.9983 / 0.9978.
+    for (size, params, published) in PUBLISHED {
+        let mean = mean_test_r2(size, &params);
+        println!("{size}M published parameters: mean test R² {mean:.6} (paper {published})");
+        assert!((mean - published).abs() < 6e-5, "{size}M: {mean}");
+    }
+}
+
+#[test]
+fn cosine_fit_reaches_a_lower_objective_than_the_published_fit() {
+    // The global search on cosine_24000 alone: its training objective is below the published
+    // parameters' (they are an early-stopped AdamW trajectory, not an optimum), and it still
+    // predicts the other schedules; see the issue-10 note for why its test R² is lower.
+    for (size, params, _) in PUBLISHED {
+        let fit = fit_on_cosine(size);
+        let cosine = curves(size)
+            .into_iter()
+            .find(|c| c.run == "cosine_24000")
+            .unwrap();
+        let loss = scalinglaws::fit::Loss {
+            kind: scalinglaws::fit::LossKind::Huber,
+            f_scale: 1e-3,
+        };
+        let predicted = CurveLaw::MultiPower
+            .evaluate(&params, &cosine.lrs, &cosine.steps, false)
+            .values;
+        let published: f64 = predicted
+            .iter()
+            .zip(&cosine.loss)
+            .map(|(p, y)| loss.cost(y.ln() - p.ln()))
+            .sum();
+        let mean = fit.mean_test_r2.unwrap();
+        let p: Vec<String> = fit
+            .params
+            .iter()
+            .map(|p| format!("{}={:.4}", p.name, p.value))
+            .collect();
+        println!(
+            "{size}M: objective {:.4e} (published {published:.4e}); mean test R² {mean:.5} (published {:.5}); {}",
+            fit.objective,
+            mean_test_r2(size, &params),
+            p.join(" ")
+        );
+        for r in &fit.runs {
+            println!(
+                "    {:18} train={:5} R²={:.5?} final_error={:+.4}%",
+                r.run,
+                r.train,
+                r.r2,
+                100.0 * r.final_error
+            );
+        }
+        assert!(
+            fit.objective < published,
+            "{size}M: {} vs {published}",
+            fit.objective
+        );
+        assert!(mean > 0.95, "{size}M: mean test R² {mean}");
+        assert!(fit
+            .runs
+            .iter()
+            .all(|r| r.train == (r.run == "cosine_24000")));
+    }
+}
+
+#[test]
+fn known_parameters_are_recovered_from_noise_free_curves() {
+    let truth = [2.5, 0.7, 0.45, 400.0, 1.5, 0.55, 0.6];
+    let runs = [
+        (
+            "cosine",
+            "cosine:peak=3e-4,warmup=200,steps=6000,final=3e-5",
+        ),
+        (
+            "wsd",
+            "wsd:peak=3e-4,warmup=200,steps=6000,decay_start=4800,final=3e-5",
+        ),
+    ];
+    let curves: Vec<Curve> = runs
+        .iter()
+        .map(|(name, text)| {
+            let lrs = spec::parse(text, None).unwrap().main.lrs;
+            let steps: Vec<usize> = (256..6000).step_by(64).collect();
+            let loss = CurveLaw::MultiPower
+                .evaluate(&truth, &lrs, &steps, false)
+                .values;
+            Curve {
+                run: name.to_string(),
+                lrs,
+                steps,
+                loss,
+            }
+        })
+        .collect();
+    let fit = fit_curves(CurveLaw::MultiPower, &curves, &[], &[]).unwrap();
+    // Compare predictions (the parameters trade off): a held-out constant run to 24000 steps.
+    let held = spec::parse("constant:peak=3e-4,warmup=200,steps=12000", None)
+        .unwrap()
+        .main
+        .lrs;
+    let steps = [3000usize, 11999];
+    let want = CurveLaw::MultiPower
+        .evaluate(&truth, &held, &steps, false)
+        .values;
+    let got = CurveLaw::MultiPower
+        .evaluate(&fit.values(), &held, &steps, false)
+        .values;
+    for (w, g) in want.iter().zip(&got) {
+        assert!((w - g).abs() < 1e-4, "held-out prediction {g} vs truth {w}");
+    }
+    assert!(fit.objective < 1e-10, "objective {}", fit.objective);
+}
+
+#[test]
+fn seeded_fits_are_bit_identical() {
+    let a = serde_json::to_string(&fit_on_cosine("25")).unwrap();
+    let b = serde_json::to_string(&fit_on_cosine("25")).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn rebuilt_log_schedule_matches_the_upstream_schedule() {
+    // The CSV's lr column interpolated between logged steps, with the 2160-step warmup rebuilt.
+    let (steps, lrs, loss) = read_log("400", "wsd_20000_24000");
+    let logs = [RunLog {
+        run: "wsd".into(),
+        steps: steps.iter().map(|&s| s as f64).collect(),
+        lrs,
+        loss,
+        locations: (0..steps.len())
+            .map(|i| scalinglaws::error::Location {
+                file: "x".into(),
+                row: Some(i + 1),
+                line: None,
+                column: None,
+            })
+            .collect(),
+    }];
+    let rebuilt = scalinglaws::analysis::schedule::curves_from_logs(&logs, 2160).unwrap();
+    let exact = spec::parse(&spec_of("wsd_20000_24000"), None)
+        .unwrap()
+        .main
+        .lrs;
+    let r = &rebuilt[0];
+    for s in [0usize, 1, 2159, 5000, 19968] {
+        assert!(
+            (r.lrs[s] - exact[s]).abs() < 1e-15,
+            "step {s}: {} vs {}",
+            r.lrs[s],
+            exact[s]
+        );
+    }
+    let a = CurveLaw::MultiPower
+        .evaluate(&PUBLISHED_400M, &r.lrs, &r.steps, false)
+        .values;
+    let b = CurveLaw::MultiPower
+        .evaluate(&PUBLISHED_400M, &exact, &r.steps, false)
+        .values;
+    let worst = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max);
+    println!("wsd 400M: rebuilt-from-log schedule against exact: max |Δloss| {worst:.2e}");
+    assert!(worst < 2e-3);
+}
+
+#[test]
+fn optimised_schedule_beats_cosine_wsd_and_constant() {
+    // With the published 400M parameters (the paper's §5 setting).
+    let mut fit = fit_on_cosine("400");
+    for (p, v) in fit.params.iter_mut().zip(PUBLISHED_400M) {
+        p.value = v;
+    }
+    let settings = OptimizeSettings {
+        steps: 24000,
+        peak: 3e-4,
+        warmup: 2160,
+        floor: 3e-6,
+        max_iterations: 400,
+    };
+    let best = optimize(&fit, &settings).unwrap();
+    let best_baseline = best
+        .baselines
+        .iter()
+        .map(|b| b.final_loss)
+        .fold(f64::INFINITY, f64::min);
+    println!(
+        "optimised: final loss {:.5} vs best baseline {:.5} ({}); gain {:.2e}; stable until {}, decay over {} steps, final lr {:.2e}; {} iterations",
+        best.final_loss, best_baseline, best.best_baseline, best.gain, best.stable_until, best.decay_steps, best.final_lr, best.iterations
+    );
+    assert!(best.final_loss <= best_baseline);
+    assert!(best.gain >= 0.0);
+    // The constraint set holds.
+    let lrs = &best.lrs;
+    assert_eq!(lrs.len(), 24000);
+    for w in lrs[2160..].windows(2) {
+        assert!(w[1] <= w[0] + 1e-18);
+    }
+    assert!(lrs[2160..].iter().all(|&lr| (3e-6..=3e-4).contains(&lr)));
+    // WSD-like: a long stable phase then a decay in the last part.
+    assert!(
+        best.stable_until > 12000 && best.stable_until < 23000,
+        "stable until {}",
+        best.stable_until
+    );
+}
+
+#[test]
+fn cooldowns_gain_over_the_constant_run() {
+    let fit = fit_on_cosine("400");
+    let rows = cooldown_table(
+        &fit,
+        3e-4,
+        2160,
+        &[8000, 16000],
+        &[500, 2000],
+        "linear",
+        3e-6,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert!(r.gain > 0.0, "{r:?}");
+        assert_eq!(r.end_step, r.start + r.length - 1);
+    }
+}
