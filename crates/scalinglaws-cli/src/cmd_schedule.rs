@@ -542,6 +542,12 @@ fn render_optimized(b: &OptimizedSchedule) -> String {
         rows.push(vec![base.schedule.clone(), number(base.final_loss, 6)]);
     }
     out.push_str(&columns(&rows, &[0], "    "));
+    if !b.warnings.is_empty() {
+        out.push_str("\n  Warnings\n");
+        for w in &b.warnings {
+            let _ = writeln!(out, "    - {w}");
+        }
+    }
     out
 }
 

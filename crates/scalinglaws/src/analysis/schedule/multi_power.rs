@@ -321,7 +321,12 @@ fn add_term(
     add_moments(&mut sums.log_a, moments, 1.0);
     add_moments(&mut sums.gamma, moments, -ln_lr);
     let inv_a = 1.0 / a_t;
-    let nodes = sums.beta.nodes.iter_mut().zip(&mut sums.log_a.nodes).zip(&mut sums.gamma.nodes);
+    let nodes = sums
+        .beta
+        .nodes
+        .iter_mut()
+        .zip(&mut sums.log_a.nodes)
+        .zip(&mut sums.gamma.nodes);
     for (((b, la), g), (e, r)) in nodes.zip(inject.iter().zip(&lattice.rates)) {
         let base = omega * e;
         let da = base * (r * inv_a - beta);

@@ -53,6 +53,9 @@ pub struct OptimizedSchedule {
     pub final_lr: f64,
     /// (step, lr) at 41 evenly spaced steps.
     pub shape: Vec<(usize, f64)>,
+    /// Reasons to distrust the result (the fit's parameters at their bounds, where the law
+    /// can reward extreme schedules).
+    pub warnings: Vec<String>,
     /// The whole schedule, one lr per step.
     #[serde(skip)]
     pub lrs: Vec<f64>,
@@ -98,14 +101,16 @@ fn running_final_loss(law: CurveLaw, p: &[f64], lrs: &[f64]) -> (f64, Vec<f64>) 
 fn baselines(s: &OptimizeSettings) -> Vec<String> {
     let head = format!("peak={},warmup={},steps={}", s.peak, s.warmup, s.steps);
     let mut out = vec![format!("constant:{head}")];
-    let finals = [s.floor, (s.peak / 10.0).max(s.floor)];
-    for f in finals {
+    // Six significant digits keep the specs readable (peak/10 is not exact in binary).
+    let round = |f: f64| format!("{f:.6e}").parse::<f64>().unwrap_or(f);
+    let finals = [s.floor, (s.peak / 10.0).max(s.floor)].map(|f| format!("{:e}", round(f)));
+    for f in &finals {
         out.push(format!("cosine:{head},final={f}"));
     }
     for fraction in [0.1, 0.2, 0.3] {
         let start = s.steps - ((s.steps - s.warmup) as f64 * fraction).round() as usize;
         for decay in ["exp", "linear"] {
-            for f in finals {
+            for f in &finals {
                 out.push(format!(
                     "wsd:{head},decay_start={start},final={f},decay={decay}"
                 ));
@@ -178,6 +183,12 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
         decay_steps: decay_end.saturating_sub(decay_start),
         final_lr: *schedule.lrs.last().expect("steps"),
         shape: schedule.shape(41),
+        warnings: fit
+            .warnings
+            .iter()
+            .filter(|w| w.contains("at its bound"))
+            .map(|w| format!("the fit's {w}: the optimum may exploit a degenerate limit of the law"))
+            .collect(),
         lrs: schedule.lrs,
     })
 }
