@@ -201,7 +201,40 @@ fn schedule_benches(c: &mut Criterion) {
     group.bench_function("multi_power_fit_cosine_24000", |b| {
         b.iter(|| fit_curves(CurveLaw::MultiPower, black_box(&curves), &[], &[]).unwrap())
     });
+    let real = vec![real_cosine_400m()];
+    group.bench_function("multi_power_fit_cosine_24000_real_400m", |b| {
+        b.iter(|| fit_curves(CurveLaw::MultiPower, black_box(&real), &[], &[]).unwrap())
+    });
     group.finish();
+}
+
+/// The 400M cosine_24000 curve of Luo et al. 2025 (examples/schedule, MIT) on its exact
+/// schedule.
+fn real_cosine_400m() -> scalinglaws::analysis::schedule::Curve {
+    use scalinglaws::analysis::schedule::spec;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/schedule/runs_400m.csv"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut steps, mut loss) = (Vec::new(), Vec::new());
+    for line in text
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("cosine_24000,"))
+    {
+        let fields: Vec<&str> = line.split(',').collect();
+        steps.push(fields[1].parse().unwrap());
+        loss.push(fields[3].parse().unwrap());
+    }
+    let text = "cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5";
+    let lrs = spec::parse(text, None).unwrap().main.lrs;
+    scalinglaws::analysis::schedule::Curve {
+        run: "cosine_24000".into(),
+        lrs,
+        steps,
+        loss,
+    }
 }
 
 criterion_group!(fit_benches, benches, schedule_benches);

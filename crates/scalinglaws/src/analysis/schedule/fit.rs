@@ -9,7 +9,8 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use super::law::CurveLaw;
+use super::law::{CurveLaw, Evaluation};
+use super::multi_power;
 use crate::fit::lsq::bounded_least_squares;
 use crate::fit::problem::LocalModel;
 use crate::fit::solver::{self, Objective, Options, Termination};
@@ -41,9 +42,104 @@ pub const HUBER_DELTA: f64 = 1e-3;
 /// Starts polished by Levenberg–Marquardt.
 const POLISHED: usize = 1;
 
-struct CurveObjective<'a> {
+/// The curves a stage fits: the runs themselves, or (multi-power search) their schedules
+/// coarsened into blocks.
+#[derive(Clone, Copy)]
+struct Stage<'a> {
     law: CurveLaw,
     curves: &'a [Curve],
+    /// Steps per block of each curve's schedule (None: every entry is one step).
+    widths: Option<&'a [Vec<f64>]>,
+}
+
+impl Stage<'_> {
+    /// S1 at each logged step of curve `index`.
+    fn area_at_steps(&self, index: usize) -> Vec<f64> {
+        let curve = &self.curves[index];
+        let mut sum = 0.0;
+        let area: Vec<f64> = (0..curve.lrs.len())
+            .map(|k| {
+                sum += self.widths.map_or(1.0, |w| w[index][k]) * curve.lrs[k];
+                sum
+            })
+            .collect();
+        curve.steps.iter().map(|&s| area[s]).collect()
+    }
+
+    fn evaluate(&self, index: usize, p: &[f64], with_gradient: bool) -> Evaluation {
+        let curve = &self.curves[index];
+        match self.widths {
+            Some(widths) => {
+                let c = multi_power::curve_in_blocks(
+                    p,
+                    &curve.lrs,
+                    Some(&widths[index]),
+                    &curve.steps,
+                    with_gradient,
+                );
+                Evaluation {
+                    values: c.values,
+                    gradient: c.gradient.map(|g| g.iter().map(|r| r.to_vec()).collect()),
+                }
+            }
+            None => self
+                .law
+                .evaluate(p, &curve.lrs, &curve.steps, with_gradient),
+        }
+    }
+}
+
+/// Entries per block when the multi-power search runs on coarsened schedules.
+const BLOCK: usize = 16;
+/// Schedules longer than this (in all) are coarsened for the search.
+const COARSEN_ABOVE: usize = 4096;
+/// Levenberg–Marquardt iterations of the final polish on the full schedules.
+const POLISH_ITERATIONS: usize = 40;
+
+/// Each curve's schedule in blocks of at most `block` steps, every logged step ending a block
+/// (so the area S1 at logged steps is exact); a block's learning rate is its mean.
+fn coarsen(curves: &[Curve], block: usize) -> (Vec<Curve>, Vec<Vec<f64>>) {
+    let mut coarse = Vec::new();
+    let mut all_widths = Vec::new();
+    for curve in curves {
+        let mut ends: Vec<usize> = curve.steps.clone();
+        ends.sort_unstable();
+        ends.dedup();
+        let (mut lrs, mut widths, mut index_of) = (Vec::new(), Vec::new(), Vec::new());
+        let mut start = 0;
+        for &end in &ends {
+            while start <= end {
+                let stop = (start + block - 1).min(end);
+                let n = stop - start + 1;
+                lrs.push(curve.lrs[start..=stop].iter().sum::<f64>() / n as f64);
+                widths.push(n as f64);
+                start = stop + 1;
+            }
+            index_of.push((end, lrs.len() - 1));
+        }
+        let steps = curve
+            .steps
+            .iter()
+            .map(|t| {
+                index_of[index_of
+                    .binary_search_by_key(t, |e| e.0)
+                    .expect("a logged step")]
+                .1
+            })
+            .collect();
+        coarse.push(Curve {
+            run: curve.run.clone(),
+            lrs,
+            steps,
+            loss: curve.loss.clone(),
+        });
+        all_widths.push(widths);
+    }
+    (coarse, all_widths)
+}
+
+struct CurveObjective<'a> {
+    stage: Stage<'a>,
     /// Every parameter; the free ones are overwritten from u.
     template: Vec<f64>,
     free: Vec<usize>,
@@ -53,12 +149,11 @@ struct CurveObjective<'a> {
 }
 
 impl<'a> CurveObjective<'a> {
-    fn new(law: CurveLaw, curves: &'a [Curve], fixed: &[Option<f64>]) -> Self {
-        let bounds = law.bounds();
+    fn new(stage: Stage<'a>, fixed: &[Option<f64>]) -> Self {
+        let bounds = stage.law.bounds();
         let free: Vec<usize> = (0..bounds.len()).filter(|&i| fixed[i].is_none()).collect();
         CurveObjective {
-            law,
-            curves,
+            stage,
             template: fixed.iter().map(|f| f.unwrap_or(f64::NAN)).collect(),
             transforms: free
                 .iter()
@@ -89,9 +184,9 @@ impl<'a> CurveObjective<'a> {
     }
 
     /// Levenberg–Marquardt from `start` (every parameter, natural values).
-    fn minimize(&mut self, start: &[f64]) -> solver::Minimum {
+    fn minimize(&mut self, start: &[f64], max_iterations: usize) -> solver::Minimum {
         let options = Options {
-            max_iterations: 200,
+            max_iterations,
             ftol: 1e-12,
             xtol: 1e-12,
             gtol: 1e-12,
@@ -112,8 +207,8 @@ impl<'a> CurveObjective<'a> {
             .zip(&self.transforms)
             .map(|(u, t)| t.derivatives(*u).0)
             .collect();
-        for curve in self.curves {
-            let e = self.law.evaluate(&p, &curve.lrs, &curve.steps, with_model);
+        for (index, curve) in self.stage.curves.iter().enumerate() {
+            let e = self.stage.evaluate(index, &p, with_model);
             for (i, (&pred, &y)) in e.values.iter().zip(&curve.loss).enumerate() {
                 if pred.is_nan() || pred <= 0.0 {
                     return None;
@@ -203,12 +298,67 @@ fn shape_grid(law: CurveLaw) -> Vec<Vec<(usize, f64)>> {
 }
 
 /// Fits `law` to `curves` (each with at least one logged point); `fixed[i]` holds parameter i.
+/// Long multi-power schedules are searched in blocks of [`BLOCK`] steps (16× cheaper), then
+/// polished on the full schedules, with parameters that reached a bound held there.
 pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Optimum> {
-    let floor = curves
+    let total: usize = curves.iter().map(|c| c.lrs.len()).sum();
+    let full = Stage {
+        law,
+        curves,
+        widths: None,
+    };
+    if law != CurveLaw::MultiPower || total <= COARSEN_ABOVE {
+        return search(full, fixed);
+    }
+    let (coarse, widths) = coarsen(curves, BLOCK);
+    let rough = search(
+        Stage {
+            law,
+            curves: &coarse,
+            widths: Some(&widths),
+        },
+        fixed,
+    )?;
+    let pinned = pin_at_bounds(law, &rough.params, fixed);
+    let mut objective = CurveObjective::new(full, &pinned);
+    let m = objective.minimize(&rough.params, POLISH_ITERATIONS);
+    if !m.value.is_finite() {
+        return None;
+    }
+    let params = objective.natural(&m.u);
+    Some(Optimum {
+        standard_errors: standard_errors(law, curves, &params, &objective.free),
+        params,
+        objective: m.value,
+        termination: m.termination,
+        iterations: rough.iterations + m.iterations,
+        starts: rough.starts,
+    })
+}
+
+/// `fixed`, plus every parameter within 1e-6 (relative) of a bound, held at that bound.
+fn pin_at_bounds(law: CurveLaw, p: &[f64], fixed: &[Option<f64>]) -> Vec<Option<f64>> {
+    let near = |v: f64, b: f64| b.is_finite() && (v - b).abs() <= 1e-6 * (1.0 + b.abs());
+    law.bounds()
+        .iter()
+        .zip(p.iter().zip(fixed))
+        .map(|((lo, hi), (&v, f))| match f {
+            Some(_) => *f,
+            None if near(v, *lo) => Some(*lo),
+            None if near(v, *hi) => Some(*hi),
+            None => None,
+        })
+        .collect()
+}
+
+/// The grid of starts, then Levenberg–Marquardt from the best.
+fn search(stage: Stage, fixed: &[Option<f64>]) -> Option<Optimum> {
+    let floor = stage
+        .curves
         .iter()
         .flat_map(|c| c.loss.iter().copied())
         .fold(f64::INFINITY, f64::min);
-    let mut points: Vec<Vec<(usize, f64)>> = shape_grid(law)
+    let mut points: Vec<Vec<(usize, f64)>> = shape_grid(stage.law)
         .into_iter()
         .map(|point| {
             point
@@ -220,17 +370,17 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
     points.dedup();
     let mut starts: Vec<(f64, Vec<f64>)> = points
         .par_iter()
-        .map(|point| start_at(law, curves, point, fixed, floor))
+        .map(|point| start_at(stage, point, fixed, floor))
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
         .collect();
     starts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut objective = CurveObjective::new(law, curves, fixed);
+    let mut objective = CurveObjective::new(stage, fixed);
     let mut best: Option<Optimum> = None;
     let n_starts = starts.len();
     for (_, start) in starts.into_iter().take(POLISHED) {
-        let m = objective.minimize(&start);
+        let m = objective.minimize(&start, 200);
         if !m.value.is_finite() || best.as_ref().is_some_and(|b| b.objective <= m.value) {
             continue;
         }
@@ -244,40 +394,23 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
         });
     }
     let mut best = best?;
-    best.standard_errors = standard_errors(law, curves, &best.params, &objective.free);
+    if stage.widths.is_none() {
+        best.standard_errors =
+            standard_errors(stage.law, stage.curves, &best.params, &objective.free);
+    }
     Some(best)
-}
-
-/// Levenberg–Marquardt from one start (natural parameters).
-pub fn polish(
-    law: CurveLaw,
-    curves: &[Curve],
-    start: &[f64],
-    fixed: &[Option<f64>],
-) -> Option<Optimum> {
-    let mut objective = CurveObjective::new(law, curves, fixed);
-    let m = objective.minimize(start);
-    let params = objective.natural(&m.u);
-    m.value.is_finite().then(|| Optimum {
-        standard_errors: standard_errors(law, curves, &params, &objective.free),
-        params,
-        objective: m.value,
-        termination: m.termination,
-        iterations: m.iterations,
-        starts: 1,
-    })
 }
 
 /// The best start at one shape point: for each α of the scan, the linear parameters (L0, A
 /// and the annealing scale) by non-negative least squares on the loss, scored by the
 /// objective; parameters in `fixed` stay at their values.
 fn start_at(
-    law: CurveLaw,
-    curves: &[Curve],
+    stage: Stage,
     point: &[(usize, f64)],
     fixed: &[Option<f64>],
     floor: f64,
 ) -> Option<(f64, Vec<f64>)> {
+    let (law, curves) = (stage.law, stage.curves);
     let mut p = law.default_start(floor);
     for &(i, v) in point {
         p[i] = v;
@@ -293,12 +426,13 @@ fn start_at(
         q[0] = 0.0;
         q[1] = 0.0;
         q[k] = 1.0;
-        curves
-            .iter()
-            .flat_map(|c| law.evaluate(&q, &c.lrs, &c.steps, false).values)
+        (0..curves.len())
+            .flat_map(|i| stage.evaluate(i, &q, false).values)
             .collect()
     });
-    let areas: Vec<f64> = curves.iter().flat_map(area_at_steps).collect();
+    let areas: Vec<f64> = (0..curves.len())
+        .flat_map(|i| stage.area_at_steps(i))
+        .collect();
     let target: Vec<f64> = curves.iter().flat_map(|c| c.loss.iter().copied()).collect();
     let alphas: Vec<f64> = match fixed[2] {
         Some(alpha) => vec![alpha],
@@ -321,17 +455,6 @@ fn start_at(
         }
     }
     best
-}
-
-/// S1 at each logged step of a curve.
-fn area_at_steps(curve: &Curve) -> Vec<f64> {
-    let mut sum = 0.0;
-    let mut area = Vec::with_capacity(curve.lrs.len());
-    for lr in &curve.lrs {
-        sum += lr;
-        area.push(sum);
-    }
-    curve.steps.iter().map(|&s| area[s]).collect()
 }
 
 /// The free linear parameters of `columns` by non-negative least squares (the fixed ones'
@@ -389,7 +512,12 @@ fn huber_objective(predicted: &[f64], target: &[f64]) -> Option<f64> {
 
 /// σ·sqrt(diag (JᵀJ)⁻¹) of the log residuals, σ² = Σr²/(n − k).
 /// Fixed parameters get 0.
-fn standard_errors(law: CurveLaw, curves: &[Curve], p: &[f64], free: &[usize]) -> Option<Vec<f64>> {
+pub(super) fn standard_errors(
+    law: CurveLaw,
+    curves: &[Curve],
+    p: &[f64],
+    free: &[usize],
+) -> Option<Vec<f64>> {
     let k = free.len();
     let mut jtj = DMatrix::<f64>::zeros(k, k);
     let (mut rss, mut n) = (0.0, 0usize);

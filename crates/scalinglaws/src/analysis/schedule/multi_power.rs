@@ -18,6 +18,8 @@
 //! direct sum to 1e-9. [`final_loss`] evaluates one step directly (O(t)) with the gradient with
 //! respect to every learning rate, for schedule optimisation.
 
+use rayon::prelude::*;
+
 use crate::uncertainty::dist::ln_gamma;
 
 /// Parameter order of the law.
@@ -30,7 +32,7 @@ const LOWER_REACH: f64 = 1e-4;
 /// r/a at the lattice's upper end: (r/a)^β·e^(−r/a) < 1e-17 beyond.
 const UPPER_REACH: f64 = 45.0;
 /// Fresh exponentials every this many lattice nodes (error growth 2^(RESTART/2) ulp).
-const RESTART: usize = 16;
+const RESTART: usize = 32;
 /// Lattice nodes beyond which the parameters are taken as outside the law's range (a_max/a_min
 /// and the area would span e^104).
 const MAX_NODES: f64 = 300.0;
@@ -79,6 +81,7 @@ pub fn check(lrs: &[f64], steps: &[usize]) -> Result<(), String> {
     Ok(())
 }
 
+#[derive(Clone)]
 struct Lattice {
     /// r_j = e^(y_j)
     rates: Vec<f64>,
@@ -116,6 +119,24 @@ impl Lattice {
         }
     }
 
+    /// The lattice in `n` contiguous parts of its nodes (the tail stays with each; only the
+    /// first part's tail moments are read).
+    fn split(&self, n: usize) -> Vec<Lattice> {
+        let size = self.rates.len().div_ceil(n);
+        (0..n)
+            .map(|i| {
+                let range =
+                    (i * size).min(self.rates.len())..((i + 1) * size).min(self.rates.len());
+                Lattice {
+                    rates: self.rates[range.clone()].to_vec(),
+                    y: self.y[range.clone()].to_vec(),
+                    weights: self.weights[range].to_vec(),
+                    ..self.clone()
+                }
+            })
+            .collect()
+    }
+
     /// e^(−r_j·x) for every node, by squaring chains restarted every [`RESTART`] nodes.
     fn decays(&self, x: f64, out: &mut [f64]) {
         for (j, slot) in out.iter_mut().enumerate() {
@@ -148,6 +169,23 @@ impl Accumulator {
             moments: [0.0; 3],
         }
     }
+
+    fn add_moments(&mut self, moments: [f64; 3], weight: f64) {
+        for (m, v) in self.moments.iter_mut().zip(moments) {
+            *m += weight * v;
+        }
+    }
+
+    fn decay(&mut self, decay: &[f64]) {
+        for (m, e) in self.nodes.iter_mut().zip(decay) {
+            *m *= e;
+        }
+    }
+
+    /// Σ_j weight_j·M_j.
+    fn nodes_dot(&self, weights: &[f64]) -> f64 {
+        self.nodes.iter().zip(weights).map(|(m, w)| m * w).sum()
+    }
 }
 
 /// Σ_k d_k (1 + a_k u_k(t))^(−β) and its derivatives, by the lattice.
@@ -161,14 +199,45 @@ struct Sums {
     gamma: Accumulator,
 }
 
+/// What one pass over the steps records at a requested step: its area and learning rate, the
+/// node sums of its part of the lattice, and the tail moments (the same in every part).
+#[derive(Clone, Copy, Default)]
+struct Record {
+    area: f64,
+    lr: f64,
+    /// Σ w_j M_j, Σ w_j y_j M_j, Σ w_j Mβ_j, Σ w_j Ma_j, Σ w_j Mγ_j
+    nodes: [f64; 5],
+    /// tail moments of the value, β, ln a and γ accumulators
+    moments: [[f64; 3]; 4],
+}
+
+/// The lattice is split in this many parts, run in parallel and summed in a fixed order (so
+/// the result does not depend on the thread count).
+const PARTS: usize = 2;
+
 /// The law at the given steps (any order); `p` in [`PARAMS`] order. Call [`check`] first.
 pub fn curve(p: &[f64], lrs: &[f64], steps: &[usize], with_gradient: bool) -> Curve {
-    let [l0, a, alpha, b, c, beta, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
+    curve_in_blocks(p, lrs, None, steps, with_gradient)
+}
+
+/// The law on a schedule of blocks: entry k holds `widths[k]` steps at learning rate `lrs[k]`
+/// (area widths[k]·lrs[k]; the decrement between blocks is lumped at the block's start);
+/// `steps` index blocks. With no widths every block is one step: the law exactly.
+pub fn curve_in_blocks(
+    p: &[f64],
+    lrs: &[f64],
+    widths: Option<&[f64]>,
+    steps: &[usize],
+    with_gradient: bool,
+) -> Curve {
+    let [_, _, _, _, c, beta, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
     let mut order: Vec<usize> = (0..steps.len()).collect();
     order.sort_by_key(|&i| steps[i]);
-    let last = steps.iter().copied().max().unwrap_or(0);
+    let sorted: Vec<usize> = order.iter().map(|&i| steps[i]).collect();
+    let last = sorted.last().copied().unwrap_or(0);
+    let width = |k: usize| widths.map_or(1.0, |w| w[k]);
     let (a_min, a_max) = rate_range(lrs, last, c, gamma);
-    let area_max: f64 = lrs[..=last].iter().sum();
+    let area_max: f64 = (0..=last).map(|k| width(k) * lrs[k]).sum();
     if !lattice_is_reasonable(beta, a_min, a_max, area_max) {
         // Parameters far outside any fit's range (the search probes them): no value.
         return Curve {
@@ -177,96 +246,154 @@ pub fn curve(p: &[f64], lrs: &[f64], steps: &[usize], with_gradient: bool) -> Cu
         };
     }
     let lattice = Lattice::new(beta, a_min, a_max, area_max);
-    let nj = lattice.rates.len();
-    let mut sums = Sums {
-        value: Accumulator::new(nj),
-        beta: Accumulator::new(if with_gradient { nj } else { 0 }),
-        log_a: Accumulator::new(if with_gradient { nj } else { 0 }),
-        gamma: Accumulator::new(if with_gradient { nj } else { 0 }),
-    };
-    let mut decay = vec![0.0; nj];
-    let mut inject = vec![0.0; nj];
-    let mut decay_lr = f64::NAN;
-    let ln_gamma_beta = ln_gamma(beta);
-    let inv_gamma = (-ln_gamma_beta).exp();
-    let psi = digamma(beta);
+    let parts: Vec<Vec<Record>> = lattice
+        .split(PARTS)
+        .par_iter()
+        .map(|part| run_pass(part, p, lrs, widths, &sorted, with_gradient))
+        .collect();
     let mut values = vec![0.0; steps.len()];
     let mut gradient = with_gradient.then(|| vec![[0.0; 7]; steps.len()]);
-    let weighted_y: Vec<f64> = if with_gradient {
-        lattice
-            .weights
-            .iter()
-            .zip(&lattice.y)
-            .map(|(w, y)| w * y)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut next = 0;
-    let mut area = lrs[0];
-    while next < order.len() && steps[order[next]] == 0 {
-        // No annealing term yet: L0 + A·S1^(−α) (check() ensures S1 > 0).
-        let i = order[next];
-        let power = area.powf(-alpha);
-        values[i] = l0 + a * power;
-        if let Some(g) = gradient.as_mut() {
-            g[i] = [1.0, power, -a * power * area.ln(), 0.0, 0.0, 0.0, 0.0];
+    for (o, &i) in order.iter().enumerate() {
+        let mut record = parts[0][o];
+        for part in &parts[1..] {
+            for (total, n) in record.nodes.iter_mut().zip(part[o].nodes) {
+                *total += n;
+            }
         }
-        next += 1;
+        let (value, row) = assemble(p, &lattice, &record, lrs[0], sorted[o] == 0);
+        values[i] = value;
+        if let Some(g) = gradient.as_mut() {
+            g[i] = row;
+        }
     }
+    Curve { values, gradient }
+}
+
+/// The law and its gradient at one requested step from the summed record.
+fn assemble(p: &[f64], lattice: &Lattice, r: &Record, lr0: f64, first: bool) -> (f64, [f64; 7]) {
+    let [l0, a, alpha, b, c, beta, _] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
+    let power = r.area.powf(-alpha);
+    let d_alpha = -a * power * r.area.ln();
+    if first {
+        // No annealing term at step 0: L0 + A·S1^(−α).
+        return (l0 + a * power, [1.0, power, d_alpha, 0.0, 0.0, 0.0, 0.0]);
+    }
+    let inv_gamma = (-ln_gamma(beta)).exp();
+    let tail = |m: &[f64; 3], h: &[f64; 2]| h[0] * m[0] - h[1] * (m[1] + r.area * m[0]);
+    let [value_m, beta_m, log_a_m, gamma_m] = &r.moments;
+    let f = r.nodes[0] + tail(value_m, &lattice.tail);
+    let drop = (lr0 - r.lr) - f * inv_gamma;
+    let d_beta = -digamma(beta) * f
+        + r.nodes[1]
+        + tail(value_m, &lattice.tail_beta)
+        + r.nodes[2]
+        + tail(beta_m, &lattice.tail);
+    // ∂/∂ln a of the tail: Σ ω·[−β(H0 − H1 w) + H1/a].
+    let scaled =
+        |nodes: f64, m: &[f64; 3]| nodes - beta * tail(m, &lattice.tail) + lattice.tail[1] * m[2];
+    let d_log_c = scaled(r.nodes[3], log_a_m);
+    let d_gamma = scaled(r.nodes[4], gamma_m);
+    (
+        l0 + a * power - b * drop,
+        [
+            1.0,
+            power,
+            d_alpha,
+            -drop,
+            b * inv_gamma * d_log_c / c,
+            b * inv_gamma * d_beta,
+            b * inv_gamma * d_gamma,
+        ],
+    )
+}
+
+/// One pass over the steps with one part of the lattice, recording at each requested step.
+fn run_pass(
+    lattice: &Lattice,
+    p: &[f64],
+    lrs: &[f64],
+    widths: Option<&[f64]>,
+    sorted_steps: &[usize],
+    with_gradient: bool,
+) -> Vec<Record> {
+    let (c, beta, gamma) = (p[4], p[5], p[6]);
+    let width = |k: usize| widths.map_or(1.0, |w| w[k]);
+    let nj = lattice.rates.len();
+    let derivative_nodes = if with_gradient { nj } else { 0 };
+    let mut sums = Sums {
+        value: Accumulator::new(nj),
+        beta: Accumulator::new(derivative_nodes),
+        log_a: Accumulator::new(derivative_nodes),
+        gamma: Accumulator::new(derivative_nodes),
+    };
+    let weighted_y: Vec<f64> = lattice
+        .weights
+        .iter()
+        .zip(&lattice.y)
+        .map(|(w, y)| w * y)
+        .collect();
+    let (mut decay, mut inject) = (vec![0.0; nj], vec![0.0; nj]);
+    let mut decay_area = f64::NAN;
+    let mut records = Vec::with_capacity(sorted_steps.len());
+    let mut area = width(0) * lrs[0];
+    let mut next = 0;
+    let mut record = |t: usize, area: f64, sums: &Sums, records: &mut Vec<Record>| {
+        while next < sorted_steps.len() && sorted_steps[next] == t {
+            records.push(Record {
+                area,
+                lr: lrs[t],
+                nodes: [
+                    sums.value.nodes_dot(&lattice.weights),
+                    if with_gradient {
+                        sums.value.nodes_dot(&weighted_y)
+                    } else {
+                        0.0
+                    },
+                    sums.beta.nodes_dot(&lattice.weights),
+                    sums.log_a.nodes_dot(&lattice.weights),
+                    sums.gamma.nodes_dot(&lattice.weights),
+                ],
+                moments: [
+                    sums.value.moments,
+                    sums.beta.moments,
+                    sums.log_a.moments,
+                    sums.gamma.moments,
+                ],
+            });
+            next += 1;
+        }
+    };
+    record(0, area, &sums, &mut records);
+    let last = sorted_steps.last().copied().unwrap_or(0);
     for t in 1..=last {
         let lr = lrs[t];
         let d = lrs[t - 1] - lr;
         if d != 0.0 {
             let a_t = c * lr.powf(-gamma);
-            let omega = d * a_t.powf(-beta);
             lattice.decays(1.0 / a_t, &mut inject);
-            add_term(
-                &mut sums,
-                &lattice,
-                &inject,
-                omega,
-                a_t,
+            let term = Term {
+                omega: d * a_t.powf(-beta),
+                a: a_t,
                 lr,
-                area,
-                beta,
-                with_gradient,
-            );
+                area_before: area,
+            };
+            add_term(&mut sums, lattice, &inject, &term, beta, with_gradient);
         }
-        area += lr;
-        if lr != decay_lr {
-            lattice.decays(lr, &mut decay);
-            decay_lr = lr;
+        let block_area = width(t) * lr;
+        area += block_area;
+        if block_area != decay_area {
+            lattice.decays(block_area, &mut decay);
+            decay_area = block_area;
         }
-        decay_all(&mut sums, &decay, with_gradient);
-        while next < order.len() && steps[order[next]] == t {
-            let i = order[next];
-            let f = read(&sums.value, &lattice, area, &lattice.weights);
-            let ld = b * ((lrs[0] - lr) - f * inv_gamma);
-            let power = area.powf(-alpha);
-            values[i] = l0 + a * power - ld;
-            if let Some(g) = gradient.as_mut() {
-                let lower = area_tail(&sums.value.moments, &lattice.tail_beta, area);
-                let d_beta = -psi * f + read(&sums.value, &lattice, area, &weighted_y)
-                    - read_tail(&sums.value.moments, &lattice, area)
-                    + lower
-                    + read(&sums.beta, &lattice, area, &lattice.weights);
-                let d_log_c = read_scaled(&sums.log_a, &lattice, area, beta);
-                let d_gamma = read_scaled(&sums.gamma, &lattice, area, beta);
-                g[i] = [
-                    1.0,
-                    power,
-                    -a * power * area.ln(),
-                    -((lrs[0] - lr) - f * inv_gamma),
-                    b * inv_gamma * d_log_c / c,
-                    b * inv_gamma * d_beta,
-                    b * inv_gamma * d_gamma,
-                ];
-            }
-            next += 1;
+        sums.value.decay(&decay);
+        if with_gradient {
+            sums.beta.decay(&decay);
+            sums.log_a.decay(&decay);
+            sums.gamma.decay(&decay);
         }
+        record(t, area, &sums, &mut records);
     }
-    Curve { values, gradient }
+    records
 }
 
 /// At most [`MAX_NODES`] lattice nodes, and finite inputs.
@@ -294,33 +421,40 @@ fn rate_range(lrs: &[f64], last: usize, c: f64, gamma: f64) -> (f64, f64) {
     (c * hi.powf(-gamma), c * lo.powf(-gamma))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One annealing term: ω = d·a^(−β), its a and learning rate, and the area before its step.
+struct Term {
+    omega: f64,
+    a: f64,
+    lr: f64,
+    area_before: f64,
+}
+
 fn add_term(
     sums: &mut Sums,
     lattice: &Lattice,
     inject: &[f64],
-    omega: f64,
-    a_t: f64,
-    lr: f64,
-    area_before: f64,
+    term: &Term,
     beta: f64,
     with_gradient: bool,
 ) {
-    let c_k = 1.0 / a_t - area_before;
-    let moments = [omega, omega * c_k, omega / a_t];
-    add_moments(&mut sums.value, moments, 1.0);
+    let Term {
+        omega,
+        a,
+        lr,
+        area_before,
+    } = *term;
+    let moments = [omega, omega * (1.0 / a - area_before), omega / a];
+    sums.value.add_moments(moments, 1.0);
     for (m, e) in sums.value.nodes.iter_mut().zip(inject) {
         *m += omega * e;
     }
     if !with_gradient {
         return;
     }
-    let ln_a = a_t.ln();
-    let ln_lr = lr.ln();
-    add_moments(&mut sums.beta, moments, -ln_a);
-    add_moments(&mut sums.log_a, moments, 1.0);
-    add_moments(&mut sums.gamma, moments, -ln_lr);
-    let inv_a = 1.0 / a_t;
+    let (ln_a, ln_lr, inv_a) = (a.ln(), lr.ln(), 1.0 / a);
+    sums.beta.add_moments(moments, -ln_a);
+    sums.log_a.add_moments(moments, 1.0);
+    sums.gamma.add_moments(moments, -ln_lr);
     let nodes = sums
         .beta
         .nodes
@@ -334,52 +468,6 @@ fn add_term(
         *la += da;
         *g -= da * ln_lr;
     }
-}
-
-fn add_moments(acc: &mut Accumulator, moments: [f64; 3], weight: f64) {
-    for (m, v) in acc.moments.iter_mut().zip(moments) {
-        *m += weight * v;
-    }
-}
-
-fn decay_all(sums: &mut Sums, decay: &[f64], with_gradient: bool) {
-    let scale = |nodes: &mut [f64]| {
-        for (m, e) in nodes.iter_mut().zip(decay) {
-            *m *= e;
-        }
-    };
-    scale(&mut sums.value.nodes);
-    if with_gradient {
-        scale(&mut sums.beta.nodes);
-        scale(&mut sums.log_a.nodes);
-        scale(&mut sums.gamma.nodes);
-    }
-}
-
-/// Σ_j weight_j·M_j + the closed-form tail H0·Σω − H1·Σω(c + S).
-fn read(acc: &Accumulator, lattice: &Lattice, area: f64, weights: &[f64]) -> f64 {
-    let nodes: f64 = acc.nodes.iter().zip(weights).map(|(m, w)| m * w).sum();
-    nodes + read_tail(&acc.moments, lattice, area)
-}
-
-fn read_tail(moments: &[f64; 3], lattice: &Lattice, area: f64) -> f64 {
-    area_tail(moments, &lattice.tail, area)
-}
-
-fn area_tail(moments: &[f64; 3], tail: &[f64; 2], area: f64) -> f64 {
-    tail[0] * moments[0] - tail[1] * (moments[1] + area * moments[0])
-}
-
-/// The ∂/∂ln a direction: lattice nodes carry their own weights; the tail's derivative is
-/// Σ ω·[−β(H0 − H1 w) + H1/a].
-fn read_scaled(acc: &Accumulator, lattice: &Lattice, area: f64, beta: f64) -> f64 {
-    let nodes: f64 = acc
-        .nodes
-        .iter()
-        .zip(&lattice.weights)
-        .map(|(m, w)| m * w)
-        .sum();
-    nodes - beta * read_tail(&acc.moments, lattice, area) + lattice.tail[1] * acc.moments[2]
 }
 
 /// ψ(x) for x > 0: recurrence up to x ≥ 6, then the asymptotic series (error < 1e-13).
