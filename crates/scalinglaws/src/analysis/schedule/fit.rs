@@ -35,6 +35,8 @@ pub struct Optimum {
     pub starts: usize,
     /// Asymptotic standard errors σ·sqrt(diag (JᵀJ)⁻¹) in log space (None if singular).
     pub standard_errors: Option<Vec<f64>>,
+    /// The Levenberg–Marquardt damping reached, to resume from.
+    damping: f64,
 }
 
 /// Huber's δ on log residuals.
@@ -89,12 +91,26 @@ impl Stage<'_> {
     }
 }
 
-/// Entries per block when the multi-power search runs on coarsened schedules.
-const BLOCK: usize = 16;
+/// Steps per block at each coarse level of the multi-power search (16: evaluations about 12×
+/// cheaper than on the full schedule).
+const BLOCKS: [usize; 1] = [16];
 /// Schedules longer than this (in all) are coarsened for the search.
 const COARSEN_ABOVE: usize = 4096;
-/// Levenberg–Marquardt iterations of the final polish on the full schedules.
-const POLISH_ITERATIONS: usize = 40;
+/// Levenberg–Marquardt on a stage's objective.
+const SEARCH: Options = Options {
+    max_iterations: 200,
+    ftol: 1e-12,
+    xtol: 1e-12,
+    gtol: 1e-12,
+};
+/// The final polish on the full schedules, from the coarse optimum: parameters to 1e-9
+/// (relative; their standard errors are 1e-3 or more).
+const POLISH: Options = Options {
+    max_iterations: 40,
+    ftol: 1e-12,
+    xtol: 1e-7,
+    gtol: 1e-12,
+};
 
 /// Each curve's schedule in blocks of at most `block` steps, every logged step ending a block
 /// (so the area S1 at logged steps is exact); a block's learning rate is its mean.
@@ -146,13 +162,25 @@ struct CurveObjective<'a> {
     /// Transforms of the free parameters.
     transforms: Vec<Transform>,
     loss: Loss,
+    /// Multi-power only: the search moves B' = B·β instead of B (see [`SLOPE`]).
+    slope_form: bool,
 }
+
+/// Index of B and β in the multi-power law. As β → 0 with B·β fixed, B·G(x) tends to
+/// B·β·ln(1 + C·x): a limit a single schedule often prefers, along which B and β run off
+/// together. Searching B' = B·β (the initial slope of the annealing gain) keeps that valley
+/// finite, so the search reaches β's bound in a few steps instead of crawling along it.
+const SLOPE: (usize, usize) = (3, 5);
 
 impl<'a> CurveObjective<'a> {
     fn new(stage: Stage<'a>, fixed: &[Option<f64>]) -> Self {
         let bounds = stage.law.bounds();
         let free: Vec<usize> = (0..bounds.len()).filter(|&i| fixed[i].is_none()).collect();
+        let slope_form = stage.law == CurveLaw::MultiPower
+            && fixed[SLOPE.0].is_none()
+            && fixed[SLOPE.1].is_none();
         CurveObjective {
+            slope_form,
             stage,
             template: fixed.iter().map(|f| f.unwrap_or(f64::NAN)).collect(),
             transforms: free
@@ -172,27 +200,39 @@ impl<'a> CurveObjective<'a> {
         for ((&i, u), t) in self.free.iter().zip(u).zip(&self.transforms) {
             p[i] = t.natural(*u);
         }
+        if self.slope_form {
+            p[SLOPE.0] /= p[SLOPE.1];
+        }
         p
     }
 
     fn internal(&self, p: &[f64]) -> Vec<f64> {
+        let mut q = p.to_vec();
+        if self.slope_form {
+            q[SLOPE.0] *= q[SLOPE.1];
+        }
         self.free
             .iter()
             .zip(&self.transforms)
-            .map(|(&i, t)| t.internal(p[i]))
+            .map(|(&i, t)| t.internal(q[i]))
             .collect()
     }
 
+    /// d/d(search coordinates) from d/d(natural parameters).
+    fn search_gradient(&self, p: &[f64], g: &[f64]) -> Vec<f64> {
+        let mut out = g.to_vec();
+        if self.slope_form {
+            let (b, beta) = (p[SLOPE.0], p[SLOPE.1]);
+            out[SLOPE.0] = g[SLOPE.0] / beta;
+            out[SLOPE.1] = g[SLOPE.1] - g[SLOPE.0] * b / beta;
+        }
+        out
+    }
+
     /// Levenberg–Marquardt from `start` (every parameter, natural values).
-    fn minimize(&mut self, start: &[f64], max_iterations: usize) -> solver::Minimum {
-        let options = Options {
-            max_iterations,
-            ftol: 1e-12,
-            xtol: 1e-12,
-            gtol: 1e-12,
-        };
+    fn minimize(&mut self, start: &[f64], options: &Options, damping: f64) -> solver::Minimum {
         let u0 = self.internal(start);
-        solver::minimize(self, &u0, &options)
+        solver::minimize_from(self, &u0, options, damping, None)
     }
 
     /// (Σ cost, gradient, Gauss–Newton curvature) in internal coordinates.
@@ -217,12 +257,13 @@ impl<'a> CurveObjective<'a> {
                 let terms = self.loss.terms(r);
                 value += terms.cost;
                 if let Some(g) = &e.gradient {
-                    // dr/du = −(1/pred)·dpred/dp·dp/du
+                    // dr/du = −(1/pred)·dpred/dq·dq/du
+                    let gq = self.search_gradient(&p, &g[i]);
                     let row: Vec<f64> = self
                         .free
                         .iter()
                         .zip(&scale)
-                        .map(|(&j, s)| -g[i][j] * s / pred)
+                        .map(|(&j, s)| -gq[j] * s / pred)
                         .collect();
                     for a in 0..k {
                         gradient[a] += terms.d1 * row[a];
@@ -298,8 +339,10 @@ fn shape_grid(law: CurveLaw) -> Vec<Vec<(usize, f64)>> {
 }
 
 /// Fits `law` to `curves` (each with at least one logged point); `fixed[i]` holds parameter i.
-/// Long multi-power schedules are searched in blocks of [`BLOCK`] steps (16× cheaper), then
-/// polished on the full schedules, with parameters that reached a bound held there.
+/// Long multi-power schedules are searched on coarsened schedules (blocks of [`BLOCKS`] steps,
+/// level by level; one level of 16 measured best: a coarser first level lands far from the
+/// full optimum), then polished on the full schedules with parameters that reached a bound held
+/// there, so the expensive full evaluations are few.
 pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Optimum> {
     let total: usize = curves.iter().map(|c| c.lrs.len()).sum();
     let full = Stage {
@@ -310,29 +353,47 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
     if law != CurveLaw::MultiPower || total <= COARSEN_ABOVE {
         return search(full, fixed);
     }
-    let (coarse, widths) = coarsen(curves, BLOCK);
-    let rough = search(
-        Stage {
+    let mut best: Option<Optimum> = None;
+    for block in BLOCKS {
+        let (coarse, widths) = coarsen(curves, block);
+        let stage = Stage {
             law,
             curves: &coarse,
             widths: Some(&widths),
-        },
-        fixed,
-    )?;
-    let pinned = pin_at_bounds(law, &rough.params, fixed);
-    let mut objective = CurveObjective::new(full, &pinned);
-    let m = objective.minimize(&rough.params, POLISH_ITERATIONS);
-    if !m.value.is_finite() {
-        return None;
+        };
+        best = Some(match best {
+            None => search(stage, fixed)?,
+            Some(previous) => resume(stage, fixed, previous, &SEARCH)?,
+        });
     }
-    let params = objective.natural(&m.u);
-    Some(Optimum {
-        standard_errors: standard_errors(law, curves, &params, &objective.free),
-        params,
+    let rough = best?;
+    let pinned = pin_at_bounds(law, &rough.params, fixed);
+    let mut polished = resume(full, &pinned, rough, &POLISH)?;
+    polished.standard_errors = standard_errors(law, curves, &polished.params, &free_of(&pinned));
+    Some(polished)
+}
+
+fn free_of(fixed: &[Option<f64>]) -> Vec<usize> {
+    (0..fixed.len()).filter(|&i| fixed[i].is_none()).collect()
+}
+
+/// Levenberg–Marquardt on `stage` from an earlier level's optimum, with its damping.
+fn resume(
+    stage: Stage,
+    fixed: &[Option<f64>],
+    from: Optimum,
+    options: &Options,
+) -> Option<Optimum> {
+    let mut objective = CurveObjective::new(stage, fixed);
+    let m = objective.minimize(&from.params, options, from.damping);
+    m.value.is_finite().then(|| Optimum {
+        params: objective.natural(&m.u),
         objective: m.value,
         termination: m.termination,
-        iterations: rough.iterations + m.iterations,
-        starts: rough.starts,
+        iterations: from.iterations + m.iterations,
+        starts: from.starts,
+        standard_errors: None,
+        damping: m.damping,
     })
 }
 
@@ -380,7 +441,7 @@ fn search(stage: Stage, fixed: &[Option<f64>]) -> Option<Optimum> {
     let mut best: Option<Optimum> = None;
     let n_starts = starts.len();
     for (_, start) in starts.into_iter().take(POLISHED) {
-        let m = objective.minimize(&start, 200);
+        let m = objective.minimize(&start, &SEARCH, solver::INITIAL_DAMPING);
         if !m.value.is_finite() || best.as_ref().is_some_and(|b| b.objective <= m.value) {
             continue;
         }
@@ -391,6 +452,7 @@ fn search(stage: Stage, fixed: &[Option<f64>]) -> Option<Optimum> {
             iterations: m.iterations,
             starts: n_starts,
             standard_errors: None,
+            damping: m.damping,
         });
     }
     let mut best = best?;
