@@ -31,8 +31,10 @@ const H: f64 = std::f64::consts::LN_2 / 2.0;
 const LOWER_REACH: f64 = 1e-4;
 /// r/a at the lattice's upper end: (r/a)^β·e^(−r/a) < 1e-17 beyond.
 const UPPER_REACH: f64 = 45.0;
-/// Fresh exponentials every this many lattice nodes (error growth 2^(RESTART/2) ulp).
-const RESTART: usize = 32;
+/// Fresh exponentials every this many lattice nodes: a chain squares at most RESTART/2 times,
+/// so its relative error stays below 2^(RESTART/2) ulp ≈ 2e-9 (a part of a typical lattice,
+/// 30–40 nodes, needs only its two starting exponentials).
+const RESTART: usize = 48;
 /// Lattice nodes beyond which the parameters are taken as outside the law's range (a_max/a_min
 /// and the area would span e^104).
 const MAX_NODES: f64 = 300.0;
@@ -246,10 +248,11 @@ pub fn curve_in_blocks(
         };
     }
     let lattice = Lattice::new(beta, a_min, a_max, area_max);
+    let terms = terms(p, lrs, widths, last);
     let parts: Vec<Vec<Record>> = lattice
         .split(PARTS)
         .par_iter()
-        .map(|part| run_pass(part, p, lrs, widths, &sorted, with_gradient))
+        .map(|part| run_pass(part, beta, &terms, lrs, widths, &sorted, with_gradient))
         .collect();
     let mut values = vec![0.0; steps.len()];
     let mut gradient = with_gradient.then(|| vec![[0.0; 7]; steps.len()]);
@@ -310,13 +313,13 @@ fn assemble(p: &[f64], lattice: &Lattice, r: &Record, lr0: f64, first: bool) -> 
 /// One pass over the steps with one part of the lattice, recording at each requested step.
 fn run_pass(
     lattice: &Lattice,
-    p: &[f64],
+    beta: f64,
+    terms: &[Option<Term>],
     lrs: &[f64],
     widths: Option<&[f64]>,
     sorted_steps: &[usize],
     with_gradient: bool,
 ) -> Vec<Record> {
-    let (c, beta, gamma) = (p[4], p[5], p[6]);
     let width = |k: usize| widths.map_or(1.0, |w| w[k]);
     let nj = lattice.rates.len();
     let derivative_nodes = if with_gradient { nj } else { 0 };
@@ -366,20 +369,11 @@ fn run_pass(
     record(0, area, &sums, &mut records);
     let last = sorted_steps.last().copied().unwrap_or(0);
     for t in 1..=last {
-        let lr = lrs[t];
-        let d = lrs[t - 1] - lr;
-        if d != 0.0 {
-            let a_t = c * lr.powf(-gamma);
-            lattice.decays(1.0 / a_t, &mut inject);
-            let term = Term {
-                omega: d * a_t.powf(-beta),
-                a: a_t,
-                lr,
-                area_before: area,
-            };
-            add_term(&mut sums, lattice, &inject, &term, beta, with_gradient);
+        if let Some(term) = &terms[t] {
+            lattice.decays(1.0 / term.a, &mut inject);
+            add_term(&mut sums, lattice, &inject, term, beta, with_gradient);
         }
-        let block_area = width(t) * lr;
+        let block_area = width(t) * lrs[t];
         area += block_area;
         if block_area != decay_area {
             lattice.decays(block_area, &mut decay);
@@ -421,12 +415,44 @@ fn rate_range(lrs: &[f64], last: usize, c: f64, gamma: f64) -> (f64, f64) {
     (c * hi.powf(-gamma), c * lo.powf(-gamma))
 }
 
-/// One annealing term: ω = d·a^(−β), its a and learning rate, and the area before its step.
+/// One annealing term: ω = d·a^(−β), its a = C·η^(−γ) with logs, and the area before its step.
+#[derive(Clone, Copy)]
 struct Term {
     omega: f64,
     a: f64,
-    lr: f64,
+    ln_a: f64,
+    ln_lr: f64,
     area_before: f64,
+}
+
+/// The annealing term of every step up to `last` (None where the learning rate does not
+/// change), computed once for all lattice parts; the transcendentals run in parallel.
+fn terms(p: &[f64], lrs: &[f64], widths: Option<&[f64]>, last: usize) -> Vec<Option<Term>> {
+    let (ln_c, beta, gamma) = (p[4].ln(), p[5], p[6]);
+    let mut before = vec![0.0; last + 1];
+    let mut area = widths.map_or(1.0, |w| w[0]) * lrs[0];
+    for t in 1..=last {
+        before[t] = area;
+        area += widths.map_or(1.0, |w| w[t]) * lrs[t];
+    }
+    (0..last + 1)
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|t| {
+            let d = if t == 0 { 0.0 } else { lrs[t - 1] - lrs[t] };
+            (d != 0.0).then(|| {
+                let ln_lr = lrs[t].ln();
+                let ln_a = ln_c - gamma * ln_lr;
+                Term {
+                    omega: d * (-beta * ln_a).exp(),
+                    a: ln_a.exp(),
+                    ln_a,
+                    ln_lr,
+                    area_before: before[t],
+                }
+            })
+        })
+        .collect()
 }
 
 fn add_term(
@@ -440,7 +466,8 @@ fn add_term(
     let Term {
         omega,
         a,
-        lr,
+        ln_a,
+        ln_lr,
         area_before,
     } = *term;
     let moments = [omega, omega * (1.0 / a - area_before), omega / a];
@@ -451,7 +478,7 @@ fn add_term(
     if !with_gradient {
         return;
     }
-    let (ln_a, ln_lr, inv_a) = (a.ln(), lr.ln(), 1.0 / a);
+    let inv_a = 1.0 / a;
     sums.beta.add_moments(moments, -ln_a);
     sums.log_a.add_moments(moments, 1.0);
     sums.gamma.add_moments(moments, -ln_lr);
