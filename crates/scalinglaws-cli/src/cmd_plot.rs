@@ -174,7 +174,7 @@ fn isoflop_data(
     })
 }
 
-fn write(page: &Page, output: &Output) -> Result<()> {
+pub fn write(page: &Page, output: &Output) -> Result<()> {
     let size = output.size.unwrap_or_else(|| page.default_size());
     match &output.destination {
         Destination::Stdout => output::write(&Destination::Stdout, &scalinglaws_plot::svg(page, size)?),

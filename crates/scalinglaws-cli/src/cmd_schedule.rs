@@ -11,11 +11,13 @@ use scalinglaws::analysis::schedule::optimize::{
     cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
 };
 use scalinglaws::analysis::schedule::{
-    compare, curves_from_logs, fit_curves, predict, spec, Comparison, CurveLaw, Prediction, RunLog,
-    ScheduleFit,
+    compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, ParsedSpec,
+    Prediction, RunLog, Schedule, ScheduleFit,
 };
 use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
+use scalinglaws_plot::kinds::schedules_page;
 
+use crate::cmd_plot::{self, Output};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
 use crate::report::{columns, number};
@@ -82,6 +84,9 @@ struct FitArgs {
     /// Field delimiter (one character, or "tab"); overrides the file extension.
     #[arg(long, value_name = "C")]
     delimiter: Option<String>,
+    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<String>,
     /// Write the fit as JSON ('-' for stdout), the FIT.json the other subcommands read.
     #[arg(long, value_name = "FILE|-")]
     json: Option<String>,
@@ -118,6 +123,9 @@ struct CompareArgs {
     schedules: Vec<String>,
     #[arg(long, value_name = "K", default_value_t = 0)]
     every: usize,
+    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<String>,
     #[arg(long, value_name = "FILE|-")]
     json: Option<String>,
 }
@@ -144,6 +152,9 @@ struct OptimizeArgs {
     /// Also write the whole optimised schedule (step,lr) as CSV.
     #[arg(long = "schedule-csv", value_name = "FILE")]
     schedule_csv: Option<PathBuf>,
+    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    plot: Option<String>,
     #[arg(long, value_name = "FILE|-")]
     json: Option<String>,
 }
@@ -211,6 +222,9 @@ fn run_fit(args: FitArgs) -> Result<()> {
         fixed.push((name.trim().to_string(), value));
     }
     let fit = fit_curves(law, &curves, &args.train, &fixed)?;
+    if let Some(target) = &args.plot {
+        plot_runs(&fit, &curves, target)?;
+    }
     let text = render_fit(&fit, &args);
     output::emit(
         destination(&args.json).as_ref(),
@@ -429,6 +443,14 @@ fn run_compare(args: CompareArgs) -> Result<()> {
         .map(|s| Ok(spec::parse(s, Some(fit.defaults))?))
         .collect::<Result<Vec<_>>>()?;
     let comparison = compare(&fit, &parsed, args.every)?;
+    if let Some(target) = &args.plot {
+        let title = format!("schedules under the fitted {}", fit.law.name());
+        let observed = vec![None; comparison.schedules.len()];
+        draw(
+            &schedules_page(&title, &comparison.schedules, &observed)?,
+            target,
+        )?;
+    }
     let out = render_comparison(&comparison);
     output::emit(
         destination(&args.json).as_ref(),
@@ -503,6 +525,9 @@ fn run_optimize(args: OptimizeArgs) -> Result<()> {
         }
         output::write_file(path, csv.as_bytes())?;
     }
+    if let Some(target) = &args.plot {
+        plot_optimized(&fit, &best, target)?;
+    }
     let out = render_optimized(&best);
     output::emit(
         destination(&args.json).as_ref(),
@@ -549,6 +574,81 @@ fn render_optimized(b: &OptimizedSchedule) -> String {
         }
     }
     out
+}
+
+/// Writes a picture to FILE.svg, FILE.png or - (SVG on stdout).
+fn draw(page: &scalinglaws_plot::Page, target: &str) -> Result<()> {
+    let output = Output {
+        destination: Destination::parse(target.trim()),
+        size: None,
+    };
+    cmd_plot::write(page, &output)
+}
+
+/// Each run's logged losses and the fitted curve (the first 8 runs; the rest are named).
+fn plot_runs(fit: &ScheduleFit, curves: &[Curve], target: &str) -> Result<()> {
+    let params = fit.values();
+    let shown = &curves[..curves.len().min(8)];
+    if curves.len() > 8 {
+        let left: Vec<&str> = curves[8..].iter().map(|c| c.run.as_str()).collect();
+        eprintln!("--plot: 8 runs drawn; not drawn: {}", left.join(", "));
+    }
+    let predictions: Vec<Prediction> = shown
+        .iter()
+        .map(|c| {
+            let loss = fit.law.evaluate(&params, &c.lrs, &c.steps, false).values;
+            let role = if fit.train.contains(&c.run) {
+                "train"
+            } else {
+                "test"
+            };
+            Prediction {
+                schedule: format!("{} ({role})", c.run),
+                steps_total: c.lrs.len(),
+                peak_lr: Schedule { lrs: c.lrs.clone() }.peak(),
+                final_lr: c.lrs[c.lrs.len() - 1],
+                final_loss: *loss.last().unwrap_or(&f64::NAN),
+                lr: c.steps.iter().map(|&s| c.lrs[s]).collect(),
+                steps: c.steps.clone(),
+                loss,
+                cooldowns: Vec::new(),
+            }
+        })
+        .collect();
+    let observed: Vec<_> = shown
+        .iter()
+        .map(|c| Some((c.steps.clone(), c.loss.clone())))
+        .collect();
+    let title = format!(
+        "{}: logged losses (points) and the fitted curves",
+        fit.law.name()
+    );
+    draw(&schedules_page(&title, &predictions, &observed)?, target)
+}
+
+/// The optimised schedule against the best standard one and the constant schedule.
+fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &str) -> Result<()> {
+    let optimised = ParsedSpec {
+        text: "optimised".into(),
+        main: Schedule {
+            lrs: best.lrs.clone(),
+        },
+        branches: Vec::new(),
+    };
+    let mut predictions = vec![predict(fit, &optimised, 0)?];
+    let constant = best.baselines.first().map(|b| b.schedule.clone());
+    for text in [Some(best.best_baseline.clone()), constant]
+        .into_iter()
+        .flatten()
+    {
+        predictions.push(predict(fit, &spec::parse(&text, None)?, 0)?);
+    }
+    let observed = vec![None; predictions.len()];
+    let title = format!(
+        "the schedule minimising the final loss under {}",
+        fit.law.name()
+    );
+    draw(&schedules_page(&title, &predictions, &observed)?, target)
 }
 
 fn run_cooldown(args: CooldownArgs) -> Result<()> {

@@ -5,10 +5,12 @@
 //!   band of the mean prediction;
 //! - `residuals`: the residuals (in the fit's space) against every variable;
 //! - `frontier`: the compute-optimal N*(C) and D*(C) with bands from the bootstrap draws;
-//! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws.
+//! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws;
+//! - `schedules`: learning-rate schedules and the loss curves a curve law predicts for them.
 
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
+use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::predict_with_intervals;
@@ -614,4 +616,82 @@ pub fn tracks_page(
         layers,
         legend: Legend::UpperRight,
     }))
+}
+
+/// Schedules side by side (issue 10): the learning rate of each against the step, and the
+/// loss the fitted curve law predicts for it; `observed[i]`, when given, are the logged
+/// (step, loss) points of schedule i, drawn as points under its curve. At most 8 schedules
+/// (the palette); more are an error.
+pub fn schedules_page(
+    title: &str,
+    predictions: &[Prediction],
+    observed: &[Option<(Vec<usize>, Vec<f64>)>],
+) -> Result<Page, Error> {
+    if predictions.len() > 8 {
+        return Err(Error::settings(format!(
+            "a schedule plot shows at most 8 schedules ({} given)",
+            predictions.len()
+        )));
+    }
+    let mut rates = Vec::new();
+    let mut losses = Vec::new();
+    for (i, p) in predictions.iter().enumerate() {
+        let label = Some(p.schedule.clone());
+        rates.push(Layer::Line {
+            label: label.clone(),
+            points: p
+                .steps
+                .iter()
+                .zip(&p.lr)
+                .map(|(&s, &lr)| (s as f64, lr))
+                .collect(),
+            color: i,
+            dashed: false,
+        });
+        if let Some(Some((steps, loss))) = observed.get(i) {
+            losses.push(Layer::Points {
+                label: None,
+                points: steps
+                    .iter()
+                    .zip(loss)
+                    .map(|(&s, &l)| (s as f64, l))
+                    .collect(),
+                color: i,
+            });
+        }
+        // The warmup's first steps predict losses far above the rest: start at 5% of the run.
+        let start = p.steps_total / 20;
+        losses.push(Layer::Line {
+            label,
+            points: p
+                .steps
+                .iter()
+                .zip(&p.loss)
+                .filter(|(&s, _)| s >= start)
+                .map(|(&s, &l)| (s as f64, l))
+                .collect(),
+            color: i,
+            dashed: false,
+        });
+    }
+    Ok(Page {
+        title: title.to_string(),
+        columns: 2,
+        panels: vec![
+            Figure {
+                title: "learning rate".into(),
+                x: Axis::linear("step"),
+                y: Axis::linear("learning rate"),
+                layers: rates,
+                legend: Legend::UpperRight,
+            },
+            Figure {
+                title: "loss (curves: the fitted law)".into(),
+                x: Axis::linear("step"),
+                y: Axis::linear("loss"),
+                layers: losses,
+                legend: Legend::UpperRight,
+            },
+        ],
+    })
 }

@@ -74,3 +74,42 @@ fn residual_plot_has_a_panel_per_variable() {
     // One circle per row in each panel.
     assert_eq!(svg.matches("<circle").count(), 2 * data.target.len());
 }
+
+#[test]
+fn schedule_plot_draws_rates_and_curves() {
+    use scalinglaws::analysis::schedule::Prediction;
+    use scalinglaws_plot::kinds::schedules_page;
+    let prediction = |name: &str, drop: f64| Prediction {
+        schedule: name.to_string(),
+        steps_total: 1000,
+        peak_lr: 1e-3,
+        final_lr: 1e-3 * (1.0 - drop),
+        final_loss: 3.0 - drop,
+        steps: (0..10).map(|i| i * 111).collect(),
+        lr: (0..10)
+            .map(|i| 1e-3 * (1.0 - drop * i as f64 / 9.0))
+            .collect(),
+        loss: (0..10)
+            .map(|i| 4.0 - 0.1 * i as f64 - drop * i as f64 / 9.0)
+            .collect(),
+        cooldowns: Vec::new(),
+    };
+    let predictions = vec![prediction("constant", 0.0), prediction("linear", 0.9)];
+    let observed = vec![
+        Some((
+            (0..5).map(|i| i * 200).collect(),
+            vec![4.0, 3.8, 3.6, 3.5, 3.4],
+        )),
+        None,
+    ];
+    let page = schedules_page("two schedules", &predictions, &observed).unwrap();
+    assert_eq!(page.panels.len(), 2);
+    let svg = scalinglaws_plot::svg(&page, page.default_size()).unwrap();
+    assert!(
+        svg.contains("learning rate") && svg.contains("two schedules") && svg.contains("linear")
+    );
+    // The logged points of the first schedule (the curves start at 5% of the run).
+    assert_eq!(svg.matches("<circle").count(), 5);
+    let many = vec![prediction("x", 0.1); 9];
+    assert!(schedules_page("too many", &many, &[]).is_err());
+}
