@@ -146,7 +146,7 @@ struct OptimizeArgs {
     /// The lowest learning rate allowed [default: peak/1000].
     #[arg(long, value_name = "LR")]
     floor: Option<f64>,
-    /// Iterations of projected gradient descent.
+    /// Iterations of accelerated projected gradient descent (FISTA).
     #[arg(long = "max-iterations", value_name = "N", default_value_t = 400)]
     max_iterations: usize,
     /// Also write the whole optimised schedule (step,lr) as CSV.

@@ -2,8 +2,8 @@
 //! a stated constraint set, and the cooldown table of the constant-plus-cooldown regime.
 //!
 //! The search follows the multi-power paper's §5 (Luo et al. 2025) in spirit: the learning
-//! rate at every step after the warmup is a free variable. Ours is projected gradient descent
-//! with an Armijo line search on the set {floor ≤ η_τ ≤ peak, η non-increasing after the
+//! rate at every step after the warmup is a free variable. Ours is accelerated projected
+//! gradient descent (FISTA with backtracking and restarts) on the set {floor ≤ η_τ ≤ peak, η non-increasing after the
 //! warmup}; the projection is the antitonic regression by pool-adjacent-violators (Barlow et
 //! al. 1972) clipped to the box, which is exact for constant bounds. The gradient of the final
 //! loss with respect to every η_τ is exact and O(T) (see `multi_power::final_loss`). It starts
@@ -193,44 +193,69 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
     })
 }
 
-/// Projected gradient descent on the post-warmup learning rates; returns the iterations.
+/// Accelerated projected gradient (FISTA, Beck & Teboulle 2009) on the post-warmup learning
+/// rates, with backtracking on the step and a restart whenever the loss would rise (so every
+/// accepted iterate improves on the last); returns the iterations.
 fn descend(law: CurveLaw, p: &[f64], lrs: &mut [f64], s: &OptimizeSettings) -> usize {
     let w = s.warmup;
-    let (mut value, mut grad) = final_loss(law, p, lrs);
+    let (mut value, grad) = final_loss(law, p, lrs);
     let max_grad = grad[w..].iter().fold(0.0f64, |m, g| m.max(g.abs()));
     if max_grad == 0.0 {
         return 0;
     }
     let mut step = 0.05 * s.peak / max_grad;
+    let mut y = lrs.to_vec();
+    let mut momentum = 1.0f64;
     let mut stalled = 0;
     for iteration in 1..=s.max_iterations {
-        let mut candidate = lrs.to_vec();
-        for tau in w..lrs.len() {
-            candidate[tau] = lrs[tau] - step * grad[tau];
+        let (value_y, grad_y) = final_loss(law, p, &y);
+        // Backtrack until the quadratic model at y bounds the loss at the projected step.
+        let (candidate, v) = loop {
+            let mut z = y.clone();
+            for tau in w..z.len() {
+                z[tau] -= step * grad_y[tau];
+            }
+            project(&mut z[w..], s.floor, s.peak);
+            let (v, _) = final_loss(law, p, &z);
+            let linear: f64 = (w..z.len()).map(|t| grad_y[t] * (z[t] - y[t])).sum();
+            let square: f64 = (w..z.len()).map(|t| (z[t] - y[t]).powi(2)).sum();
+            if v <= value_y + linear + square / (2.0 * step) || step * max_grad < 1e-16 * s.peak {
+                break (z, v);
+            }
+            step *= 0.5;
+        };
+        if v >= value {
+            // No progress from the extrapolated point: restart the momentum at the iterate.
+            if momentum == 1.0 {
+                stalled += 1;
+                if stalled >= 3 {
+                    return iteration;
+                }
+                step *= 0.5;
+            }
+            y.copy_from_slice(lrs);
+            momentum = 1.0;
+            continue;
         }
-        project(&mut candidate[w..], s.floor, s.peak);
-        let descent: f64 = (w..lrs.len())
-            .map(|tau| grad[tau] * (candidate[tau] - lrs[tau]))
-            .sum();
-        let (v, g) = final_loss(law, p, &candidate);
-        if v <= value + 1e-4 * descent && v < value {
-            let improvement = value - v;
-            lrs.copy_from_slice(&candidate);
-            value = v;
-            grad = g;
-            step *= 1.5;
-            stalled = if improvement <= 1e-12 * value.abs() {
-                stalled + 1
-            } else {
-                0
-            };
+        stalled = if value - v <= 1e-12 * value.abs() {
+            stalled + 1
         } else {
-            step *= 0.3;
-            stalled += 1;
-        }
-        if stalled >= 30 || step * max_grad < 1e-16 * s.peak {
+            0
+        };
+        if stalled >= 30 {
+            lrs.copy_from_slice(&candidate);
             return iteration;
         }
+        let next = (1.0 + (1.0 + 4.0 * momentum * momentum).sqrt()) / 2.0;
+        let weight = (momentum - 1.0) / next;
+        for tau in 0..y.len() {
+            y[tau] = candidate[tau] + weight * (candidate[tau] - lrs[tau]);
+        }
+        project(&mut y[w..], s.floor, s.peak);
+        lrs.copy_from_slice(&candidate);
+        value = v;
+        momentum = next;
+        step *= 1.2;
     }
     s.max_iterations
 }
