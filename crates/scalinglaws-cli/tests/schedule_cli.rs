@@ -30,21 +30,22 @@ fn json_of(command: &mut Command) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// `schedule fit` on the bundled 400M curves, trained on cosine_24000.
+const FIT_EXAMPLE: [&str; 9] = [
+    "schedule",
+    "fit",
+    "examples/schedule/runs_400m.csv",
+    "--run",
+    "run",
+    "--warmup",
+    "2160",
+    "--train",
+    "cosine_24000",
+];
+
 /// A fit of power_area (fast) or multi_power on the 400M example, saved to a temporary file.
 fn saved_fit(law: &str, name: &str) -> (PathBuf, Value) {
-    let fit = json_of(scalinglaws().args([
-        "schedule",
-        "fit",
-        "examples/schedule/runs_400m.csv",
-        "--run",
-        "run",
-        "--warmup",
-        "2160",
-        "--train",
-        "cosine_24000",
-        "--law",
-        law,
-    ]));
+    let fit = json_of(scalinglaws().args(FIT_EXAMPLE).args(["--law", law]));
     let path = std::env::temp_dir().join(format!(
         "scalinglaws-schedule-{}-{name}.json",
         std::process::id()
@@ -141,19 +142,8 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
 #[test]
 fn text_report_names_runs_and_roles() {
     scalinglaws()
-        .args([
-            "schedule",
-            "fit",
-            "examples/schedule/runs_400m.csv",
-            "--run",
-            "run",
-            "--warmup",
-            "2160",
-            "--train",
-            "cosine_24000",
-            "--law",
-            "power_area",
-        ])
+        .args(FIT_EXAMPLE)
+        .args(["--law", "power_area"])
         .assert()
         .success()
         .stdout(predicate::str::contains("[[Schedule fit]]"))

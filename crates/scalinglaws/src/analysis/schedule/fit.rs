@@ -71,19 +71,14 @@ impl Stage<'_> {
     fn evaluate(&self, index: usize, p: &[f64], with_gradient: bool) -> Evaluation {
         let curve = &self.curves[index];
         match self.widths {
-            Some(widths) => {
-                let c = multi_power::curve_in_blocks(
-                    p,
-                    &curve.lrs,
-                    Some(&widths[index]),
-                    &curve.steps,
-                    with_gradient,
-                );
-                Evaluation {
-                    values: c.values,
-                    gradient: c.gradient.map(|g| g.iter().map(|r| r.to_vec()).collect()),
-                }
-            }
+            Some(widths) => multi_power::curve_in_blocks(
+                p,
+                &curve.lrs,
+                Some(&widths[index]),
+                &curve.steps,
+                with_gradient,
+            )
+            .into(),
             None => self
                 .law
                 .evaluate(p, &curve.lrs, &curve.steps, with_gradient),

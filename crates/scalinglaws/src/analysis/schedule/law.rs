@@ -29,6 +29,15 @@ pub struct Evaluation {
     pub gradient: Option<Vec<Vec<f64>>>,
 }
 
+impl From<multi_power::Curve> for Evaluation {
+    fn from(c: multi_power::Curve) -> Self {
+        Evaluation {
+            values: c.values,
+            gradient: c.gradient.map(|g| g.iter().map(|r| r.to_vec()).collect()),
+        }
+    }
+}
+
 impl CurveLaw {
     pub const ALL: [CurveLaw; 3] = [
         CurveLaw::MultiPower,
@@ -133,13 +142,7 @@ impl CurveLaw {
         with_gradient: bool,
     ) -> Evaluation {
         match self {
-            CurveLaw::MultiPower => {
-                let c = multi_power::curve(p, lrs, steps, with_gradient);
-                Evaluation {
-                    values: c.values,
-                    gradient: c.gradient.map(|g| g.iter().map(|r| r.to_vec()).collect()),
-                }
-            }
+            CurveLaw::MultiPower => multi_power::curve(p, lrs, steps, with_gradient).into(),
             CurveLaw::LrAnnealing | CurveLaw::PowerArea => {
                 self.evaluate_running(p, lrs, steps, with_gradient)
             }
