@@ -144,6 +144,86 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
     assert!(checked > 300, "only {checked} derivatives checked");
 }
 
+/// The elementary functions (sin cos tan atan atan2 tanh abs pow log1p expm1, pi): reverse
+/// sweep, column sweep and hyper-dual gradients and Hessians against central differences.
+#[test]
+fn elementary_functions_have_exact_derivatives() {
+    let formulas = [
+        "a + b*cos(2*pi*x/c) + sin(a*y)",
+        "tan(a*x/4) + atan(b/(x - c))/pi",
+        "atan2(a*y, b - x) * c",
+        "tanh(a*x - b) + abs(c - y)",
+        "pow(x, a) * b + pow(a + y, c)",
+        "log1p(a*x) + expm1(b*y/5) * c",
+    ];
+    let mut rng = Rng::new(20261201);
+    let mut checked = 0;
+    for formula in formulas {
+        let law = law_of(formula);
+        for case in 0..20 {
+            let x = [0.5 + 3.0 * rng.uniform(), 1.5 + 2.0 * rng.uniform()];
+            let columns: Vec<Vec<f64>> = law
+                .variables
+                .iter()
+                .map(|v| vec![x[VARS.iter().position(|n| n == v).unwrap()]])
+                .collect();
+            let refs: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+            let bound = law.bind(&refs);
+            let p: Vec<f64> = law.params.iter().map(|_| 0.2 + rng.uniform()).collect();
+            let f = |q: &[f64]| bound.eval_row(q, 0, &mut bound.scratch());
+            let value = f(&p);
+            if !value.is_finite() {
+                continue;
+            }
+            let mut scratch = bound.scratch();
+            let mut gradient = vec![0.0; p.len()];
+            bound.gradient_row(&p, 0, &mut scratch, &mut gradient);
+            let columns_jacobian = bound.jacobian_columns(&p, &mut scratch).1.to_vec();
+            let duals: Vec<HyperDual> = p
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| HyperDual::variable(v, i, p.len()))
+                .collect();
+            let (dual_value, dual_gradient, dual_hessian) =
+                bound.eval_row_real(&duals, 0).into_parts();
+            assert!(close(dual_value, value, 1e-12), "{formula} case {case}");
+            let scale = value.abs().max(1.0) * 1e-3;
+            for i in 0..p.len() {
+                let Some(numeric) = central(&f, &p, i) else {
+                    continue;
+                };
+                for (what, exact) in [
+                    ("reverse", gradient[i]),
+                    ("column", columns_jacobian[i]),
+                    ("dual", dual_gradient[i]),
+                ] {
+                    assert!(
+                        close(exact, numeric, scale),
+                        "{formula} case {case}: d/d{} {what} {exact} vs fd {numeric}",
+                        law.params[i].name
+                    );
+                }
+                for j in 0..p.len() {
+                    let gj = |q: &[f64]| {
+                        let mut out = vec![0.0; q.len()];
+                        bound.gradient_row(q, 0, &mut bound.scratch(), &mut out);
+                        out[j]
+                    };
+                    if let Some(numeric) = central(&gj, &p, i) {
+                        let h = dual_hessian[i * p.len() + j];
+                        assert!(
+                            close(h, numeric, scale.max(1e-2)),
+                            "{formula} case {case}: H[{i}][{j}] dual {h} vs fd {numeric}"
+                        );
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "only {checked} derivatives checked");
+}
+
 #[test]
 fn objective_gradient_and_hessian_match_finite_differences() {
     let data = common::chinchilla_epoch();

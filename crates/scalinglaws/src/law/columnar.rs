@@ -109,6 +109,7 @@ impl BoundTape {
             Op::Pow(a, b) => binary(a, b, out, f64::powf),
             Op::Min(a, b) => binary(a, b, out, f64::min),
             Op::Max(a, b) => binary(a, b, out, f64::max),
+            Op::Atan2(a, b) => binary(a, b, out, f64::atan2),
             Op::Neg(a) => unary(a, out, |x| -x),
             Op::PowConst(a, c) => {
                 for (o, x) in out.iter_mut().zip(col(a)) {
@@ -190,6 +191,12 @@ impl BoundTape {
                 let (cx, cy) = (col(x), col(y));
                 add(x, &|r| if cx[r] >= cy[r] { 1.0 } else { 0.0 });
                 add(y, &|r| if cx[r] >= cy[r] { 0.0 } else { 1.0 });
+            }
+            Op::Atan2(y, x) => {
+                let (cy, cx) = (col(y), col(x));
+                let r2 = |r: usize| cx[r] * cx[r] + cy[r] * cy[r];
+                add(y, &|r| cx[r] / r2(r));
+                add(x, &|r| -cy[r] / r2(r));
             }
         }
     }

@@ -10,9 +10,12 @@
 //! atom    := NUMBER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
 //! ```
 //!
-//! Functions: `exp log log10 sqrt sigmoid min max` (`log` is natural). Identifiers are never
-//! constants: `E` is a parameter, not Euler's number. Which identifiers are variables (dataset
-//! columns) and which are parameters is decided later, by [`crate::law::Law`].
+//! Functions: `exp log log10 sqrt sigmoid min max`, the elementary functions `sin cos tan atan
+//! tanh abs log1p expm1` (radians; `log` is natural), and two-argument `atan2(y, x)` and
+//! `pow(a, b)` (the same as `a^b`). The one named constant is `pi`; every other identifier is a
+//! variable or a parameter: `E` is a parameter, not Euler's number. Which identifiers are
+//! variables (dataset columns) and which are parameters is decided later, by
+//! [`crate::law::Law`].
 
 use crate::error::{Error, Result};
 
@@ -34,10 +37,23 @@ pub enum Func {
     Sigmoid,
     Min,
     Max,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Atan2,
+    Tanh,
+    Abs,
+    Pow,
+    Log1p,
+    Expm1,
 }
 
+/// The one named constant of the language.
+pub const PI_NAME: &str = "pi";
+
 impl Func {
-    pub const ALL: [Func; 7] = [
+    pub const ALL: [Func; 17] = [
         Func::Exp,
         Func::Log,
         Func::Log10,
@@ -45,6 +61,16 @@ impl Func {
         Func::Sigmoid,
         Func::Min,
         Func::Max,
+        Func::Sin,
+        Func::Cos,
+        Func::Tan,
+        Func::Atan,
+        Func::Atan2,
+        Func::Tanh,
+        Func::Abs,
+        Func::Pow,
+        Func::Log1p,
+        Func::Expm1,
     ];
 
     pub fn name(self) -> &'static str {
@@ -56,6 +82,16 @@ impl Func {
             Func::Sigmoid => "sigmoid",
             Func::Min => "min",
             Func::Max => "max",
+            Func::Sin => "sin",
+            Func::Cos => "cos",
+            Func::Tan => "tan",
+            Func::Atan => "atan",
+            Func::Atan2 => "atan2",
+            Func::Tanh => "tanh",
+            Func::Abs => "abs",
+            Func::Pow => "pow",
+            Func::Log1p => "log1p",
+            Func::Expm1 => "expm1",
         }
     }
 
@@ -65,7 +101,7 @@ impl Func {
 
     fn arity(self) -> usize {
         match self {
-            Func::Min | Func::Max => 2,
+            Func::Min | Func::Max | Func::Atan2 | Func::Pow => 2,
             _ => 1,
         }
     }
@@ -130,6 +166,16 @@ impl Expr {
                     Func::Sigmoid => crate::law::real::sigmoid(x),
                     Func::Min => x.min(args[1].eval_f64(lookup)?),
                     Func::Max => x.max(args[1].eval_f64(lookup)?),
+                    Func::Atan2 => x.atan2(args[1].eval_f64(lookup)?),
+                    Func::Pow => x.powf(args[1].eval_f64(lookup)?),
+                    Func::Sin => x.sin(),
+                    Func::Cos => x.cos(),
+                    Func::Tan => x.tan(),
+                    Func::Atan => x.atan(),
+                    Func::Tanh => x.tanh(),
+                    Func::Abs => x.abs(),
+                    Func::Log1p => x.ln_1p(),
+                    Func::Expm1 => x.exp_m1(),
                 }
             }
         })
@@ -354,6 +400,7 @@ impl<'a> Parser<'a> {
         ) {
             let position = self.position();
             if Func::from_name(&name).is_some()
+                || name == PI_NAME
                 || definitions.iter().any(|(n, _): &(String, Expr)| *n == name)
             {
                 return Err(formula_error(
@@ -447,6 +494,7 @@ impl<'a> Parser<'a> {
         match token {
             Token::Num(v) => Ok(Expr::Num(v)),
             Token::Ident(name) if *self.peek() == Token::Sym('(') => self.call(name, position),
+            Token::Ident(name) if name == PI_NAME => Ok(Expr::Num(std::f64::consts::PI)),
             Token::Ident(name) => Ok(Expr::Ident { name, position }),
             Token::Sym('(') => {
                 let inner = self.expr()?;
@@ -493,6 +541,18 @@ impl<'a> Parser<'a> {
             ));
         }
         self.expect_sym(')', "',' or ')' in the argument list")?;
+        if func == Func::Pow {
+            // pow(a, b) is a^b: one operation, one set of derivative rules.
+            let mut args = args.into_iter();
+            let (Some(base), Some(exponent)) = (args.next(), args.next()) else {
+                return Err(formula_error(
+                    self.text,
+                    position,
+                    "pow() takes 2 argument(s)",
+                ));
+            };
+            return Ok(Expr::Bin(BinOp::Pow, Box::new(base), Box::new(exponent)));
+        }
         Ok(Expr::Call(func, args))
     }
 }
@@ -597,6 +657,19 @@ mod tests {
         assert!(err.contains("character 9"), "{err}");
         assert!(err.contains("expected a number, a name or '('"), "{err}");
         assert!(err.ends_with("        ^"), "{err}");
+    }
+
+    #[test]
+    fn elementary_functions_and_pi() {
+        let e = parse_expr("atan2(1, -1) + pow(2, 3) + sin(pi/2) + abs(-2) + log1p(0) + expm1(0)")
+            .unwrap();
+        let v = e.eval_f64(&|_| None).unwrap();
+        let want = 0.75 * std::f64::consts::PI + 8.0 + 1.0 + 2.0;
+        assert!((v - want).abs() < 1e-12, "{v}");
+        assert_eq!(show("pow(a, b)"), "(a ^ b)");
+        assert!(matches!(parse_expr("pi").unwrap(), Expr::Num(_)));
+        assert!(error_position("pi = 3; pi*x").1.contains("already defined"));
+        assert!(error_position("atan2(x)").1.contains("takes 2"));
     }
 
     #[test]

@@ -12,6 +12,14 @@ pub enum Unary {
     Log10,
     Sqrt,
     Sigmoid,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Tanh,
+    Abs,
+    Log1p,
+    Expm1,
 }
 
 /// Numerically stable logistic function 1 / (1 + exp(-x)).
@@ -32,6 +40,14 @@ impl Unary {
             Unary::Log10 => x.log10(),
             Unary::Sqrt => x.sqrt(),
             Unary::Sigmoid => sigmoid(x),
+            Unary::Sin => x.sin(),
+            Unary::Cos => x.cos(),
+            Unary::Tan => x.tan(),
+            Unary::Atan => x.atan(),
+            Unary::Tanh => x.tanh(),
+            Unary::Abs => x.abs(),
+            Unary::Log1p => x.ln_1p(),
+            Unary::Expm1 => x.exp_m1(),
         }
     }
 
@@ -43,6 +59,15 @@ impl Unary {
             Unary::Log10 => 1.0 / (x * std::f64::consts::LN_10),
             Unary::Sqrt => 0.5 / fx,
             Unary::Sigmoid => fx * (1.0 - fx),
+            Unary::Sin => x.cos(),
+            Unary::Cos => -x.sin(),
+            Unary::Tan => 1.0 + fx * fx,
+            Unary::Atan => 1.0 / (1.0 + x * x),
+            Unary::Tanh => 1.0 - fx * fx,
+            // The kink at 0 gets the subgradient 0 (as min/max pick one side).
+            Unary::Abs => sign(x),
+            Unary::Log1p => 1.0 / (1.0 + x),
+            Unary::Expm1 => fx + 1.0,
         }
     }
 
@@ -56,9 +81,45 @@ impl Unary {
             Unary::Log10 => -1.0 / (x * x * std::f64::consts::LN_10),
             Unary::Sqrt => -0.25 / (fx * x),
             Unary::Sigmoid => d1 * (1.0 - 2.0 * fx),
+            Unary::Sin => -fx,
+            Unary::Cos => -fx,
+            Unary::Tan => 2.0 * fx * d1,
+            Unary::Atan => -2.0 * x * d1 * d1,
+            Unary::Tanh => -2.0 * fx * d1,
+            Unary::Abs => 0.0,
+            Unary::Log1p => -d1 * d1,
+            Unary::Expm1 => d1,
         };
         (fx, d1, d2)
     }
+}
+
+/// −1, 0 or 1 (0 at ±0 and NaN for NaN).
+fn sign(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else if x == 0.0 {
+        0.0
+    } else {
+        f64::NAN
+    }
+}
+
+/// atan2(y, x) with its first and second partial derivatives:
+/// (f, f_y, f_x, f_yy, f_yx, f_xx), from r² = x² + y².
+pub fn atan2_derivatives(y: f64, x: f64) -> [f64; 6] {
+    let r2 = x * x + y * y;
+    let r4 = r2 * r2;
+    [
+        y.atan2(x),
+        x / r2,
+        -y / r2,
+        -2.0 * x * y / r4,
+        (y * y - x * x) / r4,
+        2.0 * x * y / r4,
+    ]
 }
 
 /// Arithmetic a law needs from its number type.
@@ -74,6 +135,8 @@ pub trait Real: Clone {
     fn unary(&self, op: Unary) -> Self;
     /// self^c for a constant exponent (negative bases allowed for integer c).
     fn powc(&self, c: f64) -> Self;
+    /// The angle of the point (x, self), in (−π, π].
+    fn atan2(&self, x: &Self) -> Self;
     /// self^exponent for a positive base.
     fn pow(&self, exponent: &Self) -> Self {
         self.unary(Unary::Ln).mul(exponent).unary(Unary::Exp)
@@ -113,6 +176,9 @@ impl Real for f64 {
     }
     fn powc(&self, c: f64) -> Self {
         self.powf(c)
+    }
+    fn atan2(&self, x: &Self) -> Self {
+        f64::atan2(*self, *x)
     }
     fn pow(&self, exponent: &Self) -> Self {
         self.powf(*exponent)
@@ -177,6 +243,27 @@ fn jet_scaled_sum<J: Jet>(a: f64, x: &J, b: f64, y: &J) -> J {
     out
 }
 
+/// g(x, y) from g and its first and second partials (chain rule to second order).
+#[allow(clippy::too_many_arguments)]
+fn jet_chain2<J: Jet>(x: &J, y: &J, g: f64, gx: f64, gy: f64, gxx: f64, gxy: f64, gyy: f64) -> J {
+    let n = jet_n(x);
+    let mut out = J::zero(n);
+    let ((_, xg, xh), (_, yg, yh)) = (x.parts(), y.parts());
+    let (value, og, oh) = out.parts_mut();
+    *value = g;
+    for i in 0..n {
+        og[i] = gx * xg[i] + gy * yg[i];
+        for j in 0..=i {
+            oh[i * n + j] = gx * xh[i * n + j]
+                + gy * yh[i * n + j]
+                + gxx * xg[i] * xg[j]
+                + gxy * (xg[i] * yg[j] + yg[i] * xg[j])
+                + gyy * yg[i] * yg[j];
+        }
+    }
+    out
+}
+
 fn jet_mul<J: Jet>(x: &J, y: &J) -> J {
     let n = jet_n(x);
     let (xv, yv) = (x.parts().0, y.parts().0);
@@ -231,6 +318,10 @@ impl<J: Jet> Real for J {
         };
         let d1 = if c == 0.0 { 0.0 } else { c * x.powf(c - 1.0) };
         jet_chain(self, x.powf(c), d1, d2)
+    }
+    fn atan2(&self, x: &Self) -> Self {
+        let [f, fy, fx, fyy, fyx, fxx] = atan2_derivatives(self.parts().0, x.parts().0);
+        jet_chain2(self, x, f, fy, fx, fyy, fyx, fxx)
     }
     fn pow_data(ln_x: f64, exponent: &Self) -> Self {
         let f = (exponent.parts().0 * ln_x).exp();
@@ -370,6 +461,74 @@ mod tests {
             .sub(&FixedHyperDual::pow_data(0.5, &fx));
         // The same arithmetic over two storage layouts: the results must agree exactly.
         assert_eq!(dynamic.into_parts(), fixed.into_parts());
+    }
+
+    /// Central differences of f'(x) and f(x) against the exact first and second derivatives.
+    #[test]
+    fn elementary_derivatives_match_finite_differences() {
+        let cases = [
+            (Unary::Sin, 0.7),
+            (Unary::Cos, -1.3),
+            (Unary::Tan, 0.4),
+            (Unary::Atan, 1.7),
+            (Unary::Tanh, -0.6),
+            (Unary::Abs, -2.5),
+            (Unary::Abs, 0.8),
+            (Unary::Log1p, 0.3),
+            (Unary::Expm1, -0.2),
+        ];
+        let h = 1e-5;
+        for (op, x) in cases {
+            let (_, d1, d2) = op.derivatives(x);
+            let fd1 = (op.value(x + h) - op.value(x - h)) / (2.0 * h);
+            let fd2 = (op.derivatives(x + h).1 - op.derivatives(x - h).1) / (2.0 * h);
+            assert!(
+                (d1 - fd1).abs() < 1e-8 * (1.0 + d1.abs()),
+                "{op:?} d1 {d1} vs {fd1}"
+            );
+            assert!(
+                (d2 - fd2).abs() < 1e-6 * (1.0 + d2.abs()),
+                "{op:?} d2 {d2} vs {fd2}"
+            );
+        }
+    }
+
+    #[test]
+    fn atan2_hessian_matches_finite_differences() {
+        let (y0, x0) = (0.8, -1.4);
+        let y = HyperDual::variable(y0, 0, 2);
+        let x = HyperDual::variable(x0, 1, 2);
+        let (value, gradient, hessian) = Real::atan2(&y, &x).into_parts();
+        assert!((value - y0.atan2(x0)).abs() < 1e-15);
+        let h = 1e-5;
+        let g = |y: f64, x: f64| {
+            let [_, fy, fx, ..] = atan2_derivatives(y, x);
+            [fy, fx]
+        };
+        let fd = [
+            (y0 + h).atan2(x0) - (y0 - h).atan2(x0),
+            y0.atan2(x0 + h) - y0.atan2(x0 - h),
+        ];
+        for k in 0..2 {
+            assert!(
+                (gradient[k] - fd[k] / (2.0 * h)).abs() < 1e-8,
+                "{gradient:?}"
+            );
+        }
+        let (gy1, gy0) = (g(y0 + h, x0), g(y0 - h, x0));
+        let (gx1, gx0) = (g(y0, x0 + h), g(y0, x0 - h));
+        let fd_h = [
+            (gy1[0] - gy0[0]) / (2.0 * h),
+            (gx1[0] - gx0[0]) / (2.0 * h),
+            (gy1[1] - gy0[1]) / (2.0 * h),
+            (gx1[1] - gx0[1]) / (2.0 * h),
+        ];
+        for k in 0..4 {
+            assert!(
+                (hessian[k] - fd_h[k]).abs() < 1e-7,
+                "{hessian:?} vs {fd_h:?}"
+            );
+        }
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub enum Op {
     Unary(Unary, Slot),
     Min(Slot, Slot),
     Max(Slot, Slot),
+    /// atan2(y, x): the angle of the point (x, y).
+    Atan2(Slot, Slot),
 }
 
 impl Op {
@@ -55,8 +57,9 @@ impl Op {
             PowConst(a, c) => (9, s(a), c.to_bits()),
             PowData(c, e) => (10, c as u64, s(e)),
             Unary(u, a) => (11 + u as u8, s(a), 0),
-            Min(a, b) => (20, s(a), s(b)),
-            Max(a, b) => (21, s(a), s(b)),
+            Min(a, b) => (40, s(a), s(b)),
+            Max(a, b) => (41, s(a), s(b)),
+            Atan2(a, b) => (42, s(a), s(b)),
         }
     }
 
@@ -66,9 +69,14 @@ impl Op {
         match *self {
             Const(_) | Var(_) | Param(_) => [None, None],
             Neg(a) | PowConst(a, _) | Unary(_, a) | PowData(_, a) => [Some(a), None],
-            Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Pow(a, b) | Min(a, b) | Max(a, b) => {
-                [Some(a), Some(b)]
-            }
+            Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | Div(a, b)
+            | Pow(a, b)
+            | Min(a, b)
+            | Max(a, b)
+            | Atan2(a, b) => [Some(a), Some(b)],
         }
     }
 
@@ -86,6 +94,7 @@ impl Op {
             Unary(u, a) => Unary(u, f(a)),
             Min(a, b) => Min(f(a), f(b)),
             Max(a, b) => Max(f(a), f(b)),
+            Atan2(a, b) => Atan2(f(a), f(b)),
             leaf => leaf,
         }
     }
@@ -193,8 +202,19 @@ impl Builder {
                     Func::Log10 => Op::Unary(Unary::Log10, a),
                     Func::Sqrt => Op::Unary(Unary::Sqrt, a),
                     Func::Sigmoid => Op::Unary(Unary::Sigmoid, a),
+                    Func::Sin => Op::Unary(Unary::Sin, a),
+                    Func::Cos => Op::Unary(Unary::Cos, a),
+                    Func::Tan => Op::Unary(Unary::Tan, a),
+                    Func::Atan => Op::Unary(Unary::Atan, a),
+                    Func::Tanh => Op::Unary(Unary::Tanh, a),
+                    Func::Abs => Op::Unary(Unary::Abs, a),
+                    Func::Log1p => Op::Unary(Unary::Log1p, a),
+                    Func::Expm1 => Op::Unary(Unary::Expm1, a),
                     Func::Min => Op::Min(a, self.expr(&args[1], resolve, symbol)),
                     Func::Max => Op::Max(a, self.expr(&args[1], resolve, symbol)),
+                    Func::Atan2 => Op::Atan2(a, self.expr(&args[1], resolve, symbol)),
+                    // The parser turns pow(a, b) into a^b; kept for completeness.
+                    Func::Pow => Op::Pow(a, self.expr(&args[1], resolve, symbol)),
                 };
                 self.push(op)
             }
@@ -221,6 +241,7 @@ fn eval_op_f64(op: &Op, slot: &impl Fn(Slot) -> f64, data: &impl Fn(u32) -> f64)
         Op::Unary(u, a) => u.value(slot(a)),
         Op::Min(a, b) => slot(a).min(slot(b)),
         Op::Max(a, b) => slot(a).max(slot(b)),
+        Op::Atan2(a, b) => slot(a).atan2(slot(b)),
     }
 }
 
@@ -561,6 +582,7 @@ impl BoundTape {
             Op::Unary(op, a) => op.value(v[u(a)]),
             Op::Min(a, b) => v[u(a)].min(v[u(b)]),
             Op::Max(a, b) => v[u(a)].max(v[u(b)]),
+            Op::Atan2(a, b) => v[u(a)].atan2(v[u(b)]),
         }
     }
 
@@ -598,6 +620,11 @@ impl BoundTape {
             Op::Unary(op, x) => [(x, op.first_derivative(v[u(x)], v[i])), NONE],
             Op::Min(x, y) => [(if v[u(x)] <= v[u(y)] { x } else { y }, 1.0), NONE],
             Op::Max(x, y) => [(if v[u(x)] >= v[u(y)] { x } else { y }, 1.0), NONE],
+            Op::Atan2(y, x) => {
+                let (vy, vx) = (v[u(y)], v[u(x)]);
+                let r2 = vx * vx + vy * vy;
+                [(y, vx / r2), (x, -vy / r2)]
+            }
         }
     }
 
@@ -840,6 +867,7 @@ impl BoundTape {
             Op::PowConst(x, c) => s(x).powc(c),
             Op::PowData(c, e) => T::pow_data(self.data(c, row), s(e)),
             Op::Unary(u, x) => s(x).unary(u),
+            Op::Atan2(y, x) => s(y).atan2(s(x)),
             Op::Min(x, y) => if s(x).value() <= s(y).value() {
                 s(x)
             } else {
