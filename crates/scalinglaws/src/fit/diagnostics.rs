@@ -1,10 +1,13 @@
-//! From the optimum of a search to a readable verdict: standard errors (σ²·H⁻¹ for the
-//! linear loss; the sandwich H⁻¹BH⁻¹ of an M-estimator for robust losses, Huber 1967), the
+//! From the optimum of a search to a readable verdict: standard errors (for the linear loss the
+//! Gauss–Newton σ²(JᵀWJ)⁻¹ that NIST's StRD certifies and scipy's `curve_fit`, lmfit and
+//! MINPACK report, or σ²·H⁻¹ with the exact Hessian on request; for robust losses the sandwich
+//! H⁻¹BH⁻¹ of an M-estimator, Huber 1967), the
 //! correlation matrix and the scaled condition number, fit statistics in the fitted space, and
 //! warnings as values: not converged, parameters at a bound, rival optima, parameters the data
 //! cannot separate, variables that move together in the design.
 
 use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
 
 use super::result::{FitResult, Matrix, Optima, ParamResult, Stats, SCHEMA_VERSION};
 use super::search::SearchOutcome;
@@ -20,6 +23,77 @@ const NEAR_TIE: f64 = 1e-3;
 
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
+}
+
+/// Which covariance of the parameters a fit reports (its standard errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Covariance {
+    /// Gauss–Newton for the linear loss (what users compare with), sandwich for robust losses.
+    #[default]
+    Auto,
+    /// σ²(JᵀWJ)⁻¹, σ² = Σwr²/(n − k): NIST's certified standard deviations, scipy, lmfit.
+    GaussNewton,
+    /// σ²H⁻¹ with the exact Hessian of ½Σwr² (includes the residual-curvature term).
+    Hessian,
+    /// H⁻¹BH⁻¹·n/(n − k): the M-estimator's covariance, valid for any loss (Huber 1967).
+    Sandwich,
+}
+
+impl Covariance {
+    pub fn is_auto(&self) -> bool {
+        *self == Covariance::Auto
+    }
+
+    /// The covariance actually computed for a loss.
+    pub fn resolve(self, loss: LossKind) -> Covariance {
+        match (self, loss) {
+            (Covariance::Auto, LossKind::Linear) => Covariance::GaussNewton,
+            (Covariance::Auto, _) => Covariance::Sandwich,
+            (other, _) => other,
+        }
+    }
+
+    /// The name a report shows (and `covariance_kind` holds).
+    pub fn name(self) -> &'static str {
+        match self {
+            Covariance::Auto => "auto",
+            Covariance::GaussNewton => "gauss_newton",
+            Covariance::Hessian => "hessian",
+            Covariance::Sandwich => "sandwich",
+        }
+    }
+
+    /// Parses a setting value (`auto`, `gauss_newton`, `hessian`, `sandwich`).
+    pub fn parse(text: &str) -> crate::error::Result<Covariance> {
+        let all = [
+            Covariance::Auto,
+            Covariance::GaussNewton,
+            Covariance::Hessian,
+            Covariance::Sandwich,
+        ];
+        all.into_iter()
+            .find(|c| c.name() == text || c.name().replace('_', "-") == text)
+            .ok_or_else(|| {
+                crate::error::Error::settings(format!(
+                    "covariance: unknown kind '{text}'; use auto, gauss_newton, hessian or sandwich"
+                ))
+            })
+    }
+}
+
+/// The inverse of a symmetric positive-definite matrix, scaled to unit diagonal first (so that
+/// parameters of very different sizes do not spoil the Cholesky factorisation).
+fn scaled_inverse(m: &DMatrix<f64>) -> Option<DMatrix<f64>> {
+    let k = m.nrows();
+    let scale: Vec<f64> = (0..k)
+        .map(|i| m[(i, i)].abs().sqrt().max(f64::MIN_POSITIVE))
+        .collect();
+    let scaled = DMatrix::from_fn(k, k, |i, j| m[(i, j)] / (scale[i] * scale[j]));
+    let inverse = nalgebra::Cholesky::new(scaled).map(|c| c.inverse())?;
+    Some(DMatrix::from_fn(k, k, |i, j| {
+        inverse[(i, j)] / (scale[i] * scale[j])
+    }))
 }
 
 struct Uncertainty {
@@ -41,7 +115,7 @@ pub fn summarize(
 ) -> FitResult {
     let best = &outcome.optima[0];
     let p = problem.natural(&best.u);
-    let uncertainty = uncertainty(problem, &p, settings.loss);
+    let uncertainty = uncertainty(problem, &p, settings.loss, settings.covariance);
     let names: Vec<String> = problem
         .free()
         .iter()
@@ -129,13 +203,11 @@ fn labelled(names: &[String], m: &DMatrix<f64>) -> Matrix {
     }
 }
 
-/// Covariance of the free parameters, or None when the Hessian is not positive definite.
-fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
-    let kind = if loss == LossKind::Linear {
-        "hessian"
-    } else {
-        "sandwich"
-    };
+/// Covariance of the free parameters, or None when its matrix (JᵀWJ or the Hessian) is not
+/// positive definite.
+fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance) -> Uncertainty {
+    let choice = choice.resolve(loss);
+    let kind = choice.name();
     let none = Uncertainty {
         covariance: None,
         condition_number: None,
@@ -156,13 +228,6 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
         (Some(&lo), Some(&hi)) if lo > 0.0 => finite(hi / lo),
         _ => None,
     };
-    let Some(inverse) = nalgebra::Cholesky::new(scaled).map(|c| c.inverse()) else {
-        return Uncertainty {
-            condition_number,
-            ..none
-        };
-    };
-    let h_inverse = DMatrix::from_fn(k, k, |i, j| inverse[(i, j)] / (scale[i] * scale[j]));
     let n = problem.n_rows();
     if n <= k {
         // No residual degrees of freedom: the data cannot say how uncertain the fit is.
@@ -172,16 +237,29 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
         };
     }
     let dof = (n - k) as f64;
-    let covariance = if loss == LossKind::Linear {
-        h_inverse * (2.0 * model.value / dof)
-    } else {
-        let (jacobian, d1) = problem.residual_jacobian(p);
-        let mut meat = DMatrix::zeros(k, k);
-        for (row, (w, d)) in problem.weights().iter().zip(&d1).enumerate() {
-            let j = jacobian.row(row);
-            meat += j.transpose() * j * (w * d).powi(2);
+    let covariance = match choice {
+        Covariance::GaussNewton => {
+            let (jacobian, _) = problem.residual_jacobian(p);
+            let residuals = problem.residuals(p);
+            let mut normal = DMatrix::zeros(k, k);
+            let mut ssr = 0.0;
+            for (row, (w, r)) in problem.weights().iter().zip(&residuals).enumerate() {
+                let j = jacobian.row(row);
+                normal += j.transpose() * j * *w;
+                ssr += w * r * r;
+            }
+            scaled_inverse(&normal).map(|inverse| inverse * (ssr / dof))
         }
-        &h_inverse * meat * &h_inverse * (n as f64 / dof)
+        Covariance::Hessian | Covariance::Auto => {
+            scaled_inverse(&hessian).map(|inverse| inverse * (2.0 * model.value / dof))
+        }
+        Covariance::Sandwich => sandwich(problem, p, &hessian, dof),
+    };
+    let Some(covariance) = covariance else {
+        return Uncertainty {
+            condition_number,
+            ..none
+        };
     };
     let valid =
         covariance.iter().all(|v| v.is_finite()) && (0..k).all(|i| covariance[(i, i)] > 0.0);
@@ -190,6 +268,27 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind) -> Uncertainty {
         condition_number,
         kind,
         no_dof: false,
+    }
+}
+
+/// H⁻¹BH⁻¹·n/(n − k), B = Σ (wᵢ ρ'(rᵢ))² ∇rᵢ∇rᵢᵀ.
+fn sandwich(
+    problem: &Problem,
+    p: &[f64],
+    hessian: &DMatrix<f64>,
+    dof: f64,
+) -> Option<DMatrix<f64>> {
+    let k = hessian.nrows();
+    let n = problem.n_rows();
+    let h_inverse = scaled_inverse(hessian)?;
+    {
+        let (jacobian, d1) = problem.residual_jacobian(p);
+        let mut meat = DMatrix::zeros(k, k);
+        for (row, (w, d)) in problem.weights().iter().zip(&d1).enumerate() {
+            let j = jacobian.row(row);
+            meat += j.transpose() * j * (w * d).powi(2);
+        }
+        Some(&h_inverse * meat * &h_inverse * (n as f64 / dof))
     }
 }
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::law::{Grid, Law};
+pub use diagnostics::Covariance;
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
 pub use result::{FitResult, ParamResult};
@@ -53,6 +54,10 @@ pub struct FitSettings {
     pub threads: Option<usize>,
     /// Iteration limit of each start's local minimisation.
     pub max_iterations: usize,
+    /// Which covariance the standard errors come from (auto: Gauss–Newton for the linear loss,
+    /// sandwich for robust losses).
+    #[serde(default, skip_serializing_if = "Covariance::is_auto")]
+    pub covariance: Covariance,
 }
 
 impl Default for FitSettings {
@@ -69,6 +74,7 @@ impl Default for FitSettings {
             seed: 0,
             threads: None,
             max_iterations: search::DEFAULT_MAX_ITERATIONS,
+            covariance: Covariance::Auto,
         }
     }
 }
