@@ -387,6 +387,7 @@ fn backtest_of_an_exact_law_has_no_error() {
             holdout,
             level: 0.95,
             bootstrap: None,
+            calibrate: None,
         };
         let result = backtest(&law, &data, &n, &FitSettings::default(), &options).unwrap();
         let metrics = result.metrics.unwrap();
@@ -410,6 +411,7 @@ fn chinchilla_backtest_holding_out_the_largest_compute() {
         holdout: Holdout::Fraction(0.2),
         level: 0.95,
         bootstrap: None,
+        calibrate: None,
     };
     let result = backtest(&law, &data, &compute, &FitSettings::default(), &options).unwrap();
     let m = result.metrics.unwrap();

@@ -2,7 +2,10 @@
 //! compute), predict the held-out larger ones, and score the predictions: per-point relative
 //! errors, their mean and median absolute value (ARE), the RMSE of log residuals, and how often
 //! the prediction (and confidence) intervals cover the held-out runs. A rollout repeats this at
-//! every step of scale: fit up to a scale, predict the next.
+//! every step of scale: fit up to a scale, predict the next; rolling origins predict every run
+//! beyond each of several origins, and a calibrated backtest widens each split's intervals by a
+//! calibration nested inside its training rows (`uncertainty::calibration`), so that the
+//! measured coverage is honest.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,8 +13,10 @@ use crate::error::{Error, Result};
 use crate::fit::{fit, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::uncertainty::bootstrap::attach;
+use crate::uncertainty::calibration::{origin_sizes, scale_groups};
+use crate::uncertainty::intervals::predict_fit_intervals;
 use crate::uncertainty::{
-    bootstrap, predict_with_intervals, BootstrapOptions, IntervalSource, Resampling,
+    bootstrap, calibrate, BootstrapOptions, CalibrationOptions, IntervalSource, Resampling,
 };
 
 /// Which rows are held out.
@@ -23,6 +28,10 @@ pub enum Holdout {
     Fraction(f64),
     /// The distinct scales split into G groups by rank: fit on groups 1..i, predict group i+1.
     Rollout(usize),
+    /// Rolling origins over scale groups (see `uncertainty::calibration::scale_groups`): fit on
+    /// the groups up to an origin, predict every run beyond it, for at most K origins from
+    /// half the groups to all but the last.
+    Rolling(usize),
 }
 
 impl Holdout {
@@ -31,6 +40,7 @@ impl Holdout {
             Holdout::Top(k) => format!("the {k} largest scales"),
             Holdout::Fraction(f) => format!("the largest {:.0}% of rows", f * 100.0),
             Holdout::Rollout(g) => format!("rollout over {g} groups of scales"),
+            Holdout::Rolling(k) => format!("every run beyond each of {k} rolling origins"),
         }
     }
 }
@@ -42,6 +52,9 @@ pub struct BacktestOptions {
     pub level: f64,
     /// Bootstrap replicates per training fit (None: delta-method intervals).
     pub bootstrap: Option<usize>,
+    /// Calibrate each training fit's prediction intervals by nested rolling-origin backtests
+    /// on its own training rows only (never on the runs it is scored on).
+    pub calibrate: Option<CalibrationOptions>,
 }
 
 /// A held-out run and its prediction.
@@ -54,7 +67,16 @@ pub struct BacktestPoint {
     pub actual: f64,
     pub predicted: f64,
     pub ci: Option<[f64; 2]>,
+    /// The prediction interval scored: calibrated when the backtest calibrates.
     pub pi: Option<[f64; 2]>,
+    /// The training fit's own prediction interval (before any calibration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pi_fit: Option<[f64; 2]>,
+    /// Decades beyond the training data.
+    pub distance_decades: f64,
+    /// Whether `pi` was widened by a calibration.
+    #[serde(default)]
+    pub calibrated: bool,
     /// (predicted − actual) / actual.
     pub relative_error: f64,
     /// ln predicted − ln actual (None unless both are positive).
@@ -80,6 +102,26 @@ pub struct Metrics {
     /// Share of held-out runs inside the confidence interval of the mean (expected to be lower
     /// than the level: runs scatter around the mean).
     pub ci_coverage: Option<f64>,
+    /// Coverage of the training fits' own prediction intervals (before calibration).
+    #[serde(default)]
+    pub pi_fit_coverage: Option<f64>,
+    /// Mean relative width (hi − lo) / predicted of the scored and of the fits' own intervals.
+    #[serde(default)]
+    pub pi_width: Option<f64>,
+    #[serde(default)]
+    pub pi_fit_width: Option<f64>,
+    /// Held-out runs whose interval was calibrated, and the coverage and mean width of those
+    /// calibrated intervals and of the fits' own intervals on the same runs.
+    #[serde(default)]
+    pub calibrated: usize,
+    #[serde(default)]
+    pub calibrated_coverage: Option<f64>,
+    #[serde(default)]
+    pub calibrated_fit_coverage: Option<f64>,
+    #[serde(default)]
+    pub calibrated_width: Option<f64>,
+    #[serde(default)]
+    pub calibrated_fit_width: Option<f64>,
 }
 
 /// One training set and its held-out rows.
@@ -96,8 +138,23 @@ pub struct Split {
     pub params: Vec<(String, f64)>,
     pub points: Vec<BacktestPoint>,
     pub metrics: Option<Metrics>,
+    /// The nested calibration of this split's intervals (when the backtest calibrates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<SplitCalibration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// What a split's nested calibration found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitCalibration {
+    pub calibrated: bool,
+    pub tau_per_decade: f64,
+    /// Held-out runs and (origin, scale group) units inside the training rows it used.
+    pub held_out: usize,
+    pub units: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -139,7 +196,7 @@ pub fn backtest(
         .iter()
         .filter(|p| !settings.fixed.contains_key(&p.name))
         .count();
-    if !matches!(options.holdout, Holdout::Rollout(_)) {
+    if !matches!(options.holdout, Holdout::Rollout(_) | Holdout::Rolling(_)) {
         let train = partitions[0].0.len();
         if train <= free {
             return Err(Error::settings(format!(
@@ -236,6 +293,24 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
                 })
                 .collect())
         }
+        Holdout::Rolling(most) => {
+            let (groups, count) = scale_groups(scale);
+            let sizes = origin_sizes(count, most);
+            if sizes.is_empty() {
+                return Err(Error::settings(format!(
+                    "--rolling {most}: the scale column forms {count} scale groups; rolling origins need at least {}",
+                    crate::uncertainty::calibration::MIN_GROUPS
+                )));
+            }
+            Ok(sizes
+                .into_iter()
+                .map(|size| {
+                    let train = (0..scale.len()).filter(|&i| groups[i] < size).collect();
+                    let test = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
+                    (train, test)
+                })
+                .collect())
+        }
     }
 }
 
@@ -290,14 +365,37 @@ fn run_split(
         params: Vec::new(),
         points: Vec::new(),
         metrics: None,
+        calibration: None,
         error: None,
     };
-    let outcome = training_fit(law, &subset(data, train), settings, options).and_then(|result| {
+    let train_data = subset(data, train);
+    let outcome = training_fit(law, &train_data, settings, options).and_then(|result| {
         let points: Vec<Vec<f64>> = test
             .iter()
             .map(|&i| data.variables.iter().map(|c| c[i]).collect())
             .collect();
-        let (predictions, source) = predict_with_intervals(&result, &points, options.level)?;
+        let (mut predictions, source) = predict_fit_intervals(&result, &points, options.level)?;
+        if let Some(calibration_options) = &options.calibrate {
+            let train_scale: Vec<f64> = train.iter().map(|&i| scale[i]).collect();
+            let calibration = calibrate(
+                law,
+                &train_data,
+                "scale",
+                &train_scale,
+                settings,
+                calibration_options,
+            )?;
+            for (prediction, &row) in predictions.iter_mut().zip(test) {
+                calibration.widen_at_level(prediction, scale[row], settings.space, options.level);
+            }
+            split.calibration = Some(SplitCalibration {
+                calibrated: calibration.calibrated,
+                tau_per_decade: calibration.tau_per_decade,
+                held_out: calibration.held_out,
+                units: calibration.units,
+                reason: calibration.reason.clone(),
+            });
+        }
         Ok((result, predictions, source))
     });
     let (result, predictions, source) = match outcome {
@@ -327,6 +425,9 @@ fn run_split(
                 predicted,
                 ci: prediction.ci,
                 pi: prediction.pi,
+                pi_fit: prediction.pi_fit,
+                calibrated: prediction.calibrated,
+                distance_decades: (scale[row] / trained_up_to).log10(),
                 relative_error: (predicted - actual) / actual,
                 log_residual: (predicted > 0.0 && actual > 0.0)
                     .then(|| predicted.ln() - actual.ln()),
@@ -368,7 +469,28 @@ pub fn metrics(points: &[&BacktestPoint]) -> Option<Metrics> {
         pi_coverage: coverage(points, |p| p.pi),
         with_intervals: points.iter().filter(|p| p.pi.is_some()).count(),
         ci_coverage: coverage(points, |p| p.ci),
+        pi_fit_coverage: coverage(points, |p| p.pi_fit),
+        pi_width: mean_width(points, |p| p.pi),
+        pi_fit_width: mean_width(points, |p| p.pi_fit),
+        calibrated: points.iter().filter(|p| p.calibrated).count(),
+        calibrated_coverage: coverage(points, |p| p.pi.filter(|_| p.calibrated)),
+        calibrated_fit_coverage: coverage(points, |p| p.pi_fit.filter(|_| p.calibrated)),
+        calibrated_width: mean_width(points, |p| p.pi.filter(|_| p.calibrated)),
+        calibrated_fit_width: mean_width(points, |p| p.pi_fit.filter(|_| p.calibrated)),
     })
+}
+
+/// Mean relative width (hi − lo) / predicted of the points' intervals (None when none has one).
+fn mean_width(
+    points: &[&BacktestPoint],
+    interval: impl Fn(&BacktestPoint) -> Option<[f64; 2]>,
+) -> Option<f64> {
+    let widths: Vec<f64> = points
+        .iter()
+        .filter_map(|p| interval(p).map(|[lo, hi]| (hi - lo) / p.predicted.abs()))
+        .filter(|w| w.is_finite())
+        .collect();
+    (!widths.is_empty()).then(|| widths.iter().sum::<f64>() / widths.len() as f64)
 }
 
 #[cfg(test)]

@@ -187,6 +187,7 @@ fn score(
             holdout: Holdout::Fraction(holdout_frac),
             level,
             bootstrap: None,
+            calibrate: None,
         };
         match backtest(law, &candidate.data, scale, &candidate.settings, &options) {
             Ok(result) => score.backtest = result.metrics,

@@ -186,6 +186,7 @@ pub fn summarize(
         data: None,
         bootstrap: None,
         profiles: Vec::new(),
+        calibration: None,
     }
 }
 

@@ -173,6 +173,9 @@ pub struct FitResult {
     /// Profile-likelihood intervals, after `--profile`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<crate::uncertainty::Profile>,
+    /// How prediction intervals beyond the data are widened (rolling-origin backtests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::uncertainty::Calibration>,
 }
 
 impl FitResult {

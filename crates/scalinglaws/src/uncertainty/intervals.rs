@@ -37,13 +37,60 @@ impl IntervalSource {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointPrediction {
     pub value: f64,
+    /// Confidence interval of the law's mean (parameter uncertainty only).
     pub ci: Option<[f64; 2]>,
+    /// Prediction interval of a new run: calibrated beyond the data when the fit carries a
+    /// calibration (`calibrated`), else the fit's own.
     pub pi: Option<[f64; 2]>,
+    /// The fit's own prediction interval (parameters plus residual scatter), before calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pi_fit: Option<[f64; 2]>,
+    /// Whether `pi` was widened by the fit's extrapolation calibration.
+    #[serde(default)]
+    pub calibrated: bool,
+    /// Decades beyond the largest fitted scale (with a calibration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_decades: Option<f64>,
+}
+
+impl PointPrediction {
+    pub fn new(value: f64, ci: Option<[f64; 2]>, pi: Option<[f64; 2]>) -> PointPrediction {
+        PointPrediction {
+            value,
+            ci,
+            pi,
+            pi_fit: pi,
+            calibrated: false,
+            distance_decades: None,
+        }
+    }
 }
 
 /// The fit's predictions at `points` (one value per law variable each) with intervals at
-/// `level`.
+/// `level`; prediction intervals are widened beyond the data by the fit's calibration when it
+/// has one (see [`super::calibration`]), and `pi_fit` keeps the fit's own.
 pub fn predict_with_intervals(
+    result: &FitResult,
+    points: &[Vec<f64>],
+    level: f64,
+) -> Result<(Vec<PointPrediction>, IntervalSource)> {
+    let (mut predictions, source) = predict_fit_intervals(result, points, level)?;
+    if let Some(calibration) = &result.calibration {
+        let law = result.law()?;
+        for (prediction, point) in predictions.iter_mut().zip(points) {
+            match calibration.rule.as_ref().and_then(|r| r.at(&law, point)) {
+                Some(scale) => {
+                    calibration.widen_at_level(prediction, scale, result.settings.space, level)
+                }
+                None => prediction.pi_fit = prediction.pi,
+            }
+        }
+    }
+    Ok((predictions, source))
+}
+
+/// [`predict_with_intervals`] without the calibration: the fit's own intervals.
+pub fn predict_fit_intervals(
     result: &FitResult,
     points: &[Vec<f64>],
     level: f64,
@@ -72,11 +119,7 @@ pub fn predict_with_intervals(
     let Some(covariance) = &result.covariance else {
         let bare = values
             .into_iter()
-            .map(|value| PointPrediction {
-                value,
-                ci: None,
-                pi: None,
-            })
+            .map(|value| PointPrediction::new(value, None, None))
             .collect();
         return Ok((bare, IntervalSource::None));
     };
@@ -150,11 +193,7 @@ fn bootstrap_interval(
     // A replicate whose law is undefined here (e.g. a negative prediction in log space) leaves
     // no honest percentile: no interval rather than one over the other replicates.
     if means.iter().any(|m| !m.is_finite()) {
-        return PointPrediction {
-            value,
-            ci: None,
-            pi: None,
-        };
+        return PointPrediction::new(value, None, None);
     }
     means.sort_by(f64::total_cmp);
     let tail = (1.0 - level) / 2.0;
@@ -168,7 +207,7 @@ fn bootstrap_interval(
             back(space, normal_mixture_quantile(&means, sigma, 1.0 - tail)),
         )
     });
-    PointPrediction { value, ci, pi }
+    PointPrediction::new(value, ci, pi)
 }
 
 fn delta_interval(
@@ -181,11 +220,11 @@ fn delta_interval(
     let z = normal_quantile(0.5 + level / 2.0);
     let centre = forward(space, value);
     let interval = |half: f64| finite_pair(back(space, centre - half), back(space, centre + half));
-    PointPrediction {
+    PointPrediction::new(
         value,
-        ci: interval(z * se),
-        pi: sigma.and_then(|sigma| interval(z * (se * se + sigma * sigma).sqrt())),
-    }
+        interval(z * se),
+        sigma.and_then(|sigma| interval(z * (se * se + sigma * sigma).sqrt())),
+    )
 }
 
 /// ∂prediction/∂params at one point (every parameter, in the law's order), by one reverse

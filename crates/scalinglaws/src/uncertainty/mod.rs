@@ -1,16 +1,19 @@
 //! How far to trust a fit: bootstrap replicates (rows or whole runs resampled, every replicate
 //! refitted with the full global search), confidence and prediction intervals at new points
 //! (from the bootstrap draws, else by the delta method), profile-likelihood intervals of single
-//! parameters, and the likelihood of a fit under its loss's own error density (for likelihood
+//! parameters, prediction intervals calibrated beyond the data by rolling-origin backtests,
+//! and the likelihood of a fit under its loss's own error density (for likelihood
 //! ratio tests and information criteria).
 
 pub mod bootstrap;
+pub mod calibration;
 pub mod dist;
 pub mod intervals;
 pub mod likelihood;
 pub mod profile;
 
 pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};
+pub use calibration::{calibrate, Calibration, CalibrationOptions, ScaleRule};
 pub use intervals::{predict_with_intervals, IntervalSource, PointPrediction};
 pub use profile::{profile, Profile};
 
