@@ -10,6 +10,7 @@ pub mod problem;
 pub mod result;
 pub mod search;
 pub mod solver;
+pub mod starts;
 
 use std::collections::BTreeMap;
 
@@ -479,7 +480,16 @@ fn plan_params(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Vec<
             let starts = match settings.grids.get(&spec.name) {
                 Some(values) => Some(values.clone()),
                 None if spec.linear => None,
-                None => Some(grid_values(law, &spec.grid, data)?),
+                // A user formula: starts on the data's scale where the parameter's role shows.
+                None => match law
+                    .name
+                    .is_none()
+                    .then(|| starts::derived_starts(law, &spec.name, &data.variables))
+                    .flatten()
+                {
+                    Some(values) => Some(values),
+                    None => Some(grid_values(law, &spec.grid, data)?),
+                },
             };
             let starts = starts.map(|s| {
                 if s.is_empty() {

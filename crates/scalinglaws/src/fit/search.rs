@@ -11,7 +11,10 @@ use rayon::prelude::*;
 
 use super::lsq::bounded_least_squares;
 use super::problem::{LocalModel, Problem, Space, Transform};
-use super::solver::{minimize, minimize_from, Objective, Options, Termination, INITIAL_DAMPING};
+use super::solver::{
+    minimize_from, minimize_gated, scaled_gradient, Objective, Options, Termination,
+    INITIAL_DAMPING,
+};
 use crate::law::tape::Scratch;
 
 /// A start: the full natural parameter vector, with `None` for parameters to be solved by
@@ -89,6 +92,10 @@ pub const POLISH: Options = Options {
     xtol: 1e-14,
     gtol: 1e-13,
 };
+
+/// The largest [`scaled_gradient`] at which a polished optimum counts as converged: the cosine
+/// between the residuals and every Jacobian column must be this small (MINPACK's gtol test).
+pub const CONVERGED_GRADIENT: f64 = 1e-5;
 
 /// Default iteration budget of the Gauss–Newton phase of one start.
 pub const DEFAULT_MAX_ITERATIONS: usize = 200;
@@ -296,7 +303,23 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
         scratch: problem.tape().scratch(),
         curvature: Curvature::Exact,
     };
-    let m = minimize(&mut adapter, &track.u, options);
+    let m = minimize_gated(
+        &mut adapter,
+        &track.u,
+        options,
+        INITIAL_DAMPING,
+        None,
+        CONVERGED_GRADIENT,
+    );
+    if std::env::var_os("SCALINGLAWS_DEBUG_GRADIENT").is_some() {
+        let g = problem
+            .gauss_newton(&m.u, &mut problem.tape().scratch())
+            .map(|model| scaled_gradient(&model));
+        eprintln!(
+            "polish: {:?} {} it, value {:e}, scaled gradient {g:?}",
+            m.termination, m.iterations, m.value
+        );
+    }
     track.iterations += m.iterations;
     if m.value <= track.value {
         track.p = problem.natural(&m.u);

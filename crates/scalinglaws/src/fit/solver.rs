@@ -101,6 +101,50 @@ pub fn minimize_from(
     initial_damping: f64,
     model_at_u0: Option<LocalModel>,
 ) -> Minimum {
+    minimize_gated(
+        objective,
+        u0,
+        options,
+        initial_damping,
+        model_at_u0,
+        f64::INFINITY,
+    )
+}
+
+/// The scaled gradient of a local model: the largest |gⱼ| / √(|Cⱼⱼ| · 2f), which for least
+/// squares (f = ½‖r‖², C ≈ JᵀJ) is the cosine between the residual vector and a column of the
+/// Jacobian — MINPACK's `gtol` test (Moré, Garbow & Hillstrom 1980, "User guide for
+/// MINPACK-1", §2.3; Moré 1978, "The Levenberg–Marquardt algorithm: implementation and
+/// theory"). It does not change when a parameter is rescaled, so a parameter of size 1e-38 is
+/// judged like one of size 1.
+pub fn scaled_gradient(model: &LocalModel) -> f64 {
+    let two_f = (2.0 * model.value.abs()).max(f64::MIN_POSITIVE);
+    let k = model.gradient.len();
+    let diag_max = (0..k)
+        .map(|i| model.curvature[(i, i)].abs())
+        .fold(0.0, f64::max);
+    (0..k)
+        .map(|i| {
+            let c = model.curvature[(i, i)]
+                .abs()
+                .max(1e-300)
+                .max(1e-30 * diag_max);
+            model.gradient[i].abs() / (c * two_f).sqrt()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// [`minimize_from`] where a small step or a small objective change ends the run only when the
+/// [`scaled_gradient`] is at most `gate` too: a tiny step on a badly scaled parameter is not an
+/// optimum (it keeps iterating instead, and ends as not converged if the budget runs out).
+pub fn minimize_gated(
+    objective: &mut impl Objective,
+    u0: &[f64],
+    options: &Options,
+    initial_damping: f64,
+    model_at_u0: Option<LocalModel>,
+    gate: f64,
+) -> Minimum {
     let mut u = DVector::from_column_slice(u0);
     let mut damping = initial_damping;
     let mut growth = 2.0;
@@ -148,18 +192,31 @@ pub fn minimize_from(
             let small_step = step.norm() <= options.xtol * (options.xtol + u.norm());
             let small_change = actual <= options.ftol * model.value.abs();
             u = candidate;
-            if small_change {
-                return finish(u, value, iteration, Termination::Objective, damping);
-            }
-            if small_step {
-                return finish(u, value, iteration, Termination::Step, damping);
+            let gated = gate.is_finite() && (small_change || small_step);
+            if !gated {
+                if small_change {
+                    return finish(u, value, iteration, Termination::Objective, damping);
+                }
+                if small_step {
+                    return finish(u, value, iteration, Termination::Step, damping);
+                }
             }
             let Some(next) = candidate_model.or_else(|| objective.model(u.as_slice())) else {
                 return finish(u, value, iteration, Termination::NotFinite, damping);
             };
             model = next;
+            if gated && scaled_gradient(&model) <= gate {
+                let termination = if small_change {
+                    Termination::Objective
+                } else {
+                    Termination::Step
+                };
+                return finish(u, value, iteration, termination, damping);
+            }
         } else {
-            if step.norm() <= options.xtol * (options.xtol + u.norm()) {
+            if step.norm() <= options.xtol * (options.xtol + u.norm())
+                && scaled_gradient(&model) <= gate
+            {
                 return finish(u, model.value, iteration, Termination::Step, damping);
             }
             damping *= growth;
