@@ -38,7 +38,14 @@ fn main() {
             "problem", "level", "own", "start1", "start2", "rss", "sd", "own ms"
         );
     }
-    for problem in &problems {
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1));
+    for problem in problems
+        .iter()
+        .filter(|p| only.is_none_or(|o| *o == p.model.name))
+    {
         let mut cells = Vec::new();
         let mut own = None;
         let mut own_ms = 0.0;

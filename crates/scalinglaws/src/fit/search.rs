@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::lsq::bounded_least_squares;
 use super::problem::{LocalModel, Problem, Space, Transform};
 use super::solver::{
-    minimize_from, minimize_gated, scaled_gradient, Objective, Options, Termination,
+    minimize_from, minimize_gated, scaled_gradient, Gate, Objective, Options, Termination,
     INITIAL_DAMPING,
 };
 use crate::law::tape::Scratch;
@@ -95,7 +95,11 @@ pub const POLISH: Options = Options {
 
 /// The largest [`scaled_gradient`] at which a polished optimum counts as converged: the cosine
 /// between the residuals and every Jacobian column must be this small (MINPACK's gtol test).
-pub const CONVERGED_GRADIENT: f64 = 1e-5;
+pub const CONVERGED_GRADIENT: f64 = 1e-8;
+
+/// Residuals this small relative to the targets are at the rounding level of the data (NIST's
+/// Lanczos1 fits to 1e-13): there the gradient's direction is noise and the gate is open.
+const ROUND_OFF: f64 = 1e-12;
 
 /// Default iteration budget of the Gauss–Newton phase of one start.
 pub const DEFAULT_MAX_ITERATIONS: usize = 200;
@@ -309,7 +313,10 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
         options,
         INITIAL_DAMPING,
         None,
-        CONVERGED_GRADIENT,
+        Gate {
+            gradient: CONVERGED_GRADIENT,
+            value: round_off_objective(problem),
+        },
     );
     if std::env::var_os("SCALINGLAWS_DEBUG_GRADIENT").is_some() {
         let g = problem
@@ -330,6 +337,17 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
         track.termination = Some(track.termination.unwrap_or(m.termination));
     }
     (track, m.iterations)
+}
+
+/// The objective of residuals at [`ROUND_OFF`] of the targets: ½Σw(ε·t)².
+fn round_off_objective(problem: &Problem) -> f64 {
+    let sum: f64 = problem
+        .weights()
+        .iter()
+        .zip(problem.target())
+        .map(|(w, t)| w * t * t)
+        .sum();
+    0.5 * ROUND_OFF * ROUND_OFF * sum
 }
 
 /// Tracks closer than this (relative, per parameter and in objective) follow the same path.

@@ -88,6 +88,9 @@ pub const INITIAL_DAMPING: f64 = 1e-3;
 
 const MAX_DAMPING: f64 = 1e16;
 
+/// Relative changes of the objective below this are rounding noise of its sum.
+const NOISE: f64 = 1e-9;
+
 /// Minimises from `u0`.
 pub fn minimize(objective: &mut impl Objective, u0: &[f64], options: &Options) -> Minimum {
     minimize_from(objective, u0, options, INITIAL_DAMPING, None)
@@ -107,8 +110,31 @@ pub fn minimize_from(
         options,
         initial_damping,
         model_at_u0,
-        f64::INFINITY,
+        Gate::NONE,
     )
+}
+
+/// When a small step or a small objective change may end a run as converged: only where the
+/// [`scaled_gradient`] is at most `gradient`, or the objective is at most `value` (residuals at
+/// the rounding level of the data, where the gradient's direction is noise).
+#[derive(Debug, Clone, Copy)]
+pub struct Gate {
+    pub gradient: f64,
+    pub value: f64,
+}
+
+impl Gate {
+    /// No gate: the step and objective tests alone decide.
+    pub const NONE: Gate = Gate {
+        gradient: f64::INFINITY,
+        value: f64::INFINITY,
+    };
+
+    fn open(&self, model: &LocalModel) -> bool {
+        self.gradient.is_infinite()
+            || model.value.abs() <= self.value
+            || scaled_gradient(model) <= self.gradient
+    }
 }
 
 /// The scaled gradient of a local model: the largest |gⱼ| / √(|Cⱼⱼ| · 2f), which for least
@@ -143,7 +169,7 @@ pub fn minimize_gated(
     options: &Options,
     initial_damping: f64,
     model_at_u0: Option<LocalModel>,
-    gate: f64,
+    gate: Gate,
 ) -> Minimum {
     let mut u = DVector::from_column_slice(u0);
     let mut damping = initial_damping;
@@ -166,14 +192,14 @@ pub fn minimize_gated(
             damping *= growth;
             growth *= 2.0;
             if damping > MAX_DAMPING {
-                return finish(u, model.value, iteration, Termination::NoProgress, damping);
+                return finish(u, model.value, iteration, stuck(&gate, &model), damping);
             }
             continue;
         };
         let candidate = &u + &step;
         // After an accepted step the next is likely accepted too: evaluate the whole model
         // there at once. After a rejection, probe the value alone first.
-        let (value, candidate_model) = if last_accepted {
+        let (value, mut candidate_model) = if last_accepted {
             let m = objective.model(candidate.as_slice());
             (m.as_ref().map_or(f64::INFINITY, |m| m.value), m)
         } else {
@@ -181,6 +207,25 @@ pub fn minimize_gated(
         };
         let actual = model.value - value;
         last_accepted = value.is_finite() && actual > 0.0;
+        // Below the rounding noise of the objective a decrease cannot be seen: a gated run
+        // (a polish near an optimum) then takes the step if it shrinks the scaled gradient.
+        if !last_accepted
+            && value.is_finite()
+            && gate.gradient.is_finite()
+            && predicted.abs() <= NOISE * model.value.abs()
+        {
+            if let Some(m) = candidate_model
+                .take()
+                .or_else(|| objective.model(candidate.as_slice()))
+            {
+                if scaled_gradient(&m) < scaled_gradient(&model) {
+                    u = candidate;
+                    model = m;
+                    last_accepted = true;
+                    continue;
+                }
+            }
+        }
         if last_accepted {
             let gain = if predicted > 0.0 {
                 actual / predicted
@@ -192,7 +237,7 @@ pub fn minimize_gated(
             let small_step = step.norm() <= options.xtol * (options.xtol + u.norm());
             let small_change = actual <= options.ftol * model.value.abs();
             u = candidate;
-            let gated = gate.is_finite() && (small_change || small_step);
+            let gated = gate.gradient.is_finite() && (small_change || small_step);
             if !gated {
                 if small_change {
                     return finish(u, value, iteration, Termination::Objective, damping);
@@ -205,7 +250,7 @@ pub fn minimize_gated(
                 return finish(u, value, iteration, Termination::NotFinite, damping);
             };
             model = next;
-            if gated && scaled_gradient(&model) <= gate {
+            if gated && gate.open(&model) {
                 let termination = if small_change {
                     Termination::Objective
                 } else {
@@ -214,15 +259,13 @@ pub fn minimize_gated(
                 return finish(u, value, iteration, termination, damping);
             }
         } else {
-            if step.norm() <= options.xtol * (options.xtol + u.norm())
-                && scaled_gradient(&model) <= gate
-            {
+            if step.norm() <= options.xtol * (options.xtol + u.norm()) && gate.open(&model) {
                 return finish(u, model.value, iteration, Termination::Step, damping);
             }
             damping *= growth;
             growth *= 2.0;
             if damping > MAX_DAMPING {
-                return finish(u, model.value, iteration, Termination::NoProgress, damping);
+                return finish(u, model.value, iteration, stuck(&gate, &model), damping);
             }
         }
     }
@@ -235,6 +278,16 @@ pub fn minimize_gated(
     );
     minimum.model = Some(model);
     minimum
+}
+
+/// Why a run that found no decreasing step ends: at a gated run's optimum (the gate open: the
+/// scaled gradient is small, only rounding noise is left) that is convergence.
+fn stuck(gate: &Gate, model: &LocalModel) -> Termination {
+    if gate.gradient.is_finite() && gate.open(model) {
+        Termination::Gradient
+    } else {
+        Termination::NoProgress
+    }
 }
 
 fn finish(
