@@ -258,7 +258,13 @@ pub fn fit_with_starts(
     result
         .warnings
         .extend(settings_warnings(settings, &plans, law));
-    result.warnings.extend(runaway_warnings(&result, &plans));
+    let runaway = runaway_warnings(&result, &plans);
+    if result.converged && !runaway.is_empty() {
+        // Stationary far beyond every start: the search ran off, it did not find an optimum.
+        result.converged = false;
+        result.termination = solver::Termination::Runaway.describe().to_string();
+    }
+    result.warnings.extend(runaway);
     Ok(result)
 }
 

@@ -330,13 +330,44 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
     track.iterations += m.iterations;
     if m.value <= track.value {
         track.p = problem.natural(&m.u);
+        let termination = if m.termination.converged() && on_plateau(problem, &m.u) {
+            Termination::Plateau
+        } else {
+            m.termination
+        };
         track.u = m.u;
         track.value = m.value;
-        track.termination = Some(m.termination);
+        track.termination = Some(termination);
     } else {
         track.termination = Some(track.termination.unwrap_or(m.termination));
     }
     (track, m.iterations)
+}
+
+/// A parameter whose whole effect on the fit (its Jacobian column times its size) is below this
+/// fraction of the targets' norm does not shape the fit: a point stationary only because of it
+/// is a plateau, not an optimum.
+const NO_EFFECT: f64 = 1e-10;
+
+fn on_plateau(problem: &Problem, u: &[f64]) -> bool {
+    let Some(model) = problem.gauss_newton(u, &mut problem.tape().scratch()) else {
+        return false;
+    };
+    let target_norm = problem
+        .weights()
+        .iter()
+        .zip(problem.target())
+        .map(|(w, t)| w * t * t)
+        .sum::<f64>()
+        .sqrt();
+    problem.transforms().iter().zip(u).enumerate().any(|(j, (t, &uj))| {
+        // For p = lo + e^u (and the like) a unit change of u is already a relative change.
+        let size = match t {
+            Transform::Identity => uj.abs(),
+            _ => 1.0,
+        };
+        model.curvature[(j, j)].abs().sqrt() * size <= NO_EFFECT * target_norm
+    })
 }
 
 /// The objective of residuals at [`ROUND_OFF`] of the targets: ½Σw(ε·t)².

@@ -37,6 +37,11 @@ pub enum Termination {
     NotFinite,
     /// A parameter ran off to infinity: no optimum there.
     Diverged,
+    /// Stationary only because a parameter no longer affects the fit (a plateau, such as an
+    /// exponential rate so large that its term is constant): a start that led nowhere.
+    Plateau,
+    /// A parameter ran orders of magnitude beyond every start (the data do not bound it).
+    Runaway,
 }
 
 impl Termination {
@@ -56,6 +61,8 @@ impl Termination {
             Termination::NoProgress => "no decreasing step found",
             Termination::NotFinite => "objective not finite at the start",
             Termination::Diverged => "a parameter diverged",
+            Termination::Plateau => "stationary on a plateau where a parameter has no effect",
+            Termination::Runaway => "a parameter ran far beyond its starts",
         }
     }
 }
