@@ -271,6 +271,10 @@ pub fn fit_with_starts(
 /// How far beyond its largest start a parameter may go before the fit says it ran away.
 const RUNAWAY_FACTOR: f64 = 1e6;
 
+/// How far below its smallest (nonzero) start a parameter may shrink before the fit says it
+/// collapsed.
+const COLLAPSE_FACTOR: f64 = 1e-12;
+
 /// Parameters that ended orders of magnitude beyond every start: the data do not bound them
 /// (e.g. a repetition constant that wants to be infinite, a break far outside the data).
 fn runaway_warnings(result: &FitResult, plans: &[ParamPlan]) -> Vec<String> {
@@ -279,10 +283,23 @@ fn runaway_warnings(result: &FitResult, plans: &[ParamPlan]) -> Vec<String> {
         .iter()
         .zip(plans)
         .filter_map(|((name, p), plan)| {
-            let largest_start = plan.starts.as_ref()?.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-            (!p.fixed && p.value.abs() > RUNAWAY_FACTOR * largest_start).then(|| {
-                format!(
+            let starts = plan.starts.as_ref()?;
+            let largest_start = starts.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+            // A collapse towards 0 from starts all far from it (NIST's MGH10 from Start 1 runs
+            // b1 from 2 to 2e-21 while b2 grows): the same runaway, seen from the other side.
+            let smallest_start = starts.iter().fold(f64::INFINITY, |m, v| m.min(v.abs()));
+            if p.fixed {
+                return None;
+            }
+            if p.value.abs() > RUNAWAY_FACTOR * largest_start {
+                return Some(format!(
                     "{name} = {:.3e} ran far beyond its starts (largest {largest_start}): the data do not bound it",
+                    p.value
+                ));
+            }
+            (smallest_start.is_finite() && p.value.abs() < COLLAPSE_FACTOR * smallest_start).then(|| {
+                format!(
+                    "{name} = {:.3e} collapsed towards 0 from its starts (smallest {smallest_start}): the data do not bound it",
                     p.value
                 )
             })

@@ -276,7 +276,21 @@ fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, u
         return (tracks, 0, 0);
     }
     let rest = tracks.split_off(1);
-    let (best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
+    let (mut best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
+    // Stall detection: a best track that ran out of iterations while still descending (a long
+    // curved valley, NIST's Bennett5) is restarted from where it stopped, with fresh damping.
+    for _ in 0..MAX_RESTARTS {
+        if best.termination != Some(Termination::MaxIterations) {
+            break;
+        }
+        let before = best.value;
+        let (next, more) = polish_with(problem, best, &POLISH_BEST);
+        iterations += more;
+        best = next;
+        if best.value >= before * (1.0 - 1e-12) {
+            break;
+        }
+    }
     let limit = STALLED * best.value.abs() + OBJECTIVE_FLOOR * problem.total_weight();
     let (promising, stalled): (Vec<Track>, Vec<Track>) =
         rest.into_iter().partition(|t| t.value <= limit);
@@ -289,6 +303,9 @@ fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, u
     all.extend(polished.into_iter().map(|(t, _)| t));
     (all, iterations, stalled.iter().map(|t| t.credit).sum())
 }
+
+/// Warm restarts of the best track's polish while it is still descending.
+const MAX_RESTARTS: usize = 8;
 
 /// The best track alone may take more exact-Hessian steps.
 const POLISH_BEST: Options = Options {
