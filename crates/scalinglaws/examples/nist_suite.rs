@@ -60,6 +60,9 @@ fn main() {
             match result {
                 Ok(r) => {
                     let s = nist::score(problem, &r);
+                    if only.is_some() {
+                        eprintln!("{from:?}: {} {:?} {:?}", r.termination, s.fitted, r.warnings);
+                    }
                     let mark = if s.converged { "" } else { "*" };
                     cells.push(format!("{:.1}{mark}", s.params));
                     if from == From::Own {

@@ -325,7 +325,7 @@ impl Problem {
     }
 
     /// Objective with its exact gradient and Hessian in natural coordinates of the free
-    /// parameters (hyper-dual evaluation, on the stack for up to 8 free parameters). None when
+    /// parameters (hyper-dual evaluation, on the stack for up to 10 free parameters). None when
     /// the objective is not finite.
     pub fn exact_natural(&self, p: &[f64]) -> Option<LocalModel> {
         match self.dim() {
@@ -337,6 +337,8 @@ impl Problem {
             6 => self.exact_with::<FixedHyperDual<6>>(p),
             7 => self.exact_with::<FixedHyperDual<7>>(p),
             8 => self.exact_with::<FixedHyperDual<8>>(p),
+            9 => self.exact_with::<FixedHyperDual<9>>(p),
+            10 => self.exact_with::<FixedHyperDual<10>>(p),
             _ => self.exact_with::<HyperDual>(p),
         }
     }

@@ -148,10 +148,11 @@ pub fn search(
     tracks.retain(|t| t.value.is_finite());
     let rounds = max_iterations.div_ceil(ROUND.max_iterations).max(1);
     let mut iterations = 0;
-    for _ in 0..rounds {
+    for round in 0..rounds {
         if tracks.iter().all(|t| t.termination.is_some()) {
             break;
         }
+        let before: Vec<f64> = tracks.iter().map(|t| t.value).collect();
         iterations += tracks
             .par_iter_mut()
             .filter(|t| t.termination.is_none())
@@ -160,6 +161,9 @@ pub fn search(
                 |scratch, t| advance(problem, t, scratch),
             )
             .sum::<usize>();
+        if round >= CULL_AFTER {
+            cull_slow(problem, &mut tracks, &before);
+        }
         tracks = merge_nearby(problem, tracks);
     }
     let diverged_tracks = tracks
@@ -179,6 +183,26 @@ pub fn search(
         stalled,
         optima,
         iterations,
+    }
+}
+
+/// Rounds every start takes before slow tracks far above the best may be set aside.
+const CULL_AFTER: usize = 2;
+/// A live track this many times above the best objective ...
+const CULL_FACTOR: f64 = 10.0;
+/// ... that improved by less than this fraction in the last round stops its Gauss–Newton phase:
+/// at that pace it cannot come within [`STALLED`] × the best, so it would end as stalled anyway
+/// after spending the whole iteration budget (most of the time of a many-start search).
+const CULL_PROGRESS: f64 = 0.1;
+
+fn cull_slow(problem: &Problem, tracks: &mut [Track], before: &[f64]) {
+    let best = tracks.iter().map(|t| t.value).fold(f64::INFINITY, f64::min);
+    let limit = CULL_FACTOR * best.abs() + OBJECTIVE_FLOOR * problem.total_weight();
+    for (t, &was) in tracks.iter_mut().zip(before) {
+        let slow = was - t.value < CULL_PROGRESS * t.value.abs();
+        if t.termination.is_none() && t.value > limit && slow {
+            t.termination = Some(Termination::MaxIterations);
+        }
     }
 }
 

@@ -7,13 +7,15 @@
 //! - a **location**, `x − p` or `p − x`: quantiles of x (and 0, the fixed grid's centre);
 //! - a **width**, `(…x…)/p` or `(…x…)/p^k` with p also in the numerator's company: fractions of
 //!   the spread of x;
-//! - a **rate**, `p·x` (as in `exp(−p·x)` or `1 + p·x`): multiples of 1/typical |x|, both signs.
+//! - a **rate**, `p·x` (as in `exp(−p·x)` or `1 + p·x`): multiples of 1/typical |x|, both signs;
+//! - a **period**, `sin(c·x/p)` or `cos(c·x/p)`: the harmonics c·span/(2πk) of the data's span,
+//!   one Fourier frequency apart (k = 1..10), the grid a periodogram searches (NIST's ENSO).
 //!
 //! The roles are read from the formula's tree, the first occurrence deciding; a parameter with
 //! no recognisable role keeps the fixed grid. Catalog laws keep their own grids.
 
 use super::quantile;
-use crate::law::expr::{BinOp, Expr};
+use crate::law::expr::{BinOp, Expr, Func};
 use crate::law::Law;
 
 /// The role a parameter plays next to the data.
@@ -25,6 +27,8 @@ enum Role {
     Width(f64),
     /// p·E: the typical magnitude of the data expression E.
     Rate(f64),
+    /// sin(E/p), cos(E/p): the span of E (its phase over the data, in radians, at p = 1).
+    Period(f64),
 }
 
 /// Data-derived starts for parameter `name` of `law`, or None when it has no recognisable role.
@@ -47,11 +51,17 @@ pub fn derived_starts(law: &Law, name: &str, variables: &[Vec<f64>]) -> Option<V
         }
         Role::Width(spread) => vec![0.1 * spread, 0.3 * spread],
         Role::Rate(typical) => [-0.3, 0.3, 1.0, 3.0].map(|c| c / typical).to_vec(),
+        Role::Period(span) => (1..=HARMONICS)
+            .map(|k| span / (std::f64::consts::TAU * k as f64))
+            .collect(),
     };
     let mut starts: Vec<f64> = starts.into_iter().filter(|v| v.is_finite()).collect();
     starts.dedup();
     (!starts.is_empty()).then_some(starts)
 }
+
+/// Harmonics of the data's span tried for a period.
+const HARMONICS: usize = 10;
 
 struct Context<'a> {
     law: &'a Law,
@@ -126,7 +136,25 @@ impl Context<'_> {
         match e {
             Expr::Num(_) | Expr::Ident { .. } => None,
             Expr::Neg(a) => self.role(a, name),
-            Expr::Call(_, args) => args.iter().find_map(|a| self.role(a, name)),
+            Expr::Call(func, args) => {
+                let periodic = matches!(func, Func::Sin | Func::Cos);
+                let here = match args.first() {
+                    Some(Expr::Bin(BinOp::Div, a, b)) if periodic && is_param(b, name) => {
+                        self.data_only(a).then(|| self.spread(a)).flatten().and_then(|_| {
+                            let values = self.values(a)?;
+                            let (lo, hi) = values
+                                .iter()
+                                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                                    (lo.min(*v), hi.max(*v))
+                                });
+                            let span = hi - lo;
+                            (span.is_finite() && span > 0.0).then_some(Role::Period(span))
+                        })
+                    }
+                    _ => None,
+                };
+                here.or_else(|| args.iter().find_map(|a| self.role(a, name)))
+            }
             Expr::Bin(op, a, b) => self
                 .here(*op, a, b, name)
                 .or_else(|| self.role(a, name).or_else(|| self.role(b, name))),

@@ -252,7 +252,6 @@ impl Problem {
         let mut settings = FitSettings {
             loss: LossKind::Linear,
             space: Space::Linear,
-            threads: Some(1),
             ..FitSettings::default()
         };
         let starts = match from {
