@@ -369,7 +369,10 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
         );
     }
     track.iterations += m.iterations;
-    if m.value <= track.value {
+    // A converged polish that ends within rounding noise above where it began (steps judged
+    // by the gradient) is still the better answer.
+    let noise = 1e-9 * track.value.abs();
+    if m.value <= track.value || (m.termination.converged() && m.value <= track.value + noise) {
         track.p = problem.natural(&m.u);
         let termination = if m.termination.converged() && on_plateau(problem, &m.u) {
             Termination::Plateau
