@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metrics};
+use scalinglaws::uncertainty::CalibrationOptions;
 
 use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::input::{self, Recipe};
@@ -22,6 +23,7 @@ pub struct Config {
     pub holdout: Holdout,
     pub level: f64,
     pub bootstrap: Option<usize>,
+    pub calibrate: bool,
     pub json: Option<Destination>,
 }
 
@@ -36,6 +38,10 @@ pub fn run(config: &Config) -> Result<()> {
         holdout: config.holdout,
         level: config.level,
         bootstrap: config.bootstrap,
+        calibrate: config.calibrate.then(|| CalibrationOptions {
+            level: config.level,
+            ..CalibrationOptions::default()
+        }),
     };
     let mut result = backtest(&law, &data, &scale, &settings, &options)
         .with_context(|| format!("backtest by '{}'", config.by))?;
@@ -68,7 +74,7 @@ fn render(
         level_percent(result.level),
         result.intervals.describe()
     );
-    let rollout = matches!(config.holdout, Holdout::Rollout(_));
+    let rollout = matches!(config.holdout, Holdout::Rollout(_) | Holdout::Rolling(_));
     for (index, split) in result.splits.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -85,6 +91,23 @@ fn render(
         }
         if split.converged == Some(false) {
             let _ = writeln!(out, "    warning: the training fit did not converge");
+        }
+        if let Some(c) = &split.calibration {
+            let _ = match (&c.reason, c.calibrated) {
+                (_, true) => writeln!(
+                    out,
+                    "    calibration  nested in the {} training rows: {} held-out runs in {} units, tau {}",
+                    split.train_rows,
+                    c.held_out,
+                    c.units,
+                    number(c.tau_per_decade, 4)
+                ),
+                (reason, false) => writeln!(
+                    out,
+                    "    calibration  none: {}",
+                    reason.as_deref().unwrap_or("unknown reason")
+                ),
+            };
         }
         if !rollout {
             points(&mut out, split, &config.by);
@@ -167,4 +190,16 @@ fn scores(out: &mut String, m: &Metrics, level: f64) {
         level_percent(level),
         m.ci_coverage.map_or("-".into(), percent),
     );
+    if m.calibrated > 0 {
+        let _ = writeln!(
+            out,
+            "    calibrated {} of {} runs: {} inside the calibrated interval (mean width {}), {} inside the fit's own (mean width {})",
+            m.calibrated,
+            m.points,
+            m.calibrated_coverage.map_or("-".into(), percent),
+            m.calibrated_width.map_or("-".into(), percent),
+            m.calibrated_fit_coverage.map_or("-".into(), percent),
+            m.calibrated_fit_width.map_or("-".into(), percent),
+        );
+    }
 }

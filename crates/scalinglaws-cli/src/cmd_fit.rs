@@ -12,7 +12,9 @@ use scalinglaws::fit::{self, FitData, FitResult, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::profile::profiled_param;
-use scalinglaws::uncertainty::{bootstrap, profile, BootstrapOptions, Resampling};
+use scalinglaws::uncertainty::{
+    bootstrap, calibrate, profile, BootstrapOptions, CalibrationOptions, Resampling,
+};
 use scalinglaws::{Error, Law};
 
 use crate::input::{self, Table};
@@ -58,6 +60,15 @@ pub fn fit_with_data(config: &FitConfig) -> Result<(FitResult, Law, FitData)> {
         Some(column) => cluster_resampling(&table, column)?,
     };
     let mut result = fit::fit(&law, &data, &settings)?;
+    if config.uncertainty.calibrate {
+        let (by, scale) = table.scale(&law, &data, config.uncertainty.by.as_deref(), "--by")?;
+        let options = CalibrationOptions {
+            level: config.uncertainty.level,
+            ..CalibrationOptions::default()
+        };
+        let calibration = calibrate(&law, &data, &by, &scale, &settings, &options)?;
+        result.calibration = Some(calibration.require_rule());
+    }
     add_uncertainty(
         &mut result,
         &law,

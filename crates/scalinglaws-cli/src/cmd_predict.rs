@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::fit::FitResult;
-use scalinglaws::uncertainty::{predict_with_intervals, IntervalSource};
+use scalinglaws::uncertainty::{predict_with_intervals, Calibration, IntervalSource};
 use scalinglaws::Law;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -43,15 +43,60 @@ struct Prediction {
     value: f64,
     /// Confidence interval of the law's mean.
     ci: Option<[f64; 2]>,
-    /// Prediction interval of a new run.
+    /// Prediction interval of a new run (calibrated beyond the data when `calibrated`).
     pi: Option<[f64; 2]>,
+    /// The fit's own prediction interval, before the extrapolation calibration.
+    pi_fit: Option<[f64; 2]>,
+    calibrated: bool,
+    /// Decades beyond the largest fitted scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distance_decades: Option<f64>,
+}
+
+/// How the prediction intervals were calibrated beyond the data (the fit's calibration
+/// without its per-run scores).
+#[derive(serde::Serialize)]
+struct CalibrationNote<'a> {
+    calibrated: bool,
+    method: &'a str,
+    by: &'a str,
+    reason: Option<&'a str>,
+    tau_per_decade: f64,
+    growth: f64,
+    largest_scale: f64,
+    held_out: usize,
+    units: usize,
+    max_distance_decades: f64,
+    coverage_fit: Option<f64>,
+    coverage_calibrated: Option<f64>,
+}
+
+impl<'a> CalibrationNote<'a> {
+    fn of(c: &'a Calibration) -> CalibrationNote<'a> {
+        CalibrationNote {
+            calibrated: c.calibrated,
+            method: &c.method,
+            by: &c.by,
+            reason: c.reason.as_deref(),
+            tau_per_decade: c.tau_per_decade,
+            growth: c.growth,
+            largest_scale: c.largest_scale,
+            held_out: c.held_out,
+            units: c.units,
+            max_distance_decades: c.max_distance_decades,
+            coverage_fit: c.coverage_fit,
+            coverage_calibrated: c.coverage_calibrated,
+        }
+    }
 }
 
 #[derive(serde::Serialize)]
-struct Predictions {
+struct Predictions<'a> {
     level: f64,
     /// Where the intervals come from: "bootstrap", "delta" or "none".
     intervals: IntervalSource,
+    /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
+    calibration: Option<CalibrationNote<'a>>,
     predictions: Vec<Prediction>,
 }
 
@@ -104,6 +149,9 @@ pub fn run(config: &Config) -> Result<()> {
             value: p.value,
             ci: p.ci,
             pi: p.pi,
+            pi_fit: p.pi_fit,
+            calibrated: p.calibrated,
+            distance_decades: p.distance_decades,
         })
         .collect();
     match &config.json {
@@ -111,6 +159,7 @@ pub fn run(config: &Config) -> Result<()> {
             let text = serde_json::to_string_pretty(&Predictions {
                 level: config.level,
                 intervals: source,
+                calibration: result.calibration.as_ref().map(CalibrationNote::of),
                 predictions,
             })?;
             output::write(destination, &text)
@@ -238,8 +287,12 @@ fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> Stri
         .cloned()
         .chain([target.to_string()])
         .collect();
+    let calibrated = predictions.iter().any(|p| p.calibrated);
     if with_intervals {
         header.extend(["ci low", "ci high", "pi low", "pi high"].map(String::from));
+    }
+    if calibrated {
+        header.extend(["decades out", "fit's pi low", "fit's pi high"].map(String::from));
     }
     let mut rows: Vec<Vec<String>> = vec![header];
     let ends = |pair: Option<[f64; 2]>| {
@@ -259,6 +312,10 @@ fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> Stri
             row.extend(ends(prediction.ci));
             row.extend(ends(prediction.pi));
         }
+        if calibrated {
+            row.push(prediction.distance_decades.map_or("-".into(), |d| number(d, 3)));
+            row.extend(ends(prediction.pi_fit));
+        }
         rows.push(row);
     }
     columns(&rows, &[], "")
@@ -266,6 +323,19 @@ fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> Stri
 
 /// Says what the intervals are and where they come from.
 fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
+    let mut note = fit_interval_note(result, source, level);
+    if let Some(c) = &result.calibration {
+        note.push_str(&format!("pi beyond the data: {}\n", c.describe()));
+        if c.calibrated {
+            note.push_str(
+                "  (confidence intervals of the mean are not calibrated; the fit's own pi is shown beside)\n",
+            );
+        }
+    }
+    note
+}
+
+fn fit_interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
     let level = level_percent(level);
     match (source, &result.bootstrap) {
         (IntervalSource::Bootstrap, Some(b)) => format!(

@@ -9,6 +9,7 @@ use anyhow::Result;
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
 use scalinglaws::fit::{FitData, FitResult};
+use scalinglaws::uncertainty::CalibrationOptions;
 use scalinglaws::Law;
 use scalinglaws_plot::kinds::{bootstrap_page, fit_page, frontier_page, residuals_page};
 use scalinglaws_plot::Page;
@@ -263,7 +264,52 @@ fn allocation(law: &Law, result: &FitResult, data: &FitData) -> Result<String> {
     ))
 }
 
-/// Fit on the smaller 80 % (by compute 6·N·D, or by the first variable), predict the rest.
+fn percent(share: Option<f64>) -> String {
+    share.map_or("-".into(), |c| format!("{}%", number(100.0 * c, 3)))
+}
+
+/// Coverage of the held-out runs against the distance of the extrapolation.
+fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
+    let bins = [(0.0, 0.25), (0.25, 0.5), (0.5, 1.0), (1.0, f64::INFINITY)];
+    let mut rows = String::from(
+        "<table>\n<tr><th>decades beyond the training data</th><th>runs</th>\
+         <th>inside the 95% interval</th><th>inside the fit's own</th></tr>\n",
+    );
+    for (lo, hi) in bins {
+        let points: Vec<_> = b
+            .splits
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter(|p| p.distance_decades > lo && p.distance_decades <= hi)
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        let share = |f: &dyn Fn(&scalinglaws::analysis::backtest::BacktestPoint) -> Option<[f64; 2]>| {
+            let with: Vec<bool> = points
+                .iter()
+                .filter_map(|p| f(p).map(|[l, h]| l <= p.actual && p.actual <= h))
+                .collect();
+            (!with.is_empty()).then(|| with.iter().filter(|x| **x).count() as f64 / with.len() as f64)
+        };
+        let label = if hi.is_finite() {
+            format!("{lo}–{hi}")
+        } else {
+            format!("over {lo}")
+        };
+        rows.push_str(&format!(
+            "<tr><td>{label}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            points.len(),
+            percent(share(&|p| p.pi)),
+            percent(share(&|p| p.pi_fit)),
+        ));
+    }
+    rows.push_str("</table>");
+    rows
+}
+
+/// Rolling origins by compute 6·N·D (or by the first variable), calibrated; with too few
+/// scale groups, the smaller 80 % against the rest.
 fn backtest_section(law: &Law, result: &FitResult, data: &FitData, by_compute: bool) -> String {
     let (scale, by): (Vec<f64>, String) = if by_compute {
         let (n, d) = (
@@ -281,34 +327,62 @@ fn backtest_section(law: &Law, result: &FitResult, data: &FitData, by_compute: b
     } else {
         (data.variables[0].clone(), law.variables[0].clone())
     };
-    let options = BacktestOptions {
+    let rolling = BacktestOptions {
+        holdout: Holdout::Rolling(5),
+        level: 0.95,
+        bootstrap: None,
+        calibrate: Some(CalibrationOptions::default()),
+    };
+    let fraction = BacktestOptions {
         holdout: Holdout::Fraction(0.2),
         level: 0.95,
         bootstrap: None,
+        calibrate: None,
     };
-    let content = match backtest(law, data, &scale, &result.settings, &options) {
+    let outcome = backtest(law, data, &scale, &result.settings, &rolling)
+        .map(|b| (b, true))
+        .or_else(|_| backtest(law, data, &scale, &result.settings, &fraction).map(|b| (b, false)));
+    let content = match outcome {
         Err(error) => format!(
             "<p class=\"warning\">No backtest: {}</p>",
             escape(&error.to_string())
         ),
-        Ok(b) => match &b.metrics {
+        Ok((b, rolling)) => match &b.metrics {
             None => "<p>No held-out run could be predicted.</p>".to_string(),
-            Some(m) => format!(
-                "<p>Fitted on the smallest 80% of runs by {by}, predicting the largest 20% \
-                 ({} runs):</p>\n<table>\n<tr><th>measure</th><th>value</th></tr>\n\
-                 <tr><td>mean absolute relative error</td><td>{}%</td></tr>\n\
-                 <tr><td>median absolute relative error</td><td>{}%</td></tr>\n\
-                 <tr><td>largest absolute relative error</td><td>{}%</td></tr>\n\
-                 <tr><td>bias (mean signed relative error)</td><td>{}%</td></tr>\n\
-                 <tr><td>runs inside their 95% prediction interval</td><td>{}</td></tr>\n</table>",
-                m.points,
-                number(100.0 * m.are_mean, 3),
-                number(100.0 * m.are_median, 3),
-                number(100.0 * m.are_max, 3),
-                number(100.0 * m.bias, 3),
-                m.pi_coverage
-                    .map_or("-".into(), |c| format!("{}%", number(100.0 * c, 3)))
-            ),
+            Some(m) => {
+                let how = if rolling {
+                    format!(
+                        "Fitted on the scale groups by {by} up to each of {} rolling origins, \
+                         predicting every run beyond ({} predictions); each split's intervals \
+                         are calibrated by backtests nested inside its own training runs.",
+                        b.splits.len(),
+                        m.points
+                    )
+                } else {
+                    format!(
+                        "Too few scale groups for rolling origins: fitted on the smallest 80% \
+                         of runs by {by}, predicting the largest 20% ({} runs), with the fit's \
+                         own (uncalibrated) intervals.",
+                        m.points
+                    )
+                };
+                format!(
+                    "<p>{how}</p>\n<table>\n<tr><th>measure</th><th>value</th></tr>\n\
+                     <tr><td>mean absolute relative error</td><td>{}%</td></tr>\n\
+                     <tr><td>median absolute relative error</td><td>{}%</td></tr>\n\
+                     <tr><td>largest absolute relative error</td><td>{}%</td></tr>\n\
+                     <tr><td>bias (mean signed relative error)</td><td>{}%</td></tr>\n\
+                     <tr><td>runs inside their 95% prediction interval</td><td>{}</td></tr>\n\
+                     <tr><td>runs inside the fit's own 95% interval</td><td>{}</td></tr>\n</table>\n{}",
+                    number(100.0 * m.are_mean, 3),
+                    number(100.0 * m.are_median, 3),
+                    number(100.0 * m.are_max, 3),
+                    number(100.0 * m.bias, 3),
+                    percent(m.pi_coverage),
+                    percent(m.pi_fit_coverage),
+                    distance_table(&b),
+                )
+            }
         },
     };
     section("Backtest", &content)

@@ -350,6 +350,15 @@ struct FitArgs {
     #[arg(long = "profile", value_name = "PARAM")]
     profiles: Vec<String>,
 
+    /// The column that orders scale for the extrapolation calibration of prediction intervals
+    /// [default: C if the data have it, else 6*N*D, else the law's first variable].
+    #[arg(long, value_name = "COLUMN")]
+    by: Option<String>,
+
+    /// Keep the fit's own prediction intervals beyond the data (no rolling-origin calibration).
+    #[arg(long = "no-calibration", conflicts_with = "by")]
+    no_calibration: bool,
+
     /// Write the fit as JSON to PATH (the report still prints), or to stdout instead of the
     /// report with '-'.
     #[arg(long, value_name = "PATH|-")]
@@ -642,6 +651,20 @@ struct BacktestArgs {
     #[arg(long, value_name = "G", default_value_t = 6, requires = "rollout")]
     steps: usize,
 
+    /// Rolling origins: fit on the scale groups up to each of --origins origins (from half the
+    /// groups to all but the last) and predict every run beyond it.
+    #[arg(long, group = "holdout")]
+    rolling: bool,
+
+    /// Rolling: the most origins.
+    #[arg(long, value_name = "K", default_value_t = 5, requires = "rolling")]
+    origins: usize,
+
+    /// Calibrate each training fit's prediction intervals beyond its data by rolling-origin
+    /// backtests nested inside its own training rows (as `fit` does by default), and score them.
+    #[arg(long)]
+    calibrate: bool,
+
     /// Level of the prediction intervals whose coverage is scored.
     #[arg(long, value_name = "P", default_value_t = 0.95)]
     level: f64,
@@ -847,6 +870,9 @@ pub struct UncertaintyConfig {
     pub cluster: Option<String>,
     pub level: f64,
     pub profiles: Vec<String>,
+    /// Calibrate prediction intervals beyond the data, ordering scale by `by`.
+    pub calibrate: bool,
+    pub by: Option<String>,
 }
 
 /// Everything `fit` needs, parsed and checked as far as can be done without the data.
@@ -948,6 +974,8 @@ fn fit_config(args: FitArgs) -> Result<FitConfig> {
             cluster: args.cluster.map(|c| c.trim().to_string()),
             level: level("--level", args.level)?,
             profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
+            calibrate: !args.no_calibration,
+            by: args.by.map(|b| b.trim().to_string()),
         },
         json: destination(args.json.as_deref()),
     })
@@ -1088,9 +1116,15 @@ fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
             scalinglaws::analysis::backtest::Holdout::Rollout(args.steps)
         }
         (None, None, true) => return Err(input_error("--steps: give at least 2 groups")),
+        (None, None, false) if args.rolling && args.origins >= 1 => {
+            scalinglaws::analysis::backtest::Holdout::Rolling(args.origins)
+        }
+        (None, None, false) if args.rolling => {
+            return Err(input_error("--origins: give at least 1 origin"))
+        }
         (None, None, false) => {
             return Err(input_error(
-                "say what to hold out: --holdout-top K, --holdout-frac F or --rollout",
+                "say what to hold out: --holdout-top K, --holdout-frac F, --rollout or --rolling",
             ))
         }
     };
@@ -1102,6 +1136,7 @@ fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
         holdout,
         level: level("--level", args.level)?,
         bootstrap: replicates(args.bootstrap)?,
+        calibrate: args.calibrate,
         json: destination(args.json.as_deref()),
     })
 }

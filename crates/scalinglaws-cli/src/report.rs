@@ -16,6 +16,7 @@ pub fn render(result: &FitResult) -> String {
     statistics(&mut out, result);
     parameters(&mut out, result);
     intervals(&mut out, result);
+    extrapolation(&mut out, result);
     correlations(&mut out, result);
     warnings(&mut out, result);
     out
@@ -258,6 +259,62 @@ fn intervals(out: &mut String, result: &FitResult) {
         ]);
     }
     out.push_str(&columns(&table, &[0, 2, 3], "    "));
+}
+
+/// How prediction intervals beyond the data are calibrated, or why they are not.
+fn extrapolation(out: &mut String, result: &FitResult) {
+    let Some(c) = &result.calibration else {
+        return;
+    };
+    let _ = writeln!(out, "[[Extrapolation]] (prediction intervals beyond the data)");
+    if !c.calibrated {
+        let _ = writeln!(
+            out,
+            "    not calibrated: {}",
+            c.reason.as_deref().unwrap_or("unknown reason")
+        );
+        return;
+    }
+    let scored = c.origins.iter().filter(|o| o.error.is_none()).count();
+    aligned(
+        out,
+        &[
+            (
+                "method",
+                format!(
+                    "{scored} rolling-origin backtests by {} ({} scale groups)",
+                    c.by, c.scale_groups
+                ),
+            ),
+            (
+                "scored",
+                format!(
+                    "{} held-out runs in {} (origin, scale group) units, up to {} decades out",
+                    c.held_out,
+                    c.units,
+                    number(c.max_distance_decades, 3)
+                ),
+            ),
+            (
+                "widening",
+                format!(
+                    "sd² = sd_fit² + ({}·d^{})², d = decades beyond {}",
+                    number(c.tau_per_decade, 4),
+                    c.growth,
+                    number(c.largest_scale, 4)
+                ),
+            ),
+            (
+                "coverage",
+                format!(
+                    "{} of the held-out units inside the fit's own {}% pi; {} after widening",
+                    c.coverage_fit.map_or("-".into(), percent),
+                    level_percent(c.level),
+                    c.coverage_calibrated.map_or("-".into(), percent)
+                ),
+            ),
+        ],
+    );
 }
 
 fn correlations(out: &mut String, result: &FitResult) {

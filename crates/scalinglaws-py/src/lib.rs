@@ -34,7 +34,10 @@ use scalinglaws::data::{Column, Dataset};
 use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
 use scalinglaws::law::catalog::{self, DefaultSpace};
 use scalinglaws::uncertainty::bootstrap::attach;
-use scalinglaws::uncertainty::{bootstrap, predict_with_intervals, BootstrapOptions, Resampling};
+use scalinglaws::uncertainty::{
+    bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions,
+    Resampling,
+};
 use scalinglaws::{Error, Law};
 
 // ---------------------------------------------------------------------------------------------
@@ -277,6 +280,15 @@ struct FitRequest {
     bootstrap: usize,
     cluster: Option<String>,
     level: f64,
+    /// Calibrate prediction intervals beyond the data (rolling-origin backtests by `by`).
+    #[serde(default = "yes")]
+    calibrate: bool,
+    #[serde(default)]
+    by: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it).
@@ -295,8 +307,21 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
             ids: py(table.run_ids(column, "cluster"))?,
         },
     };
+    let scale = if request.calibrate {
+        Some(py(table.scale(&law, &data, request.by.as_deref(), "by"))?)
+    } else {
+        None
+    };
     let result = py_.detach(|| -> Result<FitResult, Error> {
         let mut result = fit_law(&law, &data, &settings)?;
+        if let Some((by, scale)) = &scale {
+            let options = CalibrationOptions {
+                level: request.level,
+                ..CalibrationOptions::default()
+            };
+            let calibration = calibrate(&law, &data, by, scale, &settings, &options)?;
+            result.calibration = Some(calibration.require_rule());
+        }
         if request.bootstrap > 0 {
             let options = BootstrapOptions {
                 replicates: request.bootstrap,
@@ -708,6 +733,10 @@ struct BacktestRequest {
     holdout_top: Option<usize>,
     holdout_frac: Option<f64>,
     rollout: Option<usize>,
+    #[serde(default)]
+    rolling: Option<usize>,
+    #[serde(default)]
+    calibrate: bool,
     level: f64,
     bootstrap: Option<usize>,
 }
@@ -717,13 +746,19 @@ struct BacktestRequest {
 #[pyfunction]
 fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let request: BacktestRequest = request(request_json)?;
-    let holdout = match (request.holdout_top, request.holdout_frac, request.rollout) {
-        (Some(k), None, None) => Holdout::Top(k),
-        (None, Some(f), None) => Holdout::Fraction(f),
-        (None, None, Some(g)) => Holdout::Rollout(g),
+    let holdout = match (
+        request.holdout_top,
+        request.holdout_frac,
+        request.rollout,
+        request.rolling,
+    ) {
+        (Some(k), None, None, None) => Holdout::Top(k),
+        (None, Some(f), None, None) => Holdout::Fraction(f),
+        (None, None, Some(g), None) => Holdout::Rollout(g),
+        (None, None, None, Some(k)) if k >= 1 => Holdout::Rolling(k),
         _ => {
             return Err(to_py(Error::settings(
-                "give exactly one of holdout_top=K, holdout_frac=F and rollout=G",
+                "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
             )))
         }
     };
@@ -737,6 +772,10 @@ fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String>
         holdout,
         level: request.level,
         bootstrap: request.bootstrap,
+        calibrate: request.calibrate.then(|| CalibrationOptions {
+            level: request.level,
+            ..CalibrationOptions::default()
+        }),
     };
     let mut result = py(py_.detach(|| run_backtest(&law, &data, &scale, &settings, &options)))?;
     for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {

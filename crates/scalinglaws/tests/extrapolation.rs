@@ -359,3 +359,33 @@ fn calibrated_intervals_stay_tight_under_a_well_specified_law() {
         assert!(s[2] <= 1.3 * s[3], "width {s:?}");
     }
 }
+
+/// The over-training law (Gadre et al. 2024) recovers known parameters from runs at token
+/// multipliers M = D/N from 5 to 640.
+#[test]
+fn the_overtraining_law_recovers_known_parameters() {
+    let law = catalog::lookup("overtraining").unwrap();
+    let truth = [1.8, 400.0, 0.3, 2000.0];
+    let (mut n, mut m) = (vec![], vec![]);
+    for i in 0..6 {
+        for j in 0..8 {
+            n.push(1e7 * 4f64.powi(i));
+            m.push(5.0 * 2f64.powi(j));
+        }
+    }
+    let target = n
+        .iter()
+        .zip(&m)
+        .map(|(&n, &m)| law.eval(&truth, &[n, m]))
+        .collect();
+    let data = FitData {
+        variables: vec![n, m],
+        target,
+        weights: None,
+    };
+    let result = scalinglaws::fit::fit(&law, &data, &FitSettings::default()).unwrap();
+    for (name, value) in ["E", "A", "eta", "B"].iter().zip(truth) {
+        let got = result.value(name).unwrap();
+        assert!((got / value - 1.0).abs() < 1e-4, "{name}: {got} vs {value}");
+    }
+}

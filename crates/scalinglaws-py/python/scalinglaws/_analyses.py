@@ -224,6 +224,8 @@ def backtest(
     holdout_top: Optional[int] = None,
     holdout_frac: Optional[float] = None,
     rollout: Optional[int] = None,
+    rolling: Optional[int] = None,
+    calibrate: bool = False,
     level: float = 0.95,
     bootstrap: Optional[int] = None,
     map: Optional[Mapping[str, str]] = None,
@@ -241,7 +243,10 @@ def backtest(
     delimiter: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Fits on the smaller scales (by ``by``) and scores the predictions of the held-out
-    larger ones. As ``scalinglaws backtest --json``."""
+    larger ones. As ``scalinglaws backtest --json``. ``rolling=K`` predicts every run beyond
+    each of K rolling origins; ``calibrate=True`` widens each split's prediction intervals by a
+    calibration nested inside its own training rows (``pi`` calibrated, ``pi_fit`` the fit's
+    own)."""
     request = {
         **recipe(target, map, derive, where, weights),
         **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
@@ -249,6 +254,8 @@ def backtest(
         "holdout_top": holdout_top,
         "holdout_frac": holdout_frac,
         "rollout": rollout,
+        "rolling": rolling,
+        "calibrate": bool(calibrate),
         "level": float(level),
         "bootstrap": bootstrap,
     }

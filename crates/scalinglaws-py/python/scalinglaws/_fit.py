@@ -125,7 +125,9 @@ class Fit:
 
         ``interval="confidence"`` adds the interval of the mean prediction, ``"prediction"``
         that of a new run (with run-to-run noise): from the fit's bootstrap replicates when it
-        has them, else the delta method. Returns an array, or a :class:`Prediction`.
+        has them, else the delta method, and widened beyond the data by the fit's
+        rolling-origin calibration when it has one (``json["calibration"]``). Returns an
+        array, or a :class:`Prediction`.
         """
         if interval not in (None, "confidence", "prediction"):
             raise ValueError('interval must be None, "confidence" or "prediction"')
@@ -295,6 +297,8 @@ def fit(
     bootstrap: int = 0,
     cluster: Optional[str] = None,
     level: float = 0.95,
+    calibrate: bool = True,
+    by: Optional[str] = None,
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
@@ -306,7 +310,10 @@ def fit(
     "C/(6*N)"}`` adds computed columns (in order), ``where="loss < 3.44"`` (or a list) keeps
     the rows where the comparison holds. The fit is the CLI's: Huber loss with ``f_scale`` on
     log residuals, summed, by default; ``bootstrap=K`` adds K resampled refits (whole runs of
-    ``cluster`` when given) for intervals. The GIL is released while it runs.
+    ``cluster`` when given) for intervals. Prediction intervals beyond the data are
+    calibrated by rolling-origin backtests ordered by ``by`` (default: a column ``C``, else
+    6*N*D, else the law's first variable) unless ``calibrate=False``; ``Fit.json["calibration"]``
+    says how, or why not. The GIL is released while it runs.
     """
     request = {
         **recipe(target, map, derive, where, weights),
@@ -314,5 +321,7 @@ def fit(
         "bootstrap": int(bootstrap),
         "cluster": cluster,
         "level": float(level),
+        "calibrate": bool(calibrate),
+        "by": by,
     }
     return Fit(_scalinglaws.fit(to_data(data, delimiter), dump(request)))

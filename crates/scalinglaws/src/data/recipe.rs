@@ -362,6 +362,36 @@ impl Table {
         self.dataset.text(column)
     }
 
+    /// The column that orders scale (for rolling-origin calibration) and its values: `by`,
+    /// else a column `C` (compute), else 6·N·D when the law has N and D, else the law's first
+    /// variable. `role` names the setting in errors.
+    pub fn scale(
+        &self,
+        law: &Law,
+        data: &FitData,
+        by: Option<&str>,
+        role: &str,
+    ) -> Result<(String, Vec<f64>)> {
+        if let Some(by) = by {
+            return Ok((by.to_string(), self.values(by, role)?));
+        }
+        if self.resolve("C").is_some() {
+            if let Ok(values) = self.values("C", role) {
+                return Ok(("C".into(), values));
+            }
+        }
+        let position = |name: &str| law.variables.iter().position(|v| v == name);
+        if let (Some(n), Some(d)) = (position("N"), position("D")) {
+            let compute = data.variables[n]
+                .iter()
+                .zip(&data.variables[d])
+                .map(|(n, d)| 6.0 * n * d)
+                .collect();
+            return Ok(("6*N*D".into(), compute));
+        }
+        Ok((law.variables[0].clone(), data.variables[0].clone()))
+    }
+
     /// The values of a numeric column (or map/derived name), finite, one per kept row.
     pub fn values(&self, name: &str, role: &str) -> Result<Vec<f64>> {
         let column = self.require(name, role)?;

@@ -43,6 +43,12 @@ pub const ENTRIES: &[Entry] = &[
         default_space: DefaultSpace::Log,
     },
     Entry {
+        name: "overtraining",
+        summary: "Chinchilla with tied exponents in parameters N and the token multiplier M = D/N",
+        citation: "Gadre et al. 2024, Language models scale reliably with over-training and on downstream tasks, eq. 3",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
         name: "data_constrained",
         summary: "Chinchilla with effective N' and D' under repeated data (U unique tokens)",
         citation: "Muennighoff et al. 2023, Scaling Data-Constrained Language Models, eq. 5",
@@ -213,6 +219,20 @@ pub fn lookup(name: &str) -> Result<Law> {
                 spec("alpha", 0.0, INF, EXPONENT_GRID, false),
                 linear("B"),
                 spec("beta", 0.0, INF, EXPONENT_GRID, false),
+            ],
+        ),
+        // Gadre et al.'s L(C, M) = E + (a·M^η + b·M^−η)·C^−η with C = 6ND, M = D/N is this law
+        // with a = A·6^η and b = B·6^η: the exponents of N and D tied to η.
+        "overtraining" => Law::with_specs(
+            "overtraining",
+            "E + A*N^-eta + B*(M*N)^-eta",
+            entry.citation,
+            &["N", "M"],
+            vec![
+                linear("E"),
+                linear("A"),
+                spec("eta", 0.0, INF, EXPONENT_GRID, false),
+                linear("B"),
             ],
         ),
         "data_constrained" => data_constrained(entry.citation),

@@ -243,7 +243,7 @@ impl Calibration {
     pub fn describe(&self) -> String {
         if self.calibrated {
             format!(
-                "calibrated by {} rolling-origin backtests by {} ({} held-out runs in {} scale units, up to {:.2} decades beyond): sd + {:.4}·d^{} at d decades beyond the data",
+                "calibrated by {} rolling-origin backtests by {} ({} held-out runs in {} scale units, up to {:.2} decades beyond): sd² = sd_fit² + ({:.4}·d^{})² at d decades beyond the data",
                 self.origins.iter().filter(|o| o.error.is_none()).count(),
                 self.by,
                 self.held_out,
