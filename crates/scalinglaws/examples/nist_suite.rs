@@ -9,7 +9,7 @@ mod nist;
 
 use std::time::Instant;
 
-use nist::From;
+use nist::Origin;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -22,10 +22,10 @@ fn main() {
             return;
         }
     };
-    let froms: &[From] = if own_only {
-        &[From::Own]
+    let froms: &[Origin] = if own_only {
+        &[Origin::Own]
     } else {
-        &[From::Own, From::Start1, From::Start2]
+        &[Origin::Own, Origin::Start1, Origin::Start2]
     };
     let started = Instant::now();
     let mut own_time = 0.0;
@@ -53,7 +53,7 @@ fn main() {
             let t = Instant::now();
             let result = problem.fit(from);
             let ms = t.elapsed().as_secs_f64() * 1e3;
-            if from == From::Own {
+            if from == Origin::Own {
                 own_ms = ms;
                 own_time += ms;
             }
@@ -61,17 +61,20 @@ fn main() {
                 Ok(r) => {
                     let s = nist::score(problem, &r);
                     if only.is_some() {
-                        eprintln!("{from:?}: {} {:?} {:?}", r.termination, s.fitted, r.warnings);
+                        eprintln!(
+                            "{from:?}: {} {:?} {:?}",
+                            r.termination, s.fitted, r.warnings
+                        );
                     }
                     let mark = if s.converged { "" } else { "*" };
                     cells.push(format!("{:.1}{mark}", s.params));
-                    if from == From::Own {
+                    if from == Origin::Own {
                         own = Some(s);
                     }
                 }
                 Err(e) => {
                     cells.push("err".into());
-                    if from == From::Own {
+                    if from == Origin::Own {
                         eprintln!("{}: {e}", problem.model.name);
                     }
                 }

@@ -12,8 +12,7 @@ use rayon::prelude::*;
 use super::lsq::bounded_least_squares;
 use super::problem::{LocalModel, Problem, Space, Transform};
 use super::solver::{
-    minimize_from, minimize_gated, scaled_gradient, Gate, Objective, Options, Termination,
-    INITIAL_DAMPING,
+    minimize_from, minimize_gated, Gate, Objective, Options, Termination, INITIAL_DAMPING,
 };
 use crate::law::tape::Scratch;
 
@@ -93,7 +92,7 @@ pub const POLISH: Options = Options {
     gtol: 1e-13,
 };
 
-/// The largest [`scaled_gradient`] at which a polished optimum counts as converged: the cosine
+/// The largest [`super::solver::scaled_gradient`] at which a polished optimum counts as converged: the cosine
 /// between the residuals and every Jacobian column must be this small (MINPACK's gtol test).
 pub const CONVERGED_GRADIENT: f64 = 1e-8;
 
@@ -359,15 +358,6 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
             value: round_off_objective(problem),
         },
     );
-    if std::env::var_os("SCALINGLAWS_DEBUG_GRADIENT").is_some() {
-        let g = problem
-            .gauss_newton(&m.u, &mut problem.tape().scratch())
-            .map(|model| scaled_gradient(&model));
-        eprintln!(
-            "polish: {:?} {} it, value {:e}, scaled gradient {g:?}",
-            m.termination, m.iterations, m.value
-        );
-    }
     track.iterations += m.iterations;
     // A converged polish that ends within rounding noise above where it began (steps judged
     // by the gradient) is still the better answer.
@@ -404,14 +394,19 @@ fn on_plateau(problem: &Problem, u: &[f64]) -> bool {
         .map(|(w, t)| w * t * t)
         .sum::<f64>()
         .sqrt();
-    problem.transforms().iter().zip(u).enumerate().any(|(j, (t, &uj))| {
-        // For p = lo + e^u (and the like) a unit change of u is already a relative change.
-        let size = match t {
-            Transform::Identity => uj.abs(),
-            _ => 1.0,
-        };
-        model.curvature[(j, j)].abs().sqrt() * size <= NO_EFFECT * target_norm
-    })
+    problem
+        .transforms()
+        .iter()
+        .zip(u)
+        .enumerate()
+        .any(|(j, (t, &uj))| {
+            // For p = lo + e^u (and the like) a unit change of u is already a relative change.
+            let size = match t {
+                Transform::Identity => uj.abs(),
+                _ => 1.0,
+            };
+            model.curvature[(j, j)].abs().sqrt() * size <= NO_EFFECT * target_norm
+        })
 }
 
 /// The objective of residuals at [`ROUND_OFF`] of the targets: ½Σw(ε·t)².

@@ -186,8 +186,7 @@ pub fn minimize_gated(
         return finish(u, f64::INFINITY, 0, Termination::NotFinite, damping);
     };
     for iteration in 1..=options.max_iterations {
-        let cosine_small =
-            || gate.gradient.is_finite() && scaled_gradient(&model) <= options.gtol;
+        let cosine_small = || gate.gradient.is_finite() && scaled_gradient(&model) <= options.gtol;
         if gradient_is_negligible(&model, &u, options.gtol) || cosine_small() {
             return finish(
                 u,

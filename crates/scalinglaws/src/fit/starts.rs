@@ -139,8 +139,11 @@ impl Context<'_> {
             Expr::Call(func, args) => {
                 let periodic = matches!(func, Func::Sin | Func::Cos);
                 let here = match args.first() {
-                    Some(Expr::Bin(BinOp::Div, a, b)) if periodic && is_param(b, name) => {
-                        self.data_only(a).then(|| self.spread(a)).flatten().and_then(|_| {
+                    Some(Expr::Bin(BinOp::Div, a, b)) if periodic && is_param(b, name) => self
+                        .data_only(a)
+                        .then(|| self.spread(a))
+                        .flatten()
+                        .and_then(|_| {
                             let values = self.values(a)?;
                             let (lo, hi) = values
                                 .iter()
@@ -149,8 +152,7 @@ impl Context<'_> {
                                 });
                             let span = hi - lo;
                             (span.is_finite() && span > 0.0).then_some(Role::Period(span))
-                        })
-                    }
+                        }),
                     _ => None,
                 };
                 here.or_else(|| args.iter().find_map(|a| self.role(a, name)))

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod lr;
+pub mod nist;
 
 use std::path::PathBuf;
 

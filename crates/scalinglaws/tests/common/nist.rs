@@ -219,7 +219,7 @@ pub fn load_all() -> Result<Vec<Problem>, String> {
 
 /// Where the search starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum From {
+pub enum Origin {
     /// No start values: the engine's own search.
     Own,
     Start1,
@@ -248,16 +248,16 @@ impl Problem {
         }
     }
 
-    pub fn settings(&self, from: From) -> FitSettings {
+    pub fn settings(&self, from: Origin) -> FitSettings {
         let mut settings = FitSettings {
             loss: LossKind::Linear,
             space: Space::Linear,
             ..FitSettings::default()
         };
         let starts = match from {
-            From::Own => return settings,
-            From::Start1 => &self.start1,
-            From::Start2 => &self.start2,
+            Origin::Own => return settings,
+            Origin::Start1 => &self.start1,
+            Origin::Start2 => &self.start2,
         };
         for (name, v) in self.names.iter().zip(starts) {
             settings.grids.insert(name.clone(), vec![*v]);
@@ -265,7 +265,7 @@ impl Problem {
         settings
     }
 
-    pub fn fit(&self, from: From) -> Result<FitResult, String> {
+    pub fn fit(&self, from: Origin) -> Result<FitResult, String> {
         let law = self.law();
         fit(&law, &self.data(&law), &self.settings(from)).map_err(|e| e.to_string())
     }
