@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
-use scalinglaws::fit::{Bounds, FitSettings, LossKind, Space};
+use scalinglaws::fit::{Bounds, Covariance, FitSettings, LossKind, Space};
 
 use crate::input::{constant, split_top_level, Derive, Filter, Recipe};
 use crate::output::Destination;
@@ -302,6 +302,17 @@ struct SettingsArgs {
     /// Worker threads [default: all cores]; the result does not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     threads: Option<u32>,
+
+    /// Gauss–Newton iterations of each start before it is polished.
+    #[arg(long = "max-iter", value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_iter: u32,
+
+    /// Covariance behind the standard errors [default: auto: gauss_newton for --loss linear,
+    /// sandwich for robust losses].
+    #[arg(long, value_name = "KIND", default_value = "auto",
+          value_parser = PossibleValuesParser::new(["auto", "gauss_newton", "hessian", "sandwich"]))]
+    covariance: String,
 }
 
 /// One law: a catalog name or a formula.
@@ -939,6 +950,8 @@ fn settings_config(args: SettingsArgs) -> Result<SettingsConfig> {
         grids: parse_grids(&args.grids)?,
         seed: args.seed,
         threads: args.threads.map(|n| n as usize),
+        max_iterations: args.max_iter as usize,
+        covariance: Covariance::parse(&args.covariance).map_err(|e| input_error(e.to_string()))?,
         ..FitSettings::default()
     };
     Ok(SettingsConfig { settings, space })

@@ -360,6 +360,11 @@ fn unknown_param(law: &Law, name: &str, what: &str) -> Error {
 }
 
 fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
+    if settings.max_iterations == 0 {
+        return Err(Error::settings(
+            "max_iterations must be at least 1 (the Gauss–Newton iterations of each start)",
+        ));
+    }
     if !(1e-100..=1e100).contains(&settings.f_scale) {
         return Err(Error::settings(format!(
             "f_scale must be a positive number between 1e-100 and 1e100, got {}",
