@@ -30,7 +30,9 @@ fn main() {
     let started = Instant::now();
     let mut own_time = 0.0;
     if markdown {
-        println!("| problem | difficulty | own starts | Start 1 | Start 2 | RSS | std. errors |");
+        println!(
+            "| problem | difficulty | own starts | Start 1 | Start 2 | RSS (own) | std. errors (own) |"
+        );
         println!("|---|---|---:|---:|---:|---:|---:|");
     } else {
         println!(

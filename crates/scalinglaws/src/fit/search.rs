@@ -92,8 +92,10 @@ pub const POLISH: Options = Options {
     gtol: 1e-13,
 };
 
-/// The largest [`super::solver::scaled_gradient`] at which a polished optimum counts as converged: the cosine
-/// between the residuals and every Jacobian column must be this small (MINPACK's gtol test).
+/// The largest [`super::solver::scaled_gradient`] at which a polished least-squares optimum
+/// counts as converged: the cosine between the residuals and every Jacobian column must be this
+/// small (MINPACK's gtol test). The cosine is a least-squares measure: robust losses (whose
+/// cost grows linearly in outlying residuals) keep the step and objective tests alone.
 pub const CONVERGED_GRADIENT: f64 = 1e-8;
 
 /// Residuals this small relative to the targets are at the rounding level of the data (NIST's
@@ -161,7 +163,7 @@ pub fn search(
             )
             .sum::<usize>();
         if round >= CULL_AFTER {
-            cull_slow(problem, &mut tracks, &before);
+            cull_slow(problem, &mut tracks, &before, rounds - round - 1);
         }
         tracks = merge_nearby(problem, tracks);
     }
@@ -187,19 +189,24 @@ pub fn search(
 
 /// Rounds every start takes before slow tracks far above the best may be set aside.
 const CULL_AFTER: usize = 2;
-/// A live track this many times above the best objective ...
+/// A live track more than this many times above the best objective ...
 const CULL_FACTOR: f64 = 10.0;
-/// ... that improved by less than this fraction in the last round stops its Gauss–Newton phase:
-/// at that pace it cannot come within [`STALLED`] × the best, so it would end as stalled anyway
-/// after spending the whole iteration budget (most of the time of a many-start search).
-const CULL_PROGRESS: f64 = 0.1;
 
-fn cull_slow(problem: &Problem, tracks: &mut [Track], before: &[f64]) {
+/// ... whose last round's rate of decrease, kept up for every remaining round, would still leave
+/// it above [`STALLED`] × 10 the best stops its Gauss–Newton phase: it would end as stalled
+/// anyway after spending the whole iteration budget (most of the time of a many-start search).
+/// (Descents decelerate, so the extrapolation is generous; the margin of 10 more so.)
+fn cull_slow(problem: &Problem, tracks: &mut [Track], before: &[f64], remaining: usize) {
     let best = tracks.iter().map(|t| t.value).fold(f64::INFINITY, f64::min);
-    let limit = CULL_FACTOR * best.abs() + OBJECTIVE_FLOOR * problem.total_weight();
+    let floor = OBJECTIVE_FLOOR * problem.total_weight();
+    let limit = CULL_FACTOR * best.abs() + floor;
+    let reachable = 10.0 * STALLED * best.abs() + floor;
     for (t, &was) in tracks.iter_mut().zip(before) {
-        let slow = was - t.value < CULL_PROGRESS * t.value.abs();
-        if t.termination.is_none() && t.value > limit && slow {
+        if t.termination.is_some() || t.value <= limit || !(was > 0.0) {
+            continue;
+        }
+        let ratio = (t.value / was).clamp(0.0, 1.0);
+        if t.value * ratio.powi(remaining as i32) > reachable {
             t.termination = Some(Termination::MaxIterations);
         }
     }
@@ -353,9 +360,13 @@ fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track
         options,
         INITIAL_DAMPING,
         None,
-        Gate {
-            gradient: CONVERGED_GRADIENT,
-            value: round_off_objective(problem),
+        if problem.loss().kind == crate::fit::LossKind::Linear {
+            Gate {
+                gradient: CONVERGED_GRADIENT,
+                value: round_off_objective(problem),
+            }
+        } else {
+            Gate::NONE
         },
     );
     track.iterations += m.iterations;

@@ -280,7 +280,12 @@ pub fn digits(value: f64, certified: f64) -> f64 {
     if error == 0.0 {
         return MAX_DIGITS;
     }
-    (-(error / certified.abs().max(f64::MIN_POSITIVE)).log10()).clamp(0.0, MAX_DIGITS)
+    let d = -(error / certified.abs().max(f64::MIN_POSITIVE)).log10();
+    if d > 0.0 {
+        d.min(MAX_DIGITS)
+    } else {
+        0.0
+    }
 }
 
 /// The score of one fit.
