@@ -50,7 +50,8 @@ pub mod ordered {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ParamResult {
     pub value: f64,
-    /// Standard error from the Hessian (None when it cannot be computed or the parameter is fixed).
+    /// Standard error from the covariance named by `covariance_kind` (None when it cannot be
+    /// computed or the parameter is fixed).
     pub stderr: Option<f64>,
     /// stderr / |value|.
     pub rel_stderr: Option<f64>,
@@ -158,7 +159,8 @@ pub struct FitResult {
     pub iterations: usize,
     pub optima: Optima,
     pub stats: Stats,
-    /// "hessian" (σ²·H⁻¹, linear loss) or "sandwich" (H⁻¹ B H⁻¹, robust losses).
+    /// Which covariance the standard errors come from: "gauss_newton" (σ²(JᵀWJ)⁻¹, the linear
+    /// loss's default), "hessian" (σ²·H⁻¹) or "sandwich" (H⁻¹ B H⁻¹, robust losses' default).
     pub covariance_kind: String,
     pub covariance: Option<Matrix>,
     pub correlation: Option<Matrix>,
