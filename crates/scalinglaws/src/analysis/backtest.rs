@@ -314,7 +314,8 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
     }
 }
 
-fn subset(data: &FitData, rows: &[usize]) -> FitData {
+/// The rows `rows` of `data`.
+pub(crate) fn subset(data: &FitData, rows: &[usize]) -> FitData {
     let pick = |column: &[f64]| rows.iter().map(|&i| column[i]).collect::<Vec<f64>>();
     FitData {
         variables: data.variables.iter().map(|c| pick(c)).collect(),

@@ -28,7 +28,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::dist::normal_quantile;
-use super::intervals::{predict_with_intervals, PointPrediction};
+use super::intervals::{back, forward, predict_with_intervals, PointPrediction};
+use crate::analysis::backtest::subset;
 use crate::error::{Error, Result};
 use crate::fit::{fit, FitData, FitSettings, Space};
 use crate::law::Law;
@@ -258,20 +259,6 @@ impl Calibration {
                 self.reason.as_deref().unwrap_or("unknown reason")
             )
         }
-    }
-}
-
-fn forward(space: Space, y: f64) -> f64 {
-    match space {
-        Space::Log => y.ln(),
-        Space::Linear => y,
-    }
-}
-
-fn back(space: Space, z: f64) -> f64 {
-    match space {
-        Space::Log => z.exp(),
-        Space::Linear => z,
     }
 }
 
@@ -556,15 +543,6 @@ fn weighted_quantile(sorted: &[(f64, f64)], level: f64) -> f64 {
         }
     }
     sorted.last().map_or(0.0, |p| p.0)
-}
-
-fn subset(data: &FitData, rows: &[usize]) -> FitData {
-    let pick = |column: &[f64]| rows.iter().map(|&i| column[i]).collect::<Vec<f64>>();
-    FitData {
-        variables: data.variables.iter().map(|c| pick(c)).collect(),
-        target: pick(&data.target),
-        weights: data.weights.as_ref().map(|w| pick(w)),
-    }
 }
 
 #[cfg(test)]

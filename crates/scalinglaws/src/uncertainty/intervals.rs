@@ -158,7 +158,7 @@ pub fn predict_fit_intervals(
 }
 
 /// y in the fitted space.
-fn forward(space: Space, y: f64) -> f64 {
+pub(crate) fn forward(space: Space, y: f64) -> f64 {
     match space {
         Space::Log => y.ln(),
         Space::Linear => y,
@@ -166,7 +166,7 @@ fn forward(space: Space, y: f64) -> f64 {
 }
 
 /// Back from the fitted space to y.
-fn back(space: Space, z: f64) -> f64 {
+pub(crate) fn back(space: Space, z: f64) -> f64 {
     match space {
         Space::Log => z.exp(),
         Space::Linear => z,
