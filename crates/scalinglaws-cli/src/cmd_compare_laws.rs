@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::law_comparison::{compare_laws, Candidate, Comparison};
 
 use crate::cmd_fit::build_law;
-use crate::input::{self, Recipe};
+use crate::input::{self, Recipe, Table};
 use crate::output::{self, Destination};
 use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name, LawChoice, SettingsConfig};
@@ -90,11 +90,38 @@ pub struct Config {
 
 pub fn run(config: &Config) -> Result<()> {
     let table = input::load(&config.recipe)?;
-    let mut candidates: Vec<Candidate> = Vec::with_capacity(config.laws.len());
-    for spec in &config.laws {
+    let candidates = build_candidates(&table, &config.recipe, &config.laws, &config.settings)?;
+    let scale = config
+        .by
+        .as_deref()
+        .map(|by| anyhow::Ok(table.values(by, "--by")?))
+        .transpose()?;
+    let comparison = compare_laws(
+        &candidates,
+        scale.as_deref(),
+        config.holdout_frac,
+        config.level,
+    )?;
+    let text = render(&comparison, config);
+    output::emit(
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&comparison)?),
+        &text,
+    )
+}
+
+/// Every law of `laws` with its settings and data from `table`, all in one fitted space.
+pub fn build_candidates(
+    table: &Table,
+    recipe: &Recipe,
+    laws: &[LawSpec],
+    settings_config: &SettingsConfig,
+) -> Result<Vec<Candidate>> {
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(laws.len());
+    for spec in laws {
         let law =
             build_law(&spec.choice, &table).with_context(|| format!("--law '{}'", spec.text))?;
-        let mut settings = config.settings.for_law(&spec.choice);
+        let mut settings = settings_config.for_law(&spec.choice);
         for (name, value) in &spec.fixed {
             if law.param_index(name).is_none() {
                 return Err(input_error(format!(
@@ -117,7 +144,7 @@ pub fn run(config: &Config) -> Result<()> {
                 )));
             }
         }
-        let data = table.fit_data(&law, &config.recipe, settings.space)?;
+        let data = table.fit_data(&law, recipe, settings.space)?;
         candidates.push(Candidate {
             label: spec.text.clone(),
             law,
@@ -125,23 +152,7 @@ pub fn run(config: &Config) -> Result<()> {
             data,
         });
     }
-    let scale = config
-        .by
-        .as_deref()
-        .map(|by| anyhow::Ok(table.values(by, "--by")?))
-        .transpose()?;
-    let comparison = compare_laws(
-        &candidates,
-        scale.as_deref(),
-        config.holdout_frac,
-        config.level,
-    )?;
-    let text = render(&comparison, config);
-    output::emit(
-        config.json.as_ref(),
-        || Ok(serde_json::to_string_pretty(&comparison)?),
-        &text,
-    )
+    Ok(candidates)
 }
 
 /// Labels longer than this are shortened in tables and spelled out below them.

@@ -15,6 +15,7 @@ mod cmd_plot;
 mod cmd_predict;
 mod cmd_report;
 mod cmd_schedule;
+mod cmd_select;
 mod input;
 mod output;
 mod report;
@@ -65,6 +66,10 @@ enum Command {
     /// Fit several laws to the same data: objective, likelihood, AIC/BIC, backtest error, and
     /// likelihood-ratio tests between nested laws.
     CompareLaws(Box<CompareLawsArgs>),
+    /// Choose and average laws by rolling-origin backtests over scale: every candidate's score,
+    /// the winner, stacking weights, and predictions whose intervals hold the spread between
+    /// laws; --check tests the procedure by nested rolling origins.
+    Select(Box<SelectArgs>),
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.
     Compare(Box<CompareArgs>),
@@ -725,6 +730,53 @@ struct CompareLawsArgs {
 }
 
 #[derive(Debug, Args)]
+struct SelectArgs {
+    #[command(flatten)]
+    data: DataArgs,
+
+    /// A candidate law (repeat): a catalog name, optionally with parameters held at values.
+    #[arg(long = "law", value_name = "NAME[P=V,...]")]
+    laws: Vec<String>,
+
+    /// A candidate formula (repeat).
+    #[arg(long = "formula", value_name = "TEXT", allow_hyphen_values = true)]
+    formulas: Vec<String>,
+
+    #[command(flatten)]
+    settings: SettingsArgs,
+
+    /// The column that orders scale (default: a column C, else 6·N·D, else the first law's
+    /// first variable).
+    #[arg(long, value_name = "COLUMN")]
+    by: Option<String>,
+
+    /// Most rolling origins.
+    #[arg(long, value_name = "K", default_value_t = 5)]
+    origins: usize,
+
+    /// Level of the prediction intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    level: f64,
+
+    /// Keep each law's own prediction intervals beyond the data (no calibration).
+    #[arg(long = "no-calibration")]
+    no_calibration: bool,
+
+    /// Predict at these values (repeat per variable): N=7e10 or a list N=1e10,7e10.
+    #[arg(long = "at", value_name = "VAR=VALUE[,...]")]
+    at: Vec<String>,
+
+    /// Check the selection by nested rolling origins (each outer split selects on its own
+    /// training runs and scores the winner, the average and every law on the runs beyond).
+    #[arg(long)]
+    check: bool,
+
+    /// Write the selection as JSON to PATH (the table still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    json: Option<String>,
+}
+
+#[derive(Debug, Args)]
 struct PredictArgs {
     /// A fit written by `scalinglaws fit --json PATH`.
     #[arg(value_name = "FIT.json")]
@@ -804,6 +856,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Isoflop(args) => cmd_isoflop::run(&isoflop_config(*args)?),
         Command::Backtest(args) => cmd_backtest::run(&backtest_config(*args)?),
         Command::CompareLaws(args) => cmd_compare_laws::run(&compare_laws_config(*args)?),
+        Command::Select(args) => cmd_select::run(&select_config(*args)?),
         Command::Compare(args) => cmd_compare::run(&compare_config(*args)?),
         Command::Lr(args) => cmd_lr::run(&lr_config(*args)?),
         Command::Schedule(args) => cmd_schedule::run(args),
@@ -1312,6 +1365,42 @@ fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Config
         by: args.by.map(|b| b.trim().to_string()),
         holdout_frac: args.holdout_frac,
         level: level("--level", args.level)?,
+        json: destination(args.json.as_deref()),
+    })
+}
+
+fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
+    let mut laws = args
+        .laws
+        .iter()
+        .map(|text| cmd_compare_laws::LawSpec::parse(text))
+        .collect::<Result<Vec<_>>>()?;
+    laws.extend(
+        args.formulas
+            .iter()
+            .map(|text| cmd_compare_laws::LawSpec::formula(text)),
+    );
+    if laws.is_empty() {
+        return Err(input_error(
+            "select needs candidate laws: repeat --law NAME (or --formula TEXT)",
+        ));
+    }
+    if !(2..=50).contains(&args.origins) {
+        return Err(input_error(format!(
+            "--origins {}: give between 2 and 50 rolling origins (default 5)",
+            args.origins
+        )));
+    }
+    Ok(cmd_select::Config {
+        recipe: recipe(args.data)?,
+        laws,
+        settings: settings_config(args.settings)?,
+        by: args.by.map(|b| b.trim().to_string()),
+        origins: args.origins,
+        level: level("--level", args.level)?,
+        calibrate: !args.no_calibration,
+        at: args.at,
+        check: args.check,
         json: destination(args.json.as_deref()),
     })
 }

@@ -7,26 +7,12 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use common::real::{chinchilla, compute, datablations, gemstones, misfitting, porian};
 
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metrics};
-use scalinglaws::data::Dataset;
 use scalinglaws::fit::{FitData, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::CalibrationOptions;
-
-fn shared(path: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(path);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is absent", path.display());
-        None
-    }
-}
 
 /// Pooled scores of a calibrated rolling backtest of `law` by `scale`.
 fn nested(law: &str, data: &FitData, scale: &[f64]) -> Metrics {
@@ -64,127 +50,6 @@ fn report(name: &str, m: &Metrics) {
         m.calibrated_width.unwrap_or(f64::NAN),
         m.are_mean
     );
-}
-
-fn compute(data: &FitData) -> Vec<f64> {
-    data.variables[0]
-        .iter()
-        .zip(&data.variables[1])
-        .map(|(n, d)| 6.0 * n * d)
-        .collect()
-}
-
-fn chinchilla() -> (FitData, Vec<f64>) {
-    let data = common::chinchilla_epoch();
-    let scale = compute(&data);
-    (data, scale)
-}
-
-fn datablations() -> (FitData, Vec<f64>) {
-    let table = Dataset::read(
-        &common::example("datablations/datablations_fit182.csv"),
-        None,
-    )
-    .unwrap();
-    let column = |name: &str| table.positive(name, "test").unwrap();
-    let data = FitData {
-        variables: vec![column("N"), column("D"), column("U")],
-        target: column("loss"),
-        weights: None,
-    };
-    let scale = compute(&data);
-    (data, scale)
-}
-
-/// The misfitting sweep's best-LR run of each (N, D) cell.
-fn misfitting() -> Option<(FitData, Vec<f64>)> {
-    let table = Dataset::read(
-        &shared("lr_sweep_misfitting/lr_sweep_dense_tidy.csv")?,
-        None,
-    )
-    .ok()?;
-    let (n, d, loss) = (
-        table.numeric("N").unwrap(),
-        table.numeric("D").unwrap(),
-        table.numeric_or_missing("C4 Eval Loss").unwrap(),
-    );
-    let mut best: BTreeMap<(u64, u64), f64> = BTreeMap::new();
-    for i in 0..n.len() {
-        if !(loss[i].is_finite() && loss[i] > 0.0) {
-            continue;
-        }
-        let key = (n[i] as u64, d[i] as u64);
-        let entry = best.entry(key).or_insert(f64::INFINITY);
-        *entry = entry.min(loss[i]);
-    }
-    let data = FitData {
-        variables: vec![
-            best.keys().map(|k| k.0 as f64).collect(),
-            best.keys().map(|k| k.1 as f64).collect(),
-        ],
-        target: best.values().copied().collect(),
-        weights: None,
-    };
-    let scale = compute(&data);
-    Some((data, scale))
-}
-
-/// Gemstones' final losses of the 22 models' checkpoints (step > 0).
-fn gemstones() -> Option<(FitData, Vec<f64>)> {
-    let path = shared("gemstones/wandb_dfs/wandb_df_for_fitting_hot_477.jsonl")?;
-    let table = Dataset::read(&path, None).ok()?;
-    let step = table.numeric("step").unwrap();
-    let keep: Vec<bool> = step.iter().map(|s| *s > 0.0).collect();
-    let table = table.filter(&keep);
-    let data = FitData {
-        variables: vec![
-            table.positive("params_active_precise", "test").unwrap(),
-            table.positive("tokens", "test").unwrap(),
-        ],
-        target: table.positive("final_loss", "test").unwrap(),
-        weights: None,
-    };
-    let scale = compute(&data);
-    Some((data, scale))
-}
-
-/// Porian et al.'s IsoFLOP points, one dataset per configuration.
-fn porian() -> Option<Vec<(String, FitData, Vec<f64>)>> {
-    let table = Dataset::read(&shared("porian2024/isoflop_points.csv")?, None).ok()?;
-    let keys = [
-        "dataset",
-        "hparams",
-        "warmup",
-        "decay",
-        "param_count",
-        "val",
-    ];
-    let labels: Vec<Vec<String>> = keys.iter().map(|k| table.text(k).unwrap()).collect();
-    let (c, n, t, loss) = (
-        table.positive("flops", "test").unwrap(),
-        table.positive("n", "test").unwrap(),
-        table.positive("t", "test").unwrap(),
-        table.positive("loss", "test").unwrap(),
-    );
-    let mut configs: BTreeMap<String, (FitData, Vec<f64>)> = BTreeMap::new();
-    for row in 0..c.len() {
-        let key: Vec<&str> = labels.iter().map(|l| l[row].as_str()).collect();
-        let (data, scale) = configs.entry(key.join("/")).or_insert_with(|| {
-            (
-                FitData {
-                    variables: vec![vec![], vec![]],
-                    target: vec![],
-                    weights: None,
-                },
-                vec![],
-            )
-        });
-        data.variables[0].push(n[row]);
-        data.variables[1].push(t[row]);
-        data.target.push(loss[row]);
-        scale.push(c[row]);
-    }
-    Some(configs.into_iter().map(|(k, (d, s))| (k, d, s)).collect())
 }
 
 #[test]

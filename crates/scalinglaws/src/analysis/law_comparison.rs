@@ -75,7 +75,7 @@ pub struct Comparison {
 }
 
 /// A candidate's fit: every parameter, its predictions on the data, and the free count.
-struct Fitted {
+pub(crate) struct Fitted {
     params: Vec<f64>,
     predictions: Vec<f64>,
     free: usize,
@@ -151,17 +151,13 @@ pub fn compare_laws(
     })
 }
 
-fn score(
-    candidate: &Candidate,
-    scale: Option<&[f64]>,
-    holdout_frac: f64,
-    level: f64,
-) -> (LawScore, Option<Fitted>) {
-    let law = &candidate.law;
-    let mut score = LawScore {
+/// An empty score of `candidate` (nothing fitted yet).
+pub(crate) fn blank_score(candidate: &Candidate) -> LawScore {
+    LawScore {
         label: candidate.label.clone(),
-        formula: law.formula.clone(),
-        free_params: law
+        formula: candidate.law.formula.clone(),
+        free_params: candidate
+            .law
             .params
             .iter()
             .filter(|p| !candidate.settings.fixed.contains_key(&p.name))
@@ -174,7 +170,17 @@ fn score(
         params: Vec::new(),
         backtest: None,
         error: None,
-    };
+    }
+}
+
+fn score(
+    candidate: &Candidate,
+    scale: Option<&[f64]>,
+    holdout_frac: f64,
+    level: f64,
+) -> (LawScore, Option<Fitted>) {
+    let law = &candidate.law;
+    let mut score = blank_score(candidate);
     let fitted = match fit_or_evaluate(candidate, &mut score) {
         Ok(fitted) => fitted,
         Err(error) => {
@@ -209,10 +215,27 @@ fn fit_or_evaluate(candidate: &Candidate, score: &mut LawScore) -> Result<Fitted
         score.converged = Some(result.converged);
         result.param_values()
     };
+    information(candidate, params, score, true)
+}
+
+/// Fills the score of `candidate` at the fitted parameters `params`: objective,
+/// log-likelihood, AIC, BIC and the parameters. With `maximise`, a Huber likelihood is
+/// maximised jointly over parameters and scale (see [`maximised_log_likelihood`]); without,
+/// over the scale only at the fitted parameters (exact for `linear`, a lower bound otherwise).
+pub(crate) fn information(
+    candidate: &Candidate,
+    params: Vec<f64>,
+    score: &mut LawScore,
+    maximise: bool,
+) -> Result<Fitted> {
+    let law = &candidate.law;
+    let data = &candidate.data;
+    let settings = &candidate.settings;
     let problem = problem_for(law, data, settings)?;
     let mut scratch = problem.tape().scratch();
     let objective = problem.objective_natural(&params, &mut scratch);
-    let likelihood = maximised_log_likelihood(candidate, &problem, &params, score.free_params);
+    let free = if maximise { score.free_params } else { 0 };
+    let likelihood = maximised_log_likelihood(candidate, &problem, &params, free);
     let total_weight = problem.total_weight();
     let with_scale = score.free_params as f64 + 1.0;
     score.objective = objective.is_finite().then_some(objective);

@@ -8,4 +8,5 @@ pub mod isoflop;
 pub mod law_comparison;
 pub mod lr;
 pub mod schedule;
+pub mod selection;
 pub mod tracks;

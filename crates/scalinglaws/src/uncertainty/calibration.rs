@@ -360,6 +360,29 @@ pub fn calibrate(
     settings: &FitSettings,
     options: &CalibrationOptions,
 ) -> Result<Calibration> {
+    calibrate_with_predictions(law, data, by, scale, settings, options).map(|(c, _)| c)
+}
+
+/// The held-out predictions of one rolling origin: the rows beyond it and their predictions
+/// in the fitted space (NaN where the law is undefined), so that law selection
+/// (`analysis::selection`) scores laws on the very fits that calibrate them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OriginPredictions {
+    /// Scale groups the origin trained on.
+    pub trained_groups: usize,
+    pub rows: Vec<usize>,
+    pub predicted: Vec<f64>,
+}
+
+/// [`calibrate`], also returning every successful origin's held-out predictions.
+pub fn calibrate_with_predictions(
+    law: &Law,
+    data: &FitData,
+    by: &str,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &CalibrationOptions,
+) -> Result<(Calibration, Vec<OriginPredictions>)> {
     super::check_level(options.level)?;
     if scale.len() != data.target.len() {
         return Err(Error::settings(format!(
@@ -394,7 +417,7 @@ pub fn calibrate(
             row + 1,
             scale[row]
         ));
-        return Ok(calibration);
+        return Ok((calibration, Vec::new()));
     }
     let (groups, count) = scale_groups(scale);
     calibration.scale_groups = count;
@@ -403,18 +426,20 @@ pub fn calibrate(
         calibration.reason = Some(format!(
             "the data have {count} distinct scale groups by '{by}'; calibration needs at least {MIN_GROUPS}"
         ));
-        return Ok(calibration);
+        return Ok((calibration, Vec::new()));
     }
     let z = normal_quantile(0.5 + options.level / 2.0);
     let mut scores = Vec::new();
+    let mut held_out = Vec::new();
     for size in sizes {
-        let (origin, mut found) =
+        let (origin, mut found, predictions) =
             score_origin(law, data, scale, &groups, size, settings, options.level, z);
         calibration.origins.push(origin);
         scores.append(&mut found);
+        held_out.extend(predictions);
     }
     finish(&mut calibration, &scores, options.level, z);
-    Ok(calibration)
+    Ok((calibration, held_out))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -427,7 +452,7 @@ fn score_origin(
     settings: &FitSettings,
     level: f64,
     z: f64,
-) -> (CalibrationOrigin, Vec<Score>) {
+) -> (CalibrationOrigin, Vec<Score>, Option<OriginPredictions>) {
     let train: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] < size).collect();
     let test: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
     let trained_up_to = train.iter().map(|&i| scale[i]).fold(f64::NAN, f64::max);
@@ -449,10 +474,18 @@ fn score_origin(
         Ok(p) => p,
         Err(error) => {
             origin.error = Some(error.to_string());
-            return (origin, Vec::new());
+            return (origin, Vec::new(), None);
         }
     };
     let space = settings.space;
+    let held_out = OriginPredictions {
+        trained_groups: size,
+        rows: test.clone(),
+        predicted: predictions
+            .iter()
+            .map(|p| forward(space, p.value))
+            .collect(),
+    };
     let mut per_group = std::collections::BTreeMap::<usize, usize>::new();
     for &i in &test {
         *per_group.entry(groups[i]).or_default() += 1;
@@ -480,7 +513,7 @@ fn score_origin(
     if scores.is_empty() {
         origin.error = Some("the training fit gave no prediction intervals".into());
     }
-    (origin, scores)
+    (origin, scores, Some(held_out))
 }
 
 fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {

@@ -3,6 +3,7 @@
 
 pub mod lr;
 pub mod nist;
+pub mod real;
 
 use std::path::PathBuf;
 

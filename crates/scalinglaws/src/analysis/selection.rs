@@ -1,0 +1,1076 @@
+//! Choosing and averaging laws by how well they extrapolate: every candidate law is scored by
+//! rolling-origin backtests over scale (fit on the scale groups up to an origin, predict every
+//! run beyond it, for several origins; Tashman 2000, with scale in the role of time) — the very
+//! fits that calibrate its prediction intervals (`uncertainty::calibration`), so selection costs
+//! no extra fits.
+//!
+//! **Score.** A held-out run's error is its residual in the fitted space (log y for log
+//! residuals). Runs at one scale share their error, so each (origin, scale group) unit counts
+//! once: a candidate's score is the mean over units of the unit's mean absolute error (for log
+//! residuals about the mean absolute relative error, the backtests' headline figure; absolute,
+//! not squared, so that one origin whose fit extrapolates wildly does not decide alone). Every
+//! candidate is scored on the same units (the origins whose fits succeeded for all).
+//!
+//! **Winner.** Among the candidates whose score is within one standard error of the lowest
+//! (the one-standard-error rule of Breiman et al. 1984, *Classification and Regression Trees*,
+//! §3.4; Hastie, Tibshirani & Friedman 2009, *The Elements of Statistical Learning*, §7.10), the
+//! one the data support best in-sample: the lowest BIC (Schwarz 1978), with the likelihood of
+//! `law_comparison` at the fitted parameters (maximised over the error scale; for `huber` not
+//! re-maximised over the parameters, which `compare-laws` does and which costs dozens of
+//! refits); without a likelihood (a loss with no error density), the fewest free parameters. The standard error is the best score's over the rolling origins (each origin is
+//! one fit, and its units share it), as in the rule's original form. Backtests alone
+//! cannot separate nested laws whose difference shows only farther out than the origins reach:
+//! at 1 % noise a tied-exponent law often extrapolates a true Chinchilla law's data as well as
+//! Chinchilla's own form over 1.5 decades (tests/selection.rs); the in-sample evidence decides
+//! those ties.
+//!
+//! **Average.** Stacking (Wolpert 1992; Breiman 1996, "Stacked regressions"; for predictive
+//! distributions Yao, Vehtari, Simpson & Gelman 2018, "Using stacking to average Bayesian
+//! predictive distributions"): weights a ≥ 0, Σa = 1 minimise the score (unit-weighted mean
+//! absolute error) of the combined prediction Σ aₖ ŷₖ on the backtests' held-out runs. The averaged
+//! prediction is Σ aₖ ŷₖ in the fitted space, and its interval is the quantile interval of the
+//! mixture Σ aₖ N(ŷₖ, sdₖ²), where sdₖ is candidate k's (calibrated) prediction sd: the interval
+//! holds both each law's own uncertainty and the spread between laws.
+//!
+//! [`evaluate`] checks the whole procedure out of sample: nested rolling origins, where each
+//! outer training set runs its own selection (and calibrations) and the outer held-out runs
+//! score the winner, the average and every candidate alike.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::backtest::subset;
+use super::law_comparison::{blank_score, information, Candidate, LawScore};
+use crate::error::{Error, Result};
+use crate::fit::{fit, FitResult, Space};
+use crate::uncertainty::calibration::{
+    calibrate_with_predictions, origin_sizes, scale_groups, OriginPredictions, MIN_GROUPS,
+};
+use crate::uncertainty::dist::{normal_quantile, weighted_normal_mixture_quantile};
+use crate::uncertainty::intervals::{back, forward, predict_with_intervals, PointPrediction};
+use crate::uncertainty::CalibrationOptions;
+
+/// Iterations of the projected-gradient stacking solve (a handful of candidates: cheap).
+const STACKING_ITERATIONS: usize = 5_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectionOptions {
+    /// Level of the prediction intervals (and of their calibration).
+    pub level: f64,
+    /// Most rolling origins.
+    pub origins: usize,
+    /// Attach each candidate's calibration to its fit, widening its intervals beyond the data.
+    pub calibrate: bool,
+}
+
+impl Default for SelectionOptions {
+    fn default() -> Self {
+        SelectionOptions {
+            level: 0.95,
+            origins: crate::uncertainty::calibration::DEFAULT_ORIGINS,
+            calibrate: true,
+        }
+    }
+}
+
+/// A candidate's rolling-backtest score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CandidateScore {
+    pub label: String,
+    pub formula: String,
+    pub free_params: usize,
+    /// The score: unit-weighted mean absolute held-out error in the fitted space (for log
+    /// residuals, about the mean absolute relative error).
+    pub score: Option<f64>,
+    /// Unit-weighted root mean squared held-out error in the fitted space.
+    pub rmse: Option<f64>,
+    /// Unit-weighted mean absolute relative error (ŷ − y)/y of the held-out runs.
+    pub are_mean: Option<f64>,
+    /// Standard error of (this score − the best score), paired over the rolling origins.
+    pub gap_se: Option<f64>,
+    /// Log-likelihood maximised over parameters and error scale, and BIC, on all the data.
+    pub log_likelihood: Option<f64>,
+    pub bic: Option<f64>,
+    /// Within one standard error of the best score (the best candidate's score's standard
+    /// error over the rolling origins, reported as its `score_se`).
+    pub tied_with_best: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_se: Option<f64>,
+    /// Stacking weight.
+    pub weight: f64,
+    /// Whether its prediction intervals are calibrated beyond the data (and τ when they are).
+    pub calibrated: bool,
+    pub tau_per_decade: Option<f64>,
+    #[serde(with = "crate::fit::result::ordered")]
+    pub params: Vec<(String, f64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The scored candidates, the winner and the stacking weights.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    pub rows: usize,
+    pub by: String,
+    pub level: f64,
+    pub method: String,
+    /// Training scale groups of the rolling origins every candidate was scored on.
+    pub origins: Vec<usize>,
+    pub scale_groups: usize,
+    /// (origin, scale group) units and held-out runs scored.
+    pub units: usize,
+    pub held_out: usize,
+    pub candidates: Vec<CandidateScore>,
+    /// Lowest score, and the candidate the one-standard-error rule picks.
+    pub best: String,
+    pub winner: String,
+    /// Each candidate's fit on all the data (with its calibration when calibrating).
+    #[serde(skip)]
+    pub fits: Vec<Option<FitResult>>,
+}
+
+/// One candidate's prediction at a point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LawPrediction {
+    pub label: String,
+    pub weight: f64,
+    #[serde(flatten)]
+    pub prediction: PointPrediction,
+}
+
+/// The winner's and the stacked prediction at a point, with every candidate's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectedPrediction {
+    /// Stacked value Σ aₖ ŷₖ (in the fitted space, mapped back).
+    pub value: f64,
+    /// Quantile interval of the weighted mixture of the candidates' predictive normals.
+    pub pi: Option<[f64; 2]>,
+    /// Standard deviation between the weighted candidates' predictions, in the fitted space.
+    pub between_sd: f64,
+    /// Whether every weighted candidate's interval was calibrated beyond the data.
+    pub calibrated: bool,
+    pub winner: LawPrediction,
+    pub laws: Vec<LawPrediction>,
+}
+
+/// Scores `candidates` (same rows and target, same fitted space) by rolling-origin backtests
+/// ordered by `scale` (the column `by`), picks the winner and the stacking weights.
+pub fn select(
+    candidates: &[Candidate],
+    by: &str,
+    scale: &[f64],
+    options: &SelectionOptions,
+) -> Result<Selection> {
+    check_candidates(candidates, scale)?;
+    let calibration = CalibrationOptions {
+        level: options.level,
+        origins: options.origins,
+    };
+    let mut runs: Vec<CandidateRun> = candidates
+        .iter()
+        .map(|c| run_candidate(c, by, scale, &calibration, options.calibrate))
+        .collect();
+    let (groups, count) = scale_groups(scale);
+    let common = common_origins(&runs);
+    if common.len() < 2 {
+        return Err(too_few_origins(&runs, count, options.origins));
+    }
+    let units = Units::new(&common, &runs, &groups);
+    let space = candidates[0].settings.space;
+    for (run, candidate) in runs.iter_mut().zip(candidates) {
+        run.errors = units.errors(run, &candidate.data.target, space);
+    }
+    let mut scores: Vec<CandidateScore> = runs
+        .iter()
+        .zip(candidates)
+        .map(|(run, c)| base_score(run, c, &units))
+        .collect();
+    let eligible: Vec<usize> = (0..runs.len())
+        .filter(|&k| scores[k].score.is_some())
+        .collect();
+    if eligible.is_empty() {
+        return Err(Error::fit(format!(
+            "no law could be scored: {}",
+            reasons(&scores)
+        )));
+    }
+    let best = *eligible
+        .iter()
+        .min_by(|&&a, &&b| {
+            scores[a]
+                .score
+                .unwrap()
+                .total_cmp(&scores[b].score.unwrap())
+        })
+        .unwrap();
+    mark_ties(&mut scores, &runs, &units, &eligible, best);
+    let winner = one_standard_error_winner(&scores, &eligible);
+    let weights = stacking_weights(&runs, &eligible);
+    for (&k, w) in eligible.iter().zip(&weights) {
+        scores[k].weight = *w;
+    }
+    Ok(Selection {
+        rows: scale.len(),
+        by: by.to_string(),
+        level: options.level,
+        method: "rolling-origin backtests by scale; score: mean over (origin, scale group) units of the absolute held-out error in the fitted space; winner: lowest BIC among the laws within one standard error (over origins) of the best score; average: stacking weights on the simplex minimising the same score of the combined prediction".into(),
+        origins: common,
+        scale_groups: count,
+        units: units.count,
+        held_out: units.rows.iter().map(Vec::len).sum(),
+        best: scores[best].label.clone(),
+        winner: scores[winner].label.clone(),
+        candidates: scores,
+        fits: runs.into_iter().map(|r| r.fit).collect(),
+    })
+}
+
+impl Selection {
+    /// Predictions at new points: `points[k]` holds the points in candidate k's variables
+    /// (one list per candidate, all of the same length).
+    pub fn predict(&self, points: &[Vec<Vec<f64>>]) -> Result<Vec<SelectedPrediction>> {
+        if points.len() != self.candidates.len() {
+            return Err(Error::settings(format!(
+                "points are given for {} laws, but {} were selected among",
+                points.len(),
+                self.candidates.len()
+            )));
+        }
+        let count = points.first().map_or(0, Vec::len);
+        let mut per_law: Vec<Option<(Vec<PointPrediction>, Space)>> = Vec::new();
+        for (k, fit) in self.fits.iter().enumerate() {
+            match fit {
+                Some(fit) if self.candidates[k].score.is_some() => {
+                    if points[k].len() != count {
+                        return Err(Error::settings(format!(
+                            "'{}' is given {} points, the first law {count}",
+                            self.candidates[k].label,
+                            points[k].len()
+                        )));
+                    }
+                    let (p, _) = predict_with_intervals(fit, &points[k], self.level)?;
+                    per_law.push(Some((p, fit.settings.space)));
+                }
+                _ => per_law.push(None),
+            }
+        }
+        Ok((0..count).map(|i| self.combine(&per_law, i)).collect())
+    }
+
+    fn combine(
+        &self,
+        per_law: &[Option<(Vec<PointPrediction>, Space)>],
+        i: usize,
+    ) -> SelectedPrediction {
+        let laws: Vec<LawPrediction> = per_law
+            .iter()
+            .zip(&self.candidates)
+            .filter_map(|(p, c)| {
+                p.as_ref().map(|(p, _)| LawPrediction {
+                    label: c.label.clone(),
+                    weight: c.weight,
+                    prediction: p[i].clone(),
+                })
+            })
+            .collect();
+        let space = per_law
+            .iter()
+            .flatten()
+            .map(|(_, s)| *s)
+            .next()
+            .unwrap_or(Space::Log);
+        let winner = laws
+            .iter()
+            .find(|l| l.label == self.winner)
+            .cloned()
+            .expect("the winner is always predicted");
+        let (value, pi, between_sd) = mixture(&laws, space, self.level);
+        SelectedPrediction {
+            value,
+            pi,
+            between_sd,
+            calibrated: laws
+                .iter()
+                .filter(|l| l.weight > 0.0)
+                .all(|l| l.prediction.calibrated),
+            winner,
+            laws,
+        }
+    }
+}
+
+/// The stacked value, mixture interval and between-law sd of weighted predictions.
+fn mixture(laws: &[LawPrediction], space: Space, level: f64) -> (f64, Option<[f64; 2]>, f64) {
+    let z = normal_quantile(0.5 + level / 2.0);
+    let weighted: Vec<&LawPrediction> = laws.iter().filter(|l| l.weight > 0.0).collect();
+    let centre: f64 = weighted
+        .iter()
+        .map(|l| l.weight * forward(space, l.prediction.value))
+        .sum();
+    let between = weighted
+        .iter()
+        .map(|l| l.weight * (forward(space, l.prediction.value) - centre).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let components: Option<Vec<(f64, f64, f64)>> = weighted
+        .iter()
+        .map(|l| {
+            let [lo, hi] = l.prediction.pi?;
+            let sd = (forward(space, hi) - forward(space, lo)) / (2.0 * z);
+            Some((l.weight, forward(space, l.prediction.value), sd))
+        })
+        .collect();
+    let pi = components.and_then(|c| {
+        let tail = (1.0 - level) / 2.0;
+        let lo = back(space, weighted_normal_mixture_quantile(&c, tail));
+        let hi = back(space, weighted_normal_mixture_quantile(&c, 1.0 - tail));
+        (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
+    });
+    (back(space, centre), pi, between)
+}
+
+fn check_candidates(candidates: &[Candidate], scale: &[f64]) -> Result<()> {
+    let Some(first) = candidates.first() else {
+        return Err(Error::settings(
+            "law selection needs at least one candidate law",
+        ));
+    };
+    for other in candidates {
+        if other.data.target != first.data.target {
+            return Err(Error::settings(format!(
+                "'{}' and '{}' are fitted to different rows or targets; select among laws on the same data",
+                first.label, other.label
+            )));
+        }
+        if other.settings.space != first.settings.space {
+            return Err(Error::settings(format!(
+                "'{}' fits in {} space but '{}' in {} space; scores compare only in one space",
+                first.label,
+                first.settings.space.name(),
+                other.label,
+                other.settings.space.name()
+            )));
+        }
+    }
+    if scale.len() != first.data.target.len() {
+        return Err(Error::settings(format!(
+            "the scale column has {} values for {} rows",
+            scale.len(),
+            first.data.target.len()
+        )));
+    }
+    if let Some(row) = scale.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+        return Err(Error::settings(format!(
+            "the scale column is not a positive number at row {}: {}",
+            row + 1,
+            scale[row]
+        )));
+    }
+    Ok(())
+}
+
+/// A candidate's fit on all rows and its rolling origins' held-out predictions.
+struct CandidateRun {
+    fit: Option<FitResult>,
+    information: Option<LawScore>,
+    origins: Vec<OriginPredictions>,
+    /// Per common unit: the held-out rows' errors in the fitted space (filled by `select`).
+    errors: Vec<Vec<f64>>,
+    error: Option<String>,
+}
+
+fn run_candidate(
+    candidate: &Candidate,
+    by: &str,
+    scale: &[f64],
+    options: &CalibrationOptions,
+    attach: bool,
+) -> CandidateRun {
+    let mut run = CandidateRun {
+        fit: None,
+        information: None,
+        origins: Vec::new(),
+        errors: Vec::new(),
+        error: None,
+    };
+    let result = fit(&candidate.law, &candidate.data, &candidate.settings).and_then(|mut f| {
+        let (calibration, origins) = calibrate_with_predictions(
+            &candidate.law,
+            &candidate.data,
+            by,
+            scale,
+            &candidate.settings,
+            options,
+        )?;
+        if attach {
+            f.calibration = Some(calibration.require_rule());
+        }
+        Ok((f, origins))
+    });
+    match result {
+        Ok((fit, origins)) => {
+            let mut score = blank_score(candidate);
+            if information(candidate, fit.param_values(), &mut score, false).is_ok() {
+                run.information = Some(score);
+            }
+            run.fit = Some(fit);
+            run.origins = origins;
+        }
+        Err(error) => run.error = Some(error.to_string()),
+    }
+    run
+}
+
+/// The origins (training group counts) at which every fitted candidate predicted.
+fn common_origins(runs: &[CandidateRun]) -> Vec<usize> {
+    let fitted: Vec<&CandidateRun> = runs.iter().filter(|r| r.fit.is_some()).collect();
+    let Some(first) = fitted.first() else {
+        return Vec::new();
+    };
+    first
+        .origins
+        .iter()
+        .map(|o| o.trained_groups)
+        .filter(|g| {
+            fitted
+                .iter()
+                .all(|r| r.origins.iter().any(|o| o.trained_groups == *g))
+        })
+        .collect()
+}
+
+fn too_few_origins(runs: &[CandidateRun], groups: usize, most: usize) -> Error {
+    if let Some(error) = runs.iter().find_map(|r| r.error.as_deref()) {
+        if runs.iter().all(|r| r.fit.is_none()) {
+            return Error::fit(format!("no law could be fitted: {error}"));
+        }
+    }
+    if origin_sizes(groups, most).len() < 2 {
+        return Error::settings(format!(
+            "the data form {groups} scale groups; scoring laws by rolling origins needs at least {} (and 2 origins)",
+            MIN_GROUPS.max(5)
+        ));
+    }
+    Error::fit(
+        "fewer than 2 rolling origins were fitted by every law; score fewer or better-posed laws",
+    )
+}
+
+/// The (origin, scale group) units every candidate is scored on, with their rows.
+struct Units {
+    count: usize,
+    /// Training group counts of the common origins.
+    trained: Vec<usize>,
+    /// Per unit: the index of its origin in `trained`, and its held-out rows.
+    origin: Vec<usize>,
+    rows: Vec<Vec<usize>>,
+}
+
+impl Units {
+    fn new(common: &[usize], runs: &[CandidateRun], groups: &[usize]) -> Units {
+        let reference = runs.iter().find(|r| r.fit.is_some()).expect("a fitted run");
+        let mut origin = Vec::new();
+        let mut rows = Vec::new();
+        for (o, trained) in common.iter().enumerate() {
+            let mut by_group: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+            for &row in &origin_of(reference, *trained).rows {
+                by_group.entry(groups[row]).or_default().push(row);
+            }
+            for (_, members) in by_group {
+                origin.push(o);
+                rows.push(members);
+            }
+        }
+        Units {
+            count: rows.len(),
+            trained: common.to_vec(),
+            origin,
+            rows,
+        }
+    }
+
+    /// The run's held-out errors per unit (empty when the candidate was not fitted).
+    fn errors(&self, run: &CandidateRun, target: &[f64], space: Space) -> Vec<Vec<f64>> {
+        if run.fit.is_none() {
+            return Vec::new();
+        }
+        let lookups: Vec<BTreeMap<usize, f64>> = self
+            .trained
+            .iter()
+            .map(|&trained| {
+                let p = origin_of(run, trained);
+                p.rows
+                    .iter()
+                    .copied()
+                    .zip(p.predicted.iter().copied())
+                    .collect()
+            })
+            .collect();
+        self.rows
+            .iter()
+            .zip(&self.origin)
+            .map(|(rows, &o)| {
+                rows.iter()
+                    .map(|&row| lookups[o][&row] - forward(space, target[row]))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn origin_of(run: &CandidateRun, trained: usize) -> &OriginPredictions {
+    run.origins
+        .iter()
+        .find(|p| p.trained_groups == trained)
+        .expect("a common origin")
+}
+
+/// Mean over units of the unit's mean of `f(row errors)`.
+fn unit_mean(errors: &[Vec<f64>], f: impl Fn(f64) -> f64) -> f64 {
+    let total: f64 = errors
+        .iter()
+        .map(|unit| unit.iter().map(|&e| f(e)).sum::<f64>() / unit.len() as f64)
+        .sum();
+    total / errors.len() as f64
+}
+
+/// Per-unit mean absolute errors (the units' terms of the score).
+fn unit_scores(errors: &[Vec<f64>]) -> Vec<f64> {
+    errors
+        .iter()
+        .map(|unit| unit.iter().map(|e| e.abs()).sum::<f64>() / unit.len() as f64)
+        .collect()
+}
+
+fn base_score(run: &CandidateRun, candidate: &Candidate, units: &Units) -> CandidateScore {
+    let law = &candidate.law;
+    let free_params = law
+        .params
+        .iter()
+        .filter(|p| !candidate.settings.fixed.contains_key(&p.name))
+        .count();
+    let calibration = run.fit.as_ref().and_then(|f| f.calibration.as_ref());
+    let mut score = CandidateScore {
+        label: candidate.label.clone(),
+        formula: law.formula.clone(),
+        free_params,
+        score: None,
+        rmse: None,
+        are_mean: None,
+        gap_se: None,
+        log_likelihood: run.information.as_ref().and_then(|i| i.log_likelihood),
+        bic: run.information.as_ref().and_then(|i| i.bic),
+        tied_with_best: false,
+        score_se: None,
+        weight: 0.0,
+        calibrated: calibration.is_some_and(|c| c.calibrated),
+        tau_per_decade: calibration
+            .filter(|c| c.calibrated)
+            .map(|c| c.tau_per_decade),
+        params: run
+            .fit
+            .as_ref()
+            .map(|f| f.params.iter().map(|(n, p)| (n.clone(), p.value)).collect())
+            .unwrap_or_default(),
+        error: run.error.clone(),
+    };
+    if run.fit.is_none() {
+        return score;
+    }
+    if run.errors.iter().flatten().any(|e| !e.is_finite()) {
+        score.error = Some(
+            "its prediction is undefined (not finite) at a held-out run of a rolling origin".into(),
+        );
+        return score;
+    }
+    let mse = unit_mean(&run.errors, |e| e * e);
+    score.score = Some(unit_mean(&run.errors, f64::abs));
+    let space = candidate.settings.space;
+    let are = unit_mean(&run.errors, |e| match space {
+        Space::Log => e.exp_m1().abs(),
+        Space::Linear => f64::NAN,
+    });
+    score.rmse = Some(mse.sqrt());
+    score.are_mean = are.is_finite().then_some(are);
+    if space == Space::Linear {
+        score.are_mean = Some(linear_are(run, candidate, units));
+    }
+    score
+}
+
+/// Mean absolute relative error for linear residuals (the error is ŷ − y, so |e|/|y|).
+fn linear_are(run: &CandidateRun, candidate: &Candidate, units: &Units) -> f64 {
+    let target = &candidate.data.target;
+    let relative: Vec<Vec<f64>> = run
+        .errors
+        .iter()
+        .zip(&units.rows)
+        .map(|(errors, rows)| {
+            errors
+                .iter()
+                .zip(rows)
+                .map(|(e, &row)| e / target[row])
+                .collect()
+        })
+        .collect();
+    unit_mean(&relative, f64::abs)
+}
+
+/// Standard errors of each eligible candidate's gap to the best, and whether it is within one.
+fn mark_ties(
+    scores: &mut [CandidateScore],
+    runs: &[CandidateRun],
+    units: &Units,
+    eligible: &[usize],
+    best: usize,
+) {
+    let best_units = unit_scores(&runs[best].errors);
+    let origins = units.trained.len();
+    for &k in eligible {
+        // Per origin: the mean over its units of the gap, weighted as the score weights them.
+        let mut per_origin = vec![0.0; origins];
+        for ((gap, &o), _) in unit_scores(&runs[k].errors)
+            .iter()
+            .zip(&best_units)
+            .map(|(a, b)| a - b)
+            .zip(&units.origin)
+            .zip(0..)
+        {
+            per_origin[o] += gap / units.count as f64;
+        }
+        let n = origins as f64;
+        // The score gap is the sum of the per-origin terms; its se from their scatter.
+        let mean = per_origin.iter().sum::<f64>() / n;
+        let variance =
+            per_origin.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        scores[k].gap_se = Some(n * (variance / n).sqrt());
+    }
+    let tolerance = score_se(&best_units, units);
+    for &k in eligible {
+        let gap = scores[k].score.unwrap() - scores[best].score.unwrap();
+        scores[k].tied_with_best = k == best || gap <= tolerance;
+    }
+    scores[best].score_se = Some(tolerance);
+}
+
+/// Standard error of a score over the rolling origins: the score is the mean of the per-origin
+/// mean unit errors weighted by their units, so its se comes from their scatter.
+fn score_se(unit_scores: &[f64], units: &Units) -> f64 {
+    let origins = units.trained.len();
+    let mut sums = vec![0.0; origins];
+    let mut counts = vec![0usize; origins];
+    for (value, &o) in unit_scores.iter().zip(&units.origin) {
+        sums[o] += value;
+        counts[o] += 1;
+    }
+    let means: Vec<f64> = sums
+        .iter()
+        .zip(&counts)
+        .map(|(s, &c)| s / c as f64)
+        .collect();
+    let n = origins as f64;
+    let mean = means.iter().sum::<f64>() / n;
+    let variance = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (variance / n).sqrt()
+}
+
+/// Among the candidates tied with the best, the lowest BIC when every tied candidate has one,
+/// else the fewest free parameters (then the lowest score).
+fn one_standard_error_winner(scores: &[CandidateScore], eligible: &[usize]) -> usize {
+    let tied: Vec<usize> = eligible
+        .iter()
+        .copied()
+        .filter(|&k| scores[k].tied_with_best)
+        .collect();
+    let by_bic = tied.iter().all(|&k| scores[k].bic.is_some());
+    *tied
+        .iter()
+        .min_by(|&&a, &&b| {
+            let first = if by_bic {
+                scores[a].bic.unwrap().total_cmp(&scores[b].bic.unwrap())
+            } else {
+                scores[a].free_params.cmp(&scores[b].free_params)
+            };
+            first.then(
+                scores[a]
+                    .score
+                    .unwrap()
+                    .total_cmp(&scores[b].score.unwrap()),
+            )
+        })
+        .expect("the best candidate is tied with itself")
+}
+
+/// Stacking weights of the eligible candidates: the point a of the simplex that minimises the
+/// score of the combined prediction, the mean over units of the unit's mean |Σ aₖ eₖ|, found by
+/// iteratively reweighted least squares (each step a quadratic on the simplex with row weights
+/// 1/|combined error|; Schlossmacher 1973), so that the weights minimise the very score the
+/// candidates are ranked by.
+fn stacking_weights(runs: &[CandidateRun], eligible: &[usize]) -> Vec<f64> {
+    let k = eligible.len();
+    let errors: Vec<&Vec<Vec<f64>>> = eligible.iter().map(|&j| &runs[j].errors).collect();
+    let units = errors[0].len();
+    let scale = unit_mean(errors[0], f64::abs).max(f64::MIN_POSITIVE);
+    let mut weights = vec![1.0 / k as f64; k];
+    for _ in 0..IRLS_ITERATIONS {
+        let mut m = vec![vec![0.0; k]; k];
+        for u in 0..units {
+            let rows = errors[0][u].len();
+            for r in 0..rows {
+                let combined: f64 = (0..k).map(|a| weights[a] * errors[a][u][r]).sum();
+                let omega = 1.0 / (rows as f64 * combined.abs().max(1e-6 * scale));
+                for a in 0..k {
+                    for b in 0..k {
+                        m[a][b] += omega * errors[a][u][r] * errors[b][u][r];
+                    }
+                }
+            }
+        }
+        let next = quadratic_on_simplex(&m, &weights);
+        let moved = next
+            .iter()
+            .zip(&weights)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        weights = next;
+        if moved < 1e-10 {
+            break;
+        }
+    }
+    weights
+}
+
+/// Reweighting steps of the stacking solve.
+const IRLS_ITERATIONS: usize = 100;
+
+/// argmin aᵀMa on the simplex by projected gradient descent from `start`.
+fn quadratic_on_simplex(m: &[Vec<f64>], start: &[f64]) -> Vec<f64> {
+    let k = start.len();
+    let lipschitz = 2.0
+        * m.iter()
+            .map(|row| row.iter().map(|v| v.abs()).sum::<f64>())
+            .fold(0.0, f64::max);
+    if !(lipschitz > 0.0 && lipschitz.is_finite()) {
+        return start.to_vec();
+    }
+    let mut weights = start.to_vec();
+    for _ in 0..STACKING_ITERATIONS {
+        let step: Vec<f64> = (0..k)
+            .map(|a| {
+                let gradient = 2.0 * (0..k).map(|b| m[a][b] * weights[b]).sum::<f64>();
+                weights[a] - gradient / lipschitz
+            })
+            .collect();
+        let next = project_to_simplex(&step);
+        let moved = next
+            .iter()
+            .zip(&weights)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        weights = next;
+        if moved < 1e-15 {
+            break;
+        }
+    }
+    weights
+}
+
+/// Euclidean projection onto the probability simplex (Duchi, Shalev-Shwartz, Singer & Chandra
+/// 2008, "Efficient projections onto the l1-ball", Fig. 1).
+fn project_to_simplex(v: &[f64]) -> Vec<f64> {
+    let mut sorted = v.to_vec();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let mut running = 0.0;
+    let mut theta = 0.0;
+    for (i, &u) in sorted.iter().enumerate() {
+        running += u;
+        let t = (running - 1.0) / (i as f64 + 1.0);
+        if u - t > 0.0 {
+            theta = t;
+        }
+    }
+    v.iter().map(|x| (x - theta).max(0.0)).collect()
+}
+
+fn reasons(scores: &[CandidateScore]) -> String {
+    scores
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: {}",
+                s.label,
+                s.error.as_deref().unwrap_or("not scored")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Held-out scores of one way of predicting (a candidate, the winner, the average) over the
+/// outer splits of [`evaluate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldOutScore {
+    pub label: String,
+    /// Held-out runs and (outer origin, scale group) units scored.
+    pub points: usize,
+    pub units: usize,
+    /// Unit-weighted mean absolute relative error and root mean squared fitted-space error.
+    pub are_mean: Option<f64>,
+    pub rmse: Option<f64>,
+    /// Unit-weighted share of held-out runs inside the prediction interval, and its mean
+    /// relative width (hi − lo)/ŷ.
+    pub pi_coverage: Option<f64>,
+    pub pi_width: Option<f64>,
+}
+
+/// One outer split of [`evaluate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationSplit {
+    pub trained_groups: usize,
+    pub trained_up_to: f64,
+    pub train_rows: usize,
+    pub test_rows: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    #[serde(with = "crate::fit::result::ordered")]
+    pub weights: Vec<(String, f64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The selection procedure checked out of sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    pub level: f64,
+    pub splits: Vec<EvaluationSplit>,
+    pub candidates: Vec<HeldOutScore>,
+    pub winner: HeldOutScore,
+    pub average: HeldOutScore,
+}
+
+/// Per scorer, per unit: (|relative error|, squared fitted error, covered, relative width).
+type UnitRecords = Vec<Vec<(f64, f64, Option<bool>, Option<f64>)>>;
+
+/// Nested rolling-origin check of [`select`]: at each outer origin the candidates are selected,
+/// weighted and calibrated on the training runs only, and every held-out run beyond the origin
+/// scores each candidate, the winner and the stacked average.
+pub fn evaluate(
+    candidates: &[Candidate],
+    by: &str,
+    scale: &[f64],
+    options: &SelectionOptions,
+) -> Result<Evaluation> {
+    check_candidates(candidates, scale)?;
+    let (groups, count) = scale_groups(scale);
+    let sizes = origin_sizes(count, options.origins);
+    if sizes.is_empty() {
+        return Err(Error::settings(format!(
+            "the data form {count} scale groups; checking a selection by rolling origins needs at least {MIN_GROUPS}"
+        )));
+    }
+    let scorers = candidates.len() + 2;
+    let mut records: Vec<UnitRecords> = vec![Vec::new(); scorers];
+    let mut splits = Vec::with_capacity(sizes.len());
+    for size in sizes {
+        let train: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] < size).collect();
+        let test: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
+        let split = outer_split(candidates, by, scale, options, (&train, &test), &groups);
+        match split {
+            Ok((info, found)) => {
+                for (all, mut new) in records.iter_mut().zip(found) {
+                    all.append(&mut new);
+                }
+                splits.push(info.with(size, scale, &train, &test));
+            }
+            Err(error) => splits.push(
+                EvaluationSplit {
+                    winner: None,
+                    weights: Vec::new(),
+                    error: Some(error.to_string()),
+                    ..EvaluationSplit::empty()
+                }
+                .with(size, scale, &train, &test),
+            ),
+        }
+    }
+    if splits.iter().all(|s| s.error.is_some()) {
+        let reasons: Vec<&str> = splits.iter().filter_map(|s| s.error.as_deref()).collect();
+        return Err(Error::fit(format!(
+            "no outer split could run a selection: {}",
+            reasons.join("; ")
+        )));
+    }
+    let mut labels: Vec<String> = candidates.iter().map(|c| c.label.clone()).collect();
+    labels.push("winner".into());
+    labels.push("average".into());
+    let mut scores: Vec<HeldOutScore> = labels
+        .into_iter()
+        .zip(&records)
+        .map(|(label, units)| held_out_score(label, units))
+        .collect();
+    let average = scores.pop().expect("the average's score");
+    let winner = scores.pop().expect("the winner's score");
+    Ok(Evaluation {
+        level: options.level,
+        splits,
+        candidates: scores,
+        winner,
+        average,
+    })
+}
+
+impl EvaluationSplit {
+    fn empty() -> EvaluationSplit {
+        EvaluationSplit {
+            trained_groups: 0,
+            trained_up_to: f64::NAN,
+            train_rows: 0,
+            test_rows: 0,
+            winner: None,
+            weights: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn with(mut self, size: usize, scale: &[f64], train: &[usize], test: &[usize]) -> Self {
+        self.trained_groups = size;
+        self.trained_up_to = train.iter().map(|&i| scale[i]).fold(f64::NAN, f64::max);
+        self.train_rows = train.len();
+        self.test_rows = test.len();
+        self
+    }
+}
+
+/// Selection on `train`, scored on `test`: the split's summary and per-scorer unit records.
+fn outer_split(
+    candidates: &[Candidate],
+    by: &str,
+    scale: &[f64],
+    options: &SelectionOptions,
+    (train, test): (&[usize], &[usize]),
+    groups: &[usize],
+) -> Result<(EvaluationSplit, Vec<UnitRecords>)> {
+    let trained: Vec<Candidate> = candidates
+        .iter()
+        .map(|c| Candidate {
+            data: subset(&c.data, train),
+            ..c.clone()
+        })
+        .collect();
+    let train_scale: Vec<f64> = train.iter().map(|&i| scale[i]).collect();
+    let selection = select(&trained, by, &train_scale, options)?;
+    let points: Vec<Vec<Vec<f64>>> = candidates
+        .iter()
+        .map(|c| {
+            test.iter()
+                .map(|&i| c.data.variables.iter().map(|v| v[i]).collect())
+                .collect()
+        })
+        .collect();
+    let predictions = selection.predict(&points)?;
+    let space = candidates[0].settings.space;
+    let target = &candidates[0].data.target;
+    let mut by_group: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (position, &row) in test.iter().enumerate() {
+        by_group.entry(groups[row]).or_default().push(position);
+    }
+    let mut records: Vec<UnitRecords> = vec![Vec::new(); candidates.len() + 2];
+    for members in by_group.values() {
+        for (scorer, unit) in records.iter_mut().enumerate() {
+            let found: Vec<_> = members
+                .iter()
+                .filter_map(|&p| {
+                    let (value, pi) = scorer_prediction(&predictions[p], scorer, candidates)?;
+                    Some(record(value, pi, target[test[p]], space))
+                })
+                .collect();
+            if !found.is_empty() {
+                unit.push(found);
+            }
+        }
+    }
+    let info = EvaluationSplit {
+        winner: Some(selection.winner.clone()),
+        weights: selection
+            .candidates
+            .iter()
+            .map(|c| (c.label.clone(), c.weight))
+            .collect(),
+        ..EvaluationSplit::empty()
+    };
+    Ok((info, records))
+}
+
+/// The value and interval of scorer `scorer` (a candidate, then the winner, then the average).
+fn scorer_prediction(
+    prediction: &SelectedPrediction,
+    scorer: usize,
+    candidates: &[Candidate],
+) -> Option<(f64, Option<[f64; 2]>)> {
+    if scorer < candidates.len() {
+        let label = &candidates[scorer].label;
+        let law = prediction.laws.iter().find(|l| &l.label == label)?;
+        return Some((law.prediction.value, law.prediction.pi));
+    }
+    if scorer == candidates.len() {
+        return Some((
+            prediction.winner.prediction.value,
+            prediction.winner.prediction.pi,
+        ));
+    }
+    Some((prediction.value, prediction.pi))
+}
+
+fn record(
+    value: f64,
+    pi: Option<[f64; 2]>,
+    actual: f64,
+    space: Space,
+) -> (f64, f64, Option<bool>, Option<f64>) {
+    let relative = ((value - actual) / actual).abs();
+    let fitted = forward(space, value) - forward(space, actual);
+    let covered = pi.map(|[lo, hi]| lo <= actual && actual <= hi);
+    let width = pi.map(|[lo, hi]| (hi - lo) / value.abs());
+    (relative, fitted * fitted, covered, width)
+}
+
+fn held_out_score(label: String, units: &UnitRecords) -> HeldOutScore {
+    let mean_of = |f: &dyn Fn(&(f64, f64, Option<bool>, Option<f64>)) -> Option<f64>| {
+        let per_unit: Vec<f64> = units
+            .iter()
+            .filter_map(|unit| {
+                let values: Vec<f64> = unit.iter().filter_map(f).collect();
+                (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+            })
+            .collect();
+        (!per_unit.is_empty()).then(|| per_unit.iter().sum::<f64>() / per_unit.len() as f64)
+    };
+    HeldOutScore {
+        label,
+        points: units.iter().map(Vec::len).sum(),
+        units: units.len(),
+        are_mean: mean_of(&|r| r.0.is_finite().then_some(r.0)),
+        rmse: mean_of(&|r| r.1.is_finite().then_some(r.1)).map(f64::sqrt),
+        pi_coverage: mean_of(&|r| r.2.map(|c| if c { 1.0 } else { 0.0 })),
+        pi_width: mean_of(&|r| r.3),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simplex_projection_keeps_the_sum_and_signs() {
+        let p = project_to_simplex(&[0.9, 0.6, -0.2]);
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(p.iter().all(|v| *v >= 0.0));
+        assert!(
+            (p[0] - 0.65).abs() < 1e-12 && (p[1] - 0.35).abs() < 1e-12,
+            "{p:?}"
+        );
+        let inside = project_to_simplex(&[0.2, 0.8]);
+        assert!((inside[0] - 0.2).abs() < 1e-12);
+    }
+}
