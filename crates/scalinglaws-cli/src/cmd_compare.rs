@@ -1,18 +1,21 @@
 //! `scalinglaws compare`: fit every track (recipe) of the data with one law, separately or with
 //! named parameters shared, and say which recipe wins at which budget and by how much compute,
-//! with intervals from a bootstrap that resamples within tracks.
+//! with intervals from a bootstrap that resamples within tracks. Each track's compute-optimal
+//! loss gets the prediction interval of a new run there, calibrated beyond the data by
+//! rolling-origin backtests of the track's fit (by `--by`, as `fit` does) unless
+//! `--no-calibration`, the fit's own beside it.
 
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::analysis::tracks::{
-    baseline_index, compare_tracks, split_by_labels, Estimate, PairComparison, Track,
-    TrackComparison, TrackSettings,
+    baseline_index, compare_tracks, split_by_labels, split_values, Estimate, PairComparison, Track,
+    TrackCalibration, TrackComparison, TrackSettings,
 };
 
 use crate::cmd_fit::{build_law, check_enough_rows};
-use crate::cmd_optimal::held_values;
+use crate::cmd_optimal::{held_values, interval, prediction_note};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
 use crate::report::{columns, level_percent, number};
@@ -33,6 +36,9 @@ pub struct Config {
     pub bootstrap: usize,
     pub level: f64,
     pub cell_tolerance: f64,
+    /// Calibrate the prediction intervals beyond the data, by `by` (None: the default scale).
+    pub calibrate: bool,
+    pub by: Option<String>,
     pub json: Option<Destination>,
 }
 
@@ -56,6 +62,15 @@ pub fn compare(config: &Config, grid: bool) -> Result<(TrackComparison, Vec<Trac
     let data = table.fit_data(&law, &config.recipe, fit_settings.space)?;
     let labels = table.labels(&config.track, "--track")?;
     let tracks = split_by_labels(&data, &labels);
+    let calibration = if config.calibrate {
+        let (by, scale) = table.scale(&law, &data, config.by.as_deref(), "--by")?;
+        Some(TrackCalibration {
+            by,
+            scales: split_values(&scale, &labels),
+        })
+    } else {
+        None
+    };
     let baseline =
         baseline_index(&tracks, config.baseline.as_deref(), &config.track).context("--baseline")?;
     let flops = Flops::parse(&config.flops).context("--flops")?;
@@ -84,6 +99,7 @@ pub fn compare(config: &Config, grid: bool) -> Result<(TrackComparison, Vec<Trac
         bootstrap: config.bootstrap,
         level: config.level,
         cell_tolerance: config.cell_tolerance,
+        calibration,
     };
     let comparison = compare_tracks(&law, &tracks, &settings)?;
     Ok((comparison, tracks, law))
@@ -170,17 +186,18 @@ fn render(result: &TrackComparison, config: &Config) -> String {
             let _ = writeln!(out, "    warning ({}): {warning}", track.track);
         }
     }
+    out.push_str(&prediction_notes(result));
     if result.bootstrap > 0 {
         let _ = writeln!(
             out,
-            "    intervals: {}% percentiles over {} paired bootstrap draws (rows resampled within each track)",
+            "    intervals: {}% percentiles over {} paired bootstrap draws (rows resampled within each track; a loss's: a confidence interval of the law's mean)",
             level_percent(result.level),
             result.draws
         );
     } else {
         let _ = writeln!(
             out,
-            "    no intervals: add --bootstrap K (parameters show their standard errors in --json)"
+            "    no bootstrap intervals of parameters, allocations and gaps: add --bootstrap K (parameters show their standard errors in --json)"
         );
     }
     out
@@ -207,10 +224,51 @@ fn parameter_table(result: &TrackComparison) -> String {
     out
 }
 
+/// What each track's "loss pi" is: one note when every track's reads the same, else one per
+/// track.
+fn prediction_notes(result: &TrackComparison) -> String {
+    let notes: Vec<(&str, String)> = result
+        .tracks
+        .iter()
+        .filter_map(|t| {
+            let note = t.prediction_intervals.as_ref()?;
+            Some((
+                t.track.as_str(),
+                prediction_note(note, "the track's (N*, D*)"),
+            ))
+        })
+        .collect();
+    let same = notes.windows(2).all(|w| w[0].1 == w[1].1);
+    if same {
+        return notes.first().map_or(String::new(), |(_, n)| n.clone());
+    }
+    notes
+        .iter()
+        .map(|(track, note)| note.replacen("    loss pi:", &format!("    loss pi ({track}):"), 1))
+        .collect()
+}
+
 fn allocation_table(result: &TrackComparison) -> String {
-    let mut rows = vec![["budget C", "track", "N*", "D*", "D*/N*", "loss"]
+    let with_pi = result
+        .tracks
+        .iter()
+        .flat_map(|t| &t.allocations)
+        .any(|a| a.pi.is_some());
+    let calibrated = result
+        .tracks
+        .iter()
+        .flat_map(|t| &t.allocations)
+        .any(|a| a.calibrated);
+    let mut header: Vec<String> = ["budget C", "track", "N*", "D*", "D*/N*", "loss"]
         .map(String::from)
-        .to_vec()];
+        .to_vec();
+    if with_pi {
+        header.push("loss pi".into());
+    }
+    if calibrated {
+        header.extend(["decades out".into(), "fit's pi".into()]);
+    }
+    let mut rows = vec![header];
     for (i, budget) in result.tracks[0]
         .allocations
         .iter()
@@ -220,14 +278,22 @@ fn allocation_table(result: &TrackComparison) -> String {
         for track in &result.tracks {
             let a = &track.allocations[i];
             let ci = |name: &str| a.ci.get(name).copied();
-            rows.push(vec![
+            let mut row = vec![
                 number(budget, 3),
                 track.track.clone(),
                 with_interval(a.n, ci("N"), 4),
                 with_interval(a.d, ci("D"), 4),
                 with_interval(a.tokens_per_param, ci("tokens_per_param"), 4),
                 with_interval(a.loss, ci("loss"), 5),
-            ]);
+            ];
+            if with_pi {
+                row.push(interval(a.pi));
+            }
+            if calibrated {
+                row.push(a.distance_decades.map_or("-".into(), |d| number(d, 3)));
+                row.push(interval(a.pi_fit));
+            }
+            rows.push(row);
         }
     }
     let mut out = String::from("  compute-optimal allocation\n");

@@ -2,7 +2,9 @@
 //! a catalog law with published parameters) at one or more training budgets, or the cheapest
 //! allocation that reaches a target loss; under caps on memory, active parameters and data, and
 //! with expected inference tokens. Intervals come from the fit's bootstrap replicates when it
-//! has them; over several budgets the exponents of the frontier are reported.
+//! has them; over several budgets the exponents of the frontier are reported. From a fit, each
+//! allocation's loss also gets the prediction interval of a new run there, calibrated beyond
+//! the data by the fit's calibration (as in `predict`), the fit's own beside it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,8 +14,9 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{
     optimal, Allocation, AllocationSettings, Flops, Formula, Frontier,
 };
+use scalinglaws::fit::FitResult;
 use scalinglaws::law::{catalog, Law};
-use scalinglaws::uncertainty::BootstrapSummary;
+use scalinglaws::uncertainty::{IntervalNote, IntervalSource};
 
 use crate::cmd_compare_laws::LawSpec;
 use crate::cmd_predict::load_fit;
@@ -48,7 +51,8 @@ pub struct Config {
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let (law, params, bootstrap) = law_and_params(&config.source)?;
+    let (law, params, fitted) = law_and_params(&config.source)?;
+    let bootstrap = fitted.as_ref().and_then(|f| f.bootstrap.as_ref());
     let list = |option: &str, texts: &[String]| -> Result<Vec<f64>> {
         let mut values = Vec::new();
         for text in texts {
@@ -87,19 +91,20 @@ pub fn run(config: &Config) -> Result<()> {
         held,
         total_params,
         inference_tokens: one("--inference-tokens", &config.inference_tokens)?.unwrap_or(0.0),
-        draws: bootstrap
-            .as_ref()
-            .map(|b| b.draws.clone())
-            .unwrap_or_default(),
+        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
         level: config
             .level
-            .or_else(|| bootstrap.as_ref().map(|b| b.level))
+            .or_else(|| bootstrap.map(|b| b.level))
+            .or_else(|| fitted.as_ref()?.calibration.as_ref().map(|c| c.level))
             .unwrap_or(0.95),
         max_params: one("--max-params", &config.max_params)?,
         max_active: one("--max-active", &config.max_active)?,
         max_tokens: one("--max-tokens", &config.max_tokens)?,
     };
-    let frontier = optimal(&law, &params, &settings)?;
+    let mut frontier = optimal(&law, &params, &settings)?;
+    if let Some(result) = &fitted {
+        frontier.add_prediction_intervals(result, settings.level)?;
+    }
     let text = render(&frontier, &law_label(&config.source, &law), &config.source);
     output::emit(
         config.json.as_ref(),
@@ -108,12 +113,12 @@ pub fn run(config: &Config) -> Result<()> {
     )
 }
 
-/// The law, its parameters and the fit's bootstrap draws (none for published parameters).
-fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<BootstrapSummary>)> {
+/// The law, its parameters and the fit they come from (none for published parameters).
+fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<FitResult>)> {
     match source {
         Source::Fit(path) => {
             let (result, law) = load_fit(path)?;
-            Ok((law, result.param_values(), result.bootstrap))
+            Ok((law, result.param_values(), Some(result)))
         }
         Source::Published(text) => {
             let spec = LawSpec::parse(text)?;
@@ -207,18 +212,44 @@ fn render(frontier: &Frontier, law: &str, source: &Source) -> String {
         Some(level) => {
             let _ = writeln!(
                 out,
-                "    intervals: {}% percentiles over {} bootstrap replicates of the fit",
+                "    intervals: {}% percentiles over {} bootstrap replicates of the fit (the loss's: a confidence interval of the law's mean at the optimum)",
                 level_percent(level),
                 frontier.draws
             );
         }
         None => {
-            let why = match source {
-                Source::Fit(_) => "the fit has no bootstrap replicates (fit with --bootstrap K)",
-                Source::Published(_) => "the parameters are given, not fitted",
+            let (what, why) = match source {
+                Source::Fit(_) => (
+                    "no bootstrap intervals of N*, D* and the mean loss",
+                    "the fit has no bootstrap replicates (fit with --bootstrap K)",
+                ),
+                Source::Published(_) => ("no intervals", "the parameters are given, not fitted"),
             };
-            let _ = writeln!(out, "    no intervals: {why}");
+            let _ = writeln!(out, "    {what}: {why}");
         }
+    }
+    if let Some(note) = &frontier.prediction_intervals {
+        out.push_str(&prediction_note(note, "(N*, D*)"));
+    }
+    out
+}
+
+/// Says what the "loss pi" column is, and whether (how) it is calibrated beyond the data.
+pub fn prediction_note(note: &IntervalNote, at: &str) -> String {
+    let source = match note.source {
+        IntervalSource::None => {
+            return "    loss pi: none (the fit has neither bootstrap replicates nor a covariance)\n"
+                .into()
+        }
+        other => other.describe(),
+    };
+    let mut out = format!(
+        "    loss pi: {}% prediction interval of a new run's loss at {at} ({source}); {}\n",
+        level_percent(note.level),
+        note.description
+    );
+    if note.calibrated {
+        out.push_str("      fit's pi: the fit's own prediction interval there, not calibrated beyond the data\n");
     }
     out
 }
@@ -226,6 +257,8 @@ fn render(frontier: &Frontier, law: &str, source: &Source) -> String {
 /// The columns of the allocation table: the fixed ones, then those the frontier needs.
 struct AllocationTable {
     with_ci: bool,
+    with_pi: bool,
+    calibrated: bool,
     total: bool,
     inference: bool,
     chosen: Vec<String>,
@@ -236,6 +269,8 @@ impl AllocationTable {
     fn new(frontier: &Frontier) -> AllocationTable {
         AllocationTable {
             with_ci: frontier.draws > 0,
+            with_pi: frontier.allocations.iter().any(|a| a.pi.is_some()),
+            calibrated: frontier.allocations.iter().any(|a| a.calibrated),
             total: frontier.total_params.is_some(),
             inference: frontier.inference_tokens.is_some(),
             chosen: frontier.choices.keys().cloned().collect(),
@@ -264,6 +299,12 @@ impl AllocationTable {
         let mut header: Vec<String> = [budget, "N*", "D*", "D*/N*", "loss"]
             .map(String::from)
             .to_vec();
+        if self.with_pi {
+            header.push("loss pi".into());
+        }
+        if self.calibrated {
+            header.extend(["decades out".into(), "fit's pi".into()]);
+        }
         header.extend(self.chosen.iter().map(|k| format!("{k}*")));
         if self.total {
             header.push("total params".into());
@@ -287,6 +328,13 @@ impl AllocationTable {
             self.cell(a.tokens_per_param, a.ci.get("tokens_per_param"), 4),
             self.cell(a.loss, a.ci.get("loss"), 5),
         ];
+        if self.with_pi {
+            row.push(interval(a.pi));
+        }
+        if self.calibrated {
+            row.push(a.distance_decades.map_or("-".into(), |d| number(d, 3)));
+            row.push(interval(a.pi_fit));
+        }
         row.extend(
             self.chosen
                 .iter()
@@ -312,4 +360,11 @@ impl AllocationTable {
         }
         row
     }
+}
+
+/// "[lo, hi]", or "-".
+pub fn interval(pair: Option<[f64; 2]>) -> String {
+    pair.map_or("-".into(), |[lo, hi]| {
+        format!("[{}, {}]", number(lo, 4), number(hi, 4))
+    })
 }

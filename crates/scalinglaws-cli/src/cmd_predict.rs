@@ -313,7 +313,11 @@ fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> Stri
             row.extend(ends(prediction.pi));
         }
         if calibrated {
-            row.push(prediction.distance_decades.map_or("-".into(), |d| number(d, 3)));
+            row.push(
+                prediction
+                    .distance_decades
+                    .map_or("-".into(), |d| number(d, 3)),
+            );
             row.extend(ends(prediction.pi_fit));
         }
         rows.push(row);

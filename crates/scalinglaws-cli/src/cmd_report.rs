@@ -285,13 +285,15 @@ fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
         if points.is_empty() {
             continue;
         }
-        let share = |f: &dyn Fn(&scalinglaws::analysis::backtest::BacktestPoint) -> Option<[f64; 2]>| {
-            let with: Vec<bool> = points
-                .iter()
-                .filter_map(|p| f(p).map(|[l, h]| l <= p.actual && p.actual <= h))
-                .collect();
-            (!with.is_empty()).then(|| with.iter().filter(|x| **x).count() as f64 / with.len() as f64)
-        };
+        let share =
+            |f: &dyn Fn(&scalinglaws::analysis::backtest::BacktestPoint) -> Option<[f64; 2]>| {
+                let with: Vec<bool> = points
+                    .iter()
+                    .filter_map(|p| f(p).map(|[l, h]| l <= p.actual && p.actual <= h))
+                    .collect();
+                (!with.is_empty())
+                    .then(|| with.iter().filter(|x| **x).count() as f64 / with.len() as f64)
+            };
         let label = if hi.is_finite() {
             format!("{lo}–{hi}")
         } else {

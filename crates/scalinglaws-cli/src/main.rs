@@ -631,6 +631,16 @@ struct CompareArgs {
     #[arg(long = "cell-tolerance", value_name = "X", default_value_t = 1e-3)]
     cell_tolerance: f64,
 
+    /// The column that orders scale for the extrapolation calibration of each track's
+    /// prediction intervals [default: C if the data have it, else 6*N*D, else the law's first
+    /// variable].
+    #[arg(long, value_name = "COLUMN")]
+    by: Option<String>,
+
+    /// Keep the fits' own prediction intervals beyond the data (no rolling-origin calibration).
+    #[arg(long = "no-calibration", conflicts_with = "by")]
+    no_calibration: bool,
+
     /// Write the comparison as JSON to PATH (the report still prints), or to stdout with '-'.
     #[arg(long, value_name = "PATH|-")]
     json: Option<String>,
@@ -1332,6 +1342,8 @@ fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
         bootstrap: args.bootstrap,
         level: level("--level", args.level)?,
         cell_tolerance: args.cell_tolerance,
+        calibrate: !args.no_calibration,
+        by: args.by.map(|b| b.trim().to_string()),
         json: destination(args.json.as_deref()),
     })
 }

@@ -266,7 +266,10 @@ fn extrapolation(out: &mut String, result: &FitResult) {
     let Some(c) = &result.calibration else {
         return;
     };
-    let _ = writeln!(out, "[[Extrapolation]] (prediction intervals beyond the data)");
+    let _ = writeln!(
+        out,
+        "[[Extrapolation]] (prediction intervals beyond the data)"
+    );
     if !c.calibrated {
         let _ = writeln!(
             out,

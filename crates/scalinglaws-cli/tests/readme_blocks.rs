@@ -63,7 +63,11 @@ fn checked_blocks(readme: &str) -> Vec<Vec<Step>> {
 fn the_readmes_checked_blocks_show_what_the_commands_print() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let blocks = checked_blocks(&readme);
-    assert!(blocks.len() >= 2, "the README has {} checked blocks", blocks.len());
+    assert!(
+        blocks.len() >= 2,
+        "the README has {} checked blocks",
+        blocks.len()
+    );
     let scratch = std::env::temp_dir().join(format!("scalinglaws-readme-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let examples = scratch.join("examples");
@@ -97,7 +101,9 @@ fn the_readmes_checked_blocks_show_what_the_commands_print() {
     assert!(setup.status.success());
     for steps in blocks {
         for step in steps {
-            let command = step.command.replacen("scalinglaws ", &format!("{binary} "), 1);
+            let command = step
+                .command
+                .replacen("scalinglaws ", &format!("{binary} "), 1);
             let output = Command::new("sh")
                 .arg("-c")
                 .arg(&command)

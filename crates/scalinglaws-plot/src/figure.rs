@@ -62,6 +62,13 @@ pub enum Layer {
         points: Vec<(f64, f64, f64)>,
         color: usize,
     },
+    /// A prediction interval band (x, lower, upper): a fainter fill with dashed edges, so that
+    /// it reads apart from a [`Layer::Band`] of the mean drawn inside it.
+    PredictionBand {
+        points: Vec<(f64, f64, f64)>,
+        color: usize,
+        label: Option<String>,
+    },
     /// A shaded range of x, e.g. where a curve extrapolates beyond the data.
     Span { from: f64, to: f64, label: String },
     /// A horizontal reference line (0 for residuals).
@@ -215,7 +222,7 @@ fn extent(figure: &Figure) -> Option<((f64, f64), (f64, f64))> {
                     }
                 }
             }
-            Layer::Band { points, .. } => {
+            Layer::Band { points, .. } | Layer::PredictionBand { points, .. } => {
                 for &(a, lo, hi) in points {
                     if let (Some(a), Some(lo), Some(hi)) =
                         (x.to_coord(a), y.to_coord(lo), y.to_coord(hi))
@@ -437,8 +444,8 @@ impl Ranged for Ticked {
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<Ticked, Ticked>>;
 
 /// Draws one layer; true when it added a legend entry.
-fn draw_layer<DB: DrawingBackend>(
-    chart: &mut Chart<'_, DB>,
+fn draw_layer<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
     figure: &Figure,
     layer: &Layer,
     (y0, y1): (f64, f64),
@@ -507,6 +514,13 @@ fn draw_layer<DB: DrawingBackend>(
                     .map_err(drawing)?;
             }
         }
+        Layer::PredictionBand {
+            points,
+            color: c,
+            label,
+        } => {
+            return draw_prediction_band(chart, points, *c, label.as_deref(), &at);
+        }
         Layer::Span { from, to, label } => {
             if let (Some(a), Some(b)) = (x.to_coord(*from), x.to_coord(*to)) {
                 let style = RGBColor(120, 120, 120).mix(0.10).filled();
@@ -562,6 +576,48 @@ fn draw_layer<DB: DrawingBackend>(
         }
     }
     Ok(false)
+}
+
+/// A prediction band: a faint fill between its edges and dashed edges; true when it adds a
+/// legend entry.
+fn draw_prediction_band<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64, f64)],
+    c: usize,
+    label: Option<&str>,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+) -> Result<bool, DrawError> {
+    let lower: Vec<(f64, f64)> = points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
+    let upper: Vec<(f64, f64)> = points.iter().filter_map(|&(a, _, hi)| at(a, hi)).collect();
+    if lower.len() < 2 || upper.len() != lower.len() {
+        return Ok(false);
+    }
+    let fill = color(c).mix(0.08).filled();
+    let edge = color(c).mix(0.8).stroke_width(1);
+    let polygon: Vec<(f64, f64)> = lower.iter().chain(upper.iter().rev()).copied().collect();
+    chart
+        .draw_series(std::iter::once(Polygon::new(polygon, fill)))
+        .map_err(drawing)?;
+    chart
+        .draw_series(DashedLineSeries::new(upper, 4, 3, edge))
+        .map_err(drawing)?;
+    let drawn = chart
+        .draw_series(DashedLineSeries::new(lower, 4, 3, edge))
+        .map_err(drawing)?;
+    let Some(label) = label else {
+        return Ok(false);
+    };
+    let (legend_fill, legend_edge) = (
+        RGBColor(90, 90, 90).mix(0.12).filled(),
+        RGBColor(90, 90, 90).stroke_width(1),
+    );
+    drawn.label(label).legend(move |(px, py)| {
+        EmptyElement::at((px, py))
+            + Rectangle::new([(0, -5), (20, 5)], legend_fill)
+            + PathElement::new(vec![(0, -5), (20, -5)], legend_edge)
+            + PathElement::new(vec![(0, 5), (20, 5)], legend_edge)
+    });
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The plots a reader checks before trusting a scaling law, each built from the library's
 //! results (and, for data plots, the fit's data) into a `Page`:
 //! - `fit`: the data against one variable on log–log axes with the fitted law's curves (one per
-//!   group of the other variables), the extrapolation beyond the data shaded, and the interval
-//!   band of the mean prediction;
+//!   group of the other variables), the extrapolation beyond the data shaded, the interval
+//!   band of the mean prediction, and, beyond the data, the prediction interval of a new run
+//!   where the fit's calibration widens it (never the fit's own, which is too narrow there);
 //! - `residuals`: the residuals (in the fit's space) against every variable;
 //! - `frontier`: the compute-optimal N*(C) and D*(C) with bands from the bootstrap draws;
 //! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws;
@@ -13,7 +14,7 @@ use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
-use scalinglaws::uncertainty::predict_with_intervals;
+use scalinglaws::uncertainty::{predict_with_intervals, PointPrediction};
 use scalinglaws::{Error, Law};
 
 use crate::figure::{Axis, Figure, Layer, Legend, Page};
@@ -24,8 +25,8 @@ const MAX_GROUPS: usize = 6;
 const EXTRAPOLATION: f64 = 10.0;
 const CURVE_POINTS: usize = 60;
 
-/// The data against `x` with the fitted curves, their band at `level`, and the shaded
-/// extrapolation.
+/// The data against `x` with the fitted curves, their band at `level`, the shaded
+/// extrapolation and, beyond the data, the calibrated prediction interval at `level`.
 pub fn fit_page(
     law: &Law,
     result: &FitResult,
@@ -46,6 +47,7 @@ pub fn fit_page(
         to: hi * EXTRAPOLATION,
         label: "extrapolation".into(),
     }];
+    let mut prediction_bands = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         let grid = log_grid(lo, hi * EXTRAPOLATION, CURVE_POINTS);
         let points: Vec<Vec<f64>> = grid
@@ -62,6 +64,20 @@ pub fn fit_page(
             .zip(&predicted)
             .filter_map(|(&v, p)| p.ci.map(|[a, b]| (v, a, b)))
             .collect();
+        let beyond = calibrated_band(&grid, &predicted);
+        if !beyond.is_empty() {
+            // Drawn last (faint), so that its legend entry follows the groups'.
+            prediction_bands.push(Layer::PredictionBand {
+                points: beyond,
+                color: g,
+                label: prediction_bands.is_empty().then(|| {
+                    format!(
+                        "{}% prediction interval, calibrated beyond the data",
+                        (level * 100.0).round()
+                    )
+                }),
+            });
+        }
         if !band.is_empty() {
             layers.push(Layer::Band {
                 points: band,
@@ -88,6 +104,7 @@ pub fn fit_page(
             dashed: false,
         });
     }
+    layers.append(&mut prediction_bands);
     let log_y = result.settings.space == Space::Log;
     Ok(Page::single(Figure {
         title: format!(
@@ -105,6 +122,22 @@ pub fn fit_page(
         layers,
         legend: Legend::UpperRight,
     }))
+}
+
+/// The calibrated prediction interval along a curve where it lies beyond the data (from the
+/// last point inside, so the band starts at the data's edge); empty when the fit's calibration
+/// did not widen it.
+fn calibrated_band(grid: &[f64], predicted: &[PointPrediction]) -> Vec<(f64, f64, f64)> {
+    let beyond = |p: &PointPrediction| p.calibrated && p.distance_decades.is_some_and(|d| d > 0.0);
+    let Some(start) = predicted.iter().position(beyond) else {
+        return Vec::new();
+    };
+    grid.iter()
+        .zip(predicted)
+        .skip(start.saturating_sub(1))
+        .filter(|(_, p)| p.calibrated)
+        .filter_map(|(&v, p)| p.pi.map(|[a, b]| (v, a, b)))
+        .collect()
 }
 
 /// Rows of one curve: the other variables held at `at` (their values, or a bin's medians).

@@ -62,6 +62,30 @@ fn fit_plot_structure() {
     insta::assert_snapshot!("fit_plot", structure(&svg));
 }
 
+/// With a calibration, the prediction interval is shaded beyond the data (the largest compute
+/// 6·N·D), named in the legend, and drawn apart from the mean's band (dashed edges); without
+/// one, the plot is the one above.
+#[test]
+fn fit_plot_shades_the_calibrated_interval_beyond_the_data() {
+    use scalinglaws::uncertainty::{calibrate, CalibrationOptions};
+    let law = catalog::lookup("chinchilla").unwrap();
+    let data = synthetic();
+    let settings = FitSettings::default();
+    let mut result = fit(&law, &data, &settings).unwrap();
+    let scale: Vec<f64> = (0..data.target.len())
+        .map(|r| 6.0 * data.variables[0][r] * data.variables[1][r])
+        .collect();
+    let options = CalibrationOptions::default();
+    let calibration = calibrate(&law, &data, "C", &scale, &settings, &options).unwrap();
+    assert!(calibration.calibrated, "{}", calibration.describe());
+    result.calibration = Some(calibration.require_rule());
+    let page = fit_page(&law, &result, &data, 0, 0.95).unwrap();
+    let svg = scalinglaws_plot::svg(&page, page.default_size()).unwrap();
+    assert!(svg.contains("95% prediction interval, calibrated beyond the data"));
+    assert!(svg.contains("stroke-dasharray") || svg.contains("<polyline"));
+    insta::assert_snapshot!("fit_plot_calibrated", structure(&svg));
+}
+
 #[test]
 fn residual_plot_has_a_panel_per_variable() {
     let law = catalog::lookup("chinchilla").unwrap();

@@ -27,7 +27,7 @@ use scalinglaws::analysis::schedule::{
     curves_from_logs, fit_curves, predict as predict_schedule, spec, CurveLaw, RunLog, ScheduleFit,
 };
 use scalinglaws::analysis::tracks::{
-    baseline_index, compare_tracks, split_by_labels, TrackSettings,
+    baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
 };
 use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
 use scalinglaws::data::{Column, Dataset};
@@ -35,8 +35,7 @@ use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind,
 use scalinglaws::law::catalog::{self, DefaultSpace};
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::{
-    bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions,
-    Resampling,
+    bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions, Resampling,
 };
 use scalinglaws::{Error, Law};
 
@@ -439,7 +438,7 @@ fn optimal(
     params: Option<HashMap<String, f64>>,
 ) -> PyResult<String> {
     let request: OptimalRequest = request(request_json)?;
-    let (law, values, bootstrap) = match (fit_json, law) {
+    let (law, values, fitted) = match (fit_json, law) {
         (Some(_), _) if params.is_some() => {
             return Err(to_py(Error::settings(
                 "give a fit or law=\"NAME\" with params={...}, not both",
@@ -448,7 +447,7 @@ fn optimal(
         (Some(text), None) => {
             let (result, law) = py(read_fit(text))?;
             let values = result.param_values();
-            (law, values, result.bootstrap)
+            (law, values, Some(result))
         }
         (None, Some(name)) => {
             let law = py(catalog::lookup(name))?;
@@ -461,6 +460,7 @@ fn optimal(
             )))
         }
     };
+    let bootstrap = fitted.as_ref().and_then(|f| f.bootstrap.as_ref());
     let mut allowed = vec!["N"];
     allowed.extend(request.held.keys().map(String::as_str));
     let total_params = request
@@ -476,20 +476,25 @@ fn optimal(
         held: request.held,
         total_params,
         inference_tokens: request.inference_tokens,
-        draws: bootstrap
-            .as_ref()
-            .map(|b| b.draws.clone())
-            .unwrap_or_default(),
+        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
         level: request
             .level
-            .or_else(|| bootstrap.as_ref().map(|b| b.level))
+            .or_else(|| bootstrap.map(|b| b.level))
+            .or_else(|| fitted.as_ref()?.calibration.as_ref().map(|c| c.level))
             .unwrap_or(0.95),
         max_params: request.max_params,
         max_active: request.max_active,
         max_tokens: request.max_tokens,
     };
-    let frontier = py(py_.detach(|| allocate(&law, &values, &settings)))?;
-    json_out(&frontier)
+    let frontier = py_.detach(|| {
+        let mut frontier = allocate(&law, &values, &settings)?;
+        if let Some(result) = &fitted {
+            // The loss's prediction interval, calibrated beyond the data as in `predict`.
+            frontier.add_prediction_intervals(result, settings.level)?;
+        }
+        Ok(frontier)
+    });
+    json_out(&py(frontier)?)
 }
 
 #[derive(Deserialize)]
@@ -686,6 +691,12 @@ struct CompareRequest {
     bootstrap: usize,
     level: f64,
     cell_tolerance: f64,
+    /// Calibrate each track's prediction intervals beyond the data (rolling-origin backtests
+    /// by `by`).
+    #[serde(default = "yes")]
+    calibrate: bool,
+    #[serde(default)]
+    by: Option<String>,
 }
 
 /// Recipe comparison of the tracks of the data; returns the comparison's JSON (as
@@ -700,6 +711,15 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
     let data = py(table.fit_data(&law, &recipe, settings.space))?;
     let labels = py(table.labels(&request.track, "track"))?;
     let tracks = split_by_labels(&data, &labels);
+    let calibration = if request.calibrate {
+        let (by, scale) = py(table.scale(&law, &data, request.by.as_deref(), "by"))?;
+        Some(TrackCalibration {
+            by,
+            scales: split_values(&scale, &labels),
+        })
+    } else {
+        None
+    };
     let baseline = py(baseline_index(
         &tracks,
         request.baseline.as_deref(),
@@ -718,6 +738,7 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
         bootstrap: request.bootstrap,
         level: request.level,
         cell_tolerance: request.cell_tolerance,
+        calibration,
     };
     let comparison = py(py_.detach(|| compare_tracks(&law, &tracks, &track_settings)))?;
     json_out(&comparison)
@@ -756,11 +777,9 @@ fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String>
         (None, Some(f), None, None) => Holdout::Fraction(f),
         (None, None, Some(g), None) => Holdout::Rollout(g),
         (None, None, None, Some(k)) if k >= 1 => Holdout::Rolling(k),
-        _ => {
-            return Err(to_py(Error::settings(
-                "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
-            )))
-        }
+        _ => return Err(to_py(Error::settings(
+            "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
+        ))),
     };
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;

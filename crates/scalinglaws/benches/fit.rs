@@ -85,6 +85,7 @@ fn benches(c: &mut Criterion) {
         seed: 0,
         level: 0.95,
         cell_tolerance: 1e-3,
+        calibration: None,
     };
     // Issue 9's bound: the whole LR analysis of 3,000 runs (24 sizes × 25 horizons × 5 LRs)
     // in under a second.

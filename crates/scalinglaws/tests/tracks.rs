@@ -52,6 +52,7 @@ fn settings(shared: &[&str], budgets: Vec<f64>, bootstrap: usize, seed: u64) -> 
         seed,
         level: 0.95,
         cell_tolerance: 1e-3,
+        calibration: None,
     }
 }
 

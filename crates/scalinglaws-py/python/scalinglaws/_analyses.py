@@ -49,7 +49,10 @@ def optimal(
 ) -> Dict[str, Any]:
     """Compute-optimal N*, D* at each budget (or the least compute reaching each target
     loss) of a fit, or of a catalog ``law`` with published ``params``; intervals from the
-    fit's bootstrap replicates. As ``scalinglaws optimal --json``."""
+    fit's bootstrap replicates. From a fit, each allocation also gets ``pi``, the prediction
+    interval of a new run's loss there, calibrated beyond the data by the fit's calibration
+    (``calibrated``, ``distance_decades``), and the fit's own as ``pi_fit``; the frontier's
+    ``prediction_intervals`` says which and how. As ``scalinglaws optimal --json``."""
     request = {
         "budgets": _list(budget),
         "target_losses": _list(target_loss),
@@ -178,6 +181,8 @@ def compare(
     bootstrap: int = 0,
     level: float = 0.95,
     cell_tolerance: float = 1e-3,
+    calibrate: bool = True,
+    by: Optional[str] = None,
     map: Optional[Mapping[str, str]] = None,
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
@@ -194,7 +199,10 @@ def compare(
 ) -> Dict[str, Any]:
     """Fits every track (separately, or jointly with ``shared`` parameters) and compares each
     with the baseline: loss gaps, compute multipliers, odds of winning, crossover, paired-cell
-    wins. As ``scalinglaws compare --json``."""
+    wins. Each track's allocations get ``pi``, the prediction interval of a new run's loss,
+    calibrated beyond the data by rolling-origin backtests of the track's fit by ``by`` (as
+    :func:`fit`; ``calibrate=False`` keeps the fit's own), and ``pi_fit``, the fit's own; each
+    track's ``prediction_intervals`` says which and how. As ``scalinglaws compare --json``."""
     request = {
         **recipe(target, map, derive, where, weights),
         **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
@@ -207,6 +215,8 @@ def compare(
         "bootstrap": int(bootstrap),
         "level": float(level),
         "cell_tolerance": float(cell_tolerance),
+        "calibrate": bool(calibrate),
+        "by": by,
     }
     result: Dict[str, Any] = json.loads(
         _scalinglaws.compare(to_data(data, delimiter), dump(request))

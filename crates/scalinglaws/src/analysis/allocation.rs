@@ -24,7 +24,8 @@
 //!
 //! Over several budgets the frontier gives the exponents a, b of N* ∝ C^a and D* ∝ C^b (least
 //! squares on logs). With bootstrap draws, every quantity gets a percentile interval from the
-//! same draws.
+//! same draws. From a fit, every allocation's loss also gets the prediction interval of a new
+//! run there, calibrated beyond the data like `predict_with_intervals`'s.
 
 use std::collections::BTreeMap;
 
@@ -32,9 +33,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::fit::FitResult;
 use crate::law::expr::{parse_expr, Expr};
 use crate::law::Law;
 use crate::uncertainty::dist::{least_squares_line, percentile_interval};
+use crate::uncertainty::{predict_with_intervals_of, IntervalNote, IntervalSource};
 
 /// A formula over named quantities (FLOPs in N and D, total parameters in N and the held
 /// variables).
@@ -177,9 +180,21 @@ pub struct Allocation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<Reference>,
     /// Percentile intervals from bootstrap draws: `N`, `D`, `tokens_per_param`, `loss`,
-    /// `budget`.
+    /// `budget` (`loss`: of the law's mean at the optimum, a confidence interval).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ci: BTreeMap<String, [f64; 2]>,
+    /// Prediction interval of a new run's loss at (N, D), from the fit: calibrated beyond the
+    /// data when `calibrated` (see [`crate::uncertainty::calibration`]), else the fit's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pi: Option<[f64; 2]>,
+    /// The fit's own prediction interval there (parameters plus residual scatter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pi_fit: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calibrated: bool,
+    /// Decades beyond the largest fitted scale (with a calibration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_decades: Option<f64>,
 }
 
 /// The allocation that ignores inference (minimum training compute for the loss), and what
@@ -229,6 +244,79 @@ pub struct Frontier {
     /// Bootstrap draws the intervals come from (0: none).
     pub draws: usize,
     pub level: Option<f64>,
+    /// What the allocations' prediction intervals (`pi`, `pi_fit`) are (None: no fit to take
+    /// them from, e.g. given parameters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction_intervals: Option<IntervalNote>,
+}
+
+impl Frontier {
+    /// Adds to every allocation the prediction interval at `level` of a new run's loss there,
+    /// from `result` (the fit whose parameters the frontier was solved with), calibrated beyond
+    /// the data when the fit carries a calibration.
+    pub fn add_prediction_intervals(&mut self, result: &FitResult, level: f64) -> Result<()> {
+        let law = result.law()?;
+        let source = predict_allocations(
+            result,
+            &law,
+            &law,
+            &self.held,
+            &mut self.allocations,
+            &[],
+            level,
+        )?;
+        self.prediction_intervals = Some(IntervalNote::of(result, source, level));
+        Ok(())
+    }
+}
+
+/// The point of the law's variables an allocation stands for: N, D, the chosen value of each
+/// held variable given several, else its single `held` value.
+pub fn allocation_point(law: &Law, held: &BTreeMap<String, f64>, a: &Allocation) -> Vec<f64> {
+    law.variables
+        .iter()
+        .map(|v| match v.as_str() {
+            "N" => a.n,
+            "D" => a.d,
+            other => a
+                .chosen
+                .get(other)
+                .or_else(|| held.get(other))
+                .copied()
+                .unwrap_or(f64::NAN),
+        })
+        .collect()
+}
+
+/// Sets `pi`, `pi_fit`, `calibrated` and `distance_decades` of every allocation of `law` from
+/// `result` (a fit of `law_of_fit`) at `level`; `extra` values follow the law's variables in
+/// each point (a joint fit's track indicators, `law_of_fit` being the joint law). Returns where
+/// the fit's own intervals came from.
+pub fn predict_allocations(
+    result: &FitResult,
+    law_of_fit: &Law,
+    law: &Law,
+    held: &BTreeMap<String, f64>,
+    allocations: &mut [Allocation],
+    extra: &[f64],
+    level: f64,
+) -> Result<IntervalSource> {
+    let points: Vec<Vec<f64>> = allocations
+        .iter()
+        .map(|a| {
+            let mut point = allocation_point(law, held, a);
+            point.extend_from_slice(extra);
+            point
+        })
+        .collect();
+    let (predictions, source) = predict_with_intervals_of(law_of_fit, result, &points, level)?;
+    for (a, p) in allocations.iter_mut().zip(predictions) {
+        a.pi = p.pi;
+        a.pi_fit = p.pi_fit;
+        a.calibrated = p.calibrated;
+        a.distance_decades = p.distance_decades;
+    }
+    Ok(source)
 }
 
 /// What `optimal` needs besides the law and its parameters.
@@ -611,6 +699,10 @@ fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Opt
         binding: roles.binding(n, d),
         reference: None,
         ci: BTreeMap::new(),
+        pi: None,
+        pi_fit: None,
+        calibrated: false,
+        distance_decades: None,
     })
 }
 
@@ -771,11 +863,12 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         exponents,
         draws: draws.len(),
         level: (!draws.is_empty()).then_some(settings.level),
+        prediction_intervals: None,
     })
 }
 
 /// Held variables with one value, and those with several (choices).
-fn split_held(
+pub(crate) fn split_held(
     held: &BTreeMap<String, Vec<f64>>,
 ) -> (BTreeMap<String, f64>, BTreeMap<String, Vec<f64>>) {
     let single = held

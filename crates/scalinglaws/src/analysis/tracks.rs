@@ -24,20 +24,26 @@
 //! keeps each track's size); separate fits draw per track from their own seeded streams and
 //! are paired by replicate index; a joint fit's replicates carry every track at once. Every
 //! quantity (parameters, differences, allocations, multipliers, gaps) is computed on every
-//! draw and gets a percentile interval.
+//! draw and gets a percentile interval. Each track's compute-optimal loss also gets the
+//! prediction interval of a new run there, from the track's fit (the joint fit, with shared
+//! parameters), calibrated beyond the data by rolling-origin backtests of that fit when a scale
+//! column is given (see [`crate::uncertainty::calibration`]).
 
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::allocation::{add_intervals, optimal, Allocation, AllocationSettings};
+use crate::analysis::allocation::{
+    add_intervals, optimal, predict_allocations, split_held, Allocation, AllocationSettings,
+};
 use crate::data::label_ids;
 use crate::error::{Error, Result};
 use crate::fit::{fit, fit_with_starts, FitData, FitResult, FitSettings};
 use crate::law::{Grid, Law, ParamSpec};
 use crate::uncertainty::bootstrap::{attach, bootstrap, BootstrapOptions, Resampling};
 use crate::uncertainty::dist::percentile_interval;
+use crate::uncertainty::{calibrate, CalibrationOptions, IntervalNote};
 
 /// The runs of one track, with the law's variables in its order.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +67,18 @@ pub struct TrackSettings {
     pub level: f64,
     /// Runs whose law variables agree within this relative tolerance share a cell.
     pub cell_tolerance: f64,
+    /// Calibrate the prediction intervals of the compute-optimal losses beyond the data (None:
+    /// the fits' own intervals).
+    pub calibration: Option<TrackCalibration>,
+}
+
+/// The scale that orders each track's runs for the rolling-origin calibration.
+#[derive(Debug, Clone)]
+pub struct TrackCalibration {
+    /// The column that orders scale.
+    pub by: String,
+    /// Every track's scale, one value per run, tracks in their order.
+    pub scales: Vec<Vec<f64>>,
 }
 
 /// A parameter of one track, with its interval.
@@ -88,6 +106,9 @@ pub struct TrackFit {
     /// Compute-optimal allocation at each budget (empty when the law has no N and D).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allocations: Vec<Allocation>,
+    /// What the allocations' prediction intervals (`pi`, `pi_fit`) are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction_intervals: Option<IntervalNote>,
 }
 
 /// A value with its percentile interval over the draws (None without a bootstrap, or when
@@ -150,6 +171,17 @@ pub struct TrackComparison {
     pub level: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// The values of each track (a label per row), tracks in order of first appearance (the
+/// order of [`split_by_labels`]).
+pub fn split_values(values: &[f64], labels: &[String]) -> Vec<Vec<f64>> {
+    let (ids, count) = label_ids(labels);
+    let mut split = vec![Vec::new(); count];
+    for (&id, &value) in ids.iter().zip(values) {
+        split[id].push(value);
+    }
+    split
 }
 
 /// The rows of each track (a label per row), tracks in order of first appearance.
@@ -316,13 +348,82 @@ struct Fitted {
     converged: Vec<bool>,
     warnings: Vec<Vec<String>>,
     draws: Vec<Vec<Vec<f64>>>,
+    predictor: Predictor,
+}
+
+/// The fits the tracks' prediction intervals come from.
+enum Predictor {
+    /// One fit per track.
+    Separate(Vec<FitResult>),
+    /// The joint fit of the joint law; track t's points carry the indicators of `tracks`
+    /// tracks.
+    Joint {
+        result: Box<FitResult>,
+        law: Box<Law>,
+        tracks: usize,
+    },
+}
+
+impl Predictor {
+    /// Track t's fit, the law it fitted (None: the track's law) and the values its points
+    /// carry after the law's variables.
+    fn of(&self, t: usize) -> (&FitResult, Option<&Law>, Vec<f64>) {
+        match self {
+            Predictor::Separate(results) => (&results[t], None, Vec::new()),
+            Predictor::Joint {
+                result,
+                law,
+                tracks,
+            } => (
+                result,
+                Some(law),
+                (0..*tracks)
+                    .map(|u| if u == t { 1.0 } else { 0.0 })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// The calibration of `law` fitted to `data` by `scale`, refused (with a reason) when a new
+/// point's scale cannot be computed from the law's variables.
+fn calibrated(
+    result: &mut FitResult,
+    law: &Law,
+    data: &FitData,
+    by: &str,
+    scale: &[f64],
+    settings: &TrackSettings,
+    fit_settings: &FitSettings,
+) -> Result<()> {
+    let options = CalibrationOptions {
+        level: settings.level,
+        ..CalibrationOptions::default()
+    };
+    let calibration = calibrate(law, data, by, scale, fit_settings, &options)?;
+    result.calibration = Some(calibration.require_rule());
+    Ok(())
 }
 
 fn fit_separately(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Fitted> {
     let mut results = Vec::with_capacity(tracks.len());
     let mut per_track_draws = Vec::with_capacity(tracks.len());
     for (t, track) in tracks.iter().enumerate() {
-        let result = fit(law, &track.data, &settings.fit).map_err(|e| in_track(e, &track.label))?;
+        let mut result =
+            fit(law, &track.data, &settings.fit).map_err(|e| in_track(e, &track.label))?;
+        if let Some(c) = &settings.calibration {
+            let scale = c.scales.get(t).map_or(&[][..], Vec::as_slice);
+            calibrated(
+                &mut result,
+                law,
+                &track.data,
+                &c.by,
+                scale,
+                settings,
+                &settings.fit,
+            )
+            .map_err(|e| in_track(e, &track.label))?;
+        }
         let draws = if settings.bootstrap > 0 {
             let options = BootstrapOptions {
                 replicates: settings.bootstrap,
@@ -330,7 +431,10 @@ fn fit_separately(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Resu
                 seed: settings.seed.wrapping_add(t as u64 * 0x9E37_79B9),
                 resampling: Resampling::Rows,
             };
-            bootstrap(law, &track.data, &settings.fit, &result, &options, &|_| {})?.draws
+            let summary = bootstrap(law, &track.data, &settings.fit, &result, &options, &|_| {})?;
+            let draws = summary.draws.clone();
+            attach(&mut result, summary);
+            draws
         } else {
             Vec::new()
         };
@@ -351,6 +455,7 @@ fn fit_separately(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Resu
         converged: results.iter().map(|r| r.converged).collect(),
         warnings: results.iter().map(|r| r.warnings.clone()).collect(),
         draws,
+        predictor: Predictor::Separate(results),
     })
 }
 
@@ -477,6 +582,18 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
         joint.params.len(),
     );
     let mut result = fit_with_starts(&joint, &data, &joint_settings, &warm)?;
+    if let Some(c) = &settings.calibration {
+        let scale: Vec<f64> = c.scales.iter().flatten().copied().collect();
+        calibrated(
+            &mut result,
+            &joint,
+            &data,
+            &c.by,
+            &scale,
+            settings,
+            &joint_settings,
+        )?;
+    }
     let draws = if settings.bootstrap > 0 {
         let options = BootstrapOptions {
             replicates: settings.bootstrap,
@@ -526,6 +643,11 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
         converged: vec![result.converged; tracks.len()],
         warnings: vec![result.warnings.clone(); tracks.len()],
         draws,
+        predictor: Predictor::Joint {
+            result: Box::new(result),
+            law: Box::new(joint),
+            tracks: tracks.len(),
+        },
     })
 }
 
@@ -748,6 +870,24 @@ fn track_fit(
     if !drawn.is_empty() {
         add_intervals(&mut allocations, None, &drawn, level, "budget");
     }
+    let prediction_intervals = if allocations.is_empty() {
+        None
+    } else {
+        let (result, fitted_law, extra) = fitted.predictor.of(t);
+        let (held, _) = split_held(&settings.allocation.held);
+        let fitted_law = fitted_law.unwrap_or(law);
+        let source = predict_allocations(
+            result,
+            fitted_law,
+            law,
+            &held,
+            &mut allocations,
+            &extra,
+            level,
+        )
+        .map_err(|e| in_track(e, &track.label))?;
+        Some(IntervalNote::of(result, source, level))
+    };
     Ok(TrackFit {
         track: track.label.clone(),
         rows: track.data.target.len(),
@@ -756,6 +896,7 @@ fn track_fit(
         converged: fitted.converged[t],
         warnings: fitted.warnings[t].clone(),
         allocations,
+        prediction_intervals,
     })
 }
 
@@ -942,6 +1083,7 @@ mod tests {
             seed: 1,
             level: 0.95,
             cell_tolerance: 1e-3,
+            calibration: None,
         }
     }
 

@@ -215,7 +215,12 @@ impl FitResult {
 
     /// Predicts at points given as one value per law variable.
     pub fn predict(&self, points: &[Vec<f64>]) -> Result<Vec<f64>> {
-        let law = self.law()?;
+        self.predict_with(&self.law()?, points)
+    }
+
+    /// [`FitResult::predict`] with the fit's law given (a law built in memory, such as a joint
+    /// law over tracks, that the result's name cannot rebuild).
+    pub fn predict_with(&self, law: &Law, points: &[Vec<f64>]) -> Result<Vec<f64>> {
         let params = self.param_values();
         points
             .iter()

@@ -28,10 +28,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::dist::normal_quantile;
-use super::intervals::{back, forward, predict_with_intervals, PointPrediction};
+use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
 use crate::analysis::backtest::subset;
 use crate::error::{Error, Result};
-use crate::fit::{fit, FitData, FitSettings, Space};
+use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
 use crate::law::Law;
 
 /// Fewest distinct scale groups a calibration runs on.
@@ -262,6 +262,58 @@ impl Calibration {
     }
 }
 
+/// What a command's prediction intervals are, for its output: their level, where the fit's
+/// own intervals come from, and whether (by which method) they were calibrated beyond the data,
+/// or why not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalNote {
+    pub level: f64,
+    /// Where the fit's own intervals (`ci`, `pi_fit`) come from.
+    pub source: IntervalSource,
+    /// Whether `pi` is widened beyond the data by a calibration.
+    pub calibrated: bool,
+    /// The calibration's method and scale column (None: the fit carries no calibration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Why `pi` is not calibrated, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// One sentence: [`Calibration::describe`], or why there is no calibration.
+    pub description: String,
+}
+
+/// Why a fit without a calibration has none.
+pub const NO_CALIBRATION: &str =
+    "no calibration was computed for this fit (calibration was turned off, or the fit predates it)";
+
+impl IntervalNote {
+    /// The note for intervals at `level` from `result` (whose own intervals came from `source`).
+    pub fn of(result: &FitResult, source: IntervalSource, level: f64) -> IntervalNote {
+        match &result.calibration {
+            Some(c) => IntervalNote {
+                level,
+                source,
+                calibrated: c.calibrated,
+                method: Some(c.method.clone()),
+                by: Some(c.by.clone()),
+                reason: c.reason.clone(),
+                description: c.describe(),
+            },
+            None => IntervalNote {
+                level,
+                source,
+                calibrated: false,
+                method: None,
+                by: None,
+                reason: Some(NO_CALIBRATION.into()),
+                description: format!("not calibrated beyond the data: {NO_CALIBRATION}"),
+            },
+        }
+    }
+}
+
 /// Group id (0, 1, ... in increasing scale) of every row: sorted scales are chained while the
 /// gap to the previous one is below [`GROUP_GAP_DECADES`] and the group's span stays below
 /// [`GROUP_SPAN_DECADES`]. Digitised IsoFLOP budgets (scatter of a few percent) become one
@@ -468,7 +520,7 @@ fn score_origin(
             .iter()
             .map(|&i| data.variables.iter().map(|c| c[i]).collect())
             .collect();
-        predict_with_intervals(&result, &points, level).map(|(p, _)| p)
+        predict_with_intervals_of(law, &result, &points, level).map(|(p, _)| p)
     });
     let predictions = match predictions {
         Ok(p) => p,

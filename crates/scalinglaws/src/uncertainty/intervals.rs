@@ -74,11 +74,21 @@ pub fn predict_with_intervals(
     points: &[Vec<f64>],
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
-    let (mut predictions, source) = predict_fit_intervals(result, points, level)?;
+    predict_with_intervals_of(&result.law()?, result, points, level)
+}
+
+/// [`predict_with_intervals`] with the fit's law given (one built in memory, such as a joint
+/// law over tracks, that the result's name cannot rebuild).
+pub fn predict_with_intervals_of(
+    law: &Law,
+    result: &FitResult,
+    points: &[Vec<f64>],
+    level: f64,
+) -> Result<(Vec<PointPrediction>, IntervalSource)> {
+    let (mut predictions, source) = predict_fit_intervals_of(law, result, points, level)?;
     if let Some(calibration) = &result.calibration {
-        let law = result.law()?;
         for (prediction, point) in predictions.iter_mut().zip(points) {
-            match calibration.rule.as_ref().and_then(|r| r.at(&law, point)) {
+            match calibration.rule.as_ref().and_then(|r| r.at(law, point)) {
                 Some(scale) => {
                     calibration.widen_at_level(prediction, scale, result.settings.space, level)
                 }
@@ -95,9 +105,18 @@ pub fn predict_fit_intervals(
     points: &[Vec<f64>],
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
+    predict_fit_intervals_of(&result.law()?, result, points, level)
+}
+
+/// [`predict_fit_intervals`] with the fit's law given.
+pub fn predict_fit_intervals_of(
+    law: &Law,
+    result: &FitResult,
+    points: &[Vec<f64>],
+    level: f64,
+) -> Result<(Vec<PointPrediction>, IntervalSource)> {
     super::check_level(level)?;
-    let law = result.law()?;
-    let values = result.predict(points)?;
+    let values = result.predict_with(law, points)?;
     let space = result.settings.space;
     // A fit file without the residual scale (written before it was recorded) gets no pi.
     let sigma = result.stats.residual_scale;
@@ -111,7 +130,7 @@ pub fn predict_fit_intervals(
             .iter()
             .zip(&values)
             .map(|(point, &value)| {
-                bootstrap_interval(&law, draws, point, value, space, sigma, level)
+                bootstrap_interval(law, draws, point, value, space, sigma, level)
             })
             .collect();
         return Ok((predictions, IntervalSource::Bootstrap));
@@ -139,7 +158,7 @@ pub fn predict_fit_intervals(
         .iter()
         .zip(&values)
         .map(|(point, &value)| {
-            let gradient = gradient_at(&law, &params, point);
+            let gradient = gradient_at(law, &params, point);
             let mut variance = 0.0;
             for (a, &i) in slots.iter().enumerate() {
                 for (b, &j) in slots.iter().enumerate() {

@@ -13,8 +13,10 @@ pub mod likelihood;
 pub mod profile;
 
 pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};
-pub use calibration::{calibrate, Calibration, CalibrationOptions, ScaleRule};
-pub use intervals::{predict_with_intervals, IntervalSource, PointPrediction};
+pub use calibration::{calibrate, Calibration, CalibrationOptions, IntervalNote, ScaleRule};
+pub use intervals::{
+    predict_with_intervals, predict_with_intervals_of, IntervalSource, PointPrediction,
+};
 pub use profile::{profile, Profile};
 
 use crate::error::{Error, Result};
