@@ -6,9 +6,9 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
-use scalinglaws::analysis::law_comparison::Candidate;
 use scalinglaws::analysis::selection::{
-    evaluate, select, Evaluation, HeldOutScore, SelectedPrediction, Selection, SelectionOptions,
+    evaluate, points_by_name, select, Evaluation, HeldOutScore, SelectedPrediction, Selection,
+    SelectionOptions,
 };
 use serde::Serialize;
 
@@ -60,19 +60,18 @@ pub fn run(config: &Config) -> Result<()> {
         calibrate: config.calibrate,
     };
     let selection = select(&candidates, &by, &scale, &options)?;
-    let (names, columns) = parse_points(&config.at, &candidates)?;
-    let predictions = if names.is_empty() {
+    let at = parse_points(&config.at)?;
+    let predictions = if at.is_empty() {
         Vec::new()
     } else {
-        let points = candidate_points(&candidates, &names, &columns);
+        let points = points_by_name(&candidates, &at)?;
         selection
             .predict(&points)?
             .into_iter()
             .enumerate()
             .map(|(i, prediction)| PointOut {
-                inputs: names
+                inputs: at
                     .iter()
-                    .zip(&columns)
                     .map(|(n, c)| (n.clone(), value_at(c, i)))
                     .collect(),
                 prediction,
@@ -105,94 +104,19 @@ fn value_at(column: &[f64], i: usize) -> f64 {
     }
 }
 
-/// The `--at` values by variable name (each list of length 1 or the common length).
-fn parse_points(at: &[String], candidates: &[Candidate]) -> Result<(Vec<String>, Vec<Vec<f64>>)> {
-    let mut names: Vec<String> = Vec::new();
-    let mut lists: Vec<Vec<f64>> = Vec::new();
+/// The `--at` values by variable name (checked against the laws by the library).
+fn parse_points(at: &[String]) -> Result<Vec<(String, Vec<f64>)>> {
+    let mut points: Vec<(String, Vec<f64>)> = Vec::new();
     for argument in at {
         let (name, list) = split_name("--at", argument, "VAR=VALUE, e.g. N=7e10")?;
-        let known = candidates
-            .iter()
-            .any(|c| c.law.variables.iter().any(|v| v == name));
-        if !known {
-            return Err(input_error(format!(
-                "--at '{argument}': '{name}' is a variable of none of the laws; they read {}",
-                all_variables(candidates).join(", ")
-            )));
-        }
-        if names.iter().any(|n| n == name) {
+        if points.iter().any(|(n, _)| n == name) {
             return Err(input_error(format!("--at: '{name}' is given twice")));
         }
         let values =
             input::constant_list(argument, list).with_context(|| format!("--at '{argument}'"))?;
-        if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
-            return Err(input_error(format!(
-                "--at '{argument}': {bad} is not a positive finite number"
-            )));
-        }
-        names.push(name.to_string());
-        lists.push(values);
+        points.push((name.to_string(), values));
     }
-    if names.is_empty() {
-        return Ok((names, lists));
-    }
-    for candidate in candidates {
-        let missing: Vec<&String> = candidate
-            .law
-            .variables
-            .iter()
-            .filter(|v| !names.contains(v))
-            .collect();
-        if let Some(first) = missing.first() {
-            return Err(input_error(format!(
-                "--at: no value for {first}, which '{}' reads; give --at {first}=VALUE",
-                candidate.label
-            )));
-        }
-    }
-    let lengths: Vec<usize> = lists.iter().map(Vec::len).filter(|&l| l > 1).collect();
-    if lengths.windows(2).any(|w| w[0] != w[1]) {
-        return Err(input_error(
-            "--at: lists of values must have the same length (or one value for every point)",
-        ));
-    }
-    Ok((names, lists))
-}
-
-fn all_variables(candidates: &[Candidate]) -> Vec<String> {
-    let mut all: Vec<String> = Vec::new();
-    for v in candidates.iter().flat_map(|c| &c.law.variables) {
-        if !all.contains(v) {
-            all.push(v.clone());
-        }
-    }
-    all
-}
-
-/// The points in each candidate's own variable order.
-fn candidate_points(
-    candidates: &[Candidate],
-    names: &[String],
-    columns: &[Vec<f64>],
-) -> Vec<Vec<Vec<f64>>> {
-    let count = columns.iter().map(Vec::len).max().unwrap_or(0);
-    candidates
-        .iter()
-        .map(|c| {
-            (0..count)
-                .map(|i| {
-                    c.law
-                        .variables
-                        .iter()
-                        .map(|v| {
-                            let k = names.iter().position(|n| n == v).expect("checked above");
-                            value_at(&columns[k], i)
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect()
+    Ok(points)
 }
 
 fn optional(value: Option<f64>, digits: usize) -> String {

@@ -18,6 +18,7 @@ from ._analyses import (
     schedule_fit,
     schedule_optimize,
     schedule_predict,
+    select,
 )
 from ._errors import DataError, Error, FitError, FormulaError, SettingsError
 from ._fit import Fit, Prediction, fit
@@ -42,4 +43,5 @@ __all__ = [
     "schedule_fit",
     "schedule_optimize",
     "schedule_predict",
+    "select",
 ]

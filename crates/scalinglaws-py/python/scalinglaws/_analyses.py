@@ -275,6 +275,78 @@ def backtest(
     return result
 
 
+def select(
+    data: DataLike,
+    laws: Sequence[str] = (),
+    formulas: Sequence[str] = (),
+    *,
+    target: str,
+    by: Optional[str] = None,
+    origins: int = 5,
+    level: float = 0.95,
+    calibrate: bool = True,
+    at: Optional[Mapping[str, Union[float, Sequence[float]]]] = None,
+    check: bool = False,
+    fix: Optional[Mapping[str, Mapping[str, float]]] = None,
+    map: Optional[Mapping[str, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    where: Union[None, str, Sequence[str]] = None,
+    weights: Optional[str] = None,
+    loss: str = "huber",
+    f_scale: float = 1e-3,
+    space: Optional[str] = None,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    delimiter: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Chooses and averages candidate laws (catalog names in ``laws``, texts in ``formulas``)
+    by rolling-origin backtests over scale (``by``; default a column ``C``, else 6·N·D). As
+    ``scalinglaws select --json``: ``selection`` has every candidate's score, BIC and stacking
+    weight and the ``winner``; ``predictions`` (at ``at``, values by variable name) hold the
+    stacked value, its interval (a mixture of the weighted laws' predictive normals, so it
+    includes the spread between laws), the winner's and every law's; ``check=True`` adds
+    ``check``, the procedure scored by nested rolling origins. ``fix`` maps a law's label to
+    parameters held at values."""
+    if isinstance(laws, str) or isinstance(formulas, str):
+        raise SettingsError("laws= and formulas= take lists of names or texts, not one string")
+    fixes = fix or {}
+    candidates = [
+        {"label": name, "law": name, "formula": None, "fix": dict(fixes.get(name, {}))}
+        for name in laws
+    ] + [
+        {"label": text, "law": None, "formula": text, "fix": dict(fixes.get(text, {}))}
+        for text in formulas
+    ]
+    unknown = set(fixes) - {c["label"] for c in candidates}
+    if unknown:
+        raise SettingsError(f"fix: {sorted(unknown)} name no candidate law")
+    points = [
+        (name, [float(v)] if isinstance(v, numbers.Real) else [float(x) for x in v])
+        for name, v in (at or {}).items()
+    ]
+    if isinstance(origins, bool) or not isinstance(origins, numbers.Integral) or not 2 <= origins <= 50:
+        raise SettingsError(f"origins: give a whole number from 2 to 50, not {origins!r}")
+    request = {
+        **recipe(target, map, derive, where, weights),
+        "candidates": candidates,
+        "loss": loss,
+        "f_scale": float(f_scale),
+        "space": space,
+        "seed": int(seed),
+        "threads": threads,
+        "by": by,
+        "origins": int(origins),
+        "level": float(level),
+        "calibrate": bool(calibrate),
+        "at": points,
+        "check": bool(check),
+    }
+    result: Dict[str, Any] = json.loads(
+        _scalinglaws.select(to_data(data, delimiter), dump(request))
+    )
+    return result
+
+
 def _count(name: str, value: Any) -> int:
     """A whole number ≥ 0 for a count setting (steps, warmup), or SettingsError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:

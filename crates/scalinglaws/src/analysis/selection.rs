@@ -300,6 +300,71 @@ impl Selection {
     }
 }
 
+/// The points `at` (values by variable name, each list of length 1 or a common length) in
+/// each candidate's own variable order, for [`Selection::predict`]. Errors name the setting
+/// `at` and the variable.
+pub fn points_by_name(
+    candidates: &[Candidate],
+    at: &[(String, Vec<f64>)],
+) -> Result<Vec<Vec<Vec<f64>>>> {
+    let error = |message: String| Error::settings(message).within("at");
+    for (name, values) in at {
+        if !candidates.iter().any(|c| c.law.variables.contains(name)) {
+            let mut all: Vec<&str> = Vec::new();
+            for v in candidates.iter().flat_map(|c| &c.law.variables) {
+                if !all.contains(&v.as_str()) {
+                    all.push(v);
+                }
+            }
+            return Err(error(format!(
+                "'{name}' is a variable of none of the laws; they read {}",
+                all.join(", ")
+            )));
+        }
+        if values.is_empty() {
+            return Err(error(format!("'{name}' has no values")));
+        }
+        if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            return Err(error(format!(
+                "{name}={bad}: give a positive finite number"
+            )));
+        }
+    }
+    let lengths: Vec<usize> = at.iter().map(|(_, v)| v.len()).filter(|&l| l > 1).collect();
+    if lengths.windows(2).any(|w| w[0] != w[1]) {
+        return Err(error(
+            "lists of values must have the same length (or one value for every point)".into(),
+        ));
+    }
+    let count = at.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    candidates
+        .iter()
+        .map(|c| {
+            let columns: Vec<&Vec<f64>> = c
+                .law
+                .variables
+                .iter()
+                .map(|v| {
+                    at.iter().find(|(n, _)| n == v).map(|(_, values)| values).ok_or_else(|| {
+                        error(format!(
+                            "no value for {v}, which '{}' reads; give {v} as well",
+                            c.label
+                        ))
+                    })
+                })
+                .collect::<Result<_>>()?;
+            Ok((0..count)
+                .map(|i| {
+                    columns
+                        .iter()
+                        .map(|values| if values.len() == 1 { values[0] } else { values[i] })
+                        .collect()
+                })
+                .collect())
+        })
+        .collect()
+}
+
 /// The stacked value, mixture interval and between-law sd of weighted predictions.
 fn mixture(laws: &[LawPrediction], space: Space, level: f64) -> (f64, Option<[f64; 2]>, f64) {
     let z = normal_quantile(0.5 + level / 2.0);
