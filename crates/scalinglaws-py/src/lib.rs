@@ -35,8 +35,7 @@ use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind,
 use scalinglaws::law::catalog::{self, DefaultSpace};
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::{
-    bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions,
-    Resampling,
+    bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions, Resampling,
 };
 use scalinglaws::{Error, Law};
 
@@ -285,6 +284,9 @@ struct FitRequest {
     calibrate: bool,
     #[serde(default)]
     by: Option<String>,
+    /// The column the residual scale varies with, σ(x) = σ0·(x/x0)^s (linear loss only).
+    #[serde(default)]
+    heteroscedastic: Option<String>,
 }
 
 fn yes() -> bool {
@@ -298,8 +300,11 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
     let law = py(request.options.law(&table))?;
-    let settings = py(request.options.settings())?;
+    let mut settings = py(request.options.settings())?;
     let data = py(table.fit_data(&law, &recipe, settings.space))?;
+    if let Some(column) = &request.heteroscedastic {
+        settings.heteroscedastic = Some(py(table.heteroscedastic(&law, &data, column))?);
+    }
     let resampling = match &request.cluster {
         None => Resampling::Rows,
         Some(column) => Resampling::Clusters {
@@ -756,11 +761,9 @@ fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String>
         (None, Some(f), None, None) => Holdout::Fraction(f),
         (None, None, Some(g), None) => Holdout::Rollout(g),
         (None, None, None, Some(k)) if k >= 1 => Holdout::Rolling(k),
-        _ => {
-            return Err(to_py(Error::settings(
-                "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
-            )))
-        }
+        _ => return Err(to_py(Error::settings(
+            "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
+        ))),
     };
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
