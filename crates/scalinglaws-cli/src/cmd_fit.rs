@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use scalinglaws::error::Location;
-use scalinglaws::fit::{self, FitData, FitResult, FitSettings};
+use scalinglaws::fit::{self, FitData, FitResult, FitSettings, Heteroscedastic, LossKind};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::profile::profiled_param;
@@ -20,7 +20,7 @@ use scalinglaws::{Error, Law};
 use crate::input::{self, Table};
 use crate::output::{self, Destination};
 use crate::report;
-use crate::{FitConfig, LawChoice, UncertaintyConfig};
+use crate::{input_error, FitConfig, LawChoice, UncertaintyConfig};
 
 pub fn run(config: &FitConfig) -> Result<()> {
     let result = fit_result(config)?;
@@ -48,8 +48,11 @@ pub fn fit_with_data(config: &FitConfig) -> Result<(FitResult, Law, FitData)> {
     let recipe = &config.recipe;
     let table = input::load(recipe)?;
     let law = build_law(&config.law, &table)?;
-    let settings = config.settings.for_law(&config.law);
+    let mut settings = config.settings.for_law(&config.law);
     let data = table.fit_data(&law, recipe, settings.space)?;
+    if let Some(column) = &config.heteroscedastic {
+        settings.heteroscedastic = Some(variance_model(&table, &law, &data, &settings, column)?);
+    }
     check_enough_rows(&law, &settings, &table)?;
     // Check what the intervals need before the work starts.
     for name in &config.uncertainty.profiles {
@@ -79,6 +82,23 @@ pub fn fit_with_data(config: &FitConfig) -> Result<(FitResult, Law, FitData)> {
     )?;
     table.describe_fit(&mut result, &law, recipe);
     Ok((result, law, data))
+}
+
+/// The variance model `--heteroscedastic COLUMN` asks for, checked against the data.
+fn variance_model(
+    table: &Table,
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    column: &str,
+) -> Result<Heteroscedastic> {
+    if settings.loss != LossKind::Linear {
+        return Err(input_error(format!(
+            "--heteroscedastic {column}: the variance model sigma(x) = sigma0*(x/x0)^s is a Gaussian likelihood, so it needs --loss linear (got --loss {})",
+            settings.loss.name()
+        )));
+    }
+    Ok(table.heteroscedastic(law, data, column)?)
 }
 
 fn add_uncertainty(

@@ -339,18 +339,35 @@ fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> Stri
     note
 }
 
+/// The residual σ a new run adds: one value, or σ(x) of a heteroscedastic fit.
+fn residual_sd(result: &FitResult) -> String {
+    match &result.variance {
+        Some(v) => format!(
+            "{}·({}/{})^{}",
+            number(v.sigma0, 3),
+            v.by,
+            number(v.x0, 3),
+            number(v.s, 3)
+        ),
+        None => result
+            .stats
+            .residual_scale
+            .map_or("-".into(), |s| number(s, 3)),
+    }
+}
+
 fn fit_interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
     let level = level_percent(level);
     match (source, &result.bootstrap) {
         (IntervalSource::Bootstrap, Some(b)) => format!(
             "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run (adds residual σ {})\n",
             b.draws.len(),
-            result.stats.residual_scale.map_or("-".into(), |s| number(s, 3))
+            residual_sd(result)
         ),
         (IntervalSource::Delta, _) => format!(
             "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run (adds residual σ {})\n",
             result.covariance_kind,
-            result.stats.residual_scale.map_or("-".into(), |s| number(s, 3))
+            residual_sd(result)
         ),
         _ => "intervals: none (the fit has neither bootstrap replicates nor a covariance)\n".to_string(),
     }

@@ -375,6 +375,12 @@ struct FitArgs {
     #[arg(long = "no-calibration", conflicts_with = "by")]
     no_calibration: bool,
 
+    /// Fit a residual scale that varies with COLUMN, sigma(x) = sigma0*(x/x0)^s (a variable of
+    /// the law, or compute C = 6*N*D); prediction intervals use sigma at each point. Needs
+    /// --loss linear.
+    #[arg(long, value_name = "COLUMN")]
+    heteroscedastic: Option<String>,
+
     /// Write the fit as JSON to PATH (the report still prints), or to stdout instead of the
     /// report with '-'.
     #[arg(long, value_name = "PATH|-")]
@@ -956,6 +962,8 @@ pub struct FitConfig {
     pub law: LawChoice,
     pub settings: SettingsConfig,
     pub uncertainty: UncertaintyConfig,
+    /// The column the residual scale varies with (`--heteroscedastic`).
+    pub heteroscedastic: Option<String>,
     pub json: Option<Destination>,
 }
 
@@ -1053,6 +1061,7 @@ fn fit_config(args: FitArgs) -> Result<FitConfig> {
             calibrate: !args.no_calibration,
             by: args.by.map(|b| b.trim().to_string()),
         },
+        heteroscedastic: args.heteroscedastic.map(|c| c.trim().to_string()),
         json: destination(args.json.as_deref()),
     })
 }

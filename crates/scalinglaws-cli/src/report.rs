@@ -16,6 +16,7 @@ pub fn render(result: &FitResult) -> String {
     statistics(&mut out, result);
     parameters(&mut out, result);
     intervals(&mut out, result);
+    residual_scale(&mut out, result);
     extrapolation(&mut out, result);
     correlations(&mut out, result);
     warnings(&mut out, result);
@@ -259,6 +260,70 @@ fn intervals(out: &mut String, result: &FitResult) {
         ]);
     }
     out.push_str(&columns(&table, &[0, 2, 3], "    "));
+}
+
+/// The fitted variance model of a heteroscedastic fit: σ0, s ± se, x0 and the LR test of s = 0.
+fn residual_scale(out: &mut String, result: &FitResult) {
+    let Some(v) = &result.variance else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "[[Residual scale]] (heteroscedastic: σ(x) = σ0·(x/x0)^s, x = {})",
+        scale_rule(&v.by, &v.rule)
+    );
+    let verdict = if v.lr_p_value < 0.05 {
+        "s = 0 rejected at the 5% level"
+    } else {
+        "s = 0 not rejected at the 5% level"
+    };
+    aligned(
+        out,
+        &[
+            (
+                "σ0",
+                format!("{} (at x0, fitted space)", number(v.sigma0, 4)),
+            ),
+            (
+                "s",
+                format!(
+                    "{} ± {}{}",
+                    number(v.s, 4),
+                    v.s_stderr.map_or("-".into(), |se| number(se, 3)),
+                    if v.at_limit {
+                        " (at the limit tried)"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+            (
+                "x0",
+                format!("{} (weighted geometric mean of {})", number(v.x0, 4), v.by),
+            ),
+            (
+                "LR test s = 0",
+                format!(
+                    "χ²₁ = {}, p = {}: {verdict}",
+                    number(v.lr_statistic, 4),
+                    number(v.lr_p_value, 3)
+                ),
+            ),
+        ],
+    );
+}
+
+/// How x is computed at a new point: `C` or `C = 6·N·D`.
+fn scale_rule(by: &str, rule: &scalinglaws::uncertainty::ScaleRule) -> String {
+    use scalinglaws::uncertainty::ScaleRule;
+    match rule {
+        ScaleRule::Variable { name } if name == by => by.to_string(),
+        ScaleRule::Variable { name } => format!("{by} = {name}"),
+        ScaleRule::Product { factor, of } => {
+            let factor = (factor * 1e6).round() / 1e6;
+            format!("{by} = {factor}·{}·{}", of[0], of[1])
+        }
+    }
 }
 
 /// How prediction intervals beyond the data are calibrated, or why they are not.

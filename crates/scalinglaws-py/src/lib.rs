@@ -288,6 +288,9 @@ struct FitRequest {
     calibrate: bool,
     #[serde(default)]
     by: Option<String>,
+    /// The column the residual scale varies with, σ(x) = σ0·(x/x0)^s (linear loss only).
+    #[serde(default)]
+    heteroscedastic: Option<String>,
 }
 
 fn yes() -> bool {
@@ -301,8 +304,11 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
     let law = py(request.options.law(&table))?;
-    let settings = py(request.options.settings())?;
+    let mut settings = py(request.options.settings())?;
     let data = py(table.fit_data(&law, &recipe, settings.space))?;
+    if let Some(column) = &request.heteroscedastic {
+        settings.heteroscedastic = Some(py(table.heteroscedastic(&law, &data, column))?);
+    }
     let resampling = match &request.cluster {
         None => Resampling::Rows,
         Some(column) => Resampling::Clusters {

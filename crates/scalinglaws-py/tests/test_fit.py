@@ -196,3 +196,23 @@ def test_plots_render_from_the_wheel(chinchilla: pd.DataFrame, tmp_path) -> None
     assert "<svg" in svg.read_text()
     with pytest.raises(sl.SettingsError, match=".svg or .png"):
         booted.plot(tmp_path / "x.pdf")
+
+
+def test_a_heteroscedastic_fit_matches_the_command_line(cli, chinchilla: pd.DataFrame) -> None:
+    fitted = sl.fit(chinchilla, **PROTOCOL, loss="linear", heteroscedastic="C", calibrate=False)
+    args = [
+        str(cli), "fit", str(EXAMPLE), "--law", "chinchilla", "--target", "loss",
+        "--map", "N=Model Size", "--map", "C=Training FLOP", "--derive", "D=C/(6*N)",
+        "--where", "loss < 3.44", "--loss", "linear", "--heteroscedastic", "C",
+        "--no-calibration", "--json", "-",
+    ]
+    reference = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    model = fitted.variance
+    assert model is not None and model["by"] == "C"
+    assert math.isclose(model["s"], reference["variance"]["s"], rel_tol=1e-12)
+    assert model["s_stderr"] > 0 and 0 <= model["lr_p_value"] <= 1
+    assert sl.fit(chinchilla, **PROTOCOL, calibrate=False).variance is None
+    with pytest.raises(sl.SettingsError, match="heteroscedastic.*linear"):
+        sl.fit(chinchilla, **PROTOCOL, heteroscedastic="C")
+    with pytest.raises(sl.DataError, match="names no such column"):
+        sl.fit(chinchilla, **PROTOCOL, loss="linear", heteroscedastic="Q")

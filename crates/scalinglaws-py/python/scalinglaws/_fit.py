@@ -115,6 +115,14 @@ class Fit:
     def stats(self) -> Dict[str, Any]:
         return dict(self._doc["stats"])
 
+    @property
+    def variance(self) -> Optional[Dict[str, Any]]:
+        """The fitted residual scale sigma(x) = sigma0*(x/x0)^s of a ``heteroscedastic=``
+        fit (keys ``sigma0``, ``s``, ``s_stderr``, ``x0``, ``lr_statistic``, ``lr_p_value``,
+        ...), or None for one residual scale."""
+        model = self._doc.get("variance")
+        return None if model is None else dict(model)
+
     def predict(
         self,
         interval: Optional[str] = None,
@@ -299,6 +307,7 @@ def fit(
     level: float = 0.95,
     calibrate: bool = True,
     by: Optional[str] = None,
+    heteroscedastic: Optional[str] = None,
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
@@ -313,7 +322,10 @@ def fit(
     ``cluster`` when given) for intervals. Prediction intervals beyond the data are
     calibrated by rolling-origin backtests ordered by ``by`` (default: a column ``C``, else
     6*N*D, else the law's first variable) unless ``calibrate=False``; ``Fit.json["calibration"]``
-    says how, or why not. The GIL is released while it runs.
+    says how, or why not. ``heteroscedastic="C"`` (a variable of the law, or compute C =
+    6*N*D; needs ``loss="linear"``) fits a residual scale sigma(x) = sigma0*(x/x0)^s with the
+    law, so prediction intervals use sigma at each point; ``Fit.variance`` holds it. The GIL is
+    released while it runs.
     """
     request = {
         **recipe(target, map, derive, where, weights),
@@ -323,5 +335,6 @@ def fit(
         "level": float(level),
         "calibrate": bool(calibrate),
         "by": by,
+        "heteroscedastic": heteroscedastic,
     }
     return Fit(_scalinglaws.fit(to_data(data, delimiter), dump(request)))

@@ -392,6 +392,31 @@ impl Table {
         Ok((law.variables[0].clone(), data.variables[0].clone()))
     }
 
+    /// The variance model σ(x) = σ0·(x/x0)^s with x the column (or map/derived name) `column`:
+    /// a variable of the law, or a column proportional to N·D on every row (compute, C =
+    /// 6·N·D), so that σ at a new point follows from the law's variables. Errors name the
+    /// column (and the file's row of a value that is not positive).
+    pub fn heteroscedastic(
+        &self,
+        law: &Law,
+        data: &FitData,
+        column: &str,
+    ) -> Result<crate::fit::Heteroscedastic> {
+        let role = self.dialect.option("heteroscedastic");
+        let why = format!("the heteroscedastic variance model takes log({column})");
+        let values = self.positive_values(column, &role, &why)?;
+        let rule = crate::uncertainty::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
+            Error::settings(format!(
+                "{role} '{column}': the column is neither a variable of the law ({}) nor proportional to N·D on every row, so σ at a new point could not be computed from the law's variables; let σ vary with a variable of the law, or with a compute column C = k·N·D",
+                law.variables.join(", ")
+            ))
+        })?;
+        Ok(crate::fit::Heteroscedastic {
+            by: column.to_string(),
+            rule,
+        })
+    }
+
     /// The values of a numeric column (or map/derived name), finite, one per kept row.
     pub fn values(&self, name: &str, role: &str) -> Result<Vec<f64>> {
         let column = self.require(name, role)?;

@@ -84,7 +84,7 @@ impl Covariance {
 
 /// The inverse of a symmetric positive-definite matrix, scaled to unit diagonal first (so that
 /// parameters of very different sizes do not spoil the Cholesky factorisation).
-fn scaled_inverse(m: &DMatrix<f64>) -> Option<DMatrix<f64>> {
+pub(super) fn scaled_inverse(m: &DMatrix<f64>) -> Option<DMatrix<f64>> {
     let k = m.nrows();
     let scale: Vec<f64> = (0..k)
         .map(|i| m[(i, i)].abs().sqrt().max(f64::MIN_POSITIVE))
@@ -187,6 +187,7 @@ pub fn summarize(
         bootstrap: None,
         profiles: Vec::new(),
         calibration: None,
+        variance: None,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Fitting a law to data: settings in, a [`FitResult`] out. The objective is Σ wᵢ·cost(rᵢ)
 //! (robust losses of [`loss`], residuals in log or linear [`Space`]); the global search of
 //! [`search`] finds its optimum; [`diagnostics`] turns the optimum into standard errors,
-//! correlations, statistics and warnings.
+//! correlations, statistics and warnings; [`variance`] fits a residual scale that varies with
+//! scale (the heteroscedastic option).
 
 pub mod diagnostics;
 pub mod loss;
@@ -11,6 +12,7 @@ pub mod result;
 pub mod search;
 pub mod solver;
 pub mod starts;
+pub mod variance;
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,7 @@ pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
 pub use result::{FitResult, ParamResult};
 use search::Start;
+pub use variance::{Heteroscedastic, VarianceModel};
 
 /// Lower and upper bound of a parameter; None is unbounded on that side.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -59,6 +62,10 @@ pub struct FitSettings {
     /// sandwich for robust losses).
     #[serde(default, skip_serializing_if = "Covariance::is_auto")]
     pub covariance: Covariance,
+    /// A residual scale that varies with a column, σ(x) = σ0·(x/x0)^s, fitted with the law
+    /// (None: one σ for every row). Needs the linear loss; see [`variance`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heteroscedastic: Option<Heteroscedastic>,
 }
 
 impl Default for FitSettings {
@@ -76,6 +83,7 @@ impl Default for FitSettings {
             threads: None,
             max_iterations: search::DEFAULT_MAX_ITERATIONS,
             covariance: Covariance::Auto,
+            heteroscedastic: None,
         }
     }
 }
@@ -101,6 +109,12 @@ struct ParamPlan {
 /// The validated objective of a fit without running the search: for evaluating the objective
 /// at given parameters (`Problem::objective_natural`) and for benchmarks.
 pub fn problem_for(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Problem> {
+    if settings.heteroscedastic.is_some() {
+        return Err(Error::settings(format!(
+            "{}: the objective of a heteroscedastic fit has weights that depend on its fitted variance model; build the problem from VarianceModel::weighted_data without the variance model",
+            variance::SETTING
+        )));
+    }
     validate_settings(law, settings)?;
     validate_data(law, data, settings)?;
     let plans = plan_params(law, data, settings)?;
@@ -213,7 +227,23 @@ pub struct BestOptimum {
 /// The full global search of [`fit`] (the start grid, after the given warm starts, e.g. the
 /// optimum of the fit a bootstrap replicate resamples), returning only the best optimum, without
 /// diagnostics.
+///
+/// A heteroscedastic fit returns its θ at the fitted variance exponent, with the objective of
+/// the weighted problem there.
 pub fn fit_best(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    warm: &[Vec<f64>],
+) -> Result<BestOptimum> {
+    if settings.heteroscedastic.is_some() {
+        return variance::fit_best(law, data, settings, warm);
+    }
+    fit_best_plain(law, data, settings, warm)
+}
+
+/// [`fit_best`] with one σ for every row (the variance model, if any, ignored).
+fn fit_best_plain(
     law: &Law,
     data: &FitData,
     settings: &FitSettings,
@@ -238,6 +268,19 @@ pub fn fit(law: &Law, data: &FitData, settings: &FitSettings) -> Result<FitResul
 /// [`fit`] with warm starts (full natural parameter vectors) tried before the start grid, e.g.
 /// a joint fit started from the separate fits of its parts.
 pub fn fit_with_starts(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    warm: &[Vec<f64>],
+) -> Result<FitResult> {
+    if settings.heteroscedastic.is_some() {
+        return variance::fit(law, data, settings, warm);
+    }
+    fit_with_starts_plain(law, data, settings, warm)
+}
+
+/// [`fit_with_starts`] with one σ for every row (the variance model, if any, ignored).
+fn fit_with_starts_plain(
     law: &Law,
     data: &FitData,
     settings: &FitSettings,

@@ -178,6 +178,10 @@ pub struct FitResult {
     /// How prediction intervals beyond the data are widened (rolling-origin backtests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<crate::uncertainty::Calibration>,
+    /// The fitted residual scale σ(x) = σ0·(x/x0)^s of a heteroscedastic fit (prediction
+    /// intervals then use σ at the predicted point).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variance: Option<super::VarianceModel>,
 }
 
 impl FitResult {

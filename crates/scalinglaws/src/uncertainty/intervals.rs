@@ -5,7 +5,8 @@
 //! of the mixture of N(replicate prediction, σ̂²)), else from the delta method (the gradient of
 //! the prediction with the fit's covariance: var = gᵀΣg, and σ̂² added for pi). Intervals are
 //! computed in the fitted space (log y for log residuals) and mapped back, so they are
-//! asymmetric in y exactly when the fit treats errors as multiplicative.
+//! asymmetric in y exactly when the fit treats errors as multiplicative. A heteroscedastic fit
+//! (`FitResult::variance`) adds σ(x) = σ0·(x/x0)^s at each predicted point instead of one σ̂.
 
 use serde::{Deserialize, Serialize};
 
@@ -119,7 +120,7 @@ pub fn predict_fit_intervals_of(
     let values = result.predict_with(law, points)?;
     let space = result.settings.space;
     // A fit file without the residual scale (written before it was recorded) gets no pi.
-    let sigma = result.stats.residual_scale;
+    let sigma_at = |point: &[f64]| residual_sd_at(result, law, point);
     let draws = result
         .bootstrap
         .as_ref()
@@ -130,7 +131,7 @@ pub fn predict_fit_intervals_of(
             .iter()
             .zip(&values)
             .map(|(point, &value)| {
-                bootstrap_interval(law, draws, point, value, space, sigma, level)
+                bootstrap_interval(law, draws, point, value, space, sigma_at(point), level)
             })
             .collect();
         return Ok((predictions, IntervalSource::Bootstrap));
@@ -170,10 +171,19 @@ pub fn predict_fit_intervals_of(
                 Space::Linear => 1.0,
             };
             let se = (variance * to_space * to_space).max(0.0).sqrt();
-            delta_interval(value, se, sigma, space, level)
+            delta_interval(value, se, sigma_at(point), space, level)
         })
         .collect();
     Ok((predictions, IntervalSource::Delta))
+}
+
+/// The residual sd a new run adds at `point`, in the fitted space: σ(x) of the fit's variance
+/// model when it has one, else its one residual scale σ̂.
+pub fn residual_sd_at(result: &FitResult, law: &Law, point: &[f64]) -> Option<f64> {
+    match &result.variance {
+        Some(model) => model.sd_at(law, point),
+        None => result.stats.residual_scale,
+    }
 }
 
 /// y in the fitted space.

@@ -10,6 +10,10 @@
 //! {θⱼ : ΔS ≤ ½·χ²₁(level)·Vⱼⱼ/(H⁻¹)ⱼⱼ}. For least squares this is the classical profile
 //! interval with σ² estimated from the residuals. Where the law is nonlinear the profile bends
 //! and the interval is asymmetric, which is what the Wald interval (± z·stderr) misses.
+//!
+//! A heteroscedastic fit is profiled with its variance model held at the fitted σ(x) (the
+//! weighted least-squares objective it ends on), the usual conditional profile of a
+//! variance-weighted fit (Carroll & Ruppert 1988, §2.3).
 
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -52,6 +56,21 @@ pub fn profile(
     level: f64,
 ) -> Result<Profile> {
     super::check_level(level)?;
+    if let Some(model) = &base.variance {
+        let weighted = model.weighted_data(law, data)?;
+        let fixed_weights = FitSettings {
+            heteroscedastic: None,
+            ..settings.clone()
+        };
+        return profile(
+            law,
+            &weighted,
+            &fixed_weights,
+            &without_variance(base),
+            name,
+            level,
+        );
+    }
     let index = profiled_param(law, settings, name)?;
     let param = base
         .param(name)
@@ -84,6 +103,13 @@ pub fn profile(
         scale,
         points,
     })
+}
+
+fn without_variance(base: &FitResult) -> FitResult {
+    FitResult {
+        variance: None,
+        ..base.clone()
+    }
 }
 
 /// The index of the parameter `--profile` names: it must exist and be free.
