@@ -126,9 +126,15 @@ fn fails_with(extra: &[&str], needle: &str) {
 fn select_refuses_bad_input_with_the_fix() {
     fails_with(&[], "select needs candidate laws");
     fails_with(&[LAWS, &["--origins", "1"]].concat(), "--origins 1");
-    fails_with(&[LAWS, &["--at", "Q=1"]].concat(), "'Q' is a variable of none");
+    fails_with(
+        &[LAWS, &["--at", "Q=1"]].concat(),
+        "'Q' is a variable of none",
+    );
     fails_with(&[LAWS, &["--at", "N=7e10"]].concat(), "no value for D");
-    fails_with(&[LAWS, &["--at", "N=-1", "--at", "D=1"]].concat(), "positive");
+    fails_with(
+        &[LAWS, &["--at", "N=-1", "--at", "D=1"]].concat(),
+        "positive",
+    );
     fails_with(&[LAWS, &["--by", "nope"]].concat(), "nope");
     fails_with(&[LAWS, &["--level", "1.5"]].concat(), "--level");
 }

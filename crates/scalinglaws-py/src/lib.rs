@@ -19,16 +19,16 @@ use serde::Deserialize;
 
 use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings, Flops, Formula};
 use scalinglaws::analysis::backtest::{backtest as run_backtest, BacktestOptions, Holdout};
-use scalinglaws::analysis::law_comparison::Candidate;
-use scalinglaws::analysis::selection::{
-    evaluate as evaluate_selection, points_by_name, select as run_select, SelectionOptions,
-};
 use scalinglaws::analysis::envelope::{envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
 use scalinglaws::analysis::isoflop::{isoflop as run_isoflop, IsoflopData, IsoflopSettings, Shape};
+use scalinglaws::analysis::law_comparison::Candidate;
 use scalinglaws::analysis::lr::{lr_analysis, Curvature, Form, LrData, LrSettings, Method};
 use scalinglaws::analysis::schedule::optimize::{optimize as optimize_schedule, OptimizeSettings};
 use scalinglaws::analysis::schedule::{
     curves_from_logs, fit_curves, predict as predict_schedule, spec, CurveLaw, RunLog, ScheduleFit,
+};
+use scalinglaws::analysis::selection::{
+    evaluate as evaluate_selection, points_by_name, select as run_select, SelectionOptions,
 };
 use scalinglaws::analysis::tracks::{
     baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
@@ -920,11 +920,15 @@ fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
         } else {
             None
         };
-        Ok(serde_json::json!({
-            "selection": selection,
-            "predictions": predictions,
-            "check": check,
-        }))
+        // The shape of `scalinglaws select --json`: empty parts are left out.
+        let mut out = serde_json::json!({ "selection": selection });
+        if !predictions.is_empty() {
+            out["predictions"] = serde_json::Value::Array(predictions);
+        }
+        if let Some(check) = check {
+            out["check"] = serde_json::to_value(check).map_err(json_error)?;
+        }
+        Ok(out)
     });
     json_out(&py(out)?)
 }

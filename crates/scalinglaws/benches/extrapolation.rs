@@ -37,7 +37,11 @@ fn four_candidates(data: &FitData) -> Vec<Candidate> {
         ..data.clone()
     };
     vec![
-        candidate("chinchilla", catalog::lookup("chinchilla").unwrap(), data.clone()),
+        candidate(
+            "chinchilla",
+            catalog::lookup("chinchilla").unwrap(),
+            data.clone(),
+        ),
         candidate("tied", formula("E + A*N^-eta + B*D^-eta"), data.clone()),
         candidate("no_floor", formula("A*N^-alpha + B*D^-beta"), data.clone()),
         candidate(

@@ -345,19 +345,28 @@ pub fn points_by_name(
                 .variables
                 .iter()
                 .map(|v| {
-                    at.iter().find(|(n, _)| n == v).map(|(_, values)| values).ok_or_else(|| {
-                        error(format!(
-                            "no value for {v}, which '{}' reads; give {v} as well",
-                            c.label
-                        ))
-                    })
+                    at.iter()
+                        .find(|(n, _)| n == v)
+                        .map(|(_, values)| values)
+                        .ok_or_else(|| {
+                            error(format!(
+                                "no value for {v}, which '{}' reads; give {v} as well",
+                                c.label
+                            ))
+                        })
                 })
                 .collect::<Result<_>>()?;
             Ok((0..count)
                 .map(|i| {
                     columns
                         .iter()
-                        .map(|values| if values.len() == 1 { values[0] } else { values[i] })
+                        .map(|values| {
+                            if values.len() == 1 {
+                                values[0]
+                            } else {
+                                values[i]
+                            }
+                        })
                         .collect()
                 })
                 .collect())

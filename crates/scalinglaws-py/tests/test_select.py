@@ -1,0 +1,68 @@
+"""sl.select: the same selection as `scalinglaws select --json` on the bundled Chinchilla data."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import scalinglaws as sl
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "examples" / "chinchilla" / "chinchilla_epoch.csv"
+RECIPE = dict(
+    target="loss",
+    map={"N": "Model Size", "C": "Training FLOP"},
+    derive={"D": "C/(6*N)"},
+    where="loss < 3.44",
+)
+
+
+def test_select_matches_the_command_line() -> None:
+    result = sl.select(
+        DATA,
+        laws=["chinchilla"],
+        formulas=["A*N^-alpha + B*D^-beta"],
+        at={"N": [7e10, 1e12], "D": [1.4e12, 2e13]},
+        **RECIPE,
+    )
+    selection = result["selection"]
+    assert [c["label"] for c in selection["candidates"]] == [
+        "chinchilla",
+        "A*N^-alpha + B*D^-beta",
+    ]
+    assert abs(sum(c["weight"] for c in selection["candidates"]) - 1) < 1e-9
+    assert len(result["predictions"]) == 2
+    for p in result["predictions"]:
+        low, high = p["pi"]
+        assert low < p["value"] < high
+    binary = os.environ.get("SCALINGLAWS_BIN")
+    if not binary:
+        pytest.skip("SCALINGLAWS_BIN is not set: no CLI to compare with")
+    cli = subprocess.run(
+        [
+            binary, "select", str(DATA), "--target", "loss", "--map", "N=Model Size",
+            "--map", "C=Training FLOP", "--derive", "D=C/(6*N)", "--where", "loss < 3.44",
+            "--law", "chinchilla", "--formula", "A*N^-alpha + B*D^-beta",
+            "--at", "N=7e10,1e12", "--at", "D=1.4e12,2e13", "--json", "-",
+        ],
+        check=True, capture_output=True, text=True,
+    )
+    expected = json.loads(cli.stdout)
+    for ours, theirs in zip(selection["candidates"], expected["selection"]["candidates"]):
+        assert ours["score"] == pytest.approx(theirs["score"], rel=1e-12)
+        assert ours["weight"] == pytest.approx(theirs["weight"], rel=1e-9, abs=1e-12)
+    for ours, theirs in zip(result["predictions"], expected["predictions"]):
+        assert ours["value"] == pytest.approx(theirs["value"], rel=1e-12)
+
+
+def test_select_refuses_bad_settings() -> None:
+    with pytest.raises(sl.SettingsError):
+        sl.select(DATA, laws="chinchilla", **RECIPE)  # type: ignore[arg-type]
+    with pytest.raises(sl.SettingsError):
+        sl.select(DATA, laws=["chinchilla"], origins=1, **RECIPE)
+    with pytest.raises(sl.SettingsError):
+        sl.select(DATA, **RECIPE)
+    with pytest.raises(sl.Error, match="variable of none"):
+        sl.select(DATA, laws=["chinchilla"], at={"Q": 1.0}, **RECIPE)
