@@ -320,10 +320,7 @@ def select(
     unknown = set(fixes) - {c["label"] for c in candidates}
     if unknown:
         raise SettingsError(f"fix: {sorted(unknown)} name no candidate law")
-    points = [
-        (name, [float(v)] if isinstance(v, numbers.Real) else [float(x) for x in v])
-        for name, v in (at or {}).items()
-    ]
+    points = [(name, _values(v)) for name, v in (at or {}).items()]
     if isinstance(origins, bool) or not isinstance(origins, numbers.Integral) or not 2 <= origins <= 50:
         raise SettingsError(f"origins: give a whole number from 2 to 50, not {origins!r}")
     request = {
@@ -345,6 +342,13 @@ def select(
         _scalinglaws.select(to_data(data, delimiter), dump(request))
     )
     return result
+
+
+def _values(value: Union[float, Sequence[float]]) -> List[float]:
+    """One value or a list of values, as a list of floats."""
+    if isinstance(value, (int, float, numbers.Real)):
+        return [float(value)]
+    return [float(x) for x in value]
 
 
 def _count(name: str, value: Any) -> int:

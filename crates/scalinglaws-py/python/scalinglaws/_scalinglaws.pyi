@@ -16,6 +16,7 @@ __all__ = [
     "schedule_fit",
     "schedule_optimize",
     "schedule_predict",
+    "select",
 ]
 __version__: str
 

@@ -522,8 +522,7 @@ fn too_few_origins(runs: &[CandidateRun], groups: usize, most: usize) -> Error {
     }
     if origin_sizes(groups, most).len() < 2 {
         return Error::settings(format!(
-            "the data form {groups} scale groups; scoring laws by rolling origins needs at least {} (and 2 origins)",
-            MIN_GROUPS.max(5)
+            "the data form {groups} scale groups; scoring laws by rolling origins needs at least {MIN_GROUPS}, and 2 origins (allow more origins, or add runs at more scales)"
         ));
     }
     Error::fit(
