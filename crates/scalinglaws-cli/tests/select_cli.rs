@@ -137,9 +137,9 @@ fn select_refuses_bad_input_with_the_fix() {
     );
     fails_with(&[LAWS, &["--by", "nope"]].concat(), "nope");
     fails_with(&[LAWS, &["--level", "1.5"]].concat(), "--level");
-    // Runs below 1e19 FLOPs form too few scale groups to score by rolling origins.
+    // Runs below 3e18 FLOPs form too few scale groups to score by rolling origins.
     fails_with(
-        &[LAWS, &["--where", "C < 1e19"]].concat(),
+        &[LAWS, &["--where", "C < 3e18"]].concat(),
         "scoring laws by rolling origins needs at least 5",
     );
 }

@@ -522,7 +522,7 @@ fn too_few_origins(runs: &[CandidateRun], groups: usize, most: usize) -> Error {
     }
     if origin_sizes(groups, most).len() < 2 {
         return Error::settings(format!(
-            "the data form {groups} scale groups; scoring laws by rolling origins needs at least {MIN_GROUPS}, and 2 origins (allow more origins, or add runs at more scales)"
+            "the data form {groups} scale groups; scoring laws by rolling origins needs at least {MIN_GROUPS} (add runs at more scales, or order by another scale column)"
         ));
     }
     Error::fit(
