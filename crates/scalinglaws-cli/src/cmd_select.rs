@@ -59,12 +59,17 @@ pub fn run(config: &Config) -> Result<()> {
         origins: config.origins,
         calibrate: config.calibrate,
     };
-    let selection = select(&candidates, &by, &scale, &options)?;
+    // Points are checked before any fit, so that a typo costs nothing.
     let at = parse_points(&config.at)?;
+    let points = if at.is_empty() {
+        Vec::new()
+    } else {
+        points_by_name(&candidates, &at)?
+    };
+    let selection = select(&candidates, &by, &scale, &options)?;
     let predictions = if at.is_empty() {
         Vec::new()
     } else {
-        let points = points_by_name(&candidates, &at)?;
         selection
             .predict(&points)?
             .into_iter()
@@ -260,7 +265,7 @@ fn render_predictions(text: &mut String, out: &Output) {
         if calibrated {
             "calibrated by each law's rolling-origin backtests"
         } else {
-            "not all calibrated (a weighted law's intervals are its fit's own; see the JSON's calibration reasons)"
+            "not all calibrated (a weighted law's intervals are its fit's own; its calibration_reason in the JSON says why)"
         }
     );
 }

@@ -137,6 +137,10 @@ fn select_refuses_bad_input_with_the_fix() {
     );
     fails_with(&[LAWS, &["--by", "nope"]].concat(), "nope");
     fails_with(&[LAWS, &["--level", "1.5"]].concat(), "--level");
+    fails_with(
+        &["--law", "chinchilla", "--law", "chinchilla"],
+        "a candidate twice",
+    );
     // Runs below 3e18 FLOPs form too few scale groups to score by rolling origins.
     fails_with(
         &[LAWS, &["--where", "C < 3e18"]].concat(),

@@ -66,3 +66,10 @@ def test_select_refuses_bad_settings() -> None:
         sl.select(DATA, **RECIPE)
     with pytest.raises(sl.Error, match="variable of none"):
         sl.select(DATA, laws=["chinchilla"], at={"Q": 1.0}, **RECIPE)
+
+
+def test_select_refuses_text_for_numbers() -> None:
+    with pytest.raises(sl.SettingsError, match="not a number|list of numbers"):
+        sl.select(DATA, laws=["chinchilla"], at={"N": "7e10", "D": 1.4e12}, **RECIPE)
+    with pytest.raises(sl.SettingsError):
+        sl.select(DATA, laws=["chinchilla", "chinchilla"], **RECIPE)

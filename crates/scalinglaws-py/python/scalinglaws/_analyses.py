@@ -320,7 +320,7 @@ def select(
     unknown = set(fixes) - {c["label"] for c in candidates}
     if unknown:
         raise SettingsError(f"fix: {sorted(unknown)} name no candidate law")
-    points = [(name, _values(v)) for name, v in (at or {}).items()]
+    points = [(name, _values(name, v)) for name, v in (at or {}).items()]
     if isinstance(origins, bool) or not isinstance(origins, numbers.Integral) or not 2 <= origins <= 50:
         raise SettingsError(f"origins: give a whole number from 2 to 50, not {origins!r}")
     request = {
@@ -344,11 +344,24 @@ def select(
     return result
 
 
-def _values(value: Union[float, Sequence[float]]) -> List[float]:
-    """One value or a list of values, as a list of floats."""
-    if isinstance(value, (int, float, numbers.Real)):
-        return [float(value)]
-    return [float(x) for x in value]
+def _values(name: str, value: Union[float, Sequence[float]]) -> List[float]:
+    """One value or a list of values of ``at``, as a list of floats (SettingsError otherwise)."""
+    if isinstance(value, (bool, str, bytes)):
+        raise SettingsError(f"at: {name}={value!r}: give a number or a list of numbers")
+    items: List[Any]
+    try:
+        items = list(value)  # type: ignore[arg-type]
+    except TypeError:
+        items = [value]  # one number (a float, an int, a numpy scalar)
+    out: List[float] = []
+    for item in items:
+        if isinstance(item, (bool, str, bytes)):
+            raise SettingsError(f"at: {name}: {item!r} is not a number")
+        try:
+            out.append(float(item))
+        except (TypeError, ValueError):
+            raise SettingsError(f"at: {name}: {item!r} is not a number") from None
+    return out
 
 
 def _count(name: str, value: Any) -> int:

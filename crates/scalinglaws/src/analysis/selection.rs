@@ -89,7 +89,8 @@ pub struct CandidateScore {
     pub are_mean: Option<f64>,
     /// Standard error of (this score − the best score), paired over the rolling origins.
     pub gap_se: Option<f64>,
-    /// Log-likelihood maximised over parameters and error scale, and BIC, on all the data.
+    /// Log-likelihood at the fitted parameters, maximised over the error scale (for `huber` a
+    /// lower bound on the joint maximum), and BIC, on all the data.
     pub log_likelihood: Option<f64>,
     pub bic: Option<f64>,
     /// Within one standard error of the best score (the best candidate's score's standard
@@ -102,6 +103,9 @@ pub struct CandidateScore {
     /// Whether its prediction intervals are calibrated beyond the data (and τ when they are).
     pub calibrated: bool,
     pub tau_per_decade: Option<f64>,
+    /// Why its intervals are not calibrated beyond the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_reason: Option<String>,
     #[serde(with = "crate::fit::result::ordered")]
     pub params: Vec<(String, f64)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +166,7 @@ pub fn select(
     scale: &[f64],
     options: &SelectionOptions,
 ) -> Result<Selection> {
+    check_options(options)?;
     check_candidates(candidates, scale)?;
     let calibration = CalibrationOptions {
         level: options.level,
@@ -174,7 +179,7 @@ pub fn select(
     let (groups, count) = scale_groups(scale);
     let common = common_origins(&runs);
     if common.len() < 2 {
-        return Err(too_few_origins(&runs, count, options.origins));
+        return Err(too_few_origins(&runs, candidates, count, options.origins));
     }
     let units = Units::new(&common, &runs, &groups);
     let space = candidates[0].settings.space;
@@ -230,6 +235,11 @@ impl Selection {
     /// Predictions at new points: `points[k]` holds the points in candidate k's variables
     /// (one list per candidate, all of the same length).
     pub fn predict(&self, points: &[Vec<Vec<f64>>]) -> Result<Vec<SelectedPrediction>> {
+        if self.fits.len() != self.candidates.len() {
+            return Err(Error::settings(
+                "this selection carries no fits (it was read back from JSON); run the selection to predict",
+            ));
+        }
         if points.len() != self.candidates.len() {
             return Err(Error::settings(format!(
                 "points are given for {} laws, but {} were selected among",
@@ -404,12 +414,32 @@ fn mixture(laws: &[LawPrediction], space: Space, level: f64) -> (f64, Option<[f6
     (back(space, centre), pi, between)
 }
 
+fn check_options(options: &SelectionOptions) -> Result<()> {
+    crate::uncertainty::check_level(options.level)?;
+    if options.origins < 2 {
+        return Err(Error::settings(format!(
+            "{} rolling origins: scoring laws needs at least 2",
+            options.origins
+        ))
+        .within("origins"));
+    }
+    Ok(())
+}
+
 fn check_candidates(candidates: &[Candidate], scale: &[f64]) -> Result<()> {
     let Some(first) = candidates.first() else {
         return Err(Error::settings(
             "law selection needs at least one candidate law",
         ));
     };
+    for (i, c) in candidates.iter().enumerate() {
+        if candidates[..i].iter().any(|o| o.label == c.label) {
+            return Err(Error::settings(format!(
+                "'{}' is a candidate twice; give each law once",
+                c.label
+            )));
+        }
+    }
     for other in candidates {
         if other.data.target != first.data.target {
             return Err(Error::settings(format!(
@@ -514,20 +544,42 @@ fn common_origins(runs: &[CandidateRun]) -> Vec<usize> {
         .collect()
 }
 
-fn too_few_origins(runs: &[CandidateRun], groups: usize, most: usize) -> Error {
-    if let Some(error) = runs.iter().find_map(|r| r.error.as_deref()) {
-        if runs.iter().all(|r| r.fit.is_none()) {
-            return Error::fit(format!("no law could be fitted: {error}"));
-        }
+fn too_few_origins(
+    runs: &[CandidateRun],
+    candidates: &[Candidate],
+    groups: usize,
+    most: usize,
+) -> Error {
+    if runs.iter().all(|r| r.fit.is_none()) {
+        let reasons: Vec<String> = runs
+            .iter()
+            .zip(candidates)
+            .map(|(r, c)| format!("{}: {}", c.label, r.error.as_deref().unwrap_or("failed")))
+            .collect();
+        return Error::fit(format!("no law could be fitted: {}", reasons.join("; ")));
     }
     if origin_sizes(groups, most).len() < 2 {
         return Error::settings(format!(
             "the data form {groups} scale groups; scoring laws by rolling origins needs at least {MIN_GROUPS} (add runs at more scales, or order by another scale column)"
         ));
     }
-    Error::fit(
-        "fewer than 2 rolling origins were fitted by every law; score fewer or better-posed laws",
-    )
+    let fitted: Vec<String> = runs
+        .iter()
+        .zip(candidates)
+        .filter(|(r, _)| r.fit.is_some())
+        .map(|(r, c)| {
+            let origins: Vec<String> = r
+                .origins
+                .iter()
+                .map(|o| o.trained_groups.to_string())
+                .collect();
+            format!("{} at {} groups", c.label, origins.join(", "))
+        })
+        .collect();
+    Error::fit(format!(
+        "fewer than 2 rolling origins were fitted by every law (fitted origins: {}); leave out the law that fails",
+        fitted.join("; ")
+    ))
 }
 
 /// The (origin, scale group) units every candidate is scored on, with their rows.
@@ -641,6 +693,7 @@ fn base_score(run: &CandidateRun, candidate: &Candidate, units: &Units) -> Candi
         tau_per_decade: calibration
             .filter(|c| c.calibrated)
             .map(|c| c.tau_per_decade),
+        calibration_reason: calibration.and_then(|c| c.reason.clone()),
         params: run
             .fit
             .as_ref()
@@ -727,8 +780,9 @@ fn mark_ties(
     scores[best].score_se = Some(tolerance);
 }
 
-/// Standard error of a score over the rolling origins: the score is the mean of the per-origin
-/// mean unit errors weighted by their units, so its se comes from their scatter.
+/// Standard error of a score over the rolling origins. The score is Σₒ wₒ·mₒ, the per-origin
+/// mean unit errors mₒ weighted by their share of units wₒ; its variance is estimated from the
+/// origins' scatter, Var ≈ O/(O−1) · Σₒ wₒ² (mₒ − score)².
 fn score_se(unit_scores: &[f64], units: &Units) -> f64 {
     let origins = units.trained.len();
     let mut sums = vec![0.0; origins];
@@ -737,15 +791,19 @@ fn score_se(unit_scores: &[f64], units: &Units) -> f64 {
         sums[o] += value;
         counts[o] += 1;
     }
-    let means: Vec<f64> = sums
+    let total = units.count as f64;
+    let score: f64 = sums.iter().sum::<f64>() / total;
+    let n = origins as f64;
+    let spread: f64 = sums
         .iter()
         .zip(&counts)
-        .map(|(s, &c)| s / c as f64)
-        .collect();
-    let n = origins as f64;
-    let mean = means.iter().sum::<f64>() / n;
-    let variance = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (variance / n).sqrt()
+        .filter(|(_, &c)| c > 0)
+        .map(|(s, &c)| {
+            let share = c as f64 / total;
+            (share * (s / c as f64 - score)).powi(2)
+        })
+        .sum();
+    (spread * n / (n - 1.0).max(1.0)).sqrt()
 }
 
 /// Among the candidates tied with the best, the lowest BIC when every tied candidate has one,
@@ -784,7 +842,10 @@ fn stacking_weights(runs: &[CandidateRun], eligible: &[usize]) -> Vec<f64> {
     let k = eligible.len();
     let errors: Vec<&Vec<Vec<f64>>> = eligible.iter().map(|&j| &runs[j].errors).collect();
     let units = errors[0].len();
-    let scale = unit_mean(errors[0], f64::abs).max(f64::MIN_POSITIVE);
+    let scale = errors.iter().map(|e| unit_mean(e, f64::abs)).sum::<f64>() / k as f64;
+    if !(scale > 0.0 && scale.is_finite()) {
+        return vec![1.0 / k as f64; k];
+    }
     let mut weights = vec![1.0 / k as f64; k];
     for _ in 0..IRLS_ITERATIONS {
         let mut m = vec![vec![0.0; k]; k];
@@ -811,7 +872,28 @@ fn stacking_weights(runs: &[CandidateRun], eligible: &[usize]) -> Vec<f64> {
             break;
         }
     }
-    weights
+    // The reweighting can stall on ill-conditioned errors: keep the best of its result and
+    // every single law (a vertex of the simplex).
+    let combined_score = |w: &[f64]| {
+        let combined: Vec<Vec<f64>> = (0..units)
+            .map(|u| {
+                (0..errors[0][u].len())
+                    .map(|r| (0..k).map(|a| w[a] * errors[a][u][r]).sum())
+                    .collect()
+            })
+            .collect();
+        unit_mean(&combined, f64::abs)
+    };
+    let mut best = (combined_score(&weights), weights);
+    for a in 0..k {
+        let mut vertex = vec![0.0; k];
+        vertex[a] = 1.0;
+        let score = combined_score(&vertex);
+        if score < best.0 {
+            best = (score, vertex);
+        }
+    }
+    best.1
 }
 
 /// Reweighting steps of the stacking solve.
@@ -888,7 +970,8 @@ pub struct HeldOutScore {
     /// Held-out runs and (outer origin, scale group) units scored.
     pub points: usize,
     pub units: usize,
-    /// Unit-weighted mean absolute relative error and root mean squared fitted-space error.
+    /// Unit-weighted mean absolute relative error and root mean squared fitted-space error
+    /// (None when a prediction was undefined at a held-out run).
     pub are_mean: Option<f64>,
     pub rmse: Option<f64>,
     /// Unit-weighted share of held-out runs inside the prediction interval, and its mean
@@ -934,12 +1017,15 @@ pub fn evaluate(
     scale: &[f64],
     options: &SelectionOptions,
 ) -> Result<Evaluation> {
+    check_options(options)?;
     check_candidates(candidates, scale)?;
     let (groups, count) = scale_groups(scale);
     let sizes = origin_sizes(count, options.origins);
-    if sizes.is_empty() {
+    // The largest outer training set (all but the last group) must itself hold 2 origins.
+    if sizes.is_empty() || origin_sizes(count - 1, options.origins).len() < 2 {
         return Err(Error::settings(format!(
-            "the data form {count} scale groups; checking a selection by rolling origins needs at least {MIN_GROUPS}"
+            "the data form {count} scale groups; checking a selection by nested rolling origins needs at least {}",
+            MIN_GROUPS + 1
         )));
     }
     let scorers = candidates.len() + 2;
@@ -1049,6 +1135,20 @@ fn outer_split(
         by_group.entry(groups[row]).or_default().push(position);
     }
     let mut records: Vec<UnitRecords> = vec![Vec::new(); candidates.len() + 2];
+    // Every way of predicting is scored on the same runs: a law the split could not score
+    // leaves the split out for all (and is named).
+    let missing: Vec<String> = selection
+        .candidates
+        .iter()
+        .filter(|c| c.score.is_none())
+        .map(|c| c.label.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::fit(format!(
+            "{} could not be scored on this split's training runs",
+            missing.join(", ")
+        )));
+    }
     for members in by_group.values() {
         for (scorer, unit) in records.iter_mut().enumerate() {
             let found: Vec<_> = members
@@ -1119,12 +1219,20 @@ fn held_out_score(label: String, units: &UnitRecords) -> HeldOutScore {
             .collect();
         (!per_unit.is_empty()).then(|| per_unit.iter().sum::<f64>() / per_unit.len() as f64)
     };
+    // An undefined prediction leaves no honest error: no score rather than one without it.
+    let finite = units
+        .iter()
+        .flatten()
+        .all(|r| r.0.is_finite() && r.1.is_finite());
     HeldOutScore {
         label,
         points: units.iter().map(Vec::len).sum(),
         units: units.len(),
-        are_mean: mean_of(&|r| r.0.is_finite().then_some(r.0)),
-        rmse: mean_of(&|r| r.1.is_finite().then_some(r.1)).map(f64::sqrt),
+        are_mean: finite.then(|| mean_of(&|r| Some(r.0))).flatten(),
+        rmse: finite
+            .then(|| mean_of(&|r| Some(r.1)))
+            .flatten()
+            .map(f64::sqrt),
         pi_coverage: mean_of(&|r| r.2.map(|c| if c { 1.0 } else { 0.0 })),
         pi_width: mean_of(&|r| r.3),
     }
