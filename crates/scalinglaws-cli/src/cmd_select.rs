@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::selection::{
-    evaluate, points_by_name, select, Evaluation, HeldOutScore, SelectedPrediction, Selection,
-    SelectionOptions,
+    evaluate, points_by_name, select, value_at, Evaluation, HeldOutScore, SelectedPrediction,
+    Selection, SelectionOptions,
 };
 use serde::Serialize;
 
@@ -99,14 +99,6 @@ pub fn run(config: &Config) -> Result<()> {
         || Ok(serde_json::to_string_pretty(&out)?),
         &text,
     )
-}
-
-fn value_at(column: &[f64], i: usize) -> f64 {
-    if column.len() == 1 {
-        column[0]
-    } else {
-        column[i]
-    }
 }
 
 /// The `--at` values by variable name (checked against the laws by the library).

@@ -8,21 +8,20 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// The README's Chinchilla data and recipe, for `select`.
-const DATA: &[&str] = &[
-    "select",
-    "examples/chinchilla/chinchilla_epoch.csv",
-    "--target",
-    "loss",
-    "--map",
-    "N=Model Size",
-    "--map",
-    "C=Training FLOP",
-    "--derive",
-    "D=C/(6*N)",
-    "--where",
-    "loss < 3.44",
-];
+mod common;
+
+/// `select` with the README's Chinchilla data and recipe: the first command's arguments
+/// without `fit` and its `--law chinchilla`.
+fn data_args() -> Vec<&'static str> {
+    let fit = common::CHINCHILLA;
+    let law = fit
+        .iter()
+        .position(|a| *a == "--law")
+        .expect("the recipe names a law");
+    let mut args = vec!["select"];
+    args.extend(fit[1..law].iter().chain(&fit[law + 2..]));
+    args
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,7 +30,7 @@ fn root() -> PathBuf {
 fn run(extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
         .current_dir(root())
-        .args(DATA)
+        .args(data_args())
         .args(extra)
         .output()
         .expect("run scalinglaws")

@@ -28,7 +28,8 @@ use scalinglaws::analysis::schedule::{
     curves_from_logs, fit_curves, predict as predict_schedule, spec, CurveLaw, RunLog, ScheduleFit,
 };
 use scalinglaws::analysis::selection::{
-    evaluate as evaluate_selection, points_by_name, select as run_select, SelectionOptions,
+    evaluate as evaluate_selection, points_by_name, select as run_select, value_at,
+    SelectionOptions,
 };
 use scalinglaws::analysis::tracks::{
     baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
@@ -908,7 +909,7 @@ fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
                 let inputs: Vec<(String, f64)> = request
                     .at
                     .iter()
-                    .map(|(n, v)| (n.clone(), if v.len() == 1 { v[0] } else { v[i] }))
+                    .map(|(n, v)| (n.clone(), value_at(v, i)))
                     .collect();
                 let mut value = serde_json::to_value(&prediction).map_err(json_error)?;
                 value["inputs"] = serde_json::to_value(inputs).map_err(json_error)?;

@@ -310,6 +310,15 @@ impl Selection {
     }
 }
 
+/// The i-th of a list of point values given as one value for every point or one per point.
+pub fn value_at(values: &[f64], i: usize) -> f64 {
+    if values.len() == 1 {
+        values[0]
+    } else {
+        values[i]
+    }
+}
+
 /// The points `at` (values by variable name, each list of length 1 or a common length) in
 /// each candidate's own variable order, for [`Selection::predict`]. Errors name the setting
 /// `at` and the variable.
@@ -367,18 +376,7 @@ pub fn points_by_name(
                 })
                 .collect::<Result<_>>()?;
             Ok((0..count)
-                .map(|i| {
-                    columns
-                        .iter()
-                        .map(|values| {
-                            if values.len() == 1 {
-                                values[0]
-                            } else {
-                                values[i]
-                            }
-                        })
-                        .collect()
-                })
+                .map(|i| columns.iter().map(|values| value_at(values, i)).collect())
                 .collect())
         })
         .collect()
