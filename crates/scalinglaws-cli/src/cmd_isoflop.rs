@@ -2,7 +2,8 @@
 //! loss-optimal model size from a local curve in log N, and the power laws N* ∝ C^a and
 //! D* ∝ C^b through the minima, with bootstrap intervals on request. With `--envelope`, the same
 //! power laws from Chinchilla's approach 1: the lowest loss over the runs' checkpoints at each
-//! compute.
+//! compute. With `--budget`, predictions of N*, D* and the loss at new budgets with calibrated
+//! intervals; with `--backtest K`, the same scored on the K largest budgets held out.
 
 use std::fmt::Write as _;
 
@@ -13,7 +14,8 @@ use scalinglaws::analysis::envelope::{
     envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
 };
 use scalinglaws::analysis::isoflop::{
-    isoflop, Isoflop, IsoflopData, IsoflopSettings, PowerLaw, Shape,
+    isoflop, isoflop_backtest, BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest,
+    IsoflopData, IsoflopSettings, PowerLaw, Quantity, Shape,
 };
 
 use crate::input::{self, Recipe};
@@ -34,7 +36,25 @@ pub struct Config {
     /// The column naming each checkpoint's run (for the grid envelope and its bootstrap).
     pub run: Option<String>,
     pub settings: IsoflopSettings,
+    /// Hold out this many of the largest budgets and score their predictions.
+    pub backtest: Option<usize>,
     pub json: Option<Destination>,
+}
+
+/// The budgets of `--budget` (each a number or a comma list).
+pub fn budgets(texts: &[String]) -> Result<Vec<f64>> {
+    let mut values = Vec::new();
+    for text in texts {
+        values.extend(
+            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+        );
+    }
+    if let Some(bad) = values.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
+        return Err(input_error(format!(
+            "--budget {bad}: give positive budgets in FLOPs, e.g. --budget 1e22,1e23"
+        )));
+    }
+    Ok(values)
 }
 
 pub fn run(config: &Config) -> Result<()> {
@@ -65,8 +85,19 @@ pub fn run(config: &Config) -> Result<()> {
     for (key, rows) in groups {
         let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
         let group: BTreeMap<String, String> = config.groups.iter().cloned().zip(key).collect();
-        let analysis = match &config.envelope {
-            None => isoflop(
+        let analysis = match (&config.envelope, config.backtest) {
+            (None, Some(hold_out)) => isoflop_backtest(
+                &IsoflopData {
+                    compute: pick(&all.compute),
+                    size: pick(&all.size),
+                    loss: pick(&all.loss),
+                    tokens: all.tokens.as_deref().map(pick),
+                },
+                &config.settings,
+                hold_out,
+            )
+            .map(Analysis::Backtest),
+            (None, None) => isoflop(
                 &IsoflopData {
                     compute: pick(&all.compute),
                     size: pick(&all.size),
@@ -76,7 +107,7 @@ pub fn run(config: &Config) -> Result<()> {
                 &config.settings,
             )
             .map(Analysis::Profiles),
-            Some(method) => envelope(
+            (Some(method), _) => envelope(
                 &EnvelopeData {
                     compute: pick(&all.compute),
                     size: pick(&all.size),
@@ -95,7 +126,10 @@ pub fn run(config: &Config) -> Result<()> {
             )
             .map(Analysis::Envelope),
         }
-        .with_context(|| format!("group {}", describe(&group)))?;
+        .with_context(|| match group.is_empty() {
+            true => "isoflop".to_string(),
+            false => format!("group {}", describe(&group)),
+        })?;
         analyses.push(GroupAnalysis { group, analysis });
     }
     let text: String = analyses.iter().map(|g| render(g, config)).collect();
@@ -112,6 +146,7 @@ pub fn run(config: &Config) -> Result<()> {
 #[serde(tag = "approach", rename_all = "snake_case")]
 enum Analysis {
     Profiles(Isoflop),
+    Backtest(IsoflopBacktest),
     Envelope(Envelope),
 }
 
@@ -144,6 +179,7 @@ fn render(group: &GroupAnalysis, config: &Config) -> String {
     };
     match &group.analysis {
         Analysis::Profiles(result) => render_profiles(result, &label, config),
+        Analysis::Backtest(result) => render_backtest(result, &label, config),
         Analysis::Envelope(result) => render_envelope(result, &label, config),
     }
 }
@@ -217,16 +253,15 @@ fn render_profiles(result: &Isoflop, label: &str, config: &Config) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "[[IsoFLOP]]{label} {} budgets of '{}'; minimum of a local {} in ln {} per budget",
+        "[[IsoFLOP]]{label} {} budgets of '{}'; minimum of a {} per budget, in ln {}",
         result.budgets.len(),
         config.compute,
-        match result.shape {
-            Shape::Cubic => "cubic through 5 points",
-            Shape::Parabola => "parabola through 5 points",
-            Shape::Parabola3 => "parabola through 3 points",
-        },
+        result.shape.describe(),
         config.size
     );
+    if let Some(choice) = &result.shape_choice {
+        let _ = writeln!(out, "    shape auto: {}", choice.reason);
+    }
     let with_ci = result.bootstrap > 0;
     let mut rows: Vec<Vec<String>> = vec![["budget C", "runs", "N*", "D*", "loss*", "note"]
         .map(String::from)
@@ -258,6 +293,151 @@ fn render_profiles(result: &Isoflop, label: &str, config: &Config) -> String {
             result.bootstrap
         );
     }
+    out.push_str(&render_predictions(result));
+    out
+}
+
+fn interval(q: &Quantity, digits: usize) -> String {
+    match q.interval {
+        Some([lo, hi]) => format!(
+            "{} [{}, {}]",
+            number(q.value, digits),
+            number(lo, 3),
+            number(hi, 3)
+        ),
+        None => number(q.value, digits),
+    }
+}
+
+fn prediction_rows(predictions: &[BudgetPrediction]) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = vec![["budget C", "N*", "D*", "loss*", "decades out"]
+        .map(String::from)
+        .to_vec()];
+    for p in predictions {
+        rows.push(vec![
+            number(p.budget, 3),
+            interval(&p.n, 4),
+            interval(&p.d, 4),
+            interval(&p.loss, 5),
+            format!("{:.2}", p.decades_out),
+        ]);
+    }
+    rows
+}
+
+fn render_predictions(result: &Isoflop) -> String {
+    let mut out = String::new();
+    if let Some(note) = &result.predictions_note {
+        let _ = writeln!(out, "    predictions: {note}");
+    }
+    if result.predictions.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "[[Predictions at new budgets]]");
+    out.push_str(&columns(&prediction_rows(&result.predictions), &[], "    "));
+    out.push_str(&interval_note(result));
+    out.push_str("    loss*: the power law through the budgets' minimum losses, no interval (it has no irreducible term; fit and predict give calibrated losses)\n");
+    out
+}
+
+fn interval_note(result: &Isoflop) -> String {
+    let level = level_percent(result.level);
+    if result.bootstrap == 0 {
+        return "    no intervals: give --bootstrap K\n".into();
+    }
+    let bootstrap = format!(
+        "{} bootstrap replicates of the runs within budgets (each redrawn around its budget's curve at the pooled scatter)",
+        result.bootstrap
+    );
+    match &result.calibration {
+        Some(c) if c.calibrated => format!(
+            "    intervals: {level}% from {bootstrap}, widened beyond the data: {}\n",
+            describe_calibration(c)
+        ),
+        Some(c) => format!(
+            "    intervals: {level}% percentiles over {bootstrap}; not calibrated beyond the data: {}\n",
+            c.reason.as_deref().unwrap_or("")
+        ),
+        None => format!(
+            "    intervals: {level}% percentiles over {bootstrap}; not calibrated beyond the data (--no-calibration)\n"
+        ),
+    }
+}
+
+fn describe_calibration(c: &ForecastCalibration) -> String {
+    format!(
+        "sd² = sd_boot² + (τ·d^0.5)² at d decades beyond the largest budget, τ(ln D*) = {} from {} rolling origins ({} held-out budgets, up to {:.2} decades out); D* inside {} of them by the bootstrap alone, {} after widening",
+        number(c.tau_d, 4),
+        c.origins.len(),
+        c.units,
+        c.max_distance_decades,
+        percent(c.coverage_bootstrap),
+        percent(c.coverage_calibrated)
+    )
+}
+
+fn percent(share: Option<f64>) -> String {
+    share.map_or("-".into(), |s| format!("{:.1}%", 100.0 * s))
+}
+
+fn render_backtest(result: &IsoflopBacktest, label: &str, config: &Config) -> String {
+    let mut out = String::new();
+    let training = &result.training;
+    let _ = writeln!(
+        out,
+        "[[IsoFLOP backtest]]{label} fitted on the {} smallest budgets of '{}', {} largest held out; minimum of a {} per budget",
+        training.budgets.len(),
+        config.compute,
+        result.held_out.len(),
+        training.shape.describe()
+    );
+    if let Some(choice) = &training.shape_choice {
+        let _ = writeln!(out, "    shape auto (training budgets): {}", choice.reason);
+    }
+    out.push_str(&power_laws(&training.n_star, &training.d_star));
+    let mut rows: Vec<Vec<String>> = vec![[
+        "budget C",
+        "predicted N*",
+        "observed N*",
+        "predicted D*",
+        "observed D*",
+        "ln error D*",
+        "inside",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for h in &result.held_out {
+        let observed = |v: Option<f64>| v.map_or("-".into(), |v| number(v, 4));
+        rows.push(vec![
+            number(h.predicted.budget, 3),
+            interval(&h.predicted.n, 4),
+            observed(h.observed_n),
+            interval(&h.predicted.d, 4),
+            observed(h.observed_d),
+            h.ln_error_d.map_or("-".into(), |e| format!("{e:+.4}")),
+            h.covered_d
+                .map_or("-".into(), |c| if c { "yes" } else { "no" }.into()),
+        ]);
+    }
+    out.push_str(&columns(&rows, &[], "    "));
+    let _ = writeln!(
+        out,
+        "    mean |ln error|: N* {}, D* {}; coverage of the {}% intervals: N* {}, D* {}",
+        result
+            .mean_abs_ln_error_n
+            .map_or("-".into(), |e| format!("{e:.4}")),
+        result
+            .mean_abs_ln_error_d
+            .map_or("-".into(), |e| format!("{e:.4}")),
+        level_percent(training.level),
+        percent(result.coverage_n),
+        percent(result.coverage_d)
+    );
+    let _ = writeln!(
+        out,
+        "    observed: each held-out budget's own minimum under the same shape"
+    );
+    out.push_str(&interval_note(training));
     out
 }
 

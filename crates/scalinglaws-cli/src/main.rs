@@ -153,8 +153,9 @@ struct PlotIsoflopArgs {
     #[arg(long = "select", value_name = "COLUMN=VALUE")]
     select: Vec<String>,
 
-    /// The local curve through each budget's minimum: cubic, parabola, parabola3.
-    #[arg(long, value_name = "NAME", default_value = "cubic")]
+    /// The local curve through each budget's minimum: auto, cubic, parabola, parabola3,
+    /// parabola:all, cubic:all (see `isoflop --help`).
+    #[arg(long, value_name = "NAME", default_value = "auto")]
     shape: String,
 
     /// Budgets closer than this (relative) are one budget.
@@ -481,8 +482,10 @@ struct IsoflopArgs {
     #[arg(long, value_name = "COLUMN")]
     tokens: Option<String>,
 
-    /// The local curve through each budget's minimum: cubic (5 points), parabola (5), parabola3.
-    #[arg(long, value_name = "NAME", default_value = "cubic")]
+    /// The local curve through each budget's minimum: auto (the parabola through every point
+    /// unless a lack-of-fit test rejects it, then the cubic), cubic (5 nearest points),
+    /// parabola (5), parabola3, parabola:all, cubic:all.
+    #[arg(long, value_name = "NAME", default_value = "auto")]
     shape: String,
 
     /// Chinchilla's approach 1 on checkpoints instead of per-budget profiles: the lowest loss
@@ -499,9 +502,10 @@ struct IsoflopArgs {
     #[arg(long, value_name = "X", default_value_t = 1e-3)]
     tolerance: f64,
 
-    /// Bootstrap replicates for intervals on N* and the exponents.
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    bootstrap: usize,
+    /// Bootstrap replicates for intervals on N*, the exponents and the predictions
+    /// [default: 0; 1000 with --budget or --backtest].
+    #[arg(long, value_name = "K")]
+    bootstrap: Option<usize>,
 
     /// Seed of the bootstrap.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -510,6 +514,25 @@ struct IsoflopArgs {
     /// Level of the intervals.
     #[arg(long, value_name = "P", default_value_t = 0.95)]
     level: f64,
+
+    /// Predict N*, D* and the loss at these budgets in FLOPs, with intervals: 1e22, or a list
+    /// 1e22,1e23 (repeatable).
+    #[arg(
+        long = "budget",
+        value_name = "C[,C2,...]",
+        allow_hyphen_values = true,
+        conflicts_with = "envelope"
+    )]
+    budgets: Vec<String>,
+
+    /// Fit on all but the K largest budgets, predict their N* and D*, and report the errors
+    /// and the intervals' coverage.
+    #[arg(long, value_name = "K", conflicts_with_all = ["envelope", "budgets"])]
+    backtest: Option<usize>,
+
+    /// Keep the bootstrap's intervals beyond the data (no rolling-origin calibration).
+    #[arg(long = "no-calibration")]
+    no_calibration: bool,
 
     /// Write the analysis as JSON to PATH (the table still prints), or to stdout with '-'.
     #[arg(long, value_name = "PATH|-")]
@@ -1073,6 +1096,19 @@ fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             args.tolerance
         )));
     }
+    let predict_at = cmd_isoflop::budgets(&args.budgets)?;
+    if args.backtest == Some(0) {
+        return Err(input_error(
+            "--backtest 0: hold out at least the largest budget, e.g. --backtest 2",
+        ));
+    }
+    let forecasting = !predict_at.is_empty() || args.backtest.is_some();
+    if args.no_calibration && !forecasting {
+        return Err(input_error(
+            "--no-calibration acts on predictions beyond the data: give --budget C or --backtest K",
+        ));
+    }
+    let bootstrap = args.bootstrap.unwrap_or(if forecasting { 1000 } else { 0 });
     Ok(cmd_isoflop::Config {
         recipe: recipe(args.data)?,
         groups: args.groups.iter().map(|g| g.trim().to_string()).collect(),
@@ -1096,10 +1132,13 @@ fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
         settings: scalinglaws::analysis::isoflop::IsoflopSettings {
             shape: cmd_isoflop::shape(args.shape.trim())?,
             tolerance: args.tolerance,
-            bootstrap: args.bootstrap,
+            bootstrap,
             seed: args.seed,
             level: level("--level", args.level)?,
+            predict_at,
+            calibrate: !args.no_calibration,
         },
+        backtest: args.backtest,
         json: destination(args.json.as_deref()),
     })
 }
@@ -1319,6 +1358,7 @@ fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
                     bootstrap: args.bootstrap,
                     seed: 0,
                     level: 0.95,
+                    ..Default::default()
                 },
                 output: plot_output(args.output)?,
             }

@@ -20,7 +20,9 @@ use serde::Deserialize;
 use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings, Flops, Formula};
 use scalinglaws::analysis::backtest::{backtest as run_backtest, BacktestOptions, Holdout};
 use scalinglaws::analysis::envelope::{envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
-use scalinglaws::analysis::isoflop::{isoflop as run_isoflop, IsoflopData, IsoflopSettings, Shape};
+use scalinglaws::analysis::isoflop::{
+    isoflop as run_isoflop, isoflop_backtest, IsoflopData, IsoflopSettings, Shape,
+};
 use scalinglaws::analysis::law_comparison::Candidate;
 use scalinglaws::analysis::lr::{lr_analysis, Curvature, Form, LrData, LrSettings, Method};
 use scalinglaws::analysis::schedule::optimize::{optimize as optimize_schedule, OptimizeSettings};
@@ -586,6 +588,32 @@ struct IsoflopRequest {
     bootstrap: usize,
     seed: u64,
     level: f64,
+    #[serde(default)]
+    budget: Vec<f64>,
+    #[serde(default)]
+    backtest: Option<usize>,
+    calibrate: bool,
+}
+
+/// Options that cannot act together are refused rather than ignored.
+fn check_isoflop_request(request: &IsoflopRequest, envelope: bool) -> Result<(), Error> {
+    let forecast = !request.budget.is_empty() || request.backtest.is_some();
+    if envelope && forecast {
+        return Err(Error::settings(
+            "budget= and backtest= predict from per-budget profiles; drop envelope=",
+        ));
+    }
+    if !request.budget.is_empty() && request.backtest.is_some() {
+        return Err(Error::settings(
+            "give budget= (predictions at new budgets) or backtest= (held-out budgets), not both",
+        ));
+    }
+    if !request.calibrate && !forecast {
+        return Err(Error::settings(
+            "calibrate=False acts on predictions beyond the data: give budget= or backtest=",
+        ));
+    }
+    Ok(())
 }
 
 /// IsoFLOP analysis (or Chinchilla's approach 1 with `envelope`) per group; returns
@@ -627,28 +655,33 @@ fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
             })
         })
         .transpose()?;
+    py(check_isoflop_request(&request, method.is_some()))?;
     let groups = py(table.group_rows(&request.group, "group"))?;
     let analyses = py_.detach(|| -> Result<Vec<serde_json::Value>, Error> {
         let mut analyses = Vec::with_capacity(groups.len());
         for (key, rows) in groups {
             let pick = |c: &[f64]| rows.iter().map(|&r| c[r]).collect::<Vec<f64>>();
-            let mut value = match method {
-                None => serde_json::to_value(run_isoflop(
-                    &IsoflopData {
-                        compute: pick(&compute),
-                        size: pick(&size),
-                        loss: pick(&loss),
-                        tokens: tokens.as_deref().map(pick),
-                    },
-                    &IsoflopSettings {
-                        shape,
-                        tolerance: request.tolerance,
-                        bootstrap: request.bootstrap,
-                        seed: request.seed,
-                        level: request.level,
-                    },
-                )?),
-                Some(method) => serde_json::to_value(envelope(
+            let profiles = IsoflopData {
+                compute: pick(&compute),
+                size: pick(&size),
+                loss: pick(&loss),
+                tokens: tokens.as_deref().map(pick),
+            };
+            let settings = IsoflopSettings {
+                shape,
+                tolerance: request.tolerance,
+                bootstrap: request.bootstrap,
+                seed: request.seed,
+                level: request.level,
+                predict_at: request.budget.clone(),
+                calibrate: request.calibrate,
+            };
+            let mut value = match (method, request.backtest) {
+                (None, Some(hold_out)) => {
+                    serde_json::to_value(isoflop_backtest(&profiles, &settings, hold_out)?)
+                }
+                (None, None) => serde_json::to_value(run_isoflop(&profiles, &settings)?),
+                (Some(method), _) => serde_json::to_value(envelope(
                     &EnvelopeData {
                         compute: pick(&compute),
                         size: pick(&size),
@@ -670,10 +703,10 @@ fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
             let group: BTreeMap<&String, &String> = request.group.iter().zip(&key).collect();
             if let Some(object) = value.as_object_mut() {
                 object.insert("group".into(), serde_json::json!(group));
-                let approach = if method.is_some() {
-                    "envelope"
-                } else {
-                    "profiles"
+                let approach = match (method, request.backtest) {
+                    (Some(_), _) => "envelope",
+                    (None, Some(_)) => "backtest",
+                    (None, None) => "profiles",
                 };
                 object.insert("approach".into(), serde_json::json!(approach));
             }

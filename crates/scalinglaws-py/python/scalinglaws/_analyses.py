@@ -131,21 +131,29 @@ def isoflop(
     target: str,
     tokens: Optional[str] = None,
     group: Union[None, str, Sequence[str]] = None,
-    shape: str = "cubic",
+    shape: str = "auto",
     tolerance: float = 1e-3,
     envelope: Optional[str] = None,
     run: Optional[str] = None,
-    bootstrap: int = 0,
+    bootstrap: Optional[int] = None,
     seed: int = 0,
     level: float = 0.95,
+    budget: Union[None, float, Sequence[float]] = None,
+    backtest: Optional[int] = None,
+    calibrate: bool = True,
     map: Optional[Mapping[str, str]] = None,
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
     delimiter: Optional[str] = None,
 ) -> Dict[str, Any]:
     """IsoFLOP analysis per group (or Chinchilla's approach 1 with ``envelope="hull"``):
-    minima per budget and the power laws N* ∝ C^a, D* ∝ C^b. As ``scalinglaws isoflop
-    --json``."""
+    minima per budget and the power laws N* ∝ C^a, D* ∝ C^b. ``budget`` predicts N*, D* and
+    the loss at new budgets with calibrated intervals; ``backtest=K`` scores the K largest
+    budgets held out; ``bootstrap`` defaults to 1000 with either, else 0. As ``scalinglaws
+    isoflop --json``."""
+    budgets = [float(budget)] if isinstance(budget, (int, float)) else [float(b) for b in budget or []]
+    if bootstrap is None:
+        bootstrap = 1000 if budgets or backtest is not None else 0
     request = {
         **recipe(target, map, derive, where),
         "compute": compute,
@@ -159,6 +167,9 @@ def isoflop(
         "bootstrap": int(bootstrap),
         "seed": int(seed),
         "level": float(level),
+        "budget": budgets,
+        "backtest": None if backtest is None else int(backtest),
+        "calibrate": bool(calibrate),
     }
     result: Dict[str, Any] = json.loads(
         _scalinglaws.isoflop(to_data(data, delimiter), dump(request))

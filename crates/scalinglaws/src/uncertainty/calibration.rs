@@ -618,7 +618,7 @@ fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
 
 /// The smallest value whose weighted share of `sorted` (value, weight) pairs, at or below it,
 /// reaches `level`.
-fn weighted_quantile(sorted: &[(f64, f64)], level: f64) -> f64 {
+pub(crate) fn weighted_quantile(sorted: &[(f64, f64)], level: f64) -> f64 {
     let total: f64 = sorted.iter().map(|p| p.1).sum();
     let mut running = 0.0;
     for &(value, weight) in sorted {
