@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import scalinglaws as sl
-from conftest import EXAMPLE, PROTOCOL, SHARED, TRACKS
+from conftest import EXAMPLE, PROTOCOL, ROOT, SHARED, TRACKS
 
 EPOCH = {"E": 1.81686, "A": 482.00572, "alpha": 0.34781, "B": 2085.43420, "beta": 0.36585}
 
@@ -89,3 +89,18 @@ def test_lr_matches_the_command_line_and_flags_the_real_sweep() -> None:
     assert all(not c["used"] for c in real["cells"] if c["edge"] or c["status"] == "few_lrs")
     with pytest.raises(sl.SettingsError, match="law 'bent'"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", law="bent")
+
+
+def test_isoflop_predicts_at_new_budgets_and_backtests() -> None:
+    runs = ROOT / "examples" / "isoflop" / "runs.csv"
+    result = sl.isoflop(str(runs), compute="C", size="N", target="loss", budget=3.16e22)
+    group = result["groups"][0]
+    assert group["shape"] == "parabola:all"
+    prediction = group["predictions"][0]
+    low, high = prediction["D"]["interval"]
+    assert low < 6.07e11 < high
+    backtest = sl.isoflop(str(runs), compute="C", size="N", target="loss", backtest=2)
+    assert backtest["groups"][0]["approach"] == "backtest"
+    assert len(backtest["groups"][0]["held_out"]) == 2
+    with pytest.raises(sl.SettingsError, match="calibrate=False"):
+        sl.isoflop(str(runs), compute="C", size="N", target="loss", calibrate=False)
