@@ -214,7 +214,14 @@ fn allocation(law: &Law, result: &FitResult, data: &FitData) -> Result<String> {
             .unwrap_or_default(),
         ..AllocationSettings::at_budgets(budgets)
     };
-    let frontier = optimal(law, &result.param_values(), &settings)?;
+    let title = "Compute-optimal allocation (FLOPs = 6·N·D)";
+    let frontier = match optimal(law, &result.param_values(), &settings) {
+        Ok(frontier) => frontier,
+        Err(error) => {
+            let why = format!("No allocation: {}", escape(&error.to_string()));
+            return Ok(section(title, &format!("<p class=\"warning\">{why}</p>")));
+        }
+    };
     let mut rows = String::new();
     for a in &frontier.allocations {
         let cell = |value: f64, key: &str| match a.ci.get(key) {
@@ -236,7 +243,7 @@ fn allocation(law: &Law, result: &FitResult, data: &FitData) -> Result<String> {
             cell(a.loss, "loss")
         );
     }
-    let frontier_plot = svg(&frontier_page(
+    let frontier_plot = picture(frontier_page(
         law,
         result,
         &AllocationSettings::at_budgets(
@@ -244,9 +251,9 @@ fn allocation(law: &Law, result: &FitResult, data: &FitData) -> Result<String> {
                 .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / 30.0))
                 .collect(),
         ),
-    )?)?;
+    ));
     Ok(section(
-        "Compute-optimal allocation (FLOPs = 6·N·D)",
+        title,
         &format!(
             "<p>At the largest compute in the data ({}) and 10× and 100× beyond it{}.</p>\n\
              <table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\

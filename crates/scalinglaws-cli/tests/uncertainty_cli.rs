@@ -1289,3 +1289,183 @@ fn compare_input_errors_exit_2() {
         &["track"],
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// optimal (issue 18, part 4): the closed form is never clamped; a numerical search widens its
+// range of N and fails (exit 2) rather than report its edge; compare, plot frontier and report
+// inherit it
+// ---------------------------------------------------------------------------------------------
+
+/// The issue's law: α = 0.1, β = 0.5 put N* beyond 1e16 at 1e22 FLOPs.
+const ISSUE_18: [f64; 5] = [1.69, 406.4, 0.1, 410.7, 0.5];
+/// Hoffmann et al. 2022's fit, whose N* passes 1e16 near 1e36 FLOPs.
+const HOFFMANN_FIT: [f64; 5] = [1.69, 406.4, 0.34, 410.7, 0.28];
+
+/// Hoffmann et al. 2022, eq. 4: N* = G·(C/6)^(β/(α+β)), G = (αA/(βB))^(1/(α+β)), and the
+/// loss there (E, A, alpha, B, beta in `p`).
+fn eq4(p: [f64; 5], c: f64) -> (f64, f64) {
+    let [e, a, alpha, b, beta] = p;
+    let g = (alpha * a / (beta * b)).powf(1.0 / (alpha + beta));
+    let n = g * (c / 6.0).powf(beta / (alpha + beta));
+    (n, e + a * n.powf(-alpha) + b * (c / (6.0 * n)).powf(-beta))
+}
+
+/// `chinchilla[E=..,A=..,alpha=..,B=..,beta=..]`.
+fn given(p: [f64; 5]) -> String {
+    format!(
+        "chinchilla[E={},A={},alpha={},B={},beta={}]",
+        p[0], p[1], p[2], p[3], p[4]
+    )
+}
+
+/// `--fix` for A, alpha, B and beta of `p` (E is left to the fit).
+fn fix_all_but_e(p: [f64; 5]) -> Vec<String> {
+    [("A", p[1]), ("alpha", p[2]), ("B", p[3]), ("beta", p[4])]
+        .iter()
+        .flat_map(|(name, value)| ["--fix".to_string(), format!("{name}={value}")])
+        .collect()
+}
+
+/// Each allocation of `frontier` against eq. 4 with `p`: N* to `tolerance`, the loss to 1e-9.
+fn agrees_with_eq4(frontier: &Value, p: [f64; 5], tolerance: f64) {
+    for a in frontier["allocations"].as_array().unwrap() {
+        let c = a["budget"].as_f64().unwrap();
+        let (n, loss) = eq4(p, c);
+        let (got_n, got_loss) = (a["N"].as_f64().unwrap(), a["loss"].as_f64().unwrap());
+        assert!(
+            relative(got_n, n) < tolerance,
+            "at {c:e}: N* {got_n:e} vs {n:e}"
+        );
+        assert!(
+            relative(got_loss, loss) < 1e-9,
+            "at {c:e}: {got_loss} vs {loss}"
+        );
+    }
+}
+
+#[test]
+fn optimal_gives_the_closed_form_beyond_1e16_parameters() {
+    // The issue's command: N* 3.25e16 and 1.51e18, losses 12.58 and 9.11, not 1e16.
+    let frontier = stdout_json(scalinglaws().args([
+        "optimal",
+        "--law",
+        "chinchilla[E=1.69,A=406.4,alpha=0.1,B=410.7,beta=0.5]",
+        "--budget",
+        "1e22,1e24",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(frontier["method"], "closed form");
+    let at = |i: usize, key: &str| frontier["allocations"][i][key].as_f64().unwrap();
+    assert!(relative(at(0, "N"), 3.25e16) < 0.005, "{:e}", at(0, "N"));
+    assert!(relative(at(1, "N"), 1.51e18) < 0.005, "{:e}", at(1, "N"));
+    assert!((at(0, "loss") - 12.58).abs() < 0.005 && (at(1, "loss") - 9.11).abs() < 0.005);
+    agrees_with_eq4(&frontier, ISSUE_18, 1e-12);
+    let exponent = frontier["exponents"]["a"].as_f64().unwrap();
+    assert!((exponent - 0.5 / 0.6).abs() < 1e-9, "a = {exponent}");
+    // Hoffmann's fit at 1e36 and 1e40 FLOPs.
+    let frontier = stdout_json(scalinglaws().args([
+        "optimal",
+        "--law",
+        &given(HOFFMANN_FIT),
+        "--budget",
+        "1e36,1e40",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(frontier["method"], "closed form");
+    agrees_with_eq4(&frontier, HOFFMANN_FIT, 1e-12);
+    assert!(frontier["allocations"][1]["N"].as_f64().unwrap() > 6e17);
+}
+
+/// A fit of `formula` on the README's data with the `fixed` arguments, written to a fresh
+/// directory.
+fn formula_fit(formula: &str, fixed: &[String]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fit.json");
+    chinchilla_formula(formula)
+        .args(fixed)
+        .arg("--json")
+        .arg(&path)
+        .assert()
+        .success();
+    (dir, path)
+}
+
+#[test]
+fn optimal_of_a_formula_law_searches_as_far_as_the_optimum() {
+    // The same Chinchilla as a formula has no closed form: the numerical search agrees with
+    // eq. 4 at 1e24 and 1e40 FLOPs (E is the fit's; N* does not depend on it).
+    for p in [ISSUE_18, HOFFMANN_FIT] {
+        let (_dir, path) = formula_fit("E + A*N^-alpha + B*D^-beta", &fix_all_but_e(p));
+        let e = read_json(&path)["params"]["E"]["value"].as_f64().unwrap();
+        let frontier = stdout_json(scalinglaws().arg("optimal").arg(&path).args([
+            "--budget",
+            "1e24,1e40",
+            "--json",
+            "-",
+        ]));
+        assert_eq!(frontier["method"], "numerical");
+        agrees_with_eq4(&frontier, [e, p[1], p[2], p[3], p[4]], 1e-4);
+    }
+    // A law whose loss keeps falling with N along the budget: exit 2, naming the budget and
+    // the range searched, instead of an allocation at its edge.
+    let (_dir, path) = formula_fit("A*N^-alpha + 0*D", &["--fix".into(), "alpha=0.34".into()]);
+    fails(
+        scalinglaws()
+            .arg("optimal")
+            .arg(&path)
+            .args(["--budget", "1e22"]),
+        &[
+            "at the budget 1e22",
+            "still falls",
+            "N from 1.000e-10 to 1.000e100",
+        ],
+    );
+}
+
+#[test]
+fn compare_plot_frontier_and_report_inherit_the_unclamped_closed_form() {
+    let fixed = fix_all_but_e(ISSUE_18);
+    // compare: every track's allocation is the closed form's.
+    let result = stdout_json(
+        compare_tracks()
+            .args(["--budget", "1e22,1e24", "--json", "-"])
+            .args(&fixed),
+    );
+    for track in result["tracks"].as_array().unwrap() {
+        for a in track["allocations"].as_array().unwrap() {
+            let (c, n) = (a["budget"].as_f64().unwrap(), a["N"].as_f64().unwrap());
+            assert!(relative(n, eq4(ISSUE_18, c).0) < 1e-12, "{track}");
+        }
+    }
+    // plot frontier: the exponent of the true frontier, β/(α+β) = 0.833, not 0.
+    let dir = tempfile::tempdir().unwrap();
+    let fit = dir.path().join("fit.json");
+    chinchilla("fit")
+        .args(&fixed)
+        .arg("--json")
+        .arg(&fit)
+        .assert()
+        .success();
+    let svg = dir.path().join("frontier.svg");
+    scalinglaws()
+        .args(["plot", "frontier", "--from", "1e22", "--to", "1e24", "-o"])
+        .arg(&svg)
+        .arg(&fit)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("N* ∝ C^0.833, D* ∝ C^0.167"), "{text}");
+    // report: the allocation table and its frontier plot, the same.
+    let html = dir.path().join("report.html");
+    chinchilla("report")
+        .args(&fixed)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("N* ∝ C^0.833"), "{page}");
+    assert!(!page.contains("<td>1.000e16</td>"), "{page}");
+}

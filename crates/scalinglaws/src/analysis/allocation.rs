@@ -6,9 +6,12 @@
 //! Any other law (`data_constrained` at a given number of unique tokens, `looped` at a given r,
 //! `moe` at a given number of experts, user formulas) and any FLOPs formula go through a robust
 //! one-dimensional search over log N: D follows from the constraint by bisection in log D, a
-//! scan over fourteen decades of N finds the best bracket, and repeated finer scans with a final
-//! parabola pin the minimum. A held variable given several values (`E=1,8,64`) is optimised
-//! too: every value is solved and the best kept.
+//! scan over fourteen decades of N around √(C/6) finds the best bracket (an end where the best
+//! point sits moves out by fourteen decades more, up to N from 1e-10 to 1e100; an optimum
+//! beyond that is an error, never the edge), and repeated finer scans with a final parabola
+//! pin the minimum. The closed form is never confined to a range: only a cap holds it. A held
+//! variable given several values (`E=1,8,64`) is optimised too: every value is solved and the
+//! best kept.
 //!
 //! Planning under constraints:
 //! - caps on the model size N (`max_active`: N is what a token passes through, so what
@@ -461,11 +464,12 @@ impl Roles<'_> {
         tape.forward_columns(params, &mut scratch).to_vec()
     }
 
-    /// The range of ln N the caps allow for the goal: N ≤ max_active, total(N) ≤ max_params,
-    /// D(N) ≤ max_tokens (D falls as N grows along a budget or a loss), and with inference
-    /// tokens a budget must leave some training compute. None when the caps leave nothing.
-    fn log_n_range(&self, params: &[f64], goal: Goal) -> Option<(f64, f64)> {
-        let (mut lo, mut hi) = LOG_N_RANGE;
+    /// The range of ln N the caps allow for the goal, within the widest range searched:
+    /// N ≤ max_active, total(N) ≤ max_params, D(N) ≤ max_tokens (D falls as N grows along a
+    /// budget or a loss), and with inference tokens a budget must leave some training compute.
+    /// None when the caps leave nothing.
+    fn log_n_range(&self, params: &[f64], goal: Goal) -> Option<Limits> {
+        let (lo, mut hi) = WIDEST_LOG_N;
         let settings = self.settings;
         if let Some(p) = settings.max_active {
             hi = hi.min(p.ln());
@@ -482,19 +486,33 @@ impl Roles<'_> {
         if let (Goal::Budget(c), true) = (goal, settings.inference_tokens > 0.0) {
             hi = hi.min((c / (2.0 * settings.inference_tokens)).ln() - 1e-9);
         }
-        if let Some(u) = settings.max_tokens {
-            let too_many = |log_n: f64| {
-                self.tokens(params, log_n.exp(), goal)
-                    .map_or(true, |d| d > u)
-            };
-            if lo > hi || too_many(hi) {
-                return None;
-            }
-            if too_many(lo) {
-                lo = bisect(lo, hi, BISECTION_STEPS, too_many);
-            }
+        let lo = self.tokens_cap_floor(params, goal, lo, hi)?;
+        (lo <= hi).then_some(Limits {
+            lo,
+            hi,
+            lo_is_cap: lo > WIDEST_LOG_N.0,
+            hi_is_cap: hi < WIDEST_LOG_N.1,
+        })
+    }
+
+    /// The least ln N in [lo, hi] whose D stays within max_tokens (lo without that cap); None
+    /// when even N at `hi` needs more tokens.
+    fn tokens_cap_floor(&self, params: &[f64], goal: Goal, lo: f64, hi: f64) -> Option<f64> {
+        let Some(u) = self.settings.max_tokens else {
+            return Some(lo);
+        };
+        let too_many = |log_n: f64| {
+            self.tokens(params, log_n.exp(), goal)
+                .map_or(true, |d| d > u)
+        };
+        if lo > hi || too_many(hi) {
+            return None;
         }
-        (lo <= hi).then_some((lo, hi))
+        Some(if too_many(lo) {
+            bisect(lo, hi, BISECTION_STEPS, too_many)
+        } else {
+            lo
+        })
     }
 
     fn binding(&self, n: f64, d: f64) -> Option<String> {
@@ -566,48 +584,137 @@ impl Roles<'_> {
     }
 }
 
-/// Decades of N scanned, the range of ln D searched for a target loss, and points per scan.
-const LOG_N_RANGE: (f64, f64) = (
-    2.0 * std::f64::consts::LN_10,
-    16.0 * std::f64::consts::LN_10,
+/// The widest range of ln N the search may reach (N from 1e-10 to 1e100) and of ln D along a
+/// constraint (the same decades): wide enough for any budget a float holds a loss for; an
+/// optimum beyond it is an error, never its edge.
+const WIDEST_LOG_N: (f64, f64) = (
+    -10.0 * std::f64::consts::LN_10,
+    100.0 * std::f64::consts::LN_10,
 );
-const LOG_D_RANGE: (f64, f64) = (0.0, 30.0 * std::f64::consts::LN_10);
-/// Budgets searched for a target loss in the closed form: 1e3 to 1e45 FLOPs.
-const LOG_C_RANGE: (f64, f64) = (
-    3.0 * std::f64::consts::LN_10,
-    45.0 * std::f64::consts::LN_10,
-);
+const LOG_D_RANGE: (f64, f64) = WIDEST_LOG_N;
+/// The first scan covers this many decades of N around a guess; an end where the best point
+/// sits moves out by as many again, up to the widest range.
+const WINDOW: f64 = 14.0 * std::f64::consts::LN_10;
 const SCAN_POINTS: usize = 141;
 /// Halvings of a bracket: 64 take any range below 1e4 to f64 resolution.
 const BISECTION_STEPS: usize = 64;
 const ZOOMS: usize = 8;
 
-/// The optimal log N for one goal: a scan, finer scans around the best point, then the vertex
-/// of the parabola through the last three.
-fn optimal_log_n(roles: &Roles, params: &[f64], goal: Goal) -> Option<f64> {
-    let (mut lo, mut hi) = roles.log_n_range(params, goal)?;
-    if hi - lo < 1e-12 {
-        return Some(lo);
+/// The range of ln N the caps allow, and which of its ends a cap (or the inference tokens)
+/// sets; the other ends are those of the widest range.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    lo: f64,
+    hi: f64,
+    lo_is_cap: bool,
+    hi_is_cap: bool,
+}
+
+/// Why a goal has no allocation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Unsolved {
+    /// No finite optimum where the caps allow.
+    NoOptimum,
+    /// The best point is the end `log_n` of the widest range searched, (lo, hi) in ln N: the
+    /// optimum, if there is one, lies beyond.
+    AtEdge { log_n: f64, lo: f64, hi: f64 },
+    /// The value no longer changes with N from `log_n` on (to f64 precision): the search
+    /// cannot place the optimum.
+    Flat { log_n: f64 },
+}
+
+/// The first window of ln N: WINDOW wide around the guess √(C/6) for a budget (1e9 for a
+/// target loss), moved inside the limits.
+fn first_window(goal: Goal, limits: &Limits) -> (f64, f64) {
+    let centre = match goal {
+        Goal::Budget(c) => 0.5 * (c / 6.0).ln(),
+        Goal::Loss(_) => 9.0 * std::f64::consts::LN_10,
+    };
+    let width = WINDOW.min(limits.hi - limits.lo);
+    let lo = (centre - 0.5 * width).min(limits.hi - width).max(limits.lo);
+    (lo, (lo + width).min(limits.hi))
+}
+
+/// A scan of `points` over [lo, hi]: the grid, the values and the index of the best.
+fn scan_window(
+    roles: &Roles,
+    params: &[f64],
+    goal: Goal,
+    (lo, hi): (f64, f64),
+    points: usize,
+) -> Result<(Vec<f64>, Vec<f64>, usize), Unsolved> {
+    let step = (hi - lo) / (points - 1) as f64;
+    let grid: Vec<f64> = (0..points).map(|i| lo + step * i as f64).collect();
+    let values = roles.scan(params, goal, &grid);
+    let (i, value) = values
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .ok_or(Unsolved::NoOptimum)?;
+    if !value.is_finite() {
+        return Err(Unsolved::NoOptimum);
     }
-    let mut points = SCAN_POINTS;
-    let mut best = None;
-    for _ in 0..=ZOOMS {
-        let step = (hi - lo) / (points - 1) as f64;
-        let grid: Vec<f64> = (0..points).map(|i| lo + step * i as f64).collect();
-        let values = roles.scan(params, goal, &grid);
-        let (i, &value) = values
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(b.1))?;
-        if !value.is_finite() {
-            return None;
+    Ok((grid, values, i))
+}
+
+/// The coarse scan whose best point lies inside the window or at a cap: the window widens
+/// at an end where the best point sits, up to the widest range, past which it is an error.
+fn coarse_scan(
+    roles: &Roles,
+    params: &[f64],
+    goal: Goal,
+    limits: &Limits,
+) -> Result<(Vec<f64>, Vec<f64>, usize), Unsolved> {
+    let mut window = first_window(goal, limits);
+    loop {
+        let whole = window == (limits.lo, limits.hi);
+        let (grid, values, i) = match scan_window(roles, params, goal, window, SCAN_POINTS) {
+            // Nothing finite here (a target loss out of reach at these N): look further.
+            Err(Unsolved::NoOptimum) if !whole => {
+                window = widened(window, limits);
+                continue;
+            }
+            scanned => scanned?,
+        };
+        let (first, last) = (i == 0, i + 1 == SCAN_POINTS);
+        // The first best point of a tie: the loss has gone flat there.
+        if !last && values[i + 1] == values[i] {
+            return Err(Unsolved::Flat { log_n: grid[i] });
         }
-        best = Some(vertex(&grid, &values, i).unwrap_or(grid[i]));
-        lo = grid[i.saturating_sub(1)];
-        hi = grid[(i + 1).min(points - 1)];
-        points = 21;
+        if first && window.0 > limits.lo {
+            window.0 = (window.0 - WINDOW).max(limits.lo);
+        } else if last && window.1 < limits.hi {
+            window.1 = (window.1 + WINDOW).min(limits.hi);
+        } else if (first && !limits.lo_is_cap) || (last && !limits.hi_is_cap) {
+            return Err(Unsolved::AtEdge {
+                log_n: grid[i],
+                lo: limits.lo,
+                hi: limits.hi,
+            });
+        } else {
+            return Ok((grid, values, i));
+        }
     }
-    best
+}
+
+/// The window moved out by WINDOW at both ends, within the limits.
+fn widened((lo, hi): (f64, f64), limits: &Limits) -> (f64, f64) {
+    ((lo - WINDOW).max(limits.lo), (hi + WINDOW).min(limits.hi))
+}
+
+/// The optimal log N for one goal: a scan (widened while its best point sits at an end),
+/// finer scans around the best point, then the vertex of the parabola through the last three.
+fn optimal_log_n(roles: &Roles, params: &[f64], goal: Goal) -> Result<f64, Unsolved> {
+    let limits = roles.log_n_range(params, goal).ok_or(Unsolved::NoOptimum)?;
+    if limits.hi - limits.lo < 1e-12 {
+        return Ok(limits.lo);
+    }
+    let (mut grid, mut values, mut i) = coarse_scan(roles, params, goal, &limits)?;
+    for _ in 0..ZOOMS {
+        let window = (grid[i.saturating_sub(1)], grid[(i + 1).min(grid.len() - 1)]);
+        (grid, values, i) = scan_window(roles, params, goal, window, 21)?;
+    }
+    Ok(vertex(&grid, &values, i).unwrap_or(grid[i]))
 }
 
 /// The vertex of the parabola through points i−1, i, i+1 (None at an edge or when flat).
@@ -634,8 +741,38 @@ fn chinchilla_closed_form(params: &[f64], budget: f64, k: f64) -> (f64, f64) {
     (n, base / n)
 }
 
+/// The budget whose closed-form optimum reaches `target`: along the closed form the loss is
+/// E + K·(C/k)^(−αβ/(α+β)) with K = A·G^−α + B·G^β. None when the target is at or below E.
+fn chinchilla_budget_for_loss(params: &[f64], target: f64, k: f64) -> Option<f64> {
+    let [e, a, alpha, b, beta] = [params[0], params[1], params[2], params[3], params[4]];
+    let g = (alpha * a / (beta * b)).powf(1.0 / (alpha + beta));
+    let scale = a * g.powf(-alpha) + b * g.powf(beta);
+    let gamma = alpha * beta / (alpha + beta);
+    let budget = k * (scale / (target - e)).powf(1.0 / gamma);
+    (target > e && budget > 0.0 && budget.is_finite()).then_some(budget)
+}
+
+/// The closed-form N, D at a budget; only a cap's end of `limits` may hold N (the loss along
+/// the budget is convex in ln N, so a binding cap holds the optimum at its bound).
+fn closed_form_at_budget(limits: &Limits, params: &[f64], c: f64, k: f64) -> (f64, f64) {
+    let mut log_n = chinchilla_closed_form(params, c, k).0.ln();
+    if limits.hi_is_cap {
+        log_n = log_n.min(limits.hi);
+    }
+    if limits.lo_is_cap {
+        log_n = log_n.max(limits.lo);
+    }
+    let n = log_n.exp();
+    (n, c / (k * n))
+}
+
 /// The allocation for one goal at one value of the held variables.
-fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Option<Allocation> {
+fn allocation_at(
+    roles: &Roles,
+    params: &[f64],
+    goal: Goal,
+    closed: bool,
+) -> Result<Allocation, Unsolved> {
     let closed_factor = roles.settings.flops.linear_factor.filter(|_| closed);
     let capped = {
         let s = roles.settings;
@@ -643,35 +780,23 @@ fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Opt
     };
     let (n, d) = match (goal, closed_factor) {
         (Goal::Budget(c), Some(k)) => {
-            // The loss along the budget is convex in ln N: a cap holds the optimum at its bound.
-            let (lo, hi) = roles.log_n_range(params, goal)?;
-            let n = chinchilla_closed_form(params, c, k)
-                .0
-                .ln()
-                .clamp(lo, hi)
-                .exp();
-            (n, c / (k * n))
+            let limits = roles.log_n_range(params, goal).ok_or(Unsolved::NoOptimum)?;
+            closed_form_at_budget(&limits, params, c, k)
         }
-        (Goal::Loss(target), Some(_)) if !capped => {
-            // The closed-form loss falls with the budget: bisection in ln C for the target.
-            let loss_at = |log_c: f64| {
-                allocation_at(roles, params, Goal::Budget(log_c.exp()), closed).map(|a| a.loss)
-            };
-            let (lo, hi) = LOG_C_RANGE;
-            if loss_at(hi).map_or(true, |l| l > target) {
-                return None;
-            }
-            let log_c = bisect(lo, hi, BISECTION_STEPS, |x| {
-                loss_at(x).map_or(true, |l| l > target)
-            });
-            let at_budget = allocation_at(roles, params, Goal::Budget(log_c.exp()), closed)?;
-            (at_budget.n, at_budget.d)
+        (Goal::Loss(target), Some(k)) if !capped => {
+            let c = chinchilla_budget_for_loss(params, target, k).ok_or(Unsolved::NoOptimum)?;
+            chinchilla_closed_form(params, c, k)
         }
         _ => {
             let n = optimal_log_n(roles, params, goal)?.exp();
-            (n, roles.tokens(params, n, goal)?)
+            (n, roles.tokens(params, n, goal).ok_or(Unsolved::NoOptimum)?)
         }
     };
+    allocation_of(roles, params, goal, n, d).ok_or(Unsolved::NoOptimum)
+}
+
+/// The allocation at (N, D) for one goal (None unless N, D and the loss are finite).
+fn allocation_of(roles: &Roles, params: &[f64], goal: Goal, n: f64, d: f64) -> Option<Allocation> {
     let loss = match goal {
         Goal::Budget(_) => roles.loss(params, n, d),
         Goal::Loss(target) => target,
@@ -682,7 +807,8 @@ fn allocation_at(roles: &Roles, params: &[f64], goal: Goal, closed: bool) -> Opt
         Goal::Budget(c) => c,
         Goal::Loss(_) => roles.lifetime_flops(n, d),
     };
-    (n.is_finite() && d.is_finite() && loss.is_finite()).then(|| Allocation {
+    let finite = n.is_finite() && d.is_finite() && loss.is_finite();
+    finite.then(|| Allocation {
         budget,
         n,
         d,
@@ -748,26 +874,34 @@ impl Problem<'_> {
     }
 
     /// The best allocation over the held combinations: lowest loss for a budget, least
-    /// compute for a target loss.
-    fn solve(&self, params: &[f64], goal: Goal) -> Option<Allocation> {
-        let several = self.combinations.len() > 1;
+    /// compute for a target loss. A combination without an optimum is skipped; one whose
+    /// optimum lies beyond the range searched is an error (it might be the best).
+    fn solve(&self, params: &[f64], goal: Goal) -> Result<Allocation, Unsolved> {
         let score = |a: &Allocation| match goal {
             Goal::Budget(_) => a.loss,
             Goal::Loss(_) => a.budget,
         };
-        self.combinations
-            .iter()
-            .filter_map(|held| {
-                let mut allocation = allocation_at(&self.roles(held), params, goal, self.closed)?;
-                if several {
-                    allocation.chosen = held
-                        .iter()
-                        .map(|(i, v)| (self.law.variables[*i].clone(), *v))
-                        .collect();
-                }
-                Some(allocation)
-            })
-            .min_by(|a, b| score(a).total_cmp(&score(b)))
+        let mut best: Option<Allocation> = None;
+        for held in &self.combinations {
+            let mut allocation = match allocation_at(&self.roles(held), params, goal, self.closed) {
+                Ok(allocation) => allocation,
+                Err(Unsolved::NoOptimum) => continue,
+                Err(edge) => return Err(edge),
+            };
+            if self.combinations.len() > 1 {
+                allocation.chosen = held
+                    .iter()
+                    .map(|(i, v)| (self.law.variables[*i].clone(), *v))
+                    .collect();
+            }
+            if best
+                .as_ref()
+                .map_or(true, |b| score(&allocation) < score(b))
+            {
+                best = Some(allocation);
+            }
+        }
+        best.ok_or(Unsolved::NoOptimum)
     }
 
     fn feasible(&self, params: &[f64], goal: Goal) -> bool {
@@ -810,13 +944,13 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
             ),
         }));
     }
-    let solve = |p: &[f64]| -> Option<Vec<Allocation>> {
-        goals.iter().map(|&goal| problem.solve(p, goal)).collect()
+    let solve = |p: &[f64]| -> Result<Vec<Allocation>, (Goal, Unsolved)> {
+        goals
+            .iter()
+            .map(|&goal| problem.solve(p, goal).map_err(|u| (goal, u)))
+            .collect()
     };
-    let mut allocations = solve(params).ok_or_else(|| match goals[0] {
-        Goal::Budget(_) => Error::fit("the law has no finite optimum along the budget's constraint (N from 1e2 to 1e16); check the law and the FLOPs formula"),
-        Goal::Loss(_) => Error::settings("the law does not reach a target loss for any N from 1e2 to 1e16 and D up to 1e30 (is the target below the law's floor?); raise the target loss"),
-    })?;
+    let mut allocations = solve(params).map_err(|(goal, why)| unsolved(goal, why))?;
     if settings.inference_tokens > 0.0 && !settings.target_losses.is_empty() {
         add_references(law, params, settings, &mut allocations)?;
     }
@@ -827,7 +961,11 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
     });
     // Draws are independent: solved in parallel, collected in order (results do not depend
     // on the thread count).
-    let draws: Vec<Vec<Allocation>> = settings.draws.par_iter().filter_map(|d| solve(d)).collect();
+    let draws: Vec<Vec<Allocation>> = settings
+        .draws
+        .par_iter()
+        .filter_map(|d| solve(d).ok())
+        .collect();
     if !draws.is_empty() {
         let fixed = if settings.target_losses.is_empty() {
             "budget"
@@ -865,6 +1003,46 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         level: (!draws.is_empty()).then_some(settings.level),
         prediction_intervals: None,
     })
+}
+
+/// The error for a goal without an allocation, naming the range searched.
+fn unsolved(goal: Goal, why: Unsolved) -> Error {
+    let decades = |x: f64| format!("1e{}", (x / std::f64::consts::LN_10).round());
+    let (lo, hi) = WIDEST_LOG_N;
+    let widest = format!("N from {} to {}", decades(lo), decades(hi));
+    match (goal, why) {
+        (Goal::Budget(c), Unsolved::NoOptimum) => Error::fit(format!(
+            "at the budget {c:e} the law has no finite optimum along the budget's constraint ({widest}); check the law and the FLOPs formula"
+        )),
+        (Goal::Loss(l), Unsolved::NoOptimum) => Error::settings(format!(
+            "the law does not reach the loss {l} for any {widest} and D from {} to {} (is the target below the law's floor?); raise the target loss",
+            decades(LOG_D_RANGE.0),
+            decades(LOG_D_RANGE.1)
+        )),
+        (goal, Unsolved::Flat { log_n }) => Error::settings(format!(
+            "{} {} no longer changes with N from N = {:.3e} on (to machine precision), so the search cannot place an optimum; check the law's parameters, or cap the model size or the tokens",
+            goal_words(goal).0,
+            goal_words(goal).1,
+            log_n.exp()
+        )),
+        (goal, Unsolved::AtEdge { log_n, lo, hi }) => {
+            let (what, falls) = goal_words(goal);
+            Error::settings(format!(
+                "{what} {falls} still falls at N = {:.3e}, the end of the range searched (N from {:.3e} to {:.3e}): the optimum lies beyond it, if there is one; check the law's parameters (does {falls} rise again as N moves on?), or cap the model size or the tokens",
+                log_n.exp(),
+                lo.exp(),
+                hi.exp()
+            ))
+        }
+    }
+}
+
+/// "at the budget C" and "the loss", or "for the loss L" and "the compute".
+fn goal_words(goal: Goal) -> (String, &'static str) {
+    match goal {
+        Goal::Budget(c) => (format!("at the budget {c:e}"), "the loss"),
+        Goal::Loss(l) => (format!("for the loss {l}"), "the compute"),
+    }
 }
 
 /// Held variables with one value, and those with several (choices).
@@ -1271,6 +1449,134 @@ mod tests {
         let (alpha, beta) = (params[2], params[4]);
         assert!((e.a - beta / (alpha + beta)).abs() < 1e-9, "a = {}", e.a);
         assert!((e.b - alpha / (alpha + beta)).abs() < 1e-9, "b = {}", e.b);
+    }
+
+    /// Hoffmann et al. 2022's eq. 4, written out: N* = G·(C/6)^(β/(α+β)), and the loss there.
+    fn hoffmann_eq4(p: &[f64], c: f64) -> (f64, f64) {
+        let [e, a, alpha, b, beta] = [p[0], p[1], p[2], p[3], p[4]];
+        let g = (alpha * a / (beta * b)).powf(1.0 / (alpha + beta));
+        let n = g * (c / 6.0).powf(beta / (alpha + beta));
+        let d = c / (6.0 * n);
+        (n, e + a * n.powf(-alpha) + b * d.powf(-beta))
+    }
+
+    const ISSUE_18: [f64; 5] = [1.69, 406.4, 0.1, 410.7, 0.5];
+    const HOFFMANN: [f64; 5] = [1.69, 406.4, 0.34, 410.7, 0.28];
+
+    fn formula_chinchilla() -> Law {
+        Law::from_formula("E + A*N^-alpha + B*D^-beta", &|v| v == "N" || v == "D").unwrap()
+    }
+
+    /// Issue 18: N* beyond 1e16 (α = 0.1, β = 0.5 at 1e22 and 1e24 FLOPs; Hoffmann's fit at
+    /// 1e36 and 1e40) is the closed form's, not the edge of a search range, and so are the
+    /// losses and the frontier's exponents.
+    #[test]
+    fn the_closed_form_is_never_clamped() {
+        let law = catalog::lookup("chinchilla").unwrap();
+        for (params, budgets) in [(ISSUE_18, vec![1e22, 1e24]), (HOFFMANN, vec![1e36, 1e40])] {
+            let frontier = optimal(&law, &params, &settings(budgets.clone())).unwrap();
+            assert_eq!(frontier.method, "closed form");
+            for (a, &c) in frontier.allocations.iter().zip(&budgets) {
+                let (n, loss) = hoffmann_eq4(&params, c);
+                println!(
+                    "{params:?} at {c:e}: N* = {:e} (eq. 4: {n:e}), loss {}",
+                    a.n, a.loss
+                );
+                assert!((a.n / n - 1.0).abs() < 1e-12, "N* = {:e} vs {n:e}", a.n);
+                assert!((a.loss / loss - 1.0).abs() < 1e-12, "{} vs {loss}", a.loss);
+                assert!(a.binding.is_none());
+            }
+            let e = frontier.exponents.unwrap();
+            let (alpha, beta) = (params[2], params[4]);
+            assert!((e.a - beta / (alpha + beta)).abs() < 1e-9, "a = {}", e.a);
+            assert!((e.b - alpha / (alpha + beta)).abs() < 1e-9, "b = {}", e.b);
+        }
+        // The issue's numbers.
+        let frontier = optimal(&law, &ISSUE_18, &settings(vec![1e22, 1e24])).unwrap();
+        let [low, high] = [&frontier.allocations[0], &frontier.allocations[1]];
+        assert!((low.n / 3.25e16 - 1.0).abs() < 0.005 && (high.n / 1.51e18 - 1.0).abs() < 0.005);
+        assert!((low.loss - 12.58).abs() < 0.005 && (high.loss - 9.11).abs() < 0.005);
+    }
+
+    /// A target loss in the closed form inverts it exactly, at any distance: the budget
+    /// reaching the loss of 1e40 FLOPs is 1e40.
+    #[test]
+    fn a_target_loss_inverts_the_closed_form_at_any_budget() {
+        let law = catalog::lookup("chinchilla").unwrap();
+        for c in [1e20, 1e40, 1e60] {
+            let (n, loss) = hoffmann_eq4(&HOFFMANN, c);
+            let mut s = settings(Vec::new());
+            s.target_losses = vec![loss];
+            let a = optimal(&law, &HOFFMANN, &s).unwrap().allocations[0].clone();
+            assert!((a.budget / c - 1.0).abs() < 1e-6, "{:e} vs {c:e}", a.budget);
+            assert!((a.n / n - 1.0).abs() < 1e-6, "{:e} vs {n:e}", a.n);
+        }
+    }
+
+    /// The numerical search (a formula law has no closed form) widens its range of N until
+    /// the optimum lies inside: it agrees with eq. 4 at 1e24 and 1e40 FLOPs, in the issue's
+    /// case and with Hoffmann's fit, to 1e-4 in N* and 1e-9 in the loss.
+    #[test]
+    fn the_numerical_search_reaches_the_closed_form_far_out() {
+        let formula = formula_chinchilla();
+        for params in [ISSUE_18, HOFFMANN] {
+            let budgets = vec![1e24, 1e40];
+            let frontier = optimal(&formula, &params, &settings(budgets.clone())).unwrap();
+            assert_eq!(frontier.method, "numerical");
+            for (a, &c) in frontier.allocations.iter().zip(&budgets) {
+                let (n, loss) = hoffmann_eq4(&params, c);
+                println!(
+                    "numerical {params:?} at {c:e}: N* = {:e} (eq. 4: {n:e})",
+                    a.n
+                );
+                assert!((a.n / n - 1.0).abs() < 1e-4, "N* = {:e} vs {n:e}", a.n);
+                assert!((a.loss / loss - 1.0).abs() < 1e-9, "{} vs {loss}", a.loss);
+            }
+            let e = frontier.exponents.unwrap();
+            let (alpha, beta) = (params[2], params[4]);
+            assert!((e.a - beta / (alpha + beta)).abs() < 1e-5, "a = {}", e.a);
+            // A target loss far out, too.
+            let (n, loss) = hoffmann_eq4(&params, 1e40);
+            let mut s = settings(Vec::new());
+            s.target_losses = vec![loss];
+            let a = optimal(&formula, &params, &s).unwrap().allocations[0].clone();
+            assert!((a.budget / 1e40 - 1.0).abs() < 1e-4, "{:e}", a.budget);
+            assert!((a.n / n - 1.0).abs() < 1e-3, "{:e} vs {n:e}", a.n);
+        }
+    }
+
+    /// A law whose loss keeps falling as N grows along the budget has no optimum: the search
+    /// says so, naming the budget and the range, rather than reporting the edge.
+    #[test]
+    fn an_optimum_beyond_the_widest_range_is_an_error() {
+        let law = Law::from_formula("E + A*N^-alpha + 0*D", &|v| v == "N" || v == "D").unwrap();
+        let error = optimal(&law, &[1.69, 406.4, 0.34], &settings(vec![1e22])).unwrap_err();
+        let message = error.to_string();
+        println!("{message}");
+        assert!(error.is_input_error(), "{message}");
+        for needle in [
+            "budget 1e22",
+            "no longer changes with N",
+            "cap the model size",
+        ] {
+            assert!(message.contains(needle), "{needle:?} in {message}");
+        }
+        // Falling without going flat (E = 0: the loss stays resolved): the end of the range.
+        let error = optimal(&law, &[0.0, 406.4, 0.34], &settings(vec![1e22])).unwrap_err();
+        let message = error.to_string();
+        println!("{message}");
+        for needle in [
+            "budget 1e22",
+            "N from 1.000e-10 to 1.000e100",
+            "still falls",
+        ] {
+            assert!(message.contains(needle), "{needle:?} in {message}");
+        }
+        // With a cap on N the same law is held at the cap, as a cap should.
+        let mut s = settings(vec![1e22]);
+        s.max_active = Some(1e12);
+        let a = optimal(&law, &[1.69, 406.4, 0.34], &s).unwrap().allocations[0].clone();
+        assert!((a.n / 1e12 - 1.0).abs() < 1e-9 && a.binding.as_deref() == Some("max_active"));
     }
 
     #[test]

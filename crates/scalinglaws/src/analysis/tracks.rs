@@ -746,32 +746,30 @@ impl Frontiers<'_> {
         params: &[f64],
         budgets: Vec<f64>,
         target_losses: Vec<f64>,
-    ) -> Option<Vec<Allocation>> {
+    ) -> Result<Vec<Allocation>> {
         let settings = AllocationSettings {
             budgets,
             target_losses,
             draws: Vec::new(),
             ..self.settings.allocation.clone()
         };
-        optimal(self.law, params, &settings)
-            .ok()
-            .map(|f| f.allocations)
+        optimal(self.law, params, &settings).map(|f| f.allocations)
     }
 
-    fn allocations(&self, params: &[f64]) -> Option<Vec<Allocation>> {
+    fn allocations(&self, params: &[f64]) -> Result<Vec<Allocation>> {
         if self.budgets.is_empty() {
-            return Some(Vec::new());
+            return Ok(Vec::new());
         }
         self.solve(params, self.budgets.to_vec(), Vec::new())
     }
 
     fn loss_at(&self, params: &[f64], budget: f64) -> Option<f64> {
-        Some(self.solve(params, vec![budget], Vec::new())?[0].loss)
+        Some(self.solve(params, vec![budget], Vec::new()).ok()?[0].loss)
     }
 
     /// The least compute at which `params` reaches `loss` (None: never).
     fn compute_for(&self, params: &[f64], loss: f64) -> Option<f64> {
-        Some(self.solve(params, Vec::new(), vec![loss])?[0].budget)
+        Some(self.solve(params, Vec::new(), vec![loss]).ok()?[0].budget)
     }
 
     /// Gap, multiplier and its mirror at every budget, for one pair of parameter vectors.
@@ -857,15 +855,12 @@ fn track_fit(
                 .then(|| percentile_interval(draws.iter().map(|d| d[p]).collect(), level)),
         })
         .collect();
-    let mut allocations = frontier.allocations(params).ok_or_else(|| {
-        Error::fit(format!(
-            "track '{}': no compute-optimal allocation at the budgets (check the law's held variables, --set)",
-            track.label
-        ))
-    })?;
+    let mut allocations = frontier
+        .allocations(params)
+        .map_err(|e| in_track(e, &track.label))?;
     let drawn: Vec<Vec<Allocation>> = draws
         .par_iter()
-        .filter_map(|d| frontier.allocations(d))
+        .filter_map(|d| frontier.allocations(d).ok())
         .collect();
     if !drawn.is_empty() {
         add_intervals(&mut allocations, None, &drawn, level, "budget");
