@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::fit::FitResult;
+use scalinglaws::law::NonFinite;
 use scalinglaws::uncertainty::{predict_with_intervals, Calibration, IntervalSource};
 use scalinglaws::Law;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -124,16 +125,7 @@ pub fn run(config: &Config) -> Result<()> {
         .zip(&predicted)
         .find(|(_, p)| !p.value.is_finite())
     {
-        let at: Vec<String> = law
-            .variables
-            .iter()
-            .zip(point)
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect();
-        return Err(input_error(format!(
-            "the law is undefined at {} (it evaluates to a non-finite number); predict inside the law's domain",
-            at.join(" ")
-        )));
+        return Err(input_error(not_finite_message(&result, &law, point)));
     }
     let predictions: Vec<Prediction> = points
         .iter()
@@ -169,6 +161,31 @@ pub fn run(config: &Config) -> Result<()> {
             text.push_str(&interval_note(&result, source, config.level));
             output::print(&text)
         }
+    }
+}
+
+/// Why there is no number to print at `point`: a value beyond the largest double is not an
+/// undefined law, and a formula that overflows on the way to a moderate value needs rewriting.
+fn not_finite_message(result: &FitResult, law: &Law, point: &[f64]) -> String {
+    let at: Vec<String> = law
+        .variables
+        .iter()
+        .zip(point)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    let at = at.join(" ");
+    match law.non_finite(&result.param_values(), point) {
+        Some(reason @ NonFinite::Overflow { .. }) => format!(
+            "the law's value at {at} {reason}: it is finite but cannot be written as a 64-bit \
+             number; predict nearer to the data"
+        ),
+        Some(reason @ NonFinite::Intermediate { .. }) => {
+            format!("the law's value at {at} {reason}")
+        }
+        _ => format!(
+            "the law is undefined at {at} (it evaluates to a non-finite number); predict inside \
+             the law's domain"
+        ),
     }
 }
 

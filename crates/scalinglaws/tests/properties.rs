@@ -144,8 +144,9 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
     assert!(checked > 300, "only {checked} derivatives checked");
 }
 
-/// The elementary functions (sin cos tan atan atan2 tanh abs pow log1p expm1, pi): reverse
-/// sweep, column sweep and hyper-dual gradients and Hessians against central differences.
+/// The elementary functions (sin cos tan atan atan2 tanh abs pow log1p expm1 softplus, pi, and
+/// sigmoid far into its tail): reverse sweep, column sweep and hyper-dual gradients and Hessians
+/// against central differences.
 #[test]
 fn elementary_functions_have_exact_derivatives() {
     let formulas = [
@@ -155,6 +156,8 @@ fn elementary_functions_have_exact_derivatives() {
         "tanh(a*x - b) + abs(c - y)",
         "pow(x, a) * b + pow(a + y, c)",
         "log1p(a*x) + expm1(b*y/5) * c",
+        "softplus(a*x - b*y) + c*softplus(-8*a*x) + sigmoid(40*b - y)",
+        "c*exp(-a*b*softplus(log(x/b)/(0.05*a)))",
     ];
     let mut rng = Rng::new(20261201);
     let mut checked = 0;

@@ -10,9 +10,11 @@
 //! atom    := NUMBER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
 //! ```
 //!
-//! Functions: `exp log log10 sqrt sigmoid min max`, the elementary functions `sin cos tan atan
-//! tanh abs log1p expm1` (radians; `log` is natural), and two-argument `atan2(y, x)` and
-//! `pow(a, b)` (the same as `a^b`). The one named constant is `pi`; every other identifier is a
+//! Functions: `exp log log10 sqrt sigmoid softplus min max`, the elementary functions `sin cos
+//! tan atan tanh abs log1p expm1` (radians; `log` is natural), and two-argument `atan2(y, x)` and
+//! `pow(a, b)` (the same as `a^b`). `softplus(z) = log(1 + exp(z))` is evaluated without
+//! overflow (≈ z for large z), so a factor that overflows as written, such as
+//! `(1 + (x/d)^(1/f))^(-c*f)`, stays finite as `exp(-c*f*softplus(log(x/d)/f))`. The one named constant is `pi`; every other identifier is a
 //! variable or a parameter: `E` is a parameter, not Euler's number. Which identifiers are
 //! variables (dataset columns) and which are parameters is decided later, by
 //! [`crate::law::Law`].
@@ -47,13 +49,14 @@ pub enum Func {
     Pow,
     Log1p,
     Expm1,
+    Softplus,
 }
 
 /// The one named constant of the language.
 pub const PI_NAME: &str = "pi";
 
 impl Func {
-    pub const ALL: [Func; 17] = [
+    pub const ALL: [Func; 18] = [
         Func::Exp,
         Func::Log,
         Func::Log10,
@@ -71,6 +74,7 @@ impl Func {
         Func::Pow,
         Func::Log1p,
         Func::Expm1,
+        Func::Softplus,
     ];
 
     pub fn name(self) -> &'static str {
@@ -92,6 +96,7 @@ impl Func {
             Func::Pow => "pow",
             Func::Log1p => "log1p",
             Func::Expm1 => "expm1",
+            Func::Softplus => "softplus",
         }
     }
 
@@ -176,6 +181,7 @@ impl Expr {
                     Func::Abs => x.abs(),
                     Func::Log1p => x.ln_1p(),
                     Func::Expm1 => x.exp_m1(),
+                    Func::Softplus => crate::law::real::softplus(x),
                 }
             }
         })
@@ -612,6 +618,7 @@ mod tests {
     fn display_round_trips() {
         for text in [
             "min(a, b^-c) / sigmoid(-x)",
+            "exp(-c*f*softplus(log(x/d)/f))",
             "exp(log(x) * 2) - log10(y) + sqrt(z)",
             "-(a+b)^2",
         ] {
@@ -661,10 +668,12 @@ mod tests {
 
     #[test]
     fn elementary_functions_and_pi() {
-        let e = parse_expr("atan2(1, -1) + pow(2, 3) + sin(pi/2) + abs(-2) + log1p(0) + expm1(0)")
-            .unwrap();
+        let e = parse_expr(
+            "atan2(1, -1) + pow(2, 3) + sin(pi/2) + abs(-2) + log1p(0) + expm1(0) + softplus(800)",
+        )
+        .unwrap();
         let v = e.eval_f64(&|_| None).unwrap();
-        let want = 0.75 * std::f64::consts::PI + 8.0 + 1.0 + 2.0;
+        let want = 0.75 * std::f64::consts::PI + 8.0 + 1.0 + 2.0 + 800.0;
         assert!((v - want).abs() < 1e-12, "{v}");
         assert_eq!(show("pow(a, b)"), "(a ^ b)");
         assert!(matches!(parse_expr("pi").unwrap(), Expr::Num(_)));

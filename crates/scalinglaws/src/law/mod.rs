@@ -14,7 +14,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use expr::{BinOp, Expr, Program};
+use real::Wide;
 use tape::{BoundTape, Symbol, Tape};
+
+/// Why a law has no finite f64 value at a point (see [`Law::non_finite`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NonFinite {
+    /// The value exists but its magnitude is beyond the largest f64 (about 1.8e308): it is
+    /// `sign` × 10^`log10` (`log10` is +∞ when beyond even a log-scale evaluation).
+    Overflow { sign: f64, log10: f64 },
+    /// The value, about `value`, is within f64's range, but a step of the formula as written
+    /// overflows (as `(1 + (x/d)^(1/f))^(-c*f)` does for a small f): the formula needs a
+    /// stable form.
+    Intermediate { value: f64 },
+    /// The law has no value there: outside its domain (the log of a negative number, a negative
+    /// base to a fractional power) or at a pole (a division by zero).
+    Undefined,
+}
+
+impl std::fmt::Display for NonFinite {
+    /// The predicate of "the law's value at POINT ...".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            NonFinite::Overflow { sign, log10 } if log10.is_finite() => {
+                let exponent = log10.floor();
+                let mantissa = 10f64.powf(log10 - exponent);
+                let minus = if sign < 0.0 { "-" } else { "" };
+                write!(
+                    f,
+                    "is about {minus}{mantissa:.2}e{exponent:.0}, beyond the largest double (about 1.8e308)"
+                )
+            }
+            NonFinite::Overflow { .. } => write!(
+                f,
+                "is beyond the largest double (about 1.8e308), by more than a log-scale evaluation can tell"
+            ),
+            NonFinite::Intermediate { value } => write!(
+                f,
+                "is about {value:.6e}, but a step of the formula as written overflows a double; \
+                 write it in a stable form (softplus(z) for log(1 + exp(z)), log1p, exp of a sum of logs)"
+            ),
+            NonFinite::Undefined => write!(f, "is undefined (it evaluates to a non-finite number)"),
+        }
+    }
+}
 
 /// Where a parameter's starting values come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -237,6 +280,35 @@ impl Law {
         bound.eval_row(params, 0, &mut scratch)
     }
 
+    /// The law at one point in sign-and-log form: its value even where f64 overflows (a
+    /// million times beyond the data, `exp(k*t)` is about 10^(k·t/ln 10), far past 1.8e308).
+    pub fn eval_wide(&self, params: &[f64], variables: &[f64]) -> Wide {
+        let params: Vec<Wide> = params.iter().map(|&p| Wide::from_f64(p)).collect();
+        self.tape.eval_point_real(&params, variables)
+    }
+
+    /// Why the law's f64 value at a point is not a finite number (None when it is): a value
+    /// beyond f64's range, a formula whose intermediate step overflows though its value does
+    /// not, or a point where the law is undefined.
+    pub fn non_finite(&self, params: &[f64], variables: &[f64]) -> Option<NonFinite> {
+        if self.eval(params, variables).is_finite() {
+            return None;
+        }
+        let wide = self.eval_wide(params, variables);
+        Some(if !wide.is_defined() {
+            NonFinite::Undefined
+        } else if wide.to_f64().is_finite() {
+            NonFinite::Intermediate {
+                value: wide.to_f64(),
+            }
+        } else {
+            NonFinite::Overflow {
+                sign: wide.sign(),
+                log10: wide.log10_abs(),
+            }
+        })
+    }
+
     /// Variables whose values must be positive: those inside the base of a power with a
     /// non-constant exponent, or inside the argument of `log`, `log10` or `sqrt`, directly or
     /// through local definitions. (Conservative: `(x/d)^f` asks x > 0.)
@@ -435,6 +507,58 @@ mod tests {
     #[test]
     fn no_parameters_is_an_error() {
         assert!(Law::from_formula("x*2", &|id| id == "x").is_err());
+    }
+
+    /// Three reasons a value is not a finite double, told apart: exp(k*t) beyond 1.8e308, a
+    /// formula whose inner power overflows although its value is moderate, and a pole.
+    #[test]
+    fn non_finite_values_say_why() {
+        let growth = catalog::lookup("exp_growth").unwrap();
+        // y0 = 2, k = 0.05 at t = 1e8: log10 y = log10 2 + 5e6/ln 10.
+        match growth.non_finite(&[2.0, 0.05], &[1e8]) {
+            Some(NonFinite::Overflow { sign, log10 }) => {
+                let want = 2f64.log10() + 5e6 / std::f64::consts::LN_10;
+                assert!(
+                    sign > 0.0 && (log10 - want).abs() < 1e-6,
+                    "{log10} vs {want}"
+                );
+                let text = NonFinite::Overflow { sign, log10 }.to_string();
+                assert!(
+                    text.contains("e2171472") && text.contains("1.8e308"),
+                    "{text}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(growth.non_finite(&[2.0, 0.05], &[100.0]), None);
+        // Caballero et al.'s factor as printed: (x/d)^(1/f) = 1e1500 overflows, the value is
+        // 0.5 + 2·(1e6)^-0.5·... = 0.5 + 2·(x/d)^0.5 ≈ 2000.5.
+        let by_name = |law: &Law| -> Vec<f64> {
+            let value = |name: &str| match name {
+                "a" => 0.5,
+                "b" => 2.0,
+                "c" => -0.5,
+                "d" => 1.0,
+                _ => 0.004,
+            };
+            law.param_names().into_iter().map(value).collect()
+        };
+        let printed = law("a + b*(1 + (x/d)^(1/f))^(-c*f)", &["x"]);
+        match printed.non_finite(&by_name(&printed), &[1e6]) {
+            Some(NonFinite::Intermediate { value }) => {
+                assert!((value - 2000.5).abs() < 1e-6, "{value}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let stable = law("a + b*exp(-c*f*softplus(log(x/d)/f))", &["x"]);
+        assert!((stable.eval(&by_name(&stable), &[1e6]) - 2000.5).abs() < 1e-9);
+        let pole = law("A/(x - 1)", &["x"]);
+        assert_eq!(pole.non_finite(&[1.0], &[1.0]), Some(NonFinite::Undefined));
+        let negative_log = law("A*log(x - 2)", &["x"]);
+        assert_eq!(
+            negative_log.non_finite(&[1.0], &[1.0]),
+            Some(NonFinite::Undefined)
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub enum Unary {
     Abs,
     Log1p,
     Expm1,
+    Softplus,
 }
 
 /// Numerically stable logistic function 1 / (1 + exp(-x)).
@@ -30,6 +31,28 @@ pub fn sigmoid(x: f64) -> f64 {
         let e = x.exp();
         e / (1.0 + e)
     }
+}
+
+/// σ'(x) = σ(x)·σ(−x), accurate to a few ulps for every x: the textbook σ(1 − σ) loses all
+/// digits of 1 − σ(x) once σ(x) rounds to 1 (x > 37), where σ(−x) keeps them.
+fn sigmoid_slope(x: f64, sigmoid_x: f64) -> f64 {
+    let complement = if x > 0.0 {
+        sigmoid(-x)
+    } else {
+        1.0 - sigmoid_x
+    };
+    sigmoid_x * complement
+}
+
+/// softplus(x) = log(1 + exp(x)), evaluated as max(x, 0) + log1p(exp(−|x|)): exp never sees a
+/// positive argument, so no overflow, and log1p keeps the digits of the small correction (the
+/// log1pexp of Mächler 2012, "Accurately Computing log(1 − exp(−|a|))", eq. 10, in one branch).
+/// softplus(x) = x + log1p(exp(−x)) ≈ x for large x and ≈ exp(x) for very negative x.
+pub fn softplus(x: f64) -> f64 {
+    if x.is_nan() {
+        return x; // f64::max would drop the NaN
+    }
+    x.max(0.0) + (-x.abs()).exp().ln_1p()
 }
 
 impl Unary {
@@ -48,6 +71,7 @@ impl Unary {
             Unary::Abs => x.abs(),
             Unary::Log1p => x.ln_1p(),
             Unary::Expm1 => x.exp_m1(),
+            Unary::Softplus => softplus(x),
         }
     }
 
@@ -58,7 +82,7 @@ impl Unary {
             Unary::Ln => 1.0 / x,
             Unary::Log10 => 1.0 / (x * std::f64::consts::LN_10),
             Unary::Sqrt => 0.5 / fx,
-            Unary::Sigmoid => fx * (1.0 - fx),
+            Unary::Sigmoid => sigmoid_slope(x, fx),
             Unary::Sin => x.cos(),
             Unary::Cos => -x.sin(),
             Unary::Tan => 1.0 + fx * fx,
@@ -68,6 +92,7 @@ impl Unary {
             Unary::Abs => sign(x),
             Unary::Log1p => 1.0 / (1.0 + x),
             Unary::Expm1 => fx + 1.0,
+            Unary::Softplus => sigmoid(x),
         }
     }
 
@@ -80,7 +105,8 @@ impl Unary {
             Unary::Ln => -1.0 / (x * x),
             Unary::Log10 => -1.0 / (x * x * std::f64::consts::LN_10),
             Unary::Sqrt => -0.25 / (fx * x),
-            Unary::Sigmoid => d1 * (1.0 - 2.0 * fx),
+            // 1 − 2σ(x) = −tanh(x/2), without the cancellation of 1 − 2σ for large x.
+            Unary::Sigmoid => -d1 * (0.5 * x).tanh(),
             Unary::Sin => -fx,
             Unary::Cos => -fx,
             Unary::Tan => 2.0 * fx * d1,
@@ -89,6 +115,7 @@ impl Unary {
             Unary::Abs => 0.0,
             Unary::Log1p => -d1 * d1,
             Unary::Expm1 => d1,
+            Unary::Softplus => sigmoid_slope(x, d1),
         };
         (fx, d1, d2)
     }
@@ -332,6 +359,218 @@ impl<J: Jet> Real for J {
     }
 }
 
+/// The natural log of the largest f64 (about 709.78): beyond it exp overflows.
+const LN_MAX: f64 = 709.782712893384;
+
+/// A real number stored as its sign and the natural log of its magnitude, so that it reaches
+/// magnitudes far beyond f64's (about 1.8e308): what `exp(k*t)` is a million times beyond the
+/// data. Values only (no derivatives): it says how large a law's value is where f64 overflows,
+/// and is not used to fit. Operations without a log-space form (sin of a number too large for
+/// f64, ...) and those outside their domain (log of a negative number, division by zero, 0·∞)
+/// are undefined; `min` and `max` on the tape compare the f64 values (±∞ beyond the range).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Wide {
+    /// −1, 0 or 1; NaN when undefined.
+    sign: f64,
+    /// ln |value|: −∞ for zero, +∞ beyond even this range.
+    ln: f64,
+}
+
+impl Wide {
+    const UNDEFINED: Wide = Wide {
+        sign: f64::NAN,
+        ln: f64::NAN,
+    };
+    const ZERO: Wide = Wide {
+        sign: 0.0,
+        ln: f64::NEG_INFINITY,
+    };
+
+    /// sign × e^ln, normalising zero and undefined parts.
+    fn new(sign: f64, ln: f64) -> Wide {
+        if sign.is_nan() || ln.is_nan() {
+            Wide::UNDEFINED
+        } else if sign == 0.0 || ln == f64::NEG_INFINITY {
+            Wide::ZERO
+        } else {
+            Wide { sign, ln }
+        }
+    }
+
+    /// An f64 (±∞ reads as a magnitude beyond this range; NaN as undefined).
+    pub fn from_f64(value: f64) -> Wide {
+        Wide::new(value.signum(), value.abs().ln())
+    }
+
+    /// False for a value that does not exist (NaN in f64 terms).
+    pub fn is_defined(&self) -> bool {
+        !self.sign.is_nan()
+    }
+
+    /// −1, 0 or 1 (NaN when undefined).
+    pub fn sign(&self) -> f64 {
+        self.sign
+    }
+
+    /// log10 of the magnitude: −∞ for zero, +∞ beyond even this range, NaN when undefined.
+    pub fn log10_abs(&self) -> f64 {
+        self.ln / std::f64::consts::LN_10
+    }
+
+    /// The nearest f64 (±∞ beyond its range).
+    pub fn to_f64(&self) -> f64 {
+        if self.sign == 0.0 {
+            0.0
+        } else {
+            self.sign * self.ln.exp()
+        }
+    }
+
+    /// e^x for x given as an f64.
+    fn exp_of(x: f64) -> Wide {
+        Wide::new(1.0, x)
+    }
+
+    /// Whether the magnitude exceeds the largest f64.
+    fn beyond_f64(&self) -> bool {
+        self.ln > LN_MAX
+    }
+}
+
+impl Real for Wide {
+    fn constant(value: f64, _: usize) -> Self {
+        Wide::from_f64(value)
+    }
+    fn value(&self) -> f64 {
+        self.to_f64()
+    }
+    fn add(&self, other: &Self) -> Self {
+        if !self.is_defined() || !other.is_defined() {
+            return Wide::UNDEFINED;
+        }
+        if self.sign == 0.0 {
+            return *other;
+        }
+        if other.sign == 0.0 {
+            return *self;
+        }
+        let (big, small) = if self.ln >= other.ln {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        if big.ln == f64::INFINITY {
+            let opposite_infinities = small.ln == f64::INFINITY && small.sign != big.sign;
+            return if opposite_infinities {
+                Wide::UNDEFINED
+            } else {
+                *big
+            };
+        }
+        // log-sum-exp: ln(e^B ± e^S) = B + ln(1 ± e^(S − B)), with S − B <= 0.
+        let ratio = (small.ln - big.ln).exp();
+        let ln = if small.sign == big.sign {
+            big.ln + ratio.ln_1p()
+        } else {
+            big.ln + (-ratio).ln_1p()
+        };
+        Wide::new(big.sign, ln)
+    }
+    fn sub(&self, other: &Self) -> Self {
+        self.add(&other.neg())
+    }
+    fn mul(&self, other: &Self) -> Self {
+        Wide::new(self.sign * other.sign, self.ln + other.ln)
+    }
+    fn div(&self, other: &Self) -> Self {
+        if other.sign == 0.0 {
+            return Wide::UNDEFINED;
+        }
+        Wide::new(self.sign * other.sign, self.ln - other.ln)
+    }
+    fn neg(&self) -> Self {
+        Wide {
+            sign: -self.sign,
+            ln: self.ln,
+        }
+    }
+    fn unary(&self, op: Unary) -> Self {
+        if !self.is_defined() {
+            return Wide::UNDEFINED;
+        }
+        let x = self.to_f64();
+        let positive = self.sign > 0.0;
+        match op {
+            // x itself may be beyond f64: then e^x is beyond even this range (or zero).
+            Unary::Exp => Wide::exp_of(x),
+            Unary::Ln | Unary::Log10 if !positive => Wide::UNDEFINED,
+            Unary::Ln => Wide::from_f64(self.ln),
+            Unary::Log10 => Wide::from_f64(self.log10_abs()),
+            Unary::Sqrt if self.sign < 0.0 => Wide::UNDEFINED,
+            Unary::Sqrt => Wide::new(self.sign, 0.5 * self.ln),
+            Unary::Abs => Wide::new(self.sign.abs(), self.ln),
+            // ln(1 + x) ≈ ln x, e^x − 1 ≈ e^x and softplus(x) ≈ x far beyond f64.
+            Unary::Log1p if self.beyond_f64() && positive => Wide::from_f64(self.ln),
+            Unary::Expm1 | Unary::Softplus if x > 700.0 => {
+                if op == Unary::Expm1 {
+                    Wide::exp_of(x)
+                } else {
+                    *self
+                }
+            }
+            Unary::Sin | Unary::Cos | Unary::Tan if self.beyond_f64() => Wide::UNDEFINED,
+            _ => Wide::from_f64(op.value(x)),
+        }
+    }
+    fn powc(&self, c: f64) -> Self {
+        if !self.is_defined() {
+            return Wide::UNDEFINED;
+        }
+        if self.sign == 0.0 {
+            return if c > 0.0 {
+                Wide::ZERO
+            } else if c == 0.0 {
+                Wide::from_f64(1.0)
+            } else {
+                Wide::UNDEFINED // a pole
+            };
+        }
+        let sign = if self.sign > 0.0 {
+            1.0
+        } else if c.fract() != 0.0 {
+            return Wide::UNDEFINED;
+        } else if (c / 2.0).fract() != 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        if c == 0.0 {
+            return Wide::from_f64(1.0);
+        }
+        Wide::new(sign, c * self.ln)
+    }
+    fn pow(&self, exponent: &Self) -> Self {
+        let e = exponent.to_f64();
+        if self.sign > 0.0 && !e.is_nan() {
+            Wide::new(1.0, e * self.ln)
+        } else {
+            self.powc(e)
+        }
+    }
+    fn pow_data(ln_x: f64, exponent: &Self) -> Self {
+        Wide::new(1.0, exponent.to_f64() * ln_x)
+    }
+    fn atan2(&self, x: &Self) -> Self {
+        if !self.is_defined() || !x.is_defined() {
+            return Wide::UNDEFINED;
+        }
+        Wide::from_f64(self.to_f64().atan2(x.to_f64()))
+    }
+    fn dimension(&self) -> usize {
+        0
+    }
+}
+
 /// Second-order numbers: what exact Hessians need beyond [`Real`].
 pub trait SecondOrder: Real {
     fn variable_of(value: f64, index: usize, n: usize) -> Self;
@@ -476,6 +715,11 @@ mod tests {
             (Unary::Abs, 0.8),
             (Unary::Log1p, 0.3),
             (Unary::Expm1, -0.2),
+            (Unary::Softplus, -3.0),
+            (Unary::Softplus, 0.4),
+            (Unary::Softplus, 12.0),
+            (Unary::Sigmoid, -2.0),
+            (Unary::Sigmoid, 1.5),
         ];
         let h = 1e-5;
         for (op, x) in cases {
@@ -536,5 +780,70 @@ mod tests {
         assert_eq!(sigmoid(-1000.0), 0.0);
         assert_eq!(sigmoid(1000.0), 1.0);
         assert!((sigmoid(0.0) - 0.5).abs() < 1e-15);
+        // The slope keeps its digits where σ rounds to 1: σ'(40) = e^-40/(1 + e^-40)^2.
+        let (_, d1, d2) = Unary::Sigmoid.derivatives(40.0);
+        let e = (-40.0f64).exp();
+        assert!((d1 / e - 1.0).abs() < 1e-14, "{d1} vs {e}");
+        assert!((d2 / -e - 1.0).abs() < 1e-14, "{d2} vs {}", -e);
+        let (_, d1, _) = Unary::Sigmoid.derivatives(1000.0);
+        assert!((0.0..1e-300).contains(&d1));
+    }
+
+    /// Sign-and-log numbers: f64 arithmetic where f64 suffices, sizes far beyond it, and the
+    /// undefined cases (0·∞, log of a negative number, division by zero) kept undefined.
+    #[test]
+    fn wide_numbers_reach_beyond_f64() {
+        let w = Wide::from_f64;
+        let close = |a: Wide, b: f64| (a.to_f64() - b).abs() <= 1e-13 * b.abs().max(1e-300);
+        assert!(close(w(3.0).add(&w(-5.0)), -2.0));
+        assert!(close(w(3.0).sub(&w(3.0)), 0.0));
+        assert!(close(w(-2.0).mul(&w(4.5)).div(&w(3.0)), -3.0));
+        assert!(close(w(-2.0).powc(3.0), -8.0) && close(w(9.0).unary(Unary::Sqrt), 3.0));
+        assert!(close(w(0.3).unary(Unary::Softplus), softplus(0.3)));
+        // e^1000 · e^1000 / e^1999 = e, though every intermediate is beyond f64. (1000 itself
+        // is held as ln 1000, to a relative 1e-16: e^1000 to about 1e-13.)
+        let big = w(1000.0).unary(Unary::Exp);
+        let e = big.mul(&big).div(&w(1999.0).unary(Unary::Exp));
+        assert!(
+            (e.to_f64() / std::f64::consts::E - 1.0).abs() < 1e-12,
+            "{e:?}"
+        );
+        let huge = w(1e7).unary(Unary::Exp);
+        assert!((huge.log10_abs() - 1e7 / std::f64::consts::LN_10).abs() < 1e-6);
+        assert!(
+            close(huge.unary(Unary::Ln), 1e7)
+                && close(huge.unary(Unary::Softplus).unary(Unary::Ln), 1e7)
+        );
+        assert!(huge.to_f64().is_infinite() && huge.sign() > 0.0);
+        for undefined in [
+            w(0.0).mul(&w(f64::INFINITY)),
+            w(-1.0).unary(Unary::Ln),
+            w(1.0).div(&w(0.0)),
+            w(-2.0).powc(0.5),
+            w(f64::NAN),
+            huge.unary(Unary::Sin),
+        ] {
+            assert!(!undefined.is_defined(), "{undefined:?}");
+        }
+    }
+
+    /// softplus(x) = log(1 + exp(x)) without overflow: ≈ x far right, ≈ exp(x) far left, and
+    /// its derivatives σ(x) and σ'(x) finite everywhere.
+    #[test]
+    fn softplus_is_stable() {
+        for x in [-800.0, -40.0, -1.0, 0.0, 0.5, 30.0, 800.0, 1e300] {
+            let (f, d1, d2) = Unary::Softplus.derivatives(x);
+            assert!(f.is_finite() && d1.is_finite() && d2.is_finite(), "{x}");
+            assert!(f >= 0.0 && (0.0..=1.0).contains(&d1) && d2 >= 0.0, "{x}");
+        }
+        // Against log(1 + exp(x)) where that is exact enough, and the asymptotes beyond.
+        for x in [-5.0, -0.3, 0.0, 2.0, 7.0] {
+            let naive = (1.0 + f64::exp(x)).ln();
+            assert!((softplus(x) - naive).abs() < 1e-15 * naive.max(1.0), "{x}");
+        }
+        assert!((softplus(800.0) - 800.0).abs() < 1e-12);
+        assert!((softplus(-40.0) / (-40.0f64).exp() - 1.0).abs() < 1e-15);
+        assert!(softplus(f64::NAN).is_nan());
+        assert!(softplus(f64::INFINITY).is_infinite() && softplus(f64::NEG_INFINITY) < 1e-300);
     }
 }

@@ -210,6 +210,7 @@ impl Builder {
                     Func::Abs => Op::Unary(Unary::Abs, a),
                     Func::Log1p => Op::Unary(Unary::Log1p, a),
                     Func::Expm1 => Op::Unary(Unary::Expm1, a),
+                    Func::Softplus => Op::Unary(Unary::Softplus, a),
                     Func::Min => Op::Min(a, self.expr(&args[1], resolve, symbol)),
                     Func::Max => Op::Max(a, self.expr(&args[1], resolve, symbol)),
                     Func::Atan2 => Op::Atan2(a, self.expr(&args[1], resolve, symbol)),
@@ -258,6 +259,50 @@ impl Tape {
         let output = builder.expr(&program.body, &locals, symbol);
         let ops = keep_reachable(&builder.ops, output);
         Tape { ops, n_params }
+    }
+
+    /// The law at one point on any number type, straight from the compiled operations: every
+    /// operation runs on `T`, the parameter-free ones too (binding would compute those on f64
+    /// first). For [`crate::law::real::Wide`], whose point is that no intermediate is rounded
+    /// to f64's range.
+    pub fn eval_point_real<T: Real>(&self, params: &[T], variables: &[f64]) -> T {
+        let n = params.first().map_or(0, |p| p.dimension());
+        let mut values: Vec<T> = Vec::with_capacity(self.ops.len());
+        for op in &self.ops {
+            let s = |slot: Slot| &values[slot as usize];
+            let value = match *op {
+                Op::Const(c) => T::constant(c, n),
+                Op::Var(i) => {
+                    T::constant(variables.get(i as usize).copied().unwrap_or(f64::NAN), n)
+                }
+                Op::Param(p) => params[p as usize].clone(),
+                Op::Neg(x) => s(x).neg(),
+                Op::Add(x, y) => s(x).add(s(y)),
+                Op::Sub(x, y) => s(x).sub(s(y)),
+                Op::Mul(x, y) => s(x).mul(s(y)),
+                Op::Div(x, y) => s(x).div(s(y)),
+                Op::Pow(x, y) => s(x).pow(s(y)),
+                Op::PowConst(x, c) => s(x).powc(c),
+                // Only binding creates PowData; an unbound tape has none.
+                Op::PowData(..) => T::constant(f64::NAN, n),
+                Op::Unary(u, x) => s(x).unary(u),
+                Op::Atan2(y, x) => s(y).atan2(s(x)),
+                Op::Min(x, y) => if s(x).value() <= s(y).value() {
+                    s(x)
+                } else {
+                    s(y)
+                }
+                .clone(),
+                Op::Max(x, y) => if s(x).value() >= s(y).value() {
+                    s(x)
+                } else {
+                    s(y)
+                }
+                .clone(),
+            };
+            values.push(value);
+        }
+        values.pop().unwrap_or_else(|| T::constant(f64::NAN, n))
     }
 
     pub fn ops(&self) -> &[Op] {
