@@ -89,3 +89,12 @@ def test_lr_matches_the_command_line_and_flags_the_real_sweep() -> None:
     assert all(not c["used"] for c in real["cells"] if c["edge"] or c["status"] == "few_lrs")
     with pytest.raises(sl.SettingsError, match="law 'bent'"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", law="bent")
+
+
+def test_lr_names_a_swept_batch_column_in_python_words() -> None:
+    sweep = EXAMPLE.parent.parent / "lr" / "sweep_batch.csv"
+    pooled = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss")
+    assert [s["column"] for s in pooled["swept"]] == ["batch"]
+    assert '(batch="batch")' in pooled["warnings"][0]
+    batched = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", batch="batch")
+    assert batched["swept"] == []
