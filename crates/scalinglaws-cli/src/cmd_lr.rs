@@ -45,7 +45,16 @@ pub fn run(config: &Config) -> Result<()> {
             .as_deref()
             .map(|b| anyhow::Ok(table.positive_values(b, "--batch", why)?))
             .transpose()?,
+        ..LrData::default()
     };
+    let mut used = vec![
+        config.lr.as_str(),
+        &config.size,
+        &config.tokens,
+        &config.recipe.target,
+    ];
+    used.extend(config.batch.as_deref());
+    let data = data.with_others(&table, &used);
     let analysis = lr_analysis(&data, &config.settings)?;
     let mut text = header(&analysis, &table, config);
     text.push_str(&render(&analysis));

@@ -1188,6 +1188,7 @@ fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
+            ..LrSettings::default()
         },
         json: destination(args.json.as_deref()),
     })

@@ -303,3 +303,84 @@ fn where_leaves_out_rows_with_empty_cells() {
         ));
     std::fs::remove_dir_all(dir).ok();
 }
+
+const BATCH_SWEEP: [&str; 10] = [
+    "lr",
+    "examples/lr/sweep_batch.csv",
+    "--lr",
+    "peak_lr",
+    "--size",
+    "params",
+    "--tokens",
+    "tokens",
+    "--target",
+    "loss",
+];
+
+/// Without `--batch`, the bundled batch sweep's cells pool five batch sizes each: the report
+/// and the JSON say so and name the option; the pooled profiles' loss noise is 25 times the
+/// one with `--batch`, and the interval of lr* at the target is ten times wider.
+#[test]
+fn a_swept_batch_column_without_batch_is_named_in_a_warning() {
+    let mut args = BATCH_SWEEP.to_vec();
+    args.extend(["--predict", "N=1e9,D=1e12"]);
+    let warning = "the runs of one (N, D) cell differ in 'batch' (20 values; several in every \
+                   one of the 16 cells), so each cell's LR profile pools them and its optimum \
+                   mixes theirs; give it as the batch column (--batch batch)";
+    scalinglaws()
+        .args(&args)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "[[Warnings]]\n    - {warning}"
+        )));
+    let pooled = json(&args);
+    let swept = &pooled["swept"][0];
+    assert_eq!(swept["column"], "batch");
+    assert_eq!(swept["setting"], "batch");
+    assert_eq!(
+        (swept["values"].as_u64(), swept["varying_cells"].as_u64()),
+        (Some(20), Some(16))
+    );
+    assert!(pooled["warnings"][0].as_str().unwrap().starts_with(warning));
+    args.extend(["--batch", "batch"]);
+    let batched = json(&args);
+    assert_eq!(batched["swept"], Value::Array(Vec::new()));
+    let sigma = |a: &Value| number(&a["noise"]["sigma"]);
+    let width = |a: &Value| {
+        let ci = &a["predictions"][0]["ci"];
+        (number(&ci[1]) / number(&ci[0])).ln()
+    };
+    let (noise_ratio, width_ratio) = (
+        sigma(&pooled) / sigma(&batched),
+        width(&pooled) / width(&batched),
+    );
+    println!("pooled/batched: noise {noise_ratio:.1}×, lr* interval width {width_ratio:.1}×");
+    assert!((24.5..26.0).contains(&noise_ratio) && (9.5..10.5).contains(&width_ratio));
+}
+
+/// No warning on sweeps without another knob: the plain example and the real sweep (whose
+/// other numeric columns are per-cell constants or per-run measurements).
+#[test]
+fn sweeps_without_another_knob_give_no_swept_warning() {
+    let plain = json(&SWEEP);
+    assert_eq!(plain["swept"], Value::Array(Vec::new()));
+    let path = misfitting().expect("../shared/data/lr_sweep_misfitting is beside the checkout");
+    let real = json(&[
+        "lr",
+        path.as_str(),
+        "--lr",
+        "lr",
+        "--size",
+        "N",
+        "--tokens",
+        "D",
+        "--target",
+        "loss",
+        "--map",
+        "loss=C4 Eval Loss",
+        "--where",
+        "loss > 0",
+    ]);
+    assert_eq!(real["swept"], Value::Array(Vec::new()));
+}

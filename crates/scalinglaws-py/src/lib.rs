@@ -547,7 +547,16 @@ fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
             .as_deref()
             .map(|b| table.positive_values(b, "batch", why))
             .transpose())?,
+        ..LrData::default()
     };
+    let mut used = vec![
+        request.lr.as_str(),
+        &request.size,
+        &request.tokens,
+        &recipe.target,
+    ];
+    used.extend(request.batch.as_deref());
+    let sweep = sweep.with_others(&table, &used);
     let choice = |what: &str, text: &str, names: &[&str]| {
         to_py(Error::settings(format!(
             "{what} '{text}': use one of {}",
@@ -567,6 +576,7 @@ fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
         level: request.level,
         targets: request.predict,
         holdout: request.holdout,
+        dialect: Dialect::Python,
     };
     let analysis = py(py_.detach(|| lr_analysis(&sweep, &settings)))?;
     json_out(&analysis)

@@ -104,3 +104,12 @@ def test_isoflop_predicts_at_new_budgets_and_backtests() -> None:
     assert len(backtest["groups"][0]["held_out"]) == 2
     with pytest.raises(sl.SettingsError, match="calibrate=False"):
         sl.isoflop(str(runs), compute="C", size="N", target="loss", calibrate=False)
+
+
+def test_lr_names_a_swept_batch_column_in_python_words() -> None:
+    sweep = EXAMPLE.parent.parent / "lr" / "sweep_batch.csv"
+    pooled = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss")
+    assert [s["column"] for s in pooled["swept"]] == ["batch"]
+    assert '(batch="batch")' in pooled["warnings"][0]
+    batched = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", batch="batch")
+    assert batched["swept"] == []

@@ -173,7 +173,7 @@ fn misfitting() -> LrData {
         tokens: table.values("D", "tokens").unwrap(),
         lr: table.values("lr", "lr").unwrap(),
         loss: table.values("loss", "target").unwrap(),
-        batch: None,
+        ..LrData::default()
     }
 }
 
@@ -306,7 +306,7 @@ fn sweeps_without_usable_cells_warn_and_cannot_predict() {
         tokens: vec![1e9, 1e9, 2e9, 2e9],
         lr: vec![1e-3, 2e-3, 1e-3, 2e-3],
         loss: vec![3.0, 2.9, 2.8, 2.7],
-        batch: None,
+        ..LrData::default()
     };
     let analysis = lr_analysis(&data, &LrSettings::default()).unwrap();
     assert!(analysis.law.is_none());
@@ -321,4 +321,351 @@ fn sweeps_without_usable_cells_warn_and_cannot_predict() {
     };
     let error = lr_analysis(&data, &settings).unwrap_err().to_string();
     assert!(error.contains("nothing to predict"), "{error}");
+}
+
+fn lr_seeds(default: u64) -> u64 {
+    std::env::var("SCALINGLAWS_LR_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// How often intervals cover, with the size of the misses.
+#[derive(Default)]
+struct Coverage {
+    intervals: usize,
+    covered: usize,
+    /// |error| / half-width in ln lr, per interval.
+    ratios: Vec<f64>,
+}
+
+impl Coverage {
+    fn add(&mut self, [lo, hi]: [f64; 2], value: f64) {
+        self.intervals += 1;
+        self.covered += (lo <= value && value <= hi) as usize;
+        let centre = 0.5 * (lo.ln() + hi.ln());
+        self.ratios
+            .push((value.ln() - centre).abs() / (0.5 * (hi / lo).ln()));
+    }
+
+    fn rate(&self) -> f64 {
+        self.covered as f64 / self.intervals.max(1) as f64
+    }
+
+    fn describe(&self) -> String {
+        let mut ratios = self.ratios.clone();
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: f64| ratios[((ratios.len() as f64 * q) as usize).min(ratios.len() - 1)];
+        format!(
+            "{:.1}% of {} (|error|/half-width: median {:.2}, 95th percentile {:.2})",
+            100.0 * self.rate(),
+            self.intervals,
+            at(0.5),
+            at(0.95)
+        )
+    }
+}
+
+/// The runs of `data` whose cell `keep` accepts (N, D).
+fn subset(data: &LrData, keep: impl Fn(f64, f64) -> bool) -> LrData {
+    let rows: Vec<usize> = (0..data.lr.len())
+        .filter(|&i| keep(data.size[i], data.tokens[i]))
+        .collect();
+    let pick = |v: &[f64]| rows.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+    LrData {
+        size: pick(&data.size),
+        tokens: pick(&data.tokens),
+        lr: pick(&data.lr),
+        loss: pick(&data.loss),
+        batch: data.batch.as_deref().map(pick),
+        ..LrData::default()
+    }
+}
+
+/// The batch sweep of examples/lr/generate.py: 4 sizes × 4 horizons × 5 batch sizes × 5 LRs
+/// centred on the optimum (the straight truth), noise σ.
+fn batch_sweep(seed: u64, sigma: f64) -> LrData {
+    let mut rng = Rng::new(seed);
+    let mut data = LrData {
+        batch: Some(Vec::new()),
+        ..LrData::default()
+    };
+    for &n in &geometric(2e7, 4e8, 4) {
+        for &d in &geometric(1e9, 1e11, 4) {
+            let b_star = (0.5 * d.powf(0.4)).ln();
+            let optimum = STRAIGHT.log_lr(n, d);
+            let floor = 2.0 + 250.0 * n.powf(-0.3) + 250.0 * d.powf(-0.28);
+            for db in -2..=2 {
+                let b = b_star + 0.2 + db as f64 * std::f64::consts::LN_2;
+                for step in -2..=2 {
+                    let x = optimum + step as f64 * std::f64::consts::LN_2;
+                    data.size.push(n);
+                    data.tokens.push(d);
+                    data.batch.as_mut().unwrap().push(b.exp().round());
+                    data.lr.push(x.exp());
+                    let loss = floor + 0.05 * (b - b_star).powi(2) + 0.1 * (x - optimum).powi(2);
+                    data.loss.push(loss + sigma * rng.normal());
+                }
+            }
+        }
+    }
+    data
+}
+
+/// Per method and direction: the backtest's prediction interval against the held-out cell's
+/// own vertex and against the true optimum, and the confidence interval of the law refitted
+/// without the held-out cells (`predictions`) against the true optimum, overall, per held-out
+/// position (N, D), and how many seeds miss the truth at every held-out cell at once.
+#[derive(Default)]
+struct Study {
+    pi_vertex: Coverage,
+    pi_truth: Coverage,
+    ci_truth: Coverage,
+    by_position: std::collections::BTreeMap<(i64, i64), Coverage>,
+    seeds: usize,
+    all_missed: usize,
+}
+
+impl Study {
+    fn describe(&self) -> String {
+        let positions: Vec<String> = self
+            .by_position
+            .iter()
+            .map(|((n, d), c)| {
+                format!(
+                    "(N {:.2e}, D {:.2e}) {:.1}%",
+                    (*n as f64 / 1e3).exp(),
+                    (*d as f64 / 1e3).exp(),
+                    100.0 * c.rate()
+                )
+            })
+            .collect();
+        format!(
+            "backtest PI covers the cell's vertex {}, the truth {}; refitted CI covers the truth \
+             {}; seeds missing every held-out cell {} of {}; per position: {}",
+            self.pi_vertex.describe(),
+            self.pi_truth.describe(),
+            self.ci_truth.describe(),
+            self.all_missed,
+            self.seeds,
+            positions.join(", ")
+        )
+    }
+}
+
+/// The distinct values of `values`, sorted.
+fn distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
+    let mut v: Vec<f64> = values.collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup_by(|a, b| (*a / *b - 1.0).abs() < 1e-9);
+    v
+}
+
+/// Whether the backtest of `split` ("D" or "N") at the default 25% holds out (N, D): the
+/// longest horizons at every N, or the largest model sizes.
+fn is_held_out(data: &LrData, split: &str, (n, d): (f64, f64)) -> bool {
+    let held = |count: usize| ((count as f64 * 0.25).ceil() as usize).clamp(1, count - 1);
+    let cut = |values: &[f64]| {
+        let v = distinct(values.iter().copied());
+        v[v.len() - held(v.len())] * 0.999
+    };
+    match split {
+        "D" => d >= cut(&data.tokens),
+        _ => n >= cut(&data.size),
+    }
+}
+
+fn study(data: &LrData, method: Method, split: &str, into: &mut Study) {
+    let settings = LrSettings {
+        method,
+        ..LrSettings::default()
+    };
+    let truth = |n: f64, d: f64| STRAIGHT.log_lr(n, d).exp();
+    let analysis = lr_analysis(data, &settings).unwrap();
+    let backtest = match split {
+        "D" => &analysis.backtest.d_extrapolation,
+        _ => &analysis.backtest.n_extrapolation,
+    };
+    for h in &backtest.scored {
+        let Some(pi) = h.pi else { continue };
+        into.pi_vertex.add(pi, h.lr_opt);
+        into.pi_truth.add(pi, truth(h.n, h.d));
+    }
+    // The same split by hand: the law without the held-out cells, predicted at each of them.
+    let targets: Vec<(f64, f64)> = analysis
+        .cells
+        .iter()
+        .map(|c| (c.n, c.d))
+        .filter(|&p| is_held_out(data, split, p))
+        .collect();
+    let train = subset(data, |n, d| !is_held_out(data, split, (n, d)));
+    let settings = LrSettings {
+        targets: distinct_points(targets),
+        ..settings
+    };
+    let refit = lr_analysis(&train, &settings).unwrap();
+    let mut missed = 0;
+    for p in &refit.predictions {
+        let (t, before) = (truth(p.n, p.d), into.ci_truth.covered);
+        into.ci_truth.add(p.ci, t);
+        missed += (into.ci_truth.covered == before) as usize;
+        let key = (
+            (p.n.ln() * 1e3).round() as i64,
+            (p.d.ln() * 1e3).round() as i64,
+        );
+        into.by_position.entry(key).or_default().add(p.ci, t);
+    }
+    into.seeds += 1;
+    into.all_missed += (missed == refit.predictions.len()) as usize;
+}
+
+fn distinct_points(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    points.dedup_by(|a, b| (a.0 / b.0 - 1.0).abs() < 1e-9 && (a.1 / b.1 - 1.0).abs() < 1e-9);
+    points
+}
+
+/// A named family of synthetic sweeps, by seed.
+type Design = (&'static str, fn(u64) -> LrData);
+
+/// The calibration of the intervals of a held-out cell's optimal LR, by both methods and in
+/// both directions, on straight synthetic sweeps at the real data's noise and on batch sweeps
+/// like examples/lr/sweep_batch.csv (`SCALINGLAWS_LR_SEEDS`, default 30; the README's numbers
+/// are from 400).
+#[test]
+fn held_out_optimum_intervals_are_calibrated() {
+    let seeds = lr_seeds(30);
+    let designs: [Design; 2] = [
+        ("misfitting-like", |s| sweep(&STRAIGHT, 5000 + s, SIGMA)),
+        ("batch", |s| batch_sweep(7000 + s, 0.002)),
+    ];
+    for (design, make) in designs {
+        for method in [Method::Cells, Method::Joint] {
+            for split in ["D", "N"] {
+                let mut result = Study::default();
+                for seed in 0..seeds {
+                    study(&make(seed), method, split, &mut result);
+                }
+                println!(
+                    "{design}, {}, in {split}, {seeds} seeds: {}",
+                    method.name(),
+                    result.describe()
+                );
+                // Cells of one seed share the law's error: the seeds are the sample size.
+                let margin = 2.0 * (0.95f64 * 0.05 / seeds as f64).sqrt();
+                for rate in [result.pi_vertex.rate(), result.ci_truth.rate()] {
+                    assert!(
+                        rate >= 0.90 - margin && rate <= 0.98 + margin,
+                        "{design}, {}, in {split}: {rate}",
+                        method.name()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A batch column left out of the cells is reported (once, with the setting that handles it),
+/// not when it is the batch column; a second knob within (N, D, B) cells is reported with the
+/// row filter; replicates and a plain sweep are not.
+#[test]
+fn columns_swept_within_the_cells_are_reported() {
+    let batched = batch_sweep(1, 0.002);
+    let batch = batched.batch.clone().unwrap();
+    let pooled = LrData {
+        batch: None,
+        others: vec![("batch".into(), batch.clone())],
+        ..batched.clone()
+    };
+    let analysis = lr_analysis(&pooled, &LrSettings::default()).unwrap();
+    assert_eq!(analysis.swept.len(), 1);
+    let swept = &analysis.swept[0];
+    assert_eq!(
+        (swept.column.as_str(), swept.setting.as_str()),
+        ("batch", "batch")
+    );
+    assert_eq!(
+        (swept.values, swept.varying_cells, swept.cells),
+        (20, 16, 16)
+    );
+    assert!(
+        analysis.warnings[0].contains("(--batch batch)"),
+        "{:?}",
+        analysis.warnings
+    );
+    let python = LrSettings {
+        dialect: scalinglaws::data::recipe::Dialect::Python,
+        ..LrSettings::default()
+    };
+    let worded = lr_analysis(&pooled, &python).unwrap().warnings;
+    assert!(worded[0].contains("(batch=\"batch\")"), "{worded:?}");
+    // Given as the batch column: nothing to report; a warmup switched halfway through each
+    // (N, D, B) cell's LRs is.
+    let lrs = distinct(batched.lr.iter().copied());
+    let warmup: Vec<f64> = batched
+        .lr
+        .iter()
+        .map(|lr| {
+            if lrs
+                .iter()
+                .position(|l| (l / lr - 1.0).abs() < 1e-9)
+                .unwrap()
+                % 5
+                < 3
+            {
+                100.0
+            } else {
+                200.0
+            }
+        })
+        .collect();
+    let knobs = LrData {
+        others: vec![("batch".into(), batch), ("warmup".into(), warmup)],
+        ..batched
+    };
+    let analysis = lr_analysis(&knobs, &LrSettings::default()).unwrap();
+    assert_eq!(analysis.swept.len(), 1, "{:?}", analysis.swept);
+    assert_eq!(analysis.swept[0].column, "warmup");
+    assert_eq!(analysis.swept[0].setting, "where");
+    assert!(
+        analysis.warnings[0].contains("--where \"warmup == 100\""),
+        "{:?}",
+        analysis.warnings
+    );
+    // Two replicates of every cell, on grids of their own: a seed column is not a knob.
+    let (one, two) = (sweep(&STRAIGHT, 1, SIGMA), sweep(&STRAIGHT, 2, SIGMA));
+    let joined = |f: fn(&LrData) -> &Vec<f64>| [f(&one).clone(), f(&two).clone()].concat();
+    let seed: Vec<f64> = (0..2 * one.lr.len())
+        .map(|i| (i / one.lr.len()) as f64)
+        .collect();
+    let replicates = LrData {
+        size: joined(|d| &d.size),
+        tokens: joined(|d| &d.tokens),
+        lr: joined(|d| &d.lr),
+        loss: joined(|d| &d.loss),
+        batch: None,
+        others: vec![
+            ("seed".into(), seed.clone()),
+            ("final_loss_ema".into(), joined(|d| &d.loss)),
+        ],
+    };
+    assert!(lr_analysis(&replicates, &LrSettings::default())
+        .unwrap()
+        .swept
+        .is_empty());
+    let plain = LrData {
+        others: vec![(
+            "compute".into(),
+            one.size
+                .iter()
+                .zip(&one.tokens)
+                .map(|(n, d)| 6.0 * n * d)
+                .collect(),
+        )],
+        ..one
+    };
+    assert!(lr_analysis(&plain, &LrSettings::default())
+        .unwrap()
+        .swept
+        .is_empty());
 }

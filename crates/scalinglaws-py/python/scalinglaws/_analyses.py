@@ -100,7 +100,11 @@ def lr(
     """The learning rate (and batch size) to use at a target scale: per-cell optima with
     flags, the law ln lr* = c + a ln N + b ln D (``law="curved"`` adds squared logs) by the
     joint fit or over cells, the curvature test, predictions at ``predict=[(N, D), ...]``, and
-    the D- against N-extrapolation backtest. As ``scalinglaws lr --json``."""
+    the D- against N-extrapolation backtest. Give ``batch`` whenever the batch size is swept:
+    ``result["swept"]`` lists other numeric columns that vary within the cells as a swept knob
+    would (pooled into one profile per cell), each with a warning naming the keyword that
+    handles it (``batch="COLUMN"``, or ``where=`` to keep one value). As ``scalinglaws lr
+    --json``."""
     request = {
         **recipe(target, map, derive, where),
         "lr": lr,

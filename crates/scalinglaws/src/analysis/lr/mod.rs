@@ -20,18 +20,24 @@
 //!
 //! The loss noise σ that sets the per-cell intervals is given, or pooled from the cells'
 //! parabolas when they have at least 10 spare degrees of freedom, or else the joint fit's.
+//!
+//! The dataset's other numeric columns are checked for a knob swept within the cells, which
+//! the profiles would pool (`swept.rs`).
 
 mod backtest;
 mod cells;
 mod joint;
 mod law;
+mod swept;
 
 use serde::Serialize;
 
 pub use backtest::{Backtest, HeldOut, Split};
 pub use cells::{Cell, CellStatus};
 pub use law::{CurvatureTest, Form, LrLaw, Method, Param, Reference};
+pub use swept::SweptColumn;
 
+use crate::data::recipe::{Dialect, Table};
 use crate::error::{Error, Result};
 use crate::uncertainty::dist::f_sf;
 use cells::{add_intervals, group_cells, pooled_noise, profile_cell, CellWork, Window};
@@ -48,6 +54,25 @@ pub struct LrData {
     /// Final loss.
     pub loss: Vec<f64>,
     pub batch: Option<Vec<f64>>,
+    /// The dataset's other numeric columns (name, one value per run), checked for a knob
+    /// swept within the cells that the profiles would pool (see [`LrData::with_others`]).
+    pub others: Vec<(String, Vec<f64>)>,
+}
+
+impl LrData {
+    /// Adds every numeric column of `table` that none of `used` (the names the analysis
+    /// reads: LR, size, tokens, target, batch) resolves to; text columns are left out.
+    pub fn with_others(mut self, table: &Table, used: &[&str]) -> LrData {
+        let read: Vec<&str> = used.iter().filter_map(|name| table.resolve(name)).collect();
+        let dataset = &table.dataset;
+        self.others = dataset
+            .column_names()
+            .iter()
+            .filter(|name| !read.contains(&name.as_str()))
+            .filter_map(|name| Some((name.clone(), dataset.numeric_or_missing(name).ok()?)))
+            .collect();
+        self
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +92,8 @@ pub struct LrSettings {
     pub targets: Vec<(f64, f64)>,
     /// Fraction of horizons (per N) and of model sizes held out by the backtests.
     pub holdout: f64,
+    /// Whose words the warnings use for settings (`--batch COL` or `batch="COL"`).
+    pub dialect: Dialect,
 }
 
 impl Default for LrSettings {
@@ -81,6 +108,7 @@ impl Default for LrSettings {
             level: 0.95,
             targets: Vec::new(),
             holdout: 0.25,
+            dialect: Dialect::Cli,
         }
     }
 }
@@ -215,6 +243,9 @@ pub struct LrAnalysis {
     pub batch: Option<BatchAnalysis>,
     pub predictions: Vec<Prediction>,
     pub backtest: Backtest,
+    /// Other columns that vary within the cells as a swept knob would (their runs are pooled
+    /// into one profile per cell); each also has a warning.
+    pub swept: Vec<SweptColumn>,
     pub warnings: Vec<String>,
     pub level: f64,
 }
@@ -222,7 +253,9 @@ pub struct LrAnalysis {
 /// The whole analysis of a sweep.
 pub fn lr_analysis(data: &LrData, settings: &LrSettings) -> Result<LrAnalysis> {
     validate(data, settings)?;
-    let mut works = profile_cells(data, settings);
+    let groups = group_cells(&data.size, &data.tokens, data.batch.as_deref());
+    let swept = swept::find(&data.others, &groups, &data.lr, data.batch.is_some());
+    let mut works = profile_cells(data, &groups, settings);
     let batch_cells = data
         .batch
         .as_ref()
@@ -276,6 +309,7 @@ pub fn lr_analysis(data: &LrData, settings: &LrSettings) -> Result<LrAnalysis> {
         batch,
         predictions,
         backtest,
+        swept,
         warnings: Vec::new(),
         level: settings.level,
     };
@@ -300,6 +334,12 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
     }
     if n == 0 {
         return Err(Error::settings("the sweep has no runs"));
+    }
+    if let Some((name, values)) = data.others.iter().find(|(_, v)| v.len() != n) {
+        return Err(Error::settings(format!(
+            "the column '{name}' has {} values for {n} runs",
+            values.len()
+        )));
     }
     for (name, values) in columns
         .into_iter()
@@ -353,9 +393,9 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
     crate::uncertainty::check_level(settings.level)
 }
 
-fn profile_cells(data: &LrData, settings: &LrSettings) -> Vec<CellWork> {
-    group_cells(&data.size, &data.tokens, data.batch.as_deref())
-        .into_iter()
+fn profile_cells(data: &LrData, groups: &[Vec<usize>], settings: &LrSettings) -> Vec<CellWork> {
+    groups
+        .iter()
         .map(|rows| {
             let first = rows[0];
             let point = (
@@ -363,7 +403,7 @@ fn profile_cells(data: &LrData, settings: &LrSettings) -> Vec<CellWork> {
                 data.tokens[first],
                 data.batch.as_ref().map(|b| b[first]),
             );
-            profile_cell(&rows, point, (&data.lr, &data.loss), window(settings))
+            profile_cell(rows, point, (&data.lr, &data.loss), window(settings))
         })
         .collect()
 }
@@ -686,7 +726,11 @@ fn count(works: &[CellWork], lr_cells: &[usize]) -> Counts {
 }
 
 fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<String> {
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = analysis
+        .swept
+        .iter()
+        .map(|s| s.describe(settings.dialect))
+        .collect();
     let c = &analysis.counts;
     if c.edge > 0 {
         warnings.push(format!(
