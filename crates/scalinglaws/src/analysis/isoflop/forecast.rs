@@ -133,8 +133,8 @@ impl Profiles<'_> {
             .collect()
     }
 
-    /// Each budget's minimum with `noise` (ln loss per row, 0 for the observed data) added
-    /// around its local curve.
+    /// Each budget's minimum: of the observed data without `rng`, else of the window's ln
+    /// losses redrawn around the local curve with normal noise of sd `sigma`.
     fn minima(&self, sigma: f64, rng: Option<&mut Rng>) -> Minima {
         let mut rng = rng;
         let budgets = self.budgets();
@@ -215,13 +215,14 @@ fn spread(draws: &[[f64; 3]], k: usize) -> Option<f64> {
 /// Predictions at `targets` for an analysis already run on `data` (its shape resolved).
 pub(crate) fn predict_budgets(
     data: &IsoflopData,
+    groups: Vec<Vec<usize>>,
     analysis: &mut Isoflop,
     settings: &IsoflopSettings,
 ) -> Result<()> {
     check_targets(&settings.predict_at)?;
     let profiles = Profiles {
         data,
-        groups: group_by_budget(&data.compute, settings.tolerance),
+        groups,
         shape: analysis.shape,
     };
     let budgets = profiles.budgets();
@@ -383,7 +384,6 @@ fn calibrate(
         };
         let draws = origin.replicates(&targets, replicates, settings.seed);
         result.origins.push(size);
-        let weight = 1.0;
         for ((&i, point), draws) in held.iter().zip(points).zip(&draws.predictions) {
             let observed = minima[i].expect("held-out budgets have a minimum");
             let sd = |k: usize| {
@@ -395,7 +395,7 @@ fn calibrate(
                 error: [0, 1, 2].map(|k| observed[k] - point[k]),
                 sd: [sd(0), sd(1), sd(2)],
                 distance: (budgets[i] / budgets[cut]).log10().max(1e-9),
-                weight,
+                weight: 1.0,
             });
         }
     }

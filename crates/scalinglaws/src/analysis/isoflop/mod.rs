@@ -243,7 +243,7 @@ pub fn isoflop(data: &IsoflopData, settings: &IsoflopSettings) -> Result<Isoflop
     let mut result = minima_and_power_laws(data, &groups, &resolved);
     result.shape_choice = shape_choice;
     if !settings.predict_at.is_empty() {
-        forecast::predict_budgets(data, &mut result, &resolved)?;
+        forecast::predict_budgets(data, groups, &mut result, &resolved)?;
     }
     Ok(result)
 }
