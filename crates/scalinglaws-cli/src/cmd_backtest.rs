@@ -11,8 +11,8 @@ use scalinglaws::uncertainty::CalibrationOptions;
 use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
 use crate::{LawChoice, SettingsConfig};
+use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {

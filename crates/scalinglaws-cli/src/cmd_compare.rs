@@ -18,9 +18,9 @@ use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::cmd_optimal::{held_values, interval, prediction_note};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
 use crate::{LawChoice, SettingsConfig};
 use scalinglaws::Law;
+use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {

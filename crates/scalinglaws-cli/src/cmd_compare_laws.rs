@@ -11,8 +11,8 @@ use scalinglaws::analysis::law_comparison::{compare_laws, Candidate, Comparison}
 use crate::cmd_fit::build_law;
 use crate::input::{self, Recipe, Table};
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name, LawChoice, SettingsConfig};
+use scalinglaws_report::text::{columns, level_percent, number};
 
 /// A law as given on the command line, with the parameters it holds at values.
 #[derive(Debug, Clone)]

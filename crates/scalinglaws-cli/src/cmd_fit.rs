@@ -19,8 +19,8 @@ use scalinglaws::{Error, Law};
 
 use crate::input::{self, Table};
 use crate::output::{self, Destination};
-use crate::report;
 use crate::{input_error, FitConfig, LawChoice, UncertaintyConfig};
+use scalinglaws_report::text as report;
 
 pub fn run(config: &FitConfig) -> Result<()> {
     let result = fit_result(config)?;
@@ -28,13 +28,19 @@ pub fn run(config: &FitConfig) -> Result<()> {
         Some(Destination::Stdout) => output::write(&Destination::Stdout, &result.to_json()),
         Some(file) => {
             output::write(file, &result.to_json())?;
-            output::print(&report::render(&result))?;
+            output::print(&report::render(
+                &result,
+                scalinglaws::data::recipe::Dialect::Cli,
+            ))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
             }
             Ok(())
         }
-        None => output::print(&report::render(&result)),
+        None => output::print(&report::render(
+            &result,
+            scalinglaws::data::recipe::Dialect::Cli,
+        )),
     }
 }
 

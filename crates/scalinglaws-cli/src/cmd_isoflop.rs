@@ -21,7 +21,7 @@ use scalinglaws::analysis::isoflop::{
 use crate::input::{self, Recipe};
 use crate::input_error;
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
+use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {

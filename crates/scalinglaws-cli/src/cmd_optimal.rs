@@ -22,8 +22,8 @@ use crate::cmd_compare_laws::LawSpec;
 use crate::cmd_predict::load_fit;
 use crate::input;
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name, LawChoice};
+use scalinglaws_report::text::{columns, level_percent, number};
 
 /// Where the law and its parameters come from.
 #[derive(Debug)]

@@ -13,9 +13,9 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::input;
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name};
 use scalinglaws::suggest::closest;
+use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {

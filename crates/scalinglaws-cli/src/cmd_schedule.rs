@@ -20,8 +20,8 @@ use scalinglaws_plot::kinds::schedules_page;
 use crate::cmd_plot::{self, Output};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::report::{columns, number};
 use crate::{input_error, parse_delimiter, split_name};
+use scalinglaws_report::text::{columns, number};
 
 #[derive(Debug, Args)]
 pub struct ScheduleArgs {

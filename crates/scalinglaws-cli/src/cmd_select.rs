@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::cmd_compare_laws::{build_candidates, LawSpec};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::report::{columns, level_percent, number};
 use crate::{input_error, split_name, SettingsConfig};
+use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {

@@ -18,7 +18,6 @@ mod cmd_schedule;
 mod cmd_select;
 mod input;
 mod output;
-mod report;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

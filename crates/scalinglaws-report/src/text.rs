@@ -5,14 +5,16 @@
 
 use std::fmt::Write as _;
 
+use scalinglaws::data::recipe::Dialect;
 use scalinglaws::fit::FitResult;
 
 /// Correlations with a larger magnitude are listed.
 const CORRELATION_SHOWN: f64 = 0.5;
 
-pub fn render(result: &FitResult) -> String {
+/// The report of a fit, its hints worded for a front end (`--where` or `where=`).
+pub fn render(result: &FitResult, dialect: Dialect) -> String {
     let mut out = String::new();
-    header(&mut out, result);
+    header(&mut out, result, dialect);
     statistics(&mut out, result);
     parameters(&mut out, result);
     intervals(&mut out, result);
@@ -23,7 +25,7 @@ pub fn render(result: &FitResult) -> String {
     out
 }
 
-fn header(out: &mut String, result: &FitResult) {
+fn header(out: &mut String, result: &FitResult, dialect: Dialect) {
     let _ = writeln!(out, "[[Fit]]");
     let mut rows: Vec<(&str, String)> = Vec::new();
     rows.push(("law", result.law.clone()));
@@ -39,8 +41,12 @@ fn header(out: &mut String, result: &FitResult) {
         let mut rows_line = format!("{} used of {} read", result.n_obs, data.rows_read);
         if data.rows_filtered > 0 || !data.filters.is_empty() {
             rows_line.push_str(&format!(
-                "; {} removed by --where {}",
+                "; {} removed by {} {}",
                 data.rows_filtered,
+                match dialect {
+                    Dialect::Cli => "--where".to_string(),
+                    Dialect::Python => format!("{}=", dialect.option("where")),
+                },
                 data.filters
                     .iter()
                     .map(|f| format!("\"{f}\""))

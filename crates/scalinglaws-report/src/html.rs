@@ -1,0 +1,379 @@
+//! The HTML report of a fit: one self-contained page (inline SVG and CSS, no scripts, no
+//! network) with the parameter table and intervals, the warnings, the plots (data and curves,
+//! residuals, the compute-optimal frontier, bootstrap distributions), the allocation at a few
+//! budgets, a backtest, the text report and the command that reproduces the page.
+
+use std::fmt::Write as _;
+
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
+use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
+use scalinglaws::data::recipe::Dialect;
+use scalinglaws::fit::{FitData, FitResult};
+use scalinglaws::uncertainty::CalibrationOptions;
+use scalinglaws::Law;
+use scalinglaws_plot::kinds::{bootstrap_page, fit_page, frontier_page, residuals_page};
+use scalinglaws_plot::Page;
+
+use crate::text::{self, number};
+
+/// The page of a fit: `level` is the plots' interval level, `command` the line that reproduces
+/// the page (shown as typed).
+pub fn page(result: &FitResult, law: &Law, data: &FitData, level: f64, command: &str) -> String {
+    let mut body = String::new();
+    let title = format!(
+        "{} fit to {}",
+        result.law,
+        result
+            .data
+            .as_ref()
+            .map_or("the data", |d| d.source.as_str())
+    );
+    let _ = writeln!(body, "<h1>{}</h1>", escape(&title));
+    let _ = writeln!(
+        body,
+        "<p class=\"formula\"><code>{} = {}</code></p>",
+        escape(&result.target),
+        escape(&result.formula)
+    );
+    body.push_str(&parameters(result));
+    body.push_str(&warnings(result));
+    body.push_str(&section(
+        "Data and fitted law",
+        &picture(fit_page(law, result, data, 0, level)),
+    ));
+    body.push_str(&section(
+        "Residuals",
+        &picture(residuals_page(law, result, data)),
+    ));
+    let allocates = law.variables.len() == 2
+        && law.variable_index("N").is_some()
+        && law.variable_index("D").is_some();
+    if allocates {
+        body.push_str(&allocation(law, result, data));
+    }
+    if result
+        .bootstrap
+        .as_ref()
+        .is_some_and(|b| !b.draws.is_empty())
+    {
+        body.push_str(&section(
+            "Bootstrap distributions",
+            &picture(bootstrap_page(result)),
+        ));
+    }
+    body.push_str(&backtest_section(law, result, data, allocates));
+    body.push_str(&section(
+        "Fit report",
+        &format!("<pre>{}</pre>", escape(&text::render(result, Dialect::Cli))),
+    ));
+    body.push_str(&section(
+        "Reproduce",
+        &format!("<pre>{}</pre>", escape(command)),
+    ));
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(&title)
+    )
+}
+
+const STYLE: &str = "body{font-family:'DejaVu Sans',system-ui,sans-serif;max-width:1320px;\
+margin:2em auto;padding:0 1em;color:#222}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;\
+border-bottom:1px solid #ddd}table{border-collapse:collapse;margin:1em 0}td,th{padding:.3em \
+.8em;border-bottom:1px solid #eee;text-align:right}th{background:#f6f6f6}td:first-child,\
+th:first-child{text-align:left}pre{background:#f8f8f8;padding:1em;overflow-x:auto;\
+font-size:.85em}.warning{color:#a33}svg{max-width:100%;height:auto}";
+
+fn section(title: &str, content: &str) -> String {
+    format!(
+        "<section>\n<h2>{}</h2>\n{content}\n</section>\n",
+        escape(title)
+    )
+}
+
+fn svg(page: &Page) -> Result<String, String> {
+    let text = scalinglaws_plot::svg(page, page.default_size()).map_err(|e| e.to_string())?;
+    // Inline: drop the XML declaration, keep the <svg> element.
+    Ok(text
+        .find("<svg")
+        .map_or(text.clone(), |start| text[start..].to_string()))
+}
+
+/// A plot inline, or why it could not be drawn (the rest of the report stands).
+fn picture(page: Result<Page, scalinglaws::Error>) -> String {
+    match page.map_err(|e| e.to_string()).and_then(|p| svg(&p)) {
+        Ok(svg) => svg,
+        Err(error) => format!(
+            "<p class=\"warning\">No plot: {}</p>",
+            escape(&error.to_string())
+        ),
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn parameters(result: &FitResult) -> String {
+    let mut rows = String::new();
+    for (name, p) in &result.params {
+        let interval = p.ci.map_or(String::new(), |[lo, hi]| {
+            format!("[{}, {}]", number(lo, 4), number(hi, 4))
+        });
+        let mut flags = Vec::new();
+        if p.fixed {
+            flags.push("fixed");
+        }
+        if p.at_bound {
+            flags.push("at a bound");
+        }
+        let _ = writeln!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            number(p.value, 6),
+            p.stderr.map_or("-".into(), |s| number(s, 3)),
+            interval,
+            flags.join(", ")
+        );
+    }
+    let level = result.bootstrap.as_ref().map_or(String::new(), |b| {
+        format!(" ({}% bootstrap)", (b.level * 100.0).round())
+    });
+    section(
+        "Parameters",
+        &format!(
+            "<p>{} rows, objective {}, {}.</p>\n<table>\n<tr><th>parameter</th><th>value</th>\
+             <th>standard error</th><th>interval{level}</th><th>flags</th></tr>\n{rows}</table>",
+            result.n_obs,
+            number(result.objective, 6),
+            if result.converged {
+                "converged"
+            } else {
+                "not converged"
+            }
+        ),
+    )
+}
+
+fn warnings(result: &FitResult) -> String {
+    if result.warnings.is_empty() {
+        return section("Warnings", "<p>None.</p>");
+    }
+    let items: String = result
+        .warnings
+        .iter()
+        .map(|w| format!("<li class=\"warning\">{}</li>\n", escape(w)))
+        .collect();
+    section("Warnings", &format!("<ul>\n{items}</ul>"))
+}
+
+/// The largest training compute 6·N·D in the data.
+fn largest_compute(law: &Law, data: &FitData) -> Option<f64> {
+    let (n, d) = (law.variable_index("N")?, law.variable_index("D")?);
+    data.variables[n]
+        .iter()
+        .zip(&data.variables[d])
+        .map(|(n, d)| 6.0 * n * d)
+        .filter(|c| c.is_finite())
+        .reduce(f64::max)
+}
+
+fn allocation(law: &Law, result: &FitResult, data: &FitData) -> String {
+    let Some(top) = largest_compute(law, data) else {
+        return String::new();
+    };
+    let budgets: Vec<f64> = [1.0, 10.0, 100.0].iter().map(|m| top * m).collect();
+    let settings = AllocationSettings {
+        draws: result
+            .bootstrap
+            .as_ref()
+            .map(|b| b.draws.clone())
+            .unwrap_or_default(),
+        ..AllocationSettings::at_budgets(budgets)
+    };
+    let title = "Compute-optimal allocation (FLOPs = 6·N·D)";
+    let frontier = match optimal(law, &result.param_values(), &settings) {
+        Ok(frontier) => frontier,
+        Err(error) => {
+            let why = format!("No allocation: {}", escape(&error.to_string()));
+            return section(title, &format!("<p class=\"warning\">{why}</p>"));
+        }
+    };
+    let mut rows = String::new();
+    for a in &frontier.allocations {
+        let cell = |value: f64, key: &str| match a.ci.get(key) {
+            Some([lo, hi]) => format!(
+                "{} [{}, {}]",
+                number(value, 4),
+                number(*lo, 3),
+                number(*hi, 3)
+            ),
+            None => number(value, 4),
+        };
+        let _ = writeln!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            number(a.budget, 3),
+            cell(a.n, "N"),
+            cell(a.d, "D"),
+            cell(a.tokens_per_param, "tokens_per_param"),
+            cell(a.loss, "loss")
+        );
+    }
+    let frontier_plot = picture(frontier_page(
+        law,
+        result,
+        &AllocationSettings::at_budgets(
+            (0..31)
+                .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / 30.0))
+                .collect(),
+        ),
+    ));
+    section(
+        title,
+        &format!(
+            "<p>At the largest compute in the data ({}) and 10× and 100× beyond it{}.</p>\n\
+             <table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\
+             {rows}</table>\n{frontier_plot}",
+            number(top, 3),
+            if frontier.draws > 0 {
+                format!(
+                    ", with 95% intervals from {} bootstrap draws",
+                    frontier.draws
+                )
+            } else {
+                String::new()
+            }
+        ),
+    )
+}
+
+fn percent(share: Option<f64>) -> String {
+    share.map_or("-".into(), |c| format!("{}%", number(100.0 * c, 3)))
+}
+
+/// Coverage of the held-out runs against the distance of the extrapolation.
+fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
+    let bins = [(0.0, 0.25), (0.25, 0.5), (0.5, 1.0), (1.0, f64::INFINITY)];
+    let mut rows = String::from(
+        "<table>\n<tr><th>decades beyond the training data</th><th>runs</th>\
+         <th>inside the 95% interval</th><th>inside the fit's own</th></tr>\n",
+    );
+    for (lo, hi) in bins {
+        let points: Vec<_> = b
+            .splits
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter(|p| p.distance_decades > lo && p.distance_decades <= hi)
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        let share =
+            |f: &dyn Fn(&scalinglaws::analysis::backtest::BacktestPoint) -> Option<[f64; 2]>| {
+                let with: Vec<bool> = points
+                    .iter()
+                    .filter_map(|p| f(p).map(|[l, h]| l <= p.actual && p.actual <= h))
+                    .collect();
+                (!with.is_empty())
+                    .then(|| with.iter().filter(|x| **x).count() as f64 / with.len() as f64)
+            };
+        let label = if hi.is_finite() {
+            format!("{lo}–{hi}")
+        } else {
+            format!("over {lo}")
+        };
+        rows.push_str(&format!(
+            "<tr><td>{label}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            points.len(),
+            percent(share(&|p| p.pi)),
+            percent(share(&|p| p.pi_fit)),
+        ));
+    }
+    rows.push_str("</table>");
+    rows
+}
+
+/// Rolling origins by compute 6·N·D (or by the first variable), calibrated; with too few
+/// scale groups, the smaller 80 % against the rest.
+fn backtest_section(law: &Law, result: &FitResult, data: &FitData, by_compute: bool) -> String {
+    let (scale, by): (Vec<f64>, String) = if by_compute {
+        let (n, d) = (
+            law.variable_index("N").unwrap_or(0),
+            law.variable_index("D").unwrap_or(0),
+        );
+        (
+            data.variables[n]
+                .iter()
+                .zip(&data.variables[d])
+                .map(|(n, d)| 6.0 * n * d)
+                .collect(),
+            "compute 6·N·D".into(),
+        )
+    } else {
+        (data.variables[0].clone(), law.variables[0].clone())
+    };
+    let rolling = BacktestOptions {
+        holdout: Holdout::Rolling(5),
+        level: 0.95,
+        bootstrap: None,
+        calibrate: Some(CalibrationOptions::default()),
+    };
+    let fraction = BacktestOptions {
+        holdout: Holdout::Fraction(0.2),
+        level: 0.95,
+        bootstrap: None,
+        calibrate: None,
+    };
+    let outcome = backtest(law, data, &scale, &result.settings, &rolling)
+        .map(|b| (b, true))
+        .or_else(|_| backtest(law, data, &scale, &result.settings, &fraction).map(|b| (b, false)));
+    let content = match outcome {
+        Err(error) => format!(
+            "<p class=\"warning\">No backtest: {}</p>",
+            escape(&error.to_string())
+        ),
+        Ok((b, rolling)) => match &b.metrics {
+            None => "<p>No held-out run could be predicted.</p>".to_string(),
+            Some(m) => {
+                let how = if rolling {
+                    format!(
+                        "Fitted on the scale groups by {by} up to each of {} rolling origins, \
+                         predicting every run beyond ({} predictions); each split's intervals \
+                         are calibrated by backtests nested inside its own training runs.",
+                        b.splits.len(),
+                        m.points
+                    )
+                } else {
+                    format!(
+                        "Too few scale groups for rolling origins: fitted on the smallest 80% \
+                         of runs by {by}, predicting the largest 20% ({} runs), with the fit's \
+                         own (uncalibrated) intervals.",
+                        m.points
+                    )
+                };
+                format!(
+                    "<p>{how}</p>\n<table>\n<tr><th>measure</th><th>value</th></tr>\n\
+                     <tr><td>mean absolute relative error</td><td>{}%</td></tr>\n\
+                     <tr><td>median absolute relative error</td><td>{}%</td></tr>\n\
+                     <tr><td>largest absolute relative error</td><td>{}%</td></tr>\n\
+                     <tr><td>bias (mean signed relative error)</td><td>{}%</td></tr>\n\
+                     <tr><td>runs inside their 95% prediction interval</td><td>{}</td></tr>\n\
+                     <tr><td>runs inside the fit's own 95% interval</td><td>{}</td></tr>\n</table>\n{}",
+                    number(100.0 * m.are_mean, 3),
+                    number(100.0 * m.are_median, 3),
+                    number(100.0 * m.are_max, 3),
+                    number(100.0 * m.bias, 3),
+                    percent(m.pi_coverage),
+                    percent(m.pi_fit_coverage),
+                    distance_table(&b),
+                )
+            }
+        },
+    };
+    section("Backtest", &content)
+}
