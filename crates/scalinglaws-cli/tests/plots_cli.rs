@@ -326,6 +326,105 @@ fn the_report_loads_in_headless_chromium_with_every_plot() {
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     assert!(bytes.len() > 50_000, "a screenshot of a page with plots");
     eprintln!("screenshot: {}", screenshot.display());
+    // Laid out at 1280 px: nothing scrolls sideways and every plot's text shows at >= 10 px.
+    let layout = measure(&browser, &page, &dir);
+    eprintln!("at 1280 px: {layout:?}");
+    assert!(
+        layout.scroll_width <= layout.client_width,
+        "the page scrolls sideways at 1280 px: {layout:?}"
+    );
+    assert!(
+        layout.scrolling.is_empty(),
+        "elements scroll sideways at 1280 px: {layout:?}"
+    );
+    assert!(layout.texts > 100, "the plots' texts measured: {layout:?}");
+    assert!(
+        layout.smallest_text >= 10.0,
+        "plot text under 10 px at 1280 px ({:?}): {layout:?}",
+        layout.smallest
+    );
+}
+
+/// What [`measure`] reads off the page laid out at 1280 px: the document's scroll and client
+/// widths, the elements wider inside than their box, how many texts the plots have and the smallest of them as shown (CSS pixels).
+#[derive(Debug)]
+struct Layout {
+    scroll_width: f64,
+    client_width: f64,
+    /// Elements that scroll sideways inside the page (a `pre` too wide for its box).
+    scrolling: Vec<String>,
+    texts: usize,
+    smallest_text: f64,
+    smallest: String,
+}
+
+/// Measures a copy of the report (the report itself has no scripts) with a script at the end
+/// of its body: every `svg text`'s computed font size times its SVG's scale (shown width over
+/// view-box width, as CSS `max-width` shrinks it), written into the DOM and read back from
+/// Chromium's `--dump-dom` at a 1280-px window.
+fn measure(browser: &Path, page: &Path, dir: &Path) -> Layout {
+    const SCRIPT: &str = r#"<script>
+(function () {
+  var de = document.documentElement, least = Infinity, which = '', count = 0;
+  document.querySelectorAll('svg').forEach(function (svg, i) {
+    var box = svg.viewBox.baseVal;
+    var scale = svg.getBoundingClientRect().width / (box && box.width ? box.width : svg.width.baseVal.value);
+    svg.querySelectorAll('text').forEach(function (t) {
+      if (!t.textContent.trim()) return;
+      count += 1;
+      var size = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (size < least) { least = size; which = 'plot ' + i + ': ' + t.textContent; }
+    });
+  });
+  var scrolling = [];
+  document.querySelectorAll('body *').forEach(function (e) {
+    if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) scrolling.push(e.tagName.toLowerCase());
+  });
+  var out = document.createElement('pre');
+  out.id = 'layout';
+  out.textContent = [de.scrollWidth, de.clientWidth, scrolling.join(' '), count, least.toFixed(3), which].join('|');
+  document.body.appendChild(out);
+})();
+</script>"#;
+    let html = std::fs::read_to_string(page).expect("the report");
+    let copy = dir.join("measured.html");
+    std::fs::write(
+        &copy,
+        html.replacen("</body>", &format!("{SCRIPT}\n</body>"), 1),
+    )
+    .unwrap();
+    let dom = headless(browser, &dir.join("profile-measure"))
+        .args([
+            "--window-size=1280,4000",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", copy.display()))
+        .output()
+        .expect("run chromium");
+    let rendered = String::from_utf8_lossy(&dom.stdout);
+    let start = rendered
+        .find("<pre id=\"layout\">")
+        .map(|at| at + "<pre id=\"layout\">".len())
+        .unwrap_or_else(|| {
+            panic!(
+                "no measurements in the DOM: {}",
+                String::from_utf8_lossy(&dom.stderr)
+            )
+        });
+    let text = &rendered[start..];
+    let text = &text[..text.find("</pre>").expect("the end of the measurements")];
+    let fields: Vec<&str> = text.splitn(6, '|').collect();
+    assert_eq!(fields.len(), 6, "measurements: {text}");
+    let number = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
+    Layout {
+        scroll_width: number(fields[0]),
+        client_width: number(fields[1]),
+        scrolling: fields[2].split_whitespace().map(String::from).collect(),
+        texts: fields[3].parse().unwrap_or(0),
+        smallest_text: number(fields[4]),
+        smallest: fields[5].to_string(),
+    }
 }
 
 #[test]

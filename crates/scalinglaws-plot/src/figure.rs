@@ -1,8 +1,11 @@
 //! The picture model and its one renderer: a page of panels, each a figure of layers (points,
 //! lines, bands, shaded spans, bars) on linear or log axes, drawn by plotters to SVG or PNG.
-//! Log axes are drawn in log10 units, with ticks at round numbers (every decade, or 1-2-5 steps
-//! when the range is short) labelled as numbers (1e9, 2e9, 2.5), so every figure shares one
-//! coordinate type and the tick labels stay readable.
+//! Log axes are drawn in log10 units, with ticks at round numbers (every decade, or 1-2-5 steps,
+//! or every integer mantissa, or round steps in the data's units, so that a short range still
+//! gets at least a handful of labels) labelled as numbers (1e9, 2e9, 2.5), so every figure
+//! shares one coordinate type and the tick labels stay readable. An SVG can be drawn at a
+//! multiple of its size and shown at its size ([`svg_scaled`]): plotters draws on whole
+//! pixels, so a finer canvas draws smooth curves.
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
@@ -169,12 +172,26 @@ fn drawing<E: std::fmt::Debug>(error: E) -> DrawError {
 
 /// The page as an SVG document.
 pub fn svg(page: &Page, size: (u32, u32)) -> Result<String, DrawError> {
+    svg_scaled(page, size, 1)
+}
+
+/// The page as an SVG document of `size`, drawn on a canvas `scale` times finer (every length
+/// and font scaled with it, the view box the finer canvas): the same picture, with curves and
+/// markers placed to 1/`scale` of a pixel.
+pub fn svg_scaled(page: &Page, size: (u32, u32), scale: u32) -> Result<String, DrawError> {
     font::register();
+    let scale = scale.max(1);
+    let canvas = (size.0 * scale, size.1 * scale);
     let mut text = String::new();
     {
-        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
-        draw_page(&root, page)?;
+        let root = SVGBackend::with_string(&mut text, canvas).into_drawing_area();
+        draw_page(&root, page, scale)?;
         root.present().map_err(drawing)?;
+    }
+    if scale > 1 {
+        let drawn = format!("<svg width=\"{}\" height=\"{}\"", canvas.0, canvas.1);
+        let shown = format!("<svg width=\"{}\" height=\"{}\"", size.0, size.1);
+        text = text.replacen(&drawn, &shown, 1);
     }
     Ok(text)
 }
@@ -183,26 +200,27 @@ pub fn svg(page: &Page, size: (u32, u32)) -> Result<String, DrawError> {
 pub fn png(page: &Page, size: (u32, u32), path: &std::path::Path) -> Result<(), DrawError> {
     font::register();
     let root = BitMapBackend::new(path, size).into_drawing_area();
-    draw_page(&root, page)?;
+    draw_page(&root, page, 1)?;
     root.present().map_err(drawing)
 }
 
 fn draw_page<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     page: &Page,
+    scale: u32,
 ) -> Result<(), DrawError> {
     root.fill(&WHITE).map_err(drawing)?;
     let body = if page.title.is_empty() {
         root.clone()
     } else {
-        root.titled(&page.title, (font::FAMILY, 22))
+        root.titled(&page.title, (font::FAMILY, 22.0 * f64::from(scale)))
             .map_err(drawing)?
     };
     let columns = page.columns.max(1);
     let rows = page.panels.len().div_ceil(columns).max(1);
     let areas = body.split_evenly((rows, columns));
     for (figure, area) in page.panels.iter().zip(areas.iter()) {
-        draw_figure(area, figure)?;
+        draw_figure(area, figure, scale)?;
     }
     Ok(())
 }
@@ -252,7 +270,29 @@ fn extent(figure: &Figure) -> Option<((f64, f64), (f64, f64))> {
         let pad = if hi > lo { 0.04 * (hi - lo) } else { 0.5 };
         Some((lo - pad, hi + pad))
     };
-    Some((range(&xs)?, range(&ys)?))
+    let (xr, (y0, y1)) = (range(&xs)?, range(&ys)?);
+    // Above histogram bars, room for the legend: the marker lines stop at the bars' top.
+    let y1 = match bars_top(figure) {
+        Some(top) => y1.max(top * BAR_HEADROOM),
+        None => y1,
+    };
+    Some((xr, (y0, y1)))
+}
+
+/// The plot's top over histogram bars (the legend sits above, the marker lines end here).
+const BAR_HEADROOM: f64 = 1.5;
+
+/// A little above the tallest histogram bar, when the figure has bars.
+fn bars_top(figure: &Figure) -> Option<f64> {
+    let top = figure
+        .layers
+        .iter()
+        .filter_map(|l| match l {
+            Layer::Bars { bars, .. } => bars.iter().map(|b| b.2).reduce(f64::max),
+            _ => None,
+        })
+        .reduce(f64::max)?;
+    (top > 0.0).then_some(top * 1.06)
 }
 
 /// Round numbers between lo and hi (drawing coordinates): about `target` of them, at steps of
@@ -269,22 +309,40 @@ pub fn ticks(axis: &Axis, lo: f64, hi: f64, target: usize) -> Vec<f64> {
         let last = (hi / step).floor() as i64;
         return (first..=last).map(|k| k as f64 * step).collect();
     }
-    let mut values = Vec::new();
-    for exponent in (lo.floor() as i64)..=(hi.ceil() as i64) {
-        for m in [1.0, 2.0, 5.0] {
-            values.push((m * 10f64.powi(exponent as i32)).log10());
+    // Under two decades: 1-2-5, else 1-2-3-5, else every integer mantissa (minor values),
+    // the first that labels at least four ticks.
+    let mantissas: [&[f64]; 3] = [
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ];
+    for set in mantissas {
+        let mut values = Vec::new();
+        for exponent in (lo.floor() as i64)..=(hi.ceil() as i64) {
+            for m in set {
+                values.push((m * 10f64.powi(exponent as i32)).log10());
+            }
+        }
+        values.retain(|c| *c >= lo && *c <= hi);
+        if values.len() >= 4 && values.len() <= 2 * target.max(2) {
+            return values;
         }
     }
-    values.retain(|c| *c >= lo && *c <= hi);
-    if values.len() >= 3 {
-        return values;
+    // Less than about half a decade: round steps in the data's units, finer until there are
+    // at least `target` of them (2, 2.2, 2.4, ... rather than 2, 2.5, 3).
+    let (a, b) = (10f64.powf(lo), 10f64.powf(hi));
+    let mut asked = target.max(1);
+    loop {
+        let values = nice_steps(a, b, asked);
+        if values.len() >= target || asked >= 4 * target.max(1) {
+            return values
+                .into_iter()
+                .filter(|v| *v > 0.0)
+                .map(f64::log10)
+                .collect();
+        }
+        asked += 1;
     }
-    // Less than about half a decade: round steps in the data's units.
-    nice_steps(10f64.powf(lo), 10f64.powf(hi), target)
-        .into_iter()
-        .filter(|v| *v > 0.0)
-        .map(f64::log10)
-        .collect()
 }
 
 /// Multiples of 1, 2 or 5 × 10^k in [lo, hi], about `target` of them.
@@ -348,24 +406,32 @@ fn short_number(v: f64) -> String {
     }
 }
 
+/// Font sizes (plotters' units: about 0.81 of a CSS pixel in an SVG): tick labels and legends
+/// at 14 show at 11.3 px, above the 10 px a page needs to stay readable.
+const TICK_FONT: f64 = 14.0;
+const AXIS_FONT: f64 = 15.0;
+const CAPTION_FONT: f64 = 18.0;
+
 fn draw_figure<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     figure: &Figure,
+    scale: u32,
 ) -> Result<(), DrawError> {
+    let (s, f) = (scale as i32, f64::from(scale));
     let Some(((x0, x1), (y0, y1))) = extent(figure) else {
         area.draw(&Text::new(
             format!("{}: nothing to draw", figure.title),
-            (20, 20),
-            (font::FAMILY, 16),
+            (20 * s, 20 * s),
+            (font::FAMILY, 16.0 * f),
         ))
         .map_err(drawing)?;
         return Ok(());
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(&figure.title, (font::FAMILY, 18))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
+        .caption(&figure.title, (font::FAMILY, CAPTION_FONT * f))
+        .margin(12 * scale)
+        .x_label_area_size(46 * scale)
+        .y_label_area_size(68 * scale)
         .build_cartesian_2d(
             Ticked::new(x0, x1, ticks(&figure.x, x0, x1, 6)),
             Ticked::new(y0, y1, ticks(&figure.y, y0, y1, 6)),
@@ -380,14 +446,18 @@ fn draw_figure<DB: DrawingBackend>(
         .y_desc(&figure.y.label)
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
-        .label_style((font::FAMILY, 13))
-        .axis_desc_style((font::FAMILY, 14))
-        .light_line_style(RGBColor(235, 235, 235))
+        .label_style((font::FAMILY, TICK_FONT * f))
+        .axis_desc_style((font::FAMILY, AXIS_FONT * f))
+        .light_line_style(RGBColor(235, 235, 235).stroke_width(scale))
+        .bold_line_style(BLACK.mix(0.2).stroke_width(scale))
+        .axis_style(BLACK.stroke_width(scale))
+        .set_all_tick_mark_size(5 * s)
         .draw()
         .map_err(drawing)?;
     let mut labelled = false;
+    let top = bars_top(figure).map_or(y1, |t| t.min(y1));
     for layer in &figure.layers {
-        labelled |= draw_layer(&mut chart, figure, layer, (y0, y1))?;
+        labelled |= draw_layer(&mut chart, figure, layer, (y0, y1, top), scale)?;
     }
     if labelled {
         chart
@@ -397,8 +467,10 @@ fn draw_figure<DB: DrawingBackend>(
                 Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
             })
             .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .label_font((font::FAMILY, 13))
+            .border_style(RGBColor(200, 200, 200).stroke_width(scale))
+            .margin(10 * scale)
+            .legend_area_size(30 * scale)
+            .label_font((font::FAMILY, TICK_FONT * f))
             .draw()
             .map_err(drawing)?;
     }
@@ -448,8 +520,10 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     figure: &Figure,
     layer: &Layer,
-    (y0, y1): (f64, f64),
+    (y0, y1, top): (f64, f64, f64),
+    scale: u32,
 ) -> Result<bool, DrawError> {
+    let s = scale as i32;
     let (x, y) = (&figure.x, &figure.y);
     let at = |a: f64, b: f64| Some((x.to_coord(a)?, y.to_coord(b)?));
     match layer {
@@ -464,13 +538,13 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
                     points
                         .iter()
                         .filter_map(|&(a, b)| at(a, b))
-                        .map(move |p| Circle::new(p, 3, style)),
+                        .map(move |p| Circle::new(p, 3 * s, style)),
                 )
                 .map_err(drawing)?;
             if let Some(label) = label {
                 drawn
                     .label(label)
-                    .legend(move |(px, py)| Circle::new((px + 10, py), 4, style));
+                    .legend(move |(px, py)| Circle::new((px + 10 * s, py), 4 * s, style));
                 return Ok(true);
             }
         }
@@ -480,11 +554,11 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             color: c,
             dashed,
         } => {
-            let style = color(*c).stroke_width(2);
+            let style = color(*c).stroke_width(2 * scale);
             let coords: Vec<(f64, f64)> = points.iter().filter_map(|&(a, b)| at(a, b)).collect();
             let drawn = if *dashed {
                 chart
-                    .draw_series(DashedLineSeries::new(coords, 6, 4, style))
+                    .draw_series(DashedLineSeries::new(coords, 6 * s, 4 * s, style))
                     .map_err(drawing)?
             } else {
                 chart
@@ -492,9 +566,9 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
                     .map_err(drawing)?
             };
             if let Some(label) = label {
-                drawn
-                    .label(label)
-                    .legend(move |(px, py)| PathElement::new(vec![(px, py), (px + 20, py)], style));
+                drawn.label(label).legend(move |(px, py)| {
+                    PathElement::new(vec![(px, py), (px + 20 * s, py)], style)
+                });
                 return Ok(true);
             }
         }
@@ -519,7 +593,7 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             color: c,
             label,
         } => {
-            return draw_prediction_band(chart, points, *c, label.as_deref(), &at);
+            return draw_prediction_band(chart, points, *c, label.as_deref(), &at, scale);
         }
         Layer::Span { from, to, label } => {
             if let (Some(a), Some(b)) = (x.to_coord(*from), x.to_coord(*to)) {
@@ -529,7 +603,7 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
                     .map_err(drawing)?
                     .label(label)
                     .legend(move |(px, py)| {
-                        Rectangle::new([(px, py - 5), (px + 20, py + 5)], style)
+                        Rectangle::new([(px, py - 5 * s), (px + 20 * s, py + 5 * s)], style)
                     });
                 return Ok(true);
             }
@@ -540,7 +614,7 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
                 chart
                     .draw_series(LineSeries::new(
                         vec![(x0, c), (x1, c)],
-                        BLACK.mix(0.5).stroke_width(1),
+                        BLACK.mix(0.5).stroke_width(scale),
                     ))
                     .map_err(drawing)?;
             }
@@ -551,13 +625,13 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             label,
         } => {
             if let Some(a) = x.to_coord(*value) {
-                let style = color(*c).stroke_width(2);
+                let style = color(*c).stroke_width(2 * scale);
                 let drawn = chart
-                    .draw_series(LineSeries::new(vec![(a, y0), (a, y1)], style))
+                    .draw_series(LineSeries::new(vec![(a, y0), (a, top)], style))
                     .map_err(drawing)?;
                 if let Some(label) = label {
                     drawn.label(label).legend(move |(px, py)| {
-                        PathElement::new(vec![(px, py), (px + 20, py)], style)
+                        PathElement::new(vec![(px, py), (px + 20 * s, py)], style)
                     });
                     return Ok(true);
                 }
@@ -586,36 +660,38 @@ fn draw_prediction_band<'a, DB: DrawingBackend + 'a>(
     c: usize,
     label: Option<&str>,
     at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+    scale: u32,
 ) -> Result<bool, DrawError> {
+    let s = scale as i32;
     let lower: Vec<(f64, f64)> = points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
     let upper: Vec<(f64, f64)> = points.iter().filter_map(|&(a, _, hi)| at(a, hi)).collect();
     if lower.len() < 2 || upper.len() != lower.len() {
         return Ok(false);
     }
     let fill = color(c).mix(0.08).filled();
-    let edge = color(c).mix(0.8).stroke_width(1);
+    let edge = color(c).mix(0.8).stroke_width(scale);
     let polygon: Vec<(f64, f64)> = lower.iter().chain(upper.iter().rev()).copied().collect();
     chart
         .draw_series(std::iter::once(Polygon::new(polygon, fill)))
         .map_err(drawing)?;
     chart
-        .draw_series(DashedLineSeries::new(upper, 4, 3, edge))
+        .draw_series(DashedLineSeries::new(upper, 4 * s, 3 * s, edge))
         .map_err(drawing)?;
     let drawn = chart
-        .draw_series(DashedLineSeries::new(lower, 4, 3, edge))
+        .draw_series(DashedLineSeries::new(lower, 4 * s, 3 * s, edge))
         .map_err(drawing)?;
     let Some(label) = label else {
         return Ok(false);
     };
     let (legend_fill, legend_edge) = (
         RGBColor(90, 90, 90).mix(0.12).filled(),
-        RGBColor(90, 90, 90).stroke_width(1),
+        RGBColor(90, 90, 90).stroke_width(scale),
     );
     drawn.label(label).legend(move |(px, py)| {
         EmptyElement::at((px, py))
-            + Rectangle::new([(0, -5), (20, 5)], legend_fill)
-            + PathElement::new(vec![(0, -5), (20, -5)], legend_edge)
-            + PathElement::new(vec![(0, 5), (20, 5)], legend_edge)
+            + Rectangle::new([(0, -5 * s), (20 * s, 5 * s)], legend_fill)
+            + PathElement::new(vec![(0, -5 * s), (20 * s, -5 * s)], legend_edge)
+            + PathElement::new(vec![(0, 5 * s), (20 * s, 5 * s)], legend_edge)
     });
     Ok(true)
 }

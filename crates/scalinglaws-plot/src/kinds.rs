@@ -1,10 +1,14 @@
 //! The plots a reader checks before trusting a scaling law, each built from the library's
 //! results (and, for data plots, the fit's data) into a `Page`:
 //! - `fit`: the data against one variable on log–log axes with the fitted law's curves (one per
-//!   group of the other variables), the extrapolation beyond the data shaded, the interval
-//!   band of the mean prediction, and, beyond the data, the prediction interval of a new run
-//!   where the fit's calibration widens it (never the fit's own, which is too narrow there);
-//! - `residuals`: the residuals (in the fit's space) against every variable;
+//!   group of the other variables: at each distinct value with the interval band of the mean,
+//!   or, binned, at the bin's median with the law shaded over the bin's whole range, so that
+//!   every run can be checked against its own band), the extrapolation beyond the data shaded,
+//!   and, beyond the data, the prediction interval of a new run where the fit's calibration
+//!   widens it (never the fit's own, which is too narrow there); beside it, observed against
+//!   fitted for every run, with the ±5 % lines;
+//! - `residuals`: the residuals (in the fit's space, fitted − observed as the library defines
+//!   them) against every variable;
 //! - `frontier`: the compute-optimal N*(C) and D*(C) with bands from the bootstrap draws;
 //! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws;
 //! - `schedules`: learning-rate schedules and the loss curves a curve law predicts for them.
@@ -23,7 +27,10 @@ use crate::figure::{Axis, Figure, Layer, Legend, Page};
 const MAX_GROUPS: usize = 6;
 /// The curves run a decade beyond the largest value of the x variable.
 const EXTRAPOLATION: f64 = 10.0;
-const CURVE_POINTS: usize = 60;
+/// Points per curve: smooth at any size a page shows (a segment under 3 pixels at 640).
+const CURVE_POINTS: usize = 200;
+/// The relative error lines of the observed-against-fitted panel.
+const RELATIVE_LINES: f64 = 0.05;
 
 /// The data against `x` with the fitted curves, their band at `level`, the shaded
 /// extrapolation and, beyond the data, the calibrated prediction interval at `level`.
@@ -42,6 +49,7 @@ pub fn fit_page(
         ))
     })?;
     let groups = groups(law, data, x);
+    let binned = groups.iter().any(|g| g.range.is_some());
     let mut layers = vec![Layer::Span {
         from: hi,
         to: hi * EXTRAPOLATION,
@@ -49,7 +57,18 @@ pub fn fit_page(
     }];
     let mut prediction_bands = Vec::new();
     for (g, group) in groups.iter().enumerate() {
-        let grid = log_grid(lo, hi * EXTRAPOLATION, CURVE_POINTS);
+        // A binned group's curve starts at its own smallest x (its runs' range).
+        let start = if binned {
+            group
+                .rows
+                .iter()
+                .map(|&r| xs[r])
+                .filter(|v| *v > 0.0)
+                .fold(hi, f64::min)
+        } else {
+            lo
+        };
+        let grid = log_grid(start, hi * EXTRAPOLATION, CURVE_POINTS);
         let points: Vec<Vec<f64>> = grid
             .iter()
             .map(|&v| {
@@ -78,14 +97,43 @@ pub fn fit_page(
                 }),
             });
         }
-        if !band.is_empty() {
-            layers.push(Layer::Band {
+        match group.range {
+            // The law over the bin's whole range of the binning variable, where its runs are.
+            Some((by, from, to)) => {
+                let end = group.rows.iter().map(|&r| xs[r]).fold(start, f64::max);
+                let inside: Vec<f64> = grid.iter().copied().filter(|v| *v <= end).collect();
+                let at = |value: f64| -> Vec<Vec<f64>> {
+                    inside
+                        .iter()
+                        .map(|&v| {
+                            let mut point = group.at.clone();
+                            point[x] = v;
+                            point[by] = value;
+                            point
+                        })
+                        .collect()
+                };
+                let (a, b) = (result.predict(&at(from))?, result.predict(&at(to))?);
+                let range: Vec<(f64, f64, f64)> = inside
+                    .iter()
+                    .zip(a.iter().zip(&b))
+                    .map(|(&v, (&p, &q))| (v, p.min(q), p.max(q)))
+                    .collect();
+                if range.len() >= 2 {
+                    layers.push(Layer::Band {
+                        points: range,
+                        color: g,
+                    });
+                }
+            }
+            None if !band.is_empty() => layers.push(Layer::Band {
                 points: band,
                 color: g,
-            });
+            }),
+            None => {}
         }
         layers.push(Layer::Points {
-            label: Some(group.label.clone()),
+            label: None,
             points: group
                 .rows
                 .iter()
@@ -106,22 +154,101 @@ pub fn fit_page(
     }
     layers.append(&mut prediction_bands);
     let log_y = result.settings.space == Space::Log;
-    Ok(Page::single(Figure {
-        title: format!(
-            "{} fit: {} against {name} ({}% band of the mean)",
-            result.law,
-            result.target,
-            (level * 100.0).round()
-        ),
-        x: Axis::log(name.clone()),
-        y: if log_y {
-            Axis::log(result.target.clone())
+    let y_axis = |label: String| {
+        if log_y {
+            Axis::log(label)
         } else {
-            Axis::linear(result.target.clone())
-        },
+            Axis::linear(label)
+        }
+    };
+    let shading = match groups.iter().find_map(|g| g.range) {
+        Some((by, _, _)) => format!(
+            "curves at each {0} bin's median; shaded: the law over the bin's {0} range",
+            law.variables[by]
+        ),
+        None => format!("{}% band of the mean", (level * 100.0).round()),
+    };
+    let against = Figure {
+        title: format!("{}: {} against {name}", result.law, result.target),
+        x: Axis::log(name.clone()),
+        y: y_axis(result.target.clone()),
         layers,
         legend: Legend::UpperRight,
-    }))
+    };
+    Ok(Page {
+        title: format!("{} fit ({shading})", result.law),
+        columns: 2,
+        panels: vec![
+            against,
+            observed_against_fitted(result, data, &groups, y_axis)?,
+        ],
+    })
+}
+
+/// Every run's observed target against the fitted law's value, by group, with the line of
+/// equality and the ±5 % lines: how far each run is from the law, whatever its variables.
+fn observed_against_fitted(
+    result: &FitResult,
+    data: &FitData,
+    groups: &[Group],
+    axis: impl Fn(String) -> Axis,
+) -> Result<Figure, Error> {
+    let points: Vec<Vec<f64>> = (0..data.target.len())
+        .map(|r| data.variables.iter().map(|c| c[r]).collect())
+        .collect();
+    let fitted = result.predict(&points)?;
+    let mut layers = Vec::new();
+    let (lo, hi) = positive_range(&fitted)
+        .or_else(|| {
+            let (a, b) = fitted
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                    (a.min(*v), b.max(*v))
+                });
+            (a.is_finite() && b.is_finite()).then_some((a, b))
+        })
+        .unwrap_or((0.0, 1.0));
+    let line = |factor: f64| -> Vec<(f64, f64)> {
+        log_grid(lo.max(f64::MIN_POSITIVE), hi.max(lo * 1.0001), 20)
+            .into_iter()
+            .map(|v| (v, v * factor))
+            .collect()
+    };
+    layers.push(Layer::Line {
+        label: Some("observed = fitted".into()),
+        points: line(1.0),
+        color: crate::figure::BLACK_INDEX,
+        dashed: false,
+    });
+    for (k, factor) in [1.0 + RELATIVE_LINES, 1.0 - RELATIVE_LINES]
+        .into_iter()
+        .enumerate()
+    {
+        layers.push(Layer::Line {
+            label: (k == 0).then(|| format!("±{}%", RELATIVE_LINES * 100.0)),
+            points: line(factor),
+            color: 6,
+            dashed: true,
+        });
+    }
+    for (g, group) in groups.iter().enumerate() {
+        layers.push(Layer::Points {
+            label: Some(group.label.clone()),
+            points: group
+                .rows
+                .iter()
+                .map(|&r| (fitted[r], data.target[r]))
+                .collect(),
+            color: g,
+        });
+    }
+    Ok(Figure {
+        title: format!("observed against fitted ({} runs)", data.target.len()),
+        x: axis(format!("fitted {}", result.target)),
+        y: axis(format!("observed {}", result.target)),
+        layers,
+        legend: Legend::UpperLeft,
+    })
 }
 
 /// The calibrated prediction interval along a curve where it lies beyond the data (from the
@@ -140,11 +267,13 @@ fn calibrated_band(grid: &[f64], predicted: &[PointPrediction]) -> Vec<(f64, f64
         .collect()
 }
 
-/// Rows of one curve: the other variables held at `at` (their values, or a bin's medians).
+/// Rows of one curve: the other variables held at `at` (their values, or a bin's medians);
+/// a bin's `range` is (the binning variable, its smallest and largest value in the bin).
 struct Group {
     label: String,
     rows: Vec<usize>,
     at: Vec<f64>,
+    range: Option<(usize, f64, f64)>,
 }
 
 /// Groups of rows by the values of the other variables: each distinct combination when there
@@ -163,6 +292,7 @@ fn groups(law: &Law, data: &FitData, x: usize) -> Vec<Group> {
             label: "data".into(),
             at: median_point(&rows),
             rows,
+            range: None,
         }];
     }
     let mut distinct: Vec<(Vec<f64>, Vec<usize>)> = Vec::new();
@@ -196,6 +326,7 @@ fn groups(law: &Law, data: &FitData, x: usize) -> Vec<Group> {
                     label: describe(&at),
                     at,
                     rows,
+                    range: None,
                 }
             })
             .collect();
@@ -226,6 +357,7 @@ fn groups(law: &Law, data: &FitData, x: usize) -> Vec<Group> {
                 ),
                 at,
                 rows,
+                range: Some((by, lo, hi)),
             }
         })
         .collect()
@@ -273,12 +405,13 @@ pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<P
         .target
         .iter()
         .zip(&predicted)
-        .map(|(y, p)| if log { y.ln() - p.ln() } else { y - p })
+        .map(|(y, p)| if log { p.ln() - y.ln() } else { p - y })
         .collect();
+    // The library's residual (fit::Problem): fitted − observed, so > 0 is an over-prediction.
     let label = if log {
-        "log residual (ln y − ln ŷ)"
+        "log residual (ln ŷ − ln y)"
     } else {
-        "residual (y − ŷ)"
+        "residual (ŷ − y)"
     };
     let panels = law
         .variables

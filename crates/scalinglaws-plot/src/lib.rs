@@ -8,4 +8,4 @@ pub mod figure;
 pub mod font;
 pub mod kinds;
 
-pub use figure::{png, svg, Axis, DrawError, Figure, Layer, Legend, Page};
+pub use figure::{png, svg, svg_scaled, Axis, DrawError, Figure, Layer, Legend, Page};

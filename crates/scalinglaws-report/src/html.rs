@@ -2,6 +2,8 @@
 //! network) with the parameter table and intervals, the warnings, the plots (data and curves,
 //! residuals, the compute-optimal frontier, bootstrap distributions), the allocation at a few
 //! budgets, a backtest, the text report and the command that reproduces the page.
+//! The page never scrolls sideways at 1280 px: plots are at most [`PLOT_WIDTH`] wide (so CSS
+//! never shrinks their text below the plots' 11 px) and preformatted text wraps.
 
 use std::fmt::Write as _;
 
@@ -12,7 +14,7 @@ use scalinglaws::fit::{FitData, FitResult};
 use scalinglaws::uncertainty::CalibrationOptions;
 use scalinglaws::Law;
 use scalinglaws_plot::kinds::{bootstrap_page, fit_page, frontier_page, residuals_page};
-use scalinglaws_plot::Page;
+use scalinglaws_plot::{Layer, Page};
 
 use crate::text::{self, number};
 
@@ -82,7 +84,24 @@ margin:2em auto;padding:0 1em;color:#222}h1{font-size:1.5em}h2{font-size:1.2em;m
 border-bottom:1px solid #ddd}table{border-collapse:collapse;margin:1em 0}td,th{padding:.3em \
 .8em;border-bottom:1px solid #eee;text-align:right}th{background:#f6f6f6}td:first-child,\
 th:first-child{text-align:left}pre{background:#f8f8f8;padding:1em;overflow-x:auto;\
-font-size:.85em}.warning{color:#a33}svg{max-width:100%;height:auto}";
+font-size:.85em;white-space:pre-wrap;overflow-wrap:anywhere}.warning{color:#a33}\
+svg{max-width:100%;height:auto}";
+
+/// The widest plot: inside the page's 1248-px column at a 1280-px window, scrollbar included.
+pub const PLOT_WIDTH: u32 = 1200;
+/// Plots are drawn this many times finer than shown (smooth curves; see `svg_scaled`).
+const PLOT_SCALE: u32 = 2;
+
+/// A plot's size in the page: panels of up to 640 × 440 pixels, as many columns as the page
+/// has, at most [`PLOT_WIDTH`] wide.
+fn plot_size(page: &Page) -> (u32, u32) {
+    let columns = page.columns.max(1) as u32;
+    let rows = page.panels.len().div_ceil(page.columns.max(1)).max(1) as u32;
+    let width = (640 * columns).min(PLOT_WIDTH);
+    let panel = if columns >= 3 { 400 } else { 440 };
+    let title = if page.title.is_empty() { 0 } else { 40 };
+    (width, panel * rows + title)
+}
 
 fn section(title: &str, content: &str) -> String {
     format!(
@@ -92,7 +111,8 @@ fn section(title: &str, content: &str) -> String {
 }
 
 fn svg(page: &Page) -> Result<String, String> {
-    let text = scalinglaws_plot::svg(page, page.default_size()).map_err(|e| e.to_string())?;
+    let text = scalinglaws_plot::svg_scaled(page, plot_size(page), PLOT_SCALE)
+        .map_err(|e| e.to_string())?;
     // Inline: drop the XML declaration, keep the <svg> element.
     Ok(text
         .find("<svg")
@@ -224,15 +244,26 @@ fn allocation(law: &Law, result: &FitResult, data: &FitData) -> String {
             cell(a.loss, "loss")
         );
     }
-    let frontier_plot = picture(frontier_page(
-        law,
-        result,
-        &AllocationSettings::at_budgets(
-            (0..31)
-                .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / 30.0))
-                .collect(),
-        ),
-    ));
+    let budgets: Vec<f64> = (0..31)
+        .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / 30.0))
+        .collect();
+    let last = budgets[budgets.len() - 1];
+    let frontier_plot = picture(
+        frontier_page(law, result, &AllocationSettings::at_budgets(budgets)).map(|mut page| {
+            // Shaded past the largest run, as the fit plot's extrapolation is.
+            if let Some(panel) = page.panels.first_mut() {
+                panel.layers.insert(
+                    0,
+                    Layer::Span {
+                        from: top,
+                        to: last,
+                        label: format!("beyond the data (largest run C = {})", number(top, 2)),
+                    },
+                );
+            }
+            page
+        }),
+    );
     section(
         title,
         &format!(
