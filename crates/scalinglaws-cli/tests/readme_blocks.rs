@@ -22,7 +22,8 @@
 //! `tests/readme_claims.txt` with the file that establishes it, which must contain it. Exempt by
 //! rule: years (1900–2099), equation, figure, table and issue numbers, numbers inside inline
 //! code (options and values a user types) or link targets, and digits that are part of a name
-//! (x0, R², log10, H200). Editing a number in the README without the tool printing it, or
+//! (x0, R², log10, H200). A time or a size (`2.9 s`, `154 KB`) must be listed (timings in
+//! `bench/results/readme_timings.txt`, written by `bench/readme_timings.sh`). Editing a number in the README without the tool printing it, or
 //! without the establishing file stating it, fails here. An entry whose third field is
 //! `unrecorded` names the test or benchmark that measures the number but writes it nowhere yet:
 //! the number is then only registered (an edit still fails until the register is edited too),
@@ -181,9 +182,7 @@ fn run_blocks(blocks: &[Block]) -> String {
     let mut corpus = String::new();
     for block in blocks {
         for step in &block.steps {
-            let mut command = step
-                .command
-                .replace("scalinglaws ", &format!("{binary} "));
+            let mut command = step.command.replace("scalinglaws ", &format!("{binary} "));
             if !has_jq {
                 if let Some(at) = command.find("| jq") {
                     command.truncate(at);
@@ -241,6 +240,7 @@ fn run_blocks(blocks: &[Block]) -> String {
 struct Stated {
     line: usize,
     number: String,
+    measurement: bool,
     text: String,
 }
 
@@ -248,8 +248,28 @@ fn is_superscript(c: char) -> bool {
     "⁰¹²³⁴⁵⁶⁷⁸⁹⁻".contains(c)
 }
 
+/// Whether a number followed by `rest` is a time or a size (`2.9 s`, `8 ms`, `154 KB`): those
+/// are measurements of the machine, never taken from a command's output.
+fn is_measurement(rest: &str) -> bool {
+    let Some(rest) = rest.strip_prefix(' ') else {
+        return false;
+    };
+    ["s", "ms", "µs", "KB", "MB", "minutes"].iter().any(|unit| {
+        rest.strip_prefix(unit)
+            .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
+    })
+}
+
 /// The numbers of one line of prose, by the rules in the module's documentation.
 fn numbers_of(line: &str) -> Vec<String> {
+    numbers_and_kinds(line)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// The numbers of one line of prose, each with whether it is a measurement.
+fn numbers_and_kinds(line: &str) -> Vec<(String, bool)> {
     // Inline code and link targets are not claims.
     let mut prose = String::new();
     let mut in_code = false;
@@ -278,6 +298,20 @@ fn numbers_of(line: &str) -> Vec<String> {
             continue;
         }
         let start = i;
+        // An ISO date (2026-12-01) is one exempt token.
+        let date: String = chars[i..chars.len().min(i + 10)].iter().collect();
+        if date.len() == 10
+            && date.char_indices().all(|(k, c)| {
+                if k == 4 || k == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+        {
+            i += 10;
+            continue;
+        }
         while i < chars.len()
             && (chars[i].is_ascii_digit()
                 || ((chars[i] == '.' || chars[i] == ',')
@@ -285,7 +319,10 @@ fn numbers_of(line: &str) -> Vec<String> {
         {
             // A comma is a thousands separator only before exactly three digits.
             if chars[i] == ',' {
-                let group = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let group = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
                 if group != 3 {
                     break;
                 }
@@ -317,7 +354,8 @@ fn numbers_of(line: &str) -> Vec<String> {
             && !number.contains('.')
             && (1900..2100).contains(&number.parse::<u32>().unwrap_or(0));
         if !(referenced || year) {
-            out.push(number);
+            let rest: String = chars[i..].iter().collect();
+            out.push((number, is_measurement(&rest)));
         }
     }
     out
@@ -341,10 +379,11 @@ fn stated_numbers(readme: &str) -> Vec<Stated> {
         if !in_region || skipped_section || in_fence || line.trim_start().starts_with("<!--") {
             continue;
         }
-        for number in numbers_of(line) {
+        for (number, measurement) in numbers_and_kinds(line) {
             out.push(Stated {
                 line: i + 1,
                 number,
+                measurement,
                 text: line.to_string(),
             });
         }
@@ -354,21 +393,17 @@ fn stated_numbers(readme: &str) -> Vec<Stated> {
 
 /// Whether `hay` states `number` (not as a part of a longer number).
 fn states(hay: &str, number: &str) -> bool {
-    let grouped = number
-        .parse::<u64>()
-        .ok()
-        .filter(|n| *n >= 1000)
-        .map(|n| {
-            let digits = n.to_string();
-            let mut out = String::new();
-            for (k, c) in digits.chars().enumerate() {
-                if k > 0 && (digits.len() - k) % 3 == 0 {
-                    out.push(',');
-                }
-                out.push(c);
+    let grouped = number.parse::<u64>().ok().filter(|n| *n >= 1000).map(|n| {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (k, c) in digits.chars().enumerate() {
+            if k > 0 && (digits.len() - k) % 3 == 0 {
+                out.push(',');
             }
-            out
-        });
+            out.push(c);
+        }
+        out
+    });
     std::iter::once(number.to_string())
         .chain(grouped)
         .any(|form| {
@@ -377,7 +412,8 @@ fn states(hay: &str, number: &str) -> bool {
                 let after: Vec<char> = hay[at + form.len()..].chars().take(2).collect();
                 let digit_before = before.is_some_and(|c| c.is_ascii_digit() || c == '.');
                 let digit_after = after.first().is_some_and(char::is_ascii_digit)
-                    || (after.first() == Some(&'.') && after.get(1).is_some_and(char::is_ascii_digit));
+                    || (after.first() == Some(&'.')
+                        && after.get(1).is_some_and(char::is_ascii_digit));
                 !digit_before && !digit_after
             })
         })
@@ -410,7 +446,7 @@ fn check_numbers(readme: &str, corpus: &str) {
     let mut unestablished = Vec::new();
     let mut used = BTreeSet::new();
     for stated in stated_numbers(readme) {
-        if states(corpus, &stated.number) {
+        if !stated.measurement && states(corpus, &stated.number) {
             continue;
         }
         let sources: Vec<&(String, String, Option<String>)> = allowed
@@ -478,6 +514,12 @@ fn the_readme_shows_what_the_commands_print_and_states_only_established_numbers(
         blocks.len()
     );
     let corpus = run_blocks(&blocks);
+    for internal in ["track__", "__1", "__2"] {
+        assert!(
+            !corpus.contains(internal),
+            "a README command prints an internal name ({internal}):\n{corpus}"
+        );
+    }
     check_numbers(&readme, &corpus);
 }
 
@@ -487,7 +529,19 @@ fn prose_numbers_are_read_by_the_rules() {
         numbers_of("in 2.9 s (1,000 replicates, Hoffmann et al. 2022, eq. 2) `--bootstrap 200`"),
         ["2.9", "1000"]
     );
-    assert_eq!(numbers_of("x0 and R² and 10⁶× and log10 at 1.3–1.5×, 5e-3"), ["1.3", "1.5", "5e-3"]);
+    assert_eq!(
+        numbers_of("x0 and R² and 10⁶× and log10 at 1.3–1.5×, 5e-3 (2026-12-01)"),
+        ["1.3", "1.5", "5e-3"]
+    );
+    assert_eq!(
+        numbers_and_kinds("4.3 s, 8 ms and 154 KB, 5 starts"),
+        [
+            ("4.3".to_string(), true),
+            ("8".to_string(), true),
+            ("154".to_string(), true),
+            ("5".to_string(), false)
+        ]
+    );
     assert!(states("a = 0.4994 [0.47", "0.4994"));
     assert!(!states("a = 0.49945", "0.4994"));
     assert!(states("1,000 of 1000", "1000"));
