@@ -563,3 +563,30 @@ fn prose_numbers_are_read_by_the_rules() {
     assert!(states("1,000 of 1000", "1000"));
     assert!(!states("21000", "1000"));
 }
+
+#[test]
+fn the_readmes_law_table_lists_every_catalog_law() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .split("## Built-in laws")
+        .nth(1)
+        .expect("a section '## Built-in laws'")
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let output = Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
+        .args(["laws", "--json", "-"])
+        .output()
+        .unwrap();
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for law in listing["laws"].as_array().unwrap() {
+        let name = law["name"].as_str().unwrap();
+        assert!(
+            table
+                .iter()
+                .any(|row| row.starts_with(&format!("| `{name}`"))),
+            "`scalinglaws laws` lists '{name}', which the README's table of built-in laws lacks"
+        );
+    }
+}
