@@ -21,7 +21,7 @@
 //! be printed by a checked block (or be an input of its command), or be listed in
 //! `tests/readme_claims.txt` with the file that establishes it, which must contain it. Exempt by
 //! rule: years (1900–2099), equation, figure, table and issue numbers, numbers inside inline
-//! code (options and values a user types) or link targets, and digits that are part of a name
+//! code (options and values a user types) or link targets, ISO dates, and digits that are part of a name
 //! (x0, R², log10, H200). A time or a size (`2.9 s`, `154 KB`) must be listed (timings in
 //! `bench/results/readme_timings.txt`, written by `bench/readme_timings.sh`). Editing a number in the README without the tool printing it, or
 //! without the establishing file stating it, fails here. An entry whose third field is
@@ -291,8 +291,7 @@ fn numbers_and_kinds(line: &str) -> Vec<(String, bool)> {
     while i < chars.len() {
         let c = chars[i];
         let prev = i.checked_sub(1).map(|j| chars[j]);
-        if !c.is_ascii_digit()
-            || prev.is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '.' || p == '^')
+        if !c.is_ascii_digit() || prev.is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '.')
         {
             i += 1;
             continue;
