@@ -75,15 +75,14 @@ pub fn compare(config: &Config, grid: bool) -> Result<(TrackComparison, Vec<Trac
         baseline_index(&tracks, config.baseline.as_deref(), &config.track).context("--baseline")?;
     let flops = Flops::parse(&config.flops).context("--flops")?;
     let budgets = if grid {
-        budget_grid(&law, &tracks, &flops)?
-    } else {
-        let mut budgets = Vec::new();
-        for text in &config.budgets {
-            budgets.extend(
-                input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
-            );
-        }
+        // The plot's grid, with the --budget values the title reports.
+        let mut budgets = budget_grid(&law, &tracks, &flops)?;
+        budgets.extend(given_budgets(config)?);
+        budgets.sort_by(f64::total_cmp);
+        budgets.dedup();
         budgets
+    } else {
+        given_budgets(config)?
     };
     let allocation = AllocationSettings {
         flops,
@@ -103,6 +102,17 @@ pub fn compare(config: &Config, grid: bool) -> Result<(TrackComparison, Vec<Trac
     };
     let comparison = compare_tracks(&law, &tracks, &settings)?;
     Ok((comparison, tracks, law))
+}
+
+/// The --budget values, in order.
+pub fn given_budgets(config: &Config) -> Result<Vec<f64>> {
+    let mut budgets = Vec::new();
+    for text in &config.budgets {
+        budgets.extend(
+            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+        );
+    }
+    Ok(budgets)
 }
 
 /// 25 budgets from the smallest run's compute to 100× the largest.

@@ -134,9 +134,17 @@ pub fn run(config: &Config) -> Result<()> {
 fn tracks(config: &crate::cmd_compare::Config) -> Result<Page> {
     let flops = Flops::parse(&config.flops).context("--flops")?;
     let (comparison, tracks, law) = crate::cmd_compare::compare(config, true)?;
-    Ok(tracks_page(&law, &comparison, &tracks, &|n, d| {
-        flops.at(n, d)
-    })?)
+    // The title gives the multiplier at the largest --budget, as `compare` reports it.
+    let headline = crate::cmd_compare::given_budgets(config)?
+        .into_iter()
+        .reduce(f64::max);
+    Ok(tracks_page(
+        &law,
+        &comparison,
+        &tracks,
+        &|n, d| flops.at(n, d),
+        headline,
+    )?)
 }
 
 /// The runs of one IsoFLOP study: the rows whose `select` columns read the given values.

@@ -698,6 +698,7 @@ pub fn tracks_page(
     comparison: &TrackComparison,
     tracks: &[Track],
     flops: &dyn Fn(f64, f64) -> f64,
+    headline: Option<f64>,
 ) -> Result<Page, Error> {
     let (n, d) =
         match (law.variable_index("N"), law.variable_index("D")) {
@@ -757,11 +758,20 @@ pub fn tracks_page(
             color: t,
         });
     }
-    let title = match comparison
-        .pairs
-        .first()
-        .and_then(|p| p.budgets.last().map(|b| (p, b)))
-    {
+    // The multiplier at `headline` (the budget `compare` reports last), else at the largest
+    // budget drawn.
+    let title = match comparison.pairs.first().and_then(|p| {
+        let at = match headline {
+            Some(c) => p.budgets.iter().min_by(|a, b| {
+                (a.budget / c)
+                    .ln()
+                    .abs()
+                    .total_cmp(&(b.budget / c).ln().abs())
+            }),
+            None => p.budgets.last(),
+        };
+        at.map(|b| (p, b))
+    }) {
         Some((pair, at)) => match at.multiplier.value {
             Some(m) => format!(
                 "{} vs {}: {} needs {:.2}× the compute at {}",

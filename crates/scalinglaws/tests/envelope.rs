@@ -119,3 +119,22 @@ fn the_grid_envelope_agrees_with_the_hull_on_gemstones() {
     );
     assert!((a - 0.499380216082636).abs() < 0.1, "a = {a}");
 }
+
+/// The README's `--derive` for Gemstones' compute is the authors' count expanded: FLOPs per token
+/// = 90·L·W² + 21855.75·L·W + 301845·W for width W and depth L, exactly.
+#[test]
+fn the_readmes_flops_expression_is_the_authors_count() {
+    for width in [
+        256.0, 512.0, 768.0, 1024.0, 1280.0, 1536.0, 1792.0, 2048.0, 2560.0, 3072.0,
+    ] {
+        for depth in [1.0, 7.0, 11.0, 28.0, 50.0, 80.0] {
+            let expanded =
+                90.0 * depth * width * width + 21855.75 * depth * width + 301845.0 * width;
+            let authors = flops_per_token(width, depth);
+            assert!(
+                ((expanded - authors) / authors).abs() < 1e-12,
+                "W = {width}, L = {depth}: {expanded} against {authors}"
+            );
+        }
+    }
+}

@@ -265,7 +265,7 @@ fn data_constrained() {
     );
 }
 
-/// The looped-transformer law on the seed paper's design: r in {1, 2, 4, 8} × 4 sizes × 3
+/// The looped-transformer law on the design of a 2026 study of looped transformers: r in {1, 2, 4, 8} × 4 sizes × 3
 /// token counts (48 runs), phi = 0.46. With 1 % noise the reported standard error of phi is
 /// 0.004–0.03 on this design, so ±0.02 is a statistical statement: over 20 noise seeds phi
 /// must come back within ±0.02 in at least 80 % (measured: 17 of 20), every miss within 4

@@ -93,7 +93,7 @@ fn a_known_compute_multiplier_is_inside_its_interval_in_90_percent_of_seeds() {
     assert!(covered[0] >= 90 && covered[1] >= 90, "{covered:?}");
 }
 
-/// Looped transformers (seed paper): N_once unique parameters plus N_rec shared ones run r
+/// Looped transformers (a 2026 study of their recurrence-equivalence exponent): N_once unique parameters plus N_rec shared ones run r
 /// times count as N_once + r^phi·N_rec. Two tracks (phi 0.46 and 0.65, as with and without
 /// hyperconnections) share the Chinchilla backbone; phi is per track.
 fn looped_track(label: &str, phi: f64, rng: &mut Rng) -> Track {

@@ -581,7 +581,9 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
         &settings.shared,
         joint.params.len(),
     );
-    let mut result = fit_with_starts(&joint, &data, &joint_settings, &warm)?;
+    let words = JointWords::new(law, &settings.shared, tracks);
+    let mut result =
+        fit_with_starts(&joint, &data, &joint_settings, &warm).map_err(|e| words.error(e))?;
     if let Some(c) = &settings.calibration {
         let scale: Vec<f64> = c.scales.iter().flatten().copied().collect();
         calibrated(
@@ -592,7 +594,8 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
             &scale,
             settings,
             &joint_settings,
-        )?;
+        )
+        .map_err(|e| words.error(e))?;
     }
     let draws = if settings.bootstrap > 0 {
         let options = BootstrapOptions {
@@ -604,7 +607,8 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
                 ids: ids.clone(),
             },
         };
-        let summary = bootstrap(&joint, &data, &joint_settings, &result, &options, &|_| {})?;
+        let summary = bootstrap(&joint, &data, &joint_settings, &result, &options, &|_| {})
+            .map_err(|e| words.error(e))?;
         let draws = summary
             .draws
             .iter()
@@ -641,7 +645,9 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
         stderr,
         objective,
         converged: vec![result.converged; tracks.len()],
-        warnings: vec![result.warnings.clone(); tracks.len()],
+        warnings: (0..tracks.len())
+            .map(|t| words.warnings(&result.warnings, t))
+            .collect(),
         draws,
         predictor: Predictor::Joint {
             result: Box::new(result),
@@ -649,6 +655,112 @@ fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<
             tracks: tracks.len(),
         },
     })
+}
+
+/// The joint law's internal names in the user's words: the copy `P__t` of an unshared
+/// parameter is "P (track 'name')" and the indicator `track__t` is "the indicator of track
+/// 'name'", so that no message of a joint fit shows a name the user never wrote.
+struct JointWords {
+    names: BTreeMap<String, String>,
+    /// `owner[name]`: the track an internal name belongs to.
+    owner: BTreeMap<String, usize>,
+    indicators: Vec<String>,
+}
+
+impl JointWords {
+    fn new(law: &Law, shared: &[String], tracks: &[Track]) -> JointWords {
+        let mut names = BTreeMap::new();
+        let mut owner = BTreeMap::new();
+        let mut indicators = Vec::new();
+        for (t, track) in tracks.iter().enumerate() {
+            let indicator = format!("track__{}", t + 1);
+            names.insert(
+                indicator.clone(),
+                format!("the indicator of track '{}'", track.label),
+            );
+            owner.insert(indicator.clone(), t);
+            indicators.push(indicator);
+            for spec in law.params.iter().filter(|p| !shared.contains(&p.name)) {
+                let copy = format!("{}__{}", spec.name, t + 1);
+                names.insert(
+                    copy.clone(),
+                    format!("{} (track '{}')", spec.name, track.label),
+                );
+                owner.insert(copy, t);
+            }
+        }
+        JointWords {
+            names,
+            owner,
+            indicators,
+        }
+    }
+
+    /// The identifiers (letters, digits, `_`) of a text, with their byte ranges.
+    fn identifiers(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            let word = c.is_alphanumeric() || c == '_';
+            match (word, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    out.push((s, i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            out.push((s, text.len()));
+        }
+        out
+    }
+
+    fn text(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for (s, e) in Self::identifiers(text) {
+            out.push_str(&text[last..s]);
+            out.push_str(
+                self.names
+                    .get(&text[s..e])
+                    .map_or(&text[s..e], String::as_str),
+            );
+            last = e;
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+
+    fn error(&self, error: Error) -> Error {
+        match error {
+            Error::Fit { message } => Error::fit(self.text(&message)),
+            Error::Settings { message } => Error::settings(self.text(&message)),
+            other => other,
+        }
+    }
+
+    /// The joint fit's warnings that concern track t (those naming only other tracks' copies
+    /// are theirs), in the user's words. The indicators' collinearity is left out: they sum
+    /// to one on every row by construction, which says nothing about the data.
+    fn warnings(&self, warnings: &[String], t: usize) -> Vec<String> {
+        warnings
+            .iter()
+            .filter(|w| {
+                let owners: Vec<usize> = Self::identifiers(w)
+                    .into_iter()
+                    .filter_map(|(s, e)| self.owner.get(&w[s..e]).copied())
+                    .collect();
+                let indicators = Self::identifiers(w)
+                    .into_iter()
+                    .filter(|(s, e)| self.indicators.iter().any(|i| *i == w[*s..*e]))
+                    .count();
+                indicators < 2 && (owners.is_empty() || owners.contains(&t))
+            })
+            .map(|w| self.text(w))
+            .collect()
+    }
 }
 
 /// Joint starts from the separate fits: every track at its own optimum, the shared

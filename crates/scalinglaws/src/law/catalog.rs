@@ -57,7 +57,7 @@ pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "looped",
         summary: "looped transformer: r recurrences of N_rec shared parameters are worth r^phi unique ones",
-        citation: "seed paper on looped transformers (recurrence-equivalence exponent phi)",
+        citation: "a 2026 study of looped (depth-recurrent) transformers: the recurrence-equivalence exponent phi (0.46 in its iso-depth sweep)",
         default_space: DefaultSpace::Log,
     },
     Entry {
@@ -75,13 +75,13 @@ pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "logistic",
         summary: "bounded accuracy from lo to lo + span against x (loss or log-compute); span >= 0, the sign of k orients it",
-        citation: "downstream-accuracy baseline (e.g. Gadre et al. 2024; seed paper NeuNeu)",
+        citation: "downstream-accuracy baseline (e.g. Gadre et al. 2024; the logistic baseline that Neural Neural Scaling Laws (NeuNeu), 2026, compares against)",
         default_space: DefaultSpace::Linear,
     },
     Entry {
         name: "exp_growth",
         summary: "exponential growth in t",
-        citation: "seed paper on norm-feedback loops in sequential model editing",
+        citation: "a 2026 study of norm-feedback loops in sequential locate-and-edit model editing (approximately exponential norm growth)",
         default_space: DefaultSpace::Log,
     },
 ];

@@ -1,4 +1,4 @@
-//! Backtests of LR-law extrapolation, in D against in N (the seed paper on LR transfer finds
+//! Backtests of LR-law extrapolation, in D against in N (a 2026 study of learning-rate transfer finds
 //! D-extrapolation the more reliable): hold out the longest horizons at every model size, or
 //! the largest model sizes, refit the law on the rest with the chosen method and form, and
 //! score each held-out cell that has an interior optimum:

@@ -6,7 +6,7 @@
 //!    nearest the lowest loss, with Fieller's interval; cells with fewer than three LRs, an
 //!    optimum at the edge of the sweep or no minimum are flagged and kept out (`cells.rs`);
 //! 2. the law ln lr* = c + a·ln N + b·ln D (`loglinear`, Step Law 2025) or with quadratic terms
-//!    (`curved`, the bend of the seed paper on LR transfer), fitted over cells by weighted least
+//!    (`curved`, the bend found by a 2026 study of learning-rate transfer), fitted over cells by weighted least
 //!    squares or jointly over every run near each cell's optimum (`law.rs`, `joint.rs`), and
 //!    the F test of whether the bend is needed;
 //! 3. with batch sizes: per (N, D) the batch size with the lowest loss (a parabola in ln B of
