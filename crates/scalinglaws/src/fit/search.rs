@@ -9,6 +9,8 @@
 
 use rayon::prelude::*;
 
+use crate::interrupt::Interrupt;
+
 use super::lsq::bounded_least_squares;
 use super::problem::{LocalModel, Problem, Space, Transform};
 use super::solver::{
@@ -136,6 +138,7 @@ pub fn search(
     lower: &[f64],
     upper: &[f64],
     max_iterations: usize,
+    interrupt: &Interrupt,
 ) -> SearchOutcome {
     let mut tracks: Vec<Track> = starts
         .par_iter()
@@ -150,7 +153,8 @@ pub fn search(
     let rounds = max_iterations.div_ceil(ROUND.max_iterations).max(1);
     let mut iterations = 0;
     for round in 0..rounds {
-        if tracks.iter().all(|t| t.termination.is_some()) {
+        // Interrupted: the caller discards what comes back (and reads the token itself).
+        if interrupt.is_interrupted() || tracks.iter().all(|t| t.termination.is_some()) {
             break;
         }
         let before: Vec<f64> = tracks.iter().map(|t| t.value).collect();
@@ -166,6 +170,9 @@ pub fn search(
             cull_slow(problem, &mut tracks, &before, rounds - round - 1);
         }
         tracks = merge_nearby(problem, tracks);
+    }
+    if interrupt.is_interrupted() {
+        tracks.clear(); // nothing to polish: the outcome is discarded
     }
     let diverged_tracks = tracks
         .iter()
