@@ -143,6 +143,13 @@ def test_settings_errors_name_keywords(chinchilla: pd.DataFrame) -> None:
         assert keyword in message and "--" not in message, message
 
 
+def test_warnings_speak_python(chinchilla: pd.DataFrame) -> None:
+    fit = sl.fit(chinchilla, fix={"E": 1.69}, grid={"E": [1.0, 2.0]}, **PROTOCOL)
+    assert fit.warnings and all("--" not in w for w in fit.warnings), fit.warnings
+    assert any("grid" in w for w in fit.warnings), fit.warnings
+    assert "--" not in fit.report()
+
+
 def test_speak_python() -> None:
     from scalinglaws._errors import speak_python
 

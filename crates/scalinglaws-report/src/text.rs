@@ -516,10 +516,11 @@ fn optional(value: Option<f64>, significant: usize) -> String {
     value.map_or("-".to_string(), |v| number(v, significant))
 }
 
-/// A setting as the user typed it: the shortest text that reads back as `value` (Rust's
-/// round-trip digits), in fixed or scientific notation, whichever is shorter, so 3e-6 is
-/// "3e-6", not "0.000003". A value with more than 12 significant digits is the noise of a
-/// computation (0.1*3e-5 = 3.0000000000000004e-6): it is shown to 6, as `%g` would.
+/// A setting as the user typed it: the shortest digits that read back as `value` (Rust's
+/// round trip), in fixed notation from 1e-4 to 1e16 and in scientific notation outside, as
+/// Python's `repr` does: 0.001 is "0.001", 3e-6 is "3e-6" (not "0.000003"). A value with more
+/// than 12 significant digits is the noise of a computation (0.1*3e-5 =
+/// 3.0000000000000004e-6): it is shown to 6, as `%g` would.
 pub fn shortest(value: f64) -> String {
     let digits = |v: f64| {
         let scientific = format!("{v:e}");
@@ -531,12 +532,10 @@ pub fn shortest(value: f64) -> String {
     } else {
         value
     };
-    let fixed = format!("{value}");
-    let scientific = format!("{value:e}");
-    if scientific.len() < fixed.len() {
-        scientific
+    if value == 0.0 || !value.is_finite() || (1e-4..1e16).contains(&value.abs()) {
+        format!("{value}")
     } else {
-        fixed
+        format!("{value:e}")
     }
 }
 
@@ -570,6 +569,8 @@ mod tests {
         assert_eq!(shortest(3e-6 * (1.0 - 1e-16)), "3e-6");
         assert_eq!(shortest(0.5), "0.5");
         assert_eq!(shortest(1e22), "1e22");
+        assert_eq!(shortest(1e-4), "0.0001");
+        assert_eq!(shortest(250.0), "250");
         assert_eq!(shortest(1.2345e-7), "1.2345e-7");
         for v in [123.456, 1e-300, 0.123456789012] {
             assert_eq!(shortest(v).parse::<f64>().unwrap(), v);

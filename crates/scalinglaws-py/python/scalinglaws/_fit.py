@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._errors import SettingsError
+from ._errors import SettingsError, speak_python
 
 ArrayLike = Union[float, Sequence[float], np.ndarray]
 
@@ -157,7 +157,8 @@ class Fit:
 
     @property
     def warnings(self) -> List[str]:
-        return list(self._doc.get("warnings", []))
+        """The library's warnings, in Python's words (``grid=``, not ``--grid``)."""
+        return [speak_python(w) for w in self._doc.get("warnings", [])]
 
     @property
     def stats(self) -> Dict[str, Any]:
@@ -257,7 +258,7 @@ class Fit:
         """The text report (as ``scalinglaws fit`` prints it, lmfit-style): what was fitted to
         what, the search, the parameters with their uncertainty, the intervals, correlations
         worth knowing and the warnings."""
-        return _scalinglaws.report(self._json)
+        return speak_python(_scalinglaws.report(self._json))
 
     def report_html(self, path: Optional[PathLike] = None, level: Optional[float] = None) -> str:
         """The self-contained HTML page of the fit (as ``scalinglaws report`` writes it:
