@@ -131,7 +131,8 @@ struct Track {
 /// same optimum, so only the better one goes on. Survivors within 3× of the best objective are
 /// finished with exact-Hessian Newton steps and clustered into distinct optima. Rounds run in
 /// parallel and merges are made in a fixed order, so the outcome does not depend on the number
-/// of threads.
+/// of threads. A set `interrupt` ends the search after the current round with an outcome that
+/// means nothing (the fit then returns `Error::Interrupted`).
 pub fn search(
     problem: &Problem,
     starts: &[Start],
