@@ -119,7 +119,9 @@ fn add_uncertainty(
         match profile(law, data, settings, result, name, asked.level) {
             Ok(profile) => result.profiles.push(profile),
             // The fit stands; say why this interval is missing.
-            Err(error) if !error.is_input_error() => result.warnings.push(error.to_string()),
+            Err(error) if !error.is_input_error() && !error.is_interrupted() => {
+                result.warnings.push(error.to_string())
+            }
             Err(error) => return Err(error.into()),
         }
     }

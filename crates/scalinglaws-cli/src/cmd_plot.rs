@@ -187,7 +187,12 @@ pub fn write(page: &Page, output: &Output) -> Result<()> {
     match &output.destination {
         Destination::Stdout => output::write(&Destination::Stdout, &scalinglaws_plot::svg(page, size)?),
         Destination::File(path) => match extension(path).as_deref() {
-            Some("svg") => output::write(&output.destination, &scalinglaws_plot::svg(page, size)?),
+            // Either format says where it went (on stderr), as `report` does.
+            Some("svg") => {
+                output::write(&output.destination, &scalinglaws_plot::svg(page, size)?)?;
+                eprintln!("wrote {}", path.display());
+                Ok(())
+            }
             Some("png") => {
                 let bytes = png_bytes(page, size)?;
                 output::write_file(path, &bytes)?;

@@ -911,10 +911,13 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 /// 2 for anything the user can fix in their input, 1 for a fit that could not be done (and
-/// for failures outside the user's input, such as a full disk).
+/// for failures outside the user's input, such as a full disk), 130 for interrupted work.
 fn exit_code(error: &anyhow::Error) -> u8 {
     for cause in error.chain() {
         if let Some(library) = cause.downcast_ref::<scalinglaws::Error>() {
+            if library.is_interrupted() {
+                return 130; // as a shell reports SIGINT
+            }
             return if library.is_input_error() { 2 } else { 1 };
         }
         if cause.downcast_ref::<InputError>().is_some() {

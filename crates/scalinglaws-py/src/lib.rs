@@ -5,7 +5,9 @@
 //! CLI writes), and the Python layer (`python/scalinglaws`) turns them into objects. Library
 //! errors become `scalinglaws.DataError`, `FormulaError`, `SettingsError` or `FitError`
 //! (all `scalinglaws.Error`) with the library's message; the GIL is released while the
-//! library works.
+//! library works, and the long calls (fits with bootstrap and calibration, backtests,
+//! selections, comparisons, the report's page) run on a worker thread that Ctrl-C stops
+//! (see `interruptible`).
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
@@ -44,7 +46,7 @@ use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::{
     bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions, Resampling,
 };
-use scalinglaws::{Error, Law};
+use scalinglaws::{Error, Interrupt, Law};
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -57,19 +59,32 @@ fn exception_name(error: &Error) -> &'static str {
         Error::Formula { .. } => "FormulaError",
         Error::UnknownLaw { .. } | Error::Settings { .. } => "SettingsError",
         Error::Fit { .. } => "FitError",
+        // Only raised when the token was set, which `interruptible` does on a signal and then
+        // raises the signal's exception instead; seen here only if a caller sets it otherwise.
+        Error::Interrupted => "Error",
         Error::Within { inner, .. } => exception_name(inner),
     }
 }
 
+/// The library's error as the Python exception, its message in Python's words: the option
+/// names of the command line (`--where`, `--fix NAME=VALUE`) become keywords (`where=`,
+/// `fix={"NAME": VALUE}`) by `scalinglaws._errors.speak_python`.
 fn to_py(error: Error) -> PyErr {
     Python::attach(|py| {
-        let class = py
-            .import("scalinglaws._errors")
-            .and_then(|module| module.getattr(exception_name(&error)))
+        let module = match py.import("scalinglaws._errors") {
+            Ok(module) => module,
+            Err(import_error) => return import_error,
+        };
+        let class = module
+            .getattr(exception_name(&error))
             .and_then(|class| Ok(class.cast_into::<PyType>()?));
-        match class {
-            Ok(class) => PyErr::from_type(class, error.to_string()),
-            Err(import_error) => import_error,
+        let message = module
+            .getattr("speak_python")
+            .and_then(|speak| speak.call1((error.to_string(),)))
+            .and_then(|text| text.extract::<String>());
+        match (class, message) {
+            (Ok(class), Ok(message)) => PyErr::from_type(class, message),
+            (Err(e), _) | (_, Err(e)) => e,
         }
     })
 }
@@ -77,6 +92,53 @@ fn to_py(error: Error) -> PyErr {
 /// A library result as a Python result.
 fn py<T>(result: Result<T, Error>) -> PyResult<T> {
     result.map_err(to_py)
+}
+
+/// How often the calling thread looks for signals (Ctrl-C) while the library works.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs `work` on a worker thread with the GIL released while this thread runs Python's
+/// signal handlers every [`SIGNAL_POLL`]: when one raises (Ctrl-C's KeyboardInterrupt), the
+/// token is set, the worker (which checks it between replicates, starts and splits) is
+/// waited for, and the handler's exception is raised. Not interrupted, the result is the
+/// worker's, exactly as if it had run here.
+fn interruptible<T: Send>(
+    py_: Python<'_>,
+    interrupt: &Interrupt,
+    work: impl FnOnce() -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let worker = scope.spawn(move || {
+            let result = work();
+            let _ = done.send(());
+            result
+        });
+        let mut raised = None;
+        let mut finished = finished;
+        loop {
+            // (The receiver is not Sync: it goes into the GIL-free wait and comes back.)
+            let (waited, back) = py_.detach(move || (finished.recv_timeout(SIGNAL_POLL), finished));
+            finished = back;
+            if !matches!(waited, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
+                break;
+            }
+            if let Err(signal) = py_.check_signals() {
+                interrupt.interrupt();
+                raised = Some(signal);
+                break;
+            }
+        }
+        let result = py_.detach(|| worker.join());
+        let result = match result {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        match raised {
+            Some(signal) => Err(signal),
+            None => py(result),
+        }
+    })
 }
 
 fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {
@@ -202,6 +264,9 @@ struct FitOptions {
     grid: BTreeMap<String, Vec<f64>>,
     seed: u64,
     threads: Option<usize>,
+    /// The call's cancellation token, handed to every fit these options make.
+    #[serde(skip)]
+    interrupt: Interrupt,
 }
 
 impl FitOptions {
@@ -261,6 +326,7 @@ impl FitOptions {
             grids: self.grid.clone(),
             seed: self.seed,
             threads: self.threads,
+            interrupt: self.interrupt.clone(),
             ..FitSettings::default()
         })
     }
@@ -300,9 +366,27 @@ fn yes() -> bool {
     true
 }
 
-/// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it).
+/// The data a fit was fitted to, as JSON (for the report's page): {variables, target, weights}.
+fn fit_data_json(data: &scalinglaws::fit::FitData) -> String {
+    serde_json::json!({
+        "variables": data.variables,
+        "target": data.target,
+        "weights": data.weights,
+    })
+    .to_string()
+}
+
+#[derive(Deserialize)]
+struct FitDataJson {
+    variables: Vec<Vec<f64>>,
+    target: Vec<f64>,
+    weights: Option<Vec<f64>>,
+}
+
+/// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it) and the JSON of
+/// the data it was fitted to (for `report_html`).
 #[pyfunction]
-fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
     let request: FitRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
@@ -324,7 +408,8 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     } else {
         None
     };
-    let result = py_.detach(|| -> Result<FitResult, Error> {
+    let interrupt = settings.interrupt.clone();
+    let result = interruptible(py_, &interrupt, || -> Result<FitResult, Error> {
         let mut result = fit_law(&law, &data, &settings)?;
         if let Some((by, scale)) = &scale {
             let options = CalibrationOptions {
@@ -346,8 +431,48 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
         }
         table.describe_fit(&mut result, &law, &recipe);
         Ok(result)
-    });
-    Ok(py(result)?.to_json())
+    })?;
+    Ok((result.to_json(), fit_data_json(&data)))
+}
+
+/// The text report of a fit (lmfit-style, as `scalinglaws fit` prints it, its hints worded
+/// for Python).
+#[pyfunction]
+fn report(fit_json: &str) -> PyResult<String> {
+    let (result, _) = py(read_fit(fit_json))?;
+    Ok(scalinglaws_report::text::render(&result, Dialect::Python))
+}
+
+/// The self-contained HTML page of a fit (as `scalinglaws report` writes it), from the fit's
+/// JSON and the JSON of its data (`fit` returns both); `level` defaults to the fit's.
+#[pyfunction]
+#[pyo3(signature = (fit_json, data_json, level=None, command=""))]
+fn report_html(
+    py_: Python<'_>,
+    fit_json: &str,
+    data_json: &str,
+    level: Option<f64>,
+    command: &str,
+) -> PyResult<String> {
+    let (mut result, law) = py(read_fit(fit_json))?;
+    let data: FitDataJson = request(data_json)?;
+    let data = scalinglaws::fit::FitData {
+        variables: data.variables,
+        target: data.target,
+        weights: data.weights,
+    };
+    let level = level
+        .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
+        .or_else(|| result.calibration.as_ref().map(|c| c.level))
+        .unwrap_or(0.95);
+    // The page backtests the fit: let Ctrl-C stop it.
+    let interrupt = Interrupt::new();
+    result.settings.interrupt = interrupt.clone();
+    interruptible(py_, &interrupt, || {
+        let page = scalinglaws_report::html::page(&result, &law, &data, level, command);
+        interrupt.check()?;
+        Ok(page)
+    })
 }
 
 /// Reads a fit's JSON back, checked against its law.
@@ -779,6 +904,7 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
         request.baseline.as_deref(),
         &request.track,
     ))?;
+    let interrupt = settings.interrupt.clone();
     let track_settings = TrackSettings {
         seed: settings.seed,
         fit: settings,
@@ -794,7 +920,9 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
         cell_tolerance: request.cell_tolerance,
         calibration,
     };
-    let comparison = py(py_.detach(|| compare_tracks(&law, &tracks, &track_settings)))?;
+    let comparison = interruptible(py_, &interrupt, || {
+        compare_tracks(&law, &tracks, &track_settings)
+    })?;
     json_out(&comparison)
 }
 
@@ -850,7 +978,9 @@ fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String>
             ..CalibrationOptions::default()
         }),
     };
-    let mut result = py(py_.detach(|| run_backtest(&law, &data, &scale, &settings, &options)))?;
+    let mut result = interruptible(py_, &settings.interrupt, || {
+        run_backtest(&law, &data, &scale, &settings, &options)
+    })?;
     for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
         point.row = table.file_row(point.row).unwrap_or(point.row + 1);
     }
@@ -884,6 +1014,9 @@ struct SelectRequest {
     #[serde(default)]
     at: Vec<(String, Vec<f64>)>,
     check: bool,
+    /// The call's cancellation token, handed to every candidate's fits.
+    #[serde(skip)]
+    interrupt: Interrupt,
 }
 
 impl SelectRequest {
@@ -907,6 +1040,7 @@ impl SelectRequest {
                     grid: BTreeMap::new(),
                     seed: self.seed,
                     threads: self.threads,
+                    interrupt: self.interrupt.clone(),
                 };
                 let law = options.law(table)?;
                 let settings = options.settings()?;
@@ -943,38 +1077,42 @@ fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
         origins: request.origins,
         calibrate: request.calibrate,
     };
-    let out = py_.detach(|| -> Result<serde_json::Value, Error> {
-        let selection = run_select(&candidates, &by, &scale, &options)?;
-        let mut predictions = Vec::new();
-        if !request.at.is_empty() {
-            let points = points_by_name(&candidates, &request.at)?;
-            for (i, prediction) in selection.predict(&points)?.into_iter().enumerate() {
-                let inputs: Vec<(String, f64)> = request
-                    .at
-                    .iter()
-                    .map(|(n, v)| (n.clone(), value_at(v, i)))
-                    .collect();
-                let mut value = serde_json::to_value(&prediction).map_err(json_error)?;
-                value["inputs"] = serde_json::to_value(inputs).map_err(json_error)?;
-                predictions.push(value);
+    let out = interruptible(
+        py_,
+        &request.interrupt,
+        || -> Result<serde_json::Value, Error> {
+            let selection = run_select(&candidates, &by, &scale, &options)?;
+            let mut predictions = Vec::new();
+            if !request.at.is_empty() {
+                let points = points_by_name(&candidates, &request.at)?;
+                for (i, prediction) in selection.predict(&points)?.into_iter().enumerate() {
+                    let inputs: Vec<(String, f64)> = request
+                        .at
+                        .iter()
+                        .map(|(n, v)| (n.clone(), value_at(v, i)))
+                        .collect();
+                    let mut value = serde_json::to_value(&prediction).map_err(json_error)?;
+                    value["inputs"] = serde_json::to_value(inputs).map_err(json_error)?;
+                    predictions.push(value);
+                }
             }
-        }
-        let check = if request.check {
-            Some(evaluate_selection(&candidates, &by, &scale, &options)?)
-        } else {
-            None
-        };
-        // The shape of `scalinglaws select --json`: empty parts are left out.
-        let mut out = serde_json::json!({ "selection": selection });
-        if !predictions.is_empty() {
-            out["predictions"] = serde_json::Value::Array(predictions);
-        }
-        if let Some(check) = check {
-            out["check"] = serde_json::to_value(check).map_err(json_error)?;
-        }
-        Ok(out)
-    });
-    json_out(&py(out)?)
+            let check = if request.check {
+                Some(evaluate_selection(&candidates, &by, &scale, &options)?)
+            } else {
+                None
+            };
+            // The shape of `scalinglaws select --json`: empty parts are left out.
+            let mut out = serde_json::json!({ "selection": selection });
+            if !predictions.is_empty() {
+                out["predictions"] = serde_json::Value::Array(predictions);
+            }
+            if let Some(check) = check {
+                out["check"] = serde_json::to_value(check).map_err(json_error)?;
+            }
+            Ok(out)
+        },
+    )?;
+    json_out(&out)
 }
 
 fn json_error(error: serde_json::Error) -> Error {
@@ -1134,20 +1272,100 @@ struct PlotRequest {
     flops: String,
     #[serde(default)]
     held: BTreeMap<String, Vec<f64>>,
+    /// The variable on the x axis of a `fit` plot (default: the law's first).
+    #[serde(default)]
+    x: Option<String>,
+    #[serde(default)]
+    level: Option<f64>,
 }
 
-/// A picture of a saved fit: `frontier` (N*, D* over budgets) or `bootstrap` (the draws).
+/// A picture of a saved fit: `frontier` (N*, D* over budgets) or `bootstrap` (the draws),
+/// written to `path` (SVG or PNG by its extension).
 #[pyfunction]
+#[pyo3(signature = (kind, fit_json, path, request_json, data_json=None))]
 fn plot_fit(
     py_: Python<'_>,
     kind: &str,
     fit_json: &str,
     path: &str,
     request_json: &str,
+    data_json: Option<&str>,
 ) -> PyResult<()> {
+    let page = fit_page(py_, kind, fit_json, request_json, data_json)?;
+    py_.detach(|| draw(&page, path))
+}
+
+/// The picture of [`plot_fit`] as SVG text (for a notebook's inline display).
+#[pyfunction]
+#[pyo3(signature = (kind, fit_json, request_json, data_json=None))]
+fn plot_svg(
+    py_: Python<'_>,
+    kind: &str,
+    fit_json: &str,
+    request_json: &str,
+    data_json: Option<&str>,
+) -> PyResult<String> {
+    let page = fit_page(py_, kind, fit_json, request_json, data_json)?;
+    py_.detach(|| {
+        scalinglaws_plot::svg(&page, page.default_size())
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    })
+}
+
+/// The page of a plot kind: `frontier` and `bootstrap` need only the fit; `fit` (the data
+/// against `x` with the curves) and `residuals` need the data it was fitted to.
+fn fit_page(
+    py_: Python<'_>,
+    kind: &str,
+    fit_json: &str,
+    request_json: &str,
+    data_json: Option<&str>,
+) -> PyResult<scalinglaws_plot::Page> {
     let (result, law) = py(read_fit(fit_json))?;
     let request: PlotRequest = request(request_json)?;
+    let data = || -> PyResult<scalinglaws::fit::FitData> {
+        let text = data_json.ok_or_else(|| {
+            to_py(Error::settings(format!(
+                "plot kind '{kind}' draws the data, which a fit read from JSON does not hold: \
+                 refit with scalinglaws.fit(...), or use kind=\"frontier\" or \"bootstrap\""
+            )))
+        })?;
+        let data: FitDataJson = self::request(text)?;
+        Ok(scalinglaws::fit::FitData {
+            variables: data.variables,
+            target: data.target,
+            weights: data.weights,
+        })
+    };
     let page = match kind {
+        "fit" => {
+            let x = match &request.x {
+                None => 0,
+                Some(name) => law.variable_index(name).ok_or_else(|| {
+                    to_py(Error::settings(format!(
+                        "x='{name}' is not a variable of the law; its variables are {}",
+                        law.variables.join(", ")
+                    )))
+                })?,
+            };
+            let level = request
+                .level
+                .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
+                .or_else(|| result.calibration.as_ref().map(|c| c.level))
+                .unwrap_or(0.95);
+            py(scalinglaws_plot::kinds::fit_page(
+                &law,
+                &result,
+                &data()?,
+                x,
+                level,
+            ))?
+        }
+        "residuals" => py(scalinglaws_plot::kinds::residuals_page(
+            &law,
+            &result,
+            &data()?,
+        ))?,
         "frontier" => {
             if !(request.from > 0.0 && request.to > request.from) {
                 return Err(to_py(Error::settings("budgets: give 0 < from < to")));
@@ -1167,11 +1385,11 @@ fn plot_fit(
         "bootstrap" => py(scalinglaws_plot::kinds::bootstrap_page(&result))?,
         other => {
             return Err(to_py(Error::settings(format!(
-                "plot kind '{other}': use \"frontier\" or \"bootstrap\" for a saved fit"
+                "plot kind '{other}': use \"fit\", \"residuals\", \"frontier\" or \"bootstrap\""
             ))))
         }
     };
-    py_.detach(|| draw(&page, path))
+    Ok(page)
 }
 
 #[pymodule]
@@ -1180,6 +1398,9 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(laws, module)?)?;
     module.add_function(wrap_pyfunction!(fit, module)?)?;
     module.add_function(wrap_pyfunction!(check_fit, module)?)?;
+    module.add_function(wrap_pyfunction!(report, module)?)?;
+    module.add_function(wrap_pyfunction!(report_html, module)?)?;
+    module.add_function(wrap_pyfunction!(plot_svg, module)?)?;
     module.add_function(wrap_pyfunction!(predict, module)?)?;
     module.add_function(wrap_pyfunction!(optimal, module)?)?;
     module.add_function(wrap_pyfunction!(isoflop, module)?)?;

@@ -122,14 +122,15 @@ def test_nan_is_rejected_with_its_row_and_column(chinchilla: pd.DataFrame) -> No
     with pytest.raises(sl.DataError) as caught:
         sl.fit(broken, **protocol)
     message = str(caught.value)
-    assert "row 5" in message and "'loss'" in message, message
+    # The row by the DataFrame's index label (here also its 0-based position).
+    assert "the DataFrame, index label 4" in message and "'loss'" in message, message
     # A NaN input of a derived column: the derived value is reported with its inputs.
     broken = chinchilla.copy()
     broken.loc[7, "Model Size"] = np.nan
     with pytest.raises(sl.DataError) as caught:
         sl.fit(broken, **PROTOCOL)
     message = str(caught.value)
-    assert "row 8" in message and "D=C/(6*N)" in message, message
+    assert "index label 7" in message and "D=C/(6*N)" in message, message
 
 
 def test_every_error_class(chinchilla: pd.DataFrame) -> None:
@@ -189,7 +190,7 @@ def test_nullable_and_object_columns(chinchilla: pd.DataFrame) -> None:
 def test_plots_render_from_the_wheel(chinchilla: pd.DataFrame, tmp_path) -> None:
     booted = sl.fit(chinchilla, bootstrap=30, **PROTOCOL)
     png = tmp_path / "frontier.png"
-    booted.plot(png, budgets=(1e19, 1e25))
+    assert booted.plot(png, budgets=(1e19, 1e25)) == str(png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = tmp_path / "bootstrap.svg"
     booted.plot(svg, kind="bootstrap")

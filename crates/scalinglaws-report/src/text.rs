@@ -77,7 +77,7 @@ fn header(out: &mut String, result: &FitResult, dialect: Dialect) {
     let f_scale = if settings.loss.name() == "linear" {
         String::new()
     } else {
-        format!(" (f_scale {})", settings.f_scale)
+        format!(" (f_scale {})", shortest(settings.f_scale))
     };
     rows.push((
         "objective",
@@ -516,6 +516,29 @@ fn optional(value: Option<f64>, significant: usize) -> String {
     value.map_or("-".to_string(), |v| number(v, significant))
 }
 
+/// A setting as the user typed it: the shortest digits that read back as `value` (Rust's
+/// round trip), in fixed notation from 1e-4 to 1e16 and in scientific notation outside, as
+/// Python's `repr` does: 0.001 is "0.001", 3e-6 is "3e-6" (not "0.000003"). A value with more
+/// than 12 significant digits is the noise of a computation (0.1*3e-5 =
+/// 3.0000000000000004e-6): it is shown to 6, as `%g` would.
+pub fn shortest(value: f64) -> String {
+    let digits = |v: f64| {
+        let scientific = format!("{v:e}");
+        let mantissa = scientific.split('e').next().unwrap_or("");
+        mantissa.chars().filter(char::is_ascii_digit).count()
+    };
+    let value = if value.is_finite() && digits(value) > 12 {
+        format!("{value:.5e}").parse().unwrap_or(value)
+    } else {
+        value
+    };
+    if value == 0.0 || !value.is_finite() || (1e-4..1e16).contains(&value.abs()) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// `significant` digits, in fixed notation for magnitudes from 1e-3 to 1e6 and in scientific
 /// notation outside.
 pub fn number(value: f64, significant: usize) -> String {
@@ -539,7 +562,23 @@ mod tests {
     use scalinglaws::data::recipe::Dialect;
     use scalinglaws::fit::FitResult;
 
-    use super::{number, render};
+    use super::{number, render, shortest};
+
+    #[test]
+    fn shortest_round_trips_without_runs_of_zeros() {
+        assert_eq!(shortest(1e-3), "0.001");
+        assert_eq!(shortest(3e-6), "3e-6");
+        assert_eq!(shortest(0.1 * 3e-5), "3e-6");
+        assert_eq!(shortest(3e-6 * (1.0 - 1e-16)), "3e-6");
+        assert_eq!(shortest(0.5), "0.5");
+        assert_eq!(shortest(1e22), "1e22");
+        assert_eq!(shortest(1e-4), "0.0001");
+        assert_eq!(shortest(250.0), "250");
+        assert_eq!(shortest(1.2345e-7), "1.2345e-7");
+        for v in [123.456, 1e-300, 0.123456789012] {
+            assert_eq!(shortest(v).parse::<f64>().unwrap(), v);
+        }
+    }
 
     /// The report of a saved fit (fixed parameters, a parameter at a bound, no standard errors,
     /// local definitions in the formula, warnings), from a fixture so that solver changes do not

@@ -68,6 +68,10 @@ pub enum Error {
     #[error("{setting}: {inner}")]
     Within { setting: String, inner: Box<Error> },
 
+    /// The caller interrupted the work through its [`crate::Interrupt`] (Ctrl-C in Python).
+    #[error("interrupted")]
+    Interrupted,
+
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -93,9 +97,19 @@ impl Error {
     /// fit that could not be done. The CLI maps these to exit code 2.
     pub fn is_input_error(&self) -> bool {
         match self {
-            Error::Fit { .. } => false,
+            Error::Fit { .. } | Error::Interrupted => false,
             Error::Within { inner, .. } => inner.is_input_error(),
             _ => true,
+        }
+    }
+
+    /// True when the caller interrupted the work (see [`crate::Interrupt`]), also inside a
+    /// setting.
+    pub fn is_interrupted(&self) -> bool {
+        match self {
+            Error::Interrupted => true,
+            Error::Within { inner, .. } => inner.is_interrupted(),
+            _ => false,
         }
     }
 

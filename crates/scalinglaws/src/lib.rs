@@ -33,10 +33,12 @@ pub mod analysis;
 pub mod data;
 pub mod error;
 pub mod fit;
+pub mod interrupt;
 pub mod law;
 pub mod rng;
 pub mod suggest;
 pub mod uncertainty;
 
 pub use error::{Error, Result};
+pub use interrupt::Interrupt;
 pub use law::Law;

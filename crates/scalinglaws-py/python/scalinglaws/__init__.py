@@ -21,7 +21,7 @@ from ._analyses import (
     select,
 )
 from ._errors import DataError, Error, FitError, FormulaError, SettingsError
-from ._fit import Fit, Prediction, fit
+from ._fit import Fit, Plot, Prediction, fit
 from ._scalinglaws import __version__
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "Fit",
     "FitError",
     "FormulaError",
+    "Plot",
     "Prediction",
     "SettingsError",
     "__version__",

@@ -9,7 +9,7 @@ import numbers
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
-from ._data import DataLike, to_data
+from ._data import DataLike, call_with_data
 from ._errors import SettingsError
 from ._fit import Fit, dump, fit_options, recipe
 
@@ -122,7 +122,7 @@ def lr(
         "level": float(level),
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.lr(to_data(data, delimiter), dump(request))
+        call_with_data(_scalinglaws.lr, data, delimiter, dump(request))
     )
     return result
 
@@ -176,7 +176,7 @@ def isoflop(
         "calibrate": bool(calibrate),
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.isoflop(to_data(data, delimiter), dump(request))
+        call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request))
     )
     return result
 
@@ -234,7 +234,7 @@ def compare(
         "by": by,
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.compare(to_data(data, delimiter), dump(request))
+        call_with_data(_scalinglaws.compare, data, delimiter, dump(request))
     )
     return result
 
@@ -285,7 +285,7 @@ def backtest(
         "bootstrap": bootstrap,
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.backtest(to_data(data, delimiter), dump(request))
+        call_with_data(_scalinglaws.backtest, data, delimiter, dump(request))
     )
     return result
 
@@ -354,7 +354,7 @@ def select(
         "check": bool(check),
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.select(to_data(data, delimiter), dump(request))
+        call_with_data(_scalinglaws.select, data, delimiter, dump(request))
     )
     return result
 
@@ -430,7 +430,7 @@ def schedule_fit(
         "fix": [[k, v] for k, v in fixed.items()],
     }
     result: Dict[str, Any] = json.loads(
-        _scalinglaws.schedule_fit(to_data(data), dump(request))
+        call_with_data(_scalinglaws.schedule_fit, data, None, dump(request))
     )
     return result
 

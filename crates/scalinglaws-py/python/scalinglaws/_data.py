@@ -1,16 +1,66 @@
 """Turns what a user holds (a pandas or polars DataFrame, a dict of arrays, or a file path)
-into named columns of numbers or text for the compiled library."""
+into named columns of numbers or text for the compiled library, and words the library's data
+errors in the user's terms: a row of a DataFrame by its index label, of a dict by its
+0-based position."""
 
 from __future__ import annotations
 
 import math
 import numbers
 import os
-from typing import Any, Dict, List, Mapping, Optional, Union
+import re
+from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar, Union
 
 import numpy as np
 
+from ._errors import Error
+
 DataLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
+
+T = TypeVar("T")
+
+# How the library names a row of data handed over as columns: "the DataFrame, row 3" (1-based).
+_ROW = re.compile(r"\b(the DataFrame|the dict), row (\d+)")
+
+
+def call_with_data(
+    native: Callable[..., T], data: DataLike, delimiter: Optional[str], *args: Any
+) -> T:
+    """``native(to_data(data, delimiter), *args)``, its errors naming the rows of ``data``
+    as the user indexes them (see :func:`name_rows`)."""
+    handed = to_data(data, delimiter)
+    try:
+        return native(handed, *args)
+    except Error as error:
+        message = name_rows(str(error), data)
+        if message == str(error):
+            raise
+        raise type(error)(message) from None
+
+
+def name_rows(message: str, data: DataLike) -> str:
+    """A library message with each "the DataFrame, row N" (1-based, in the order of the
+    frame) as the frame's index label ("the DataFrame, index label 30, position 2" when the
+    label is not the 0-based position), and "the dict, row N" as its 0-based index."""
+    index = getattr(data, "index", None) if not isinstance(data, Mapping) else None
+    labels: Optional[List[Any]] = None
+    if index is not None and hasattr(index, "tolist"):
+        try:
+            labels = list(index.tolist())
+        except TypeError:
+            labels = None
+
+    def row(match: "re.Match[str]") -> str:
+        source, position = match.group(1), int(match.group(2)) - 1
+        if labels is not None and 0 <= position < len(labels):
+            label = labels[position]
+            shown = repr(label) if isinstance(label, str) else str(label)
+            if isinstance(label, (int, np.integer)) and int(label) == position:
+                return f"{source}, index label {shown}"
+            return f"{source}, index label {shown} (position {position})"
+        return f"{source}, index {position}"
+
+    return _ROW.sub(row, message)
 
 
 def to_data(data: DataLike, delimiter: Optional[str] = None) -> Dict[str, Any]:

@@ -1,6 +1,8 @@
 """The exceptions of scalinglaws: every error of the library arrives as one of these, with the
 library's message (which names the file or DataFrame, row, column or formula position, and
-the fix)."""
+the fix), worded for Python (keywords, not the command line's options) by `speak_python`."""
+
+import re
 
 
 class Error(Exception):
@@ -23,3 +25,45 @@ class SettingsError(Error, ValueError):
 
 class FitError(Error, RuntimeError):
     """A fit that could not be done (no start gave a finite objective, every start diverged)."""
+
+
+# The keywords of the Python functions that differ from the command line's option names.
+_KEYWORDS = {"bound": "bounds", "target-loss": "target_loss"}
+
+# "--fix NAME=VALUE", "--set U=1,8,64": a mapping keyword with a name and its value(s).
+_MAPPING = re.compile(r"--(fix|set|map|derive) ([A-Za-z_][A-Za-z0-9_]*)=([^\s,;)]+(?:,[^\s,;)]+)*)")
+# "--space linear", "--run COLUMN": a keyword with a text value.
+_TEXT = re.compile(r"--(space|run) ([A-Za-z_]+)\b")
+# "--holdout-top 3": a keyword with a number.
+_NUMBER = re.compile(r"--([a-z][a-z-]*) ([-+]?[0-9][0-9.eE+-]*)")
+# "--bound alpha: ...", "--grid b: ...": the entry of a mapping keyword.
+_ENTRY = re.compile(r"--(bound|grid|set|shared|profile|fix) ([A-Za-z_][A-Za-z0-9_]*):")
+# "--fix names 'x'": the keyword as a subject.
+_SUBJECT = re.compile(r"--([a-z][a-z-]*)(?= names )")
+# Any other option: "--where" becomes "where=".
+_OPTION = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
+
+
+def _keyword(option: str) -> str:
+    return _KEYWORDS.get(option, option.replace("-", "_"))
+
+
+def _mapping(match: "re.Match[str]") -> str:
+    keyword, name, value = match.group(1), match.group(2), match.group(3)
+    if keyword in ("map", "derive") or not re.fullmatch(r"[-+0-9.eE,A-Z]+", value):
+        value = f'"{value}"'
+    elif "," in value:
+        value = "[" + ", ".join(value.split(",")) + "]"
+    return f'{_keyword(keyword)}={{"{name}": {value}}}'
+
+
+def speak_python(message: str) -> str:
+    """A library message in the words of the Python API: the command line's options
+    (``--where``, ``--fix NAME=VALUE``, ``--space linear``) become the keywords of the
+    functions (``where=``, ``fix={"NAME": VALUE}``, ``space="linear"``)."""
+    message = _MAPPING.sub(_mapping, message)
+    message = _TEXT.sub(lambda m: f'{_keyword(m.group(1))}="{m.group(2)}"', message)
+    message = _NUMBER.sub(lambda m: f"{_keyword(m.group(1))}={m.group(2)}", message)
+    message = _ENTRY.sub(lambda m: f'{_keyword(m.group(1))}["{m.group(2)}"]:', message)
+    message = _SUBJECT.sub(lambda m: _keyword(m.group(1)), message)
+    return _OPTION.sub(lambda m: f"{_keyword(m.group(1))}=", message)

@@ -1,5 +1,6 @@
 """`fit()` and the `Fit` it returns: the library's fit document with Python accessors,
-vectorised prediction with intervals, JSON round trips and a notebook table."""
+vectorised prediction with intervals, JSON round trips, the text report and the HTML page,
+and inline display in a notebook (a table and the data-and-curve plot; plots as `Plot`)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,24 @@ import html
 import json
 import math
 import os
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
 
 import numpy as np
 
 from . import _scalinglaws
-from ._data import DataLike, to_data
-from ._errors import SettingsError
+from ._data import DataLike, call_with_data
+from ._errors import SettingsError, speak_python
 
 ArrayLike = Union[float, Sequence[float], np.ndarray]
 
@@ -26,16 +38,52 @@ class Prediction(NamedTuple):
     upper: np.ndarray
 
 
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Plot:
+    """A picture of a fit: shown inline by Jupyter (``_repr_svg_``), its SVG text in
+    :attr:`svg`, written to a file by :meth:`save` (.svg, or .png drawn afresh)."""
+
+    def __init__(self, svg: str, kind: str, fit_json: str, request: str, data: Optional[str]) -> None:
+        self.svg = svg
+        self.kind = kind
+        self._fit_json = fit_json
+        self._request = request
+        self._data = data
+
+    def save(self, path: PathLike) -> str:
+        """Writes the picture (SVG or PNG by the extension of ``path``); returns the path."""
+        target = os.fspath(path)
+        if target.lower().endswith(".svg"):
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(self.svg)
+        else:
+            _scalinglaws.plot_fit(self.kind, self._fit_json, target, self._request, self._data)
+        return target
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def __repr__(self) -> str:
+        return f"Plot({self.kind}: {len(self.svg)} characters of SVG; .save(path) writes it)"
+
+
 class Fit:
     """A fitted law: parameters, uncertainty, diagnostics, and prediction.
 
     Built by :func:`fit` or :meth:`Fit.load`; the document behind it is exactly the JSON that
     ``scalinglaws fit --json`` writes, so fits move freely between Python and the command line.
+    ``print(fit)`` prints :meth:`report`; in a notebook a fit shows its parameter table and,
+    when it holds its data (a fit made by :func:`fit`, not one loaded from JSON), the data
+    with the fitted curves.
     """
 
-    def __init__(self, document: str) -> None:
+    def __init__(self, document: str, data: Optional[str] = None) -> None:
         self._json = document
         self._doc: Dict[str, Any] = json.loads(document)
+        # The data the fit was fitted to, as JSON (for plots of the data and the HTML page).
+        self._data = data
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Fit":
@@ -109,7 +157,8 @@ class Fit:
 
     @property
     def warnings(self) -> List[str]:
-        return list(self._doc.get("warnings", []))
+        """The library's warnings, in Python's words (``grid=``, not ``--grid``)."""
+        return [speak_python(w) for w in self._doc.get("warnings", [])]
 
     @property
     def stats(self) -> Dict[str, Any]:
@@ -156,22 +205,97 @@ class Fit:
         pairs = np.asarray(bounds, dtype=float).reshape(shape + (2,))
         return Prediction(value, pairs[..., 0], pairs[..., 1])
 
+    @overload
     def plot(
         self,
-        path: Union[str, "os.PathLike[str]"],
+        path: None = None,
         kind: str = "frontier",
         budgets: Tuple[float, float] = (1e18, 1e26),
         flops: str = "6*N*D",
-    ) -> None:
-        """Draws the compute-optimal frontier (``kind="frontier"``, over ``budgets``) or the
-        bootstrap distributions (``kind="bootstrap"``) to an .svg or .png file (the font is
-        embedded: no system fonts needed)."""
-        request = {"from": float(budgets[0]), "to": float(budgets[1]), "flops": flops, "held": {}}
-        _scalinglaws.plot_fit(kind, self._json, os.fspath(path), dump(request))
+        x: Optional[str] = None,
+    ) -> Plot: ...
+
+    @overload
+    def plot(
+        self,
+        path: PathLike,
+        kind: str = "frontier",
+        budgets: Tuple[float, float] = (1e18, 1e26),
+        flops: str = "6*N*D",
+        x: Optional[str] = None,
+    ) -> str: ...
+
+    def plot(
+        self,
+        path: Optional[PathLike] = None,
+        kind: str = "frontier",
+        budgets: Tuple[float, float] = (1e18, 1e26),
+        flops: str = "6*N*D",
+        x: Optional[str] = None,
+    ) -> Union[Plot, str]:
+        """Draws the compute-optimal frontier (``kind="frontier"``, over ``budgets``), the
+        bootstrap distributions (``"bootstrap"``), the data against ``x`` with the fitted
+        curves (``"fit"``) or the residuals (``"residuals"``; these two need the fit's data,
+        so a fit made by :func:`fit`). Without ``path``, returns a :class:`Plot` (shown inline
+        in a notebook); with it, writes an .svg or .png file quietly and returns the path (the
+        font is embedded: no system fonts needed)."""
+        request = {
+            "from": float(budgets[0]),
+            "to": float(budgets[1]),
+            "flops": flops,
+            "held": {},
+            "x": x,
+        }
+        text = dump(request)
+        if path is None:
+            svg = _scalinglaws.plot_svg(kind, self._json, text, self._data)
+            return Plot(svg, kind, self._json, text, self._data)
+        target = os.fspath(path)
+        _scalinglaws.plot_fit(kind, self._json, target, text, self._data)
+        return target
+
+    def report(self) -> str:
+        """The text report (as ``scalinglaws fit`` prints it, lmfit-style): what was fitted to
+        what, the search, the parameters with their uncertainty, the intervals, correlations
+        worth knowing and the warnings."""
+        return speak_python(_scalinglaws.report(self._json))
+
+    def report_html(self, path: Optional[PathLike] = None, level: Optional[float] = None) -> str:
+        """The self-contained HTML page of the fit (as ``scalinglaws report`` writes it:
+        tables, inline SVG plots, a backtest; no scripts, no network). Needs the fit's data,
+        so a fit made by :func:`fit`. Without ``path`` returns the page; with it, writes the
+        page there and returns the path. ``level`` defaults to the fit's (0.95)."""
+        if self._data is None:
+            raise SettingsError(
+                "the HTML page plots and backtests the data, which a fit read from JSON does "
+                "not hold: refit with scalinglaws.fit(...)"
+            )
+        page = _scalinglaws.report_html(
+            self._json, self._data, None if level is None else float(level), "scalinglaws.fit(...)"
+        )
+        if path is None:
+            return page
+        target = os.fspath(path)
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(page)
+        return target
+
+    def __str__(self) -> str:
+        return self.report()
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v:.6g}" for k, v in self.params.items())
         return f"Fit({self.law}: {params}; objective={self.objective:.6g})"
+
+    def _repr_svg_(self) -> Optional[str]:
+        """The data with the fitted curves (None, so not shown, for a fit without its data)."""
+        if self._data is None:
+            return None
+        try:
+            svg: str = _scalinglaws.plot_svg("fit", self._json, dump(_PLOT_DEFAULTS), self._data)
+        except Exception:  # a plot is a nicety: the table stands without it
+            return None
+        return svg
 
     def _repr_html_(self) -> str:
         rows = []
@@ -193,8 +317,12 @@ class Fit:
             f"{'' if self.converged else ' (not converged)'}"
             "<table><thead><tr><th>parameter</th><th>value</th><th>stderr</th><th>CI</th>"
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"{'<ul>' + warnings + '</ul>' if warnings else ''}</div>"
+            f"{'<ul>' + warnings + '</ul>' if warnings else ''}"
+            f"{self._repr_svg_() or ''}</div>"
         )
+
+
+_PLOT_DEFAULTS: Dict[str, Any] = {"from": 1e18, "to": 1e26, "flops": "6*N*D", "held": {}}
 
 
 def dump(request: Mapping[str, Any]) -> str:
@@ -325,7 +453,8 @@ def fit(
     says how, or why not. ``heteroscedastic="C"`` (a variable of the law, or compute C =
     6*N*D; needs ``loss="linear"``) fits a residual scale sigma(x) = sigma0*(x/x0)^s with the
     law, so prediction intervals use sigma at each point; ``Fit.variance`` holds it. The GIL is
-    released while it runs.
+    released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
+    second (KeyboardInterrupt; the fit is lost, nothing else changes).
     """
     request = {
         **recipe(target, map, derive, where, weights),
@@ -337,4 +466,5 @@ def fit(
         "by": by,
         "heteroscedastic": heteroscedastic,
     }
-    return Fit(_scalinglaws.fit(to_data(data, delimiter), dump(request)))
+    document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
+    return Fit(document, fitted)

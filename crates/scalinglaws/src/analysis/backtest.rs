@@ -215,6 +215,8 @@ pub fn backtest(
         }
         splits.push(split);
     }
+    // A split whose fit was interrupted reads as failed: refuse the whole backtest.
+    settings.interrupt.check()?;
     let all: Vec<&BacktestPoint> = splits.iter().flat_map(|s| &s.points).collect();
     if splits.iter().all(|s| s.error.is_some()) {
         let reasons: Vec<&str> = splits.iter().filter_map(|s| s.error.as_deref()).collect();

@@ -143,6 +143,9 @@ pub fn compare_laws(
             });
         }
     }
+    candidates
+        .iter()
+        .try_for_each(|c| c.settings.interrupt.check())?;
     Ok(Comparison {
         rows: first.data.target.len(),
         laws: scores,

@@ -160,6 +160,14 @@ pub struct SelectedPrediction {
 
 /// Scores `candidates` (same rows and target, same fitted space) by rolling-origin backtests
 /// ordered by `scale` (the column `by`), picks the winner and the stacking weights.
+/// `Err(Error::Interrupted)` when any candidate's fits were interrupted (a failed fit of an
+/// origin or a split is otherwise recorded and the selection goes on).
+fn interrupted(candidates: &[Candidate]) -> Result<()> {
+    candidates
+        .iter()
+        .try_for_each(|c| c.settings.interrupt.check())
+}
+
 pub fn select(
     candidates: &[Candidate],
     by: &str,
@@ -176,6 +184,7 @@ pub fn select(
         .iter()
         .map(|c| run_candidate(c, by, scale, &calibration, options.calibrate))
         .collect();
+    interrupted(candidates)?;
     let (groups, count) = scale_groups(scale);
     let common = common_origins(&runs);
     if common.len() < 2 {
@@ -1051,6 +1060,7 @@ pub fn evaluate(
             ),
         }
     }
+    interrupted(candidates)?;
     if splits.iter().all(|s| s.error.is_some()) {
         let reasons: Vec<&str> = splits.iter().filter_map(|s| s.error.as_deref()).collect();
         return Err(Error::fit(format!(

@@ -276,6 +276,7 @@ pub fn compare_tracks(
             settings.bootstrap
         ));
     }
+    settings.fit.interrupt.check()?;
     Ok(TrackComparison {
         law: law.label().to_string(),
         shared: settings.shared.clone(),

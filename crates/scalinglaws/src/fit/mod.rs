@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
 pub use diagnostics::Covariance;
 pub use loss::{Loss, LossKind};
@@ -66,6 +67,11 @@ pub struct FitSettings {
     /// (None: one σ for every row). Needs the linear loss; see [`variance`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heteroscedastic: Option<Heteroscedastic>,
+    /// Stops the fit, and every loop of fits run with these settings (bootstrap replicates,
+    /// backtest splits, ...), with [`Error::Interrupted`] once set. Not part of the settings'
+    /// value: never serialized, and equal to every other token.
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 impl Default for FitSettings {
@@ -84,6 +90,7 @@ impl Default for FitSettings {
             max_iterations: search::DEFAULT_MAX_ITERATIONS,
             covariance: Covariance::Auto,
             heteroscedastic: None,
+            interrupt: Interrupt::default(),
         }
     }
 }
@@ -189,6 +196,7 @@ fn with_warm_starts(prepared: &mut Prepared, warm: &[Vec<f64>]) {
 }
 
 fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::SearchOutcome> {
+    settings.interrupt.check()?;
     let outcome = with_threads(settings.threads, || {
         search::search(
             &prepared.problem,
@@ -196,8 +204,11 @@ fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::Sea
             &prepared.lower,
             &prepared.upper,
             settings.max_iterations,
+            &settings.interrupt,
         )
     })?;
+    // A search cut short is no result.
+    settings.interrupt.check()?;
     if outcome.optima.is_empty() && outcome.diverged > 0 {
         return Err(Error::fit(format!(
             "every start diverged ({} of {}: a parameter ran off to infinity); bound the parameters with --bound or give starts with --grid",

@@ -9,6 +9,8 @@
 
 use rayon::prelude::*;
 
+use crate::interrupt::Interrupt;
+
 use super::lsq::bounded_least_squares;
 use super::problem::{LocalModel, Problem, Space, Transform};
 use super::solver::{
@@ -129,13 +131,15 @@ struct Track {
 /// same optimum, so only the better one goes on. Survivors within 3× of the best objective are
 /// finished with exact-Hessian Newton steps and clustered into distinct optima. Rounds run in
 /// parallel and merges are made in a fixed order, so the outcome does not depend on the number
-/// of threads.
+/// of threads. A set `interrupt` ends the search after the current round with an outcome that
+/// means nothing (the fit then returns `Error::Interrupted`).
 pub fn search(
     problem: &Problem,
     starts: &[Start],
     lower: &[f64],
     upper: &[f64],
     max_iterations: usize,
+    interrupt: &Interrupt,
 ) -> SearchOutcome {
     let mut tracks: Vec<Track> = starts
         .par_iter()
@@ -150,7 +154,8 @@ pub fn search(
     let rounds = max_iterations.div_ceil(ROUND.max_iterations).max(1);
     let mut iterations = 0;
     for round in 0..rounds {
-        if tracks.iter().all(|t| t.termination.is_some()) {
+        // Interrupted: the caller discards what comes back (and reads the token itself).
+        if interrupt.is_interrupted() || tracks.iter().all(|t| t.termination.is_some()) {
             break;
         }
         let before: Vec<f64> = tracks.iter().map(|t| t.value).collect();
@@ -166,6 +171,9 @@ pub fn search(
             cull_slow(problem, &mut tracks, &before, rounds - round - 1);
         }
         tracks = merge_nearby(problem, tracks);
+    }
+    if interrupt.is_interrupted() {
+        tracks.clear(); // nothing to polish: the outcome is discarded
     }
     let diverged_tracks = tracks
         .iter()

@@ -85,6 +85,10 @@ pub fn bootstrap(
         (0..options.replicates)
             .into_par_iter()
             .map(|r| {
+                // Interrupted: skip the rest quickly (the summary is refused below).
+                if settings.interrupt.is_interrupted() {
+                    return None;
+                }
                 let counts = units.draw(&mut Rng::stream(options.seed, r as u64));
                 let replicate = reweighted(data, &counts);
                 let best = fit_best(law, &replicate, &replicate_settings, &warm).ok();
@@ -102,6 +106,7 @@ pub fn bootstrap(
             .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?
             .install(run),
     };
+    settings.interrupt.check()?;
     let failed = outcomes.iter().filter(|o| o.is_none()).count();
     let (cluster, clusters) = match &options.resampling {
         Resampling::Rows | Resampling::Strata { .. } => (None, None),
@@ -251,6 +256,38 @@ mod tests {
             let runs = counts[0] + counts[3] + counts[5];
             assert!((runs - 3.0).abs() < 1e-12, "three runs drawn, got {runs}");
         }
+    }
+
+    /// A bootstrap whose token is set part-way stops soon after, with `Error::Interrupted`.
+    #[test]
+    fn an_interrupt_stops_the_replicates() {
+        use crate::law::catalog;
+        let n: Vec<f64> = (0..12).map(|i| 1e7 * 2f64.powi(i)).collect();
+        let loss: Vec<f64> = n.iter().map(|n| 1.7 + 400.0 * n.powf(-0.34)).collect();
+        let data = FitData {
+            variables: vec![n],
+            target: loss,
+            weights: None,
+        };
+        let law = catalog::lookup("power_offset").unwrap();
+        let settings = FitSettings::default();
+        let base = crate::fit::fit(&law, &data, &settings).unwrap();
+        let options = BootstrapOptions {
+            replicates: 1_000_000,
+            level: 0.95,
+            seed: 0,
+            resampling: Resampling::Rows,
+        };
+        let token = settings.interrupt.clone();
+        let started = std::time::Instant::now();
+        let stop = |done: usize| {
+            if done == 50 {
+                token.interrupt();
+            }
+        };
+        let outcome = bootstrap(&law, &data, &settings, &base, &options, &stop);
+        assert!(matches!(outcome, Err(Error::Interrupted)), "{outcome:?}");
+        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
     }
 
     #[test]

@@ -490,6 +490,8 @@ pub fn calibrate_with_predictions(
         scores.append(&mut found);
         held_out.extend(predictions);
     }
+    // An origin whose fit was interrupted reads as failed: refuse the whole calibration.
+    settings.interrupt.check()?;
     finish(&mut calibration, &scores, options.level, z);
     Ok((calibration, held_out))
 }

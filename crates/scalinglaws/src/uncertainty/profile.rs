@@ -94,6 +94,7 @@ pub fn profile(
     let low = walk.side(base, -1.0, &mut points);
     let high = walk.side(base, 1.0, &mut points);
     points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    settings.interrupt.check()?;
     Ok(Profile {
         param: name.to_string(),
         level,

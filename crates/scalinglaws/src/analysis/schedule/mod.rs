@@ -61,7 +61,7 @@ fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
             return Err(bad(
                 i,
                 format!("loss {} is not positive", log.loss[i]),
-                "the fit takes the log of the loss; remove the row with --where",
+                "the fit takes the log of the loss; remove the row",
             ));
         }
     }
