@@ -3,8 +3,8 @@
 //! (no leakage), pooled coverage of the held-out runs against the fits' own intervals.
 //! Bundled data (Chinchilla, datablations) and the published data in testdata/ (Gemstones,
 //! Porian et al.) always run; the unlicensed misfitting sweep in ../shared skips, with its reason
-//! in the skip log, when absent. Synthetic truths (misspecified and well specified) check coverage at
-//! 10× and 100× the largest fitted compute.
+//! in the skip log, when absent. Synthetic truths (misspecified and well specified) check
+//! coverage at 10× and 100× the largest fitted compute.
 
 mod common;
 

@@ -3,7 +3,6 @@
 //! in ../shared (skipped, with the reason in the skip log, when absent).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use scalinglaws::data::Dataset;
 use scalinglaws::fit::FitData;
@@ -132,8 +131,9 @@ pub fn porian() -> Option<Vec<(String, FitData, Vec<f64>)>> {
     Some(configs.into_iter().map(|(k, (d, s))| (k, d, s)).collect())
 }
 
-/// Every dataset beyond the bundled examples that is present, as (name, data in N and D, compute): the
-/// misfitting sweep's best-LR runs, Gemstones, and each Porian et al. configuration.
+/// Every dataset beyond the bundled examples that is present, as (name, data in N and D,
+/// compute): the misfitting sweep's best-LR runs, Gemstones, and each Porian et al.
+/// configuration.
 pub fn shared_datasets() -> Vec<(String, FitData, Vec<f64>)> {
     let mut all = Vec::new();
     if let Some((data, scale)) = misfitting() {
