@@ -64,13 +64,13 @@ PY=$VENV/bin/python
 "$PY" -m pip install --quiet --upgrade pip
 echo "building the Python package with pip install . (compiles Rust: about 3 minutes on 2 cores after the tests' build, 10 from scratch)"
 PIP_LOG=$(mktemp "${TMPDIR:-/tmp}/scalinglaws-pip.XXXXXX")
-# -v shows cargo's progress; only its Compiling/Finished lines are shown, the rest is logged.
-if ! "$PY" -m pip install -v ".[test]" >"$PIP_LOG" 2>&1; then
+# -v shows cargo's progress: its Compiling/Finished lines are shown as they come, the rest logged.
+if ! "$PY" -m pip install -v ".[test]" 2>&1 | tee "$PIP_LOG" \
+    | { grep --line-buffered -E '^ *(Compiling|Finished) ' || true; }; then
     tail -n 60 "$PIP_LOG"
     echo "pip install failed: the whole log is $PIP_LOG"
     exit 1
 fi
-grep -E '^ *(Compiling|Finished|Successfully installed) ' "$PIP_LOG" | grep -v '^ *Successfully installed pip' || true
 rm -f "$PIP_LOG"
 (cd crates/scalinglaws-py/tests && SCALINGLAWS_BIN=$TARGET/release/scalinglaws "$PY" -m pytest -q -rs)
 # Run from outside the checkout so that the installed package, not the source folder, is checked.
