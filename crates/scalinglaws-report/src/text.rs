@@ -536,6 +536,9 @@ pub fn number(value: f64, significant: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use scalinglaws::data::recipe::Dialect;
+    use scalinglaws::fit::FitResult;
+
     use super::{number, render};
 
     /// The report of a saved fit (fixed parameters, a parameter at a bound, no standard errors,
@@ -544,12 +547,13 @@ mod tests {
     #[test]
     fn report_of_a_saved_fit() {
         let text = include_str!("../tests/fixtures/data_constrained_fit.json");
-        let result = crate::cmd_predict::read_fit(text).expect("the fixture reads");
+        let result = FitResult::from_json(text).expect("the fixture reads");
+        result.law().expect("the fixture's parameters match its law");
         insta::with_settings!({
             snapshot_path => "../tests/snapshots",
             prepend_module_to_snapshot => false,
         }, {
-            insta::assert_snapshot!("report_of_a_saved_fit", render(&result));
+            insta::assert_snapshot!("report_of_a_saved_fit", render(&result, Dialect::Cli));
         });
     }
 
