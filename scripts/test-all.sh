@@ -62,7 +62,7 @@ if [[ ! -x $VENV/bin/python ]]; then
 fi
 PY=$VENV/bin/python
 "$PY" -m pip install --quiet --upgrade pip
-echo "building the Python package with pip install . (compiles Rust: about 3 minutes on 2 cores after the tests' build, 10 from scratch)"
+echo "building the Python package with pip install . (compiles Rust with PyO3: about 2 minutes on 2 cores after the tests' build)"
 PIP_LOG=$(mktemp "${TMPDIR:-/tmp}/scalinglaws-pip.XXXXXX")
 # -v shows cargo's progress: its Compiling/Finished lines are shown as they come, the rest logged.
 if ! "$PY" -m pip install -v ".[test]" 2>&1 | tee "$PIP_LOG" \
