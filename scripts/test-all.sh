@@ -5,12 +5,56 @@
 #      PyPI) into a private virtual environment, its pytest suite (which compares with the CLI
 #      built in step 1), mypy.stubtest on the compiled module's stubs, and mypy --strict on the
 #      package.
-# Environment: SCALINGLAWS_VENV (default .venv-test in the repository) is the environment used.
+# What cannot run on this machine is skipped and said at the end, with the reason: the tests on
+# unlicensed data read beside the checkout (../shared/data, absent from a fresh clone), and the
+# report's headless-Chromium test where no Chromium can be had (this script installs Debian's
+# `chromium` with apt-get when it runs as root or with passwordless sudo).
+# Environment:
+#   SCALINGLAWS_VENV            the virtual environment used (default .venv-test in the repository);
+#   SCALINGLAWS_CHROMIUM        the browser to test the report with (default /usr/bin/chromium;
+#                               a path that is not a file simulates a machine without one, and
+#                               nothing is installed);
+#   SCALINGLAWS_NO_INSTALL=1    never install Chromium;
+#   SCALINGLAWS_REQUIRE_BROWSER=1  fail, not skip, without a browser (.ci/run sets it);
+#   SCALINGLAWS_SKIP_LOG        where skips are collected (default a fresh temporary file).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 
-cargo test --workspace --release
+SKIP_LOG=${SCALINGLAWS_SKIP_LOG:-$(mktemp "${TMPDIR:-/tmp}/scalinglaws-skips.XXXXXX")}
+: >"$SKIP_LOG"
+export SCALINGLAWS_SKIP_LOG=$SKIP_LOG
+
+skips() {
+    if [[ -s $SKIP_LOG ]]; then
+        echo "skipped $(wc -l <"$SKIP_LOG") tests (or parts of tests):"
+        sed 's/^/  /' "$SKIP_LOG"
+    else
+        echo "no tests skipped"
+    fi
+}
+trap 'status=$?; if [[ $status != 0 ]]; then skips; echo "tests FAILED (exit $status)"; fi' EXIT
+
+# Chromium for the report's browser test, where it can be installed without asking.
+if [[ -z ${SCALINGLAWS_CHROMIUM:-} && ${SCALINGLAWS_NO_INSTALL:-} != 1 ]] \
+    && ! [[ -x /usr/bin/chromium || -x /usr/bin/chromium-browser ]] \
+    && command -v apt-get >/dev/null 2>&1; then
+    SUDO=""
+    if [[ $(id -u) != 0 ]]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO="sudo -n"; else SUDO=none; fi
+    fi
+    if [[ $SUDO != none ]]; then
+        echo "installing Debian's chromium for the report's browser test (apt-get)"
+        if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null; }; then
+            echo "could not install chromium: the browser test will be skipped"
+        fi
+    fi
+fi
+
+# scalinglaws-py has no Rust tests (its tests are the Python ones below, on the module pip
+# builds); leaving it out keeps PyO3 out of this build.
+cargo test --workspace --exclude scalinglaws-py --release
 
 VENV=${SCALINGLAWS_VENV:-$ROOT/.venv-test}
 if [[ ! -x $VENV/bin/python ]]; then
@@ -18,10 +62,20 @@ if [[ ! -x $VENV/bin/python ]]; then
 fi
 PY=$VENV/bin/python
 "$PY" -m pip install --quiet --upgrade pip
-"$PY" -m pip install --quiet ".[test]"
-(cd crates/scalinglaws-py/tests && SCALINGLAWS_BIN=$ROOT/target/release/scalinglaws "$PY" -m pytest -q)
+echo "building the Python package with pip install . (compiles Rust with PyO3: about 2 minutes on 2 cores after the tests' build)"
+PIP_LOG=$(mktemp "${TMPDIR:-/tmp}/scalinglaws-pip.XXXXXX")
+# -v shows cargo's progress: its Compiling/Finished lines are shown as they come, the rest logged.
+if ! "$PY" -m pip install -v ".[test]" 2>&1 | tee "$PIP_LOG" \
+    | { grep --line-buffered -E '^ *(Compiling|Finished) ' || true; }; then
+    tail -n 60 "$PIP_LOG"
+    echo "pip install failed: the whole log is $PIP_LOG"
+    exit 1
+fi
+rm -f "$PIP_LOG"
+(cd crates/scalinglaws-py/tests && SCALINGLAWS_BIN=$TARGET/release/scalinglaws "$PY" -m pytest -q -rs)
 # Run from outside the checkout so that the installed package, not the source folder, is checked.
 (cd / && "$PY" -m mypy.stubtest scalinglaws._scalinglaws)
 "$PY" -m mypy --strict crates/scalinglaws-py/python/scalinglaws
 "$PY" examples/python/quickstart.py >/dev/null
+skips
 echo "all tests passed (Rust and Python)"

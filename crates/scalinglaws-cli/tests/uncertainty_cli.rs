@@ -823,11 +823,11 @@ fn optimal_rejects_bad_budgets_and_flops() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// isoflop (issue 5, second part), on Porian et al. 2024's IsoFLOP points (../shared, MIT)
+// isoflop (issue 5, second part), on Porian et al. 2024's IsoFLOP points (testdata, MIT)
 // ---------------------------------------------------------------------------------------------
 
 fn porian() -> PathBuf {
-    root().join("../shared/data/porian2024/isoflop_points.csv")
+    root().join("testdata/porian2024/isoflop_points.csv")
 }
 
 #[test]
@@ -1073,7 +1073,7 @@ fn optimal_input_errors_exit_2() {
 }
 
 fn gemstones() -> PathBuf {
-    root().join("../shared/data/gemstones/wandb_dfs/wandb_df_for_fitting_hot_477.jsonl")
+    root().join("testdata/gemstones/wandb_dfs/wandb_df_for_fitting_hot_477.jsonl")
 }
 
 #[test]

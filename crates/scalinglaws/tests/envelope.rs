@@ -1,5 +1,5 @@
 //! Chinchilla's approach 1 (the envelope of training curves) against Gemstones (McLeish et al.
-//! 2025, ../shared/data/gemstones, MIT): on the 22 models' dense "hot" checkpoints
+//! 2025, testdata/gemstones, MIT): on the 22 models' dense "hot" checkpoints
 //! (`wandb_df_for_fitting_hot_477.jsonl`, step > 0) with the authors' FLOPs count, the lower
 //! convex hull gives their shipped exponents N* ∝ C^0.49938 and D* ∝ C^0.48099
 //! (`parameters/approach_1_linear_regression_{params,tokens}.json`).
@@ -11,7 +11,7 @@ use scalinglaws::data::Dataset;
 
 fn gemstones(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/gemstones")
+        .join("../../testdata/gemstones")
         .join(path)
 }
 

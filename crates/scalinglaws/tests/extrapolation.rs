@@ -1,9 +1,10 @@
 //! Extrapolation-calibrated prediction intervals on real data: rolling-origin backtests by
 //! compute, each split's intervals calibrated by backtests nested inside its own training rows
 //! (no leakage), pooled coverage of the held-out runs against the fits' own intervals.
-//! Bundled data (Chinchilla, datablations) always runs; data in ../shared skips with a printed
-//! reason when absent. Synthetic truths (misspecified and well specified) check coverage at
-//! 10× and 100× the largest fitted compute.
+//! Bundled data (Chinchilla, datablations) and the published data in testdata/ (Gemstones,
+//! Porian et al.) always run; the unlicensed misfitting sweep in ../shared skips, with its reason
+//! in the skip log, when absent. Synthetic truths (misspecified and well specified) check
+//! coverage at 10× and 100× the largest fitted compute.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! IsoFLOP analysis against Porian et al. 2024 (../shared/data/porian2024, MIT): with the default
+//! IsoFLOP analysis against Porian et al. 2024 (testdata/porian2024, MIT): with the default
 //! shape (auto, which picks the local cubic on every configuration here), for each of the
 //! fifteen analysis configurations, the exponent a of N* ∝ C^a from our per-budget minima must
 //! match the published `n_exponent` within ±0.03, and within ±0.02 for at least 13 of them. A
@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings, Shape};
 use scalinglaws::data::Dataset;
 
-fn shared(path: &str) -> PathBuf {
+fn porian(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/porian2024")
+        .join("../../testdata/porian2024")
         .join(path)
 }
 
@@ -27,7 +27,7 @@ const KEYS: [&str; 6] = [
 
 /// The IsoFLOP points of every configuration, keyed by its six labels.
 fn configurations() -> BTreeMap<Vec<String>, IsoflopData> {
-    let data = Dataset::read(&shared("isoflop_points.csv"), None).unwrap();
+    let data = Dataset::read(&porian("isoflop_points.csv"), None).unwrap();
     let labels: Vec<Vec<String>> = KEYS.iter().map(|k| data.text(k).unwrap()).collect();
     let (c, n, loss) = (
         data.positive("flops", "test").unwrap(),
@@ -51,7 +51,7 @@ fn configurations() -> BTreeMap<Vec<String>, IsoflopData> {
 }
 
 fn published() -> BTreeMap<Vec<String>, f64> {
-    let text = std::fs::read_to_string(shared("fit_results.json")).unwrap();
+    let text = std::fs::read_to_string(porian("fit_results.json")).unwrap();
     let fits: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     fits.iter()
         .map(|f| {

@@ -4,7 +4,7 @@
 //! - Shape comparison: every shape, in ln N and in ln D (the same analysis with N and D
 //!   swapped), and Chinchilla's approach 3 (a full Chinchilla fit, then its closed-form optimum)
 //!   are fitted on all but the two largest budgets and scored by the mean |ln error| of D* there:
-//!   on Porian et al. 2024's fifteen configurations (../shared/data/porian2024, MIT; the truth
+//!   on Porian et al. 2024's fifteen configurations (testdata/porian2024, MIT; the truth
 //!   is the paper's own per-budget optimum, `optimal_pairs.csv`) and on synthetic IsoFLOP
 //!   studies drawn from Hoffmann et al.'s law with the known optimum, sampled centred, off-centre
 //!   at random and drifting, over ±2× to ±16× around it, with 5 to 12 runs per budget and
@@ -43,7 +43,7 @@ struct Study {
 
 fn porian(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/porian2024")
+        .join("../../testdata/porian2024")
         .join(path)
 }
 
@@ -77,10 +77,6 @@ fn keyed(path: &str, columns: [&str; 3]) -> BTreeMap<Vec<String>, Vec<[f64; 4]>>
 
 /// Porian's fifteen configurations, each with its two largest budgets held out.
 fn porian_studies() -> Option<Vec<Study>> {
-    if !porian("isoflop_points.csv").exists() {
-        eprintln!("skipped Porian et al.: ../shared/data/porian2024 is absent");
-        return None;
-    }
     let points = keyed("isoflop_points.csv", ["n", "t", "loss"]);
     let optima = keyed("optimal_pairs.csv", ["n", "t", "loss"]);
     let studies = points

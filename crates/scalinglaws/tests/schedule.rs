@@ -1,7 +1,7 @@
 //! Loss curves under LR schedules (issue 10): the O(T) multi-power evaluation against the direct
 //! sum and against the published 400M curves (golden file from an independent numpy script),
 //! exact gradients against finite differences, the published R² on the real curves of Luo et
-//! al. 2025 (../shared/data/multipower_law), recovery of known parameters, determinism, and the
+//! al. 2025 (testdata/multipower_law), recovery of known parameters, determinism, and the
 //! optimised schedule against the standard ones.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ const PUBLISHED_400M: [f64; 7] = [
 ];
 
 fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/multipower_law")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/multipower_law")
 }
 
 /// The upstream per-step schedule of each of the 9 runs, as a spec.

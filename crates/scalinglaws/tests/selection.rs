@@ -243,9 +243,10 @@ fn the_stacked_average_predicts_held_out_runs_as_well_as_the_best_law() {
     )
     .unwrap();
     assert!(average <= 1.1 * best, "average {average} best {best}");
-    // Data in ../shared: reported, and the average must at least beat the worst law. Where a
-    // dataset has few scale groups (the misfitting sweep's best-LR runs: 60 runs), the inner
-    // backtests of an outer split cannot see which law the runs beyond will favour.
+    // Published data (testdata/, and ../shared when present): reported, and the average must at
+    // least beat the worst law. Where a dataset has few scale groups (the misfitting sweep's
+    // best-LR runs: 60 runs), the inner backtests of an outer split cannot see which law the runs
+    // beyond will favour.
     let mut within = 0;
     let mut checked = 0;
     for (name, data, scale) in common::real::shared_datasets() {

@@ -1,4 +1,7 @@
-//! What the CLI tests share: the README's first command as arguments.
+//! What the CLI tests share: the README's first command as arguments, and the skip log.
+#![allow(dead_code)]
+
+pub mod skip;
 
 /// Epoch AI's protocol on the bundled Chinchilla data (the README's first command).
 pub const CHINCHILLA: &[&str] = &[

@@ -1,14 +1,23 @@
-//! Shared helpers of the integration tests: the bundled example datasets.
+//! Shared helpers of the integration tests: the bundled example datasets, the published data
+//! copied into testdata/, and the skip log.
 #![allow(dead_code)]
 
 pub mod lr;
 pub mod nist;
 pub mod real;
+pub mod skip;
 
 use std::path::PathBuf;
 
 use scalinglaws::data::Dataset;
 use scalinglaws::fit::{FitData, FitSettings};
+
+/// `testdata/<path>`: published data copied into the repository (see testdata/README.md).
+pub fn testdata(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+}
 
 pub fn example(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,23 +1,11 @@
 //! Real datasets for the extrapolation and selection studies: the bundled Chinchilla and
-//! datablations examples, and data in ../shared (skipped with a printed reason when absent).
+//! datablations examples, the published data in testdata/, and the unlicensed misfitting sweep
+//! in ../shared (skipped, with the reason in the skip log, when absent).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use scalinglaws::data::Dataset;
 use scalinglaws::fit::FitData;
-
-pub fn shared(path: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
-        .join(path);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is absent", path.display());
-        None
-    }
-}
 
 pub fn compute(data: &FitData) -> Vec<f64> {
     data.variables[0]
@@ -52,7 +40,10 @@ pub fn datablations() -> (FitData, Vec<f64>) {
 /// The misfitting sweep's best-LR run of each (N, D) cell.
 pub fn misfitting() -> Option<(FitData, Vec<f64>)> {
     let table = Dataset::read(
-        &shared("lr_sweep_misfitting/lr_sweep_dense_tidy.csv")?,
+        &super::skip::shared(
+            "lr_sweep_misfitting/lr_sweep_dense_tidy.csv",
+            "the misfitting sweep's part",
+        )?,
         None,
     )
     .ok()?;
@@ -84,7 +75,7 @@ pub fn misfitting() -> Option<(FitData, Vec<f64>)> {
 
 /// Gemstones' final losses of the 22 models' checkpoints (step > 0).
 pub fn gemstones() -> Option<(FitData, Vec<f64>)> {
-    let path = shared("gemstones/wandb_dfs/wandb_df_for_fitting_hot_477.jsonl")?;
+    let path = super::testdata("gemstones/wandb_dfs/wandb_df_for_fitting_hot_477.jsonl");
     let table = Dataset::read(&path, None).ok()?;
     let step = table.numeric("step").unwrap();
     let keep: Vec<bool> = step.iter().map(|s| *s > 0.0).collect();
@@ -103,7 +94,7 @@ pub fn gemstones() -> Option<(FitData, Vec<f64>)> {
 
 /// Porian et al.'s IsoFLOP points, one dataset per configuration.
 pub fn porian() -> Option<Vec<(String, FitData, Vec<f64>)>> {
-    let table = Dataset::read(&shared("porian2024/isoflop_points.csv")?, None).ok()?;
+    let table = Dataset::read(&super::testdata("porian2024/isoflop_points.csv"), None).ok()?;
     let keys = [
         "dataset",
         "hparams",
@@ -140,8 +131,9 @@ pub fn porian() -> Option<Vec<(String, FitData, Vec<f64>)>> {
     Some(configs.into_iter().map(|(k, (d, s))| (k, d, s)).collect())
 }
 
-/// Every dataset in ../shared that is present, as (name, data in N and D, compute): the
-/// misfitting sweep's best-LR runs, Gemstones, and each Porian et al. configuration.
+/// Every dataset beyond the bundled examples that is present, as (name, data in N and D,
+/// compute): the misfitting sweep's best-LR runs, Gemstones, and each Porian et al.
+/// configuration.
 pub fn shared_datasets() -> Vec<(String, FitData, Vec<f64>)> {
     let mut all = Vec::new();
     if let Some((data, scale)) = misfitting() {
