@@ -62,7 +62,7 @@ time_it() {
         END {
             scale = (unit == "ms") ? 1000 : 1
             med = (n % 2) ? t[(n + 1) / 2] : (t[n / 2] + t[n / 2 + 1]) / 2
-            fmt = (unit == "ms") ? "%.0f" : "%.2g"
+            fmt = (unit == "ms" || t[1] >= 10) ? "%.0f" : "%.2g"
             printf "%s: min " fmt " %s, median " fmt " %s (%d runs", key, t[1] * scale, unit, med * scale, unit, n
         }'
     echo ", load $before before, $(load1) after)"
@@ -74,13 +74,17 @@ time_it() {
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"
     echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     time_it "fit, default search" ms "$BIN" fit "$CSV" "${PROTOCOL[@]}"
+    time_it "fit, default search, --no-calibration" ms "$BIN" fit "$CSV" "${PROTOCOL[@]}" --no-calibration
     time_it "fit, Epoch's 4,500-start grid" s "$BIN" fit "$CSV" "${PROTOCOL[@]}" "${EPOCH_GRID[@]}"
+    time_it "fit, Epoch's 4,500-start grid, --no-calibration" s "$BIN" fit "$CSV" "${PROTOCOL[@]}" "${EPOCH_GRID[@]}" --no-calibration
     time_it "fit, 1,000-replicate bootstrap" s "$BIN" fit "$CSV" "${PROTOCOL[@]}" --bootstrap 1000
     time_it "report, no bootstrap" ms "$BIN" report "$CSV" "${PROTOCOL[@]}" -o "$WORK/plain.html"
     time_it "report, 1,000-replicate bootstrap" s "$BIN" report "$CSV" "${PROTOCOL[@]}" --bootstrap 1000 -o "$WORK/boot.html"
     echo "report size, no bootstrap: $(( ($(stat -c %s "$WORK/plain.html") + 500) / 1000 )) KB"
     echo "report size, 1,000-replicate bootstrap: $(( ($(stat -c %s "$WORK/boot.html") + 500) / 1000 )) KB"
     if [ "${BENCH_CALIBRATION:-0}" = 1 ]; then
+        # Built first, untimed: the figure is the test's run, not its compilation.
+        cargo test --release -q -p scalinglaws --test calibration --no-run >/dev/null 2>&1
         RUNS=1 time_it "calibration test (tests/calibration.rs)" s \
             cargo test --release -q -p scalinglaws --test calibration
     fi

@@ -16,9 +16,8 @@
 //! An unmarked block of any other kind fails the test. A command piped to `jq` runs without the
 //! pipe where `jq` is missing.
 //!
-//! **Numbers in prose.** Every number the README states outside its blocks, from "## A
-//! five-minute tour" to the end (the "## Python" and "## Example data" sections excepted), must
-//! be printed by a checked block (or be an input of its command), or be listed in
+//! **Numbers in prose.** Every number the README states outside its blocks, from its first
+//! line to its last, must be printed by a checked block (or be an input of its command), or be listed in
 //! `tests/readme_claims.txt` with the file that establishes it, which must contain it. Exempt by
 //! rule: years (1900–2099), equation, figure, table and issue numbers, numbers inside inline
 //! code (options and values a user types) or link targets, ISO dates, and digits that are part of a name
@@ -363,19 +362,13 @@ fn numbers_and_kinds(line: &str) -> Vec<(String, bool)> {
 /// The prose numbers of the README's checked region.
 fn stated_numbers(readme: &str) -> Vec<Stated> {
     let mut out = Vec::new();
-    let mut in_region = false;
-    let mut skipped_section = false;
     let mut in_fence = false;
     for (i, line) in readme.lines().enumerate() {
-        if line.starts_with("## ") {
-            in_region |= line.starts_with("## A five-minute tour");
-            skipped_section = line == "## Python" || line == "## Example data";
-        }
         if line.starts_with("```") {
             in_fence = !in_fence;
             continue;
         }
-        if !in_region || skipped_section || in_fence || line.trim_start().starts_with("<!--") {
+        if in_fence || line.trim_start().starts_with("<!--") {
             continue;
         }
         for (number, measurement) in numbers_and_kinds(line) {

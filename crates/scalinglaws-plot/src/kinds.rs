@@ -29,6 +29,9 @@ const MAX_GROUPS: usize = 6;
 const EXTRAPOLATION: f64 = 10.0;
 /// Points per curve: smooth at any size a page shows (a segment under 3 pixels at 640).
 const CURVE_POINTS: usize = 200;
+/// Points per interval band: bands are smooth, and each point's bootstrap prediction interval
+/// solves a quantile of a mixture over every replicate (the costly part of a fit plot).
+const BAND_POINTS: usize = 40;
 /// The relative error lines of the observed-against-fitted panel.
 const RELATIVE_LINES: f64 = 0.05;
 
@@ -69,21 +72,24 @@ pub fn fit_page(
             lo
         };
         let grid = log_grid(start, hi * EXTRAPOLATION, CURVE_POINTS);
-        let points: Vec<Vec<f64>> = grid
-            .iter()
-            .map(|&v| {
-                let mut point = group.at.clone();
-                point[x] = v;
-                point
-            })
-            .collect();
-        let (predicted, _) = predict_with_intervals(result, &points, level)?;
-        let band: Vec<(f64, f64, f64)> = grid
+        let along = |grid: &[f64]| -> Vec<Vec<f64>> {
+            grid.iter()
+                .map(|&v| {
+                    let mut point = group.at.clone();
+                    point[x] = v;
+                    point
+                })
+                .collect()
+        };
+        let curve = result.predict(&along(&grid))?;
+        let band_grid = log_grid(start, hi * EXTRAPOLATION, BAND_POINTS);
+        let (predicted, _) = predict_with_intervals(result, &along(&band_grid), level)?;
+        let band: Vec<(f64, f64, f64)> = band_grid
             .iter()
             .zip(&predicted)
             .filter_map(|(&v, p)| p.ci.map(|[a, b]| (v, a, b)))
             .collect();
-        let beyond = calibrated_band(&grid, &predicted);
+        let beyond = calibrated_band(&band_grid, &predicted);
         if !beyond.is_empty() {
             // Drawn last (faint), so that its legend entry follows the groups'.
             prediction_bands.push(Layer::PredictionBand {
@@ -143,11 +149,7 @@ pub fn fit_page(
         });
         layers.push(Layer::Line {
             label: None,
-            points: grid
-                .iter()
-                .zip(&predicted)
-                .map(|(&v, p)| (v, p.value))
-                .collect(),
+            points: grid.iter().copied().zip(curve).collect(),
             color: g,
             dashed: false,
         });

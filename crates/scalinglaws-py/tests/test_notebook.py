@@ -7,6 +7,7 @@ import re
 import signal
 import threading
 import time
+from typing import Iterator
 
 import pandas as pd
 import pytest
@@ -25,6 +26,19 @@ def fitted(chinchilla: pd.DataFrame) -> sl.Fit:
     return sl.fit(chinchilla, bootstrap=20, **PROTOCOL)
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Python's own Ctrl-C handler, as a notebook or an interactive session has it. A process
+    started in the background by a non-interactive shell (a CI job, `cmd &`) inherits SIGINT
+    ignored, and an ignored signal never reaches Python: the tests install the handler for
+    their duration and put the inherited one back."""
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, inherited)
+
+
 def interrupt_after(seconds: float) -> list:
     """Sends SIGINT to this process after `seconds` (from another thread, as a terminal's
     Ctrl-C arrives); the returned list receives the moment it was sent."""
@@ -39,7 +53,7 @@ def interrupt_after(seconds: float) -> list:
     return sent
 
 
-def test_ctrl_c_stops_a_long_bootstrap(chinchilla: pd.DataFrame) -> None:
+def test_ctrl_c_stops_a_long_bootstrap(chinchilla: pd.DataFrame, ctrl_c: None) -> None:
     # 20,000 replicates take minutes; the interrupt lands after 1 s.
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     sent = interrupt_after(1.0)
@@ -56,7 +70,7 @@ def test_ctrl_c_stops_a_long_bootstrap(chinchilla: pd.DataFrame) -> None:
     assert again.converged
 
 
-def test_ctrl_c_stops_a_backtest(chinchilla: pd.DataFrame) -> None:
+def test_ctrl_c_stops_a_backtest(chinchilla: pd.DataFrame, ctrl_c: None) -> None:
     sent = interrupt_after(0.3)
     with pytest.raises(KeyboardInterrupt):
         sl.backtest(chinchilla, rolling=4, calibrate=True, bootstrap=5_000, by="C", **PROTOCOL)

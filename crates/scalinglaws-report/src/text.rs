@@ -587,7 +587,9 @@ mod tests {
     fn report_of_a_saved_fit() {
         let text = include_str!("../tests/fixtures/data_constrained_fit.json");
         let result = FitResult::from_json(text).expect("the fixture reads");
-        result.law().expect("the fixture's parameters match its law");
+        result
+            .law()
+            .expect("the fixture's parameters match its law");
         insta::with_settings!({
             snapshot_path => "../tests/snapshots",
             prepend_module_to_snapshot => false,
