@@ -13,7 +13,7 @@ use scalinglaws::analysis::selection::{
 use serde::Serialize;
 
 use crate::cmd_compare_laws::{build_candidates, LawSpec};
-use crate::config::{split_name, SettingsConfig};
+use crate::config::{split_name, SettingsJob};
 use crate::input::{self, Recipe};
 use crate::input_error;
 use crate::output::{self, Destination};
@@ -23,7 +23,7 @@ use scalinglaws_report::text::{columns, level_percent, number};
 pub struct Config {
     pub recipe: Recipe,
     pub laws: Vec<LawSpec>,
-    pub settings: SettingsConfig,
+    pub settings: SettingsJob,
     pub by: Option<String>,
     pub origins: usize,
     pub level: f64,

@@ -20,6 +20,7 @@ mod cmd_select;
 mod config;
 mod input;
 mod output;
+mod progress;
 
 use std::process::ExitCode;
 

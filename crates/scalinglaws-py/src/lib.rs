@@ -40,12 +40,10 @@ use scalinglaws::analysis::tracks::{
 };
 use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
 use scalinglaws::data::{Column, Dataset};
-use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
-use scalinglaws::law::catalog::{self, DefaultSpace};
-use scalinglaws::uncertainty::bootstrap::attach;
-use scalinglaws::uncertainty::{
-    bootstrap, calibrate, predict_with_intervals, BootstrapOptions, CalibrationOptions, Resampling,
-};
+use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
+use scalinglaws::job::{self, allocation_from_fit, FitJob, FitRequest, LawChoice};
+use scalinglaws::law::catalog;
+use scalinglaws::uncertainty::{predict_with_intervals, CalibrationOptions};
 use scalinglaws::{Error, Interrupt, Law};
 
 // ---------------------------------------------------------------------------------------------
@@ -284,25 +282,11 @@ impl FitOptions {
     }
 
     fn settings(&self) -> Result<FitSettings, Error> {
-        let loss = LossKind::from_name(&self.loss).ok_or_else(|| {
-            Error::settings(format!(
-                "loss '{}': use one of {}",
-                self.loss,
-                LossKind::ALL.map(LossKind::name).join(", ")
-            ))
-        })?;
+        let loss = job::fit::loss(&self.loss)?;
+        // The law's own default space (a formula, or no law: log).
         let space = match (self.space.as_deref(), &self.law) {
-            (Some("log"), _) => Space::Log,
-            (Some("linear"), _) => Space::Linear,
-            (Some(other), _) => {
-                return Err(Error::settings(format!(
-                    "space '{other}': use \"log\" or \"linear\""
-                )))
-            }
-            (None, Some(name)) => match catalog::entry(name).map(|e| e.default_space) {
-                Some(DefaultSpace::Linear) => Space::Linear,
-                _ => Space::Log,
-            },
+            (Some(name), _) => job::fit::space(name)?,
+            (None, Some(name)) => LawChoice::Catalog(name.clone()).default_space(),
             (None, None) => Space::Log,
         };
         Ok(FitSettings {
@@ -343,25 +327,6 @@ fn laws() -> PyResult<String> {
     json_out(&py(catalog::listing())?)
 }
 
-#[derive(Deserialize)]
-struct FitRequest {
-    #[serde(flatten)]
-    recipe: RecipeRequest,
-    #[serde(flatten)]
-    options: FitOptions,
-    bootstrap: usize,
-    cluster: Option<String>,
-    level: f64,
-    /// Calibrate prediction intervals beyond the data (rolling-origin backtests by `by`).
-    #[serde(default = "yes")]
-    calibrate: bool,
-    #[serde(default)]
-    by: Option<String>,
-    /// The column the residual scale varies with, σ(x) = σ0·(x/x0)^s (linear loss only).
-    #[serde(default)]
-    heteroscedastic: Option<String>,
-}
-
 fn yes() -> bool {
     true
 }
@@ -384,55 +349,15 @@ struct FitDataJson {
 }
 
 /// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it) and the JSON of
-/// the data it was fitted to (for `report_html`).
+/// the data it was fitted to (for `report_html`). The request is a [`FitJob`]'s JSON.
 #[pyfunction]
 fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
     let request: FitRequest = request(request_json)?;
-    let recipe = py(request.recipe.recipe())?;
-    let table = py(table(data, &recipe))?;
-    let law = py(request.options.law(&table))?;
-    let mut settings = py(request.options.settings())?;
-    let data = py(table.fit_data(&law, &recipe, settings.space))?;
-    if let Some(column) = &request.heteroscedastic {
-        settings.heteroscedastic = Some(py(table.heteroscedastic(&law, &data, column))?);
-    }
-    let resampling = match &request.cluster {
-        None => Resampling::Rows,
-        Some(column) => Resampling::Clusters {
-            column: column.clone(),
-            ids: py(table.run_ids(column, "cluster"))?,
-        },
-    };
-    let scale = if request.calibrate {
-        Some(py(table.scale(&law, &data, request.by.as_deref(), "by"))?)
-    } else {
-        None
-    };
-    let interrupt = settings.interrupt.clone();
-    let result = interruptible(py_, &interrupt, || -> Result<FitResult, Error> {
-        let mut result = fit_law(&law, &data, &settings)?;
-        if let Some((by, scale)) = &scale {
-            let options = CalibrationOptions {
-                level: request.level,
-                ..CalibrationOptions::default()
-            };
-            let calibration = calibrate(&law, &data, by, scale, &settings, &options)?;
-            result.calibration = Some(calibration.require_rule());
-        }
-        if request.bootstrap > 0 {
-            let options = BootstrapOptions {
-                replicates: request.bootstrap,
-                level: request.level,
-                seed: settings.seed,
-                resampling,
-            };
-            let summary = bootstrap(&law, &data, &settings, &result, &options, &|_| {})?;
-            attach(&mut result, summary);
-        }
-        table.describe_fit(&mut result, &law, &recipe);
-        Ok(result)
-    })?;
-    Ok((result.to_json(), fit_data_json(&data)))
+    let job = py(FitJob::try_from(request))?;
+    let table = py(table(data, &job.recipe))?;
+    let interrupt = job.settings.settings.interrupt.clone();
+    let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;
+    Ok((outcome.result.to_json(), fit_data_json(&outcome.data)))
 }
 
 /// The text report of a fit (lmfit-style, as `scalinglaws fit` prints it, its hints worded
@@ -598,7 +523,6 @@ fn optimal(
             )))
         }
     };
-    let bootstrap = fitted.as_ref().and_then(|f| f.bootstrap.as_ref());
     let mut allowed = vec!["N"];
     allowed.extend(request.held.keys().map(String::as_str));
     let total_params = request
@@ -607,23 +531,22 @@ fn optimal(
         .map(|text| Formula::parse(text, &allowed, "the total-parameters formula"))
         .transpose()
         .map_err(to_py)?;
-    let settings = AllocationSettings {
-        budgets: request.budgets,
-        target_losses: request.target_losses,
-        flops: py(Flops::parse(&request.flops))?,
-        held: request.held,
-        total_params,
-        inference_tokens: request.inference_tokens,
-        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
-        level: request
-            .level
-            .or_else(|| bootstrap.map(|b| b.level))
-            .or_else(|| fitted.as_ref()?.calibration.as_ref().map(|c| c.level))
-            .unwrap_or(0.95),
-        max_params: request.max_params,
-        max_active: request.max_active,
-        max_tokens: request.max_tokens,
-    };
+    let settings = allocation_from_fit(
+        AllocationSettings {
+            budgets: request.budgets,
+            target_losses: request.target_losses,
+            flops: py(Flops::parse(&request.flops))?,
+            held: request.held,
+            total_params,
+            inference_tokens: request.inference_tokens,
+            max_params: request.max_params,
+            max_active: request.max_active,
+            max_tokens: request.max_tokens,
+            ..AllocationSettings::at_budgets(Vec::new())
+        },
+        fitted.as_ref(),
+        request.level,
+    );
     let frontier = py_.detach(|| {
         let mut frontier = allocate(&law, &values, &settings)?;
         if let Some(result) = &fitted {

@@ -1,52 +1,60 @@
 //! `fit`'s (and `report`'s) configuration: data, law, settings and the uncertainty asked for.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
+use scalinglaws::job::{FitJob, FitOutcome, UncertaintySettings};
 
 use super::{command_line, destination, law_choice, level, recipe, replicates, settings_config};
-use super::{LawChoice, SettingsConfig};
 use crate::args::{FitArgs, ReportArgs};
 use crate::cmd_report;
-use crate::input::Recipe;
+use crate::input;
 use crate::output::Destination;
+use crate::progress::Progress;
 
-/// Uncertainty asked of `fit`.
-#[derive(Debug, Clone)]
-pub struct UncertaintyConfig {
-    pub bootstrap: Option<usize>,
-    pub cluster: Option<String>,
-    pub level: f64,
-    pub profiles: Vec<String>,
-    /// Calibrate prediction intervals beyond the data, ordering scale by `by`.
-    pub calibrate: bool,
-    pub by: Option<String>,
-}
-
-/// Everything `fit` needs, parsed and checked as far as can be done without the data.
+/// Everything `fit` needs, parsed and checked as far as can be done without the data: the
+/// file, the library's fit job, and where the JSON goes.
 #[derive(Debug)]
 pub struct FitConfig {
-    pub recipe: Recipe,
-    pub law: LawChoice,
-    pub settings: SettingsConfig,
-    pub uncertainty: UncertaintyConfig,
-    /// The column the residual scale varies with (`--heteroscedastic`).
-    pub heteroscedastic: Option<String>,
+    pub path: PathBuf,
+    pub delimiter: Option<u8>,
+    pub job: FitJob,
     pub json: Option<Destination>,
 }
 
+impl FitConfig {
+    /// Reads the data and runs the job, with a progress bar over the bootstrap.
+    pub fn run(&self) -> Result<FitOutcome> {
+        let table = input::read(&self.path, self.delimiter, &self.job.recipe)?;
+        let bar = Progress::new("bootstrap", self.job.uncertainty.bootstrap.unwrap_or(0));
+        let outcome = self.job.run(&table, &|done| bar.update(done));
+        bar.finish();
+        Ok(outcome?)
+    }
+}
+
 pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
+    let data = recipe(args.data)?;
+    let mut settings = settings_config(args.settings)?;
+    settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());
+    let uncertainty = UncertaintySettings {
+        bootstrap: replicates(args.bootstrap)?,
+        cluster: args.cluster.map(|c| c.trim().to_string()),
+        level: level("--level", args.level)?,
+        profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
+        calibrate: !args.no_calibration,
+        by: args.by.map(|b| b.trim().to_string()),
+        seed: settings.settings.seed,
+    };
     Ok(FitConfig {
-        recipe: recipe(args.data)?,
-        law: law_choice(args.law)?,
-        settings: settings_config(args.settings)?,
-        uncertainty: UncertaintyConfig {
-            bootstrap: replicates(args.bootstrap)?,
-            cluster: args.cluster.map(|c| c.trim().to_string()),
-            level: level("--level", args.level)?,
-            profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
-            calibrate: !args.no_calibration,
-            by: args.by.map(|b| b.trim().to_string()),
+        path: data.path,
+        delimiter: data.delimiter,
+        job: FitJob {
+            recipe: data.recipe,
+            law: law_choice(args.law)?,
+            settings,
+            uncertainty,
         },
-        heteroscedastic: args.heteroscedastic.map(|c| c.trim().to_string()),
         json: destination(args.json.as_deref()),
     })
 }

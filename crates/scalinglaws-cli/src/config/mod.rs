@@ -28,7 +28,7 @@ use crate::output::Destination;
 pub use self::backtest::backtest_config;
 pub use self::compare::compare_config;
 pub use self::compare_laws::compare_laws_config;
-pub use self::fit::{fit_config, report_config, FitConfig, UncertaintyConfig};
+pub use self::fit::{fit_config, report_config, FitConfig};
 pub use self::isoflop::isoflop_config;
 pub use self::lr::lr_config;
 pub use self::optimal::optimal_config;
@@ -40,38 +40,7 @@ pub fn destination(json: Option<&str>) -> Option<Destination> {
     json.map(Destination::parse)
 }
 
-/// Which law to fit.
-#[derive(Debug, Clone)]
-pub enum LawChoice {
-    Catalog(String),
-    Formula(String),
-}
-
-/// How a fitted law is fitted, before the law is known: settings with `space` still to be
-/// decided when None (it depends on the law).
-#[derive(Debug, Clone)]
-pub struct SettingsConfig {
-    pub settings: FitSettings,
-    pub space: Option<Space>,
-}
-
-impl SettingsConfig {
-    /// The settings for `law`: the law's own default space unless --space was given.
-    pub fn for_law(&self, law: &LawChoice) -> FitSettings {
-        use scalinglaws::law::catalog::{self, DefaultSpace};
-        let space = self.space.unwrap_or(match law {
-            LawChoice::Catalog(name) => match catalog::entry(name).map(|e| e.default_space) {
-                Some(DefaultSpace::Linear) => Space::Linear,
-                _ => Space::Log,
-            },
-            LawChoice::Formula(_) => Space::Log,
-        });
-        FitSettings {
-            space,
-            ..self.settings.clone()
-        }
-    }
-}
+pub use scalinglaws::job::{LawChoice, SettingsJob};
 
 pub fn law_choice(args: LawArgs) -> Result<LawChoice> {
     match (args.law, args.formula) {
@@ -112,7 +81,7 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
     })
 }
 
-pub fn settings_config(args: SettingsArgs) -> Result<SettingsConfig> {
+pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
     let loss = LossKind::from_name(&args.loss)
         .ok_or_else(|| input_error(format!("unknown loss '{}'", args.loss)))?;
     let space = args.space.as_deref().map(|name| match name {
@@ -131,7 +100,11 @@ pub fn settings_config(args: SettingsArgs) -> Result<SettingsConfig> {
         covariance: Covariance::parse(&args.covariance).map_err(|e| input_error(e.to_string()))?,
         ..FitSettings::default()
     };
-    Ok(SettingsConfig { settings, space })
+    Ok(SettingsJob {
+        settings,
+        space,
+        heteroscedastic: None,
+    })
 }
 
 /// A level given on the command line, checked.
