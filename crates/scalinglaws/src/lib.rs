@@ -34,6 +34,7 @@ pub mod data;
 pub mod error;
 pub mod fit;
 pub mod interrupt;
+pub mod job;
 pub mod law;
 pub mod rng;
 pub mod suggest;
