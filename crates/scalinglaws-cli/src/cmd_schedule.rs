@@ -7,20 +7,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use scalinglaws::analysis::schedule::optimize::{
-    cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
-};
+use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
 use scalinglaws::analysis::schedule::{
-    compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, ParsedSpec,
-    Prediction, RunLog, Schedule, ScheduleFit,
+    predict, spec, Comparison, Curve, CurveLaw, ParsedSpec, Prediction, RunLog, Schedule,
+    ScheduleFit,
 };
 use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
+use scalinglaws::job::schedule::{
+    ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
+    SchedulePredictJob,
+};
 use scalinglaws_plot::kinds::schedules_page;
 
 use crate::cmd_plot::{self, Output};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{input_error, parse_delimiter, split_name};
+use crate::{parse_delimiter, parse_fixes};
 use scalinglaws_report::text::{columns, number};
 
 #[derive(Debug, Args)]
@@ -206,35 +208,34 @@ fn destination(json: &Option<String>) -> Option<Destination> {
 }
 
 fn run_fit(args: FitArgs) -> Result<()> {
-    let law = CurveLaw::from_name(&args.law)?;
+    let job = ScheduleFitJob {
+        run: args.run.clone(),
+        step: args.step.clone(),
+        lr: args.lr.clone(),
+        target: args.target.clone(),
+        law: CurveLaw::from_name(&args.law)?,
+        train: args.train.clone(),
+        warmup: args.warmup,
+        fix: parse_fixes(&args.fixes)?.into_iter().collect(),
+    };
     let mut logs = Vec::new();
     for path in &args.data {
-        logs.extend(read_logs(path, &args)?);
+        logs.extend(read_logs(path, &args, &job)?);
     }
-    let curves = curves_from_logs(&logs, args.warmup)?;
-    let mut fixed = Vec::new();
-    for text in &args.fixes {
-        let (name, value) = split_name("--fix", text, "NAME=VALUE, e.g. gamma=0.6")?;
-        let value: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| input_error(format!("--fix {text}: '{value}' is not a number")))?;
-        fixed.push((name.trim().to_string(), value));
-    }
-    let fit = fit_curves(law, &curves, &args.train, &fixed)?;
+    let fitted = job.run(&logs)?;
     if let Some(target) = &args.plot {
-        plot_runs(&fit, &curves, target)?;
+        plot_runs(&fitted.fit, &fitted.curves, target)?;
     }
-    let text = render_fit(&fit, &args);
+    let text = render_fit(&fitted.fit, &args);
     output::emit(
         destination(&args.json).as_ref(),
-        || Ok(serde_json::to_string_pretty(&fit)?),
+        || Ok(serde_json::to_string_pretty(&fitted.fit)?),
         &text,
     )
 }
 
-/// One file's rows grouped into runs (by --run, or the whole file as one run).
-fn read_logs(path: &Path, args: &FitArgs) -> Result<Vec<RunLog>> {
+/// One file's rows grouped into runs (by --run, or the whole file as one run named after it).
+fn read_logs(path: &Path, args: &FitArgs, job: &ScheduleFitJob) -> Result<Vec<RunLog>> {
     let recipe = Recipe {
         path: path.to_path_buf(),
         delimiter: args.delimiter.as_deref().map(parse_delimiter).transpose()?,
@@ -252,43 +253,10 @@ fn read_logs(path: &Path, args: &FitArgs) -> Result<Vec<RunLog>> {
         },
     };
     let table = input::load(&recipe)?;
-    let steps = table.values(&args.step, "--step")?;
-    let lrs = table.values(&args.lr, "--lr")?;
-    let loss = table.values(&args.target, "--target")?;
-    let labels = match &args.run {
-        Some(column) => table.labels(column, "--run")?,
-        None => {
-            let stem = path
-                .file_stem()
-                .map_or("run".into(), |s| s.to_string_lossy().to_string());
-            vec![stem; steps.len()]
-        }
-    };
-    let mut order: Vec<String> = Vec::new();
-    for label in &labels {
-        if !order.contains(label) {
-            order.push(label.clone());
-        }
-    }
-    if steps.is_empty() {
-        return Err(input_error(format!("{}: no rows to fit", path.display())));
-    }
-    Ok(order
-        .into_iter()
-        .map(|run| {
-            let rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == run).collect();
-            RunLog {
-                steps: rows.iter().map(|&i| steps[i]).collect(),
-                lrs: rows.iter().map(|&i| lrs[i]).collect(),
-                loss: rows.iter().map(|&i| loss[i]).collect(),
-                locations: rows
-                    .iter()
-                    .map(|&i| table.dataset.location(i, None))
-                    .collect(),
-                run,
-            }
-        })
-        .collect())
+    let stem = path
+        .file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().to_string());
+    Ok(job.logs(&table, &stem)?)
 }
 
 fn render_fit(fit: &ScheduleFit, args: &FitArgs) -> String {
@@ -366,18 +334,16 @@ fn render_fit(fit: &ScheduleFit, args: &FitArgs) -> String {
 fn load_fit(path: &Path) -> Result<ScheduleFit> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        input_error(format!(
-            "{}: not a fit written by `schedule fit --json` ({e})",
-            path.display()
-        ))
-    })
+    Ok(ScheduleFit::from_json(&text).map_err(|e| e.within(path.display().to_string()))?)
 }
 
 fn run_predict(args: PredictArgs) -> Result<()> {
     let fit = load_fit(&args.saved.fit)?;
-    let parsed = spec::parse(&args.schedule, Some(fit.defaults))?;
-    let prediction = predict(&fit, &parsed, args.every)?;
+    let job = SchedulePredictJob {
+        schedule: args.schedule.clone(),
+        every: args.every,
+    };
+    let prediction = job.run(&fit)?;
     let mut out = String::from("[[Schedule prediction]]\n");
     out.push_str(&render_prediction(&prediction));
     output::emit(
@@ -437,12 +403,11 @@ fn render_prediction(p: &Prediction) -> String {
 
 fn run_compare(args: CompareArgs) -> Result<()> {
     let fit = load_fit(&args.saved.fit)?;
-    let parsed = args
-        .schedules
-        .iter()
-        .map(|s| Ok(spec::parse(s, Some(fit.defaults))?))
-        .collect::<Result<Vec<_>>>()?;
-    let comparison = compare(&fit, &parsed, args.every)?;
+    let job = ScheduleCompareJob {
+        schedules: args.schedules.clone(),
+        every: args.every,
+    };
+    let comparison = job.run(&fit)?;
     if let Some(target) = &args.plot {
         let title = format!("schedules under the fitted {}", fit.law.name());
         let observed = vec![None; comparison.schedules.len()];
@@ -509,15 +474,14 @@ fn render_comparison(c: &Comparison) -> String {
 
 fn run_optimize(args: OptimizeArgs) -> Result<()> {
     let fit = load_fit(&args.saved.fit)?;
-    let peak = args.peak.unwrap_or(fit.defaults.peak);
-    let settings = OptimizeSettings {
-        steps: args.steps.unwrap_or(fit.defaults.steps),
-        peak,
-        warmup: args.warmup.unwrap_or(fit.defaults.warmup),
-        floor: args.floor.unwrap_or(peak / 1000.0),
+    let job = ScheduleOptimizeJob {
+        steps: args.steps,
+        peak: args.peak,
+        warmup: args.warmup,
+        floor: args.floor,
         max_iterations: args.max_iterations,
     };
-    let best = optimize(&fit, &settings)?;
+    let best = job.run(&fit)?;
     if let Some(path) = &args.schedule_csv {
         let mut csv = String::from("step,lr\n");
         for (s, lr) in best.lrs.iter().enumerate() {
@@ -653,22 +617,19 @@ fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &str) -> 
 
 fn run_cooldown(args: CooldownArgs) -> Result<()> {
     let fit = load_fit(&args.saved.fit)?;
-    let peak = args.peak.unwrap_or(fit.defaults.peak);
-    let warmup = args.warmup.unwrap_or(fit.defaults.warmup);
-    let last = args.last.unwrap_or(peak / 100.0);
-    let rows = cooldown_table(
-        &fit,
-        peak,
-        warmup,
-        &args.at,
-        &args.lengths,
-        &args.decay,
-        last,
-    )?;
-    let out = render_cooldowns(&rows, peak, last, &args.decay);
+    let job = ScheduleCooldownJob {
+        at: args.at.clone(),
+        lengths: args.lengths.clone(),
+        peak: args.peak,
+        warmup: args.warmup,
+        last: args.last,
+        decay: args.decay.clone(),
+    };
+    let table = job.run(&fit)?;
+    let out = render_cooldowns(&table.rows, table.peak, table.last, &args.decay);
     output::emit(
         destination(&args.json).as_ref(),
-        || Ok(serde_json::to_string_pretty(&rows)?),
+        || Ok(serde_json::to_string_pretty(&table.rows)?),
         &out,
     )
 }

@@ -1111,36 +1111,35 @@ fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
         ));
     }
     let bootstrap = args.bootstrap.unwrap_or(if forecasting { 1000 } else { 0 });
+    let envelope = args
+        .envelope
+        .as_deref()
+        .map(|text| {
+            scalinglaws::analysis::envelope::EnvelopeMethod::parse(text.trim()).ok_or_else(|| {
+                input_error(format!(
+                    "--envelope '{text}': use hull, grid, or grid:K with K >= 2 budgets"
+                ))
+            })
+        })
+        .transpose()?;
     Ok(cmd_isoflop::Config {
         recipe: recipe(args.data)?,
-        groups: args.groups.iter().map(|g| g.trim().to_string()).collect(),
-        compute: args.compute.trim().to_string(),
-        size: args.size.trim().to_string(),
-        tokens: args.tokens.map(|t| t.trim().to_string()),
-        envelope: args
-            .envelope
-            .as_deref()
-            .map(|text| {
-                scalinglaws::analysis::envelope::EnvelopeMethod::parse(text.trim()).ok_or_else(
-                    || {
-                        input_error(format!(
-                            "--envelope '{text}': use hull, grid, or grid:K with K >= 2 budgets"
-                        ))
-                    },
-                )
-            })
-            .transpose()?,
-        run: args.run.map(|r| r.trim().to_string()),
-        settings: scalinglaws::analysis::isoflop::IsoflopSettings {
+        job: scalinglaws::job::isoflop::IsoflopJob {
+            compute: args.compute.trim().to_string(),
+            size: args.size.trim().to_string(),
+            tokens: args.tokens.map(|t| t.trim().to_string()),
+            groups: args.groups.iter().map(|g| g.trim().to_string()).collect(),
+            run: args.run.map(|r| r.trim().to_string()),
+            envelope,
+            backtest: args.backtest,
             shape: cmd_isoflop::shape(args.shape.trim())?,
             tolerance: args.tolerance,
             bootstrap,
             seed: args.seed,
             level: level("--level", args.level)?,
-            predict_at,
+            budgets: predict_at,
             calibrate: !args.no_calibration,
         },
-        backtest: args.backtest,
         json: destination(args.json.as_deref()),
     })
 }
@@ -1170,8 +1169,7 @@ fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
             args.holdout
         )));
     }
-    Ok(cmd_lr::Config {
-        recipe: recipe(args.data)?,
+    let job = scalinglaws::job::lr::LrJob {
         lr: args.lr.trim().to_string(),
         size: args.size.trim().to_string(),
         tokens: args.tokens.trim().to_string(),
@@ -1192,6 +1190,10 @@ fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
             holdout: args.holdout,
             ..LrSettings::default()
         },
+    };
+    Ok(cmd_lr::Config {
+        recipe: recipe(args.data)?,
+        job,
         json: destination(args.json.as_deref()),
     })
 }
@@ -1376,10 +1378,7 @@ fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
             args.cell_tolerance
         )));
     }
-    Ok(cmd_compare::Config {
-        recipe: recipe(args.data)?,
-        law: law_choice(args.law)?,
-        settings: settings_config(args.settings)?,
+    let job = scalinglaws::job::compare::CompareJob {
         track: args.track.trim().to_string(),
         shared: args
             .shared
@@ -1388,14 +1387,21 @@ fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
             .filter(|s| !s.is_empty())
             .collect(),
         baseline: args.baseline.map(|b| b.trim().to_string()),
-        budgets: args.budgets,
+        budgets: budget_values(&args.budgets)?,
+        grid: false,
         flops: args.flops,
-        held: args.held,
+        held: cmd_optimal::held_values(&args.held)?,
         bootstrap: args.bootstrap,
         level: level("--level", args.level)?,
         cell_tolerance: args.cell_tolerance,
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),
+    };
+    Ok(cmd_compare::Config {
+        recipe: recipe(args.data)?,
+        law: law_choice(args.law)?,
+        settings: settings_config(args.settings)?,
+        job,
         json: destination(args.json.as_deref()),
     })
 }
@@ -1498,6 +1504,17 @@ pub fn parse_delimiter(text: &str) -> Result<u8> {
 pub fn split_name<'a>(option: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
     scalinglaws::data::recipe::split_assignment(option, text, form)
         .map_err(|error| input_error(error.to_string()))
+}
+
+/// The values of repeated `--budget` options, each a number or a comma list, in order.
+pub fn budget_values(texts: &[String]) -> Result<Vec<f64>> {
+    let mut values = Vec::new();
+    for text in texts {
+        values.extend(
+            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+        );
+    }
+    Ok(values)
 }
 
 fn parse_fixes(texts: &[String]) -> Result<BTreeMap<String, f64>> {
