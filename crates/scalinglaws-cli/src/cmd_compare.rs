@@ -13,9 +13,9 @@ use scalinglaws::job::compare::CompareJob;
 
 use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::cmd_optimal::{interval, prediction_note};
+use crate::config::{LawChoice, SettingsConfig};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{LawChoice, SettingsConfig};
 use scalinglaws::Law;
 use scalinglaws_report::text::{columns, level_percent, number};
 

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use scalinglaws::analysis::envelope::Envelope;
 use scalinglaws::analysis::isoflop::{
-    BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest, PowerLaw, Quantity, Shape,
+    BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest, PowerLaw, Quantity,
 };
 use scalinglaws::job::isoflop::{describe_group as describe, Analysis, GroupAnalysis, IsoflopJob};
 
@@ -24,17 +24,6 @@ pub struct Config {
     pub recipe: Recipe,
     pub job: IsoflopJob,
     pub json: Option<Destination>,
-}
-
-/// The budgets of `--budget` (each a number or a comma list), each positive.
-pub fn budgets(texts: &[String]) -> Result<Vec<f64>> {
-    let values = crate::budget_values(texts)?;
-    if let Some(bad) = values.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
-        return Err(input_error(format!(
-            "--budget {bad}: give positive budgets in FLOPs, e.g. --budget 1e22,1e23"
-        )));
-    }
-    Ok(values)
 }
 
 pub fn run(config: &Config) -> Result<()> {
@@ -318,13 +307,4 @@ fn render_backtest(result: &IsoflopBacktest, label: &str, config: &Config) -> St
     );
     out.push_str(&interval_note(training));
     out
-}
-
-pub fn shape(name: &str) -> Result<Shape> {
-    Shape::from_name(name).ok_or_else(|| {
-        input_error(format!(
-            "--shape '{name}': use one of {}",
-            Shape::ALL.map(Shape::name).join(", ")
-        ))
-    })
 }

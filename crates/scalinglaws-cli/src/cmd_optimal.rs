@@ -20,9 +20,10 @@ use scalinglaws::uncertainty::{IntervalNote, IntervalSource};
 
 use crate::cmd_compare_laws::LawSpec;
 use crate::cmd_predict::load_fit;
+use crate::config::{split_name, LawChoice};
 use crate::input;
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, LawChoice};
 use scalinglaws_report::text::{columns, level_percent, number};
 
 /// Where the law and its parameters come from.

@@ -20,9 +20,9 @@ use scalinglaws::job::schedule::{
 use scalinglaws_plot::kinds::schedules_page;
 
 use crate::cmd_plot::{self, Output};
+use crate::config::{parse_delimiter, parse_fixes};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{parse_delimiter, parse_fixes};
 use scalinglaws_report::text::{columns, number};
 
 #[derive(Debug, Args)]
