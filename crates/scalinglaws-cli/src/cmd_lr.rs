@@ -74,7 +74,8 @@ fn header(analysis: &LrAnalysis, table: &input::Table, config: &Config) -> Strin
         table.describe(&config.job.tokens),
         table.describe(&config.job.lr),
         table.describe(&config.recipe.target),
-        config.job
+        config
+            .job
             .batch
             .as_deref()
             .map(|b| format!(", B = {}", table.describe(b)))

@@ -30,13 +30,13 @@ use scalinglaws::analysis::selection::{
     evaluate as evaluate_selection, points_by_name, select as run_select, value_at,
     SelectionOptions,
 };
+use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
+use scalinglaws::data::{Column, Dataset};
+use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
 use scalinglaws::job::compare::CompareJob;
 use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::job::lr::LrJob;
 use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
-use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
-use scalinglaws::data::{Column, Dataset};
-use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
 use scalinglaws::law::catalog::{self, DefaultSpace};
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::{
@@ -828,9 +828,7 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
         by: request.by,
     };
     let interrupt = settings.interrupt.clone();
-    let compared = interruptible(py_, &interrupt, || {
-        job.run(&table, &recipe, &law, settings)
-    })?;
+    let compared = interruptible(py_, &interrupt, || job.run(&table, &recipe, &law, settings))?;
     json_out(&compared.comparison)
 }
 

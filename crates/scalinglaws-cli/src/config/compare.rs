@@ -7,8 +7,8 @@ use scalinglaws::job::compare::CompareJob;
 
 use super::{budget_values, destination, law_choice, level, recipe, settings_config};
 use crate::args::CompareArgs;
-use crate::cmd_optimal::held_values;
 use crate::cmd_compare;
+use crate::cmd_optimal::held_values;
 use crate::input_error;
 
 pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {

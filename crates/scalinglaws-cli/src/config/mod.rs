@@ -13,6 +13,7 @@ mod lr;
 mod optimal;
 mod plot;
 mod predict;
+mod schedule;
 mod select;
 
 use std::collections::BTreeMap;
@@ -34,6 +35,7 @@ pub use self::lr::lr_config;
 pub use self::optimal::optimal_config;
 pub use self::plot::plot_config;
 pub use self::predict::predict_config;
+pub use self::schedule::{schedule_config, ScheduleConfig, ScheduleFitConfig};
 pub use self::select::select_config;
 
 pub fn destination(json: Option<&str>) -> Option<Destination> {

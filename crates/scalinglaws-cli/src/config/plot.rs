@@ -4,9 +4,9 @@ use anyhow::Result;
 
 use super::{compare_config, fit_config, recipe};
 use crate::args::{PlotKind, PlotOutputArgs};
+use crate::cmd_plot;
 use crate::input_error;
 use crate::output::Destination;
-use crate::cmd_plot;
 
 fn plot_output(args: PlotOutputArgs) -> Result<cmd_plot::Output> {
     Ok(cmd_plot::Output {

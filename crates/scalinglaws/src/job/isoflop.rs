@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::envelope::{envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
+use crate::analysis::envelope::{
+    envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
+};
 use crate::analysis::isoflop::{
     isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Shape,
 };
@@ -100,10 +102,12 @@ impl IsoflopJob {
         let mut groups = Vec::new();
         for (key, rows) in table.group_rows(&self.groups, &option("group"))? {
             let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
-            let analysis = self.analyse(&columns, &rows).map_err(|e| match group.is_empty() {
-                true => e,
-                false => e.within(format!("group {}", describe_group(&group))),
-            })?;
+            let analysis = self
+                .analyse(&columns, &rows)
+                .map_err(|e| match group.is_empty() {
+                    true => e,
+                    false => e.within(format!("group {}", describe_group(&group))),
+                })?;
             groups.push(GroupAnalysis { group, analysis });
         }
         Ok(IsoflopResult { groups })
@@ -117,7 +121,11 @@ impl IsoflopJob {
             compute: positive(&self.compute, "compute")?,
             size: positive(&self.size, "size")?,
             loss: positive(target, "target")?,
-            tokens: self.tokens.as_deref().map(|t| positive(t, "tokens")).transpose()?,
+            tokens: self
+                .tokens
+                .as_deref()
+                .map(|t| positive(t, "tokens"))
+                .transpose()?,
             runs: self
                 .run
                 .as_deref()

@@ -25,15 +25,18 @@ impl LrJob {
     pub fn run(&self, table: &Table, target: &str) -> Result<LrAnalysis> {
         let dialect = table.dialect();
         let why = "the LR laws take its log";
-        let positive = |column: &str, role: &str| {
-            table.positive_values(column, &dialect.option(role), why)
-        };
+        let positive =
+            |column: &str, role: &str| table.positive_values(column, &dialect.option(role), why);
         let data = LrData {
             size: positive(&self.size, "size")?,
             tokens: positive(&self.tokens, "tokens")?,
             lr: positive(&self.lr, "lr")?,
             loss: table.values(target, &dialect.option("target"))?,
-            batch: self.batch.as_deref().map(|b| positive(b, "batch")).transpose()?,
+            batch: self
+                .batch
+                .as_deref()
+                .map(|b| positive(b, "batch"))
+                .transpose()?,
             ..LrData::default()
         };
         let mut used = vec![self.lr.as_str(), &self.size, &self.tokens, target];

@@ -219,7 +219,15 @@ impl ScheduleCooldownJob {
         let peak = self.peak.unwrap_or(fit.defaults.peak);
         let warmup = self.warmup.unwrap_or(fit.defaults.warmup);
         let last = self.last.unwrap_or(peak / 100.0);
-        let rows = cooldown_table(fit, peak, warmup, &self.at, &self.lengths, &self.decay, last)?;
+        let rows = cooldown_table(
+            fit,
+            peak,
+            warmup,
+            &self.at,
+            &self.lengths,
+            &self.decay,
+            last,
+        )?;
         Ok(Cooldowns { rows, peak, last })
     }
 }
