@@ -50,7 +50,7 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
         ),
         ScheduleConfig::Cooldown { fit, job, json } => {
             let table = job.run(&load_fit(&fit)?)?;
-            let out = render_cooldowns(&table.rows, table.peak, table.last, &job.decay);
+            let out = render_cooldowns(&table.rows, table.peak, table.last, job.decay.name());
             let json_text = || Ok(serde_json::to_string_pretty(&table.rows)?);
             output::emit(json.as_ref(), json_text, &out)
         }

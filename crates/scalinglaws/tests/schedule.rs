@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use scalinglaws::analysis::schedule::optimize::{
     cooldown_table, final_loss, optimize, OptimizeSettings,
 };
+use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{
     fit_curves, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
 };
@@ -546,7 +547,7 @@ fn cooldowns_gain_over_the_constant_run() {
         2160,
         &[8000, 16000],
         &[500, 2000],
-        "linear",
+        Decay::Linear,
         3e-6,
     )
     .unwrap();

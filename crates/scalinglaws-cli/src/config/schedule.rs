@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::CurveLaw;
 use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
 use scalinglaws::job::schedule::{
@@ -63,7 +64,7 @@ pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
         ScheduleKind::Predict(a) => predict_config(a),
         ScheduleKind::Compare(a) => compare_config(a),
         ScheduleKind::Optimize(a) => optimize_config(a),
-        ScheduleKind::Cooldown(a) => cooldown_config(a),
+        ScheduleKind::Cooldown(a) => cooldown_config(a)?,
     })
 }
 
@@ -147,8 +148,8 @@ fn optimize_config(args: OptimizeArgs) -> ScheduleConfig {
     }
 }
 
-fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {
-    ScheduleConfig::Cooldown {
+fn cooldown_config(args: CooldownArgs) -> Result<ScheduleConfig> {
+    Ok(ScheduleConfig::Cooldown {
         fit: args.saved.fit,
         job: ScheduleCooldownJob {
             at: args.at,
@@ -156,8 +157,8 @@ fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {
             peak: args.peak,
             warmup: args.warmup,
             last: args.last,
-            decay: args.decay,
+            decay: Decay::parse(&args.decay)?,
         },
         json: destination(args.json.as_deref()),
-    }
+    })
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::schedule::optimize::{
     cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
 };
+use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
     compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, Prediction,
     RunLog, ScheduleFit,
@@ -202,8 +203,8 @@ pub struct ScheduleCooldownJob {
     /// The learning rate at the end of a cooldown [default: peak/100].
     #[serde(default, rename = "final")]
     pub last: Option<f64>,
-    /// linear, exp or cosine.
-    pub decay: String,
+    /// The shape of each cooldown.
+    pub decay: Decay,
 }
 
 /// The cooldown table with the values it used.
@@ -219,15 +220,7 @@ impl ScheduleCooldownJob {
         let peak = self.peak.unwrap_or(fit.defaults.peak);
         let warmup = self.warmup.unwrap_or(fit.defaults.warmup);
         let last = self.last.unwrap_or(peak / 100.0);
-        let rows = cooldown_table(
-            fit,
-            peak,
-            warmup,
-            &self.at,
-            &self.lengths,
-            &self.decay,
-            last,
-        )?;
+        let rows = cooldown_table(fit, peak, warmup, &self.at, &self.lengths, self.decay, last)?;
         Ok(Cooldowns { rows, peak, last })
     }
 }
