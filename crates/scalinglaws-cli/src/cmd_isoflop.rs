@@ -7,16 +7,12 @@
 
 use std::fmt::Write as _;
 
-use std::collections::BTreeMap;
-
-use anyhow::{Context, Result};
-use scalinglaws::analysis::envelope::{
-    envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
-};
+use anyhow::Result;
+use scalinglaws::analysis::envelope::Envelope;
 use scalinglaws::analysis::isoflop::{
-    isoflop, isoflop_backtest, BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest,
-    IsoflopData, IsoflopSettings, PowerLaw, Quantity, Shape,
+    BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest, PowerLaw, Quantity,
 };
+use scalinglaws::job::isoflop::{describe_group as describe, Analysis, GroupAnalysis, IsoflopJob};
 
 use crate::input::{self, Recipe};
 use crate::input_error;
@@ -26,35 +22,8 @@ use scalinglaws_report::text::{columns, level_percent, number};
 #[derive(Debug)]
 pub struct Config {
     pub recipe: Recipe,
-    /// Columns whose joint values split the runs into separate analyses.
-    pub groups: Vec<String>,
-    pub compute: String,
-    pub size: String,
-    pub tokens: Option<String>,
-    /// Approach 1 on checkpoints instead of per-budget profiles.
-    pub envelope: Option<EnvelopeMethod>,
-    /// The column naming each checkpoint's run (for the grid envelope and its bootstrap).
-    pub run: Option<String>,
-    pub settings: IsoflopSettings,
-    /// Hold out this many of the largest budgets and score their predictions.
-    pub backtest: Option<usize>,
+    pub job: IsoflopJob,
     pub json: Option<Destination>,
-}
-
-/// The budgets of `--budget` (each a number or a comma list).
-pub fn budgets(texts: &[String]) -> Result<Vec<f64>> {
-    let mut values = Vec::new();
-    for text in texts {
-        values.extend(
-            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
-        );
-    }
-    if let Some(bad) = values.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
-        return Err(input_error(format!(
-            "--budget {bad}: give positive budgets in FLOPs, e.g. --budget 1e22,1e23"
-        )));
-    }
-    Ok(values)
 }
 
 pub fn run(config: &Config) -> Result<()> {
@@ -64,111 +33,10 @@ pub fn run(config: &Config) -> Result<()> {
         ));
     }
     let table = input::load(&config.recipe)?;
-    let why = "IsoFLOP profiles are fitted on logs";
-    let all = IsoflopData {
-        compute: table.positive_values(&config.compute, "--compute", why)?,
-        size: table.positive_values(&config.size, "--size", why)?,
-        loss: table.positive_values(&config.recipe.target, "--target", why)?,
-        tokens: config
-            .tokens
-            .as_deref()
-            .map(|t| anyhow::Ok(table.positive_values(t, "--tokens", why)?))
-            .transpose()?,
-    };
-    let runs = config
-        .run
-        .as_deref()
-        .map(|r| anyhow::Ok(table.labels(r, "--run")?))
-        .transpose()?;
-    let groups = table.group_rows(&config.groups, "--group")?;
-    let mut analyses = Vec::with_capacity(groups.len());
-    for (key, rows) in groups {
-        let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
-        let group: BTreeMap<String, String> = config.groups.iter().cloned().zip(key).collect();
-        let analysis = match (&config.envelope, config.backtest) {
-            (None, Some(hold_out)) => isoflop_backtest(
-                &IsoflopData {
-                    compute: pick(&all.compute),
-                    size: pick(&all.size),
-                    loss: pick(&all.loss),
-                    tokens: all.tokens.as_deref().map(pick),
-                },
-                &config.settings,
-                hold_out,
-            )
-            .map(Analysis::Backtest),
-            (None, None) => isoflop(
-                &IsoflopData {
-                    compute: pick(&all.compute),
-                    size: pick(&all.size),
-                    loss: pick(&all.loss),
-                    tokens: all.tokens.as_deref().map(pick),
-                },
-                &config.settings,
-            )
-            .map(Analysis::Profiles),
-            (Some(method), _) => envelope(
-                &EnvelopeData {
-                    compute: pick(&all.compute),
-                    size: pick(&all.size),
-                    loss: pick(&all.loss),
-                    tokens: all.tokens.as_deref().map(pick),
-                    run: runs
-                        .as_ref()
-                        .map(|r| rows.iter().map(|&i| r[i].clone()).collect()),
-                },
-                &EnvelopeSettings {
-                    method: *method,
-                    bootstrap: config.settings.bootstrap,
-                    seed: config.settings.seed,
-                    level: config.settings.level,
-                },
-            )
-            .map(Analysis::Envelope),
-        }
-        .with_context(|| match group.is_empty() {
-            true => "isoflop".to_string(),
-            false => format!("group {}", describe(&group)),
-        })?;
-        analyses.push(GroupAnalysis { group, analysis });
-    }
-    let text: String = analyses.iter().map(|g| render(g, config)).collect();
-    let json = || {
-        Ok(serde_json::to_string_pretty(&Analyses {
-            groups: &analyses,
-        })?)
-    };
+    let result = config.job.run(&table, &config.recipe.target)?;
+    let text: String = result.groups.iter().map(|g| render(g, config)).collect();
+    let json = || Ok(serde_json::to_string_pretty(&result)?);
     output::emit(config.json.as_ref(), json, &text)
-}
-
-/// Approach 2 (a profile per budget) or approach 1 (the envelope of checkpoints).
-#[derive(serde::Serialize)]
-#[serde(tag = "approach", rename_all = "snake_case")]
-enum Analysis {
-    Profiles(Isoflop),
-    Backtest(IsoflopBacktest),
-    Envelope(Envelope),
-}
-
-/// One group's analysis, with the values that define the group.
-#[derive(serde::Serialize)]
-struct GroupAnalysis {
-    group: BTreeMap<String, String>,
-    #[serde(flatten)]
-    analysis: Analysis,
-}
-
-#[derive(serde::Serialize)]
-struct Analyses<'a> {
-    groups: &'a [GroupAnalysis],
-}
-
-fn describe(group: &BTreeMap<String, String>) -> String {
-    group
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn render(group: &GroupAnalysis, config: &Config) -> String {
@@ -224,7 +92,7 @@ fn render_envelope(result: &Envelope, label: &str, config: &Config) -> String {
             level_percent(result.level),
             result.bootstrap_used,
             result.bootstrap,
-            config.run.as_deref().unwrap_or("")
+            config.job.run.as_deref().unwrap_or("")
         );
     }
     out
@@ -255,9 +123,9 @@ fn render_profiles(result: &Isoflop, label: &str, config: &Config) -> String {
         out,
         "[[IsoFLOP]]{label} {} budgets of '{}'; minimum of a {} per budget, in ln {}",
         result.budgets.len(),
-        config.compute,
+        config.job.compute,
         result.shape.describe(),
-        config.size
+        config.job.size
     );
     if let Some(choice) = &result.shape_choice {
         let _ = writeln!(out, "    shape auto: {}", choice.reason);
@@ -387,7 +255,7 @@ fn render_backtest(result: &IsoflopBacktest, label: &str, config: &Config) -> St
         out,
         "[[IsoFLOP backtest]]{label} fitted on the {} smallest budgets of '{}', {} largest held out; minimum of a {} per budget",
         training.budgets.len(),
-        config.compute,
+        config.job.compute,
         result.held_out.len(),
         training.shape.describe()
     );
@@ -439,13 +307,4 @@ fn render_backtest(result: &IsoflopBacktest, label: &str, config: &Config) -> St
     );
     out.push_str(&interval_note(training));
     out
-}
-
-pub fn shape(name: &str) -> Result<Shape> {
-    Shape::from_name(name).ok_or_else(|| {
-        input_error(format!(
-            "--shape '{name}': use one of {}",
-            Shape::ALL.map(Shape::name).join(", ")
-        ))
-    })
 }

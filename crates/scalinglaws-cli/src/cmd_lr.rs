@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use scalinglaws::analysis::lr::{
-    lr_analysis, BatchAnalysis, Cell, CellStatus, LrAnalysis, LrData, LrLaw, LrSettings,
-    NoiseSource, Split,
+    BatchAnalysis, Cell, CellStatus, LrAnalysis, LrLaw, NoiseSource, Split,
 };
+use scalinglaws::job::lr::LrJob;
 
 use crate::input::{self, Recipe};
 use crate::input_error;
@@ -19,11 +19,7 @@ use scalinglaws_report::text::{columns, level_percent, number};
 #[derive(Debug)]
 pub struct Config {
     pub recipe: Recipe,
-    pub lr: String,
-    pub size: String,
-    pub tokens: String,
-    pub batch: Option<String>,
-    pub settings: LrSettings,
+    pub job: LrJob,
     pub json: Option<Destination>,
 }
 
@@ -34,28 +30,7 @@ pub fn run(config: &Config) -> Result<()> {
         ));
     }
     let table = input::load(&config.recipe)?;
-    let why = "the LR laws take its log";
-    let data = LrData {
-        size: table.positive_values(&config.size, "--size", why)?,
-        tokens: table.positive_values(&config.tokens, "--tokens", why)?,
-        lr: table.positive_values(&config.lr, "--lr", why)?,
-        loss: table.values(&config.recipe.target, "--target")?,
-        batch: config
-            .batch
-            .as_deref()
-            .map(|b| anyhow::Ok(table.positive_values(b, "--batch", why)?))
-            .transpose()?,
-        ..LrData::default()
-    };
-    let mut used = vec![
-        config.lr.as_str(),
-        &config.size,
-        &config.tokens,
-        &config.recipe.target,
-    ];
-    used.extend(config.batch.as_deref());
-    let data = data.with_others(&table, &used);
-    let analysis = lr_analysis(&data, &config.settings)?;
+    let analysis = config.job.run(&table, &config.recipe.target)?;
     let mut text = header(&analysis, &table, config);
     text.push_str(&render(&analysis));
     let json = || Ok(serde_json::to_string_pretty(&analysis)?);
@@ -70,7 +45,7 @@ fn header(analysis: &LrAnalysis, table: &input::Table, config: &Config) -> Strin
         "    data      {source}: {} runs in {} cells ({})",
         analysis.runs,
         analysis.counts.cells,
-        if config.batch.is_some() {
+        if config.job.batch.is_some() {
             "N × D × B"
         } else {
             "N × D"
@@ -95,11 +70,12 @@ fn header(analysis: &LrAnalysis, table: &input::Table, config: &Config) -> Strin
     let _ = writeln!(
         out,
         "    columns   N = {}, D = {}, lr = {}, loss = {}{}",
-        table.describe(&config.size),
-        table.describe(&config.tokens),
-        table.describe(&config.lr),
+        table.describe(&config.job.size),
+        table.describe(&config.job.tokens),
+        table.describe(&config.job.lr),
         table.describe(&config.recipe.target),
         config
+            .job
             .batch
             .as_deref()
             .map(|b| format!(", B = {}", table.describe(b)))

@@ -133,7 +133,7 @@ pub fn run(config: &Config) -> Result<()> {
 
 /// The tracks' runs and compute-optimal losses over the whole range of the data and beyond.
 fn tracks(config: &crate::cmd_compare::Config) -> Result<Page> {
-    let flops = Flops::parse(&config.flops).context("--flops")?;
+    let flops = Flops::parse(&config.job.flops).context("--flops")?;
     let (comparison, tracks, law) = crate::cmd_compare::compare(config, true)?;
     // The title gives the multiplier at the largest --budget, as `compare` reports it.
     let headline = crate::cmd_compare::given_budgets(config)?

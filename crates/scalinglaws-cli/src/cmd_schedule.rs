@@ -3,298 +3,89 @@
 //! saved fit (the JSON `fit --json` writes) to answer what a schedule would do.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
-use clap::{Args, Subcommand};
-use scalinglaws::analysis::schedule::optimize::{
-    cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
-};
+use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
 use scalinglaws::analysis::schedule::{
-    compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, ParsedSpec,
-    Prediction, RunLog, Schedule, ScheduleFit,
+    predict, spec, Comparison, Curve, ParsedSpec, Prediction, Schedule, ScheduleFit,
 };
-use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
+use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleOptimizeJob};
 use scalinglaws_plot::kinds::schedules_page;
 
 use crate::cmd_plot::{self, Output};
-use crate::config::{parse_delimiter, split_name};
-use crate::input::{self, Recipe};
-use crate::input_error;
+use crate::config::{ScheduleConfig, ScheduleFitConfig};
+use crate::input;
 use crate::output::{self, Destination};
 use scalinglaws_report::text::{columns, number};
 
-#[derive(Debug, Args)]
-pub struct ScheduleArgs {
-    #[command(subcommand)]
-    kind: ScheduleKind,
-}
-
-#[derive(Debug, Subcommand)]
-enum ScheduleKind {
-    /// Fit a curve law (multi_power, lr_annealing, power_area) to logged loss curves and score
-    /// it on every run, trained on or not (R², error of the last logged loss).
-    Fit(FitArgs),
-    /// The curve a saved fit predicts for a schedule spec.
-    Predict(PredictArgs),
-    /// Several schedules' predicted curves and final losses side by side.
-    Compare(CompareArgs),
-    /// The schedule with the lowest predicted final loss (warmup fixed, then non-increasing
-    /// between --floor and --peak), against cosine, WSD and constant at the same budget.
-    Optimize(OptimizeArgs),
-    /// Predicted loss after a cooldown of each length started at each step, from a constant
-    /// run at the peak (the constant-plus-cooldowns regime).
-    Cooldown(CooldownArgs),
-}
-
-#[derive(Debug, Args)]
-struct FitArgs {
-    /// Logs: one file with a run column (--run), or one file per run (the run is the file's
-    /// name without extension).
-    #[arg(value_name = "DATA", required = true)]
-    data: Vec<PathBuf>,
-    /// The column naming each row's run [default: the file name].
-    #[arg(long, value_name = "COLUMN")]
-    run: Option<String>,
-    /// The column of the optimizer step.
-    #[arg(long, value_name = "COLUMN", default_value = "step")]
-    step: String,
-    /// The column of the learning rate at that step (interpolated between logged steps).
-    #[arg(long, value_name = "COLUMN", default_value = "lr")]
-    lr: String,
-    /// The column of the loss.
-    #[arg(long, value_name = "COLUMN", default_value = "loss")]
-    target: String,
-    /// The curve law.
-    #[arg(long, value_name = "NAME", default_value = "multi_power",
-          value_parser = clap::builder::PossibleValuesParser::new(["multi_power", "lr_annealing", "power_area"]))]
-    law: String,
-    /// The runs to fit on, comma separated [default: all]; the others are scored only.
-    #[arg(long, value_name = "RUN,...", value_delimiter = ',')]
-    train: Vec<String>,
-    /// Linear warmup steps before the first logged step (0 → first logged lr, from step 0 to
-    /// warmup−1, numpy linspace); 0: the first logged lr from step 0.
-    #[arg(long, value_name = "STEPS", default_value_t = 0)]
-    warmup: usize,
-    /// Hold a parameter at a value: gamma=0.6.
-    #[arg(long = "fix", value_name = "NAME=VALUE")]
-    fixes: Vec<String>,
-    /// Keep only the rows where a comparison holds: "step >= 1000".
-    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
-    filters: Vec<String>,
-    /// Field delimiter (one character, or "tab"); overrides the file extension.
-    #[arg(long, value_name = "C")]
-    delimiter: Option<String>,
-    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
-    #[arg(long, value_name = "FILE")]
-    plot: Option<String>,
-    /// Write the fit as JSON ('-' for stdout), the FIT.json the other subcommands read.
-    #[arg(long, value_name = "FILE|-")]
-    json: Option<String>,
-}
-
-#[derive(Debug, Args)]
-struct SavedFit {
-    /// A fit written by `schedule fit --json`.
-    #[arg(value_name = "FIT.json")]
-    fit: PathBuf,
-}
-
-#[derive(Debug, Args)]
-struct PredictArgs {
-    #[command(flatten)]
-    saved: SavedFit,
-    /// The schedule: cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5 (keys left out take the
-    /// fit's training run values; see `schedule predict --help`).
-    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
-    schedule: String,
-    /// Report the curve every K steps [default: about 200 points].
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    every: usize,
-    #[arg(long, value_name = "FILE|-")]
-    json: Option<String>,
-}
-
-#[derive(Debug, Args)]
-struct CompareArgs {
-    #[command(flatten)]
-    saved: SavedFit,
-    /// A schedule spec (repeat, at least twice).
-    #[arg(long = "schedule", value_name = "SPEC", required = true)]
-    schedules: Vec<String>,
-    #[arg(long, value_name = "K", default_value_t = 0)]
-    every: usize,
-    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
-    #[arg(long, value_name = "FILE")]
-    plot: Option<String>,
-    #[arg(long, value_name = "FILE|-")]
-    json: Option<String>,
-}
-
-#[derive(Debug, Args)]
-struct OptimizeArgs {
-    #[command(flatten)]
-    saved: SavedFit,
-    /// Total steps [default: the fit's training run].
-    #[arg(long, value_name = "T")]
-    steps: Option<usize>,
-    /// Peak learning rate [default: the fit's training run].
-    #[arg(long, value_name = "LR")]
-    peak: Option<f64>,
-    /// Warmup steps [default: the fit's training run].
-    #[arg(long, value_name = "STEPS")]
-    warmup: Option<usize>,
-    /// The lowest learning rate allowed [default: peak/1000].
-    #[arg(long, value_name = "LR")]
-    floor: Option<f64>,
-    /// Iterations of accelerated projected gradient descent (FISTA).
-    #[arg(long = "max-iterations", value_name = "N", default_value_t = 400)]
-    max_iterations: usize,
-    /// Also write the whole optimised schedule (step,lr) as CSV.
-    #[arg(long = "schedule-csv", value_name = "FILE")]
-    schedule_csv: Option<PathBuf>,
-    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
-    #[arg(long, value_name = "FILE")]
-    plot: Option<String>,
-    #[arg(long, value_name = "FILE|-")]
-    json: Option<String>,
-}
-
-#[derive(Debug, Args)]
-struct CooldownArgs {
-    #[command(flatten)]
-    saved: SavedFit,
-    /// Steps where a cooldown starts, comma separated.
-    #[arg(long, value_name = "STEP,...", value_delimiter = ',', required = true)]
-    at: Vec<usize>,
-    /// Cooldown lengths in steps, comma separated.
-    #[arg(
-        long = "len",
-        value_name = "STEPS,...",
-        value_delimiter = ',',
-        required = true
-    )]
-    lengths: Vec<usize>,
-    /// Peak (constant) learning rate [default: the fit's training run].
-    #[arg(long, value_name = "LR")]
-    peak: Option<f64>,
-    /// Warmup steps [default: the fit's training run].
-    #[arg(long, value_name = "STEPS")]
-    warmup: Option<usize>,
-    /// Learning rate at the end of a cooldown [default: peak/100].
-    #[arg(long = "final", value_name = "LR")]
-    last: Option<f64>,
-    /// Shape of the cooldown.
-    #[arg(long, value_name = "SHAPE", default_value = "linear",
-          value_parser = clap::builder::PossibleValuesParser::new(["linear", "exp", "cosine"]))]
-    decay: String,
-    #[arg(long, value_name = "FILE|-")]
-    json: Option<String>,
-}
-
-pub fn run(args: ScheduleArgs) -> Result<()> {
-    match args.kind {
-        ScheduleKind::Fit(a) => run_fit(a),
-        ScheduleKind::Predict(a) => run_predict(a),
-        ScheduleKind::Compare(a) => run_compare(a),
-        ScheduleKind::Optimize(a) => run_optimize(a),
-        ScheduleKind::Cooldown(a) => run_cooldown(a),
+pub fn run(config: ScheduleConfig) -> Result<()> {
+    match config {
+        ScheduleConfig::Fit(c) => run_fit(c),
+        ScheduleConfig::Predict { fit, job, json } => {
+            let prediction = job.run(&load_fit(&fit)?)?;
+            let mut out = String::from("[[Schedule prediction]]\n");
+            out.push_str(&render_prediction(&prediction));
+            let json_text = || Ok(serde_json::to_string_pretty(&prediction)?);
+            output::emit(json.as_ref(), json_text, &out)
+        }
+        ScheduleConfig::Compare {
+            fit,
+            job,
+            plot,
+            json,
+        } => run_compare(&load_fit(&fit)?, &job, plot.as_deref(), json),
+        ScheduleConfig::Optimize {
+            fit,
+            job,
+            schedule_csv,
+            plot,
+            json,
+        } => run_optimize(
+            &load_fit(&fit)?,
+            &job,
+            schedule_csv.as_deref(),
+            plot.as_deref(),
+            json,
+        ),
+        ScheduleConfig::Cooldown { fit, job, json } => {
+            let table = job.run(&load_fit(&fit)?)?;
+            let out = render_cooldowns(&table.rows, table.peak, table.last, job.decay.name());
+            let json_text = || Ok(serde_json::to_string_pretty(&table.rows)?);
+            output::emit(json.as_ref(), json_text, &out)
+        }
     }
 }
 
-fn destination(json: &Option<String>) -> Option<Destination> {
-    json.as_deref().map(Destination::parse)
-}
-
-fn run_fit(args: FitArgs) -> Result<()> {
-    let law = CurveLaw::from_name(&args.law)?;
+fn run_fit(config: ScheduleFitConfig) -> Result<()> {
     let mut logs = Vec::new();
-    for path in &args.data {
-        logs.extend(read_logs(path, &args)?);
+    for recipe in &config.files {
+        let table = input::load(recipe)?;
+        let stem = recipe
+            .path
+            .file_stem()
+            .map_or("run".into(), |s| s.to_string_lossy().to_string());
+        logs.extend(config.job.logs(&table, &stem)?);
     }
-    let curves = curves_from_logs(&logs, args.warmup)?;
-    let mut fixed = Vec::new();
-    for text in &args.fixes {
-        let (name, value) = split_name("--fix", text, "NAME=VALUE, e.g. gamma=0.6")?;
-        let value: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| input_error(format!("--fix {text}: '{value}' is not a number")))?;
-        fixed.push((name.trim().to_string(), value));
+    let fitted = config.job.run(&logs)?;
+    if let Some(target) = &config.plot {
+        plot_runs(&fitted.fit, &fitted.curves, target)?;
     }
-    let fit = fit_curves(law, &curves, &args.train, &fixed)?;
-    if let Some(target) = &args.plot {
-        plot_runs(&fit, &curves, target)?;
-    }
-    let text = render_fit(&fit, &args);
+    let files: Vec<String> = config
+        .files
+        .iter()
+        .map(|r| r.path.display().to_string())
+        .collect();
+    let text = render_fit(&fitted.fit, &files);
     output::emit(
-        destination(&args.json).as_ref(),
-        || Ok(serde_json::to_string_pretty(&fit)?),
+        config.json.as_ref(),
+        || Ok(serde_json::to_string_pretty(&fitted.fit)?),
         &text,
     )
 }
 
-/// One file's rows grouped into runs (by --run, or the whole file as one run).
-fn read_logs(path: &Path, args: &FitArgs) -> Result<Vec<RunLog>> {
-    let recipe = Recipe {
-        path: path.to_path_buf(),
-        delimiter: args.delimiter.as_deref().map(parse_delimiter).transpose()?,
-        recipe: LibraryRecipe {
-            maps: Vec::new(),
-            derives: Vec::new(),
-            filters: args
-                .filters
-                .iter()
-                .map(|t| Filter::parse(t).context("--where"))
-                .collect::<Result<_>>()?,
-            target: args.target.clone(),
-            weights: None,
-            dialect: Dialect::Cli,
-        },
-    };
-    let table = input::load(&recipe)?;
-    let steps = table.values(&args.step, "--step")?;
-    let lrs = table.values(&args.lr, "--lr")?;
-    let loss = table.values(&args.target, "--target")?;
-    let labels = match &args.run {
-        Some(column) => table.labels(column, "--run")?,
-        None => {
-            let stem = path
-                .file_stem()
-                .map_or("run".into(), |s| s.to_string_lossy().to_string());
-            vec![stem; steps.len()]
-        }
-    };
-    let mut order: Vec<String> = Vec::new();
-    for label in &labels {
-        if !order.contains(label) {
-            order.push(label.clone());
-        }
-    }
-    if steps.is_empty() {
-        return Err(input_error(format!("{}: no rows to fit", path.display())));
-    }
-    Ok(order
-        .into_iter()
-        .map(|run| {
-            let rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == run).collect();
-            RunLog {
-                steps: rows.iter().map(|&i| steps[i]).collect(),
-                lrs: rows.iter().map(|&i| lrs[i]).collect(),
-                loss: rows.iter().map(|&i| loss[i]).collect(),
-                locations: rows
-                    .iter()
-                    .map(|&i| table.dataset.location(i, None))
-                    .collect(),
-                run,
-            }
-        })
-        .collect())
-}
-
-fn render_fit(fit: &ScheduleFit, args: &FitArgs) -> String {
+fn render_fit(fit: &ScheduleFit, files: &[String]) -> String {
     let mut out = String::from("[[Schedule fit]]\n");
-    let files: Vec<String> = args.data.iter().map(|p| p.display().to_string()).collect();
     let _ = writeln!(out, "    law       {} ({})", fit.law.name(), fit.citation);
     let _ = writeln!(out, "              {}", fit.formula);
     let _ = writeln!(
@@ -367,25 +158,7 @@ fn render_fit(fit: &ScheduleFit, args: &FitArgs) -> String {
 fn load_fit(path: &Path) -> Result<ScheduleFit> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        input_error(format!(
-            "{}: not a fit written by `schedule fit --json` ({e})",
-            path.display()
-        ))
-    })
-}
-
-fn run_predict(args: PredictArgs) -> Result<()> {
-    let fit = load_fit(&args.saved.fit)?;
-    let parsed = spec::parse(&args.schedule, Some(fit.defaults))?;
-    let prediction = predict(&fit, &parsed, args.every)?;
-    let mut out = String::from("[[Schedule prediction]]\n");
-    out.push_str(&render_prediction(&prediction));
-    output::emit(
-        destination(&args.json).as_ref(),
-        || Ok(serde_json::to_string_pretty(&prediction)?),
-        &out,
-    )
+    Ok(ScheduleFit::from_json(&text).map_err(|e| e.within(path.display().to_string()))?)
 }
 
 fn render_prediction(p: &Prediction) -> String {
@@ -436,15 +209,14 @@ fn render_prediction(p: &Prediction) -> String {
     out
 }
 
-fn run_compare(args: CompareArgs) -> Result<()> {
-    let fit = load_fit(&args.saved.fit)?;
-    let parsed = args
-        .schedules
-        .iter()
-        .map(|s| Ok(spec::parse(s, Some(fit.defaults))?))
-        .collect::<Result<Vec<_>>>()?;
-    let comparison = compare(&fit, &parsed, args.every)?;
-    if let Some(target) = &args.plot {
+fn run_compare(
+    fit: &ScheduleFit,
+    job: &ScheduleCompareJob,
+    plot: Option<&str>,
+    json: Option<Destination>,
+) -> Result<()> {
+    let comparison = job.run(fit)?;
+    if let Some(target) = plot {
         let title = format!("schedules under the fitted {}", fit.law.name());
         let observed = vec![None; comparison.schedules.len()];
         draw(
@@ -454,7 +226,7 @@ fn run_compare(args: CompareArgs) -> Result<()> {
     }
     let out = render_comparison(&comparison);
     output::emit(
-        destination(&args.json).as_ref(),
+        json.as_ref(),
         || Ok(serde_json::to_string_pretty(&comparison)?),
         &out,
     )
@@ -508,30 +280,27 @@ fn render_comparison(c: &Comparison) -> String {
     out
 }
 
-fn run_optimize(args: OptimizeArgs) -> Result<()> {
-    let fit = load_fit(&args.saved.fit)?;
-    let peak = args.peak.unwrap_or(fit.defaults.peak);
-    let settings = OptimizeSettings {
-        steps: args.steps.unwrap_or(fit.defaults.steps),
-        peak,
-        warmup: args.warmup.unwrap_or(fit.defaults.warmup),
-        floor: args.floor.unwrap_or(peak / 1000.0),
-        max_iterations: args.max_iterations,
-    };
-    let best = optimize(&fit, &settings)?;
-    if let Some(path) = &args.schedule_csv {
+fn run_optimize(
+    fit: &ScheduleFit,
+    job: &ScheduleOptimizeJob,
+    schedule_csv: Option<&Path>,
+    plot: Option<&str>,
+    json: Option<Destination>,
+) -> Result<()> {
+    let best = job.run(fit)?;
+    if let Some(path) = schedule_csv {
         let mut csv = String::from("step,lr\n");
         for (s, lr) in best.lrs.iter().enumerate() {
             let _ = writeln!(csv, "{s},{lr:e}");
         }
         output::write_file(path, csv.as_bytes())?;
     }
-    if let Some(target) = &args.plot {
-        plot_optimized(&fit, &best, target)?;
+    if let Some(target) = plot {
+        plot_optimized(fit, &best, target)?;
     }
     let out = render_optimized(&best);
     output::emit(
-        destination(&args.json).as_ref(),
+        json.as_ref(),
         || Ok(serde_json::to_string_pretty(&best)?),
         &out,
     )
@@ -650,28 +419,6 @@ fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &str) -> 
         fit.law.name()
     );
     draw(&schedules_page(&title, &predictions, &observed)?, target)
-}
-
-fn run_cooldown(args: CooldownArgs) -> Result<()> {
-    let fit = load_fit(&args.saved.fit)?;
-    let peak = args.peak.unwrap_or(fit.defaults.peak);
-    let warmup = args.warmup.unwrap_or(fit.defaults.warmup);
-    let last = args.last.unwrap_or(peak / 100.0);
-    let rows = cooldown_table(
-        &fit,
-        peak,
-        warmup,
-        &args.at,
-        &args.lengths,
-        &args.decay,
-        last,
-    )?;
-    let out = render_cooldowns(&rows, peak, last, &args.decay);
-    output::emit(
-        destination(&args.json).as_ref(),
-        || Ok(serde_json::to_string_pretty(&rows)?),
-        &out,
-    )
 }
 
 fn render_cooldowns(rows: &[CooldownRow], peak: f64, last: f64, decay: &str) -> String {

@@ -70,7 +70,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Select(args) => cmd_select::run(&config::select_config(*args)?),
         Command::Compare(args) => cmd_compare::run(&config::compare_config(*args)?),
         Command::Lr(args) => cmd_lr::run(&config::lr_config(*args)?),
-        Command::Schedule(args) => cmd_schedule::run(args),
+        Command::Schedule(args) => cmd_schedule::run(config::schedule_config(args)?),
         Command::Plot(args) => cmd_plot::run(&config::plot_config(args.kind)?),
         Command::Report(args) => cmd_report::run(&config::report_config(*args)?),
     }

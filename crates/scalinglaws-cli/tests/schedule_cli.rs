@@ -182,7 +182,7 @@ fn input_errors_name_the_problem() {
     );
     fails_with(
         &["schedule", "predict", "README.md", "--schedule", "constant"],
-        "not a fit written by",
+        "not a schedule fit",
     );
     let data = "examples/schedule/runs_400m.csv";
     fails_with(

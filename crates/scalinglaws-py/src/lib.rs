@@ -21,22 +21,14 @@ use serde::Deserialize;
 
 use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings, Flops, Formula};
 use scalinglaws::analysis::backtest::{backtest as run_backtest, BacktestOptions, Holdout};
-use scalinglaws::analysis::envelope::{envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings};
-use scalinglaws::analysis::isoflop::{
-    isoflop as run_isoflop, isoflop_backtest, IsoflopData, IsoflopSettings, Shape,
-};
+use scalinglaws::analysis::envelope::EnvelopeMethod;
+use scalinglaws::analysis::isoflop::Shape;
 use scalinglaws::analysis::law_comparison::Candidate;
-use scalinglaws::analysis::lr::{lr_analysis, Curvature, Form, LrData, LrSettings, Method};
-use scalinglaws::analysis::schedule::optimize::{optimize as optimize_schedule, OptimizeSettings};
-use scalinglaws::analysis::schedule::{
-    curves_from_logs, fit_curves, predict as predict_schedule, spec, CurveLaw, RunLog, ScheduleFit,
-};
+use scalinglaws::analysis::lr::{Curvature, Form, LrSettings, Method};
+use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
 use scalinglaws::analysis::selection::{
     evaluate as evaluate_selection, points_by_name, select as run_select, value_at,
     SelectionOptions,
-};
-use scalinglaws::analysis::tracks::{
-    baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
 };
 use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
 use scalinglaws::data::{Column, Dataset};
@@ -44,6 +36,10 @@ use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
 use scalinglaws::job::{self, allocation_from_fit, FitJob, FitRequest, LawChoice};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::{predict_with_intervals, CalibrationOptions};
+use scalinglaws::job::compare::CompareJob;
+use scalinglaws::job::isoflop::IsoflopJob;
+use scalinglaws::job::lr::LrJob;
+use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
 use scalinglaws::{Error, Interrupt, Law};
 
 // ---------------------------------------------------------------------------------------------
@@ -584,49 +580,34 @@ fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let request: LrRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
-    let why = "the LR laws take its log";
-    let sweep = LrData {
-        size: py(table.positive_values(&request.size, "size", why))?,
-        tokens: py(table.positive_values(&request.tokens, "tokens", why))?,
-        lr: py(table.positive_values(&request.lr, "lr", why))?,
-        loss: py(table.values(&recipe.target, "target"))?,
-        batch: py(request
-            .batch
-            .as_deref()
-            .map(|b| table.positive_values(b, "batch", why))
-            .transpose())?,
-        ..LrData::default()
-    };
-    let mut used = vec![
-        request.lr.as_str(),
-        &request.size,
-        &request.tokens,
-        &recipe.target,
-    ];
-    used.extend(request.batch.as_deref());
-    let sweep = sweep.with_others(&table, &used);
     let choice = |what: &str, text: &str, names: &[&str]| {
         to_py(Error::settings(format!(
             "{what} '{text}': use one of {}",
             names.join(", ")
         )))
     };
-    let settings = LrSettings {
-        form: Form::from_name(&request.law)
-            .ok_or_else(|| choice("law", &request.law, &["loglinear", "curved"]))?,
-        method: Method::from_name(&request.method)
-            .ok_or_else(|| choice("method", &request.method, &["joint", "cells"]))?,
-        curvature: Curvature::from_name(&request.curvature)
-            .ok_or_else(|| choice("curvature", &request.curvature, &["law", "cell"]))?,
-        half_window: request.window,
-        max_rise: request.max_rise,
-        noise: request.noise,
-        level: request.level,
-        targets: request.predict,
-        holdout: request.holdout,
-        dialect: Dialect::Python,
+    let job = LrJob {
+        lr: request.lr,
+        size: request.size,
+        tokens: request.tokens,
+        batch: request.batch,
+        settings: LrSettings {
+            form: Form::from_name(&request.law)
+                .ok_or_else(|| choice("law", &request.law, &["loglinear", "curved"]))?,
+            method: Method::from_name(&request.method)
+                .ok_or_else(|| choice("method", &request.method, &["joint", "cells"]))?,
+            curvature: Curvature::from_name(&request.curvature)
+                .ok_or_else(|| choice("curvature", &request.curvature, &["law", "cell"]))?,
+            half_window: request.window,
+            max_rise: request.max_rise,
+            noise: request.noise,
+            level: request.level,
+            targets: request.predict,
+            holdout: request.holdout,
+            dialect: Dialect::Python,
+        },
     };
-    let analysis = py(py_.detach(|| lr_analysis(&sweep, &settings)))?;
+    let analysis = py(py_.detach(|| job.run(&table, &recipe.target)))?;
     json_out(&analysis)
 }
 
@@ -681,20 +662,6 @@ fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
     let request: IsoflopRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
-    let why = "IsoFLOP profiles are fitted on logs";
-    let compute = py(table.positive_values(&request.compute, "compute", why))?;
-    let size = py(table.positive_values(&request.size, "size", why))?;
-    let loss = py(table.positive_values(&recipe.target, "target", why))?;
-    let tokens = py(request
-        .tokens
-        .as_deref()
-        .map(|t| table.positive_values(t, "tokens", why))
-        .transpose())?;
-    let runs = py(request
-        .run
-        .as_deref()
-        .map(|r| table.labels(r, "run"))
-        .transpose())?;
     let shape = Shape::from_name(&request.shape).ok_or_else(|| {
         to_py(Error::settings(format!(
             "shape '{}': use one of {}",
@@ -714,65 +681,24 @@ fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
         })
         .transpose()?;
     py(check_isoflop_request(&request, method.is_some()))?;
-    let groups = py(table.group_rows(&request.group, "group"))?;
-    let analyses = py_.detach(|| -> Result<Vec<serde_json::Value>, Error> {
-        let mut analyses = Vec::with_capacity(groups.len());
-        for (key, rows) in groups {
-            let pick = |c: &[f64]| rows.iter().map(|&r| c[r]).collect::<Vec<f64>>();
-            let profiles = IsoflopData {
-                compute: pick(&compute),
-                size: pick(&size),
-                loss: pick(&loss),
-                tokens: tokens.as_deref().map(pick),
-            };
-            let settings = IsoflopSettings {
-                shape,
-                tolerance: request.tolerance,
-                bootstrap: request.bootstrap,
-                seed: request.seed,
-                level: request.level,
-                predict_at: request.budget.clone(),
-                calibrate: request.calibrate,
-            };
-            let mut value = match (method, request.backtest) {
-                (None, Some(hold_out)) => {
-                    serde_json::to_value(isoflop_backtest(&profiles, &settings, hold_out)?)
-                }
-                (None, None) => serde_json::to_value(run_isoflop(&profiles, &settings)?),
-                (Some(method), _) => serde_json::to_value(envelope(
-                    &EnvelopeData {
-                        compute: pick(&compute),
-                        size: pick(&size),
-                        loss: pick(&loss),
-                        tokens: tokens.as_deref().map(pick),
-                        run: runs
-                            .as_ref()
-                            .map(|r| rows.iter().map(|&i| r[i].clone()).collect()),
-                    },
-                    &EnvelopeSettings {
-                        method,
-                        bootstrap: request.bootstrap,
-                        seed: request.seed,
-                        level: request.level,
-                    },
-                )?),
-            }
-            .map_err(|e| Error::fit(e.to_string()))?;
-            let group: BTreeMap<&String, &String> = request.group.iter().zip(&key).collect();
-            if let Some(object) = value.as_object_mut() {
-                object.insert("group".into(), serde_json::json!(group));
-                let approach = match (method, request.backtest) {
-                    (Some(_), _) => "envelope",
-                    (None, Some(_)) => "backtest",
-                    (None, None) => "profiles",
-                };
-                object.insert("approach".into(), serde_json::json!(approach));
-            }
-            analyses.push(value);
-        }
-        Ok(analyses)
-    });
-    json_out(&serde_json::json!({ "groups": py(analyses)? }))
+    let job = IsoflopJob {
+        compute: request.compute,
+        size: request.size,
+        tokens: request.tokens,
+        groups: request.group,
+        run: request.run,
+        envelope: method,
+        backtest: request.backtest,
+        shape,
+        tolerance: request.tolerance,
+        bootstrap: request.bootstrap,
+        seed: request.seed,
+        level: request.level,
+        budgets: request.budget,
+        calibrate: request.calibrate,
+    };
+    let result = py(py_.detach(|| job.run(&table, &recipe.target)))?;
+    json_out(&result)
 }
 
 #[derive(Deserialize)]
@@ -810,43 +736,23 @@ fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> 
     let table = py(table(data, &recipe))?;
     let law = py(request.options.law(&table))?;
     let settings = py(request.options.settings())?;
-    let data = py(table.fit_data(&law, &recipe, settings.space))?;
-    let labels = py(table.labels(&request.track, "track"))?;
-    let tracks = split_by_labels(&data, &labels);
-    let calibration = if request.calibrate {
-        let (by, scale) = py(table.scale(&law, &data, request.by.as_deref(), "by"))?;
-        Some(TrackCalibration {
-            by,
-            scales: split_values(&scale, &labels),
-        })
-    } else {
-        None
-    };
-    let baseline = py(baseline_index(
-        &tracks,
-        request.baseline.as_deref(),
-        &request.track,
-    ))?;
-    let interrupt = settings.interrupt.clone();
-    let track_settings = TrackSettings {
-        seed: settings.seed,
-        fit: settings,
+    let job = CompareJob {
+        track: request.track,
         shared: request.shared,
-        baseline,
-        allocation: AllocationSettings {
-            flops: py(Flops::parse(&request.flops))?,
-            held: request.held,
-            ..AllocationSettings::at_budgets(request.budgets)
-        },
+        baseline: request.baseline,
+        budgets: request.budgets,
+        grid: false,
+        flops: request.flops,
+        held: request.held,
         bootstrap: request.bootstrap,
         level: request.level,
         cell_tolerance: request.cell_tolerance,
-        calibration,
+        calibrate: request.calibrate,
+        by: request.by,
     };
-    let comparison = interruptible(py_, &interrupt, || {
-        compare_tracks(&law, &tracks, &track_settings)
-    })?;
-    json_out(&comparison)
+    let interrupt = settings.interrupt.clone();
+    let compared = interruptible(py_, &interrupt, || job.run(&table, &recipe, &law, settings))?;
+    json_out(&compared.comparison)
 }
 
 #[derive(Deserialize)]
@@ -1056,70 +962,30 @@ struct ScheduleFitRequest {
     fix: Vec<(String, f64)>,
 }
 
-/// One log per distinct value of the run column, in order of first appearance; every row keeps
-/// its location (the file or DataFrame and its 1-based row) for the library's messages.
-fn run_logs(dataset: &Dataset, request: &ScheduleFitRequest) -> Result<Vec<RunLog>, Error> {
-    let runs = dataset.text(&request.run)?;
-    let steps = dataset.numeric(&request.step)?;
-    let lrs = dataset.numeric(&request.lr)?;
-    let loss = dataset.numeric(&request.target)?;
-    let mut logs: Vec<RunLog> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    for (row, run) in runs.iter().enumerate() {
-        let slot = *index.entry(run.as_str()).or_insert_with(|| {
-            logs.push(RunLog {
-                run: run.clone(),
-                steps: Vec::new(),
-                lrs: Vec::new(),
-                loss: Vec::new(),
-                locations: Vec::new(),
-            });
-            logs.len() - 1
-        });
-        let log = &mut logs[slot];
-        log.steps.push(steps[row]);
-        log.lrs.push(lrs[row]);
-        log.loss.push(loss[row]);
-        log.locations.push(dataset.location(row, None));
-    }
-    Ok(logs)
-}
-
 /// Fits a curve law to the logged loss curves of some runs and scores it on every run; returns
 /// the fit's JSON (as `scalinglaws schedule fit --json`).
 #[pyfunction]
 fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let request: ScheduleFitRequest = request(request_json)?;
-    let law = py(CurveLaw::from_name(&request.law))?;
-    let dataset = py(data.dataset())?;
-    let logs = py(run_logs(&dataset, &request))?;
-    let fit = py(py_.detach(|| -> Result<ScheduleFit, Error> {
-        let curves = curves_from_logs(&logs, request.warmup)?;
-        fit_curves(law, &curves, &request.train, &request.fix)
-    }))?;
-    json_out(&fit)
-}
-
-/// A schedule fit's JSON read back. The per-run scores are not needed to predict or optimise,
-/// and a score that was not finite (written as null) would not read back as a number, so they
-/// are left out.
-fn read_schedule_fit(fit_json: &str) -> Result<ScheduleFit, Error> {
-    let not_a_fit = |why: String| {
-        Error::settings(format!(
-            "not a schedule fit ({why}): give the dict that schedule_fit returned"
-        ))
+    let job = ScheduleFitJob {
+        run: Some(request.run),
+        step: request.step,
+        lr: request.lr,
+        law: py(CurveLaw::from_name(&request.law))?,
+        train: request.train,
+        warmup: request.warmup,
+        fix: request.fix,
+        target: request.target,
     };
-    let mut value: serde_json::Value =
-        serde_json::from_str(fit_json).map_err(|e| not_a_fit(e.to_string()))?;
-    match value.get("kind").and_then(|k| k.as_str()) {
-        Some("schedule_fit") => {}
-        Some(other) => return Err(not_a_fit(format!("its kind is '{other}'"))),
-        None => return Err(not_a_fit("it has no kind".into())),
-    }
-    if let Some(object) = value.as_object_mut() {
-        object.insert("runs".into(), serde_json::Value::Array(Vec::new()));
-    }
-    serde_json::from_value(value).map_err(|e| not_a_fit(e.to_string()))
+    let recipe = Recipe {
+        target: job.target.clone(),
+        dialect: Dialect::Python,
+        ..Recipe::default()
+    };
+    let table = py(table(data, &recipe))?;
+    let logs = py(job.logs(&table, ""))?;
+    let fitted = py(py_.detach(|| job.run(&logs)))?;
+    json_out(&fitted.fit)
 }
 
 /// The fitted law's loss curve under a schedule spec (keys left out come from the fit's
@@ -1131,9 +997,12 @@ fn schedule_predict(
     schedule: &str,
     every: usize,
 ) -> PyResult<String> {
-    let fit = py(read_schedule_fit(fit_json))?;
-    let parsed = py(spec::parse(schedule, Some(fit.defaults)))?;
-    let prediction = py(py_.detach(|| predict_schedule(&fit, &parsed, every)))?;
+    let fit = py(ScheduleFit::from_json(fit_json))?;
+    let job = SchedulePredictJob {
+        schedule: schedule.to_string(),
+        every,
+    };
+    let prediction = py(py_.detach(|| job.run(&fit)))?;
     json_out(&prediction)
 }
 
@@ -1150,15 +1019,15 @@ fn schedule_optimize(
     floor: Option<f64>,
     max_iterations: usize,
 ) -> PyResult<(String, Vec<f64>)> {
-    let fit = py(read_schedule_fit(fit_json))?;
-    let settings = OptimizeSettings {
-        steps,
-        peak,
-        warmup: warmup.unwrap_or(fit.defaults.warmup),
-        floor: floor.unwrap_or(peak / 1000.0),
+    let fit = py(ScheduleFit::from_json(fit_json))?;
+    let job = ScheduleOptimizeJob {
+        steps: Some(steps),
+        peak: Some(peak),
+        warmup,
+        floor,
         max_iterations,
     };
-    let result = py(py_.detach(|| optimize_schedule(&fit, &settings)))?;
+    let result = py(py_.detach(|| job.run(&fit)))?;
     Ok((json_out(&result)?, result.lrs))
 }
 

@@ -12,6 +12,7 @@ mod lr;
 mod optimal;
 mod plot;
 mod predict;
+pub mod schedule;
 mod select;
 
 use std::path::PathBuf;
@@ -19,8 +20,6 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use scalinglaws::fit::LossKind;
-
-use crate::cmd_schedule;
 
 pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
@@ -31,6 +30,7 @@ pub use self::lr::LrArgs;
 pub use self::optimal::OptimalArgs;
 pub use self::plot::{PlotArgs, PlotKind, PlotOutputArgs};
 pub use self::predict::PredictArgs;
+pub use self::schedule::ScheduleArgs;
 pub use self::select::SelectArgs;
 
 /// Fit scaling laws to the records of ML scaling experiments.
@@ -80,7 +80,7 @@ pub enum Command {
     Lr(Box<LrArgs>),
     /// Loss curves under learning-rate schedules: fit a curve law (multi-power, LR annealing)
     /// to logged runs, then predict, compare and optimise schedules and cooldowns.
-    Schedule(cmd_schedule::ScheduleArgs),
+    Schedule(ScheduleArgs),
     /// Pictures of a fit (data and curves, residuals) or of a saved fit (frontier, bootstrap
     /// distributions), as SVG or PNG.
     Plot(PlotArgs),

@@ -1,10 +1,14 @@
-//! `compare`'s configuration (also `plot tracks`').
+//! `compare`'s configuration (also `plot tracks`'): the arguments as the library's
+//! `CompareJob`, with `--budget` and `--set` parsed.
 
 use anyhow::Result;
 
-use super::{destination, law_choice, level, recipe, settings_config};
+use scalinglaws::job::compare::CompareJob;
+
+use super::{budget_values, destination, law_choice, level, recipe, settings_config};
 use crate::args::CompareArgs;
 use crate::cmd_compare;
+use crate::cmd_optimal::held_values;
 use crate::input_error;
 
 pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
@@ -14,10 +18,7 @@ pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
             args.cell_tolerance
         )));
     }
-    Ok(cmd_compare::Config {
-        recipe: recipe(args.data)?,
-        law: law_choice(args.law)?,
-        settings: settings_config(args.settings)?,
+    let job = CompareJob {
         track: args.track.trim().to_string(),
         shared: args
             .shared
@@ -26,14 +27,21 @@ pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
             .filter(|s| !s.is_empty())
             .collect(),
         baseline: args.baseline.map(|b| b.trim().to_string()),
-        budgets: args.budgets,
+        budgets: budget_values(&args.budgets)?,
+        grid: false,
         flops: args.flops,
-        held: args.held,
+        held: held_values(&args.held)?,
         bootstrap: args.bootstrap,
         level: level("--level", args.level)?,
         cell_tolerance: args.cell_tolerance,
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),
+    };
+    Ok(cmd_compare::Config {
+        recipe: recipe(args.data)?,
+        law: law_choice(args.law)?,
+        settings: settings_config(args.settings)?,
+        job,
         json: destination(args.json.as_deref()),
     })
 }

@@ -1,8 +1,12 @@
-//! `isoflop`'s configuration.
+//! `isoflop`'s configuration: the arguments as the library's `IsoflopJob`.
 
 use anyhow::Result;
 
-use super::{destination, level, recipe};
+use scalinglaws::analysis::envelope::EnvelopeMethod;
+use scalinglaws::analysis::isoflop::Shape;
+use scalinglaws::job::isoflop::IsoflopJob;
+
+use super::{budget_values, destination, level, recipe};
 use crate::args::IsoflopArgs;
 use crate::cmd_isoflop;
 use crate::input_error;
@@ -14,7 +18,7 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             args.tolerance
         )));
     }
-    let predict_at = cmd_isoflop::budgets(&args.budgets)?;
+    let predict_at = positive_budgets(&args.budgets)?;
     if args.backtest == Some(0) {
         return Err(input_error(
             "--backtest 0: hold out at least the largest budget, e.g. --backtest 2",
@@ -27,36 +31,56 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
         ));
     }
     let bootstrap = args.bootstrap.unwrap_or(if forecasting { 1000 } else { 0 });
+    let envelope = args
+        .envelope
+        .as_deref()
+        .map(|text| {
+            EnvelopeMethod::parse(text.trim()).ok_or_else(|| {
+                input_error(format!(
+                    "--envelope '{text}': use hull, grid, or grid:K with K >= 2 budgets"
+                ))
+            })
+        })
+        .transpose()?;
     Ok(cmd_isoflop::Config {
         recipe: recipe(args.data)?,
-        groups: args.groups.iter().map(|g| g.trim().to_string()).collect(),
-        compute: args.compute.trim().to_string(),
-        size: args.size.trim().to_string(),
-        tokens: args.tokens.map(|t| t.trim().to_string()),
-        envelope: args
-            .envelope
-            .as_deref()
-            .map(|text| {
-                scalinglaws::analysis::envelope::EnvelopeMethod::parse(text.trim()).ok_or_else(
-                    || {
-                        input_error(format!(
-                            "--envelope '{text}': use hull, grid, or grid:K with K >= 2 budgets"
-                        ))
-                    },
-                )
-            })
-            .transpose()?,
-        run: args.run.map(|r| r.trim().to_string()),
-        settings: scalinglaws::analysis::isoflop::IsoflopSettings {
-            shape: cmd_isoflop::shape(args.shape.trim())?,
+        job: IsoflopJob {
+            compute: args.compute.trim().to_string(),
+            size: args.size.trim().to_string(),
+            tokens: args.tokens.map(|t| t.trim().to_string()),
+            groups: args.groups.iter().map(|g| g.trim().to_string()).collect(),
+            run: args.run.map(|r| r.trim().to_string()),
+            envelope,
+            backtest: args.backtest,
+            shape: shape(args.shape.trim())?,
             tolerance: args.tolerance,
             bootstrap,
             seed: args.seed,
             level: level("--level", args.level)?,
-            predict_at,
+            budgets: predict_at,
             calibrate: !args.no_calibration,
         },
-        backtest: args.backtest,
         json: destination(args.json.as_deref()),
+    })
+}
+
+/// The budgets of `--budget` (each a number or a comma list), each positive.
+pub fn positive_budgets(texts: &[String]) -> Result<Vec<f64>> {
+    let values = budget_values(texts)?;
+    if let Some(bad) = values.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
+        return Err(input_error(format!(
+            "--budget {bad}: give positive budgets in FLOPs, e.g. --budget 1e22,1e23"
+        )));
+    }
+    Ok(values)
+}
+
+/// `--shape NAME`.
+pub fn shape(name: &str) -> Result<Shape> {
+    Shape::from_name(name).ok_or_else(|| {
+        input_error(format!(
+            "--shape '{name}': use one of {}",
+            Shape::ALL.map(Shape::name).join(", ")
+        ))
     })
 }

@@ -3,6 +3,8 @@
 use anyhow::{Context, Result};
 
 use super::{destination, level, recipe, split_name};
+use scalinglaws::job::lr::LrJob;
+
 use crate::args::LrArgs;
 use crate::cmd_lr;
 use crate::input::{constant, split_top_level};
@@ -33,8 +35,7 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
             args.holdout
         )));
     }
-    Ok(cmd_lr::Config {
-        recipe: recipe(args.data)?,
+    let job = LrJob {
         lr: args.lr.trim().to_string(),
         size: args.size.trim().to_string(),
         tokens: args.tokens.trim().to_string(),
@@ -55,6 +56,10 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
             holdout: args.holdout,
             ..LrSettings::default()
         },
+    };
+    Ok(cmd_lr::Config {
+        recipe: recipe(args.data)?,
+        job,
         json: destination(args.json.as_deref()),
     })
 }

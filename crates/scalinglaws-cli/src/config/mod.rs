@@ -13,6 +13,7 @@ mod lr;
 mod optimal;
 mod plot;
 mod predict;
+mod schedule;
 mod select;
 
 use std::collections::BTreeMap;
@@ -34,6 +35,7 @@ pub use self::lr::lr_config;
 pub use self::optimal::optimal_config;
 pub use self::plot::plot_config;
 pub use self::predict::predict_config;
+pub use self::schedule::{schedule_config, ScheduleConfig, ScheduleFitConfig};
 pub use self::select::select_config;
 
 pub fn destination(json: Option<&str>) -> Option<Destination> {
@@ -177,6 +179,18 @@ pub fn parse_delimiter(text: &str) -> Result<u8> {
 pub fn split_name<'a>(option: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
     scalinglaws::data::recipe::split_assignment(option, text, form)
         .map_err(|error| input_error(error.to_string()))
+}
+
+/// The values of repeated `--budget` options, each a number or a comma list, in order (the one
+/// `--budget` parser: `isoflop` also requires them positive).
+pub fn budget_values(texts: &[String]) -> Result<Vec<f64>> {
+    let mut values = Vec::new();
+    for text in texts {
+        values.extend(
+            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
+        );
+    }
+    Ok(values)
 }
 
 pub fn parse_fixes(texts: &[String]) -> Result<BTreeMap<String, f64>> {

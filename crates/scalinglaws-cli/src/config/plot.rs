@@ -4,9 +4,9 @@ use anyhow::Result;
 
 use super::{compare_config, fit_config, recipe};
 use crate::args::{PlotKind, PlotOutputArgs};
+use crate::cmd_plot;
 use crate::input_error;
 use crate::output::Destination;
-use crate::{cmd_isoflop, cmd_plot};
 
 fn plot_output(args: PlotOutputArgs) -> Result<cmd_plot::Output> {
     Ok(cmd_plot::Output {
@@ -75,7 +75,7 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
                     })
                     .collect::<Result<_>>()?,
                 settings: scalinglaws::analysis::isoflop::IsoflopSettings {
-                    shape: cmd_isoflop::shape(args.shape.trim())?,
+                    shape: super::isoflop::shape(args.shape.trim())?,
                     tolerance: args.tolerance,
                     bootstrap: args.bootstrap,
                     seed: 0,

@@ -37,6 +37,26 @@ pub struct Bounds {
     pub upper: Option<f64>,
 }
 
+impl Bounds {
+    /// [lower, upper], an infinite end meaning unbounded on that side.
+    pub fn between(lower: f64, upper: f64) -> Bounds {
+        Bounds {
+            lower: lower.is_finite().then_some(lower),
+            upper: upper.is_finite().then_some(upper),
+        }
+    }
+
+    /// The lower end, −∞ when unbounded.
+    pub fn low(&self) -> f64 {
+        self.lower.unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// The upper end, +∞ when unbounded.
+    pub fn high(&self) -> f64 {
+        self.upper.unwrap_or(f64::INFINITY)
+    }
+}
+
 /// Everything about a fit except the law and the data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitSettings {

@@ -23,6 +23,8 @@ pub trait Objective {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Termination {
+    // The aliases read the names schedule fits wrote before they used this type (the Debug
+    // name lowercased).
     /// The gradient is negligible relative to the objective.
     Gradient,
     /// The last accepted step changed the objective by less than the tolerance.
@@ -30,10 +32,13 @@ pub enum Termination {
     /// The last step was negligible relative to the parameters.
     Step,
     /// The iteration budget ran out.
+    #[serde(alias = "maxiterations")]
     MaxIterations,
     /// No step decreased the objective even with heavy damping.
+    #[serde(alias = "noprogress")]
     NoProgress,
     /// The objective was not finite at the start.
+    #[serde(alias = "notfinite")]
     NotFinite,
     /// A parameter ran off to infinity: no optimum there.
     Diverged,
@@ -42,6 +47,23 @@ pub enum Termination {
     Plateau,
     /// A parameter ran orders of magnitude beyond every start (the data do not bound it).
     Runaway,
+}
+
+/// The name JSON uses (`max_iterations`, ...).
+impl std::fmt::Display for Termination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Termination::Gradient => "gradient",
+            Termination::Objective => "objective",
+            Termination::Step => "step",
+            Termination::MaxIterations => "max_iterations",
+            Termination::NoProgress => "no_progress",
+            Termination::NotFinite => "not_finite",
+            Termination::Diverged => "diverged",
+            Termination::Plateau => "plateau",
+            Termination::Runaway => "runaway",
+        })
+    }
 }
 
 impl Termination {

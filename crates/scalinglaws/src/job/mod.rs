@@ -6,10 +6,17 @@
 //!
 //! - [`fit`]: [`FitJob`], THE fit workflow (law, row check, fit, variance model, calibration,
 //!   profiles, bootstrap, provenance), and the default residual space of each law;
-//! - [`optimal`]: the allocation settings a saved fit implies (its bootstrap draws and level).
+//! - [`optimal`]: the allocation settings a saved fit implies (its bootstrap draws and level);
+//! - [`isoflop`], [`lr`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
+//!   (IsoFLOP profiles and envelopes, learning-rate laws, recipe tracks, loss curves under
+//!   schedules).
 
+pub mod compare;
 pub mod fit;
+pub mod isoflop;
+pub mod lr;
 pub mod optimal;
+pub mod schedule;
 
 pub use fit::{FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings};
 pub use optimal::allocation_from_fit;

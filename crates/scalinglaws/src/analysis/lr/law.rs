@@ -10,12 +10,12 @@
 //! 1/se² (their delta-method standard errors), the scale estimated from the weighted residuals
 //! (s² = χ²/dof), t intervals. The curvature test is the F test of the nested forms.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::uncertainty::dist::{f_sf, t_quantile};
 
 /// The shape of the law.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Form {
     Loglinear,
@@ -38,7 +38,7 @@ impl Form {
 }
 
 /// How the law is estimated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// Weighted least squares on the per-cell optima.

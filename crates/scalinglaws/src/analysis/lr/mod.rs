@@ -30,7 +30,7 @@ mod joint;
 mod law;
 mod swept;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use backtest::{Backtest, HeldOut, Split};
 pub use cells::{Cell, CellStatus};
@@ -75,7 +75,8 @@ impl LrData {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LrSettings {
     pub form: Form,
     pub method: Method,
@@ -92,7 +93,9 @@ pub struct LrSettings {
     pub targets: Vec<(f64, f64)>,
     /// Fraction of horizons (per N) and of model sizes held out by the backtests.
     pub holdout: f64,
-    /// Whose words the warnings use for settings (`--batch COL` or `batch="COL"`).
+    /// Whose words the warnings use for settings (`--batch COL` or `batch="COL"`); a job
+    /// takes it from its table.
+    #[serde(skip)]
     pub dialect: Dialect,
 }
 
@@ -114,7 +117,7 @@ impl Default for LrSettings {
 }
 
 /// How the joint fit treats the curvature of each cell's profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Curvature {
     /// ln k = k0 + kN·ln N + kD·ln D (calibrated: see `joint.rs`).

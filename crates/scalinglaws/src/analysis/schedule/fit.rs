@@ -180,7 +180,7 @@ impl<'a> CurveObjective<'a> {
             template: fixed.iter().map(|f| f.unwrap_or(f64::NAN)).collect(),
             transforms: free
                 .iter()
-                .map(|&i| Transform::new(bounds[i].0, bounds[i].1))
+                .map(|&i| Transform::new(bounds[i].low(), bounds[i].high()))
                 .collect(),
             free,
             loss: Loss {
@@ -398,10 +398,10 @@ fn pin_at_bounds(law: CurveLaw, p: &[f64], fixed: &[Option<f64>]) -> Vec<Option<
     law.bounds()
         .iter()
         .zip(p.iter().zip(fixed))
-        .map(|((lo, hi), (&v, f))| match f {
+        .map(|(b, (&v, f))| match f {
             Some(_) => *f,
-            None if near(v, *lo) => Some(*lo),
-            None if near(v, *hi) => Some(*hi),
+            None if near(v, b.low()) => Some(b.low()),
+            None if near(v, b.high()) => Some(b.high()),
             None => None,
         })
         .collect()

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::multi_power;
 use crate::error::{Error, Result};
+use crate::fit::Bounds;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -91,10 +92,11 @@ impl CurveLaw {
         }
     }
 
-    /// (lower, upper) bounds of each parameter.
-    pub fn bounds(self) -> Vec<(f64, f64)> {
-        let positive = (0.0, f64::INFINITY);
-        let exponent = (0.0, 5.0);
+    /// The bounds of each parameter (the engine's [`Bounds`]).
+    pub fn bounds(self) -> Vec<Bounds> {
+        let positive = Bounds::between(0.0, f64::INFINITY);
+        let exponent = Bounds::between(0.0, 5.0);
+        let between = Bounds::between;
         match self {
             // C, β and γ are bounded so that degenerate limits (C → 0 with β → ∞, …), which a
             // single schedule cannot rule out, stop at a bound and are reported there.
@@ -103,11 +105,13 @@ impl CurveLaw {
                 positive,
                 exponent,
                 positive,
-                (1e-3, 1e3),
-                (1e-3, 5.0),
-                (1e-3, 3.0),
+                between(1e-3, 1e3),
+                between(1e-3, 5.0),
+                between(1e-3, 3.0),
             ],
-            CurveLaw::LrAnnealing => vec![positive, positive, exponent, positive, (0.0, 1.0)],
+            CurveLaw::LrAnnealing => {
+                vec![positive, positive, exponent, positive, between(0.0, 1.0)]
+            }
             CurveLaw::PowerArea => vec![positive, positive, exponent],
         }
     }

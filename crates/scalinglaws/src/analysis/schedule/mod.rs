@@ -13,6 +13,7 @@ pub mod spec;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Location, Result};
+use crate::fit::solver::Termination;
 pub use fit::Curve;
 pub use law::CurveLaw;
 pub use spec::{ParsedSpec, Schedule, SpecDefaults};
@@ -131,7 +132,8 @@ pub struct ScheduleFit {
     pub params: Vec<Estimate>,
     /// Σ Huber(ln y − ln ŷ; δ = 1e-3) over the training points.
     pub objective: f64,
-    pub termination: String,
+    /// Why the search stopped (the engine's [`Termination`]).
+    pub termination: Termination,
     pub iterations: usize,
     pub starts: usize,
     pub train: Vec<String>,
@@ -217,12 +219,13 @@ pub fn fit_curves(
             optimum.termination.describe()
         ));
     }
-    for (i, (name, (value, (lo, hi)))) in law
+    for (i, (name, (value, bounds))) in law
         .params()
         .iter()
         .zip(optimum.params.iter().zip(law.bounds()))
         .enumerate()
     {
+        let (lo, hi) = (bounds.low(), bounds.high());
         if held[i].is_none() && (*value - lo).abs() <= 1e-6 * (1.0 + lo.abs())
             || (hi.is_finite() && (hi - value).abs() <= 1e-6 * (1.0 + hi.abs()))
         {
@@ -249,7 +252,7 @@ pub fn fit_curves(
             })
             .collect(),
         objective: optimum.objective,
-        termination: format!("{:?}", optimum.termination).to_lowercase(),
+        termination: optimum.termination,
         iterations: optimum.iterations,
         starts: optimum.starts,
         train: training.iter().map(|c| c.run.clone()).collect(),

@@ -311,19 +311,9 @@ pub fn cooldown_table(
     warmup: usize,
     starts: &[usize],
     lengths: &[usize],
-    decay: &str,
+    decay: Decay,
     last: f64,
 ) -> Result<Vec<CooldownRow>> {
-    let decay = match decay {
-        "linear" => Decay::Linear,
-        "exp" => Decay::Exp,
-        "cosine" => Decay::Cosine,
-        other => {
-            return Err(Error::settings(format!(
-                "unknown decay '{other}'; use linear, exp or cosine"
-            )))
-        }
-    };
     let p = fit.values();
     let horizon =
         starts.iter().max().copied().unwrap_or(0) + lengths.iter().max().copied().unwrap_or(0);

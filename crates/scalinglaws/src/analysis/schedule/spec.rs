@@ -26,7 +26,8 @@ pub struct SpecDefaults {
 }
 
 /// How a decay phase falls from the peak to its final value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Decay {
     /// Geometric: peak^((T−s)/(T−d))·final^((s−d)/(T−d)) (the multi-power paper's WSD).
     Exp,
@@ -35,7 +36,15 @@ pub enum Decay {
 }
 
 impl Decay {
-    fn parse(text: &str) -> Result<Decay> {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decay::Exp => "exp",
+            Decay::Linear => "linear",
+            Decay::Cosine => "cosine",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Decay> {
         match text {
             "exp" => Ok(Decay::Exp),
             "linear" => Ok(Decay::Linear),

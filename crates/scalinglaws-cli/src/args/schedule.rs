@@ -1,0 +1,174 @@
+//! Arguments of `schedule` and its subcommands: loss curves under learning-rate schedules.
+//! `--fix` and `--where` are parsed by the same code as every other command's (`config/`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+pub struct ScheduleArgs {
+    #[command(subcommand)]
+    pub kind: ScheduleKind,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScheduleKind {
+    /// Fit a curve law (multi_power, lr_annealing, power_area) to logged loss curves and score
+    /// it on every run, trained on or not (R², error of the last logged loss).
+    Fit(FitArgs),
+    /// The curve a saved fit predicts for a schedule spec.
+    Predict(PredictArgs),
+    /// Several schedules' predicted curves and final losses side by side.
+    Compare(CompareArgs),
+    /// The schedule with the lowest predicted final loss (warmup fixed, then non-increasing
+    /// between --floor and --peak), against cosine, WSD and constant at the same budget.
+    Optimize(OptimizeArgs),
+    /// Predicted loss after a cooldown of each length started at each step, from a constant
+    /// run at the peak (the constant-plus-cooldowns regime).
+    Cooldown(CooldownArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Logs: one file with a run column (--run), or one file per run (the run is the file's
+    /// name without extension).
+    #[arg(value_name = "DATA", required = true)]
+    pub data: Vec<PathBuf>,
+    /// The column naming each row's run [default: the file name].
+    #[arg(long, value_name = "COLUMN")]
+    pub run: Option<String>,
+    /// The column of the optimizer step.
+    #[arg(long, value_name = "COLUMN", default_value = "step")]
+    pub step: String,
+    /// The column of the learning rate at that step (interpolated between logged steps).
+    #[arg(long, value_name = "COLUMN", default_value = "lr")]
+    pub lr: String,
+    /// The column of the loss.
+    #[arg(long, value_name = "COLUMN", default_value = "loss")]
+    pub target: String,
+    /// The curve law.
+    #[arg(long, value_name = "NAME", default_value = "multi_power",
+          value_parser = clap::builder::PossibleValuesParser::new(["multi_power", "lr_annealing", "power_area"]))]
+    pub law: String,
+    /// The runs to fit on, comma separated [default: all]; the others are scored only.
+    #[arg(long, value_name = "RUN,...", value_delimiter = ',')]
+    pub train: Vec<String>,
+    /// Linear warmup steps before the first logged step (0 → first logged lr, from step 0 to
+    /// warmup−1, numpy linspace); 0: the first logged lr from step 0.
+    #[arg(long, value_name = "STEPS", default_value_t = 0)]
+    pub warmup: usize,
+    /// Hold a parameter at a value: gamma=0.6.
+    #[arg(long = "fix", value_name = "NAME=VALUE")]
+    pub fixes: Vec<String>,
+    /// Keep only the rows where a comparison holds: "step >= 1000".
+    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
+    pub filters: Vec<String>,
+    /// Field delimiter (one character, or "tab"); overrides the file extension.
+    #[arg(long, value_name = "C")]
+    pub delimiter: Option<String>,
+    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
+    /// Write the fit as JSON ('-' for stdout), the FIT.json the other subcommands read.
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SavedFit {
+    /// A fit written by `schedule fit --json`.
+    #[arg(value_name = "FIT.json")]
+    pub fit: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    #[command(flatten)]
+    pub saved: SavedFit,
+    /// The schedule: cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5 (keys left out take the
+    /// fit's training run values; see `schedule predict --help`).
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub schedule: String,
+    /// Report the curve every K steps [default: about 200 points].
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub every: usize,
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub saved: SavedFit,
+    /// A schedule spec (repeat, at least twice).
+    #[arg(long = "schedule", value_name = "SPEC", required = true)]
+    pub schedules: Vec<String>,
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub every: usize,
+    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OptimizeArgs {
+    #[command(flatten)]
+    pub saved: SavedFit,
+    /// Total steps [default: the fit's training run].
+    #[arg(long, value_name = "T")]
+    pub steps: Option<usize>,
+    /// Peak learning rate [default: the fit's training run].
+    #[arg(long, value_name = "LR")]
+    pub peak: Option<f64>,
+    /// Warmup steps [default: the fit's training run].
+    #[arg(long, value_name = "STEPS")]
+    pub warmup: Option<usize>,
+    /// The lowest learning rate allowed [default: peak/1000].
+    #[arg(long, value_name = "LR")]
+    pub floor: Option<f64>,
+    /// Iterations of accelerated projected gradient descent (FISTA).
+    #[arg(long = "max-iterations", value_name = "N", default_value_t = 400)]
+    pub max_iterations: usize,
+    /// Also write the whole optimised schedule (step,lr) as CSV.
+    #[arg(long = "schedule-csv", value_name = "FILE")]
+    pub schedule_csv: Option<PathBuf>,
+    /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CooldownArgs {
+    #[command(flatten)]
+    pub saved: SavedFit,
+    /// Steps where a cooldown starts, comma separated.
+    #[arg(long, value_name = "STEP,...", value_delimiter = ',', required = true)]
+    pub at: Vec<usize>,
+    /// Cooldown lengths in steps, comma separated.
+    #[arg(
+        long = "len",
+        value_name = "STEPS,...",
+        value_delimiter = ',',
+        required = true
+    )]
+    pub lengths: Vec<usize>,
+    /// Peak (constant) learning rate [default: the fit's training run].
+    #[arg(long, value_name = "LR")]
+    pub peak: Option<f64>,
+    /// Warmup steps [default: the fit's training run].
+    #[arg(long, value_name = "STEPS")]
+    pub warmup: Option<usize>,
+    /// Learning rate at the end of a cooldown [default: peak/100].
+    #[arg(long = "final", value_name = "LR")]
+    pub last: Option<f64>,
+    /// Shape of the cooldown.
+    #[arg(long, value_name = "SHAPE", default_value = "linear",
+          value_parser = clap::builder::PossibleValuesParser::new(["linear", "exp", "cosine"]))]
+    pub decay: String,
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}

@@ -1,0 +1,164 @@
+//! `schedule`'s configuration: each subcommand's arguments as the library's schedule job, with
+//! `--fix` parsed by the one `--fix` parser (`parse_fixes`) and each file's recipe (`--where`,
+//! `--delimiter`) built here.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use scalinglaws::analysis::schedule::spec::Decay;
+use scalinglaws::analysis::schedule::CurveLaw;
+use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
+use scalinglaws::job::schedule::{
+    ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
+    SchedulePredictJob,
+};
+
+use super::{destination, parse_delimiter, parse_fixes};
+use crate::args::schedule::{
+    CompareArgs, CooldownArgs, FitArgs, OptimizeArgs, PredictArgs, ScheduleArgs, ScheduleKind,
+};
+use crate::input::Recipe;
+use crate::output::Destination;
+
+/// One subcommand's job, with the saved fit it reads and where its outputs go.
+#[derive(Debug)]
+pub enum ScheduleConfig {
+    Fit(ScheduleFitConfig),
+    Predict {
+        fit: PathBuf,
+        job: SchedulePredictJob,
+        json: Option<Destination>,
+    },
+    Compare {
+        fit: PathBuf,
+        job: ScheduleCompareJob,
+        plot: Option<String>,
+        json: Option<Destination>,
+    },
+    Optimize {
+        fit: PathBuf,
+        job: ScheduleOptimizeJob,
+        schedule_csv: Option<PathBuf>,
+        plot: Option<String>,
+        json: Option<Destination>,
+    },
+    Cooldown {
+        fit: PathBuf,
+        job: ScheduleCooldownJob,
+        json: Option<Destination>,
+    },
+}
+
+/// `schedule fit`: the files of logs (each read with the same recipe) and the fit job.
+#[derive(Debug)]
+pub struct ScheduleFitConfig {
+    pub files: Vec<Recipe>,
+    pub job: ScheduleFitJob,
+    pub plot: Option<String>,
+    pub json: Option<Destination>,
+}
+
+pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
+    Ok(match args.kind {
+        ScheduleKind::Fit(a) => ScheduleConfig::Fit(fit_config(a)?),
+        ScheduleKind::Predict(a) => predict_config(a),
+        ScheduleKind::Compare(a) => compare_config(a),
+        ScheduleKind::Optimize(a) => optimize_config(a),
+        ScheduleKind::Cooldown(a) => cooldown_config(a)?,
+    })
+}
+
+fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
+    let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
+    let filters: Vec<Filter> = args
+        .filters
+        .iter()
+        .map(|t| Filter::parse(t).context("--where"))
+        .collect::<Result<_>>()?;
+    let files = args
+        .data
+        .iter()
+        .map(|path| Recipe {
+            path: path.clone(),
+            delimiter,
+            recipe: LibraryRecipe {
+                maps: Vec::new(),
+                derives: Vec::new(),
+                filters: filters.clone(),
+                target: args.target.clone(),
+                weights: None,
+                dialect: Dialect::Cli,
+            },
+        })
+        .collect();
+    let job = ScheduleFitJob {
+        run: args.run,
+        step: args.step,
+        lr: args.lr,
+        target: args.target,
+        law: CurveLaw::from_name(&args.law)?,
+        train: args.train,
+        warmup: args.warmup,
+        fix: parse_fixes(&args.fixes)?.into_iter().collect(),
+    };
+    Ok(ScheduleFitConfig {
+        files,
+        job,
+        plot: args.plot,
+        json: destination(args.json.as_deref()),
+    })
+}
+
+fn predict_config(args: PredictArgs) -> ScheduleConfig {
+    ScheduleConfig::Predict {
+        fit: args.saved.fit,
+        job: SchedulePredictJob {
+            schedule: args.schedule,
+            every: args.every,
+        },
+        json: destination(args.json.as_deref()),
+    }
+}
+
+fn compare_config(args: CompareArgs) -> ScheduleConfig {
+    ScheduleConfig::Compare {
+        fit: args.saved.fit,
+        job: ScheduleCompareJob {
+            schedules: args.schedules,
+            every: args.every,
+        },
+        plot: args.plot,
+        json: destination(args.json.as_deref()),
+    }
+}
+
+fn optimize_config(args: OptimizeArgs) -> ScheduleConfig {
+    ScheduleConfig::Optimize {
+        fit: args.saved.fit,
+        job: ScheduleOptimizeJob {
+            steps: args.steps,
+            peak: args.peak,
+            warmup: args.warmup,
+            floor: args.floor,
+            max_iterations: args.max_iterations,
+        },
+        schedule_csv: args.schedule_csv,
+        plot: args.plot,
+        json: destination(args.json.as_deref()),
+    }
+}
+
+fn cooldown_config(args: CooldownArgs) -> Result<ScheduleConfig> {
+    Ok(ScheduleConfig::Cooldown {
+        fit: args.saved.fit,
+        job: ScheduleCooldownJob {
+            at: args.at,
+            lengths: args.lengths,
+            peak: args.peak,
+            warmup: args.warmup,
+            last: args.last,
+            decay: Decay::parse(&args.decay)?,
+        },
+        json: destination(args.json.as_deref()),
+    })
+}

@@ -1,0 +1,138 @@
+//! The recipe-comparison job: the runs split into tracks by a column, each fitted with one law
+//! (separately or with named parameters shared), compared at budgets. The command line and
+//! Python build this job; the law and its fit settings come with the call (they are the fit
+//! job's: see `job::fit`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::allocation::{AllocationSettings, Flops};
+use crate::analysis::tracks::{
+    baseline_index, compare_tracks, split_by_labels, split_values, Track, TrackCalibration,
+    TrackComparison, TrackSettings,
+};
+use crate::data::recipe::{Recipe, Table};
+use crate::error::{Error, Result};
+use crate::fit::FitSettings;
+use crate::Law;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareJob {
+    /// The column naming each run's track.
+    pub track: String,
+    /// Parameters common to all tracks (empty: every track fitted separately).
+    #[serde(default)]
+    pub shared: Vec<String>,
+    /// The track the others are compared with [default: the first].
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Budgets in FLOPs at which tracks are compared.
+    #[serde(default)]
+    pub budgets: Vec<f64>,
+    /// Instead of `budgets` alone: 25 budgets from the smallest run's compute to 100× the
+    /// largest, with `budgets` added (for plots).
+    #[serde(default)]
+    pub grid: bool,
+    /// The FLOPs formula (`6*N*D`, ...).
+    pub flops: String,
+    /// Variables held at values for the allocations.
+    #[serde(default)]
+    pub held: BTreeMap<String, Vec<f64>>,
+    #[serde(default)]
+    pub bootstrap: usize,
+    pub level: f64,
+    /// Runs whose law variables agree within this relative tolerance share a cell.
+    pub cell_tolerance: f64,
+    /// Calibrate each track's prediction intervals beyond the data (rolling-origin backtests
+    /// by `by`, or the default scale).
+    pub calibrate: bool,
+    #[serde(default)]
+    pub by: Option<String>,
+}
+
+/// The comparison with the tracks it compared (for plots).
+#[derive(Debug, Clone)]
+pub struct ComparedTracks {
+    pub comparison: TrackComparison,
+    pub tracks: Vec<Track>,
+}
+
+impl CompareJob {
+    /// Splits `table`'s runs into tracks and compares them under `law` fitted with `fit`.
+    pub fn run(
+        &self,
+        table: &Table,
+        recipe: &Recipe,
+        law: &Law,
+        fit: FitSettings,
+    ) -> Result<ComparedTracks> {
+        let option = |name: &str| table.dialect().option(name);
+        let data = table.fit_data(law, recipe, fit.space)?;
+        let labels = table.labels(&self.track, &option("track"))?;
+        let tracks = split_by_labels(&data, &labels);
+        let calibration = match self.calibrate {
+            true => {
+                let (by, scale) = table.scale(law, &data, self.by.as_deref(), &option("by"))?;
+                Some(TrackCalibration {
+                    by,
+                    scales: split_values(&scale, &labels),
+                })
+            }
+            false => None,
+        };
+        let baseline = baseline_index(&tracks, self.baseline.as_deref(), &self.track)
+            .map_err(|e| e.within(option("baseline")))?;
+        let flops = Flops::parse(&self.flops).map_err(|e| e.within(option("flops")))?;
+        let budgets = match self.grid {
+            true => {
+                let mut budgets = budget_grid(law, &tracks, &flops)?;
+                budgets.extend(&self.budgets);
+                budgets.sort_by(f64::total_cmp);
+                budgets.dedup();
+                budgets
+            }
+            false => self.budgets.clone(),
+        };
+        let settings = TrackSettings {
+            seed: fit.seed,
+            fit,
+            shared: self.shared.clone(),
+            baseline,
+            allocation: AllocationSettings {
+                flops,
+                held: self.held.clone(),
+                ..AllocationSettings::at_budgets(budgets)
+            },
+            bootstrap: self.bootstrap,
+            level: self.level,
+            cell_tolerance: self.cell_tolerance,
+            calibration,
+        };
+        let comparison = compare_tracks(law, &tracks, &settings)?;
+        Ok(ComparedTracks { comparison, tracks })
+    }
+}
+
+/// 25 budgets from the smallest run's compute to 100× the largest.
+fn budget_grid(law: &Law, tracks: &[Track], flops: &Flops) -> Result<Vec<f64>> {
+    let (Some(n), Some(d)) = (law.variable_index("N"), law.variable_index("D")) else {
+        return Err(Error::settings(
+            "the plot is loss against compute: the law needs variables N and D",
+        ));
+    };
+    let computes: Vec<f64> = tracks
+        .iter()
+        .flat_map(|t| (0..t.data.target.len()).map(move |r| (t, r)))
+        .map(|(t, r)| flops.at(t.data.variables[n][r], t.data.variables[d][r]))
+        .filter(|c| *c > 0.0 && c.is_finite())
+        .collect();
+    let lo = computes.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = computes.iter().copied().fold(f64::NEG_INFINITY, f64::max) * 100.0;
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Err(Error::settings("no run has a positive compute"));
+    }
+    Ok((0..25)
+        .map(|i| (lo.ln() + (hi.ln() - lo.ln()) * i as f64 / 24.0).exp())
+        .collect())
+}

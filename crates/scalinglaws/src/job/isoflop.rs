@@ -1,0 +1,190 @@
+//! The IsoFLOP job: the runs split into groups, and per group the per-budget profiles
+//! (approach 2), their backtest on held-out budgets, or the envelope of checkpoints (approach
+//! 1). The command line and Python build this job and write its result.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::envelope::{
+    envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
+};
+use crate::analysis::isoflop::{
+    isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Shape,
+};
+use crate::data::recipe::Table;
+use crate::error::Result;
+
+/// Which columns hold what, how runs are grouped, and the analysis to run per group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IsoflopJob {
+    pub compute: String,
+    pub size: String,
+    #[serde(default)]
+    pub tokens: Option<String>,
+    /// Columns whose joint values split the runs into separate analyses.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// The column naming each checkpoint's run (for the grid envelope and its bootstrap).
+    #[serde(default)]
+    pub run: Option<String>,
+    /// Approach 1 on checkpoints instead of per-budget profiles.
+    #[serde(default)]
+    pub envelope: Option<EnvelopeMethod>,
+    /// Hold out this many of the largest budgets and score their predictions.
+    #[serde(default)]
+    pub backtest: Option<usize>,
+    pub shape: Shape,
+    /// Runs whose budgets differ by less than this (relative) share a budget.
+    pub tolerance: f64,
+    #[serde(default)]
+    pub bootstrap: usize,
+    #[serde(default)]
+    pub seed: u64,
+    pub level: f64,
+    /// New budgets at which to predict N*, D* and the loss.
+    #[serde(default)]
+    pub budgets: Vec<f64>,
+    /// Widen the intervals of predictions beyond the data by rolling-origin backtests.
+    pub calibrate: bool,
+}
+
+/// Approach 2 (a profile per budget), its backtest, or approach 1 (the envelope).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "approach", rename_all = "snake_case")]
+pub enum Analysis {
+    Profiles(Isoflop),
+    Backtest(IsoflopBacktest),
+    Envelope(Envelope),
+}
+
+/// One group's analysis, with the values that define the group.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupAnalysis {
+    pub group: BTreeMap<String, String>,
+    #[serde(flatten)]
+    pub analysis: Analysis,
+}
+
+/// Every group's analysis: `{"groups": [...]}`, as `isoflop --json` writes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct IsoflopResult {
+    pub groups: Vec<GroupAnalysis>,
+}
+
+/// The columns the analyses read, one value per kept row.
+struct Columns {
+    compute: Vec<f64>,
+    size: Vec<f64>,
+    loss: Vec<f64>,
+    tokens: Option<Vec<f64>>,
+    runs: Option<Vec<String>>,
+}
+
+impl IsoflopJob {
+    pub fn settings(&self) -> IsoflopSettings {
+        IsoflopSettings {
+            shape: self.shape,
+            tolerance: self.tolerance,
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+            level: self.level,
+            predict_at: self.budgets.clone(),
+            calibrate: self.calibrate,
+        }
+    }
+
+    /// Runs the analysis on every group of `table` (its target is the loss). An error in a
+    /// group names the group.
+    pub fn run(&self, table: &Table, target: &str) -> Result<IsoflopResult> {
+        let columns = self.columns(table, target)?;
+        let option = |name: &str| table.dialect().option(name);
+        let mut groups = Vec::new();
+        for (key, rows) in table.group_rows(&self.groups, &option("group"))? {
+            let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
+            let analysis = self
+                .analyse(&columns, &rows)
+                .map_err(|e| match group.is_empty() {
+                    true => e,
+                    false => e.within(format!("group {}", describe_group(&group))),
+                })?;
+            groups.push(GroupAnalysis { group, analysis });
+        }
+        Ok(IsoflopResult { groups })
+    }
+
+    fn columns(&self, table: &Table, target: &str) -> Result<Columns> {
+        let why = "IsoFLOP profiles are fitted on logs";
+        let option = |name: &str| table.dialect().option(name);
+        let positive = |column: &str, role: &str| table.positive_values(column, &option(role), why);
+        Ok(Columns {
+            compute: positive(&self.compute, "compute")?,
+            size: positive(&self.size, "size")?,
+            loss: positive(target, "target")?,
+            tokens: self
+                .tokens
+                .as_deref()
+                .map(|t| positive(t, "tokens"))
+                .transpose()?,
+            runs: self
+                .run
+                .as_deref()
+                .map(|r| table.labels(r, &option("run")))
+                .transpose()?,
+        })
+    }
+
+    fn analyse(&self, columns: &Columns, rows: &[usize]) -> Result<Analysis> {
+        let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
+        let data = IsoflopData {
+            compute: pick(&columns.compute),
+            size: pick(&columns.size),
+            loss: pick(&columns.loss),
+            tokens: columns.tokens.as_deref().map(pick),
+        };
+        match (self.envelope, self.backtest) {
+            (None, Some(hold_out)) => {
+                isoflop_backtest(&data, &self.settings(), hold_out).map(Analysis::Backtest)
+            }
+            (None, None) => isoflop(&data, &self.settings()).map(Analysis::Profiles),
+            (Some(method), _) => {
+                let IsoflopData {
+                    compute,
+                    size,
+                    loss,
+                    tokens,
+                } = data;
+                let run = columns
+                    .runs
+                    .as_ref()
+                    .map(|r| rows.iter().map(|&i| r[i].clone()).collect());
+                let settings = EnvelopeSettings {
+                    method,
+                    bootstrap: self.bootstrap,
+                    seed: self.seed,
+                    level: self.level,
+                };
+                envelope(
+                    &EnvelopeData {
+                        compute,
+                        size,
+                        loss,
+                        tokens,
+                        run,
+                    },
+                    &settings,
+                )
+                .map(Analysis::Envelope)
+            }
+        }
+    }
+}
+
+/// `k=v, k2=v2`.
+pub fn describe_group(group: &BTreeMap<String, String>) -> String {
+    group
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

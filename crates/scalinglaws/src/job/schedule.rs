@@ -1,0 +1,226 @@
+//! Schedule jobs: fit a curve law to logged runs, and predict, compare, optimise and tabulate
+//! cooldowns from a saved fit. The one place that groups a table's rows into run logs and that
+//! reads a saved schedule fit back, for the command line and Python alike.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::schedule::optimize::{
+    cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
+};
+use crate::analysis::schedule::spec::Decay;
+use crate::analysis::schedule::{
+    compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, Prediction,
+    RunLog, ScheduleFit,
+};
+use crate::data::recipe::Table;
+use crate::error::{Error, Result};
+
+/// `schedule fit`: the columns of the logs, the law, the training runs and the held
+/// parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleFitJob {
+    /// The column naming each row's run (None: every row of a table is one run).
+    #[serde(default)]
+    pub run: Option<String>,
+    pub step: String,
+    pub lr: String,
+    pub target: String,
+    pub law: CurveLaw,
+    /// The runs to fit on (empty: all); the others are scored only.
+    #[serde(default)]
+    pub train: Vec<String>,
+    /// Linear warmup steps before the first logged step.
+    #[serde(default)]
+    pub warmup: usize,
+    /// Parameters held at values.
+    #[serde(default)]
+    pub fix: Vec<(String, f64)>,
+}
+
+/// A schedule fit with the curves it was fitted to (for plots).
+#[derive(Debug, Clone)]
+pub struct FittedCurves {
+    pub fit: ScheduleFit,
+    pub curves: Vec<Curve>,
+}
+
+impl ScheduleFitJob {
+    /// One log per distinct value of the run column, in order of first appearance (without a
+    /// run column, the whole table is one run named `whole_run`); every row keeps its location
+    /// (the file or DataFrame and its 1-based row) for the library's messages.
+    pub fn logs(&self, table: &Table, whole_run: &str) -> Result<Vec<RunLog>> {
+        let dialect = table.dialect();
+        let steps = table.values(&self.step, &dialect.option("step"))?;
+        let lrs = table.values(&self.lr, &dialect.option("lr"))?;
+        let loss = table.values(&self.target, &dialect.option("target"))?;
+        let labels = match &self.run {
+            Some(column) => table.labels(column, &dialect.option("run"))?,
+            None => vec![whole_run.to_string(); steps.len()],
+        };
+        if steps.is_empty() {
+            return Err(Error::settings(format!(
+                "{}: no rows to fit",
+                table.dataset.source()
+            )));
+        }
+        let mut logs: Vec<RunLog> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = Default::default();
+        for (row, run) in labels.iter().enumerate() {
+            let slot = *index.entry(run.as_str()).or_insert_with(|| {
+                logs.push(RunLog {
+                    run: run.clone(),
+                    steps: Vec::new(),
+                    lrs: Vec::new(),
+                    loss: Vec::new(),
+                    locations: Vec::new(),
+                });
+                logs.len() - 1
+            });
+            let log = &mut logs[slot];
+            log.steps.push(steps[row]);
+            log.lrs.push(lrs[row]);
+            log.loss.push(loss[row]);
+            log.locations.push(table.dataset.location(row, None));
+        }
+        Ok(logs)
+    }
+
+    /// Fits the law to the logs' curves and scores every run.
+    pub fn run(&self, logs: &[RunLog]) -> Result<FittedCurves> {
+        let curves = curves_from_logs(logs, self.warmup)?;
+        let fit = fit_curves(self.law, &curves, &self.train, &self.fix)?;
+        Ok(FittedCurves { fit, curves })
+    }
+}
+
+impl ScheduleFit {
+    /// A fit's JSON read back (as `schedule fit` writes it). The per-run scores are not needed
+    /// to predict or optimise, and a score that was not finite (written as null) would not read
+    /// back as a number, so they are left out.
+    pub fn from_json(text: &str) -> Result<ScheduleFit> {
+        let not_a_fit = |why: String| {
+            Error::settings(format!(
+                "not a schedule fit ({why}): give the JSON that schedule fit wrote"
+            ))
+        };
+        let mut value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| not_a_fit(e.to_string()))?;
+        match value.get("kind").and_then(|k| k.as_str()) {
+            Some("schedule_fit") => {}
+            Some(other) => return Err(not_a_fit(format!("its kind is '{other}'"))),
+            None => return Err(not_a_fit("it has no kind".into())),
+        }
+        if let Some(object) = value.as_object_mut() {
+            object.insert("runs".into(), serde_json::Value::Array(Vec::new()));
+        }
+        serde_json::from_value(value).map_err(|e| not_a_fit(e.to_string()))
+    }
+}
+
+/// `schedule predict`: a spec's curve (keys left out come from the fit's training run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedulePredictJob {
+    pub schedule: String,
+    /// Report the curve every K steps (0: about 200 points).
+    #[serde(default)]
+    pub every: usize,
+}
+
+impl SchedulePredictJob {
+    pub fn run(&self, fit: &ScheduleFit) -> Result<Prediction> {
+        let parsed = spec::parse(&self.schedule, Some(fit.defaults))?;
+        predict(fit, &parsed, self.every)
+    }
+}
+
+/// `schedule compare`: several specs' curves side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleCompareJob {
+    pub schedules: Vec<String>,
+    #[serde(default)]
+    pub every: usize,
+}
+
+impl ScheduleCompareJob {
+    pub fn run(&self, fit: &ScheduleFit) -> Result<Comparison> {
+        let parsed = self
+            .schedules
+            .iter()
+            .map(|s| spec::parse(s, Some(fit.defaults)))
+            .collect::<Result<Vec<_>>>()?;
+        compare(fit, &parsed, self.every)
+    }
+}
+
+/// `schedule optimize`: the constraints, each left out taken from the fit's training run
+/// (the floor: peak/1000).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleOptimizeJob {
+    #[serde(default)]
+    pub steps: Option<usize>,
+    #[serde(default)]
+    pub peak: Option<f64>,
+    #[serde(default)]
+    pub warmup: Option<usize>,
+    #[serde(default)]
+    pub floor: Option<f64>,
+    #[serde(default = "default_iterations")]
+    pub max_iterations: usize,
+}
+
+fn default_iterations() -> usize {
+    400
+}
+
+impl ScheduleOptimizeJob {
+    /// The constraints with the fit's defaults filled in.
+    pub fn settings(&self, fit: &ScheduleFit) -> OptimizeSettings {
+        let peak = self.peak.unwrap_or(fit.defaults.peak);
+        OptimizeSettings {
+            steps: self.steps.unwrap_or(fit.defaults.steps),
+            peak,
+            warmup: self.warmup.unwrap_or(fit.defaults.warmup),
+            floor: self.floor.unwrap_or(peak / 1000.0),
+            max_iterations: self.max_iterations,
+        }
+    }
+
+    pub fn run(&self, fit: &ScheduleFit) -> Result<OptimizedSchedule> {
+        optimize(fit, &self.settings(fit))
+    }
+}
+
+/// `schedule cooldown`: cooldowns of each length from each start, off a constant run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleCooldownJob {
+    pub at: Vec<usize>,
+    pub lengths: Vec<usize>,
+    /// The constant learning rate [default: the fit's training run's peak].
+    #[serde(default)]
+    pub peak: Option<f64>,
+    #[serde(default)]
+    pub warmup: Option<usize>,
+    /// The learning rate at the end of a cooldown [default: peak/100].
+    #[serde(default, rename = "final")]
+    pub last: Option<f64>,
+    /// The shape of each cooldown.
+    pub decay: Decay,
+}
+
+/// The cooldown table with the values it used.
+#[derive(Debug, Clone)]
+pub struct Cooldowns {
+    pub rows: Vec<CooldownRow>,
+    pub peak: f64,
+    pub last: f64,
+}
+
+impl ScheduleCooldownJob {
+    pub fn run(&self, fit: &ScheduleFit) -> Result<Cooldowns> {
+        let peak = self.peak.unwrap_or(fit.defaults.peak);
+        let warmup = self.warmup.unwrap_or(fit.defaults.warmup);
+        let last = self.last.unwrap_or(peak / 100.0);
+        let rows = cooldown_table(fit, peak, warmup, &self.at, &self.lengths, self.decay, last)?;
+        Ok(Cooldowns { rows, peak, last })
+    }
+}
