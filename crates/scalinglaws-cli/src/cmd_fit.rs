@@ -20,27 +20,33 @@ use scalinglaws::{Error, Law};
 use crate::input::{self, Table};
 use crate::output::{self, Destination};
 use crate::{input_error, FitConfig, LawChoice, UncertaintyConfig};
-use scalinglaws_report::text as report;
+use scalinglaws_report::analyses::fit::FitReport;
+use scalinglaws_report::{export, Format};
 
 pub fn run(config: &FitConfig) -> Result<()> {
     let result = fit_result(config)?;
     match &config.json {
-        Some(Destination::Stdout) => output::write(&Destination::Stdout, &result.to_json()),
+        Some(Destination::Stdout) => output::write(
+            &Destination::Stdout,
+            &export(&report(&result), Format::Json)?,
+        ),
         Some(file) => {
-            output::write(file, &result.to_json())?;
-            output::print(&report::render(
-                &result,
-                scalinglaws::data::recipe::Dialect::Cli,
-            ))?;
+            output::write(file, &export(&report(&result), Format::Json)?)?;
+            output::print_report(&report(&result))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
             }
             Ok(())
         }
-        None => output::print(&report::render(
-            &result,
-            scalinglaws::data::recipe::Dialect::Cli,
-        )),
+        None => output::print_report(&report(&result)),
+    }
+}
+
+/// The fit's report, its hints worded for the command line.
+fn report(result: &FitResult) -> FitReport<'_> {
+    FitReport {
+        result,
+        dialect: scalinglaws::data::recipe::Dialect::Cli,
     }
 }
 

@@ -42,6 +42,11 @@ use crate::output::Destination;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How a printed report is written: text for the terminal, markdown for a pull request
+    /// or a wiki (--json is unchanged).
+    #[arg(long, global = true, value_name = "FORMAT", default_value = "text",
+          value_parser = PossibleValuesParser::new(["text", "markdown"]))]
+    format: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -864,6 +869,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    output::set_report_format(
+        scalinglaws_report::Format::from_name(&cli.format).unwrap_or_default(),
+    );
     match cli.command {
         Command::Laws(args) => cmd_laws::run(&destination(args.json.as_deref())),
         Command::Fit(args) => cmd_fit::run(&fit_config(*args)?),
