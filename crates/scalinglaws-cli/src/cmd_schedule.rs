@@ -15,13 +15,13 @@ use scalinglaws::analysis::schedule::{
     RunLog, Schedule, ScheduleFit,
 };
 use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
-use scalinglaws_plot::kinds::schedules_page;
 
 use crate::cmd_plot::{self, Output};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
 use crate::{input_error, parse_delimiter, split_name};
 use scalinglaws_report::analyses::schedule;
+use scalinglaws_report::plots::schedules_page;
 
 #[derive(Debug, Args)]
 pub struct ScheduleArgs {
