@@ -7,9 +7,9 @@ use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
 use scalinglaws::uncertainty::CalibrationOptions;
 
 use crate::cmd_fit::{build_law, check_enough_rows};
+use crate::config::{LawChoice, SettingsConfig};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{LawChoice, SettingsConfig};
 use scalinglaws_report::analyses::backtest::BacktestReport;
 
 #[derive(Debug)]

@@ -14,9 +14,9 @@ use scalinglaws::analysis::tracks::{
 
 use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::cmd_optimal::held_values;
+use crate::config::{LawChoice, SettingsConfig};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{LawChoice, SettingsConfig};
 use scalinglaws::Law;
 use scalinglaws_report::analyses::compare::CompareReport;
 

@@ -8,9 +8,10 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::law_comparison::{compare_laws, Candidate};
 
 use crate::cmd_fit::build_law;
+use crate::config::{split_name, LawChoice, SettingsConfig};
 use crate::input::{self, Recipe, Table};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, LawChoice, SettingsConfig};
 use scalinglaws_report::analyses::compare_laws::CompareLawsReport;
 
 /// A law as given on the command line, with the parameters it holds at values.

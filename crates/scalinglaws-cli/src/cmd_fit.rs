@@ -17,9 +17,10 @@ use scalinglaws::uncertainty::{
 };
 use scalinglaws::{Error, Law};
 
+use crate::config::{FitConfig, LawChoice, UncertaintyConfig};
 use crate::input::{self, Table};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, FitConfig, LawChoice, UncertaintyConfig};
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::{export, Format};
 

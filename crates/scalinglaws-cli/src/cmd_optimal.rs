@@ -16,9 +16,10 @@ use scalinglaws::law::{catalog, Law};
 
 use crate::cmd_compare_laws::LawSpec;
 use crate::cmd_predict::load_fit;
+use crate::config::{split_name, LawChoice};
 use crate::input;
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, LawChoice};
 use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
 
 /// Where the law and its parameters come from.

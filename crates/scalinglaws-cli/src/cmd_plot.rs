@@ -15,9 +15,10 @@ use scalinglaws_report::plots::{
 use crate::cmd_fit::fit_with_data;
 use crate::cmd_optimal::held_values;
 use crate::cmd_predict::load_fit;
+use crate::config::FitConfig;
 use crate::input::{self, Recipe};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, FitConfig};
 
 /// Where the picture goes and how large it is.
 #[derive(Debug)]

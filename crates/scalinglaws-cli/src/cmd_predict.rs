@@ -10,9 +10,10 @@ use scalinglaws::law::NonFinite;
 use scalinglaws::uncertainty::predict_with_intervals;
 use scalinglaws::Law;
 
+use crate::config::split_name;
 use crate::input;
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name};
 use scalinglaws::suggest::closest;
 use scalinglaws_report::analyses::predict::{
     CalibrationNote, Inputs, PredictReport, Prediction, Predictions,

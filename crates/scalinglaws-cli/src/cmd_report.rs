@@ -5,8 +5,8 @@ use anyhow::Result;
 use scalinglaws_report::html;
 
 use crate::cmd_fit::fit_with_data;
+use crate::config::FitConfig;
 use crate::output::{self, Destination};
-use crate::FitConfig;
 
 #[derive(Debug)]
 pub struct Config {

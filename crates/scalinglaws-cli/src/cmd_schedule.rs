@@ -17,9 +17,10 @@ use scalinglaws::analysis::schedule::{
 use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
 
 use crate::cmd_plot::{self, Output};
+use crate::config::{parse_delimiter, split_name};
 use crate::input::{self, Recipe};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, parse_delimiter, split_name};
 use scalinglaws_report::analyses::schedule;
 use scalinglaws_report::plots::schedules_page;
 

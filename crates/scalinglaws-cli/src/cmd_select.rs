@@ -9,9 +9,10 @@ use scalinglaws::analysis::selection::{
 };
 
 use crate::cmd_compare_laws::{build_candidates, LawSpec};
+use crate::config::{split_name, SettingsConfig};
 use crate::input::{self, Recipe};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, SettingsConfig};
 use scalinglaws_report::analyses::select::{Output, PointOut};
 
 #[derive(Debug)]

@@ -13,7 +13,8 @@ pub use scalinglaws::data::recipe::{
     constant, constant_list, split_top_level, why_positive, Derive, Filter, Table,
 };
 
-use crate::{input_error, split_name};
+use crate::config::split_name;
+use crate::input_error;
 
 /// What to read, and the recipe that turns it into a fit's data.
 #[derive(Debug)]
