@@ -61,3 +61,36 @@ fn render_markdown(result: &FitResult, dialect: Dialect) -> String {
     }
     out.trim_end().to_string() + "\n"
 }
+
+#[cfg(test)]
+mod tests {
+    use scalinglaws::data::recipe::Dialect;
+    use scalinglaws::fit::FitResult;
+
+    use super::FitReport;
+    use crate::{export, Format};
+
+    /// The markdown of the saved fit whose text report is `report_of_a_saved_fit`: headings,
+    /// bullet lists, pipe tables with one row per parameter, the warnings as a list.
+    #[test]
+    fn markdown_of_a_saved_fit() {
+        let text = include_str!("../../tests/fixtures/data_constrained_fit.json");
+        let result = FitResult::from_json(text).expect("the fixture reads");
+        let report = FitReport {
+            result: &result,
+            dialect: Dialect::Cli,
+        };
+        let markdown = export(&report, Format::Markdown).unwrap();
+        let table_rows = markdown
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| name") && !l.starts_with("| :"))
+            .count();
+        assert!(table_rows >= result.params.len(), "{markdown}");
+        insta::with_settings!({
+            snapshot_path => "../../tests/snapshots",
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!("markdown_of_a_saved_fit", markdown);
+        });
+    }
+}
