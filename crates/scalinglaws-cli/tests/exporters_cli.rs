@@ -79,7 +79,6 @@ fn optimal_prints_the_exporters_report_of_its_json() {
     let optimal = |format: &str| {
         stdout_of(&[
             "optimal",
-            "--fit",
             &fit_shown,
             "--budget",
             "1e22,1e24",

@@ -30,7 +30,18 @@ impl crate::Report for FitReport<'_> {
 /// intervals as pipe tables, the other sections as in the text report.
 fn render_markdown(result: &FitResult, dialect: Dialect) -> String {
     let mut out = markdown::heading(&format!("Fit: {}", result.law));
-    out.push_str(&markdown::bullets(&text::header_rows(result, dialect)));
+    // The formula as code: its `*` and `^` are not emphasis.
+    let header: Vec<(&str, String)> = text::header_rows(result, dialect)
+        .into_iter()
+        .map(|(label, value)| match label {
+            "formula" => {
+                let lines: Vec<&str> = value.lines().map(str::trim).collect();
+                (label, format!("`{}`", lines.join("; ")))
+            }
+            _ => (label, value),
+        })
+        .collect();
+    out.push_str(&markdown::bullets(&header));
     out.push_str(&markdown::heading("Fit statistics"));
     out.push_str(&markdown::bullets(&text::statistics_rows(result)));
     out.push_str(&markdown::heading(&format!(
