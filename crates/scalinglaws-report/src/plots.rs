@@ -75,26 +75,10 @@ pub fn fit_plot(
         let band_grid = log_grid(start, hi * EXTRAPOLATION, BAND_POINTS);
         let bands = band_along(result, &group.at, x, &band_grid, level)?;
         let band = match group.range {
-            // The law over the bin's whole range of the binning variable, where its runs are.
             Some((by, from, to)) => {
                 let end = group.rows.iter().map(|&r| xs[r]).fold(start, f64::max);
                 let inside: Vec<f64> = grid.iter().copied().filter(|v| *v <= end).collect();
-                let at = |value: f64| {
-                    let mut at = group.at.clone();
-                    at[by] = value;
-                    curve_along(result, &at, x, &inside)
-                };
-                let (a, b) = (at(from)?, at(to)?);
-                let range: Vec<(f64, f64, f64)> = a
-                    .iter()
-                    .zip(&b)
-                    .map(|(&(v, p), &(_, q))| (v, p.min(q), p.max(q)))
-                    .collect();
-                if range.len() >= 2 {
-                    range
-                } else {
-                    Vec::new()
-                }
+                bin_band(result, group, x, &inside, (by, from, to))?
             }
             None => bands.mean,
         };
@@ -128,6 +112,29 @@ pub fn fit_plot(
             .map(|(by, _, _)| law.variables[by].clone()),
         groups: drawn,
     })
+}
+
+/// The law over a bin's whole range of the binning variable `by` (from its smallest to its
+/// largest value there), along `grid`; empty when under two points.
+fn bin_band(
+    result: &FitResult,
+    group: &Group,
+    x: usize,
+    grid: &[f64],
+    (by, from, to): (usize, f64, f64),
+) -> Result<Vec<(f64, f64, f64)>, Error> {
+    let at = |value: f64| {
+        let mut at = group.at.clone();
+        at[by] = value;
+        curve_along(result, &at, x, grid)
+    };
+    let (a, b) = (at(from)?, at(to)?);
+    let range: Vec<(f64, f64, f64)> = a
+        .iter()
+        .zip(&b)
+        .map(|(&(v, p), &(_, q))| (v, p.min(q), p.max(q)))
+        .collect();
+    Ok(if range.len() >= 2 { range } else { Vec::new() })
 }
 
 /// Every row of the data as a point (the law's variables in order).
