@@ -3,16 +3,15 @@
 //! AIC/BIC, backtest error, and likelihood-ratio tests between nested laws.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
-use scalinglaws::analysis::law_comparison::{compare_laws, Candidate, Comparison};
+use scalinglaws::analysis::law_comparison::{compare_laws, Candidate};
 
 use crate::config::{split_name, LawChoice, SettingsJob};
 use crate::input::{self, Recipe, Table};
 use crate::input_error;
 use crate::output::{self, Destination};
-use scalinglaws_report::text::{columns, level_percent, number};
+use scalinglaws_report::analyses::compare_laws::CompareLawsReport;
 
 /// A law as given on the command line, with the parameters it holds at values.
 #[derive(Debug, Clone)]
@@ -102,12 +101,12 @@ pub fn run(config: &Config) -> Result<()> {
         config.holdout_frac,
         config.level,
     )?;
-    let text = render(&comparison, config);
-    output::emit(
-        config.json.as_ref(),
-        || Ok(serde_json::to_string_pretty(&comparison)?),
-        &text,
-    )
+    let report = CompareLawsReport {
+        comparison: &comparison,
+        by: config.by.as_deref(),
+        level: config.level,
+    };
+    output::emit(config.json.as_ref(), &report)
 }
 
 /// Every law of `laws` with its settings and data from `table`, all in one fitted space.
@@ -155,132 +154,4 @@ pub fn build_candidates(
         });
     }
     Ok(candidates)
-}
-
-/// Labels longer than this are shortened in tables and spelled out below them.
-const LABEL_WIDTH: usize = 40;
-
-/// "#2 chinchilla[E=exp(0.52…" for a long label, the label itself for a short one.
-fn short_label(index: usize, label: &str) -> String {
-    if label.chars().count() <= LABEL_WIDTH {
-        return format!("#{} {label}", index + 1);
-    }
-    let kept: String = label.chars().take(LABEL_WIDTH - 1).collect();
-    format!("#{} {kept}…", index + 1)
-}
-
-fn render(comparison: &Comparison, config: &Config) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "[[Laws]] ({} rows; ℓ under each loss's error density, maximised over parameters and scale)",
-        comparison.rows
-    );
-    let mut rows: Vec<Vec<String>> = vec![[
-        "law",
-        "free",
-        "objective",
-        "log-lik.",
-        "AIC",
-        "BIC",
-        "backtest ARE",
-        "PI coverage",
-    ]
-    .map(String::from)
-    .to_vec()];
-    let best_aic = comparison
-        .laws
-        .iter()
-        .filter_map(|l| l.aic)
-        .fold(f64::INFINITY, f64::min);
-    let index_of = |label: &str| {
-        comparison
-            .laws
-            .iter()
-            .position(|l| l.label == label)
-            .unwrap_or(0)
-    };
-    for (index, law) in comparison.laws.iter().enumerate() {
-        let optional =
-            |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| number(v, digits));
-        let mut label = short_label(index, &law.label);
-        if law.aic == Some(best_aic) {
-            label.push_str(" *");
-        }
-        rows.push(vec![
-            label,
-            law.free_params.to_string(),
-            optional(law.objective, 6),
-            optional(law.log_likelihood, 6),
-            optional(law.aic, 6),
-            optional(law.bic, 6),
-            law.backtest.as_ref().map_or("-".into(), |m| {
-                format!("{}%", number(m.are_mean * 100.0, 3))
-            }),
-            law.backtest
-                .as_ref()
-                .and_then(|m| m.pi_coverage)
-                .map_or("-".into(), |c| format!("{}%", number(c * 100.0, 3))),
-        ]);
-    }
-    table(&mut out, &rows);
-    let _ = writeln!(out, "    * lowest AIC");
-    for (index, law) in comparison.laws.iter().enumerate() {
-        if law.label.chars().count() > LABEL_WIDTH {
-            let _ = writeln!(out, "    #{} = {}", index + 1, law.label);
-        }
-    }
-    if let Some(holdout) = &comparison.backtest_holdout {
-        let _ = writeln!(
-            out,
-            "    backtest: {holdout} by '{}' held out, {}% prediction intervals",
-            config.by.as_deref().unwrap_or("-"),
-            level_percent(config.level)
-        );
-    }
-    for law in comparison.laws.iter().filter(|l| l.error.is_some()) {
-        let _ = writeln!(
-            out,
-            "    {}: {}",
-            law.label,
-            law.error.as_deref().unwrap_or("")
-        );
-    }
-    if comparison.tests.is_empty() {
-        let why = if comparison.laws.iter().all(|l| l.log_likelihood.is_none()) {
-            "the loss defines no likelihood (use --loss huber or linear)"
-        } else {
-            "no law nests another"
-        };
-        let _ = writeln!(out, "[[Likelihood-ratio tests]] none: {why}");
-        return out;
-    }
-    let _ = writeln!(
-        out,
-        "[[Likelihood-ratio tests]] (λ = 2(ℓ_general − ℓ_restricted) ~ χ²(df))"
-    );
-    let mut rows: Vec<Vec<String>> = vec![["restricted", "general", "df", "λ", "p-value", "note"]
-        .map(String::from)
-        .to_vec()];
-    for test in &comparison.tests {
-        let note = if test.on_boundary {
-            "restriction on a bound: χ² only approximate"
-        } else {
-            ""
-        };
-        rows.push(vec![
-            short_label(index_of(&test.restricted), &test.restricted),
-            short_label(index_of(&test.general), &test.general),
-            test.df.to_string(),
-            number(test.statistic, 4),
-            format!("{:.3e}", test.p_value),
-            note.to_string(),
-        ]);
-    }
-    table(&mut out, &rows);
-    out
-}
-
-fn table(out: &mut String, rows: &[Vec<String>]) {
-    out.push_str(&columns(rows, &[0], "    "));
 }

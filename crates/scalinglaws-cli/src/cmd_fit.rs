@@ -2,24 +2,36 @@
 //! runs too) and chooses the outputs: the human report on stdout and/or the JSON result.
 
 use anyhow::Result;
+use scalinglaws::fit::FitResult;
 
 use crate::config::FitConfig;
 use crate::output::{self, Destination};
-use scalinglaws_report::text as report;
+use scalinglaws_report::analyses::fit::FitReport;
+use scalinglaws_report::{export, Format};
 
 pub fn run(config: &FitConfig) -> Result<()> {
     let result = config.run()?.result;
-    let text = || report::render(&result, scalinglaws::data::recipe::Dialect::Cli);
     match &config.json {
-        Some(Destination::Stdout) => output::write(&Destination::Stdout, &result.to_json()),
+        Some(Destination::Stdout) => output::write(
+            &Destination::Stdout,
+            &export(&report(&result), Format::Json)?,
+        ),
         Some(file) => {
-            output::write(file, &result.to_json())?;
-            output::print(&text())?;
+            output::write(file, &export(&report(&result), Format::Json)?)?;
+            output::print_report(&report(&result))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
             }
             Ok(())
         }
-        None => output::print(&text()),
+        None => output::print_report(&report(&result)),
+    }
+}
+
+/// The fit's report, its hints worded for the command line.
+fn report(result: &FitResult) -> FitReport<'_> {
+    FitReport {
+        result,
+        dialect: scalinglaws::data::recipe::Dialect::Cli,
     }
 }

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings};
-use scalinglaws_plot::kinds::{
+use scalinglaws_plot::Page;
+use scalinglaws_report::plots::{
     bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_page,
 };
-use scalinglaws_plot::Page;
 
 use crate::cmd_optimal::held_values;
 use crate::cmd_predict::load_fit;

@@ -7,16 +7,18 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use scalinglaws::fit::FitResult;
 use scalinglaws::law::NonFinite;
-use scalinglaws::uncertainty::{predict_with_intervals, Calibration, IntervalSource};
+use scalinglaws::uncertainty::predict_with_intervals;
 use scalinglaws::Law;
-use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::config::split_name;
 use crate::input;
 use crate::input_error;
 use crate::output::{self, Destination};
 use scalinglaws::suggest::closest;
-use scalinglaws_report::text::{columns, level_percent, number};
+use scalinglaws_report::analyses::predict::{
+    CalibrationNote, Inputs, PredictReport, Prediction, Predictions,
+};
+use scalinglaws_report::{export, Format};
 
 #[derive(Debug)]
 pub struct Config {
@@ -24,82 +26,6 @@ pub struct Config {
     pub points: Vec<String>,
     pub level: f64,
     pub json: Option<Destination>,
-}
-
-/// Input values in the law's variable order, serialised as an object in that order.
-struct Inputs(Vec<(String, f64)>);
-
-impl Serialize for Inputs {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
-    }
-}
-
-#[derive(serde::Serialize)]
-struct Prediction {
-    inputs: Inputs,
-    value: f64,
-    /// Confidence interval of the law's mean.
-    ci: Option<[f64; 2]>,
-    /// Prediction interval of a new run (calibrated beyond the data when `calibrated`).
-    pi: Option<[f64; 2]>,
-    /// The fit's own prediction interval, before the extrapolation calibration.
-    pi_fit: Option<[f64; 2]>,
-    calibrated: bool,
-    /// Decades beyond the largest fitted scale.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    distance_decades: Option<f64>,
-}
-
-/// How the prediction intervals were calibrated beyond the data (the fit's calibration
-/// without its per-run scores).
-#[derive(serde::Serialize)]
-struct CalibrationNote<'a> {
-    calibrated: bool,
-    method: &'a str,
-    by: &'a str,
-    reason: Option<&'a str>,
-    tau_per_decade: f64,
-    growth: f64,
-    largest_scale: f64,
-    held_out: usize,
-    units: usize,
-    max_distance_decades: f64,
-    coverage_fit: Option<f64>,
-    coverage_calibrated: Option<f64>,
-}
-
-impl<'a> CalibrationNote<'a> {
-    fn of(c: &'a Calibration) -> CalibrationNote<'a> {
-        CalibrationNote {
-            calibrated: c.calibrated,
-            method: &c.method,
-            by: &c.by,
-            reason: c.reason.as_deref(),
-            tau_per_decade: c.tau_per_decade,
-            growth: c.growth,
-            largest_scale: c.largest_scale,
-            held_out: c.held_out,
-            units: c.units,
-            max_distance_decades: c.max_distance_decades,
-            coverage_fit: c.coverage_fit,
-            coverage_calibrated: c.coverage_calibrated,
-        }
-    }
-}
-
-#[derive(serde::Serialize)]
-struct Predictions<'a> {
-    level: f64,
-    /// Where the intervals come from: "bootstrap", "delta" or "none".
-    intervals: IntervalSource,
-    /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
-    calibration: Option<CalibrationNote<'a>>,
-    predictions: Vec<Prediction>,
 }
 
 pub fn run(config: &Config) -> Result<()> {
@@ -147,21 +73,20 @@ pub fn run(config: &Config) -> Result<()> {
             distance_decades: p.distance_decades,
         })
         .collect();
+    let predictions = Predictions {
+        level: config.level,
+        intervals: source,
+        calibration: result.calibration.as_ref().map(CalibrationNote::of),
+        predictions,
+    };
+    let report = PredictReport {
+        predictions: &predictions,
+        result: &result,
+        variables: &law.variables,
+    };
     match &config.json {
-        Some(destination) => {
-            let text = serde_json::to_string_pretty(&Predictions {
-                level: config.level,
-                intervals: source,
-                calibration: result.calibration.as_ref().map(CalibrationNote::of),
-                predictions,
-            })?;
-            output::write(destination, &text)
-        }
-        None => {
-            let mut text = table(&law.variables, &result.target, &predictions);
-            text.push_str(&interval_note(&result, source, config.level));
-            output::print(&text)
-        }
+        Some(destination) => output::write(destination, &export(&report, Format::Json)?),
+        None => output::print_report(&report),
     }
 }
 
@@ -295,109 +220,4 @@ fn describe_variables(result: &FitResult, variables: &[String]) -> String {
         )
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn table(variables: &[String], target: &str, predictions: &[Prediction]) -> String {
-    let target = target.split('=').next().unwrap_or(target);
-    let with_intervals = predictions.iter().any(|p| p.ci.is_some() || p.pi.is_some());
-    let mut header: Vec<String> = variables
-        .iter()
-        .cloned()
-        .chain([target.to_string()])
-        .collect();
-    let calibrated = predictions.iter().any(|p| p.calibrated);
-    if with_intervals {
-        header.extend(["ci low", "ci high", "pi low", "pi high"].map(String::from));
-    }
-    if calibrated {
-        header.extend(["decades out", "fit's pi low", "fit's pi high"].map(String::from));
-    }
-    let mut rows: Vec<Vec<String>> = vec![header];
-    let ends = |pair: Option<[f64; 2]>| {
-        pair.map_or(["-".to_string(), "-".to_string()], |[lo, hi]| {
-            [number(lo, 6), number(hi, 6)]
-        })
-    };
-    for prediction in predictions {
-        let mut row: Vec<String> = prediction
-            .inputs
-            .0
-            .iter()
-            .map(|(_, value)| short(*value))
-            .chain([number(prediction.value, 6)])
-            .collect();
-        if with_intervals {
-            row.extend(ends(prediction.ci));
-            row.extend(ends(prediction.pi));
-        }
-        if calibrated {
-            row.push(
-                prediction
-                    .distance_decades
-                    .map_or("-".into(), |d| number(d, 3)),
-            );
-            row.extend(ends(prediction.pi_fit));
-        }
-        rows.push(row);
-    }
-    columns(&rows, &[], "")
-}
-
-/// Says what the intervals are and where they come from.
-fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
-    let mut note = fit_interval_note(result, source, level);
-    if let Some(c) = &result.calibration {
-        note.push_str(&format!("pi beyond the data: {}\n", c.describe()));
-        if c.calibrated {
-            note.push_str(
-                "  (confidence intervals of the mean are not calibrated; the fit's own pi is shown beside)\n",
-            );
-        }
-    }
-    note
-}
-
-/// The residual σ a new run adds: one value, or σ(x) of a heteroscedastic fit.
-fn residual_sd(result: &FitResult) -> String {
-    match &result.variance {
-        Some(v) => format!(
-            "{}·({}/{})^{}",
-            number(v.sigma0, 3),
-            v.by,
-            number(v.x0, 3),
-            number(v.s, 3)
-        ),
-        None => result
-            .stats
-            .residual_scale
-            .map_or("-".into(), |s| number(s, 3)),
-    }
-}
-
-fn fit_interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
-    let level = level_percent(level);
-    match (source, &result.bootstrap) {
-        (IntervalSource::Bootstrap, Some(b)) => format!(
-            "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run (adds residual σ {})\n",
-            b.draws.len(),
-            residual_sd(result)
-        ),
-        (IntervalSource::Delta, _) => format!(
-            "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run (adds residual σ {})\n",
-            result.covariance_kind,
-            residual_sd(result)
-        ),
-        _ => "intervals: none (the fit has neither bootstrap replicates nor a covariance)\n".to_string(),
-    }
-}
-
-/// The shorter of plain and scientific notation: 7e10, 0.5, 1.4e12.
-fn short(value: f64) -> String {
-    let plain = format!("{value}");
-    let scientific = format!("{value:e}");
-    if scientific.len() < plain.len() {
-        scientific
-    } else {
-        plain
-    }
 }

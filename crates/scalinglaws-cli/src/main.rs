@@ -59,6 +59,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    output::set_report_format(
+        scalinglaws_report::Format::from_name(&cli.format).unwrap_or_default(),
+    );
     match cli.command {
         Command::Laws(args) => cmd_laws::run(&config::destination(args.json.as_deref())),
         Command::Fit(args) => cmd_fit::run(&config::fit_config(*args)?),

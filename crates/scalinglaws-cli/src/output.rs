@@ -4,11 +4,15 @@
 //! (the file it points to is replaced, the link kept); a destination that is not a regular
 //! file (`/dev/null`, a named pipe) is written in place, since it cannot be replaced. `-` means
 //! stdout. A closed stdout (as in `scalinglaws laws | head -1`) ends the output quietly.
+//! What is written comes from the report crate's exporters: JSON for `--json`, the report in
+//! the format `--format` chose (text or markdown) for the terminal.
 
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::{Context, Result};
+use scalinglaws_report::{export, Format, Report};
 
 use crate::InputError;
 
@@ -38,22 +42,36 @@ pub fn write(destination: &Destination, text: &str) -> Result<()> {
     }
 }
 
+/// The format of the printed reports (`--format`), chosen once before a command runs.
+static REPORT_FORMAT: OnceLock<Format> = OnceLock::new();
+
+/// Sets the format of the printed reports (the first call wins; text when never called).
+pub fn set_report_format(format: Format) {
+    let _ = REPORT_FORMAT.set(format);
+}
+
+/// The format the printed reports are in.
+pub fn report_format() -> Format {
+    REPORT_FORMAT.get().copied().unwrap_or_default()
+}
+
 /// What a command with a report and a `--json` option prints: the report alone; with
 /// `--json PATH` the JSON written to PATH and the report printed; with `--json -` the JSON alone
 /// on stdout.
-pub fn emit(
-    json: Option<&Destination>,
-    to_json: impl FnOnce() -> Result<String>,
-    report: &str,
-) -> Result<()> {
+pub fn emit<R: Report + ?Sized>(json: Option<&Destination>, report: &R) -> Result<()> {
     match json {
-        Some(Destination::Stdout) => write(&Destination::Stdout, &to_json()?),
+        Some(Destination::Stdout) => write(&Destination::Stdout, &export(report, Format::Json)?),
         Some(file) => {
-            write(file, &to_json()?)?;
-            print(report)
+            write(file, &export(report, Format::Json)?)?;
+            print_report(report)
         }
-        None => print(report),
+        None => print_report(report),
     }
+}
+
+/// Prints the report in the chosen format.
+pub fn print_report<R: Report + ?Sized>(report: &R) -> Result<()> {
+    print(&export(report, report_format())?)
 }
 
 /// Prints to stdout; a closed pipe is not an error.

@@ -190,6 +190,70 @@ fn isoflop_plot_of_one_porian_configuration() {
     );
 }
 
+/// `plot isoflop` draws the intervals on N* its --seed and --level ask for (it used to draw
+/// seed 0 at 95% whatever was given).
+#[test]
+fn isoflop_plot_honours_seed_and_level() {
+    let data = root().join("testdata/porian2024/isoflop_points.csv");
+    let plot = |extra: &[&str]| {
+        succeeds(
+            scalinglaws()
+                .args(["plot", "isoflop"])
+                .arg(&data)
+                .args([
+                    "--compute",
+                    "flops",
+                    "--size",
+                    "n",
+                    "--target",
+                    "loss",
+                    "--select",
+                    "dataset=rw",
+                    "--select",
+                    "hparams=tuned",
+                    "--select",
+                    "warmup=short",
+                    "--select",
+                    "decay=const",
+                    "--select",
+                    "param_count=standard",
+                    "--select",
+                    "val=val",
+                    "--bootstrap",
+                    "30",
+                    "-o",
+                    "-",
+                ])
+                .args(extra),
+        )
+    };
+    let default = plot(&[]);
+    assert_eq!(default, plot(&["--seed", "0", "--level", "0.95"]));
+    assert_ne!(default, plot(&["--seed", "7"]), "--seed changes the draws");
+    assert_ne!(
+        default,
+        plot(&["--level", "0.5"]),
+        "--level changes the intervals"
+    );
+    fails_with(
+        scalinglaws()
+            .args(["plot", "isoflop"])
+            .arg(&data)
+            .args([
+                "--compute",
+                "flops",
+                "--size",
+                "n",
+                "--target",
+                "loss",
+                "--level",
+                "1.5",
+            ])
+            .args(["-o", "-"]),
+        "level",
+    );
+}
+
 #[test]
 fn tracks_plot_of_the_example() {
     let out = succeeds(scalinglaws().current_dir(root()).args([

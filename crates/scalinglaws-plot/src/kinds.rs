@@ -1,205 +1,103 @@
-//! The plots a reader checks before trusting a scaling law, each built from the library's
-//! results (and, for data plots, the fit's data) into a `Page`:
+//! The plots a reader checks before trusting a scaling law, each drawn from plain values an
+//! analysis computed ([`crate::inputs`]) into a `Page`:
 //! - `fit`: the data against one variable on log–log axes with the fitted law's curves (one per
-//!   group of the other variables: at each distinct value with the interval band of the mean,
-//!   or, binned, at the bin's median with the law shaded over the bin's whole range, so that
-//!   every run can be checked against its own band), the extrapolation beyond the data shaded,
-//!   and, beyond the data, the prediction interval of a new run where the fit's calibration
-//!   widens it (never the fit's own, which is too narrow there); beside it, observed against
-//!   fitted for every run, with the ±5 % lines;
-//! - `residuals`: the residuals (in the fit's space, fitted − observed as the library defines
-//!   them) against every variable;
-//! - `frontier`: the compute-optimal N*(C) and D*(C) with bands from the bootstrap draws;
+//!   group of the other variables, with the band of the mean or, binned, the law shaded over
+//!   the bin's whole range), the extrapolation beyond the data shaded, and, beyond the data,
+//!   the calibrated prediction interval of a new run; beside it, observed against fitted for
+//!   every run, with the ±5 % lines;
+//! - `residuals`: the residuals against every variable;
+//! - `frontier`: the compute-optimal N*(C) and D*(C) with their bands;
 //! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws;
-//! - `schedules`: learning-rate schedules and the loss curves a curve law predicts for them.
-
-use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
-use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
-use scalinglaws::analysis::schedule::Prediction;
-use scalinglaws::analysis::tracks::{Track, TrackComparison};
-use scalinglaws::fit::{FitData, FitResult, Space};
-use scalinglaws::uncertainty::{predict_with_intervals, PointPrediction};
-use scalinglaws::{Error, Law};
+//! - `isoflop`, `tracks`, `schedules`: IsoFLOP profiles, tracks' compute-optimal losses, and
+//!   learning-rate schedules with the loss curves a curve law predicts for them.
 
 use crate::figure::{Axis, Figure, Layer, Legend, Page};
+use crate::inputs::{
+    BootstrapPlot, FitPlot, FrontierPlot, IsoflopPlot, ResidualsPlot, SchedulesPlot, TracksPlot,
+};
 
-/// At most this many curves in a fit plot; more groups are binned by quantile.
-const MAX_GROUPS: usize = 6;
-/// The curves run a decade beyond the largest value of the x variable.
-const EXTRAPOLATION: f64 = 10.0;
-/// Points per curve: smooth at any size a page shows (a segment under 3 pixels at 640).
-const CURVE_POINTS: usize = 200;
-/// Points per interval band: bands are smooth, and each point's bootstrap prediction interval
-/// solves a quantile of a mixture over every replicate (the costly part of a fit plot).
-const BAND_POINTS: usize = 40;
 /// The relative error lines of the observed-against-fitted panel.
 const RELATIVE_LINES: f64 = 0.05;
 
-/// The data against `x` with the fitted curves, their band at `level`, the shaded
-/// extrapolation and, beyond the data, the calibrated prediction interval at `level`.
-pub fn fit_page(
-    law: &Law,
-    result: &FitResult,
-    data: &FitData,
-    x: usize,
-    level: f64,
-) -> Result<Page, Error> {
-    let name = &law.variables[x];
-    let xs = &data.variables[x];
-    let (lo, hi) = positive_range(xs).ok_or_else(|| {
-        Error::settings(format!(
-            "plot: '{name}' has no positive values to put on a log axis"
-        ))
-    })?;
-    let groups = groups(law, data, x);
-    let binned = groups.iter().any(|g| g.range.is_some());
+/// The data against x with the fitted curves, their bands, the shaded extrapolation and,
+/// beyond the data, the calibrated prediction interval.
+pub fn fit_page(plot: &FitPlot) -> Page {
+    let (from, to) = plot.extrapolation;
     let mut layers = vec![Layer::Span {
-        from: hi,
-        to: hi * EXTRAPOLATION,
+        from,
+        to,
         label: "extrapolation".into(),
     }];
     let mut prediction_bands = Vec::new();
-    for (g, group) in groups.iter().enumerate() {
-        // A binned group's curve starts at its own smallest x (its runs' range).
-        let start = if binned {
-            group
-                .rows
-                .iter()
-                .map(|&r| xs[r])
-                .filter(|v| *v > 0.0)
-                .fold(hi, f64::min)
-        } else {
-            lo
-        };
-        let grid = log_grid(start, hi * EXTRAPOLATION, CURVE_POINTS);
-        let along = |grid: &[f64]| -> Vec<Vec<f64>> {
-            grid.iter()
-                .map(|&v| {
-                    let mut point = group.at.clone();
-                    point[x] = v;
-                    point
-                })
-                .collect()
-        };
-        let curve = result.predict(&along(&grid))?;
-        let band_grid = log_grid(start, hi * EXTRAPOLATION, BAND_POINTS);
-        let (predicted, _) = predict_with_intervals(result, &along(&band_grid), level)?;
-        let band: Vec<(f64, f64, f64)> = band_grid
-            .iter()
-            .zip(&predicted)
-            .filter_map(|(&v, p)| p.ci.map(|[a, b]| (v, a, b)))
-            .collect();
-        let beyond = calibrated_band(&band_grid, &predicted);
-        if !beyond.is_empty() {
+    for (g, group) in plot.groups.iter().enumerate() {
+        if !group.calibrated.is_empty() {
             // Drawn last (faint), so that its legend entry follows the groups'.
             prediction_bands.push(Layer::PredictionBand {
-                points: beyond,
+                points: group.calibrated.clone(),
                 color: g,
                 label: prediction_bands.is_empty().then(|| {
                     format!(
                         "{}% prediction interval, calibrated beyond the data",
-                        (level * 100.0).round()
+                        (plot.level * 100.0).round()
                     )
                 }),
             });
         }
-        match group.range {
-            // The law over the bin's whole range of the binning variable, where its runs are.
-            Some((by, from, to)) => {
-                let end = group.rows.iter().map(|&r| xs[r]).fold(start, f64::max);
-                let inside: Vec<f64> = grid.iter().copied().filter(|v| *v <= end).collect();
-                let at = |value: f64| -> Vec<Vec<f64>> {
-                    inside
-                        .iter()
-                        .map(|&v| {
-                            let mut point = group.at.clone();
-                            point[x] = v;
-                            point[by] = value;
-                            point
-                        })
-                        .collect()
-                };
-                let (a, b) = (result.predict(&at(from))?, result.predict(&at(to))?);
-                let range: Vec<(f64, f64, f64)> = inside
-                    .iter()
-                    .zip(a.iter().zip(&b))
-                    .map(|(&v, (&p, &q))| (v, p.min(q), p.max(q)))
-                    .collect();
-                if range.len() >= 2 {
-                    layers.push(Layer::Band {
-                        points: range,
-                        color: g,
-                    });
-                }
-            }
-            None if !band.is_empty() => layers.push(Layer::Band {
-                points: band,
+        if !group.band.is_empty() {
+            layers.push(Layer::Band {
+                points: group.band.clone(),
                 color: g,
-            }),
-            None => {}
+            });
         }
         layers.push(Layer::Points {
             label: None,
-            points: group
-                .rows
-                .iter()
-                .map(|&r| (xs[r], data.target[r]))
-                .collect(),
+            points: group.runs.clone(),
             color: g,
         });
         layers.push(Layer::Line {
             label: None,
-            points: grid.iter().copied().zip(curve).collect(),
+            points: group.curve.clone(),
             color: g,
             dashed: false,
         });
     }
     layers.append(&mut prediction_bands);
-    let log_y = result.settings.space == Space::Log;
-    let y_axis = |label: String| {
-        if log_y {
-            Axis::log(label)
-        } else {
-            Axis::linear(label)
+    let shading = match &plot.binned_by {
+        Some(by) => {
+            format!("curves at each {by} bin's median; shaded: the law over the bin's {by} range")
         }
-    };
-    let shading = match groups.iter().find_map(|g| g.range) {
-        Some((by, _, _)) => format!(
-            "curves at each {0} bin's median; shaded: the law over the bin's {0} range",
-            law.variables[by]
-        ),
-        None => format!("{}% band of the mean", (level * 100.0).round()),
+        None => format!("{}% band of the mean", (plot.level * 100.0).round()),
     };
     let against = Figure {
-        title: format!("{}: {} against {name}", result.law, result.target),
-        x: Axis::log(name.clone()),
-        y: y_axis(result.target.clone()),
+        title: format!("{}: {} against {}", plot.law, plot.target, plot.x),
+        x: Axis::log(plot.x.clone()),
+        y: y_axis(plot.log_y, plot.target.clone()),
         layers,
         legend: Legend::UpperRight,
     };
-    Ok(Page {
-        title: format!("{} fit ({shading})", result.law),
+    Page {
+        title: format!("{} fit ({shading})", plot.law),
         columns: 2,
-        panels: vec![
-            against,
-            observed_against_fitted(result, data, &groups, y_axis)?,
-        ],
-    })
+        panels: vec![against, observed_against_fitted(plot)],
+    }
+}
+
+fn y_axis(log: bool, label: String) -> Axis {
+    if log {
+        Axis::log(label)
+    } else {
+        Axis::linear(label)
+    }
 }
 
 /// Every run's observed target against the fitted law's value, by group, with the line of
 /// equality and the ±5 % lines: how far each run is from the law, whatever its variables.
-fn observed_against_fitted(
-    result: &FitResult,
-    data: &FitData,
-    groups: &[Group],
-    axis: impl Fn(String) -> Axis,
-) -> Result<Figure, Error> {
-    let points: Vec<Vec<f64>> = (0..data.target.len())
-        .map(|r| data.variables.iter().map(|c| c[r]).collect())
+fn observed_against_fitted(plot: &FitPlot) -> Figure {
+    let fitted: Vec<f64> = plot
+        .groups
+        .iter()
+        .flat_map(|g| g.fitted.iter().map(|(f, _)| *f))
         .collect();
-    let fitted = result.predict(&points)?;
-    let mut layers = Vec::new();
     let (lo, hi) = positive_range(&fitted)
         .or_else(|| {
             let (a, b) = fitted
@@ -216,12 +114,12 @@ fn observed_against_fitted(
             .map(|v| (v, v * factor))
             .collect()
     };
-    layers.push(Layer::Line {
+    let mut layers = vec![Layer::Line {
         label: Some("observed = fitted".into()),
         points: line(1.0),
         color: crate::figure::BLACK_INDEX,
         dashed: false,
-    });
+    }];
     for (k, factor) in [1.0 + RELATIVE_LINES, 1.0 - RELATIVE_LINES]
         .into_iter()
         .enumerate()
@@ -233,195 +131,36 @@ fn observed_against_fitted(
             dashed: true,
         });
     }
-    for (g, group) in groups.iter().enumerate() {
+    for (g, group) in plot.groups.iter().enumerate() {
         layers.push(Layer::Points {
             label: Some(group.label.clone()),
-            points: group
-                .rows
-                .iter()
-                .map(|&r| (fitted[r], data.target[r]))
-                .collect(),
+            points: group.fitted.clone(),
             color: g,
         });
     }
-    Ok(Figure {
-        title: format!("observed against fitted ({} runs)", data.target.len()),
-        x: axis(format!("fitted {}", result.target)),
-        y: axis(format!("observed {}", result.target)),
+    Figure {
+        title: format!("observed against fitted ({} runs)", fitted.len()),
+        x: y_axis(plot.log_y, format!("fitted {}", plot.target)),
+        y: y_axis(plot.log_y, format!("observed {}", plot.target)),
         layers,
         legend: Legend::UpperLeft,
-    })
-}
-
-/// The calibrated prediction interval along a curve where it lies beyond the data (from the
-/// last point inside, so the band starts at the data's edge); empty when the fit's calibration
-/// did not widen it.
-fn calibrated_band(grid: &[f64], predicted: &[PointPrediction]) -> Vec<(f64, f64, f64)> {
-    let beyond = |p: &PointPrediction| p.calibrated && p.distance_decades.is_some_and(|d| d > 0.0);
-    let Some(start) = predicted.iter().position(beyond) else {
-        return Vec::new();
-    };
-    grid.iter()
-        .zip(predicted)
-        .skip(start.saturating_sub(1))
-        .filter(|(_, p)| p.calibrated)
-        .filter_map(|(&v, p)| p.pi.map(|[a, b]| (v, a, b)))
-        .collect()
-}
-
-/// Rows of one curve: the other variables held at `at` (their values, or a bin's medians);
-/// a bin's `range` is (the binning variable, its smallest and largest value in the bin).
-struct Group {
-    label: String,
-    rows: Vec<usize>,
-    at: Vec<f64>,
-    range: Option<(usize, f64, f64)>,
-}
-
-/// Groups of rows by the values of the other variables: each distinct combination when there
-/// are few, else quantile bins of the first other variable.
-fn groups(law: &Law, data: &FitData, x: usize) -> Vec<Group> {
-    let n = data.target.len();
-    let others: Vec<usize> = (0..law.variables.len()).filter(|&v| v != x).collect();
-    let median_point = |rows: &[usize]| -> Vec<f64> {
-        (0..law.variables.len())
-            .map(|v| median(rows.iter().map(|&r| data.variables[v][r]).collect()))
-            .collect()
-    };
-    if others.is_empty() {
-        let rows: Vec<usize> = (0..n).collect();
-        return vec![Group {
-            label: "data".into(),
-            at: median_point(&rows),
-            rows,
-            range: None,
-        }];
-    }
-    let mut distinct: Vec<(Vec<f64>, Vec<usize>)> = Vec::new();
-    for r in 0..n {
-        let key: Vec<f64> = others.iter().map(|&v| data.variables[v][r]).collect();
-        match distinct.iter_mut().find(|(k, _)| close(k, &key)) {
-            Some((_, rows)) => rows.push(r),
-            None => distinct.push((key, vec![r])),
-        }
-    }
-    let describe = |at: &[f64]| -> String {
-        others
-            .iter()
-            .map(|&v| {
-                format!(
-                    "{} = {}",
-                    law.variables[v],
-                    crate::figure::tick_label(&Axis::log(""), at[v].log10())
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if distinct.len() <= MAX_GROUPS {
-        distinct.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
-        return distinct
-            .into_iter()
-            .map(|(_, rows)| {
-                let at = median_point(&rows);
-                Group {
-                    label: describe(&at),
-                    at,
-                    rows,
-                    range: None,
-                }
-            })
-            .collect();
-    }
-    // Quantile bins of the first other variable.
-    let by = others[0];
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| data.variables[by][a].total_cmp(&data.variables[by][b]));
-    let bins = MAX_GROUPS.min(n.max(1));
-    (0..bins)
-        .map(|b| order[b * n / bins..(b + 1) * n / bins].to_vec())
-        .filter(|rows| !rows.is_empty())
-        .map(|rows| {
-            let at = median_point(&rows);
-            let (lo, hi) = rows
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
-                    let v = data.variables[by][r];
-                    (lo.min(v), hi.max(v))
-                });
-            let axis = Axis::log("");
-            Group {
-                label: format!(
-                    "{} in [{}, {}]",
-                    law.variables[by],
-                    crate::figure::tick_label(&axis, lo.log10()),
-                    crate::figure::tick_label(&axis, hi.log10())
-                ),
-                at,
-                rows,
-                range: Some((by, lo, hi)),
-            }
-        })
-        .collect()
-}
-
-fn close(a: &[f64], b: &[f64]) -> bool {
-    a.iter()
-        .zip(b)
-        .all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()))
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => f64::NAN,
-        _ if n % 2 == 1 => values[n / 2],
-        _ => 0.5 * (values[n / 2 - 1] + values[n / 2]),
     }
 }
 
-fn positive_range(values: &[f64]) -> Option<(f64, f64)> {
-    let positive = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite());
-    let (lo, hi) = positive.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
-    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
-}
-
-fn log_grid(lo: f64, hi: f64, points: usize) -> Vec<f64> {
-    let (a, b) = (lo.ln(), hi.ln());
-    (0..points)
-        .map(|i| (a + (b - a) * i as f64 / (points - 1) as f64).exp())
-        .collect()
-}
-
-/// The residuals in the fit's space against every variable, one panel each.
-pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<Page, Error> {
-    let points: Vec<Vec<f64>> = (0..data.target.len())
-        .map(|r| data.variables.iter().map(|c| c[r]).collect())
-        .collect();
-    let predicted = result.predict(&points)?;
-    let log = result.settings.space == Space::Log;
-    let residuals: Vec<f64> = data
-        .target
-        .iter()
-        .zip(&predicted)
-        .map(|(y, p)| if log { p.ln() - y.ln() } else { p - y })
-        .collect();
+/// The residuals against every variable, one panel each.
+pub fn residuals_page(plot: &ResidualsPlot) -> Page {
     // The library's residual (fit::Problem): fitted − observed, so > 0 is an over-prediction.
-    let label = if log {
+    let label = if plot.log {
         "log residual (ln ŷ − ln y)"
     } else {
         "residual (ŷ − y)"
     };
-    let panels = law
-        .variables
+    let panels = plot
+        .panels
         .iter()
-        .enumerate()
-        .map(|(v, name)| {
-            let values = &data.variables[v];
-            let log_x = values.iter().all(|x| *x > 0.0);
+        .map(|panel| {
+            let name = &panel.variable;
+            let log_x = panel.values.iter().all(|x| *x > 0.0);
             Figure {
                 title: format!("residuals against {name}"),
                 x: if log_x {
@@ -434,10 +173,11 @@ pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<P
                     Layer::HLine { y: 0.0 },
                     Layer::Points {
                         label: None,
-                        points: values
+                        points: panel
+                            .values
                             .iter()
                             .copied()
-                            .zip(residuals.iter().copied())
+                            .zip(panel.residuals.iter().copied())
                             .collect(),
                         color: 0,
                     },
@@ -446,104 +186,72 @@ pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<P
             }
         })
         .collect::<Vec<_>>();
-    Ok(Page {
-        title: format!("{} fit: residuals", result.law),
+    Page {
+        title: format!("{} fit: residuals", plot.law),
         columns: panels.len().min(2),
         panels,
-    })
+    }
 }
 
-/// The compute-optimal N*(C) and D*(C) over `budgets`, with bands from the fit's bootstrap
-/// draws when it has them.
-pub fn frontier_page(
-    law: &Law,
-    result: &FitResult,
-    settings: &AllocationSettings,
-) -> Result<Page, Error> {
-    let with_draws = AllocationSettings {
-        draws: result
-            .bootstrap
-            .as_ref()
-            .map(|b| b.draws.clone())
-            .unwrap_or_default(),
-        level: result.bootstrap.as_ref().map_or(0.95, |b| b.level),
-        ..settings.clone()
-    };
-    let frontier = optimal(law, &result.param_values(), &with_draws)?;
+/// The compute-optimal N*(C) and D*(C) with their bands.
+pub fn frontier_page(plot: &FrontierPlot) -> Page {
     let mut layers = Vec::new();
-    for (i, (name, key)) in [("N*", "N"), ("D*", "D")].iter().enumerate() {
-        let band: Vec<(f64, f64, f64)> = frontier
-            .allocations
-            .iter()
-            .filter_map(|a| a.ci.get(*key).map(|[lo, hi]| (a.budget, *lo, *hi)))
-            .collect();
+    for (i, (name, line, band)) in [("N*", &plot.n, &plot.n_band), ("D*", &plot.d, &plot.d_band)]
+        .into_iter()
+        .enumerate()
+    {
         if !band.is_empty() {
             layers.push(Layer::Band {
-                points: band,
+                points: band.clone(),
                 color: i,
             });
         }
         layers.push(Layer::Line {
             label: Some(name.to_string()),
-            points: frontier
-                .allocations
-                .iter()
-                .map(|a| (a.budget, if *key == "N" { a.n } else { a.d }))
-                .collect(),
+            points: line.clone(),
             color: i,
             dashed: false,
         });
     }
-    let title = match &frontier.exponents {
-        Some(e) => format!(
-            "compute-optimal frontier: N* ∝ C^{:.3}, D* ∝ C^{:.3}",
-            e.a, e.b
-        ),
+    let title = match plot.exponents {
+        Some((a, b)) => format!("compute-optimal frontier: N* ∝ C^{a:.3}, D* ∝ C^{b:.3}"),
         None => "compute-optimal frontier".to_string(),
     };
-    let band_note = if frontier.draws > 0 {
-        format!(" ({} bootstrap draws)", frontier.draws)
+    let band_note = if plot.draws > 0 {
+        format!(" ({} bootstrap draws)", plot.draws)
     } else {
         String::new()
     };
-    Ok(Page::single(Figure {
+    Page::single(Figure {
         title: format!("{title}{band_note}"),
-        x: Axis::log(format!("budget C (FLOPs = {})", frontier.flops)),
+        x: Axis::log(format!("budget C (FLOPs = {})", plot.flops)),
         y: Axis::log("parameters N*, tokens D*"),
         layers,
         legend: Legend::UpperLeft,
-    }))
+    })
 }
 
-/// Histograms of every free parameter over the fit's bootstrap draws, with the estimate and
-/// the interval marked.
-pub fn bootstrap_page(result: &FitResult) -> Result<Page, Error> {
-    let Some(bootstrap) = result.bootstrap.as_ref().filter(|b| !b.draws.is_empty()) else {
-        return Err(Error::settings(
-            "plot bootstrap: the fit has no bootstrap replicates (fit with --bootstrap K)",
-        ));
-    };
-    let panels = result
+/// Histograms of every free parameter over the bootstrap draws, with the estimate and the
+/// interval marked.
+pub fn bootstrap_page(plot: &BootstrapPlot) -> Page {
+    let panels = plot
         .params
         .iter()
-        .enumerate()
-        .filter(|(_, (_, p))| !p.fixed)
-        .map(|(i, (name, p))| {
-            let values: Vec<f64> = bootstrap.draws.iter().map(|d| d[i]).collect();
+        .map(|p| {
             let mut layers = vec![Layer::Bars {
-                bars: histogram(&values, 30),
+                bars: histogram(&p.values, 30),
                 color: 0,
             }];
             layers.push(Layer::VLine {
-                x: p.value,
+                x: p.estimate,
                 color: 1,
                 label: Some("estimate".into()),
             });
-            if let Some([lo, hi]) = p.ci {
+            if let Some([lo, hi]) = p.interval {
                 for (x, label) in [
                     (
                         lo,
-                        Some(format!("{}% interval", (bootstrap.level * 100.0).round())),
+                        Some(format!("{}% interval", (plot.level * 100.0).round())),
                     ),
                     (hi, None),
                 ] {
@@ -551,23 +259,22 @@ pub fn bootstrap_page(result: &FitResult) -> Result<Page, Error> {
                 }
             }
             Figure {
-                title: name.clone(),
-                x: Axis::linear(name.clone()),
+                title: p.name.clone(),
+                x: Axis::linear(p.name.clone()),
                 y: Axis::linear("draws"),
                 layers,
                 legend: Legend::UpperRight,
             }
         })
         .collect::<Vec<_>>();
-    Ok(Page {
+    Page {
         title: format!(
             "{} fit: {} bootstrap draws of each parameter",
-            result.law,
-            bootstrap.draws.len()
+            plot.law, plot.draws
         ),
         columns: panels.len().min(3),
         panels,
-    })
+    }
 }
 
 fn histogram(values: &[f64], bins: usize) -> Vec<(f64, f64, f64)> {
@@ -594,29 +301,40 @@ fn histogram(values: &[f64], bins: usize) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
+/// The smallest and largest positive finite value.
+pub fn positive_range(values: &[f64]) -> Option<(f64, f64)> {
+    let positive = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite());
+    let (lo, hi) = positive.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
+}
+
+/// `points` values from `lo` to `hi`, evenly spaced in log.
+pub fn log_grid(lo: f64, hi: f64, points: usize) -> Vec<f64> {
+    let (a, b) = (lo.ln(), hi.ln());
+    (0..points)
+        .map(|i| (a + (b - a) * i as f64 / (points - 1) as f64).exp())
+        .collect()
+}
+
 /// IsoFLOP profiles: each budget's runs (loss against N), its local curve and minimum; and the
 /// minima N*(C) with their intervals and the fitted power law.
-pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
+pub fn isoflop_page(plot: &IsoflopPlot) -> Page {
     let mut profiles = Vec::new();
     let mut minima = Vec::new();
-    for (b, budget) in result.budgets.iter().enumerate() {
-        let rows: Vec<usize> = (0..data.compute.len())
-            .filter(|&r| (data.compute[r] / budget.budget - 1.0).abs() < 0.05)
-            .collect();
-        // A legend entry per budget only while it fits beside the profiles.
-        let labelled = result.budgets.len() <= 6;
+    // A legend entry per budget only while it fits beside the profiles.
+    let labelled = plot.budgets.len() <= 6;
+    for (b, budget) in plot.budgets.iter().enumerate() {
         profiles.push(Layer::Points {
             label: labelled.then(|| format!("C = {}", short(budget.budget))),
-            points: rows.iter().map(|&r| (data.size[r], data.loss[r])).collect(),
+            points: budget.runs.clone(),
             color: b,
         });
-        if let Some(curve) = &budget.curve {
+        if !budget.curve.is_empty() {
             profiles.push(Layer::Line {
                 label: None,
-                points: log_grid(curve.from, curve.to, 40)
-                    .into_iter()
-                    .map(|n| (n, curve.loss_at(n)))
-                    .collect(),
+                points: budget.curve.clone(),
                 color: b,
                 dashed: false,
             });
@@ -632,15 +350,15 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
     });
     let mut frontier = vec![Layer::Points {
         label: Some("N* per budget".into()),
-        points: result
+        points: plot
             .budgets
             .iter()
             .filter_map(|b| Some((b.budget, b.n?)))
             .collect(),
         color: 0,
     }];
-    for b in &result.budgets {
-        if let Some([lo, hi]) = b.n_ci {
+    for b in &plot.budgets {
+        if let Some([lo, hi]) = b.n_interval {
             frontier.push(Layer::Line {
                 label: None,
                 points: vec![(b.budget, lo), (b.budget, hi)],
@@ -650,19 +368,14 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
         }
     }
     let mut title = "minima".to_string();
-    if let Some(law) = &result.n_star {
-        let budgets: Vec<f64> = result.budgets.iter().map(|b| b.budget).collect();
-        let (lo, hi) = positive_range(&budgets).unwrap_or((1.0, 10.0));
+    if let Some((exponent, line)) = &plot.n_star {
         frontier.push(Layer::Line {
-            label: Some(format!("N* ∝ C^{:.3}", law.exponent)),
-            points: log_grid(lo, hi, 20)
-                .into_iter()
-                .map(|c| (c, law.coef * c.powf(law.exponent)))
-                .collect(),
+            label: Some(format!("N* ∝ C^{exponent:.3}")),
+            points: line.clone(),
             color: 1,
             dashed: true,
         });
-        title = format!("minima: N* ∝ C^{:.3}", law.exponent);
+        title = format!("minima: N* ∝ C^{exponent:.3}");
     }
     Page {
         title: "IsoFLOP profiles".into(),
@@ -671,7 +384,7 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
             Figure {
                 title: format!(
                     "loss against N at {} budgets (smallest C at the top)",
-                    result.budgets.len()
+                    plot.budgets.len()
                 ),
                 x: Axis::log("N"),
                 y: Axis::log("loss"),
@@ -689,171 +402,82 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
     }
 }
 
-fn short(v: f64) -> String {
+/// A number as a log axis labels it: 1e21, 3e20.
+pub fn short(v: f64) -> String {
     crate::figure::tick_label(&Axis::log(""), v.log10())
 }
 
-/// The compute-optimal loss L*(C) of every track with its band, over the data of each track
-/// (its runs at their compute FLOPs(N, D)).
-pub fn tracks_page(
-    law: &Law,
-    comparison: &TrackComparison,
-    tracks: &[Track],
-    flops: &dyn Fn(f64, f64) -> f64,
-    headline: Option<f64>,
-) -> Result<Page, Error> {
-    let (n, d) =
-        match (law.variable_index("N"), law.variable_index("D")) {
-            (Some(n), Some(d)) => (n, d),
-            _ => return Err(Error::settings(
-                "plot tracks: the law needs variables N and D (the plot is loss against compute)",
-            )),
-        };
-    let largest_run = tracks
-        .iter()
-        .flat_map(|t| (0..t.data.target.len()).map(move |r| (t, r)))
-        .map(|(t, r)| flops(t.data.variables[n][r], t.data.variables[d][r]))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let largest_budget = comparison
-        .tracks
-        .iter()
-        .flat_map(|t| t.allocations.iter().map(|a| a.budget))
-        .fold(f64::NEG_INFINITY, f64::max);
+/// The compute-optimal loss L*(C) of every track with its band, over the runs of each track
+/// at their compute.
+pub fn tracks_page(plot: &TracksPlot) -> Page {
     let mut layers = Vec::new();
-    if largest_budget > largest_run {
+    if let Some((from, to)) = plot.beyond {
         layers.push(Layer::Span {
-            from: largest_run,
-            to: largest_budget,
+            from,
+            to,
             label: "beyond the data".into(),
         });
     }
-    for (t, (fitted, track)) in comparison.tracks.iter().zip(tracks).enumerate() {
-        let band: Vec<(f64, f64, f64)> = fitted
-            .allocations
-            .iter()
-            .filter_map(|a| a.ci.get("loss").map(|[lo, hi]| (a.budget, *lo, *hi)))
-            .collect();
-        if !band.is_empty() {
+    for (t, track) in plot.tracks.iter().enumerate() {
+        if !track.band.is_empty() {
             layers.push(Layer::Band {
-                points: band,
+                points: track.band.clone(),
                 color: t,
             });
         }
         layers.push(Layer::Line {
-            label: Some(format!("{}: compute-optimal loss", fitted.track)),
-            points: fitted
-                .allocations
-                .iter()
-                .map(|a| (a.budget, a.loss))
-                .collect(),
+            label: Some(format!("{}: compute-optimal loss", track.name)),
+            points: track.loss.clone(),
             color: t,
             dashed: false,
         });
         layers.push(Layer::Points {
-            label: Some(format!("{} runs", fitted.track)),
-            points: (0..track.data.target.len())
-                .map(|r| {
-                    let (nr, dr) = (track.data.variables[n][r], track.data.variables[d][r]);
-                    (flops(nr, dr), track.data.target[r])
-                })
-                .collect(),
+            label: Some(format!("{} runs", track.name)),
+            points: track.runs.clone(),
             color: t,
         });
     }
-    // The multiplier at `headline` (the budget `compare` reports last), else at the largest
-    // budget drawn.
-    let title = match comparison.pairs.first().and_then(|p| {
-        let at = match headline {
-            Some(c) => p.budgets.iter().min_by(|a, b| {
-                (a.budget / c)
-                    .ln()
-                    .abs()
-                    .total_cmp(&(b.budget / c).ln().abs())
-            }),
-            None => p.budgets.last(),
-        };
-        at.map(|b| (p, b))
-    }) {
-        Some((pair, at)) => match at.multiplier.value {
-            Some(m) => format!(
-                "{} vs {}: {} needs {:.2}× the compute at {}",
-                pair.track,
-                pair.baseline,
-                pair.baseline,
-                m,
-                short(at.budget)
-            ),
-            None => format!("{} against {}", pair.track, pair.baseline),
-        },
-        None => "tracks".to_string(),
-    };
-    Ok(Page::single(Figure {
-        title,
+    Page::single(Figure {
+        title: plot.title.clone(),
         x: Axis::log("compute C (FLOPs)"),
         y: Axis::log("loss"),
         layers,
         legend: Legend::UpperRight,
-    }))
+    })
 }
 
+/// The most schedules a schedule plot shows (the palette).
+pub const MAX_SCHEDULES: usize = 8;
+
 /// Schedules side by side (issue 10): the learning rate of each against the step, and the
-/// loss the fitted curve law predicts for it; `observed[i]`, when given, are the logged
-/// (step, loss) points of schedule i, drawn as points under its curve. At most 8 schedules
-/// (the palette); more are an error.
-pub fn schedules_page(
-    title: &str,
-    predictions: &[Prediction],
-    observed: &[Option<(Vec<usize>, Vec<f64>)>],
-) -> Result<Page, Error> {
-    if predictions.len() > 8 {
-        return Err(Error::settings(format!(
-            "a schedule plot shows at most 8 schedules ({} given)",
-            predictions.len()
-        )));
-    }
+/// loss the fitted curve law predicts for it, with the logged points under its curve.
+pub fn schedules_page(plot: &SchedulesPlot) -> Page {
     let mut rates = Vec::new();
     let mut losses = Vec::new();
-    for (i, p) in predictions.iter().enumerate() {
-        let label = Some(p.schedule.clone());
+    for (i, s) in plot.schedules.iter().enumerate() {
+        let label = Some(s.name.clone());
         rates.push(Layer::Line {
             label: label.clone(),
-            points: p
-                .steps
-                .iter()
-                .zip(&p.lr)
-                .map(|(&s, &lr)| (s as f64, lr))
-                .collect(),
+            points: s.lr.clone(),
             color: i,
             dashed: false,
         });
-        if let Some(Some((steps, loss))) = observed.get(i) {
+        if !s.observed.is_empty() {
             losses.push(Layer::Points {
                 label: None,
-                points: steps
-                    .iter()
-                    .zip(loss)
-                    .map(|(&s, &l)| (s as f64, l))
-                    .collect(),
+                points: s.observed.clone(),
                 color: i,
             });
         }
-        // The warmup's first steps predict losses far above the rest: start at 5% of the run.
-        let start = p.steps_total / 20;
         losses.push(Layer::Line {
             label,
-            points: p
-                .steps
-                .iter()
-                .zip(&p.loss)
-                .filter(|(&s, _)| s >= start)
-                .map(|(&s, &l)| (s as f64, l))
-                .collect(),
+            points: s.loss.clone(),
             color: i,
             dashed: false,
         });
     }
-    Ok(Page {
-        title: title.to_string(),
+    Page {
+        title: plot.title.clone(),
         columns: 2,
         panels: vec![
             Figure {
@@ -871,5 +495,5 @@ pub fn schedules_page(
                 legend: Legend::UpperRight,
             },
         ],
-    })
+    }
 }

@@ -1,11 +1,13 @@
-//! Pictures of scalinglaws results, from the library's result types only: a small picture
-//! model (`figure`), the plots built from fits, frontiers and bootstrap draws (`kinds`), and
-//! the embedded font (`font`). SVG for reports, PNG for slides; no system fonts needed.
-
-#![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
+//! Pictures of scalinglaws results, from plain values only: what to draw (`inputs`: points,
+//! curves, bands, frontiers that an analysis computed), a small picture model (`figure`), the
+//! plots built from those values (`kinds`), and the embedded font (`font`). SVG for reports,
+//! PNG for slides; no system fonts needed. The crate depends on no part of the library: it
+//! computes nothing a reader could check against a report (`scalinglaws-report::plots` turns
+//! the library's results into its inputs).
 
 pub mod figure;
 pub mod font;
+pub mod inputs;
 pub mod kinds;
 
 pub use figure::{png, svg, svg_scaled, Axis, DrawError, Figure, Layer, Legend, Page};

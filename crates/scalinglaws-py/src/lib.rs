@@ -361,7 +361,12 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, Str
 #[pyfunction]
 fn report(fit_json: &str) -> PyResult<String> {
     let (result, _) = py(read_fit(fit_json))?;
-    Ok(scalinglaws_report::text::render(&result, Dialect::Python))
+    let report = scalinglaws_report::analyses::fit::FitReport {
+        result: &result,
+        dialect: Dialect::Python,
+    };
+    scalinglaws_report::export(&report, scalinglaws_report::Format::Text)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// The self-contained HTML page of a fit (as `scalinglaws report` writes it), from the fit's
@@ -1145,7 +1150,7 @@ fn fit_page(
                 .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
                 .or_else(|| result.calibration.as_ref().map(|c| c.level))
                 .unwrap_or(0.95);
-            py(scalinglaws_plot::kinds::fit_page(
+            py(scalinglaws_report::plots::fit_page(
                 &law,
                 &result,
                 &data()?,
@@ -1153,7 +1158,7 @@ fn fit_page(
                 level,
             ))?
         }
-        "residuals" => py(scalinglaws_plot::kinds::residuals_page(
+        "residuals" => py(scalinglaws_report::plots::residuals_page(
             &law,
             &result,
             &data()?,
@@ -1172,9 +1177,9 @@ fn fit_page(
                 held: request.held,
                 ..AllocationSettings::at_budgets(budgets)
             };
-            py(py_.detach(|| scalinglaws_plot::kinds::frontier_page(&law, &result, &settings)))?
+            py(py_.detach(|| scalinglaws_report::plots::frontier_page(&law, &result, &settings)))?
         }
-        "bootstrap" => py(scalinglaws_plot::kinds::bootstrap_page(&result))?,
+        "bootstrap" => py(scalinglaws_report::plots::bootstrap_page(&result))?,
         other => {
             return Err(to_py(Error::settings(format!(
                 "plot kind '{other}': use \"fit\", \"residuals\", \"frontier\" or \"bootstrap\""

@@ -13,9 +13,9 @@ use scalinglaws::data::recipe::Dialect;
 use scalinglaws::fit::{FitData, FitResult};
 use scalinglaws::uncertainty::CalibrationOptions;
 use scalinglaws::Law;
-use scalinglaws_plot::kinds::{bootstrap_page, fit_page, frontier_page, residuals_page};
 use scalinglaws_plot::{Layer, Page};
 
+use crate::plots::{bootstrap_page, fit_page, frontier_page, residuals_page};
 use crate::text::{self, number};
 
 /// The page of a fit: `level` is the plots' interval level, `command` the line that reproduces

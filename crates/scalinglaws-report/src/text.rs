@@ -27,6 +27,11 @@ pub fn render(result: &FitResult, dialect: Dialect) -> String {
 
 fn header(out: &mut String, result: &FitResult, dialect: Dialect) {
     let _ = writeln!(out, "[[Fit]]");
+    aligned(out, &header_rows(result, dialect));
+}
+
+/// What was fitted to what: law, formula, data, rows, variables, target, objective.
+pub(crate) fn header_rows(result: &FitResult, dialect: Dialect) -> Vec<(&'static str, String)> {
     let mut rows: Vec<(&str, String)> = Vec::new();
     rows.push(("law", result.law.clone()));
     // A derived target reads "y=log(loss)": the formula shows its name, the target row its
@@ -87,11 +92,16 @@ fn header(out: &mut String, result: &FitResult, dialect: Dialect) {
             settings.space.name()
         ),
     ));
-    aligned(out, &rows);
+    rows
 }
 
 fn statistics(out: &mut String, result: &FitResult) {
     let _ = writeln!(out, "[[Fit statistics]]");
+    aligned(out, &statistics_rows(result));
+}
+
+/// How well the search went and how well the law fits.
+pub(crate) fn statistics_rows(result: &FitResult) -> Vec<(&'static str, String)> {
     let optima = &result.optima;
     let mut search = format!(
         "{} start{}, {} distinct optim{}, best reached by {}",
@@ -155,7 +165,7 @@ fn statistics(out: &mut String, result: &FitResult) {
                 .map_or("-".to_string(), |c| format!("{c:.2e} (scaled Hessian)")),
         ),
     ];
-    aligned(out, &rows);
+    rows
 }
 
 fn parameters(out: &mut String, result: &FitResult) {
@@ -164,6 +174,11 @@ fn parameters(out: &mut String, result: &FitResult) {
         "[[Parameters]] (standard errors: {})",
         result.covariance_kind
     );
+    out.push_str(&columns(&parameter_table(result), &[0, 4, 5], "    "));
+}
+
+/// The parameters' table: name, value, stderr, relative, bounds, flags.
+pub(crate) fn parameter_table(result: &FitResult) -> Vec<[String; 6]> {
     let mut table: Vec<[String; 6]> = vec![[
         "name".into(),
         "value".into(),
@@ -200,14 +215,23 @@ fn parameters(out: &mut String, result: &FitResult) {
             flags.join(", "),
         ]);
     }
-    out.push_str(&columns(&table, &[0, 4, 5], "    "));
+    table
 }
 
 /// Bootstrap and profile intervals, when the fit has them.
 fn intervals(out: &mut String, result: &FitResult) {
+    let Some(heading) = interval_heading(result) else {
+        return;
+    };
+    let _ = writeln!(out, "{heading}");
+    out.push_str(&columns(&interval_table(result), &[0, 2, 3], "    "));
+}
+
+/// "[[Intervals]] (95% level; sources)", when the fit has bootstrap or profile intervals.
+pub(crate) fn interval_heading(result: &FitResult) -> Option<String> {
     let bootstrap = result.bootstrap.as_ref();
     if bootstrap.is_none() && result.profiles.is_empty() {
-        return;
+        return None;
     }
     let level = bootstrap
         .map(|b| b.level)
@@ -230,12 +254,15 @@ fn intervals(out: &mut String, result: &FitResult) {
     if !result.profiles.is_empty() {
         sources.push("profile: robust likelihood ratio".to_string());
     }
-    let _ = writeln!(
-        out,
+    Some(format!(
         "[[Intervals]] ({}% level; {})",
         level_percent(level),
         sources.join("; ")
-    );
+    ))
+}
+
+/// Each free parameter's bootstrap stderr, bootstrap interval and profile interval.
+pub(crate) fn interval_table(result: &FitResult) -> Vec<[String; 4]> {
     let interval = |pair: Option<[f64; 2]>| {
         pair.map_or("-".to_string(), |[lo, hi]| {
             format!("[{}, {}]", number(lo, 5), number(hi, 5))
@@ -265,11 +292,11 @@ fn intervals(out: &mut String, result: &FitResult) {
             profile,
         ]);
     }
-    out.push_str(&columns(&table, &[0, 2, 3], "    "));
+    table
 }
 
 /// The fitted variance model of a heteroscedastic fit: σ0, s ± se, x0 and the LR test of s = 0.
-fn residual_scale(out: &mut String, result: &FitResult) {
+pub(crate) fn residual_scale(out: &mut String, result: &FitResult) {
     let Some(v) = &result.variance else {
         return;
     };
@@ -333,7 +360,7 @@ fn scale_rule(by: &str, rule: &scalinglaws::uncertainty::ScaleRule) -> String {
 }
 
 /// How prediction intervals beyond the data are calibrated, or why they are not.
-fn extrapolation(out: &mut String, result: &FitResult) {
+pub(crate) fn extrapolation(out: &mut String, result: &FitResult) {
     let Some(c) = &result.calibration else {
         return;
     };
@@ -391,7 +418,7 @@ fn extrapolation(out: &mut String, result: &FitResult) {
     );
 }
 
-fn correlations(out: &mut String, result: &FitResult) {
+pub(crate) fn correlations(out: &mut String, result: &FitResult) {
     let Some(matrix) = &result.correlation else {
         return;
     };

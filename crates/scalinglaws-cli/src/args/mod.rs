@@ -44,6 +44,11 @@ pub use self::select::SelectArgs;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// How a printed report is written: text for the terminal, markdown for a pull request
+    /// or a wiki (--json is unchanged).
+    #[arg(long, global = true, value_name = "FORMAT", default_value = "text",
+          value_parser = PossibleValuesParser::new(["text", "markdown"]))]
+    pub format: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -69,6 +69,14 @@ pub struct PlotIsoflopArgs {
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub bootstrap: usize,
 
+    /// Seed of the bootstrap.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Level of the intervals on N*.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    pub level: f64,
+
     #[command(flatten)]
     pub output: PlotOutputArgs,
 }

@@ -78,8 +78,8 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
                     shape: super::isoflop::shape(args.shape.trim())?,
                     tolerance: args.tolerance,
                     bootstrap: args.bootstrap,
-                    seed: 0,
-                    level: 0.95,
+                    seed: args.seed,
+                    level: super::level("--level", args.level)?,
                     ..Default::default()
                 },
                 output: plot_output(args.output)?,

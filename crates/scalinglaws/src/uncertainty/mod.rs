@@ -2,11 +2,12 @@
 //! refitted with the full global search), confidence and prediction intervals at new points
 //! (from the bootstrap draws, else by the delta method), profile-likelihood intervals of single
 //! parameters, prediction intervals calibrated beyond the data by rolling-origin backtests,
-//! and the likelihood of a fit under its loss's own error density (for likelihood
-//! ratio tests and information criteria).
+//! the likelihood of a fit under its loss's own error density (for likelihood ratio tests and
+//! information criteria), and a fit's curve and bands along one variable (for plots).
 
 pub mod bootstrap;
 pub mod calibration;
+pub mod curves;
 pub mod dist;
 pub mod intervals;
 pub mod likelihood;

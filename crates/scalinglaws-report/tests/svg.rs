@@ -1,10 +1,11 @@
 //! The structure of the SVG a fit plot produces on a small synthetic fit, as a snapshot: the
 //! texts (title, tick labels, legend) and how many of each drawing element there are. Tick
-//! labels read as numbers (1e9, not 1000000000.0).
+//! labels read as numbers (1e9, not 1000000000.0). The whole path is tested: the library's
+//! curves and bands, `scalinglaws_report::plots` choosing them, the plot crate drawing them.
 
 use scalinglaws::fit::{fit, FitData, FitSettings};
 use scalinglaws::law::catalog;
-use scalinglaws_plot::kinds::{fit_page, residuals_page};
+use scalinglaws_report::plots::{fit_page, residuals_page};
 
 fn synthetic() -> FitData {
     let law = catalog::lookup("chinchilla").unwrap();
@@ -102,7 +103,7 @@ fn residual_plot_has_a_panel_per_variable() {
 #[test]
 fn schedule_plot_draws_rates_and_curves() {
     use scalinglaws::analysis::schedule::Prediction;
-    use scalinglaws_plot::kinds::schedules_page;
+    use scalinglaws_report::plots::schedules_page;
     let prediction = |name: &str, drop: f64| Prediction {
         schedule: name.to_string(),
         steps_total: 1000,

@@ -1,0 +1,122 @@
+//! The CLI prints what the report crate's exporters write, byte for byte, so that the CLI and
+//! Python (which call the same exporters) cannot drift: the fit report in text and markdown
+//! against the exporters run on the fit's own JSON, that JSON against the JSON exporter, the
+//! frontier of `optimal`, and the catalog of `laws`. The markdown of a fit is a snapshot.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::CHINCHILLA;
+use scalinglaws::analysis::allocation::Frontier;
+use scalinglaws::data::recipe::Dialect;
+use scalinglaws::fit::FitResult;
+use scalinglaws_report::analyses::fit::FitReport;
+use scalinglaws_report::analyses::laws::Listing;
+use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
+use scalinglaws_report::{export, Format};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("run scalinglaws");
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// The README's fit, its JSON written to a temporary file: (stdout, the file's text).
+fn fit_with_json(extra: &[&str]) -> (String, String) {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("fit.json");
+    let mut args: Vec<&str> = CHINCHILLA.to_vec();
+    args.extend(extra);
+    let shown = path.display().to_string();
+    args.extend(["--json", &shown]);
+    let stdout = stdout_of(&args);
+    (stdout, std::fs::read_to_string(&path).unwrap())
+}
+
+#[test]
+fn the_fit_report_is_the_exporters_in_both_formats() {
+    let (text, json) = fit_with_json(&[]);
+    let result = FitResult::from_json(&json).unwrap();
+    let report = FitReport {
+        result: &result,
+        dialect: Dialect::Cli,
+    };
+    assert_eq!(text, export(&report, Format::Text).unwrap());
+    assert_eq!(json, export(&report, Format::Json).unwrap() + "\n");
+    let (markdown, _) = fit_with_json(&["--format", "markdown"]);
+    assert_eq!(markdown, export(&report, Format::Markdown).unwrap());
+    assert!(markdown.starts_with("### Fit: chinchilla\n"), "{markdown}");
+    assert!(
+        markdown.contains("| name | value | stderr | relative | bounds | flags |"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn optimal_prints_the_exporters_report_of_its_json() {
+    let directory = tempfile::tempdir().unwrap();
+    let fit = directory.path().join("fit.json");
+    let frontier_json = directory.path().join("frontier.json");
+    let mut args: Vec<&str> = CHINCHILLA.to_vec();
+    let fit_shown = fit.display().to_string();
+    args.extend(["--json", &fit_shown]);
+    stdout_of(&args);
+    let shown = frontier_json.display().to_string();
+    let optimal = |format: &str| {
+        stdout_of(&[
+            "optimal",
+            &fit_shown,
+            "--budget",
+            "1e22,1e24",
+            "--json",
+            &shown,
+            "--format",
+            format,
+        ])
+    };
+    let text = optimal("text");
+    let written = std::fs::read_to_string(&frontier_json).unwrap();
+    let frontier: Frontier = serde_json::from_str(&written).unwrap();
+    let report = OptimalReport {
+        frontier: &frontier,
+        law: "chinchilla",
+        parameters: Parameters::Fitted,
+    };
+    assert_eq!(text, export(&report, Format::Text).unwrap());
+    assert_eq!(written, export(&report, Format::Json).unwrap() + "\n");
+    let markdown = optimal("markdown");
+    assert_eq!(markdown, export(&report, Format::Markdown).unwrap());
+    assert!(
+        markdown.contains("| budget C | N* | D* | D*/N* | loss |"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn laws_prints_the_exporters_catalog() {
+    let listing = Listing {
+        laws: scalinglaws::law::catalog::listing().unwrap(),
+    };
+    assert_eq!(
+        stdout_of(&["laws"]),
+        export(&listing, Format::Text).unwrap()
+    );
+    assert_eq!(
+        stdout_of(&["laws", "--json", "-"]),
+        export(&listing, Format::Json).unwrap() + "\n"
+    );
+}

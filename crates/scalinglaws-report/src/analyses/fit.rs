@@ -1,0 +1,107 @@
+//! The report of `fit` (and of Python's `Fit.report()`): the lmfit-style text report of
+//! [`text::render`](crate::text::render), its markdown with pipe tables, and the fit's JSON.
+
+use scalinglaws::data::recipe::Dialect;
+use scalinglaws::fit::FitResult;
+
+use crate::markdown;
+use crate::text;
+
+/// A fit, its hints worded for a front end (`--where` or `where=`).
+pub struct FitReport<'a> {
+    pub result: &'a FitResult,
+    pub dialect: Dialect,
+}
+
+impl crate::Report for FitReport<'_> {
+    type Json = FitResult;
+    fn json_value(&self) -> &FitResult {
+        self.result
+    }
+    fn text(&self) -> String {
+        text::render(self.result, self.dialect)
+    }
+    fn markdown(&self) -> String {
+        render_markdown(self.result, self.dialect)
+    }
+}
+
+/// The fit report as markdown: the header and statistics as bullet lists, parameters and
+/// intervals as pipe tables, the other sections as in the text report.
+fn render_markdown(result: &FitResult, dialect: Dialect) -> String {
+    let mut out = markdown::heading(&format!("Fit: {}", result.law));
+    // The formula as code: its `*` and `^` are not emphasis.
+    let header: Vec<(&str, String)> = text::header_rows(result, dialect)
+        .into_iter()
+        .map(|(label, value)| match label {
+            "formula" => {
+                let lines: Vec<&str> = value.lines().map(str::trim).collect();
+                (label, format!("`{}`", lines.join("; ")))
+            }
+            _ => (label, value),
+        })
+        .collect();
+    out.push_str(&markdown::bullets(&header));
+    out.push_str(&markdown::heading("Fit statistics"));
+    out.push_str(&markdown::bullets(&text::statistics_rows(result)));
+    out.push_str(&markdown::heading(&format!(
+        "Parameters (standard errors: {})",
+        result.covariance_kind
+    )));
+    out.push_str(&markdown::table(&text::parameter_table(result), &[0, 4, 5]));
+    out.push('\n');
+    if let Some(heading) = text::interval_heading(result) {
+        out.push_str(&markdown::from_text(&heading));
+        out.push('\n');
+        out.push_str(&markdown::table(&text::interval_table(result), &[0, 2, 3]));
+        out.push('\n');
+    }
+    let mut rest = String::new();
+    text::residual_scale(&mut rest, result);
+    text::extrapolation(&mut rest, result);
+    text::correlations(&mut rest, result);
+    if !rest.is_empty() {
+        out.push_str(&markdown::from_text(&rest));
+        out.push('\n');
+    }
+    if !result.warnings.is_empty() {
+        out.push_str(&markdown::heading("Warnings"));
+        for warning in &result.warnings {
+            out.push_str(&format!("- {warning}\n"));
+        }
+    }
+    out.trim_end().to_string() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use scalinglaws::data::recipe::Dialect;
+    use scalinglaws::fit::FitResult;
+
+    use super::FitReport;
+    use crate::{export, Format};
+
+    /// The markdown of the saved fit whose text report is `report_of_a_saved_fit`: headings,
+    /// bullet lists, pipe tables with one row per parameter, the warnings as a list.
+    #[test]
+    fn markdown_of_a_saved_fit() {
+        let text = include_str!("../../tests/fixtures/data_constrained_fit.json");
+        let result = FitResult::from_json(text).expect("the fixture reads");
+        let report = FitReport {
+            result: &result,
+            dialect: Dialect::Cli,
+        };
+        let markdown = export(&report, Format::Markdown).unwrap();
+        let table_rows = markdown
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| name") && !l.starts_with("| :"))
+            .count();
+        assert!(table_rows >= result.params.len(), "{markdown}");
+        insta::with_settings!({
+            snapshot_path => "../../tests/snapshots",
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!("markdown_of_a_saved_fit", markdown);
+        });
+    }
+}

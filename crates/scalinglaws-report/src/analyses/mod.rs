@@ -1,0 +1,16 @@
+//! The report of each analysis, one file per analysis, as the CLI prints it and Python returns
+//! it: each file holds the result's [`Report`](crate::Report) (the result with the context its
+//! report names: the law's label, the data file, the option that split the runs) and the
+//! text (and, where it has tables, markdown) it is written as.
+
+pub mod backtest;
+pub mod compare;
+pub mod compare_laws;
+pub mod fit;
+pub mod isoflop;
+pub mod laws;
+pub mod lr;
+pub mod optimal;
+pub mod predict;
+pub mod schedule;
+pub mod select;

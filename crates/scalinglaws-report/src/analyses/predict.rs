@@ -1,0 +1,223 @@
+//! The report of `predict`: a saved fit evaluated at new points, with confidence and
+//! prediction intervals, and the note that says where the intervals come from and how they
+//! are calibrated beyond the data.
+
+use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::{Calibration, IntervalSource};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use crate::text::{columns, level_percent, number};
+
+/// Predictions with the fit they come from and the law's variables.
+pub struct PredictReport<'a> {
+    pub predictions: &'a Predictions<'a>,
+    pub result: &'a FitResult,
+    pub variables: &'a [String],
+}
+
+impl<'a> crate::Report for PredictReport<'a> {
+    type Json = Predictions<'a>;
+    fn json_value(&self) -> &Predictions<'a> {
+        self.predictions
+    }
+    fn text(&self) -> String {
+        let p = self.predictions;
+        let rows = rows(self.variables, &self.result.target, &p.predictions);
+        let mut text = columns(&rows, &[], "");
+        text.push_str(&interval_note(self.result, p.intervals, p.level));
+        text
+    }
+    fn markdown(&self) -> String {
+        let p = self.predictions;
+        let rows = rows(self.variables, &self.result.target, &p.predictions);
+        let mut text = crate::markdown::table(&rows, &[]);
+        text.push('\n');
+        text.push_str(&crate::markdown::fenced(&interval_note(
+            self.result,
+            p.intervals,
+            p.level,
+        )));
+        text.trim_end().to_string() + "\n"
+    }
+}
+
+/// Input values in the law's variable order, serialised as an object in that order.
+pub struct Inputs(pub Vec<(String, f64)>);
+
+impl Serialize for Inputs {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(serde::Serialize)]
+pub struct Prediction {
+    pub inputs: Inputs,
+    pub value: f64,
+    /// Confidence interval of the law's mean.
+    pub ci: Option<[f64; 2]>,
+    /// Prediction interval of a new run (calibrated beyond the data when `calibrated`).
+    pub pi: Option<[f64; 2]>,
+    /// The fit's own prediction interval, before the extrapolation calibration.
+    pub pi_fit: Option<[f64; 2]>,
+    pub calibrated: bool,
+    /// Decades beyond the largest fitted scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance_decades: Option<f64>,
+}
+
+/// How the prediction intervals were calibrated beyond the data (the fit's calibration
+/// without its per-run scores).
+#[derive(serde::Serialize)]
+pub struct CalibrationNote<'a> {
+    pub calibrated: bool,
+    pub method: &'a str,
+    pub by: &'a str,
+    pub reason: Option<&'a str>,
+    pub tau_per_decade: f64,
+    pub growth: f64,
+    pub largest_scale: f64,
+    pub held_out: usize,
+    pub units: usize,
+    pub max_distance_decades: f64,
+    pub coverage_fit: Option<f64>,
+    pub coverage_calibrated: Option<f64>,
+}
+
+impl<'a> CalibrationNote<'a> {
+    pub fn of(c: &'a Calibration) -> CalibrationNote<'a> {
+        CalibrationNote {
+            calibrated: c.calibrated,
+            method: &c.method,
+            by: &c.by,
+            reason: c.reason.as_deref(),
+            tau_per_decade: c.tau_per_decade,
+            growth: c.growth,
+            largest_scale: c.largest_scale,
+            held_out: c.held_out,
+            units: c.units,
+            max_distance_decades: c.max_distance_decades,
+            coverage_fit: c.coverage_fit,
+            coverage_calibrated: c.coverage_calibrated,
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+pub struct Predictions<'a> {
+    pub level: f64,
+    /// Where the intervals come from: "bootstrap", "delta" or "none".
+    pub intervals: IntervalSource,
+    /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
+    pub calibration: Option<CalibrationNote<'a>>,
+    pub predictions: Vec<Prediction>,
+}
+
+fn rows(variables: &[String], target: &str, predictions: &[Prediction]) -> Vec<Vec<String>> {
+    let target = target.split('=').next().unwrap_or(target);
+    let with_intervals = predictions.iter().any(|p| p.ci.is_some() || p.pi.is_some());
+    let mut header: Vec<String> = variables
+        .iter()
+        .cloned()
+        .chain([target.to_string()])
+        .collect();
+    let calibrated = predictions.iter().any(|p| p.calibrated);
+    if with_intervals {
+        header.extend(["ci low", "ci high", "pi low", "pi high"].map(String::from));
+    }
+    if calibrated {
+        header.extend(["decades out", "fit's pi low", "fit's pi high"].map(String::from));
+    }
+    let mut rows: Vec<Vec<String>> = vec![header];
+    let ends = |pair: Option<[f64; 2]>| {
+        pair.map_or(["-".to_string(), "-".to_string()], |[lo, hi]| {
+            [number(lo, 6), number(hi, 6)]
+        })
+    };
+    for prediction in predictions {
+        let mut row: Vec<String> = prediction
+            .inputs
+            .0
+            .iter()
+            .map(|(_, value)| short(*value))
+            .chain([number(prediction.value, 6)])
+            .collect();
+        if with_intervals {
+            row.extend(ends(prediction.ci));
+            row.extend(ends(prediction.pi));
+        }
+        if calibrated {
+            row.push(
+                prediction
+                    .distance_decades
+                    .map_or("-".into(), |d| number(d, 3)),
+            );
+            row.extend(ends(prediction.pi_fit));
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// Says what the intervals are and where they come from.
+fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
+    let mut note = fit_interval_note(result, source, level);
+    if let Some(c) = &result.calibration {
+        note.push_str(&format!("pi beyond the data: {}\n", c.describe()));
+        if c.calibrated {
+            note.push_str(
+                "  (confidence intervals of the mean are not calibrated; the fit's own pi is shown beside)\n",
+            );
+        }
+    }
+    note
+}
+
+/// The residual σ a new run adds: one value, or σ(x) of a heteroscedastic fit.
+fn residual_sd(result: &FitResult) -> String {
+    match &result.variance {
+        Some(v) => format!(
+            "{}·({}/{})^{}",
+            number(v.sigma0, 3),
+            v.by,
+            number(v.x0, 3),
+            number(v.s, 3)
+        ),
+        None => result
+            .stats
+            .residual_scale
+            .map_or("-".into(), |s| number(s, 3)),
+    }
+}
+
+fn fit_interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
+    let level = level_percent(level);
+    match (source, &result.bootstrap) {
+        (IntervalSource::Bootstrap, Some(b)) => format!(
+            "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run (adds residual σ {})\n",
+            b.draws.len(),
+            residual_sd(result)
+        ),
+        (IntervalSource::Delta, _) => format!(
+            "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run (adds residual σ {})\n",
+            result.covariance_kind,
+            residual_sd(result)
+        ),
+        _ => "intervals: none (the fit has neither bootstrap replicates nor a covariance)\n".to_string(),
+    }
+}
+
+/// The shorter of plain and scientific notation: 7e10, 0.5, 1.4e12.
+fn short(value: f64) -> String {
+    let plain = format!("{value}");
+    let scientific = format!("{value:e}");
+    if scientific.len() < plain.len() {
+        scientific
+    } else {
+        plain
+    }
+}

@@ -1,0 +1,92 @@
+//! One exporter trait over "a thing that can be reported", with one exporter per format
+//! (after hyperfine's `export` module: one file per format, one trait): text for a terminal,
+//! markdown for a pull request or a wiki, JSON for a program. A front end picks a [`Format`]
+//! and calls [`export`]; it never formats a result itself, so the CLI and Python cannot drift.
+
+use serde::Serialize;
+
+/// A result that can be written in every format.
+pub trait Report {
+    /// What the JSON export serialises (the result itself, without the report's context).
+    type Json: Serialize + ?Sized;
+
+    /// The value the JSON export writes.
+    fn json_value(&self) -> &Self::Json;
+
+    /// The text report, as the CLI prints it.
+    fn text(&self) -> String;
+
+    /// The markdown report; by default the text report with its `[[Section]]` lines as
+    /// headings and the rest in fenced blocks (alignment kept).
+    fn markdown(&self) -> String {
+        crate::markdown::from_text(&self.text())
+    }
+}
+
+/// A format a report can be exported in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    #[default]
+    Text,
+    Markdown,
+    Json,
+}
+
+impl Format {
+    /// `text`, `markdown` (or `md`), `json`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name {
+            "text" => Some(Format::Text),
+            "markdown" | "md" => Some(Format::Markdown),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Markdown => "markdown",
+            Format::Json => "json",
+        }
+    }
+}
+
+/// Writes a report in one format.
+pub trait Exporter {
+    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error>;
+}
+
+/// The text report.
+pub struct TextExporter;
+/// The markdown report.
+pub struct MarkdownExporter;
+/// The JSON of the result (pretty-printed, as every `--json` writes it).
+pub struct JsonExporter;
+
+impl Exporter for TextExporter {
+    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
+        Ok(report.text())
+    }
+}
+
+impl Exporter for MarkdownExporter {
+    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
+        Ok(report.markdown())
+    }
+}
+
+impl Exporter for JsonExporter {
+    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
+        crate::json::pretty(report.json_value())
+    }
+}
+
+/// The report in `format`.
+pub fn export<R: Report + ?Sized>(report: &R, format: Format) -> Result<String, serde_json::Error> {
+    match format {
+        Format::Text => TextExporter.export(report),
+        Format::Markdown => MarkdownExporter.export(report),
+        Format::Json => JsonExporter.export(report),
+    }
+}

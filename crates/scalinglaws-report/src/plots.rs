@@ -1,0 +1,524 @@
+//! From the library's results to the plot crate's plain inputs: which curves a plot shows
+//! (groups of runs, grids, the budgets of a frontier), with every value computed by the
+//! library (`uncertainty::curves` along a grid, `analysis::allocation::optimal` for a
+//! frontier, an IsoFLOP budget's own curve). The CLI, Python and the HTML page draw through
+//! here, so a picture shows the numbers the reports print.
+
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Frontier};
+use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
+use scalinglaws::analysis::schedule::Prediction;
+use scalinglaws::analysis::tracks::{Track, TrackComparison};
+use scalinglaws::fit::{FitData, FitResult, Space};
+use scalinglaws::uncertainty::curves::{band_along, curve_along};
+use scalinglaws::{Error, Law};
+use scalinglaws_plot::inputs::{
+    BootstrapPlot, FitGroup, FitPlot, FrontierPlot, IsoflopBudget, IsoflopPlot, ParamDraws,
+    ResidualPanel, ResidualsPlot, ScheduleCurves, SchedulesPlot, TrackCurves, TracksPlot,
+};
+use scalinglaws_plot::kinds::{self, log_grid, positive_range, short};
+use scalinglaws_plot::Page;
+
+/// At most this many curves in a fit plot; more groups are binned by quantile.
+const MAX_GROUPS: usize = 6;
+/// The curves run a decade beyond the largest value of the x variable.
+const EXTRAPOLATION: f64 = 10.0;
+/// Points per curve: smooth at any size a page shows (a segment under 3 pixels at 640).
+const CURVE_POINTS: usize = 200;
+/// Points per interval band: bands are smooth, and each point's bootstrap prediction interval
+/// solves a quantile of a mixture over every replicate (the costly part of a fit plot).
+const BAND_POINTS: usize = 40;
+
+/// The fit plot of `result` against variable `x`, bands at `level`.
+pub fn fit_page(
+    law: &Law,
+    result: &FitResult,
+    data: &FitData,
+    x: usize,
+    level: f64,
+) -> Result<Page, Error> {
+    Ok(kinds::fit_page(&fit_plot(law, result, data, x, level)?))
+}
+
+/// What the fit plot draws: each group's runs, curve, band and calibrated interval.
+pub fn fit_plot(
+    law: &Law,
+    result: &FitResult,
+    data: &FitData,
+    x: usize,
+    level: f64,
+) -> Result<FitPlot, Error> {
+    let name = &law.variables[x];
+    let xs = &data.variables[x];
+    let (lo, hi) = positive_range(xs).ok_or_else(|| {
+        Error::settings(format!(
+            "plot: '{name}' has no positive values to put on a log axis"
+        ))
+    })?;
+    let groups = groups(law, data, x);
+    let binned = groups.iter().any(|g| g.range.is_some());
+    let fitted = result.predict(&rows_of(data))?;
+    let mut drawn = Vec::with_capacity(groups.len());
+    for group in &groups {
+        // A binned group's curve starts at its own smallest x (its runs' range).
+        let start = if binned {
+            group
+                .rows
+                .iter()
+                .map(|&r| xs[r])
+                .filter(|v| *v > 0.0)
+                .fold(hi, f64::min)
+        } else {
+            lo
+        };
+        let grid = log_grid(start, hi * EXTRAPOLATION, CURVE_POINTS);
+        let curve = curve_along(result, &group.at, x, &grid)?;
+        let band_grid = log_grid(start, hi * EXTRAPOLATION, BAND_POINTS);
+        let bands = band_along(result, &group.at, x, &band_grid, level)?;
+        let band = match group.range {
+            Some((by, from, to)) => {
+                let end = group.rows.iter().map(|&r| xs[r]).fold(start, f64::max);
+                let inside: Vec<f64> = grid.iter().copied().filter(|v| *v <= end).collect();
+                bin_band(result, group, x, &inside, (by, from, to))?
+            }
+            None => bands.mean,
+        };
+        drawn.push(FitGroup {
+            label: group.label.clone(),
+            runs: group
+                .rows
+                .iter()
+                .map(|&r| (xs[r], data.target[r]))
+                .collect(),
+            curve,
+            band,
+            calibrated: bands.calibrated,
+            fitted: group
+                .rows
+                .iter()
+                .map(|&r| (fitted[r], data.target[r]))
+                .collect(),
+        });
+    }
+    Ok(FitPlot {
+        law: result.law.clone(),
+        target: result.target.clone(),
+        x: name.clone(),
+        log_y: result.settings.space == Space::Log,
+        level,
+        extrapolation: (hi, hi * EXTRAPOLATION),
+        binned_by: groups
+            .iter()
+            .find_map(|g| g.range)
+            .map(|(by, _, _)| law.variables[by].clone()),
+        groups: drawn,
+    })
+}
+
+/// The law over a bin's whole range of the binning variable `by` (from its smallest to its
+/// largest value there), along `grid`; empty when under two points.
+fn bin_band(
+    result: &FitResult,
+    group: &Group,
+    x: usize,
+    grid: &[f64],
+    (by, from, to): (usize, f64, f64),
+) -> Result<Vec<(f64, f64, f64)>, Error> {
+    let at = |value: f64| {
+        let mut at = group.at.clone();
+        at[by] = value;
+        curve_along(result, &at, x, grid)
+    };
+    let (a, b) = (at(from)?, at(to)?);
+    let range: Vec<(f64, f64, f64)> = a
+        .iter()
+        .zip(&b)
+        .map(|(&(v, p), &(_, q))| (v, p.min(q), p.max(q)))
+        .collect();
+    Ok(if range.len() >= 2 { range } else { Vec::new() })
+}
+
+/// Every row of the data as a point (the law's variables in order).
+fn rows_of(data: &FitData) -> Vec<Vec<f64>> {
+    (0..data.target.len())
+        .map(|r| data.variables.iter().map(|c| c[r]).collect())
+        .collect()
+}
+
+/// Rows of one curve: the other variables held at `at` (their values, or a bin's medians);
+/// a bin's `range` is (the binning variable, its smallest and largest value in the bin).
+struct Group {
+    label: String,
+    rows: Vec<usize>,
+    at: Vec<f64>,
+    range: Option<(usize, f64, f64)>,
+}
+
+/// Groups of rows by the values of the other variables: each distinct combination when there
+/// are few, else quantile bins of the first other variable.
+fn groups(law: &Law, data: &FitData, x: usize) -> Vec<Group> {
+    let n = data.target.len();
+    let others: Vec<usize> = (0..law.variables.len()).filter(|&v| v != x).collect();
+    let median_point = |rows: &[usize]| -> Vec<f64> {
+        (0..law.variables.len())
+            .map(|v| median(rows.iter().map(|&r| data.variables[v][r]).collect()))
+            .collect()
+    };
+    if others.is_empty() {
+        let rows: Vec<usize> = (0..n).collect();
+        return vec![Group {
+            label: "data".into(),
+            at: median_point(&rows),
+            rows,
+            range: None,
+        }];
+    }
+    let mut distinct: Vec<(Vec<f64>, Vec<usize>)> = Vec::new();
+    for r in 0..n {
+        let key: Vec<f64> = others.iter().map(|&v| data.variables[v][r]).collect();
+        match distinct.iter_mut().find(|(k, _)| close(k, &key)) {
+            Some((_, rows)) => rows.push(r),
+            None => distinct.push((key, vec![r])),
+        }
+    }
+    let describe = |at: &[f64]| -> String {
+        others
+            .iter()
+            .map(|&v| format!("{} = {}", law.variables[v], short(at[v])))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if distinct.len() <= MAX_GROUPS {
+        distinct.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+        return distinct
+            .into_iter()
+            .map(|(_, rows)| {
+                let at = median_point(&rows);
+                Group {
+                    label: describe(&at),
+                    at,
+                    rows,
+                    range: None,
+                }
+            })
+            .collect();
+    }
+    // Quantile bins of the first other variable.
+    let by = others[0];
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| data.variables[by][a].total_cmp(&data.variables[by][b]));
+    let bins = MAX_GROUPS.min(n.max(1));
+    (0..bins)
+        .map(|b| order[b * n / bins..(b + 1) * n / bins].to_vec())
+        .filter(|rows| !rows.is_empty())
+        .map(|rows| {
+            let at = median_point(&rows);
+            let (lo, hi) = rows
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+                    let v = data.variables[by][r];
+                    (lo.min(v), hi.max(v))
+                });
+            Group {
+                label: format!("{} in [{}, {}]", law.variables[by], short(lo), short(hi)),
+                at,
+                rows,
+                range: Some((by, lo, hi)),
+            }
+        })
+        .collect()
+}
+
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => 0.5 * (values[n / 2 - 1] + values[n / 2]),
+    }
+}
+
+/// The residuals in the fit's space (fitted − observed, as the library defines them) against
+/// every variable.
+pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<Page, Error> {
+    let predicted = result.predict(&rows_of(data))?;
+    let log = result.settings.space == Space::Log;
+    let residuals: Vec<f64> = data
+        .target
+        .iter()
+        .zip(&predicted)
+        .map(|(y, p)| if log { p.ln() - y.ln() } else { p - y })
+        .collect();
+    Ok(kinds::residuals_page(&ResidualsPlot {
+        law: result.law.clone(),
+        log,
+        panels: law
+            .variables
+            .iter()
+            .zip(&data.variables)
+            .map(|(name, values)| ResidualPanel {
+                variable: name.clone(),
+                values: values.clone(),
+                residuals: residuals.clone(),
+            })
+            .collect(),
+    }))
+}
+
+/// The compute-optimal frontier of a fit over `settings`' budgets, with bands from the fit's
+/// bootstrap draws when it has them.
+pub fn frontier_page(
+    law: &Law,
+    result: &FitResult,
+    settings: &AllocationSettings,
+) -> Result<Page, Error> {
+    // TODO(jobfit): the job/ function for allocation settings from a fit replaces these lines.
+    let with_draws = AllocationSettings {
+        draws: result
+            .bootstrap
+            .as_ref()
+            .map(|b| b.draws.clone())
+            .unwrap_or_default(),
+        level: result.bootstrap.as_ref().map_or(0.95, |b| b.level),
+        ..settings.clone()
+    };
+    let frontier = optimal(law, &result.param_values(), &with_draws)?;
+    Ok(kinds::frontier_page(&frontier_plot(&frontier)))
+}
+
+/// What a frontier plot draws: N*(C), D*(C) and their bands.
+pub fn frontier_plot(frontier: &Frontier) -> FrontierPlot {
+    let line = |value: fn(&scalinglaws::analysis::allocation::Allocation) -> f64| {
+        frontier
+            .allocations
+            .iter()
+            .map(|a| (a.budget, value(a)))
+            .collect()
+    };
+    let band = |key: &str| {
+        frontier
+            .allocations
+            .iter()
+            .filter_map(|a| a.ci.get(key).map(|[lo, hi]| (a.budget, *lo, *hi)))
+            .collect()
+    };
+    FrontierPlot {
+        n: line(|a| a.n),
+        n_band: band("N"),
+        d: line(|a| a.d),
+        d_band: band("D"),
+        exponents: frontier.exponents.as_ref().map(|e| (e.a, e.b)),
+        draws: frontier.draws,
+        flops: frontier.flops.to_string(),
+    }
+}
+
+/// Histograms of every free parameter over the fit's bootstrap draws.
+pub fn bootstrap_page(result: &FitResult) -> Result<Page, Error> {
+    let Some(bootstrap) = result.bootstrap.as_ref().filter(|b| !b.draws.is_empty()) else {
+        return Err(Error::settings(
+            "plot bootstrap: the fit has no bootstrap replicates (fit with --bootstrap K)",
+        ));
+    };
+    let params = result
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, p))| !p.fixed)
+        .map(|(i, (name, p))| ParamDraws {
+            name: name.clone(),
+            values: bootstrap.draws.iter().map(|d| d[i]).collect(),
+            estimate: p.value,
+            interval: p.ci,
+        })
+        .collect();
+    Ok(kinds::bootstrap_page(&BootstrapPlot {
+        law: result.law.clone(),
+        draws: bootstrap.draws.len(),
+        level: bootstrap.level,
+        params,
+    }))
+}
+
+/// IsoFLOP profiles: each budget's runs, its local curve and minimum, and the power law
+/// through the minima.
+pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
+    let budgets = result
+        .budgets
+        .iter()
+        .map(|budget| IsoflopBudget {
+            budget: budget.budget,
+            runs: (0..data.compute.len())
+                .filter(|&r| (data.compute[r] / budget.budget - 1.0).abs() < 0.05)
+                .map(|r| (data.size[r], data.loss[r]))
+                .collect(),
+            curve: budget.curve.as_ref().map_or(Vec::new(), |curve| {
+                log_grid(curve.from, curve.to, 40)
+                    .into_iter()
+                    .map(|n| (n, curve.loss_at(n)))
+                    .collect()
+            }),
+            n: budget.n,
+            loss: budget.loss,
+            n_interval: budget.n_ci,
+        })
+        .collect();
+    let n_star = result.n_star.as_ref().map(|law| {
+        let budgets: Vec<f64> = result.budgets.iter().map(|b| b.budget).collect();
+        let (lo, hi) = positive_range(&budgets).unwrap_or((1.0, 10.0));
+        let line = log_grid(lo, hi, 20)
+            .into_iter()
+            .map(|c| (c, law.coef * c.powf(law.exponent)))
+            .collect();
+        (law.exponent, line)
+    });
+    kinds::isoflop_page(&IsoflopPlot { budgets, n_star })
+}
+
+/// The compute-optimal loss L*(C) of every track with its band, over each track's runs at
+/// their compute FLOPs(N, D); the title gives the multiplier at `headline` (the budget
+/// `compare` reports last), else at the largest budget drawn.
+pub fn tracks_page(
+    law: &Law,
+    comparison: &TrackComparison,
+    tracks: &[Track],
+    flops: &dyn Fn(f64, f64) -> f64,
+    headline: Option<f64>,
+) -> Result<Page, Error> {
+    let (n, d) =
+        match (law.variable_index("N"), law.variable_index("D")) {
+            (Some(n), Some(d)) => (n, d),
+            _ => return Err(Error::settings(
+                "plot tracks: the law needs variables N and D (the plot is loss against compute)",
+            )),
+        };
+    let runs = |track: &Track| -> Vec<(f64, f64)> {
+        (0..track.data.target.len())
+            .map(|r| {
+                let (nr, dr) = (track.data.variables[n][r], track.data.variables[d][r]);
+                (flops(nr, dr), track.data.target[r])
+            })
+            .collect()
+    };
+    let largest_run = tracks
+        .iter()
+        .flat_map(|t| runs(t).into_iter().map(|(c, _)| c))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let largest_budget = comparison
+        .tracks
+        .iter()
+        .flat_map(|t| t.allocations.iter().map(|a| a.budget))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let curves = comparison
+        .tracks
+        .iter()
+        .zip(tracks)
+        .map(|(fitted, track)| TrackCurves {
+            name: fitted.track.clone(),
+            loss: fitted
+                .allocations
+                .iter()
+                .map(|a| (a.budget, a.loss))
+                .collect(),
+            band: fitted
+                .allocations
+                .iter()
+                .filter_map(|a| a.ci.get("loss").map(|[lo, hi]| (a.budget, *lo, *hi)))
+                .collect(),
+            runs: runs(track),
+        })
+        .collect();
+    Ok(kinds::tracks_page(&TracksPlot {
+        title: tracks_title(comparison, headline),
+        beyond: (largest_budget > largest_run).then_some((largest_run, largest_budget)),
+        tracks: curves,
+    }))
+}
+
+/// "b vs a: a needs 1.23× the compute at 1e22", at the budget nearest `headline`.
+fn tracks_title(comparison: &TrackComparison, headline: Option<f64>) -> String {
+    let pair_at = comparison.pairs.first().and_then(|p| {
+        let at = match headline {
+            Some(c) => p.budgets.iter().min_by(|a, b| {
+                (a.budget / c)
+                    .ln()
+                    .abs()
+                    .total_cmp(&(b.budget / c).ln().abs())
+            }),
+            None => p.budgets.last(),
+        };
+        at.map(|b| (p, b))
+    });
+    match pair_at {
+        Some((pair, at)) => match at.multiplier.value {
+            Some(m) => format!(
+                "{} vs {}: {} needs {:.2}× the compute at {}",
+                pair.track,
+                pair.baseline,
+                pair.baseline,
+                m,
+                short(at.budget)
+            ),
+            None => format!("{} against {}", pair.track, pair.baseline),
+        },
+        None => "tracks".to_string(),
+    }
+}
+
+/// Schedules side by side: `observed[i]`, when given, are the logged (step, loss) points of
+/// schedule i. At most [`kinds::MAX_SCHEDULES`] schedules; more are an error.
+pub fn schedules_page(
+    title: &str,
+    predictions: &[Prediction],
+    observed: &[Option<(Vec<usize>, Vec<f64>)>],
+) -> Result<Page, Error> {
+    if predictions.len() > kinds::MAX_SCHEDULES {
+        return Err(Error::settings(format!(
+            "a schedule plot shows at most {} schedules ({} given)",
+            kinds::MAX_SCHEDULES,
+            predictions.len()
+        )));
+    }
+    let schedules = predictions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // The warmup's first steps predict losses far above the rest: start at 5% of the run.
+            let start = p.steps_total / 20;
+            ScheduleCurves {
+                name: p.schedule.clone(),
+                lr: p
+                    .steps
+                    .iter()
+                    .zip(&p.lr)
+                    .map(|(&s, &lr)| (s as f64, lr))
+                    .collect(),
+                loss: p
+                    .steps
+                    .iter()
+                    .zip(&p.loss)
+                    .filter(|(&s, _)| s >= start)
+                    .map(|(&s, &l)| (s as f64, l))
+                    .collect(),
+                observed: match observed.get(i) {
+                    Some(Some((steps, loss))) => steps
+                        .iter()
+                        .zip(loss)
+                        .map(|(&s, &l)| (s as f64, l))
+                        .collect(),
+                    _ => Vec::new(),
+                },
+            }
+        })
+        .collect();
+    Ok(kinds::schedules_page(&SchedulesPlot {
+        title: title.to_string(),
+        schedules,
+    }))
+}
