@@ -7,7 +7,8 @@
 //!   the built-in catalog;
 //! - [`fit`]: the objective (robust losses, log or linear residuals), the global search
 //!   (start grid + variable projection + second-order polish) and the diagnostics;
-//! - [`rng`]: the seeded random numbers every stochastic step uses.
+//! - [`rng`]: the seeded random numbers every stochastic step uses;
+//! - [`stats`]: distributions, special functions and quantiles (a leaf every room may use).
 //!
 //! ```
 //! use scalinglaws::fit::{fit, FitData, FitSettings};
@@ -36,6 +37,7 @@ pub mod fit;
 pub mod interrupt;
 pub mod law;
 pub mod rng;
+pub mod stats;
 pub mod suggest;
 pub mod uncertainty;
 

@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::fit::FitResult;
 use crate::law::expr::{parse_expr, Expr};
 use crate::law::Law;
-use crate::uncertainty::dist::{least_squares_line, percentile_interval};
+use crate::stats::{least_squares_line, percentile_interval};
 use crate::uncertainty::{predict_with_intervals_of, IntervalNote, IntervalSource};
 
 /// A formula over named quantities (FLOPs in N and D, total parameters in N and the held

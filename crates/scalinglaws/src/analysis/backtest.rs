@@ -465,7 +465,7 @@ pub fn metrics(points: &[&BacktestPoint]) -> Option<Metrics> {
     Some(Metrics {
         points: points.len(),
         are_mean: absolute.iter().sum::<f64>() / n,
-        are_median: crate::uncertainty::dist::quantile_sorted(&absolute, 0.5),
+        are_median: crate::stats::quantile_sorted(&absolute, 0.5),
         are_max: *absolute.last().unwrap_or(&f64::NAN),
         rmse_log: logs.map(|l| (l.iter().map(|r| r * r).sum::<f64>() / n).sqrt()),
         bias: points.iter().map(|p| p.relative_error).sum::<f64>() / n,

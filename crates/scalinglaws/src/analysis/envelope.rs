@@ -22,7 +22,7 @@ use crate::analysis::isoflop::{power_law_through, PowerLaw};
 use crate::data::label_ids;
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::uncertainty::dist::percentile_interval;
+use crate::stats::percentile_interval;
 
 /// Written as `hull` or `grid:K` in JSON, as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

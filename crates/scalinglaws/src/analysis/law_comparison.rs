@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use super::backtest::{backtest, BacktestOptions, Holdout, Metrics};
 use crate::error::{Error, Result};
+use crate::fit::likelihood::log_likelihood;
 use crate::fit::{fit, fit_best, problem_for, FitData, FitSettings};
 use crate::law::Law;
-use crate::uncertainty::dist::chi2_sf;
-use crate::uncertainty::likelihood::log_likelihood;
+use crate::stats::chi2_sf;
 
 /// A law to compare, with the settings it is fitted with (its fixed parameters included) and
 /// its data: the same rows and target for every candidate, each with the variables its law reads.

@@ -41,8 +41,8 @@ use crate::data::label_ids;
 use crate::error::{Error, Result};
 use crate::fit::{fit, fit_with_starts, FitData, FitResult, FitSettings};
 use crate::law::{Grid, Law, ParamSpec};
+use crate::stats::percentile_interval;
 use crate::uncertainty::bootstrap::{attach, bootstrap, BootstrapOptions, Resampling};
-use crate::uncertainty::dist::percentile_interval;
 use crate::uncertainty::{calibrate, CalibrationOptions, IntervalNote};
 
 /// The runs of one track, with the law's variables in its order.

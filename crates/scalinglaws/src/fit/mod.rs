@@ -1,10 +1,12 @@
 //! Fitting a law to data: settings in, a [`FitResult`] out. The objective is Σ wᵢ·cost(rᵢ)
 //! (robust losses of [`loss`], residuals in log or linear [`Space`]); the global search of
 //! [`search`] finds its optimum; [`diagnostics`] turns the optimum into standard errors,
-//! correlations, statistics and warnings; [`variance`] fits a residual scale that varies with
-//! scale (the heteroscedastic option).
+//! correlations, statistics and warnings; [`likelihood`] reads the objective's loss as an error
+//! density (for likelihood-ratio tests and information criteria); [`variance`] fits a residual
+//! scale that varies with scale (the heteroscedastic option).
 
 pub mod diagnostics;
+pub mod likelihood;
 pub mod loss;
 pub mod lsq;
 pub mod problem;

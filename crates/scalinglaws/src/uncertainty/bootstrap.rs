@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::dist::{percentile_interval, sample_std};
 use crate::error::{Error, Result};
 use crate::fit::{fit_best, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::rng::Rng;
+use crate::stats::{percentile_interval, sample_std};
 
 /// What one draw of the bootstrap resamples.
 #[derive(Debug, Clone, PartialEq)]

@@ -27,12 +27,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::dist::normal_quantile;
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
 use crate::analysis::backtest::subset;
 use crate::error::{Error, Result};
 use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
 use crate::law::Law;
+use crate::stats::normal_quantile;
 
 /// Fewest distinct scale groups a calibration runs on.
 pub const MIN_GROUPS: usize = 5;

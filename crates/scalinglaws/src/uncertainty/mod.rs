@@ -1,15 +1,13 @@
 //! How far to trust a fit: bootstrap replicates (rows or whole runs resampled, every replicate
 //! refitted with the full global search), confidence and prediction intervals at new points
 //! (from the bootstrap draws, else by the delta method), profile-likelihood intervals of single
-//! parameters, prediction intervals calibrated beyond the data by rolling-origin backtests,
-//! and the likelihood of a fit under its loss's own error density (for likelihood
-//! ratio tests and information criteria).
+//! parameters, prediction intervals calibrated beyond the data by rolling-origin backtests.
+//! (The likelihood of a fit under its loss's error density lives with the objective, in
+//! [`crate::fit::likelihood`].)
 
 pub mod bootstrap;
 pub mod calibration;
-pub mod dist;
 pub mod intervals;
-pub mod likelihood;
 pub mod profile;
 
 pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};

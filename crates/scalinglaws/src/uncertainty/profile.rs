@@ -18,10 +18,10 @@
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
-use super::dist::chi2_quantile;
 use crate::error::{Error, Result};
 use crate::fit::{fit_best, problem_for, FitData, FitResult, FitSettings};
 use crate::law::Law;
+use crate::stats::chi2_quantile;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {

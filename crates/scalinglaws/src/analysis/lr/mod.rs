@@ -39,7 +39,7 @@ pub use swept::SweptColumn;
 
 use crate::data::recipe::{Dialect, Table};
 use crate::error::{Error, Result};
-use crate::uncertainty::dist::f_sf;
+use crate::stats::f_sf;
 use cells::{add_intervals, group_cells, pooled_noise, profile_cell, CellWork, Window};
 use law::{assemble, curvature_test, interval_quantile, weighted_fit, Design};
 
