@@ -1,6 +1,6 @@
 //! Several laws fitted to the same data, side by side: objective, the likelihood under the
 //! loss's error density, maximised over the law's parameters and the error scale (see
-//! `uncertainty::likelihood` and [`maximised_log_likelihood`]), AIC and BIC, an
+//! `fit::likelihood` and [`maximised_log_likelihood`]), AIC and BIC, an
 //! optional backtest, and the likelihood-ratio test between every pair where one law nests the
 //! other (Wilks 1938: λ = 2(ℓ_general − ℓ_restricted) ~ χ² with as many degrees of freedom as
 //! parameters the restriction removes). A candidate may hold parameters at values, so published

@@ -5,6 +5,7 @@
 
 pub mod catalog;
 pub mod expr;
+pub mod flops;
 pub mod real;
 pub mod tape;
 
