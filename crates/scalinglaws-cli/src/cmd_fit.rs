@@ -239,7 +239,7 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
             if rows == 1 { "" } else { "s" },
             free.len(),
             free.join(", ")
-        ),
+        ).into(),
         fix: "add rows, or hold parameters at known values with --fix NAME=VALUE".into(),
     }
     .into())

@@ -18,6 +18,7 @@ mod cmd_schedule;
 mod cmd_select;
 mod input;
 mod output;
+mod wording;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -857,7 +858,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", wording::describe(&error));
             ExitCode::from(exit_code(&error))
         }
     }

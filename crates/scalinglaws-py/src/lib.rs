@@ -11,6 +11,8 @@
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
+mod wording;
+
 use std::collections::{BTreeMap, HashMap};
 
 use pyo3::exceptions::PyRuntimeError;
@@ -66,9 +68,10 @@ fn exception_name(error: &Error) -> &'static str {
     }
 }
 
-/// The library's error as the Python exception, its message in Python's words: the option
-/// names of the command line (`--where`, `--fix NAME=VALUE`) become keywords (`where=`,
-/// `fix={"NAME": VALUE}`) by `scalinglaws._errors.speak_python`.
+/// The library's error as the Python exception, its message in Python's words: the settings
+/// it mentions worded as keywords (`where=`, `fix={"NAME": VALUE}`) by [`wording::Python`].
+/// `speak_python` then rewords any option a message still spells out in the command line's
+/// words.
 fn to_py(error: Error) -> PyErr {
     Python::attach(|py| {
         let module = match py.import("scalinglaws._errors") {
@@ -80,7 +83,7 @@ fn to_py(error: Error) -> PyErr {
             .and_then(|class| Ok(class.cast_into::<PyType>()?));
         let message = module
             .getattr("speak_python")
-            .and_then(|speak| speak.call1((error.to_string(),)))
+            .and_then(|speak| speak.call1((error.worded(&wording::Python),)))
             .and_then(|text| text.extract::<String>());
         match (class, message) {
             (Ok(class), Ok(message)) => PyErr::from_type(class, message),

@@ -463,8 +463,11 @@ fn fit_separately(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Resu
 /// Names the track in a fit's or a setting's error (data errors already name their row).
 fn in_track(error: Error, label: &str) -> Error {
     match error {
-        Error::Fit { message } => Error::fit(format!("track '{label}': {message}")),
-        Error::Settings { message } => Error::settings(format!("track '{label}': {message}")),
+        Error::Fit { message } => Error::fit(message.after(format!("track '{label}': "))),
+        Error::Settings { key, message } => Error::Settings {
+            key,
+            message: message.after(format!("track '{label}': ")),
+        },
         other => other,
     }
 }
@@ -736,8 +739,11 @@ impl JointWords {
 
     fn error(&self, error: Error) -> Error {
         match error {
-            Error::Fit { message } => Error::fit(self.text(&message)),
-            Error::Settings { message } => Error::settings(self.text(&message)),
+            Error::Fit { message } => Error::fit(message.map_literals(|text| self.text(text))),
+            Error::Settings { key, message } => Error::Settings {
+                key,
+                message: message.map_literals(|text| self.text(text)),
+            },
             other => other,
         }
     }

@@ -412,8 +412,8 @@ fn file_location(source: &str, column: Option<&str>) -> Location {
 fn data_error(location: Location, message: impl Into<String>, fix: impl Into<String>) -> Error {
     Error::Data {
         location,
-        message: message.into(),
-        fix: fix.into(),
+        message: message.into().into(),
+        fix: fix.into().into(),
     }
 }
 

@@ -183,7 +183,7 @@ impl Filter {
         let formula_error = |position: usize, message: String| Error::Formula {
             formula: text.to_string(),
             position,
-            message,
+            message: message.into(),
         };
         let mut found: Vec<(usize, usize, Comparison)> = Vec::new(); // (byte, length, op)
         let mut depth = 0i32;
@@ -263,7 +263,7 @@ pub fn constant(full: &str, piece: &str) -> Result<f64> {
             message: format!(
                 "'{name}' is a name, but a value must be a number or a constant expression \
                  such as exp(5)"
-            ),
+            ).into(),
         });
     }
     Ok(expr.eval_f64(&|_| None).unwrap_or(f64::NAN))
@@ -475,7 +475,7 @@ impl Table {
                 if let Some(row) = values.iter().position(|w| *w < 0.0) {
                     return Err(Error::Data {
                         location: self.dataset.location(row, Some(column)),
-                        message: format!("the weight {} is negative", values[row]),
+                        message: format!("the weight {} is negative", values[row]).into(),
                         fix: "give every row a weight >= 0".into(),
                     });
                 }
@@ -536,7 +536,7 @@ impl Table {
                     .dataset
                     .location(row, Some(self.resolve(column).unwrap_or(column))),
                 message: "the run label is empty".into(),
-                fix: format!("give every row the name of its run, or drop {role} to resample rows"),
+                fix: format!("give every row the name of its run, or drop {role} to resample rows").into(),
             });
         }
         Ok(super::label_ids(&labels).0)
@@ -556,14 +556,14 @@ impl Table {
                 law.label(),
                 dialect.option("map"),
                 dialect.option("derive"),
-            ),
+            ).into(),
             fix: format!(
                 "name the column that holds it with {} or compute it with {}{hint}; the columns \
                  are {}",
                 dialect.map_hint(variable, "COLUMN"),
                 dialect.derive_hint(variable),
                 list(self.dataset.column_names())
-            ),
+            ).into(),
         }
     }
 }
@@ -641,11 +641,11 @@ impl Table {
             if let Some((row, description)) = bad.iter().find(|(row, _)| keep[*row]) {
                 return Err(Error::Data {
                     location: dataset.location(*row, Some(name)),
-                    message: description.clone(),
+                    message: description.clone().into(),
                     fix: format!(
                         "correct the row's inputs, or filter the row out with {}",
                         dialect.option("where")
-                    ),
+                    ).into(),
                 });
             }
         }
@@ -722,8 +722,8 @@ fn missing(
     };
     Error::Data {
         location: file_location(dataset, Some(name)),
-        message: format!("{role} names no such column"),
-        fix,
+        message: format!("{role} names no such column").into(),
+        fix: fix.into(),
     }
 }
 
@@ -770,7 +770,7 @@ fn columns_for(
                 "'{name}' is not a column, a {} name or an earlier {} name{hint}{map_hint}",
                 dialect.option("map"),
                 dialect.option("derive")
-            ),
+            ).into(),
         });
     }
     wanted

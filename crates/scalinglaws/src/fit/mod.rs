@@ -161,7 +161,7 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
                 line: None,
                 column: None,
             },
-            message: format!("{rows_with_weight} rows with positive weight are fewer than the {} parameters to fit", free.len()),
+            message: format!("{rows_with_weight} rows with positive weight are fewer than the {} parameters to fit", free.len()).into(),
             fix: "add rows, or fix some parameters with --fix NAME=VALUE".into(),
         });
     }
@@ -465,7 +465,7 @@ fn data_error(row: Option<usize>, column: &str, message: String, fix: &str) -> E
             line: None,
             column: Some(column.to_string()),
         },
-        message,
+        message: message.into(),
         fix: fix.into(),
     }
 }

@@ -37,8 +37,8 @@ pub fn curves_from_logs(logs: &[RunLog], warmup: usize) -> Result<Vec<Curve>> {
 fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
     let bad = |i: usize, message: String, fix: &str| Error::Data {
         location: log.locations[i].clone(),
-        message,
-        fix: fix.to_string(),
+        message: message.into(),
+        fix: fix.to_string().into(),
     };
     let mut rows: Vec<usize> = (0..log.steps.len()).collect();
     for &i in &rows {
@@ -195,7 +195,7 @@ pub fn fit_curves(
         )));
     }
     let optimum = fit::fit(law, &training, &held).ok_or_else(|| Error::Fit {
-        message: format!("no start of {} gave a finite objective", law.name()),
+        message: format!("no start of {} gave a finite objective", law.name()).into(),
     })?;
     let runs: Vec<RunScore> = curves
         .iter()
