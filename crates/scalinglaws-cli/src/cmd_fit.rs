@@ -30,7 +30,7 @@ pub fn run(config: &FitConfig) -> Result<()> {
             output::write(file, &result.to_json())?;
             output::print(&report::render(
                 &result,
-                scalinglaws::data::recipe::Dialect::Cli,
+                &crate::wording::CommandLine,
             ))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
@@ -39,7 +39,7 @@ pub fn run(config: &FitConfig) -> Result<()> {
         }
         None => output::print(&report::render(
             &result,
-            scalinglaws::data::recipe::Dialect::Cli,
+            &crate::wording::CommandLine,
         )),
     }
 }

@@ -1027,7 +1027,6 @@ fn recipe(args: DataArgs) -> Result<Recipe> {
                 .collect::<Result<_>>()?,
             target: args.target.trim().to_string(),
             weights: args.weights.map(|w| w.trim().to_string()),
-            dialect: scalinglaws::data::recipe::Dialect::Cli,
         },
     })
 }
@@ -1191,6 +1190,7 @@ fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
+            voice: scalinglaws::error::Voice(&wording::CommandLine),
             ..LrSettings::default()
         },
         json: destination(args.json.as_deref()),

@@ -29,7 +29,7 @@ fn value(value: &Value) -> String {
 impl Wording for CommandLine {
     fn word(&self, mention: &Mention) -> String {
         match mention {
-            Mention::Name(setting) => option(*setting),
+            Mention::Name(setting) | Mention::Subject(setting) => option(*setting),
             Mention::Value(setting, v) => format!("{} {}", option(*setting), value(v)),
             Mention::Key(setting, key) => format!("{} {key}", option(*setting)),
             Mention::Entry(setting, key, v) => format!("{} {key}={}", option(*setting), value(v)),

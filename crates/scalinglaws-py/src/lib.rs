@@ -40,7 +40,8 @@ use scalinglaws::analysis::selection::{
 use scalinglaws::analysis::tracks::{
     baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
 };
-use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
+use scalinglaws::data::recipe::{Derive, Filter, Recipe, Table};
+use scalinglaws::error::{Setting, Voice};
 use scalinglaws::data::{Column, Dataset};
 use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
 use scalinglaws::law::catalog::{self, DefaultSpace};
@@ -229,16 +230,15 @@ impl RecipeRequest {
                 .iter()
                 .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
                 .collect::<Result<_, _>>()
-                .map_err(|e| e.within("derive"))?,
+                .map_err(|e| e.within(Setting::Derive.subject()))?,
             filters: self
                 .filters
                 .iter()
                 .map(|text| Filter::parse(text))
                 .collect::<Result<_, _>>()
-                .map_err(|e| e.within("where"))?,
+                .map_err(|e| e.within(Setting::Where.subject()))?,
             target: self.target.clone(),
             weights: self.weights.clone(),
-            dialect: Dialect::Python,
         })
     }
 }
@@ -443,7 +443,7 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, Str
 #[pyfunction]
 fn report(fit_json: &str) -> PyResult<String> {
     let (result, _) = py(read_fit(fit_json))?;
-    Ok(scalinglaws_report::text::render(&result, Dialect::Python))
+    Ok(scalinglaws_report::text::render(&result, &wording::Python))
 }
 
 /// The self-contained HTML page of a fit (as `scalinglaws report` writes it), from the fit's
@@ -472,7 +472,7 @@ fn report_html(
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
     interruptible(py_, &interrupt, || {
-        let page = scalinglaws_report::html::page(&result, &law, &data, level, command);
+        let page = scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
         interrupt.check()?;
         Ok(page)
     })
@@ -704,7 +704,7 @@ fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
         level: request.level,
         targets: request.predict,
         holdout: request.holdout,
-        dialect: Dialect::Python,
+        voice: Voice(&wording::Python),
     };
     let analysis = py(py_.detach(|| lr_analysis(&sweep, &settings)))?;
     json_out(&analysis)

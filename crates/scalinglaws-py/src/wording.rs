@@ -21,6 +21,7 @@ impl Wording for Python {
     fn word(&self, mention: &Mention) -> String {
         match mention {
             Mention::Name(setting) => format!("{}=", setting.name()),
+            Mention::Subject(setting) => setting.name().to_string(),
             Mention::Value(setting, v) => format!("{}={}", setting.name(), value(v)),
             Mention::Key(setting, key) => format!("{}[\"{key}\"]", setting.name()),
             Mention::Entry(setting, key, v) => {

@@ -152,6 +152,12 @@ impl Setting {
         Mention::Name(self)
     }
 
+    /// The setting as the subject or label of a sentence (`--fix names 'x'`, `where: ...`,
+    /// `a map name`): `--fix`, `fix`.
+    pub fn subject(self) -> Mention {
+        Mention::Subject(self)
+    }
+
     /// The setting given a text value (a column, a choice, a filter): `--space linear`,
     /// `space="linear"`.
     pub fn text(self, value: impl Into<String>) -> Mention {
@@ -204,6 +210,8 @@ impl Value {
 pub enum Mention {
     /// The setting itself: `--where`, `where=`.
     Name(Setting),
+    /// The setting as the subject or label of a sentence: `--fix names 'x'`, `fix names 'x'`.
+    Subject(Setting),
     /// The setting with a value: `--space linear`, `space="linear"`.
     Value(Setting, Value),
     /// One entry of a keyed setting, without its value: `--bound alpha`, `bounds["alpha"]`.
@@ -216,8 +224,38 @@ pub enum Mention {
 
 /// How a front end words the [`Mention`]s in messages. The command line and the Python
 /// package each have one table; [`Neutral`] is the library's own (used by `Display`).
-pub trait Wording {
+pub trait Wording: Sync {
     fn word(&self, mention: &Mention) -> String;
+}
+
+/// The wording a front end lends an analysis whose results carry text for its users (the
+/// warnings of the LR analysis), so that the text is worded when it is made; errors need
+/// none ([`Error::worded`]). Two voices are equal when they are the same wording.
+#[derive(Clone, Copy)]
+pub struct Voice(pub &'static dyn Wording);
+
+impl Voice {
+    pub fn word(&self, text: &Text) -> String {
+        text.worded(self.0)
+    }
+}
+
+impl Default for Voice {
+    fn default() -> Self {
+        Voice(&Neutral)
+    }
+}
+
+impl std::fmt::Debug for Voice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Voice")
+    }
+}
+
+impl PartialEq for Voice {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::addr_eq(self.0, other.0)
+    }
 }
 
 /// The library's wording: settings by their snake_case names (`holdout_top=3`, `fix["b"]=0.3`,
@@ -232,7 +270,7 @@ impl Wording for Neutral {
             Value::Number(number) => number.clone(),
         };
         match mention {
-            Mention::Name(setting) => setting.name().to_string(),
+            Mention::Name(setting) | Mention::Subject(setting) => setting.name().to_string(),
             Mention::Value(setting, v) => format!("{}={}", setting.name(), value(v)),
             Mention::Key(setting, key) => format!("{}[\"{key}\"]", setting.name()),
             Mention::Entry(setting, key, v) => {
@@ -288,19 +326,26 @@ pub struct Text {
     parts: Vec<Part>,
 }
 
-/// A [`Text`] from its parts in order: strings are literal words, [`Setting`]s and
-/// [`Mention`]s are worded by the front end.
+/// A [`Text`] from its pieces in order: strings are literal words, [`Setting`]s and
+/// [`Mention`]s are worded by the front end, and [`Text`]s are spliced in.
 /// `text!["bound the parameters with ", Setting::Bounds, " or give starts with ", Setting::Grid]`.
 #[macro_export]
 macro_rules! text {
-    ($($part:expr),* $(,)?) => {
-        $crate::error::Text::from_parts(vec![$($crate::error::Part::from($part)),*])
+    ($($piece:expr),* $(,)?) => {
+        $crate::error::Text::concat(vec![$($crate::error::Text::from($piece)),*])
     };
 }
 
 impl Text {
     pub fn from_parts(parts: Vec<Part>) -> Self {
         Text { parts }
+    }
+
+    /// The texts one after the other.
+    pub fn concat(texts: Vec<Text>) -> Self {
+        Text {
+            parts: texts.into_iter().flat_map(|text| text.parts).collect(),
+        }
     }
 
     pub fn parts(&self) -> &[Part] {
@@ -349,6 +394,7 @@ impl Text {
         self.parts.iter().find_map(|part| match part {
             Part::Mention(
                 Mention::Name(setting)
+                | Mention::Subject(setting)
                 | Mention::Value(setting, _)
                 | Mention::Key(setting, _)
                 | Mention::Entry(setting, _, _),
@@ -443,7 +489,7 @@ pub enum Error {
         message: Text,
     },
 
-    /// A law name not in the catalog.
+    /// A law name not in the catalog (the message points to where the catalog is listed).
     #[error("{}", self.worded(&Neutral))]
     UnknownLaw {
         name: String,

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::isoflop::{power_law_through, PowerLaw};
 use crate::data::label_ids;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
+use crate::text;
 use crate::rng::Rng;
 use crate::uncertainty::dist::percentile_interval;
 
@@ -202,13 +203,23 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
     }
     if data.run.is_none() {
         if matches!(settings.method, EnvelopeMethod::Grid(_)) {
-            return Err(Error::settings(
-                "the grid envelope interpolates each run's curve: name the run column (--run COLUMN)",
+            return Err(Error::setting(
+                Setting::Run,
+                text![
+                    "the grid envelope interpolates each run's curve: name the run column (",
+                    Setting::Run.text("COLUMN"),
+                    ")"
+                ],
             ));
         }
         if settings.bootstrap > 0 {
-            return Err(Error::settings(
-                "the envelope's bootstrap resamples whole runs: name the run column (--run COLUMN)",
+            return Err(Error::setting(
+                Setting::Run,
+                text![
+                    "the envelope's bootstrap resamples whole runs: name the run column (",
+                    Setting::Run.text("COLUMN"),
+                    ")"
+                ],
             ));
         }
     }

@@ -5,7 +5,8 @@
 mod read;
 pub mod recipe;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Setting, Text};
+use crate::text;
 use crate::suggest;
 use std::collections::HashSet;
 use std::path::Path;
@@ -193,13 +194,14 @@ impl Dataset {
     }
 
     /// `finite` plus every value > 0; `why` (e.g. "the law takes log(N)") goes in the message.
-    pub fn positive(&self, name: &str, why: &str) -> Result<Vec<f64>> {
+    pub fn positive(&self, name: &str, why: impl Into<Text>) -> Result<Vec<f64>> {
         let values = self.finite(name)?;
         match values.iter().position(|&value| value <= 0.0) {
             Some(row) => {
-                let mut message = format!("{} is not positive", values[row]);
-                if !why.trim().is_empty() {
-                    message.push_str(&format!(", but {why}"));
+                let why = why.into();
+                let mut message = Text::from(format!("{} is not positive", values[row]));
+                if !why.to_string().trim().is_empty() {
+                    message = text![message, ", but ", why];
                 }
                 Err(self.bad_value(row, name, message))
             }
@@ -295,25 +297,28 @@ impl Dataset {
         let (message, fix) = if cell.trim().is_empty() {
             (
                 "empty cell".to_string(),
-                format!(
-                    "make every cell of '{name}' a number, or leave such rows out with a \
-                     --where comparison on '{name}' (a comparison with an empty cell is false)"
-                ),
+                text![
+                    format!(
+                        "make every cell of '{name}' a number, or leave such rows out with a "
+                    ),
+                    Setting::Where.subject(),
+                    format!(" comparison on '{name}' (a comparison with an empty cell is false)")
+                ],
             )
         } else {
             (
                 format!("{cell:?} is not a number"),
-                format!("make every cell of '{name}' a number"),
+                text![format!("make every cell of '{name}' a number")],
             )
         };
         data_error(self.location(row, Some(name)), message, fix)
     }
 
-    fn bad_value(&self, row: usize, name: &str, message: String) -> Error {
+    fn bad_value(&self, row: usize, name: &str, message: impl Into<Text>) -> Error {
         data_error(
             self.location(row, Some(name)),
             message,
-            "remove or correct the row, or filter it out with --where",
+            text!["remove or correct the row, or filter it out with ", Setting::Where],
         )
     }
 }
@@ -409,11 +414,11 @@ fn file_location(source: &str, column: Option<&str>) -> Location {
     }
 }
 
-fn data_error(location: Location, message: impl Into<String>, fix: impl Into<String>) -> Error {
+fn data_error(location: Location, message: impl Into<Text>, fix: impl Into<Text>) -> Error {
     Error::Data {
         location,
-        message: message.into().into(),
-        fix: fix.into().into(),
+        message: message.into(),
+        fix: fix.into(),
     }
 }
 
