@@ -120,7 +120,7 @@ fn add_uncertainty(
             Ok(profile) => result.profiles.push(profile),
             // The fit stands; say why this interval is missing.
             Err(error) if !error.is_input_error() && !error.is_interrupted() => {
-                result.warnings.push(error.to_string())
+                result.warnings.push(error.worded(&crate::wording::CommandLine))
             }
             Err(error) => return Err(error.into()),
         }

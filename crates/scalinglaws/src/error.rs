@@ -258,8 +258,8 @@ impl PartialEq for Voice {
     }
 }
 
-/// The library's wording: settings by their snake_case names (`holdout_top=3`, `fix["b"]=0.3`,
-/// `map["N"]="COLUMN"`).
+/// The library's wording: settings by their snake_case names (`` `where` ``, `holdout_top=3`,
+/// `fix["b"]=0.3`, `map["N"]="COLUMN"`; as a subject, `fix names 'x'`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Neutral;
 
@@ -270,7 +270,8 @@ impl Wording for Neutral {
             Value::Number(number) => number.clone(),
         };
         match mention {
-            Mention::Name(setting) | Mention::Subject(setting) => setting.name().to_string(),
+            Mention::Name(setting) => format!("`{}`", setting.name()),
+            Mention::Subject(setting) => setting.name().to_string(),
             Mention::Value(setting, v) => format!("{}={}", setting.name(), value(v)),
             Mention::Key(setting, key) => format!("{}[\"{key}\"]", setting.name()),
             Mention::Entry(setting, key, v) => {

@@ -502,16 +502,12 @@ mod tests {
             seed: 0,
             level: 0.95,
         };
-        assert!(envelope(&data, &settings)
-            .unwrap_err()
-            .to_string()
-            .contains("--run"));
+        assert_eq!(envelope(&data, &settings).unwrap_err().key(), Some(Setting::Run));
         settings.method = EnvelopeMethod::Hull;
         settings.bootstrap = 10;
-        assert!(envelope(&data, &settings)
-            .unwrap_err()
-            .to_string()
-            .contains("--run"));
+        let error = envelope(&data, &settings).unwrap_err();
+        assert_eq!(error.key(), Some(Setting::Run));
+        assert!(error.to_string().contains("(run=\"COLUMN\")"), "{error}");
         assert_eq!(
             EnvelopeMethod::parse("grid:50"),
             Some(EnvelopeMethod::Grid(50))

@@ -62,7 +62,7 @@ impl Dataset {
     /// Reads CSV (.csv), TSV (.tsv, .tab) or JSON Lines (.jsonl, .ndjson) chosen by extension;
     /// `delimiter` overrides the extension and forces delimited text (so `data.txt` with
     /// `Some(b';')` works). An unknown extension with no delimiter is an error that names the
-    /// file and suggests `--delimiter`.
+    /// file and suggests giving the delimiter.
     pub fn read(path: &Path, delimiter: Option<u8>) -> Result<Dataset> {
         read::read_file(path, delimiter)
     }
@@ -521,15 +521,16 @@ mod tests {
     fn unknown_extension_needs_a_delimiter() {
         let message = read_error("data.txt", b"N,loss\n1,2\n");
         assert!(message.contains("data.txt"), "{message}");
-        assert!(message.contains("--delimiter"), "{message}");
+        assert!(message.contains("with `delimiter`"), "{message}");
         let message = read_error("noextension", b"N,loss\n1,2\n");
-        assert!(message.contains("--delimiter"), "{message}");
+        assert!(message.contains("with `delimiter`"), "{message}");
     }
 
     #[test]
     fn quote_or_newline_cannot_be_the_delimiter() {
         let result = read_with("data.txt", b"a\"b\n1\"2\n", Some(b'"'));
-        assert!(error_text(result).contains("--delimiter"));
+        let error = result.expect_err("a quote cannot be the delimiter");
+        assert!(error.to_string().contains("choose another delimiter"), "{error}");
     }
 
     #[test]
@@ -609,7 +610,7 @@ mod tests {
         let values = data.numeric_or_missing("y").unwrap();
         assert!(values[0].is_nan() && values[1] == 3.0);
         let message = error_text(data.numeric("y"));
-        assert!(message.contains("--where comparison on 'y'"), "{message}");
+        assert!(message.contains("a where comparison on 'y'"), "{message}");
     }
 
     #[test]
@@ -642,7 +643,7 @@ mod tests {
             message.contains("row 2 (line 3), column 'b': inf is not a finite"),
             "{message}"
         );
-        assert!(message.contains("--where"), "{message}");
+        assert!(message.contains("filter it out with `where`"), "{message}");
     }
 
     #[test]
@@ -654,7 +655,7 @@ mod tests {
             message.contains("0 is not positive, but the law takes log(N)"),
             "{message}"
         );
-        assert!(message.contains("remove or correct the row, or filter it out with --where"));
+        assert!(message.contains("remove or correct the row, or filter it out with `where`"));
         let kept = data.filter(&[true, false, false]);
         assert_eq!(kept.positive("N", "").unwrap(), vec![10.0]);
     }
