@@ -30,7 +30,7 @@ pub fn run(config: &FitConfig) -> Result<()> {
             output::write(file, &result.to_json())?;
             output::print(&report::render(
                 &result,
-                scalinglaws::data::recipe::Dialect::Cli,
+                &crate::wording::CommandLine,
             ))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
@@ -39,7 +39,7 @@ pub fn run(config: &FitConfig) -> Result<()> {
         }
         None => output::print(&report::render(
             &result,
-            scalinglaws::data::recipe::Dialect::Cli,
+            &crate::wording::CommandLine,
         )),
     }
 }
@@ -120,7 +120,7 @@ fn add_uncertainty(
             Ok(profile) => result.profiles.push(profile),
             // The fit stands; say why this interval is missing.
             Err(error) if !error.is_input_error() && !error.is_interrupted() => {
-                result.warnings.push(error.to_string())
+                result.warnings.push(error.worded(&crate::wording::CommandLine))
             }
             Err(error) => return Err(error.into()),
         }
@@ -239,7 +239,7 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
             if rows == 1 { "" } else { "s" },
             free.len(),
             free.join(", ")
-        ),
+        ).into(),
         fix: "add rows, or hold parameters at known values with --fix NAME=VALUE".into(),
     }
     .into())

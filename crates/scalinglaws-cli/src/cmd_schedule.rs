@@ -14,7 +14,7 @@ use scalinglaws::analysis::schedule::{
     compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, ParsedSpec,
     Prediction, RunLog, Schedule, ScheduleFit,
 };
-use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
+use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
 use scalinglaws_plot::kinds::schedules_page;
 
 use crate::cmd_plot::{self, Output};
@@ -248,7 +248,6 @@ fn read_logs(path: &Path, args: &FitArgs) -> Result<Vec<RunLog>> {
                 .collect::<Result<_>>()?,
             target: args.target.clone(),
             weights: None,
-            dialect: Dialect::Cli,
         },
     };
     let table = input::load(&recipe)?;

@@ -18,6 +18,7 @@ mod cmd_schedule;
 mod cmd_select;
 mod input;
 mod output;
+mod wording;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -857,7 +858,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", wording::describe(&error));
             ExitCode::from(exit_code(&error))
         }
     }
@@ -1026,7 +1027,6 @@ fn recipe(args: DataArgs) -> Result<Recipe> {
                 .collect::<Result<_>>()?,
             target: args.target.trim().to_string(),
             weights: args.weights.map(|w| w.trim().to_string()),
-            dialect: scalinglaws::data::recipe::Dialect::Cli,
         },
     })
 }
@@ -1190,6 +1190,7 @@ fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
+            voice: scalinglaws::error::Voice(&wording::CommandLine),
             ..LrSettings::default()
         },
         json: destination(args.json.as_deref()),

@@ -11,6 +11,8 @@
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
+mod wording;
+
 use std::collections::{BTreeMap, HashMap};
 
 use pyo3::exceptions::PyRuntimeError;
@@ -38,7 +40,8 @@ use scalinglaws::analysis::selection::{
 use scalinglaws::analysis::tracks::{
     baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
 };
-use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
+use scalinglaws::data::recipe::{Derive, Filter, Recipe, Table};
+use scalinglaws::error::{Setting, Voice};
 use scalinglaws::data::{Column, Dataset};
 use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
 use scalinglaws::law::catalog::{self, DefaultSpace};
@@ -66,9 +69,10 @@ fn exception_name(error: &Error) -> &'static str {
     }
 }
 
-/// The library's error as the Python exception, its message in Python's words: the option
-/// names of the command line (`--where`, `--fix NAME=VALUE`) become keywords (`where=`,
-/// `fix={"NAME": VALUE}`) by `scalinglaws._errors.speak_python`.
+/// The library's error as the Python exception, its message in Python's words: the settings
+/// it mentions worded as keywords (`where=`, `fix={"NAME": VALUE}`) by [`wording::Python`].
+/// `speak_python` then rewords any option a message still spells out in the command line's
+/// words.
 fn to_py(error: Error) -> PyErr {
     Python::attach(|py| {
         let module = match py.import("scalinglaws._errors") {
@@ -80,7 +84,7 @@ fn to_py(error: Error) -> PyErr {
             .and_then(|class| Ok(class.cast_into::<PyType>()?));
         let message = module
             .getattr("speak_python")
-            .and_then(|speak| speak.call1((error.to_string(),)))
+            .and_then(|speak| speak.call1((error.worded(&wording::Python),)))
             .and_then(|text| text.extract::<String>());
         match (class, message) {
             (Ok(class), Ok(message)) => PyErr::from_type(class, message),
@@ -226,16 +230,15 @@ impl RecipeRequest {
                 .iter()
                 .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
                 .collect::<Result<_, _>>()
-                .map_err(|e| e.within("derive"))?,
+                .map_err(|e| e.within(Setting::Derive.subject()))?,
             filters: self
                 .filters
                 .iter()
                 .map(|text| Filter::parse(text))
                 .collect::<Result<_, _>>()
-                .map_err(|e| e.within("where"))?,
+                .map_err(|e| e.within(Setting::Where.subject()))?,
             target: self.target.clone(),
             weights: self.weights.clone(),
-            dialect: Dialect::Python,
         })
     }
 }
@@ -440,7 +443,7 @@ fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, Str
 #[pyfunction]
 fn report(fit_json: &str) -> PyResult<String> {
     let (result, _) = py(read_fit(fit_json))?;
-    Ok(scalinglaws_report::text::render(&result, Dialect::Python))
+    Ok(scalinglaws_report::text::render(&result, &wording::Python))
 }
 
 /// The self-contained HTML page of a fit (as `scalinglaws report` writes it), from the fit's
@@ -469,7 +472,7 @@ fn report_html(
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
     interruptible(py_, &interrupt, || {
-        let page = scalinglaws_report::html::page(&result, &law, &data, level, command);
+        let page = scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
         interrupt.check()?;
         Ok(page)
     })
@@ -701,7 +704,7 @@ fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
         level: request.level,
         targets: request.predict,
         holdout: request.holdout,
-        dialect: Dialect::Python,
+        voice: Voice(&wording::Python),
     };
     let analysis = py(py_.detach(|| lr_analysis(&sweep, &settings)))?;
     json_out(&analysis)

@@ -194,7 +194,7 @@ impl Calibration {
         if self.rule.is_none() && self.calibrated {
             self.calibrated = false;
             self.reason = Some(format!(
-                "the scale '{}' is neither a variable of the law nor proportional to N·D, so a new point's distance beyond the data is unknown; give --by a variable of the law",
+                "the scale '{}' is neither a variable of the law nor proportional to N·D, so a new point's distance beyond the data is unknown; order the scale by a variable of the law",
                 self.by
             ));
         }

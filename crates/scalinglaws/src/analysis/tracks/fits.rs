@@ -130,8 +130,11 @@ pub(super) fn fit_separately(
 /// Names the track in a fit's or a setting's error (data errors already name their row).
 pub(super) fn in_track(error: Error, label: &str) -> Error {
     match error {
-        Error::Fit { message } => Error::fit(format!("track '{label}': {message}")),
-        Error::Settings { message } => Error::settings(format!("track '{label}': {message}")),
+        Error::Fit { message } => Error::fit(message.after(format!("track '{label}': "))),
+        Error::Settings { key, message } => Error::Settings {
+            key,
+            message: message.after(format!("track '{label}': ")),
+        },
         other => other,
     }
 }

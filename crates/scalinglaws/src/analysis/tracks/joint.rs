@@ -324,8 +324,11 @@ impl JointWords {
 
     pub(super) fn error(&self, error: Error) -> Error {
         match error {
-            Error::Fit { message } => Error::fit(self.text(&message)),
-            Error::Settings { message } => Error::settings(self.text(&message)),
+            Error::Fit { message } => Error::fit(message.map_literals(|text| self.text(text))),
+            Error::Settings { key, message } => Error::Settings {
+                key,
+                message: message.map_literals(|text| self.text(text)),
+            },
             other => other,
         }
     }
