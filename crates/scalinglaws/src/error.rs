@@ -405,7 +405,9 @@ impl Text {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.parts.iter().all(|part| matches!(part, Part::Literal(text) if text.is_empty()))
+        self.parts
+            .iter()
+            .all(|part| matches!(part, Part::Literal(text) if text.is_empty()))
     }
 }
 

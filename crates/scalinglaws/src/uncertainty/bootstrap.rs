@@ -15,11 +15,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting};
-use crate::text;
 use crate::fit::{fit_best, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::rng::Rng;
 use crate::stats::{percentile_interval, sample_std};
+use crate::text;
 
 /// What one draw of the bootstrap resamples.
 #[derive(Debug, Clone, PartialEq)]

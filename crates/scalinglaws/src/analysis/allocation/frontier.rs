@@ -271,23 +271,38 @@ pub(super) fn goals(settings: &AllocationSettings) -> Result<Vec<Goal>> {
         settings.target_losses.is_empty(),
     ) {
         (false, true) => match settings.budgets.iter().find(|c| !valid(c)) {
-            Some(bad) => Err(Error::settings(format!(
-                "--budget {bad:e}: a budget is a positive number of FLOPs"
-            ))),
+            Some(bad) => Err(Error::setting(
+                Setting::Budget,
+                text![
+                    Setting::Budget.number(format!("{bad:e}")),
+                    ": a budget is a positive number of FLOPs"
+                ],
+            )),
             None => Ok(settings.budgets.iter().map(|c| Goal::Budget(*c)).collect()),
         },
         (true, false) => match settings.target_losses.iter().find(|l| !valid(l)) {
-            Some(bad) => Err(Error::settings(format!(
-                "--target-loss {bad}: give a positive loss the law can reach"
-            ))),
+            Some(bad) => Err(Error::setting(
+                Setting::TargetLoss,
+                text![
+                    Setting::TargetLoss.number(bad),
+                    ": give a positive loss the law can reach"
+                ],
+            )),
             None => Ok(settings
                 .target_losses
                 .iter()
                 .map(|l| Goal::Loss(*l))
                 .collect()),
         },
-        _ => Err(Error::settings(
-            "give either budgets (--budget) or target losses (--target-loss), not both",
+        _ => Err(Error::setting(
+            Setting::TargetLoss,
+            text![
+                "give either budgets (",
+                Setting::Budget.named(),
+                ") or target losses (",
+                Setting::TargetLoss.named(),
+                "), not both"
+            ],
         )),
     }
 }
@@ -305,21 +320,29 @@ pub(super) fn problem<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Res
     let (n, d) = (index("N")?, index("D")?);
     check_held(law, &settings.held)?;
     for (option, cap) in [
-        ("--max-params", settings.max_params),
-        ("--max-active", settings.max_active),
-        ("--max-tokens", settings.max_tokens),
+        (Setting::MaxParams, settings.max_params),
+        (Setting::MaxActive, settings.max_active),
+        (Setting::MaxTokens, settings.max_tokens),
     ] {
         if let Some(cap) = cap.filter(|c| !(*c > 0.0 && c.is_finite())) {
-            return Err(Error::settings(format!(
-                "{option} {cap:e}: give a positive number"
-            )));
+            return Err(Error::setting(
+                option,
+                text![
+                    option.number(format!("{cap:e}")),
+                    ": give a positive number"
+                ],
+            ));
         }
     }
     let t = settings.inference_tokens;
     if !(t >= 0.0 && t.is_finite()) {
-        return Err(Error::settings(format!(
-            "--inference-tokens {t:e}: give a number of tokens >= 0"
-        )));
+        return Err(Error::setting(
+            Setting::InferenceTokens,
+            text![
+                Setting::InferenceTokens.number(format!("{t:e}")),
+                ": give a number of tokens >= 0"
+            ],
+        ));
     }
     Ok(Problem {
         law,
@@ -336,15 +359,28 @@ pub(super) fn check_held(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result
     for variable in law.variables.iter().filter(|v| *v != "N" && *v != "D") {
         match held.get(variable) {
             None => {
-                return Err(Error::settings(format!(
-                    "the law '{}' also reads {variable}: give its value with --set {variable}=VALUE (or several: --set {variable}=1,8,64 to optimise over them)",
-                    law.label()
-                )))
+                return Err(Error::setting(
+                    Setting::Set,
+                    text![
+                        format!(
+                            "the law '{}' also reads {variable}: give its value with ",
+                            law.label()
+                        ),
+                        Setting::Set.entry_number(variable, "VALUE"),
+                        " (or several: ",
+                        Setting::Set.entry_number(variable, "1,8,64"),
+                        " to optimise over them)"
+                    ],
+                ))
             }
             Some(values) if values.is_empty() || values.iter().any(|v| !v.is_finite()) => {
-                return Err(Error::settings(format!(
-                    "--set {variable}: give one or more finite values"
-                )))
+                return Err(Error::setting(
+                    Setting::Set,
+                    text![
+                        Setting::Set.key(variable),
+                        ": give one or more finite values"
+                    ],
+                ))
             }
             Some(_) => {}
         }
@@ -353,15 +389,22 @@ pub(super) fn check_held(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result
         .keys()
         .find(|k| law.variable_index(k).is_none() || *k == "N" || *k == "D")
     {
-        return Err(Error::settings(format!(
-            "--set {name}: not one of the law's other variables ({})",
-            law.variables
-                .iter()
-                .filter(|v| *v != "N" && *v != "D")
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+        let others: Vec<&str> = law
+            .variables
+            .iter()
+            .filter(|v| *v != "N" && *v != "D")
+            .map(String::as_str)
+            .collect();
+        return Err(Error::setting(
+            Setting::Set,
+            text![
+                Setting::Set.key(name.as_str()),
+                format!(
+                    ": not one of the law's other variables ({})",
+                    others.join(", ")
+                )
+            ],
+        ));
     }
     Ok(())
 }

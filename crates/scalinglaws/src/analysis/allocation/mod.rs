@@ -35,10 +35,11 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::fit::FitResult;
 use crate::law::Law;
 use crate::stats::{least_squares_line, percentile_interval};
+use crate::text;
 use crate::uncertainty::{predict_with_intervals_of, IntervalNote, IntervalSource};
 
 mod frontier;

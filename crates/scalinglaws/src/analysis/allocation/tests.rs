@@ -361,5 +361,6 @@ fn other_flops_formulas_and_missing_variables_are_handled() {
     assert!(Flops::parse("6*N*T").is_err());
     let constrained = catalog::lookup("data_constrained").unwrap();
     let error = optimal(&constrained, &[1.0; 7], &settings(vec![1e22])).unwrap_err();
-    assert!(error.to_string().contains("--set U=VALUE"), "{error}");
+    assert!(error.to_string().contains("set[\"U\"]=VALUE"), "{error}");
+    assert_eq!(error.key(), Some(Setting::Set));
 }

@@ -38,11 +38,12 @@ use crate::analysis::allocation::{
     add_intervals, optimal, predict_allocations, split_held, Allocation, AllocationSettings,
 };
 use crate::data::label_ids;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::fit::{fit, fit_with_starts, FitData, FitResult, FitSettings};
 use crate::law::{Grid, Law, ParamSpec};
 use crate::rng::Rng;
 use crate::stats::percentile_interval;
+use crate::text;
 use crate::uncertainty::bootstrap::{attach, bootstrap, BootstrapOptions, Resampling};
 use crate::uncertainty::{calibrate, CalibrationOptions, IntervalNote};
 
@@ -312,11 +313,17 @@ fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()>
     }
     for name in &settings.shared {
         if law.param_index(name).is_none() {
-            return Err(Error::settings(format!(
-                "--shared {name}: not a parameter of {}; its parameters are {}",
-                law.label(),
-                law.param_names().join(", ")
-            )));
+            return Err(Error::setting(
+                Setting::Shared,
+                text![
+                    Setting::Shared.text(name.as_str()),
+                    format!(
+                        ": not a parameter of {}; its parameters are {}",
+                        law.label(),
+                        law.param_names().join(", ")
+                    )
+                ],
+            ));
         }
     }
     if settings.shared.len() == law.params.len() {
@@ -342,11 +349,15 @@ fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()>
         .filter(|p| !settings.shared.contains(&p.name) && !settings.fit.fixed.contains_key(&p.name))
         .count();
     if let Some(track) = tracks.iter().find(|t| t.data.target.len() < per_track) {
-        return Err(Error::settings(format!(
-            "track '{}' has {} run(s), fewer than the {per_track} parameters fitted per track; is the track column right? (or share parameters with --shared)",
-            track.label,
-            track.data.target.len()
-        )));
+        return Err(Error::settings(text![
+            format!(
+                "track '{}' has {} run(s), fewer than the {per_track} parameters fitted per track; is the track column right? (or share parameters with ",
+                track.label,
+                track.data.target.len()
+            ),
+            Setting::Shared.named(),
+            ")"
+        ]));
     }
     Ok(())
 }
