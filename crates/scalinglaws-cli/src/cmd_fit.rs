@@ -32,6 +32,6 @@ pub fn run(config: &FitConfig) -> Result<()> {
 fn report(result: &FitResult) -> FitReport<'_> {
     FitReport {
         result,
-        dialect: scalinglaws::data::recipe::Dialect::Cli,
+        wording: &crate::wording::CommandLine,
     }
 }

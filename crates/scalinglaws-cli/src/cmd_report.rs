@@ -24,6 +24,7 @@ pub fn run(config: &Config) -> Result<()> {
         &data,
         config.fit.job.uncertainty.level,
         &config.command,
+        &crate::wording::CommandLine,
     );
     output::write(&config.output, &html)?;
     if let Destination::File(path) = &config.output {

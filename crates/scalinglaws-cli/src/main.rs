@@ -21,6 +21,7 @@ mod config;
 mod input;
 mod output;
 mod progress;
+mod wording;
 
 use std::process::ExitCode;
 
@@ -52,7 +53,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", wording::describe(&error));
             ExitCode::from(exit_code(&error))
         }
     }

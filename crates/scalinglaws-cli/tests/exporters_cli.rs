@@ -10,7 +10,7 @@ use std::process::Command;
 
 use common::CHINCHILLA;
 use scalinglaws::analysis::allocation::Frontier;
-use scalinglaws::data::recipe::Dialect;
+use scalinglaws::error::{Mention, Wording};
 use scalinglaws::fit::FitResult;
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::analyses::laws::Listing;
@@ -47,13 +47,28 @@ fn fit_with_json(extra: &[&str]) -> (String, String) {
     (stdout, std::fs::read_to_string(&path).unwrap())
 }
 
+/// The command line's words for the only mention a fit report makes (`--where`), so the
+/// exporters' output can be compared with what the command printed.
+struct Options;
+
+impl Wording for Options {
+    fn word(&self, mention: &Mention) -> String {
+        match mention {
+            Mention::Name(setting) | Mention::Subject(setting) => {
+                format!("--{}", setting.name().replace('_', "-"))
+            }
+            other => panic!("a fit report does not mention {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn the_fit_report_is_the_exporters_in_both_formats() {
     let (text, json) = fit_with_json(&[]);
     let result = FitResult::from_json(&json).unwrap();
     let report = FitReport {
         result: &result,
-        dialect: Dialect::Cli,
+        wording: &Options,
     };
     assert_eq!(text, export(&report, Format::Text).unwrap());
     assert_eq!(json, export(&report, Format::Json).unwrap() + "\n");

@@ -11,6 +11,8 @@
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
+mod wording;
+
 use std::collections::{BTreeMap, HashMap};
 
 use pyo3::exceptions::PyRuntimeError;
@@ -30,7 +32,8 @@ use scalinglaws::analysis::selection::{
     evaluate as evaluate_selection, points_by_name, select as run_select, value_at,
     SelectionOptions,
 };
-use scalinglaws::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
+use scalinglaws::data::recipe::{Derive, Filter, Recipe, Table};
+use scalinglaws::error::{Setting, Voice};
 use scalinglaws::data::{Column, Dataset};
 use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
 use scalinglaws::job::{self, allocation_from_fit, FitJob, FitRequest, LawChoice};
@@ -60,9 +63,10 @@ fn exception_name(error: &Error) -> &'static str {
     }
 }
 
-/// The library's error as the Python exception, its message in Python's words: the option
-/// names of the command line (`--where`, `--fix NAME=VALUE`) become keywords (`where=`,
-/// `fix={"NAME": VALUE}`) by `scalinglaws._errors.speak_python`.
+/// The library's error as the Python exception, its message in Python's words: the settings
+/// it mentions worded as keywords (`where=`, `fix={"NAME": VALUE}`) by [`wording::Python`].
+/// `speak_python` then rewords any option a message still spells out in the command line's
+/// words.
 fn to_py(error: Error) -> PyErr {
     Python::attach(|py| {
         let module = match py.import("scalinglaws._errors") {
@@ -74,7 +78,7 @@ fn to_py(error: Error) -> PyErr {
             .and_then(|class| Ok(class.cast_into::<PyType>()?));
         let message = module
             .getattr("speak_python")
-            .and_then(|speak| speak.call1((error.to_string(),)))
+            .and_then(|speak| speak.call1((error.worded(&wording::Python),)))
             .and_then(|text| text.extract::<String>());
         match (class, message) {
             (Ok(class), Ok(message)) => PyErr::from_type(class, message),
@@ -220,16 +224,15 @@ impl RecipeRequest {
                 .iter()
                 .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
                 .collect::<Result<_, _>>()
-                .map_err(|e| e.within("derive"))?,
+                .map_err(|e| e.within(Setting::Derive.subject()))?,
             filters: self
                 .filters
                 .iter()
                 .map(|text| Filter::parse(text))
                 .collect::<Result<_, _>>()
-                .map_err(|e| e.within("where"))?,
+                .map_err(|e| e.within(Setting::Where.subject()))?,
             target: self.target.clone(),
             weights: self.weights.clone(),
-            dialect: Dialect::Python,
         })
     }
 }
@@ -363,7 +366,7 @@ fn report(fit_json: &str) -> PyResult<String> {
     let (result, _) = py(read_fit(fit_json))?;
     let report = scalinglaws_report::analyses::fit::FitReport {
         result: &result,
-        dialect: Dialect::Python,
+        wording: &wording::Python,
     };
     scalinglaws_report::export(&report, scalinglaws_report::Format::Text)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))
@@ -395,7 +398,7 @@ fn report_html(
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
     interruptible(py_, &interrupt, || {
-        let page = scalinglaws_report::html::page(&result, &law, &data, level, command);
+        let page = scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
         interrupt.check()?;
         Ok(page)
     })
@@ -609,7 +612,7 @@ fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
             level: request.level,
             targets: request.predict,
             holdout: request.holdout,
-            dialect: Dialect::Python,
+            voice: Voice(&wording::Python),
         },
     };
     let analysis = py(py_.detach(|| job.run(&table, &recipe.target)))?;
@@ -984,7 +987,6 @@ fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Str
     };
     let recipe = Recipe {
         target: job.target.clone(),
-        dialect: Dialect::Python,
         ..Recipe::default()
     };
     let table = py(table(data, &recipe))?;

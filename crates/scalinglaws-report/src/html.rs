@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
-use scalinglaws::data::recipe::Dialect;
+use scalinglaws::error::Wording;
 use scalinglaws::fit::{FitData, FitResult};
 use scalinglaws::uncertainty::CalibrationOptions;
 use scalinglaws::Law;
@@ -20,7 +20,15 @@ use crate::text::{self, number};
 
 /// The page of a fit: `level` is the plots' interval level, `command` the line that reproduces
 /// the page (shown as typed).
-pub fn page(result: &FitResult, law: &Law, data: &FitData, level: f64, command: &str) -> String {
+/// `wording` words the settings the page's text mentions (the front end's own: `--where`).
+pub fn page(
+    result: &FitResult,
+    law: &Law,
+    data: &FitData,
+    level: f64,
+    command: &str,
+    wording: &dyn Wording,
+) -> String {
     let mut body = String::new();
     let title = format!(
         "{} fit to {}",
@@ -66,7 +74,7 @@ pub fn page(result: &FitResult, law: &Law, data: &FitData, level: f64, command: 
     body.push_str(&backtest_section(law, result, data, allocates));
     body.push_str(&section(
         "Fit report",
-        &format!("<pre>{}</pre>", escape(&text::render(result, Dialect::Cli))),
+        &format!("<pre>{}</pre>", escape(&text::render(result, wording))),
     ));
     body.push_str(&section(
         "Reproduce",

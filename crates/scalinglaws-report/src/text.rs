@@ -5,16 +5,17 @@
 
 use std::fmt::Write as _;
 
-use scalinglaws::data::recipe::Dialect;
+use scalinglaws::error::{Setting, Wording};
 use scalinglaws::fit::FitResult;
 
 /// Correlations with a larger magnitude are listed.
 const CORRELATION_SHOWN: f64 = 0.5;
 
-/// The report of a fit, its hints worded for a front end (`--where` or `where=`).
-pub fn render(result: &FitResult, dialect: Dialect) -> String {
+/// The report of a fit, the settings it mentions worded for a front end (`--where` or
+/// `where=`).
+pub fn render(result: &FitResult, wording: &dyn Wording) -> String {
     let mut out = String::new();
-    header(&mut out, result, dialect);
+    header(&mut out, result, wording);
     statistics(&mut out, result);
     parameters(&mut out, result);
     intervals(&mut out, result);
@@ -25,13 +26,13 @@ pub fn render(result: &FitResult, dialect: Dialect) -> String {
     out
 }
 
-fn header(out: &mut String, result: &FitResult, dialect: Dialect) {
+fn header(out: &mut String, result: &FitResult, wording: &dyn Wording) {
     let _ = writeln!(out, "[[Fit]]");
-    aligned(out, &header_rows(result, dialect));
+    aligned(out, &header_rows(result, wording));
 }
 
 /// What was fitted to what: law, formula, data, rows, variables, target, objective.
-pub(crate) fn header_rows(result: &FitResult, dialect: Dialect) -> Vec<(&'static str, String)> {
+pub(crate) fn header_rows(result: &FitResult, wording: &dyn Wording) -> Vec<(&'static str, String)> {
     let mut rows: Vec<(&str, String)> = Vec::new();
     rows.push(("law", result.law.clone()));
     // A derived target reads "y=log(loss)": the formula shows its name, the target row its
@@ -48,10 +49,7 @@ pub(crate) fn header_rows(result: &FitResult, dialect: Dialect) -> Vec<(&'static
             rows_line.push_str(&format!(
                 "; {} removed by {} {}",
                 data.rows_filtered,
-                match dialect {
-                    Dialect::Cli => "--where".to_string(),
-                    Dialect::Python => format!("{}=", dialect.option("where")),
-                },
+                wording.word(&Setting::Where.named()),
                 data.filters
                     .iter()
                     .map(|f| format!("\"{f}\""))
@@ -586,7 +584,7 @@ pub fn number(value: f64, significant: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use scalinglaws::data::recipe::Dialect;
+    use scalinglaws::error::Neutral;
     use scalinglaws::fit::FitResult;
 
     use super::{number, render, shortest};
@@ -621,7 +619,7 @@ mod tests {
             snapshot_path => "../tests/snapshots",
             prepend_module_to_snapshot => false,
         }, {
-            insta::assert_snapshot!("report_of_a_saved_fit", render(&result, Dialect::Cli));
+            insta::assert_snapshot!("report_of_a_saved_fit", render(&result, &Neutral));
         });
     }
 

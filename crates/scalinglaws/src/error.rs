@@ -1,7 +1,490 @@
 //! The library's one error type: every failure a caller can act on, each naming where it
 //! happened (file, row, column, character position) and how to fix it.
+//!
+//! The library speaks no front end's language. A message that refers to one of the caller's
+//! settings holds a [`Mention`] of a [`Setting`] key, not the words for it; each front end
+//! words the keys through its [`Wording`] when it shows the message (the command line as
+//! `--fix NAME=VALUE`, Python as `fix={"NAME": VALUE}`), by [`Error::worded`] or
+//! [`Text::worded`]. `Display` uses the [`Neutral`] wording (the settings' snake_case names).
 
 use thiserror::Error;
+
+/// A setting of the caller that a message can refer to. Its [`name`](Setting::name) is the
+/// neutral snake_case name, which is also the Python keyword; the command line words it as an
+/// option (`--holdout-top`) by its own table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Setting {
+    Batch,
+    Bootstrap,
+    Bounds,
+    Budget,
+    By,
+    Cluster,
+    Curvature,
+    Delimiter,
+    Derive,
+    Fix,
+    Floor,
+    Grid,
+    Heteroscedastic,
+    HoldoutFrac,
+    HoldoutTop,
+    InferenceTokens,
+    Law,
+    Map,
+    MaxActive,
+    MaxParams,
+    MaxRise,
+    MaxTokens,
+    Method,
+    Noise,
+    Peak,
+    Profile,
+    Rolling,
+    Rollout,
+    Run,
+    Schedule,
+    Set,
+    Shared,
+    Space,
+    Steps,
+    Target,
+    TargetLoss,
+    Train,
+    Warmup,
+    Weights,
+    Where,
+    Baseline,
+    Compute,
+    Flops,
+    Formula,
+    Group,
+    Lr,
+    Size,
+    Step,
+    Tokens,
+    Track,
+    Loss,
+}
+
+impl Setting {
+    /// Every setting, in the order of the enum (for the front ends' tables and their tests).
+    pub const ALL: [Setting; 51] = [
+        Setting::Batch,
+        Setting::Bootstrap,
+        Setting::Bounds,
+        Setting::Budget,
+        Setting::By,
+        Setting::Cluster,
+        Setting::Curvature,
+        Setting::Delimiter,
+        Setting::Derive,
+        Setting::Fix,
+        Setting::Floor,
+        Setting::Grid,
+        Setting::Heteroscedastic,
+        Setting::HoldoutFrac,
+        Setting::HoldoutTop,
+        Setting::InferenceTokens,
+        Setting::Law,
+        Setting::Map,
+        Setting::MaxActive,
+        Setting::MaxParams,
+        Setting::MaxRise,
+        Setting::MaxTokens,
+        Setting::Method,
+        Setting::Noise,
+        Setting::Peak,
+        Setting::Profile,
+        Setting::Rolling,
+        Setting::Rollout,
+        Setting::Run,
+        Setting::Schedule,
+        Setting::Set,
+        Setting::Shared,
+        Setting::Space,
+        Setting::Steps,
+        Setting::Target,
+        Setting::TargetLoss,
+        Setting::Train,
+        Setting::Warmup,
+        Setting::Weights,
+        Setting::Where,
+        Setting::Baseline,
+        Setting::Compute,
+        Setting::Flops,
+        Setting::Formula,
+        Setting::Group,
+        Setting::Lr,
+        Setting::Size,
+        Setting::Step,
+        Setting::Tokens,
+        Setting::Track,
+        Setting::Loss,
+    ];
+
+    /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Batch => "batch",
+            Setting::Bootstrap => "bootstrap",
+            Setting::Bounds => "bounds",
+            Setting::Budget => "budget",
+            Setting::By => "by",
+            Setting::Cluster => "cluster",
+            Setting::Curvature => "curvature",
+            Setting::Delimiter => "delimiter",
+            Setting::Derive => "derive",
+            Setting::Fix => "fix",
+            Setting::Floor => "floor",
+            Setting::Grid => "grid",
+            Setting::Heteroscedastic => "heteroscedastic",
+            Setting::HoldoutFrac => "holdout_frac",
+            Setting::HoldoutTop => "holdout_top",
+            Setting::InferenceTokens => "inference_tokens",
+            Setting::Law => "law",
+            Setting::Map => "map",
+            Setting::MaxActive => "max_active",
+            Setting::MaxParams => "max_params",
+            Setting::MaxRise => "max_rise",
+            Setting::MaxTokens => "max_tokens",
+            Setting::Method => "method",
+            Setting::Noise => "noise",
+            Setting::Peak => "peak",
+            Setting::Profile => "profile",
+            Setting::Rolling => "rolling",
+            Setting::Rollout => "rollout",
+            Setting::Run => "run",
+            Setting::Schedule => "schedule",
+            Setting::Set => "set",
+            Setting::Shared => "shared",
+            Setting::Space => "space",
+            Setting::Steps => "steps",
+            Setting::Target => "target",
+            Setting::TargetLoss => "target_loss",
+            Setting::Train => "train",
+            Setting::Warmup => "warmup",
+            Setting::Weights => "weights",
+            Setting::Where => "where",
+            Setting::Baseline => "baseline",
+            Setting::Compute => "compute",
+            Setting::Flops => "flops",
+            Setting::Formula => "formula",
+            Setting::Group => "group",
+            Setting::Lr => "lr",
+            Setting::Size => "size",
+            Setting::Step => "step",
+            Setting::Tokens => "tokens",
+            Setting::Track => "track",
+            Setting::Loss => "loss",
+        }
+    }
+
+    /// The setting as a whole: `--fix`, `fix=`.
+    pub fn named(self) -> Mention {
+        Mention::Name(self)
+    }
+
+    /// The setting as the subject or label of a sentence (`--fix names 'x'`, `where: ...`,
+    /// `a map name`): `--fix`, `fix`.
+    pub fn subject(self) -> Mention {
+        Mention::Subject(self)
+    }
+
+    /// The setting given a text value (a column, a choice, a filter): `--space linear`,
+    /// `space="linear"`.
+    pub fn text(self, value: impl Into<String>) -> Mention {
+        Mention::Value(self, Value::Text(value.into()))
+    }
+
+    /// The setting given a number (or a placeholder for one): `--holdout-top 3`,
+    /// `holdout_top=3`.
+    pub fn number(self, value: impl std::fmt::Display) -> Mention {
+        Mention::Value(self, Value::Number(value.to_string()))
+    }
+
+    /// The entry `key` of a keyed setting, on its own: `--bound alpha`, `bounds["alpha"]`.
+    pub fn key(self, key: impl Into<String>) -> Mention {
+        Mention::Key(self, key.into())
+    }
+
+    /// The entry `key` of a keyed setting with a text value: `--map N=COLUMN`,
+    /// `map={"N": "COLUMN"}`.
+    pub fn entry_text(self, key: impl Into<String>, value: impl Into<String>) -> Mention {
+        Mention::Entry(self, key.into(), Value::Text(value.into()))
+    }
+
+    /// The entry `key` of a keyed setting with a number (or placeholder): `--fix NAME=VALUE`,
+    /// `fix={"NAME": VALUE}`.
+    pub fn entry_number(self, key: impl Into<String>, value: impl std::fmt::Display) -> Mention {
+        Mention::Entry(self, key.into(), Value::Number(value.to_string()))
+    }
+}
+
+/// The value a [`Mention`] gives a setting. A front end quotes text as its users type strings
+/// and writes numbers (and placeholders for numbers such as `VALUE`) bare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Text(String),
+    Number(String),
+}
+
+impl Value {
+    /// The value as given, unquoted.
+    pub fn raw(&self) -> &str {
+        match self {
+            Value::Text(text) | Value::Number(text) => text,
+        }
+    }
+}
+
+/// A reference, inside a message, to something the caller sets or runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mention {
+    /// The setting itself: `--where`, `where=`.
+    Name(Setting),
+    /// The setting as the subject or label of a sentence: `--fix names 'x'`, `fix names 'x'`.
+    Subject(Setting),
+    /// The setting with a value: `--space linear`, `space="linear"`.
+    Value(Setting, Value),
+    /// One entry of a keyed setting, without its value: `--bound alpha`, `bounds["alpha"]`.
+    Key(Setting, String),
+    /// One entry of a keyed setting with its value: `--fix b=0.3`, `fix={"b": 0.3}`.
+    Entry(Setting, String, Value),
+    /// Where the catalog of laws is listed: `scalinglaws laws`, `scalinglaws.laws()`.
+    LawList,
+}
+
+/// How a front end words the [`Mention`]s in messages. The command line and the Python
+/// package each have one table; [`Neutral`] is the library's own (used by `Display`).
+pub trait Wording: Sync {
+    fn word(&self, mention: &Mention) -> String;
+}
+
+/// The wording a front end lends an analysis whose results carry text for its users (the
+/// warnings of the LR analysis), so that the text is worded when it is made; errors need
+/// none ([`Error::worded`]). Two voices are equal when they are the same wording.
+#[derive(Clone, Copy)]
+pub struct Voice(pub &'static dyn Wording);
+
+impl Voice {
+    pub fn word(&self, text: &Text) -> String {
+        text.worded(self.0)
+    }
+}
+
+impl Default for Voice {
+    fn default() -> Self {
+        Voice(&Neutral)
+    }
+}
+
+impl std::fmt::Debug for Voice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Voice")
+    }
+}
+
+impl PartialEq for Voice {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::addr_eq(self.0, other.0)
+    }
+}
+
+/// The library's wording: settings by their snake_case names (`` `where` ``, `holdout_top=3`,
+/// `fix["b"]=0.3`, `map["N"]="COLUMN"`; as a subject, `fix names 'x'`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Neutral;
+
+impl Wording for Neutral {
+    fn word(&self, mention: &Mention) -> String {
+        let value = |value: &Value| match value {
+            Value::Text(text) => format!("\"{text}\""),
+            Value::Number(number) => number.clone(),
+        };
+        match mention {
+            Mention::Name(setting) => format!("`{}`", setting.name()),
+            Mention::Subject(setting) => setting.name().to_string(),
+            Mention::Value(setting, v) => format!("{}={}", setting.name(), value(v)),
+            Mention::Key(setting, key) => format!("{}[\"{key}\"]", setting.name()),
+            Mention::Entry(setting, key, v) => {
+                format!("{}[\"{key}\"]={}", setting.name(), value(v))
+            }
+            Mention::LawList => "the catalog of laws".to_string(),
+        }
+    }
+}
+
+/// One piece of a [`Text`]: words as they are, or a mention each front end words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    Literal(String),
+    Mention(Mention),
+}
+
+impl From<&str> for Part {
+    fn from(text: &str) -> Self {
+        Part::Literal(text.to_string())
+    }
+}
+
+impl From<String> for Part {
+    fn from(text: String) -> Self {
+        Part::Literal(text)
+    }
+}
+
+impl From<&String> for Part {
+    fn from(text: &String) -> Self {
+        Part::Literal(text.clone())
+    }
+}
+
+impl From<Mention> for Part {
+    fn from(mention: Mention) -> Self {
+        Part::Mention(mention)
+    }
+}
+
+impl From<Setting> for Part {
+    fn from(setting: Setting) -> Self {
+        Part::Mention(Mention::Name(setting))
+    }
+}
+
+/// A message that may refer to settings: literal words and [`Mention`]s, worded by the front
+/// end that shows it ([`Text::worded`]); `Display` words it [`Neutral`]ly. Build one with
+/// [`text!`](crate::text) or from a string (a text without mentions).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Text {
+    parts: Vec<Part>,
+}
+
+/// A [`Text`] from its pieces in order: strings are literal words, [`Setting`]s and
+/// [`Mention`]s are worded by the front end, and [`Text`]s are spliced in.
+/// `text!["bound the parameters with ", Setting::Bounds, " or give starts with ", Setting::Grid]`.
+#[macro_export]
+macro_rules! text {
+    ($($piece:expr),* $(,)?) => {
+        $crate::error::Text::concat(vec![$($crate::error::Text::from($piece)),*])
+    };
+}
+
+impl Text {
+    pub fn from_parts(parts: Vec<Part>) -> Self {
+        Text { parts }
+    }
+
+    /// The texts one after the other.
+    pub fn concat(texts: Vec<Text>) -> Self {
+        Text {
+            parts: texts.into_iter().flat_map(|text| text.parts).collect(),
+        }
+    }
+
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// The text in the words of `wording`.
+    pub fn worded(&self, wording: &dyn Wording) -> String {
+        self.parts
+            .iter()
+            .map(|part| match part {
+                Part::Literal(text) => text.clone(),
+                Part::Mention(mention) => wording.word(mention),
+            })
+            .collect()
+    }
+
+    /// This text after `before` and before `after` (literal words, or texts with mentions).
+    pub fn around(self, before: impl Into<Text>, after: impl Into<Text>) -> Text {
+        let mut parts = before.into().parts;
+        parts.extend(self.parts);
+        parts.extend(after.into().parts);
+        Text { parts }
+    }
+
+    /// This text with `before` in front (`"track 'a': "`).
+    pub fn after(self, before: impl Into<Text>) -> Text {
+        self.around(before, Text::default())
+    }
+
+    /// This text with every literal part rewritten by `rewrite` (the mentions kept).
+    pub fn map_literals(self, rewrite: impl Fn(&str) -> String) -> Text {
+        let parts = self
+            .parts
+            .into_iter()
+            .map(|part| match part {
+                Part::Literal(text) => Part::Literal(rewrite(&text)),
+                mention => mention,
+            })
+            .collect();
+        Text { parts }
+    }
+
+    /// The first setting the text mentions.
+    pub fn first_setting(&self) -> Option<Setting> {
+        self.parts.iter().find_map(|part| match part {
+            Part::Mention(
+                Mention::Name(setting)
+                | Mention::Subject(setting)
+                | Mention::Value(setting, _)
+                | Mention::Key(setting, _)
+                | Mention::Entry(setting, _, _),
+            ) => Some(*setting),
+            _ => None,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parts
+            .iter()
+            .all(|part| matches!(part, Part::Literal(text) if text.is_empty()))
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.worded(&Neutral))
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text::from_parts(vec![Part::from(text)])
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Self {
+        Text::from_parts(vec![Part::from(text)])
+    }
+}
+
+impl From<&String> for Text {
+    fn from(text: &String) -> Self {
+        Text::from_parts(vec![Part::from(text)])
+    }
+}
+
+impl From<Mention> for Text {
+    fn from(mention: Mention) -> Self {
+        Text::from_parts(vec![Part::from(mention)])
+    }
+}
+
+impl From<Setting> for Text {
+    fn from(setting: Setting) -> Self {
+        Text::from_parts(vec![Part::from(setting)])
+    }
+}
+
+impl From<&Text> for Text {
+    fn from(text: &Text) -> Self {
+        text.clone()
+    }
+}
 
 /// Where in a data file a problem sits. Rows are 1-based data rows (the header is not a row);
 /// `line` is the 1-based line of the file when the reader knows it.
@@ -29,44 +512,47 @@ impl std::fmt::Display for Location {
     }
 }
 
+/// Every variant's `Display` is [`Error::worded`] in the [`Neutral`] wording; the front ends
+/// call `worded` with theirs.
 #[derive(Debug, Error)]
 pub enum Error {
     /// A formula that does not parse, or uses an unknown function. `position` is the 0-based
     /// character offset into `formula`; the message shows it 1-based with a caret.
-    #[error("formula error at character {}: {message}\n  {formula}\n  {caret}^", position + 1, caret = " ".repeat(*position))]
+    #[error("{}", self.worded(&Neutral))]
     Formula {
         formula: String,
         position: usize,
-        message: String,
+        message: Text,
     },
 
-    /// A law name not in the catalog.
-    #[error("unknown law '{name}'{}; `scalinglaws laws` lists them", suggestion.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default())]
+    /// A law name not in the catalog (the message points to where the catalog is listed).
+    #[error("{}", self.worded(&Neutral))]
     UnknownLaw {
         name: String,
         suggestion: Option<String>,
     },
 
     /// Bad data: the location names file/row/column and `fix` says what to do.
-    #[error("{location}: {message}; {fix}")]
+    #[error("{}", self.worded(&Neutral))]
     Data {
         location: Location,
-        message: String,
-        fix: String,
+        message: Text,
+        fix: Text,
     },
 
-    /// Settings that contradict the law or each other (unknown parameter in --fix, empty bound).
-    #[error("{message}")]
-    Settings { message: String },
+    /// Settings that contradict the law or each other (an unknown parameter in `fix`, an
+    /// empty bound). `key` is the setting at fault when one is.
+    #[error("{}", self.worded(&Neutral))]
+    Settings { key: Option<Setting>, message: Text },
 
     /// The fit could not be done (no start gave a finite objective, singular design, ...).
-    #[error("fit failed: {message}")]
-    Fit { message: String },
+    #[error("{}", self.worded(&Neutral))]
+    Fit { message: Text },
 
-    /// An error inside one named setting (`--derive`, `where`, ...), which leads the message.
+    /// An error inside one named setting (`derive`, `where`, ...), which leads the message.
     /// (Not a `source`: the message already holds the inner one.)
-    #[error("{setting}: {inner}")]
-    Within { setting: String, inner: Box<Error> },
+    #[error("{}", self.worded(&Neutral))]
+    Within { setting: Text, inner: Box<Error> },
 
     /// The caller interrupted the work through its [`crate::Interrupt`] (Ctrl-C in Python).
     #[error("interrupted")]
@@ -81,15 +567,75 @@ pub enum Error {
 }
 
 impl Error {
-    pub fn settings(message: impl Into<String>) -> Self {
+    /// Settings that contradict each other or the law, no one setting at fault.
+    pub fn settings(message: impl Into<Text>) -> Self {
         Error::Settings {
+            key: None,
             message: message.into(),
         }
     }
 
-    pub fn fit(message: impl Into<String>) -> Self {
+    /// The setting `key` is at fault; the message says how.
+    pub fn setting(key: Setting, message: impl Into<Text>) -> Self {
+        Error::Settings {
+            key: Some(key),
+            message: message.into(),
+        }
+    }
+
+    pub fn fit(message: impl Into<Text>) -> Self {
         Error::Fit {
             message: message.into(),
+        }
+    }
+
+    /// The message in the words of a front end (`--fix` for the command line, `fix=` for
+    /// Python): what its users read.
+    pub fn worded(&self, wording: &dyn Wording) -> String {
+        match self {
+            Error::Formula {
+                formula,
+                position,
+                message,
+            } => format!(
+                "formula error at character {}: {}\n  {formula}\n  {}^",
+                position + 1,
+                message.worded(wording),
+                " ".repeat(*position)
+            ),
+            Error::UnknownLaw { name, suggestion } => format!(
+                "unknown law '{name}'{}; {} lists them",
+                suggestion
+                    .as_ref()
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default(),
+                wording.word(&Mention::LawList)
+            ),
+            Error::Data {
+                location,
+                message,
+                fix,
+            } => format!(
+                "{location}: {}; {}",
+                message.worded(wording),
+                fix.worded(wording)
+            ),
+            Error::Settings { message, .. } => message.worded(wording),
+            Error::Fit { message } => format!("fit failed: {}", message.worded(wording)),
+            Error::Within { setting, inner } => {
+                format!("{}: {}", setting.worded(wording), inner.worded(wording))
+            }
+            Error::Interrupted | Error::Io { .. } => self.to_string(),
+        }
+    }
+
+    /// The setting at fault: the key of a settings error, else the setting an error sits
+    /// within, when it names one.
+    pub fn key(&self) -> Option<Setting> {
+        match self {
+            Error::Settings { key, .. } => *key,
+            Error::Within { setting, inner } => inner.key().or_else(|| setting.first_setting()),
+            _ => None,
         }
     }
 
@@ -113,8 +659,9 @@ impl Error {
         }
     }
 
-    /// This error inside the named setting.
-    pub fn within(self, setting: impl Into<String>) -> Self {
+    /// This error inside the named setting (a [`Setting`], a [`Mention`] such as
+    /// `Setting::Map.entry_text("N", "params")`, or words).
+    pub fn within(self, setting: impl Into<Text>) -> Self {
         Error::Within {
             setting: setting.into(),
             inner: Box::new(self),

@@ -10,6 +10,7 @@
 //! - [`rng`]: the seeded random numbers every stochastic step uses;
 //! - [`job`]: the workflows as values (a fit job and its `run()`), which the command line and
 //!   the Python package both build, so each workflow is written once.
+//! - [`stats`]: distributions, special functions and quantiles (a leaf every room may use).
 //!
 //! ```
 //! use scalinglaws::fit::{fit, FitData, FitSettings};
@@ -39,6 +40,7 @@ pub mod interrupt;
 pub mod job;
 pub mod law;
 pub mod rng;
+pub mod stats;
 pub mod suggest;
 pub mod uncertainty;
 

@@ -6,6 +6,7 @@
 use scalinglaws::analysis::lr::{lr_analysis, CellStatus, Form, LrData, LrSettings, Method};
 use scalinglaws::data::recipe::{Filter, Recipe, Table};
 use scalinglaws::data::Dataset;
+use scalinglaws::error::{Mention, Neutral, Voice, Wording};
 use scalinglaws::rng::Rng;
 
 mod common;
@@ -592,16 +593,26 @@ fn columns_swept_within_the_cells_are_reported() {
         (20, 16, 16)
     );
     assert!(
-        analysis.warnings[0].contains("(--batch batch)"),
+        analysis.warnings[0].contains("(batch=\"batch\")"),
         "{:?}",
         analysis.warnings
     );
-    let python = LrSettings {
-        dialect: scalinglaws::data::recipe::Dialect::Python,
+    // A front end's voice words the settings its way.
+    struct Options;
+    impl Wording for Options {
+        fn word(&self, mention: &Mention) -> String {
+            match mention {
+                Mention::Value(setting, value) => format!("--{} {}", setting.name(), value.raw()),
+                other => Neutral.word(other),
+            }
+        }
+    }
+    let options = LrSettings {
+        voice: Voice(&Options),
         ..LrSettings::default()
     };
-    let worded = lr_analysis(&pooled, &python).unwrap().warnings;
-    assert!(worded[0].contains("(batch=\"batch\")"), "{worded:?}");
+    let worded = lr_analysis(&pooled, &options).unwrap().warnings;
+    assert!(worded[0].contains("(--batch batch)"), "{worded:?}");
     // Given as the batch column: nothing to report; a warmup switched halfway through each
     // (N, D, B) cell's LRs is.
     let lrs = distinct(batched.lr.iter().copied());
@@ -631,7 +642,7 @@ fn columns_swept_within_the_cells_are_reported() {
     assert_eq!(analysis.swept[0].column, "warmup");
     assert_eq!(analysis.swept[0].setting, "where");
     assert!(
-        analysis.warnings[0].contains("--where \"warmup == 100\""),
+        analysis.warnings[0].contains("where=\"warmup == 100\""),
         "{:?}",
         analysis.warnings
     );

@@ -78,7 +78,6 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
                 .collect::<Result<_>>()?,
             target: args.target.trim().to_string(),
             weights: args.weights.map(|w| w.trim().to_string()),
-            dialect: scalinglaws::data::recipe::Dialect::Cli,
         },
     })
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::CurveLaw;
-use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
+use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
 use scalinglaws::job::schedule::{
     ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
     SchedulePredictJob,
@@ -87,7 +87,6 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
                 filters: filters.clone(),
                 target: args.target.clone(),
                 weights: None,
-                dialect: Dialect::Cli,
             },
         })
         .collect();

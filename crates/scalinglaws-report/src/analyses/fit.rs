@@ -1,7 +1,7 @@
 //! The report of `fit` (and of Python's `Fit.report()`): the lmfit-style text report of
 //! [`text::render`](crate::text::render), its markdown with pipe tables, and the fit's JSON.
 
-use scalinglaws::data::recipe::Dialect;
+use scalinglaws::error::Wording;
 use scalinglaws::fit::FitResult;
 
 use crate::markdown;
@@ -10,7 +10,7 @@ use crate::text;
 /// A fit, its hints worded for a front end (`--where` or `where=`).
 pub struct FitReport<'a> {
     pub result: &'a FitResult,
-    pub dialect: Dialect,
+    pub wording: &'a dyn Wording,
 }
 
 impl crate::Report for FitReport<'_> {
@@ -19,19 +19,19 @@ impl crate::Report for FitReport<'_> {
         self.result
     }
     fn text(&self) -> String {
-        text::render(self.result, self.dialect)
+        text::render(self.result, self.wording)
     }
     fn markdown(&self) -> String {
-        render_markdown(self.result, self.dialect)
+        render_markdown(self.result, self.wording)
     }
 }
 
 /// The fit report as markdown: the header and statistics as bullet lists, parameters and
 /// intervals as pipe tables, the other sections as in the text report.
-fn render_markdown(result: &FitResult, dialect: Dialect) -> String {
+fn render_markdown(result: &FitResult, wording: &dyn Wording) -> String {
     let mut out = markdown::heading(&format!("Fit: {}", result.law));
     // The formula as code: its `*` and `^` are not emphasis.
-    let header: Vec<(&str, String)> = text::header_rows(result, dialect)
+    let header: Vec<(&str, String)> = text::header_rows(result, wording)
         .into_iter()
         .map(|(label, value)| match label {
             "formula" => {
@@ -75,7 +75,7 @@ fn render_markdown(result: &FitResult, dialect: Dialect) -> String {
 
 #[cfg(test)]
 mod tests {
-    use scalinglaws::data::recipe::Dialect;
+    use scalinglaws::error::Neutral;
     use scalinglaws::fit::FitResult;
 
     use super::FitReport;
@@ -89,7 +89,7 @@ mod tests {
         let result = FitResult::from_json(text).expect("the fixture reads");
         let report = FitReport {
             result: &result,
-            dialect: Dialect::Cli,
+            wording: &Neutral,
         };
         let markdown = export(&report, Format::Markdown).unwrap();
         let table_rows = markdown

@@ -9,9 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Mention, Result, Setting};
 use crate::fit::{fit, FitData, FitResult, FitSettings};
 use crate::law::Law;
+use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::calibration::{origin_sizes, scale_groups};
 use crate::uncertainty::intervals::predict_fit_intervals;
@@ -249,16 +250,20 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
             .filter(|&i| scale[i] >= cut)
             .collect::<Vec<_>>()
     };
-    let too_few = |what: String| {
-        Error::settings(format!(
-            "{what}: the scale column has only {} distinct values, so nothing would be left to train on",
-            distinct.len()
-        ))
+    let too_few = |what: Mention| {
+        Error::settings(text![
+            what,
+            format!(
+                ": the scale column has only {} distinct values, so nothing would be left to \
+                 train on",
+                distinct.len()
+            )
+        ])
     };
     match holdout {
         Holdout::Top(k) => {
             if k >= distinct.len() {
-                return Err(too_few(format!("--holdout-top {k}")));
+                return Err(too_few(Setting::HoldoutTop.number(k)));
             }
             let cut = distinct[distinct.len() - k];
             Ok(vec![(below(cut), from(cut))])
@@ -270,14 +275,14 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
             let n_test = ((f * scale.len() as f64 - 1e-9).ceil() as usize).clamp(1, scale.len());
             let cut = sorted[scale.len() - n_test];
             if cut <= distinct[0] {
-                return Err(too_few(format!("--holdout-frac {f}")));
+                return Err(too_few(Setting::HoldoutFrac.number(f)));
             }
             Ok(vec![(below(cut), from(cut))])
         }
         Holdout::Rollout(groups) => {
             let groups = groups.min(distinct.len());
             if groups < 2 {
-                return Err(too_few("--rollout".into()));
+                return Err(too_few(Setting::Rollout.subject()));
             }
             // Group g holds the distinct values of rank [g·m/G, (g+1)·m/G).
             let first = |g: usize| distinct[g * distinct.len() / groups];
@@ -299,10 +304,17 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
             let (groups, count) = scale_groups(scale);
             let sizes = origin_sizes(count, most);
             if sizes.is_empty() {
-                return Err(Error::settings(format!(
-                    "--rolling {most}: the scale column forms {count} scale groups; rolling origins need at least {}",
-                    crate::uncertainty::calibration::MIN_GROUPS
-                )));
+                return Err(Error::setting(
+                    Setting::Rolling,
+                    text![
+                        Setting::Rolling.number(most),
+                        format!(
+                            ": the scale column forms {count} scale groups; rolling origins \
+                             need at least {}",
+                            crate::uncertainty::calibration::MIN_GROUPS
+                        )
+                    ],
+                ));
             }
             Ok(sizes
                 .into_iter()
@@ -455,7 +467,7 @@ pub fn metrics(points: &[&BacktestPoint]) -> Option<Metrics> {
     Some(Metrics {
         points: points.len(),
         are_mean: absolute.iter().sum::<f64>() / n,
-        are_median: crate::uncertainty::dist::quantile_sorted(&absolute, 0.5),
+        are_median: crate::stats::quantile_sorted(&absolute, 0.5),
         are_max: *absolute.last().unwrap_or(&f64::NAN),
         rmse_log: logs.map(|l| (l.iter().map(|r| r * r).sum::<f64>() / n).sqrt()),
         bias: points.iter().map(|p| p.relative_error).sum::<f64>() / n,

@@ -20,9 +20,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::isoflop::{power_law_through, PowerLaw};
 use crate::data::label_ids;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::rng::Rng;
-use crate::uncertainty::dist::percentile_interval;
+use crate::stats::percentile_interval;
+use crate::text;
 
 /// Written as `hull` or `grid:K` in JSON, as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,13 +203,23 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
     }
     if data.run.is_none() {
         if matches!(settings.method, EnvelopeMethod::Grid(_)) {
-            return Err(Error::settings(
-                "the grid envelope interpolates each run's curve: name the run column (--run COLUMN)",
+            return Err(Error::setting(
+                Setting::Run,
+                text![
+                    "the grid envelope interpolates each run's curve: name the run column (",
+                    Setting::Run.text("COLUMN"),
+                    ")"
+                ],
             ));
         }
         if settings.bootstrap > 0 {
-            return Err(Error::settings(
-                "the envelope's bootstrap resamples whole runs: name the run column (--run COLUMN)",
+            return Err(Error::setting(
+                Setting::Run,
+                text![
+                    "the envelope's bootstrap resamples whole runs: name the run column (",
+                    Setting::Run.text("COLUMN"),
+                    ")"
+                ],
             ));
         }
     }
@@ -491,16 +502,15 @@ mod tests {
             seed: 0,
             level: 0.95,
         };
-        assert!(envelope(&data, &settings)
-            .unwrap_err()
-            .to_string()
-            .contains("--run"));
+        assert_eq!(
+            envelope(&data, &settings).unwrap_err().key(),
+            Some(Setting::Run)
+        );
         settings.method = EnvelopeMethod::Hull;
         settings.bootstrap = 10;
-        assert!(envelope(&data, &settings)
-            .unwrap_err()
-            .to_string()
-            .contains("--run"));
+        let error = envelope(&data, &settings).unwrap_err();
+        assert_eq!(error.key(), Some(Setting::Run));
+        assert!(error.to_string().contains("(run=\"COLUMN\")"), "{error}");
         assert_eq!(
             EnvelopeMethod::parse("grid:50"),
             Some(EnvelopeMethod::Grid(50))

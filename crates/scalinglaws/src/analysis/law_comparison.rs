@@ -1,6 +1,6 @@
 //! Several laws fitted to the same data, side by side: objective, the likelihood under the
 //! loss's error density, maximised over the law's parameters and the error scale (see
-//! `uncertainty::likelihood` and [`maximised_log_likelihood`]), AIC and BIC, an
+//! `fit::likelihood` and [`maximised_log_likelihood`]), AIC and BIC, an
 //! optional backtest, and the likelihood-ratio test between every pair where one law nests the
 //! other (Wilks 1938: λ = 2(ℓ_general − ℓ_restricted) ~ χ² with as many degrees of freedom as
 //! parameters the restriction removes). A candidate may hold parameters at values, so published
@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use super::backtest::{backtest, BacktestOptions, Holdout, Metrics};
 use crate::error::{Error, Result};
+use crate::fit::likelihood::log_likelihood;
 use crate::fit::{fit, fit_best, problem_for, FitData, FitSettings};
 use crate::law::Law;
-use crate::uncertainty::dist::chi2_sf;
-use crate::uncertainty::likelihood::log_likelihood;
+use crate::stats::chi2_sf;
 
 /// A law to compare, with the settings it is fitted with (its fixed parameters included) and
 /// its data: the same rows and target for every candidate, each with the variables its law reads.

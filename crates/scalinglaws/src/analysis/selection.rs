@@ -43,10 +43,10 @@ use serde::{Deserialize, Serialize};
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
 use crate::error::{Error, Result};
 use crate::fit::{fit, FitResult, Space};
+use crate::stats::{normal_quantile, weighted_normal_mixture_quantile};
 use crate::uncertainty::calibration::{
     calibrate_with_predictions, origin_sizes, scale_groups, OriginPredictions, MIN_GROUPS,
 };
-use crate::uncertainty::dist::{normal_quantile, weighted_normal_mixture_quantile};
 use crate::uncertainty::intervals::{back, forward, predict_with_intervals, PointPrediction};
 use crate::uncertainty::CalibrationOptions;
 

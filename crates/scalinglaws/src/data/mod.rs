@@ -5,8 +5,9 @@
 mod read;
 pub mod recipe;
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Setting, Text};
 use crate::suggest;
+use crate::text;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -61,7 +62,7 @@ impl Dataset {
     /// Reads CSV (.csv), TSV (.tsv, .tab) or JSON Lines (.jsonl, .ndjson) chosen by extension;
     /// `delimiter` overrides the extension and forces delimited text (so `data.txt` with
     /// `Some(b';')` works). An unknown extension with no delimiter is an error that names the
-    /// file and suggests `--delimiter`.
+    /// file and suggests giving the delimiter.
     pub fn read(path: &Path, delimiter: Option<u8>) -> Result<Dataset> {
         read::read_file(path, delimiter)
     }
@@ -193,13 +194,14 @@ impl Dataset {
     }
 
     /// `finite` plus every value > 0; `why` (e.g. "the law takes log(N)") goes in the message.
-    pub fn positive(&self, name: &str, why: &str) -> Result<Vec<f64>> {
+    pub fn positive(&self, name: &str, why: impl Into<Text>) -> Result<Vec<f64>> {
         let values = self.finite(name)?;
         match values.iter().position(|&value| value <= 0.0) {
             Some(row) => {
-                let mut message = format!("{} is not positive", values[row]);
-                if !why.trim().is_empty() {
-                    message.push_str(&format!(", but {why}"));
+                let why = why.into();
+                let mut message = Text::from(format!("{} is not positive", values[row]));
+                if !why.to_string().trim().is_empty() {
+                    message = text![message, ", but ", why];
                 }
                 Err(self.bad_value(row, name, message))
             }
@@ -295,25 +297,29 @@ impl Dataset {
         let (message, fix) = if cell.trim().is_empty() {
             (
                 "empty cell".to_string(),
-                format!(
-                    "make every cell of '{name}' a number, or leave such rows out with a \
-                     --where comparison on '{name}' (a comparison with an empty cell is false)"
-                ),
+                text![
+                    format!("make every cell of '{name}' a number, or leave such rows out with a "),
+                    Setting::Where.subject(),
+                    format!(" comparison on '{name}' (a comparison with an empty cell is false)")
+                ],
             )
         } else {
             (
                 format!("{cell:?} is not a number"),
-                format!("make every cell of '{name}' a number"),
+                text![format!("make every cell of '{name}' a number")],
             )
         };
         data_error(self.location(row, Some(name)), message, fix)
     }
 
-    fn bad_value(&self, row: usize, name: &str, message: String) -> Error {
+    fn bad_value(&self, row: usize, name: &str, message: impl Into<Text>) -> Error {
         data_error(
             self.location(row, Some(name)),
             message,
-            "remove or correct the row, or filter it out with --where",
+            text![
+                "remove or correct the row, or filter it out with ",
+                Setting::Where
+            ],
         )
     }
 }
@@ -409,7 +415,7 @@ fn file_location(source: &str, column: Option<&str>) -> Location {
     }
 }
 
-fn data_error(location: Location, message: impl Into<String>, fix: impl Into<String>) -> Error {
+fn data_error(location: Location, message: impl Into<Text>, fix: impl Into<Text>) -> Error {
     Error::Data {
         location,
         message: message.into(),
@@ -516,15 +522,19 @@ mod tests {
     fn unknown_extension_needs_a_delimiter() {
         let message = read_error("data.txt", b"N,loss\n1,2\n");
         assert!(message.contains("data.txt"), "{message}");
-        assert!(message.contains("--delimiter"), "{message}");
+        assert!(message.contains("with `delimiter`"), "{message}");
         let message = read_error("noextension", b"N,loss\n1,2\n");
-        assert!(message.contains("--delimiter"), "{message}");
+        assert!(message.contains("with `delimiter`"), "{message}");
     }
 
     #[test]
     fn quote_or_newline_cannot_be_the_delimiter() {
         let result = read_with("data.txt", b"a\"b\n1\"2\n", Some(b'"'));
-        assert!(error_text(result).contains("--delimiter"));
+        let error = result.expect_err("a quote cannot be the delimiter");
+        assert!(
+            error.to_string().contains("choose another delimiter"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -604,7 +614,7 @@ mod tests {
         let values = data.numeric_or_missing("y").unwrap();
         assert!(values[0].is_nan() && values[1] == 3.0);
         let message = error_text(data.numeric("y"));
-        assert!(message.contains("--where comparison on 'y'"), "{message}");
+        assert!(message.contains("a where comparison on 'y'"), "{message}");
     }
 
     #[test]
@@ -637,7 +647,7 @@ mod tests {
             message.contains("row 2 (line 3), column 'b': inf is not a finite"),
             "{message}"
         );
-        assert!(message.contains("--where"), "{message}");
+        assert!(message.contains("filter it out with `where`"), "{message}");
     }
 
     #[test]
@@ -649,7 +659,7 @@ mod tests {
             message.contains("0 is not positive, but the law takes log(N)"),
             "{message}"
         );
-        assert!(message.contains("remove or correct the row, or filter it out with --where"));
+        assert!(message.contains("remove or correct the row, or filter it out with `where`"));
         let kept = data.filter(&[true, false, false]);
         assert_eq!(kept.positive("N", "").unwrap(), vec![10.0]);
     }

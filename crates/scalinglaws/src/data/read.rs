@@ -3,7 +3,8 @@
 //! UTF-8, JSON value kinds) and the read-time error messages belong here.
 
 use super::{count, data_error, file_location, parse_cell, Column, Dataset, RowOrigin};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Setting};
+use crate::text;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -52,8 +53,14 @@ fn choose_format(path: &Path, source: &str, delimiter: Option<u8>) -> Result<For
             Err(data_error(
                 file_location(source, None),
                 message,
-                "name the file .csv, .tsv, .tab, .jsonl or .ndjson, \
-                 or give the delimiter with --delimiter (e.g. --delimiter ';')",
+                text![
+                    "name the file .csv, .tsv, .tab, .jsonl or .ndjson, or give the delimiter \
+                     with ",
+                    Setting::Delimiter,
+                    " (e.g. ",
+                    Setting::Delimiter.text(";"),
+                    ")"
+                ],
             ))
         }
     }
@@ -67,7 +74,11 @@ fn check_delimiter(source: &str, delimiter: u8) -> Result<()> {
                 "{:?} cannot be the delimiter",
                 char::from(delimiter).to_string()
             ),
-            "choose another --delimiter, such as ',', ';', '|' or a tab",
+            text![
+                "choose another ",
+                Setting::Delimiter.subject(),
+                ", such as ',', ';', '|' or a tab"
+            ],
         ));
     }
     Ok(())

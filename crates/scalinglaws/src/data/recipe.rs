@@ -2,8 +2,9 @@
 //! target and the weights) to the numbers a fit needs. It exists so that every complaint about
 //! the data names the file, the row (as numbered in the file, even after filtering), the column
 //! or the character position in the expression, and so that no row disappears without being
-//! counted. The command line and the Python package share it; `Dialect` words the hints in the
-//! caller's own terms (`--map N=COLUMN` or `map={"N": "COLUMN"}`).
+//! counted. The command line and the Python package share it; its hints mention the settings
+//! by key ([`Setting::Map`], ...), which each front end words in its own terms
+//! (`--map N=COLUMN` or `map={"N": "COLUMN"}`).
 //!
 //! Order of work: check the map aliases; compute the derived columns in order on every row;
 //! apply the filters (rows they remove are counted); then check the values the fit will use
@@ -13,51 +14,13 @@
 use std::collections::HashMap;
 
 use super::Dataset;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Setting, Text};
 use crate::fit::result::DataSummary;
 use crate::fit::{FitData, FitResult, Space};
 use crate::law::expr::{parse_expr, BinOp, Expr, Func};
 use crate::law::Law;
 use crate::suggest::closest;
-
-/// Whose words the hints use: the command line's options or the Python keyword arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    #[default]
-    Cli,
-    Python,
-}
-
-impl Dialect {
-    /// The name of an option: `--where` or `where`.
-    pub fn option(self, name: &str) -> String {
-        match self {
-            Dialect::Cli => format!("--{name}"),
-            Dialect::Python => name.to_string(),
-        }
-    }
-
-    fn map_hint(self, variable: &str, column: &str) -> String {
-        match self {
-            Dialect::Cli => format!("--map {variable}={column}"),
-            Dialect::Python => format!("map={{\"{variable}\": \"{column}\"}}"),
-        }
-    }
-
-    fn map_quoted_hint(self, column: &str) -> String {
-        match self {
-            Dialect::Cli => format!("--map VAR=\"{column}\""),
-            Dialect::Python => format!("map={{\"VAR\": \"{column}\"}}"),
-        }
-    }
-
-    fn derive_hint(self, variable: &str) -> String {
-        match self {
-            Dialect::Cli => format!("--derive {variable}=EXPR"),
-            Dialect::Python => format!("derive={{\"{variable}\": \"EXPR\"}}"),
-        }
-    }
-}
+use crate::text;
 
 // ---------------------------------------------------------------------------------------------
 // Parsing the options (no data needed)
@@ -72,7 +35,6 @@ pub struct Recipe {
     pub filters: Vec<Filter>,
     pub target: String,
     pub weights: Option<String>,
-    pub dialect: Dialect,
 }
 
 /// A name the law language accepts as an identifier.
@@ -86,23 +48,32 @@ pub fn is_identifier(name: &str) -> bool {
 
 /// Splits `NAME=REST`, checking that NAME is a plain name; `what` names the setting in
 /// messages and `form` shows the expected shape.
-pub fn split_assignment<'a>(what: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
+pub fn split_assignment<'a>(
+    what: impl Into<Text>,
+    text: &'a str,
+    form: &str,
+) -> Result<(&'a str, &'a str)> {
+    let what = what.into();
     let quoted = if what.is_empty() {
-        format!("'{text}'")
+        Text::from(format!("'{text}'"))
     } else {
-        format!("{what} '{text}'")
+        text![what, format!(" '{text}'")]
     };
     let Some((name, rest)) = text.split_once('=') else {
-        return Err(Error::settings(format!(
-            "{quoted}: expected {form} (no '=' found)"
-        )));
+        return Err(Error::settings(text![
+            quoted,
+            format!(": expected {form} (no '=' found)")
+        ]));
     };
     let name = name.trim();
     if !is_identifier(name) {
-        return Err(Error::settings(format!(
-            "{quoted}: '{name}' is not a name; names start with a letter or '_' and \
-             hold letters, digits and '_' (expected {form})"
-        )));
+        return Err(Error::settings(text![
+            quoted,
+            format!(
+                ": '{name}' is not a name; names start with a letter or '_' and hold letters, \
+                 digits and '_' (expected {form})"
+            )
+        ]));
     }
     Ok((name, rest))
 }
@@ -183,7 +154,7 @@ impl Filter {
         let formula_error = |position: usize, message: String| Error::Formula {
             formula: text.to_string(),
             position,
-            message,
+            message: message.into(),
         };
         let mut found: Vec<(usize, usize, Comparison)> = Vec::new(); // (byte, length, op)
         let mut depth = 0i32;
@@ -263,7 +234,8 @@ pub fn constant(full: &str, piece: &str) -> Result<f64> {
             message: format!(
                 "'{name}' is a name, but a value must be a number or a constant expression \
                  such as exp(5)"
-            ),
+            )
+            .into(),
         });
     }
     Ok(expr.eval_f64(&|_| None).unwrap_or(f64::NAN))
@@ -332,15 +304,9 @@ pub struct Table {
     derived: HashMap<String, String>,
     pub rows_read: usize,
     pub rows_filtered: usize,
-    dialect: Dialect,
 }
 
 impl Table {
-    /// Whose words this table's errors use (the recipe's dialect).
-    pub fn dialect(&self) -> Dialect {
-        self.dialect
-    }
-
     /// The dataset column a name reads: a derived column, an alias's column, or a column.
     pub fn resolve<'a>(&'a self, name: &'a str) -> Option<&'a str> {
         resolve(&self.dataset, &self.aliases, &self.derived, name)
@@ -356,14 +322,14 @@ impl Table {
 
     /// The column named `name` (via alias or derive) or an error naming the file and the
     /// column, with a suggestion.
-    fn require<'a>(&'a self, name: &'a str, role: &str) -> Result<&'a str> {
+    fn require<'a>(&'a self, name: &'a str, role: &Text) -> Result<&'a str> {
         self.resolve(name)
             .ok_or_else(|| missing(&self.dataset, &self.aliases, &self.derived, name, role))
     }
 
     /// The values of a column (or map/derived name) as text, one per kept row: run labels.
-    pub fn labels(&self, name: &str, role: &str) -> Result<Vec<String>> {
-        let column = self.require(name, role)?;
+    pub fn labels(&self, name: &str, role: impl Into<Text>) -> Result<Vec<String>> {
+        let column = self.require(name, &role.into())?;
         self.dataset.text(column)
     }
 
@@ -375,13 +341,14 @@ impl Table {
         law: &Law,
         data: &FitData,
         by: Option<&str>,
-        role: &str,
+        role: impl Into<Text>,
     ) -> Result<(String, Vec<f64>)> {
+        let role = role.into();
         if let Some(by) = by {
-            return Ok((by.to_string(), self.values(by, role)?));
+            return Ok((by.to_string(), self.values(by, &role)?));
         }
         if self.resolve("C").is_some() {
-            if let Ok(values) = self.values("C", role) {
+            if let Ok(values) = self.values("C", &role) {
                 return Ok(("C".into(), values));
             }
         }
@@ -407,15 +374,25 @@ impl Table {
         data: &FitData,
         column: &str,
     ) -> Result<crate::fit::Heteroscedastic> {
-        let role = self.dialect.option("heteroscedastic");
+        let role = Setting::Heteroscedastic.subject();
         let why = format!("the heteroscedastic variance model takes log({column})");
-        let values = self.positive_values(column, &role, &why)?;
-        let rule = crate::fit::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
-            Error::settings(format!(
-                "{role} '{column}': the column is neither a variable of the law ({}) nor proportional to N·D on every row, so σ at a new point could not be computed from the law's variables; let σ vary with a variable of the law, or with a compute column C = k·N·D",
-                law.variables.join(", ")
-            ))
-        })?;
+        let values = self.positive_values(column, role.clone(), &why)?;
+        let rule =
+            crate::fit::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
+                Error::setting(
+                    Setting::Heteroscedastic,
+                    text![
+                        role,
+                        format!(
+                            " '{column}': the column is neither a variable of the law ({}) nor \
+                         proportional to N·D on every row, so σ at a new point could not be \
+                         computed from the law's variables; let σ vary with a variable of the \
+                         law, or with a compute column C = k·N·D",
+                            law.variables.join(", ")
+                        )
+                    ],
+                )
+            })?;
         Ok(crate::fit::Heteroscedastic {
             by: column.to_string(),
             rule,
@@ -423,15 +400,20 @@ impl Table {
     }
 
     /// The values of a numeric column (or map/derived name), finite, one per kept row.
-    pub fn values(&self, name: &str, role: &str) -> Result<Vec<f64>> {
-        let column = self.require(name, role)?;
+    pub fn values(&self, name: &str, role: impl Into<Text>) -> Result<Vec<f64>> {
+        let column = self.require(name, &role.into())?;
         self.dataset.finite(column)
     }
 
     /// The values of a numeric column (or map/derived name), each positive (errors name the
     /// file's row), one per kept row.
-    pub fn positive_values(&self, name: &str, role: &str, why: &str) -> Result<Vec<f64>> {
-        let column = self.require(name, role)?;
+    pub fn positive_values(
+        &self,
+        name: &str,
+        role: impl Into<Text>,
+        why: &str,
+    ) -> Result<Vec<f64>> {
+        let column = self.require(name, &role.into())?;
         self.dataset.positive(column, why)
     }
 
@@ -442,19 +424,15 @@ impl Table {
 
     /// The target, variables and weights of a fit of `law`, checked for the fit's needs.
     pub fn fit_data(&self, law: &Law, recipe: &Recipe, space: Space) -> Result<FitData> {
-        let dialect = recipe.dialect;
-        let target_column = self.require(&recipe.target, &dialect.option("target"))?;
+        let target_column = self.require(&recipe.target, &Setting::Target.subject().into())?;
         let target = match space {
             Space::Log => self.dataset.positive(
                 target_column,
-                &format!(
-                    "log-space residuals take log({}) ({} fits without logs)",
-                    recipe.target,
-                    match dialect {
-                        Dialect::Cli => "--space linear",
-                        Dialect::Python => "space=\"linear\"",
-                    }
-                ),
+                text![
+                    format!("log-space residuals take log({}) (", recipe.target),
+                    Setting::Space.text("linear"),
+                    " fits without logs)"
+                ],
             )?,
             Space::Linear => self.dataset.finite(target_column)?,
         };
@@ -475,12 +453,12 @@ impl Table {
         let weights = match &recipe.weights {
             None => None,
             Some(name) => {
-                let column = self.require(name, &dialect.option("weights"))?;
+                let column = self.require(name, &Setting::Weights.subject().into())?;
                 let values = self.dataset.finite(column)?;
                 if let Some(row) = values.iter().position(|w| *w < 0.0) {
                     return Err(Error::Data {
                         location: self.dataset.location(row, Some(column)),
-                        message: format!("the weight {} is negative", values[row]),
+                        message: format!("the weight {} is negative", values[row]).into(),
                         fix: "give every row a weight >= 0".into(),
                     });
                 }
@@ -499,11 +477,12 @@ impl Table {
     pub fn group_rows(
         &self,
         columns: &[String],
-        role: &str,
+        role: impl Into<Text>,
     ) -> Result<std::collections::BTreeMap<Vec<String>, Vec<usize>>> {
+        let role = role.into();
         let labels: Vec<Vec<String>> = columns
             .iter()
-            .map(|c| self.labels(c, role))
+            .map(|c| self.labels(c, &role))
             .collect::<Result<_>>()?;
         let mut groups = std::collections::BTreeMap::new();
         for row in 0..self.dataset.n_rows() {
@@ -533,42 +512,56 @@ impl Table {
 
     /// Each row's run as a dense id (runs numbered in order of first appearance), for
     /// resampling whole runs; an empty label is an error naming its row.
-    pub fn run_ids(&self, column: &str, role: &str) -> Result<Vec<usize>> {
-        let labels = self.labels(column, role)?;
+    pub fn run_ids(&self, column: &str, role: impl Into<Text>) -> Result<Vec<usize>> {
+        let role = role.into();
+        let labels = self.labels(column, &role)?;
         if let Some(row) = labels.iter().position(|label| label.trim().is_empty()) {
             return Err(Error::Data {
                 location: self
                     .dataset
                     .location(row, Some(self.resolve(column).unwrap_or(column))),
                 message: "the run label is empty".into(),
-                fix: format!("give every row the name of its run, or drop {role} to resample rows"),
+                fix: text![
+                    "give every row the name of its run, or drop ",
+                    role,
+                    " to resample rows"
+                ],
             });
         }
         Ok(super::label_ids(&labels).0)
     }
 
     fn missing_variable(&self, law: &Law, variable: &str) -> Error {
-        let dialect = self.dialect;
         let names = known_names(&self.dataset, &self.aliases, &self.derived);
         let hint = closest(variable, names.iter().map(String::as_str))
-            .map(|name| format!(" (did you mean {}?)", dialect.map_hint(variable, &name)))
+            .map(|name| {
+                text![
+                    " (did you mean ",
+                    Setting::Map.entry_text(variable, name),
+                    "?)"
+                ]
+            })
             .unwrap_or_default();
         Error::Data {
             location: file_location(&self.dataset, Some(variable)),
-            message: format!(
-                "the law '{}' reads the variable '{variable}', but the data has no column, \
-                 {} name or {} name '{variable}'",
-                law.label(),
-                dialect.option("map"),
-                dialect.option("derive"),
-            ),
-            fix: format!(
-                "name the column that holds it with {} or compute it with {}{hint}; the columns \
-                 are {}",
-                dialect.map_hint(variable, "COLUMN"),
-                dialect.derive_hint(variable),
-                list(self.dataset.column_names())
-            ),
+            message: text![
+                format!(
+                    "the law '{}' reads the variable '{variable}', but the data has no column, ",
+                    law.label()
+                ),
+                Setting::Map.subject(),
+                " name or ",
+                Setting::Derive.subject(),
+                format!(" name '{variable}'"),
+            ],
+            fix: text![
+                "name the column that holds it with ",
+                Setting::Map.entry_text(variable, "COLUMN"),
+                " or compute it with ",
+                Setting::Derive.entry_text(variable, "EXPR"),
+                hint,
+                format!("; the columns are {}", list(self.dataset.column_names())),
+            ],
         }
     }
 }
@@ -576,18 +569,20 @@ impl Table {
 impl Table {
     /// Applies the recipe's maps, derived columns and filters to `dataset`.
     pub fn prepare(mut dataset: Dataset, recipe: &Recipe) -> Result<Table> {
-        let dialect = recipe.dialect;
         let rows_read = dataset.n_rows();
         let mut aliases = HashMap::new();
         for (alias, column) in &recipe.maps {
             dataset
                 .column(column)
-                .map_err(|e| e.within(format!("{} {alias}={column}", dialect.option("map"))))?;
+                .map_err(|e| e.within(Setting::Map.entry_text(alias, column)))?;
             if aliases.insert(alias.clone(), column.clone()).is_some() {
-                return Err(Error::settings(format!(
-                    "{}: '{alias}' is given twice",
-                    dialect.option("map")
-                )));
+                return Err(Error::setting(
+                    Setting::Map,
+                    text![
+                        Setting::Map.subject(),
+                        format!(": '{alias}' is given twice")
+                    ],
+                ));
             }
         }
         let mut derived: HashMap<String, String> = HashMap::new();
@@ -598,9 +593,8 @@ impl Table {
                 &aliases,
                 &derived,
                 (&derive.expr, &derive.text, derive.offset),
-                dialect,
             )
-            .map_err(|e| e.within(dialect.option("derive")))?;
+            .map_err(|e| e.within(Setting::Derive.subject()))?;
             let values: Vec<f64> = (0..rows_read)
                 .map(|row| evaluate(&derive.expr, &columns, row))
                 .collect();
@@ -617,13 +611,12 @@ impl Table {
         }
         let mut keep = vec![true; rows_read];
         for filter in &recipe.filters {
-            let within = |e: Error| e.within(dialect.option("where"));
+            let within = |e: Error| e.within(Setting::Where.subject());
             let left = columns_for(
                 &dataset,
                 &aliases,
                 &derived,
                 (&filter.left, &filter.text, 0),
-                dialect,
             )
             .map_err(within)?;
             let right = columns_for(
@@ -631,7 +624,6 @@ impl Table {
                 &aliases,
                 &derived,
                 (&filter.right, &filter.text, filter.right_offset),
-                dialect,
             )
             .map_err(within)?;
             for (row, kept) in keep.iter_mut().enumerate() {
@@ -646,21 +638,24 @@ impl Table {
             if let Some((row, description)) = bad.iter().find(|(row, _)| keep[*row]) {
                 return Err(Error::Data {
                     location: dataset.location(*row, Some(name)),
-                    message: description.clone(),
-                    fix: format!(
-                        "correct the row's inputs, or filter the row out with {}",
-                        dialect.option("where")
-                    ),
+                    message: description.clone().into(),
+                    fix: text![
+                        "correct the row's inputs, or filter the row out with ",
+                        Setting::Where
+                    ],
                 });
             }
         }
         let kept = keep.iter().filter(|k| **k).count();
         if kept == 0 {
-            return Err(Error::settings(format!(
-                "{}: the {} filters removed all {rows_read} rows; nothing is left to fit",
-                dataset.source(),
-                dialect.option("where")
-            )));
+            return Err(Error::setting(
+                Setting::Where,
+                text![
+                    format!("{}: the ", dataset.source()),
+                    Setting::Where.subject(),
+                    format!(" filters removed all {rows_read} rows; nothing is left to fit"),
+                ],
+            ));
         }
         let dataset = if kept < rows_read {
             dataset.filter(&keep)
@@ -673,7 +668,6 @@ impl Table {
             derived,
             rows_read,
             rows_filtered: rows_read - kept,
-            dialect,
         })
     }
 }
@@ -716,7 +710,7 @@ fn missing(
     aliases: &HashMap<String, String>,
     derived: &HashMap<String, String>,
     name: &str,
-    role: &str,
+    role: &Text,
 ) -> Error {
     let names = known_names(dataset, aliases, derived);
     let suggestion = closest(name, names.iter().map(String::as_str));
@@ -727,8 +721,8 @@ fn missing(
     };
     Error::Data {
         location: file_location(dataset, Some(name)),
-        message: format!("{role} names no such column"),
-        fix,
+        message: text![role, " names no such column"],
+        fix: fix.into(),
     }
 }
 
@@ -740,7 +734,6 @@ fn columns_for(
     aliases: &HashMap<String, String>,
     derived: &HashMap<String, String>,
     (expr, text, offset): (&Expr, &str, usize),
-    dialect: Dialect,
 ) -> Result<Vec<(String, Vec<f64>)>> {
     let mut unknown: Option<(String, usize)> = None;
     let mut wanted: Vec<String> = Vec::new();
@@ -762,20 +755,24 @@ fn columns_for(
             .filter(|column| !is_identifier(column))
             .collect();
         let map_hint = match spaced.first() {
-            Some(column) => format!(
-                "; name columns such as '{column}' with {} to use them here",
-                dialect.map_quoted_hint(column)
-            ),
-            None => String::new(),
+            Some(column) => text![
+                format!("; name columns such as '{column}' with "),
+                Setting::Map.entry_text("VAR", column.as_str()),
+                " to use them here"
+            ],
+            None => Text::default(),
         };
         return Err(Error::Formula {
             formula: text.to_string(),
             position: offset + position,
-            message: format!(
-                "'{name}' is not a column, a {} name or an earlier {} name{hint}{map_hint}",
-                dialect.option("map"),
-                dialect.option("derive")
-            ),
+            message: text![
+                format!("'{name}' is not a column, a "),
+                Setting::Map.subject(),
+                " name or an earlier ",
+                Setting::Derive.subject(),
+                format!(" name{hint}"),
+                map_hint,
+            ],
         });
     }
     wanted

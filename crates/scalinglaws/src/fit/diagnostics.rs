@@ -9,12 +9,12 @@
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
+use super::likelihood;
 use super::result::{FitResult, Matrix, Optima, ParamResult, Stats, SCHEMA_VERSION};
 use super::search::SearchOutcome;
 use super::solver::{eigenvalues, Termination};
 use super::{FitData, FitSettings, LossKind, Problem};
 use crate::law::Law;
-use crate::uncertainty::likelihood;
 
 const STRONG_CORRELATION: f64 = 0.99;
 /// Any pair of parameters correlated at |ρ| ≥ 0.999 (linear ones included: a scale and its

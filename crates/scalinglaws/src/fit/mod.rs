@@ -1,10 +1,12 @@
 //! Fitting a law to data: settings in, a [`FitResult`] out. The objective is Σ wᵢ·cost(rᵢ)
 //! (robust losses of [`loss`], residuals in log or linear [`Space`]); the global search of
 //! [`search`] finds its optimum; [`diagnostics`] turns the optimum into standard errors,
-//! correlations, statistics and warnings; [`variance`] fits a residual scale that varies with
-//! scale (the heteroscedastic option).
+//! correlations, statistics and warnings; [`likelihood`] reads the objective's loss as an error
+//! density (for likelihood-ratio tests and information criteria); [`variance`] fits a residual
+//! scale that varies with scale (the heteroscedastic option).
 
 pub mod diagnostics;
+pub mod likelihood;
 pub mod loss;
 pub mod lsq;
 pub mod problem;
@@ -19,9 +21,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting, Text};
 use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
+use crate::text;
 pub use diagnostics::Covariance;
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
@@ -195,8 +198,11 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
                 line: None,
                 column: None,
             },
-            message: format!("{rows_with_weight} rows with positive weight are fewer than the {} parameters to fit", free.len()),
-            fix: "add rows, or fix some parameters with --fix NAME=VALUE".into(),
+            message: format!("{rows_with_weight} rows with positive weight are fewer than the {} parameters to fit", free.len()).into(),
+            fix: text![
+                "add rows, or fix some parameters with ",
+                Setting::Fix.entry_number("NAME", "VALUE")
+            ],
         });
     }
     let problem = build_problem(law, data, settings, &plans, &free);
@@ -244,10 +250,16 @@ fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::Sea
     // A search cut short is no result.
     settings.interrupt.check()?;
     if outcome.optima.is_empty() && outcome.diverged > 0 {
-        return Err(Error::fit(format!(
-            "every start diverged ({} of {}: a parameter ran off to infinity); bound the parameters with --bound or give starts with --grid",
-            outcome.diverged, outcome.starts
-        )));
+        return Err(Error::fit(text![
+            format!(
+                "every start diverged ({} of {}: a parameter ran off to infinity); bound the \
+                 parameters with ",
+                outcome.diverged, outcome.starts
+            ),
+            Setting::Bounds,
+            " or give starts with ",
+            Setting::Grid,
+        ]));
     }
     if outcome.optima.is_empty() {
         return Err(Error::fit(format!(
@@ -409,7 +421,9 @@ fn settings_warnings(settings: &FitSettings, plans: &[ParamPlan], law: &Law) -> 
                 ));
             }
             if settings.grids.contains_key(name) || settings.bounds.contains_key(name) {
-                warnings.push(format!("{name} is fixed, so its --grid/--bound is ignored"));
+                warnings.push(format!(
+                    "{name} is fixed, so its start grid and bounds are ignored"
+                ));
             }
         } else if settings
             .grids
@@ -417,7 +431,7 @@ fn settings_warnings(settings: &FitSettings, plans: &[ParamPlan], law: &Law) -> 
             .is_some_and(|g| g.iter().any(|v| outside(*v)))
         {
             warnings.push(format!(
-                "some --grid values of {name} lie outside its bounds and start just inside them"
+                "some start-grid values of {name} lie outside its bounds and start just inside them"
             ));
         }
     }
@@ -437,14 +451,20 @@ fn with_threads<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send)
     }
 }
 
-fn unknown_param(law: &Law, name: &str, what: &str) -> Error {
+fn unknown_param(law: &Law, name: &str, setting: Setting) -> Error {
     let hint = crate::suggest::closest(name, law.param_names())
         .map(|s| format!(" (did you mean '{s}'?)"))
         .unwrap_or_default();
-    Error::settings(format!(
-        "{what} names '{name}', which is not a parameter of the law{hint}; its parameters are {}",
-        law.param_names().join(", ")
-    ))
+    Error::setting(
+        setting,
+        text![
+            setting.subject(),
+            format!(
+                " names '{name}', which is not a parameter of the law{hint}; its parameters are {}",
+                law.param_names().join(", ")
+            )
+        ],
+    )
 }
 
 fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
@@ -461,37 +481,51 @@ fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
     }
     for name in settings.fixed.keys() {
         law.param_index(name)
-            .ok_or_else(|| unknown_param(law, name, "--fix"))?;
+            .ok_or_else(|| unknown_param(law, name, Setting::Fix))?;
     }
     for (name, bounds) in &settings.bounds {
         law.param_index(name)
-            .ok_or_else(|| unknown_param(law, name, "--bound"))?;
+            .ok_or_else(|| unknown_param(law, name, Setting::Bounds))?;
         let (lo, hi) = (
             bounds.lower.unwrap_or(f64::NEG_INFINITY),
             bounds.upper.unwrap_or(f64::INFINITY),
         );
         if lo.is_nan() || hi.is_nan() || lo >= hi {
-            return Err(Error::settings(format!(
-                "--bound {name}: the lower bound {lo} must be below the upper bound {hi}"
-            )));
+            return Err(Error::setting(
+                Setting::Bounds,
+                text![
+                    Setting::Bounds.key(name),
+                    format!(": the lower bound {lo} must be below the upper bound {hi}")
+                ],
+            ));
         }
         if lo.is_finite() && hi.is_finite() && !(hi - lo).is_finite() {
-            return Err(Error::settings(format!("--bound {name}: the interval {lo}:{hi} is too wide to represent; leave a side empty for no bound")));
+            return Err(Error::setting(
+                Setting::Bounds,
+                text![
+                    Setting::Bounds.key(name),
+                    format!(
+                        ": the interval {lo}:{hi} is too wide to represent; leave a side empty \
+                         for no bound"
+                    )
+                ],
+            ));
         }
     }
     for (name, values) in &settings.grids {
         law.param_index(name)
-            .ok_or_else(|| unknown_param(law, name, "--grid"))?;
+            .ok_or_else(|| unknown_param(law, name, Setting::Grid))?;
         if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
-            return Err(Error::settings(format!(
-                "--grid {name}: give one or more finite values"
-            )));
+            return Err(Error::setting(
+                Setting::Grid,
+                text![Setting::Grid.key(name), ": give one or more finite values"],
+            ));
         }
     }
     Ok(())
 }
 
-fn data_error(row: Option<usize>, column: &str, message: String, fix: &str) -> Error {
+fn data_error(row: Option<usize>, column: &str, message: String, fix: impl Into<Text>) -> Error {
     Error::Data {
         location: crate::error::Location {
             file: "the data".into(),
@@ -499,7 +533,7 @@ fn data_error(row: Option<usize>, column: &str, message: String, fix: &str) -> E
             line: None,
             column: Some(column.to_string()),
         },
-        message,
+        message: message.into(),
         fix: fix.into(),
     }
 }
@@ -552,7 +586,11 @@ fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()
                     "{} is not positive, but log-space residuals take log(y)",
                     data.target[row]
                 ),
-                "remove the row, or fit in linear space (--space linear)",
+                text![
+                    "remove the row, or fit in linear space (",
+                    Setting::Space.text("linear"),
+                    ")"
+                ],
             ));
         }
     }
@@ -707,9 +745,14 @@ fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
         .try_fold(1usize, |acc, n| acc.checked_mul(n))
         .filter(|&n| n <= MAX_STARTS)
         .ok_or_else(|| {
-            Error::settings(format!(
-                "the start grid has more than {MAX_STARTS} points; use fewer --grid values"
-            ))
+            Error::setting(
+                Setting::Grid,
+                text![
+                    format!("the start grid has more than {MAX_STARTS} points; use fewer "),
+                    Setting::Grid,
+                    " values"
+                ],
+            )
         })?;
     let mut starts: Vec<Start> = vec![plans.iter().map(|p| p.fixed).collect()];
     for (i, plan) in plans.iter().enumerate() {

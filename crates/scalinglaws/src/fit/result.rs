@@ -103,7 +103,7 @@ pub struct Stats {
     /// Root mean square residual in the fitted space.
     pub rmse: Option<f64>,
     /// Log-likelihood of the loss's own error density at the fit, its scale profiled out
-    /// (Gaussian for `linear`, Huber's density for `huber`; see `uncertainty::likelihood`).
+    /// (Gaussian for `linear`, Huber's density for `huber`; see `fit::likelihood`).
     #[serde(default)]
     pub log_likelihood: Option<f64>,
     /// 2(k+1) − 2ℓ and (k+1)·ln n − 2ℓ, counting the error scale as a parameter.

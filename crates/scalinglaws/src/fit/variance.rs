@@ -33,8 +33,8 @@ use super::{fit_best_plain, fit_with_starts_plain, prepare, run_search, with_war
 use crate::error::{Error, Result};
 use crate::fit::result::Stats;
 use crate::law::Law;
-use crate::uncertainty::dist::chi2_sf;
 use super::ScaleRule;
+use crate::stats::chi2_sf;
 
 /// The setting key of the heteroscedastic option (in errors).
 pub const SETTING: &str = "heteroscedastic";

@@ -13,7 +13,7 @@ use crate::analysis::tracks::{
     TrackComparison, TrackSettings,
 };
 use crate::data::recipe::{Recipe, Table};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::fit::FitSettings;
 use crate::Law;
 
@@ -67,13 +67,12 @@ impl CompareJob {
         law: &Law,
         fit: FitSettings,
     ) -> Result<ComparedTracks> {
-        let option = |name: &str| table.dialect().option(name);
         let data = table.fit_data(law, recipe, fit.space)?;
-        let labels = table.labels(&self.track, &option("track"))?;
+        let labels = table.labels(&self.track, Setting::Track)?;
         let tracks = split_by_labels(&data, &labels);
         let calibration = match self.calibrate {
             true => {
-                let (by, scale) = table.scale(law, &data, self.by.as_deref(), &option("by"))?;
+                let (by, scale) = table.scale(law, &data, self.by.as_deref(), Setting::By)?;
                 Some(TrackCalibration {
                     by,
                     scales: split_values(&scale, &labels),
@@ -82,8 +81,8 @@ impl CompareJob {
             false => None,
         };
         let baseline = baseline_index(&tracks, self.baseline.as_deref(), &self.track)
-            .map_err(|e| e.within(option("baseline")))?;
-        let flops = Flops::parse(&self.flops).map_err(|e| e.within(option("flops")))?;
+            .map_err(|e| e.within(Setting::Baseline))?;
+        let flops = Flops::parse(&self.flops).map_err(|e| e.within(Setting::Flops))?;
         let budgets = match self.grid {
             true => {
                 let mut budgets = budget_grid(law, &tracks, &flops)?;

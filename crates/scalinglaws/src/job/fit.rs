@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
-use crate::error::{Error, Location, Result};
+use crate::data::recipe::{Derive, Filter, Recipe, Table};
+use crate::error::{Error, Location, Result, Setting, Text};
+use crate::text;
 use crate::fit::{self, Bounds, FitData, FitResult, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
 use crate::law::Law;
@@ -39,7 +40,7 @@ impl LawChoice {
             LawChoice::Formula(text) => {
                 let is_variable = |name: &str| table.resolve(name).is_some();
                 Law::from_formula(text, &is_variable)
-                    .map_err(|e| e.within(table.dialect().option("formula")))
+                    .map_err(|e| e.within(Setting::Formula))
             }
         }
     }
@@ -138,7 +139,7 @@ impl FitJob {
         settings.seed = self.uncertainty.seed;
         let data = table.fit_data(&law, recipe, settings.space)?;
         if let Some(column) = &self.settings.heteroscedastic {
-            check_variance_loss(&settings, column, recipe.dialect)?;
+            check_variance_loss(&settings, column)?;
             settings.heteroscedastic = Some(table.heteroscedastic(&law, &data, column)?);
         }
         check_enough_rows(&law, &settings, table)?;
@@ -171,7 +172,7 @@ impl FitJob {
             None => Resampling::Rows,
             Some(column) => Resampling::Clusters {
                 column: column.clone(),
-                ids: table.run_ids(column, &self.recipe.dialect.option("cluster"))?,
+                ids: table.run_ids(column, Setting::Cluster)?,
             },
         })
     }
@@ -184,8 +185,7 @@ impl FitJob {
         settings: &FitSettings,
         table: &Table,
     ) -> Result<()> {
-        let role = self.recipe.dialect.option("by");
-        let (by, scale) = table.scale(law, data, self.uncertainty.by.as_deref(), &role)?;
+        let (by, scale) = table.scale(law, data, self.uncertainty.by.as_deref(), Setting::By)?;
         let options = CalibrationOptions {
             level: self.uncertainty.level,
             ..CalibrationOptions::default()
@@ -218,32 +218,25 @@ impl FitJob {
 }
 
 /// The variance model σ(x) = σ0·(x/x0)^s is a Gaussian likelihood: it needs the linear loss.
-fn check_variance_loss(settings: &FitSettings, column: &str, dialect: Dialect) -> Result<()> {
+fn check_variance_loss(settings: &FitSettings, column: &str) -> Result<()> {
     if settings.loss == LossKind::Linear {
         return Ok(());
     }
-    let (option, loss) = match dialect {
-        Dialect::Cli => (format!("--heteroscedastic {column}"), "--loss".to_string()),
-        Dialect::Python => (format!("heteroscedastic=\"{column}\""), "loss=".to_string()),
-    };
-    let (wanted, got) = match dialect {
-        Dialect::Cli => (
-            format!("{loss} linear"),
-            format!("{loss} {}", settings.loss.name()),
-        ),
-        Dialect::Python => (
-            format!("{loss}\"linear\""),
-            format!("{loss}\"{}\"", settings.loss.name()),
-        ),
-    };
-    Err(Error::settings(format!(
-        "{option}: the variance model sigma(x) = sigma0*(x/x0)^s is a Gaussian likelihood, so it needs {wanted} (got {got})"
-    )))
+    Err(Error::setting(
+        Setting::Heteroscedastic,
+        text![
+            Setting::Heteroscedastic.text(column),
+            ": the variance model sigma(x) = sigma0*(x/x0)^s is a Gaussian likelihood, so it needs ",
+            Setting::Loss.text("linear"),
+            " (got ",
+            Setting::Loss.text(settings.loss.name()),
+            ")"
+        ],
+    ))
 }
 
 /// Fewer rows than free parameters cannot determine the fit: say so with the file's name.
 pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Result<()> {
-    let dialect = table.dialect();
     let free: Vec<&str> = law
         .param_names()
         .into_iter()
@@ -254,18 +247,16 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
         return Ok(());
     }
     let after = if table.rows_filtered > 0 {
-        format!(
-            " ({} read, {} removed by {})",
-            table.rows_read,
-            table.rows_filtered,
-            dialect.option("where")
-        )
+        text![
+            format!(
+                " ({} read, {} removed by ",
+                table.rows_read, table.rows_filtered
+            ),
+            Setting::Where,
+            ")"
+        ]
     } else {
-        String::new()
-    };
-    let fix = match dialect {
-        Dialect::Cli => "--fix NAME=VALUE",
-        Dialect::Python => "fix={\"NAME\": VALUE}",
+        Text::default()
     };
     Err(Error::Data {
         location: Location {
@@ -274,13 +265,19 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
             line: None,
             column: None,
         },
-        message: format!(
-            "{rows} row{} to fit{after}, fewer than the {} free parameters ({})",
-            if rows == 1 { "" } else { "s" },
-            free.len(),
-            free.join(", ")
-        ),
-        fix: format!("add rows, or hold parameters at known values with {fix}"),
+        message: text![
+            format!("{rows} row{} to fit", if rows == 1 { "" } else { "s" }),
+            after,
+            format!(
+                ", fewer than the {} free parameters ({})",
+                free.len(),
+                free.join(", ")
+            )
+        ],
+        fix: text![
+            "add rows, or hold parameters at known values with ",
+            Setting::Fix.entry_number("NAME", "VALUE")
+        ],
     })
 }
 
@@ -374,16 +371,15 @@ impl TryFrom<FitRequest> for FitJob {
                 .iter()
                 .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
                 .collect::<Result<_>>()
-                .map_err(|e| e.within("derive"))?,
+                .map_err(|e| e.within(Setting::Derive.subject()))?,
             filters: request
                 .filters
                 .iter()
                 .map(|text| Filter::parse(text))
                 .collect::<Result<_>>()
-                .map_err(|e| e.within("where"))?,
+                .map_err(|e| e.within(Setting::Where.subject()))?,
             target: request.target,
             weights: request.weights,
-            dialect: Dialect::Python,
         };
         let settings = SettingsJob {
             settings: FitSettings {

@@ -13,7 +13,7 @@ use crate::analysis::isoflop::{
     isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Shape,
 };
 use crate::data::recipe::Table;
-use crate::error::Result;
+use crate::error::{Result, Setting};
 
 /// Which columns hold what, how runs are grouped, and the analysis to run per group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,9 +98,8 @@ impl IsoflopJob {
     /// group names the group.
     pub fn run(&self, table: &Table, target: &str) -> Result<IsoflopResult> {
         let columns = self.columns(table, target)?;
-        let option = |name: &str| table.dialect().option(name);
         let mut groups = Vec::new();
-        for (key, rows) in table.group_rows(&self.groups, &option("group"))? {
+        for (key, rows) in table.group_rows(&self.groups, Setting::Group)? {
             let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
             let analysis = self
                 .analyse(&columns, &rows)
@@ -115,21 +114,20 @@ impl IsoflopJob {
 
     fn columns(&self, table: &Table, target: &str) -> Result<Columns> {
         let why = "IsoFLOP profiles are fitted on logs";
-        let option = |name: &str| table.dialect().option(name);
-        let positive = |column: &str, role: &str| table.positive_values(column, &option(role), why);
+        let positive = |column: &str, role: Setting| table.positive_values(column, role, why);
         Ok(Columns {
-            compute: positive(&self.compute, "compute")?,
-            size: positive(&self.size, "size")?,
-            loss: positive(target, "target")?,
+            compute: positive(&self.compute, Setting::Compute)?,
+            size: positive(&self.size, Setting::Size)?,
+            loss: positive(target, Setting::Target)?,
             tokens: self
                 .tokens
                 .as_deref()
-                .map(|t| positive(t, "tokens"))
+                .map(|t| positive(t, Setting::Tokens))
                 .transpose()?,
             runs: self
                 .run
                 .as_deref()
-                .map(|r| table.labels(r, &option("run")))
+                .map(|r| table.labels(r, Setting::Run))
                 .transpose()?,
         })
     }

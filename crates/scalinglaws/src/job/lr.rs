@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::lr::{lr_analysis, LrAnalysis, LrData, LrSettings};
 use crate::data::recipe::Table;
-use crate::error::Result;
+use crate::error::{Result, Setting};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LrJob {
@@ -23,29 +23,23 @@ impl LrJob {
     /// The sweep of `table` (its loss in `target`) analysed; the warnings use the table's
     /// words for settings.
     pub fn run(&self, table: &Table, target: &str) -> Result<LrAnalysis> {
-        let dialect = table.dialect();
         let why = "the LR laws take its log";
-        let positive =
-            |column: &str, role: &str| table.positive_values(column, &dialect.option(role), why);
+        let positive = |column: &str, role: Setting| table.positive_values(column, role, why);
         let data = LrData {
-            size: positive(&self.size, "size")?,
-            tokens: positive(&self.tokens, "tokens")?,
-            lr: positive(&self.lr, "lr")?,
-            loss: table.values(target, &dialect.option("target"))?,
+            size: positive(&self.size, Setting::Size)?,
+            tokens: positive(&self.tokens, Setting::Tokens)?,
+            lr: positive(&self.lr, Setting::Lr)?,
+            loss: table.values(target, Setting::Target)?,
             batch: self
                 .batch
                 .as_deref()
-                .map(|b| positive(b, "batch"))
+                .map(|b| positive(b, Setting::Batch))
                 .transpose()?,
             ..LrData::default()
         };
         let mut used = vec![self.lr.as_str(), &self.size, &self.tokens, target];
         used.extend(self.batch.as_deref());
         let data = data.with_others(table, &used);
-        let settings = LrSettings {
-            dialect,
-            ..self.settings.clone()
-        };
-        lr_analysis(&data, &settings)
+        lr_analysis(&data, &self.settings)
     }
 }

@@ -13,7 +13,7 @@ use crate::analysis::schedule::{
     RunLog, ScheduleFit,
 };
 use crate::data::recipe::Table;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 
 /// `schedule fit`: the columns of the logs, the law, the training runs and the held
 /// parameters.
@@ -49,12 +49,11 @@ impl ScheduleFitJob {
     /// run column, the whole table is one run named `whole_run`); every row keeps its location
     /// (the file or DataFrame and its 1-based row) for the library's messages.
     pub fn logs(&self, table: &Table, whole_run: &str) -> Result<Vec<RunLog>> {
-        let dialect = table.dialect();
-        let steps = table.values(&self.step, &dialect.option("step"))?;
-        let lrs = table.values(&self.lr, &dialect.option("lr"))?;
-        let loss = table.values(&self.target, &dialect.option("target"))?;
+        let steps = table.values(&self.step, Setting::Step)?;
+        let lrs = table.values(&self.lr, Setting::Lr)?;
+        let loss = table.values(&self.target, Setting::Target)?;
         let labels = match &self.run {
-            Some(column) => table.labels(column, &dialect.option("run"))?,
+            Some(column) => table.labels(column, Setting::Run)?,
             None => vec![whole_run.to_string(); steps.len()],
         };
         if steps.is_empty() {

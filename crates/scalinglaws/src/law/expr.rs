@@ -269,7 +269,7 @@ fn formula_error(text: &str, position: usize, message: impl Into<String>) -> Err
     Error::Formula {
         formula: text.to_string(),
         position,
-        message: message.into(),
+        message: message.into().into(),
     }
 }
 
@@ -575,7 +575,7 @@ mod tests {
         match parse_program(text) {
             Err(Error::Formula {
                 position, message, ..
-            }) => (position, message),
+            }) => (position, message.to_string()),
             other => panic!("expected a formula error for {text:?}, got {other:?}"),
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod catalog;
 pub mod expr;
+pub mod flops;
 pub mod real;
 pub mod tape;
 
@@ -135,7 +136,8 @@ impl Law {
                 message: format!(
                     "the formula has no parameters to fit (every name is a data column: {})",
                     variables.join(", ")
-                ),
+                )
+                .into(),
             });
         }
         let mut params: Vec<ParamSpec> = param_names.iter().map(|n| ParamSpec::free(n)).collect();

@@ -14,11 +14,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::dist::{percentile_interval, sample_std};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::fit::{fit_best, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::rng::Rng;
+use crate::stats::{percentile_interval, sample_std};
+use crate::text;
 
 /// What one draw of the bootstrap resamples.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +72,10 @@ pub fn bootstrap(
 ) -> Result<BootstrapSummary> {
     super::check_level(options.level)?;
     if options.replicates == 0 {
-        return Err(Error::settings("--bootstrap needs at least 1 replicate"));
+        return Err(Error::setting(
+            Setting::Bootstrap,
+            text![Setting::Bootstrap.subject(), " needs at least 1 replicate"],
+        ));
     }
     let units = Units::new(&options.resampling, data.target.len())?;
     let warm = vec![base.param_values()];
@@ -140,10 +144,18 @@ impl Units {
             Resampling::Clusters { column, ids } => {
                 let members = groups(column, ids, rows)?;
                 if members.len() < 2 {
-                    return Err(Error::settings(format!(
-                        "the cluster column '{column}' names {} run(s); resampling runs needs at least 2 (drop --cluster to resample rows)",
-                        members.len()
-                    )));
+                    return Err(Error::setting(
+                        Setting::Cluster,
+                        text![
+                            format!(
+                                "the cluster column '{column}' names {} run(s); resampling runs \
+                                 needs at least 2 (drop ",
+                                members.len()
+                            ),
+                            Setting::Cluster.subject(),
+                            " to resample rows)"
+                        ],
+                    ));
                 }
                 let all = (0..members.len()).collect();
                 (members, vec![all])

@@ -27,12 +27,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::dist::normal_quantile;
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
 use crate::error::{Error, Result};
 use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
 pub use crate::fit::ScaleRule;
 use crate::law::Law;
+use crate::stats::normal_quantile;
 
 /// Fewest distinct scale groups a calibration runs on.
 pub const MIN_GROUPS: usize = 5;
@@ -133,7 +133,7 @@ impl Calibration {
         if self.rule.is_none() && self.calibrated {
             self.calibrated = false;
             self.reason = Some(format!(
-                "the scale '{}' is neither a variable of the law nor proportional to N·D, so a new point's distance beyond the data is unknown; give --by a variable of the law",
+                "the scale '{}' is neither a variable of the law nor proportional to N·D, so a new point's distance beyond the data is unknown; order the scale by a variable of the law",
                 self.by
             ));
         }

@@ -10,10 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::dist::{normal_mixture_quantile, normal_quantile, quantile_sorted};
 use crate::error::{Error, Result};
 use crate::fit::{FitResult, Space};
 use crate::law::Law;
+use crate::stats::{normal_mixture_quantile, normal_quantile, quantile_sorted};
 
 /// Where intervals came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

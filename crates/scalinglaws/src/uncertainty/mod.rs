@@ -2,15 +2,13 @@
 //! refitted with the full global search), confidence and prediction intervals at new points
 //! (from the bootstrap draws, else by the delta method), profile-likelihood intervals of single
 //! parameters, prediction intervals calibrated beyond the data by rolling-origin backtests,
-//! the likelihood of a fit under its loss's own error density (for likelihood ratio tests and
-//! information criteria), and a fit's curve and bands along one variable (for plots).
+//! and a fit's curve and bands along one variable (for plots). (The likelihood of a fit under
+//! its loss's error density lives with the objective, in [`crate::fit::likelihood`].)
 
 pub mod bootstrap;
 pub mod calibration;
 pub mod curves;
-pub mod dist;
 pub mod intervals;
-pub mod likelihood;
 pub mod profile;
 
 pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};

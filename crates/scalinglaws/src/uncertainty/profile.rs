@@ -18,10 +18,11 @@
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
-use super::dist::chi2_quantile;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::fit::{fit_best, problem_for, FitData, FitResult, FitSettings};
 use crate::law::Law;
+use crate::stats::chi2_quantile;
+use crate::text;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -113,21 +114,31 @@ fn without_variance(base: &FitResult) -> FitResult {
     }
 }
 
-/// The index of the parameter `--profile` names: it must exist and be free.
+/// The index of the parameter `profile` names: it must exist and be free.
 pub fn profiled_param(law: &Law, settings: &FitSettings, name: &str) -> Result<usize> {
     let index = law.param_index(name).ok_or_else(|| {
         let hint = crate::suggest::closest(name, law.param_names())
             .map(|s| format!(" (did you mean '{s}'?)"))
             .unwrap_or_default();
-        Error::settings(format!(
-            "--profile names '{name}', not a parameter of the law{hint}; its parameters are {}",
-            law.param_names().join(", ")
-        ))
+        Error::setting(
+            Setting::Profile,
+            text![
+                Setting::Profile.subject(),
+                format!(
+                    " names '{name}', not a parameter of the law{hint}; its parameters are {}",
+                    law.param_names().join(", ")
+                )
+            ],
+        )
     })?;
     if settings.fixed.contains_key(name) {
-        return Err(Error::settings(format!(
-            "--profile {name}: the parameter is fixed, so it has no interval"
-        )));
+        return Err(Error::setting(
+            Setting::Profile,
+            text![
+                Setting::Profile.text(name),
+                ": the parameter is fixed, so it has no interval"
+            ],
+        ));
     }
     Ok(index)
 }
@@ -141,9 +152,10 @@ fn curvature_of(
     name: &str,
 ) -> Result<(f64, f64)> {
     let unavailable = |why: &str| {
-        Error::fit(format!(
-            "--profile {name}: {why}, so the profile's threshold cannot be scaled (no profile interval)"
-        ))
+        Error::fit(text![
+            Setting::Profile.text(name),
+            format!(": {why}, so the profile's threshold cannot be scaled (no profile interval)")
+        ])
     };
     let covariance = base
         .covariance

@@ -32,8 +32,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::rng::Rng;
+use crate::stats::{normal_quantile, percentile_interval, sample_std};
 use crate::uncertainty::calibration::{weighted_quantile, GROWTH};
-use crate::uncertainty::dist::{normal_quantile, percentile_interval, sample_std};
 
 /// Fewest budgets with a minimum a calibration runs on (three to train the smallest origin,
 /// two beyond it).

@@ -25,7 +25,7 @@ pub use forecast::{
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::uncertainty::dist::{least_squares_line, percentile_interval};
+use crate::stats::{least_squares_line, percentile_interval};
 
 /// The local curve through the points around a budget's minimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -319,7 +319,7 @@ pub fn choose_shape(data: &IsoflopData, groups: &[Vec<usize>]) -> ShapeChoice {
     }
     let statistic = (wide.0 / wide.1 as f64) / (local.0 / local.1 as f64);
     let p_value = if statistic.is_finite() {
-        crate::uncertainty::dist::f_sf(statistic, wide.1 as f64, local.1 as f64)
+        crate::stats::f_sf(statistic, wide.1 as f64, local.1 as f64)
     } else if wide.0 > 0.0 {
         0.0
     } else {

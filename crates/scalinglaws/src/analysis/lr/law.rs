@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::uncertainty::dist::{f_sf, t_quantile};
+use crate::stats::{f_sf, t_quantile};
 
 /// The shape of the law.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

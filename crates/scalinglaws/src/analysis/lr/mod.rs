@@ -37,9 +37,11 @@ pub use cells::{Cell, CellStatus};
 pub use law::{CurvatureTest, Form, LrLaw, Method, Param, Reference};
 pub use swept::SweptColumn;
 
-use crate::data::recipe::{Dialect, Table};
+use crate::data::recipe::Table;
 use crate::error::{Error, Result};
-use crate::uncertainty::dist::f_sf;
+use crate::error::{Setting, Voice};
+use crate::stats::f_sf;
+use crate::text;
 use cells::{add_intervals, group_cells, pooled_noise, profile_cell, CellWork, Window};
 use law::{assemble, curvature_test, interval_quantile, weighted_fit, Design};
 
@@ -94,9 +96,9 @@ pub struct LrSettings {
     /// Fraction of horizons (per N) and of model sizes held out by the backtests.
     pub holdout: f64,
     /// Whose words the warnings use for settings (`--batch COL` or `batch="COL"`); a job
-    /// takes it from its table.
+    /// takes it from its front end.
     #[serde(skip)]
-    pub dialect: Dialect,
+    pub voice: Voice,
 }
 
 impl Default for LrSettings {
@@ -111,7 +113,7 @@ impl Default for LrSettings {
             level: 0.95,
             targets: Vec::new(),
             holdout: 0.25,
-            dialect: Dialect::Cli,
+            voice: Voice::default(),
         }
     }
 }
@@ -732,7 +734,7 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
     let mut warnings: Vec<String> = analysis
         .swept
         .iter()
-        .map(|s| s.describe(settings.dialect))
+        .map(|s| settings.voice.word(&s.describe()))
         .collect();
     let c = &analysis.counts;
     if c.edge > 0 {
@@ -751,12 +753,16 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
         ));
     }
     if c.far > 0 {
-        warnings.push(format!(
-            "{} runs lie more than {}% above their cell's best loss (diverged, or too far from \
-             the optimum for a parabola) and are left out of the parabolas (--max-rise)",
-            c.far,
-            settings.max_rise * 100.0
-        ));
+        warnings.push(settings.voice.word(&text![
+            format!(
+                "{} runs lie more than {}% above their cell's best loss (diverged, or too far \
+                 from the optimum for a parabola) and are left out of the parabolas (",
+                c.far,
+                settings.max_rise * 100.0
+            ),
+            Setting::MaxRise.subject(),
+            ")"
+        ]));
     }
     if c.no_minimum > 0 {
         warnings.push(format!(
@@ -765,12 +771,11 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
         ));
     }
     if analysis.noise.is_none() {
-        warnings.push(
+        warnings.push(settings.voice.word(&text![
             "no loss noise could be estimated (no spare degrees of freedom): cells have no \
-             intervals and the law over cells is unweighted; give the seed-to-seed noise with \
-             --noise"
-                .into(),
-        );
+             intervals and the law over cells is unweighted; give the seed-to-seed noise with ",
+            Setting::Noise,
+        ]));
     }
     if analysis.law.is_none() {
         warnings.push(format!(
@@ -781,11 +786,15 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
     }
     if let (Some(test), Form::Loglinear) = (&analysis.curvature, settings.form) {
         if test.significant {
-            warnings.push(format!(
-                "the curvature test rejects the straight law (F = {:.3}, p = {:.2e}): the \
-                 optimal LR bends; consider --law curved, or extrapolate in D rather than N",
-                test.f, test.p_value
-            ));
+            warnings.push(settings.voice.word(&text![
+                format!(
+                    "the curvature test rejects the straight law (F = {:.3}, p = {:.2e}): the \
+                     optimal LR bends; consider ",
+                    test.f, test.p_value
+                ),
+                Setting::Law.text("curved"),
+                ", or extrapolate in D rather than N",
+            ]));
         }
     }
     if let (Some(check), Curvature::Law, Method::Joint) = (
@@ -794,13 +803,17 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
         settings.method,
     ) {
         if check.p_value < 1.0 - settings.level {
-            warnings.push(format!(
-                "the cells' profile curvatures do not follow a power law in N and D (F = {:.3}, \
-                 p = {:.2e}; σ = {:.4} with the law against {:.4} with a curvature per cell): \
-                 the joint fit's residual scale carries that misfit; compare --curvature cell and \
-                 --method cells",
-                check.f, check.p_value, check.sigma_law, check.sigma_cell
-            ));
+            warnings.push(settings.voice.word(&text![
+                format!(
+                    "the cells' profile curvatures do not follow a power law in N and D (F = \
+                     {:.3}, p = {:.2e}; σ = {:.4} with the law against {:.4} with a curvature \
+                     per cell): the joint fit's residual scale carries that misfit; compare ",
+                    check.f, check.p_value, check.sigma_law, check.sigma_cell
+                ),
+                Setting::Curvature.text("cell"),
+                " and ",
+                Setting::Method.text("cells"),
+            ]));
         }
     }
     if let Some(law) = &analysis.law {

@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::data::recipe::{is_identifier, Dialect};
+use crate::data::recipe::is_identifier;
+use crate::error::{Setting, Text};
+use crate::text;
 
 /// A column whose values vary within the cells as a swept knob would.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -169,9 +171,8 @@ fn looks_like_batch(name: &str) -> bool {
 }
 
 impl SweptColumn {
-    /// The warning, naming the settings in the caller's words (`--batch batch` or
-    /// `batch="batch"`).
-    pub fn describe(&self, dialect: Dialect) -> String {
+    /// The warning, mentioning the settings (`--batch batch` or `batch="batch"` once worded).
+    pub fn describe(&self) -> Text {
         let also = match self.also.as_slice() {
             [] => String::new(),
             names => format!(" (as do {})", quoted(names)),
@@ -193,31 +194,34 @@ impl SweptColumn {
         );
         let keep = is_identifier(&self.column).then(|| {
             let filter = format!("{} == {}", self.column, self.common_value);
-            setting(dialect, "where", &filter)
+            Setting::Where.text(filter)
         });
         let fix = match (self.setting.as_str(), keep) {
             ("batch", keep) => {
-                let batch = format!(
-                    "give it as the batch column ({}): each value then gets its own profile, the \
-                     LR law uses each (N, D)'s best, and B* = c·D^b is fitted",
-                    setting(dialect, "batch", &self.column)
-                );
+                let batch = text![
+                    "give it as the batch column (",
+                    Setting::Batch.text(self.column.as_str()),
+                    "): each value then gets its own profile, the LR law uses each (N, D)'s \
+                     best, and B* = c·D^b is fitted",
+                ];
                 match (looks_like_batch(&self.column), keep) {
-                    (false, Some(keep)) => {
-                        format!(
-                            "{batch}; if it is not a batch size, keep one value ({keep}) or \
-                                 analyse each value separately"
-                        )
-                    }
+                    (false, Some(keep)) => text![
+                        batch,
+                        "; if it is not a batch size, keep one value (",
+                        keep,
+                        ") or analyse each value separately",
+                    ],
                     _ => batch,
                 }
             }
-            (_, Some(keep)) => {
-                format!("keep one value ({keep}), or analyse each value separately")
-            }
+            (_, Some(keep)) => text![
+                "keep one value (",
+                keep,
+                "), or analyse each value separately"
+            ],
             (_, None) => "keep one value, or analyse each value separately".into(),
         };
-        format!("{found}; {fix}")
+        text![found, "; ", fix]
     }
 }
 
@@ -229,19 +233,10 @@ fn quoted(names: &[String]) -> String {
         .join(", ")
 }
 
-/// A setting with its value in the caller's words: `--batch bs`, `--where "bs == 64"`, or
-/// `batch="bs"`.
-fn setting(dialect: Dialect, name: &str, value: &str) -> String {
-    match dialect {
-        Dialect::Cli if is_identifier(value) => format!("--{name} {value}"),
-        Dialect::Cli => format!("--{name} \"{value}\""),
-        Dialect::Python => format!("{name}=\"{value}\""),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Part;
 
     /// 4 cells of 3 LRs × 2 values of a knob.
     fn design() -> (Vec<Vec<usize>>, Vec<f64>, Vec<f64>) {
@@ -281,16 +276,21 @@ mod tests {
         assert_eq!(f.column, "batch_size");
         assert_eq!(f.also, vec!["steps".to_string(), "wd".to_string()]);
         assert_eq!((f.values, f.varying_cells, f.cells), (2, 4, 4));
-        let text = f.describe(Dialect::Cli);
+        let text = f.describe();
         println!("{text}");
-        assert!(text.contains("(--batch batch_size)"), "{text}");
-        assert!(!text.contains("not a batch size"), "{text}");
-        assert!(f.describe(Dialect::Python).contains("batch=\"batch_size\""));
+        assert!(
+            text.parts()
+                .contains(&Part::Mention(Setting::Batch.text("batch_size"))),
+            "{text}"
+        );
+        assert!(!text.to_string().contains("not a batch size"), "{text}");
+        assert!(text.to_string().contains("batch=\"batch_size\""), "{text}");
         let given = find(&others[..1], &cells, &lr, true);
         assert_eq!(given[0].setting, "where");
         assert!(given[0]
-            .describe(Dialect::Cli)
-            .contains("--where \"wd == 32\""));
+            .describe()
+            .parts()
+            .contains(&Part::Mention(Setting::Where.text("wd == 32"))));
     }
 
     #[test]

@@ -12,8 +12,9 @@ pub mod spec;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Location, Result, Setting, Text};
 use crate::fit::solver::Termination;
+use crate::text;
 pub use fit::Curve;
 pub use law::CurveLaw;
 pub use spec::{ParsedSpec, Schedule, SpecDefaults};
@@ -36,10 +37,10 @@ pub fn curves_from_logs(logs: &[RunLog], warmup: usize) -> Result<Vec<Curve>> {
 }
 
 fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
-    let bad = |i: usize, message: String, fix: &str| Error::Data {
+    let bad = |i: usize, message: String, fix: Text| Error::Data {
         location: log.locations[i].clone(),
-        message,
-        fix: fix.to_string(),
+        message: message.into(),
+        fix,
     };
     let mut rows: Vec<usize> = (0..log.steps.len()).collect();
     for &i in &rows {
@@ -48,21 +49,21 @@ fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
             return Err(bad(
                 i,
                 format!("step {s} is not a whole number ≥ 0"),
-                "steps count optimizer updates",
+                "steps count optimizer updates".into(),
             ));
         }
         if !(log.lrs[i] >= 0.0 && log.lrs[i].is_finite()) {
             return Err(bad(
                 i,
                 format!("learning rate {} is not finite and ≥ 0", log.lrs[i]),
-                "fix or remove the row",
+                "fix or remove the row".into(),
             ));
         }
         if !(log.loss[i] > 0.0 && log.loss[i].is_finite()) {
             return Err(bad(
                 i,
                 format!("loss {} is not positive", log.loss[i]),
-                "the fit takes the log of the loss; remove the row",
+                "the fit takes the log of the loss; remove the row".into(),
             ));
         }
     }
@@ -72,7 +73,11 @@ fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
             return Err(bad(
                 pair[1],
                 format!("run '{}' logs step {} twice", log.run, log.steps[pair[1]]),
-                "keep one row per step (or name the run column with --run)",
+                text![
+                    "keep one row per step (or name the run column with ",
+                    Setting::Run.subject(),
+                    ")"
+                ],
             ));
         }
     }
@@ -86,7 +91,10 @@ fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
                 "run '{}' logs step {} inside the warmup of {warmup} steps",
                 log.run, steps[0]
             ),
-            "the rebuilt warmup must end by the first logged step: lower --warmup",
+            text![
+                "the rebuilt warmup must end by the first logged step: lower ",
+                Setting::Warmup.subject()
+            ],
         ));
     }
     Ok(Curve {
@@ -164,21 +172,33 @@ pub fn fit_curves(
     let mut held = vec![None; names.len()];
     for (name, value) in fixed {
         let Some(i) = names.iter().position(|n| n == name) else {
-            return Err(Error::settings(format!(
-                "--fix names '{name}', which is not a parameter of {} ({})",
-                law.name(),
-                names.join(", ")
-            )));
+            return Err(Error::setting(
+                Setting::Fix,
+                text![
+                    Setting::Fix.subject(),
+                    format!(
+                        " names '{name}', which is not a parameter of {} ({})",
+                        law.name(),
+                        names.join(", ")
+                    )
+                ],
+            ));
         };
         held[i] = Some(*value);
     }
     for name in train {
         if !curves.iter().any(|c| &c.run == name) {
             let known: Vec<&str> = curves.iter().map(|c| c.run.as_str()).collect();
-            return Err(Error::settings(format!(
-                "--train names run '{name}', which is not in the data (runs: {})",
-                known.join(", ")
-            )));
+            return Err(Error::setting(
+                Setting::Train,
+                text![
+                    Setting::Train.subject(),
+                    format!(
+                        " names run '{name}', which is not in the data (runs: {})",
+                        known.join(", ")
+                    )
+                ],
+            ));
         }
     }
     let is_train = |c: &Curve| train.is_empty() || train.contains(&c.run);
@@ -197,7 +217,7 @@ pub fn fit_curves(
         )));
     }
     let optimum = fit::fit(law, &training, &held).ok_or_else(|| Error::Fit {
-        message: format!("no start of {} gave a finite objective", law.name()),
+        message: format!("no start of {} gave a finite objective", law.name()).into(),
     })?;
     let runs: Vec<RunScore> = curves
         .iter()
@@ -380,7 +400,10 @@ pub struct Comparison {
 
 pub fn compare(fit: &ScheduleFit, specs: &[ParsedSpec], every: usize) -> Result<Comparison> {
     if specs.len() < 2 {
-        return Err(Error::settings("compare needs at least two --schedule"));
+        return Err(Error::setting(
+            Setting::Schedule,
+            text!["compare needs at least two ", Setting::Schedule.subject()],
+        ));
     }
     let schedules = specs
         .iter()

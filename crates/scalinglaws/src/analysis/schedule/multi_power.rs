@@ -20,7 +20,7 @@
 
 use rayon::prelude::*;
 
-use crate::uncertainty::dist::ln_gamma;
+use crate::stats::ln_gamma;
 
 /// Parameter order of the law.
 pub const PARAMS: [&str; 7] = ["L0", "A", "alpha", "B", "C", "beta", "gamma"];

@@ -16,7 +16,8 @@ use super::law::CurveLaw;
 use super::multi_power;
 use super::spec::{cooldown_branch, parse, Decay, Schedule};
 use super::ScheduleFit;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
+use crate::text;
 
 /// The constraint set and the search's budget.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -124,11 +125,20 @@ fn baselines(s: &OptimizeSettings) -> Vec<String> {
 pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<OptimizedSchedule> {
     let s = settings;
     if !(s.peak > 0.0 && s.floor > 0.0 && s.floor < s.peak) {
-        return Err(Error::settings("need 0 < --floor < --peak"));
+        return Err(Error::settings(text![
+            "need 0 < ",
+            Setting::Floor.subject(),
+            " < ",
+            Setting::Peak.subject()
+        ]));
     }
     if s.warmup + 2 > s.steps {
-        return Err(Error::settings(
-            "--steps must exceed the warmup by at least 2",
+        return Err(Error::setting(
+            Setting::Steps,
+            text![
+                Setting::Steps.subject(),
+                " must exceed the warmup by at least 2"
+            ],
         ));
     }
     let p = fit.values();

@@ -11,8 +11,8 @@
 //! The other losses (`soft_l1`, `cauchy`, `arctan`) do not define a proper density at every
 //! scale, so no likelihood is reported for them.
 
-use super::dist::normal_sf;
-use crate::fit::{Loss, LossKind};
+use super::{Loss, LossKind};
+use crate::stats::normal_sf;
 
 /// A profiled log-likelihood and the error scale that maximises it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,0 +1,61 @@
+//! Python's words for the settings the library's messages mention: the library names a
+//! [`Setting`] by its key, whose snake_case name is the keyword of the Python functions, and
+//! this one table words a mention as a user writes it in a call (`fix={"NAME": VALUE}`,
+//! `space="linear"`, `bounds["alpha"]`). Every library error raised in Python is worded here.
+
+use scalinglaws::error::{Mention, Value, Wording};
+
+/// The Python package's wording of the library's mentions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Python;
+
+/// A value as written in Python: text as a string literal, numbers bare.
+fn value(value: &Value) -> String {
+    match value {
+        Value::Text(text) => format!("\"{text}\""),
+        Value::Number(number) => number.clone(),
+    }
+}
+
+impl Wording for Python {
+    fn word(&self, mention: &Mention) -> String {
+        match mention {
+            Mention::Name(setting) => format!("{}=", setting.name()),
+            Mention::Subject(setting) => setting.name().to_string(),
+            Mention::Value(setting, v) => format!("{}={}", setting.name(), value(v)),
+            Mention::Key(setting, key) => format!("{}[\"{key}\"]", setting.name()),
+            Mention::Entry(setting, key, v) => {
+                format!("{}={{\"{key}\": {}}}", setting.name(), value(v))
+            }
+            Mention::LawList => "scalinglaws.laws()".to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scalinglaws::error::Setting;
+    use scalinglaws::text;
+
+    #[test]
+    fn mentions_read_as_keywords() {
+        let message = text![
+            "fix some with ",
+            Setting::Fix.entry_number("NAME", "VALUE"),
+            ", or ",
+            Setting::Space.text("linear"),
+            "; ",
+            Setting::HoldoutTop.number(3),
+            "; ",
+            Setting::Bounds.key("b"),
+            "; ",
+            Setting::Where,
+        ];
+        assert_eq!(
+            message.worded(&Python),
+            "fix some with fix={\"NAME\": VALUE}, or space=\"linear\"; holdout_top=3; \
+             bounds[\"b\"]; where="
+        );
+    }
+}
