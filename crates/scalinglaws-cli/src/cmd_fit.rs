@@ -28,19 +28,13 @@ pub fn run(config: &FitConfig) -> Result<()> {
         Some(Destination::Stdout) => output::write(&Destination::Stdout, &result.to_json()),
         Some(file) => {
             output::write(file, &result.to_json())?;
-            output::print(&report::render(
-                &result,
-                &crate::wording::CommandLine,
-            ))?;
+            output::print(&report::render(&result, &crate::wording::CommandLine))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
             }
             Ok(())
         }
-        None => output::print(&report::render(
-            &result,
-            &crate::wording::CommandLine,
-        )),
+        None => output::print(&report::render(&result, &crate::wording::CommandLine)),
     }
 }
 
@@ -119,9 +113,9 @@ fn add_uncertainty(
         match profile(law, data, settings, result, name, asked.level) {
             Ok(profile) => result.profiles.push(profile),
             // The fit stands; say why this interval is missing.
-            Err(error) if !error.is_input_error() && !error.is_interrupted() => {
-                result.warnings.push(error.worded(&crate::wording::CommandLine))
-            }
+            Err(error) if !error.is_input_error() && !error.is_interrupted() => result
+                .warnings
+                .push(error.worded(&crate::wording::CommandLine)),
             Err(error) => return Err(error.into()),
         }
     }
@@ -239,7 +233,8 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
             if rows == 1 { "" } else { "s" },
             free.len(),
             free.join(", ")
-        ).into(),
+        )
+        .into(),
         fix: "add rows, or hold parameters at known values with --fix NAME=VALUE".into(),
     }
     .into())

@@ -41,8 +41,8 @@ use scalinglaws::analysis::tracks::{
     baseline_index, compare_tracks, split_by_labels, split_values, TrackCalibration, TrackSettings,
 };
 use scalinglaws::data::recipe::{Derive, Filter, Recipe, Table};
-use scalinglaws::error::{Setting, Voice};
 use scalinglaws::data::{Column, Dataset};
+use scalinglaws::error::{Setting, Voice};
 use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
 use scalinglaws::law::catalog::{self, DefaultSpace};
 use scalinglaws::uncertainty::bootstrap::attach;
@@ -472,7 +472,8 @@ fn report_html(
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
     interruptible(py_, &interrupt, || {
-        let page = scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
+        let page =
+            scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
         interrupt.check()?;
         Ok(page)
     })

@@ -121,7 +121,11 @@ fn names_a_flag(text: &str) -> bool {
         chars[i] == '-'
             && chars[i + 1] == '-'
             && chars[i + 2].is_ascii_lowercase()
-            && (i == 0 || matches!(chars[i - 1], ' ' | '\n' | '\t' | '(' | '[' | '`' | '\'' | '"'))
+            && (i == 0
+                || matches!(
+                    chars[i - 1],
+                    ' ' | '\n' | '\t' | '(' | '[' | '`' | '\'' | '"'
+                ))
     });
     flag || text.contains("scalinglaws laws")
 }
@@ -146,7 +150,11 @@ fn no_string_literal_of_the_library_names_a_command_line_option() {
     let mut offenders = Vec::new();
     let mut pending_with_flags = Vec::new();
     for file in &files {
-        let relative = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let relative = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let source = std::fs::read_to_string(file).expect("a source file reads");
         let flagged: Vec<String> = literals(&source)
             .into_iter()

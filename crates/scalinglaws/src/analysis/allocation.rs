@@ -67,7 +67,8 @@ impl Formula {
                 message: format!(
                     "'{name}' is not known here; {what} may use only {} and numbers",
                     allowed.join(", ")
-                ).into(),
+                )
+                .into(),
             });
         }
         Ok(Formula {

@@ -10,9 +10,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Mention, Result, Setting};
-use crate::text;
 use crate::fit::{fit, FitData, FitResult, FitSettings};
 use crate::law::Law;
+use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::calibration::{origin_sizes, scale_groups};
 use crate::uncertainty::intervals::predict_fit_intervals;

@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::isoflop::{power_law_through, PowerLaw};
 use crate::data::label_ids;
 use crate::error::{Error, Result, Setting};
-use crate::text;
 use crate::rng::Rng;
+use crate::text;
 use crate::uncertainty::dist::percentile_interval;
 
 /// Written as `hull` or `grid:K` in JSON, as on the command line.
@@ -502,7 +502,10 @@ mod tests {
             seed: 0,
             level: 0.95,
         };
-        assert_eq!(envelope(&data, &settings).unwrap_err().key(), Some(Setting::Run));
+        assert_eq!(
+            envelope(&data, &settings).unwrap_err().key(),
+            Some(Setting::Run)
+        );
         settings.method = EnvelopeMethod::Hull;
         settings.bootstrap = 10;
         let error = envelope(&data, &settings).unwrap_err();

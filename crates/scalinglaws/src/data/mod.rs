@@ -6,8 +6,8 @@ mod read;
 pub mod recipe;
 
 use crate::error::{Error, Location, Result, Setting, Text};
-use crate::text;
 use crate::suggest;
+use crate::text;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -298,9 +298,7 @@ impl Dataset {
             (
                 "empty cell".to_string(),
                 text![
-                    format!(
-                        "make every cell of '{name}' a number, or leave such rows out with a "
-                    ),
+                    format!("make every cell of '{name}' a number, or leave such rows out with a "),
                     Setting::Where.subject(),
                     format!(" comparison on '{name}' (a comparison with an empty cell is false)")
                 ],
@@ -318,7 +316,10 @@ impl Dataset {
         data_error(
             self.location(row, Some(name)),
             message,
-            text!["remove or correct the row, or filter it out with ", Setting::Where],
+            text![
+                "remove or correct the row, or filter it out with ",
+                Setting::Where
+            ],
         )
     }
 }
@@ -530,7 +531,10 @@ mod tests {
     fn quote_or_newline_cannot_be_the_delimiter() {
         let result = read_with("data.txt", b"a\"b\n1\"2\n", Some(b'"'));
         let error = result.expect_err("a quote cannot be the delimiter");
-        assert!(error.to_string().contains("choose another delimiter"), "{error}");
+        assert!(
+            error.to_string().contains("choose another delimiter"),
+            "{error}"
+        );
     }
 
     #[test]

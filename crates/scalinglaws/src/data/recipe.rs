@@ -15,12 +15,12 @@ use std::collections::HashMap;
 
 use super::Dataset;
 use crate::error::{Error, Location, Result, Setting, Text};
-use crate::text;
 use crate::fit::result::DataSummary;
 use crate::fit::{FitData, FitResult, Space};
 use crate::law::expr::{parse_expr, BinOp, Expr, Func};
 use crate::law::Law;
 use crate::suggest::closest;
+use crate::text;
 
 // ---------------------------------------------------------------------------------------------
 // Parsing the options (no data needed)
@@ -234,7 +234,8 @@ pub fn constant(full: &str, piece: &str) -> Result<f64> {
             message: format!(
                 "'{name}' is a name, but a value must be a number or a constant expression \
                  such as exp(5)"
-            ).into(),
+            )
+            .into(),
         });
     }
     Ok(expr.eval_f64(&|_| None).unwrap_or(f64::NAN))
@@ -376,21 +377,22 @@ impl Table {
         let role = Setting::Heteroscedastic.subject();
         let why = format!("the heteroscedastic variance model takes log({column})");
         let values = self.positive_values(column, role.clone(), &why)?;
-        let rule = crate::uncertainty::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
-            Error::setting(
-                Setting::Heteroscedastic,
-                text![
-                    role,
-                    format!(
-                        " '{column}': the column is neither a variable of the law ({}) nor \
+        let rule =
+            crate::uncertainty::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
+                Error::setting(
+                    Setting::Heteroscedastic,
+                    text![
+                        role,
+                        format!(
+                            " '{column}': the column is neither a variable of the law ({}) nor \
                          proportional to N·D on every row, so σ at a new point could not be \
                          computed from the law's variables; let σ vary with a variable of the \
                          law, or with a compute column C = k·N·D",
-                        law.variables.join(", ")
-                    )
-                ],
-            )
-        })?;
+                            law.variables.join(", ")
+                        )
+                    ],
+                )
+            })?;
         Ok(crate::fit::Heteroscedastic {
             by: column.to_string(),
             rule,
@@ -519,7 +521,11 @@ impl Table {
                     .dataset
                     .location(row, Some(self.resolve(column).unwrap_or(column))),
                 message: "the run label is empty".into(),
-                fix: text!["give every row the name of its run, or drop ", role, " to resample rows"],
+                fix: text![
+                    "give every row the name of its run, or drop ",
+                    role,
+                    " to resample rows"
+                ],
             });
         }
         Ok(super::label_ids(&labels).0)
@@ -528,7 +534,13 @@ impl Table {
     fn missing_variable(&self, law: &Law, variable: &str) -> Error {
         let names = known_names(&self.dataset, &self.aliases, &self.derived);
         let hint = closest(variable, names.iter().map(String::as_str))
-            .map(|name| text![" (did you mean ", Setting::Map.entry_text(variable, name), "?)"])
+            .map(|name| {
+                text![
+                    " (did you mean ",
+                    Setting::Map.entry_text(variable, name),
+                    "?)"
+                ]
+            })
             .unwrap_or_default();
         Error::Data {
             location: file_location(&self.dataset, Some(variable)),
@@ -566,7 +578,10 @@ impl Table {
             if aliases.insert(alias.clone(), column.clone()).is_some() {
                 return Err(Error::setting(
                     Setting::Map,
-                    text![Setting::Map.subject(), format!(": '{alias}' is given twice")],
+                    text![
+                        Setting::Map.subject(),
+                        format!(": '{alias}' is given twice")
+                    ],
                 ));
             }
         }
@@ -624,7 +639,10 @@ impl Table {
                 return Err(Error::Data {
                     location: dataset.location(*row, Some(name)),
                     message: description.clone().into(),
-                    fix: text!["correct the row's inputs, or filter the row out with ", Setting::Where],
+                    fix: text![
+                        "correct the row's inputs, or filter the row out with ",
+                        Setting::Where
+                    ],
                 });
             }
         }

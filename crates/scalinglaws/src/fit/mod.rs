@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting, Text};
-use crate::text;
 use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
+use crate::text;
 pub use diagnostics::Covariance;
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
@@ -385,7 +385,9 @@ fn settings_warnings(settings: &FitSettings, plans: &[ParamPlan], law: &Law) -> 
                 ));
             }
             if settings.grids.contains_key(name) || settings.bounds.contains_key(name) {
-                warnings.push(format!("{name} is fixed, so its start grid and bounds are ignored"));
+                warnings.push(format!(
+                    "{name} is fixed, so its start grid and bounds are ignored"
+                ));
             }
         } else if settings
             .grids

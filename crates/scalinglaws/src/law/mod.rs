@@ -135,7 +135,8 @@ impl Law {
                 message: format!(
                     "the formula has no parameters to fit (every name is a data column: {})",
                     variables.join(", ")
-                ).into(),
+                )
+                .into(),
             });
         }
         let mut params: Vec<ParamSpec> = param_names.iter().map(|n| ParamSpec::free(n)).collect();

@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::{percentile_interval, sample_std};
 use crate::error::{Error, Result, Setting};
-use crate::text;
 use crate::fit::{fit_best, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::rng::Rng;
+use crate::text;
 
 /// What one draw of the bootstrap resamples.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::chi2_quantile;
 use crate::error::{Error, Result, Setting};
-use crate::text;
 use crate::fit::{fit_best, problem_for, FitData, FitResult, FitSettings};
 use crate::law::Law;
+use crate::text;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
@@ -154,9 +154,7 @@ fn curvature_of(
     let unavailable = |why: &str| {
         Error::fit(text![
             Setting::Profile.text(name),
-            format!(
-                ": {why}, so the profile's threshold cannot be scaled (no profile interval)"
-            )
+            format!(": {why}, so the profile's threshold cannot be scaled (no profile interval)")
         ])
     };
     let covariance = base

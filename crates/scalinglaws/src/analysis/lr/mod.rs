@@ -38,9 +38,9 @@ pub use law::{CurvatureTest, Form, LrLaw, Method, Param, Reference};
 pub use swept::SweptColumn;
 
 use crate::data::recipe::Table;
+use crate::error::{Error, Result};
 use crate::error::{Setting, Voice};
 use crate::text;
-use crate::error::{Error, Result};
 use crate::uncertainty::dist::f_sf;
 use cells::{add_intervals, group_cells, pooled_noise, profile_cell, CellWork, Window};
 use law::{assemble, curvature_test, interval_quantile, weighted_fit, Design};

@@ -135,7 +135,10 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
     if s.warmup + 2 > s.steps {
         return Err(Error::setting(
             Setting::Steps,
-            text![Setting::Steps.subject(), " must exceed the warmup by at least 2"],
+            text![
+                Setting::Steps.subject(),
+                " must exceed the warmup by at least 2"
+            ],
         ));
     }
     let p = fit.values();
