@@ -3,8 +3,8 @@
 //! (`--fix NAME=VALUE`, `--space linear`, `--bound alpha`). Every message the command prints
 //! from the library goes through [`describe`].
 
-use scalinglaws::error::{Mention, Setting, Value, Wording};
 use scalinglaws::data::recipe::is_identifier;
+use scalinglaws::error::{Mention, Setting, Value, Wording};
 
 /// The command line's wording of the library's mentions.
 #[derive(Debug, Clone, Copy, Default)]
@@ -91,7 +91,10 @@ mod tests {
         }
         for setting in Setting::ALL {
             let long = option(setting);
-            assert!(longs.contains(&long[2..]), "{long} is not an option of any command");
+            assert!(
+                longs.contains(&long[2..]),
+                "{long} is not an option of any command"
+            );
         }
     }
 

@@ -31,31 +31,3 @@ impl Wording for Python {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use scalinglaws::error::Setting;
-    use scalinglaws::text;
-
-    #[test]
-    fn mentions_read_as_keywords() {
-        let message = text![
-            "fix some with ",
-            Setting::Fix.entry_number("NAME", "VALUE"),
-            ", or ",
-            Setting::Space.text("linear"),
-            "; ",
-            Setting::HoldoutTop.number(3),
-            "; ",
-            Setting::Bounds.key("b"),
-            "; ",
-            Setting::Where,
-        ];
-        assert_eq!(
-            message.worded(&Python),
-            "fix some with fix={\"NAME\": VALUE}, or space=\"linear\"; holdout_top=3; \
-             bounds[\"b\"]; where="
-        );
-    }
-}

@@ -670,3 +670,93 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wording that marks every mention, to see where the parts go.
+    struct Marked;
+
+    impl Wording for Marked {
+        fn word(&self, mention: &Mention) -> String {
+            match mention {
+                Mention::Name(s) => format!("<{}>", s.name()),
+                Mention::Subject(s) => format!("[{}]", s.name()),
+                Mention::Value(s, v) => format!("<{} {}>", s.name(), v.raw()),
+                Mention::Key(s, k) => format!("<{} {k}>", s.name()),
+                Mention::Entry(s, k, v) => format!("<{} {k}={}>", s.name(), v.raw()),
+                Mention::LawList => "<laws>".into(),
+            }
+        }
+    }
+
+    #[test]
+    fn a_front_end_words_every_mention_and_display_is_neutral() {
+        let error = Error::setting(
+            Setting::Bounds,
+            text![
+                Setting::Bounds.key("b"),
+                ": empty; see ",
+                Setting::Where,
+                " and ",
+                Setting::HoldoutTop.number(3)
+            ],
+        );
+        assert_eq!(
+            error.worded(&Marked),
+            "<bounds b>: empty; see <where> and <holdout_top 3>"
+        );
+        assert_eq!(
+            error.to_string(),
+            "bounds[\"b\"]: empty; see `where` and holdout_top=3"
+        );
+        assert_eq!(error.key(), Some(Setting::Bounds));
+    }
+
+    #[test]
+    fn within_and_data_errors_word_their_parts() {
+        let inner = Error::Data {
+            location: Location {
+                file: "runs.csv".into(),
+                row: Some(2),
+                line: None,
+                column: Some("N".into()),
+            },
+            message: "not positive".into(),
+            fix: text!["filter it out with ", Setting::Where],
+        };
+        let error = inner.within(Setting::Derive.subject());
+        assert_eq!(
+            error.worded(&Marked),
+            "[derive]: runs.csv, row 2, column 'N': not positive; filter it out with <where>"
+        );
+        assert_eq!(error.key(), Some(Setting::Derive));
+        assert!(error.is_input_error());
+        let unknown = Error::UnknownLaw {
+            name: "chinchila".into(),
+            suggestion: Some("chinchilla".into()),
+        };
+        assert_eq!(
+            unknown.worded(&Marked),
+            "unknown law 'chinchila' (did you mean 'chinchilla'?); <laws> lists them"
+        );
+    }
+
+    #[test]
+    fn every_setting_has_a_distinct_snake_case_name() {
+        let names: std::collections::BTreeSet<&str> =
+            Setting::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), Setting::ALL.len());
+        assert!(names
+            .iter()
+            .all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
+    }
+
+    #[test]
+    fn literal_rewrites_keep_the_mentions() {
+        let text = text!["a_1 is off; use ", Setting::Fix].map_literals(|s| s.replace("a_1", "a"));
+        assert_eq!(text.worded(&Marked), "a is off; use <fix>");
+        assert_eq!(text.first_setting(), Some(Setting::Fix));
+    }
+}

@@ -134,7 +134,7 @@ fn fixing_outside_the_bounds_is_warned_about() {
         result
             .warnings
             .iter()
-            .any(|w| w.contains("its --grid/--bound is ignored")),
+            .any(|w| w.contains("its start grid and bounds are ignored")),
         "{:?}",
         result.warnings
     );
