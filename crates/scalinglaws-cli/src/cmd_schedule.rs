@@ -84,13 +84,11 @@ fn run_fit(config: ScheduleFitConfig) -> Result<()> {
     output::emit(config.json.as_ref(), &report)
 }
 
-
 fn load_fit(path: &Path) -> Result<ScheduleFit> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(ScheduleFit::from_json(&text).map_err(|e| e.within(path.display().to_string()))?)
 }
-
 
 fn run_compare(
     fit: &ScheduleFit,
@@ -109,7 +107,6 @@ fn run_compare(
     }
     output::emit(json.as_ref(), &schedule::ComparisonReport(&comparison))
 }
-
 
 fn run_optimize(
     fit: &ScheduleFit,
@@ -131,7 +128,6 @@ fn run_optimize(
     }
     output::emit(json.as_ref(), &schedule::OptimizedReport(&best))
 }
-
 
 /// Writes a picture to FILE.svg, FILE.png or - (SVG on stdout).
 fn draw(page: &scalinglaws_plot::Page, target: &str) -> Result<()> {
@@ -207,4 +203,3 @@ fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &str) -> 
     );
     draw(&schedules_page(&title, &predictions, &observed)?, target)
 }
-

@@ -33,16 +33,16 @@ use scalinglaws::analysis::selection::{
     SelectionOptions,
 };
 use scalinglaws::data::recipe::{Derive, Filter, Recipe, Table};
-use scalinglaws::error::{Setting, Voice};
 use scalinglaws::data::{Column, Dataset};
+use scalinglaws::error::{Setting, Voice};
 use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
-use scalinglaws::job::{self, allocation_from_fit, FitJob, FitRequest, LawChoice};
-use scalinglaws::law::catalog;
-use scalinglaws::uncertainty::{predict_with_intervals, CalibrationOptions};
 use scalinglaws::job::compare::CompareJob;
 use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::job::lr::LrJob;
 use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
+use scalinglaws::job::{self, allocation_from_fit, FitJob, FitRequest, LawChoice};
+use scalinglaws::law::catalog;
+use scalinglaws::uncertainty::{predict_with_intervals, CalibrationOptions};
 use scalinglaws::{Error, Interrupt, Law};
 
 // ---------------------------------------------------------------------------------------------
@@ -398,7 +398,8 @@ fn report_html(
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
     interruptible(py_, &interrupt, || {
-        let page = scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
+        let page =
+            scalinglaws_report::html::page(&result, &law, &data, level, command, &wording::Python);
         interrupt.check()?;
         Ok(page)
     })

@@ -32,7 +32,10 @@ fn header(out: &mut String, result: &FitResult, wording: &dyn Wording) {
 }
 
 /// What was fitted to what: law, formula, data, rows, variables, target, objective.
-pub(crate) fn header_rows(result: &FitResult, wording: &dyn Wording) -> Vec<(&'static str, String)> {
+pub(crate) fn header_rows(
+    result: &FitResult,
+    wording: &dyn Wording,
+) -> Vec<(&'static str, String)> {
     let mut rows: Vec<(&str, String)> = Vec::new();
     rows.push(("law", result.law.clone()));
     // A derived target reads "y=log(loss)": the formula shows its name, the target row its

@@ -9,7 +9,9 @@ use scalinglaws::analysis::isoflop::{
     BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest, PowerLaw, Quantity,
 };
 
-use scalinglaws::job::isoflop::{describe_group as describe, Analysis, GroupAnalysis, IsoflopResult};
+use scalinglaws::job::isoflop::{
+    describe_group as describe, Analysis, GroupAnalysis, IsoflopResult,
+};
 
 use crate::text::{columns, level_percent, number};
 

@@ -377,22 +377,21 @@ impl Table {
         let role = Setting::Heteroscedastic.subject();
         let why = format!("the heteroscedastic variance model takes log({column})");
         let values = self.positive_values(column, role.clone(), &why)?;
-        let rule =
-            crate::fit::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
-                Error::setting(
-                    Setting::Heteroscedastic,
-                    text![
-                        role,
-                        format!(
-                            " '{column}': the column is neither a variable of the law ({}) nor \
+        let rule = crate::fit::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
+            Error::setting(
+                Setting::Heteroscedastic,
+                text![
+                    role,
+                    format!(
+                        " '{column}': the column is neither a variable of the law ({}) nor \
                          proportional to N·D on every row, so σ at a new point could not be \
                          computed from the law's variables; let σ vary with a variable of the \
                          law, or with a compute column C = k·N·D",
-                            law.variables.join(", ")
-                        )
-                    ],
-                )
-            })?;
+                        law.variables.join(", ")
+                    )
+                ],
+            )
+        })?;
         Ok(crate::fit::Heteroscedastic {
             by: column.to_string(),
             rule,

@@ -28,12 +28,12 @@
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
+use super::ScaleRule;
 use super::{data_error, with_threads, FitData, FitResult, FitSettings, LossKind};
 use super::{fit_best_plain, fit_with_starts_plain, prepare, run_search, with_warm_starts};
 use crate::error::{Error, Result};
 use crate::fit::result::Stats;
 use crate::law::Law;
-use super::ScaleRule;
 use crate::stats::chi2_sf;
 
 /// The setting key of the heteroscedastic option (in errors).

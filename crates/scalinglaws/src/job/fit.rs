@@ -14,10 +14,10 @@ use serde::Deserialize;
 
 use crate::data::recipe::{Derive, Filter, Recipe, Table};
 use crate::error::{Error, Location, Result, Setting, Text};
-use crate::text;
 use crate::fit::{self, Bounds, FitData, FitResult, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
 use crate::law::Law;
+use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::profile::profiled_param;
 use crate::uncertainty::{
@@ -39,8 +39,7 @@ impl LawChoice {
             LawChoice::Catalog(name) => catalog::lookup(name),
             LawChoice::Formula(text) => {
                 let is_variable = |name: &str| table.resolve(name).is_some();
-                Law::from_formula(text, &is_variable)
-                    .map_err(|e| e.within(Setting::Formula))
+                Law::from_formula(text, &is_variable).map_err(|e| e.within(Setting::Formula))
             }
         }
     }

@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
 use crate::error::{Error, Result};
-use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
 pub use crate::fit::ScaleRule;
+use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
 use crate::law::Law;
 use crate::stats::normal_quantile;
 
