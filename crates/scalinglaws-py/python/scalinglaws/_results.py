@@ -230,13 +230,17 @@ def _plain(value: Any) -> Any:
 
 
 def _short(value: Any) -> Optional[str]:
-    """A field's value for ``repr``: None (left out) when empty; long lists as a count."""
+    """A field's value for ``repr``: None (left out) when empty; long lists as a count, long
+    texts cut, a nested result as ``Name(...)`` unless its own repr is short."""
     if value is None or value == [] or value == {} or value is False:
         return None
     if isinstance(value, float):
         return f"{value:.6g}"
+    if isinstance(value, str) and len(value) > 60:
+        return repr(value[:57] + "...")
     if isinstance(value, Result):
-        return repr(value)
+        text = repr(value)
+        return text if len(text) <= 80 else f"{type(value).__name__}(...)"
     if isinstance(value, tuple):
         return "(" + ", ".join(_short(v) or repr(v) for v in value) + ")"
     if isinstance(value, list):
