@@ -76,9 +76,15 @@ class Result:
 
     @classmethod
     def from_dict(cls: Type[R], document: Mapping[str, Any]) -> R:
-        """The result of a JSON document (as ``json.loads`` reads the command's ``--json``)."""
+        """The result of a JSON document (as ``json.loads`` reads the command's ``--json``); the
+        result keeps a copy of it."""
         if not isinstance(document, Mapping):
             raise TypeError(f"{cls.__name__}.from_dict takes a dict, not {type(document).__name__}")
+        return cls._from_document(copy.deepcopy(dict(document)))
+
+    @classmethod
+    def _from_document(cls: Type[R], document: Dict[str, Any]) -> R:
+        """:meth:`from_dict` on a document this result may keep (nested results share it)."""
         hints = _hints(cls)
         values: Dict[str, Any] = {}
         for item in dataclasses.fields(cls):
@@ -91,7 +97,7 @@ class Result:
             else:
                 values[item.name] = _missing(hint, f"{cls.__name__}.{item.name}")
         result = cls(**values)
-        object.__setattr__(result, "_document", dict(document))
+        object.__setattr__(result, "_document", document)
         return result
 
     def to_dict(self) -> Dict[str, Any]:
@@ -197,7 +203,9 @@ def _build(hint: Any, value: Any, where: str) -> Any:
             raise TypeError(f"{where}: expected {hint.__name__}, got {value!r}")
         return value
     if isinstance(hint, type) and issubclass(hint, Result):
-        return hint.from_dict(value)
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
+        return hint._from_document(value)
     raise TypeError(f"{where}: no rule for {hint!r}")
 
 
@@ -211,8 +219,8 @@ def _tagged(choices: List[Any], value: Any, where: str) -> Any:
     """One of several result classes, chosen by the tag each declares (``_tag``)."""
     for choice in choices:
         tag_key, tag_value = choice._tag
-        if isinstance(value, Mapping) and value.get(tag_key) == tag_value:
-            return choice.from_dict(value)
+        if isinstance(value, dict) and value.get(tag_key) == tag_value:
+            return choice._from_document(value)
     raise TypeError(f"{where}: none of {[c.__name__ for c in choices]} matches the document")
 
 
