@@ -316,16 +316,6 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
     }
 }
 
-/// The rows `rows` of `data`.
-pub(crate) fn subset(data: &FitData, rows: &[usize]) -> FitData {
-    let pick = |column: &[f64]| rows.iter().map(|&i| column[i]).collect::<Vec<f64>>();
-    FitData {
-        variables: data.variables.iter().map(|c| pick(c)).collect(),
-        target: pick(&data.target),
-        weights: data.weights.as_ref().map(|w| pick(w)),
-    }
-}
-
 fn training_fit(
     law: &Law,
     train: &FitData,
@@ -371,7 +361,7 @@ fn run_split(
         calibration: None,
         error: None,
     };
-    let train_data = subset(data, train);
+    let train_data = data.subset(train);
     let outcome = training_fit(law, &train_data, settings, options).and_then(|result| {
         let points: Vec<Vec<f64>> = test
             .iter()

@@ -40,7 +40,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::backtest::subset;
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
 use crate::error::{Error, Result};
 use crate::fit::{fit, FitResult, Space};
@@ -1121,7 +1120,7 @@ fn outer_split(
     let trained: Vec<Candidate> = candidates
         .iter()
         .map(|c| Candidate {
-            data: subset(&c.data, train),
+            data: c.data.subset(train),
             ..c.clone()
         })
         .collect();

@@ -405,7 +405,7 @@ impl Table {
         let role = self.dialect.option("heteroscedastic");
         let why = format!("the heteroscedastic variance model takes log({column})");
         let values = self.positive_values(column, &role, &why)?;
-        let rule = crate::uncertainty::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
+        let rule = crate::fit::ScaleRule::infer(law, data, column, &values).ok_or_else(|| {
             Error::settings(format!(
                 "{role} '{column}': the column is neither a variable of the law ({}) nor proportional to N·D on every row, so σ at a new point could not be computed from the law's variables; let σ vary with a variable of the law, or with a compute column C = k·N·D",
                 law.variables.join(", ")

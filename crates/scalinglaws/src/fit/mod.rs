@@ -9,6 +9,7 @@ pub mod loss;
 pub mod lsq;
 pub mod problem;
 pub mod result;
+pub mod scale;
 pub mod search;
 pub mod solver;
 pub mod starts;
@@ -25,6 +26,7 @@ pub use diagnostics::Covariance;
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
 pub use result::{FitResult, ParamResult};
+pub use scale::ScaleRule;
 use search::Start;
 pub use variance::{Heteroscedastic, VarianceModel};
 
@@ -101,6 +103,18 @@ pub struct FitData {
     pub variables: Vec<Vec<f64>>,
     pub target: Vec<f64>,
     pub weights: Option<Vec<f64>>,
+}
+
+impl FitData {
+    /// The rows `rows` of this data, in that order (a backtest's training or test fold).
+    pub fn subset(&self, rows: &[usize]) -> FitData {
+        let pick = |column: &[f64]| rows.iter().map(|&i| column[i]).collect::<Vec<f64>>();
+        FitData {
+            variables: self.variables.iter().map(|c| pick(c)).collect(),
+            target: pick(&self.target),
+            weights: self.weights.as_ref().map(|w| pick(w)),
+        }
+    }
 }
 
 /// Resolved bounds and starts of one parameter.

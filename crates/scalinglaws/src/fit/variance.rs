@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::fit::result::Stats;
 use crate::law::Law;
 use crate::uncertainty::dist::chi2_sf;
-use crate::uncertainty::ScaleRule;
+use super::ScaleRule;
 
 /// The setting key of the heteroscedastic option (in errors).
 pub const SETTING: &str = "heteroscedastic";

@@ -29,9 +29,9 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::normal_quantile;
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
-use crate::analysis::backtest::subset;
 use crate::error::{Error, Result};
 use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
+pub use crate::fit::ScaleRule;
 use crate::law::Law;
 
 /// Fewest distinct scale groups a calibration runs on.
@@ -49,67 +49,6 @@ pub const DEFAULT_ORIGINS: usize = 5;
 pub const GROUP_GAP_DECADES: f64 = 0.1;
 /// A group spans at most this many decades.
 pub const GROUP_SPAN_DECADES: f64 = 0.25;
-
-/// How the scale of a new point is computed from the law's variables.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum ScaleRule {
-    /// The scale is a variable of the law.
-    Variable { name: String },
-    /// The scale is factor · a · b of two variables (compute C = 6·N·D).
-    Product { factor: f64, of: [String; 2] },
-}
-
-impl ScaleRule {
-    /// The rule for a scale column given beside the law's variables: the column itself when
-    /// it is a variable, else factor·N·D when the column is proportional to N·D on every row
-    /// (to 1e-6), else None.
-    pub fn infer(law: &Law, data: &FitData, by: &str, scale: &[f64]) -> Option<ScaleRule> {
-        if let Some(i) = law.variables.iter().position(|v| v == by) {
-            let same = data.variables[i]
-                .iter()
-                .zip(scale)
-                .all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs().max(1e-300));
-            return same.then(|| ScaleRule::Variable { name: by.into() });
-        }
-        let n = law.variables.iter().position(|v| v == "N")?;
-        let d = law.variables.iter().position(|v| v == "D")?;
-        let ratios: Vec<f64> = scale
-            .iter()
-            .enumerate()
-            .map(|(row, s)| s / (data.variables[n][row] * data.variables[d][row]))
-            .collect();
-        let factor = *ratios.first()?;
-        let constant = factor.is_finite()
-            && factor > 0.0
-            && ratios.iter().all(|r| (r / factor - 1.0).abs() <= 1e-6);
-        constant.then(|| ScaleRule::Product {
-            factor,
-            of: ["N".into(), "D".into()],
-        })
-    }
-
-    /// The scale at a point (one value per law variable).
-    pub fn at(&self, law: &Law, point: &[f64]) -> Option<f64> {
-        let value = |name: &str| {
-            law.variables
-                .iter()
-                .position(|v| v == name)
-                .and_then(|i| point.get(i).copied())
-        };
-        match self {
-            ScaleRule::Variable { name } => value(name),
-            ScaleRule::Product { factor, of } => Some(factor * value(&of[0])? * value(&of[1])?),
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            ScaleRule::Variable { name } => name.clone(),
-            ScaleRule::Product { factor, of } => format!("{factor}*{}*{}", of[0], of[1]),
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CalibrationOptions {
@@ -517,7 +456,7 @@ fn score_origin(
         groups: groups.iter().copied().max().map_or(0, |g| g + 1) - size,
         error: None,
     };
-    let predictions = fit(law, &subset(data, &train), settings).and_then(|result| {
+    let predictions = fit(law, &data.subset(&train), settings).and_then(|result| {
         let points: Vec<Vec<f64>> = test
             .iter()
             .map(|&i| data.variables.iter().map(|c| c[i]).collect())
