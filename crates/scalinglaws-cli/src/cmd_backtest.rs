@@ -8,17 +8,17 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metrics};
 use scalinglaws::uncertainty::CalibrationOptions;
 
-use crate::cmd_fit::{build_law, check_enough_rows};
+use crate::config::{LawChoice, SettingsJob};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{LawChoice, SettingsConfig};
+use scalinglaws::job::fit::check_enough_rows;
 use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {
     pub recipe: Recipe,
     pub law: LawChoice,
-    pub settings: SettingsConfig,
+    pub settings: SettingsJob,
     pub by: String,
     pub holdout: Holdout,
     pub level: f64,
@@ -29,7 +29,7 @@ pub struct Config {
 
 pub fn run(config: &Config) -> Result<()> {
     let table = input::load(&config.recipe)?;
-    let law = build_law(&config.law, &table)?;
+    let law = config.law.build(&table)?;
     let settings = config.settings.for_law(&config.law);
     let data = table.fit_data(&law, &config.recipe, settings.space)?;
     check_enough_rows(&law, &settings, &table)?;

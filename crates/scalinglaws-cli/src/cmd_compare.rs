@@ -14,11 +14,11 @@ use scalinglaws::analysis::tracks::{
     TrackCalibration, TrackComparison, TrackSettings,
 };
 
-use crate::cmd_fit::{build_law, check_enough_rows};
 use crate::cmd_optimal::{held_values, interval, prediction_note};
+use crate::config::{LawChoice, SettingsJob};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
-use crate::{LawChoice, SettingsConfig};
+use scalinglaws::job::fit::check_enough_rows;
 use scalinglaws::Law;
 use scalinglaws_report::text::{columns, level_percent, number};
 
@@ -26,7 +26,7 @@ use scalinglaws_report::text::{columns, level_percent, number};
 pub struct Config {
     pub recipe: Recipe,
     pub law: LawChoice,
-    pub settings: SettingsConfig,
+    pub settings: SettingsJob,
     pub track: String,
     pub shared: Vec<String>,
     pub baseline: Option<String>,
@@ -56,7 +56,7 @@ pub fn run(config: &Config) -> Result<()> {
 /// budgets from the smallest run's compute to 100× the largest (for plots).
 pub fn compare(config: &Config, grid: bool) -> Result<(TrackComparison, Vec<Track>, Law)> {
     let table = input::load(&config.recipe)?;
-    let law = build_law(&config.law, &table)?;
+    let law = config.law.build(&table)?;
     let fit_settings = config.settings.for_law(&config.law);
     check_enough_rows(&law, &fit_settings, &table)?;
     let data = table.fit_data(&law, &config.recipe, fit_settings.space)?;

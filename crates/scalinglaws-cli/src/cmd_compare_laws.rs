@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use scalinglaws::analysis::law_comparison::{compare_laws, Candidate, Comparison};
 
-use crate::cmd_fit::build_law;
+use crate::config::{split_name, LawChoice, SettingsJob};
 use crate::input::{self, Recipe, Table};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, LawChoice, SettingsConfig};
 use scalinglaws_report::text::{columns, level_percent, number};
 
 /// A law as given on the command line, with the parameters it holds at values.
@@ -81,7 +81,7 @@ fn parse_fixed(text: &str, inner: &str) -> Result<BTreeMap<String, f64>> {
 pub struct Config {
     pub recipe: Recipe,
     pub laws: Vec<LawSpec>,
-    pub settings: SettingsConfig,
+    pub settings: SettingsJob,
     pub by: Option<String>,
     pub holdout_frac: f64,
     pub level: f64,
@@ -115,12 +115,14 @@ pub fn build_candidates(
     table: &Table,
     recipe: &Recipe,
     laws: &[LawSpec],
-    settings_config: &SettingsConfig,
+    settings_config: &SettingsJob,
 ) -> Result<Vec<Candidate>> {
     let mut candidates: Vec<Candidate> = Vec::with_capacity(laws.len());
     for spec in laws {
-        let law =
-            build_law(&spec.choice, &table).with_context(|| format!("--law '{}'", spec.text))?;
+        let law = spec
+            .choice
+            .build(&table)
+            .with_context(|| format!("--law '{}'", spec.text))?;
         let mut settings = settings_config.for_law(&spec.choice);
         for (name, value) in &spec.fixed {
             if law.param_index(name).is_none() {

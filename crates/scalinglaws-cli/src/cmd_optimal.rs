@@ -20,9 +20,11 @@ use scalinglaws::uncertainty::{IntervalNote, IntervalSource};
 
 use crate::cmd_compare_laws::LawSpec;
 use crate::cmd_predict::load_fit;
+use crate::config::{split_name, LawChoice};
 use crate::input;
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, LawChoice};
+use scalinglaws::job::allocation_from_fit;
 use scalinglaws_report::text::{columns, level_percent, number};
 
 /// Where the law and its parameters come from.
@@ -52,7 +54,6 @@ pub struct Config {
 
 pub fn run(config: &Config) -> Result<()> {
     let (law, params, fitted) = law_and_params(&config.source)?;
-    let bootstrap = fitted.as_ref().and_then(|f| f.bootstrap.as_ref());
     let list = |option: &str, texts: &[String]| -> Result<Vec<f64>> {
         let mut values = Vec::new();
         for text in texts {
@@ -84,23 +85,22 @@ pub fn run(config: &Config) -> Result<()> {
         ),
         None => None,
     };
-    let settings = AllocationSettings {
-        budgets,
-        target_losses,
-        flops: Flops::parse(&config.flops).context("--flops")?,
-        held,
-        total_params,
-        inference_tokens: one("--inference-tokens", &config.inference_tokens)?.unwrap_or(0.0),
-        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
-        level: config
-            .level
-            .or_else(|| bootstrap.map(|b| b.level))
-            .or_else(|| fitted.as_ref()?.calibration.as_ref().map(|c| c.level))
-            .unwrap_or(0.95),
-        max_params: one("--max-params", &config.max_params)?,
-        max_active: one("--max-active", &config.max_active)?,
-        max_tokens: one("--max-tokens", &config.max_tokens)?,
-    };
+    let settings = allocation_from_fit(
+        AllocationSettings {
+            budgets,
+            target_losses,
+            flops: Flops::parse(&config.flops).context("--flops")?,
+            held,
+            total_params,
+            inference_tokens: one("--inference-tokens", &config.inference_tokens)?.unwrap_or(0.0),
+            max_params: one("--max-params", &config.max_params)?,
+            max_active: one("--max-active", &config.max_active)?,
+            max_tokens: one("--max-tokens", &config.max_tokens)?,
+            ..AllocationSettings::at_budgets(Vec::new())
+        },
+        fitted.as_ref(),
+        config.level,
+    );
     let mut frontier = optimal(&law, &params, &settings)?;
     if let Some(result) = &fitted {
         frontier.add_prediction_intervals(result, settings.level)?;

@@ -12,12 +12,13 @@ use scalinglaws_plot::kinds::{
 };
 use scalinglaws_plot::Page;
 
-use crate::cmd_fit::fit_with_data;
 use crate::cmd_optimal::held_values;
 use crate::cmd_predict::load_fit;
+use crate::config::FitConfig;
 use crate::input::{self, Recipe};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, FitConfig};
+use scalinglaws::job::FitOutcome;
 
 /// Where the picture goes and how large it is.
 #[derive(Debug)]
@@ -66,7 +67,7 @@ pub enum Config {
 pub fn run(config: &Config) -> Result<()> {
     let (page, output) = match config {
         Config::Fit { fit, x, output } => {
-            let (result, law, data) = fit_with_data(fit)?;
+            let FitOutcome { result, law, data } = fit.run()?;
             let index = match x {
                 None => 0,
                 Some(name) => law.variable_index(name).ok_or_else(|| {
@@ -76,11 +77,11 @@ pub fn run(config: &Config) -> Result<()> {
                     ))
                 })?,
             };
-            let page = fit_page(&law, &result, &data, index, fit.uncertainty.level)?;
+            let page = fit_page(&law, &result, &data, index, fit.job.uncertainty.level)?;
             (page, output)
         }
         Config::Residuals { fit, output } => {
-            let (result, law, data) = fit_with_data(fit)?;
+            let FitOutcome { result, law, data } = fit.run()?;
             (residuals_page(&law, &result, &data)?, output)
         }
         Config::Frontier {

@@ -11,9 +11,10 @@ use scalinglaws::uncertainty::{predict_with_intervals, Calibration, IntervalSour
 use scalinglaws::Law;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use crate::config::split_name;
 use crate::input;
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name};
 use scalinglaws::suggest::closest;
 use scalinglaws_report::text::{columns, level_percent, number};
 

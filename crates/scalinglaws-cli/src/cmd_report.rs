@@ -4,9 +4,9 @@
 use anyhow::Result;
 use scalinglaws_report::html;
 
-use crate::cmd_fit::fit_with_data;
+use crate::config::FitConfig;
 use crate::output::{self, Destination};
-use crate::FitConfig;
+use scalinglaws::job::FitOutcome;
 
 #[derive(Debug)]
 pub struct Config {
@@ -17,12 +17,12 @@ pub struct Config {
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let (result, law, data) = fit_with_data(&config.fit)?;
+    let FitOutcome { result, law, data } = config.fit.run()?;
     let html = html::page(
         &result,
         &law,
         &data,
-        config.fit.uncertainty.level,
+        config.fit.job.uncertainty.level,
         &config.command,
     );
     output::write(&config.output, &html)?;

@@ -18,9 +18,10 @@ use scalinglaws::data::recipe::{Dialect, Filter, Recipe as LibraryRecipe};
 use scalinglaws_plot::kinds::schedules_page;
 
 use crate::cmd_plot::{self, Output};
+use crate::config::{parse_delimiter, split_name};
 use crate::input::{self, Recipe};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, parse_delimiter, split_name};
 use scalinglaws_report::text::{columns, number};
 
 #[derive(Debug, Args)]

@@ -13,16 +13,17 @@ use scalinglaws::analysis::selection::{
 use serde::Serialize;
 
 use crate::cmd_compare_laws::{build_candidates, LawSpec};
+use crate::config::{split_name, SettingsJob};
 use crate::input::{self, Recipe};
+use crate::input_error;
 use crate::output::{self, Destination};
-use crate::{input_error, split_name, SettingsConfig};
 use scalinglaws_report::text::{columns, level_percent, number};
 
 #[derive(Debug)]
 pub struct Config {
     pub recipe: Recipe,
     pub laws: Vec<LawSpec>,
-    pub settings: SettingsConfig,
+    pub settings: SettingsJob,
     pub by: Option<String>,
     pub origins: usize,
     pub level: f64,

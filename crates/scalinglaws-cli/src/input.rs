@@ -3,7 +3,7 @@
 //! the Python package shares), and the file read with it.
 
 use std::ops::Deref;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use scalinglaws::data::recipe;
@@ -13,7 +13,8 @@ pub use scalinglaws::data::recipe::{
     constant, constant_list, split_top_level, why_positive, Derive, Filter, Table,
 };
 
-use crate::{input_error, split_name};
+use crate::config::split_name;
+use crate::input_error;
 
 /// What to read, and the recipe that turns it into a fit's data.
 #[derive(Debug)]
@@ -45,6 +46,11 @@ pub fn parse_map(text: &str) -> Result<(String, String)> {
 
 /// Reads the file and applies `--map`, `--derive` and `--where`.
 pub fn load(recipe: &Recipe) -> Result<Table> {
-    let dataset = Dataset::read(&recipe.path, recipe.delimiter)?;
-    Ok(Table::prepare(dataset, &recipe.recipe)?)
+    read(&recipe.path, recipe.delimiter, &recipe.recipe)
+}
+
+/// Reads the file at `path` and prepares it with `recipe`.
+pub fn read(path: &Path, delimiter: Option<u8>, recipe: &recipe::Recipe) -> Result<Table> {
+    let dataset = Dataset::read(path, delimiter)?;
+    Ok(Table::prepare(dataset, recipe)?)
 }

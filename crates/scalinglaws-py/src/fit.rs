@@ -7,15 +7,12 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::data::recipe::{Dialect, Table};
-use scalinglaws::fit::{fit as fit_law, Bounds, FitResult, FitSettings, LossKind, Space};
-use scalinglaws::law::catalog::{self, DefaultSpace};
-use scalinglaws::uncertainty::bootstrap::attach;
-use scalinglaws::uncertainty::{
-    bootstrap, calibrate, BootstrapOptions, CalibrationOptions, Resampling,
-};
+use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
+use scalinglaws::job::{self, FitJob, FitRequest, LawChoice};
+use scalinglaws::law::catalog;
 use scalinglaws::{Error, Interrupt, Law};
 
-use crate::data::{table, Data, RecipeRequest};
+use crate::data::{table, Data};
 use crate::errors::{interruptible, json_out, py, request};
 
 /// The law and fit options of a request.
@@ -54,25 +51,11 @@ impl FitOptions {
     }
 
     pub(crate) fn settings(&self) -> Result<FitSettings, Error> {
-        let loss = LossKind::from_name(&self.loss).ok_or_else(|| {
-            Error::settings(format!(
-                "loss '{}': use one of {}",
-                self.loss,
-                LossKind::ALL.map(LossKind::name).join(", ")
-            ))
-        })?;
+        let loss = job::fit::loss(&self.loss)?;
+        // The law's own default space (a formula, or no law: log).
         let space = match (self.space.as_deref(), &self.law) {
-            (Some("log"), _) => Space::Log,
-            (Some("linear"), _) => Space::Linear,
-            (Some(other), _) => {
-                return Err(Error::settings(format!(
-                    "space '{other}': use \"log\" or \"linear\""
-                )))
-            }
-            (None, Some(name)) => match catalog::entry(name).map(|e| e.default_space) {
-                Some(DefaultSpace::Linear) => Space::Linear,
-                _ => Space::Log,
-            },
+            (Some(name), _) => job::fit::space(name)?,
+            (None, Some(name)) => LawChoice::Catalog(name.clone()).default_space(),
             (None, None) => Space::Log,
         };
         Ok(FitSettings {
@@ -109,25 +92,6 @@ pub(crate) fn laws() -> PyResult<String> {
     json_out(&py(catalog::listing())?)
 }
 
-#[derive(Deserialize)]
-struct FitRequest {
-    #[serde(flatten)]
-    recipe: RecipeRequest,
-    #[serde(flatten)]
-    options: FitOptions,
-    bootstrap: usize,
-    cluster: Option<String>,
-    level: f64,
-    /// Calibrate prediction intervals beyond the data (rolling-origin backtests by `by`).
-    #[serde(default = "yes")]
-    calibrate: bool,
-    #[serde(default)]
-    by: Option<String>,
-    /// The column the residual scale varies with, σ(x) = σ0·(x/x0)^s (linear loss only).
-    #[serde(default)]
-    heteroscedastic: Option<String>,
-}
-
 pub(crate) fn yes() -> bool {
     true
 }
@@ -150,55 +114,15 @@ pub(crate) struct FitDataJson {
 }
 
 /// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it) and the JSON of
-/// the data it was fitted to (for `report_html`).
+/// the data it was fitted to (for `report_html`). The request is a [`FitJob`]'s JSON.
 #[pyfunction]
 pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
     let request: FitRequest = request(request_json)?;
-    let recipe = py(request.recipe.recipe())?;
-    let table = py(table(data, &recipe))?;
-    let law = py(request.options.law(&table))?;
-    let mut settings = py(request.options.settings())?;
-    let data = py(table.fit_data(&law, &recipe, settings.space))?;
-    if let Some(column) = &request.heteroscedastic {
-        settings.heteroscedastic = Some(py(table.heteroscedastic(&law, &data, column))?);
-    }
-    let resampling = match &request.cluster {
-        None => Resampling::Rows,
-        Some(column) => Resampling::Clusters {
-            column: column.clone(),
-            ids: py(table.run_ids(column, "cluster"))?,
-        },
-    };
-    let scale = if request.calibrate {
-        Some(py(table.scale(&law, &data, request.by.as_deref(), "by"))?)
-    } else {
-        None
-    };
-    let interrupt = settings.interrupt.clone();
-    let result = interruptible(py_, &interrupt, || -> Result<FitResult, Error> {
-        let mut result = fit_law(&law, &data, &settings)?;
-        if let Some((by, scale)) = &scale {
-            let options = CalibrationOptions {
-                level: request.level,
-                ..CalibrationOptions::default()
-            };
-            let calibration = calibrate(&law, &data, by, scale, &settings, &options)?;
-            result.calibration = Some(calibration.require_rule());
-        }
-        if request.bootstrap > 0 {
-            let options = BootstrapOptions {
-                replicates: request.bootstrap,
-                level: request.level,
-                seed: settings.seed,
-                resampling,
-            };
-            let summary = bootstrap(&law, &data, &settings, &result, &options, &|_| {})?;
-            attach(&mut result, summary);
-        }
-        table.describe_fit(&mut result, &law, &recipe);
-        Ok(result)
-    })?;
-    Ok((result.to_json(), fit_data_json(&data)))
+    let job = py(FitJob::try_from(request))?;
+    let table = py(table(data, &job.recipe))?;
+    let interrupt = job.settings.settings.interrupt.clone();
+    let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;
+    Ok((outcome.result.to_json(), fit_data_json(&outcome.data)))
 }
 
 /// The text report of a fit (lmfit-style, as `scalinglaws fit` prints it, its hints worded

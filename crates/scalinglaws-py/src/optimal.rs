@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::analysis::allocation::{optimal as allocate, AllocationSettings, Flops, Formula};
-use scalinglaws::law::catalog::{self};
+use scalinglaws::job::allocation_from_fit;
+use scalinglaws::law::catalog;
 use scalinglaws::Error;
 
 use crate::errors::{json_out, py, request, to_py};
@@ -63,7 +64,6 @@ pub(crate) fn optimal(
             )))
         }
     };
-    let bootstrap = fitted.as_ref().and_then(|f| f.bootstrap.as_ref());
     let mut allowed = vec!["N"];
     allowed.extend(request.held.keys().map(String::as_str));
     let total_params = request
@@ -72,23 +72,22 @@ pub(crate) fn optimal(
         .map(|text| Formula::parse(text, &allowed, "the total-parameters formula"))
         .transpose()
         .map_err(to_py)?;
-    let settings = AllocationSettings {
-        budgets: request.budgets,
-        target_losses: request.target_losses,
-        flops: py(Flops::parse(&request.flops))?,
-        held: request.held,
-        total_params,
-        inference_tokens: request.inference_tokens,
-        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
-        level: request
-            .level
-            .or_else(|| bootstrap.map(|b| b.level))
-            .or_else(|| fitted.as_ref()?.calibration.as_ref().map(|c| c.level))
-            .unwrap_or(0.95),
-        max_params: request.max_params,
-        max_active: request.max_active,
-        max_tokens: request.max_tokens,
-    };
+    let settings = allocation_from_fit(
+        AllocationSettings {
+            budgets: request.budgets,
+            target_losses: request.target_losses,
+            flops: py(Flops::parse(&request.flops))?,
+            held: request.held,
+            total_params,
+            inference_tokens: request.inference_tokens,
+            max_params: request.max_params,
+            max_active: request.max_active,
+            max_tokens: request.max_tokens,
+            ..AllocationSettings::at_budgets(Vec::new())
+        },
+        fitted.as_ref(),
+        request.level,
+    );
     let frontier = py_.detach(|| {
         let mut frontier = allocate(&law, &values, &settings)?;
         if let Some(result) = &fitted {

@@ -7,7 +7,9 @@
 //!   the built-in catalog;
 //! - [`fit`]: the objective (robust losses, log or linear residuals), the global search
 //!   (start grid + variable projection + second-order polish) and the diagnostics;
-//! - [`rng`]: the seeded random numbers every stochastic step uses.
+//! - [`rng`]: the seeded random numbers every stochastic step uses;
+//! - [`job`]: the workflows as values (a fit job and its `run()`), which the command line and
+//!   the Python package both build, so each workflow is written once.
 //!
 //! ```
 //! use scalinglaws::fit::{fit, FitData, FitSettings};
@@ -34,6 +36,7 @@ pub mod data;
 pub mod error;
 pub mod fit;
 pub mod interrupt;
+pub mod job;
 pub mod law;
 pub mod rng;
 pub mod suggest;

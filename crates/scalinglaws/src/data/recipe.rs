@@ -336,6 +336,11 @@ pub struct Table {
 }
 
 impl Table {
+    /// Whose words this table's errors use (the recipe's dialect).
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
     /// The dataset column a name reads: a derived column, an alias's column, or a column.
     pub fn resolve<'a>(&'a self, name: &'a str) -> Option<&'a str> {
         resolve(&self.dataset, &self.aliases, &self.derived, name)

@@ -1,0 +1,63 @@
+//! Arguments of `backtest`: what to hold out and how to score the predictions.
+
+use clap::Args;
+
+use super::{DataArgs, LawArgs, SettingsArgs};
+
+#[derive(Debug, Args)]
+pub struct BacktestArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+
+    #[command(flatten)]
+    pub law: LawArgs,
+
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+
+    /// The column that orders scale (e.g. compute): fit on small values, predict large ones.
+    #[arg(long, value_name = "COLUMN")]
+    pub by: String,
+
+    /// Hold out the rows at the K largest distinct values of --by.
+    #[arg(long = "holdout-top", value_name = "K", group = "holdout")]
+    pub holdout_top: Option<usize>,
+
+    /// Hold out the largest fraction F of rows by --by (ties held out together).
+    #[arg(long = "holdout-frac", value_name = "F", group = "holdout")]
+    pub holdout_frac: Option<f64>,
+
+    /// Fit up to each scale and predict the next, for every step of --steps groups.
+    #[arg(long, group = "holdout")]
+    pub rollout: bool,
+
+    /// Rollout: split the distinct values of --by into this many groups of scales.
+    #[arg(long, value_name = "G", default_value_t = 6, requires = "rollout")]
+    pub steps: usize,
+
+    /// Rolling origins: fit on the scale groups up to each of --origins origins (from half the
+    /// groups to all but the last) and predict every run beyond it.
+    #[arg(long, group = "holdout")]
+    pub rolling: bool,
+
+    /// Rolling: the most origins.
+    #[arg(long, value_name = "K", default_value_t = 5, requires = "rolling")]
+    pub origins: usize,
+
+    /// Calibrate each training fit's prediction intervals beyond its data by rolling-origin
+    /// backtests nested inside its own training rows (as `fit` does by default), and score them.
+    #[arg(long)]
+    pub calibrate: bool,
+
+    /// Level of the prediction intervals whose coverage is scored.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    pub level: f64,
+
+    /// Bootstrap replicates per training fit for the intervals (default: delta method).
+    #[arg(long, value_name = "K")]
+    pub bootstrap: Option<usize>,
+
+    /// Write the backtest as JSON to PATH (the report still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
+}

@@ -1,0 +1,69 @@
+//! Arguments of `fit` and of `report` (a fit and the page that shows it).
+
+use clap::Args;
+
+use super::{DataArgs, LawArgs, SettingsArgs};
+
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+
+    #[command(flatten)]
+    pub law: LawArgs,
+
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+
+    /// Refit K resampled copies of the data (each with the full search) for percentile
+    /// intervals; the replicates are kept in the JSON for later intervals.
+    #[arg(long, value_name = "K")]
+    pub bootstrap: Option<usize>,
+
+    /// Resample whole runs named by this column instead of rows (for checkpoints of runs).
+    #[arg(long, value_name = "COLUMN", requires = "bootstrap")]
+    pub cluster: Option<String>,
+
+    /// Confidence level of bootstrap and profile intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    pub level: f64,
+
+    /// Profile-likelihood interval of a parameter (repeat for several).
+    #[arg(long = "profile", value_name = "PARAM")]
+    pub profiles: Vec<String>,
+
+    /// The column that orders scale for the extrapolation calibration of prediction intervals
+    /// [default: C if the data have it, else 6*N*D, else the law's first variable].
+    #[arg(long, value_name = "COLUMN")]
+    pub by: Option<String>,
+
+    /// Keep the fit's own prediction intervals beyond the data (no rolling-origin calibration).
+    #[arg(long = "no-calibration", conflicts_with = "by")]
+    pub no_calibration: bool,
+
+    /// Fit a residual scale that varies with COLUMN, sigma(x) = sigma0*(x/x0)^s (a variable of
+    /// the law, or compute C = 6*N*D); prediction intervals use sigma at each point. Needs
+    /// --loss linear.
+    #[arg(long, value_name = "COLUMN")]
+    pub heteroscedastic: Option<String>,
+
+    /// Write the fit as JSON to PATH (the report still prints), or to stdout instead of the
+    /// report with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub fit: FitArgs,
+
+    /// The HTML file to write ('-' for stdout).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE.html|-",
+        default_value = "report.html"
+    )]
+    pub output: String,
+}

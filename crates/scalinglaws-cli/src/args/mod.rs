@@ -1,0 +1,198 @@
+//! The command line as clap sees it: one struct per command (in the files below, one per
+//! command or group), and the argument groups several commands share (data, law, fit
+//! settings). Only clap attributes and doc strings live here; turning arguments into the
+//! library's jobs and configurations is `config/`.
+
+mod backtest;
+mod compare;
+mod compare_laws;
+mod fit;
+mod isoflop;
+mod lr;
+mod optimal;
+mod plot;
+mod predict;
+mod select;
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand};
+use scalinglaws::fit::LossKind;
+
+use crate::cmd_schedule;
+
+pub use self::backtest::BacktestArgs;
+pub use self::compare::CompareArgs;
+pub use self::compare_laws::CompareLawsArgs;
+pub use self::fit::{FitArgs, ReportArgs};
+pub use self::isoflop::IsoflopArgs;
+pub use self::lr::LrArgs;
+pub use self::optimal::OptimalArgs;
+pub use self::plot::{PlotArgs, PlotKind, PlotOutputArgs};
+pub use self::predict::PredictArgs;
+pub use self::select::SelectArgs;
+
+/// Fit scaling laws to the records of ML scaling experiments.
+#[derive(Debug, Parser)]
+#[command(name = "scalinglaws", version, long_about = None)]
+#[command(
+    about = "Fit scaling laws to the records of ML scaling experiments",
+    after_help = "Example:\n  scalinglaws fit runs.csv --law chinchilla --target loss --map N=params --derive \"D=C/(6*N)\""
+)]
+#[command(propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the built-in laws with their formula, summary and citation.
+    Laws(LawsArgs),
+    /// Fit a law to a CSV/TSV/JSONL file of runs and print a report (or JSON).
+    Fit(Box<FitArgs>),
+    /// Evaluate a fitted law (a JSON file written by `fit --json`) at new points, with
+    /// confidence and prediction intervals.
+    Predict(PredictArgs),
+    /// The compute-optimal N*, D* of a saved fit at training budgets, with intervals from its
+    /// bootstrap replicates, and the exponents of the frontier.
+    Optimal(Box<OptimalArgs>),
+    /// IsoFLOP analysis: per compute budget, the loss-optimal model size, and the power laws
+    /// N* ∝ C^a, D* ∝ C^b through the minima.
+    Isoflop(Box<IsoflopArgs>),
+    /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
+    /// the coverage of the prediction intervals.
+    Backtest(Box<BacktestArgs>),
+    /// Fit several laws to the same data: objective, likelihood, AIC/BIC, backtest error, and
+    /// likelihood-ratio tests between nested laws.
+    CompareLaws(Box<CompareLawsArgs>),
+    /// Choose and average laws by rolling-origin backtests over scale: every candidate's score,
+    /// the winner, stacking weights, and predictions whose intervals hold the spread between
+    /// laws; --check tests the procedure by nested rolling origins.
+    Select(Box<SelectArgs>),
+    /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
+    /// report the compute multiplier, loss gap and odds of winning at each budget.
+    Compare(Box<CompareArgs>),
+    /// The learning rate (and batch size) to use at a target scale: each (N, D) cell's optimal
+    /// LR with flags, the law lr* = c·N^a·D^b (or curved) with a curvature test, predictions,
+    /// and a backtest of extrapolating in D against in N.
+    Lr(Box<LrArgs>),
+    /// Loss curves under learning-rate schedules: fit a curve law (multi-power, LR annealing)
+    /// to logged runs, then predict, compare and optimise schedules and cooldowns.
+    Schedule(cmd_schedule::ScheduleArgs),
+    /// Pictures of a fit (data and curves, residuals) or of a saved fit (frontier, bootstrap
+    /// distributions), as SVG or PNG.
+    Plot(PlotArgs),
+    /// One self-contained HTML page for a fit: parameters with intervals, warnings, plots,
+    /// allocation, backtest, and the command that reproduces it.
+    Report(Box<ReportArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct LawsArgs {
+    /// Write the list as JSON to PATH instead of the table ('-' for stdout).
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
+}
+
+/// Where the runs come from and which columns feed the law (shared by every command that
+/// reads data).
+#[derive(Debug, Args)]
+pub struct DataArgs {
+    /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter).
+    #[arg(value_name = "DATA")]
+    pub data: PathBuf,
+
+    /// The column the law predicts (e.g. loss).
+    #[arg(long, value_name = "COLUMN")]
+    pub target: String,
+
+    /// Give a column a name usable as a law variable and in expressions: N="Model Size".
+    #[arg(long = "map", value_name = "VAR=COLUMN")]
+    pub maps: Vec<String>,
+
+    /// Add a column computed row by row from other columns: "D=C/(6*N)". Applied in order,
+    /// before --where.
+    #[arg(long = "derive", value_name = "VAR=EXPR")]
+    pub derives: Vec<String>,
+
+    /// Keep only the rows where a comparison holds: "loss < 3.44" (< <= > >= == !=).
+    /// Repeat to require several; removed rows are counted in the result.
+    #[arg(long = "where", value_name = "EXPR", allow_hyphen_values = true)]
+    pub filters: Vec<String>,
+
+    /// A column of non-negative row weights.
+    #[arg(long, value_name = "COLUMN")]
+    pub weights: Option<String>,
+
+    /// Field delimiter of DATA (one character, or "tab"); overrides the file extension.
+    #[arg(long, value_name = "C")]
+    pub delimiter: Option<String>,
+}
+
+/// How a law is fitted (shared by every command that fits).
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// Robust loss per residual.
+    #[arg(long, value_name = "NAME", default_value = "huber",
+          value_parser = PossibleValuesParser::new(LossKind::ALL.map(LossKind::name)))]
+    pub loss: String,
+
+    /// Scale of the loss (Huber's delta), in units of the residuals.
+    #[arg(long = "f-scale", value_name = "X", default_value_t = 1e-3)]
+    pub f_scale: f64,
+
+    /// Where residuals are taken [default: the law's own; log for --formula].
+    #[arg(long, value_name = "SPACE", value_parser = PossibleValuesParser::new(["log", "linear"]))]
+    pub space: Option<String>,
+
+    /// Hold a parameter at a value (a number or a constant expression such as exp(6.26)).
+    #[arg(long = "fix", value_name = "NAME=VALUE")]
+    pub fixes: Vec<String>,
+
+    /// Replace a parameter's bounds: E=0:inf, alpha=0:2, c=:0 (an empty side is unbounded).
+    #[arg(long = "bound", value_name = "NAME=LO:HI")]
+    pub bounds: Vec<String>,
+
+    /// Replace a parameter's start values: alpha=0,0.5,1 or A=exp(5),exp(10).
+    #[arg(long = "grid", value_name = "NAME=V1,V2,...")]
+    pub grids: Vec<String>,
+
+    /// Seed of every random step (bootstrap draws; the fit itself is deterministic).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Worker threads [default: all cores]; the result does not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+
+    /// Gauss–Newton iterations of each start before it is polished.
+    #[arg(long = "max-iter", value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_iter: u32,
+
+    /// Covariance behind the standard errors [default: auto: gauss_newton for --loss linear,
+    /// sandwich for robust losses].
+    #[arg(long, value_name = "KIND", default_value = "auto",
+          value_parser = PossibleValuesParser::new(["auto", "gauss_newton", "hessian", "sandwich"]))]
+    pub covariance: String,
+}
+
+/// One law: a catalog name or a formula.
+#[derive(Debug, Args)]
+pub struct LawArgs {
+    /// A built-in law (see `scalinglaws laws`), e.g. chinchilla or bnsl:2.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "formula",
+        required_unless_present = "formula"
+    )]
+    pub law: Option<String>,
+
+    /// A law written as text, e.g. "E + A*N^-alpha". Names of columns (or --map/--derive names)
+    /// are variables; every other name is a fitted parameter.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub formula: Option<String>,
+}

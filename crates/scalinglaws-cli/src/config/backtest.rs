@@ -1,0 +1,49 @@
+//! `backtest`'s configuration: which rows are held out.
+
+use anyhow::Result;
+
+use super::{destination, law_choice, level, recipe, replicates, settings_config};
+use crate::args::BacktestArgs;
+use crate::cmd_backtest;
+use crate::input_error;
+
+pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
+    let holdout = match (args.holdout_top, args.holdout_frac, args.rollout) {
+        (Some(0), _, _) => return Err(input_error("--holdout-top 0: hold out at least 1 scale")),
+        (Some(k), _, _) => scalinglaws::analysis::backtest::Holdout::Top(k),
+        (None, Some(f), _) if f > 0.0 && f < 1.0 => {
+            scalinglaws::analysis::backtest::Holdout::Fraction(f)
+        }
+        (None, Some(f), _) => {
+            return Err(input_error(format!(
+                "--holdout-frac {f}: give a fraction strictly between 0 and 1, e.g. 0.2"
+            )))
+        }
+        (None, None, true) if args.steps >= 2 => {
+            scalinglaws::analysis::backtest::Holdout::Rollout(args.steps)
+        }
+        (None, None, true) => return Err(input_error("--steps: give at least 2 groups")),
+        (None, None, false) if args.rolling && args.origins >= 1 => {
+            scalinglaws::analysis::backtest::Holdout::Rolling(args.origins)
+        }
+        (None, None, false) if args.rolling => {
+            return Err(input_error("--origins: give at least 1 origin"))
+        }
+        (None, None, false) => {
+            return Err(input_error(
+                "say what to hold out: --holdout-top K, --holdout-frac F, --rollout or --rolling",
+            ))
+        }
+    };
+    Ok(cmd_backtest::Config {
+        recipe: recipe(args.data)?,
+        law: law_choice(args.law)?,
+        settings: settings_config(args.settings)?,
+        by: args.by.trim().to_string(),
+        holdout,
+        level: level("--level", args.level)?,
+        bootstrap: replicates(args.bootstrap)?,
+        calibrate: args.calibrate,
+        json: destination(args.json.as_deref()),
+    })
+}

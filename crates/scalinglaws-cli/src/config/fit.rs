@@ -1,0 +1,69 @@
+//! `fit`'s (and `report`'s) configuration: data, law, settings and the uncertainty asked for.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use scalinglaws::job::{FitJob, FitOutcome, UncertaintySettings};
+
+use super::{command_line, destination, law_choice, level, recipe, replicates, settings_config};
+use crate::args::{FitArgs, ReportArgs};
+use crate::cmd_report;
+use crate::input;
+use crate::output::Destination;
+use crate::progress::Progress;
+
+/// Everything `fit` needs, parsed and checked as far as can be done without the data: the
+/// file, the library's fit job, and where the JSON goes.
+#[derive(Debug)]
+pub struct FitConfig {
+    pub path: PathBuf,
+    pub delimiter: Option<u8>,
+    pub job: FitJob,
+    pub json: Option<Destination>,
+}
+
+impl FitConfig {
+    /// Reads the data and runs the job, with a progress bar over the bootstrap.
+    pub fn run(&self) -> Result<FitOutcome> {
+        let table = input::read(&self.path, self.delimiter, &self.job.recipe)?;
+        let bar = Progress::new("bootstrap", self.job.uncertainty.bootstrap.unwrap_or(0));
+        let outcome = self.job.run(&table, &|done| bar.update(done));
+        bar.finish();
+        Ok(outcome?)
+    }
+}
+
+pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
+    let data = recipe(args.data)?;
+    let mut settings = settings_config(args.settings)?;
+    settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());
+    let uncertainty = UncertaintySettings {
+        bootstrap: replicates(args.bootstrap)?,
+        cluster: args.cluster.map(|c| c.trim().to_string()),
+        level: level("--level", args.level)?,
+        profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
+        calibrate: !args.no_calibration,
+        by: args.by.map(|b| b.trim().to_string()),
+        seed: settings.settings.seed,
+    };
+    Ok(FitConfig {
+        path: data.path,
+        delimiter: data.delimiter,
+        job: FitJob {
+            recipe: data.recipe,
+            law: law_choice(args.law)?,
+            settings,
+            uncertainty,
+        },
+        json: destination(args.json.as_deref()),
+    })
+}
+
+/// `report`'s configuration: the fit's, the page's destination and the command as typed.
+pub fn report_config(args: ReportArgs) -> Result<cmd_report::Config> {
+    Ok(cmd_report::Config {
+        fit: fit_config(args.fit)?,
+        output: Destination::parse(args.output.trim()),
+        command: command_line(),
+    })
+}

@@ -1,0 +1,263 @@
+//! From parsed arguments (`args/`) to what the commands and the library take: each command's
+//! `Config` is built here once, with every value parsed and checked as far as can be done
+//! without the data. This file holds the conversions several commands share (data recipe,
+//! law choice, fit settings, levels, `--fix`/`--bound`/`--grid`); the files below hold one
+//! command or group each.
+
+mod backtest;
+mod compare;
+mod compare_laws;
+mod fit;
+mod isoflop;
+mod lr;
+mod optimal;
+mod plot;
+mod predict;
+mod select;
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result};
+use scalinglaws::fit::{Bounds, Covariance, FitSettings, LossKind, Space};
+
+use crate::args::{DataArgs, LawArgs, SettingsArgs};
+use crate::input::{self, Derive, Filter, Recipe};
+use crate::input_error;
+use crate::output::Destination;
+
+pub use self::backtest::backtest_config;
+pub use self::compare::compare_config;
+pub use self::compare_laws::compare_laws_config;
+pub use self::fit::{fit_config, report_config, FitConfig};
+pub use self::isoflop::isoflop_config;
+pub use self::lr::lr_config;
+pub use self::optimal::optimal_config;
+pub use self::plot::plot_config;
+pub use self::predict::predict_config;
+pub use self::select::select_config;
+
+pub fn destination(json: Option<&str>) -> Option<Destination> {
+    json.map(Destination::parse)
+}
+
+pub use scalinglaws::job::{LawChoice, SettingsJob};
+
+pub fn law_choice(args: LawArgs) -> Result<LawChoice> {
+    match (args.law, args.formula) {
+        (Some(name), None) => Ok(LawChoice::Catalog(name.trim().to_string())),
+        (None, Some(text)) => Ok(LawChoice::Formula(text)),
+        // clap enforces exactly one of the two.
+        _ => Err(input_error(
+            "give exactly one of --law NAME and --formula TEXT",
+        )),
+    }
+}
+
+pub fn recipe(args: DataArgs) -> Result<Recipe> {
+    let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
+    Ok(Recipe {
+        path: args.data,
+        delimiter,
+        recipe: scalinglaws::data::recipe::Recipe {
+            maps: args
+                .maps
+                .iter()
+                .map(|text| input::parse_map(text))
+                .collect::<Result<_>>()?,
+            derives: args
+                .derives
+                .iter()
+                .map(|text| Derive::parse(text).context("--derive"))
+                .collect::<Result<_>>()?,
+            filters: args
+                .filters
+                .iter()
+                .map(|text| Filter::parse(text).context("--where"))
+                .collect::<Result<_>>()?,
+            target: args.target.trim().to_string(),
+            weights: args.weights.map(|w| w.trim().to_string()),
+            dialect: scalinglaws::data::recipe::Dialect::Cli,
+        },
+    })
+}
+
+pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
+    let loss = LossKind::from_name(&args.loss)
+        .ok_or_else(|| input_error(format!("unknown loss '{}'", args.loss)))?;
+    let space = args.space.as_deref().map(|name| match name {
+        "linear" => Space::Linear,
+        _ => Space::Log,
+    });
+    let settings = FitSettings {
+        loss,
+        f_scale: args.f_scale,
+        fixed: parse_fixes(&args.fixes)?,
+        bounds: parse_bounds(&args.bounds)?,
+        grids: parse_grids(&args.grids)?,
+        seed: args.seed,
+        threads: args.threads.map(|n| n as usize),
+        max_iterations: args.max_iter as usize,
+        covariance: Covariance::parse(&args.covariance).map_err(|e| input_error(e.to_string()))?,
+        ..FitSettings::default()
+    };
+    Ok(SettingsJob {
+        settings,
+        space,
+        heteroscedastic: None,
+    })
+}
+
+/// A level given on the command line, checked.
+pub fn level(option: &str, value: f64) -> Result<f64> {
+    if value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err(input_error(format!(
+            "{option} {value}: give a confidence level strictly between 0 and 1, e.g. 0.95"
+        )))
+    }
+}
+
+pub fn replicates(value: Option<usize>) -> Result<Option<usize>> {
+    match value {
+        Some(0) => Err(input_error(
+            "--bootstrap 0: give the number of replicates, e.g. --bootstrap 1000",
+        )),
+        other => Ok(other),
+    }
+}
+
+/// The command as typed, quoted for a POSIX shell where needed.
+pub fn command_line() -> String {
+    let quote = |arg: String| {
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+        if plain {
+            arg
+        } else {
+            format!("'{}'", arg.replace('\'', "'\\''"))
+        }
+    };
+    let mut args = std::env::args();
+    let _program = args.next();
+    std::iter::once("scalinglaws".to_string())
+        .chain(args.map(quote))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn parse_delimiter(text: &str) -> Result<u8> {
+    let delimiter = match text {
+        "tab" | "\\t" | "\t" => '\t',
+        _ => {
+            let mut chars = text.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => c,
+                _ => {
+                    return Err(input_error(format!(
+                        "--delimiter '{text}': give one character, such as ';' or '|', or 'tab'"
+                    )))
+                }
+            }
+        }
+    };
+    u8::try_from(delimiter)
+        .ok()
+        .filter(u8::is_ascii)
+        .ok_or_else(|| {
+            input_error(format!(
+                "--delimiter '{text}': the delimiter must be an ASCII character"
+            ))
+        })
+}
+
+/// Splits `NAME=REST` of an option's value, checking that NAME is a plain name.
+pub fn split_name<'a>(option: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
+    scalinglaws::data::recipe::split_assignment(option, text, form)
+        .map_err(|error| input_error(error.to_string()))
+}
+
+pub fn parse_fixes(texts: &[String]) -> Result<BTreeMap<String, f64>> {
+    let mut fixed = BTreeMap::new();
+    for text in texts {
+        let (name, value) = split_name("--fix", text, "NAME=VALUE, e.g. E=1.69")?;
+        let value = input::constant(text, value).with_context(|| format!("--fix '{text}'"))?;
+        if !value.is_finite() {
+            return Err(input_error(format!(
+                "--fix '{text}': {value} is not a finite value"
+            )));
+        }
+        if fixed.insert(name.to_string(), value).is_some() {
+            return Err(input_error(format!("--fix: '{name}' is given twice")));
+        }
+    }
+    Ok(fixed)
+}
+
+pub fn parse_bounds(texts: &[String]) -> Result<BTreeMap<String, Bounds>> {
+    let mut bounds = BTreeMap::new();
+    for text in texts {
+        let form = "NAME=LO:HI, e.g. E=0:inf or alpha=0:2";
+        let (name, range) = split_name("--bound", text, form)?;
+        let Some((lower, upper)) = range.split_once(':') else {
+            return Err(input_error(format!(
+                "--bound '{text}': expected {form} (no ':' between the bounds)"
+            )));
+        };
+        // `infinite` is the infinity that means "no bound" on this side.
+        let side = |side: &str, infinite: f64| -> Result<Option<f64>> {
+            let value = match side.trim() {
+                "" => return Ok(None),
+                "inf" | "+inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                _ => input::constant(text, side).with_context(|| format!("--bound '{text}'"))?,
+            };
+            if value == infinite {
+                return Ok(None);
+            }
+            if !value.is_finite() {
+                return Err(input_error(format!(
+                    "--bound '{text}': '{}' is not a usable bound",
+                    side.trim()
+                )));
+            }
+            Ok(Some(value))
+        };
+        let lower = side(lower, f64::NEG_INFINITY)?;
+        let upper = side(upper, f64::INFINITY)?;
+        if let (Some(lo), Some(hi)) = (lower, upper) {
+            if lo >= hi {
+                return Err(input_error(format!(
+                    "--bound '{text}': the lower bound {lo} must be below the upper bound {hi}"
+                )));
+            }
+        }
+        if bounds
+            .insert(name.to_string(), Bounds { lower, upper })
+            .is_some()
+        {
+            return Err(input_error(format!("--bound: '{name}' is given twice")));
+        }
+    }
+    Ok(bounds)
+}
+
+pub fn parse_grids(texts: &[String]) -> Result<BTreeMap<String, Vec<f64>>> {
+    let mut grids = BTreeMap::new();
+    for text in texts {
+        let (name, list) = split_name("--grid", text, "NAME=V1,V2,..., e.g. alpha=0.1,0.3,1")?;
+        let values =
+            input::constant_list(text, list).with_context(|| format!("--grid '{text}'"))?;
+        if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+            return Err(input_error(format!(
+                "--grid '{text}': {bad} is not a finite start value"
+            )));
+        }
+        if grids.insert(name.to_string(), values).is_some() {
+            return Err(input_error(format!("--grid: '{name}' is given twice")));
+        }
+    }
+    Ok(grids)
+}

@@ -1,0 +1,502 @@
+//! [`FitJob`]: the fit workflow, written once for every front end. Given a prepared table it
+//! builds the law, checks that the rows can determine it, fits, fits the variance model when
+//! asked, calibrates prediction intervals beyond the data, computes profile-likelihood
+//! intervals and the bootstrap, and records where every number came from.
+//!
+//! A job is plain data: the CLI fills one from its parsed arguments, Python deserialises one
+//! from the flat request it sends ([`FitRequest`]: `target`, `map`, `derive`, `where`,
+//! `weights`, `law`/`formula`, `loss`, `f_scale`, `space`, `fix`, `bounds`, `grid`, `seed`,
+//! `threads`, `bootstrap`, `cluster`, `level`, `calibrate`, `by`, `heteroscedastic`).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::data::recipe::{Derive, Dialect, Filter, Recipe, Table};
+use crate::error::{Error, Location, Result};
+use crate::fit::{self, Bounds, FitData, FitResult, FitSettings, LossKind, Space};
+use crate::law::catalog::{self, DefaultSpace};
+use crate::law::Law;
+use crate::uncertainty::bootstrap::attach;
+use crate::uncertainty::profile::profiled_param;
+use crate::uncertainty::{
+    bootstrap, calibrate, profile, BootstrapOptions, CalibrationOptions, Resampling,
+};
+
+/// Which law to fit: a catalog name (`chinchilla`, `bnsl:2`) or a formula.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LawChoice {
+    Catalog(String),
+    Formula(String),
+}
+
+impl LawChoice {
+    /// The law; a formula's variables are the table's columns (and map/derive names), and
+    /// its errors name the formula setting.
+    pub fn build(&self, table: &Table) -> Result<Law> {
+        match self {
+            LawChoice::Catalog(name) => catalog::lookup(name),
+            LawChoice::Formula(text) => {
+                let is_variable = |name: &str| table.resolve(name).is_some();
+                Law::from_formula(text, &is_variable)
+                    .map_err(|e| e.within(table.dialect().option("formula")))
+            }
+        }
+    }
+
+    /// The space residuals are taken in when none is asked for: the catalog law's own
+    /// (linear for laws of quantities that can cross zero), log for everything else.
+    pub fn default_space(&self) -> Space {
+        match self {
+            LawChoice::Catalog(name) => match catalog::entry(name).map(|e| e.default_space) {
+                Some(DefaultSpace::Linear) => Space::Linear,
+                _ => Space::Log,
+            },
+            LawChoice::Formula(_) => Space::Log,
+        }
+    }
+}
+
+/// How the law is fitted, before the law is known: `space` None means the law's default.
+#[derive(Debug, Clone)]
+pub struct SettingsJob {
+    /// Every setting but the space (and the variance model, which needs the data).
+    pub settings: FitSettings,
+    pub space: Option<Space>,
+    /// The column the residual scale varies with, σ(x) = σ0·(x/x0)^s (linear loss only).
+    pub heteroscedastic: Option<String>,
+}
+
+impl SettingsJob {
+    /// The settings for `law`: the asked-for space, else the law's default.
+    pub fn for_law(&self, law: &LawChoice) -> FitSettings {
+        FitSettings {
+            space: self.space.unwrap_or_else(|| law.default_space()),
+            ..self.settings.clone()
+        }
+    }
+}
+
+/// The uncertainty asked of a fit, and the one seed of its random steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UncertaintySettings {
+    /// Bootstrap replicates (None: no bootstrap).
+    pub bootstrap: Option<usize>,
+    /// Resample whole runs named by this column instead of rows.
+    pub cluster: Option<String>,
+    /// Level of the bootstrap, profile and calibrated intervals.
+    pub level: f64,
+    /// Parameters with profile-likelihood intervals.
+    pub profiles: Vec<String>,
+    /// Calibrate prediction intervals beyond the data, ordering scale by `by`.
+    pub calibrate: bool,
+    pub by: Option<String>,
+    /// Seed of every random step (the fit itself is deterministic).
+    pub seed: u64,
+}
+
+impl Default for UncertaintySettings {
+    fn default() -> Self {
+        UncertaintySettings {
+            bootstrap: None,
+            cluster: None,
+            level: 0.95,
+            profiles: Vec::new(),
+            calibrate: true,
+            by: None,
+            seed: 0,
+        }
+    }
+}
+
+/// A fit to run: which columns feed the law, the law, the settings and the uncertainty.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "FitRequest")]
+pub struct FitJob {
+    pub recipe: Recipe,
+    pub law: LawChoice,
+    pub settings: SettingsJob,
+    pub uncertainty: UncertaintySettings,
+}
+
+/// What [`FitJob::run`] gives: the result, and the law and data it was fitted with (for
+/// plots and reports).
+#[derive(Debug, Clone)]
+pub struct FitOutcome {
+    pub result: FitResult,
+    pub law: Law,
+    pub data: FitData,
+}
+
+impl FitJob {
+    /// The whole fit on `table` (prepared with this job's recipe); `progress` hears the
+    /// number of bootstrap replicates done.
+    pub fn run(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitOutcome> {
+        let recipe = &self.recipe;
+        let law = self.law.build(table)?;
+        let mut settings = self.settings.for_law(&self.law);
+        settings.seed = self.uncertainty.seed;
+        let data = table.fit_data(&law, recipe, settings.space)?;
+        if let Some(column) = &self.settings.heteroscedastic {
+            check_variance_loss(&settings, column, recipe.dialect)?;
+            settings.heteroscedastic = Some(table.heteroscedastic(&law, &data, column)?);
+        }
+        check_enough_rows(&law, &settings, table)?;
+        // Check what the intervals need before the work starts.
+        for name in &self.uncertainty.profiles {
+            profiled_param(&law, &settings, name)?;
+        }
+        let resampling = self.resampling(table)?;
+        let mut result = fit::fit(&law, &data, &settings)?;
+        if self.uncertainty.calibrate {
+            self.calibrate(&mut result, &law, &data, &settings, table)?;
+        }
+        self.add_profiles(&mut result, &law, &data, &settings)?;
+        if let Some(replicates) = self.uncertainty.bootstrap {
+            let options = BootstrapOptions {
+                replicates,
+                level: self.uncertainty.level,
+                seed: self.uncertainty.seed,
+                resampling,
+            };
+            let summary = bootstrap(&law, &data, &settings, &result, &options, progress)?;
+            attach(&mut result, summary);
+        }
+        table.describe_fit(&mut result, &law, recipe);
+        Ok(FitOutcome { result, law, data })
+    }
+
+    fn resampling(&self, table: &Table) -> Result<Resampling> {
+        Ok(match &self.uncertainty.cluster {
+            None => Resampling::Rows,
+            Some(column) => Resampling::Clusters {
+                column: column.clone(),
+                ids: table.run_ids(column, &self.recipe.dialect.option("cluster"))?,
+            },
+        })
+    }
+
+    fn calibrate(
+        &self,
+        result: &mut FitResult,
+        law: &Law,
+        data: &FitData,
+        settings: &FitSettings,
+        table: &Table,
+    ) -> Result<()> {
+        let role = self.recipe.dialect.option("by");
+        let (by, scale) = table.scale(law, data, self.uncertainty.by.as_deref(), &role)?;
+        let options = CalibrationOptions {
+            level: self.uncertainty.level,
+            ..CalibrationOptions::default()
+        };
+        let calibration = calibrate(law, data, &by, &scale, settings, &options)?;
+        result.calibration = Some(calibration.require_rule());
+        Ok(())
+    }
+
+    /// Profile-likelihood intervals; one that cannot be computed leaves a warning (the fit
+    /// stands) unless the request itself was wrong.
+    fn add_profiles(
+        &self,
+        result: &mut FitResult,
+        law: &Law,
+        data: &FitData,
+        settings: &FitSettings,
+    ) -> Result<()> {
+        for name in &self.uncertainty.profiles {
+            match profile(law, data, settings, result, name, self.uncertainty.level) {
+                Ok(profile) => result.profiles.push(profile),
+                Err(error) if !error.is_input_error() && !error.is_interrupted() => {
+                    result.warnings.push(error.to_string())
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The variance model σ(x) = σ0·(x/x0)^s is a Gaussian likelihood: it needs the linear loss.
+fn check_variance_loss(settings: &FitSettings, column: &str, dialect: Dialect) -> Result<()> {
+    if settings.loss == LossKind::Linear {
+        return Ok(());
+    }
+    let (option, loss) = match dialect {
+        Dialect::Cli => (format!("--heteroscedastic {column}"), "--loss".to_string()),
+        Dialect::Python => (format!("heteroscedastic=\"{column}\""), "loss=".to_string()),
+    };
+    let (wanted, got) = match dialect {
+        Dialect::Cli => (
+            format!("{loss} linear"),
+            format!("{loss} {}", settings.loss.name()),
+        ),
+        Dialect::Python => (
+            format!("{loss}\"linear\""),
+            format!("{loss}\"{}\"", settings.loss.name()),
+        ),
+    };
+    Err(Error::settings(format!(
+        "{option}: the variance model sigma(x) = sigma0*(x/x0)^s is a Gaussian likelihood, so it needs {wanted} (got {got})"
+    )))
+}
+
+/// Fewer rows than free parameters cannot determine the fit: say so with the file's name.
+pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Result<()> {
+    let dialect = table.dialect();
+    let free: Vec<&str> = law
+        .param_names()
+        .into_iter()
+        .filter(|name| !settings.fixed.contains_key(*name))
+        .collect();
+    let rows = table.dataset.n_rows();
+    if free.is_empty() || rows >= free.len() {
+        return Ok(());
+    }
+    let after = if table.rows_filtered > 0 {
+        format!(
+            " ({} read, {} removed by {})",
+            table.rows_read,
+            table.rows_filtered,
+            dialect.option("where")
+        )
+    } else {
+        String::new()
+    };
+    let fix = match dialect {
+        Dialect::Cli => "--fix NAME=VALUE",
+        Dialect::Python => "fix={\"NAME\": VALUE}",
+    };
+    Err(Error::Data {
+        location: Location {
+            file: table.dataset.source().to_string(),
+            row: None,
+            line: None,
+            column: None,
+        },
+        message: format!(
+            "{rows} row{} to fit{after}, fewer than the {} free parameters ({})",
+            if rows == 1 { "" } else { "s" },
+            free.len(),
+            free.join(", ")
+        ),
+        fix: format!("add rows, or hold parameters at known values with {fix}"),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The serde shape: the flat request Python sends
+// ---------------------------------------------------------------------------------------------
+
+/// A fit request as JSON: the recipe, the law, the settings and the uncertainty, all at the
+/// top level (the shape `scalinglaws.fit` sends). [`FitJob`] deserialises through it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FitRequest {
+    pub target: String,
+    #[serde(default)]
+    pub map: Vec<(String, String)>,
+    #[serde(default)]
+    pub derive: Vec<(String, String)>,
+    #[serde(default, rename = "where")]
+    pub filters: Vec<String>,
+    #[serde(default)]
+    pub weights: Option<String>,
+    #[serde(default)]
+    pub law: Option<String>,
+    #[serde(default)]
+    pub formula: Option<String>,
+    #[serde(default = "huber")]
+    pub loss: String,
+    #[serde(default = "default_f_scale")]
+    pub f_scale: f64,
+    #[serde(default)]
+    pub space: Option<String>,
+    #[serde(default)]
+    pub fix: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub bounds: BTreeMap<String, (Option<f64>, Option<f64>)>,
+    #[serde(default)]
+    pub grid: BTreeMap<String, Vec<f64>>,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// Replicates; 0 for none.
+    #[serde(default)]
+    pub bootstrap: usize,
+    #[serde(default)]
+    pub cluster: Option<String>,
+    #[serde(default = "default_level")]
+    pub level: f64,
+    #[serde(default)]
+    pub profiles: Vec<String>,
+    #[serde(default = "yes")]
+    pub calibrate: bool,
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default)]
+    pub heteroscedastic: Option<String>,
+}
+
+fn huber() -> String {
+    LossKind::Huber.name().to_string()
+}
+
+fn default_f_scale() -> f64 {
+    FitSettings::default().f_scale
+}
+
+fn default_level() -> f64 {
+    0.95
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl TryFrom<FitRequest> for FitJob {
+    type Error = Error;
+
+    fn try_from(request: FitRequest) -> Result<FitJob> {
+        let law = match (request.law, request.formula) {
+            (Some(name), None) => LawChoice::Catalog(name),
+            (None, Some(text)) => LawChoice::Formula(text),
+            _ => {
+                return Err(Error::settings(
+                    "give exactly one of law=\"NAME\" and formula=\"TEXT\"",
+                ))
+            }
+        };
+        let recipe = Recipe {
+            maps: request.map,
+            derives: request
+                .derive
+                .iter()
+                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
+                .collect::<Result<_>>()
+                .map_err(|e| e.within("derive"))?,
+            filters: request
+                .filters
+                .iter()
+                .map(|text| Filter::parse(text))
+                .collect::<Result<_>>()
+                .map_err(|e| e.within("where"))?,
+            target: request.target,
+            weights: request.weights,
+            dialect: Dialect::Python,
+        };
+        let settings = SettingsJob {
+            settings: FitSettings {
+                loss: loss(&request.loss)?,
+                f_scale: request.f_scale,
+                fixed: request.fix,
+                bounds: request
+                    .bounds
+                    .into_iter()
+                    .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
+                    .collect(),
+                grids: request.grid,
+                seed: request.seed,
+                threads: request.threads,
+                ..FitSettings::default()
+            },
+            space: request.space.as_deref().map(space).transpose()?,
+            heteroscedastic: request.heteroscedastic,
+        };
+        let uncertainty = UncertaintySettings {
+            bootstrap: (request.bootstrap > 0).then_some(request.bootstrap),
+            cluster: request.cluster,
+            level: request.level,
+            profiles: request.profiles,
+            calibrate: request.calibrate,
+            by: request.by,
+            seed: request.seed,
+        };
+        Ok(FitJob {
+            recipe,
+            law,
+            settings,
+            uncertainty,
+        })
+    }
+}
+
+/// A loss by name, or an error listing the names.
+pub fn loss(name: &str) -> Result<LossKind> {
+    LossKind::from_name(name).ok_or_else(|| {
+        Error::settings(format!(
+            "loss '{name}': use one of {}",
+            LossKind::ALL.map(LossKind::name).join(", ")
+        ))
+    })
+}
+
+/// A residual space by name, or an error naming the two.
+pub fn space(name: &str) -> Result<Space> {
+    match name {
+        "log" => Ok(Space::Log),
+        "linear" => Ok(Space::Linear),
+        other => Err(Error::settings(format!(
+            "space '{other}': use \"log\" or \"linear\""
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_python_request_deserialises_into_a_job() {
+        let job: FitJob = serde_json::from_str(
+            r#"{"target": "loss", "map": [["N", "params"]], "derive": [["D", "C/(6*N)"]],
+                "where": ["loss < 4"], "weights": null, "law": "chinchilla", "formula": null,
+                "loss": "linear", "f_scale": 0.01, "space": null, "fix": {"E": 1.7},
+                "bounds": {"alpha": [0, null]}, "grid": {}, "seed": 7, "threads": null,
+                "bootstrap": 0, "cluster": null, "level": 0.9, "calibrate": false, "by": null,
+                "heteroscedastic": null}"#,
+        )
+        .unwrap();
+        assert_eq!(job.law, LawChoice::Catalog("chinchilla".into()));
+        assert_eq!(job.recipe.derives.len(), 1);
+        assert_eq!(job.recipe.filters.len(), 1);
+        assert_eq!(job.settings.settings.loss, LossKind::Linear);
+        assert_eq!(job.settings.settings.fixed["E"], 1.7);
+        assert_eq!(job.settings.settings.bounds["alpha"].lower, Some(0.0));
+        assert_eq!(job.settings.settings.bounds["alpha"].upper, None);
+        assert_eq!(job.uncertainty.bootstrap, None);
+        assert_eq!(job.uncertainty.seed, 7);
+        assert_eq!(job.uncertainty.level, 0.9);
+        assert!(!job.uncertainty.calibrate);
+    }
+
+    #[test]
+    fn a_bad_loss_is_a_settings_error_naming_the_losses() {
+        let request: FitRequest =
+            serde_json::from_str(r#"{"target": "loss", "law": "chinchilla", "loss": "hubber"}"#)
+                .unwrap();
+        let error = FitJob::try_from(request).unwrap_err();
+        assert!(error.is_input_error());
+        assert!(error.to_string().contains("loss 'hubber'"), "{error}");
+    }
+
+    #[test]
+    fn the_default_space_is_the_catalog_laws_own() {
+        assert_eq!(
+            LawChoice::Formula("E + A*N^-a".into()).default_space(),
+            Space::Log
+        );
+        let linear = catalog::ENTRIES
+            .iter()
+            .find(|e| e.default_space == DefaultSpace::Linear)
+            .expect("the catalog has a law fitted in linear space");
+        assert_eq!(
+            LawChoice::Catalog(linear.name.to_string()).default_space(),
+            Space::Linear
+        );
+        assert_eq!(
+            LawChoice::Catalog("chinchilla".into()).default_space(),
+            Space::Log
+        );
+    }
+}
