@@ -22,6 +22,6 @@ print(f"objective {fit.objective:.10e}")
 print("alpha", fit.params["alpha"], "+/-", fit.stderr["alpha"])
 value, low, high = fit.predict(N=7e10, D=1.4e12, interval="prediction")
 print(f"L(7e10, 1.4e12) = {float(value):.5f}, 95% prediction interval [{float(low):.5f}, {float(high):.5f}]")
-frontier = sl.optimal(fit, budget=[1e22, 1e24])
-for allocation in frontier["allocations"]:
-    print(f"C = {allocation['budget']:.0e}: N* = {allocation['N']:.3e}, D* = {allocation['D']:.3e}")
+frontier = sl.optimal(fit, budget=[1e22, 1e24])  # a typed result: sl.Frontier
+for allocation in frontier.allocations:
+    print(f"C = {allocation.budget:.0e}: N* = {allocation.N:.3e}, D* = {allocation.D:.3e}")

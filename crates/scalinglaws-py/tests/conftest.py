@@ -2,12 +2,18 @@
 testdata/, ../shared (unlicensed data, read in place; tests on it skip where it is absent), the
 command-line binary the round-trip test compares with (built by the README's test command), and
 the skip log: every skipped test's reason is appended to the file named by SCALINGLAWS_SKIP_LOG,
-which scripts/test-all.sh prints at the end."""
+which scripts/test-all.sh prints at the end; and two checks of the typed results: that a result
+declares every key of its document, and the command-line JSON to compare a result with."""
 
+import dataclasses
 import os
 import pathlib
+import subprocess
+from typing import Any, List
 
 import pytest
+
+from scalinglaws import Result
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "chinchilla" / "chinchilla_epoch.csv"
@@ -57,3 +63,33 @@ def cli() -> pathlib.Path:
         "no scalinglaws binary: run `cargo build --release -p scalinglaws-cli` first "
         "(the README's test command does)"
     )
+
+
+def undeclared(result: Result, where: str = "") -> List[str]:
+    """The keys of a result's document (and of every nested result's) that its class does not
+    declare as a field: a typed result that mirrors the library's struct has none."""
+    where = where or type(result).__name__
+    declared = {type(result)._key.get(f.name, f.name) for f in dataclasses.fields(result) if f.init}
+    missing = [f"{where}.{key}" for key in result.keys() if key not in declared]
+    for item in dataclasses.fields(result):
+        if item.init:
+            missing += _undeclared_in(getattr(result, item.name), f"{where}.{item.name}")
+    return missing
+
+
+def _undeclared_in(value: Any, where: str) -> List[str]:
+    if isinstance(value, Result):
+        return undeclared(value, where)
+    if isinstance(value, (list, tuple)):
+        return [m for i, v in enumerate(value) for m in _undeclared_in(v, f"{where}[{i}]")]
+    if isinstance(value, dict):
+        return [m for k, v in value.items() for m in _undeclared_in(v, f"{where}[{k!r}]")]
+    return []
+
+
+def cli_json(cli: pathlib.Path, *args: str) -> Any:
+    """What `scalinglaws ARGS --json -` writes, read."""
+    import json
+
+    command = [str(cli), *args, "--json", "-"]
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)

@@ -1,30 +1,43 @@
-"""Bindings of the analyses: the same documents as the commands' --json."""
+"""Bindings of the analyses: typed results of the same documents as the commands' --json."""
 
+import dataclasses
+import json
 import math
 
 import pandas as pd
 import pytest
 
 import scalinglaws as sl
-from conftest import EXAMPLE, PROTOCOL, ROOT, TESTDATA, TRACKS, shared
+from conftest import EXAMPLE, PROTOCOL, ROOT, TESTDATA, TRACKS, cli_json, shared, undeclared
 
 EPOCH = {"E": 1.81686, "A": 482.00572, "alpha": 0.34781, "B": 2085.43420, "beta": 0.36585}
 
 
 def test_laws_lists_the_catalog() -> None:
-    names = [law["name"] for law in sl.laws()]
+    catalog = sl.laws()
+    assert all(isinstance(law, sl.LawInfo) and not undeclared(law) for law in catalog)
+    names = [law.name for law in catalog]
     assert "chinchilla" in names and "moe" in names
+    chinchilla = catalog[names.index("chinchilla")]
+    assert chinchilla.variables == ["N", "D"] and "alpha" in chinchilla.parameters
 
 
 def test_optimal_from_published_parameters_and_from_a_bootstrapped_fit() -> None:
     frontier = sl.optimal(law="chinchilla", params=EPOCH, budget=5.88e23)
-    allocation = frontier["allocations"][0]
-    assert math.isclose(allocation["N"], 7.312e10, rel_tol=0.01)
-    assert math.isclose(allocation["tokens_per_param"], 18.33, rel_tol=0.01)
+    assert isinstance(frontier, sl.Frontier) and not undeclared(frontier)
+    allocation = frontier.allocations[0]
+    assert isinstance(allocation, sl.Allocation)
+    assert math.isclose(allocation.N, 7.312e10, rel_tol=0.01)
+    assert math.isclose(allocation.tokens_per_param, 18.33, rel_tol=0.01)
+    assert frontier.prediction_intervals is None and allocation.pi is None
     booted = sl.fit(EXAMPLE, bootstrap=30, **PROTOCOL)
     frontier = sl.optimal(booted, budget=[1e22, 1e24])
-    assert frontier["draws"] == 30 and "N" in frontier["allocations"][1]["ci"]
-    assert frontier["exponents"]["a"] > 0
+    assert not undeclared(frontier)
+    assert frontier.draws == 30 and "N" in frontier.allocations[1].ci
+    low, high = frontier.allocations[1].ci["N"]
+    assert low < frontier.allocations[1].N < high
+    assert frontier.exponents is not None and frontier.exponents.a > 0
+    assert frontier.prediction_intervals is not None and frontier.allocations[0].pi is not None
     with pytest.raises(sl.SettingsError, match="'beta' is missing"):
         sl.optimal(law="chinchilla", params={k: v for k, v in EPOCH.items() if k != "beta"}, budget=1e22)
 
@@ -32,35 +45,123 @@ def test_optimal_from_published_parameters_and_from_a_bootstrapped_fit() -> None
 def test_optimal_with_inference_tokens_and_a_target_loss() -> None:
     sardana = {"E": 1.69, "A": 406.4, "alpha": 0.336, "B": 410.7, "beta": 0.283}
     frontier = sl.optimal(law="chinchilla", params=sardana, target_loss=2.0453, inference_tokens=2e12)
-    allocation = frontier["allocations"][0]
-    assert math.isclose(allocation["N"], 6.97e9, rel_tol=0.01)
-    assert abs(allocation["reference"]["savings"] - 0.174) < 0.005
+    allocation = frontier.allocations[0]
+    assert frontier.goal == "target_loss" and frontier.inference_tokens == 2e12
+    assert math.isclose(allocation.N, 6.97e9, rel_tol=0.01)
+    assert allocation.reference is not None and abs(allocation.reference.savings - 0.174) < 0.005
 
 
-def test_isoflop_on_porian_et_al() -> None:
+def test_results_keep_the_document_and_read_like_it() -> None:
+    frontier = sl.optimal(law="chinchilla", params=EPOCH, budget=[1e22, 1e24])
+    document = frontier.to_dict()
+    # Dict-style reads give the document's plain values, as the dicts returned before did.
+    assert frontier["allocations"][1]["N"] == frontier.allocations[1].N == document["allocations"][1]["N"]
+    assert "exponents" in frontier and "prediction_intervals" not in frontier
+    assert frontier.get("prediction_intervals", 7) == 7 and dict(frontier) == document
+    assert json.loads(json.dumps(document)) == document
+    # A copy: changing it changes nothing in the result.
+    document["draws"] = 99
+    frontier["allocations"][0]["N"] = -1.0
+    assert frontier.draws == 0 and frontier["allocations"][0]["N"] == frontier.allocations[0].N > 0
+    assert sl.Frontier.from_dict(frontier.to_dict()) == frontier
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        frontier.draws = 1  # type: ignore[misc]
+    text = repr(frontier)
+    assert text.startswith("Frontier(flops='6*N*D'") and "[2 Allocation]" in text and "\n" not in text
+    # A result built by hand writes its document from its fields.
+    point = sl.LocalCurve(coefficients=[1.0, -0.5], from_=1e8, to=1e9)
+    assert point.to_dict() == {"coefficients": [1.0, -0.5], "from": 1e8, "to": 1e9}
+    assert sl.LocalCurve.from_dict(point.to_dict()) == point
+    # A key the library always writes must be there; one it leaves out when empty reads as empty.
+    with pytest.raises(KeyError, match="Frontier.flops"):
+        sl.Frontier.from_dict({k: v for k, v in frontier.to_dict().items() if k != "flops"})
+    assert sl.Frontier.from_dict({**frontier.to_dict(), "allocations": []}).allocations == []
+
+
+def test_tables_for_a_notebook() -> None:
+    frontier = sl.optimal(law="chinchilla", params=EPOCH, budget=[1e22, 1e23, 1e24])
+    table = frontier.to_frame()
+    assert list(table["budget"]) == [1e22, 1e23, 1e24]
+    assert list(table["N"]) == [a.N for a in frontier.allocations]
+    assert list(table.columns[:5]) == ["budget", "N", "D", "tokens_per_param", "loss"]
+
+
+PORIAN_KEYS = ["dataset", "hparams", "warmup", "decay", "param_count", "val"]
+
+
+def test_isoflop_on_porian_et_al_matches_the_command_line_and_the_paper(cli) -> None:
     path = TESTDATA / "porian2024" / "isoflop_points.csv"
-    result = sl.isoflop(
-        path, compute="flops", size="n", target="loss", tokens="t",
-        group=["dataset", "hparams", "warmup", "decay", "param_count", "val"],
-    )
-    assert len(result["groups"]) == 15
-    assert all(g["n_star"]["exponent"] > 0 for g in result["groups"])
+    result = sl.isoflop(path, compute="flops", size="n", target="loss", tokens="t", group=PORIAN_KEYS)
+    assert isinstance(result, sl.IsoflopAnalysis) and not undeclared(result)
+    assert len(result.groups) == 15
+    # The command line on the same data and settings: the same numbers, to rounding (the same
+    # library code runs in both, so a relative 1e-12 is slack only for the JSON round trip).
+    groups = [a for k in PORIAN_KEYS for a in ("--group", k)]
+    expected = cli_json(
+        cli, "isoflop", str(path), "--compute", "flops", "--size", "n", "--target", "loss",
+        "--tokens", "t", *groups,
+    )["groups"]
+    assert len(expected) == 15
+    for ours, theirs in zip(result.groups, expected):
+        assert isinstance(ours, sl.IsoflopGroup) and ours.group == theirs["group"]
+        assert ours.approach == theirs["approach"] == "profiles" and ours.shape == theirs["shape"]
+        for name in ("n_star", "d_star"):
+            law, reference = getattr(ours, name), theirs[name]
+            for key in ("exponent", "coef", "r2"):
+                assert getattr(law, key) == pytest.approx(reference[key], rel=1e-12), (ours.group, name, key)
+        assert len(ours.budgets) == len(theirs["budgets"])
+        for budget, reference in zip(ours.budgets, theirs["budgets"]):
+            assert budget.budget == reference["budget"] and budget.points == reference["points"]
+            for key in ("N", "D", "loss"):
+                value = getattr(budget, key)
+                if reference[key] is None:
+                    assert value is None, (ours.group, budget.budget, key)
+                else:
+                    assert value == pytest.approx(reference[key], rel=1e-12), (ours.group, budget.budget, key)
+    # And the paper (Porian et al. 2024, testdata/porian2024/fit_results.json): each exponent a
+    # of N* ∝ C^a within 0.03 of the authors' fit, as crates/scalinglaws/tests/isoflop.rs holds.
+    published = {
+        tuple(f[k] for k in PORIAN_KEYS): f["basic"]["n_exponent"]
+        for f in json.loads((TESTDATA / "porian2024" / "fit_results.json").read_text())
+    }
+    table = result.to_frame()
+    assert len(table) == 15 and list(table.columns[:6]) == sorted(PORIAN_KEYS)
+    for group, row in zip(result.groups, table.itertuples()):
+        assert group.n_star is not None
+        a = group.n_star.exponent
+        assert abs(a - published[tuple(group.group[k] for k in PORIAN_KEYS)]) <= 0.03, (group.group, a)
+        assert row.n_star_exponent == a
+    # The Kaplan-style setup on RefinedWeb and the tuned one: 0.835 → 0.497 in the paper.
+    by_key = {tuple(g.group[k] for k in PORIAN_KEYS): g for g in result.groups}
+    kaplan = by_key[("rw", "base", "long", "kaplan", "kaplan", "train")].n_star
+    assert kaplan is not None and abs(kaplan.exponent - 0.835) <= 0.03
 
 
 def test_compare_recovers_the_example_multiplier() -> None:
     result = sl.compare(TRACKS, law="chinchilla", target="loss", track="recipe", budget=1e21, bootstrap=50)
-    at = result["pairs"][0]["budgets"][0]
-    low, high = at["multiplier"]["ci"]
+    assert isinstance(result, sl.TrackComparison) and not undeclared(result)
+    at = result.pairs[0].budgets[0]
+    assert at.multiplier.ci is not None
+    low, high = at.multiplier.ci
     assert low < 2.0 < high
+    assert [t.track for t in result.tracks] == [result.pairs[0].baseline, result.pairs[0].track]
+    table = result.to_frame()
+    assert len(table) == 1 and table["multiplier_low"][0] == low and table["multiplier"][0] == at.multiplier.value
     frame = pd.read_csv(TRACKS)
     joint = sl.compare(frame, law="chinchilla", target="loss", track="recipe", shared=["E", "alpha", "beta"])
-    assert joint["shared"] == ["E", "alpha", "beta"]
+    assert joint.shared == ["E", "alpha", "beta"]
+    assert all(p.shared == (p.name in joint.shared) for t in joint.tracks for p in t.params)
 
 
 def test_backtest_scores_held_out_runs() -> None:
     result = sl.backtest(EXAMPLE, by="C", holdout_frac=0.2, **PROTOCOL)
-    metrics = result["metrics"] if "metrics" in result else result["splits"][0]
-    assert result["splits"][0]["test_rows"] == 48, metrics
+    assert isinstance(result, sl.Backtest) and not undeclared(result)
+    split = result.splits[0]
+    assert split.test_rows == 48 and len(split.points) == 48, split
+    assert split.metrics is not None and split.metrics.points == 48
+    table = result.to_frame()
+    assert len(table) == 48 and list(table["predicted"]) == [p.predicted for p in split.points]
+    assert set(table["split"]) == {0} and list(table["row"]) == [p.row for p in split.points]
     with pytest.raises(sl.SettingsError, match="exactly one"):
         sl.backtest(EXAMPLE, by="C", **PROTOCOL)
 
@@ -75,10 +176,13 @@ def test_non_finite_settings_are_settings_errors() -> None:
 def test_lr_matches_the_command_line_and_flags_the_real_sweep() -> None:
     sweep = EXAMPLE.parent.parent / "lr" / "sweep.csv"
     result = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", predict=[(7e9, 1.4e11)])
-    assert len(result["cells"]) == 25
-    a = next(p for p in result["law"]["params"] if p["name"] == "a")
-    assert a["ci"][0] < -0.282 < a["ci"][1]
-    assert result["predictions"][0]["ci"][0] < result["predictions"][0]["lr_opt"]
+    assert isinstance(result, sl.LrAnalysis) and not undeclared(result)
+    assert len(result.cells) == 25 and len(result.to_frame()) == 25
+    assert result.law is not None
+    a = next(p for p in result.law.params if p.name == "a")
+    assert a.ci[0] < -0.282 < a.ci[1]
+    assert result.predictions[0].ci[0] < result.predictions[0].lr_opt
+    assert result.counts.cells == 25 and result.backtest.n_extrapolation.description
     with pytest.raises(sl.SettingsError, match="law 'bent'"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", law="bent")
     # The real sweep has no license: read beside the checkout, the rest skipped where absent.
@@ -88,21 +192,30 @@ def test_lr_matches_the_command_line_and_flags_the_real_sweep() -> None:
     real = sl.lr(
         frame, lr="lr", size="N", tokens="D", target="loss", map={"loss": "C4 Eval Loss"}, where="loss > 0"
     )
-    assert real["runs"] == 220
-    assert all(not c["used"] for c in real["cells"] if c["edge"] or c["status"] == "few_lrs")
+    assert real.runs == 220 and not undeclared(real)
+    assert all(not c.used for c in real.cells if c.edge or c.status == "few_lrs")
 
 
 def test_isoflop_predicts_at_new_budgets_and_backtests() -> None:
     runs = ROOT / "examples" / "isoflop" / "runs.csv"
     result = sl.isoflop(str(runs), compute="C", size="N", target="loss", budget=3.16e22)
-    group = result["groups"][0]
-    assert group["shape"] == "parabola:all"
-    prediction = group["predictions"][0]
-    low, high = prediction["D"]["interval"]
+    assert not undeclared(result)
+    group = result.groups[0]
+    assert isinstance(group, sl.IsoflopGroup) and group.group == {}
+    assert group.shape == "parabola:all"
+    prediction = group.predictions[0]
+    assert prediction.D.interval is not None
+    low, high = prediction.D.interval
     assert low < 6.07e11 < high
+    assert list(group.to_frame()["budget"]) == [b.budget for b in group.budgets]
     backtest = sl.isoflop(str(runs), compute="C", size="N", target="loss", backtest=2)
-    assert backtest["groups"][0]["approach"] == "backtest"
-    assert len(backtest["groups"][0]["held_out"]) == 2
+    assert not undeclared(backtest)
+    held = backtest.groups[0]
+    assert isinstance(held, sl.IsoflopBacktestGroup) and held.approach == "backtest"
+    assert len(held.held_out) == 2 and isinstance(held.training, sl.Isoflop)
+    table = held.to_frame()
+    assert list(table["budget"]) == [h.predicted.budget for h in held.held_out]
+    assert list(table["observed_D"]) == [h.observed_D for h in held.held_out]
     with pytest.raises(sl.SettingsError, match="calibrate=False"):
         sl.isoflop(str(runs), compute="C", size="N", target="loss", calibrate=False)
 
@@ -110,7 +223,53 @@ def test_isoflop_predicts_at_new_budgets_and_backtests() -> None:
 def test_lr_names_a_swept_batch_column_in_python_words() -> None:
     sweep = EXAMPLE.parent.parent / "lr" / "sweep_batch.csv"
     pooled = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss")
-    assert [s["column"] for s in pooled["swept"]] == ["batch"]
-    assert '(batch="batch")' in pooled["warnings"][0]
+    assert [s.column for s in pooled.swept] == ["batch"]
+    assert '(batch="batch")' in pooled.warnings[0]
     batched = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", batch="batch")
-    assert batched["swept"] == []
+    assert batched.swept == [] and batched.batch is not None and not undeclared(batched)
+
+
+def test_the_envelope_matches_the_command_line(cli) -> None:
+    checkpoints = TESTDATA / "gemstones" / "wandb_dfs" / "wandb_df_for_fitting_hot_477.jsonl"
+    settings = dict(compute="C", size="params_active_precise", tokens="tokens", target="final_loss")
+    result = sl.isoflop(
+        checkpoints, **settings, envelope="hull", run="run_name", bootstrap=20,
+        where="step > 0", derive={"C": "6*params_active_precise*tokens"},
+    )
+    assert not undeclared(result)
+    group = result.groups[0]
+    assert isinstance(group, sl.EnvelopeGroup) and group.approach == "envelope" and group.runs == 22
+    expected = cli_json(
+        cli, "isoflop", str(checkpoints), "--target", "final_loss", "--where", "step > 0",
+        "--derive", "C=6*params_active_precise*tokens", "--compute", "C", "--size",
+        "params_active_precise", "--tokens", "tokens", "--envelope", "hull", "--run", "run_name",
+        "--bootstrap", "20",
+    )["groups"][0]
+    # Same data, settings and seed: the same envelope and exponents, to rounding (rel 1e-12).
+    assert group.n_star is not None and group.n_star.ci is not None
+    assert group.n_star.exponent == pytest.approx(expected["n_star"]["exponent"], rel=1e-12)
+    assert list(group.n_star.ci) == pytest.approx(expected["n_star"]["ci"], rel=1e-12)
+    table = group.to_frame()
+    assert list(table["loss"]) == pytest.approx([p["loss"] for p in expected["points"]], rel=1e-12)
+    assert list(table["run"]) == [p.get("run") for p in expected["points"]]
+
+
+def test_richer_documents_are_declared_in_full(chinchilla_frame: pd.DataFrame) -> None:
+    sardana = {"E": 1.69, "A": 406.4, "alpha": 0.336, "B": 410.7, "beta": 0.283}
+    frontier = sl.optimal(law="chinchilla", params=sardana, target_loss=[2.0453, 2.1], inference_tokens=2e12)
+    assert not undeclared(frontier) and frontier.allocations[0].reference is not None
+    rolling = sl.backtest(chinchilla_frame, by="C", rolling=2, calibrate=True, bootstrap=20, **PROTOCOL)
+    assert not undeclared(rolling) and len(rolling.splits) == 2
+    assert all(s.calibration is not None for s in rolling.splits)
+    assert len(rolling.to_frame()) == sum(len(s.points) for s in rolling.splits)
+    joint = sl.compare(
+        TRACKS, law="chinchilla", target="loss", track="recipe", shared=["E", "alpha", "beta"],
+        budget=[1e20, 1e21], bootstrap=20,
+    )
+    assert not undeclared(joint) and len(joint.to_frame()) == 2
+    assert all(isinstance(name, str) and isinstance(d, sl.TrackEstimate) for name, d in joint.pairs[0].differences)
+
+
+@pytest.fixture(scope="module")
+def chinchilla_frame() -> pd.DataFrame:
+    return pd.read_csv(EXAMPLE)

@@ -2,13 +2,14 @@
 a schedule spec, and find the schedule with the lowest predicted final loss."""
 
 import math
-from typing import Any, Dict
+from typing import Dict
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import scalinglaws as sl
+from conftest import undeclared
 
 PEAK, WARMUP, FINAL, TOTAL, DECAY_START = 3e-4, 200, 3e-5, 6000, 4800
 
@@ -39,40 +40,50 @@ def _logs() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def fit() -> Dict[str, Any]:
+def fit() -> sl.ScheduleFit:
     return sl.schedule_fit(_logs(), train=["cos"], warmup=WARMUP)
 
 
-def test_schedule_fit_scores_every_run(fit: Dict[str, Any]) -> None:
-    assert fit["kind"] == "schedule_fit" and fit["law"] == "multi_power"
-    assert fit["train"] == ["cos"]
-    runs = {r["run"]: r for r in fit["runs"]}
+def test_schedule_fit_scores_every_run(fit: sl.ScheduleFit) -> None:
+    assert isinstance(fit, sl.ScheduleFit) and not undeclared(fit)
+    assert fit.kind == "schedule_fit" and fit.law == "multi_power"
+    assert fit.train == ["cos"]
+    runs = {r.run: r for r in fit.runs}
     assert list(runs) == ["cos", "wsd"]
-    assert runs["cos"]["train"] is True and runs["wsd"]["train"] is False
-    assert all(math.isfinite(r["r2"]) for r in runs.values())
-    assert runs["cos"]["r2"] > 0.9
-    assert fit["defaults"]["warmup"] == WARMUP
-    assert math.isclose(fit["defaults"]["peak"], PEAK, rel_tol=1e-9)
+    assert runs["cos"].train is True and runs["wsd"].train is False
+    assert all(r.r2 is not None and math.isfinite(r.r2) for r in runs.values())
+    assert runs["cos"].r2 is not None and runs["cos"].r2 > 0.9
+    assert fit.defaults.warmup == WARMUP
+    assert math.isclose(fit.defaults.peak, PEAK, rel_tol=1e-9)
+    assert [p.name for p in fit.params] and all(math.isfinite(p.value) for p in fit.params)
+    table = fit.to_frame()
+    assert list(table["run"]) == ["cos", "wsd"] and list(table["r2"]) == [r.r2 for r in fit.runs]
 
 
-def test_schedule_predict_and_optimize(fit: Dict[str, Any]) -> None:
+def test_schedule_predict_and_optimize(fit: sl.ScheduleFit) -> None:
     constant = sl.schedule_predict(fit, "constant")
-    assert math.isfinite(constant["final_loss"])
-    assert constant["steps_total"] == fit["defaults"]["steps"]
-    assert len(constant["steps"]) == len(constant["loss"]) == len(constant["lr"])
+    assert isinstance(constant, sl.SchedulePrediction) and not undeclared(constant)
+    assert math.isfinite(constant.final_loss)
+    assert constant.steps_total == fit.defaults.steps
+    assert len(constant.steps) == len(constant.loss) == len(constant.lr)
+    assert list(constant.to_frame()["loss"]) == constant.loss
+    # The fit's document (a saved `schedule fit --json`, or the dict returned before) works too.
+    assert sl.schedule_predict(fit.to_dict(), "constant") == constant
     every = sl.schedule_predict(fit, f"cosine:final={FINAL}", every=500)
-    assert every["steps"][:2] == [500, 1000]
+    assert every.steps[:2] == [500, 1000]
     best = sl.schedule_optimize(fit, steps=TOTAL, peak=PEAK)
-    assert best["settings"]["warmup"] == WARMUP
-    assert math.isclose(best["settings"]["floor"], PEAK / 1000)
-    assert best["final_loss"] <= min(b["final_loss"] for b in best["baselines"])
-    lrs = best["lr"]
-    assert len(lrs) == TOTAL and lrs[-1] == best["final_lr"]
+    assert isinstance(best, sl.OptimizedSchedule) and not undeclared(best)
+    assert best.settings.warmup == WARMUP
+    assert math.isclose(best.settings.floor, PEAK / 1000)
+    assert best.final_loss <= min(b.final_loss for b in best.baselines)
+    lrs = best.lr
+    assert len(lrs) == TOTAL and lrs[-1] == best.final_lr and best["lr"] == lrs
     tail = np.array(lrs[WARMUP:])
     assert np.all(np.diff(tail) <= 1e-15) and tail.min() >= PEAK / 1000 * (1 - 1e-12)
+    assert list(best.to_frame()["lr"]) == lrs
 
 
-def test_schedule_errors_are_the_package_errors(fit: Dict[str, Any]) -> None:
+def test_schedule_errors_are_the_package_errors(fit: sl.ScheduleFit) -> None:
     with pytest.raises(sl.SettingsError, match="unknown kind"):
         sl.schedule_predict(fit, "triangle")
     with pytest.raises(sl.SettingsError, match="law"):
@@ -89,3 +100,10 @@ def test_schedule_errors_are_the_package_errors(fit: Dict[str, Any]) -> None:
     logs["loss"][3] = 0.0
     with pytest.raises(sl.DataError, match=r"the dict, index 3\b"):
         sl.schedule_fit(logs, warmup=WARMUP)
+
+
+def test_a_cooldowns_spec_lists_its_branches(fit: sl.ScheduleFit) -> None:
+    curve = sl.schedule_predict(fit, "cooldowns:every=2000,len=600")
+    assert not undeclared(curve) and len(curve.cooldowns) >= 2, curve.cooldowns
+    assert all(isinstance(c, sl.CooldownPoint) and c.length == 600 for c in curve.cooldowns)
+    assert all(c.loss < c.constant_loss for c in curve.cooldowns)

@@ -1,17 +1,32 @@
-"""The analyses beyond a fit, in the same pattern: keyword arguments in, the library's JSON
-document out as a dict (the same document the command's `--json` writes). The schedule
-functions (loss curves under learning-rate schedules) pass their fit along as that dict."""
+"""The analyses beyond a fit, in the same pattern: keyword arguments in, a typed result out
+(:mod:`scalinglaws._results`), built from the library's JSON document, the same document the
+command's `--json` writes (``result.to_dict()`` gives it back; ``result["key"]`` reads it as
+before). The schedule functions (loss curves under learning-rate schedules) take their fit as
+the :class:`ScheduleFit` that :func:`schedule_fit` returns, or as its document (a dict, e.g. a
+saved ``scalinglaws schedule fit --json``)."""
 
 from __future__ import annotations
 
 import json
 import numbers
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._errors import SettingsError
 from ._fit import Fit, dump, fit_options, recipe
+from ._results import (
+    Backtest,
+    Frontier,
+    IsoflopAnalysis,
+    LawInfo,
+    LrAnalysis,
+    OptimizedSchedule,
+    ScheduleFit,
+    SchedulePrediction,
+    SelectionResult,
+    TrackComparison,
+)
 
 Values = Union[float, Sequence[float]]
 
@@ -24,11 +39,10 @@ def _list(values: Optional[Values]) -> List[float]:
     return [float(v) for v in values]
 
 
-def laws() -> List[Dict[str, Any]]:
-    """The catalog: [{name, summary, formula, variables, parameters, default_space,
-    citation}]."""
-    result: List[Dict[str, Any]] = json.loads(_scalinglaws.laws())
-    return result
+def laws() -> List[LawInfo]:
+    """The catalog: one :class:`LawInfo` (name, summary, formula, variables, parameters,
+    default_space, citation) per law."""
+    return [LawInfo.from_dict(law) for law in json.loads(_scalinglaws.laws())]
 
 
 def optimal(
@@ -46,7 +60,7 @@ def optimal(
     max_tokens: Optional[float] = None,
     inference_tokens: float = 0.0,
     level: Optional[float] = None,
-) -> Dict[str, Any]:
+) -> Frontier:
     """Compute-optimal N*, D* at each budget (or the least compute reaching each target
     loss) of a fit, or of a catalog ``law`` with published ``params``; intervals from the
     fit's bootstrap replicates. From a fit, each allocation also gets ``pi``, the prediction
@@ -71,8 +85,7 @@ def optimal(
         law=law,
         params=None if params is None else {k: float(v) for k, v in params.items()},
     )
-    result: Dict[str, Any] = json.loads(text)
-    return result
+    return Frontier.from_dict(json.loads(text))
 
 
 def lr(
@@ -96,12 +109,12 @@ def lr(
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
     delimiter: Optional[str] = None,
-) -> Dict[str, Any]:
+) -> LrAnalysis:
     """The learning rate (and batch size) to use at a target scale: per-cell optima with
     flags, the law ln lr* = c + a ln N + b ln D (``law="curved"`` adds squared logs) by the
     joint fit or over cells, the curvature test, predictions at ``predict=[(N, D), ...]``, and
     the D- against N-extrapolation backtest. Give ``batch`` whenever the batch size is swept:
-    ``result["swept"]`` lists other numeric columns that vary within the cells as a swept knob
+    ``result.swept`` lists other numeric columns that vary within the cells as a swept knob
     would (pooled into one profile per cell), each with a warning naming the keyword that
     handles it (``batch="COLUMN"``, or ``where=`` to keep one value). As ``scalinglaws lr
     --json``."""
@@ -121,10 +134,9 @@ def lr(
         "holdout": float(holdout),
         "level": float(level),
     }
-    result: Dict[str, Any] = json.loads(
-        call_with_data(_scalinglaws.lr, data, delimiter, dump(request))
+    return LrAnalysis.from_dict(
+        json.loads(call_with_data(_scalinglaws.lr, data, delimiter, dump(request)))
     )
-    return result
 
 
 def isoflop(
@@ -149,7 +161,7 @@ def isoflop(
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
     delimiter: Optional[str] = None,
-) -> Dict[str, Any]:
+) -> IsoflopAnalysis:
     """IsoFLOP analysis per group (or Chinchilla's approach 1 with ``envelope="hull"``):
     minima per budget and the power laws N* ∝ C^a, D* ∝ C^b. ``budget`` predicts N*, D* and
     the loss at new budgets with calibrated intervals; ``backtest=K`` scores the K largest
@@ -175,10 +187,9 @@ def isoflop(
         "backtest": None if backtest is None else int(backtest),
         "calibrate": bool(calibrate),
     }
-    result: Dict[str, Any] = json.loads(
-        call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request))
+    return IsoflopAnalysis.from_dict(
+        json.loads(call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request)))
     )
-    return result
 
 
 def compare(
@@ -211,7 +222,7 @@ def compare(
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
-) -> Dict[str, Any]:
+) -> TrackComparison:
     """Fits every track (separately, or jointly with ``shared`` parameters) and compares each
     with the baseline: loss gaps, compute multipliers, odds of winning, crossover, paired-cell
     wins. Each track's allocations get ``pi``, the prediction interval of a new run's loss,
@@ -233,10 +244,9 @@ def compare(
         "calibrate": bool(calibrate),
         "by": by,
     }
-    result: Dict[str, Any] = json.loads(
-        call_with_data(_scalinglaws.compare, data, delimiter, dump(request))
+    return TrackComparison.from_dict(
+        json.loads(call_with_data(_scalinglaws.compare, data, delimiter, dump(request)))
     )
-    return result
 
 
 def backtest(
@@ -266,7 +276,7 @@ def backtest(
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
-) -> Dict[str, Any]:
+) -> Backtest:
     """Fits on the smaller scales (by ``by``) and scores the predictions of the held-out
     larger ones. As ``scalinglaws backtest --json``. ``rolling=K`` predicts every run beyond
     each of K rolling origins; ``calibrate=True`` widens each split's prediction intervals by a
@@ -284,10 +294,9 @@ def backtest(
         "level": float(level),
         "bootstrap": bootstrap,
     }
-    result: Dict[str, Any] = json.loads(
-        call_with_data(_scalinglaws.backtest, data, delimiter, dump(request))
+    return Backtest.from_dict(
+        json.loads(call_with_data(_scalinglaws.backtest, data, delimiter, dump(request)))
     )
-    return result
 
 
 def select(
@@ -313,7 +322,7 @@ def select(
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
-) -> Dict[str, Any]:
+) -> SelectionResult:
     """Chooses and averages candidate laws (catalog names in ``laws``, texts in ``formulas``)
     by rolling-origin backtests over scale (``by``; default a column ``C``, else 6·N·D). As
     ``scalinglaws select --json``: ``selection`` has every candidate's score, BIC and stacking
@@ -353,10 +362,9 @@ def select(
         "at": points,
         "check": bool(check),
     }
-    result: Dict[str, Any] = json.loads(
-        call_with_data(_scalinglaws.select, data, delimiter, dump(request))
+    return SelectionResult.from_dict(
+        json.loads(call_with_data(_scalinglaws.select, data, delimiter, dump(request)))
     )
-    return result
 
 
 def _values(name: str, value: Union[float, Sequence[float]]) -> List[float]:
@@ -386,10 +394,14 @@ def _count(name: str, value: Any) -> int:
     return int(value)
 
 
-def _fit_json(fit: Mapping[str, Any]) -> str:
+def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
+    """A schedule fit's JSON: of the ScheduleFit that schedule_fit returned, or of its document."""
+    if isinstance(fit, ScheduleFit):
+        return json.dumps(fit.to_dict())
     if not isinstance(fit, Mapping):
         raise TypeError(
-            f"fit must be the dict that schedule_fit returned; got {type(fit).__name__}"
+            "fit must be the ScheduleFit that schedule_fit returned (or its dict); "
+            f"got {type(fit).__name__}"
         )
     return json.dumps(fit)
 
@@ -405,7 +417,7 @@ def schedule_fit(
     train: Union[None, str, Sequence[str]] = None,
     warmup: int = 0,
     fix: Optional[Mapping[str, float]] = None,
-) -> Dict[str, Any]:
+) -> ScheduleFit:
     """Fits a loss-curve law of the learning-rate schedule to training logs.
 
     ``data`` (a DataFrame, a dict of equal-length columns, or a file path) holds one row per
@@ -415,7 +427,7 @@ def schedule_fit(
     steps. ``law`` is ``"multi_power"`` (Luo et al. 2025), ``"lr_annealing"`` (Tissue et al.
     2024) or ``"power_area"``; it is fitted on the runs named in ``train`` (every run when
     None) with the parameters in ``fix`` held at their values, and scored (R², final error,
-    RMSE) on every run. Returns the fit document (``kind == "schedule_fit"``) as a dict, the
+    RMSE) on every run. Returns the fit (its document's ``kind`` is ``"schedule_fit"``), the
     input of :func:`schedule_predict` and :func:`schedule_optimize`.
     """
     fixed = {str(k): float(v) for k, v in (fix or {}).items()}
@@ -429,43 +441,42 @@ def schedule_fit(
         "warmup": _count("warmup", warmup),
         "fix": [[k, v] for k, v in fixed.items()],
     }
-    result: Dict[str, Any] = json.loads(
-        call_with_data(_scalinglaws.schedule_fit, data, None, dump(request))
+    return ScheduleFit.from_dict(
+        json.loads(call_with_data(_scalinglaws.schedule_fit, data, None, dump(request)))
     )
-    return result
 
 
 def schedule_predict(
-    fit: Mapping[str, Any], schedule: str, *, every: int = 0
-) -> Dict[str, Any]:
+    fit: Union[ScheduleFit, Mapping[str, Any]], schedule: str, *, every: int = 0
+) -> SchedulePrediction:
     """The loss curve a schedule fit predicts under ``schedule``, a spec such as
     ``"cosine:peak=3e-4,warmup=200,steps=6000,final=3e-5"``, ``"wsd:decay_start=4800"`` or
     ``"constant"`` (kinds: constant, cosine, wsd, step, cooldowns; keys left out take the fit's
-    training-run values in ``fit["defaults"]``). The curve is sampled every ``every`` steps (0:
-    about 200 points). Returns {schedule, steps_total, peak_lr, final_lr, final_loss, steps, lr,
-    loss} (plus ``cooldowns`` for a cooldowns spec)."""
-    result: Dict[str, Any] = json.loads(
-        _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
+    training-run values in ``fit.defaults``). The curve is sampled every ``every`` steps (0:
+    about 200 points). Returns the curve (schedule, steps_total, peak_lr, final_lr, final_loss,
+    steps, lr, loss, and ``cooldowns`` for a cooldowns spec)."""
+    return SchedulePrediction.from_dict(
+        json.loads(
+            _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
+        )
     )
-    return result
 
 
 def schedule_optimize(
-    fit: Mapping[str, Any],
+    fit: Union[ScheduleFit, Mapping[str, Any]],
     *,
     steps: int,
     peak: float,
     warmup: Optional[int] = None,
     floor: Optional[float] = None,
     max_iterations: int = 400,
-) -> Dict[str, Any]:
+) -> OptimizedSchedule:
     """The schedule of ``steps`` steps with the lowest final loss a schedule fit predicts: a
     linear warmup to ``peak`` over ``warmup`` steps (default: the fit's training run's), then
     any non-increasing learning rate between ``floor`` (default ``peak/1000``) and ``peak``.
     Projected gradient descent from the best of the standard schedules (constant, cosine, WSD),
-    so never worse than those ``baselines``. Returns the result as a dict; ``"lr"`` holds the
-    whole schedule, one learning rate per step, and ``"shape"`` 41 (step, lr) samples."""
-    result: Dict[str, Any]
+    so never worse than those ``baselines``. Returns the result; ``lr`` holds the whole
+    schedule, one learning rate per step, and ``shape`` 41 (step, lr) samples."""
     text, lrs = _scalinglaws.schedule_optimize(
         _fit_json(fit),
         _count("steps", steps),
@@ -474,6 +485,6 @@ def schedule_optimize(
         floor=None if floor is None else float(floor),
         max_iterations=_count("max_iterations", max_iterations),
     )
-    result = json.loads(text)
-    result["lr"] = lrs
-    return result
+    document = json.loads(text)
+    document["lr"] = lrs
+    return OptimizedSchedule.from_dict(document)

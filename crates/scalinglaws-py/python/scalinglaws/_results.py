@@ -1,0 +1,1880 @@
+"""Typed results of the analyses: frozen dataclasses built from the JSON document the library
+returns (the same document as the command's ``--json``), one class per result struct of the
+Rust library, its fields named as the JSON names them (``N``, ``D``, ``covered_N``), nested
+where the document nests.
+
+Every result keeps the document it was built from: :meth:`Result.to_dict` gives it back
+whole (including keys a newer library writes that this version does not declare), and
+``result["key"]`` reads a key of it as plain JSON values, so code written for the dicts the
+functions used to return keeps working. Tables a notebook wants come as pandas DataFrames from
+``to_frame()`` (pandas is imported only then).
+
+How a value of the document becomes a field: a JSON ``null`` in a float field is NaN (the
+library writes non-finite numbers as null); a key the library leaves out when empty reads as
+None, an empty list or dict, or False, by the field's type; a pair is a tuple."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import (
+    Any,
+    ClassVar,
+    Dict,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
+
+R = TypeVar("R", bound="Result")
+
+Interval = Tuple[float, float]
+"""An interval (low, high)."""
+
+Shape = Literal["auto", "cubic", "parabola", "parabola3", "parabola:all", "cubic:all"]
+"""The polynomial fitted to each IsoFLOP profile (``isoflop(shape=...)``)."""
+CellStatus = Literal["ok", "edge_low", "edge_high", "few_lrs", "no_minimum"]
+"""Whether a learning-rate cell's optimum could be located, and if not why."""
+LrForm = Literal["loglinear", "curved"]
+"""The form of the learning-rate law (``lr(law=...)``)."""
+LrMethod = Literal["cells", "joint"]
+"""How the learning-rate law was fitted (``lr(method=...)``)."""
+NoiseSource = Literal["given", "cells", "joint"]
+"""Where the learning-rate analysis's noise level comes from."""
+CurveLaw = Literal["multi_power", "lr_annealing", "power_area"]
+"""A loss-curve law of the learning-rate schedule (``schedule_fit(law=...)``)."""
+IntervalSource = Literal["bootstrap", "delta", "none"]
+"""Where a fit's own intervals come from: bootstrap replicates, the delta method, or none."""
+Approach = Literal["profiles", "backtest", "envelope"]
+"""An IsoFLOP group's approach: profiles per budget (Chinchilla's approach 2), its backtest on
+held-out budgets, or the envelope of checkpoints (approach 1)."""
+
+
+@dataclass(frozen=True, repr=False)
+class Result:
+    """The base of every result: the document it was built from, read as a dict, and a short
+    ``repr``. Subclasses declare the document's keys as fields."""
+
+    _document: Optional[Dict[str, Any]] = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    _key: ClassVar[Dict[str, str]] = {}
+    """Fields whose JSON key is not their name (a Python keyword): {field: key}."""
+
+    @classmethod
+    def from_dict(cls: Type[R], document: Mapping[str, Any]) -> R:
+        """The result of a JSON document (as ``json.loads`` reads the command's ``--json``); the
+        result keeps a copy of it."""
+        if not isinstance(document, Mapping):
+            raise TypeError(f"{cls.__name__}.from_dict takes a dict, not {type(document).__name__}")
+        return cls._from_document(copy.deepcopy(dict(document)))
+
+    @classmethod
+    def _from_document(cls: Type[R], document: Dict[str, Any]) -> R:
+        """:meth:`from_dict` on a document this result may keep (nested results share it)."""
+        hints = _hints(cls)
+        values: Dict[str, Any] = {}
+        for item in dataclasses.fields(cls):
+            if not item.init:
+                continue
+            key = cls._key.get(item.name, item.name)
+            hint = hints[item.name]
+            if key in document:
+                values[item.name] = _build(hint, document[key], f"{cls.__name__}.{item.name}")
+            else:
+                values[item.name] = _missing(hint, f"{cls.__name__}.{item.name}")
+        result = cls(**values)
+        object.__setattr__(result, "_document", document)
+        return result
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The JSON document, as plain dicts, lists and numbers (a copy: changing it changes
+        nothing here)."""
+        if self._document is not None:
+            return copy.deepcopy(self._document)
+        return {self._key.get(f.name, f.name): _plain(getattr(self, f.name)) for f in _fields(self)}
+
+    def __getitem__(self, key: str) -> Any:
+        """``result[key]``: that key of :meth:`to_dict` (a copy of the one value only)."""
+        if self._document is not None:
+            return copy.deepcopy(self._document[key])
+        return self.to_dict()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.keys()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``result[key]``, or ``default`` where the document has no such key."""
+        return self[key] if key in self else default
+
+    def keys(self) -> List[str]:
+        """The document's keys."""
+        if self._document is not None:
+            return list(self._document)
+        return [self._key.get(f.name, f.name) for f in _fields(self)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __repr__(self) -> str:
+        parts = []
+        for item in _fields(self):
+            shown = _short(getattr(self, item.name))
+            if shown is not None:
+                parts.append(f"{item.name}={shown}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def _fields(result: Result) -> List[dataclasses.Field[Any]]:
+    return [f for f in dataclasses.fields(result) if f.init]
+
+
+_HINTS: Dict[type, Dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> Dict[str, Any]:
+    """The fields' types, resolved once per class (the annotations are strings)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls, vars(sys.modules[cls.__module__]))
+    return _HINTS[cls]
+
+
+def _missing(hint: Any, where: str) -> Any:
+    """The value of a key the library leaves out when it is empty."""
+    origin = get_origin(hint)
+    if origin is Union and type(None) in get_args(hint):
+        return None
+    if origin is list:
+        return []
+    if origin is dict:
+        return {}
+    if hint is bool:
+        return False
+    raise KeyError(f"{where}: the document has no such key")
+
+
+def _build(hint: Any, value: Any, where: str) -> Any:
+    """A JSON value as the field's type."""
+    origin = get_origin(hint)
+    args = get_args(hint)
+    if hint is Any:
+        return value
+    if origin is Union:
+        if value is None and type(None) in args:
+            return None
+        choices = [a for a in args if a is not type(None)]
+        if len(choices) == 1:
+            return _build(choices[0], value, where)
+        return _tagged(choices, value, where)
+    if origin is Literal:
+        return value
+    if origin is list:
+        return [_build(args[0], v, f"{where}[{i}]") for i, v in enumerate(_list(value, where))]
+    if origin is tuple:
+        items = _list(value, where)
+        if len(items) != len(args):
+            raise TypeError(f"{where}: expected {len(args)} values, got {len(items)}")
+        return tuple(_build(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, items)))
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
+        return {k: _build(args[1], v, f"{where}[{k!r}]") for k, v in value.items()}
+    if hint is float:
+        return math.nan if value is None else float(value)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{where}: expected a whole number, got {value!r}")
+        return value
+    if hint is bool or hint is str:
+        if not isinstance(value, hint):
+            raise TypeError(f"{where}: expected {hint.__name__}, got {value!r}")
+        return value
+    if isinstance(hint, type) and issubclass(hint, Result):
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
+        return hint._from_document(value)
+    raise TypeError(f"{where}: no rule for {hint!r}")
+
+
+def _list(value: Any, where: str) -> List[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _tagged(choices: List[Any], value: Any, where: str) -> Any:
+    """One of several result classes, chosen by the tag each declares (``_tag``)."""
+    for choice in choices:
+        tag_key, tag_value = choice._tag
+        if isinstance(value, dict) and value.get(tag_key) == tag_value:
+            return choice._from_document(value)
+    raise TypeError(f"{where}: none of {[c.__name__ for c in choices]} matches the document")
+
+
+def _plain(value: Any) -> Any:
+    """A field's value as JSON values (for a result built by hand, not from a document)."""
+    if isinstance(value, Result):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _short(value: Any) -> Optional[str]:
+    """A field's value for ``repr``: None (left out) when empty; long lists as a count, long
+    texts cut, a nested result as ``Name(...)`` unless its own repr is short."""
+    if value is None or value == [] or value == {} or value is False:
+        return None
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, str) and len(value) > 60:
+        return repr(value[:57] + "...")
+    if isinstance(value, Result):
+        text = repr(value)
+        return text if len(text) <= 80 else f"{type(value).__name__}(...)"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_short(v) or repr(v) for v in value) + ")"
+    if isinstance(value, list):
+        if len(value) > 4 or any(isinstance(v, (Result, list, dict)) for v in value):
+            kind = type(value[0]).__name__
+            return f"[{len(value)} {kind}]"
+        return "[" + ", ".join(_short(v) or repr(v) for v in value) + "]"
+    if isinstance(value, dict):
+        if len(value) > 4 or any(isinstance(v, (Result, list, dict)) for v in value.values()):
+            return f"{{{len(value)} entries}}"
+        return "{" + ", ".join(f"{k!r}: {_short(v) or repr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def _pairs(name: str, value: Optional[Interval]) -> Dict[str, float]:
+    """An interval as two table columns, ``name_low`` and ``name_high`` (NaN when absent)."""
+    low, high = value if value is not None else (math.nan, math.nan)
+    return {f"{name}_low": low, f"{name}_high": high}
+
+
+def _row(result: Result, **extra: Any) -> Dict[str, Any]:
+    """One table row of a result: ``extra`` first, then its scalar fields; an interval as
+    ``name_low``, ``name_high``; a dict of numbers or intervals as ``name_key`` columns. Nested
+    results and lists are left out (they are tables of their own)."""
+    row: Dict[str, Any] = dict(extra)
+    for item in _fields(result):
+        value = getattr(result, item.name)
+        if isinstance(value, (Result, list)):
+            continue
+        if isinstance(value, tuple) and len(value) == 2:
+            row.update(_pairs(item.name, value))
+        elif isinstance(value, dict):
+            for key, entry in value.items():
+                if isinstance(entry, tuple):
+                    row.update(_pairs(f"{item.name}_{key}", entry))
+                elif not isinstance(entry, (Result, list, dict)):
+                    row[f"{item.name}_{key}"] = entry
+        elif value is None and _is_interval(type(result), item.name):
+            row.update(_pairs(item.name, None))
+        else:
+            row[item.name] = value
+    return row
+
+
+def _is_interval(cls: type, name: str) -> bool:
+    """Whether the field is an (optional) interval, so that an absent one still gets columns."""
+    hint = _hints(cls)[name]
+    if get_origin(hint) is Union:
+        choices = [a for a in get_args(hint) if a is not type(None)]
+    else:
+        choices = [hint]
+    return any(get_origin(c) is tuple for c in choices)
+
+
+def _frame(rows: List[Dict[str, Any]]) -> Any:
+    """A pandas DataFrame of ``rows`` (pandas is needed only here)."""
+    try:
+        import pandas as pd  # type: ignore[import-untyped]
+    except ImportError as error:  # pragma: no cover - pandas is a test dependency
+        raise ImportError("to_frame() needs pandas: pip install pandas") from error
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The results, by analysis. Each class names the Rust struct it mirrors.
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, repr=False)
+class LawInfo(Result):
+    """One catalog law as listed to users (`scalinglaws laws`, `scalinglaws.laws()`). Rust:
+    ``scalinglaws::law::catalog::LawInfo``.
+    """
+
+    name: str
+    """The name."""
+    summary: str
+    formula: str
+    """The law's formula."""
+    variables: List[str]
+    parameters: List[str]
+    default_space: str
+    citation: str
+
+
+@dataclass(frozen=True, repr=False)
+class IntervalNote(Result):
+    """What a command's prediction intervals are, for its output: their level, where the fit's own
+    intervals come from, and whether (by which method) they were calibrated beyond the data, or
+    why not. Rust: ``scalinglaws::uncertainty::calibration::IntervalNote``.
+    """
+
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    source: IntervalSource
+    """Where the fit's own intervals (``ci``, ``pi_fit``) come from."""
+    calibrated: bool
+    """Whether ``pi`` is widened beyond the data by a calibration."""
+    method: Optional[str]
+    """The calibration's method and scale column (None: the fit carries no calibration)."""
+    by: Optional[str]
+    """The column scale is measured by."""
+    reason: Optional[str]
+    """Why ``pi`` is not calibrated, when it is not."""
+    description: str
+    """One sentence: ``Calibration::describe``, or why there is no calibration."""
+
+
+@dataclass(frozen=True, repr=False)
+class AllocationReference(Result):
+    """The allocation that ignores inference (minimum training compute for the loss), and what the
+    inference-aware one saves over the run's life relative to it. Rust:
+    ``scalinglaws::analysis::allocation::Reference``.
+    """
+
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+    budget: float
+    """Its lifetime compute (training + inference at the same T)."""
+    savings: float
+    """1 − budget(inference-aware) / budget(reference)."""
+
+
+@dataclass(frozen=True, repr=False)
+class Allocation(Result):
+    """The compute-optimal point at one budget (or the cheapest point at one target loss). Rust:
+    ``scalinglaws::analysis::allocation::Allocation``.
+    """
+
+    budget: float
+    """The compute spent: training FLOPs, plus inference FLOPs 2·N·T when inference tokens are
+    given.
+    """
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+    tokens_per_param: float
+    """D / N."""
+    loss: float
+    """The law's loss there."""
+    total_params: Optional[float]
+    """Total parameters, when a formula for them is given."""
+    training_flops: Optional[float]
+    """Training and inference FLOPs, when inference tokens are given."""
+    inference_flops: Optional[float]
+    """Inference FLOPs 2·N·T, when inference tokens are given."""
+    chosen: Dict[str, float]
+    """The value chosen for each held variable that was given several."""
+    binding: Optional[str]
+    """The cap that holds the allocation at its bound (``max_params``, ``max_active`` or
+    ``max_tokens``), if any.
+    """
+    reference: Optional[AllocationReference]
+    """For a target loss with inference tokens: the inference-blind optimum at that loss."""
+    ci: Dict[str, Tuple[float, float]]
+    """Percentile intervals from bootstrap draws: ``N``, ``D``, ``tokens_per_param``, ``loss``,
+    ``budget`` (``loss``: of the law's mean at the optimum, a confidence interval).
+    """
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval of a new run's loss at (N, D), from the fit: calibrated beyond the data
+    when ``calibrated`` (see ``crate::uncertainty::calibration``), else the fit's own.
+    """
+    pi_fit: Optional[Tuple[float, float]]
+    """The fit's own prediction interval there (parameters plus residual scatter)."""
+    calibrated: bool
+    """Whether the interval is calibrated beyond the data."""
+    distance_decades: Optional[float]
+    """Decades beyond the largest fitted scale (with a calibration)."""
+
+
+@dataclass(frozen=True, repr=False)
+class Exponents(Result):
+    """The exponents of the frontier, N* ∝ C^a and D* ∝ C^b. Rust:
+    ``scalinglaws::analysis::allocation::Exponents``.
+    """
+
+    a: float
+    """The exponent of N*."""
+    b: float
+    """The exponent of D*."""
+    ci: Dict[str, Tuple[float, float]]
+    """Percentile intervals of ``a`` and ``b`` over the bootstrap draws."""
+
+
+@dataclass(frozen=True, repr=False)
+class Frontier(Result):
+    """The compute-optimal frontier of a law (what :func:`scalinglaws.optimal` returns): an
+    allocation per budget or target loss, the exponents of N* and D* in the budget, and what the
+    intervals are. Rust: ``scalinglaws::analysis::allocation::Frontier``.
+    """
+
+    flops: str
+    """The FLOPs formula (``6*N*D`` unless given)."""
+    method: str
+    """"closed form" or "numerical"."""
+    goal: str
+    """"budget" (minimise loss at each budget) or "target_loss" (minimise compute at each loss)."""
+    inference_tokens: Optional[float]
+    """Expected inference tokens over the model's life (Sardana et al. 2024)."""
+    held: Dict[str, float]
+    """Other variables of the law, held at the given values (e.g. U)."""
+    choices: Dict[str, List[float]]
+    """Held variables given several values, over which the allocation is optimised too."""
+    total_params: Optional[str]
+    """The formula for total parameters, when given."""
+    allocations: List[Allocation]
+    """One allocation per budget (or target loss), in the order given."""
+    exponents: Optional[Exponents]
+    """N* ∝ C^a and D* ∝ C^b (None where the law has no such form)."""
+    draws: int
+    """Bootstrap draws the intervals come from (0: none)."""
+    level: Optional[float]
+    """The intervals' level (e.g. 0.95)."""
+    prediction_intervals: Optional[IntervalNote]
+    """What the allocations' prediction intervals (``pi``, ``pi_fit``) are (None: no fit to take
+    them from, e.g. given parameters).
+    """
+
+    def to_frame(self) -> Any:
+        """The allocations as a pandas DataFrame, one row each (intervals as ``_low``/``_high``
+        columns, ``ci`` per quantity as ``ci_N_low``, ...)."""
+        return _frame([_row(a) for a in self.allocations])
+
+
+@dataclass(frozen=True, repr=False)
+class LrCell(Result):
+    """One cell's sweep and its optimum. Rust: ``scalinglaws::analysis::lr::cells::Cell``."""
+
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+    B: Optional[float]
+    """Batch size, when the data have one."""
+    runs: int
+    """Runs in the cell."""
+    lrs: int
+    """Distinct LRs swept."""
+    far: int
+    """Runs left out of the parabola because their loss is more than the window's ``max_rise`` above
+    the cell's best (diverged, or too far from the optimum for a parabola).
+    """
+    lr_range: Tuple[float, float]
+    """The smallest and largest swept LR."""
+    lr_best: float
+    """The swept LR with the lowest loss, and that loss."""
+    loss_best: float
+    """The loss of the run at ``lr_best``."""
+    lr_opt: Optional[float]
+    """The parabola's vertex (also for edge cells, where it extrapolates beyond the sweep)."""
+    loss_opt: Optional[float]
+    """The parabola's loss at its vertex."""
+    ci: Optional[Tuple[float, float]]
+    """Fieller confidence interval of ``lr_opt`` (None when unbounded or no noise level is known).
+    """
+    se_log: Optional[float]
+    """Delta-method standard error of ln ``lr_opt`` (the weight of the cell in the law)."""
+    curvature: Optional[float]
+    """The parabola's coefficient k in L = m + k·(ln lr − ln lr*)²: the loss paid per squared e-fold
+    of LR away from the optimum.
+    """
+    edge: bool
+    """Whether the best swept LR is the smallest or the largest swept."""
+    status: CellStatus
+    """Whether the optimum was located, and if not why."""
+    used: bool
+    """Whether the cell feeds the law over cells (status ok, and at the best batch size)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrParam(Result):
+    """One coefficient with its standard error and interval. Rust:
+    ``scalinglaws::analysis::lr::law::Param``.
+    """
+
+    name: str
+    """The coefficient's name (``c``, ``a``, ``b``, ...)."""
+    value: float
+    se: float
+    """Standard error."""
+    ci: Tuple[float, float]
+    """Confidence interval at the analysis's ``level``."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrReference(Result):
+    """The centre of the logs. Rust: ``scalinglaws::analysis::lr::law::Reference``."""
+
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrLaw(Result):
+    """A fitted law of the optimal LR. Rust: ``scalinglaws::analysis::lr::law::LrLaw``."""
+
+    method: LrMethod
+    """Fitted over the cells' optima, or jointly to every run."""
+    form: LrForm
+    formula: str
+    """ln lr* = c + a·ln(N/N₀) + b·ln(D/D₀) [+ a2·ln²(N/N₀) + b2·ln²(D/D₀)]."""
+    reference: LrReference
+    """N₀ and D₀ of the formula."""
+    params: List[LrParam]
+    """The coefficients, in the formula's order."""
+    coef: Optional[float]
+    """For the loglinear form: lr* = coef·N^a·D^b, with its interval."""
+    coef_ci: Optional[Tuple[float, float]]
+    """The interval of ``coef``."""
+    cells: int
+    """Cells (and, for the joint fit, runs) the law was fitted to."""
+    runs: Optional[int]
+    """Runs the joint fit used."""
+    dof: int
+    """Degrees of freedom."""
+    scale: float
+    """Residual scale: s = √(χ²/dof) of the weighted cell fit (1 when the cells' standard errors
+    explain the scatter), or the loss noise σ of the joint fit.
+    """
+    curvature_law: List[LrParam]
+    """The joint fit's curvature law ln k(N, D) = k0 + kN·ln(N/N₀) + kD·ln(D/D₀), k being the loss
+    paid per squared e-fold of LR away from the optimum.
+    """
+    missing: List[str]
+    """Terms the data cannot support."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCurvatureTest(Result):
+    """The F test of the curved form against the loglinear one. Rust:
+    ``scalinglaws::analysis::lr::law::CurvatureTest``.
+    """
+
+    method: LrMethod
+    """The fit the test was made on."""
+    terms: List[str]
+    """The curvature terms tested."""
+    f: float
+    """The F statistic."""
+    df: Tuple[int, int]
+    """Numerator and denominator degrees of freedom."""
+    p_value: float
+    """The test's p-value."""
+    significant: bool
+    """p below 1 − level: the straight law is rejected."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCurvatureLawCheck(Result):
+    """Whether the cells' curvatures follow the power law: the F test of the joint fit with the
+    curvature law against the one with a free curvature per cell (loglinear law). Rust:
+    ``scalinglaws::analysis::lr::CurvatureLawCheck``.
+    """
+
+    f: float
+    """The F statistic."""
+    df: Tuple[int, int]
+    """The F test's degrees of freedom."""
+    p_value: float
+    """The test's p-value."""
+    sigma_law: float
+    """The residual scales of the two fits."""
+    sigma_cell: float
+    """The residual scale of the fit with a free curvature per cell."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrNoise(Result):
+    """The loss noise level the intervals use. Rust: ``scalinglaws::analysis::lr::Noise``."""
+
+    sigma: float
+    """The standard deviation of a run's loss."""
+    source: NoiseSource
+    """Given (``noise=``), or estimated from the cells or the joint fit."""
+    dof: Optional[int]
+    """Degrees of freedom of the estimate (None when given)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCounts(Result):
+    """How many cells fall in each state. Rust: ``scalinglaws::analysis::lr::Counts``."""
+
+    cells: int
+    """Cells (one per (N, D) pair)."""
+    used: int
+    """Cells with an interior optimum that feed the law over cells."""
+    edge: int
+    """Cells whose best LR is at the edge of the sweep."""
+    few_lrs: int
+    """Cells with too few LRs for a parabola."""
+    no_minimum: int
+    """Cells whose parabola has no minimum."""
+    other_batch: int
+    """Cells at a batch size other than their (N, D)'s best."""
+    joint: int
+    """Cells the joint fit uses (three or more LRs, edge cells included)."""
+    far: int
+    """Runs left out of their cell's parabola as too far above its best loss."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrPrediction(Result):
+    """lr* (and B*) at a target. Rust: ``scalinglaws::analysis::lr::Prediction``."""
+
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+    lr_opt: float
+    """The optimal learning rate."""
+    ci: Tuple[float, float]
+    """Confidence interval of ``lr_opt``."""
+    B: Optional[float]
+    """The optimal batch size, when the batch is swept."""
+    b_ci: Optional[Tuple[float, float]]
+    """Confidence interval of ``B``."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBatchCell(Result):
+    """One (N, D)'s profile over batch sizes. Rust: ``scalinglaws::analysis::lr::BatchCell``."""
+
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+    batches: int
+    """Distinct batch sizes."""
+    b_best: float
+    """The batch size whose best run has the lowest loss."""
+    b_opt: Optional[float]
+    """The parabola's vertex in ln B."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of ``b_opt``."""
+    edge: bool
+    """Whether the best batch size is the smallest or the largest swept."""
+    status: CellStatus
+    """Whether the optimum was located, and if not why."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBatchAnalysis(Result):
+    """The batch-size analysis, when a batch column is given. Rust:
+    ``scalinglaws::analysis::lr::BatchAnalysis``.
+    """
+
+    cells: List[LrBatchCell]
+    """One profile over batch sizes per (N, D)."""
+    law: Optional[LrLaw]
+    """ln B* = c + b·ln(D/D₀), i.e. B* = coef·D^b."""
+
+
+@dataclass(frozen=True, repr=False)
+class SweptColumn(Result):
+    """A column whose values vary within the cells as a swept knob would. Rust:
+    ``scalinglaws::analysis::lr::swept::SweptColumn``.
+    """
+
+    column: str
+    """The column's name."""
+    also: List[str]
+    """Other columns that split the cells' runs the same way."""
+    values: int
+    """Distinct values over the sweep."""
+    varying_cells: int
+    """Cells in which it varies among runs (of ``cells``)."""
+    cells: int
+    """Cells in all."""
+    setting: str
+    """The setting that handles it: ``batch`` (profile each value, use each (N, D)'s best), or
+    ``where`` (keep one value) when a batch column is already given.
+    """
+    common_value: float
+    """The value a row filter would keep: the most common one."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrHeldOut(Result):
+    """One held-out cell. Rust: ``scalinglaws::analysis::lr::backtest::HeldOut``."""
+
+    N: float
+    """Model parameters N."""
+    D: float
+    """Training tokens D."""
+    lr_opt: float
+    """The cell's own optimum."""
+    predicted: float
+    """The law's prediction of the optimum."""
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval for the cell's optimum (None without a noise level)."""
+    log2_error: float
+    """log₂(predicted / lr_opt)."""
+    covered: Optional[bool]
+    """Whether ``pi`` covers ``lr_opt``."""
+    loss_penalty: Optional[float]
+    """Loss paid on this cell for training at the predicted LR instead of its optimum."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBacktestSplit(Result):
+    """One extrapolation direction. Rust: ``scalinglaws::analysis::lr::backtest::Split``."""
+
+    description: str
+    """Which cells trained and which were held out."""
+    train_cells: int
+    held_out_cells: int
+    """Held-out cells, and how many of them have an interior optimum to score."""
+    scored: List[LrHeldOut]
+    """The held-out cells scored."""
+    mean_abs_log2_error: Optional[float]
+    """Mean |log₂ error|: 1 means a factor of two off."""
+    bias_log2: Optional[float]
+    """Mean signed log₂ error (positive: the law predicts too large an LR)."""
+    coverage: Optional[float]
+    """Share of the scored cells inside their prediction interval."""
+    mean_loss_penalty: Optional[float]
+    """Mean of ``loss_penalty``."""
+    note: Optional[str]
+    """Why the split has no scores."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBacktest(Result):
+    """The law's extrapolation in D and in N, scored on held-out cells. Rust:
+    ``scalinglaws::analysis::lr::backtest::Backtest``.
+    """
+
+    method: LrMethod
+    """The method of the law backtested."""
+    form: LrForm
+    """The form of the law backtested."""
+    holdout: float
+    """The share of the largest scales held out."""
+    d_extrapolation: LrBacktestSplit
+    """Fit on the shorter horizons at every N, predict the longest."""
+    n_extrapolation: LrBacktestSplit
+    """Fit on the smaller models, predict the largest."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrAnalysis(Result):
+    """The learning-rate analysis (what :func:`scalinglaws.lr` returns): per-cell optima, the law of
+    the optimal LR, the curvature test, predictions and the extrapolation backtest. Rust:
+    ``scalinglaws::analysis::lr::LrAnalysis``.
+    """
+
+    runs: int
+    """Runs in the sweep."""
+    counts: LrCounts
+    """How many cells fall in each state."""
+    cells: List[LrCell]
+    """One per (N, D) (and batch size, when given)."""
+    noise: Optional[LrNoise]
+    """The loss noise level the intervals use."""
+    law: Optional[LrLaw]
+    """The law of the chosen method and form."""
+    alternative: Optional[LrLaw]
+    """The same form by the other method, for comparison."""
+    curvature: Optional[LrCurvatureTest]
+    """Whether the curved form fits significantly better (by the joint fit when it exists)."""
+    curvature_law_check: Optional[LrCurvatureLawCheck]
+    """Whether the cells' profile curvatures follow the joint fit's power law."""
+    batch: Optional[LrBatchAnalysis]
+    """The batch-size analysis, when ``batch=`` is given."""
+    predictions: List[LrPrediction]
+    """lr* (and B*) at each ``predict=`` target."""
+    backtest: LrBacktest
+    """The D- against N-extrapolation backtest."""
+    swept: List[SweptColumn]
+    """Other columns that vary within the cells as a swept knob would (their runs are pooled into
+    one profile per cell); each also has a warning.
+    """
+    warnings: List[str]
+    """Warnings, worded for Python."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+
+    def to_frame(self) -> Any:
+        """The cells as a pandas DataFrame, one row each."""
+        return _frame([_row(c) for c in self.cells])
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopBudget(Result):
+    """One budget's profile and its minimum. Rust: ``scalinglaws::analysis::isoflop::Budget``."""
+
+    budget: float
+    """The compute budget C (FLOPs)."""
+    points: int
+    """Points on the profile."""
+    N: Optional[float]
+    """N* at the profile's minimum."""
+    D: Optional[float]
+    """D* at the minimum."""
+    loss: Optional[float]
+    """The loss at the minimum."""
+    n_ci: Optional[Tuple[float, float]]
+    """Percentile interval of N* (residual bootstrap of the local fit)."""
+    note: Optional[str]
+    """Why the budget has no minimum (left out of the power law)."""
+    curve: Optional[LocalCurve]
+    """The local curve through the minimum (for plots)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LocalCurve(Result):
+    """A budget's local polynomial ln loss = Σ cₖ (ln N)ᵏ over the sizes it was fitted to. Rust:
+    ``scalinglaws::analysis::isoflop::LocalCurve``.
+    """
+
+    _key: ClassVar[Dict[str, str]] = {"from_": "from"}
+
+    coefficients: List[float]
+    """c₀, c₁, ...: the polynomial's coefficients."""
+    from_: float
+    """The smallest N of its window (the JSON key ``from``: a Python keyword)."""
+    to: float
+    """The largest N of its window."""
+
+
+@dataclass(frozen=True, repr=False)
+class PowerLaw(Result):
+    """A power law y = coef · C^exponent through the minima. Rust:
+    ``scalinglaws::analysis::isoflop::PowerLaw``.
+    """
+
+    exponent: float
+    coef: float
+    r2: float
+    """R² of the fit in logs."""
+    ci: Optional[Tuple[float, float]]
+    """Percentile interval of the exponent (with a bootstrap)."""
+
+
+@dataclass(frozen=True, repr=False)
+class ShapeChoice(Result):
+    """The choice made by [`Shape::Auto`]: a lack-of-fit F test of the parabola through every point
+    against the local cubic's scatter. Rust: ``scalinglaws::analysis::isoflop::ShapeChoice``.
+    """
+
+    chosen: Shape
+    """The shape chosen."""
+    statistic: Optional[float]
+    """Mean square of the wide parabola's residuals over the local cubic's."""
+    dof: Optional[Tuple[int, int]]
+    """Degrees of freedom of the two mean squares."""
+    p_value: Optional[float]
+    """The test's p-value."""
+    reason: str
+    """Why that shape, in words."""
+
+
+@dataclass(frozen=True, repr=False)
+class Quantity(Result):
+    """One predicted quantity: the point value, its interval, and the bootstrap's own interval.
+    Rust: ``scalinglaws::analysis::isoflop::forecast::Quantity``.
+    """
+
+    value: float
+    interval: Optional[Tuple[float, float]]
+    """The calibrated interval when calibrated, else the bootstrap's."""
+    bootstrap_interval: Optional[Tuple[float, float]]
+    """Percentile interval over the bootstrap replicates (the minima's noise only)."""
+
+
+@dataclass(frozen=True, repr=False)
+class BudgetPrediction(Result):
+    """A prediction at one new budget. Rust:
+    ``scalinglaws::analysis::isoflop::forecast::BudgetPrediction``.
+    """
+
+    budget: float
+    """The compute budget C (FLOPs)."""
+    decades_out: float
+    """Decades beyond the largest budget with a minimum (0 inside the data)."""
+    N: Quantity
+    """N* there."""
+    D: Quantity
+    """D* there."""
+    loss: Quantity
+    """The minimum loss there."""
+
+
+@dataclass(frozen=True, repr=False)
+class ForecastCalibration(Result):
+    """How the intervals beyond the data were widened. Rust:
+    ``scalinglaws::analysis::isoflop::forecast::ForecastCalibration``.
+    """
+
+    calibrated: bool
+    """Whether the intervals are widened beyond the data."""
+    reason: Optional[str]
+    """Why not, when not."""
+    origins: List[int]
+    """Training sizes (in budgets) of the rolling origins."""
+    units: int
+    """(origin, held-out budget) units scored."""
+    max_distance_decades: float
+    """The farthest a scored unit lay beyond its training budgets, in decades."""
+    tau_n: float
+    """τ of N*, D* and the loss, per decade^g in ln units."""
+    tau_d: float
+    tau_loss: float
+    coverage_bootstrap: Optional[float]
+    """Share of the units whose D* fell inside the bootstrap-only interval, and after widening."""
+    coverage_calibrated: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
+class Isoflop(Result):
+    """An IsoFLOP analysis (Chinchilla's approach 2): a profile and its minimum per budget, and the
+    power laws N* ∝ C^a, D* ∝ C^b through the minima. Rust:
+    ``scalinglaws::analysis::isoflop::Isoflop``.
+    """
+
+    shape: Shape
+    """The polynomial fitted to each profile."""
+    budgets: List[IsoflopBudget]
+    """One profile per budget, in increasing order."""
+    n_star: Optional[PowerLaw]
+    """N* ∝ C^a."""
+    d_star: Optional[PowerLaw]
+    """D* ∝ C^b."""
+    bootstrap: int
+    """Bootstrap replicates asked for."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    shape_choice: Optional[ShapeChoice]
+    """How ``auto`` chose the shape (absent when the shape was given)."""
+    predictions: List[BudgetPrediction]
+    """Predictions at the requested new budgets."""
+    predictions_note: Optional[str]
+    """Why no predictions were made, when some were asked for."""
+    calibration: Optional[ForecastCalibration]
+    """How the prediction intervals beyond the data were calibrated."""
+
+    def to_frame(self) -> Any:
+        """The budgets' minima as a pandas DataFrame, one row per budget."""
+        return _frame([_row(b) for b in self.budgets])
+
+
+@dataclass(frozen=True, repr=False)
+class HeldOutBudget(Result):
+    """One held-out budget of an IsoFLOP backtest. Rust:
+    ``scalinglaws::analysis::isoflop::forecast::HeldOutBudget``.
+    """
+
+    predicted: BudgetPrediction
+    """The prediction from the training budgets."""
+    observed_N: Optional[float]
+    """N* and D* of the held-out budget's own profile (None without a minimum)."""
+    observed_D: Optional[float]
+    ln_error_N: Optional[float]
+    """ln predicted − ln observed, of N* and D*."""
+    ln_error_D: Optional[float]
+    covered_N: Optional[bool]
+    """Whether the prediction intervals cover the observed N* and D*."""
+    covered_D: Optional[bool]
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopBacktest(Result):
+    """`isoflop` fitted on all but the largest budgets, scored on them. Rust:
+    ``scalinglaws::analysis::isoflop::forecast::IsoflopBacktest``.
+    """
+
+    training: Isoflop
+    """The analysis of the training budgets, with its predictions at the held-out ones."""
+    held_out: List[HeldOutBudget]
+    """The held-out budgets, scored."""
+    mean_abs_ln_error_N: Optional[float]
+    """Mean |ln error| of N* and of D* over the held-out budgets."""
+    mean_abs_ln_error_D: Optional[float]
+    coverage_N: Optional[float]
+    """Share of held-out budgets whose N* (D*) the intervals cover."""
+    coverage_D: Optional[float]
+
+    def to_frame(self) -> Any:
+        """The held-out budgets as a pandas DataFrame: predicted N*, D* and loss with their
+        intervals beside the observed N*, D* and the errors."""
+        rows = []
+        for held in self.held_out:
+            predicted = held.predicted
+            row: Dict[str, Any] = {"budget": predicted.budget, "decades_out": predicted.decades_out}
+            for name in ("N", "D", "loss"):
+                quantity: Quantity = getattr(predicted, name)
+                row[name] = quantity.value
+                row.update(_pairs(name, quantity.interval))
+            rows.append(_row(held, **row))
+        return _frame(rows)
+
+
+@dataclass(frozen=True, repr=False)
+class EnvelopePoint(Result):
+    """One point of the envelope: at compute C, the lowest loss and the N, D that reach it. Rust:
+    ``scalinglaws::analysis::envelope::EnvelopePoint``.
+    """
+
+    budget: float
+    """The compute budget C (FLOPs)."""
+    N: float
+    D: float
+    loss: float
+    run: Optional[str]
+    """The run the point comes from, with run labels."""
+
+
+@dataclass(frozen=True, repr=False)
+class Envelope(Result):
+    """Chinchilla's approach 1: the envelope of every run's checkpoints, the lowest loss at each
+    compute, and the power laws through it. Rust: ``scalinglaws::analysis::envelope::Envelope``.
+    """
+
+    method: str
+    """``hull`` or ``grid:K`` (K log-spaced budgets)."""
+    checkpoints: int
+    """Checkpoints read."""
+    runs: int
+    """Distinct runs (0 without run labels)."""
+    points: List[EnvelopePoint]
+    """The envelope's points, by compute."""
+    n_star: Optional[PowerLaw]
+    """N* ∝ C^a and D* ∝ C^b through the envelope's points."""
+    d_star: Optional[PowerLaw]
+    bootstrap: int
+    """Bootstrap replicates over runs (0: none), and how many gave both power laws (the intervals'
+    draws).
+    """
+    bootstrap_used: int
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+
+    def to_frame(self) -> Any:
+        """The envelope's points as a pandas DataFrame."""
+        return _frame([_row(p) for p in self.points])
+
+
+@dataclass(frozen=True, repr=False)
+class TrackParam(Result):
+    """A parameter of one track, with its interval. Rust:
+    ``scalinglaws::analysis::tracks::TrackParam``.
+    """
+
+    name: str
+    """The name."""
+    value: float
+    """The value."""
+    shared: bool
+    """Whether the parameter is shared by every track (a joint fit)."""
+    stderr: Optional[float]
+    """Standard error."""
+    ci: Optional[Tuple[float, float]]
+    """Percentile interval over the bootstrap draws."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackFit(Result):
+    """One track's fit and its compute-optimal allocations. Rust:
+    ``scalinglaws::analysis::tracks::TrackFit``.
+    """
+
+    track: str
+    """The track's label."""
+    rows: int
+    """Rows of the track."""
+    params: List[TrackParam]
+    """The track's parameters, in the law's order."""
+    objective: float
+    """The track's share of the objective."""
+    converged: bool
+    """Whether the fit converged."""
+    warnings: List[str]
+    """Warnings, worded for Python."""
+    allocations: List[Allocation]
+    """Compute-optimal allocation at each budget (empty when the law has no N and D)."""
+    prediction_intervals: Optional[IntervalNote]
+    """What the allocations' prediction intervals (``pi``, ``pi_fit``) are."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackEstimate(Result):
+    """A value with its percentile interval over the draws (None without a bootstrap, or when the
+    value does not exist, e.g. a loss one track never reaches). Rust:
+    ``scalinglaws::analysis::tracks::Estimate``.
+    """
+
+    value: Optional[float]
+    ci: Optional[Tuple[float, float]]
+    """Percentile interval over the paired draws."""
+
+
+@dataclass(frozen=True, repr=False)
+class BudgetComparison(Result):
+    """Track B against the baseline A at one budget. Rust:
+    ``scalinglaws::analysis::tracks::BudgetComparison``.
+    """
+
+    budget: float
+    """The compute budget C (FLOPs)."""
+    loss_baseline: float
+    """L*_A(C), the baseline's compute-optimal loss."""
+    loss_track: float
+    """L*_B(C), the track's."""
+    gap: TrackEstimate
+    """L*_B(C) − L*_A(C)."""
+    multiplier: TrackEstimate
+    """C_A(L*_B(C)) / C: the compute A needs to match B at C, per unit of C."""
+    track_needs: TrackEstimate
+    """C_B(L*_A(C)) / C: the compute B needs to match A at C, per unit of C."""
+    p_track_better: Optional[float]
+    """Share of paired draws with L*_B(C) < L*_A(C)."""
+
+
+@dataclass(frozen=True, repr=False)
+class CellWins(Result):
+    """Cells run in both tracks, by which reached the lower loss. Rust:
+    ``scalinglaws::analysis::tracks::CellWins``.
+    """
+
+    shared: int
+    """Cells (N, D) run in both tracks."""
+    track_wins: int
+    baseline_wins: int
+    ties: int
+    """Cells within ``cell_tolerance`` of each other."""
+
+
+@dataclass(frozen=True, repr=False)
+class PairComparison(Result):
+    """One track against the baseline. Rust: ``scalinglaws::analysis::tracks::PairComparison``."""
+
+    baseline: str
+    """The baseline's label."""
+    track: str
+    """The track's label."""
+    differences: List[Tuple[str, TrackEstimate]]
+    """B − A for every parameter that is not shared."""
+    budgets: List[BudgetComparison]
+    """The comparison at each budget."""
+    crossover: Optional[float]
+    """The budget where the compute-optimal losses cross, between 1e15 and 1e30 FLOPs."""
+    cells: CellWins
+    """Paired cells, by which track won."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackComparison(Result):
+    """The recipe comparison (what :func:`scalinglaws.compare` returns): every track's fit and each
+    track against the baseline. Rust: ``scalinglaws::analysis::tracks::TrackComparison``.
+    """
+
+    law: str
+    """The law's name (or formula)."""
+    shared: List[str]
+    """Parameters shared between the tracks (``shared=``)."""
+    tracks: List[TrackFit]
+    """Every track's fit, the baseline first."""
+    pairs: List[PairComparison]
+    """Each other track against the baseline."""
+    bootstrap: int
+    """Replicates asked for, and paired draws every quantity's interval comes from."""
+    draws: int
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    notes: List[str]
+    """Notes on the comparison (what was left out, and why)."""
+
+    def to_frame(self) -> Any:
+        """Each track against the baseline at each budget, as a pandas DataFrame: the losses, the
+        gap, the compute multipliers (each with ``_low``/``_high``) and the odds of winning."""
+        rows = []
+        for pair in self.pairs:
+            for at in pair.budgets:
+                row: Dict[str, Any] = {"baseline": pair.baseline, "track": pair.track}
+                for name in ("gap", "multiplier", "track_needs"):
+                    estimate: TrackEstimate = getattr(at, name)
+                    row[name] = math.nan if estimate.value is None else estimate.value
+                    row.update(_pairs(name, estimate.ci))
+                rows.append(_row(at, **row))
+        return _frame(rows)
+
+
+@dataclass(frozen=True, repr=False)
+class BacktestPoint(Result):
+    """A held-out run and its prediction. Rust: ``scalinglaws::analysis::backtest::BacktestPoint``.
+    """
+
+    row: int
+    """Index of the row in the data given to the backtest."""
+    scale: float
+    """Its value of the scale column."""
+    actual: float
+    """The observed value."""
+    predicted: float
+    """The training fit's prediction."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of the mean there."""
+    pi: Optional[Tuple[float, float]]
+    """The prediction interval scored: calibrated when the backtest calibrates."""
+    pi_fit: Optional[Tuple[float, float]]
+    """The training fit's own prediction interval (before any calibration)."""
+    distance_decades: float
+    """Decades beyond the training data."""
+    calibrated: bool
+    """Whether ``pi`` was widened by a calibration."""
+    relative_error: float
+    """(predicted − actual) / actual."""
+    log_residual: Optional[float]
+    """ln predicted − ln actual (None unless both are positive)."""
+
+
+@dataclass(frozen=True, repr=False)
+class BacktestMetrics(Result):
+    """Scores of a set of held-out predictions. Rust: ``scalinglaws::analysis::backtest::Metrics``.
+    """
+
+    points: int
+    """Held-out runs scored."""
+    are_mean: float
+    """Mean absolute relative error."""
+    are_median: float
+    """Median absolute relative error."""
+    are_max: float
+    """Largest absolute relative error."""
+    rmse_log: Optional[float]
+    """Root mean square of the log residuals."""
+    bias: float
+    """Mean signed relative error (> 0: the law over-predicts)."""
+    pi_coverage: Optional[float]
+    """Share of held-out runs inside their prediction interval (of those with one)."""
+    with_intervals: int
+    """Held-out runs with a prediction interval (a training fit without a covariance has none)."""
+    ci_coverage: Optional[float]
+    """Share of held-out runs inside the confidence interval of the mean (expected to be lower than
+    the level: runs scatter around the mean).
+    """
+    pi_fit_coverage: Optional[float]
+    """Coverage of the training fits' own prediction intervals (before calibration)."""
+    pi_width: Optional[float]
+    """Mean relative width (hi − lo) / predicted of the scored and of the fits' own intervals."""
+    pi_fit_width: Optional[float]
+    calibrated: int
+    """Held-out runs whose interval was calibrated, and the coverage and mean width of those
+    calibrated intervals and of the fits' own intervals on the same runs.
+    """
+    calibrated_coverage: Optional[float]
+    calibrated_fit_coverage: Optional[float]
+    calibrated_width: Optional[float]
+    calibrated_fit_width: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
+class SplitCalibration(Result):
+    """What a split's nested calibration found. Rust:
+    ``scalinglaws::analysis::backtest::SplitCalibration``.
+    """
+
+    calibrated: bool
+    """Whether the split's intervals were widened."""
+    tau_per_decade: float
+    """The calibration's widening per decade beyond the data."""
+    held_out: int
+    """Held-out runs and (origin, scale group) units inside the training rows it used."""
+    units: int
+    reason: Optional[str]
+    """Why not, when not."""
+
+
+@dataclass(frozen=True, repr=False)
+class BacktestSplit(Result):
+    """One training set and its held-out rows. Rust: ``scalinglaws::analysis::backtest::Split``."""
+
+    trained_up_to: float
+    """Largest scale in the training set."""
+    train_rows: int
+    """Rows the fit was trained on."""
+    test_rows: int
+    """Rows held out and scored."""
+    objective: Optional[float]
+    """The training fit (None when it failed; see ``error``)."""
+    converged: Optional[bool]
+    """Whether the training fit converged."""
+    params: Dict[str, float]
+    """The training fit's parameters by name."""
+    points: List[BacktestPoint]
+    """The held-out runs and their predictions."""
+    metrics: Optional[BacktestMetrics]
+    """The split's scores."""
+    calibration: Optional[SplitCalibration]
+    """The nested calibration of this split's intervals (when the backtest calibrates)."""
+    error: Optional[str]
+    """Why this part failed, when it did (it is then left out of the summaries)."""
+
+
+@dataclass(frozen=True, repr=False)
+class Backtest(Result):
+    """A backtest (what :func:`scalinglaws.backtest` returns): fits on the smaller scales, scored on
+    the held-out larger ones. Rust: ``scalinglaws::analysis::backtest::Backtest``.
+    """
+
+    holdout: str
+    """How rows were held out, in words."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    intervals: IntervalSource
+    """Where the training fits' intervals come from."""
+    splits: List[BacktestSplit]
+    """Each split's fit and scores."""
+    metrics: Optional[BacktestMetrics]
+    """Over every held-out point of every split."""
+
+    def to_frame(self) -> Any:
+        """Every held-out run of every split as a pandas DataFrame (``split`` numbers the splits
+        from 0; ``trained_up_to`` is the split's)."""
+        return _frame(
+            [
+                _row(point, split=i, trained_up_to=split.trained_up_to)
+                for i, split in enumerate(self.splits)
+                for point in split.points
+            ]
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class CandidateScore(Result):
+    """A candidate's rolling-backtest score. Rust:
+    ``scalinglaws::analysis::selection::CandidateScore``.
+    """
+
+    label: str
+    """The candidate's label (its catalog name or formula text)."""
+    formula: str
+    """The law's formula."""
+    free_params: int
+    """Parameters fitted (not held)."""
+    score: Optional[float]
+    """The score: unit-weighted mean absolute held-out error in the fitted space (for log residuals,
+    about the mean absolute relative error).
+    """
+    rmse: Optional[float]
+    """Unit-weighted root mean squared held-out error in the fitted space."""
+    are_mean: Optional[float]
+    """Unit-weighted mean absolute relative error (ŷ − y)/y of the held-out runs."""
+    gap_se: Optional[float]
+    """Standard error of (this score − the best score), paired over the rolling origins."""
+    log_likelihood: Optional[float]
+    """Log-likelihood at the fitted parameters, maximised over the error scale (for ``huber`` a
+    lower bound on the joint maximum), and BIC, on all the data.
+    """
+    bic: Optional[float]
+    """Bayesian information criterion."""
+    tied_with_best: bool
+    """Within one standard error of the best score (the best candidate's score's standard error over
+    the rolling origins, reported as its ``score_se``).
+    """
+    score_se: Optional[float]
+    """The standard error of the score over the rolling origins (the best candidate's)."""
+    weight: float
+    """Stacking weight."""
+    calibrated: bool
+    """Whether its prediction intervals are calibrated beyond the data (and τ when they are)."""
+    tau_per_decade: Optional[float]
+    """The calibration's widening per decade beyond the data."""
+    calibration_reason: Optional[str]
+    """Why its intervals are not calibrated beyond the data."""
+    params: Dict[str, float]
+    """Parameters fitted to all the data, by name."""
+    error: Optional[str]
+    """Why the candidate could not be scored, when it could not."""
+
+
+@dataclass(frozen=True, repr=False)
+class Selection(Result):
+    """The scored candidates, the winner and the stacking weights. Rust:
+    ``scalinglaws::analysis::selection::Selection``.
+    """
+
+    rows: int
+    """Rows of data used."""
+    by: str
+    """The scale column of the rolling origins."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    method: str
+    """How the candidates were scored and weighted, in words."""
+    origins: List[int]
+    """Training scale groups of the rolling origins every candidate was scored on."""
+    scale_groups: int
+    """Distinct scales in the data."""
+    units: int
+    """(origin, scale group) units and held-out runs scored."""
+    held_out: int
+    candidates: List[CandidateScore]
+    """Every candidate's score, in the order given."""
+    best: str
+    """Lowest score, and the candidate the one-standard-error rule picks."""
+    winner: str
+
+    def to_frame(self) -> Any:
+        """The candidates' scores as a pandas DataFrame, one row each (``params_NAME`` columns
+        hold their fitted parameters)."""
+        return _frame([_row(c) for c in self.candidates])
+
+
+@dataclass(frozen=True, repr=False)
+class LawPrediction(Result):
+    """One candidate's prediction at a point. Rust:
+    ``scalinglaws::analysis::selection::LawPrediction``.
+    """
+
+    label: str
+    """The candidate's label (its catalog name or formula text)."""
+    weight: float
+    """The stacking weight."""
+    value: float
+    """The law's prediction (the fields below are its ``PointPrediction``, flattened)."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of the law's mean there."""
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval of a new run there: calibrated beyond the data when ``calibrated``."""
+    pi_fit: Optional[Tuple[float, float]]
+    """The fit's own prediction interval, before calibration."""
+    calibrated: bool
+    """Whether ``pi`` is calibrated beyond the data."""
+    distance_decades: Optional[float]
+    """Decades beyond the largest fitted scale (with a calibration)."""
+
+
+@dataclass(frozen=True, repr=False)
+class SelectedPrediction(Result):
+    """The winner's and the stacked prediction at a point, with every candidate's. Rust:
+    ``scalinglaws::analysis::selection::SelectedPrediction``.
+    """
+
+    value: float
+    """Stacked value Σ aₖ ŷₖ (in the fitted space, mapped back)."""
+    pi: Optional[Tuple[float, float]]
+    """Quantile interval of the weighted mixture of the candidates' predictive normals."""
+    between_sd: float
+    """Standard deviation between the weighted candidates' predictions, in the fitted space."""
+    calibrated: bool
+    """Whether every weighted candidate's interval was calibrated beyond the data."""
+    winner: LawPrediction
+    """The winner's own prediction."""
+    laws: List[LawPrediction]
+    """Every candidate's prediction."""
+    inputs: List[Tuple[str, float]]
+    """The point, as (variable, value) pairs of ``at=`` (added by the front ends, not the
+    library)."""
+
+
+@dataclass(frozen=True, repr=False)
+class HeldOutScore(Result):
+    """Held-out scores of one way of predicting (a candidate, the winner, the average) over the
+    outer splits of [`evaluate`]. Rust: ``scalinglaws::analysis::selection::HeldOutScore``.
+    """
+
+    label: str
+    """The candidate's label, or ``winner`` or ``average``."""
+    points: int
+    """Held-out runs and (outer origin, scale group) units scored."""
+    units: int
+    """Independent units (scale groups) behind the scores."""
+    are_mean: Optional[float]
+    """Unit-weighted mean absolute relative error and root mean squared fitted-space error (None
+    when a prediction was undefined at a held-out run).
+    """
+    rmse: Optional[float]
+    pi_coverage: Optional[float]
+    """Unit-weighted share of held-out runs inside the prediction interval, and its mean relative
+    width (hi − lo)/ŷ.
+    """
+    pi_width: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
+class EvaluationSplit(Result):
+    """One outer split of [`evaluate`]. Rust: ``scalinglaws::analysis::selection::EvaluationSplit``.
+    """
+
+    trained_groups: int
+    """Scale groups the split trained on."""
+    trained_up_to: float
+    """The largest scale of the training rows."""
+    train_rows: int
+    """Rows the fit was trained on."""
+    test_rows: int
+    """Rows held out and scored."""
+    winner: Optional[str]
+    """The candidate the inner selection picked."""
+    weights: Dict[str, float]
+    """The inner stacking weights, by label."""
+    error: Optional[str]
+    """Why the split failed, when it did."""
+
+
+@dataclass(frozen=True, repr=False)
+class Evaluation(Result):
+    """The selection procedure checked out of sample. Rust:
+    ``scalinglaws::analysis::selection::Evaluation``.
+    """
+
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    splits: List[EvaluationSplit]
+    """The outer splits."""
+    candidates: List[HeldOutScore]
+    """Each candidate's held-out scores."""
+    winner: HeldOutScore
+    """The scores of predicting with each split's winner."""
+    average: HeldOutScore
+    """The scores of predicting with each split's stacked average."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleDefaults(Result):
+    """Defaults a spec falls back on: the training run's peak, warmup and length. Rust:
+    ``scalinglaws::analysis::schedule::spec::SpecDefaults``.
+    """
+
+    peak: float
+    """The peak learning rate."""
+    warmup: int
+    """Warmup steps."""
+    steps: int
+    """Steps in all."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleEstimate(Result):
+    """A parameter's estimate. Rust: ``scalinglaws::analysis::schedule::Estimate``."""
+
+    name: str
+    """The name."""
+    value: float
+    """The value."""
+    se: Optional[float]
+    """Asymptotic standard error (log-space Gauss–Newton); consecutive points of a curve are
+    correlated, so treat it as a lower bound.
+    """
+
+
+@dataclass(frozen=True, repr=False)
+class RunScore(Result):
+    """How well the fitted law reproduces one run's logged curve. Rust:
+    ``scalinglaws::analysis::schedule::RunScore``.
+    """
+
+    run: str
+    """The run's label."""
+    train: bool
+    """Whether the run was fitted to."""
+    points: int
+    """Logged points."""
+    last_step: int
+    """The last logged step."""
+    r2: Optional[float]
+    """1 − SS_res/SS_tot of the predicted curve against the logged losses (None when the logged
+    losses do not vary).
+    """
+    final_error: float
+    """(predicted − logged)/logged at the last logged step."""
+    rmse: float
+    """Root-mean-square error."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleFit(Result):
+    """The output of `schedule fit` (and the FIT.json the other subcommands read). Rust:
+    ``scalinglaws::analysis::schedule::ScheduleFit``.
+    """
+
+    kind: str
+    """Always ``schedule_fit``."""
+    law: CurveLaw
+    """The law's name."""
+    formula: str
+    """The law's formula."""
+    citation: str
+    """Where the law comes from."""
+    params: List[ScheduleEstimate]
+    """The fitted parameters, in the law's order."""
+    objective: float
+    """Σ Huber(ln y − ln ŷ; δ = 1e-3) over the training points."""
+    termination: str
+    """Why the best start's optimiser stopped."""
+    iterations: int
+    """Its iterations."""
+    starts: int
+    """Starting points tried."""
+    train: List[str]
+    """The runs fitted to."""
+    train_points: int
+    """Logged points fitted to."""
+    defaults: ScheduleDefaults
+    """Peak, warmup and length of the first training run: what a spec leaves out."""
+    runs: List[RunScore]
+    """How well the law reproduces each run, training runs included."""
+    mean_test_r2: Optional[float]
+    """Mean R² over the runs not used for fitting (None if every run trained)."""
+    warnings: List[str]
+    """Warnings, worded for Python."""
+
+    def to_frame(self) -> Any:
+        """The per-run scores as a pandas DataFrame."""
+        return _frame([_row(r) for r in self.runs])
+
+
+@dataclass(frozen=True, repr=False)
+class CooldownPoint(Result):
+    """One branch of a ``cooldowns`` spec. Rust:
+    ``scalinglaws::analysis::schedule::CooldownPoint``.
+    """
+
+    start: int
+    """The step the cooldown starts at."""
+    length: int
+    """Its length in steps."""
+    end_step: int
+    """The step it ends at."""
+    loss: float
+    """The predicted loss at ``end_step``."""
+    constant_loss: float
+    """The constant run's loss at the same step (what the cooldown gains over it)."""
+
+
+@dataclass(frozen=True, repr=False)
+class SchedulePrediction(Result):
+    """A predicted curve. Rust: ``scalinglaws::analysis::schedule::Prediction``."""
+
+    schedule: str
+    """The schedule spec."""
+    steps_total: int
+    """Steps in the schedule."""
+    peak_lr: float
+    """Its largest learning rate."""
+    final_lr: float
+    """The learning rate at the last step."""
+    final_loss: float
+    """The predicted loss at the last step."""
+    steps: List[int]
+    """The sampled steps."""
+    lr: List[float]
+    """The learning rate at each sampled step."""
+    loss: List[float]
+    """The predicted loss at each sampled step."""
+    cooldowns: List[CooldownPoint]
+    """For ``cooldowns`` specs: each branch's start, end step and predicted loss there."""
+
+    def to_frame(self) -> Any:
+        """The predicted curve as a pandas DataFrame: ``step``, ``lr``, ``loss``."""
+        return _frame(
+            [{"step": s, "lr": r, "loss": v} for s, r, v in zip(self.steps, self.lr, self.loss)]
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class OptimizeSettings(Result):
+    """The constraint set and the search's budget. Rust:
+    ``scalinglaws::analysis::schedule::optimize::OptimizeSettings``.
+    """
+
+    steps: int
+    """Steps of the schedule."""
+    peak: float
+    """The peak learning rate."""
+    warmup: int
+    """Linear warmup steps."""
+    floor: float
+    """The lowest learning rate allowed."""
+    max_iterations: int
+    """The search's iteration budget."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleBaseline(Result):
+    """A standard schedule and its predicted final loss. Rust:
+    ``scalinglaws::analysis::schedule::optimize::Baseline``.
+    """
+
+    schedule: str
+    """The schedule spec."""
+    final_loss: float
+    """Its predicted final loss."""
+
+
+@dataclass(frozen=True, repr=False)
+class OptimizedSchedule(Result):
+    """The schedule with the lowest predicted final loss (what :func:`scalinglaws.schedule_optimize`
+    returns). Rust: ``scalinglaws::analysis::schedule::optimize::OptimizedSchedule``.
+    """
+
+    law: CurveLaw
+    """The fit's law."""
+    constraints: str
+    """The constraint set, in words."""
+    settings: OptimizeSettings
+    """The settings searched under."""
+    baselines: List[ScheduleBaseline]
+    """The standard schedules the search starts from."""
+    best_baseline: str
+    """The best of them."""
+    final_loss: float
+    """The optimised schedule's predicted final loss."""
+    gain: float
+    """Best baseline's final loss − the optimised one's (≥ 0)."""
+    iterations: int
+    """Iterations of projected gradient descent."""
+    stable_until: int
+    """Last step at the peak (the stable phase ends after it)."""
+    decay_steps: int
+    """Steps from the last at ≥ 0.99·peak to the first at ≤ 1.01·floor (or the end)."""
+    final_lr: float
+    """The learning rate at the last step."""
+    shape: List[Tuple[int, float]]
+    """(step, lr) at 41 evenly spaced steps."""
+    warnings: List[str]
+    """Reasons to distrust the result (the fit's parameters at their bounds, where the law can
+    reward extreme schedules).
+    """
+    lr: List[float]
+    """The whole schedule, one learning rate per step (Rust's ``lrs``, handed over beside the
+    JSON)."""
+
+    def to_frame(self) -> Any:
+        """The schedule as a pandas DataFrame of ``step``, ``lr``: every step where the whole
+        schedule is at hand (``lr``), else the 41 samples of ``shape``."""
+        if self.lr:
+            return _frame([{"step": i, "lr": v} for i, v in enumerate(self.lr)])
+        return _frame([{"step": i, "lr": v} for i, v in self.shape])
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopGroup(Isoflop):
+    """One group's IsoFLOP profiles (``approach == "profiles"``): an :class:`Isoflop` with the
+    values that define the group."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("approach", "profiles")
+
+    group: Dict[str, str]
+    """The group's value of each ``group=`` column (empty without ``group=``)."""
+    approach: Literal["profiles"]
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopBacktestGroup(IsoflopBacktest):
+    """One group's IsoFLOP backtest (``approach == "backtest"``, from ``backtest=K``)."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("approach", "backtest")
+
+    group: Dict[str, str]
+    """The group's value of each ``group=`` column (empty without ``group=``)."""
+    approach: Literal["backtest"]
+
+
+@dataclass(frozen=True, repr=False)
+class EnvelopeGroup(Envelope):
+    """One group's envelope (``approach == "envelope"``, from ``envelope=``)."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("approach", "envelope")
+
+    group: Dict[str, str]
+    """The group's value of each ``group=`` column (empty without ``group=``)."""
+    approach: Literal["envelope"]
+
+
+IsoflopGroupResult = Union[IsoflopGroup, IsoflopBacktestGroup, EnvelopeGroup]
+"""One group's analysis, by its ``approach``."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopAnalysis(Result):
+    """The IsoFLOP analysis of every group (what :func:`scalinglaws.isoflop` returns; the document
+    of ``scalinglaws isoflop --json``)."""
+
+    groups: List[IsoflopGroupResult]
+    """One analysis per group, in order of first appearance."""
+
+    def to_frame(self) -> Any:
+        """One row per group: its ``group=`` values, the approach, and the power laws N* ∝ C^a
+        (``n_star_exponent``, ``n_star_coef``, ``n_star_r2``, ``n_star_ci_low``/``_high``) and
+        D* ∝ C^b (``d_star_...``)."""
+        rows = []
+        for group in self.groups:
+            row: Dict[str, Any] = dict(group.group)
+            row["approach"] = group.approach
+            fitted = group.training if isinstance(group, IsoflopBacktestGroup) else group
+            for name in ("n_star", "d_star"):
+                law: Optional[PowerLaw] = getattr(fitted, name)
+                row[f"{name}_exponent"] = math.nan if law is None else law.exponent
+                row[f"{name}_coef"] = math.nan if law is None else law.coef
+                row[f"{name}_r2"] = math.nan if law is None else law.r2
+                row.update(_pairs(f"{name}_ci", None if law is None else law.ci))
+            rows.append(row)
+        return _frame(rows)
+
+
+@dataclass(frozen=True, repr=False)
+class SelectionResult(Result):
+    """What :func:`scalinglaws.select` returns (the document of ``scalinglaws select --json``):
+    the scored candidates, the predictions at ``at=``, and the nested check with ``check=True``."""
+
+    selection: Selection
+    """Every candidate's score, BIC and stacking weight, and the winner."""
+    predictions: List[SelectedPrediction]
+    """The stacked, the winner's and every law's prediction at each point of ``at=``."""
+    check: Optional[Evaluation]
+    """The procedure scored by nested rolling origins (``check=True``)."""
+
+    def to_frame(self) -> Any:
+        """The predictions as a pandas DataFrame: the point's variables, the stacked value and
+        interval, the winner's value (``winner``, ``winner_value``) and each law's value (a
+        column per label)."""
+        rows = []
+        for prediction in self.predictions:
+            row: Dict[str, Any] = dict(prediction.inputs)
+            row["value"] = prediction.value
+            row.update(_pairs("pi", prediction.pi))
+            row["between_sd"] = prediction.between_sd
+            row["calibrated"] = prediction.calibrated
+            row["winner"] = prediction.winner.label
+            row["winner_value"] = prediction.winner.value
+            row.update({law.label: law.value for law in prediction.laws})
+            rows.append(row)
+        return _frame(rows)

@@ -1,0 +1,113 @@
+//! Library errors as Python exceptions, Ctrl-C during long calls, and the JSON boundary
+//! (requests in, documents out).
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use serde::de::DeserializeOwned;
+
+use scalinglaws::{Error, Interrupt};
+
+/// The Python exception class for a library error.
+fn exception_name(error: &Error) -> &'static str {
+    match error {
+        Error::Data { .. } | Error::Io { .. } => "DataError",
+        Error::Formula { .. } => "FormulaError",
+        Error::UnknownLaw { .. } | Error::Settings { .. } => "SettingsError",
+        Error::Fit { .. } => "FitError",
+        // Only raised when the token was set, which `interruptible` does on a signal and then
+        // raises the signal's exception instead; seen here only if a caller sets it otherwise.
+        Error::Interrupted => "Error",
+        Error::Within { inner, .. } => exception_name(inner),
+    }
+}
+
+/// The library's error as the Python exception, its message in Python's words: the settings
+/// it mentions worded as keywords (`where=`, `fix={"NAME": VALUE}`) by [`crate::wording::Python`].
+/// `speak_python` then rewords any option a message still spells out in the command line's
+/// words.
+pub(crate) fn to_py(error: Error) -> PyErr {
+    Python::attach(|py| {
+        let module = match py.import("scalinglaws._errors") {
+            Ok(module) => module,
+            Err(import_error) => return import_error,
+        };
+        let class = module
+            .getattr(exception_name(&error))
+            .and_then(|class| Ok(class.cast_into::<PyType>()?));
+        let message = module
+            .getattr("speak_python")
+            .and_then(|speak| speak.call1((error.worded(&crate::wording::Python),)))
+            .and_then(|text| text.extract::<String>());
+        match (class, message) {
+            (Ok(class), Ok(message)) => PyErr::from_type(class, message),
+            (Err(e), _) | (_, Err(e)) => e,
+        }
+    })
+}
+
+/// A library result as a Python result.
+pub(crate) fn py<T>(result: Result<T, Error>) -> PyResult<T> {
+    result.map_err(to_py)
+}
+
+/// How often the calling thread looks for signals (Ctrl-C) while the library works.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs `work` on a worker thread with the GIL released while this thread runs Python's
+/// signal handlers every [`SIGNAL_POLL`]: when one raises (Ctrl-C's KeyboardInterrupt), the
+/// token is set, the worker (which checks it between replicates, starts and splits) is
+/// waited for, and the handler's exception is raised. Not interrupted, the result is the
+/// worker's, exactly as if it had run here.
+pub(crate) fn interruptible<T: Send>(
+    py_: Python<'_>,
+    interrupt: &Interrupt,
+    work: impl FnOnce() -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let worker = scope.spawn(move || {
+            let result = work();
+            let _ = done.send(());
+            result
+        });
+        let mut raised = None;
+        let mut finished = finished;
+        loop {
+            // (The receiver is not Sync: it goes into the GIL-free wait and comes back.)
+            let (waited, back) = py_.detach(move || (finished.recv_timeout(SIGNAL_POLL), finished));
+            finished = back;
+            if !matches!(waited, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
+                break;
+            }
+            if let Err(signal) = py_.check_signals() {
+                interrupt.interrupt();
+                raised = Some(signal);
+                break;
+            }
+        }
+        let result = py_.detach(|| worker.join());
+        let result = match result {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        match raised {
+            Some(signal) => Err(signal),
+            None => py(result),
+        }
+    })
+}
+
+pub(crate) fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// A request from the Python layer (JSON it wrote itself; a failure here is a bug there).
+pub(crate) fn request<T: DeserializeOwned>(text: &str) -> PyResult<T> {
+    serde_json::from_str(text)
+        .map_err(|e| PyRuntimeError::new_err(format!("malformed request from Python: {e}")))
+}
+
+pub(crate) fn json_error(error: serde_json::Error) -> Error {
+    Error::settings(format!("could not write the result as JSON: {error}"))
+}

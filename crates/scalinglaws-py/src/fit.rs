@@ -1,0 +1,193 @@
+//! The catalog, a fit (law, settings, calibration, bootstrap) and what is read back from its
+//! JSON: the fit itself, its text report and its HTML page.
+
+use std::collections::BTreeMap;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::data::recipe::Table;
+use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
+use scalinglaws::job::{self, FitJob, FitRequest, LawChoice};
+use scalinglaws::law::catalog;
+use scalinglaws::{Error, Interrupt, Law};
+
+use crate::data::{table, Data};
+use crate::errors::{interruptible, json_out, py, request};
+
+/// The law and fit options of a request.
+#[derive(Deserialize)]
+pub(crate) struct FitOptions {
+    pub(crate) law: Option<String>,
+    pub(crate) formula: Option<String>,
+    pub(crate) loss: String,
+    pub(crate) f_scale: f64,
+    pub(crate) space: Option<String>,
+    #[serde(default)]
+    pub(crate) fix: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub(crate) bounds: BTreeMap<String, (Option<f64>, Option<f64>)>,
+    #[serde(default)]
+    pub(crate) grid: BTreeMap<String, Vec<f64>>,
+    pub(crate) seed: u64,
+    pub(crate) threads: Option<usize>,
+    /// The call's cancellation token, handed to every fit these options make.
+    #[serde(skip)]
+    pub(crate) interrupt: Interrupt,
+}
+
+impl FitOptions {
+    pub(crate) fn law(&self, table: &Table) -> Result<Law, Error> {
+        match (&self.law, &self.formula) {
+            (Some(name), None) => catalog::lookup(name),
+            (None, Some(text)) => {
+                let is_variable = |name: &str| table.resolve(name).is_some();
+                Law::from_formula(text, &is_variable)
+            }
+            _ => Err(Error::settings(
+                "give exactly one of law=\"NAME\" and formula=\"TEXT\"",
+            )),
+        }
+    }
+
+    pub(crate) fn settings(&self) -> Result<FitSettings, Error> {
+        let loss = job::fit::loss(&self.loss)?;
+        // The law's own default space (a formula, or no law: log).
+        let space = match (self.space.as_deref(), &self.law) {
+            (Some(name), _) => job::fit::space(name)?,
+            (None, Some(name)) => LawChoice::Catalog(name.clone()).default_space(),
+            (None, None) => Space::Log,
+        };
+        Ok(FitSettings {
+            loss,
+            f_scale: self.f_scale,
+            space,
+            fixed: self.fix.clone(),
+            bounds: self
+                .bounds
+                .iter()
+                .map(|(name, (lower, upper))| {
+                    (
+                        name.clone(),
+                        Bounds {
+                            lower: *lower,
+                            upper: *upper,
+                        },
+                    )
+                })
+                .collect(),
+            grids: self.grid.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            interrupt: self.interrupt.clone(),
+            ..FitSettings::default()
+        })
+    }
+}
+
+/// The catalog as JSON: [{name, summary, formula, variables, parameters, default_space,
+/// citation}].
+#[pyfunction]
+pub(crate) fn laws() -> PyResult<String> {
+    json_out(&py(catalog::listing())?)
+}
+
+pub(crate) fn yes() -> bool {
+    true
+}
+
+/// The data a fit was fitted to, as JSON (for the report's page): {variables, target, weights}.
+fn fit_data_json(data: &scalinglaws::fit::FitData) -> String {
+    serde_json::json!({
+        "variables": data.variables,
+        "target": data.target,
+        "weights": data.weights,
+    })
+    .to_string()
+}
+
+#[derive(Deserialize)]
+pub(crate) struct FitDataJson {
+    pub(crate) variables: Vec<Vec<f64>>,
+    pub(crate) target: Vec<f64>,
+    pub(crate) weights: Option<Vec<f64>>,
+}
+
+/// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it) and the JSON of
+/// the data it was fitted to (for `report_html`). The request is a [`FitJob`]'s JSON.
+#[pyfunction]
+pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
+    let request: FitRequest = request(request_json)?;
+    let job = py(FitJob::try_from(request))?;
+    let table = py(table(data, &job.recipe))?;
+    let interrupt = job.settings.settings.interrupt.clone();
+    let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;
+    Ok((outcome.result.to_json(), fit_data_json(&outcome.data)))
+}
+
+/// The text report of a fit (lmfit-style, as `scalinglaws fit` prints it, its hints worded
+/// for Python).
+#[pyfunction]
+pub(crate) fn report(fit_json: &str) -> PyResult<String> {
+    let (result, _) = py(read_fit(fit_json))?;
+    let report = scalinglaws_report::analyses::fit::FitReport {
+        result: &result,
+        wording: &crate::wording::Python,
+    };
+    scalinglaws_report::export(&report, scalinglaws_report::Format::Text)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The self-contained HTML page of a fit (as `scalinglaws report` writes it), from the fit's
+/// JSON and the JSON of its data (`fit` returns both); `level` defaults to the fit's.
+#[pyfunction]
+#[pyo3(signature = (fit_json, data_json, level=None, command=""))]
+pub(crate) fn report_html(
+    py_: Python<'_>,
+    fit_json: &str,
+    data_json: &str,
+    level: Option<f64>,
+    command: &str,
+) -> PyResult<String> {
+    let (mut result, law) = py(read_fit(fit_json))?;
+    let data: FitDataJson = request(data_json)?;
+    let data = scalinglaws::fit::FitData {
+        variables: data.variables,
+        target: data.target,
+        weights: data.weights,
+    };
+    let level = level
+        .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
+        .or_else(|| result.calibration.as_ref().map(|c| c.level))
+        .unwrap_or(0.95);
+    // The page backtests the fit: let Ctrl-C stop it.
+    let interrupt = Interrupt::new();
+    result.settings.interrupt = interrupt.clone();
+    interruptible(py_, &interrupt, || {
+        let page = scalinglaws_report::html::page(
+            &result,
+            &law,
+            &data,
+            level,
+            command,
+            &crate::wording::Python,
+        );
+        interrupt.check()?;
+        Ok(page)
+    })
+}
+
+/// Reads a fit's JSON back, checked against its law.
+pub(crate) fn read_fit(fit_json: &str) -> Result<(FitResult, Law), Error> {
+    let result = FitResult::from_json(fit_json)?;
+    let law = result.law()?;
+    Ok((result, law))
+}
+
+/// Checks a fit's JSON (for `Fit.load`); returns it normalised.
+#[pyfunction]
+pub(crate) fn check_fit(fit_json: &str) -> PyResult<String> {
+    let (result, _) = py(read_fit(fit_json))?;
+    Ok(result.to_json())
+}

@@ -1,0 +1,102 @@
+//! IsoFLOP analysis per group: profiles, their backtest, or the envelope of checkpoints.
+
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::analysis::envelope::EnvelopeMethod;
+use scalinglaws::analysis::isoflop::Shape;
+use scalinglaws::job::isoflop::IsoflopJob;
+use scalinglaws::Error;
+
+use crate::data::{table, Data, RecipeRequest};
+use crate::errors::{json_out, py, request, to_py};
+
+#[derive(Deserialize)]
+struct IsoflopRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    compute: String,
+    size: String,
+    tokens: Option<String>,
+    #[serde(default)]
+    group: Vec<String>,
+    shape: String,
+    tolerance: f64,
+    envelope: Option<String>,
+    run: Option<String>,
+    bootstrap: usize,
+    seed: u64,
+    level: f64,
+    #[serde(default)]
+    budget: Vec<f64>,
+    #[serde(default)]
+    backtest: Option<usize>,
+    calibrate: bool,
+}
+
+/// Options that cannot act together are refused rather than ignored.
+fn check_isoflop_request(request: &IsoflopRequest, envelope: bool) -> Result<(), Error> {
+    let forecast = !request.budget.is_empty() || request.backtest.is_some();
+    if envelope && forecast {
+        return Err(Error::settings(
+            "budget= and backtest= predict from per-budget profiles; drop envelope=",
+        ));
+    }
+    if !request.budget.is_empty() && request.backtest.is_some() {
+        return Err(Error::settings(
+            "give budget= (predictions at new budgets) or backtest= (held-out budgets), not both",
+        ));
+    }
+    if !request.calibrate && !forecast {
+        return Err(Error::settings(
+            "calibrate=False acts on predictions beyond the data: give budget= or backtest=",
+        ));
+    }
+    Ok(())
+}
+
+/// IsoFLOP analysis (or Chinchilla's approach 1 with `envelope`) per group; returns
+/// {"groups": [...]} as `scalinglaws isoflop --json`.
+#[pyfunction]
+pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: IsoflopRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let shape = Shape::from_name(&request.shape).ok_or_else(|| {
+        to_py(Error::settings(format!(
+            "shape '{}': use one of {}",
+            request.shape,
+            Shape::ALL.map(Shape::name).join(", ")
+        )))
+    })?;
+    let method = request
+        .envelope
+        .as_deref()
+        .map(|text| {
+            EnvelopeMethod::parse(text).ok_or_else(|| {
+                to_py(Error::settings(format!(
+                    "envelope '{text}': use \"hull\", \"grid\" or \"grid:K\""
+                )))
+            })
+        })
+        .transpose()?;
+    py(check_isoflop_request(&request, method.is_some()))?;
+    let job = IsoflopJob {
+        compute: request.compute,
+        size: request.size,
+        tokens: request.tokens,
+        groups: request.group,
+        run: request.run,
+        envelope: method,
+        backtest: request.backtest,
+        shape,
+        tolerance: request.tolerance,
+        bootstrap: request.bootstrap,
+        seed: request.seed,
+        level: request.level,
+        budgets: request.budget,
+        calibrate: request.calibrate,
+    };
+    let result = py(py_.detach(|| job.run(&table, &recipe.target)))?;
+    json_out(&result)
+}

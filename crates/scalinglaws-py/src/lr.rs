@@ -1,0 +1,69 @@
+//! The learning-rate (and batch-size) analysis.
+
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::analysis::lr::{Curvature, Form, LrSettings, Method};
+use scalinglaws::error::Voice;
+use scalinglaws::job::lr::LrJob;
+use scalinglaws::Error;
+
+use crate::data::{table, Data, RecipeRequest};
+use crate::errors::{json_out, py, request, to_py};
+
+#[derive(Deserialize)]
+struct LrRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    lr: String,
+    size: String,
+    tokens: String,
+    batch: Option<String>,
+    law: String,
+    method: String,
+    curvature: String,
+    #[serde(default)]
+    predict: Vec<(f64, f64)>,
+    window: usize,
+    max_rise: f64,
+    noise: Option<f64>,
+    holdout: f64,
+    level: f64,
+}
+
+/// The learning-rate (and batch-size) analysis; returns the JSON of `scalinglaws lr --json`.
+#[pyfunction]
+pub(crate) fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: LrRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let choice = |what: &str, text: &str, names: &[&str]| {
+        to_py(Error::settings(format!(
+            "{what} '{text}': use one of {}",
+            names.join(", ")
+        )))
+    };
+    let job = LrJob {
+        lr: request.lr,
+        size: request.size,
+        tokens: request.tokens,
+        batch: request.batch,
+        settings: LrSettings {
+            form: Form::from_name(&request.law)
+                .ok_or_else(|| choice("law", &request.law, &["loglinear", "curved"]))?,
+            method: Method::from_name(&request.method)
+                .ok_or_else(|| choice("method", &request.method, &["joint", "cells"]))?,
+            curvature: Curvature::from_name(&request.curvature)
+                .ok_or_else(|| choice("curvature", &request.curvature, &["law", "cell"]))?,
+            half_window: request.window,
+            max_rise: request.max_rise,
+            noise: request.noise,
+            level: request.level,
+            targets: request.predict,
+            holdout: request.holdout,
+            voice: Voice(&crate::wording::Python),
+        },
+    };
+    let analysis = py(py_.detach(|| job.run(&table, &recipe.target)))?;
+    json_out(&analysis)
+}

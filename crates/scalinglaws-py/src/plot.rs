@@ -1,0 +1,166 @@
+//! Pictures of a fit (SVG or PNG): the data with the curves, residuals, frontier, bootstrap.
+
+use std::collections::BTreeMap;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
+use scalinglaws::Error;
+
+use crate::errors::{py, request, to_py};
+use crate::fit::{read_fit, FitDataJson};
+
+/// Writes a picture (SVG or PNG by the extension of `path`).
+fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
+    let size = page.default_size();
+    let failed = |e: scalinglaws_plot::DrawError| PyRuntimeError::new_err(e.to_string());
+    let extension = std::path::Path::new(path)
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase());
+    match extension.as_deref() {
+        Some("svg") => {
+            let text = scalinglaws_plot::svg(page, size).map_err(failed)?;
+            std::fs::write(path, text).map_err(|e| {
+                to_py(Error::Io {
+                    path: path.to_string(),
+                    source: e,
+                })
+            })
+        }
+        Some("png") => {
+            scalinglaws_plot::png(page, size, std::path::Path::new(path)).map_err(failed)
+        }
+        _ => Err(to_py(Error::settings(format!(
+            "'{path}': the picture's format comes from the extension: .svg or .png"
+        )))),
+    }
+}
+
+#[derive(Deserialize)]
+struct PlotRequest {
+    from: f64,
+    to: f64,
+    flops: String,
+    #[serde(default)]
+    held: BTreeMap<String, Vec<f64>>,
+    /// The variable on the x axis of a `fit` plot (default: the law's first).
+    #[serde(default)]
+    x: Option<String>,
+    #[serde(default)]
+    level: Option<f64>,
+}
+
+/// A picture of a saved fit: `frontier` (N*, D* over budgets) or `bootstrap` (the draws),
+/// written to `path` (SVG or PNG by its extension).
+#[pyfunction]
+#[pyo3(signature = (kind, fit_json, path, request_json, data_json=None))]
+pub(crate) fn plot_fit(
+    py_: Python<'_>,
+    kind: &str,
+    fit_json: &str,
+    path: &str,
+    request_json: &str,
+    data_json: Option<&str>,
+) -> PyResult<()> {
+    let page = fit_page(py_, kind, fit_json, request_json, data_json)?;
+    py_.detach(|| draw(&page, path))
+}
+
+/// The picture of [`plot_fit`] as SVG text (for a notebook's inline display).
+#[pyfunction]
+#[pyo3(signature = (kind, fit_json, request_json, data_json=None))]
+pub(crate) fn plot_svg(
+    py_: Python<'_>,
+    kind: &str,
+    fit_json: &str,
+    request_json: &str,
+    data_json: Option<&str>,
+) -> PyResult<String> {
+    let page = fit_page(py_, kind, fit_json, request_json, data_json)?;
+    py_.detach(|| {
+        scalinglaws_plot::svg(&page, page.default_size())
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    })
+}
+
+/// The page of a plot kind: `frontier` and `bootstrap` need only the fit; `fit` (the data
+/// against `x` with the curves) and `residuals` need the data it was fitted to.
+fn fit_page(
+    py_: Python<'_>,
+    kind: &str,
+    fit_json: &str,
+    request_json: &str,
+    data_json: Option<&str>,
+) -> PyResult<scalinglaws_plot::Page> {
+    let (result, law) = py(read_fit(fit_json))?;
+    let request: PlotRequest = request(request_json)?;
+    let data = || -> PyResult<scalinglaws::fit::FitData> {
+        let text = data_json.ok_or_else(|| {
+            to_py(Error::settings(format!(
+                "plot kind '{kind}' draws the data, which a fit read from JSON does not hold: \
+                 refit with scalinglaws.fit(...), or use kind=\"frontier\" or \"bootstrap\""
+            )))
+        })?;
+        let data: FitDataJson = self::request(text)?;
+        Ok(scalinglaws::fit::FitData {
+            variables: data.variables,
+            target: data.target,
+            weights: data.weights,
+        })
+    };
+    let page = match kind {
+        "fit" => {
+            let x = match &request.x {
+                None => 0,
+                Some(name) => law.variable_index(name).ok_or_else(|| {
+                    to_py(Error::settings(format!(
+                        "x='{name}' is not a variable of the law; its variables are {}",
+                        law.variables.join(", ")
+                    )))
+                })?,
+            };
+            let level = request
+                .level
+                .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
+                .or_else(|| result.calibration.as_ref().map(|c| c.level))
+                .unwrap_or(0.95);
+            py(scalinglaws_report::plots::fit_page(
+                &law,
+                &result,
+                &data()?,
+                x,
+                level,
+            ))?
+        }
+        "residuals" => py(scalinglaws_report::plots::residuals_page(
+            &law,
+            &result,
+            &data()?,
+        ))?,
+        "frontier" => {
+            if !(request.from > 0.0 && request.to > request.from) {
+                return Err(to_py(Error::settings("budgets: give 0 < from < to")));
+            }
+            let budgets = (0..41)
+                .map(|i| {
+                    (request.from.ln() + (request.to / request.from).ln() * i as f64 / 40.0).exp()
+                })
+                .collect();
+            let settings = AllocationSettings {
+                flops: py(Flops::parse(&request.flops))?,
+                held: request.held,
+                ..AllocationSettings::at_budgets(budgets)
+            };
+            py(py_.detach(|| scalinglaws_report::plots::frontier_page(&law, &result, &settings)))?
+        }
+        "bootstrap" => py(scalinglaws_report::plots::bootstrap_page(&result))?,
+        other => {
+            return Err(to_py(Error::settings(format!(
+                "plot kind '{other}': use \"fit\", \"residuals\", \"frontier\" or \"bootstrap\""
+            ))))
+        }
+    };
+    Ok(page)
+}

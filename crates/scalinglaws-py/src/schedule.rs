@@ -1,0 +1,93 @@
+//! Loss-curve laws of the learning-rate schedule: fit, predict, optimise.
+
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
+use scalinglaws::data::recipe::Recipe;
+use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
+
+use crate::data::{table, Data};
+use crate::errors::{json_out, py, request};
+
+#[derive(Deserialize)]
+struct ScheduleFitRequest {
+    run: String,
+    step: String,
+    lr: String,
+    target: String,
+    law: String,
+    #[serde(default)]
+    train: Vec<String>,
+    warmup: usize,
+    #[serde(default)]
+    fix: Vec<(String, f64)>,
+}
+
+/// Fits a curve law to the logged loss curves of some runs and scores it on every run; returns
+/// the fit's JSON (as `scalinglaws schedule fit --json`).
+#[pyfunction]
+pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: ScheduleFitRequest = request(request_json)?;
+    let job = ScheduleFitJob {
+        run: Some(request.run),
+        step: request.step,
+        lr: request.lr,
+        law: py(CurveLaw::from_name(&request.law))?,
+        train: request.train,
+        warmup: request.warmup,
+        fix: request.fix,
+        target: request.target,
+    };
+    let recipe = Recipe {
+        target: job.target.clone(),
+        ..Recipe::default()
+    };
+    let table = py(table(data, &recipe))?;
+    let logs = py(job.logs(&table, ""))?;
+    let fitted = py(py_.detach(|| job.run(&logs)))?;
+    json_out(&fitted.fit)
+}
+
+/// The fitted law's loss curve under a schedule spec (keys left out come from the fit's
+/// training run), every `every` steps (0: about 200 points); returns the prediction's JSON.
+#[pyfunction]
+pub(crate) fn schedule_predict(
+    py_: Python<'_>,
+    fit_json: &str,
+    schedule: &str,
+    every: usize,
+) -> PyResult<String> {
+    let fit = py(ScheduleFit::from_json(fit_json))?;
+    let job = SchedulePredictJob {
+        schedule: schedule.to_string(),
+        every,
+    };
+    let prediction = py(py_.detach(|| job.run(&fit)))?;
+    json_out(&prediction)
+}
+
+/// The schedule (linear warmup, then non-increasing between `floor` and `peak`) with the lowest
+/// predicted final loss; returns the result's JSON and its whole schedule, one lr per step.
+#[pyfunction]
+#[pyo3(signature = (fit_json, steps, peak, warmup=None, floor=None, max_iterations=400))]
+pub(crate) fn schedule_optimize(
+    py_: Python<'_>,
+    fit_json: &str,
+    steps: usize,
+    peak: f64,
+    warmup: Option<usize>,
+    floor: Option<f64>,
+    max_iterations: usize,
+) -> PyResult<(String, Vec<f64>)> {
+    let fit = py(ScheduleFit::from_json(fit_json))?;
+    let job = ScheduleOptimizeJob {
+        steps: Some(steps),
+        peak: Some(peak),
+        warmup,
+        floor,
+        max_iterations,
+    };
+    let result = py(py_.detach(|| job.run(&fit)))?;
+    Ok((json_out(&result)?, result.lrs))
+}
