@@ -10,6 +10,7 @@ use crate::config::{LawChoice, SettingsJob};
 use crate::input::{self, Recipe};
 use crate::output::{self, Destination};
 use scalinglaws::job::fit::check_enough_rows;
+use scalinglaws::job::UncertaintySettings;
 use scalinglaws_report::analyses::backtest::BacktestReport;
 
 #[derive(Debug)]
@@ -19,25 +20,28 @@ pub struct Config {
     pub settings: SettingsJob,
     pub by: String,
     pub holdout: Holdout,
-    pub level: f64,
-    pub bootstrap: Option<usize>,
-    pub calibrate: bool,
+    /// The level of the scored intervals, the replicates of each training fit's bootstrap,
+    /// whether its intervals are calibrated, and the seed of its draws.
+    pub uncertainty: UncertaintySettings,
     pub json: Option<Destination>,
 }
 
 pub fn run(config: &Config) -> Result<()> {
     let table = input::load(&config.recipe)?;
     let law = config.law.build(&table)?;
-    let settings = config.settings.for_law(&config.law);
+    let mut settings = config.settings.for_law(&config.law);
+    // The library's backtest reads the seed of its bootstraps from the fit settings.
+    settings.seed = config.uncertainty.seed;
     let data = table.fit_data(&law, &config.recipe, settings.space)?;
     check_enough_rows(&law, &settings, &table)?;
     let scale = table.values(&config.by, "--by")?;
+    let uncertainty = &config.uncertainty;
     let options = BacktestOptions {
         holdout: config.holdout,
-        level: config.level,
-        bootstrap: config.bootstrap,
-        calibrate: config.calibrate.then(|| CalibrationOptions {
-            level: config.level,
+        level: uncertainty.level,
+        bootstrap: uncertainty.bootstrap,
+        calibrate: uncertainty.calibrate.then(|| CalibrationOptions {
+            level: uncertainty.level,
             ..CalibrationOptions::default()
         }),
     };

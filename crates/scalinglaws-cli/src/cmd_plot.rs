@@ -2,30 +2,22 @@
 //! the fit options, and of a saved fit (compute-optimal frontier, bootstrap distributions), as
 //! SVG or PNG by the output's extension (`-` for SVG on stdout).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
+use anyhow::Result;
+use scalinglaws::analysis::allocation::AllocationSettings;
 use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings};
 use scalinglaws_plot::Page;
 use scalinglaws_report::plots::{
     bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_page,
 };
 
-use crate::cmd_optimal::held_values;
-use crate::cmd_predict::load_fit;
-use crate::config::FitConfig;
+use crate::config::{CompareConfig, FitConfig};
+use crate::figure::{self, Output};
 use crate::input::{self, Recipe};
 use crate::input_error;
-use crate::output::{self, Destination};
+use crate::saved;
 use scalinglaws::job::FitOutcome;
-
-/// Where the picture goes and how large it is.
-#[derive(Debug)]
-pub struct Output {
-    pub destination: Destination,
-    pub size: Option<(u32, u32)>,
-}
 
 #[derive(Debug)]
 pub enum Config {
@@ -40,10 +32,8 @@ pub enum Config {
     },
     Frontier {
         fit: PathBuf,
-        from: String,
-        to: String,
-        flops: String,
-        held: Vec<String>,
+        /// The budgets along the x axis, the FLOPs formula and the held variables.
+        settings: AllocationSettings,
         output: Output,
     },
     Bootstrap {
@@ -51,7 +41,7 @@ pub enum Config {
         output: Output,
     },
     Tracks {
-        compare: Box<crate::cmd_compare::Config>,
+        compare: Box<CompareConfig>,
         output: Output,
     },
     Isoflop {
@@ -86,32 +76,14 @@ pub fn run(config: &Config) -> Result<()> {
         }
         Config::Frontier {
             fit,
-            from,
-            to,
-            flops,
-            held,
+            settings,
             output,
         } => {
-            let (result, law) = load_fit(fit)?;
-            let from = input::constant(from, from).context("--from")?;
-            let to = input::constant(to, to).context("--to")?;
-            if !(from > 0.0 && to > from && to.is_finite()) {
-                return Err(input_error(format!(
-                    "--from {from:e} --to {to:e}: give budgets with 0 < from < to"
-                )));
-            }
-            let budgets = (0..41)
-                .map(|i| (from.ln() + (to.ln() - from.ln()) * i as f64 / 40.0).exp())
-                .collect();
-            let settings = AllocationSettings {
-                flops: Flops::parse(flops).context("--flops")?,
-                held: held_values(held)?,
-                ..AllocationSettings::at_budgets(budgets)
-            };
-            (frontier_page(&law, &result, &settings)?, output)
+            let (result, law) = saved::fit(fit)?;
+            (frontier_page(&law, &result, settings)?, output)
         }
         Config::Bootstrap { fit, output } => {
-            let (result, _) = load_fit(fit)?;
+            let (result, _) = saved::fit(fit)?;
             (bootstrap_page(&result)?, output)
         }
         Config::Tracks { compare, output } => (tracks(compare)?, output),
@@ -128,17 +100,15 @@ pub fn run(config: &Config) -> Result<()> {
             (isoflop_page(&data, &result), output)
         }
     };
-    write(&page, output)
+    figure::write(&page, output)
 }
 
 /// The tracks' runs and compute-optimal losses over the whole range of the data and beyond.
-fn tracks(config: &crate::cmd_compare::Config) -> Result<Page> {
-    let flops = Flops::parse(&config.job.flops).context("--flops")?;
-    let (comparison, tracks, law) = crate::cmd_compare::compare(config, true)?;
+fn tracks(config: &CompareConfig) -> Result<Page> {
+    let (comparison, tracks, law) = config.run(true)?;
     // The title gives the multiplier at the largest --budget, as `compare` reports it.
-    let headline = crate::cmd_compare::given_budgets(config)?
-        .into_iter()
-        .reduce(f64::max);
+    let headline = config.job.budgets.iter().copied().reduce(f64::max);
+    let flops = &config.flops;
     Ok(tracks_page(
         &law,
         &comparison,
@@ -180,64 +150,5 @@ fn isoflop_data(
         size: pick(table.positive_values(size, "--size", why)?),
         loss: pick(table.positive_values(&recipe.target, "--target", why)?),
         tokens: None,
-    })
-}
-
-pub fn write(page: &Page, output: &Output) -> Result<()> {
-    let size = output.size.unwrap_or_else(|| page.default_size());
-    match &output.destination {
-        Destination::Stdout => output::write(&Destination::Stdout, &scalinglaws_plot::svg(page, size)?),
-        Destination::File(path) => match extension(path).as_deref() {
-            // Either format says where it went (on stderr), as `report` does.
-            Some("svg") => {
-                output::write(&output.destination, &scalinglaws_plot::svg(page, size)?)?;
-                eprintln!("wrote {}", path.display());
-                Ok(())
-            }
-            Some("png") => {
-                let bytes = png_bytes(page, size)?;
-                output::write_file(path, &bytes)?;
-                eprintln!("wrote {}", path.display());
-                Ok(())
-            }
-            _ => Err(input_error(format!(
-                "-o {}: the picture's format comes from the extension: .svg or .png (or - for SVG on stdout)",
-                path.display()
-            ))),
-        },
-    }
-}
-
-fn extension(path: &Path) -> Option<String> {
-    path.extension().map(|e| e.to_string_lossy().to_lowercase())
-}
-
-/// The PNG's bytes (drawn to a private temporary file, then written whole by the caller).
-fn png_bytes(page: &Page, size: (u32, u32)) -> Result<Vec<u8>> {
-    let temporary = std::env::temp_dir().join(format!(
-        "scalinglaws-plot-{}-{}.png",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    let drawn = scalinglaws_plot::png(page, size, &temporary);
-    let bytes = drawn
-        .map_err(anyhow::Error::from)
-        .and_then(|()| std::fs::read(&temporary).context("reading the drawn PNG"));
-    let _ = std::fs::remove_file(&temporary);
-    bytes
-}
-
-/// `--pixels 1280x840`.
-pub fn parse_size(text: &str) -> Result<(u32, u32)> {
-    let parsed = text
-        .split_once(['x', 'X'])
-        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)))
-        .filter(|(w, h)| (100..=10_000).contains(w) && (100..=10_000).contains(h));
-    parsed.ok_or_else(|| {
-        input_error(format!(
-            "--pixels '{text}': give WIDTHxHEIGHT in pixels, each 100 to 10000, e.g. 1280x840"
-        ))
     })
 }

@@ -4,16 +4,16 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use scalinglaws::fit::FitResult;
 use scalinglaws::law::NonFinite;
 use scalinglaws::uncertainty::predict_with_intervals;
 use scalinglaws::Law;
 
-use crate::config::split_name;
 use crate::input;
 use crate::input_error;
 use crate::output::{self, Destination};
+use crate::saved;
 use scalinglaws::suggest::closest;
 use scalinglaws_report::analyses::predict::{
     CalibrationNote, Inputs, PredictReport, Prediction, Predictions,
@@ -23,13 +23,14 @@ use scalinglaws_report::{export, Format};
 #[derive(Debug)]
 pub struct Config {
     pub fit: PathBuf,
-    pub points: Vec<String>,
+    /// The values of each variable given (`N=7e10`, `D=1e12,2e12`), in the order given.
+    pub points: Vec<(String, Vec<f64>)>,
     pub level: f64,
     pub json: Option<Destination>,
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let (result, law) = load_fit(&config.fit)?;
+    let (result, law) = saved::fit(&config.fit)?;
     let columns = parse_points(&result, &law, &config.points)?;
     let n_points = columns.iter().map(Vec::len).max().unwrap_or(0);
     let points: Vec<Vec<f64>> = (0..n_points)
@@ -115,30 +116,16 @@ fn not_finite_message(result: &FitResult, law: &Law, point: &[f64]) -> String {
     }
 }
 
-/// A fit file read and checked, with its law; errors name the file.
-pub fn load_fit(path: &std::path::Path) -> Result<(FitResult, Law)> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
-    let result = read_fit(&text).with_context(|| shown.clone())?;
-    let law = result.law().with_context(|| shown.clone())?;
-    Ok((result, law))
-}
-
-/// A fit read back from JSON, checked against its law.
-pub fn read_fit(text: &str) -> Result<FitResult> {
-    let result = FitResult::from_json(text)?;
-    result.law()?; // the file's parameters must match its law
-    Ok(result)
-}
-
 /// One list of values per law variable (length 1 or the common length), in the law's order.
-fn parse_points(result: &FitResult, law: &Law, arguments: &[String]) -> Result<Vec<Vec<f64>>> {
+fn parse_points(
+    result: &FitResult,
+    law: &Law,
+    arguments: &[(String, Vec<f64>)],
+) -> Result<Vec<Vec<f64>>> {
     let variables = &law.variables;
     let positive = law.positive_variables();
     let mut given: Vec<Option<Vec<f64>>> = vec![None; variables.len()];
-    for argument in arguments {
-        let (name, list) = split_name("predict", argument, "VAR=VALUE, e.g. N=7e10")?;
+    for (name, values) in arguments {
         let Some(index) = variables.iter().position(|v| v == name) else {
             let hint = closest(name, variables.iter().map(String::as_str))
                 .map(|s| format!(" (did you mean '{s}'?)"))
@@ -149,24 +136,15 @@ fn parse_points(result: &FitResult, law: &Law, arguments: &[String]) -> Result<V
                 describe_variables(result, variables)
             )));
         };
-        let values = input::constant_list(argument, list)
-            .with_context(|| format!("predict '{argument}'"))?;
-        for value in &values {
-            if !value.is_finite() {
+        if positive.contains(&name.as_str()) {
+            if let Some(value) = values.iter().find(|v| **v <= 0.0) {
                 return Err(input_error(format!(
-                    "'{argument}': {value} is not a finite number"
-                )));
-            }
-            if positive.contains(&name) && *value <= 0.0 {
-                return Err(input_error(format!(
-                    "'{argument}': {name} must be positive: {}",
+                    "'{name}={value}': {name} must be positive: {}",
                     input::why_positive(law, name)
                 )));
             }
         }
-        if given[index].replace(values).is_some() {
-            return Err(input_error(format!("'{name}' is given twice")));
-        }
+        given[index] = Some(values.clone());
     }
     let missing: Vec<&str> = variables
         .iter()

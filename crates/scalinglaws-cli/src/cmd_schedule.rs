@@ -5,17 +5,18 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use scalinglaws::analysis::schedule::optimize::OptimizedSchedule;
 use scalinglaws::analysis::schedule::{
     predict, spec, Curve, ParsedSpec, Prediction, Schedule, ScheduleFit,
 };
 use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleOptimizeJob};
 
-use crate::cmd_plot::{self, Output};
 use crate::config::{ScheduleConfig, ScheduleFitConfig};
+use crate::figure::{self, Output};
 use crate::input;
 use crate::output::{self, Destination};
+use crate::saved;
 use scalinglaws_report::analyses::schedule;
 use scalinglaws_report::plots::schedules_page;
 
@@ -23,7 +24,7 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
     match config {
         ScheduleConfig::Fit(c) => run_fit(c),
         ScheduleConfig::Predict { fit, job, json } => {
-            let prediction = job.run(&load_fit(&fit)?)?;
+            let prediction = job.run(&saved::schedule_fit(&fit)?)?;
             output::emit(json.as_ref(), &schedule::PredictionReport(&prediction))
         }
         ScheduleConfig::Compare {
@@ -31,7 +32,7 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
             job,
             plot,
             json,
-        } => run_compare(&load_fit(&fit)?, &job, plot.as_deref(), json),
+        } => run_compare(&saved::schedule_fit(&fit)?, &job, plot.as_ref(), json),
         ScheduleConfig::Optimize {
             fit,
             job,
@@ -39,14 +40,14 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
             plot,
             json,
         } => run_optimize(
-            &load_fit(&fit)?,
+            &saved::schedule_fit(&fit)?,
             &job,
             schedule_csv.as_deref(),
-            plot.as_deref(),
+            plot.as_ref(),
             json,
         ),
         ScheduleConfig::Cooldown { fit, job, json } => {
-            let table = job.run(&load_fit(&fit)?)?;
+            let table = job.run(&saved::schedule_fit(&fit)?)?;
             let report = schedule::CooldownReport {
                 rows: &table.rows,
                 peak: table.peak,
@@ -84,23 +85,17 @@ fn run_fit(config: ScheduleFitConfig) -> Result<()> {
     output::emit(config.json.as_ref(), &report)
 }
 
-fn load_fit(path: &Path) -> Result<ScheduleFit> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(ScheduleFit::from_json(&text).map_err(|e| e.within(path.display().to_string()))?)
-}
-
 fn run_compare(
     fit: &ScheduleFit,
     job: &ScheduleCompareJob,
-    plot: Option<&str>,
+    plot: Option<&Output>,
     json: Option<Destination>,
 ) -> Result<()> {
     let comparison = job.run(fit)?;
     if let Some(target) = plot {
         let title = format!("schedules under the fitted {}", fit.law.name());
         let observed = vec![None; comparison.schedules.len()];
-        draw(
+        figure::write(
             &schedules_page(&title, &comparison.schedules, &observed)?,
             target,
         )?;
@@ -112,7 +107,7 @@ fn run_optimize(
     fit: &ScheduleFit,
     job: &ScheduleOptimizeJob,
     schedule_csv: Option<&Path>,
-    plot: Option<&str>,
+    plot: Option<&Output>,
     json: Option<Destination>,
 ) -> Result<()> {
     let best = job.run(fit)?;
@@ -129,17 +124,8 @@ fn run_optimize(
     output::emit(json.as_ref(), &schedule::OptimizedReport(&best))
 }
 
-/// Writes a picture to FILE.svg, FILE.png or - (SVG on stdout).
-fn draw(page: &scalinglaws_plot::Page, target: &str) -> Result<()> {
-    let output = Output {
-        destination: Destination::parse(target.trim()),
-        size: None,
-    };
-    cmd_plot::write(page, &output)
-}
-
 /// Each run's logged losses and the fitted curve (the first 8 runs; the rest are named).
-fn plot_runs(fit: &ScheduleFit, curves: &[Curve], target: &str) -> Result<()> {
+fn plot_runs(fit: &ScheduleFit, curves: &[Curve], target: &Output) -> Result<()> {
     let params = fit.values();
     let shown = &curves[..curves.len().min(8)];
     if curves.len() > 8 {
@@ -176,11 +162,11 @@ fn plot_runs(fit: &ScheduleFit, curves: &[Curve], target: &str) -> Result<()> {
         "{}: logged losses (points) and the fitted curves",
         fit.law.name()
     );
-    draw(&schedules_page(&title, &predictions, &observed)?, target)
+    figure::write(&schedules_page(&title, &predictions, &observed)?, target)
 }
 
 /// The optimised schedule against the best standard one and the constant schedule.
-fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &str) -> Result<()> {
+fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &Output) -> Result<()> {
     let optimised = ParsedSpec {
         text: "optimised".into(),
         main: Schedule {
@@ -201,5 +187,5 @@ fn plot_optimized(fit: &ScheduleFit, best: &OptimizedSchedule, target: &str) -> 
         "the schedule minimising the final loss under {}",
         fit.law.name()
     );
-    draw(&schedules_page(&title, &predictions, &observed)?, target)
+    figure::write(&schedules_page(&title, &predictions, &observed)?, target)
 }

@@ -3,15 +3,14 @@
 //! average, with intervals that hold the spread between laws (`analysis::selection`). With
 //! `--check`, the whole procedure is checked by nested rolling origins.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use scalinglaws::analysis::selection::{
     evaluate, points_by_name, select, value_at, SelectionOptions,
 };
 
-use crate::cmd_compare_laws::{build_candidates, LawSpec};
-use crate::config::{split_name, SettingsJob};
+use crate::candidates;
+use crate::config::{LawSpec, SettingsJob};
 use crate::input::{self, Recipe};
-use crate::input_error;
 use crate::output::{self, Destination};
 use scalinglaws_report::analyses::select::{Output, PointOut};
 
@@ -24,15 +23,15 @@ pub struct Config {
     pub origins: usize,
     pub level: f64,
     pub calibrate: bool,
-    /// `VAR=VALUE[,VALUE...]` for each variable of the candidates.
-    pub at: Vec<String>,
+    /// The `--at` values by variable name (checked against the laws by the library).
+    pub at: Vec<(String, Vec<f64>)>,
     pub check: bool,
     pub json: Option<Destination>,
 }
 
 pub fn run(config: &Config) -> Result<()> {
     let table = input::load(&config.recipe)?;
-    let candidates = build_candidates(&table, &config.recipe, &config.laws, &config.settings)?;
+    let candidates = candidates::build(&table, &config.recipe, &config.laws, &config.settings)?;
     let first = &candidates[0];
     let (by, scale) = table.scale(&first.law, &first.data, config.by.as_deref(), "--by")?;
     let options = SelectionOptions {
@@ -40,12 +39,11 @@ pub fn run(config: &Config) -> Result<()> {
         origins: config.origins,
         calibrate: config.calibrate,
     };
-    // Points are checked before any fit, so that a typo costs nothing.
-    let at = parse_points(&config.at)?;
+    let at = &config.at;
     let points = if at.is_empty() {
         Vec::new()
     } else {
-        points_by_name(&candidates, &at)?
+        points_by_name(&candidates, at)?
     };
     let selection = select(&candidates, &by, &scale, &options)?;
     let predictions = if at.is_empty() {
@@ -75,19 +73,4 @@ pub fn run(config: &Config) -> Result<()> {
         check,
     };
     output::emit(config.json.as_ref(), &out)
-}
-
-/// The `--at` values by variable name (checked against the laws by the library).
-fn parse_points(at: &[String]) -> Result<Vec<(String, Vec<f64>)>> {
-    let mut points: Vec<(String, Vec<f64>)> = Vec::new();
-    for argument in at {
-        let (name, list) = split_name("--at", argument, "VAR=VALUE, e.g. N=7e10")?;
-        if points.iter().any(|(n, _)| n == name) {
-            return Err(input_error(format!("--at: '{name}' is given twice")));
-        }
-        let values =
-            input::constant_list(argument, list).with_context(|| format!("--at '{argument}'"))?;
-        points.push((name.to_string(), values));
-    }
-    Ok(points)
 }

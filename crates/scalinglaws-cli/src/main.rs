@@ -4,6 +4,7 @@
 //! stderr and an exit code: 0 success, 2 bad input or usage, 1 a fit that could not be done.
 
 mod args;
+mod candidates;
 mod cmd_backtest;
 mod cmd_compare;
 mod cmd_compare_laws;
@@ -18,9 +19,11 @@ mod cmd_report;
 mod cmd_schedule;
 mod cmd_select;
 mod config;
+mod figure;
 mod input;
 mod output;
 mod progress;
+mod saved;
 mod wording;
 
 use std::process::ExitCode;
@@ -60,9 +63,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    output::set_report_format(
-        scalinglaws_report::Format::from_name(&cli.format).unwrap_or_default(),
-    );
+    output::set_report_format(cli.format.into());
     match cli.command {
         Command::Laws(args) => cmd_laws::run(&config::destination(args.json.as_deref())),
         Command::Fit(args) => cmd_fit::run(&config::fit_config(*args)?),

@@ -1,8 +1,8 @@
 //! Arguments of `lr`: the optimal learning rate (and batch size) at a target scale.
 
-use clap::builder::PossibleValuesParser;
 use clap::Args;
 
+use super::names::{LrCurvature, LrForm, LrMethod};
 use super::DataArgs;
 
 #[derive(Debug, Args)]
@@ -31,21 +31,18 @@ pub struct LrArgs {
 
     /// The law of the optimal LR: loglinear (ln lr* linear in ln N, ln D) or curved (adds
     /// squared logs).
-    #[arg(long, value_name = "FORM", default_value = "loglinear",
-          value_parser = PossibleValuesParser::new(["loglinear", "curved"]))]
-    pub law: String,
+    #[arg(long, value_name = "FORM", value_enum, default_value_t = LrForm::Loglinear)]
+    pub law: LrForm,
 
     /// joint: one fit over every run near each cell's optimum (edge cells count as bounds);
     /// cells: weighted least squares on the per-cell optima.
-    #[arg(long, value_name = "METHOD", default_value = "joint",
-          value_parser = PossibleValuesParser::new(["joint", "cells"]))]
-    pub method: String,
+    #[arg(long, value_name = "METHOD", value_enum, default_value_t = LrMethod::Joint)]
+    pub method: LrMethod,
 
     /// The joint fit's profile curvatures: law (ln k linear in ln N, ln D; calibrated) or cell
     /// (a free curvature per cell).
-    #[arg(long, value_name = "KIND", default_value = "law",
-          value_parser = PossibleValuesParser::new(["law", "cell"]))]
-    pub curvature: String,
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = LrCurvature::Law)]
+    pub curvature: LrCurvature,
 
     /// Predict lr* (and B*) at this scale (repeatable).
     #[arg(long = "predict", value_name = "N=V,D=V")]

@@ -9,6 +9,7 @@ mod compare_laws;
 mod fit;
 mod isoflop;
 mod lr;
+pub mod names;
 mod optimal;
 mod plot;
 mod predict;
@@ -17,9 +18,9 @@ mod select;
 
 use std::path::PathBuf;
 
-use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
-use scalinglaws::fit::LossKind;
+
+use self::names::{CovarianceKind, Loss, ReportFormat, ResidualSpace};
 
 pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
@@ -28,7 +29,7 @@ pub use self::fit::{FitArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
 pub use self::lr::LrArgs;
 pub use self::optimal::OptimalArgs;
-pub use self::plot::{PlotArgs, PlotKind, PlotOutputArgs};
+pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
 pub use self::predict::PredictArgs;
 pub use self::schedule::ScheduleArgs;
 pub use self::select::SelectArgs;
@@ -46,9 +47,8 @@ pub struct Cli {
     pub command: Command,
     /// How a printed report is written: text for the terminal, markdown for a pull request
     /// or a wiki (--json is unchanged).
-    #[arg(long, global = true, value_name = "FORMAT", default_value = "text",
-          value_parser = PossibleValuesParser::new(["text", "markdown"]))]
-    pub format: String,
+    #[arg(long, global = true, value_name = "FORMAT", value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -140,17 +140,16 @@ pub struct DataArgs {
 #[derive(Debug, Args)]
 pub struct SettingsArgs {
     /// Robust loss per residual.
-    #[arg(long, value_name = "NAME", default_value = "huber",
-          value_parser = PossibleValuesParser::new(LossKind::ALL.map(LossKind::name)))]
-    pub loss: String,
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = Loss::Huber)]
+    pub loss: Loss,
 
     /// Scale of the loss (Huber's delta), in units of the residuals.
     #[arg(long = "f-scale", value_name = "X", default_value_t = 1e-3)]
     pub f_scale: f64,
 
     /// Where residuals are taken [default: the law's own; log for --formula].
-    #[arg(long, value_name = "SPACE", value_parser = PossibleValuesParser::new(["log", "linear"]))]
-    pub space: Option<String>,
+    #[arg(long, value_name = "SPACE", value_enum)]
+    pub space: Option<ResidualSpace>,
 
     /// Hold a parameter at a value (a number or a constant expression such as exp(6.26)).
     #[arg(long = "fix", value_name = "NAME=VALUE")]
@@ -179,9 +178,8 @@ pub struct SettingsArgs {
 
     /// Covariance behind the standard errors [default: auto: gauss_newton for --loss linear,
     /// sandwich for robust losses].
-    #[arg(long, value_name = "KIND", default_value = "auto",
-          value_parser = PossibleValuesParser::new(["auto", "gauss_newton", "hessian", "sandwich"]))]
-    pub covariance: String,
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = CovarianceKind::Auto)]
+    pub covariance: CovarianceKind,
 }
 
 /// One law: a catalog name or a formula.

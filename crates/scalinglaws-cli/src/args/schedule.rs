@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use super::names::{CooldownShape, ScheduleLaw};
+
 #[derive(Debug, Args)]
 pub struct ScheduleArgs {
     #[command(subcommand)]
@@ -47,9 +49,8 @@ pub struct FitArgs {
     #[arg(long, value_name = "COLUMN", default_value = "loss")]
     pub target: String,
     /// The curve law.
-    #[arg(long, value_name = "NAME", default_value = "multi_power",
-          value_parser = clap::builder::PossibleValuesParser::new(["multi_power", "lr_annealing", "power_area"]))]
-    pub law: String,
+    #[arg(long, value_name = "NAME", value_enum, default_value_t = ScheduleLaw::MultiPower)]
+    pub law: ScheduleLaw,
     /// The runs to fit on, comma separated [default: all]; the others are scored only.
     #[arg(long, value_name = "RUN,...", value_delimiter = ',')]
     pub train: Vec<String>,
@@ -166,9 +167,8 @@ pub struct CooldownArgs {
     #[arg(long = "final", value_name = "LR")]
     pub last: Option<f64>,
     /// Shape of the cooldown.
-    #[arg(long, value_name = "SHAPE", default_value = "linear",
-          value_parser = clap::builder::PossibleValuesParser::new(["linear", "exp", "cosine"]))]
-    pub decay: String,
+    #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]
+    pub decay: CooldownShape,
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }

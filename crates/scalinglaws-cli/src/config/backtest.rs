@@ -1,6 +1,7 @@
 //! `backtest`'s configuration: which rows are held out.
 
 use anyhow::Result;
+use scalinglaws::job::UncertaintySettings;
 
 use super::{destination, law_choice, level, recipe, replicates, settings_config};
 use crate::args::BacktestArgs;
@@ -35,15 +36,20 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
             ))
         }
     };
+    let uncertainty = UncertaintySettings {
+        bootstrap: replicates(args.bootstrap)?,
+        level: level("--level", args.level)?,
+        calibrate: args.calibrate,
+        seed: args.settings.seed,
+        ..UncertaintySettings::default()
+    };
     Ok(cmd_backtest::Config {
         recipe: recipe(args.data)?,
         law: law_choice(args.law)?,
         settings: settings_config(args.settings)?,
         by: args.by.trim().to_string(),
         holdout,
-        level: level("--level", args.level)?,
-        bootstrap: replicates(args.bootstrap)?,
-        calibrate: args.calibrate,
+        uncertainty,
         json: destination(args.json.as_deref()),
     })
 }

@@ -1,23 +1,65 @@
 //! `compare`'s configuration (also `plot tracks`'): the arguments as the library's
-//! `CompareJob`, with `--budget` and `--set` parsed.
+//! `CompareJob`, with `--budget`, `--flops` and `--set` parsed, and the comparison run from it
+//! (both commands run the same one).
 
-use anyhow::Result;
-
+use anyhow::{Context, Result};
+use scalinglaws::analysis::allocation::Flops;
+use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::job::compare::CompareJob;
+use scalinglaws::job::fit::check_enough_rows;
+use scalinglaws::job::{LawChoice, SettingsJob};
+use scalinglaws::Law;
 
-use super::{budget_values, destination, law_choice, level, recipe, settings_config};
+use super::values::{budget_values, held_values};
+use super::{destination, law_choice, level, recipe, settings_config};
 use crate::args::CompareArgs;
-use crate::cmd_compare;
-use crate::cmd_optimal::held_values;
+use crate::input::{self, Recipe};
 use crate::input_error;
+use crate::output::Destination;
 
-pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
+/// Everything `compare` and `plot tracks` need: the data, the law, how to fit it, the
+/// comparison job, and the FLOPs formula parsed (the job keeps it as text, as Python sends
+/// it).
+#[derive(Debug)]
+pub struct CompareConfig {
+    pub recipe: Recipe,
+    pub law: LawChoice,
+    pub settings: SettingsJob,
+    /// The seed of the bootstrap within tracks (`--seed`).
+    pub seed: u64,
+    pub job: CompareJob,
+    pub flops: Flops,
+    pub json: Option<Destination>,
+}
+
+impl CompareConfig {
+    /// The comparison, with the tracks and the law: at the --budget values, or with `grid` at
+    /// 25 budgets from the smallest run's compute to 100× the largest (for plots).
+    pub fn run(&self, grid: bool) -> Result<(TrackComparison, Vec<Track>, Law)> {
+        let table = input::load(&self.recipe)?;
+        let law = self.law.build(&table)?;
+        let mut fit_settings = self.settings.for_law(&self.law);
+        // The library's comparison reads its seed from the fit settings.
+        fit_settings.seed = self.seed;
+        check_enough_rows(&law, &fit_settings, &table)?;
+        let job = CompareJob {
+            grid,
+            ..self.job.clone()
+        };
+        let compared = job.run(&table, &self.recipe, &law, fit_settings)?;
+        Ok((compared.comparison, compared.tracks, law))
+    }
+}
+
+pub fn compare_config(args: CompareArgs) -> Result<CompareConfig> {
     if !(args.cell_tolerance > 0.0 && args.cell_tolerance < 1.0) {
         return Err(input_error(format!(
             "--cell-tolerance {}: give a relative tolerance in (0, 1), e.g. 1e-3",
             args.cell_tolerance
         )));
     }
+    let flops = Flops::parse(&args.flops).context("--flops")?;
+    let seed = args.settings.seed;
     let job = CompareJob {
         track: args.track.trim().to_string(),
         shared: args
@@ -29,7 +71,7 @@ pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
         baseline: args.baseline.map(|b| b.trim().to_string()),
         budgets: budget_values(&args.budgets)?,
         grid: false,
-        flops: args.flops,
+        flops: flops.text.clone(),
         held: held_values(&args.held)?,
         bootstrap: args.bootstrap,
         level: level("--level", args.level)?,
@@ -37,11 +79,13 @@ pub fn compare_config(args: CompareArgs) -> Result<cmd_compare::Config> {
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),
     };
-    Ok(cmd_compare::Config {
+    Ok(CompareConfig {
         recipe: recipe(args.data)?,
         law: law_choice(args.law)?,
         settings: settings_config(args.settings)?,
+        seed,
         job,
+        flops,
         json: destination(args.json.as_deref()),
     })
 }

@@ -2,22 +2,13 @@
 
 use anyhow::Result;
 
-use super::{destination, level, recipe, settings_config};
+use super::{destination, level, recipe, settings_config, LawSpec};
 use crate::args::CompareLawsArgs;
 use crate::cmd_compare_laws;
 use crate::input_error;
 
 pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Config> {
-    let mut laws = args
-        .laws
-        .iter()
-        .map(|text| cmd_compare_laws::LawSpec::parse(text))
-        .collect::<Result<Vec<_>>>()?;
-    laws.extend(
-        args.formulas
-            .iter()
-            .map(|text| cmd_compare_laws::LawSpec::formula(text)),
-    );
+    let laws = LawSpec::all(&args.laws, &args.formulas)?;
     if laws.len() < 2 {
         return Err(input_error(
             "compare-laws needs at least two laws: repeat --law NAME (or --formula TEXT)",

@@ -35,6 +35,7 @@ impl FitConfig {
 
 pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
     let data = recipe(args.data)?;
+    let seed = args.settings.seed;
     let mut settings = settings_config(args.settings)?;
     settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());
     let uncertainty = UncertaintySettings {
@@ -44,7 +45,7 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
         profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),
-        seed: settings.settings.seed,
+        seed,
     };
     Ok(FitConfig {
         path: data.path,

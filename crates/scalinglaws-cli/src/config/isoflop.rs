@@ -6,7 +6,8 @@ use scalinglaws::analysis::envelope::EnvelopeMethod;
 use scalinglaws::analysis::isoflop::Shape;
 use scalinglaws::job::isoflop::IsoflopJob;
 
-use super::{budget_values, destination, level, recipe};
+use super::values::budget_values;
+use super::{destination, level, recipe};
 use crate::args::IsoflopArgs;
 use crate::cmd_isoflop;
 use crate::input_error;

@@ -11,7 +11,8 @@ use crate::input::{constant, split_top_level};
 use crate::input_error;
 
 pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
-    use scalinglaws::analysis::lr::{Curvature, Form, LrSettings, Method};
+    use scalinglaws::analysis::lr::LrSettings;
+    use scalinglaws::error::Voice;
     if args.window == 0 {
         return Err(input_error(
             "--window 0: the parabola needs at least one LR on each side of the best, e.g. 2",
@@ -41,9 +42,9 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
         tokens: args.tokens.trim().to_string(),
         batch: args.batch.map(|b| b.trim().to_string()),
         settings: LrSettings {
-            form: Form::from_name(&args.law).unwrap_or(Form::Loglinear),
-            method: Method::from_name(&args.method).unwrap_or(Method::Joint),
-            curvature: Curvature::from_name(&args.curvature).unwrap_or(Curvature::Law),
+            form: args.law.into(),
+            method: args.method.into(),
+            curvature: args.curvature.into(),
             half_window: args.window,
             max_rise: args.max_rise,
             noise: args.noise,
@@ -54,6 +55,8 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
+            // The analysis words its warnings as it makes them: in the command line's words.
+            voice: Voice(&crate::wording::CommandLine),
             ..LrSettings::default()
         },
     };

@@ -9,17 +9,19 @@ mod compare;
 mod compare_laws;
 mod fit;
 mod isoflop;
+mod law_spec;
 mod lr;
 mod optimal;
 mod plot;
 mod predict;
 mod schedule;
 mod select;
+mod values;
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
-use scalinglaws::fit::{Bounds, Covariance, FitSettings, LossKind, Space};
+use scalinglaws::fit::{Bounds, FitSettings};
 
 use crate::args::{DataArgs, LawArgs, SettingsArgs};
 use crate::input::{self, Derive, Filter, Recipe};
@@ -27,10 +29,11 @@ use crate::input_error;
 use crate::output::Destination;
 
 pub use self::backtest::backtest_config;
-pub use self::compare::compare_config;
+pub use self::compare::{compare_config, CompareConfig};
 pub use self::compare_laws::compare_laws_config;
 pub use self::fit::{fit_config, report_config, FitConfig};
 pub use self::isoflop::isoflop_config;
+pub use self::law_spec::LawSpec;
 pub use self::lr::lr_config;
 pub use self::optimal::optimal_config;
 pub use self::plot::plot_config;
@@ -82,28 +85,24 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
     })
 }
 
+/// How a law is fitted. `--seed` is no fit setting (the fit is deterministic): each command
+/// takes it from its arguments into the one place its random steps read it (the fit job's
+/// uncertainty settings, the backtest's, the comparison's).
 pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
-    let loss = LossKind::from_name(&args.loss)
-        .ok_or_else(|| input_error(format!("unknown loss '{}'", args.loss)))?;
-    let space = args.space.as_deref().map(|name| match name {
-        "linear" => Space::Linear,
-        _ => Space::Log,
-    });
     let settings = FitSettings {
-        loss,
+        loss: args.loss.into(),
         f_scale: args.f_scale,
         fixed: parse_fixes(&args.fixes)?,
         bounds: parse_bounds(&args.bounds)?,
         grids: parse_grids(&args.grids)?,
-        seed: args.seed,
         threads: args.threads.map(|n| n as usize),
         max_iterations: args.max_iter as usize,
-        covariance: Covariance::parse(&args.covariance).map_err(|e| input_error(e.to_string()))?,
+        covariance: args.covariance.into(),
         ..FitSettings::default()
     };
     Ok(SettingsJob {
         settings,
-        space,
+        space: args.space.map(Into::into),
         heteroscedastic: None,
     })
 }
@@ -178,18 +177,6 @@ pub fn parse_delimiter(text: &str) -> Result<u8> {
 pub fn split_name<'a>(option: &str, text: &'a str, form: &str) -> Result<(&'a str, &'a str)> {
     scalinglaws::data::recipe::split_assignment(option, text, form)
         .map_err(|error| input_error(error.to_string()))
-}
-
-/// The values of repeated `--budget` options, each a number or a comma list, in order (the one
-/// `--budget` parser: `isoflop` also requires them positive).
-pub fn budget_values(texts: &[String]) -> Result<Vec<f64>> {
-    let mut values = Vec::new();
-    for text in texts {
-        values.extend(
-            input::constant_list(text, text).with_context(|| format!("--budget '{text}'"))?,
-        );
-    }
-    Ok(values)
 }
 
 pub fn parse_fixes(texts: &[String]) -> Result<BTreeMap<String, f64>> {

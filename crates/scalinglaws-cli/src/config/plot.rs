@@ -1,21 +1,60 @@
 //! `plot`'s configuration, one variant per kind of picture.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 
+use super::values::{held_values, number};
 use super::{compare_config, fit_config, recipe};
-use crate::args::{PlotKind, PlotOutputArgs};
+use crate::args::{PlotFrontierArgs, PlotKind, PlotOutputArgs};
 use crate::cmd_plot;
+use crate::figure;
 use crate::input_error;
 use crate::output::Destination;
 
-fn plot_output(args: PlotOutputArgs) -> Result<cmd_plot::Output> {
-    Ok(cmd_plot::Output {
+fn plot_output(args: PlotOutputArgs) -> Result<figure::Output> {
+    Ok(figure::Output {
         destination: Destination::parse(args.output.trim()),
-        size: args
-            .pixels
-            .as_deref()
-            .map(cmd_plot::parse_size)
-            .transpose()?,
+        size: args.pixels.as_deref().map(parse_size).transpose()?,
+    })
+}
+
+/// A picture's destination given as text (`schedule ... --plot FILE`), at the page's size.
+pub fn picture(target: &str) -> figure::Output {
+    figure::Output {
+        destination: Destination::parse(target.trim()),
+        size: None,
+    }
+}
+
+/// `--pixels 1280x840`.
+fn parse_size(text: &str) -> Result<(u32, u32)> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)))
+        .filter(|(w, h)| (100..=10_000).contains(w) && (100..=10_000).contains(h));
+    parsed.ok_or_else(|| {
+        input_error(format!(
+            "--pixels '{text}': give WIDTHxHEIGHT in pixels, each 100 to 10000, e.g. 1280x840"
+        ))
+    })
+}
+
+/// `plot frontier`: 41 budgets log-spaced from `--from` to `--to`, with `--flops` and `--set`.
+fn frontier_settings(args: &PlotFrontierArgs) -> Result<AllocationSettings> {
+    let from = number("--from", &args.from)?;
+    let to = number("--to", &args.to)?;
+    if !(from > 0.0 && to > from && to.is_finite()) {
+        return Err(input_error(format!(
+            "--from {from:e} --to {to:e}: give budgets with 0 < from < to"
+        )));
+    }
+    let budgets = (0..41)
+        .map(|i| (from.ln() + (to.ln() - from.ln()) * i as f64 / 40.0).exp())
+        .collect();
+    Ok(AllocationSettings {
+        flops: Flops::parse(&args.flops).context("--flops")?,
+        held: held_values(&args.held)?,
+        ..AllocationSettings::at_budgets(budgets)
     })
 }
 
@@ -37,11 +76,8 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
             }
         }
         PlotKind::Frontier(args) => cmd_plot::Config::Frontier {
+            settings: frontier_settings(&args)?,
             fit: args.fit,
-            from: args.from,
-            to: args.to,
-            flops: args.flops,
-            held: args.held,
             output: plot_output(args.output)?,
         },
         PlotKind::Bootstrap(args) => cmd_plot::Config::Bootstrap {

@@ -5,18 +5,18 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use scalinglaws::analysis::schedule::spec::Decay;
-use scalinglaws::analysis::schedule::CurveLaw;
 use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
 use scalinglaws::job::schedule::{
     ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
     SchedulePredictJob,
 };
 
+use super::plot::picture;
 use super::{destination, parse_delimiter, parse_fixes};
 use crate::args::schedule::{
     CompareArgs, CooldownArgs, FitArgs, OptimizeArgs, PredictArgs, ScheduleArgs, ScheduleKind,
 };
+use crate::figure;
 use crate::input::Recipe;
 use crate::output::Destination;
 
@@ -32,14 +32,14 @@ pub enum ScheduleConfig {
     Compare {
         fit: PathBuf,
         job: ScheduleCompareJob,
-        plot: Option<String>,
+        plot: Option<figure::Output>,
         json: Option<Destination>,
     },
     Optimize {
         fit: PathBuf,
         job: ScheduleOptimizeJob,
         schedule_csv: Option<PathBuf>,
-        plot: Option<String>,
+        plot: Option<figure::Output>,
         json: Option<Destination>,
     },
     Cooldown {
@@ -54,7 +54,7 @@ pub enum ScheduleConfig {
 pub struct ScheduleFitConfig {
     pub files: Vec<Recipe>,
     pub job: ScheduleFitJob,
-    pub plot: Option<String>,
+    pub plot: Option<figure::Output>,
     pub json: Option<Destination>,
 }
 
@@ -64,7 +64,7 @@ pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
         ScheduleKind::Predict(a) => predict_config(a),
         ScheduleKind::Compare(a) => compare_config(a),
         ScheduleKind::Optimize(a) => optimize_config(a),
-        ScheduleKind::Cooldown(a) => cooldown_config(a)?,
+        ScheduleKind::Cooldown(a) => cooldown_config(a),
     })
 }
 
@@ -95,7 +95,7 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
         step: args.step,
         lr: args.lr,
         target: args.target,
-        law: CurveLaw::from_name(&args.law)?,
+        law: args.law.into(),
         train: args.train,
         warmup: args.warmup,
         fix: parse_fixes(&args.fixes)?.into_iter().collect(),
@@ -103,7 +103,7 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
     Ok(ScheduleFitConfig {
         files,
         job,
-        plot: args.plot,
+        plot: args.plot.as_deref().map(picture),
         json: destination(args.json.as_deref()),
     })
 }
@@ -126,7 +126,7 @@ fn compare_config(args: CompareArgs) -> ScheduleConfig {
             schedules: args.schedules,
             every: args.every,
         },
-        plot: args.plot,
+        plot: args.plot.as_deref().map(picture),
         json: destination(args.json.as_deref()),
     }
 }
@@ -142,13 +142,13 @@ fn optimize_config(args: OptimizeArgs) -> ScheduleConfig {
             max_iterations: args.max_iterations,
         },
         schedule_csv: args.schedule_csv,
-        plot: args.plot,
+        plot: args.plot.as_deref().map(picture),
         json: destination(args.json.as_deref()),
     }
 }
 
-fn cooldown_config(args: CooldownArgs) -> Result<ScheduleConfig> {
-    Ok(ScheduleConfig::Cooldown {
+fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {
+    ScheduleConfig::Cooldown {
         fit: args.saved.fit,
         job: ScheduleCooldownJob {
             at: args.at,
@@ -156,8 +156,8 @@ fn cooldown_config(args: CooldownArgs) -> Result<ScheduleConfig> {
             peak: args.peak,
             warmup: args.warmup,
             last: args.last,
-            decay: Decay::parse(&args.decay)?,
+            decay: args.decay.into(),
         },
         json: destination(args.json.as_deref()),
-    })
+    }
 }

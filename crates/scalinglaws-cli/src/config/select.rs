@@ -2,22 +2,14 @@
 
 use anyhow::Result;
 
-use super::{destination, level, recipe, settings_config};
+use super::values::named_lists;
+use super::{destination, level, recipe, settings_config, LawSpec};
 use crate::args::SelectArgs;
+use crate::cmd_select;
 use crate::input_error;
-use crate::{cmd_compare_laws, cmd_select};
 
 pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
-    let mut laws = args
-        .laws
-        .iter()
-        .map(|text| cmd_compare_laws::LawSpec::parse(text))
-        .collect::<Result<Vec<_>>>()?;
-    laws.extend(
-        args.formulas
-            .iter()
-            .map(|text| cmd_compare_laws::LawSpec::formula(text)),
-    );
+    let laws = LawSpec::all(&args.laws, &args.formulas)?;
     if laws.is_empty() {
         return Err(input_error(
             "select needs candidate laws: repeat --law NAME (or --formula TEXT)",
@@ -37,7 +29,8 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
         origins: args.origins,
         level: level("--level", args.level)?,
         calibrate: !args.no_calibration,
-        at: args.at,
+        // Points are checked before any fit, so that a typo costs nothing.
+        at: named_lists("--at", "VAR=VALUE, e.g. N=7e10", &args.at)?,
         check: args.check,
         json: destination(args.json.as_deref()),
     })
