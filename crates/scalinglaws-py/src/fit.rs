@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use scalinglaws::data::recipe::Table;
 use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
+use scalinglaws::error::Voice;
 use scalinglaws::job::{self, FitJob, FitRequest, LawChoice};
 use scalinglaws::law::catalog;
 use scalinglaws::{Error, Interrupt, Law};
@@ -119,7 +120,8 @@ pub(crate) struct FitDataJson {
 #[pyfunction]
 pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
     let request: FitRequest = request(request_json)?;
-    let job = py(FitJob::try_from(request))?;
+    let mut job = py(FitJob::try_from(request))?;
+    job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
     let interrupt = job.settings.settings.interrupt.clone();
     let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;

@@ -54,6 +54,7 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
+            voice: scalinglaws::error::Voice(&crate::wording::CommandLine),
             ..LrSettings::default()
         },
     };

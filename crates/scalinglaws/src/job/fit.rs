@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::data::recipe::{Derive, Filter, Recipe, Table};
-use crate::error::{Error, Location, Result, Setting, Text};
+use crate::error::{Error, Location, Result, Setting, Text, Voice};
 use crate::fit::{self, Bounds, FitData, FitResult, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
 use crate::law::Law;
@@ -117,6 +117,10 @@ pub struct FitJob {
     pub law: LawChoice,
     pub settings: SettingsJob,
     pub uncertainty: UncertaintySettings,
+    /// Whose words the warnings the job writes into the result use (a profile that could not
+    /// be computed names `--profile` or `profile=`).
+    #[serde(skip)]
+    pub voice: Voice,
 }
 
 /// What [`FitJob::run`] gives: the result, and the law and data it was fitted with (for
@@ -207,7 +211,7 @@ impl FitJob {
             match profile(law, data, settings, result, name, self.uncertainty.level) {
                 Ok(profile) => result.profiles.push(profile),
                 Err(error) if !error.is_input_error() && !error.is_interrupted() => {
-                    result.warnings.push(error.to_string())
+                    result.warnings.push(error.worded(self.voice.0))
                 }
                 Err(error) => return Err(error),
             }
@@ -412,6 +416,7 @@ impl TryFrom<FitRequest> for FitJob {
             law,
             settings,
             uncertainty,
+            voice: Voice::default(),
         })
     }
 }
