@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops, Formula};
-use scalinglaws::fit::FitResult;
 use scalinglaws::law::{catalog, Law};
+use scalinglaws::uncertainty::FitRecord;
 
 use crate::cmd_compare_laws::LawSpec;
 use crate::cmd_predict::load_fit;
@@ -113,7 +113,7 @@ pub fn run(config: &Config) -> Result<()> {
 }
 
 /// The law, its parameters and the fit they come from (none for published parameters).
-fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<FitResult>)> {
+fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<FitRecord>)> {
     match source {
         Source::Fit(path) => {
             let (result, law) = load_fit(path)?;

@@ -5,9 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use scalinglaws::fit::FitResult;
 use scalinglaws::law::NonFinite;
-use scalinglaws::uncertainty::predict_with_intervals;
+use scalinglaws::uncertainty::{predict_with_intervals, FitRecord};
 use scalinglaws::Law;
 
 use crate::config::split_name;
@@ -92,7 +91,7 @@ pub fn run(config: &Config) -> Result<()> {
 
 /// Why there is no number to print at `point`: a value beyond the largest double is not an
 /// undefined law, and a formula that overflows on the way to a moderate value needs rewriting.
-fn not_finite_message(result: &FitResult, law: &Law, point: &[f64]) -> String {
+fn not_finite_message(result: &FitRecord, law: &Law, point: &[f64]) -> String {
     let at: Vec<String> = law
         .variables
         .iter()
@@ -116,7 +115,7 @@ fn not_finite_message(result: &FitResult, law: &Law, point: &[f64]) -> String {
 }
 
 /// A fit file read and checked, with its law; errors name the file.
-pub fn load_fit(path: &std::path::Path) -> Result<(FitResult, Law)> {
+pub fn load_fit(path: &std::path::Path) -> Result<(FitRecord, Law)> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
@@ -126,14 +125,14 @@ pub fn load_fit(path: &std::path::Path) -> Result<(FitResult, Law)> {
 }
 
 /// A fit read back from JSON, checked against its law.
-pub fn read_fit(text: &str) -> Result<FitResult> {
-    let result = FitResult::from_json(text)?;
+pub fn read_fit(text: &str) -> Result<FitRecord> {
+    let result = FitRecord::from_json(text)?;
     result.law()?; // the file's parameters must match its law
     Ok(result)
 }
 
 /// One list of values per law variable (length 1 or the common length), in the law's order.
-fn parse_points(result: &FitResult, law: &Law, arguments: &[String]) -> Result<Vec<Vec<f64>>> {
+fn parse_points(result: &FitRecord, law: &Law, arguments: &[String]) -> Result<Vec<Vec<f64>>> {
     let variables = &law.variables;
     let positive = law.positive_variables();
     let mut given: Vec<Option<Vec<f64>>> = vec![None; variables.len()];
@@ -206,7 +205,7 @@ fn parse_points(result: &FitResult, law: &Law, arguments: &[String]) -> Result<V
 }
 
 /// "N ('Model Size'), D (D=C/(6*N))".
-fn describe_variables(result: &FitResult, variables: &[String]) -> String {
+fn describe_variables(result: &FitRecord, variables: &[String]) -> String {
     variables
         .iter()
         .map(

@@ -8,7 +8,7 @@ mod common;
 use common::{stdout_of, CHINCHILLA};
 use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::error::{Mention, Wording};
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::analyses::laws::Listing;
 use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
@@ -44,7 +44,7 @@ impl Wording for Options {
 #[test]
 fn the_fit_report_is_the_exporters_in_both_formats() {
     let (text, json) = fit_with_json(&[]);
-    let result = FitResult::from_json(&json).unwrap();
+    let result = FitRecord::from_json(&json).unwrap();
     let report = FitReport {
         result: &result,
         wording: &Options,
