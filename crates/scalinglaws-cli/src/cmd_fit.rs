@@ -2,7 +2,7 @@
 //! runs too) and chooses the outputs: the human report on stdout and/or the JSON result.
 
 use anyhow::Result;
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 
 use crate::config::FitConfig;
 use crate::output::{self, Destination};
@@ -29,7 +29,7 @@ pub fn run(config: &FitConfig) -> Result<()> {
 }
 
 /// The fit's report, its hints worded for the command line.
-fn report(result: &FitResult) -> FitReport<'_> {
+fn report(result: &FitRecord) -> FitReport<'_> {
     FitReport {
         result,
         wording: &crate::wording::CommandLine,

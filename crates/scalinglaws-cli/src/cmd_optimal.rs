@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
-use scalinglaws::fit::FitResult;
 use scalinglaws::law::Law;
+use scalinglaws::uncertainty::FitRecord;
 
 use crate::output::{self, Destination};
 use crate::saved;
@@ -57,7 +57,7 @@ pub fn run(config: &Config) -> Result<()> {
 }
 
 /// The law, its parameters and the fit they come from (none for published parameters).
-fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<FitResult>)> {
+fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<FitRecord>)> {
     match source {
         Source::Fit(path) => {
             let (result, law) = saved::fit(path)?;

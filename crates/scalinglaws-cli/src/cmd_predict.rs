@@ -5,9 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use scalinglaws::fit::FitResult;
 use scalinglaws::law::NonFinite;
-use scalinglaws::uncertainty::predict_with_intervals;
+use scalinglaws::uncertainty::{predict_with_intervals, FitRecord};
 use scalinglaws::Law;
 
 use crate::input;
@@ -93,7 +92,7 @@ pub fn run(config: &Config) -> Result<()> {
 
 /// Why there is no number to print at `point`: a value beyond the largest double is not an
 /// undefined law, and a formula that overflows on the way to a moderate value needs rewriting.
-fn not_finite_message(result: &FitResult, law: &Law, point: &[f64]) -> String {
+fn not_finite_message(result: &FitRecord, law: &Law, point: &[f64]) -> String {
     let at: Vec<String> = law
         .variables
         .iter()
@@ -118,7 +117,7 @@ fn not_finite_message(result: &FitResult, law: &Law, point: &[f64]) -> String {
 
 /// One list of values per law variable (length 1 or the common length), in the law's order.
 fn parse_points(
-    result: &FitResult,
+    result: &FitRecord,
     law: &Law,
     arguments: &[(String, Vec<f64>)],
 ) -> Result<Vec<Vec<f64>>> {
@@ -184,7 +183,7 @@ fn parse_points(
 }
 
 /// "N ('Model Size'), D (D=C/(6*N))".
-fn describe_variables(result: &FitResult, variables: &[String]) -> String {
+fn describe_variables(result: &FitRecord, variables: &[String]) -> String {
     variables
         .iter()
         .map(

@@ -6,17 +6,17 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::schedule::ScheduleFit;
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::Law;
 
 use crate::input_error;
 
 /// A fit file read and checked against its law, with the law.
-pub fn fit(path: &Path) -> Result<(FitResult, Law)> {
+pub fn fit(path: &Path) -> Result<(FitRecord, Law)> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|error| input_error(format!("cannot read the fit '{shown}': {error}")))?;
-    let result = FitResult::from_json(&text).with_context(|| shown.clone())?;
+    let result = FitRecord::from_json(&text).with_context(|| shown.clone())?;
     // The file's parameters must match its law.
     let law = result.law().with_context(|| shown.clone())?;
     Ok((result, law))

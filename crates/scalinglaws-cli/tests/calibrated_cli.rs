@@ -6,38 +6,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-use common::CHINCHILLA;
-
-fn scalinglaws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn stdout(command: &mut Command) -> String {
-    let output = command.output().expect("run scalinglaws");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{command:?} failed: {stderr}");
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn json(command: &mut Command) -> Value {
-    serde_json::from_str(&stdout(command)).expect("stdout is JSON")
-}
-
-fn pair(value: &Value) -> [f64; 2] {
-    let list = value
-        .as_array()
-        .unwrap_or_else(|| panic!("not a pair: {value}"));
-    [list[0].as_f64().unwrap(), list[1].as_f64().unwrap()]
-}
+use common::{pair, root, scalinglaws, stdout, stdout_json, CHINCHILLA};
 
 /// The README's Chinchilla fit (plus `extra`) written to a fresh directory.
 fn chinchilla_fit(extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
@@ -104,7 +78,7 @@ fn unwidened(allocation: &Value) {
 #[test]
 fn optimal_widens_the_loss_interval_beyond_the_data_by_the_fits_calibration() {
     let (_dir, path) = chinchilla_fit(&[]);
-    let frontier = json(scalinglaws().arg("optimal").arg(&path).args([
+    let frontier = stdout_json(scalinglaws().arg("optimal").arg(&path).args([
         "--budget",
         "5.88e23,1e25",
         "--json",
@@ -142,7 +116,7 @@ fn optimal_widens_the_loss_interval_beyond_the_data_by_the_fits_calibration() {
 #[test]
 fn optimal_of_a_fit_without_calibration_says_its_interval_is_not_calibrated() {
     let (_dir, path) = chinchilla_fit(&["--no-calibration"]);
-    let frontier = json(
+    let frontier = stdout_json(
         scalinglaws()
             .arg("optimal")
             .arg(&path)
@@ -164,7 +138,7 @@ fn optimal_of_a_fit_without_calibration_says_its_interval_is_not_calibrated() {
 
 #[test]
 fn optimal_with_given_parameters_has_no_prediction_interval() {
-    let frontier = json(scalinglaws().args([
+    let frontier = stdout_json(scalinglaws().args([
         "optimal",
         "--law",
         "chinchilla[E=1.69,A=406.4,alpha=0.336,B=410.7,beta=0.283]",
@@ -179,7 +153,7 @@ fn optimal_with_given_parameters_has_no_prediction_interval() {
 
 #[test]
 fn compare_calibrates_each_tracks_interval_beyond_the_data() {
-    let comparison = json(&mut compare(&["--json", "-"]));
+    let comparison = stdout_json(&mut compare(&["--json", "-"]));
     for track in comparison["tracks"].as_array().unwrap() {
         let note = &track["prediction_intervals"];
         assert_eq!(note["calibrated"], true, "{note}");
@@ -205,7 +179,7 @@ fn compare_calibrates_each_tracks_interval_beyond_the_data() {
 
 #[test]
 fn compare_with_shared_parameters_calibrates_the_joint_fit() {
-    let comparison = json(&mut compare(&["--shared", "E,alpha,beta", "--json", "-"]));
+    let comparison = stdout_json(&mut compare(&["--shared", "E,alpha,beta", "--json", "-"]));
     for track in comparison["tracks"].as_array().unwrap() {
         assert_eq!(track["prediction_intervals"]["calibrated"], true, "{track}");
         widened(&track["allocations"][1]);
@@ -214,7 +188,7 @@ fn compare_with_shared_parameters_calibrates_the_joint_fit() {
 
 #[test]
 fn compare_without_calibration_says_its_intervals_are_not_calibrated() {
-    let comparison = json(&mut compare(&["--no-calibration", "--json", "-"]));
+    let comparison = stdout_json(&mut compare(&["--no-calibration", "--json", "-"]));
     for track in comparison["tracks"].as_array().unwrap() {
         assert_eq!(
             track["prediction_intervals"]["calibrated"], false,

@@ -4,23 +4,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn scalinglaws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
-}
-
-/// The workspace root, where the README's commands run.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-use common::CHINCHILLA;
+use common::{relative, root, scalinglaws, stdout_json, CHINCHILLA};
 
 /// Epoch AI's published optimum (Besiroglu et al. 2024).
 const EPOCH: [(&str, f64); 5] = [
@@ -34,17 +24,6 @@ const EPOCH_OBJECTIVE: f64 = 0.0010182740;
 
 fn epoch_prediction(n: f64, d: f64) -> f64 {
     1.81721 + 477.86 * n.powf(-0.347315) + 2142.56 * d.powf(-0.367153)
-}
-
-fn relative(a: f64, b: f64) -> f64 {
-    (a - b).abs() / b.abs()
-}
-
-fn stdout_json(command: &mut Command) -> Value {
-    let output = command.output().expect("run scalinglaws");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "failed: {stderr}");
-    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
 }
 
 fn chinchilla_json() -> Value {

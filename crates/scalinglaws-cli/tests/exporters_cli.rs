@@ -5,35 +5,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use common::CHINCHILLA;
+use common::{stdout_of, CHINCHILLA};
 use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::error::{Mention, Wording};
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::analyses::laws::Listing;
 use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
 use scalinglaws_report::{export, Format};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .expect("run scalinglaws");
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8")
-}
 
 /// The README's fit, its JSON written to a temporary file: (stdout, the file's text).
 fn fit_with_json(extra: &[&str]) -> (String, String) {
@@ -65,7 +44,7 @@ impl Wording for Options {
 #[test]
 fn the_fit_report_is_the_exporters_in_both_formats() {
     let (text, json) = fit_with_json(&[]);
-    let result = FitResult::from_json(&json).unwrap();
+    let result = FitRecord::from_json(&json).unwrap();
     let report = FitReport {
         result: &result,
         wording: &Options,

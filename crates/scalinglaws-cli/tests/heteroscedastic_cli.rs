@@ -5,55 +5,21 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 use serde_json::Value;
 
-use common::CHINCHILLA;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn scalinglaws() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_scalinglaws"));
-    command.current_dir(root());
-    command
-}
+use common::{fails, number, scalinglaws_in_root, stdout_json, CHINCHILLA};
 
 /// `fit` with the README's arguments, the linear loss and σ varying with compute C.
 fn hetero_fit() -> Command {
-    let mut command = scalinglaws();
+    let mut command = scalinglaws_in_root();
     command
         .args(CHINCHILLA)
         .args(["--loss", "linear", "--heteroscedastic", "C"]);
     command
-}
-
-fn stdout_json(command: &mut Command) -> Value {
-    let output = command.output().expect("run scalinglaws");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "failed: {stderr}");
-    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
-}
-
-fn fails(command: &mut Command, expected: &[&str]) {
-    let output = command.output().expect("run scalinglaws");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{command:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in expected {
-        assert!(stderr.contains(needle), "expected {needle:?} in: {stderr}");
-    }
-}
-
-fn number(value: &Value) -> f64 {
-    value
-        .as_f64()
-        .unwrap_or_else(|| panic!("not a number: {value}"))
 }
 
 #[test]
@@ -105,7 +71,7 @@ fn prediction_intervals_use_sigma_at_each_point() {
         .success();
     let fit: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let s = number(&fit["variance"]["s"]);
-    let predictions = stdout_json(scalinglaws().arg("predict").arg(&path).args([
+    let predictions = stdout_json(scalinglaws_in_root().arg("predict").arg(&path).args([
         "N=1e8,7e10",
         "D=2e9,1.4e12",
         "--json",
@@ -138,19 +104,19 @@ fn a_profile_holds_the_fitted_variance_model() {
 #[test]
 fn bad_heteroscedastic_input_exits_2_naming_the_column() {
     fails(
-        scalinglaws()
+        scalinglaws_in_root()
             .args(CHINCHILLA)
             .args(["--loss", "linear", "--heteroscedastic", "Q"]),
         &["'Q'", "--heteroscedastic"],
     );
     fails(
-        scalinglaws()
+        scalinglaws_in_root()
             .args(CHINCHILLA)
             .args(["--heteroscedastic", "C"]),
         &["--heteroscedastic C", "--loss linear"],
     );
     fails(
-        scalinglaws().args(CHINCHILLA).args([
+        scalinglaws_in_root().args(CHINCHILLA).args([
             "--loss",
             "linear",
             "--derive",
@@ -161,9 +127,12 @@ fn bad_heteroscedastic_input_exits_2_naming_the_column() {
         &["column 'Z'", "not positive", "--where"],
     );
     fails(
-        scalinglaws()
-            .args(CHINCHILLA)
-            .args(["--loss", "linear", "--heteroscedastic", "loss"]),
+        scalinglaws_in_root().args(CHINCHILLA).args([
+            "--loss",
+            "linear",
+            "--heteroscedastic",
+            "loss",
+        ]),
         &["'loss'", "neither a variable of the law", "N·D"],
     );
 }

@@ -5,22 +5,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn scalinglaws() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_scalinglaws"));
-    command.current_dir(root());
-    command
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{number, scalinglaws_in_root};
 
 const SWEEP: [&str; 10] = [
     "lr",
@@ -36,7 +27,7 @@ const SWEEP: [&str; 10] = [
 ];
 
 fn json(args: &[&str]) -> Value {
-    let output = scalinglaws()
+    let output = scalinglaws_in_root()
         .args(args)
         .args(["--json", "-"])
         .output()
@@ -56,12 +47,6 @@ fn temp_csv(tag: &str, text: &str) -> (PathBuf, PathBuf) {
     let path = dir.join("runs.csv");
     std::fs::write(&path, text).unwrap();
     (dir, path)
-}
-
-fn number(value: &Value) -> f64 {
-    value
-        .as_f64()
-        .unwrap_or_else(|| panic!("not a number: {value}"))
 }
 
 #[test]
@@ -105,7 +90,7 @@ fn the_example_sweep_gives_cells_law_predictions_and_backtests() {
 fn the_text_report_names_every_section() {
     let mut args = SWEEP.to_vec();
     args.extend(["--predict", "N=7e9,D=1.4e11", "--law", "curved"]);
-    scalinglaws().args(&args).assert().success().stdout(
+    scalinglaws_in_root().args(&args).assert().success().stdout(
         predicate::str::contains("[[Cells]]")
             .and(predicate::str::contains("[[Law]] joint fit, curved"))
             .and(predicate::str::contains(
@@ -180,7 +165,7 @@ fn the_misfitting_sweep_flags_edge_and_sparse_cells() {
         "--map",
         "loss=C4 Eval Loss",
     ];
-    scalinglaws()
+    scalinglaws_in_root()
         .args(base)
         .assert()
         .code(2)
@@ -196,7 +181,8 @@ fn the_misfitting_sweep_flags_edge_and_sparse_cells() {
     let flagged = |c: &&Value| c["edge"] == true || c["status"] == "few_lrs";
     assert!(cells.iter().filter(flagged).count() >= 25);
     assert!(cells.iter().filter(flagged).all(|c| c["used"] == false));
-    let text = String::from_utf8(scalinglaws().args(&args).output().unwrap().stdout).unwrap();
+    let text =
+        String::from_utf8(scalinglaws_in_root().args(&args).output().unwrap().stdout).unwrap();
     assert!(text.contains("220 used of 225 read; 5 removed by --where \"loss > 0\""));
     assert!(text.contains("edge: best at the largest LR"));
     assert!(text.contains("fewer than 3 LRs"));
@@ -245,7 +231,7 @@ fn input_errors_name_the_problem() {
             args.extend(["--tokens", "tokens", "--target", "loss"]);
         }
         args.extend(extra.iter().copied());
-        scalinglaws()
+        scalinglaws_in_root()
             .args(&args)
             .assert()
             .code(2)
@@ -256,7 +242,7 @@ fn input_errors_name_the_problem() {
 #[test]
 fn a_non_positive_lr_names_its_row() {
     let (dir, path) = temp_csv("lr", "N,D,lr,loss\n1e8,1e9,0.001,3.1\n1e8,1e9,0,3.0\n");
-    scalinglaws()
+    scalinglaws_in_root()
         .args([
             "lr",
             path.to_str().unwrap(),
@@ -291,14 +277,14 @@ fn where_leaves_out_rows_with_empty_cells() {
         "--target",
         "loss",
     ];
-    scalinglaws()
+    scalinglaws_in_root()
         .args(base)
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
             "row 2 (line 3), column 'loss': empty cell",
         ));
-    scalinglaws()
+    scalinglaws_in_root()
         .args(base)
         .args(["--where", "loss > 0"])
         .assert()
@@ -332,7 +318,7 @@ fn a_swept_batch_column_without_batch_is_named_in_a_warning() {
     let warning = "the runs of one (N, D) cell differ in 'batch' (20 values; several in every \
                    one of the 16 cells), so each cell's LR profile pools them and its optimum \
                    mixes theirs; give it as the batch column (--batch batch)";
-    scalinglaws()
+    scalinglaws_in_root()
         .args(&args)
         .assert()
         .success()

@@ -8,39 +8,11 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::CHINCHILLA;
+use common::{fails, root, scalinglaws, stdout, with_chinchilla, CHINCHILLA};
 
-fn scalinglaws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `plot KIND` or `report` with the README's data and fit arguments.
-fn with_chinchilla(words: &[&str]) -> Command {
-    let mut command = scalinglaws();
-    command
-        .current_dir(root())
-        .args(words)
-        .args(&CHINCHILLA[1..]);
-    command
-}
-
-fn succeeds(command: &mut Command) -> String {
-    let output = command.output().expect("run scalinglaws");
-    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
-    assert!(output.status.success(), "{command:?} failed: {stderr}");
-    String::from_utf8_lossy(&output.stdout).to_string()
-}
-
+/// Exit code 2, an error naming `needle`, no panic.
 fn fails_with(command: &mut Command, needle: &str) {
-    let output = command.output().expect("run scalinglaws");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{command:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(stderr.contains(needle), "expected {needle:?} in {stderr}");
+    fails(command, &[needle]);
 }
 
 #[test]
@@ -53,23 +25,23 @@ fn every_plot_subcommand_has_help() {
         "isoflop",
         "tracks",
     ] {
-        succeeds(scalinglaws().args(["plot", kind, "--help"]));
+        stdout(scalinglaws().args(["plot", kind, "--help"]));
     }
-    succeeds(scalinglaws().args(["report", "--help"]));
+    stdout(scalinglaws().args(["report", "--help"]));
 }
 
 #[test]
 fn fit_and_residual_plots_write_svg_and_png() {
     let dir = tempfile_dir();
     let svg = dir.join("fit.svg");
-    succeeds(with_chinchilla(&["plot", "fit"]).arg("-o").arg(&svg));
+    stdout(with_chinchilla(&["plot", "fit"]).arg("-o").arg(&svg));
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<svg") && text.contains("extrapolation") && text.contains("1e9"));
     let png = dir.join("residuals.png");
-    succeeds(with_chinchilla(&["plot", "residuals"]).arg("-o").arg(&png));
+    stdout(with_chinchilla(&["plot", "residuals"]).arg("-o").arg(&png));
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
-    let stdout = succeeds(&mut with_chinchilla(&[
+    let stdout = stdout(&mut with_chinchilla(&[
         "plot", "fit", "--x", "D", "-o", "-",
     ]));
     assert!(
@@ -89,9 +61,9 @@ fn frontier_and_bootstrap_plots_come_from_a_saved_fit() {
         .args(CHINCHILLA)
         .args(["--bootstrap", "40", "--json"])
         .arg(&fit);
-    succeeds(&mut command);
+    stdout(&mut command);
     let frontier = dir.join("frontier.svg");
-    succeeds(
+    stdout(
         scalinglaws()
             .args(["plot", "frontier"])
             .arg(&fit)
@@ -101,7 +73,7 @@ fn frontier_and_bootstrap_plots_come_from_a_saved_fit() {
     let text = std::fs::read_to_string(&frontier).unwrap();
     assert!(text.contains("N*") && text.contains("D*") && text.contains("40 bootstrap draws"));
     let bootstrap = dir.join("bootstrap.png");
-    succeeds(
+    stdout(
         scalinglaws()
             .args(["plot", "bootstrap"])
             .arg(&fit)
@@ -133,7 +105,7 @@ fn plot_input_errors_exit_2() {
         .args(CHINCHILLA)
         .arg("--json")
         .arg(&fit);
-    succeeds(&mut command);
+    stdout(&mut command);
     fails_with(
         scalinglaws()
             .args(["plot", "bootstrap"])
@@ -146,7 +118,7 @@ fn plot_input_errors_exit_2() {
 #[test]
 fn isoflop_plot_of_one_porian_configuration() {
     let data = root().join("testdata/porian2024/isoflop_points.csv");
-    let out = succeeds(scalinglaws().args(["plot", "isoflop"]).arg(&data).args([
+    let out = stdout(scalinglaws().args(["plot", "isoflop"]).arg(&data).args([
         "--compute",
         "flops",
         "--size",
@@ -196,7 +168,7 @@ fn isoflop_plot_of_one_porian_configuration() {
 fn isoflop_plot_honours_seed_and_level() {
     let data = root().join("testdata/porian2024/isoflop_points.csv");
     let plot = |extra: &[&str]| {
-        succeeds(
+        stdout(
             scalinglaws()
                 .args(["plot", "isoflop"])
                 .arg(&data)
@@ -256,7 +228,7 @@ fn isoflop_plot_honours_seed_and_level() {
 
 #[test]
 fn tracks_plot_of_the_example() {
-    let out = succeeds(scalinglaws().current_dir(root()).args([
+    let out = stdout(scalinglaws().current_dir(root()).args([
         "plot",
         "tracks",
         "examples/tracks/two_recipes.csv",
@@ -292,7 +264,7 @@ fn tempfile_dir() -> PathBuf {
 /// The report on the bundled example, with a bootstrap (so every section is there).
 fn report(dir: &Path) -> PathBuf {
     let path = dir.join("report.html");
-    succeeds(
+    stdout(
         with_chinchilla(&["report"])
             .args(["--bootstrap", "50", "-o"])
             .arg(&path),
@@ -514,7 +486,7 @@ fn measure(browser: &Path, page: &Path, dir: &Path) -> Layout {
 fn a_plot_that_cannot_be_drawn_leaves_a_note_in_the_report() {
     let dir = tempfile_dir();
     let path = dir.join("negative.html");
-    succeeds(
+    stdout(
         scalinglaws()
             .current_dir(root())
             .args([

@@ -28,18 +28,18 @@
 //! the number is then only registered (an edit still fails until the register is edited too),
 //! not established; such entries are the README's remaining debt.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+use common::root;
 
 const CHECKED: &str = "<!-- checked: tests/readme_blocks.rs";
 const NOT_OUTPUT: &str = "<!-- not output:";
 /// The key of a readme_claims.txt entry whose number its file measures but does not state.
 const UNRECORDED: &str = "unrecorded";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// A command of a block and the output lines shown under it.
 struct Step {

@@ -10,18 +10,10 @@
 
 mod common;
 
-use common::CHINCHILLA;
+use common::{scalinglaws, CHINCHILLA};
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn scalinglaws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
+use std::process::Output;
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
     scalinglaws()
@@ -31,14 +23,9 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
         .expect("run scalinglaws")
 }
 
+/// The stdout of `scalinglaws ARGS` in the workspace root, the search's internals redacted.
 fn stdout_of(args: &[&str]) -> String {
-    let output = run_in(&root(), args);
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    redact_search(&String::from_utf8_lossy(&output.stdout))
+    redact_search(&common::stdout_of(args))
 }
 
 /// Replaces the values of the report's `converged`, `search` and `gap to next` lines.

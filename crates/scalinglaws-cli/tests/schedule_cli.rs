@@ -3,22 +3,16 @@
 //! `final_error`), predict / compare / optimize / cooldown on the saved fit, and input errors
 //! (exit code 2, a message naming the row, the spec key or the run, never a panic).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn scalinglaws() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_scalinglaws"));
-    command.current_dir(root());
-    command
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{fails, scalinglaws_in_root};
 
 fn json_of(command: &mut Command) -> Value {
     let output = command.args(["--json", "-"]).output().unwrap();
@@ -45,7 +39,7 @@ const FIT_EXAMPLE: [&str; 9] = [
 
 /// A fit of power_area (fast) or multi_power on the 400M example, saved to a temporary file.
 fn saved_fit(law: &str, name: &str) -> (PathBuf, Value) {
-    let fit = json_of(scalinglaws().args(FIT_EXAMPLE).args(["--law", law]));
+    let fit = json_of(scalinglaws_in_root().args(FIT_EXAMPLE).args(["--law", law]));
     let path = std::env::temp_dir().join(format!(
         "scalinglaws-schedule-{}-{name}.json",
         std::process::id()
@@ -68,7 +62,7 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
     assert_eq!(fit["params"].as_array().unwrap().len(), 7);
     let p = path.to_str().unwrap();
 
-    let predicted = json_of(scalinglaws().args([
+    let predicted = json_of(scalinglaws_in_root().args([
         "schedule",
         "predict",
         p,
@@ -79,7 +73,7 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
     assert_eq!(predicted["steps"].as_array().unwrap().len(), loss.len());
     assert!(predicted["final_loss"].as_f64().unwrap() < loss[0].as_f64().unwrap());
 
-    let compared = json_of(scalinglaws().args([
+    let compared = json_of(scalinglaws_in_root().args([
         "schedule",
         "compare",
         p,
@@ -90,7 +84,7 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
     ]));
     assert_eq!(compared["best"], "wsd:decay_start=20000,final=3e-5");
 
-    let optimized = json_of(scalinglaws().args([
+    let optimized = json_of(scalinglaws_in_root().args([
         "schedule",
         "optimize",
         p,
@@ -113,7 +107,7 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
         .unwrap()
         .contains("non-increasing"));
 
-    let cooldowns = json_of(scalinglaws().args([
+    let cooldowns = json_of(scalinglaws_in_root().args([
         "schedule",
         "cooldown",
         p,
@@ -123,7 +117,7 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
         "1000,4000",
     ]));
     assert_eq!(cooldowns.as_array().unwrap().len(), 4);
-    scalinglaws()
+    scalinglaws_in_root()
         .args([
             "schedule",
             "predict",
@@ -141,7 +135,7 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
 
 #[test]
 fn text_report_names_runs_and_roles() {
-    scalinglaws()
+    scalinglaws_in_root()
         .args(FIT_EXAMPLE)
         .args(["--law", "power_area"])
         .assert()
@@ -152,12 +146,7 @@ fn text_report_names_runs_and_roles() {
 }
 
 fn fails_with(args: &[&str], message: &str) {
-    scalinglaws()
-        .args(args)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(message))
-        .stderr(predicate::str::contains("panicked").not());
+    fails(scalinglaws_in_root().args(args), &[message]);
 }
 
 #[test]

@@ -3,12 +3,13 @@
 //! the spread between laws, `--check` scores the procedure by nested rolling origins, and bad
 //! input exits with code 2 and a message naming the fix.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
 mod common;
+
+use common::{fails, scalinglaws_in_root};
 
 /// `select` with the README's Chinchilla data and recipe: the first command's arguments
 /// without `fit` and its `--law chinchilla`.
@@ -23,17 +24,14 @@ fn data_args() -> Vec<&'static str> {
     args
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+fn select(extra: &[&str]) -> Command {
+    let mut command = scalinglaws_in_root();
+    command.args(data_args()).args(extra);
+    command
 }
 
 fn run(extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
-        .current_dir(root())
-        .args(data_args())
-        .args(extra)
-        .output()
-        .expect("run scalinglaws")
+    select(extra).output().expect("run scalinglaws")
 }
 
 fn json(extra: &[&str]) -> Value {
@@ -115,10 +113,7 @@ fn select_text_names_the_winner_and_the_method() {
 }
 
 fn fails_with(extra: &[&str], needle: &str) {
-    let output = run(extra);
-    assert_eq!(output.status.code(), Some(2), "{extra:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(needle), "{extra:?}: {stderr}");
+    fails(&mut select(extra), &[needle]);
 }
 
 #[test]

@@ -8,9 +8,11 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::data::recipe::Table;
-use scalinglaws::fit::{Bounds, FitResult, FitSettings, Space};
+use scalinglaws::error::Voice;
+use scalinglaws::fit::{Bounds, FitSettings, Space};
 use scalinglaws::job::{self, FitJob, FitRequest, LawChoice};
 use scalinglaws::law::catalog;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::{Error, Interrupt, Law};
 
 use crate::data::{table, Data};
@@ -119,7 +121,8 @@ pub(crate) struct FitDataJson {
 #[pyfunction]
 pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
     let request: FitRequest = request(request_json)?;
-    let job = py(FitJob::try_from(request))?;
+    let mut job = py(FitJob::try_from(request))?;
+    job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
     let interrupt = job.settings.settings.interrupt.clone();
     let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;
@@ -179,8 +182,8 @@ pub(crate) fn report_html(
 }
 
 /// Reads a fit's JSON back, checked against its law.
-pub(crate) fn read_fit(fit_json: &str) -> Result<(FitResult, Law), Error> {
-    let result = FitResult::from_json(fit_json)?;
+pub(crate) fn read_fit(fit_json: &str) -> Result<(FitRecord, Law), Error> {
+    let result = FitRecord::from_json(fit_json)?;
     let law = result.law()?;
     Ok((result, law))
 }

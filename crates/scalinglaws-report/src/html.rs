@@ -10,8 +10,9 @@ use std::fmt::Write as _;
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
 use scalinglaws::error::Wording;
-use scalinglaws::fit::{FitData, FitResult};
+use scalinglaws::fit::FitData;
 use scalinglaws::uncertainty::CalibrationOptions;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::Law;
 use scalinglaws_plot::{Layer, Page};
 
@@ -22,7 +23,7 @@ use crate::text::{self, number};
 /// the page (shown as typed).
 /// `wording` words the settings the page's text mentions (the front end's own: `--where`).
 pub fn page(
-    result: &FitResult,
+    result: &FitRecord,
     law: &Law,
     data: &FitData,
     level: f64,
@@ -145,7 +146,7 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn parameters(result: &FitResult) -> String {
+fn parameters(result: &FitRecord) -> String {
     let mut rows = String::new();
     for (name, p) in &result.params {
         let interval = p.ci.map_or(String::new(), |[lo, hi]| {
@@ -187,7 +188,7 @@ fn parameters(result: &FitResult) -> String {
     )
 }
 
-fn warnings(result: &FitResult) -> String {
+fn warnings(result: &FitRecord) -> String {
     if result.warnings.is_empty() {
         return section("Warnings", "<p>None.</p>");
     }
@@ -210,7 +211,7 @@ fn largest_compute(law: &Law, data: &FitData) -> Option<f64> {
         .reduce(f64::max)
 }
 
-fn allocation(law: &Law, result: &FitResult, data: &FitData) -> String {
+fn allocation(law: &Law, result: &FitRecord, data: &FitData) -> String {
     let Some(top) = largest_compute(law, data) else {
         return String::new();
     };
@@ -339,7 +340,7 @@ fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
 
 /// Rolling origins by compute 6·N·D (or by the first variable), calibrated; with too few
 /// scale groups, the smaller 80 % against the rest.
-fn backtest_section(law: &Law, result: &FitResult, data: &FitData, by_compute: bool) -> String {
+fn backtest_section(law: &Law, result: &FitRecord, data: &FitData, by_compute: bool) -> String {
     let (scale, by): (Vec<f64>, String) = if by_compute {
         let (n, d) = (
             law.variable_index("N").unwrap_or(0),

@@ -10,6 +10,7 @@ use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::{Error, Law};
 use scalinglaws_plot::inputs::{
     BootstrapPlot, FitGroup, FitPlot, FrontierPlot, IsoflopBudget, IsoflopPlot, ParamDraws,
@@ -31,7 +32,7 @@ const BAND_POINTS: usize = 40;
 /// The fit plot of `result` against variable `x`, bands at `level`.
 pub fn fit_page(
     law: &Law,
-    result: &FitResult,
+    result: &FitRecord,
     data: &FitData,
     x: usize,
     level: f64,
@@ -42,7 +43,7 @@ pub fn fit_page(
 /// What the fit plot draws: each group's runs, curve, band and calibrated interval.
 pub fn fit_plot(
     law: &Law,
-    result: &FitResult,
+    result: &FitRecord,
     data: &FitData,
     x: usize,
     level: f64,
@@ -117,7 +118,7 @@ pub fn fit_plot(
 /// The law over a bin's whole range of the binning variable `by` (from its smallest to its
 /// largest value there), along `grid`; empty when under two points.
 fn bin_band(
-    result: &FitResult,
+    result: &FitRecord,
     group: &Group,
     x: usize,
     grid: &[f64],
@@ -275,7 +276,7 @@ pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<P
 /// bootstrap draws when it has them.
 pub fn frontier_page(
     law: &Law,
-    result: &FitResult,
+    result: &FitRecord,
     settings: &AllocationSettings,
 ) -> Result<Page, Error> {
     // TODO(jobfit): the job/ function for allocation settings from a fit replaces these lines.
@@ -320,7 +321,7 @@ pub fn frontier_plot(frontier: &Frontier) -> FrontierPlot {
 }
 
 /// Histograms of every free parameter over the fit's bootstrap draws.
-pub fn bootstrap_page(result: &FitResult) -> Result<Page, Error> {
+pub fn bootstrap_page(result: &FitRecord) -> Result<Page, Error> {
     let Some(bootstrap) = result.bootstrap.as_ref().filter(|b| !b.draws.is_empty()) else {
         return Err(Error::settings(
             "plot bootstrap: the fit has no bootstrap replicates (fit with --bootstrap K)",

@@ -1,19 +1,19 @@
 //! The human report of a fit, in the spirit of lmfit's `fit_report`: what was fitted to what,
 //! how well the search went, the parameters with their uncertainty, the correlations worth
-//! knowing and the library's warnings. It is rendered from the `FitResult` alone, so a fit read
+//! knowing and the library's warnings. It is rendered from the `FitRecord` alone, so a fit read
 //! back from JSON prints the same report.
 
 use std::fmt::Write as _;
 
 use scalinglaws::error::{Setting, Wording};
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 
 /// Correlations with a larger magnitude are listed.
 const CORRELATION_SHOWN: f64 = 0.5;
 
 /// The report of a fit, the settings it mentions worded for a front end (`--where` or
 /// `where=`).
-pub fn render(result: &FitResult, wording: &dyn Wording) -> String {
+pub fn render(result: &FitRecord, wording: &dyn Wording) -> String {
     let mut out = String::new();
     header(&mut out, result, wording);
     statistics(&mut out, result);
@@ -26,14 +26,14 @@ pub fn render(result: &FitResult, wording: &dyn Wording) -> String {
     out
 }
 
-fn header(out: &mut String, result: &FitResult, wording: &dyn Wording) {
+fn header(out: &mut String, result: &FitRecord, wording: &dyn Wording) {
     let _ = writeln!(out, "[[Fit]]");
     aligned(out, &header_rows(result, wording));
 }
 
 /// What was fitted to what: law, formula, data, rows, variables, target, objective.
 pub(crate) fn header_rows(
-    result: &FitResult,
+    result: &FitRecord,
     wording: &dyn Wording,
 ) -> Vec<(&'static str, String)> {
     let mut rows: Vec<(&str, String)> = Vec::new();
@@ -96,13 +96,13 @@ pub(crate) fn header_rows(
     rows
 }
 
-fn statistics(out: &mut String, result: &FitResult) {
+fn statistics(out: &mut String, result: &FitRecord) {
     let _ = writeln!(out, "[[Fit statistics]]");
     aligned(out, &statistics_rows(result));
 }
 
 /// How well the search went and how well the law fits.
-pub(crate) fn statistics_rows(result: &FitResult) -> Vec<(&'static str, String)> {
+pub(crate) fn statistics_rows(result: &FitRecord) -> Vec<(&'static str, String)> {
     let optima = &result.optima;
     let mut search = format!(
         "{} start{}, {} distinct optim{}, best reached by {}",
@@ -169,7 +169,7 @@ pub(crate) fn statistics_rows(result: &FitResult) -> Vec<(&'static str, String)>
     rows
 }
 
-fn parameters(out: &mut String, result: &FitResult) {
+fn parameters(out: &mut String, result: &FitRecord) {
     let _ = writeln!(
         out,
         "[[Parameters]] (standard errors: {})",
@@ -179,7 +179,7 @@ fn parameters(out: &mut String, result: &FitResult) {
 }
 
 /// The parameters' table: name, value, stderr, relative, bounds, flags.
-pub(crate) fn parameter_table(result: &FitResult) -> Vec<[String; 6]> {
+pub(crate) fn parameter_table(result: &FitRecord) -> Vec<[String; 6]> {
     let mut table: Vec<[String; 6]> = vec![[
         "name".into(),
         "value".into(),
@@ -220,7 +220,7 @@ pub(crate) fn parameter_table(result: &FitResult) -> Vec<[String; 6]> {
 }
 
 /// Bootstrap and profile intervals, when the fit has them.
-fn intervals(out: &mut String, result: &FitResult) {
+fn intervals(out: &mut String, result: &FitRecord) {
     let Some(heading) = interval_heading(result) else {
         return;
     };
@@ -229,7 +229,7 @@ fn intervals(out: &mut String, result: &FitResult) {
 }
 
 /// "[[Intervals]] (95% level; sources)", when the fit has bootstrap or profile intervals.
-pub(crate) fn interval_heading(result: &FitResult) -> Option<String> {
+pub(crate) fn interval_heading(result: &FitRecord) -> Option<String> {
     let bootstrap = result.bootstrap.as_ref();
     if bootstrap.is_none() && result.profiles.is_empty() {
         return None;
@@ -263,7 +263,7 @@ pub(crate) fn interval_heading(result: &FitResult) -> Option<String> {
 }
 
 /// Each free parameter's bootstrap stderr, bootstrap interval and profile interval.
-pub(crate) fn interval_table(result: &FitResult) -> Vec<[String; 4]> {
+pub(crate) fn interval_table(result: &FitRecord) -> Vec<[String; 4]> {
     let interval = |pair: Option<[f64; 2]>| {
         pair.map_or("-".to_string(), |[lo, hi]| {
             format!("[{}, {}]", number(lo, 5), number(hi, 5))
@@ -297,7 +297,7 @@ pub(crate) fn interval_table(result: &FitResult) -> Vec<[String; 4]> {
 }
 
 /// The fitted variance model of a heteroscedastic fit: σ0, s ± se, x0 and the LR test of s = 0.
-pub(crate) fn residual_scale(out: &mut String, result: &FitResult) {
+pub(crate) fn residual_scale(out: &mut String, result: &FitRecord) {
     let Some(v) = &result.variance else {
         return;
     };
@@ -361,7 +361,7 @@ fn scale_rule(by: &str, rule: &scalinglaws::uncertainty::ScaleRule) -> String {
 }
 
 /// How prediction intervals beyond the data are calibrated, or why they are not.
-pub(crate) fn extrapolation(out: &mut String, result: &FitResult) {
+pub(crate) fn extrapolation(out: &mut String, result: &FitRecord) {
     let Some(c) = &result.calibration else {
         return;
     };
@@ -419,7 +419,7 @@ pub(crate) fn extrapolation(out: &mut String, result: &FitResult) {
     );
 }
 
-pub(crate) fn correlations(out: &mut String, result: &FitResult) {
+pub(crate) fn correlations(out: &mut String, result: &FitRecord) {
     let Some(matrix) = &result.correlation else {
         return;
     };
@@ -452,7 +452,7 @@ pub(crate) fn correlations(out: &mut String, result: &FitResult) {
     }
 }
 
-fn warnings(out: &mut String, result: &FitResult) {
+fn warnings(out: &mut String, result: &FitRecord) {
     if result.warnings.is_empty() {
         return;
     }
@@ -588,7 +588,7 @@ pub fn number(value: f64, significant: usize) -> String {
 #[cfg(test)]
 mod tests {
     use scalinglaws::error::Neutral;
-    use scalinglaws::fit::FitResult;
+    use scalinglaws::uncertainty::FitRecord;
 
     use super::{number, render, shortest};
 
@@ -614,7 +614,7 @@ mod tests {
     #[test]
     fn report_of_a_saved_fit() {
         let text = include_str!("../tests/fixtures/data_constrained_fit.json");
-        let result = FitResult::from_json(text).expect("the fixture reads");
+        let result = FitRecord::from_json(text).expect("the fixture reads");
         result
             .law()
             .expect("the fixture's parameters match its law");

@@ -5,6 +5,7 @@
 
 use scalinglaws::fit::{fit, FitData, FitSettings};
 use scalinglaws::law::catalog;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws_report::plots::{fit_page, residuals_page};
 
 fn synthetic() -> FitData {
@@ -53,7 +54,7 @@ fn structure(svg: &str) -> String {
 fn fit_plot_structure() {
     let law = catalog::lookup("chinchilla").unwrap();
     let data = synthetic();
-    let result = fit(&law, &data, &FitSettings::default()).unwrap();
+    let result = FitRecord::from(fit(&law, &data, &FitSettings::default()).unwrap());
     let page = fit_page(&law, &result, &data, 0, 0.95).unwrap();
     let svg = scalinglaws_plot::svg(&page, page.default_size()).unwrap();
     assert!(
@@ -72,7 +73,7 @@ fn fit_plot_shades_the_calibrated_interval_beyond_the_data() {
     let law = catalog::lookup("chinchilla").unwrap();
     let data = synthetic();
     let settings = FitSettings::default();
-    let mut result = fit(&law, &data, &settings).unwrap();
+    let mut result = FitRecord::from(fit(&law, &data, &settings).unwrap());
     let scale: Vec<f64> = (0..data.target.len())
         .map(|r| 6.0 * data.variables[0][r] * data.variables[1][r])
         .collect();

@@ -11,7 +11,9 @@ use scalinglaws::fit::{fit, FitData, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::rng::Rng;
 use scalinglaws::uncertainty::bootstrap::attach;
-use scalinglaws::uncertainty::{bootstrap, predict_with_intervals, BootstrapOptions, Resampling};
+use scalinglaws::uncertainty::{
+    bootstrap, predict_with_intervals, BootstrapOptions, FitRecord, Resampling,
+};
 
 const DATASETS: u64 = 200;
 const REPLICATES: usize = 200;
@@ -56,7 +58,7 @@ fn bootstrap_intervals_cover_the_truth_at_their_level() {
                 .collect(),
             weights: None,
         };
-        let mut result = fit(&law, &data, &settings).unwrap();
+        let mut result = FitRecord::from(fit(&law, &data, &settings).unwrap());
         let (delta, _) =
             predict_with_intervals(&result, std::slice::from_ref(&target), 0.95).unwrap();
         delta_covered += inside(delta[0].ci, true_prediction) as usize;

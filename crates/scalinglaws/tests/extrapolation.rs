@@ -134,9 +134,10 @@ fn synthetic_study(truth: &dyn Fn(f64, f64) -> f64, seeds: u64) -> Study {
             weights: None,
         };
         let scale = compute(&data);
-        let Ok(mut result) = scalinglaws::fit::fit(&law, &data, &settings) else {
+        let Ok(fitted) = scalinglaws::fit::fit(&law, &data, &settings) else {
             continue;
         };
+        let mut result = scalinglaws::uncertainty::FitRecord::from(fitted);
         let calibration = calibrate(
             &law,
             &data,

@@ -8,7 +8,7 @@ use scalinglaws::fit::{fit, FitData, FitResult, FitSettings, Heteroscedastic, Lo
 use scalinglaws::law::catalog;
 use scalinglaws::rng::Rng;
 use scalinglaws::uncertainty::intervals::predict_fit_intervals;
-use scalinglaws::uncertainty::ScaleRule;
+use scalinglaws::uncertainty::{FitRecord, ScaleRule};
 use scalinglaws::Law;
 
 const ROWS: usize = 200;
@@ -213,7 +213,8 @@ fn coverage_by_half(
     fresh: &[f64],
 ) -> [(usize, usize); 2] {
     let points: Vec<Vec<f64>> = n.iter().zip(d).map(|(n, d)| vec![*n, *d]).collect();
-    let (predictions, _) = predict_fit_intervals(result, &points, 0.95).unwrap();
+    let (predictions, _) =
+        predict_fit_intervals(&FitRecord::from(result.clone()), &points, 0.95).unwrap();
     let mut order: Vec<f64> = n.iter().zip(d).map(|(n, d)| compute(*n, *d)).collect();
     order.sort_by(f64::total_cmp);
     let median = order[order.len() / 2];

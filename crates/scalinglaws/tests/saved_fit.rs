@@ -5,13 +5,13 @@
 //! every optional part (data summary, bootstrap, profile, calibration). Whatever the result
 //! types become, reading it and writing it again must give the same bytes.
 
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 
 const SAVED: &str = include_str!("fixtures/fit_schema1_main_45c99e6.json");
 
 #[test]
 fn a_saved_fit_loads_with_every_part() {
-    let fit = FitResult::from_json(SAVED).expect("the saved fit loads");
+    let fit = FitRecord::from_json(SAVED).expect("the saved fit loads");
     assert_eq!(fit.law, "chinchilla");
     let alpha = fit.value("alpha").expect("alpha is a parameter");
     assert!(alpha > 0.0 && alpha < 1.0, "alpha = {alpha}");
@@ -30,13 +30,13 @@ fn a_saved_fit_loads_with_every_part() {
 
 #[test]
 fn a_saved_fit_is_written_back_byte_for_byte() {
-    let fit = FitResult::from_json(SAVED).expect("the saved fit loads");
+    let fit = FitRecord::from_json(SAVED).expect("the saved fit loads");
     assert_eq!(fit.to_json(), SAVED.trim_end());
 }
 
 #[test]
 fn a_saved_fit_predicts_from_its_own_law() {
-    let fit = FitResult::from_json(SAVED).expect("the saved fit loads");
+    let fit = FitRecord::from_json(SAVED).expect("the saved fit loads");
     let at = fit.predict(&[vec![7e10, 1.4e12]]).expect("predicts");
     assert!(
         at[0] > 1.0 && at[0] < 3.0,

@@ -7,14 +7,14 @@ mod common;
 
 use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
 use scalinglaws::analysis::law_comparison::{compare_laws, Candidate};
-use scalinglaws::fit::{fit, FitData, FitResult, FitSettings, LossKind};
+use scalinglaws::fit::{fit, FitData, FitSettings, LossKind};
 use scalinglaws::law::catalog;
 use scalinglaws::rng::Rng;
 use scalinglaws::uncertainty::bootstrap::attach;
 use scalinglaws::uncertainty::intervals::gradient_at;
 use scalinglaws::uncertainty::{
-    bootstrap, predict_with_intervals, profile, BootstrapOptions, BootstrapSummary, IntervalSource,
-    Resampling,
+    bootstrap, predict_with_intervals, profile, BootstrapOptions, BootstrapSummary, FitRecord,
+    IntervalSource, Resampling,
 };
 
 fn run_bootstrap(
@@ -23,7 +23,7 @@ fn run_bootstrap(
     settings: &FitSettings,
     replicates: usize,
     resampling: Resampling,
-) -> (FitResult, BootstrapSummary) {
+) -> (FitRecord, BootstrapSummary) {
     let law = catalog::lookup(law_name).unwrap();
     let result = fit(&law, data, settings).unwrap();
     let options = BootstrapOptions {
@@ -33,7 +33,7 @@ fn run_bootstrap(
         resampling,
     };
     let summary = bootstrap(&law, data, settings, &result, &options, &|_| {}).unwrap();
-    (result, summary)
+    (FitRecord::from(result), summary)
 }
 
 /// Epoch AI's bootstrap (Besiroglu et al. 2024: 4,000 replicates of the 240 points) gives
@@ -229,7 +229,7 @@ fn prediction_intervals_nest_and_say_their_source() {
     let data = common::chinchilla_epoch();
     let law = catalog::lookup("chinchilla").unwrap();
     let settings = FitSettings::default();
-    let mut result = fit(&law, &data, &settings).unwrap();
+    let mut result = FitRecord::from(fit(&law, &data, &settings).unwrap());
     let points = vec![vec![7e10, 1.4e12], vec![1e12, 2e13]];
     let (delta, source) = predict_with_intervals(&result, &points, 0.95).unwrap();
     assert_eq!(source, IntervalSource::Delta);

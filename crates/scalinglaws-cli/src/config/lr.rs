@@ -12,7 +12,6 @@ use crate::input_error;
 
 pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
     use scalinglaws::analysis::lr::LrSettings;
-    use scalinglaws::error::Voice;
     if args.window == 0 {
         return Err(input_error(
             "--window 0: the parabola needs at least one LR on each side of the best, e.g. 2",
@@ -55,8 +54,7 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
-            // The analysis words its warnings as it makes them: in the command line's words.
-            voice: Voice(&crate::wording::CommandLine),
+            voice: scalinglaws::error::Voice(&crate::wording::CommandLine),
             ..LrSettings::default()
         },
     };

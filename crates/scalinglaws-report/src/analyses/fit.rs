@@ -2,20 +2,20 @@
 //! [`text::render`](crate::text::render), its markdown with pipe tables, and the fit's JSON.
 
 use scalinglaws::error::Wording;
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 
 use crate::markdown;
 use crate::text;
 
 /// A fit, its hints worded for a front end (`--where` or `where=`).
 pub struct FitReport<'a> {
-    pub result: &'a FitResult,
+    pub result: &'a FitRecord,
     pub wording: &'a dyn Wording,
 }
 
 impl crate::Report for FitReport<'_> {
-    type Json = FitResult;
-    fn json_value(&self) -> &FitResult {
+    type Json = FitRecord;
+    fn json_value(&self) -> &FitRecord {
         self.result
     }
     fn text(&self) -> String {
@@ -28,7 +28,7 @@ impl crate::Report for FitReport<'_> {
 
 /// The fit report as markdown: the header and statistics as bullet lists, parameters and
 /// intervals as pipe tables, the other sections as in the text report.
-fn render_markdown(result: &FitResult, wording: &dyn Wording) -> String {
+fn render_markdown(result: &FitRecord, wording: &dyn Wording) -> String {
     let mut out = markdown::heading(&format!("Fit: {}", result.law));
     // The formula as code: its `*` and `^` are not emphasis.
     let header: Vec<(&str, String)> = text::header_rows(result, wording)
@@ -76,7 +76,7 @@ fn render_markdown(result: &FitResult, wording: &dyn Wording) -> String {
 #[cfg(test)]
 mod tests {
     use scalinglaws::error::Neutral;
-    use scalinglaws::fit::FitResult;
+    use scalinglaws::uncertainty::FitRecord;
 
     use super::FitReport;
     use crate::{export, Format};
@@ -86,7 +86,7 @@ mod tests {
     #[test]
     fn markdown_of_a_saved_fit() {
         let text = include_str!("../../tests/fixtures/data_constrained_fit.json");
-        let result = FitResult::from_json(text).expect("the fixture reads");
+        let result = FitRecord::from_json(text).expect("the fixture reads");
         let report = FitReport {
             result: &result,
             wording: &Neutral,

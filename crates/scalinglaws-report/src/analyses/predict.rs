@@ -2,7 +2,7 @@
 //! prediction intervals, and the note that says where the intervals come from and how they
 //! are calibrated beyond the data.
 
-use scalinglaws::fit::FitResult;
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::uncertainty::{Calibration, IntervalSource};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -11,7 +11,7 @@ use crate::text::{columns, level_percent, number};
 /// Predictions with the fit they come from and the law's variables.
 pub struct PredictReport<'a> {
     pub predictions: &'a Predictions<'a>,
-    pub result: &'a FitResult,
+    pub result: &'a FitRecord,
     pub variables: &'a [String],
 }
 
@@ -164,7 +164,7 @@ fn rows(variables: &[String], target: &str, predictions: &[Prediction]) -> Vec<V
 }
 
 /// Says what the intervals are and where they come from.
-fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
+fn interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> String {
     let mut note = fit_interval_note(result, source, level);
     if let Some(c) = &result.calibration {
         note.push_str(&format!("pi beyond the data: {}\n", c.describe()));
@@ -178,7 +178,7 @@ fn interval_note(result: &FitResult, source: IntervalSource, level: f64) -> Stri
 }
 
 /// The residual σ a new run adds: one value, or σ(x) of a heteroscedastic fit.
-fn residual_sd(result: &FitResult) -> String {
+fn residual_sd(result: &FitRecord) -> String {
     match &result.variance {
         Some(v) => format!(
             "{}·({}/{})^{}",
@@ -194,7 +194,7 @@ fn residual_sd(result: &FitResult) -> String {
     }
 }
 
-fn fit_interval_note(result: &FitResult, source: IntervalSource, level: f64) -> String {
+fn fit_interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> String {
     let level = level_percent(level);
     match (source, &result.bootstrap) {
         (IntervalSource::Bootstrap, Some(b)) => format!(

@@ -10,12 +10,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Mention, Result, Setting};
-use crate::fit::{fit, FitData, FitResult, FitSettings};
+use crate::fit::{fit, FitData, FitSettings};
 use crate::law::Law;
 use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::calibration::{origin_sizes, scale_groups};
 use crate::uncertainty::intervals::predict_fit_intervals;
+use crate::uncertainty::FitRecord;
 use crate::uncertainty::{
     bootstrap, calibrate, BootstrapOptions, CalibrationOptions, IntervalSource, Resampling,
 };
@@ -333,8 +334,8 @@ fn training_fit(
     train: &FitData,
     settings: &FitSettings,
     options: &BacktestOptions,
-) -> Result<FitResult> {
-    let mut result = fit(law, train, settings)?;
+) -> Result<FitRecord> {
+    let mut result = FitRecord::from(fit(law, train, settings)?);
     if let Some(replicates) = options.bootstrap {
         let boot = BootstrapOptions {
             replicates,

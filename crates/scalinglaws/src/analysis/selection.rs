@@ -42,13 +42,13 @@ use serde::{Deserialize, Serialize};
 
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
 use crate::error::{Error, Result};
-use crate::fit::{fit, FitResult, Space};
+use crate::fit::{fit, Space};
 use crate::stats::{normal_quantile, weighted_normal_mixture_quantile};
 use crate::uncertainty::calibration::{
     calibrate_with_predictions, origin_sizes, scale_groups, OriginPredictions, MIN_GROUPS,
 };
 use crate::uncertainty::intervals::{back, forward, predict_with_intervals, PointPrediction};
-use crate::uncertainty::CalibrationOptions;
+use crate::uncertainty::{CalibrationOptions, FitRecord};
 
 /// Iterations of the projected-gradient stacking solve (a handful of candidates: cheap).
 const STACKING_ITERATIONS: usize = 5_000;
@@ -130,7 +130,7 @@ pub struct Selection {
     pub winner: String,
     /// Each candidate's fit on all the data (with its calibration when calibrating).
     #[serde(skip)]
-    pub fits: Vec<Option<FitResult>>,
+    pub fits: Vec<Option<FitRecord>>,
 }
 
 /// One candidate's prediction at a point.
@@ -482,7 +482,7 @@ fn check_candidates(candidates: &[Candidate], scale: &[f64]) -> Result<()> {
 
 /// A candidate's fit on all rows and its rolling origins' held-out predictions.
 struct CandidateRun {
-    fit: Option<FitResult>,
+    fit: Option<FitRecord>,
     information: Option<LawScore>,
     origins: Vec<OriginPredictions>,
     /// Per common unit: the held-out rows' errors in the fitted space (filled by `select`).
@@ -504,7 +504,8 @@ fn run_candidate(
         errors: Vec::new(),
         error: None,
     };
-    let result = fit(&candidate.law, &candidate.data, &candidate.settings).and_then(|mut f| {
+    let result = fit(&candidate.law, &candidate.data, &candidate.settings).and_then(|f| {
+        let mut f = FitRecord::from(f);
         let (calibration, origins) = calibrate_with_predictions(
             &candidate.law,
             &candidate.data,

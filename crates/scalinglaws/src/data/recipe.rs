@@ -491,22 +491,23 @@ impl Table {
         Ok(groups)
     }
 
-    /// Records in a fit's result where every number came from: the target and variables as
-    /// columns or derived expressions, the source, rows read and filtered, filters and derives.
-    pub fn describe_fit(&self, result: &mut FitResult, law: &Law, recipe: &Recipe) {
+    /// Records in a fit's result where every number came from (the target and variables as
+    /// columns or derived expressions) and returns the data's summary: the source, rows read
+    /// and filtered, filters and derives.
+    pub fn describe_fit(&self, result: &mut FitResult, law: &Law, recipe: &Recipe) -> DataSummary {
         result.target = self.describe(&recipe.target);
         result.variables = law
             .variables
             .iter()
             .map(|variable| (variable.clone(), self.describe(variable)))
             .collect();
-        result.data = Some(DataSummary {
+        DataSummary {
             source: self.dataset.source().to_string(),
             rows_read: self.rows_read,
             rows_filtered: self.rows_filtered,
             filters: recipe.filters.iter().map(|f| f.text.clone()).collect(),
             derived: recipe.derives.iter().map(|d| d.text.clone()).collect(),
-        });
+        }
     }
 
     /// Each row's run as a dense id (runs numbered in order of first appearance), for

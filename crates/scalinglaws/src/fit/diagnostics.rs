@@ -192,10 +192,6 @@ pub fn summarize(
         correlation: correlation.as_ref().map(|c| labelled(&names, c)),
         condition_number: uncertainty.condition_number,
         warnings,
-        data: None,
-        bootstrap: None,
-        profiles: Vec::new(),
-        calibration: None,
         variance: None,
     }
 }

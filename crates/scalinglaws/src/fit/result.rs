@@ -1,5 +1,7 @@
-//! The result of a fit as a serde model (`schema_version` 1): what the CLI writes as JSON, what
-//! `predict` reads back, what later analyses consume. Parameters keep the law's order.
+//! The result of a fit as a serde model (`schema_version` 1): the pure fit, what
+//! [`super::fit`] returns and later analyses consume. The file the CLI writes is a
+//! `uncertainty::FitRecord`, which composes this with what is learnt after the fit (data
+//! summary, bootstrap, profiles, calibration). Parameters keep the law's order.
 
 use serde::{Deserialize, Serialize};
 
@@ -167,17 +169,6 @@ pub struct FitResult {
     /// Condition number of the Hessian scaled to unit diagonal.
     pub condition_number: Option<f64>,
     pub warnings: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<DataSummary>,
-    /// Bootstrap replicates (with every replicate's parameters), after `--bootstrap`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bootstrap: Option<crate::uncertainty::BootstrapSummary>,
-    /// Profile-likelihood intervals, after `--profile`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub profiles: Vec<crate::uncertainty::Profile>,
-    /// How prediction intervals beyond the data are widened (rolling-origin backtests).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<crate::uncertainty::Calibration>,
     /// The fitted residual scale σ(x) = σ0·(x/x0)^s of a heteroscedastic fit (prediction
     /// intervals then use σ at the predicted point).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -246,30 +237,20 @@ impl FitResult {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
-    /// Reads a fit file, checking its schema version first. Parses straight from the text so
-    /// that parameters and variables keep their order.
+    /// Reads the fit alone from a fit file (its record's parts are left out: read a
+    /// `FitRecord` for those), checking its schema version first. Parses straight from the
+    /// text so that parameters and variables keep their order.
     pub fn from_json(text: &str) -> Result<FitResult> {
-        #[derive(Deserialize)]
-        struct Version {
-            schema_version: Option<u64>,
-        }
-        let version = serde_json::from_str::<Version>(text)
-            .map_err(|e| Error::settings(format!("not a fit file: {e}")))?
-            .schema_version;
-        if version != Some(SCHEMA_VERSION as u64) {
-            return Err(Error::settings(format!(
-                "unsupported fit file schema_version {version:?}; this build reads version {SCHEMA_VERSION}"
-            )));
-        }
+        check_schema_version(text)?;
         let result: FitResult = serde_json::from_str(text)
             .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
         result.check_shapes()?;
         Ok(result)
     }
 
-    /// The covariance, correlation and bootstrap draws must match the parameters (a hand-edited
-    /// or truncated file is refused here rather than misread later).
-    fn check_shapes(&self) -> Result<()> {
+    /// The covariance and correlation must match the parameters (a hand-edited or truncated
+    /// file is refused here rather than misread later).
+    pub(crate) fn check_shapes(&self) -> Result<()> {
         let broken = |what: String| {
             Err(Error::settings(format!(
                 "not a consistent fit file: {what}"
@@ -290,16 +271,23 @@ impl FitResult {
                 ));
             }
         }
-        if let Some(bootstrap) = &self.bootstrap {
-            let k = self.params.len();
-            if let Some(i) = bootstrap.draws.iter().position(|d| d.len() != k) {
-                return broken(format!(
-                    "bootstrap draw {} has {} values for {k} parameters",
-                    i + 1,
-                    bootstrap.draws[i].len()
-                ));
-            }
-        }
         Ok(())
     }
+}
+
+/// A fit file's `schema_version` must be the one this build reads.
+pub fn check_schema_version(text: &str) -> Result<()> {
+    #[derive(Deserialize)]
+    struct Version {
+        schema_version: Option<u64>,
+    }
+    let version = serde_json::from_str::<Version>(text)
+        .map_err(|e| Error::settings(format!("not a fit file: {e}")))?
+        .schema_version;
+    if version != Some(SCHEMA_VERSION as u64) {
+        return Err(Error::settings(format!(
+            "unsupported fit file schema_version {version:?}; this build reads version {SCHEMA_VERSION}"
+        )));
+    }
+    Ok(())
 }

@@ -13,15 +13,15 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::data::recipe::{Derive, Filter, Recipe, Table};
-use crate::error::{Error, Location, Result, Setting, Text};
-use crate::fit::{self, Bounds, FitData, FitResult, FitSettings, LossKind, Space};
+use crate::error::{Error, Location, Result, Setting, Text, Voice};
+use crate::fit::{self, Bounds, FitData, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
 use crate::law::Law;
 use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::profile::profiled_param;
 use crate::uncertainty::{
-    bootstrap, calibrate, profile, BootstrapOptions, CalibrationOptions, Resampling,
+    bootstrap, calibrate, profile, BootstrapOptions, CalibrationOptions, FitRecord, Resampling,
 };
 
 /// Which law to fit: a catalog name (`chinchilla`, `bnsl:2`) or a formula.
@@ -117,13 +117,17 @@ pub struct FitJob {
     pub law: LawChoice,
     pub settings: SettingsJob,
     pub uncertainty: UncertaintySettings,
+    /// Whose words the warnings the job writes into the result use (a profile that could not
+    /// be computed names `--profile` or `profile=`).
+    #[serde(skip)]
+    pub voice: Voice,
 }
 
-/// What [`FitJob::run`] gives: the result, and the law and data it was fitted with (for
-/// plots and reports).
+/// What [`FitJob::run`] gives: the record (the fit with its data summary, bootstrap, profiles
+/// and calibration), and the law and data it was fitted with (for plots and reports).
 #[derive(Debug, Clone)]
 pub struct FitOutcome {
-    pub result: FitResult,
+    pub result: FitRecord,
     pub law: Law,
     pub data: FitData,
 }
@@ -147,7 +151,7 @@ impl FitJob {
             profiled_param(&law, &settings, name)?;
         }
         let resampling = self.resampling(table)?;
-        let mut result = fit::fit(&law, &data, &settings)?;
+        let mut result = FitRecord::from(fit::fit(&law, &data, &settings)?);
         if self.uncertainty.calibrate {
             self.calibrate(&mut result, &law, &data, &settings, table)?;
         }
@@ -162,7 +166,7 @@ impl FitJob {
             let summary = bootstrap(&law, &data, &settings, &result, &options, progress)?;
             attach(&mut result, summary);
         }
-        table.describe_fit(&mut result, &law, recipe);
+        result.data = Some(table.describe_fit(&mut result.fit, &law, recipe));
         Ok(FitOutcome { result, law, data })
     }
 
@@ -178,7 +182,7 @@ impl FitJob {
 
     fn calibrate(
         &self,
-        result: &mut FitResult,
+        result: &mut FitRecord,
         law: &Law,
         data: &FitData,
         settings: &FitSettings,
@@ -198,7 +202,7 @@ impl FitJob {
     /// stands) unless the request itself was wrong.
     fn add_profiles(
         &self,
-        result: &mut FitResult,
+        result: &mut FitRecord,
         law: &Law,
         data: &FitData,
         settings: &FitSettings,
@@ -207,7 +211,7 @@ impl FitJob {
             match profile(law, data, settings, result, name, self.uncertainty.level) {
                 Ok(profile) => result.profiles.push(profile),
                 Err(error) if !error.is_input_error() && !error.is_interrupted() => {
-                    result.warnings.push(error.to_string())
+                    result.warnings.push(error.worded(self.voice.0))
                 }
                 Err(error) => return Err(error),
             }
@@ -412,6 +416,7 @@ impl TryFrom<FitRequest> for FitJob {
             law,
             settings,
             uncertainty,
+            voice: Voice::default(),
         })
     }
 }

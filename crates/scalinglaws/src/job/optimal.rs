@@ -3,13 +3,13 @@
 //! command line's `optimal`, Python's `optimal` and the frontier plot.
 
 use crate::analysis::allocation::AllocationSettings;
-use crate::fit::FitResult;
+use crate::uncertainty::FitRecord;
 
 /// `settings` with the draws of `fit`'s bootstrap (none without one) and the level: the one
 /// asked for, else the bootstrap's, else the calibration's, else 95%.
 pub fn allocation_from_fit(
     settings: AllocationSettings,
-    fit: Option<&FitResult>,
+    fit: Option<&FitRecord>,
     level: Option<f64>,
 ) -> AllocationSettings {
     let bootstrap = fit.and_then(|fit| fit.bootstrap.as_ref());

@@ -215,7 +215,7 @@ fn reweighted(data: &FitData, counts: &[f64]) -> FitData {
 
 /// Adds the bootstrap to a fit: each free parameter's percentile interval and standard
 /// deviation over the replicates, and the replicates themselves.
-pub fn attach(result: &mut FitResult, summary: BootstrapSummary) {
+pub fn attach(result: &mut super::FitRecord, summary: BootstrapSummary) {
     for (index, (_, param)) in result.params.iter_mut().enumerate() {
         if param.fixed || summary.draws.is_empty() {
             continue;

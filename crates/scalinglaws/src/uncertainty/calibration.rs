@@ -28,9 +28,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
+use super::FitRecord;
 use crate::error::{Error, Result};
 pub use crate::fit::ScaleRule;
-use crate::fit::{fit, FitData, FitResult, FitSettings, Space};
+use crate::fit::{fit, FitData, FitSettings, Space};
 use crate::law::Law;
 use crate::stats::normal_quantile;
 
@@ -229,7 +230,7 @@ pub const NO_CALIBRATION: &str =
 
 impl IntervalNote {
     /// The note for intervals at `level` from `result` (whose own intervals came from `source`).
-    pub fn of(result: &FitResult, source: IntervalSource, level: f64) -> IntervalNote {
+    pub fn of(result: &FitRecord, source: IntervalSource, level: f64) -> IntervalNote {
         match &result.calibration {
             Some(c) => IntervalNote {
                 level,
@@ -461,7 +462,7 @@ fn score_origin(
             .iter()
             .map(|&i| data.variables.iter().map(|c| c[i]).collect())
             .collect();
-        predict_with_intervals_of(law, &result, &points, level).map(|(p, _)| p)
+        predict_with_intervals_of(law, &FitRecord::from(result), &points, level).map(|(p, _)| p)
     });
     let predictions = match predictions {
         Ok(p) => p,

@@ -4,6 +4,7 @@
 //! [`predict_with_intervals`] so that the plot crate only draws values.
 
 use super::intervals::{predict_with_intervals, PointPrediction};
+use super::FitRecord;
 use crate::error::Result;
 use crate::fit::FitResult;
 
@@ -43,7 +44,7 @@ pub struct BandAlong {
 /// The confidence band of the mean and the calibrated prediction interval beyond the data
 /// along `x` through `at`, at `level`.
 pub fn band_along(
-    result: &FitResult,
+    result: &FitRecord,
     at: &[f64],
     x: usize,
     grid: &[f64],

@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::FitRecord;
 use crate::error::{Error, Result};
 use crate::fit::{FitResult, Space};
 use crate::law::Law;
@@ -71,7 +72,7 @@ impl PointPrediction {
 /// `level`; prediction intervals are widened beyond the data by the fit's calibration when it
 /// has one (see [`super::calibration`]), and `pi_fit` keeps the fit's own.
 pub fn predict_with_intervals(
-    result: &FitResult,
+    result: &FitRecord,
     points: &[Vec<f64>],
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
@@ -82,7 +83,7 @@ pub fn predict_with_intervals(
 /// law over tracks, that the result's name cannot rebuild).
 pub fn predict_with_intervals_of(
     law: &Law,
-    result: &FitResult,
+    result: &FitRecord,
     points: &[Vec<f64>],
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
@@ -102,7 +103,7 @@ pub fn predict_with_intervals_of(
 
 /// [`predict_with_intervals`] without the calibration: the fit's own intervals.
 pub fn predict_fit_intervals(
-    result: &FitResult,
+    result: &FitRecord,
     points: &[Vec<f64>],
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
@@ -112,7 +113,7 @@ pub fn predict_fit_intervals(
 /// [`predict_fit_intervals`] with the fit's law given.
 pub fn predict_fit_intervals_of(
     law: &Law,
-    result: &FitResult,
+    result: &FitRecord,
     points: &[Vec<f64>],
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {

@@ -2,7 +2,8 @@
 //! refitted with the full global search), confidence and prediction intervals at new points
 //! (from the bootstrap draws, else by the delta method), profile-likelihood intervals of single
 //! parameters, prediction intervals calibrated beyond the data by rolling-origin backtests,
-//! and a fit's curve and bands along one variable (for plots). (The likelihood of a fit under
+//! a fit's curve and bands along one variable (for plots), and the [`FitRecord`] that holds a
+//! fit with all of these. (The likelihood of a fit under
 //! its loss's error density lives with the objective, in [`crate::fit::likelihood`].)
 
 pub mod bootstrap;
@@ -10,6 +11,7 @@ pub mod calibration;
 pub mod curves;
 pub mod intervals;
 pub mod profile;
+pub mod record;
 
 pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};
 pub use calibration::{calibrate, Calibration, CalibrationOptions, IntervalNote, ScaleRule};
@@ -17,6 +19,7 @@ pub use intervals::{
     predict_with_intervals, predict_with_intervals_of, IntervalSource, PointPrediction,
 };
 pub use profile::{profile, Profile};
+pub use record::FitRecord;
 
 use crate::error::{Error, Result};
 

@@ -36,11 +36,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting};
-use crate::fit::FitResult;
 use crate::law::Law;
 use crate::stats::{least_squares_line, percentile_interval};
 use crate::text;
-use crate::uncertainty::{predict_with_intervals_of, IntervalNote, IntervalSource};
+use crate::uncertainty::{predict_with_intervals_of, FitRecord, IntervalNote, IntervalSource};
 
 mod frontier;
 mod roles;
@@ -161,7 +160,7 @@ impl Frontier {
     /// Adds to every allocation the prediction interval at `level` of a new run's loss there,
     /// from `result` (the fit whose parameters the frontier was solved with), calibrated beyond
     /// the data when the fit carries a calibration.
-    pub fn add_prediction_intervals(&mut self, result: &FitResult, level: f64) -> Result<()> {
+    pub fn add_prediction_intervals(&mut self, result: &FitRecord, level: f64) -> Result<()> {
         let law = result.law()?;
         let source = predict_allocations(
             result,
@@ -200,7 +199,7 @@ pub fn allocation_point(law: &Law, held: &BTreeMap<String, f64>, a: &Allocation)
 /// each point (a joint fit's track indicators, `law_of_fit` being the joint law). Returns where
 /// the fit's own intervals came from.
 pub fn predict_allocations(
-    result: &FitResult,
+    result: &FitRecord,
     law_of_fit: &Law,
     law: &Law,
     held: &BTreeMap<String, f64>,

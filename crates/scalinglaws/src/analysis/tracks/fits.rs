@@ -18,11 +18,11 @@ pub(super) struct Fitted {
 /// The fits the tracks' prediction intervals come from.
 pub(super) enum Predictor {
     /// One fit per track.
-    Separate(Vec<FitResult>),
+    Separate(Vec<FitRecord>),
     /// The joint fit of the joint law; track t's points carry the indicators of `tracks`
     /// tracks.
     Joint {
-        result: Box<FitResult>,
+        result: Box<FitRecord>,
         law: Box<Law>,
         tracks: usize,
     },
@@ -31,7 +31,7 @@ pub(super) enum Predictor {
 impl Predictor {
     /// Track t's fit, the law it fitted (None: the track's law) and the values its points
     /// carry after the law's variables.
-    pub(super) fn of(&self, t: usize) -> (&FitResult, Option<&Law>, Vec<f64>) {
+    pub(super) fn of(&self, t: usize) -> (&FitRecord, Option<&Law>, Vec<f64>) {
         match self {
             Predictor::Separate(results) => (&results[t], None, Vec::new()),
             Predictor::Joint {
@@ -52,7 +52,7 @@ impl Predictor {
 /// The calibration of `law` fitted to `data` by `scale`, refused (with a reason) when a new
 /// point's scale cannot be computed from the law's variables.
 pub(super) fn calibrated(
-    result: &mut FitResult,
+    result: &mut FitRecord,
     law: &Law,
     data: &FitData,
     by: &str,
@@ -77,8 +77,9 @@ pub(super) fn fit_separately(
     let mut results = Vec::with_capacity(tracks.len());
     let mut per_track_draws = Vec::with_capacity(tracks.len());
     for (t, track) in tracks.iter().enumerate() {
-        let mut result =
-            fit(law, &track.data, &settings.fit).map_err(|e| in_track(e, &track.label))?;
+        let mut result = FitRecord::from(
+            fit(law, &track.data, &settings.fit).map_err(|e| in_track(e, &track.label))?,
+        );
         if let Some(c) = &settings.calibration {
             let scale = c.scales.get(t).map_or(&[][..], Vec::as_slice);
             calibrated(
@@ -114,7 +115,7 @@ pub(super) fn fit_separately(
         .map(|r| per_track_draws.iter().map(|d| d[r].clone()).collect())
         .collect();
     Ok(Fitted {
-        params: results.iter().map(FitResult::param_values).collect(),
+        params: results.iter().map(|r| r.param_values()).collect(),
         stderr: results
             .iter()
             .map(|r| r.params.iter().map(|(_, p)| p.stderr).collect())

@@ -118,8 +118,9 @@ pub(super) fn fit_jointly(law: &Law, tracks: &[Track], settings: &TrackSettings)
         joint.params.len(),
     );
     let words = JointWords::new(law, &settings.shared, tracks);
-    let mut result =
-        fit_with_starts(&joint, &data, &joint_settings, &warm).map_err(|e| words.error(e))?;
+    let mut result = FitRecord::from(
+        fit_with_starts(&joint, &data, &joint_settings, &warm).map_err(|e| words.error(e))?,
+    );
     if let Some(c) = &settings.calibration {
         let scale: Vec<f64> = c.scales.iter().flatten().copied().collect();
         calibrated(
@@ -160,7 +161,7 @@ impl JointFit<'_> {
     /// split into every track's parameters; none without `settings.bootstrap`.
     pub(super) fn draws(
         &self,
-        result: &mut FitResult,
+        result: &mut FitRecord,
         ids: Vec<usize>,
         settings: &TrackSettings,
     ) -> Result<Vec<Vec<Vec<f64>>>> {
@@ -208,7 +209,7 @@ pub(super) fn joint_fitted(
     settings: &TrackSettings,
     layout: &JointLayout,
     words: &JointWords,
-    result: FitResult,
+    result: FitRecord,
     draws: Vec<Vec<Vec<f64>>>,
     joint: Law,
 ) -> Result<Fitted> {

@@ -39,13 +39,13 @@ use crate::analysis::allocation::{
 };
 use crate::data::label_ids;
 use crate::error::{Error, Result, Setting};
-use crate::fit::{fit, fit_with_starts, FitData, FitResult, FitSettings};
+use crate::fit::{fit, fit_with_starts, FitData, FitSettings};
 use crate::law::{Grid, Law, ParamSpec};
 use crate::rng::Rng;
 use crate::stats::percentile_interval;
 use crate::text;
 use crate::uncertainty::bootstrap::{attach, bootstrap, BootstrapOptions, Resampling};
-use crate::uncertainty::{calibrate, CalibrationOptions, IntervalNote};
+use crate::uncertainty::{calibrate, CalibrationOptions, FitRecord, IntervalNote};
 
 mod compare;
 mod fits;

@@ -1,0 +1,126 @@
+//! A fit with everything learnt about it afterwards: the data summary, the bootstrap, the
+//! profiles and the calibration. It exists so that [`crate::fit::FitResult`] stays the pure fit
+//! (what [`crate::fit::fit`] returns) and imports nothing above it, while the file `scalinglaws
+//! fit --json` writes, and `predict`, `optimal`, `plot`, `report` and Python read, is one
+//! record. It derefs to its fit, so `record.value("alpha")` and `&record` as a `&FitResult` work.
+//! The JSON is the fit's keys, then these parts, then the fit's `variance` (schema_version 1).
+
+use std::ops::{Deref, DerefMut};
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::{BootstrapSummary, Calibration, Profile};
+use crate::error::{Error, Result};
+use crate::fit::result::{check_schema_version, DataSummary};
+use crate::fit::{FitResult, VarianceModel};
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FitRecord {
+    #[serde(flatten)]
+    pub fit: FitResult,
+    #[serde(default)]
+    pub data: Option<DataSummary>,
+    /// Bootstrap replicates (with every replicate's parameters), after `--bootstrap`.
+    #[serde(default)]
+    pub bootstrap: Option<BootstrapSummary>,
+    /// Profile-likelihood intervals, after `--profile`.
+    #[serde(default)]
+    pub profiles: Vec<Profile>,
+    /// How prediction intervals beyond the data are widened (rolling-origin backtests).
+    #[serde(default)]
+    pub calibration: Option<Calibration>,
+}
+
+/// The record as written: the fit's keys without `variance`, the record's parts, then
+/// `variance` last (the key order of files written before the record existed).
+#[derive(Serialize)]
+struct Written<'a> {
+    #[serde(flatten)]
+    fit: FitResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: &'a Option<DataSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bootstrap: &'a Option<BootstrapSummary>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    profiles: &'a Vec<Profile>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    calibration: &'a Option<Calibration>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variance: &'a Option<VarianceModel>,
+}
+
+impl Serialize for FitRecord {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        Written {
+            fit: FitResult {
+                variance: None,
+                ..self.fit.clone()
+            },
+            data: &self.data,
+            bootstrap: &self.bootstrap,
+            profiles: &self.profiles,
+            calibration: &self.calibration,
+            variance: &self.fit.variance,
+        }
+        .serialize(s)
+    }
+}
+
+impl From<FitResult> for FitRecord {
+    fn from(fit: FitResult) -> FitRecord {
+        FitRecord {
+            fit,
+            data: None,
+            bootstrap: None,
+            profiles: Vec::new(),
+            calibration: None,
+        }
+    }
+}
+
+impl Deref for FitRecord {
+    type Target = FitResult;
+    fn deref(&self) -> &FitResult {
+        &self.fit
+    }
+}
+
+impl DerefMut for FitRecord {
+    fn deref_mut(&mut self) -> &mut FitResult {
+        &mut self.fit
+    }
+}
+
+impl FitRecord {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// Reads a fit file, checking its schema version first. Parses straight from the text so
+    /// that parameters and variables keep their order.
+    pub fn from_json(text: &str) -> Result<FitRecord> {
+        check_schema_version(text)?;
+        let record: FitRecord = serde_json::from_str(text)
+            .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
+        record.fit.check_shapes()?;
+        record.check_draws()?;
+        Ok(record)
+    }
+
+    /// The bootstrap draws must match the parameters (a hand-edited or truncated file is
+    /// refused here rather than misread later).
+    fn check_draws(&self) -> Result<()> {
+        let Some(bootstrap) = &self.bootstrap else {
+            return Ok(());
+        };
+        let k = self.params.len();
+        match bootstrap.draws.iter().position(|d| d.len() != k) {
+            None => Ok(()),
+            Some(i) => Err(Error::settings(format!(
+                "not a consistent fit file: bootstrap draw {} has {} values for {k} parameters",
+                i + 1,
+                bootstrap.draws[i].len()
+            ))),
+        }
+    }
+}
