@@ -362,12 +362,16 @@ fn backtest_section(law: &Law, result: &FitRecord, data: &FitData, by_compute: b
         level: 0.95,
         bootstrap: None,
         calibrate: Some(CalibrationOptions::default()),
+        seed: 0,
+        voice: scalinglaws::error::Voice::default(),
     };
     let fraction = BacktestOptions {
         holdout: Holdout::Fraction(0.2),
         level: 0.95,
         bootstrap: None,
         calibrate: None,
+        seed: 0,
+        voice: scalinglaws::error::Voice::default(),
     };
     let outcome = backtest(law, data, &scale, &result.settings, &rolling)
         .map(|b| (b, true))

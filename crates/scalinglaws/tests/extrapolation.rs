@@ -23,6 +23,8 @@ fn nested(law: &str, data: &FitData, scale: &[f64]) -> Metrics {
         level: 0.95,
         bootstrap: None,
         calibrate: Some(CalibrationOptions::default()),
+        seed: 0,
+        voice: Default::default(),
     };
     let result = backtest(&law, data, scale, &FitSettings::default(), &options).unwrap();
     for split in &result.splits {

@@ -388,6 +388,8 @@ fn backtest_of_an_exact_law_has_no_error() {
             level: 0.95,
             bootstrap: None,
             calibrate: None,
+            seed: 0,
+            voice: Default::default(),
         };
         let result = backtest(&law, &data, &n, &FitSettings::default(), &options).unwrap();
         let metrics = result.metrics.unwrap();
@@ -412,6 +414,8 @@ fn chinchilla_backtest_holding_out_the_largest_compute() {
         level: 0.95,
         bootstrap: None,
         calibrate: None,
+        seed: 0,
+        voice: Default::default(),
     };
     let result = backtest(&law, &data, &compute, &FitSettings::default(), &options).unwrap();
     let m = result.metrics.unwrap();

@@ -25,8 +25,6 @@ pub struct CompareConfig {
     pub recipe: Recipe,
     pub law: LawChoice,
     pub settings: SettingsJob,
-    /// The seed of the bootstrap within tracks (`--seed`).
-    pub seed: u64,
     pub job: CompareJob,
     pub flops: Flops,
     pub json: Option<Destination>,
@@ -38,9 +36,7 @@ impl CompareConfig {
     pub fn run(&self, grid: bool) -> Result<(TrackComparison, Vec<Track>, Law)> {
         let table = input::load(&self.recipe)?;
         let law = self.law.build(&table)?;
-        let mut fit_settings = self.settings.for_law(&self.law);
-        // The library's comparison reads its seed from the fit settings.
-        fit_settings.seed = self.seed;
+        let fit_settings = self.settings.for_law(&self.law);
         check_enough_rows(&law, &fit_settings, &table)?;
         let job = CompareJob {
             grid,
@@ -59,7 +55,7 @@ pub fn compare_config(args: CompareArgs) -> Result<CompareConfig> {
         )));
     }
     let flops = Flops::parse(&args.flops).context("--flops")?;
-    let seed = args.settings.seed;
+    let seed = args.settings.seed.unwrap_or(0);
     let job = CompareJob {
         track: args.track.trim().to_string(),
         shared: args
@@ -78,12 +74,12 @@ pub fn compare_config(args: CompareArgs) -> Result<CompareConfig> {
         cell_tolerance: args.cell_tolerance,
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),
+        seed,
     };
     Ok(CompareConfig {
         recipe: recipe(args.data)?,
         law: law_choice(args.law)?,
         settings: settings_config(args.settings)?,
-        seed,
         job,
         flops,
         json: destination(args.json.as_deref()),

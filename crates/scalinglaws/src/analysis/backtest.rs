@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Mention, Result, Setting};
+use crate::error::{Error, Mention, Result, Setting, Voice};
 use crate::fit::{fit, FitData, FitSettings};
 use crate::law::Law;
 use crate::text;
@@ -57,6 +57,10 @@ pub struct BacktestOptions {
     /// Calibrate each training fit's prediction intervals by nested rolling-origin backtests
     /// on its own training rows only (never on the runs it is scored on).
     pub calibrate: Option<CalibrationOptions>,
+    /// Seed of the training fits' bootstraps (the fits themselves are deterministic).
+    pub seed: u64,
+    /// Whose words a split's stored error uses (a front end's; neutral by default).
+    pub voice: Voice,
 }
 
 /// A held-out run and its prediction.
@@ -340,7 +344,7 @@ fn training_fit(
         let boot = BootstrapOptions {
             replicates,
             level: options.level,
-            seed: settings.seed,
+            seed: options.seed,
             resampling: Resampling::Rows,
         };
         let summary = bootstrap(law, train, settings, &result, &boot, &|_| {})?;
@@ -407,7 +411,7 @@ fn run_split(
     let (result, predictions, source) = match outcome {
         Ok(parts) => parts,
         Err(error) => {
-            split.error = Some(error.to_string());
+            split.error = Some(error.worded(options.voice.0));
             return (split, IntervalSource::None);
         }
     };

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::backtest::{backtest, BacktestOptions, Holdout, Metrics};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Voice};
 use crate::fit::likelihood::log_likelihood;
 use crate::fit::{fit, fit_best, problem_for, FitData, FitSettings};
 use crate::law::Law;
@@ -197,6 +197,8 @@ fn score(
             level,
             bootstrap: None,
             calibrate: None,
+            seed: 0,
+            voice: Voice::default(),
         };
         match backtest(law, &candidate.data, scale, &candidate.settings, &options) {
             Ok(result) => score.backtest = result.metrics,

@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Voice};
 use crate::fit::{fit, Space};
 use crate::stats::{normal_quantile, weighted_normal_mixture_quantile};
 use crate::uncertainty::calibration::{
@@ -61,6 +61,8 @@ pub struct SelectionOptions {
     pub origins: usize,
     /// Attach each candidate's calibration to its fit, widening its intervals beyond the data.
     pub calibrate: bool,
+    /// Whose words the reasons stored in the result use (why a law or a split failed).
+    pub voice: Voice,
 }
 
 impl Default for SelectionOptions {
@@ -69,6 +71,7 @@ impl Default for SelectionOptions {
             level: 0.95,
             origins: crate::uncertainty::calibration::DEFAULT_ORIGINS,
             calibrate: true,
+            voice: Voice::default(),
         }
     }
 }
@@ -178,6 +181,7 @@ pub fn select(
     let calibration = CalibrationOptions {
         level: options.level,
         origins: options.origins,
+        voice: options.voice,
     };
     let mut runs: Vec<CandidateRun> = candidates
         .iter()
@@ -528,7 +532,7 @@ fn run_candidate(
             run.fit = Some(fit);
             run.origins = origins;
         }
-        Err(error) => run.error = Some(error.to_string()),
+        Err(error) => run.error = Some(error.worded(options.voice.0)),
     }
     run
 }
@@ -1053,7 +1057,7 @@ pub fn evaluate(
                 EvaluationSplit {
                     winner: None,
                     weights: Vec::new(),
-                    error: Some(error.to_string()),
+                    error: Some(error.worded(options.voice.0)),
                     ..EvaluationSplit::empty()
                 }
                 .with(size, scale, &train, &test),

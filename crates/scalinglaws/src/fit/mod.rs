@@ -77,7 +77,9 @@ pub struct FitSettings {
     /// solving it by variable projection).
     #[serde(default)]
     pub grids: BTreeMap<String, Vec<f64>>,
-    /// Seed of every stochastic step (the search itself is deterministic).
+    /// The record of the seed a fit's uncertainty steps used (its bootstrap), kept in the
+    /// saved JSON so a fit says how to repeat it. Nothing random reads it: the fit is
+    /// deterministic, and each random step takes its seed from its own options.
     pub seed: u64,
     /// Worker threads (None: all cores). The result does not depend on it.
     #[serde(skip_serializing_if = "Option::is_none", default)]

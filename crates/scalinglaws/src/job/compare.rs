@@ -49,6 +49,9 @@ pub struct CompareJob {
     pub calibrate: bool,
     #[serde(default)]
     pub by: Option<String>,
+    /// Seed of the bootstrap within tracks.
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// The comparison with the tracks it compared (for plots).
@@ -65,8 +68,10 @@ impl CompareJob {
         table: &Table,
         recipe: &Recipe,
         law: &Law,
-        fit: FitSettings,
+        mut fit: FitSettings,
     ) -> Result<ComparedTracks> {
+        // The record, in each track's fit, of the seed its bootstrap used (nothing reads it).
+        fit.seed = self.seed;
         let data = table.fit_data(law, recipe, fit.space)?;
         let labels = table.labels(&self.track, Setting::Track)?;
         let tracks = split_by_labels(&data, &labels);
@@ -94,7 +99,7 @@ impl CompareJob {
             false => self.budgets.clone(),
         };
         let settings = TrackSettings {
-            seed: fit.seed,
+            seed: self.seed,
             fit,
             shared: self.shared.clone(),
             baseline,

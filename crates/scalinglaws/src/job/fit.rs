@@ -139,6 +139,7 @@ impl FitJob {
         let recipe = &self.recipe;
         let law = self.law.build(table)?;
         let mut settings = self.settings.for_law(&self.law);
+        // The record of the seed the uncertainty steps use (nothing reads it back).
         settings.seed = self.uncertainty.seed;
         let data = table.fit_data(&law, recipe, settings.space)?;
         if let Some(column) = &self.settings.heteroscedastic {
@@ -191,6 +192,7 @@ impl FitJob {
         let (by, scale) = table.scale(law, data, self.uncertainty.by.as_deref(), Setting::By)?;
         let options = CalibrationOptions {
             level: self.uncertainty.level,
+            voice: self.voice,
             ..CalibrationOptions::default()
         };
         let calibration = calibrate(law, data, &by, &scale, settings, &options)?;

@@ -9,14 +9,26 @@
 //! - [`optimal`]: the allocation settings a saved fit implies (its bootstrap draws and level);
 //! - [`isoflop`], [`lr`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
 //!   (IsoFLOP profiles and envelopes, learning-rate laws, recipe tracks, loss curves under
-//!   schedules).
+//!   schedules);
+//! - [`backtest`]: [`BacktestJob`], does a law extrapolate (fit small, score large);
+//! - [`candidates`], [`compare_laws`], [`select`]: laws weighed against each other
+//!   ([`CandidateSpec`] built against the data once, [`CompareLawsJob`], [`SelectJob`]).
 
+pub mod backtest;
+pub mod candidates;
 pub mod compare;
+pub mod compare_laws;
 pub mod fit;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
 pub mod schedule;
+pub mod select;
+
+pub use backtest::BacktestJob;
+pub use candidates::CandidateSpec;
+pub use compare_laws::CompareLawsJob;
+pub use select::{SelectJob, SelectOutcome};
 
 pub use fit::{FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings};
 pub use optimal::allocation_from_fit;

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
 use super::FitRecord;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Voice};
 pub use crate::fit::ScaleRule;
 use crate::fit::{fit, FitData, FitSettings, Space};
 use crate::law::Law;
@@ -57,6 +57,9 @@ pub struct CalibrationOptions {
     pub level: f64,
     /// Most rolling origins.
     pub origins: usize,
+    /// Whose words the reason an origin failed is stored in (a front end's; neutral by
+    /// default).
+    pub voice: Voice,
 }
 
 impl Default for CalibrationOptions {
@@ -64,6 +67,7 @@ impl Default for CalibrationOptions {
         CalibrationOptions {
             level: 0.95,
             origins: DEFAULT_ORIGINS,
+            voice: Voice::default(),
         }
     }
 }
@@ -425,7 +429,7 @@ pub fn calibrate_with_predictions(
     let mut held_out = Vec::new();
     for size in sizes {
         let (origin, mut found, predictions) =
-            score_origin(law, data, scale, &groups, size, settings, options.level, z);
+            score_origin(law, data, scale, &groups, size, settings, options, z);
         calibration.origins.push(origin);
         scores.append(&mut found);
         held_out.extend(predictions);
@@ -444,9 +448,10 @@ fn score_origin(
     groups: &[usize],
     size: usize,
     settings: &FitSettings,
-    level: f64,
+    options: &CalibrationOptions,
     z: f64,
 ) -> (CalibrationOrigin, Vec<Score>, Option<OriginPredictions>) {
+    let level = options.level;
     let train: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] < size).collect();
     let test: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
     let trained_up_to = train.iter().map(|&i| scale[i]).fold(f64::NAN, f64::max);
@@ -467,7 +472,7 @@ fn score_origin(
     let predictions = match predictions {
         Ok(p) => p,
         Err(error) => {
-            origin.error = Some(error.to_string());
+            origin.error = Some(error.worded(options.voice.0));
             return (origin, Vec::new(), None);
         }
     };

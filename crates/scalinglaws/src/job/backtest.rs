@@ -1,0 +1,227 @@
+//! [`BacktestJob`]: does the law extrapolate on this data? The backtest workflow, written once
+//! for every front end: build the law, its settings and data, check that the rows can
+//! determine it, read the scale column, fit on the smaller scales and score the held-out
+//! larger ones (`analysis::backtest`), and number the held-out rows as the file does.
+//!
+//! Python deserialises the job from the flat request it sends ([`BacktestRequest`]: the fit
+//! request's fields, `by`, and one of `holdout_top`, `holdout_frac`, `rollout`, `rolling`).
+
+use serde::Deserialize;
+
+use super::fit::{check_enough_rows, FitJob, FitRequest, LawChoice, SettingsJob};
+use super::UncertaintySettings;
+use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
+use crate::data::recipe::{Recipe, Table};
+use crate::error::{Error, Result, Setting, Voice};
+use crate::text;
+use crate::uncertainty::CalibrationOptions;
+
+/// A backtest to run: the columns, the law, how to fit it, the scale column, what to hold out
+/// and the uncertainty of the training fits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "BacktestRequest")]
+pub struct BacktestJob {
+    pub recipe: Recipe,
+    pub law: LawChoice,
+    pub settings: SettingsJob,
+    /// The column that orders scale.
+    pub by: String,
+    pub holdout: Holdout,
+    /// The level of the scored intervals, the replicates of each training fit's bootstrap,
+    /// whether its intervals are calibrated, and the seed of its draws (the rest unused).
+    pub uncertainty: UncertaintySettings,
+    /// Whose words the errors stored in the result use (a split whose fit failed).
+    #[serde(skip)]
+    pub voice: Voice,
+}
+
+impl BacktestJob {
+    /// The backtest on `table` (prepared with this job's recipe), its held-out rows numbered
+    /// as the file numbers them.
+    pub fn run(&self, table: &Table) -> Result<Backtest> {
+        let law = self.law.build(table)?;
+        let settings = self.settings.for_law(&self.law);
+        let data = table.fit_data(&law, &self.recipe, settings.space)?;
+        check_enough_rows(&law, &settings, table)?;
+        let scale = table.values(&self.by, Setting::By)?;
+        let mut result = backtest(&law, &data, &scale, &settings, &self.options())
+            .map_err(|e| e.within(text![format!("backtest by '{}'", self.by)]))?;
+        for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
+            point.row = table.file_row(point.row).unwrap_or(point.row + 1);
+        }
+        Ok(result)
+    }
+
+    /// The analysis' options: the holdout, the uncertainty and the voice.
+    pub fn options(&self) -> BacktestOptions {
+        let uncertainty = &self.uncertainty;
+        BacktestOptions {
+            holdout: self.holdout,
+            level: uncertainty.level,
+            bootstrap: uncertainty.bootstrap,
+            calibrate: uncertainty.calibrate.then(|| CalibrationOptions {
+                level: uncertainty.level,
+                voice: self.voice,
+                ..CalibrationOptions::default()
+            }),
+            seed: uncertainty.seed,
+            voice: self.voice,
+        }
+    }
+}
+
+/// A backtest request as JSON: a fit request (recipe, law, settings, `seed`) with the scale
+/// column, the holdout, the level, the training fits' bootstrap and whether they calibrate.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BacktestRequest {
+    #[serde(flatten)]
+    pub fit: FitRequest,
+    pub by: String,
+    #[serde(default)]
+    pub holdout_top: Option<usize>,
+    #[serde(default)]
+    pub holdout_frac: Option<f64>,
+    #[serde(default)]
+    pub rollout: Option<usize>,
+    #[serde(default)]
+    pub rolling: Option<usize>,
+    /// Calibrate each split's intervals (default: no).
+    #[serde(default)]
+    pub calibrate: bool,
+    #[serde(default = "default_level")]
+    pub level: f64,
+    /// Replicates of each training fit's bootstrap (None: none).
+    #[serde(default)]
+    pub bootstrap: Option<usize>,
+}
+
+fn default_level() -> f64 {
+    0.95
+}
+
+impl TryFrom<BacktestRequest> for BacktestJob {
+    type Error = Error;
+
+    fn try_from(request: BacktestRequest) -> Result<BacktestJob> {
+        let holdout = match (
+            request.holdout_top,
+            request.holdout_frac,
+            request.rollout,
+            request.rolling,
+        ) {
+            (Some(k), None, None, None) => Holdout::Top(k),
+            (None, Some(f), None, None) => Holdout::Fraction(f),
+            (None, None, Some(g), None) => Holdout::Rollout(g),
+            (None, None, None, Some(k)) if k >= 1 => Holdout::Rolling(k),
+            _ => {
+                return Err(Error::settings(
+                    "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
+                ))
+            }
+        };
+        let seed = request.fit.seed;
+        let fit = FitJob::try_from(request.fit)?;
+        Ok(BacktestJob {
+            recipe: fit.recipe,
+            law: fit.law,
+            settings: fit.settings,
+            by: request.by,
+            holdout,
+            uncertainty: UncertaintySettings {
+                bootstrap: request.bootstrap,
+                level: request.level,
+                calibrate: request.calibrate,
+                seed,
+                ..UncertaintySettings::default()
+            },
+            voice: Voice::default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{Mention, Wording};
+
+    #[test]
+    fn a_python_request_deserialises_into_a_job() {
+        let job: BacktestJob = serde_json::from_str(
+            r#"{"target": "loss", "law": "chinchilla", "loss": "huber", "f_scale": 0.001,
+                "space": null, "seed": 5, "threads": null, "by": "C", "holdout_top": null,
+                "holdout_frac": 0.2, "rollout": null, "rolling": null, "calibrate": true,
+                "level": 0.9, "bootstrap": null}"#,
+        )
+        .unwrap();
+        assert_eq!(job.holdout, Holdout::Fraction(0.2));
+        assert_eq!(job.by, "C");
+        let options = job.options();
+        assert_eq!(options.seed, 5);
+        assert_eq!(options.bootstrap, None);
+        assert!(options.calibrate.is_some());
+        assert!((options.level - 0.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_request_holding_out_two_ways_is_refused() {
+        let request: BacktestRequest = serde_json::from_str(
+            r#"{"target": "loss", "law": "chinchilla", "by": "C", "holdout_top": 2,
+                "holdout_frac": 0.2}"#,
+        )
+        .unwrap();
+        let error = BacktestJob::try_from(request).unwrap_err();
+        assert!(error.to_string().contains("exactly one"), "{error}");
+    }
+
+    /// A wording that brackets every mention.
+    struct Brackets;
+
+    impl Wording for Brackets {
+        fn word(&self, mention: &Mention) -> String {
+            match mention {
+                Mention::Value(setting, value) => format!("<{} {}>", setting.name(), value.raw()),
+                other => format!("<{other:?}>"),
+            }
+        }
+    }
+
+    static BRACKETS: Brackets = Brackets;
+
+    /// A split that cannot be fitted stores its error in the front end's words.
+    #[test]
+    fn a_failed_split_is_worded_in_the_jobs_voice() {
+        use crate::data::{Column, Dataset};
+        let n: Vec<f64> = (1..=8).map(|i| 10f64.powi(i)).collect();
+        let loss: Vec<f64> = n.iter().map(|n| 2.0 + 50.0 * n.powf(-0.3)).collect();
+        let dataset = Dataset::from_columns(
+            "memory",
+            vec![
+                ("N".to_string(), Column::Numeric(n)),
+                ("loss".to_string(), Column::Numeric(loss)),
+            ],
+        )
+        .unwrap();
+        let recipe = Recipe {
+            target: "loss".into(),
+            ..Recipe::default()
+        };
+        let table = Table::prepare(dataset, &recipe).unwrap();
+        let job = BacktestJob {
+            recipe,
+            law: LawChoice::Formula("E + A*N^-a".into()),
+            settings: SettingsJob {
+                settings: Default::default(),
+                space: None,
+                heteroscedastic: None,
+            },
+            by: "N".into(),
+            // The first step trains on one scale: fewer rows than the three parameters.
+            holdout: Holdout::Rollout(8),
+            uncertainty: UncertaintySettings::default(),
+            voice: Voice(&BRACKETS),
+        };
+        let result = job.run(&table).unwrap();
+        let error = result.splits[0].error.as_deref().expect("the split fails");
+        assert!(error.contains('<'), "{error}");
+    }
+}

@@ -1,0 +1,187 @@
+//! The laws `compare-laws` and `select` weigh against each other, built against the data once
+//! for every front end: each [`CandidateSpec`]'s law, its settings (with the parameters the
+//! spec holds), and its data, all in one fitted space so that their likelihoods compare.
+//! Also the serde shapes the front ends send for them ([`CandidateRequest`], and the
+//! [`RecipeRequest`] of the flat requests).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::fit::{LawChoice, SettingsJob};
+use crate::analysis::law_comparison::Candidate;
+use crate::data::recipe::{Derive, Filter, Recipe, Table};
+use crate::error::{Error, Result, Setting, Text};
+use crate::text;
+
+/// A candidate law: its label in the reports, the law, and the parameters it holds at values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateSpec {
+    /// The law as typed (a catalog name with its held values, `chinchilla[E=1.69]`, or a
+    /// formula): its label in the reports.
+    pub label: String,
+    pub law: LawChoice,
+    pub fixed: BTreeMap<String, f64>,
+}
+
+impl CandidateSpec {
+    /// The law setting as the candidate was given: `--law 'chinchilla[E=1.69]'`, `law 'x'`.
+    fn named(&self) -> Text {
+        text![Setting::Law, format!(" '{}'", self.label)]
+    }
+}
+
+/// Every candidate of `specs` with its settings and data from `table`, all in one fitted
+/// space; `settings` are common to all (a spec's held values added).
+pub fn build(
+    table: &Table,
+    recipe: &Recipe,
+    specs: &[CandidateSpec],
+    settings: &SettingsJob,
+) -> Result<Vec<Candidate>> {
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let law = spec.law.build(table).map_err(|e| e.within(spec.named()))?;
+        let mut fit_settings = settings.for_law(&spec.law);
+        for (name, value) in &spec.fixed {
+            if law.param_index(name).is_none() {
+                return Err(Error::setting(
+                    Setting::Law,
+                    text![
+                        spec.named(),
+                        format!(
+                            ": '{name}' is not a parameter of {}; its parameters are {}",
+                            law.label(),
+                            law.param_names().join(", ")
+                        )
+                    ],
+                ));
+            }
+            fit_settings.fixed.insert(name.clone(), *value);
+        }
+        if let Some(first) = candidates.first() {
+            if first.settings.space != fit_settings.space {
+                return Err(Error::setting(
+                    Setting::Space,
+                    text![
+                        format!(
+                            "'{}' fits in {} space but '{}' in {} space; likelihoods compare only in one space (give ",
+                            first.label,
+                            first.settings.space.name(),
+                            spec.label,
+                            fit_settings.space.name()
+                        ),
+                        Setting::Space,
+                        ")"
+                    ],
+                ));
+            }
+        }
+        let data = table.fit_data(&law, recipe, fit_settings.space)?;
+        candidates.push(Candidate {
+            label: spec.label.clone(),
+            law,
+            settings: fit_settings,
+            data,
+        });
+    }
+    Ok(candidates)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The serde shapes the front ends send
+// ---------------------------------------------------------------------------------------------
+
+/// A candidate as JSON: a catalog `law` or a `formula`, with parameters held at values (`fix`)
+/// and a label (default: the law or formula as given).
+#[derive(Debug, Clone, Deserialize)]
+pub struct CandidateRequest {
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub law: Option<String>,
+    #[serde(default)]
+    pub formula: Option<String>,
+    #[serde(default)]
+    pub fix: BTreeMap<String, f64>,
+}
+
+impl TryFrom<CandidateRequest> for CandidateSpec {
+    type Error = Error;
+
+    fn try_from(request: CandidateRequest) -> Result<CandidateSpec> {
+        let law = match (request.law, request.formula) {
+            (Some(name), None) => LawChoice::Catalog(name),
+            (None, Some(text)) => LawChoice::Formula(text),
+            _ => {
+                return Err(Error::settings(
+                    "give each candidate exactly one of law=\"NAME\" and formula=\"TEXT\"",
+                ))
+            }
+        };
+        let label = request.label.unwrap_or_else(|| match &law {
+            LawChoice::Catalog(text) | LawChoice::Formula(text) => text.clone(),
+        });
+        Ok(CandidateSpec {
+            label,
+            law,
+            fixed: request.fix,
+        })
+    }
+}
+
+/// `target`, `map`, `derive`, `where` and `weights` of a flat request, as [`Recipe`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct RecipeRequest {
+    pub target: String,
+    #[serde(default)]
+    pub map: Vec<(String, String)>,
+    #[serde(default)]
+    pub derive: Vec<(String, String)>,
+    #[serde(default, rename = "where")]
+    pub filters: Vec<String>,
+    #[serde(default)]
+    pub weights: Option<String>,
+}
+
+impl TryFrom<RecipeRequest> for Recipe {
+    type Error = Error;
+
+    fn try_from(request: RecipeRequest) -> Result<Recipe> {
+        Ok(Recipe {
+            maps: request.map,
+            derives: request
+                .derive
+                .iter()
+                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
+                .collect::<Result<_>>()
+                .map_err(|e| e.within(Setting::Derive.subject()))?,
+            filters: request
+                .filters
+                .iter()
+                .map(|text| Filter::parse(text))
+                .collect::<Result<_>>()
+                .map_err(|e| e.within(Setting::Where.subject()))?,
+            target: request.target,
+            weights: request.weights,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_candidate_without_a_label_is_labelled_by_its_law() {
+        let request: CandidateRequest =
+            serde_json::from_str(r#"{"formula": "E + A*N^-a", "fix": {"E": 1.7}}"#).unwrap();
+        let spec = CandidateSpec::try_from(request).unwrap();
+        assert_eq!(spec.label, "E + A*N^-a");
+        assert_eq!(spec.law, LawChoice::Formula("E + A*N^-a".into()));
+        assert_eq!(spec.fixed.len(), 1);
+        let both: CandidateRequest =
+            serde_json::from_str(r#"{"law": "chinchilla", "formula": "E"}"#).unwrap();
+        assert!(CandidateSpec::try_from(both).unwrap_err().is_input_error());
+    }
+}

@@ -1,0 +1,146 @@
+//! [`CompareLawsJob`]: several laws (or one law with some parameters held at published values)
+//! fitted to the same data and set side by side (objective, likelihood, AIC/BIC, a backtest's
+//! error, likelihood-ratio tests between nested laws: `analysis::law_comparison`). The
+//! candidates are built as `select` builds them (`job::candidates`).
+//!
+//! A front end deserialises the job from the flat request ([`CompareLawsRequest`]).
+
+use serde::Deserialize;
+
+use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
+use super::fit::{loss, space, SettingsJob};
+use crate::analysis::law_comparison::{compare_laws, Comparison};
+use crate::data::recipe::{Recipe, Table};
+use crate::error::{Error, Result, Setting};
+use crate::fit::FitSettings;
+
+/// A comparison to run: the columns, the laws, how to fit them, and the backtest's scale
+/// column and held-out fraction.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "CompareLawsRequest")]
+pub struct CompareLawsJob {
+    pub recipe: Recipe,
+    pub laws: Vec<CandidateSpec>,
+    pub settings: SettingsJob,
+    /// The column that orders scale for the backtest of each law (None: no backtest).
+    pub by: Option<String>,
+    /// The largest fraction of rows by scale held out by the backtest.
+    pub holdout_frac: f64,
+    /// Level of the intervals of the parameters and the tests.
+    pub level: f64,
+}
+
+impl CompareLawsJob {
+    /// The comparison on `table` (prepared with this job's recipe).
+    pub fn run(&self, table: &Table) -> Result<Comparison> {
+        let candidates = candidates::build(table, &self.recipe, &self.laws, &self.settings)?;
+        let scale = self
+            .by
+            .as_deref()
+            .map(|by| table.values(by, Setting::By))
+            .transpose()?;
+        compare_laws(&candidates, scale.as_deref(), self.holdout_frac, self.level)
+    }
+}
+
+/// A comparison request as JSON: the recipe at the top level, the laws (as `select`'s
+/// candidates), the fit settings common to them, `by`, `holdout_frac` and `level`. Nothing
+/// in a comparison is drawn at random: it takes no seed.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CompareLawsRequest {
+    #[serde(flatten)]
+    pub recipe: RecipeRequest,
+    pub laws: Vec<CandidateRequest>,
+    #[serde(default = "huber")]
+    pub loss: String,
+    #[serde(default = "default_f_scale")]
+    pub f_scale: f64,
+    #[serde(default)]
+    pub space: Option<String>,
+    #[serde(default)]
+    pub threads: Option<usize>,
+    #[serde(default)]
+    pub by: Option<String>,
+    #[serde(default = "default_holdout_frac")]
+    pub holdout_frac: f64,
+    #[serde(default = "default_level")]
+    pub level: f64,
+}
+
+fn huber() -> String {
+    crate::fit::LossKind::Huber.name().to_string()
+}
+
+fn default_f_scale() -> f64 {
+    FitSettings::default().f_scale
+}
+
+fn default_holdout_frac() -> f64 {
+    0.2
+}
+
+fn default_level() -> f64 {
+    0.95
+}
+
+impl TryFrom<CompareLawsRequest> for CompareLawsJob {
+    type Error = Error;
+
+    fn try_from(request: CompareLawsRequest) -> Result<CompareLawsJob> {
+        if request.laws.len() < 2 {
+            return Err(Error::settings("compare-laws needs at least two laws"));
+        }
+        if !(request.holdout_frac > 0.0 && request.holdout_frac < 1.0) {
+            return Err(Error::setting(
+                Setting::HoldoutFrac,
+                crate::text![
+                    Setting::HoldoutFrac.number(request.holdout_frac),
+                    ": give a fraction strictly between 0 and 1, e.g. 0.2"
+                ],
+            ));
+        }
+        let settings = SettingsJob {
+            settings: FitSettings {
+                loss: loss(&request.loss)?,
+                f_scale: request.f_scale,
+                threads: request.threads,
+                ..FitSettings::default()
+            },
+            space: request.space.as_deref().map(space).transpose()?,
+            heteroscedastic: None,
+        };
+        Ok(CompareLawsJob {
+            recipe: Recipe::try_from(request.recipe)?,
+            laws: request
+                .laws
+                .into_iter()
+                .map(CandidateSpec::try_from)
+                .collect::<Result<_>>()?,
+            settings,
+            by: request.by,
+            holdout_frac: request.holdout_frac,
+            level: request.level,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_deserialises_into_a_job_and_one_law_is_refused() {
+        let job: CompareLawsJob = serde_json::from_str(
+            r#"{"target": "loss", "laws": [{"law": "chinchilla"},
+                {"law": "chinchilla", "label": "held", "fix": {"E": 1.69}}], "by": "C"}"#,
+        )
+        .unwrap();
+        assert_eq!(job.laws[1].label, "held");
+        assert_eq!(job.by.as_deref(), Some("C"));
+        assert!((job.holdout_frac - 0.2).abs() < 1e-12);
+        let one: CompareLawsRequest =
+            serde_json::from_str(r#"{"target": "loss", "laws": [{"law": "chinchilla"}]}"#)
+                .unwrap();
+        assert!(CompareLawsJob::try_from(one).unwrap_err().is_input_error());
+    }
+}
