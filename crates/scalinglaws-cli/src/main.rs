@@ -4,7 +4,6 @@
 //! stderr and an exit code: 0 success, 2 bad input or usage, 1 a fit that could not be done.
 
 mod args;
-mod candidates;
 mod cmd_backtest;
 mod cmd_compare;
 mod cmd_compare_laws;

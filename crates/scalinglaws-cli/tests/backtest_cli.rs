@@ -150,3 +150,38 @@ fn backtest_holding_out_every_scale_exits_2() {
         &["--holdout-top 100000", "distinct values"],
     );
 }
+
+/// A split whose training fit fails keeps its error in the result, worded for the command
+/// line: a rollout over eight scales of a three-parameter law cannot fit its first steps
+/// (one and two rows), and says to hold parameters with `--fix`, never the library's `fix=`.
+#[test]
+fn a_failed_split_is_worded_for_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.csv");
+    let mut text = String::from("N,loss\n");
+    for i in 1..=8 {
+        let n = 10f64.powi(i);
+        text.push_str(&format!("{n},{}\n", 2.0 + 50.0 * n.powf(-0.3)));
+    }
+    std::fs::write(&path, text).unwrap();
+    let result = stdout_json(common::scalinglaws().args([
+        "backtest",
+        path.to_str().unwrap(),
+        "--target",
+        "loss",
+        "--formula",
+        "E + A*N^-a",
+        "--by",
+        "N",
+        "--rollout",
+        "--steps",
+        "8",
+        "--json",
+        "-",
+    ]));
+    let splits = result["splits"].as_array().unwrap();
+    let error = splits[0]["error"].as_str().expect("the first split fails");
+    assert!(error.contains("--fix NAME=VALUE"), "{error}");
+    assert!(!error.contains("fix="), "{error}");
+    assert!(splits.iter().any(|s| s["error"].is_null()), "{splits:?}");
+}

@@ -128,3 +128,12 @@ fn compare_laws_fails_when_no_law_can_be_fitted() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("no law could be fitted"), "{stderr}");
 }
+
+/// Nothing in a comparison is drawn at random: a seed would change nothing, so it is refused.
+#[test]
+fn compare_laws_refuses_a_seed_exits_2() {
+    fails(
+        compare_laws().args(["--law", "chinchilla", "--law", HOFFMANN, "--seed", "1"]),
+        &["compare-laws draws nothing at random; drop --seed"],
+    );
+}

@@ -141,3 +141,12 @@ fn select_refuses_bad_input_with_the_fix() {
         "scoring laws by rolling origins needs at least 5",
     );
 }
+
+/// Nothing in a selection is drawn at random: a seed would change nothing, so it is refused.
+#[test]
+fn select_refuses_a_seed() {
+    fails_with(
+        &[LAWS, &["--seed", "3"]].concat(),
+        "select draws nothing at random; drop --seed",
+    );
+}

@@ -59,6 +59,7 @@ pub(crate) fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
         cell_tolerance: request.cell_tolerance,
         calibrate: request.calibrate,
         by: request.by,
+        seed: request.options.seed,
     };
     let interrupt = settings.interrupt.clone();
     let compared = interruptible(py_, &interrupt, || job.run(&table, &recipe, &law, settings))?;

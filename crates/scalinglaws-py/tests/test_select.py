@@ -75,6 +75,8 @@ def test_select_refuses_bad_settings() -> None:
         sl.select(DATA, **RECIPE)
     with pytest.raises(sl.Error, match="variable of none"):
         sl.select(DATA, laws=["chinchilla"], at={"Q": 1.0}, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="nothing at random"):
+        sl.select(DATA, laws=["chinchilla"], seed=1, **RECIPE)
 
 
 def test_select_refuses_text_for_numbers() -> None:

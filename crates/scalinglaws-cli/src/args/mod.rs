@@ -163,9 +163,10 @@ pub struct SettingsArgs {
     #[arg(long = "grid", value_name = "NAME=V1,V2,...")]
     pub grids: Vec<String>,
 
-    /// Seed of every random step (bootstrap draws; the fit itself is deterministic).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
+    /// Seed of every random step (bootstrap draws; the fit itself is deterministic) [default:
+    /// 0]. Refused by the commands that draw nothing at random (compare-laws, select).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 
     /// Worker threads [default: all cores]; the result does not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

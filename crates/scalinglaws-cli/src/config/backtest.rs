@@ -1,7 +1,9 @@
-//! `backtest`'s configuration: which rows are held out.
+//! `backtest`'s configuration: the library's `BacktestJob`, with which rows are held out.
 
 use anyhow::Result;
-use scalinglaws::job::UncertaintySettings;
+use scalinglaws::analysis::backtest::Holdout;
+use scalinglaws::error::Voice;
+use scalinglaws::job::{BacktestJob, UncertaintySettings};
 
 use super::{destination, law_choice, level, recipe, replicates, settings_config};
 use crate::args::BacktestArgs;
@@ -9,24 +11,46 @@ use crate::cmd_backtest;
 use crate::input_error;
 
 pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
-    let holdout = match (args.holdout_top, args.holdout_frac, args.rollout) {
+    let holdout = holdout(&args)?;
+    let uncertainty = UncertaintySettings {
+        bootstrap: replicates(args.bootstrap)?,
+        level: level("--level", args.level)?,
+        calibrate: args.calibrate,
+        seed: args.settings.seed.unwrap_or(0),
+        ..UncertaintySettings::default()
+    };
+    let data = recipe(args.data)?;
+    Ok(cmd_backtest::Config {
+        path: data.path,
+        delimiter: data.delimiter,
+        job: BacktestJob {
+            recipe: data.recipe,
+            law: law_choice(args.law)?,
+            settings: settings_config(args.settings)?,
+            by: args.by.trim().to_string(),
+            holdout,
+            uncertainty,
+            voice: Voice(&crate::wording::CommandLine),
+        },
+        json: destination(args.json.as_deref()),
+    })
+}
+
+/// Which rows are held out: exactly one of `--holdout-top`, `--holdout-frac`, `--rollout`
+/// and `--rolling`, checked.
+fn holdout(args: &BacktestArgs) -> Result<Holdout> {
+    Ok(match (args.holdout_top, args.holdout_frac, args.rollout) {
         (Some(0), _, _) => return Err(input_error("--holdout-top 0: hold out at least 1 scale")),
-        (Some(k), _, _) => scalinglaws::analysis::backtest::Holdout::Top(k),
-        (None, Some(f), _) if f > 0.0 && f < 1.0 => {
-            scalinglaws::analysis::backtest::Holdout::Fraction(f)
-        }
+        (Some(k), _, _) => Holdout::Top(k),
+        (None, Some(f), _) if f > 0.0 && f < 1.0 => Holdout::Fraction(f),
         (None, Some(f), _) => {
             return Err(input_error(format!(
                 "--holdout-frac {f}: give a fraction strictly between 0 and 1, e.g. 0.2"
             )))
         }
-        (None, None, true) if args.steps >= 2 => {
-            scalinglaws::analysis::backtest::Holdout::Rollout(args.steps)
-        }
+        (None, None, true) if args.steps >= 2 => Holdout::Rollout(args.steps),
         (None, None, true) => return Err(input_error("--steps: give at least 2 groups")),
-        (None, None, false) if args.rolling && args.origins >= 1 => {
-            scalinglaws::analysis::backtest::Holdout::Rolling(args.origins)
-        }
+        (None, None, false) if args.rolling && args.origins >= 1 => Holdout::Rolling(args.origins),
         (None, None, false) if args.rolling => {
             return Err(input_error("--origins: give at least 1 origin"))
         }
@@ -35,21 +59,5 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
                 "say what to hold out: --holdout-top K, --holdout-frac F, --rollout or --rolling",
             ))
         }
-    };
-    let uncertainty = UncertaintySettings {
-        bootstrap: replicates(args.bootstrap)?,
-        level: level("--level", args.level)?,
-        calibrate: args.calibrate,
-        seed: args.settings.seed,
-        ..UncertaintySettings::default()
-    };
-    Ok(cmd_backtest::Config {
-        recipe: recipe(args.data)?,
-        law: law_choice(args.law)?,
-        settings: settings_config(args.settings)?,
-        by: args.by.trim().to_string(),
-        holdout,
-        uncertainty,
-        json: destination(args.json.as_deref()),
     })
 }

@@ -1,6 +1,8 @@
-//! `compare-laws`' configuration: the laws to compare, checked.
+//! `compare-laws`' configuration: the library's `CompareLawsJob`, with the laws checked.
 
 use anyhow::Result;
+use scalinglaws::error::Voice;
+use scalinglaws::job::CompareLawsJob;
 
 use super::{destination, level, recipe, settings_config, LawSpec};
 use crate::args::CompareLawsArgs;
@@ -8,6 +10,11 @@ use crate::cmd_compare_laws;
 use crate::input_error;
 
 pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Config> {
+    if args.settings.seed.is_some() {
+        return Err(input_error(
+            "compare-laws draws nothing at random; drop --seed",
+        ));
+    }
     let laws = LawSpec::all(&args.laws, &args.formulas)?;
     if laws.len() < 2 {
         return Err(input_error(
@@ -20,13 +27,19 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
             args.holdout_frac
         )));
     }
+    let data = recipe(args.data)?;
     Ok(cmd_compare_laws::Config {
-        recipe: recipe(args.data)?,
-        laws,
-        settings: settings_config(args.settings)?,
-        by: args.by.map(|b| b.trim().to_string()),
-        holdout_frac: args.holdout_frac,
-        level: level("--level", args.level)?,
+        path: data.path,
+        delimiter: data.delimiter,
+        job: CompareLawsJob {
+            recipe: data.recipe,
+            laws: laws.into_iter().map(LawSpec::candidate).collect(),
+            settings: settings_config(args.settings)?,
+            by: args.by.map(|b| b.trim().to_string()),
+            holdout_frac: args.holdout_frac,
+            level: level("--level", args.level)?,
+            voice: Voice(&crate::wording::CommandLine),
+        },
         json: destination(args.json.as_deref()),
     })
 }

@@ -35,7 +35,7 @@ impl FitConfig {
 
 pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
     let data = recipe(args.data)?;
-    let seed = args.settings.seed;
+    let seed = args.settings.seed.unwrap_or(0);
     let mut settings = settings_config(args.settings)?;
     settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());
     let uncertainty = UncertaintySettings {

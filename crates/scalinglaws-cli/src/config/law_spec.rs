@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
+use scalinglaws::job::CandidateSpec;
 use scalinglaws::law::{catalog, Law};
 
 use super::{split_name, LawChoice};
@@ -64,6 +65,15 @@ impl LawSpec {
             .collect::<Result<Vec<_>>>()?;
         specs.extend(formulas.iter().map(|text| LawSpec::formula(text)));
         Ok(specs)
+    }
+
+    /// The law as a candidate of `compare-laws` or `select`, labelled as typed.
+    pub fn candidate(self) -> CandidateSpec {
+        CandidateSpec {
+            label: self.text,
+            law: self.choice,
+            fixed: self.fixed,
+        }
     }
 
     /// A catalog law with every parameter given (`optimal --law`): the law and its

@@ -87,7 +87,8 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
 
 /// How a law is fitted. `--seed` is no fit setting (the fit is deterministic): each command
 /// takes it from its arguments into the one place its random steps read it (the fit job's
-/// uncertainty settings, the backtest's, the comparison's).
+/// uncertainty settings, the backtest's, the comparison's; 0 when not given), and the
+/// commands that draw nothing at random (`compare-laws`, `select`) refuse it.
 pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
     let settings = FitSettings {
         loss: args.loss.into(),

@@ -1,6 +1,9 @@
-//! `select`'s configuration: the candidate laws and the rolling origins, checked.
+//! `select`'s configuration: the library's `SelectJob`, with the candidate laws and the
+//! rolling origins checked.
 
 use anyhow::Result;
+use scalinglaws::error::Voice;
+use scalinglaws::job::SelectJob;
 
 use super::values::named_lists;
 use super::{destination, level, recipe, settings_config, LawSpec};
@@ -9,6 +12,9 @@ use crate::cmd_select;
 use crate::input_error;
 
 pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
+    if args.settings.seed.is_some() {
+        return Err(input_error("select draws nothing at random; drop --seed"));
+    }
     let laws = LawSpec::all(&args.laws, &args.formulas)?;
     if laws.is_empty() {
         return Err(input_error(
@@ -21,17 +27,23 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
             args.origins
         )));
     }
+    let data = recipe(args.data)?;
     Ok(cmd_select::Config {
-        recipe: recipe(args.data)?,
-        laws,
-        settings: settings_config(args.settings)?,
-        by: args.by.map(|b| b.trim().to_string()),
-        origins: args.origins,
-        level: level("--level", args.level)?,
-        calibrate: !args.no_calibration,
-        // Points are checked before any fit, so that a typo costs nothing.
-        at: named_lists("--at", "VAR=VALUE, e.g. N=7e10", &args.at)?,
-        check: args.check,
+        path: data.path,
+        delimiter: data.delimiter,
+        job: SelectJob {
+            recipe: data.recipe,
+            candidates: laws.into_iter().map(LawSpec::candidate).collect(),
+            settings: settings_config(args.settings)?,
+            by: args.by.map(|b| b.trim().to_string()),
+            origins: args.origins,
+            level: level("--level", args.level)?,
+            calibrate: !args.no_calibration,
+            // Points are checked before any fit, so that a typo costs nothing.
+            at: named_lists("--at", "VAR=VALUE, e.g. N=7e10", &args.at)?,
+            check: args.check,
+            voice: Voice(&crate::wording::CommandLine),
+        },
         json: destination(args.json.as_deref()),
     })
 }

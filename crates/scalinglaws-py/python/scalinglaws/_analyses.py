@@ -330,7 +330,10 @@ def select(
     stacked value, its interval (a mixture of the weighted laws' predictive normals, so it
     includes the spread between laws), the winner's and every law's; ``check=True`` adds
     ``check``, the procedure scored by nested rolling origins. ``fix`` maps a law's label to
-    parameters held at values."""
+    parameters held at values. A selection draws nothing at random: ``seed`` is kept for
+    old calls and refused unless 0."""
+    if seed != 0:
+        raise SettingsError("select draws nothing at random; drop seed=")
     if isinstance(laws, str) or isinstance(formulas, str):
         raise SettingsError("laws= and formulas= take lists of names or texts, not one string")
     fixes = fix or {}
@@ -353,7 +356,6 @@ def select(
         "loss": loss,
         "f_scale": float(f_scale),
         "space": space,
-        "seed": int(seed),
         "threads": threads,
         "by": by,
         "origins": int(origins),

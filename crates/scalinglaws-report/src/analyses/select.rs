@@ -4,12 +4,14 @@
 
 use std::fmt::Write as _;
 
-use scalinglaws::analysis::selection::{Evaluation, HeldOutScore, SelectedPrediction, Selection};
-use serde::Serialize;
+use scalinglaws::analysis::selection::{Evaluation, HeldOutScore};
 
 use crate::text::{columns, level_percent, number};
 
-impl crate::Report for Output<'_> {
+/// The document `select --json` writes (the library's, so Python reads the same).
+pub use scalinglaws::job::select::{PointOut, SelectOutcome as Output};
+
+impl crate::Report for Output {
     type Json = Self;
     fn json_value(&self) -> &Self {
         self
@@ -19,28 +21,12 @@ impl crate::Report for Output<'_> {
     }
 }
 
-#[derive(Serialize)]
-pub struct Output<'a> {
-    pub selection: &'a Selection,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub predictions: Vec<PointOut>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub check: Option<Evaluation>,
-}
-
-#[derive(Serialize)]
-pub struct PointOut {
-    pub inputs: Vec<(String, f64)>,
-    #[serde(flatten)]
-    pub prediction: SelectedPrediction,
-}
-
 fn optional(value: Option<f64>, digits: usize) -> String {
     value.map_or("-".into(), |v| number(v, digits))
 }
 
 pub fn render(out: &Output) -> String {
-    let selection = out.selection;
+    let selection = &out.selection;
     let mut text = String::new();
     let _ = writeln!(
         text,

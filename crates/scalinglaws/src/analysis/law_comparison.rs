@@ -87,6 +87,18 @@ pub fn compare_laws(
     holdout_frac: f64,
     level: f64,
 ) -> Result<Comparison> {
+    compare_laws_worded(candidates, scale, holdout_frac, level, Voice::default())
+}
+
+/// [`compare_laws`], the reasons stored in the result (why a law could not be fitted or
+/// backtested) worded in a front end's `voice`.
+pub fn compare_laws_worded(
+    candidates: &[Candidate],
+    scale: Option<&[f64]>,
+    holdout_frac: f64,
+    level: f64,
+    voice: Voice,
+) -> Result<Comparison> {
     let Some(first) = candidates.first() else {
         return Err(Error::settings("compare-laws needs at least two laws"));
     };
@@ -102,7 +114,7 @@ pub fn compare_laws(
     let mut scores = Vec::with_capacity(candidates.len());
     let mut fitted = Vec::with_capacity(candidates.len());
     for candidate in candidates {
-        let (score, fit) = score(candidate, scale, holdout_frac, level);
+        let (score, fit) = score(candidate, scale, holdout_frac, level, voice);
         scores.push(score);
         fitted.push(fit);
     }
@@ -181,13 +193,14 @@ fn score(
     scale: Option<&[f64]>,
     holdout_frac: f64,
     level: f64,
+    voice: Voice,
 ) -> (LawScore, Option<Fitted>) {
     let law = &candidate.law;
     let mut score = blank_score(candidate);
     let fitted = match fit_or_evaluate(candidate, &mut score) {
         Ok(fitted) => fitted,
         Err(error) => {
-            score.error = Some(error.to_string());
+            score.error = Some(error.worded(voice.0));
             return (score, None);
         }
     };
@@ -198,11 +211,11 @@ fn score(
             bootstrap: None,
             calibrate: None,
             seed: 0,
-            voice: Voice::default(),
+            voice,
         };
         match backtest(law, &candidate.data, scale, &candidate.settings, &options) {
             Ok(result) => score.backtest = result.metrics,
-            Err(error) => score.error = Some(format!("backtest: {error}")),
+            Err(error) => score.error = Some(format!("backtest: {}", error.worded(voice.0))),
         }
     }
     (score, Some(fitted))

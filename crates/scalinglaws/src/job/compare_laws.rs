@@ -9,9 +9,9 @@ use serde::Deserialize;
 
 use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
 use super::fit::{loss, space, SettingsJob};
-use crate::analysis::law_comparison::{compare_laws, Comparison};
+use crate::analysis::law_comparison::{compare_laws_worded, Comparison};
 use crate::data::recipe::{Recipe, Table};
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Result, Setting, Voice};
 use crate::fit::FitSettings;
 
 /// A comparison to run: the columns, the laws, how to fit them, and the backtest's scale
@@ -28,6 +28,9 @@ pub struct CompareLawsJob {
     pub holdout_frac: f64,
     /// Level of the intervals of the parameters and the tests.
     pub level: f64,
+    /// Whose words the reasons stored in the result use (why a law failed).
+    #[serde(skip)]
+    pub voice: Voice,
 }
 
 impl CompareLawsJob {
@@ -39,7 +42,13 @@ impl CompareLawsJob {
             .as_deref()
             .map(|by| table.values(by, Setting::By))
             .transpose()?;
-        compare_laws(&candidates, scale.as_deref(), self.holdout_frac, self.level)
+        compare_laws_worded(
+            &candidates,
+            scale.as_deref(),
+            self.holdout_frac,
+            self.level,
+            self.voice,
+        )
     }
 }
 
@@ -120,6 +129,7 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
             by: request.by,
             holdout_frac: request.holdout_frac,
             level: request.level,
+            voice: Voice::default(),
         })
     }
 }
