@@ -149,8 +149,7 @@ mod tests {
         assert_eq!(job.by.as_deref(), Some("C"));
         assert!((job.holdout_frac - 0.2).abs() < 1e-12);
         let one: CompareLawsRequest =
-            serde_json::from_str(r#"{"target": "loss", "laws": [{"law": "chinchilla"}]}"#)
-                .unwrap();
+            serde_json::from_str(r#"{"target": "loss", "laws": [{"law": "chinchilla"}]}"#).unwrap();
         assert!(CompareLawsJob::try_from(one).unwrap_err().is_input_error());
     }
 }

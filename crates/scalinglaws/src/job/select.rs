@@ -64,8 +64,7 @@ pub struct PointOut {
 impl SelectJob {
     /// The selection on `table` (prepared with this job's recipe).
     pub fn run(&self, table: &Table) -> Result<SelectOutcome> {
-        let candidates =
-            candidates::build(table, &self.recipe, &self.candidates, &self.settings)?;
+        let candidates = candidates::build(table, &self.recipe, &self.candidates, &self.settings)?;
         let Some(first) = candidates.first() else {
             return Err(Error::setting(Setting::Law, "select needs candidate laws"));
         };
@@ -220,7 +219,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(job.candidates.len(), 2);
-        assert_eq!(job.candidates[0].law, LawChoice::Catalog("chinchilla".into()));
+        assert_eq!(
+            job.candidates[0].law,
+            LawChoice::Catalog("chinchilla".into())
+        );
         assert_eq!(job.candidates[0].fixed.len(), 1);
         assert_eq!(job.settings.space, Some(crate::fit::Space::Log));
         assert_eq!(job.options().origins, 4);
