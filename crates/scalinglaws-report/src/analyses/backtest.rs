@@ -76,7 +76,7 @@ fn render(report: &BacktestReport) -> String {
             };
         }
         if !rollout {
-            points(&mut out, split, &report.by);
+            points(&mut out, split, report.by);
         }
         if let Some(m) = &split.metrics {
             scores(&mut out, m, result.level);
