@@ -208,10 +208,10 @@ mod tests {
 
     fn chinchilla_outcome() -> FitOutcome {
         let law = crate::law::catalog::lookup("chinchilla").unwrap();
-        let truth = [1.7, 400.0, 0.34, 410.0, 0.28];
+        let truth: [f64; 5] = [1.7, 400.0, 0.34, 410.0, 0.28];
         let (mut ns, mut ds, mut ys) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, n) in [1e7, 3e7, 1e8, 3e8, 1e9].iter().enumerate() {
-            for (j, d) in [2e8, 1e9, 5e9, 2e10].iter().enumerate() {
+        for (i, n) in [1e7_f64, 3e7, 1e8, 3e8, 1e9].iter().enumerate() {
+            for (j, d) in [2e8_f64, 1e9, 5e9, 2e10].iter().enumerate() {
                 let y = truth[0] + truth[1] * n.powf(-truth[2]) + truth[3] * d.powf(-truth[4]);
                 ns.push(*n);
                 ds.push(*d);
