@@ -95,7 +95,7 @@ pub struct LrSettings {
     pub targets: Vec<(f64, f64)>,
     /// Fraction of horizons (per N) and of model sizes held out by the backtests.
     pub holdout: f64,
-    /// Whose words the warnings use for settings (`--batch COL` or `batch="COL"`); a job
+    /// Whose words the warnings use for settings (the `batch` setting as an option or a keyword); a job
     /// takes it from its front end.
     #[serde(skip)]
     pub voice: Voice,
