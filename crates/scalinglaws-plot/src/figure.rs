@@ -531,47 +531,13 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             label,
             points,
             color: c,
-        } => {
-            let style = color(*c).mix(0.75).filled();
-            let drawn = chart
-                .draw_series(
-                    points
-                        .iter()
-                        .filter_map(|&(a, b)| at(a, b))
-                        .map(move |p| Circle::new(p, 3 * s, style)),
-                )
-                .map_err(drawing)?;
-            if let Some(label) = label {
-                drawn
-                    .label(label)
-                    .legend(move |(px, py)| Circle::new((px + 10 * s, py), 4 * s, style));
-                return Ok(true);
-            }
-        }
+        } => return draw_points(chart, points, *c, label.as_deref(), &at, scale),
         Layer::Line {
             label,
             points,
             color: c,
             dashed,
-        } => {
-            let style = color(*c).stroke_width(2 * scale);
-            let coords: Vec<(f64, f64)> = points.iter().filter_map(|&(a, b)| at(a, b)).collect();
-            let drawn = if *dashed {
-                chart
-                    .draw_series(DashedLineSeries::new(coords, 6 * s, 4 * s, style))
-                    .map_err(drawing)?
-            } else {
-                chart
-                    .draw_series(LineSeries::new(coords, style))
-                    .map_err(drawing)?
-            };
-            if let Some(label) = label {
-                drawn.label(label).legend(move |(px, py)| {
-                    PathElement::new(vec![(px, py), (px + 20 * s, py)], style)
-                });
-                return Ok(true);
-            }
-        }
+        } => return draw_line(chart, points, (*c, *dashed), label.as_deref(), &at, scale),
         Layer::Band { points, color: c } => {
             let lower: Vec<(f64, f64)> =
                 points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
@@ -648,6 +614,64 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
                 }))
                 .map_err(drawing)?;
         }
+    }
+    Ok(false)
+}
+
+/// A scatter of points; true when it adds a legend entry.
+fn draw_points<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64)],
+    c: usize,
+    label: Option<&str>,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+    scale: u32,
+) -> Result<bool, DrawError> {
+    let s = scale as i32;
+    let style = color(c).mix(0.75).filled();
+    let drawn = chart
+        .draw_series(
+            points
+                .iter()
+                .filter_map(|&(a, b)| at(a, b))
+                .map(move |p| Circle::new(p, 3 * s, style)),
+        )
+        .map_err(drawing)?;
+    if let Some(label) = label {
+        drawn
+            .label(label)
+            .legend(move |(px, py)| Circle::new((px + 10 * s, py), 4 * s, style));
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// A curve, solid or dashed; true when it adds a legend entry.
+fn draw_line<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64)],
+    (c, dashed): (usize, bool),
+    label: Option<&str>,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+    scale: u32,
+) -> Result<bool, DrawError> {
+    let s = scale as i32;
+    let style = color(c).stroke_width(2 * scale);
+    let coords: Vec<(f64, f64)> = points.iter().filter_map(|&(a, b)| at(a, b)).collect();
+    let drawn = if dashed {
+        chart
+            .draw_series(DashedLineSeries::new(coords, 6 * s, 4 * s, style))
+            .map_err(drawing)?
+    } else {
+        chart
+            .draw_series(LineSeries::new(coords, style))
+            .map_err(drawing)?
+    };
+    if let Some(label) = label {
+        drawn
+            .label(label)
+            .legend(move |(px, py)| PathElement::new(vec![(px, py), (px + 20 * s, py)], style));
+        return Ok(true);
     }
     Ok(false)
 }
