@@ -538,22 +538,7 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             color: c,
             dashed,
         } => return draw_line(chart, points, (*c, *dashed), label.as_deref(), &at, scale),
-        Layer::Band { points, color: c } => {
-            let lower: Vec<(f64, f64)> =
-                points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
-            let upper: Vec<(f64, f64)> =
-                points.iter().filter_map(|&(a, _, hi)| at(a, hi)).collect();
-            if lower.len() >= 2 && upper.len() == lower.len() {
-                let polygon: Vec<(f64, f64)> =
-                    lower.into_iter().chain(upper.into_iter().rev()).collect();
-                chart
-                    .draw_series(std::iter::once(Polygon::new(
-                        polygon,
-                        color(*c).mix(0.18).filled(),
-                    )))
-                    .map_err(drawing)?;
-            }
-        }
+        Layer::Band { points, color: c } => draw_band(chart, points, *c, &at)?,
         Layer::PredictionBand {
             points,
             color: c,
@@ -674,6 +659,27 @@ fn draw_line<'a, DB: DrawingBackend + 'a>(
         return Ok(true);
     }
     Ok(false)
+}
+
+/// A confidence band: a faint fill between its lower and upper edges.
+fn draw_band<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64, f64)],
+    c: usize,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+) -> Result<(), DrawError> {
+    let lower: Vec<(f64, f64)> = points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
+    let upper: Vec<(f64, f64)> = points.iter().filter_map(|&(a, _, hi)| at(a, hi)).collect();
+    if lower.len() >= 2 && upper.len() == lower.len() {
+        let polygon: Vec<(f64, f64)> = lower.into_iter().chain(upper.into_iter().rev()).collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                polygon,
+                color(c).mix(0.18).filled(),
+            )))
+            .map_err(drawing)?;
+    }
+    Ok(())
 }
 
 /// A prediction band: a faint fill between its edges and dashed edges; true when it adds a
