@@ -164,7 +164,7 @@ impl Table {
             };
             let values = if positive.contains(&variable.as_str()) {
                 self.dataset
-                    .positive(column, &why_positive(law, variable))?
+                    .positive(column, why_positive(law, variable))?
             } else {
                 self.dataset.finite(column)?
             };
