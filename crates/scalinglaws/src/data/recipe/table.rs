@@ -163,8 +163,7 @@ impl Table {
                 return Err(self.missing_variable(law, variable));
             };
             let values = if positive.contains(&variable.as_str()) {
-                self.dataset
-                    .positive(column, why_positive(law, variable))?
+                self.dataset.positive(column, why_positive(law, variable))?
             } else {
                 self.dataset.finite(column)?
             };
