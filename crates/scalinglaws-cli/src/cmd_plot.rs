@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use scalinglaws::analysis::allocation::AllocationSettings;
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings};
 use scalinglaws_plot::Page;
 use scalinglaws_report::plots::{
@@ -17,7 +17,7 @@ use crate::figure::{self, Output};
 use crate::input::{self, Recipe};
 use crate::input_error;
 use crate::saved;
-use scalinglaws::job::FitOutcome;
+use scalinglaws::job::{allocation_from_fit, FitOutcome};
 
 #[derive(Debug)]
 pub enum Config {
@@ -80,7 +80,10 @@ pub fn run(config: &Config) -> Result<()> {
             output,
         } => {
             let (result, law) = saved::fit(fit)?;
-            (frontier_page(&law, &result, settings)?, output)
+            // The fit's bootstrap draws give the bands, at the bootstrap's level.
+            let settings = allocation_from_fit(settings.clone(), Some(&result), None);
+            let frontier = optimal(&law, &result.param_values(), &settings)?;
+            (frontier_page(&frontier), output)
         }
         Config::Bootstrap { fit, output } => {
             let (result, _) = saved::fit(fit)?;

@@ -1,32 +1,22 @@
-//! `scalinglaws report`: fits, then writes the HTML page of `scalinglaws_report::html` (one
-//! self-contained page: inline SVG and CSS, no scripts, no network).
+//! `scalinglaws report`: runs the report job (the fit, its allocation and backtest) and writes
+//! the fit's page with the HTML exporter (one self-contained page: inline SVG and CSS, no
+//! scripts, no network).
 
 use anyhow::Result;
-use scalinglaws_report::html;
+use scalinglaws_report::html::FitPageReport;
+use scalinglaws_report::{export, Format};
 
-use crate::config::FitConfig;
+use crate::config::ReportConfig;
 use crate::output::{self, Destination};
-use scalinglaws::job::FitOutcome;
 
-#[derive(Debug)]
-pub struct Config {
-    pub fit: FitConfig,
-    pub output: Destination,
-    /// The command line, as typed, for the "reproduce" section.
-    pub command: String,
-}
-
-pub fn run(config: &Config) -> Result<()> {
-    let FitOutcome { result, law, data } = config.fit.run()?;
-    let html = html::page(
-        &result,
-        &law,
-        &data,
-        config.fit.job.uncertainty.level,
-        &config.command,
-        &crate::wording::CommandLine,
-    );
-    output::write(&config.output, &html)?;
+pub fn run(config: &ReportConfig) -> Result<()> {
+    let page = config.run()?;
+    let report = FitPageReport {
+        page: &page,
+        command: &config.command,
+        wording: &crate::wording::CommandLine,
+    };
+    output::write(&config.output, &export(&report, Format::Html)?)?;
     if let Destination::File(path) = &config.output {
         eprintln!("wrote {}", path.display());
     }

@@ -1,7 +1,8 @@
 //! The CLI prints what the report crate's exporters write, byte for byte, so that the CLI and
 //! Python (which call the same exporters) cannot drift: the fit report in text and markdown
 //! against the exporters run on the fit's own JSON, that JSON against the JSON exporter, the
-//! frontier of `optimal`, and the catalog of `laws`. The markdown of a fit is a snapshot.
+//! frontier of `optimal`, and the catalog of `laws`; `--format html`'s page of a fit's text.
+//! The markdown of a fit is a snapshot.
 
 mod common;
 
@@ -58,6 +59,32 @@ fn the_fit_report_is_the_exporters_in_both_formats() {
         markdown.contains("| name | value | stderr | relative | bounds | flags |"),
         "{markdown}"
     );
+}
+
+#[test]
+fn format_html_prints_the_text_report_in_a_self_contained_page() {
+    let (text, json) = fit_with_json(&[]);
+    let (html, _) = fit_with_json(&["--format", "html"]);
+    let result = FitRecord::from_json(&json).unwrap();
+    let report = FitReport {
+        result: &result,
+        wording: &Options,
+    };
+    assert_eq!(html, export(&report, Format::Html).unwrap());
+    assert!(html.starts_with("<!DOCTYPE html>\n"), "{html}");
+    assert!(html.ends_with("</html>\n"), "{html}");
+    assert!(
+        !html.contains("<script") && !html.contains("http"),
+        "{html}"
+    );
+    // The text report whole, inside <pre>, with the README's `loss < 3.44` escaped.
+    let escaped = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let escaped = escaped.replace('"', "&quot;");
+    assert!(text.contains('<'), "{text}");
+    assert!(html.contains(&format!("<pre>{escaped}</pre>")), "{html}");
 }
 
 #[test]

@@ -167,18 +167,20 @@ pub(crate) fn report_html(
     // The page backtests the fit: let Ctrl-C stop it.
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
-    interruptible(py_, &interrupt, || {
-        let page = scalinglaws_report::html::page(
-            &result,
-            &law,
-            &data,
-            level,
-            command,
-            &crate::wording::Python,
-        );
+    let outcome = job::FitOutcome { result, law, data };
+    let page = interruptible(py_, &interrupt, || {
+        let page = job::FitPage::of(outcome, level)?;
         interrupt.check()?;
         Ok(page)
-    })
+    })?;
+    let report = scalinglaws_report::html::FitPageReport {
+        page: &page,
+        command,
+        wording: &crate::wording::Python,
+    };
+    // Drawing the plots takes a while, and needs nothing of Python's.
+    py_.detach(|| scalinglaws_report::export(&report, scalinglaws_report::Format::Html))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// Reads a fit's JSON back, checked against its law.

@@ -6,7 +6,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
-use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops};
+use scalinglaws::job::allocation_from_fit;
 use scalinglaws::Error;
 
 use crate::errors::{py, request, to_py};
@@ -153,7 +154,10 @@ fn fit_page(
                 held: request.held,
                 ..AllocationSettings::at_budgets(budgets)
             };
-            py(py_.detach(|| scalinglaws_report::plots::frontier_page(&law, &result, &settings)))?
+            // The fit's bootstrap draws give the bands, at the bootstrap's level.
+            let settings = allocation_from_fit(settings, Some(&result), None);
+            let frontier = py(py_.detach(|| optimal(&law, &result.param_values(), &settings)))?;
+            scalinglaws_report::plots::frontier_page(&frontier)
         }
         "bootstrap" => py(scalinglaws_report::plots::bootstrap_page(&result))?,
         other => {

@@ -98,6 +98,10 @@ def test_the_text_report(fitted: sl.Fit) -> None:
 def test_the_html_page(fitted: sl.Fit, tmp_path) -> None:
     page = fitted.report_html()
     assert page.lstrip().lower().startswith("<!doctype html") and "<svg" in page
+    # The library computed the allocation, its frontier and a rolling backtest for the page.
+    assert "Compute-optimal allocation" in page and "No allocation" not in page
+    assert "with 95% intervals from 20 bootstrap draws" in page
+    assert "rolling origins" in page and "No backtest" not in page
     path = tmp_path / "fit.html"
     assert fitted.report_html(path) == str(path)
     assert path.read_text(encoding="utf-8") == page

@@ -1,6 +1,7 @@
 //! One exporter trait over "a thing that can be reported", with one exporter per format
 //! (after hyperfine's `export` module: one file per format, one trait): text for a terminal,
-//! markdown for a pull request or a wiki, JSON for a program. A front end picks a [`Format`]
+//! markdown for a pull request or a wiki, JSON for a program, HTML for a browser (a fit's rich
+//! page, or any report's text in a self-contained page). A front end picks a [`Format`]
 //! and calls [`export`]; it never formats a result itself, so the CLI and Python cannot drift.
 
 use serde::Serialize;
@@ -21,6 +22,11 @@ pub trait Report {
     fn markdown(&self) -> String {
         crate::markdown::from_text(&self.text())
     }
+
+    /// The HTML page; by default a self-contained page holding the text report as it prints.
+    fn html(&self) -> String {
+        crate::html::plain_page("scalinglaws report", &self.text())
+    }
 }
 
 /// A format a report can be exported in.
@@ -30,15 +36,17 @@ pub enum Format {
     Text,
     Markdown,
     Json,
+    Html,
 }
 
 impl Format {
-    /// `text`, `markdown` (or `md`), `json`.
+    /// `text`, `markdown` (or `md`), `json`, `html`.
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
             "text" => Some(Format::Text),
             "markdown" | "md" => Some(Format::Markdown),
             "json" => Some(Format::Json),
+            "html" => Some(Format::Html),
             _ => None,
         }
     }
@@ -48,6 +56,7 @@ impl Format {
             Format::Text => "text",
             Format::Markdown => "markdown",
             Format::Json => "json",
+            Format::Html => "html",
         }
     }
 }
@@ -63,6 +72,8 @@ pub struct TextExporter;
 pub struct MarkdownExporter;
 /// The JSON of the result (pretty-printed, as every `--json` writes it).
 pub struct JsonExporter;
+/// The self-contained HTML page (`html.rs`).
+pub struct HtmlExporter;
 
 impl Exporter for TextExporter {
     fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
@@ -82,11 +93,18 @@ impl Exporter for JsonExporter {
     }
 }
 
+impl Exporter for HtmlExporter {
+    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
+        Ok(report.html())
+    }
+}
+
 /// The report in `format`.
 pub fn export<R: Report + ?Sized>(report: &R, format: Format) -> Result<String, serde_json::Error> {
     match format {
         Format::Text => TextExporter.export(report),
         Format::Markdown => MarkdownExporter.export(report),
         Format::Json => JsonExporter.export(report),
+        Format::Html => HtmlExporter.export(report),
     }
 }

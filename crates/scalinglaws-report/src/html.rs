@@ -1,35 +1,80 @@
-//! The HTML report of a fit: one self-contained page (inline SVG and CSS, no scripts, no
-//! network) with the parameter table and intervals, the warnings, the plots (data and curves,
-//! residuals, the compute-optimal frontier, bootstrap distributions), the allocation at a few
-//! budgets, a backtest, the text report and the command that reproduces the page.
+//! The HTML exporter: self-contained pages (inline SVG and CSS, no scripts, no network).
+//! Every report has one ([`plain_page`]: its text report in `<pre>`, the default of
+//! [`Report::html`](crate::Report::html)); a fit's page ([`FitPageReport`], what `scalinglaws
+//! report` and Python's `Fit.report_html` write) has the parameter table and intervals, the
+//! warnings, the plots (data and curves, residuals, the compute-optimal frontier, bootstrap
+//! distributions), the allocation at a few budgets, a backtest, the text report and the command
+//! that reproduces the page. Every number comes computed ([`scalinglaws::job::FitPage`]): this
+//! file only draws.
 //! The page never scrolls sideways at 1280 px: plots are at most [`PLOT_WIDTH`] wide (so CSS
 //! never shrinks their text below the plots' 11 px) and preformatted text wraps.
 
 use std::fmt::Write as _;
 
-use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
-use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout};
+use scalinglaws::analysis::allocation::Frontier;
+use scalinglaws::analysis::backtest::{Backtest, BacktestPoint};
 use scalinglaws::error::Wording;
-use scalinglaws::fit::FitData;
-use scalinglaws::uncertainty::CalibrationOptions;
+use scalinglaws::job::report::{BacktestScale, PageAllocation, PageBacktest};
+use scalinglaws::job::FitPage;
 use scalinglaws::uncertainty::FitRecord;
-use scalinglaws::Law;
 use scalinglaws_plot::{Layer, Page};
 
+use crate::analyses::fit::FitReport;
 use crate::plots::{bootstrap_page, fit_page, frontier_page, residuals_page};
 use crate::text::{self, number};
+use crate::Report;
 
-/// The page of a fit: `level` is the plots' interval level, `command` the line that reproduces
-/// the page (shown as typed).
+/// The page of a fit: `command` is the line that reproduces the page (shown as typed),
 /// `wording` words the settings the page's text mentions (the front end's own: `--where`).
-pub fn page(
-    result: &FitRecord,
-    law: &Law,
-    data: &FitData,
-    level: f64,
-    command: &str,
-    wording: &dyn Wording,
-) -> String {
+pub struct FitPageReport<'a> {
+    pub page: &'a FitPage,
+    pub command: &'a str,
+    pub wording: &'a dyn Wording,
+}
+
+impl FitPageReport<'_> {
+    fn fit(&self) -> FitReport<'_> {
+        FitReport {
+            result: &self.page.outcome.result,
+            wording: self.wording,
+        }
+    }
+}
+
+impl Report for FitPageReport<'_> {
+    type Json = FitRecord;
+    fn json_value(&self) -> &FitRecord {
+        &self.page.outcome.result
+    }
+    fn text(&self) -> String {
+        self.fit().text()
+    }
+    fn markdown(&self) -> String {
+        self.fit().markdown()
+    }
+    fn html(&self) -> String {
+        fit_page_html(self.page, self.command, self.wording)
+    }
+}
+
+/// A page holding a text report as it prints, for a report with no page of its own.
+pub fn plain_page(title: &str, text: &str) -> String {
+    document(
+        title,
+        &format!("<h1>{}</h1>\n<pre>{}</pre>\n", escape(title), escape(text)),
+    )
+}
+
+fn document(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(title)
+    )
+}
+
+fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording) -> String {
+    let (result, law, data) = (&page.outcome.result, &page.outcome.law, &page.outcome.data);
     let mut body = String::new();
     let title = format!(
         "{} fit to {}",
@@ -50,17 +95,14 @@ pub fn page(
     body.push_str(&warnings(result));
     body.push_str(&section(
         "Data and fitted law",
-        &picture(fit_page(law, result, data, 0, level)),
+        &picture(fit_page(law, result, data, 0, page.level)),
     ));
     body.push_str(&section(
         "Residuals",
         &picture(residuals_page(law, result, data)),
     ));
-    let allocates = law.variables.len() == 2
-        && law.variable_index("N").is_some()
-        && law.variable_index("D").is_some();
-    if allocates {
-        body.push_str(&allocation(law, result, data));
+    if let Some(computed) = &page.allocation {
+        body.push_str(&allocation(computed));
     }
     if result
         .bootstrap
@@ -72,7 +114,7 @@ pub fn page(
             &picture(bootstrap_page(result)),
         ));
     }
-    body.push_str(&backtest_section(law, result, data, allocates));
+    body.push_str(&backtest_section(&page.backtest));
     body.push_str(&section(
         "Fit report",
         &format!("<pre>{}</pre>", escape(&text::render(result, wording))),
@@ -81,11 +123,7 @@ pub fn page(
         "Reproduce",
         &format!("<pre>{}</pre>", escape(command)),
     ));
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
-        escape(&title)
-    )
+    document(&title, &body)
 }
 
 const STYLE: &str = "body{font-family:'DejaVu Sans',system-ui,sans-serif;max-width:1320px;\
@@ -129,7 +167,7 @@ fn svg(page: &Page) -> Result<String, String> {
 }
 
 /// A plot inline, or why it could not be drawn (the rest of the report stands).
-fn picture(page: Result<Page, scalinglaws::Error>) -> String {
+fn picture<E: std::fmt::Display>(page: Result<Page, E>) -> String {
     match page.map_err(|e| e.to_string()).and_then(|p| svg(&p)) {
         Ok(svg) => svg,
         Err(error) => format!(
@@ -200,38 +238,53 @@ fn warnings(result: &FitRecord) -> String {
     section("Warnings", &format!("<ul>\n{items}</ul>"))
 }
 
-/// The largest training compute 6·N·D in the data.
-fn largest_compute(law: &Law, data: &FitData) -> Option<f64> {
-    let (n, d) = (law.variable_index("N")?, law.variable_index("D")?);
-    data.variables[n]
-        .iter()
-        .zip(&data.variables[d])
-        .map(|(n, d)| 6.0 * n * d)
-        .filter(|c| c.is_finite())
-        .reduce(f64::max)
-}
-
-fn allocation(law: &Law, result: &FitRecord, data: &FitData) -> String {
-    let Some(top) = largest_compute(law, data) else {
-        return String::new();
-    };
-    let budgets: Vec<f64> = [1.0, 10.0, 100.0].iter().map(|m| top * m).collect();
-    let settings = AllocationSettings {
-        draws: result
-            .bootstrap
-            .as_ref()
-            .map(|b| b.draws.clone())
-            .unwrap_or_default(),
-        ..AllocationSettings::at_budgets(budgets)
-    };
+fn allocation(computed: &PageAllocation) -> String {
+    let top = computed.largest_compute;
     let title = "Compute-optimal allocation (FLOPs = 6·N·D)";
-    let frontier = match optimal(law, &result.param_values(), &settings) {
+    let frontier = match &computed.table {
         Ok(frontier) => frontier,
         Err(error) => {
             let why = format!("No allocation: {}", escape(&error.to_string()));
             return section(title, &format!("<p class=\"warning\">{why}</p>"));
         }
     };
+    let rows = allocation_rows(frontier);
+    let frontier_plot = picture(computed.plot.as_ref().map(|plot| {
+        let mut page = frontier_page(plot);
+        // Shaded past the largest run, as the fit plot's extrapolation is.
+        if let Some(panel) = page.panels.first_mut() {
+            panel.layers.insert(
+                0,
+                Layer::Span {
+                    from: top,
+                    to: computed.plot_to,
+                    label: format!("beyond the data (largest run C = {})", number(top, 2)),
+                },
+            );
+        }
+        page
+    }));
+    section(
+        title,
+        &format!(
+            "<p>At the largest compute in the data ({}) and 10× and 100× beyond it{}.</p>\n\
+             <table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\
+             {rows}</table>\n{frontier_plot}",
+            number(top, 3),
+            if frontier.draws > 0 {
+                format!(
+                    ", with 95% intervals from {} bootstrap draws",
+                    frontier.draws
+                )
+            } else {
+                String::new()
+            }
+        ),
+    )
+}
+
+/// One table row per budget: N*, D*, D*/N* and the loss with their intervals.
+fn allocation_rows(frontier: &Frontier) -> String {
     let mut rows = String::new();
     for a in &frontier.allocations {
         let cell = |value: f64, key: &str| match a.ci.get(key) {
@@ -253,43 +306,7 @@ fn allocation(law: &Law, result: &FitRecord, data: &FitData) -> String {
             cell(a.loss, "loss")
         );
     }
-    let budgets: Vec<f64> = (0..31)
-        .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / 30.0))
-        .collect();
-    let last = budgets[budgets.len() - 1];
-    let frontier_plot = picture(
-        frontier_page(law, result, &AllocationSettings::at_budgets(budgets)).map(|mut page| {
-            // Shaded past the largest run, as the fit plot's extrapolation is.
-            if let Some(panel) = page.panels.first_mut() {
-                panel.layers.insert(
-                    0,
-                    Layer::Span {
-                        from: top,
-                        to: last,
-                        label: format!("beyond the data (largest run C = {})", number(top, 2)),
-                    },
-                );
-            }
-            page
-        }),
-    );
-    section(
-        title,
-        &format!(
-            "<p>At the largest compute in the data ({}) and 10× and 100× beyond it{}.</p>\n\
-             <table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\
-             {rows}</table>\n{frontier_plot}",
-            number(top, 3),
-            if frontier.draws > 0 {
-                format!(
-                    ", with 95% intervals from {} bootstrap draws",
-                    frontier.draws
-                )
-            } else {
-                String::new()
-            }
-        ),
-    )
+    rows
 }
 
 fn percent(share: Option<f64>) -> String {
@@ -297,7 +314,7 @@ fn percent(share: Option<f64>) -> String {
 }
 
 /// Coverage of the held-out runs against the distance of the extrapolation.
-fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
+fn distance_table(b: &Backtest) -> String {
     let bins = [(0.0, 0.25), (0.25, 0.5), (0.5, 1.0), (1.0, f64::INFINITY)];
     let mut rows = String::from(
         "<table>\n<tr><th>decades beyond the training data</th><th>runs</th>\
@@ -313,15 +330,14 @@ fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
         if points.is_empty() {
             continue;
         }
-        let share =
-            |f: &dyn Fn(&scalinglaws::analysis::backtest::BacktestPoint) -> Option<[f64; 2]>| {
-                let with: Vec<bool> = points
-                    .iter()
-                    .filter_map(|p| f(p).map(|[l, h]| l <= p.actual && p.actual <= h))
-                    .collect();
-                (!with.is_empty())
-                    .then(|| with.iter().filter(|x| **x).count() as f64 / with.len() as f64)
-            };
+        let share = |f: &dyn Fn(&BacktestPoint) -> Option<[f64; 2]>| {
+            let with: Vec<bool> = points
+                .iter()
+                .filter_map(|p| f(p).map(|[l, h]| l <= p.actual && p.actual <= h))
+                .collect();
+            (!with.is_empty())
+                .then(|| with.iter().filter(|x| **x).count() as f64 / with.len() as f64)
+        };
         let label = if hi.is_finite() {
             format!("{lo}–{hi}")
         } else {
@@ -338,49 +354,25 @@ fn distance_table(b: &scalinglaws::analysis::backtest::Backtest) -> String {
     rows
 }
 
-/// Rolling origins by compute 6·N·D (or by the first variable), calibrated; with too few
-/// scale groups, the smaller 80 % against the rest.
-fn backtest_section(law: &Law, result: &FitRecord, data: &FitData, by_compute: bool) -> String {
-    let (scale, by): (Vec<f64>, String) = if by_compute {
-        let (n, d) = (
-            law.variable_index("N").unwrap_or(0),
-            law.variable_index("D").unwrap_or(0),
-        );
-        (
-            data.variables[n]
-                .iter()
-                .zip(&data.variables[d])
-                .map(|(n, d)| 6.0 * n * d)
-                .collect(),
-            "compute 6·N·D".into(),
-        )
-    } else {
-        (data.variables[0].clone(), law.variables[0].clone())
-    };
-    let rolling = BacktestOptions {
-        holdout: Holdout::Rolling(5),
-        level: 0.95,
-        bootstrap: None,
-        calibrate: Some(CalibrationOptions::default()),
-    };
-    let fraction = BacktestOptions {
-        holdout: Holdout::Fraction(0.2),
-        level: 0.95,
-        bootstrap: None,
-        calibrate: None,
-    };
-    let outcome = backtest(law, data, &scale, &result.settings, &rolling)
-        .map(|b| (b, true))
-        .or_else(|_| backtest(law, data, &scale, &result.settings, &fraction).map(|b| (b, false)));
+/// The page's backtest: rolling origins, calibrated, or the smaller 80 % against the rest.
+fn backtest_section(outcome: &Result<PageBacktest, scalinglaws::Error>) -> String {
     let content = match outcome {
         Err(error) => format!(
             "<p class=\"warning\">No backtest: {}</p>",
             escape(&error.to_string())
         ),
-        Ok((b, rolling)) => match &b.metrics {
+        Ok(PageBacktest {
+            backtest: b,
+            rolling,
+            by,
+        }) => match &b.metrics {
             None => "<p>No held-out run could be predicted.</p>".to_string(),
             Some(m) => {
-                let how = if rolling {
+                let by = match by {
+                    BacktestScale::Compute => "compute 6·N·D",
+                    BacktestScale::Variable(name) => name.as_str(),
+                };
+                let how = if *rolling {
                     format!(
                         "Fitted on the scale groups by {by} up to each of {} rolling origins, \
                          predicting every run beyond ({} predictions); each split's intervals \
@@ -410,10 +402,27 @@ fn backtest_section(law: &Law, result: &FitRecord, data: &FitData, by_compute: b
                     number(100.0 * m.bias, 3),
                     percent(m.pi_coverage),
                     percent(m.pi_fit_coverage),
-                    distance_table(&b),
+                    distance_table(b),
                 )
             }
         },
     };
     section("Backtest", &content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_page_holds_the_text_escaped_and_stands_alone() {
+        let page = plain_page("a <b> report", "x < 1 & y > \"2\"\n");
+        assert!(page.starts_with("<!DOCTYPE html>\n"), "{page}");
+        assert!(page.contains("<title>a &lt;b&gt; report</title>"), "{page}");
+        assert!(
+            page.contains("<pre>x &lt; 1 &amp; y &gt; &quot;2&quot;\n</pre>"),
+            "{page}"
+        );
+        assert!(!page.contains("<script"), "{page}");
+    }
 }

@@ -2,10 +2,11 @@
 //! front end. The command line and Python only choose an exporter; the words, numbers and
 //! tables are written here:
 //! - [`export`]: the [`Report`] trait (a thing that can be reported) and one exporter per
-//!   format ([`Format`]: text, markdown, JSON), hyperfine-style;
+//!   format ([`Format`]: text, markdown, JSON, HTML), hyperfine-style;
 //! - [`text`]: the lmfit-style text report of a fit and the table layout every text report
 //!   uses; [`markdown`]: the same reports for a pull request or a wiki; [`json`]: the one
-//!   place JSON is written; [`html`]: the self-contained page of a fit;
+//!   place JSON is written; [`html`]: self-contained pages, the rich one of a fit drawn from
+//!   the values its job computed (`scalinglaws::job::FitPage`);
 //! - [`analyses`]: the report of each analysis (fit, predict, optimal, isoflop, lr, compare,
 //!   backtest, compare-laws, select, schedule, laws);
 //! - [`plots`]: the library's computed curves, frontiers and bands turned into the plot
@@ -24,4 +25,6 @@ pub mod markdown;
 pub mod plots;
 pub mod text;
 
-pub use export::{export, Exporter, Format, JsonExporter, MarkdownExporter, Report, TextExporter};
+pub use export::{
+    export, Exporter, Format, HtmlExporter, JsonExporter, MarkdownExporter, Report, TextExporter,
+};

@@ -1,10 +1,10 @@
 //! From the library's results to the plot crate's plain inputs: which curves a plot shows
-//! (groups of runs, grids, the budgets of a frontier), with every value computed by the
-//! library (`uncertainty::curves` along a grid, `analysis::allocation::optimal` for a
-//! frontier, an IsoFLOP budget's own curve). The CLI, Python and the HTML page draw through
-//! here, so a picture shows the numbers the reports print.
+//! (groups of runs, grids), with every value computed by the library (`uncertainty::curves`
+//! along a grid; a frontier, an IsoFLOP study, tracks and schedules as their analyses give
+//! them). The CLI, Python and the HTML page draw through here, so a picture shows the numbers
+//! the reports print.
 
-use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Frontier};
+use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
@@ -272,25 +272,9 @@ pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<P
     }))
 }
 
-/// The compute-optimal frontier of a fit over `settings`' budgets, with bands from the fit's
-/// bootstrap draws when it has them.
-pub fn frontier_page(
-    law: &Law,
-    result: &FitRecord,
-    settings: &AllocationSettings,
-) -> Result<Page, Error> {
-    // TODO(jobfit): the job/ function for allocation settings from a fit replaces these lines.
-    let with_draws = AllocationSettings {
-        draws: result
-            .bootstrap
-            .as_ref()
-            .map(|b| b.draws.clone())
-            .unwrap_or_default(),
-        level: result.bootstrap.as_ref().map_or(0.95, |b| b.level),
-        ..settings.clone()
-    };
-    let frontier = optimal(law, &result.param_values(), &with_draws)?;
-    Ok(kinds::frontier_page(&frontier_plot(&frontier)))
+/// The compute-optimal frontier (N*(C), D*(C)), with bands when it has bootstrap intervals.
+pub fn frontier_page(frontier: &Frontier) -> Page {
+    kinds::frontier_page(&frontier_plot(frontier))
 }
 
 /// What a frontier plot draws: N*(C), D*(C) and their bands.

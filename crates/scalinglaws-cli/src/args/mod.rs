@@ -46,7 +46,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// How a printed report is written: text for the terminal, markdown for a pull request
-    /// or a wiki (--json is unchanged).
+    /// or a wiki, html for a self-contained page (--json is unchanged).
     #[arg(long, global = true, value_name = "FORMAT", value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
 }

@@ -68,6 +68,7 @@ names! {
     ReportFormat => Format {
         Text = "text" => Format::Text,
         Markdown = "markdown" => Format::Markdown,
+        Html = "html" => Format::Html,
     }
 }
 

@@ -1,13 +1,13 @@
-//! `fit`'s (and `report`'s) configuration: data, law, settings and the uncertainty asked for.
+//! `fit`'s configuration (and the fit of `report`'s): data, law, settings and the uncertainty
+//! asked for.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use scalinglaws::job::{FitJob, FitOutcome, UncertaintySettings};
 
-use super::{command_line, destination, law_choice, level, recipe, replicates, settings_config};
-use crate::args::{FitArgs, ReportArgs};
-use crate::cmd_report;
+use super::{destination, law_choice, level, recipe, replicates, settings_config};
+use crate::args::FitArgs;
 use crate::input;
 use crate::output::Destination;
 use crate::progress::Progress;
@@ -58,14 +58,5 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
             voice: scalinglaws::error::Voice(&crate::wording::CommandLine),
         },
         json: destination(args.json.as_deref()),
-    })
-}
-
-/// `report`'s configuration: the fit's, the page's destination and the command as typed.
-pub fn report_config(args: ReportArgs) -> Result<cmd_report::Config> {
-    Ok(cmd_report::Config {
-        fit: fit_config(args.fit)?,
-        output: Destination::parse(args.output.trim()),
-        command: command_line(),
     })
 }

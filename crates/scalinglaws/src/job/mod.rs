@@ -7,6 +7,8 @@
 //! - [`fit`]: [`FitJob`], THE fit workflow (law, row check, fit, variance model, calibration,
 //!   profiles, bootstrap, provenance), and the default residual space of each law;
 //! - [`optimal`]: the allocation settings a saved fit implies (its bootstrap draws and level);
+//! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
+//!   backtest), computed so that the report crate only draws;
 //! - [`isoflop`], [`lr`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
 //!   (IsoFLOP profiles and envelopes, learning-rate laws, recipe tracks, loss curves under
 //!   schedules).
@@ -16,7 +18,9 @@ pub mod fit;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
+pub mod report;
 pub mod schedule;
 
 pub use fit::{FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings};
 pub use optimal::allocation_from_fit;
+pub use report::{FitPage, ReportJob};

@@ -1,0 +1,55 @@
+//! `report`'s configuration: the page's job (the fit's job and the level of the page's plots),
+//! where the page goes, and the command as typed (the page's "reproduce" section).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use scalinglaws::job::{FitPage, ReportJob};
+
+use super::{command_line, fit_config, FitConfig};
+use crate::args::ReportArgs;
+use crate::input;
+use crate::output::Destination;
+use crate::progress::Progress;
+
+/// Everything `report` needs: the file, the library's report job, where the page goes.
+#[derive(Debug)]
+pub struct ReportConfig {
+    pub path: PathBuf,
+    pub delimiter: Option<u8>,
+    pub job: ReportJob,
+    pub output: Destination,
+    /// The command line, as typed, for the "reproduce" section.
+    pub command: String,
+}
+
+impl ReportConfig {
+    /// Reads the data and runs the job (fit, allocation, backtest), with a progress bar over
+    /// the bootstrap.
+    pub fn run(&self) -> Result<FitPage> {
+        let table = input::read(&self.path, self.delimiter, &self.job.fit.recipe)?;
+        let replicates = self.job.fit.uncertainty.bootstrap.unwrap_or(0);
+        let bar = Progress::new("bootstrap", replicates);
+        let page = self.job.run(&table, &|done| bar.update(done));
+        bar.finish();
+        Ok(page?)
+    }
+}
+
+/// The fit's configuration as `fit` builds it; the page's plots at the fit's level.
+pub fn report_config(args: ReportArgs) -> Result<ReportConfig> {
+    let FitConfig {
+        path,
+        delimiter,
+        job,
+        json: _,
+    } = fit_config(args.fit)?;
+    let level = job.uncertainty.level;
+    Ok(ReportConfig {
+        path,
+        delimiter,
+        job: ReportJob { fit: job, level },
+        output: Destination::parse(args.output.trim()),
+        command: command_line(),
+    })
+}
