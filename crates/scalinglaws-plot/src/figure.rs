@@ -531,63 +531,14 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             label,
             points,
             color: c,
-        } => {
-            let style = color(*c).mix(0.75).filled();
-            let drawn = chart
-                .draw_series(
-                    points
-                        .iter()
-                        .filter_map(|&(a, b)| at(a, b))
-                        .map(move |p| Circle::new(p, 3 * s, style)),
-                )
-                .map_err(drawing)?;
-            if let Some(label) = label {
-                drawn
-                    .label(label)
-                    .legend(move |(px, py)| Circle::new((px + 10 * s, py), 4 * s, style));
-                return Ok(true);
-            }
-        }
+        } => return draw_points(chart, points, *c, label.as_deref(), &at, scale),
         Layer::Line {
             label,
             points,
             color: c,
             dashed,
-        } => {
-            let style = color(*c).stroke_width(2 * scale);
-            let coords: Vec<(f64, f64)> = points.iter().filter_map(|&(a, b)| at(a, b)).collect();
-            let drawn = if *dashed {
-                chart
-                    .draw_series(DashedLineSeries::new(coords, 6 * s, 4 * s, style))
-                    .map_err(drawing)?
-            } else {
-                chart
-                    .draw_series(LineSeries::new(coords, style))
-                    .map_err(drawing)?
-            };
-            if let Some(label) = label {
-                drawn.label(label).legend(move |(px, py)| {
-                    PathElement::new(vec![(px, py), (px + 20 * s, py)], style)
-                });
-                return Ok(true);
-            }
-        }
-        Layer::Band { points, color: c } => {
-            let lower: Vec<(f64, f64)> =
-                points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
-            let upper: Vec<(f64, f64)> =
-                points.iter().filter_map(|&(a, _, hi)| at(a, hi)).collect();
-            if lower.len() >= 2 && upper.len() == lower.len() {
-                let polygon: Vec<(f64, f64)> =
-                    lower.into_iter().chain(upper.into_iter().rev()).collect();
-                chart
-                    .draw_series(std::iter::once(Polygon::new(
-                        polygon,
-                        color(*c).mix(0.18).filled(),
-                    )))
-                    .map_err(drawing)?;
-            }
-        }
+        } => return draw_line(chart, points, (*c, *dashed), label.as_deref(), &at, scale),
+        Layer::Band { points, color: c } => draw_band(chart, points, *c, &at)?,
         Layer::PredictionBand {
             points,
             color: c,
@@ -650,6 +601,85 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
         }
     }
     Ok(false)
+}
+
+/// A scatter of points; true when it adds a legend entry.
+fn draw_points<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64)],
+    c: usize,
+    label: Option<&str>,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+    scale: u32,
+) -> Result<bool, DrawError> {
+    let s = scale as i32;
+    let style = color(c).mix(0.75).filled();
+    let drawn = chart
+        .draw_series(
+            points
+                .iter()
+                .filter_map(|&(a, b)| at(a, b))
+                .map(move |p| Circle::new(p, 3 * s, style)),
+        )
+        .map_err(drawing)?;
+    if let Some(label) = label {
+        drawn
+            .label(label)
+            .legend(move |(px, py)| Circle::new((px + 10 * s, py), 4 * s, style));
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// A curve, solid or dashed; true when it adds a legend entry.
+fn draw_line<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64)],
+    (c, dashed): (usize, bool),
+    label: Option<&str>,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+    scale: u32,
+) -> Result<bool, DrawError> {
+    let s = scale as i32;
+    let style = color(c).stroke_width(2 * scale);
+    let coords: Vec<(f64, f64)> = points.iter().filter_map(|&(a, b)| at(a, b)).collect();
+    let drawn = if dashed {
+        chart
+            .draw_series(DashedLineSeries::new(coords, 6 * s, 4 * s, style))
+            .map_err(drawing)?
+    } else {
+        chart
+            .draw_series(LineSeries::new(coords, style))
+            .map_err(drawing)?
+    };
+    if let Some(label) = label {
+        drawn
+            .label(label)
+            .legend(move |(px, py)| PathElement::new(vec![(px, py), (px + 20 * s, py)], style));
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// A confidence band: a faint fill between its lower and upper edges.
+fn draw_band<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    points: &[(f64, f64, f64)],
+    c: usize,
+    at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
+) -> Result<(), DrawError> {
+    let lower: Vec<(f64, f64)> = points.iter().filter_map(|&(a, lo, _)| at(a, lo)).collect();
+    let upper: Vec<(f64, f64)> = points.iter().filter_map(|&(a, _, hi)| at(a, hi)).collect();
+    if lower.len() >= 2 && upper.len() == lower.len() {
+        let polygon: Vec<(f64, f64)> = lower.into_iter().chain(upper.into_iter().rev()).collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                polygon,
+                color(c).mix(0.18).filled(),
+            )))
+            .map_err(drawing)?;
+    }
+    Ok(())
 }
 
 /// A prediction band: a faint fill between its edges and dashed edges; true when it adds a

@@ -120,7 +120,13 @@ fn split_top(text: &str) -> Vec<String> {
     parts.push(current);
     parts
         .into_iter()
-        .map(|p| p.split(|c| c == '{').next().unwrap_or("").trim_end_matches(':').to_string())
+        .map(|p| {
+            p.split(|c| c == '{')
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(':')
+                .to_string()
+        })
         .collect()
 }
 
@@ -188,7 +194,10 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 #[test]
 fn the_library_rooms_import_each_other_without_a_cycle() {
     let graph = library_graph();
-    assert!(graph.contains_key("fit") && graph.contains_key("law"), "{graph:?}");
+    assert!(
+        graph.contains_key("fit") && graph.contains_key("law"),
+        "{graph:?}"
+    );
     if let Some(cycle) = find_cycle(&graph) {
         panic!("import cycle between library rooms: {}", cycle.join(" → "));
     }
@@ -198,7 +207,10 @@ fn the_library_rooms_import_each_other_without_a_cycle() {
 fn the_lower_rooms_never_reach_up() {
     let graph = library_graph();
     let forbidden: &[(&str, &[&str])] = &[
-        ("stats", &["law", "fit", "data", "uncertainty", "job", "report"]),
+        (
+            "stats",
+            &["law", "fit", "data", "uncertainty", "job", "report"],
+        ),
         ("law", &["fit", "data", "uncertainty", "job"]),
         ("fit", &["data", "uncertainty", "job"]),
         ("uncertainty", &["job"]),
@@ -210,11 +222,17 @@ fn the_lower_rooms_never_reach_up() {
             .iter()
             .filter(|r| above.iter().any(|a| r == a || r.starts_with("analysis")))
             .collect();
-        assert!(reaching.is_empty(), "`{room}` imports {reaching:?}, a room above it");
+        assert!(
+            reaching.is_empty(),
+            "`{room}` imports {reaching:?}, a room above it"
+        );
     }
     for (room, uses) in &graph {
         if room.starts_with("analysis") {
-            assert!(!uses.contains("job"), "`{room}` imports the job façade above it");
+            assert!(
+                !uses.contains("job"),
+                "`{room}` imports the job façade above it"
+            );
         }
     }
 }
@@ -244,7 +262,354 @@ fn the_command_files_stay_small() {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         if name.starts_with("cmd_") {
             let lines = fs::read_to_string(&file).unwrap().lines().count();
-            assert!(lines <= 300, "{name}: {lines} lines (dispatch and exporter choice only)");
+            assert!(
+                lines <= 300,
+                "{name}: {lines} lines (dispatch and exporter choice only)"
+            );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Function length
+// ---------------------------------------------------------------------------------------------
+
+/// The most lines a function body may hold (the lines between its braces).
+const MAX_BODY_LINES: usize = 80;
+
+/// Functions allowed a longer body, as (path under `crates/`, fn name, reason). Each entry must
+/// still name a function over the limit, so the list shrinks as functions are split.
+const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
+    (
+        "scalinglaws/src/fit/solver.rs",
+        "minimize_gated",
+        "one damped Newton loop: point, model, damping and growth change together at each of its \
+         exits; pieces would pass all four back and forth",
+    ),
+    (
+        "scalinglaws/src/law/catalog.rs",
+        "lookup",
+        "one match arm per catalog law, each a table entry (formula, variables, parameter specs)",
+    ),
+    (
+        "scalinglaws/src/analysis/backtest.rs",
+        "partitions",
+        "owned by a parallel change; split after merge",
+    ),
+    (
+        "scalinglaws/src/analysis/backtest.rs",
+        "run_split",
+        "owned by a parallel change; split after merge",
+    ),
+    (
+        "scalinglaws-report/src/analyses/compare_laws.rs",
+        "render",
+        "owned by a parallel change; split after merge",
+    ),
+    (
+        "scalinglaws-report/src/analyses/select.rs",
+        "render",
+        "owned by a parallel change; split after merge",
+    ),
+];
+
+/// The source with comments, string literals and char literals blanked to spaces (newlines
+/// kept), so braces and `fn` in prose or strings are not code.
+fn blank_non_code(source: &str) -> Vec<char> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = chars.clone();
+    let blank = |out: &mut Vec<char>, from: usize, to: usize| {
+        for c in &mut out[from..to.min(chars.len())] {
+            if *c != '\n' {
+                *c = ' ';
+            }
+        }
+    };
+    let ident_before = |i: usize| i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+    let mut i = 0;
+    while i < chars.len() {
+        let (c, next) = (chars[i], chars.get(i + 1).copied());
+        let start = i;
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if matches!(c, 'r' | 'b')
+            && !ident_before(i)
+            && (next == Some('"')
+                || (c == 'r' && next == Some('#'))
+                || (c == 'b' && next == Some('r')))
+        {
+            // r"..", r#".."#, b"..", br"..": skip the prefix, then the quoted part.
+            let mut j = i + 1;
+            if c == 'b' && next == Some('r') {
+                j += 1;
+            }
+            let raw = c == 'r' || (c == 'b' && next == Some('r'));
+            let mut hashes = 0;
+            while raw && chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                i += 1;
+                continue;
+            }
+            j += 1;
+            while j < chars.len() {
+                if !raw && chars[j] == '\\' {
+                    j += 2;
+                    continue;
+                }
+                if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
+                    break;
+                }
+                j += 1;
+            }
+            i = j + 1 + hashes;
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            i = j + 1;
+        } else if c == '\'' {
+            // A char literal ('x', '\n', '\u{1F}', '{') or a lifetime ('a).
+            i += match (next, chars.get(i + 2)) {
+                (Some('\\'), _) => {
+                    let mut j = i + 2;
+                    while j < chars.len() && chars[j] != '\'' {
+                        j += 1;
+                    }
+                    j + 1 - i
+                }
+                (Some(_), Some('\'')) => 3,
+                _ => 1,
+            };
+            if i - start == 1 {
+                continue;
+            }
+        } else {
+            i += 1;
+            continue;
+        }
+        blank(&mut out, start, i);
+    }
+    out
+}
+
+/// The index of the brace closing the one at `open`.
+fn closing_brace(code: &[char], open: usize) -> usize {
+    let mut depth = 0;
+    for (i, c) in code.iter().enumerate().skip(open) {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+fn word_at(code: &[char], at: usize, word: &str) -> bool {
+    let is_ident = |c: &char| c.is_alphanumeric() || *c == '_';
+    let len = word.chars().count();
+    code.get(at..at + len)
+        .is_some_and(|s| s.iter().copied().eq(word.chars()))
+        && (at == 0 || !is_ident(&code[at - 1]))
+        && !code.get(at + len).is_some_and(is_ident)
+}
+
+/// Every function with a body, as (name, body lines), outside `#[cfg(test)]` modules.
+fn function_lengths(source: &str) -> Vec<(String, usize)> {
+    let mut code = blank_non_code(source);
+    // Blank the test modules: `#[cfg(test)]` followed by `mod name {`.
+    let text: String = code.iter().collect();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("#[cfg(test)]") {
+        let at = from + found;
+        from = at + 1;
+        let chars_at = text[..at].chars().count();
+        let after = text[at + "#[cfg(test)]".len()..].trim_start();
+        if !(after.starts_with("mod ") || after.starts_with("pub mod ")) {
+            continue;
+        }
+        let Some(open) = code[chars_at..].iter().position(|c| *c == '{' || *c == ';') else {
+            continue;
+        };
+        let open = chars_at + open;
+        if code[open] == '{' {
+            let close = closing_brace(&code, open);
+            let end = (close + 1).min(code.len());
+            for c in &mut code[chars_at..end] {
+                if *c != '\n' {
+                    *c = ' ';
+                }
+            }
+        }
+    }
+    let line_of = |index: usize| code[..index].iter().filter(|c| **c == '\n').count();
+    let mut found = Vec::new();
+    for at in 0..code.len() {
+        if !word_at(&code, at, "fn") {
+            continue;
+        }
+        let mut i = at + 2;
+        while code.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        let name: String = code[i..]
+            .iter()
+            .take_while(|c| c.is_alphanumeric() || **c == '_')
+            .collect();
+        if name.is_empty() {
+            continue; // a `fn(..)` pointer type
+        }
+        // The body opens at the first `{` outside parentheses and brackets; a `;` first means a
+        // declaration without a body.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (j, c) in code.iter().enumerate().skip(i) {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                '{' if depth == 0 => {
+                    open = Some(j);
+                    break;
+                }
+                ';' if depth == 0 => break,
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let close = closing_brace(&code, open);
+        let lines = line_of(close).saturating_sub(line_of(open) + 1);
+        found.push((name, lines));
+    }
+    found
+}
+
+#[test]
+fn the_function_scan_measures_bodies_and_skips_strings_comments_and_tests() {
+    let source = r##"
+fn short() {
+    let a = "}}}";
+    let b = '{';
+    // }
+}
+fn long<'a>(x: [u8; 3]) -> impl Fn() -> u8 where u8: Copy {
+    /* { */
+    let s = r#"{"#;
+    let c = '}';
+    1;
+    2;
+}
+trait T { fn declared(&self); fn defaulted(&self) { } }
+type F = fn(u8) -> u8;
+#[cfg(test)]
+mod tests {
+    fn hidden() {
+        1;
+    }
+}
+fn after() {
+    1;
+}
+"##;
+    assert_eq!(
+        function_lengths(source),
+        vec![
+            ("short".to_string(), 3),
+            ("long".to_string(), 5),
+            ("defaulted".to_string(), 0),
+            ("after".to_string(), 1),
+        ]
+    );
+}
+
+/// The sources the length rule covers: every workspace crate's `src/`.
+fn workspace_sources() -> Vec<(String, PathBuf)> {
+    let crates = crate_dir("");
+    let mut out = Vec::new();
+    for name in [
+        "scalinglaws",
+        "scalinglaws-cli",
+        "scalinglaws-report",
+        "scalinglaws-plot",
+        "scalinglaws-py",
+    ] {
+        let mut files = Vec::new();
+        rust_files(&crate_dir(name).join("src"), &mut files);
+        for file in files {
+            let relative = file
+                .strip_prefix(&crates)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((relative, file));
+        }
+    }
+    out
+}
+
+#[test]
+fn functions_stay_short() {
+    let mut too_long = Vec::new();
+    let mut listed_long: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut seen = 0;
+    for (relative, file) in workspace_sources() {
+        for (name, lines) in function_lengths(&fs::read_to_string(&file).unwrap()) {
+            seen += 1;
+            if lines <= MAX_BODY_LINES {
+                continue;
+            }
+            match LONG_FUNCTIONS
+                .iter()
+                .find(|(path, fn_name, _)| *path == relative && *fn_name == name)
+            {
+                Some((path, fn_name, _)) => {
+                    listed_long.insert((path, fn_name));
+                }
+                None => too_long.push(format!("{relative}: fn {name}: {lines} lines")),
+            }
+        }
+    }
+    assert!(seen > 500, "found only {seen} functions");
+    assert!(
+        too_long.is_empty(),
+        "functions over {MAX_BODY_LINES} lines; split them into well-named pieces, or list them in \
+         LONG_FUNCTIONS with the reason:\n{}",
+        too_long.join("\n")
+    );
+    let stale: Vec<String> = LONG_FUNCTIONS
+        .iter()
+        .filter(|(path, name, _)| !listed_long.contains(&(*path, *name)))
+        .map(|(path, name, _)| format!("{path}: fn {name}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "LONG_FUNCTIONS entries no longer over {MAX_BODY_LINES} lines (or gone); remove them:\n{}",
+        stale.join("\n")
+    );
 }

@@ -202,59 +202,9 @@ fn law_section(out: &mut String, title: &str, law: &LrLaw, level: f64) {
         law.method.name(),
         law.form.name()
     );
-    let mut centre = Vec::new();
-    if law.formula.contains("N/N0") {
-        centre.push(format!("N0 = {}", number(law.reference.n, 4)));
-    }
-    if law.formula.contains("D/D0") {
-        centre.push(format!("D0 = {}", number(law.reference.d, 4)));
-    }
-    let _ = writeln!(
-        out,
-        "    formula   {}",
-        [law.formula.clone()]
-            .into_iter()
-            .chain(centre)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if let (Some(coef), Some(ci)) = (law.coef, law.coef_ci) {
-        // lr* or B*.
-        let symbol = law
-            .formula
-            .trim_start_matches("ln ")
-            .split(' ')
-            .next()
-            .unwrap_or("lr*");
-        let mut power = format!("{symbol} = {}", number(coef, 4));
-        if let Some(a) = law.param("a") {
-            power.push_str(&format!(" · N^{}", number(a.value, 4)));
-        }
-        if let Some(b) = law.param("b") {
-            power.push_str(&format!(" · D^{}", number(b.value, 4)));
-        }
-        let _ = writeln!(out, "    as power  {power}  (coef {})", interval(Some(ci)));
-    }
-    if !law.curvature_law.is_empty() {
-        let terms: Vec<String> = law
-            .curvature_law
-            .iter()
-            .map(|p| {
-                format!(
-                    "{} = {} [{}, {}]",
-                    p.name,
-                    number(p.value, 4),
-                    number(p.ci[0], 3),
-                    number(p.ci[1], 3)
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "    profiles  L = m(N, D) + k·(ln lr − ln lr*)², ln k = k0 + kN·ln(N/N0) + kD·ln(D/D0): {}",
-            terms.join(", ")
-        );
-    }
+    formula_line(out, law);
+    power_line(out, law);
+    profiles_line(out, law);
     let fitted = match law.runs {
         Some(runs) => format!(
             "{} cells, {runs} runs, {} dof, σ = {}",
@@ -281,6 +231,73 @@ fn law_section(out: &mut String, title: &str, law: &LrLaw, level: f64) {
         ]);
     }
     out.push_str(&columns(&rows, &[0], "    "));
+}
+
+/// The law's formula, with the reference sizes it is centred on.
+fn formula_line(out: &mut String, law: &LrLaw) {
+    let mut centre = Vec::new();
+    if law.formula.contains("N/N0") {
+        centre.push(format!("N0 = {}", number(law.reference.n, 4)));
+    }
+    if law.formula.contains("D/D0") {
+        centre.push(format!("D0 = {}", number(law.reference.d, 4)));
+    }
+    let _ = writeln!(
+        out,
+        "    formula   {}",
+        [law.formula.clone()]
+            .into_iter()
+            .chain(centre)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+/// The law as a power of N and D (`lr* = c · N^a · D^b`), when it has one.
+fn power_line(out: &mut String, law: &LrLaw) {
+    let (Some(coef), Some(ci)) = (law.coef, law.coef_ci) else {
+        return;
+    };
+    // lr* or B*.
+    let symbol = law
+        .formula
+        .trim_start_matches("ln ")
+        .split(' ')
+        .next()
+        .unwrap_or("lr*");
+    let mut power = format!("{symbol} = {}", number(coef, 4));
+    if let Some(a) = law.param("a") {
+        power.push_str(&format!(" · N^{}", number(a.value, 4)));
+    }
+    if let Some(b) = law.param("b") {
+        power.push_str(&format!(" · D^{}", number(b.value, 4)));
+    }
+    let _ = writeln!(out, "    as power  {power}  (coef {})", interval(Some(ci)));
+}
+
+/// The joint fit's law for the profiles' curvature, when it has one.
+fn profiles_line(out: &mut String, law: &LrLaw) {
+    if law.curvature_law.is_empty() {
+        return;
+    }
+    let terms: Vec<String> = law
+        .curvature_law
+        .iter()
+        .map(|p| {
+            format!(
+                "{} = {} [{}, {}]",
+                p.name,
+                number(p.value, 4),
+                number(p.ci[0], 3),
+                number(p.ci[1], 3)
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "    profiles  L = m(N, D) + k·(ln lr − ln lr*)², ln k = k0 + kN·ln(N/N0) + kD·ln(D/D0): {}",
+        terms.join(", ")
+    );
 }
 
 fn curvature(out: &mut String, analysis: &LrAnalysis) {

@@ -161,8 +161,8 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
     let n = data.loss.len();
     let lengths_agree = data.compute.len() == n
         && data.size.len() == n
-        && data.tokens.as_ref().map_or(true, |t| t.len() == n)
-        && data.run.as_ref().map_or(true, |r| r.len() == n);
+        && data.tokens.as_ref().is_none_or(|t| t.len() == n)
+        && data.run.as_ref().is_none_or(|r| r.len() == n);
     if !lengths_agree {
         return Err(Error::settings(
             "envelope: every column needs one value per checkpoint",
@@ -177,7 +177,7 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
     let all_positive = positive(&data.compute)
         && positive(&data.size)
         && positive(&data.loss)
-        && data.tokens.as_deref().map_or(true, positive);
+        && data.tokens.as_deref().is_none_or(positive);
     if !all_positive {
         return Err(Error::settings(
             "envelope: compute, size, loss and tokens must be positive and finite (they are taken on logs)",

@@ -164,9 +164,9 @@ impl Dataset {
     }
 
     /// `numeric`, except that an empty cell reads as NaN (a missing value): what expressions
-    /// in `--where` and `--derive` see, so that `--where "loss > 0"` can leave out the rows
-    /// whose loss was never logged (a comparison with NaN is false). Text that is not a number
-    /// is still an error naming its row.
+    /// of the `where` and `derive` settings see, so that a filter `loss > 0` can leave out the
+    /// rows whose loss was never logged (a comparison with NaN is false). Text that is not a
+    /// number is still an error naming its row.
     pub fn numeric_or_missing(&self, name: &str) -> Result<Vec<f64>> {
         match self.column(name)? {
             Column::Numeric(values) => Ok(values.clone()),

@@ -597,30 +597,36 @@ fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()
         }
     }
     if let Some(weights) = &data.weights {
-        if weights.len() != n {
-            return Err(data_error(
-                None,
-                "weights",
-                format!("has {} values for {n} rows", weights.len()),
-                "give every row a weight",
-            ));
-        }
-        if let Some(row) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
-            return Err(data_error(
-                Some(row),
-                "weights",
-                format!("{} is not a finite non-negative weight", weights[row]),
-                "give every row a weight >= 0",
-            ));
-        }
-        if weights.iter().all(|w| *w == 0.0) {
-            return Err(data_error(
-                None,
-                "weights",
-                "every weight is zero".into(),
-                "give some rows a positive weight",
-            ));
-        }
+        validate_weights(weights, n)?;
+    }
+    Ok(())
+}
+
+/// The weights: one per row, finite and >= 0, not all zero.
+fn validate_weights(weights: &[f64], n: usize) -> Result<()> {
+    if weights.len() != n {
+        return Err(data_error(
+            None,
+            "weights",
+            format!("has {} values for {n} rows", weights.len()),
+            "give every row a weight",
+        ));
+    }
+    if let Some(row) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+        return Err(data_error(
+            Some(row),
+            "weights",
+            format!("{} is not a finite non-negative weight", weights[row]),
+            "give every row a weight >= 0",
+        ));
+    }
+    if weights.iter().all(|w| *w == 0.0) {
+        return Err(data_error(
+            None,
+            "weights",
+            "every weight is zero".into(),
+            "give some rows a positive weight",
+        ));
     }
     Ok(())
 }

@@ -63,7 +63,7 @@ pub struct ParamResult {
     pub linear: bool,
     pub lower: Option<f64>,
     pub upper: Option<f64>,
-    /// Percentile interval at the bootstrap's level (present after `--bootstrap`).
+    /// Percentile interval at the bootstrap's level (present when the `bootstrap` setting is on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<[f64; 2]>,
     /// Standard deviation of the bootstrap replicates.
@@ -132,7 +132,7 @@ pub struct Matrix {
 pub struct DataSummary {
     pub source: String,
     pub rows_read: usize,
-    /// Rows removed by explicit filters (`--where`).
+    /// Rows removed by explicit filters (the `where` setting).
     pub rows_filtered: usize,
     pub filters: Vec<String>,
     /// Columns derived before the fit (`VAR=EXPR`).

@@ -614,7 +614,7 @@ fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
     // it first (the fit then says it did not converge) rather than hide it.
     let floor = OBJECTIVE_FLOOR * problem.total_weight();
     if let Some(lowest) = unconverged.first() {
-        let beats = optima.first().map_or(true, |(rep, _)| {
+        let beats = optima.first().is_none_or(|(rep, _)| {
             lowest.value < rep.value - SAME_OBJECTIVE * rep.value.abs() - floor
         });
         if beats {

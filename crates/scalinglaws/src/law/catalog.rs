@@ -14,7 +14,7 @@ pub enum DefaultSpace {
     Linear,
 }
 
-/// One catalog entry as listed by `scalinglaws laws`.
+/// One catalog entry as the list of laws shows it.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub name: &'static str,
@@ -129,7 +129,7 @@ E + A*Np^-alpha + B*Dp^-beta";
 pub const MOE_FORMULA: &str = "Eh = 1/(1/(E - 1 + 1/(1/E_start - 1/E_max)) + 1/E_max); \
 a*Eh^delta*N^(alpha + gamma*log(Eh)) + b*Eh^omega*D^(beta + zeta*log(Eh)) + c";
 
-/// One catalog law as listed to users (`scalinglaws laws`, `scalinglaws.laws()`).
+/// One catalog law as listed to users (by the command line and `scalinglaws.laws()`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LawInfo {
     pub name: &'static str,

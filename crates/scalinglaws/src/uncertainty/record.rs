@@ -1,8 +1,8 @@
 //! A fit with everything learnt about it afterwards: the data summary, the bootstrap, the
 //! profiles and the calibration. It exists so that [`crate::fit::FitResult`] stays the pure fit
-//! (what [`crate::fit::fit`] returns) and imports nothing above it, while the file `scalinglaws
-//! fit --json` writes, and `predict`, `optimal`, `plot`, `report` and Python read, is one
-//! record. It derefs to its fit, so `record.value("alpha")` and `&record` as a `&FitResult` work.
+//! (what [`crate::fit::fit`] returns) and imports nothing above it, while the file a fit saves
+//! as JSON, and `predict`, `optimal`, `plot`, `report` and Python read, is one record. It
+//! derefs to its fit, so `record.value("alpha")` and `&record` as a `&FitResult` work.
 //! The JSON is the fit's keys, then these parts, then the fit's `variance` (schema_version 1).
 
 use std::ops::{Deref, DerefMut};
@@ -20,10 +20,10 @@ pub struct FitRecord {
     pub fit: FitResult,
     #[serde(default)]
     pub data: Option<DataSummary>,
-    /// Bootstrap replicates (with every replicate's parameters), after `--bootstrap`.
+    /// Bootstrap replicates (with every replicate's parameters), when the `bootstrap` setting asks for them.
     #[serde(default)]
     pub bootstrap: Option<BootstrapSummary>,
-    /// Profile-likelihood intervals, after `--profile`.
+    /// Profile-likelihood intervals, when the `profile` setting asks for them.
     #[serde(default)]
     pub profiles: Vec<Profile>,
     /// How prediction intervals beyond the data are widened (rolling-origin backtests).

@@ -95,7 +95,7 @@ pub struct LrSettings {
     pub targets: Vec<(f64, f64)>,
     /// Fraction of horizons (per N) and of model sizes held out by the backtests.
     pub holdout: f64,
-    /// Whose words the warnings use for settings (`--batch COL` or `batch="COL"`); a job
+    /// Whose words the warnings use for settings (the `batch` setting as an option or a keyword); a job
     /// takes it from its front end.
     #[serde(skip)]
     pub voice: Voice,
@@ -730,13 +730,28 @@ fn count(works: &[CellWork], lr_cells: &[usize]) -> Counts {
     counts
 }
 
+/// The warnings of an analysis, in the voice of its front end: swept columns, the cells left
+/// out, what the fit could not estimate or finds doubtful, and targets beyond the data.
 fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<String> {
     let mut warnings: Vec<String> = analysis
         .swept
         .iter()
         .map(|s| settings.voice.word(&s.describe()))
         .collect();
-    let c = &analysis.counts;
+    warnings.extend(cell_warnings(&analysis.counts, settings));
+    warnings.extend(fit_warnings(analysis, settings));
+    if let Some(law) = &analysis.law {
+        for note in &law.missing {
+            warnings.push(format!("the law has no term {note}"));
+        }
+        warnings.extend(range_warnings(law, data, settings));
+    }
+    warnings
+}
+
+/// The cells and runs left out, and why.
+fn cell_warnings(c: &Counts, settings: &LrSettings) -> Vec<String> {
+    let mut warnings = Vec::new();
     if c.edge > 0 {
         warnings.push(format!(
             "{} of {} cells have their lowest loss at the smallest or largest swept LR: their \
@@ -770,6 +785,12 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
             c.no_minimum
         ));
     }
+    warnings
+}
+
+/// What the fit could not estimate (noise, the law) and the tests that doubt its form.
+fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<String> {
+    let mut warnings = Vec::new();
     if analysis.noise.is_none() {
         warnings.push(settings.voice.word(&text![
             "no loss noise could be estimated (no spare degrees of freedom): cells have no \
@@ -815,12 +836,6 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
                 Setting::Method.text("cells"),
             ]));
         }
-    }
-    if let Some(law) = &analysis.law {
-        for note in &law.missing {
-            warnings.push(format!("the law has no term {note}"));
-        }
-        warnings.extend(range_warnings(law, data, settings));
     }
     warnings
 }

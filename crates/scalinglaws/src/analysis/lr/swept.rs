@@ -171,7 +171,7 @@ fn looks_like_batch(name: &str) -> bool {
 }
 
 impl SweptColumn {
-    /// The warning, mentioning the settings (`--batch batch` or `batch="batch"` once worded).
+    /// The warning, mentioning the settings (the `batch` setting, worded by each front end).
     pub fn describe(&self) -> Text {
         let also = match self.also.as_slice() {
             [] => String::new(),

@@ -507,7 +507,7 @@ fn start_at(
         solve_linear(&mut q, &columns, &target, fixed)?;
         let predicted = predict_from_columns(&q, &columns);
         let value = huber_objective(&predicted, &target)?;
-        if best.as_ref().map_or(true, |(v, _)| value < *v) {
+        if best.as_ref().is_none_or(|(v, _)| value < *v) {
             best = Some((value, q));
         }
     }

@@ -160,14 +160,8 @@ impl ScheduleFit {
     }
 }
 
-/// Fits `law` on the runs named in `train` (all when empty), with the parameters in `fixed`
-/// held at their values, and scores every run.
-pub fn fit_curves(
-    law: CurveLaw,
-    curves: &[Curve],
-    train: &[String],
-    fixed: &[(String, f64)],
-) -> Result<ScheduleFit> {
+/// Each parameter's held value (from `fixed`), or None where it is fitted.
+fn held_parameters(law: CurveLaw, fixed: &[(String, f64)]) -> Result<Vec<Option<f64>>> {
     let names = law.params();
     let mut held = vec![None; names.len()];
     for (name, value) in fixed {
@@ -186,6 +180,11 @@ pub fn fit_curves(
         };
         held[i] = Some(*value);
     }
+    Ok(held)
+}
+
+/// Every run named for training is in the data.
+fn check_train_runs(curves: &[Curve], train: &[String]) -> Result<()> {
     for name in train {
         if !curves.iter().any(|c| &c.run == name) {
             let known: Vec<&str> = curves.iter().map(|c| c.run.as_str()).collect();
@@ -201,6 +200,44 @@ pub fn fit_curves(
             ));
         }
     }
+    Ok(())
+}
+
+/// A search that did not converge, and fitted parameters at a bound.
+fn fit_warnings(law: CurveLaw, optimum: &fit::Optimum, held: &[Option<f64>]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if !optimum.termination.converged() {
+        warnings.push(format!(
+            "the search stopped without converging: {}",
+            optimum.termination.describe()
+        ));
+    }
+    for (i, (name, (value, bounds))) in law
+        .params()
+        .iter()
+        .zip(optimum.params.iter().zip(law.bounds()))
+        .enumerate()
+    {
+        let (lo, hi) = (bounds.low(), bounds.high());
+        if held[i].is_none() && (*value - lo).abs() <= 1e-6 * (1.0 + lo.abs())
+            || (hi.is_finite() && (hi - value).abs() <= 1e-6 * (1.0 + hi.abs()))
+        {
+            warnings.push(format!("{name} = {value:.6} sits at its bound"));
+        }
+    }
+    warnings
+}
+
+/// Fits `law` on the runs named in `train` (all when empty), with the parameters in `fixed`
+/// held at their values, and scores every run.
+pub fn fit_curves(
+    law: CurveLaw,
+    curves: &[Curve],
+    train: &[String],
+    fixed: &[(String, f64)],
+) -> Result<ScheduleFit> {
+    let held = held_parameters(law, fixed)?;
+    check_train_runs(curves, train)?;
     let is_train = |c: &Curve| train.is_empty() || train.contains(&c.run);
     for c in curves {
         law.check(&c.lrs, &c.steps)
@@ -232,26 +269,7 @@ pub fn fit_curves(
     let schedule = Schedule {
         lrs: first.lrs.clone(),
     };
-    let mut warnings = Vec::new();
-    if !optimum.termination.converged() {
-        warnings.push(format!(
-            "the search stopped without converging: {}",
-            optimum.termination.describe()
-        ));
-    }
-    for (i, (name, (value, bounds))) in law
-        .params()
-        .iter()
-        .zip(optimum.params.iter().zip(law.bounds()))
-        .enumerate()
-    {
-        let (lo, hi) = (bounds.low(), bounds.high());
-        if held[i].is_none() && (*value - lo).abs() <= 1e-6 * (1.0 + lo.abs())
-            || (hi.is_finite() && (hi - value).abs() <= 1e-6 * (1.0 + hi.abs()))
-        {
-            warnings.push(format!("{name} = {value:.6} sits at its bound"));
-        }
-    }
+    let warnings = fit_warnings(law, &optimum, &held);
     Ok(ScheduleFit {
         kind: "schedule_fit".into(),
         law,
