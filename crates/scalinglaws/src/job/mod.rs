@@ -6,7 +6,11 @@
 //!
 //! - [`fit`]: [`FitJob`], THE fit workflow (law, row check, fit, variance model, calibration,
 //!   profiles, bootstrap, provenance), and the default residual space of each law;
-//! - [`optimal`]: the allocation settings a saved fit implies (its bootstrap draws and level);
+//! - [`predict`]: [`PredictJob`], a saved fit at new points (names, values and lengths
+//!   checked, one value broadcast to every point) with its intervals, as [`Predictions`];
+//! - [`optimal`]: [`OptimalJob`], the compute-optimal allocation of a saved fit or of given
+//!   parameters ([`OptimalSource`]), with the allocation settings a fit implies (its
+//!   bootstrap draws and level);
 //! - [`isoflop`], [`lr`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
 //!   (IsoFLOP profiles and envelopes, learning-rate laws, recipe tracks, loss curves under
 //!   schedules).
@@ -16,7 +20,9 @@ pub mod fit;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
+pub mod predict;
 pub mod schedule;
 
 pub use fit::{FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings};
-pub use optimal::allocation_from_fit;
+pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
+pub use predict::{PredictJob, Predictions};
