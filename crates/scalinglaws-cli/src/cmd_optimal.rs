@@ -17,8 +17,9 @@ use crate::output::{self, Destination};
 use crate::saved;
 use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
 
-/// Where the law and its parameters come from.
+/// Where the law and its parameters come from (one value per run: its size does not matter).
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Source {
     /// A fit written by `scalinglaws fit --json`.
     Fit(PathBuf),

@@ -120,13 +120,7 @@ fn split_top(text: &str) -> Vec<String> {
     parts.push(current);
     parts
         .into_iter()
-        .map(|p| {
-            p.split(|c| c == '{')
-                .next()
-                .unwrap_or("")
-                .trim_end_matches(':')
-                .to_string()
-        })
+        .map(|p| p.split(|c| c == '{').next().unwrap_or("").trim_end_matches(':').to_string())
         .collect()
 }
 
@@ -194,10 +188,7 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 #[test]
 fn the_library_rooms_import_each_other_without_a_cycle() {
     let graph = library_graph();
-    assert!(
-        graph.contains_key("fit") && graph.contains_key("law"),
-        "{graph:?}"
-    );
+    assert!(graph.contains_key("fit") && graph.contains_key("law"), "{graph:?}");
     if let Some(cycle) = find_cycle(&graph) {
         panic!("import cycle between library rooms: {}", cycle.join(" → "));
     }
@@ -207,10 +198,7 @@ fn the_library_rooms_import_each_other_without_a_cycle() {
 fn the_lower_rooms_never_reach_up() {
     let graph = library_graph();
     let forbidden: &[(&str, &[&str])] = &[
-        (
-            "stats",
-            &["law", "fit", "data", "uncertainty", "job", "report"],
-        ),
+        ("stats", &["law", "fit", "data", "uncertainty", "job", "report"]),
         ("law", &["fit", "data", "uncertainty", "job"]),
         ("fit", &["data", "uncertainty", "job"]),
         ("uncertainty", &["job"]),
@@ -222,17 +210,11 @@ fn the_lower_rooms_never_reach_up() {
             .iter()
             .filter(|r| above.iter().any(|a| r == a || r.starts_with("analysis")))
             .collect();
-        assert!(
-            reaching.is_empty(),
-            "`{room}` imports {reaching:?}, a room above it"
-        );
+        assert!(reaching.is_empty(), "`{room}` imports {reaching:?}, a room above it");
     }
     for (room, uses) in &graph {
         if room.starts_with("analysis") {
-            assert!(
-                !uses.contains("job"),
-                "`{room}` imports the job façade above it"
-            );
+            assert!(!uses.contains("job"), "`{room}` imports the job façade above it");
         }
     }
 }
@@ -262,10 +244,7 @@ fn the_command_files_stay_small() {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         if name.starts_with("cmd_") {
             let lines = fs::read_to_string(&file).unwrap().lines().count();
-            assert!(
-                lines <= 300,
-                "{name}: {lines} lines (dispatch and exporter choice only)"
-            );
+            assert!(lines <= 300, "{name}: {lines} lines (dispatch and exporter choice only)");
         }
     }
 }

@@ -109,8 +109,10 @@ impl TryFrom<OptimalRequest> for OptimalJob {
     }
 }
 
-/// Where the law and its parameters come from.
+/// Where the law and its parameters come from. (One value per run, moved once: the size of
+/// a record does not matter.)
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum OptimalSource {
     /// A saved fit: its law and parameters, its bootstrap draws for intervals, its
     /// calibration for the prediction intervals.

@@ -312,6 +312,9 @@ pub(crate) mod tests {
         (FitRecord::from(fit), law)
     }
 
+    /// Points by variable, and words the error must contain.
+    type Case<'a> = (&'a [(&'a str, &'a [f64])], &'a str);
+
     fn job(points: &[(&str, &[f64])]) -> PredictJob {
         PredictJob {
             points: points
@@ -358,7 +361,7 @@ pub(crate) mod tests {
     #[test]
     fn lists_of_different_lengths_missing_and_bad_values_are_refused() {
         let (fit, law) = chinchilla_fit();
-        let cases: &[(&[(&str, &[f64])], &str)] = &[
+        let cases: &[Case] = &[
             (
                 &[("N", &[1e9, 2e9]), ("D", &[1e10, 2e10, 3e10])],
                 "N has 2 values but D has 3",
