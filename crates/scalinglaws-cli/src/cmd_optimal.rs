@@ -4,22 +4,22 @@
 //! with expected inference tokens. Intervals come from the fit's bootstrap replicates when it
 //! has them; over several budgets the exponents of the frontier are reported. From a fit, each
 //! allocation's loss also gets the prediction interval of a new run there, calibrated beyond
-//! the data by the fit's calibration (as in `predict`), the fit's own beside it.
+//! the data by the fit's calibration (as in `predict`), the fit's own beside it. The library's
+//! `OptimalJob` does the work; this command reads the fit and prints.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
+use scalinglaws::job::{OptimalJob, OptimalSource};
 use scalinglaws::law::Law;
-use scalinglaws::uncertainty::FitRecord;
 
 use crate::output::{self, Destination};
 use crate::saved;
-use scalinglaws::job::allocation_from_fit;
 use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
 
-/// Where the law and its parameters come from.
+/// Where the law and its parameters come from (one value per run: its size does not matter).
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Source {
     /// A fit written by `scalinglaws fit --json`.
     Fit(PathBuf),
@@ -31,45 +31,28 @@ pub enum Source {
 #[derive(Debug)]
 pub struct Config {
     pub source: Source,
-    /// The budgets or target losses, the FLOPs formula, held variables, caps and inference
-    /// tokens (the draws and level come from the fit).
-    pub settings: AllocationSettings,
-    pub level: Option<f64>,
+    /// The budgets or target losses, the FLOPs formula, held variables, caps, inference
+    /// tokens and level (the draws come from the fit).
+    pub job: OptimalJob,
     pub json: Option<Destination>,
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let (law, params, fitted) = law_and_params(&config.source)?;
-    let settings = allocation_from_fit(config.settings.clone(), fitted.as_ref(), config.level);
-    let mut frontier = optimal(&law, &params, &settings)?;
-    if let Some(result) = &fitted {
-        frontier.add_prediction_intervals(result, settings.level)?;
-    }
+    let (source, parameters) = match &config.source {
+        Source::Fit(path) => (OptimalSource::Fit(saved::fit(path)?.0), Parameters::Fitted),
+        Source::Published { law, params } => (
+            OptimalSource::Published {
+                law: law.clone(),
+                params: params.clone(),
+            },
+            Parameters::Given,
+        ),
+    };
+    let frontier = config.job.run(&source)?;
     let report = OptimalReport {
         frontier: &frontier,
-        law: &law_label(&config.source, &law),
-        parameters: match config.source {
-            Source::Fit(_) => Parameters::Fitted,
-            Source::Published { .. } => Parameters::Given,
-        },
+        law: &source.label()?,
+        parameters,
     };
     output::emit(config.json.as_ref(), &report)
-}
-
-/// The law, its parameters and the fit they come from (none for published parameters).
-fn law_and_params(source: &Source) -> Result<(Law, Vec<f64>, Option<FitRecord>)> {
-    match source {
-        Source::Fit(path) => {
-            let (result, law) = saved::fit(path)?;
-            Ok((law, result.param_values(), Some(result)))
-        }
-        Source::Published { law, params } => Ok((law.clone(), params.clone(), None)),
-    }
-}
-
-fn law_label(source: &Source, law: &Law) -> String {
-    match source {
-        Source::Fit(_) => law.label().to_string(),
-        Source::Published { .. } => format!("{} (given parameters)", law.label()),
-    }
 }

@@ -10,7 +10,7 @@ use scalinglaws::data::recipe;
 use scalinglaws::data::Dataset;
 
 pub use scalinglaws::data::recipe::{
-    constant, constant_list, split_top_level, why_positive, Derive, Filter, Table,
+    constant, constant_list, split_top_level, Derive, Filter, Table,
 };
 
 use crate::config::split_name;

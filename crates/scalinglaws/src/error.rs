@@ -65,11 +65,12 @@ pub enum Setting {
     Tokens,
     Track,
     Loss,
+    TotalParams,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 51] = [
+    pub const ALL: [Setting; 52] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -121,6 +122,7 @@ impl Setting {
         Setting::Tokens,
         Setting::Track,
         Setting::Loss,
+        Setting::TotalParams,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -177,6 +179,7 @@ impl Setting {
             Setting::Tokens => "tokens",
             Setting::Track => "track",
             Setting::Loss => "loss",
+            Setting::TotalParams => "total_params",
         }
     }
 

@@ -1,23 +1,23 @@
 //! The report of `predict`: a saved fit evaluated at new points, with confidence and
 //! prediction intervals, and the note that says where the intervals come from and how they
-//! are calibrated beyond the data.
+//! are calibrated beyond the data. The predictions themselves are the library's
+//! (`scalinglaws::job::predict`); this file renders them.
 
-use scalinglaws::uncertainty::FitRecord;
-use scalinglaws::uncertainty::{Calibration, IntervalSource};
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use scalinglaws::job::predict::{Prediction, Predictions};
+use scalinglaws::uncertainty::{FitRecord, IntervalSource};
 
 use crate::text::{columns, level_percent, number};
 
 /// Predictions with the fit they come from and the law's variables.
 pub struct PredictReport<'a> {
-    pub predictions: &'a Predictions<'a>,
+    pub predictions: &'a Predictions,
     pub result: &'a FitRecord,
     pub variables: &'a [String],
 }
 
 impl<'a> crate::Report for PredictReport<'a> {
-    type Json = Predictions<'a>;
-    fn json_value(&self) -> &Predictions<'a> {
+    type Json = Predictions;
+    fn json_value(&self) -> &Predictions {
         self.predictions
     }
     fn text(&self) -> String {
@@ -39,82 +39,6 @@ impl<'a> crate::Report for PredictReport<'a> {
         )));
         text.trim_end().to_string() + "\n"
     }
-}
-
-/// Input values in the law's variable order, serialised as an object in that order.
-pub struct Inputs(pub Vec<(String, f64)>);
-
-impl Serialize for Inputs {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
-    }
-}
-
-#[derive(serde::Serialize)]
-pub struct Prediction {
-    pub inputs: Inputs,
-    pub value: f64,
-    /// Confidence interval of the law's mean.
-    pub ci: Option<[f64; 2]>,
-    /// Prediction interval of a new run (calibrated beyond the data when `calibrated`).
-    pub pi: Option<[f64; 2]>,
-    /// The fit's own prediction interval, before the extrapolation calibration.
-    pub pi_fit: Option<[f64; 2]>,
-    pub calibrated: bool,
-    /// Decades beyond the largest fitted scale.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub distance_decades: Option<f64>,
-}
-
-/// How the prediction intervals were calibrated beyond the data (the fit's calibration
-/// without its per-run scores).
-#[derive(serde::Serialize)]
-pub struct CalibrationNote<'a> {
-    pub calibrated: bool,
-    pub method: &'a str,
-    pub by: &'a str,
-    pub reason: Option<&'a str>,
-    pub tau_per_decade: f64,
-    pub growth: f64,
-    pub largest_scale: f64,
-    pub held_out: usize,
-    pub units: usize,
-    pub max_distance_decades: f64,
-    pub coverage_fit: Option<f64>,
-    pub coverage_calibrated: Option<f64>,
-}
-
-impl<'a> CalibrationNote<'a> {
-    pub fn of(c: &'a Calibration) -> CalibrationNote<'a> {
-        CalibrationNote {
-            calibrated: c.calibrated,
-            method: &c.method,
-            by: &c.by,
-            reason: c.reason.as_deref(),
-            tau_per_decade: c.tau_per_decade,
-            growth: c.growth,
-            largest_scale: c.largest_scale,
-            held_out: c.held_out,
-            units: c.units,
-            max_distance_decades: c.max_distance_decades,
-            coverage_fit: c.coverage_fit,
-            coverage_calibrated: c.coverage_calibrated,
-        }
-    }
-}
-
-#[derive(serde::Serialize)]
-pub struct Predictions<'a> {
-    pub level: f64,
-    /// Where the intervals come from: "bootstrap", "delta" or "none".
-    pub intervals: IntervalSource,
-    /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
-    pub calibration: Option<CalibrationNote<'a>>,
-    pub predictions: Vec<Prediction>,
 }
 
 fn rows(variables: &[String], target: &str, predictions: &[Prediction]) -> Vec<Vec<String>> {

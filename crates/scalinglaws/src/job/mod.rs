@@ -6,7 +6,11 @@
 //!
 //! - [`fit`]: [`FitJob`], THE fit workflow (law, row check, fit, variance model, calibration,
 //!   profiles, bootstrap, provenance), and the default residual space of each law;
-//! - [`optimal`]: the allocation settings a saved fit implies (its bootstrap draws and level);
+//! - [`predict`]: [`PredictJob`], a saved fit at new points (names, values and lengths
+//!   checked, one value broadcast to every point) with its intervals, as [`Predictions`];
+//! - [`optimal`]: [`OptimalJob`], the compute-optimal allocation of a saved fit or of given
+//!   parameters ([`OptimalSource`]), with the allocation settings a fit implies (its
+//!   bootstrap draws and level);
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
 //!   backtest), computed so that the report crate only draws;
 //! - [`isoflop`], [`lr`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
@@ -24,6 +28,7 @@ pub mod fit;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
+pub mod predict;
 pub mod report;
 pub mod schedule;
 pub mod select;
@@ -34,5 +39,6 @@ pub use compare_laws::CompareLawsJob;
 pub use select::{SelectJob, SelectOutcome};
 
 pub use fit::{FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings};
-pub use optimal::allocation_from_fit;
+pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
+pub use predict::{PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

@@ -1,0 +1,381 @@
+//! The prediction job: a saved fit evaluated at new points, with confidence and prediction
+//! intervals. The points come per law variable (`N` with one value or a list); one value is
+//! used at every point. [`PredictJob::run`] checks the names against the law (with a "did you
+//! mean" hint), the values (finite, positive where the law takes a log), that every variable
+//! has values and that the lists have one length, and refuses a point where the law has no
+//! finite value. The command line's `predict` and Python's `Fit.predict` run this job; the
+//! result ([`Predictions`]) is what `predict --json` writes.
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::data::recipe::why_positive;
+use crate::error::{Error, Result};
+use crate::law::{Law, NonFinite};
+use crate::suggest::closest;
+use crate::uncertainty::{predict_with_intervals_of, Calibration, FitRecord, IntervalSource};
+
+/// Points to predict at, by variable, in the order given, and the intervals' level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictJob {
+    /// The values of each variable (`N` → `[7e10]`, `D` → `[1e12, 2e12]`): lists of one
+    /// length, or one value to use at every point.
+    pub points: Vec<(String, Vec<f64>)>,
+    pub level: f64,
+}
+
+/// Input values in the law's variable order, serialised as an object in that order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs(pub Vec<(String, f64)>);
+
+impl Serialize for Inputs {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// The law at one point, with its intervals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    pub inputs: Inputs,
+    pub value: f64,
+    /// Confidence interval of the law's mean.
+    pub ci: Option<[f64; 2]>,
+    /// Prediction interval of a new run (calibrated beyond the data when `calibrated`).
+    pub pi: Option<[f64; 2]>,
+    /// The fit's own prediction interval, before the extrapolation calibration.
+    pub pi_fit: Option<[f64; 2]>,
+    pub calibrated: bool,
+    /// Decades beyond the largest fitted scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distance_decades: Option<f64>,
+}
+
+/// How the prediction intervals were calibrated beyond the data (the fit's calibration
+/// without its per-run scores).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CalibrationNote {
+    pub calibrated: bool,
+    pub method: String,
+    pub by: String,
+    pub reason: Option<String>,
+    pub tau_per_decade: f64,
+    pub growth: f64,
+    pub largest_scale: f64,
+    pub held_out: usize,
+    pub units: usize,
+    pub max_distance_decades: f64,
+    pub coverage_fit: Option<f64>,
+    pub coverage_calibrated: Option<f64>,
+}
+
+impl CalibrationNote {
+    pub fn of(c: &Calibration) -> CalibrationNote {
+        CalibrationNote {
+            calibrated: c.calibrated,
+            method: c.method.clone(),
+            by: c.by.clone(),
+            reason: c.reason.clone(),
+            tau_per_decade: c.tau_per_decade,
+            growth: c.growth,
+            largest_scale: c.largest_scale,
+            held_out: c.held_out,
+            units: c.units,
+            max_distance_decades: c.max_distance_decades,
+            coverage_fit: c.coverage_fit,
+            coverage_calibrated: c.coverage_calibrated,
+        }
+    }
+}
+
+/// What [`PredictJob::run`] gives (and `predict --json` writes).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Predictions {
+    pub level: f64,
+    /// Where the intervals come from: "bootstrap", "delta" or "none".
+    pub intervals: IntervalSource,
+    /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
+    pub calibration: Option<CalibrationNote>,
+    pub predictions: Vec<Prediction>,
+}
+
+impl PredictJob {
+    /// `fit` (a fit of `law`) at every point, with intervals at the job's level.
+    pub fn run(&self, fit: &FitRecord, law: &Law) -> Result<Predictions> {
+        let points = self.points_of(fit, law)?;
+        let (predicted, source) = predict_with_intervals_of(law, fit, &points, self.level)?;
+        if let Some((point, _)) = points
+            .iter()
+            .zip(&predicted)
+            .find(|(_, p)| !p.value.is_finite())
+        {
+            return Err(Error::settings(not_finite_message(fit, law, point)));
+        }
+        let predictions = points
+            .iter()
+            .zip(predicted)
+            .map(|(point, p)| Prediction {
+                inputs: Inputs(law.variables.iter().cloned().zip(point.clone()).collect()),
+                value: p.value,
+                ci: p.ci,
+                pi: p.pi,
+                pi_fit: p.pi_fit,
+                calibrated: p.calibrated,
+                distance_decades: p.distance_decades,
+            })
+            .collect();
+        Ok(Predictions {
+            level: self.level,
+            intervals: source,
+            calibration: fit.calibration.as_ref().map(CalibrationNote::of),
+            predictions,
+        })
+    }
+
+    /// The points, each in the law's variable order: the lists of one value broadcast to the
+    /// common length.
+    pub fn points_of(&self, fit: &FitRecord, law: &Law) -> Result<Vec<Vec<f64>>> {
+        let columns = self.columns(fit, law)?;
+        let n_points = columns.iter().map(Vec::len).max().unwrap_or(0);
+        Ok((0..n_points)
+            .map(|i| {
+                columns
+                    .iter()
+                    .map(|values| {
+                        if values.len() == 1 {
+                            values[0]
+                        } else {
+                            values[i]
+                        }
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// One list of values per law variable (length 1 or the common length), in the law's
+    /// order.
+    fn columns(&self, fit: &FitRecord, law: &Law) -> Result<Vec<Vec<f64>>> {
+        for (name, values) in &self.points {
+            if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+                return Err(Error::settings(format!(
+                    "'{name}={bad}': {bad} is not a finite number"
+                )));
+            }
+        }
+        let variables = &law.variables;
+        let positive = law.positive_variables();
+        let mut given: Vec<Option<Vec<f64>>> = vec![None; variables.len()];
+        for (name, values) in &self.points {
+            let Some(index) = variables.iter().position(|v| v == name) else {
+                return Err(unknown_variable(fit, law, name));
+            };
+            if positive.contains(&name.as_str()) {
+                if let Some(value) = values.iter().find(|v| **v <= 0.0) {
+                    return Err(Error::settings(format!(
+                        "'{name}={value}': {name} must be positive: {}",
+                        why_positive(law, name)
+                    )));
+                }
+            }
+            given[index] = Some(values.clone());
+        }
+        let missing: Vec<&str> = variables
+            .iter()
+            .zip(&given)
+            .filter(|(_, values)| values.is_none())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            let example: Vec<String> = missing.iter().map(|name| format!("{name}=VALUE")).collect();
+            return Err(Error::settings(format!(
+                "no value for {}; the law '{}' needs every variable: {} (add {})",
+                missing.join(", "),
+                fit.law,
+                describe_variables(fit, variables),
+                example.join(" ")
+            )));
+        }
+        let columns: Vec<Vec<f64>> = given.into_iter().flatten().collect();
+        same_lengths(&columns, variables)?;
+        Ok(columns)
+    }
+}
+
+/// `name` is none of the law's variables: the closest one, and all of them.
+fn unknown_variable(fit: &FitRecord, law: &Law, name: &str) -> Error {
+    let variables = &law.variables;
+    let hint = closest(name, variables.iter().map(String::as_str))
+        .map(|s| format!(" (did you mean '{s}'?)"))
+        .unwrap_or_default();
+    Error::settings(format!(
+        "'{name}' is not a variable of the law '{}'{hint}; its variables are {}",
+        fit.law,
+        describe_variables(fit, variables)
+    ))
+}
+
+/// Every list longer than one value has the same length.
+fn same_lengths(columns: &[Vec<f64>], variables: &[String]) -> Result<()> {
+    let lengths: Vec<(usize, &String)> = columns
+        .iter()
+        .map(Vec::len)
+        .zip(variables)
+        .filter(|(length, _)| *length > 1)
+        .collect();
+    let Some(&(first, first_name)) = lengths.first() else {
+        return Ok(());
+    };
+    match lengths.iter().find(|l| l.0 != first) {
+        Some(&(other, other_name)) => Err(Error::settings(format!(
+            "{first_name} has {first} values but {other_name} has {other}; give lists of the \
+             same length, or one value to use at every point"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Why there is no number at `point`: a value beyond the largest double is not an undefined
+/// law, and a formula that overflows on the way to a moderate value needs rewriting.
+fn not_finite_message(fit: &FitRecord, law: &Law, point: &[f64]) -> String {
+    let at: Vec<String> = law
+        .variables
+        .iter()
+        .zip(point)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    let at = at.join(" ");
+    match law.non_finite(&fit.param_values(), point) {
+        Some(reason @ NonFinite::Overflow { .. }) => format!(
+            "the law's value at {at} {reason}: it is finite but cannot be written as a 64-bit \
+             number; predict nearer to the data"
+        ),
+        Some(reason @ NonFinite::Intermediate { .. }) => {
+            format!("the law's value at {at} {reason}")
+        }
+        _ => format!(
+            "the law is undefined at {at} (it evaluates to a non-finite number); predict inside \
+             the law's domain"
+        ),
+    }
+}
+
+/// "N ('Model Size'), D (D=C/(6*N))": each variable with the column or derivation it was
+/// fitted from.
+fn describe_variables(fit: &FitRecord, variables: &[String]) -> String {
+    variables
+        .iter()
+        .map(
+            |variable| match fit.variables.iter().find(|(v, _)| v == variable) {
+                Some((_, source)) if source.starts_with(&format!("{variable}=")) => {
+                    format!("{variable} ({source})")
+                }
+                Some((_, source)) if source != variable => format!("{variable} ('{source}')"),
+                _ => variable.clone(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::fit::{FitData, FitSettings};
+    use crate::law::catalog;
+
+    /// Chinchilla's law fitted to a 5 × 4 grid of runs drawn from Epoch AI's parameters with a
+    /// little deterministic scatter (no bootstrap, no calibration).
+    pub(crate) fn chinchilla_fit() -> (FitRecord, Law) {
+        let law = catalog::lookup("chinchilla").unwrap();
+        let truth = [1.82, 482.0, 0.348, 2085.0, 0.366];
+        let (mut n, mut d, mut loss) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..5 {
+            for j in 0..4 {
+                let (size, tokens) = (1e8 * 3f64.powi(i), 2e9 * 4f64.powi(j));
+                let scatter = 1.0 + 0.004 * ((i * 4 + j) as f64 * 1.7).sin();
+                n.push(size);
+                d.push(tokens);
+                loss.push(law.eval(&truth, &[size, tokens]) * scatter);
+            }
+        }
+        let data = FitData {
+            variables: vec![n, d],
+            target: loss,
+            weights: None,
+        };
+        let fit = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
+        (FitRecord::from(fit), law)
+    }
+
+    /// Points by variable, and words the error must contain.
+    type Case<'a> = (&'a [(&'a str, &'a [f64])], &'a str);
+
+    fn job(points: &[(&str, &[f64])]) -> PredictJob {
+        PredictJob {
+            points: points
+                .iter()
+                .map(|(name, values)| (name.to_string(), values.to_vec()))
+                .collect(),
+            level: 0.9,
+        }
+    }
+
+    #[test]
+    fn one_value_is_used_at_every_point() {
+        let (fit, law) = chinchilla_fit();
+        let predictions = job(&[("D", &[1e10, 1e11, 1e12]), ("N", &[7e9])])
+            .run(&fit, &law)
+            .unwrap();
+        assert_eq!(predictions.predictions.len(), 3);
+        let params = fit.param_values();
+        for (p, d) in predictions.predictions.iter().zip([1e10, 1e11, 1e12]) {
+            // The inputs come in the law's order whatever order they were given in.
+            let names: Vec<&str> = p.inputs.0.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["N", "D"]);
+            let expected = law.eval(&params, &[7e9, d]);
+            assert!((p.value / expected - 1.0).abs() < 1e-12, "{}", p.value);
+            let [lo, hi] = p.ci.expect("a delta-method interval");
+            assert!(lo < p.value && p.value < hi);
+        }
+        assert!((predictions.level - 0.9).abs() < 1e-15);
+        assert_eq!(predictions.intervals, IntervalSource::Delta);
+    }
+
+    #[test]
+    fn an_unknown_variable_gets_the_closest_name() {
+        let (fit, law) = chinchilla_fit();
+        let error = job(&[("N", &[7e9]), ("DD", &[1e10])])
+            .run(&fit, &law)
+            .unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("'DD' is not a variable"), "{message}");
+        assert!(message.contains("(did you mean 'D'?)"), "{message}");
+        assert!(error.is_input_error());
+    }
+
+    #[test]
+    fn lists_of_different_lengths_missing_and_bad_values_are_refused() {
+        let (fit, law) = chinchilla_fit();
+        let cases: &[Case] = &[
+            (
+                &[("N", &[1e9, 2e9]), ("D", &[1e10, 2e10, 3e10])],
+                "N has 2 values but D has 3",
+            ),
+            (&[("N", &[1e9])], "no value for D"),
+            (&[("N", &[0.0]), ("D", &[1e10])], "N must be positive"),
+            (
+                &[("N", &[f64::INFINITY]), ("D", &[1e10])],
+                "inf is not a finite number",
+            ),
+        ];
+        for (points, expected) in cases {
+            let message = job(points).run(&fit, &law).unwrap_err().to_string();
+            assert!(message.contains(expected), "{message}");
+        }
+    }
+}
