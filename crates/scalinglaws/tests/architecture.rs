@@ -291,26 +291,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "lookup",
         "one match arm per catalog law, each a table entry (formula, variables, parameter specs)",
     ),
-    (
-        "scalinglaws/src/analysis/backtest.rs",
-        "partitions",
-        "owned by a parallel change; split after merge",
-    ),
-    (
-        "scalinglaws/src/analysis/backtest.rs",
-        "run_split",
-        "owned by a parallel change; split after merge",
-    ),
-    (
-        "scalinglaws-report/src/analyses/compare_laws.rs",
-        "render",
-        "owned by a parallel change; split after merge",
-    ),
-    (
-        "scalinglaws-report/src/analyses/select.rs",
-        "render",
-        "owned by a parallel change; split after merge",
-    ),
 ];
 
 /// The source with comments, string literals and char literals blanked to spaces (newlines

@@ -38,8 +38,15 @@ fn short_label(index: usize, label: &str) -> String {
 }
 
 fn render(report: &CompareLawsReport) -> String {
-    let comparison = report.comparison;
     let mut out = String::new();
+    laws_section(&mut out, report);
+    tests_section(&mut out, report.comparison);
+    out
+}
+
+/// The table of laws with their scores, the labels too long for it and the failures.
+fn laws_section(out: &mut String, report: &CompareLawsReport) {
+    let comparison = report.comparison;
     let _ = writeln!(
         out,
         "[[Laws]] ({} rows; ℓ under each loss's error density, maximised over parameters and scale)",
@@ -62,13 +69,6 @@ fn render(report: &CompareLawsReport) -> String {
         .iter()
         .filter_map(|l| l.aic)
         .fold(f64::INFINITY, f64::min);
-    let index_of = |label: &str| {
-        comparison
-            .laws
-            .iter()
-            .position(|l| l.label == label)
-            .unwrap_or(0)
-    };
     for (index, law) in comparison.laws.iter().enumerate() {
         let optional =
             |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| number(v, digits));
@@ -92,7 +92,7 @@ fn render(report: &CompareLawsReport) -> String {
                 .map_or("-".into(), |c| format!("{}%", number(c * 100.0, 3))),
         ]);
     }
-    table(&mut out, &rows);
+    table(out, &rows);
     let _ = writeln!(out, "    * lowest AIC");
     for (index, law) in comparison.laws.iter().enumerate() {
         if law.label.chars().count() > LABEL_WIDTH {
@@ -115,6 +115,17 @@ fn render(report: &CompareLawsReport) -> String {
             law.error.as_deref().unwrap_or("")
         );
     }
+}
+
+/// The likelihood-ratio tests between nested laws, or why there are none.
+fn tests_section(out: &mut String, comparison: &Comparison) {
+    let index_of = |label: &str| {
+        comparison
+            .laws
+            .iter()
+            .position(|l| l.label == label)
+            .unwrap_or(0)
+    };
     if comparison.tests.is_empty() {
         let why = if comparison.laws.iter().all(|l| l.log_likelihood.is_none()) {
             "the loss defines no likelihood (use --loss huber or linear)"
@@ -122,7 +133,7 @@ fn render(report: &CompareLawsReport) -> String {
             "no law nests another"
         };
         let _ = writeln!(out, "[[Likelihood-ratio tests]] none: {why}");
-        return out;
+        return;
     }
     let _ = writeln!(
         out,
@@ -146,8 +157,7 @@ fn render(report: &CompareLawsReport) -> String {
             note.to_string(),
         ]);
     }
-    table(&mut out, &rows);
-    out
+    table(out, &rows);
 }
 
 fn table(out: &mut String, rows: &[Vec<String>]) {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use scalinglaws::analysis::selection::{Evaluation, HeldOutScore};
+use scalinglaws::analysis::selection::{Evaluation, HeldOutScore, Selection};
 
 use crate::text::{columns, level_percent, number};
 
@@ -43,6 +43,39 @@ pub fn render(out: &Output) -> String {
         selection.held_out,
         selection.units
     );
+    text.push_str(&columns(&candidate_rows(selection), &[0], "    "));
+    let best = selection
+        .candidates
+        .iter()
+        .find(|c| c.label == selection.best);
+    let _ = writeln!(
+        text,
+        "    score: mean |held-out error| in the fitted space, one unit per (origin, scale group); lowest: {} ({} ± {})",
+        selection.best,
+        optional(best.and_then(|b| b.score), 4),
+        optional(best.and_then(|b| b.score_se), 2)
+    );
+    let _ = writeln!(
+        text,
+        "    * winner: the lowest BIC among the laws tied with the best (within one standard error); weight: stacking on the simplex"
+    );
+    for c in selection.candidates.iter().filter(|c| c.error.is_some()) {
+        let _ = writeln!(
+            text,
+            "    {}: {}",
+            c.label,
+            c.error.as_deref().unwrap_or("")
+        );
+    }
+    render_predictions(&mut text, out);
+    if let Some(check) = &out.check {
+        render_check(&mut text, check);
+    }
+    text
+}
+
+/// The table of candidates: header, then one row per law (the winner starred).
+fn candidate_rows(selection: &Selection) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = vec![[
         "law",
         "free",
@@ -79,35 +112,7 @@ pub fn render(out: &Output) -> String {
             .into(),
         ]);
     }
-    text.push_str(&columns(&rows, &[0], "    "));
-    let best = selection
-        .candidates
-        .iter()
-        .find(|c| c.label == selection.best);
-    let _ = writeln!(
-        text,
-        "    score: mean |held-out error| in the fitted space, one unit per (origin, scale group); lowest: {} ({} ± {})",
-        selection.best,
-        optional(best.and_then(|b| b.score), 4),
-        optional(best.and_then(|b| b.score_se), 2)
-    );
-    let _ = writeln!(
-        text,
-        "    * winner: the lowest BIC among the laws tied with the best (within one standard error); weight: stacking on the simplex"
-    );
-    for c in selection.candidates.iter().filter(|c| c.error.is_some()) {
-        let _ = writeln!(
-            text,
-            "    {}: {}",
-            c.label,
-            c.error.as_deref().unwrap_or("")
-        );
-    }
-    render_predictions(&mut text, out);
-    if let Some(check) = &out.check {
-        render_check(&mut text, check);
-    }
-    text
+    rows
 }
 
 fn interval(pi: Option<[f64; 2]>) -> [String; 2] {

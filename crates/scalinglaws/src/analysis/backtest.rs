@@ -15,7 +15,7 @@ use crate::law::Law;
 use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::calibration::{origin_sizes, scale_groups};
-use crate::uncertainty::intervals::predict_fit_intervals;
+use crate::uncertainty::intervals::{predict_fit_intervals, PointPrediction};
 use crate::uncertainty::FitRecord;
 use crate::uncertainty::{
     bootstrap, calibrate, BootstrapOptions, CalibrationOptions, IntervalSource, Resampling,
@@ -245,16 +245,6 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
     let mut distinct: Vec<f64> = scale.to_vec();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
-    let below = |cut: f64| {
-        (0..scale.len())
-            .filter(|&i| scale[i] < cut)
-            .collect::<Vec<_>>()
-    };
-    let from = |cut: f64| {
-        (0..scale.len())
-            .filter(|&i| scale[i] >= cut)
-            .collect::<Vec<_>>()
-    };
     let too_few = |what: Mention| {
         Error::settings(text![
             what,
@@ -271,7 +261,7 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
                 return Err(too_few(Setting::HoldoutTop.number(k)));
             }
             let cut = distinct[distinct.len() - k];
-            Ok(vec![(below(cut), from(cut))])
+            Ok(vec![split_at(scale, cut)])
         }
         Holdout::Fraction(f) => {
             let mut sorted = scale.to_vec();
@@ -282,55 +272,71 @@ fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<us
             if cut <= distinct[0] {
                 return Err(too_few(Setting::HoldoutFrac.number(f)));
             }
-            Ok(vec![(below(cut), from(cut))])
+            Ok(vec![split_at(scale, cut)])
         }
         Holdout::Rollout(groups) => {
             let groups = groups.min(distinct.len());
             if groups < 2 {
                 return Err(too_few(Setting::Rollout.subject()));
             }
-            // Group g holds the distinct values of rank [g·m/G, (g+1)·m/G).
-            let first = |g: usize| distinct[g * distinct.len() / groups];
-            Ok((1..groups)
-                .map(|g| {
-                    let test_end = if g + 1 < groups {
-                        first(g + 1)
-                    } else {
-                        f64::INFINITY
-                    };
-                    let test = (0..scale.len())
-                        .filter(|&i| scale[i] >= first(g) && scale[i] < test_end)
-                        .collect();
-                    (below(first(g)), test)
-                })
-                .collect())
+            Ok(rollout_splits(scale, &distinct, groups))
         }
-        Holdout::Rolling(most) => {
-            let (groups, count) = scale_groups(scale);
-            let sizes = origin_sizes(count, most);
-            if sizes.is_empty() {
-                return Err(Error::setting(
-                    Setting::Rolling,
-                    text![
-                        Setting::Rolling.number(most),
-                        format!(
-                            ": the scale column forms {count} scale groups; rolling origins \
-                             need at least {}",
-                            crate::uncertainty::calibration::MIN_GROUPS
-                        )
-                    ],
-                ));
-            }
-            Ok(sizes
-                .into_iter()
-                .map(|size| {
-                    let train = (0..scale.len()).filter(|&i| groups[i] < size).collect();
-                    let test = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
-                    (train, test)
-                })
-                .collect())
-        }
+        Holdout::Rolling(most) => rolling_splits(scale, most),
     }
+}
+
+/// The rows below `cut` (training) and from `cut` up (held out).
+fn split_at(scale: &[f64], cut: f64) -> (Vec<usize>, Vec<usize>) {
+    let below = (0..scale.len()).filter(|&i| scale[i] < cut).collect();
+    let from = (0..scale.len()).filter(|&i| scale[i] >= cut).collect();
+    (below, from)
+}
+
+/// `groups` groups of the distinct scale values; split g trains on the groups below g and
+/// predicts group g (group g holds the distinct values of rank [g·m/G, (g+1)·m/G)).
+fn rollout_splits(scale: &[f64], distinct: &[f64], groups: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let first = |g: usize| distinct[g * distinct.len() / groups];
+    (1..groups)
+        .map(|g| {
+            let test_end = if g + 1 < groups {
+                first(g + 1)
+            } else {
+                f64::INFINITY
+            };
+            let test = (0..scale.len())
+                .filter(|&i| scale[i] >= first(g) && scale[i] < test_end)
+                .collect();
+            (split_at(scale, first(g)).0, test)
+        })
+        .collect()
+}
+
+/// Up to `most` rolling origins over the scale groups: each trains on the groups below its
+/// origin and predicts every run from it up.
+fn rolling_splits(scale: &[f64], most: usize) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+    let (groups, count) = scale_groups(scale);
+    let sizes = origin_sizes(count, most);
+    if sizes.is_empty() {
+        return Err(Error::setting(
+            Setting::Rolling,
+            text![
+                Setting::Rolling.number(most),
+                format!(
+                    ": the scale column forms {count} scale groups; rolling origins \
+                     need at least {}",
+                    crate::uncertainty::calibration::MIN_GROUPS
+                )
+            ],
+        ));
+    }
+    Ok(sizes
+        .into_iter()
+        .map(|size| {
+            let train = (0..scale.len()).filter(|&i| groups[i] < size).collect();
+            let test = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
+            (train, test)
+        })
+        .collect())
 }
 
 fn training_fit(
@@ -366,18 +372,7 @@ fn run_split(
         .iter()
         .map(|&i| scale[i])
         .fold(f64::NEG_INFINITY, f64::max);
-    let mut split = Split {
-        trained_up_to,
-        train_rows: train.len(),
-        test_rows: test.len(),
-        objective: None,
-        converged: None,
-        params: Vec::new(),
-        points: Vec::new(),
-        metrics: None,
-        calibration: None,
-        error: None,
-    };
+    let mut split = Split::empty(trained_up_to, train.len(), test.len());
     let train_data = data.subset(train);
     let outcome = training_fit(law, &train_data, settings, options).and_then(|result| {
         let points: Vec<Vec<f64>> = test
@@ -403,7 +398,7 @@ fn run_split(
                 tau_per_decade: calibration.tau_per_decade,
                 held_out: calibration.held_out,
                 units: calibration.units,
-                reason: calibration.reason.clone(),
+                reason: calibration.reason,
             });
         }
         Ok((result, predictions, source))
@@ -425,27 +420,53 @@ fn run_split(
     split.points = test
         .iter()
         .zip(predictions)
-        .map(|(&row, prediction)| {
-            let actual = data.target[row];
-            let predicted = prediction.value;
-            BacktestPoint {
-                row,
-                scale: scale[row],
-                actual,
-                predicted,
-                ci: prediction.ci,
-                pi: prediction.pi,
-                pi_fit: prediction.pi_fit,
-                calibrated: prediction.calibrated,
-                distance_decades: (scale[row] / trained_up_to).log10(),
-                relative_error: (predicted - actual) / actual,
-                log_residual: (predicted > 0.0 && actual > 0.0)
-                    .then(|| predicted.ln() - actual.ln()),
-            }
-        })
+        .map(|(&row, prediction)| held_out_point(data, scale, row, &prediction, trained_up_to))
         .collect();
     split.metrics = metrics(&split.points.iter().collect::<Vec<_>>());
     (split, source)
+}
+
+/// Held-out run `row` against its prediction by a fit trained up to `trained_up_to`.
+fn held_out_point(
+    data: &FitData,
+    scale: &[f64],
+    row: usize,
+    prediction: &PointPrediction,
+    trained_up_to: f64,
+) -> BacktestPoint {
+    let actual = data.target[row];
+    let predicted = prediction.value;
+    BacktestPoint {
+        row,
+        scale: scale[row],
+        actual,
+        predicted,
+        ci: prediction.ci,
+        pi: prediction.pi,
+        pi_fit: prediction.pi_fit,
+        calibrated: prediction.calibrated,
+        distance_decades: (scale[row] / trained_up_to).log10(),
+        relative_error: (predicted - actual) / actual,
+        log_residual: (predicted > 0.0 && actual > 0.0).then(|| predicted.ln() - actual.ln()),
+    }
+}
+
+impl Split {
+    /// A split before its fit: sizes and scale known, nothing fitted.
+    fn empty(trained_up_to: f64, train_rows: usize, test_rows: usize) -> Split {
+        Split {
+            trained_up_to,
+            train_rows,
+            test_rows,
+            objective: None,
+            converged: None,
+            params: Vec::new(),
+            points: Vec::new(),
+            metrics: None,
+            calibration: None,
+            error: None,
+        }
+    }
 }
 
 /// Share of the points with an interval that lie inside it (None when no point has one).

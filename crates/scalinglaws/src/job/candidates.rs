@@ -25,7 +25,7 @@ pub struct CandidateSpec {
 }
 
 impl CandidateSpec {
-    /// The law setting as the candidate was given: `--law 'chinchilla[E=1.69]'`, `law 'x'`.
+    /// The law setting as the candidate was given (`chinchilla[E=1.69]` or a formula), for messages.
     fn named(&self) -> Text {
         text![Setting::Law, format!(" '{}'", self.label)]
     }

@@ -118,7 +118,7 @@ pub struct FitJob {
     pub settings: SettingsJob,
     pub uncertainty: UncertaintySettings,
     /// Whose words the warnings the job writes into the result use (a profile that could not
-    /// be computed names `--profile` or `profile=`).
+    /// be computed names the profile setting in the command line's or Python's words).
     #[serde(skip)]
     pub voice: Voice,
 }

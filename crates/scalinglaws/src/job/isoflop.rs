@@ -66,7 +66,7 @@ pub struct GroupAnalysis {
     pub analysis: Analysis,
 }
 
-/// Every group's analysis: `{"groups": [...]}`, as `isoflop --json` writes it.
+/// Every group's analysis: `{"groups": [...]}`, as the command line writes it as JSON.
 #[derive(Debug, Clone, Serialize)]
 pub struct IsoflopResult {
     pub groups: Vec<GroupAnalysis>,

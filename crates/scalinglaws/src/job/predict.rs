@@ -4,7 +4,7 @@
 //! mean" hint), the values (finite, positive where the law takes a log), that every variable
 //! has values and that the lists have one length, and refuses a point where the law has no
 //! finite value. The command line's `predict` and Python's `Fit.predict` run this job; the
-//! result ([`Predictions`]) is what `predict --json` writes.
+//! result ([`Predictions`]) is what the command line writes as JSON.
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,7 @@ impl CalibrationNote {
     }
 }
 
-/// What [`PredictJob::run`] gives (and `predict --json` writes).
+/// What [`PredictJob::run`] gives (and the command line writes as JSON).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Predictions {
     pub level: f64,

@@ -2,7 +2,7 @@
 //! front end: the candidates built against the data (`job::candidates`), scored by
 //! rolling-origin backtests over scale, the winner and the stacking weights
 //! (`analysis::selection`), predictions at new points, and with `check` the whole procedure
-//! checked by nested rolling origins. [`SelectOutcome`] is the document `select --json`
+//! checked by nested rolling origins. [`SelectOutcome`] is the document the command line writes as JSON
 //! writes and Python reads, empty parts left out.
 //!
 //! Python deserialises the job from the flat request it sends ([`SelectRequest`]).
