@@ -8,7 +8,7 @@
 
 use serde::Deserialize;
 
-use super::fit::{check_enough_rows, FitJob, FitRequest, LawChoice, SettingsJob};
+use super::fit::{check_enough_rows, default_level, FitJob, FitRequest, LawChoice, SettingsJob};
 use super::UncertaintySettings;
 use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
 use crate::data::recipe::{Recipe, Table};
@@ -93,10 +93,6 @@ pub struct BacktestRequest {
     /// Replicates of each training fit's bootstrap (None: none).
     #[serde(default)]
     pub bootstrap: Option<usize>,
-}
-
-fn default_level() -> f64 {
-    0.95
 }
 
 impl TryFrom<BacktestRequest> for BacktestJob {

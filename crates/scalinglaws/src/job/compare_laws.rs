@@ -8,11 +8,10 @@
 use serde::Deserialize;
 
 use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
-use super::fit::{loss, space, SettingsJob};
+use super::fit::{default_f_scale, default_level, huber, plain_settings, SettingsJob};
 use crate::analysis::law_comparison::{compare_laws_worded, Comparison};
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting, Voice};
-use crate::fit::FitSettings;
 
 /// A comparison to run: the columns, the laws, how to fit them, and the backtest's scale
 /// column and held-out fraction.
@@ -76,20 +75,8 @@ pub struct CompareLawsRequest {
     pub level: f64,
 }
 
-fn huber() -> String {
-    crate::fit::LossKind::Huber.name().to_string()
-}
-
-fn default_f_scale() -> f64 {
-    FitSettings::default().f_scale
-}
-
 fn default_holdout_frac() -> f64 {
     0.2
-}
-
-fn default_level() -> f64 {
-    0.95
 }
 
 impl TryFrom<CompareLawsRequest> for CompareLawsJob {
@@ -108,16 +95,12 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
                 ],
             ));
         }
-        let settings = SettingsJob {
-            settings: FitSettings {
-                loss: loss(&request.loss)?,
-                f_scale: request.f_scale,
-                threads: request.threads,
-                ..FitSettings::default()
-            },
-            space: request.space.as_deref().map(space).transpose()?,
-            heteroscedastic: None,
-        };
+        let settings = plain_settings(
+            &request.loss,
+            request.f_scale,
+            request.threads,
+            request.space.as_deref(),
+        )?;
         Ok(CompareLawsJob {
             recipe: Recipe::try_from(request.recipe)?,
             laws: request

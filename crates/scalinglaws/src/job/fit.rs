@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::data::recipe::{Derive, Filter, Recipe, Table};
+use super::candidates::RecipeRequest;
+use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Location, Result, Setting, Text, Voice};
 use crate::fit::{self, Bounds, FitData, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
@@ -340,20 +341,42 @@ pub struct FitRequest {
     pub heteroscedastic: Option<String>,
 }
 
-fn huber() -> String {
+/// The serde defaults every job request shares: the Huber loss at the default scale, 95 %
+/// intervals, calibration on.
+pub(super) fn huber() -> String {
     LossKind::Huber.name().to_string()
 }
 
-fn default_f_scale() -> f64 {
+pub(super) fn default_f_scale() -> f64 {
     FitSettings::default().f_scale
 }
 
-fn default_level() -> f64 {
+pub(super) fn default_level() -> f64 {
     0.95
 }
 
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
+}
+
+/// The settings of a request that names only the loss, its scale, the threads and the space
+/// (the law comparisons: every candidate brings its own held parameters).
+pub(super) fn plain_settings(
+    loss_name: &str,
+    f_scale: f64,
+    threads: Option<usize>,
+    space_name: Option<&str>,
+) -> Result<SettingsJob> {
+    Ok(SettingsJob {
+        settings: FitSettings {
+            loss: loss(loss_name)?,
+            f_scale,
+            threads,
+            ..FitSettings::default()
+        },
+        space: space_name.map(space).transpose()?,
+        heteroscedastic: None,
+    })
 }
 
 impl TryFrom<FitRequest> for FitJob {
@@ -369,23 +392,13 @@ impl TryFrom<FitRequest> for FitJob {
                 ))
             }
         };
-        let recipe = Recipe {
-            maps: request.map,
-            derives: request
-                .derive
-                .iter()
-                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
-                .collect::<Result<_>>()
-                .map_err(|e| e.within(Setting::Derive.subject()))?,
-            filters: request
-                .filters
-                .iter()
-                .map(|text| Filter::parse(text))
-                .collect::<Result<_>>()
-                .map_err(|e| e.within(Setting::Where.subject()))?,
+        let recipe = Recipe::try_from(RecipeRequest {
             target: request.target,
+            map: request.map,
+            derive: request.derive,
+            filters: request.filters,
             weights: request.weights,
-        };
+        })?;
         let settings = SettingsJob {
             settings: FitSettings {
                 loss: loss(&request.loss)?,

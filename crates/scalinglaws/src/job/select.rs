@@ -10,14 +10,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
-use super::fit::{loss, space, SettingsJob};
+use super::fit::{default_f_scale, default_level, huber, plain_settings, yes, SettingsJob};
 use crate::analysis::selection::{
     evaluate, points_by_name, select, value_at, Evaluation, SelectedPrediction, Selection,
     SelectionOptions,
 };
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting, Voice};
-use crate::fit::FitSettings;
 
 /// A selection to run: the columns, the candidate laws, how to fit them, the scale column,
 /// the rolling origins, the points to predict at and whether to check the procedure.
@@ -144,24 +143,8 @@ pub struct SelectRequest {
     pub check: bool,
 }
 
-fn huber() -> String {
-    crate::fit::LossKind::Huber.name().to_string()
-}
-
-fn default_f_scale() -> f64 {
-    FitSettings::default().f_scale
-}
-
 fn default_origins() -> usize {
     SelectionOptions::default().origins
-}
-
-fn default_level() -> f64 {
-    0.95
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl TryFrom<SelectRequest> for SelectJob {
@@ -173,16 +156,12 @@ impl TryFrom<SelectRequest> for SelectJob {
                 "give candidate laws: laws=[\"chinchilla\", ...] or formulas=[...]",
             ));
         }
-        let settings = SettingsJob {
-            settings: FitSettings {
-                loss: loss(&request.loss)?,
-                f_scale: request.f_scale,
-                threads: request.threads,
-                ..FitSettings::default()
-            },
-            space: request.space.as_deref().map(space).transpose()?,
-            heteroscedastic: None,
-        };
+        let settings = plain_settings(
+            &request.loss,
+            request.f_scale,
+            request.threads,
+            request.space.as_deref(),
+        )?;
         Ok(SelectJob {
             recipe: Recipe::try_from(request.recipe)?,
             candidates: request
