@@ -1,6 +1,8 @@
 //! `scalinglaws plot KIND`: the pictures of a fit (data and curves, residuals) from the data and
 //! the fit options, and of a saved fit (compute-optimal frontier, bootstrap distributions), as
-//! SVG or PNG by the output's extension (`-` for SVG on stdout).
+//! SVG or PNG by the output's extension (`-` for SVG on stdout). A picture of a fit or of tracks
+//! writes, with `--json`, the JSON of what it shows: the fit as `fit --json` writes it, the
+//! comparison it draws as `compare --json` writes one.
 
 use std::path::PathBuf;
 
@@ -16,8 +18,13 @@ use crate::config::{CompareConfig, FitConfig};
 use crate::figure::{self, Output};
 use crate::input::{self, Recipe};
 use crate::input_error;
+use crate::output::{self, Destination};
 use crate::saved;
 use scalinglaws::job::{allocation_from_fit, FitOutcome};
+use scalinglaws::uncertainty::FitRecord;
+use scalinglaws_report::analyses::compare::CompareReport;
+use scalinglaws_report::analyses::fit::FitReport;
+use scalinglaws_report::{export, Format, Report};
 
 #[derive(Debug)]
 pub enum Config {
@@ -68,11 +75,14 @@ pub fn run(config: &Config) -> Result<()> {
                 })?,
             };
             let page = fit_page(&law, &result, &data, index, fit.job.uncertainty.level)?;
+            save_fit(fit.json.as_ref(), &result)?;
             (page, output)
         }
         Config::Residuals { fit, output } => {
             let FitOutcome { result, law, data } = fit.run()?;
-            (residuals_page(&law, &result, &data)?, output)
+            let page = residuals_page(&law, &result, &data)?;
+            save_fit(fit.json.as_ref(), &result)?;
+            (page, output)
         }
         Config::Frontier {
             fit,
@@ -106,9 +116,38 @@ pub fn run(config: &Config) -> Result<()> {
     figure::write(&page, output)
 }
 
-/// The tracks' runs and compute-optimal losses over the whole range of the data and beyond.
+/// Writes the JSON of what a picture shows to `--json`'s destination, if any (naming a file on
+/// stderr, as the picture's is).
+fn save_json<R: Report>(json: Option<&Destination>, report: &R) -> Result<()> {
+    let Some(destination) = json else {
+        return Ok(());
+    };
+    output::write(destination, &export(report, Format::Json)?)?;
+    if let Destination::File(path) = destination {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// The fit's JSON, as `fit --json` writes it.
+fn save_fit(json: Option<&Destination>, result: &FitRecord) -> Result<()> {
+    let report = FitReport {
+        result,
+        wording: &crate::wording::CommandLine,
+    };
+    save_json(json, &report)
+}
+
+/// The tracks' runs and compute-optimal losses over the whole range of the data and beyond;
+/// `--json` gets the comparison the picture draws (at its budgets and the `--budget` values), as
+/// `compare --json` writes one.
 fn tracks(config: &CompareConfig) -> Result<Page> {
     let (comparison, tracks, law) = config.run(true)?;
+    let report = CompareReport {
+        result: &comparison,
+        track: &config.job.track,
+    };
+    save_json(config.json.as_ref(), &report)?;
     // The title gives the multiplier at the largest --budget, as `compare` reports it.
     let headline = config.job.budgets.iter().copied().reduce(f64::max);
     let flops = &config.flops;

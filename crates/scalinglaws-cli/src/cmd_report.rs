@@ -1,8 +1,9 @@
 //! `scalinglaws report`: runs the report job (the fit, its allocation and backtest) and writes
 //! the fit's page with the HTML exporter (one self-contained page: inline SVG and CSS, no
-//! scripts, no network).
+//! scripts, no network); with `--json`, the page's fit as `fit --json` writes it.
 
 use anyhow::Result;
+use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::html::FitPageReport;
 use scalinglaws_report::{export, Format};
 
@@ -19,6 +20,16 @@ pub fn run(config: &ReportConfig) -> Result<()> {
     output::write(&config.output, &export(&report, Format::Html)?)?;
     if let Destination::File(path) = &config.output {
         eprintln!("wrote {}", path.display());
+    }
+    if let Some(json) = &config.json {
+        let fit = FitReport {
+            result: &page.outcome.result,
+            wording: &crate::wording::CommandLine,
+        };
+        output::write(json, &export(&fit, Format::Json)?)?;
+        if let Destination::File(path) = json {
+            eprintln!("wrote {}", path.display());
+        }
     }
     Ok(())
 }

@@ -39,7 +39,7 @@ pub use self::lr::lr_config;
 pub use self::optimal::optimal_config;
 pub use self::plot::plot_config;
 pub use self::predict::predict_config;
-pub use self::report::{report_config, ReportConfig};
+pub use self::report::{one_on_stdout, report_config, ReportConfig};
 pub use self::schedule::{schedule_config, ScheduleConfig, ScheduleFitConfig};
 pub use self::select::select_config;
 

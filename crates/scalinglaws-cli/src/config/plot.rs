@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 
 use super::values::{held_values, number};
-use super::{compare_config, fit_config, recipe};
+use super::{compare_config, fit_config, one_on_stdout, recipe, FitConfig};
 use crate::args::{PlotFrontierArgs, PlotKind, PlotOutputArgs};
 use crate::cmd_plot;
 use crate::figure;
@@ -58,22 +58,33 @@ fn frontier_settings(args: &PlotFrontierArgs) -> Result<AllocationSettings> {
     })
 }
 
+/// A picture of a fit: the fit's configuration (its `--json` writes the fit beside the
+/// picture) and where the picture goes, not both on stdout.
+fn fit_and_picture(
+    fit: crate::args::FitArgs,
+    output: PlotOutputArgs,
+) -> Result<(Box<FitConfig>, figure::Output)> {
+    let fit = fit_config(fit)?;
+    let output = plot_output(output)?;
+    one_on_stdout(fit.json.as_ref(), &output.destination, "-o")?;
+    Ok((Box::new(fit), output))
+}
+
 pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
     Ok(match kind {
         PlotKind::Fit(args) => {
             let args = *args;
+            let (fit, output) = fit_and_picture(args.fit, args.output)?;
             cmd_plot::Config::Fit {
-                fit: Box::new(fit_config(args.fit)?),
+                fit,
                 x: args.x.map(|x| x.trim().to_string()),
-                output: plot_output(args.output)?,
+                output,
             }
         }
         PlotKind::Residuals(args) => {
             let args = *args;
-            cmd_plot::Config::Residuals {
-                fit: Box::new(fit_config(args.fit)?),
-                output: plot_output(args.output)?,
-            }
+            let (fit, output) = fit_and_picture(args.fit, args.output)?;
+            cmd_plot::Config::Residuals { fit, output }
         }
         PlotKind::Frontier(args) => cmd_plot::Config::Frontier {
             settings: frontier_settings(&args)?,
@@ -86,9 +97,12 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
         },
         PlotKind::Tracks(args) => {
             let args = *args;
+            let compare = compare_config(args.compare)?;
+            let output = plot_output(args.output)?;
+            one_on_stdout(compare.json.as_ref(), &output.destination, "-o")?;
             cmd_plot::Config::Tracks {
-                compare: Box::new(compare_config(args.compare)?),
-                output: plot_output(args.output)?,
+                compare: Box::new(compare),
+                output,
             }
         }
         PlotKind::Isoflop(args) => {

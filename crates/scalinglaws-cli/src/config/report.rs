@@ -9,6 +9,7 @@ use scalinglaws::job::{FitPage, ReportJob};
 use super::{command_line, fit_config, FitConfig};
 use crate::args::ReportArgs;
 use crate::input;
+use crate::input_error;
 use crate::output::Destination;
 use crate::progress::Progress;
 
@@ -21,6 +22,8 @@ pub struct ReportConfig {
     pub output: Destination,
     /// The command line, as typed, for the "reproduce" section.
     pub command: String,
+    /// Where the page's fit goes as JSON (`--json`), as `fit --json` writes it.
+    pub json: Option<Destination>,
 }
 
 impl ReportConfig {
@@ -36,20 +39,34 @@ impl ReportConfig {
     }
 }
 
+/// Refuses `--json -` beside a page or picture that goes to stdout too (`option` names the
+/// page's option): the two would be mixed in one stream.
+pub fn one_on_stdout(json: Option<&Destination>, page: &Destination, option: &str) -> Result<()> {
+    if json == Some(&Destination::Stdout) && *page == Destination::Stdout {
+        return Err(input_error(format!(
+            "--json - and {option} - both write to stdout: give one of them a file, e.g. --json fit.json"
+        )));
+    }
+    Ok(())
+}
+
 /// The fit's configuration as `fit` builds it; the page's plots at the fit's level.
 pub fn report_config(args: ReportArgs) -> Result<ReportConfig> {
     let FitConfig {
         path,
         delimiter,
         job,
-        json: _,
+        json,
     } = fit_config(args.fit)?;
     let level = job.uncertainty.level;
+    let output = Destination::parse(args.output.trim());
+    one_on_stdout(json.as_ref(), &output, "-o")?;
     Ok(ReportConfig {
         path,
         delimiter,
         job: ReportJob { fit: job, level },
-        output: Destination::parse(args.output.trim()),
+        output,
         command: command_line(),
+        json,
     })
 }
