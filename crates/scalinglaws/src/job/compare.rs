@@ -73,7 +73,10 @@ impl CompareJob {
         // The record, in each track's fit, of the seed its bootstrap used (nothing reads it).
         fit.seed = self.seed;
         let data = table.fit_data(law, recipe, fit.space)?;
-        let labels = table.labels(&self.track, Setting::Track)?;
+        let labels = table.track_labels(&self.track, Setting::Track)?;
+        if let Some(baseline) = &self.baseline {
+            table.check_track(&self.track, &labels, baseline, Setting::Baseline)?;
+        }
         let tracks = split_by_labels(&data, &labels);
         let calibration = match self.calibrate {
             true => {

@@ -54,6 +54,54 @@ impl Table {
         self.dataset.text(column)
     }
 
+    /// Each kept row's track (run group) read from a column: its values as text, refusing an
+    /// empty cell with its file, row and column (an empty name would be a track of its own, and
+    /// the baseline when it comes first).
+    pub fn track_labels(&self, name: &str, role: impl Into<Text>) -> Result<Vec<String>> {
+        let role = role.into();
+        let labels = self.labels(name, role.clone())?;
+        match labels.iter().position(|label| label.trim().is_empty()) {
+            None => Ok(labels),
+            Some(row) => Err(Error::Data {
+                location: self
+                    .dataset
+                    .location(row, Some(self.resolve(name).unwrap_or(name))),
+                message: text!["the run has no track (the ", role, " cell is empty)"],
+                fix: "give every run a track name, or remove the row".into(),
+            }),
+        }
+    }
+
+    /// Checks that `value` (the baseline track) is one of `labels` (the tracks read from
+    /// `column`), naming the file, the column and the nearest track when it is not.
+    pub fn check_track(
+        &self,
+        column: &str,
+        labels: &[String],
+        value: &str,
+        role: impl Into<Text>,
+    ) -> Result<()> {
+        if labels.iter().any(|label| label == value) {
+            return Ok(());
+        }
+        let mut tracks: Vec<&str> = Vec::new();
+        for label in labels {
+            if !tracks.contains(&label.as_str()) {
+                tracks.push(label);
+            }
+        }
+        let listing = tracks.join(", ");
+        let fix = match closest(value, tracks.iter().copied()) {
+            Some(near) => format!("did you mean '{near}'? The tracks are {listing}"),
+            None => format!("the tracks are {listing}"),
+        };
+        Err(Error::Data {
+            location: file_location(&self.dataset, Some(self.resolve(column).unwrap_or(column))),
+            message: text![role.into(), " '", value, "' is no run's track"],
+            fix: fix.into(),
+        })
+    }
+
     /// The column that orders scale (for rolling-origin calibration) and its values: `by`,
     /// else a column `C` (compute), else 6·N·D when the law has N and D, else the law's first
     /// variable. `role` names the setting in errors.
