@@ -301,6 +301,34 @@ pub fn compare_tracks(
     })
 }
 
+/// Every held name must be one of the law's variables besides N and D, whether or not budgets
+/// are given (a held value that nothing reads would be silently ignored).
+fn check_held_names(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result<()> {
+    let others: Vec<&str> = law
+        .variables
+        .iter()
+        .map(String::as_str)
+        .filter(|v| *v != "N" && *v != "D")
+        .collect();
+    match held.keys().find(|name| !others.contains(&name.as_str())) {
+        None => Ok(()),
+        Some(name) => Err(Error::setting(
+            Setting::Set,
+            text![
+                Setting::Set.key(name.as_str()),
+                format!(
+                    ": not one of the law's variables besides N and D ({}); remove it",
+                    if others.is_empty() {
+                        "it has none".to_string()
+                    } else {
+                        others.join(", ")
+                    }
+                )
+            ],
+        )),
+    }
+}
+
 fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()> {
     if tracks.len() < 2 {
         return Err(Error::settings(format!(
@@ -343,6 +371,7 @@ fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()>
             settings.cell_tolerance
         )));
     }
+    check_held_names(law, &settings.allocation.held)?;
     let per_track = law
         .params
         .iter()
