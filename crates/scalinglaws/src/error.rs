@@ -66,11 +66,12 @@ pub enum Setting {
     Track,
     Loss,
     TotalParams,
+    Final,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 52] = [
+    pub const ALL: [Setting; 53] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -123,6 +124,7 @@ impl Setting {
         Setting::Track,
         Setting::Loss,
         Setting::TotalParams,
+        Setting::Final,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -180,6 +182,7 @@ impl Setting {
             Setting::Track => "track",
             Setting::Loss => "loss",
             Setting::TotalParams => "total_params",
+            Setting::Final => "final",
         }
     }
 
@@ -673,6 +676,18 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A number as a message echoes it: the shortest digits that read back as the same value, in
+/// scientific form when plain digits would be long (`1e300`, not 301 digits; `2.5e-7`), plain
+/// otherwise (`0.001`, `24000`).
+pub fn short_number(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e16).contains(&magnitude) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
 
 #[cfg(test)]
 mod tests {

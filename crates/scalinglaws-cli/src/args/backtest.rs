@@ -31,18 +31,19 @@ pub struct BacktestArgs {
     #[arg(long, group = "holdout")]
     pub rollout: bool,
 
-    /// Rollout: split the distinct values of --by into this many groups of scales.
-    #[arg(long, value_name = "G", default_value_t = 6, requires = "rollout")]
-    pub steps: usize,
+    /// Rollout: split the distinct values of --by into this many groups of scales [default: 6].
+    // Checked in `config/backtest.rs`: clap's `requires` counts a flag's default as given.
+    #[arg(long, value_name = "G")]
+    pub steps: Option<usize>,
 
     /// Rolling origins: fit on the scale groups up to each of --origins origins (from half the
     /// groups to all but the last) and predict every run beyond it.
     #[arg(long, group = "holdout")]
     pub rolling: bool,
 
-    /// Rolling: the most origins.
-    #[arg(long, value_name = "K", default_value_t = 5, requires = "rolling")]
-    pub origins: usize,
+    /// Rolling: the most origins [default: 5]. Refused without --rolling.
+    #[arg(long, value_name = "K")]
+    pub origins: Option<usize>,
 
     /// Calibrate each training fit's prediction intervals beyond its data by rolling-origin
     /// backtests nested inside its own training rows (as `fit` does by default), and score them.

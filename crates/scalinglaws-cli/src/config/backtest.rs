@@ -39,6 +39,18 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
 /// Which rows are held out: exactly one of `--holdout-top`, `--holdout-frac`, `--rollout`
 /// and `--rolling`, checked.
 fn holdout(args: &BacktestArgs) -> Result<Holdout> {
+    if let Some(steps) = args.steps.filter(|_| !args.rollout) {
+        return Err(input_error(format!(
+            "--steps {steps} sets the groups of --rollout, which is not given: add --rollout, or drop --steps"
+        )));
+    }
+    if let Some(origins) = args.origins.filter(|_| !args.rolling) {
+        return Err(input_error(format!(
+            "--origins {origins} sets the origins of --rolling, which is not given: add --rolling, or drop --origins"
+        )));
+    }
+    let steps = args.steps.unwrap_or(6);
+    let origins = args.origins.unwrap_or(5);
     Ok(match (args.holdout_top, args.holdout_frac, args.rollout) {
         (Some(0), _, _) => return Err(input_error("--holdout-top 0: hold out at least 1 scale")),
         (Some(k), _, _) => Holdout::Top(k),
@@ -48,9 +60,9 @@ fn holdout(args: &BacktestArgs) -> Result<Holdout> {
                 "--holdout-frac {f}: give a fraction strictly between 0 and 1, e.g. 0.2"
             )))
         }
-        (None, None, true) if args.steps >= 2 => Holdout::Rollout(args.steps),
+        (None, None, true) if steps >= 2 => Holdout::Rollout(steps),
         (None, None, true) => return Err(input_error("--steps: give at least 2 groups")),
-        (None, None, false) if args.rolling && args.origins >= 1 => Holdout::Rolling(args.origins),
+        (None, None, false) if args.rolling && origins >= 1 => Holdout::Rolling(origins),
         (None, None, false) if args.rolling => {
             return Err(input_error("--origins: give at least 1 origin"))
         }

@@ -9,6 +9,7 @@ use scalinglaws::job::{FitJob, FitOutcome, UncertaintySettings};
 use super::{destination, law_choice, level, recipe, replicates, settings_config};
 use crate::args::FitArgs;
 use crate::input;
+use crate::input_error;
 use crate::output::Destination;
 use crate::progress::Progress;
 
@@ -59,4 +60,24 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
         },
         json: destination(args.json.as_deref()),
     })
+}
+
+/// Refuses a parameter both held by `--fix` and given bounds or start values by `option`
+/// (`--bound`, `--grid`): a fixed parameter is not fitted, so the other would be ignored (and a
+/// value outside its bounds contradicts them). Both are echoed as typed.
+pub fn refuse_fixed_and(fixes: &[String], others: &[String], option: &str) -> Result<()> {
+    let name = |text: &str| {
+        text.split_once('=')
+            .map(|(name, _)| name.trim().to_string())
+    };
+    for fix in fixes {
+        let Some(fixed) = name(fix) else { continue };
+        if let Some(other) = others.iter().find(|o| name(o).as_deref() == Some(&fixed)) {
+            return Err(input_error(format!(
+                "--fix '{fix}' and {option} '{other}' both set {fixed}: a fixed parameter is not \
+                 fitted, so {option} would not act; drop one of them"
+            )));
+        }
+    }
+    Ok(())
 }

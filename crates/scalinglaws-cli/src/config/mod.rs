@@ -92,6 +92,8 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
 /// uncertainty settings, the backtest's, the comparison's; 0 when not given), and the
 /// commands that draw nothing at random (`compare-laws`, `select`) refuse it.
 pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
+    fit::refuse_fixed_and(&args.fixes, &args.bounds, "--bound")?;
+    fit::refuse_fixed_and(&args.fixes, &args.grids, "--grid")?;
     let settings = FitSettings {
         loss: args.loss.into(),
         f_scale: args.f_scale,

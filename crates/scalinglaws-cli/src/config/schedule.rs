@@ -18,6 +18,7 @@ use crate::args::schedule::{
 };
 use crate::figure;
 use crate::input::Recipe;
+use crate::input_error;
 use crate::output::Destination;
 
 /// One subcommand's job, with the saved fit it reads and where its outputs go.
@@ -68,7 +69,25 @@ pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
     })
 }
 
+/// Refuses a file of logs given twice (by the same or another path to it): each file is a run
+/// (or holds runs), so it would count twice.
+fn refuse_repeated_files(paths: &[PathBuf]) -> Result<()> {
+    let same = |path: &PathBuf| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+    for (i, path) in paths.iter().enumerate() {
+        if let Some(earlier) = paths[..i].iter().find(|p| same(p) == same(path)) {
+            return Err(input_error(format!(
+                "{} is given twice (as {} and {}): its runs would count twice; give each file once",
+                path.display(),
+                earlier.display(),
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
+    refuse_repeated_files(&args.data)?;
     let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
     let filters: Vec<Filter> = args
         .filters

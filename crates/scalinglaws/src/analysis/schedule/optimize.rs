@@ -16,7 +16,7 @@ use super::law::CurveLaw;
 use super::multi_power;
 use super::spec::{cooldown_branch, parse, Decay, Schedule};
 use super::ScheduleFit;
-use crate::error::{Error, Result, Setting};
+use crate::error::{short_number as short, Error, Result, Setting};
 use crate::text;
 
 /// The constraint set and the search's budget.
@@ -315,6 +315,26 @@ pub struct CooldownRow {
 
 /// Predicted loss after a cooldown of each length started at each step, from a constant run
 /// at `peak` after a linear warmup, decaying by `decay` to `last`.
+/// A cooldown lowers the learning rate: its end (`last`) must be at least 0 and below the
+/// constant `peak` it starts from.
+fn check_cooldown_end(peak: f64, last: f64) -> Result<()> {
+    if last >= 0.0 && last < peak {
+        return Ok(());
+    }
+    Err(Error::setting(
+        Setting::Final,
+        text![
+            Setting::Final.number(short(last)),
+            " is not below ",
+            Setting::Peak.number(short(peak)),
+            ": a cooldown lowers the learning rate from the peak; give ",
+            Setting::Final.named(),
+            " between 0 and the peak (by default peak/100), or raise ",
+            Setting::Peak.named(),
+        ],
+    ))
+}
+
 pub fn cooldown_table(
     fit: &ScheduleFit,
     peak: f64,
@@ -324,6 +344,7 @@ pub fn cooldown_table(
     decay: Decay,
     last: f64,
 ) -> Result<Vec<CooldownRow>> {
+    check_cooldown_end(peak, last)?;
     let p = fit.values();
     let horizon =
         starts.iter().max().copied().unwrap_or(0) + lengths.iter().max().copied().unwrap_or(0);

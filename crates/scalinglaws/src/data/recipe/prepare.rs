@@ -54,7 +54,7 @@ impl Table {
     }
 }
 
-/// The map aliases, each naming a column of `dataset`, none given twice.
+/// The map aliases, each naming a column of `dataset`, none given twice nor derived too.
 fn check_maps(dataset: &Dataset, recipe: &Recipe) -> Result<Aliases> {
     let mut aliases = HashMap::new();
     for (alias, column) in &recipe.maps {
@@ -70,6 +70,25 @@ fn check_maps(dataset: &Dataset, recipe: &Recipe) -> Result<Aliases> {
                 ],
             ));
         }
+    }
+    if let Some(derive) = recipe
+        .derives
+        .iter()
+        .find(|d| aliases.contains_key(&d.name))
+    {
+        let name = &derive.name;
+        return Err(Error::setting(
+            Setting::Derive,
+            text![
+                Setting::Map.entry_text(name.as_str(), aliases[name].as_str()),
+                " and ",
+                Setting::Derive.text(derive.text.as_str()),
+                format!(
+                    " both define {name}: one name can read a column or be computed, not both; \
+                     rename one of them"
+                )
+            ],
+        ));
     }
     Ok(aliases)
 }
