@@ -34,7 +34,7 @@ fn each_kind_of_failure_is_caught_and_kept() {
         "--runs",
         "0",
         "--timeout-ms",
-        "1000",
+        "500",
         "--corpus",
         corpus.to_str().unwrap(),
         "--crashes",

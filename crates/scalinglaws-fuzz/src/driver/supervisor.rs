@@ -45,7 +45,7 @@ impl Verdict {
         match self {
             Verdict::Pass(_) => "pass".into(),
             Verdict::Panic(message) => format!("panic: {message}"),
-            Verdict::Hang => "no answer within the time limit (a hang)".into(),
+            Verdict::Hang => "no answer within the time limit, twice (a hang)".into(),
             Verdict::Memory(message) | Verdict::StackOverflow(message) | Verdict::Died(message) => {
                 message.clone()
             }
@@ -128,8 +128,17 @@ impl Supervisor {
         })
     }
 
-    /// Runs one input in the worker (starting one if needed).
+    /// Runs one input in the worker (starting one if needed). An input with no answer in time
+    /// is tried again, in a new worker, with five times the time: on a loaded machine a worker
+    /// can wait seconds for a core, and only an input slow twice is called a hang.
     pub fn run(&mut self, input: &[u8]) -> std::io::Result<Verdict> {
+        match self.run_within(input, self.limits.timeout)? {
+            Verdict::Hang => self.run_within(input, self.limits.timeout * 5),
+            verdict => Ok(verdict),
+        }
+    }
+
+    fn run_within(&mut self, input: &[u8], timeout: Duration) -> std::io::Result<Verdict> {
         if self.process.is_none() {
             self.process = Some(self.spawn()?);
         }
@@ -142,7 +151,7 @@ impl Supervisor {
             .write_all(&message)
             .and_then(|_| process.stdin.flush());
         let answer = match sent {
-            Ok(()) => process.answers.recv_timeout(self.limits.timeout),
+            Ok(()) => process.answers.recv_timeout(timeout),
             Err(_) => Err(RecvTimeoutError::Disconnected),
         };
         Ok(match answer {

@@ -27,6 +27,10 @@ pub fn run(input: &[u8]) -> Signature {
         Ok(law) => law,
         Err(error) => return Signature::of_error("formula", &error),
     };
+    // The fit refuses a law that reads no data column (its data would have no rows).
+    if law.variables.is_empty() {
+        return Signature::tag("no variable");
+    }
     exercise(&law)
 }
 
