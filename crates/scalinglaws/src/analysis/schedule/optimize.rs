@@ -132,6 +132,12 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
             Setting::Peak.subject()
         ]));
     }
+    if let Some(problem) = crate::limits::schedule_steps_problem(s.steps) {
+        return Err(Error::setting(
+            Setting::Steps,
+            text![Setting::Steps.number(s.steps), ": ", problem],
+        ));
+    }
     if s.warmup + 2 > s.steps {
         return Err(Error::setting(
             Setting::Steps,
