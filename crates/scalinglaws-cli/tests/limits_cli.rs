@@ -11,7 +11,6 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::prelude::*;
 use common::{chinchilla, chinchilla_formula, compare_tracks, fails, root, scalinglaws_in_root};
 
 /// A cell far beyond the formatter's 65,535-character width limit.
@@ -29,11 +28,39 @@ fn rewritten(dir: &Path, source: &str, from: &str, to: &str, name: &str) -> Stri
 
 /// Runs `command`, asserts exit 0 and no panic, and returns (stdout, stderr).
 fn succeeds(command: &mut std::process::Command) -> (String, String) {
-    let output = command.output().expect("run scalinglaws");
+    succeeds_within(command, Duration::from_secs(600))
+}
+
+/// [`succeeds`], killed (and failed) after `limit`.
+fn succeeds_within(command: &mut std::process::Command, limit: Duration) -> (String, String) {
+    let output = assert_cmd::Command::from_std(std::mem::replace(
+        command,
+        std::process::Command::new("true"),
+    ))
+    .timeout(limit)
+    .output()
+    .expect("run scalinglaws");
     let stderr = String::from_utf8_lossy(&output.stderr).to_string();
     assert!(output.status.success(), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     (String::from_utf8(output.stdout).unwrap(), stderr)
+}
+
+/// [`fails`] within `limit` seconds: exit 2 with every `expected` piece, killed after.
+fn fails_within(command: &mut std::process::Command, limit: u64, expected: &[&str]) {
+    let output = assert_cmd::Command::from_std(std::mem::replace(
+        command,
+        std::process::Command::new("true"),
+    ))
+    .timeout(Duration::from_secs(limit))
+    .output()
+    .expect("run scalinglaws");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "should exit 2: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for needle in expected {
+        assert!(stderr.contains(needle), "expected {needle:?} in: {stderr}");
+    }
 }
 
 /// Item: a track value and a run name of 70,000 characters are table cells like any other.
@@ -91,7 +118,7 @@ fn replicates_are_capped_in_every_command_that_bootstraps() {
             &["--bootstrap", "at most 1,000,000 replicates"],
         );
         fails(
-            chinchilla("backtest").args(["--bootstrap", count]),
+            chinchilla("backtest").args(["--by", "N", "--holdout-top", "3", "--bootstrap", count]),
             &["--bootstrap", "at most 1,000,000 replicates"],
         );
         fails(
@@ -167,8 +194,6 @@ fn schedule_fit(dir: &Path) -> String {
         "2160",
         "--train",
         "cosine_24000",
-        "--law",
-        "power_area",
         "--json",
         path.to_str().unwrap(),
     ]));
@@ -210,11 +235,10 @@ fn schedule_steps_are_capped_and_losses_must_be_finite() {
 /// Item: more threads than 4 per core are capped, with one warning (100,000 ran past 600 s).
 #[test]
 fn threads_beyond_a_few_per_core_are_capped_with_a_warning() {
-    let mut command = chinchilla("fit");
-    command
-        .args(["--threads", "100000"])
-        .timeout(Duration::from_secs(120));
-    let (text, stderr) = succeeds(&mut command);
+    let (text, stderr) = succeeds_within(
+        chinchilla("fit").args(["--threads", "100000"]),
+        Duration::from_secs(120),
+    );
     assert!(text.contains("[[Fit Statistics]]") || !text.is_empty());
     assert_eq!(
         stderr.matches("warning: --threads 100000").count(),
@@ -239,10 +263,9 @@ fn many_parameters(count: usize) -> String {
 #[test]
 fn formulas_are_capped_and_fast_at_the_caps() {
     // 1,001 parameters: refused, naming the option and the limit.
-    let mut command = chinchilla_formula(&many_parameters(500));
-    command.timeout(Duration::from_secs(20));
-    fails(
-        &mut command,
+    fails_within(
+        &mut chinchilla_formula(&many_parameters(500)),
+        20,
         &["--formula", "1,001 parameters", "limit of 1,000"],
     );
     // 999 parameters (at the cap), more than the rows: the law is built and its linear
@@ -257,14 +280,15 @@ fn formulas_are_capped_and_fast_at_the_caps() {
             "--target",
             "loss",
         ])
-        .args(["--map", "N=Model Size"])
-        .timeout(Duration::from_secs(20));
-    fails(&mut command, &["fewer than the 999 free parameters"]);
+        .args(["--map", "N=Model Size"]);
+    fails_within(&mut command, 20, &["fewer than the 999 free parameters"]);
     // Longer than 65,536 bytes.
     let long = format!("E + A*N^-alpha{}", " ".repeat(70_000));
-    let mut command = chinchilla_formula(&long);
-    command.timeout(Duration::from_secs(20));
-    fails(&mut command, &["--formula", "65,536 bytes"]);
+    fails_within(
+        &mut chinchilla_formula(&long),
+        20,
+        &["--formula", "65,536 bytes"],
+    );
 }
 
 /// Item: user errors that exited 1: a non-positive budget, a number beyond f64 in a formula
