@@ -445,7 +445,7 @@ fn with_threads<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send)
         None => Ok(job()),
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n.max(1))
+                .num_threads(crate::limits::threads(n))
                 .build()
                 .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?;
             Ok(pool.install(job))
