@@ -66,12 +66,13 @@ pub enum Setting {
     Track,
     Loss,
     TotalParams,
+    Envelope,
     Final,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 53] = [
+    pub const ALL: [Setting; 54] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -124,6 +125,7 @@ impl Setting {
         Setting::Track,
         Setting::Loss,
         Setting::TotalParams,
+        Setting::Envelope,
         Setting::Final,
     ];
 
@@ -182,6 +184,7 @@ impl Setting {
             Setting::Track => "track",
             Setting::Loss => "loss",
             Setting::TotalParams => "total_params",
+            Setting::Envelope => "envelope",
             Setting::Final => "final",
         }
     }
