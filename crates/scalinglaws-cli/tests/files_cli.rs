@@ -144,7 +144,7 @@ fn a_replaced_output_keeps_its_mode() {
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     assert!(std::fs::read_to_string(&out)
         .unwrap()
-        .contains("\"parameters\""));
+        .contains("\"schema_version\""));
 }
 
 /// Files 2: a dangling link as the destination is followed: its target is made, the link kept.
@@ -160,7 +160,7 @@ fn a_dangling_link_is_followed() {
     let link = std::fs::symlink_metadata(dir.path().join("link.json")).unwrap();
     assert!(link.file_type().is_symlink());
     let written = std::fs::read_to_string(dir.path().join("results/fit.json")).unwrap();
-    assert!(written.contains("\"parameters\""));
+    assert!(written.contains("\"schema_version\""));
 }
 
 /// Files 2: `--json` naming the data file, directly, through a link or spelt another way, is
@@ -178,7 +178,7 @@ fn an_output_over_the_data_is_refused() {
         spellings.push("alias.csv");
     }
     for spelling in spellings {
-        let (code, stderr) = run(fit_in(dir.path(), &["--json", spelling]));
+        let (code, stderr) = run(&mut fit_in(dir.path(), &["--json", spelling]));
         assert_eq!(code, Some(2), "{spelling}: {stderr}");
         assert!(
             stderr.contains(&format!(
@@ -209,10 +209,10 @@ fn an_output_over_the_data_is_refused() {
 fn an_unwritable_output_is_refused_before_the_work() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    let output = fit_in(
+    let output = assert_cmd::Command::from_std(fit_in(
         dir.path(),
         &["--bootstrap", "200000", "--json", "missing/fit.json"],
-    )
+    ))
     .timeout(Duration::from_secs(120))
     .output()
     .unwrap();

@@ -952,3 +952,69 @@ fn row_location(source: &str, origin: RowOrigin, column: Option<&str>) -> Locati
         column: column.map(str::to_string),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(text: &str) -> Result<Dataset> {
+        read_stream("stdin", text.as_bytes(), None)
+    }
+
+    #[test]
+    fn a_column_turned_text_keeps_every_cell_as_written() {
+        let text = "size,loss\n1.0,2\n 2e0,3\nbig,4\n";
+        let path =
+            std::env::temp_dir().join(format!("scalinglaws-read-{}.csv", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let from_file = Dataset::read(&path, None).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        for data in [from_file, stream(text).unwrap()] {
+            assert_eq!(data.text("size").unwrap(), ["1.0", " 2e0", "big"]);
+            assert_eq!(
+                data.column("loss").unwrap(),
+                &Column::Numeric(vec![2.0, 3.0, 4.0])
+            );
+        }
+    }
+
+    #[test]
+    fn lines_are_counted_past_the_parsers_buffer() {
+        let mut text = String::from("x,y\r\n");
+        let mut line = 1;
+        for row in 0..5000 {
+            text.push_str(&format!("{row},\"{row}\r\nmore\"\r\n"));
+            line += 2;
+            if row % 7 == 0 {
+                text.push_str("\r\n\n\r");
+                line += 3;
+            }
+        }
+        text.push_str("1,2,3\n");
+        line += 1;
+        let message = stream(&text).unwrap_err().to_string();
+        assert!(
+            message.contains(&format!("row 5001 (line {line})")),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_unterminated_quote_in_the_header_is_named() {
+        let message = stream("x,\"loss\n1,2\n").unwrap_err().to_string();
+        assert!(
+            message.contains("unterminated quote starting at the header, column 2 (line 1)"),
+            "{message}"
+        );
+        // A closed quote, doubled quotes and a quote inside an unquoted cell are fine.
+        let data = stream("x,name\n1,\"a \"\"b\"\"\"\n2,c\"d\n").unwrap();
+        assert_eq!(data.text("name").unwrap(), ["a \"b\"", "c\"d"]);
+    }
+
+    #[test]
+    fn stdin_is_json_lines_when_it_starts_with_a_brace() {
+        let data = stream("\n {\"x\": 1, \"loss\": 2}\n{\"x\": 2}\n").unwrap();
+        assert_eq!(data.column("x").unwrap(), &Column::Numeric(vec![1.0, 2.0]));
+        assert_eq!(data.text("loss").unwrap(), ["2", ""]);
+    }
+}
