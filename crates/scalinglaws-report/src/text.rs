@@ -448,7 +448,7 @@ pub(crate) fn correlations(out: &mut String, result: &FitRecord) {
         .max()
         .unwrap_or(0);
     for (label, value) in pairs {
-        let _ = writeln!(out, "    {label:<width$} = {value:+.4}");
+        let _ = writeln!(out, "    {} = {value:+.4}", pad_left(&label, width));
     }
 }
 
@@ -484,14 +484,34 @@ pub fn columns<R: AsRef<[String]>>(rows: &[R], left: &[usize], indent: &str) -> 
             .enumerate()
             .map(|(c, (cell, w))| {
                 if left.contains(&c) {
-                    format!("{cell:<w$}")
+                    pad_left(cell, *w)
                 } else {
-                    format!("{cell:>w$}")
+                    pad_right(cell, *w)
                 }
             })
             .collect();
         let _ = writeln!(out, "{indent}{}", cells.join("  ").trim_end());
     }
+    out
+}
+
+/// `cell` left-aligned in `width` characters. By hand, not `{:<width$}`: the formatter's
+/// widths stop at 65,535 and panic above, and a cell (a track value, a run name, a formula)
+/// may be longer.
+pub fn pad_left(cell: &str, width: usize) -> String {
+    let fill = width.saturating_sub(cell.chars().count());
+    let mut out = String::with_capacity(cell.len() + fill);
+    out.push_str(cell);
+    out.extend(std::iter::repeat_n(' ', fill));
+    out
+}
+
+/// `cell` right-aligned in `width` characters (by hand, as [`pad_left`]).
+pub fn pad_right(cell: &str, width: usize) -> String {
+    let fill = width.saturating_sub(cell.chars().count());
+    let mut out = String::with_capacity(cell.len() + fill);
+    out.extend(std::iter::repeat_n(' ', fill));
+    out.push_str(cell);
     out
 }
 
@@ -503,9 +523,14 @@ fn aligned(out: &mut String, rows: &[(&str, String)]) {
         .unwrap_or(0);
     for (label, value) in rows {
         let mut lines = value.lines();
-        let _ = writeln!(out, "    {label:<width$}  {}", lines.next().unwrap_or(""));
+        let _ = writeln!(
+            out,
+            "    {}  {}",
+            pad_left(label, width),
+            lines.next().unwrap_or("")
+        );
         for line in lines {
-            let _ = writeln!(out, "    {:<width$}  {line}", "");
+            let _ = writeln!(out, "    {}  {line}", " ".repeat(width));
         }
     }
 }

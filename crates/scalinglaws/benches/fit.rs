@@ -2,8 +2,10 @@
 //! the default global search, Epoch's 4,500-start grid, a 1,000-replicate bootstrap (the full
 //! search in every replicate), and one objective+gradient pass against a hand-written
 //! closed-form gradient of the same law; a recipe comparison of two 40-run tracks with 200
-//! bootstrap replicates each (the bundled examples/tracks data); and the learning-rate analysis
-//! of a synthetic 3,000-run sweep.
+//! bootstrap replicates each (the bundled examples/tracks data); the learning-rate analysis
+//! of a synthetic 3,000-run sweep; and the default fit (with and without the rolling-origin
+//! calibration the command line runs by default) of synthetic tables of 1e4, 1e5 and 1e6 rows
+//! (`bench/million_rows.sh` times the same through the command line, with its peak memory).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -238,5 +240,57 @@ fn real_cosine_400m() -> scalinglaws::analysis::schedule::Curve {
     }
 }
 
-criterion_group!(fit_benches, benches, schedule_benches);
+/// N = 10^U(7,10), D = 10^U(9,12), loss = (1.69 + 406.4/N^0.34 + 410.7/D^0.28)·e^(0.01·z),
+/// seeded: the table of `bench/million_rows.sh` (another generator, the same law and noise).
+fn synthetic_rows(rows: usize) -> FitData {
+    let mut rng = scalinglaws::rng::Rng::new(21);
+    let mut data = FitData {
+        variables: vec![Vec::with_capacity(rows), Vec::with_capacity(rows)],
+        target: Vec::with_capacity(rows),
+        weights: None,
+    };
+    for _ in 0..rows {
+        let n = 10f64.powf(7.0 + 3.0 * rng.uniform());
+        let d = 10f64.powf(9.0 + 3.0 * rng.uniform());
+        let loss =
+            (1.69 + 406.4 / n.powf(0.34) + 410.7 / d.powf(0.28)) * (0.01 * rng.normal()).exp();
+        data.variables[0].push(n);
+        data.variables[1].push(d);
+        data.target.push(loss);
+    }
+    data
+}
+
+/// Issue 21's scale: the default fit of 1e4, 1e5 and 1e6 rows, alone and with the default
+/// calibration (five rolling origins by compute 6·N·D, each a fit of its own).
+fn rows_benches(c: &mut Criterion) {
+    use scalinglaws::uncertainty::{calibrate, CalibrationOptions};
+    let law = catalog::lookup("chinchilla").unwrap();
+    let settings = FitSettings::default();
+    let mut group = c.benchmark_group("rows");
+    group.sample_size(10);
+    for rows in [10_000usize, 100_000, 1_000_000] {
+        let data = synthetic_rows(rows);
+        let compute: Vec<f64> = data.variables[0]
+            .iter()
+            .zip(&data.variables[1])
+            .map(|(n, d)| 6.0 * n * d)
+            .collect();
+        group.bench_function(format!("chinchilla_fit_{rows}_rows"), |b| {
+            b.iter(|| fit(&law, black_box(&data), &settings).unwrap())
+        });
+        group.bench_function(format!("chinchilla_fit_calibrated_{rows}_rows"), |b| {
+            b.iter(|| {
+                let result = fit(&law, black_box(&data), &settings).unwrap();
+                let options = CalibrationOptions::default();
+                let calibration =
+                    calibrate(&law, &data, "C", &compute, &settings, &options).unwrap();
+                (result, calibration)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(fit_benches, benches, schedule_benches, rows_benches);
 criterion_main!(fit_benches);

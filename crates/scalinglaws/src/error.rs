@@ -66,11 +66,12 @@ pub enum Setting {
     Track,
     Loss,
     TotalParams,
+    Envelope,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 52] = [
+    pub const ALL: [Setting; 53] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -123,6 +124,7 @@ impl Setting {
         Setting::Track,
         Setting::Loss,
         Setting::TotalParams,
+        Setting::Envelope,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -180,6 +182,7 @@ impl Setting {
             Setting::Track => "track",
             Setting::Loss => "loss",
             Setting::TotalParams => "total_params",
+            Setting::Envelope => "envelope",
         }
     }
 

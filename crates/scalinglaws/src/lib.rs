@@ -39,6 +39,7 @@ pub mod fit;
 pub mod interrupt;
 pub mod job;
 pub mod law;
+pub mod limits;
 pub mod rng;
 pub mod stats;
 pub mod suggest;

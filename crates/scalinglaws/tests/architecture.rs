@@ -538,6 +538,7 @@ fn workspace_sources() -> Vec<(String, PathBuf)> {
         "scalinglaws-report",
         "scalinglaws-plot",
         "scalinglaws-py",
+        "scalinglaws-fuzz",
     ] {
         let mut files = Vec::new();
         rust_files(&crate_dir(name).join("src"), &mut files);

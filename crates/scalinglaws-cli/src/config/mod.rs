@@ -98,7 +98,7 @@ pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
         fixed: parse_fixes(&args.fixes)?,
         bounds: parse_bounds(&args.bounds)?,
         grids: parse_grids(&args.grids)?,
-        threads: args.threads.map(|n| n as usize),
+        threads: args.threads.map(|n| capped_threads(n as usize)),
         max_iterations: args.max_iter as usize,
         covariance: args.covariance.into(),
         ..FitSettings::default()
@@ -108,6 +108,23 @@ pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
         space: args.space.map(Into::into),
         heteroscedastic: None,
     })
+}
+
+/// `--threads N`, at most the library's cap (a few per core): above it a warning, once, and
+/// the cap (the result does not depend on the count; threads are started up front).
+fn capped_threads(requested: usize) -> usize {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    let cap = scalinglaws::limits::max_threads();
+    if requested > cap {
+        WARNED.call_once(|| {
+            eprintln!(
+                "warning: --threads {requested} is more than {} per core; using {cap} \
+                 (the result does not depend on the count)",
+                scalinglaws::limits::THREADS_PER_CORE
+            );
+        });
+    }
+    scalinglaws::limits::threads(requested)
 }
 
 /// A level given on the command line, checked.

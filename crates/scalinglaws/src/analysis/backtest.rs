@@ -182,6 +182,10 @@ pub fn backtest(
     options: &BacktestOptions,
 ) -> Result<Backtest> {
     crate::uncertainty::check_level(options.level)?;
+    // Before any split: a refused count is the caller's, not a training fit's failure.
+    if let Some(replicates) = options.bootstrap {
+        crate::limits::check_replicates(replicates, options.level)?;
+    }
     if scale.len() != data.target.len() {
         return Err(Error::settings(format!(
             "the scale column has {} values for {} rows",

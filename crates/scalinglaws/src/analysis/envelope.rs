@@ -229,6 +229,12 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
             settings.level
         )));
     }
+    if let EnvelopeMethod::Grid(budgets) = settings.method {
+        crate::limits::check_grid_budgets(budgets, Setting::Envelope)?;
+    }
+    if settings.bootstrap > 0 {
+        crate::limits::check_replicates(settings.bootstrap, settings.level)?;
+    }
     Ok(())
 }
 

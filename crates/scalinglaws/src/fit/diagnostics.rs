@@ -251,8 +251,7 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance)
             let mut normal = DMatrix::zeros(k, k);
             let mut ssr = 0.0;
             for (row, (w, r)) in problem.weights().iter().zip(&residuals).enumerate() {
-                let j = jacobian.row(row);
-                normal += j.transpose() * j * *w;
+                add_outer(&mut normal, &jacobian, row, *w);
                 ssr += w * r * r;
             }
             scaled_inverse(&normal).map(|inverse| inverse * (ssr / dof))
@@ -292,10 +291,20 @@ fn sandwich(
         let (jacobian, d1) = problem.residual_jacobian(p);
         let mut meat = DMatrix::zeros(k, k);
         for (row, (w, d)) in problem.weights().iter().zip(&d1).enumerate() {
-            let j = jacobian.row(row);
-            meat += j.transpose() * j * (w * d).powi(2);
+            add_outer(&mut meat, &jacobian, row, (w * d).powi(2));
         }
         Some(&h_inverse * meat * &h_inverse * (n as f64 / dof))
+    }
+}
+
+/// sum += jᵀj·scale for row `row` of `jacobian`, entry by entry (no matrix per row: a fit of
+/// a million rows would allocate three million).
+fn add_outer(sum: &mut DMatrix<f64>, jacobian: &DMatrix<f64>, row: usize, scale: f64) {
+    let k = sum.nrows();
+    for b in 0..k {
+        for a in 0..k {
+            sum[(a, b)] += jacobian[(row, a)] * jacobian[(row, b)] * scale;
+        }
     }
 }
 

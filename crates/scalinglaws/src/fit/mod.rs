@@ -174,6 +174,9 @@ pub fn problem_for(law: &Law, data: &FitData, settings: &FitSettings) -> Result<
 struct Prepared {
     plans: Vec<ParamPlan>,
     problem: Problem,
+    /// The problem on a sample of the rows, for the start search of large data (see
+    /// [`search_sample`]); None for data of at most [`SAMPLE_ABOVE`] rows.
+    sample: Option<Problem>,
     starts: Vec<Start>,
     lower: Vec<f64>,
     upper: Vec<f64>,
@@ -208,16 +211,49 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
         });
     }
     let problem = build_problem(law, data, settings, &plans, &free);
+    let sample = search_sample(law, data, settings, &plans, &free);
     let starts = build_starts(&plans)?;
     let lower: Vec<f64> = plans.iter().map(|p| p.lower).collect();
     let upper: Vec<f64> = plans.iter().map(|p| p.upper).collect();
     Ok(Prepared {
         plans,
         problem,
+        sample,
         starts,
         lower,
         upper,
     })
+}
+
+/// Data above this many rows run their start search on a sample of the rows.
+pub const SAMPLE_ABOVE: usize = problem::BLOCK_ROWS;
+
+/// Rows of that sample (at least): every k-th row, k = rows / SAMPLE_ROWS.
+pub const SAMPLE_ROWS: usize = 20_000;
+
+/// The problem on every k-th row, for the start search of data above [`SAMPLE_ABOVE`] rows:
+/// the starts' many Gauss–Newton rounds cost the sample's rows, not all of them, and only the
+/// sample's best optima are finished on every row. A deterministic sample (fixed stride from
+/// row 0), so results do not depend on anything but the data. None for smaller data, or when
+/// the sample holds too few rows with positive weight to stand for the data.
+fn search_sample(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    plans: &[ParamPlan],
+    free: &[usize],
+) -> Option<Problem> {
+    let n = data.target.len();
+    if n <= SAMPLE_ABOVE {
+        return None;
+    }
+    let rows: Vec<usize> = (0..n).step_by(n / SAMPLE_ROWS).collect();
+    let sample = data.subset(&rows);
+    let weighted = sample
+        .weights
+        .as_ref()
+        .map_or(rows.len(), |w| w.iter().filter(|w| **w > 0.0).count());
+    (weighted >= SAMPLE_ROWS / 2).then(|| build_problem(law, &sample, settings, plans, free))
 }
 
 /// Adds warm starts (full natural parameter vectors, e.g. the optimum of the fit a bootstrap
@@ -239,15 +275,24 @@ fn with_warm_starts(prepared: &mut Prepared, warm: &[Vec<f64>]) {
 
 fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::SearchOutcome> {
     settings.interrupt.check()?;
-    let outcome = with_threads(settings.threads, || {
-        search::search(
+    let outcome = with_threads(settings.threads, || match &prepared.sample {
+        Some(sample) => search::search_on_sample(
+            &prepared.problem,
+            sample,
+            &prepared.starts,
+            &prepared.lower,
+            &prepared.upper,
+            settings.max_iterations,
+            &settings.interrupt,
+        ),
+        None => search::search(
             &prepared.problem,
             &prepared.starts,
             &prepared.lower,
             &prepared.upper,
             settings.max_iterations,
             &settings.interrupt,
-        )
+        ),
     })?;
     // A search cut short is no result.
     settings.interrupt.check()?;
@@ -445,7 +490,7 @@ fn with_threads<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send)
         None => Ok(job()),
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n.max(1))
+                .num_threads(crate::limits::threads(n))
                 .build()
                 .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?;
             Ok(pool.install(job))

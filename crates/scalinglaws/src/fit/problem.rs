@@ -3,13 +3,21 @@
 //! work on unbounded internal coordinates u, with p = lo + e^u, p = hi − e^u or
 //! p = lo + (hi − lo)·sigmoid(u). Fixed parameters are held out of u.
 
+use std::ops::Range;
+
 use nalgebra::{DMatrix, DVector};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::loss::Loss;
 use crate::law::real::{sigmoid, FixedHyperDual, HyperDual, SecondOrder, Unary};
 
 use crate::law::tape::{BoundTape, Scratch};
+
+/// Rows per block of the whole-column sweeps: a sweep's buffers hold (tape operations) × this
+/// many values, and larger data are swept block by block, in parallel, the blocks' sums added
+/// in block order (the same result at any thread count). Data up to this size are one block.
+pub const BLOCK_ROWS: usize = 1 << 16;
 
 /// Where residuals are taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,11 +207,7 @@ impl Problem {
     /// Residual in the fitted space from a prediction (NaN when the prediction is invalid there).
     #[inline]
     fn residual(&self, prediction: f64, row: usize) -> f64 {
-        match self.space {
-            Space::Log if prediction > 0.0 => prediction.ln() - self.target[row],
-            Space::Log => f64::NAN,
-            Space::Linear => prediction - self.target[row],
-        }
+        residual_of(self.space, prediction, self.target[row])
     }
 
     /// Residuals in the fitted space at natural parameters p.
@@ -218,22 +222,62 @@ impl Problem {
     }
 
     /// The objective at natural parameters (infinite when any prediction is invalid), from
-    /// one whole-column sweep of the tape.
+    /// whole-column sweeps of the tape, block by block (one block up to [`BLOCK_ROWS`] rows).
     pub fn objective_natural(&self, p: &[f64], scratch: &mut Scratch) -> f64 {
-        let predictions = self.tape.forward_columns(p, scratch);
+        let n = self.n_rows();
+        let total = if n <= BLOCK_ROWS {
+            self.objective_block(p, 0..n, scratch)
+        } else {
+            self.over_blocks(|problem, rows, scratch| problem.objective_block(p, rows, scratch))
+                .into_iter()
+                .sum()
+        };
+        if total.is_finite() {
+            total
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Σ w·cost over the rows `rows` (infinite when a prediction there is invalid).
+    fn objective_block(&self, p: &[f64], rows: Range<usize>, scratch: &mut Scratch) -> f64 {
+        let first = rows.start;
+        let predictions = self.tape.forward_columns_rows(p, rows, scratch);
         let mut total = 0.0;
-        for (row, &prediction) in predictions.iter().enumerate() {
+        for (i, &prediction) in predictions.iter().enumerate() {
+            let row = first + i;
             let r = self.residual(prediction, row);
             if !r.is_finite() {
                 return f64::INFINITY;
             }
             total += self.weights[row] * self.loss.terms(r).cost;
         }
-        if total.is_finite() {
-            total
-        } else {
-            f64::INFINITY
-        }
+        total
+    }
+
+    /// `job` on every block of [`BLOCK_ROWS`] rows, in parallel, each with a per-thread
+    /// scratch; the results in block order (so sums over them do not depend on the threads).
+    fn over_blocks<T: Send>(
+        &self,
+        job: impl Fn(&Problem, Range<usize>, &mut Scratch) -> T + Sync,
+    ) -> Vec<T> {
+        let n = self.n_rows();
+        let blocks: Vec<Range<usize>> = (0..n.div_ceil(BLOCK_ROWS))
+            .map(|b| b * BLOCK_ROWS..((b + 1) * BLOCK_ROWS).min(n))
+            .collect();
+        blocks
+            .into_par_iter()
+            .map(|rows| {
+                BLOCK_SCRATCH.with(|cell| {
+                    // Taken, not borrowed: nothing here waits on other rayon work.
+                    let mut scratch = cell.take();
+                    self.tape.reset_scratch(&mut scratch);
+                    let result = job(self, rows, &mut scratch);
+                    cell.replace(scratch);
+                    result
+                })
+            })
+            .collect()
     }
 
     pub fn objective(&self, u: &[f64], scratch: &mut Scratch) -> f64 {
@@ -257,8 +301,8 @@ impl Problem {
     }
 
     /// Objective, exact gradient and Gauss–Newton (IRLS) curvature in internal coordinates,
-    /// from one whole-column sweep of the tape (every row's Jacobian at once). None when the
-    /// objective is not finite.
+    /// from whole-column sweeps of the tape (every row's Jacobian at once, block by block).
+    /// None when the objective is not finite.
     pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let k = self.dim();
         let dp_du: Vec<f64> = self
@@ -267,15 +311,22 @@ impl Problem {
             .zip(u)
             .map(|(t, &ui)| t.derivatives(ui).0)
             .collect();
+        let n = self.n_rows();
         let (value, gradient, mut curvature) = self.with_natural(u, |p| {
-            let (predictions, jacobian) = self.tape.jacobian_columns(p, scratch);
-            let rows = RowTerms {
-                problem: self,
-                predictions,
-                jacobian,
-                dp_du: &dp_du,
-            };
-            rows.accumulate(k)
+            if n <= BLOCK_ROWS {
+                return self.gauss_newton_block(p, 0..n, &dp_du, scratch);
+            }
+            let parts = self.over_blocks(|problem, rows, scratch| {
+                problem.gauss_newton_block(p, rows, &dp_du, scratch)
+            });
+            let mut total = (0.0, DVector::zeros(k), DMatrix::zeros(k, k));
+            for part in parts {
+                let (value, gradient, curvature) = part?;
+                total.0 += value;
+                total.1 += gradient;
+                total.2 += curvature;
+            }
+            Some(total)
         })?;
         fill_upper(&mut curvature);
         value.is_finite().then_some(LocalModel {
@@ -283,6 +334,27 @@ impl Problem {
             gradient,
             curvature,
         })
+    }
+
+    /// The Gauss–Newton sums over the rows `rows` (curvature's lower triangle only).
+    fn gauss_newton_block(
+        &self,
+        p: &[f64],
+        rows: Range<usize>,
+        dp_du: &[f64],
+        scratch: &mut Scratch,
+    ) -> Accumulated {
+        let block = rows.clone();
+        let (predictions, jacobian) = self.tape.jacobian_columns_rows(p, rows, scratch);
+        RowTerms {
+            problem: self,
+            target: &self.target[block.clone()],
+            weights: &self.weights[block],
+            predictions,
+            jacobian,
+            dp_du,
+        }
+        .accumulate(self.dim())
     }
 
     /// Objective and its exact gradient with respect to the free natural parameters (one
@@ -343,7 +415,7 @@ impl Problem {
         }
     }
 
-    fn exact_with<T: SecondOrder>(&self, p: &[f64]) -> Option<LocalModel> {
+    fn exact_with<T: SecondOrder + Send + Sync>(&self, p: &[f64]) -> Option<LocalModel> {
         let k = self.dim();
         let params: Vec<T> = p
             .iter()
@@ -353,10 +425,34 @@ impl Problem {
                 None => T::constant(v, k),
             })
             .collect();
+        let n = self.n_rows();
+        let total = if n <= BLOCK_ROWS {
+            self.exact_block(&params, 0..n)?
+        } else {
+            let parts = self.over_blocks(|problem, rows, _| problem.exact_block(&params, rows));
+            let mut parts = parts.into_iter();
+            let mut total = parts.next()??;
+            for part in parts {
+                total = total.add(&part?);
+            }
+            total
+        };
+        let (value, gradient, hessian) = total.into_parts();
+        value.is_finite().then(|| LocalModel {
+            value,
+            gradient: DVector::from_vec(gradient),
+            curvature: DMatrix::from_row_slice(k, k, &hessian),
+        })
+    }
+
+    /// Σ w·cost over the rows `rows` on the hyper-dual type `T` (None when a prediction there
+    /// is invalid).
+    fn exact_block<T: SecondOrder>(&self, params: &[T], rows: Range<usize>) -> Option<T> {
+        let k = self.dim();
         let mut total = T::constant(0.0, k);
         let mut valid = true;
         self.tape
-            .for_each_row_real(&params, 0..self.n_rows(), |row, prediction| {
+            .for_each_row_real(params, rows, |row, prediction| {
                 let r = match self.space {
                     Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
                     Space::Log => {
@@ -370,15 +466,7 @@ impl Problem {
                 let w = self.weights[row];
                 total = total.add(&r.chain_rule(w * terms.cost, w * terms.d1, w * terms.d2));
             });
-        if !valid {
-            return None;
-        }
-        let (value, gradient, hessian) = total.into_parts();
-        value.is_finite().then(|| LocalModel {
-            value,
-            gradient: DVector::from_vec(gradient),
-            curvature: DMatrix::from_row_slice(k, k, &hessian),
-        })
+        valid.then_some(total)
     }
 
     /// Exact Newton model in internal coordinates: H_u = D H_p D + diag(g_p ∘ p''(u)).
@@ -435,12 +523,25 @@ impl Problem {
     }
 }
 
+/// Residual in `space` of a prediction against a target already in that space.
+#[inline]
+fn residual_of(space: Space, prediction: f64, target: f64) -> f64 {
+    match space {
+        Space::Log if prediction > 0.0 => prediction.ln() - target,
+        Space::Log => f64::NAN,
+        Space::Linear => prediction - target,
+    }
+}
+
 /// The Gauss–Newton model from every row's prediction and Jacobian, column by column: one pass
 /// over the rows for the residuals and loss terms, then the gradient and curvature as dot
 /// products of Jacobian columns (contiguous, so they vectorise). The transform's dp/du is a
 /// per-parameter factor applied after the sums.
 struct RowTerms<'a> {
     problem: &'a Problem,
+    /// The block's targets and weights (row i of the block at index i).
+    target: &'a [f64],
+    weights: &'a [f64],
     predictions: &'a [f64],
     /// By parameter: ∂prediction(row)/∂params[p] at `p * n_rows + row`.
     jacobian: &'a [f64],
@@ -452,6 +553,8 @@ type Accumulated = Option<(f64, DVector<f64>, DMatrix<f64>)>;
 thread_local! {
     /// Per-thread buffer of natural parameters (see [`Problem::with_natural`]).
     static NATURAL: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
+    /// Per-thread evaluation buffers of the blocks of [`Problem::over_blocks`].
+    static BLOCK_SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
     /// Per-thread row buffers of [`RowTerms::accumulate`] (g, h, h·jₐ), reused across passes.
     static ROW_BUFFERS: std::cell::RefCell<(Vec<f64>, Vec<f64>, Vec<f64>)> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
@@ -470,7 +573,7 @@ impl RowTerms<'_> {
         }
         let mut value = 0.0;
         for (row, &prediction) in self.predictions.iter().enumerate() {
-            let r = problem.residual(prediction, row);
+            let r = residual_of(problem.space, prediction, self.target[row]);
             if !r.is_finite() {
                 return None;
             }
@@ -480,7 +583,7 @@ impl RowTerms<'_> {
                 1.0
             };
             let terms = problem.loss.terms(r);
-            let w = problem.weights[row];
+            let w = self.weights[row];
             value += w * terms.cost;
             g.push(w * terms.d1 * dr);
             h.push(w * terms.irls * dr * dr);
@@ -508,7 +611,7 @@ impl RowTerms<'_> {
             .iter_mut()
             .zip(h.iter_mut())
             .zip(self.predictions)
-            .zip(problem.target.iter().zip(&problem.weights))
+            .zip(self.target.iter().zip(self.weights))
         {
             let r = *gr - y;
             let a = r.abs();

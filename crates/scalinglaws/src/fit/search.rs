@@ -27,12 +27,16 @@ pub type Start = Vec<Option<f64>>;
 enum Curvature {
     GaussNewton,
     Exact,
+    /// The exact Hessian of a sample of the rows (see [`sampled_model`]).
+    Sampled,
 }
 
 struct Adapter<'a> {
     problem: &'a Problem,
     scratch: Scratch,
     curvature: Curvature,
+    /// The problem on a sample of the rows, for [`Curvature::Sampled`].
+    sample: Option<&'a Problem>,
 }
 
 impl Objective for Adapter<'_> {
@@ -46,8 +50,51 @@ impl Objective for Adapter<'_> {
         match self.curvature {
             Curvature::GaussNewton => self.problem.gauss_newton(u, &mut self.scratch),
             Curvature::Exact => self.problem.exact(u),
+            Curvature::Sampled => match self.sample {
+                Some(sample) => sampled_model(self.problem, sample, u, &mut self.scratch),
+                None => self.problem.exact(u),
+            },
         }
     }
+}
+
+/// A Newton model of `problem` whose objective and gradient are exact (every row, from a
+/// whole-column sweep) and whose curvature is the exact Hessian of `sample` (a subset of its
+/// rows) scaled to the rows' total weight: a tenth or less of the cost of the exact Hessian on
+/// every row, and so close to it that the Newton steps still converge in a few iterations, to
+/// the optimum of every row (where the exact gradient vanishes). The transform's second-order
+/// term uses the exact gradient.
+fn sampled_model(
+    problem: &Problem,
+    sample: &Problem,
+    u: &[f64],
+    scratch: &mut Scratch,
+) -> Option<LocalModel> {
+    let mut model = problem.gauss_newton(u, scratch)?;
+    let natural = sample.exact_natural(&sample.natural(u))?;
+    let ratio = problem.total_weight() / sample.total_weight();
+    let k = problem.dim();
+    let derivatives: Vec<(f64, f64)> = problem
+        .transforms()
+        .iter()
+        .zip(u)
+        .map(|(t, &ui)| t.derivatives(ui))
+        .collect();
+    for a in 0..k {
+        for b in 0..k {
+            model.curvature[(a, b)] =
+                derivatives[a].0 * ratio * natural.curvature[(a, b)] * derivatives[b].0;
+        }
+        let (d1, d2) = derivatives[a];
+        if d1 != 0.0 {
+            model.curvature[(a, a)] += model.gradient[a] / d1 * d2;
+        }
+    }
+    model
+        .curvature
+        .iter()
+        .all(|v| v.is_finite())
+        .then_some(model)
 }
 
 /// A distinct optimum: its best representative and how many starts reached it.
@@ -151,6 +198,39 @@ pub fn search(
         .collect();
     let failed = tracks.iter().filter(|t| !t.value.is_finite()).count();
     tracks.retain(|t| t.value.is_finite());
+    let (mut tracks, mut iterations) = run_rounds(problem, tracks, max_iterations, interrupt);
+    if interrupt.is_interrupted() {
+        tracks.clear(); // nothing to polish: the outcome is discarded
+    }
+    let diverged_tracks = tracks
+        .iter()
+        .filter(|t| t.termination == Some(Termination::Diverged))
+        .map(|t| t.credit)
+        .sum::<usize>();
+    tracks.retain(|t| t.termination != Some(Termination::Diverged));
+    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks, None);
+    iterations += polish_iterations;
+    let (optima, unconverged) = cluster(problem, polished);
+    SearchOutcome {
+        starts: starts.len(),
+        failed,
+        diverged: diverged_tracks,
+        unconverged,
+        stalled,
+        optima,
+        iterations,
+    }
+}
+
+/// The Gauss–Newton phase: every live track advances in rounds of [`ROUND`] steps, merging
+/// into better neighbours after each round, until all have stopped or `max_iterations` is
+/// spent. Returns the tracks left and the iterations taken.
+fn run_rounds(
+    problem: &Problem,
+    mut tracks: Vec<Track>,
+    max_iterations: usize,
+    interrupt: &Interrupt,
+) -> (Vec<Track>, usize) {
     let rounds = max_iterations.div_ceil(ROUND.max_iterations).max(1);
     let mut iterations = 0;
     for round in 0..rounds {
@@ -172,26 +252,66 @@ pub fn search(
         }
         tracks = merge_nearby(problem, tracks);
     }
+    (tracks, iterations)
+}
+
+/// Most optima of a sample's search finished on every row (the best ones; the starts of the
+/// rest count as stalled).
+const SAMPLE_OPTIMA: usize = 4;
+
+/// [`search`] for large data: the start grid runs on `sample` (a subset of the rows of
+/// `problem`, e.g. every k-th), and the best of its optima are then finished on every row of
+/// `problem` (the Newton polish, clustering), so the optimum is
+/// that of all the rows. The counts of starts are the sample search's.
+pub fn search_on_sample(
+    problem: &Problem,
+    sample: &Problem,
+    starts: &[Start],
+    lower: &[f64],
+    upper: &[f64],
+    max_iterations: usize,
+    interrupt: &Interrupt,
+) -> SearchOutcome {
+    let rough = search(sample, starts, lower, upper, max_iterations, interrupt);
     if interrupt.is_interrupted() {
-        tracks.clear(); // nothing to polish: the outcome is discarded
+        return rough;
     }
-    let diverged_tracks = tracks
-        .iter()
-        .filter(|t| t.termination == Some(Termination::Diverged))
-        .map(|t| t.credit)
-        .sum::<usize>();
-    tracks.retain(|t| t.termination != Some(Termination::Diverged));
-    let (polished, polish_iterations, stalled) = polish_promising(problem, tracks);
-    iterations += polish_iterations;
+    let mut scratch = problem.tape().scratch();
+    let mut tracks: Vec<Track> = Vec::new();
+    let mut left_out = 0;
+    for (index, optimum) in rough.optima.iter().enumerate() {
+        let value = problem.objective(&optimum.u, &mut scratch);
+        if index >= SAMPLE_OPTIMA || !value.is_finite() {
+            left_out += optimum.starts;
+            continue;
+        }
+        tracks.push(Track {
+            index,
+            p: problem.natural(&optimum.u),
+            u: optimum.u.clone(),
+            value,
+            iterations: optimum.iterations,
+            termination: None,
+            credit: optimum.starts,
+            damping: INITIAL_DAMPING,
+            model: None,
+        });
+    }
+    // Straight to the Newton polish: the sample's optima are already close to those of every
+    // row, where Gauss–Newton/IRLS rounds would only crawl.
+    if interrupt.is_interrupted() {
+        tracks.clear();
+    }
+    let (polished, iterations, stalled) = polish_promising(problem, tracks, Some(sample));
     let (optima, unconverged) = cluster(problem, polished);
     SearchOutcome {
-        starts: starts.len(),
-        failed,
-        diverged: diverged_tracks,
-        unconverged,
-        stalled,
+        starts: rough.starts,
+        failed: rough.failed,
+        diverged: rough.diverged,
+        unconverged: rough.unconverged + unconverged,
+        stalled: rough.stalled + stalled + left_out,
         optima,
-        iterations,
+        iterations: rough.iterations + iterations,
     }
 }
 
@@ -261,6 +381,7 @@ fn advance(problem: &Problem, track: &mut Track, scratch: &mut Scratch) -> usize
         problem,
         scratch: std::mem::take(scratch),
         curvature: Curvature::GaussNewton,
+        sample: None,
     };
     let m = minimize_from(
         &mut adapter,
@@ -309,14 +430,19 @@ fn diverged(problem: &Problem, u: &[f64]) -> bool {
 const STALLED: f64 = 3.0;
 
 /// Polishes the best track, then (in parallel) every track within `STALLED` × its objective.
-/// Returns the polished tracks, the iterations taken, and the starts left unpolished.
-fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, usize, usize) {
+/// Returns the polished tracks, the iterations taken, and the starts left unpolished. With a
+/// `sample` of the rows, the Newton steps take their curvature from it ([`sampled_model`]).
+fn polish_promising(
+    problem: &Problem,
+    mut tracks: Vec<Track>,
+    sample: Option<&Problem>,
+) -> (Vec<Track>, usize, usize) {
     tracks.sort_by(|a, b| a.value.total_cmp(&b.value).then(a.index.cmp(&b.index)));
     if tracks.is_empty() {
         return (tracks, 0, 0);
     }
     let rest = tracks.split_off(1);
-    let (mut best, mut iterations) = polish_with(problem, tracks.remove(0), &POLISH_BEST);
+    let (mut best, mut iterations) = polish_with(problem, sample, tracks.remove(0), &POLISH_BEST);
     // Stall detection: a best track that ran out of iterations while still descending (a long
     // curved valley, NIST's Bennett5) is restarted from where it stopped, with fresh damping.
     for _ in 0..MAX_RESTARTS {
@@ -324,7 +450,7 @@ fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, u
             break;
         }
         let before = best.value;
-        let (next, more) = polish_with(problem, best, &POLISH_BEST);
+        let (next, more) = polish_with(problem, sample, best, &POLISH_BEST);
         iterations += more;
         best = next;
         if best.value >= before * (1.0 - 1e-12) {
@@ -336,7 +462,7 @@ fn polish_promising(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Track>, u
         rest.into_iter().partition(|t| t.value <= limit);
     let polished: Vec<(Track, usize)> = promising
         .into_par_iter()
-        .map(|t| polish(problem, t))
+        .map(|t| polish_with(problem, sample, t, &POLISH))
         .collect();
     iterations += polished.iter().map(|(_, n)| n).sum::<usize>();
     let mut all = vec![best];
@@ -353,16 +479,23 @@ const POLISH_BEST: Options = Options {
     ..POLISH
 };
 
-/// Exact-Hessian Newton steps to full precision; returns the track and the iterations taken.
-fn polish(problem: &Problem, track: Track) -> (Track, usize) {
-    polish_with(problem, track, &POLISH)
-}
-
-fn polish_with(problem: &Problem, mut track: Track, options: &Options) -> (Track, usize) {
+/// Exact-Hessian Newton steps to full precision (the curvature from `sample` when given);
+/// returns the track and the iterations taken.
+fn polish_with(
+    problem: &Problem,
+    sample: Option<&Problem>,
+    mut track: Track,
+    options: &Options,
+) -> (Track, usize) {
     let mut adapter = Adapter {
         problem,
         scratch: problem.tape().scratch(),
-        curvature: Curvature::Exact,
+        curvature: if sample.is_some() {
+            Curvature::Sampled
+        } else {
+            Curvature::Exact
+        },
+        sample,
     };
     let m = minimize_gated(
         &mut adapter,

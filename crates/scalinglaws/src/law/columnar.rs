@@ -4,14 +4,17 @@
 //! and its exact gradient (one row of the Jacobian, for Gauss–Newton) come out of one forward
 //! and one reverse sweep: rows are independent, so seeding every row's output adjoint with 1
 //! gives each row's own adjoints, which meet the prelude's Jacobian at its boundary.
+//! A sweep may cover a block of rows only (`*_rows`), so a large data set is swept in blocks
+//! of bounded memory.
 
 use super::{BoundTape, Op, Scratch, Slot};
 
 impl BoundTape {
-    /// Sizes the column buffers of `scratch` for this tape.
-    fn column_buffers(&self, scratch: &mut Scratch) {
-        let size = self.ops.len() * self.n_rows;
-        if scratch.columns.len() != size {
+    /// Sizes the column buffers of `scratch` for `n` rows of this tape (they only grow, so
+    /// blocks of different sizes reuse one buffer).
+    fn column_buffers(&self, scratch: &mut Scratch, n: usize) {
+        let size = self.ops.len() * n;
+        if scratch.columns.len() < size {
             scratch.columns = vec![0.0; size];
             scratch.column_adjoints = vec![0.0; size];
         }
@@ -19,16 +22,26 @@ impl BoundTape {
 
     /// Evaluates every row at `params`; returns the output column (one value per row).
     pub fn forward_columns<'s>(&self, params: &[f64], scratch: &'s mut Scratch) -> &'s [f64] {
+        self.forward_columns_rows(params, 0..self.n_rows, scratch)
+    }
+
+    /// [`BoundTape::forward_columns`] for the block `rows` only: value i is row rows.start + i.
+    pub fn forward_columns_rows<'s>(
+        &self,
+        params: &[f64],
+        rows: std::ops::Range<usize>,
+        scratch: &'s mut Scratch,
+    ) -> &'s [f64] {
         self.prepare(params, scratch);
-        self.column_buffers(scratch);
-        let n = self.n_rows;
+        let n = rows.len();
+        self.column_buffers(scratch, n);
         for slot in 0..self.ops.len() {
             let (before, rest) = scratch.columns.split_at_mut(slot * n);
             let out = &mut rest[..n];
             if slot < self.prelude.len() {
                 out.fill(scratch.values[slot]);
             } else {
-                self.forward_op(slot, before, out);
+                self.forward_op(slot, rows.start, before, out);
             }
         }
         let last = self.ops.len() - 1;
@@ -42,14 +55,26 @@ impl BoundTape {
         params: &[f64],
         scratch: &'s mut Scratch,
     ) -> (&'s [f64], &'s [f64]) {
-        self.forward_columns(params, scratch);
-        let n = self.n_rows;
+        self.jacobian_columns_rows(params, 0..self.n_rows, scratch)
+    }
+
+    /// [`BoundTape::jacobian_columns`] for the block `rows` only (n = its length in the
+    /// Jacobian's layout: `jacobian[p * n + i]` is row rows.start + i).
+    pub fn jacobian_columns_rows<'s>(
+        &self,
+        params: &[f64],
+        rows: std::ops::Range<usize>,
+        scratch: &'s mut Scratch,
+    ) -> (&'s [f64], &'s [f64]) {
+        let first = rows.start;
+        let n = rows.len();
+        self.forward_columns_rows(params, rows, scratch);
         let last = self.ops.len() - 1;
-        scratch.column_adjoints.fill(0.0);
+        scratch.column_adjoints[..self.ops.len() * n].fill(0.0);
         scratch.column_adjoints[last * n..(last + 1) * n].fill(1.0);
         for slot in self.row_range().rev() {
             let (before, rest) = scratch.column_adjoints.split_at_mut(slot * n);
-            self.backward_column(slot, &rest[..n], &scratch.columns, before);
+            self.backward_column(slot, first, &rest[..n], &scratch.columns, before);
         }
         let np = self.n_params;
         let mut jacobian = std::mem::take(&mut scratch.row_jacobian);
@@ -73,8 +98,9 @@ impl BoundTape {
         )
     }
 
-    /// Column of slot `slot` from the columns before it (`v[s * n ..]` is slot s).
-    fn forward_op(&self, slot: usize, v: &[f64], out: &mut [f64]) {
+    /// Column of slot `slot` from the columns before it (`v[s * n ..]` is slot s), for the
+    /// block of rows starting at `first`.
+    fn forward_op(&self, slot: usize, first: usize, v: &[f64], out: &mut [f64]) {
         let n = out.len();
         let col = |s: Slot| &v[s as usize * n..(s as usize + 1) * n];
         let unary = |s: Slot, out: &mut [f64], f: fn(f64) -> f64| map1(col(s), out, f);
@@ -86,12 +112,12 @@ impl BoundTape {
             Op::Param(_) => out.fill(f64::NAN), // parameters live in the prelude
             Op::Var(c) => {
                 for (row, o) in out.iter_mut().enumerate() {
-                    *o = self.data(c, row);
+                    *o = self.data(c, first + row);
                 }
             }
             Op::PowData(c, e) => {
                 for (row, (o, x)) in out.iter_mut().zip(col(e)).enumerate() {
-                    *o = (x * self.data(c, row)).exp();
+                    *o = (x * self.data(c, first + row)).exp();
                 }
             }
             Op::Add(a, b) => {
@@ -125,8 +151,15 @@ impl BoundTape {
     }
 
     /// Adds the adjoint column of `slot` times its local partials into its operands' adjoint
-    /// columns (`adjoints[s * n ..]`, all before `slot`).
-    fn backward_column(&self, slot: usize, adjoint: &[f64], v: &[f64], adjoints: &mut [f64]) {
+    /// columns (`adjoints[s * n ..]`, all before `slot`), for the block of rows from `first`.
+    fn backward_column(
+        &self,
+        slot: usize,
+        first: usize,
+        adjoint: &[f64],
+        v: &[f64],
+        adjoints: &mut [f64],
+    ) {
         let n = adjoint.len();
         let col = |s: Slot| &v[s as usize * n..(s as usize + 1) * n];
         let own = col(slot as Slot);
@@ -175,7 +208,7 @@ impl BoundTape {
             Op::PowData(c, e) => {
                 let target = column_mut(adjoints, e, n);
                 for (row, ((t, a), o)) in target.iter_mut().zip(adjoint).zip(own).enumerate() {
-                    *t += a * o * self.data(c, row);
+                    *t += a * o * self.data(c, first + row);
                 }
             }
             Op::Unary(op, x) => {

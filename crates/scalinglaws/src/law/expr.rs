@@ -260,6 +260,9 @@ struct Parser<'a> {
     tokens: Vec<(Token, usize)>,
     at: usize,
     depth: usize,
+    /// The value of the expression the last parsing step returned, when it is a constant (no
+    /// names in it), so that a constant that is not finite is refused where it is written.
+    constant: Option<f64>,
 }
 
 /// Deepest nesting of parentheses, unary signs and powers a formula may have (recursion guard).
@@ -341,19 +344,56 @@ fn scan_number(text: &str, chars: &[char], start: usize) -> Result<(f64, usize)>
         }
     }
     let literal: String = chars[start..i].iter().collect();
-    literal
-        .parse::<f64>()
-        .map(|v| (v, i))
-        .map_err(|_| formula_error(text, start, format!("'{literal}' is not a number")))
+    match literal.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok((v, i)),
+        Ok(_) => Err(formula_error(
+            text,
+            start,
+            format!("the number {literal} is beyond the largest double (about 1.8e308)"),
+        )),
+        Err(_) => Err(formula_error(
+            text,
+            start,
+            format!("'{literal}' is not a number"),
+        )),
+    }
+}
+
+/// Refuses a constant part of a formula (no names in it: `1/0`, `log(0)`, `exp(1000)`) whose
+/// value is not a finite number: the law would have no finite value for any parameters, and
+/// the fit could only say that no start gave a finite objective.
+fn finite_constant(text: &str, position: usize, value: Option<f64>) -> Result<Option<f64>> {
+    match value {
+        Some(v) if !v.is_finite() => Err(formula_error(
+            text,
+            position,
+            format!(
+                "this constant part of the formula is {v} whatever the parameters \
+                 (a division by zero or a number beyond the largest double)"
+            ),
+        )),
+        other => Ok(other),
+    }
+}
+
+/// The value of `a OP b` when both are constants.
+fn constant_bin(op: BinOp, a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    Expr::Bin(op, Box::new(Expr::Num(a?)), Box::new(Expr::Num(b?))).eval_f64(&|_| None)
 }
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Result<Self> {
+        if let Some(problem) = crate::limits::formula_bytes_problem(text.len()) {
+            return Err(Error::settings(format!(
+                "the formula or expression: {problem}"
+            )));
+        }
         Ok(Parser {
             text,
             tokens: tokenize(text)?,
             at: 0,
             depth: 0,
+            constant: None,
         })
     }
 
@@ -437,8 +477,10 @@ impl<'a> Parser<'a> {
                 Token::Sym('-') => BinOp::Sub,
                 _ => return Ok(left),
             };
-            self.advance();
+            let (_, position) = self.advance();
+            let left_constant = self.constant;
             let right = self.term()?;
+            self.combine_constants(op, left_constant, position)?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
     }
@@ -451,10 +493,20 @@ impl<'a> Parser<'a> {
                 Token::Sym('/') => BinOp::Div,
                 _ => return Ok(left),
             };
-            self.advance();
+            let (_, position) = self.advance();
+            let left_constant = self.constant;
             let right = self.unary()?;
+            self.combine_constants(op, left_constant, position)?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }
+    }
+
+    /// After the right operand of `left OP right` (whose constant value is `self.constant`),
+    /// the value of the whole, checked finite; `position` is the operator's.
+    fn combine_constants(&mut self, op: BinOp, left: Option<f64>, position: usize) -> Result<()> {
+        let value = constant_bin(op, left, self.constant);
+        self.constant = finite_constant(self.text, position, value)?;
+        Ok(())
     }
 
     fn unary(&mut self) -> Result<Expr> {
@@ -475,7 +527,9 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Token::Sym('-') => {
                 self.advance();
-                Ok(Expr::Neg(Box::new(self.unary()?)))
+                let inner = self.unary()?;
+                self.constant = self.constant.map(|v| -v);
+                Ok(Expr::Neg(Box::new(inner)))
             }
             Token::Sym('+') => {
                 self.advance();
@@ -488,8 +542,10 @@ impl<'a> Parser<'a> {
     fn power(&mut self) -> Result<Expr> {
         let base = self.atom()?;
         if matches!(self.peek(), Token::Sym('^') | Token::Pow2) {
-            self.advance();
+            let (_, position) = self.advance();
+            let base_constant = self.constant;
             let exponent = self.unary()?;
+            self.combine_constants(BinOp::Pow, base_constant, position)?;
             return Ok(Expr::Bin(BinOp::Pow, Box::new(base), Box::new(exponent)));
         }
         Ok(base)
@@ -497,10 +553,17 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> Result<Expr> {
         let (token, position) = self.advance();
+        self.constant = None;
         match token {
-            Token::Num(v) => Ok(Expr::Num(v)),
+            Token::Num(v) => {
+                self.constant = Some(v);
+                Ok(Expr::Num(v))
+            }
             Token::Ident(name) if *self.peek() == Token::Sym('(') => self.call(name, position),
-            Token::Ident(name) if name == PI_NAME => Ok(Expr::Num(std::f64::consts::PI)),
+            Token::Ident(name) if name == PI_NAME => {
+                self.constant = Some(std::f64::consts::PI);
+                Ok(Expr::Num(std::f64::consts::PI))
+            }
             Token::Ident(name) => Ok(Expr::Ident { name, position }),
             Token::Sym('(') => {
                 let inner = self.expr()?;
@@ -531,9 +594,11 @@ impl<'a> Parser<'a> {
         })?;
         self.advance(); // '('
         let mut args = vec![self.expr()?];
+        let mut constants = vec![self.constant];
         while *self.peek() == Token::Sym(',') {
             self.advance();
             args.push(self.expr()?);
+            constants.push(self.constant);
         }
         if args.len() != func.arity() {
             return Err(formula_error(
@@ -547,6 +612,12 @@ impl<'a> Parser<'a> {
             ));
         }
         self.expect_sym(')', "',' or ')' in the argument list")?;
+        let value = constants
+            .iter()
+            .map(|c| c.map(Expr::Num))
+            .collect::<Option<Vec<Expr>>>()
+            .and_then(|numbers| Expr::Call(func, numbers).eval_f64(&|_| None));
+        self.constant = finite_constant(self.text, position, value)?;
         if func == Func::Pow {
             // pow(a, b) is a^b: one operation, one set of derivative rules.
             let mut args = args.into_iter();

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
+use crate::text;
 use expr::{BinOp, Expr, Program};
 use real::Wide;
 use tape::{BoundTape, Symbol, Tape};
@@ -127,8 +128,28 @@ impl Law {
     /// (besides local definitions) are parameters, unbounded, in order of first appearance.
     /// Parameters that enter linearly are found automatically.
     pub fn from_formula(formula: &str, is_variable: &dyn Fn(&str) -> bool) -> Result<Law> {
+        if let Some(problem) = crate::limits::formula_bytes_problem(formula.len()) {
+            return Err(Error::setting(
+                Setting::Formula,
+                text![Setting::Formula.subject(), ": ", problem],
+            ));
+        }
         let program = expr::parse_program(formula)?;
         let (variables, param_names) = classify_identifiers(&program, is_variable);
+        if param_names.len() > crate::limits::MAX_FORMULA_PARAMS {
+            return Err(Error::setting(
+                Setting::Formula,
+                text![
+                    Setting::Formula.subject(),
+                    format!(
+                        ": {} parameters, more than the limit of {} (a fit solves a P×P system \
+                         at every step); are some of the names meant to be data columns?",
+                        crate::limits::thousands(param_names.len()),
+                        crate::limits::thousands(crate::limits::MAX_FORMULA_PARAMS)
+                    )
+                ],
+            ));
+        }
         if param_names.is_empty() {
             return Err(Error::Formula {
                 formula: formula.to_string(),
@@ -413,16 +434,17 @@ fn classify_identifiers(
 }
 
 /// Greedy: a parameter is linear if adding it to the linear set keeps the law affine in the set.
+/// One pass over the flattened law per parameter ([`DegreeTape`]), so P parameters of a law
+/// of n nodes cost P·n steps (both bounded by [`crate::limits`]).
 fn detect_linear(program: &Program, params: &[String]) -> Vec<bool> {
-    let mut set: Vec<String> = Vec::new();
-    params
-        .iter()
+    let tape = DegreeTape::new(program, params);
+    let mut in_set = vec![false; params.len()];
+    let mut degrees = Vec::new();
+    (0..params.len())
         .map(|p| {
-            set.push(p.clone());
-            let affine = affine_degree(program, &set).is_some_and(|d| d <= 1);
-            if !affine {
-                set.pop();
-            }
+            in_set[p] = true;
+            let affine = tape.is_affine(&in_set, &mut degrees);
+            in_set[p] = affine;
             affine
         })
         .collect()
@@ -430,37 +452,135 @@ fn detect_linear(program: &Program, params: &[String]) -> Vec<bool> {
 
 /// Polynomial degree of the law in the parameters of `set` (None: not polynomial).
 fn affine_degree(program: &Program, set: &[String]) -> Option<u32> {
-    let mut locals: HashMap<String, Option<u32>> = HashMap::new();
-    for (name, expr) in &program.definitions {
-        let d = degree(expr, set, &locals);
-        locals.insert(name.clone(), d);
-    }
-    degree(&program.body, set, &locals)
+    let tape = DegreeTape::new(program, set);
+    tape.degree(&vec![true; set.len()], &mut Vec::new())
 }
 
-fn degree(expr: &Expr, set: &[String], locals: &HashMap<String, Option<u32>>) -> Option<u32> {
-    match expr {
-        Expr::Num(_) => Some(0),
-        Expr::Ident { name, .. } => match locals.get(name) {
-            Some(d) => *d,
-            None => Some(u32::from(set.contains(name))),
-        },
-        Expr::Neg(a) => degree(a, set, locals),
-        Expr::Bin(op, a, b) => {
-            let (da, db) = (degree(a, set, locals)?, degree(b, set, locals)?);
-            match op {
-                BinOp::Add | BinOp::Sub => Some(da.max(db)),
-                BinOp::Mul => Some(da + db),
-                BinOp::Div if db == 0 => Some(da),
-                BinOp::Pow if da == 0 && db == 0 => Some(0),
-                BinOp::Pow if **b == Expr::Num(1.0) => Some(da),
-                _ => None,
+/// No polynomial degree (a parameter inside a function, a divisor or a power).
+const NOT_POLYNOMIAL: u32 = u32::MAX;
+
+/// One node of a [`DegreeTape`]; children are indices of earlier nodes.
+enum DegreeNode {
+    /// A number, a variable or a name outside the parameter list: degree 0.
+    Constant,
+    Param(usize),
+    /// The root node of an earlier local definition.
+    Local(usize),
+    Neg(usize),
+    /// The operator, its operands, and whether the right one is the literal 1.
+    Bin(BinOp, usize, usize, bool),
+    /// A function of the arguments `args[start..end]`.
+    Call(usize, usize),
+}
+
+/// The law flattened for the linearity analysis: its nodes in post-order (definitions first,
+/// then the body; every child before its parent), each identifier resolved once to a
+/// parameter's index or a local definition's root, so that one degree pass is one loop over
+/// an array.
+struct DegreeTape {
+    nodes: Vec<DegreeNode>,
+    args: Vec<usize>,
+}
+
+impl DegreeTape {
+    fn new(program: &Program, params: &[String]) -> DegreeTape {
+        let index: HashMap<&str, usize> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.as_str(), i))
+            .collect();
+        let mut tape = DegreeTape {
+            nodes: Vec::new(),
+            args: Vec::new(),
+        };
+        let mut locals: HashMap<&str, usize> = HashMap::new();
+        for (name, expr) in &program.definitions {
+            let root = tape.push(expr, &index, &locals);
+            locals.insert(name.as_str(), root);
+        }
+        tape.push(&program.body, &index, &locals);
+        tape
+    }
+
+    fn push(
+        &mut self,
+        expr: &Expr,
+        params: &HashMap<&str, usize>,
+        locals: &HashMap<&str, usize>,
+    ) -> usize {
+        let node = match expr {
+            Expr::Num(_) => DegreeNode::Constant,
+            Expr::Ident { name, .. } => {
+                match (locals.get(name.as_str()), params.get(name.as_str())) {
+                    (Some(&root), _) => DegreeNode::Local(root),
+                    (None, Some(&p)) => DegreeNode::Param(p),
+                    (None, None) => DegreeNode::Constant,
+                }
             }
+            Expr::Neg(a) => DegreeNode::Neg(self.push(a, params, locals)),
+            Expr::Bin(op, a, b) => {
+                let (a_node, b_node) = (self.push(a, params, locals), self.push(b, params, locals));
+                DegreeNode::Bin(*op, a_node, b_node, **b == Expr::Num(1.0))
+            }
+            Expr::Call(_, call_args) => {
+                let children: Vec<usize> = call_args
+                    .iter()
+                    .map(|a| self.push(a, params, locals))
+                    .collect();
+                let start = self.args.len();
+                self.args.extend(children);
+                DegreeNode::Call(start, self.args.len())
+            }
+        };
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
+
+    /// The degree of the body in the parameters marked in `in_set` (None: not polynomial).
+    /// `degrees` is scratch space, reused between passes.
+    fn degree(&self, in_set: &[bool], degrees: &mut Vec<u32>) -> Option<u32> {
+        degrees.clear();
+        for node in &self.nodes {
+            let d = match *node {
+                DegreeNode::Constant => 0,
+                DegreeNode::Param(p) => u32::from(in_set[p]),
+                DegreeNode::Local(root) | DegreeNode::Neg(root) => degrees[root],
+                DegreeNode::Bin(op, a, b, b_is_one) => {
+                    bin_degree(op, degrees[a], degrees[b], b_is_one)
+                }
+                DegreeNode::Call(start, end) => {
+                    let all_zero = self.args[start..end].iter().all(|&a| degrees[a] == 0);
+                    if all_zero {
+                        0
+                    } else {
+                        NOT_POLYNOMIAL
+                    }
+                }
+            };
+            degrees.push(d);
         }
-        Expr::Call(_, args) => {
-            let all_zero = args.iter().all(|a| degree(a, set, locals) == Some(0));
-            all_zero.then_some(0)
-        }
+        degrees.last().copied().filter(|&d| d != NOT_POLYNOMIAL)
+    }
+
+    fn is_affine(&self, in_set: &[bool], degrees: &mut Vec<u32>) -> bool {
+        self.degree(in_set, degrees).is_some_and(|d| d <= 1)
+    }
+}
+
+/// The degree of `a OP b` from its operands' ([`NOT_POLYNOMIAL`] when either is, or when the
+/// operation is not a polynomial one in the parameters).
+fn bin_degree(op: BinOp, da: u32, db: u32, b_is_one: bool) -> u32 {
+    if da == NOT_POLYNOMIAL || db == NOT_POLYNOMIAL {
+        return NOT_POLYNOMIAL;
+    }
+    match op {
+        BinOp::Add | BinOp::Sub => da.max(db),
+        // Saturating: a product of a million factors stays "not affine", not a wrapped 0.
+        BinOp::Mul => da.saturating_add(db).min(NOT_POLYNOMIAL - 1),
+        BinOp::Div if db == 0 => da,
+        BinOp::Pow if da == 0 && db == 0 => 0,
+        BinOp::Pow if b_is_one => da,
+        _ => NOT_POLYNOMIAL,
     }
 }
 

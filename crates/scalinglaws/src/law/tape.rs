@@ -603,6 +603,17 @@ impl BoundTape {
         }
     }
 
+    /// Makes `scratch` (possibly another tape's) ready for this tape, keeping its column
+    /// buffers: sized per-slot buffers, and no prelude taken as already evaluated.
+    pub fn reset_scratch(&self, scratch: &mut Scratch) {
+        scratch.values.resize(self.ops.len(), 0.0);
+        scratch.adjoints.resize(self.ops.len(), 0.0);
+        scratch
+            .prelude_jacobian
+            .resize(self.ops.len() * self.n_params, 0.0);
+        scratch.prepared_for.clear();
+    }
+
     /// Value of a bound column at a row (for `PowData`, the column holds ln of the base).
     #[inline(always)]
     fn data(&self, column: u32, row: usize) -> f64 {

@@ -77,6 +77,7 @@ pub fn bootstrap(
             text![Setting::Bootstrap.subject(), " needs at least 1 replicate"],
         ));
     }
+    crate::limits::check_replicates(options.replicates, options.level)?;
     let units = Units::new(&options.resampling, data.target.len())?;
     let warm = vec![base.param_values()];
     // Replicates run in parallel; each replicate's own search then shares the same pool.
@@ -105,7 +106,7 @@ pub fn bootstrap(
     let outcomes = match settings.threads {
         None => run(),
         Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
+            .num_threads(crate::limits::threads(n))
             .build()
             .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?
             .install(run),

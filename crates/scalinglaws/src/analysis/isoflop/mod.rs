@@ -384,7 +384,11 @@ fn validate(data: &IsoflopData, settings: &IsoflopSettings) -> Result<()> {
             settings.tolerance
         )));
     }
-    crate::uncertainty::check_level(settings.level)
+    crate::uncertainty::check_level(settings.level)?;
+    if settings.bootstrap > 0 {
+        crate::limits::check_replicates(settings.bootstrap, settings.level)?;
+    }
+    Ok(())
 }
 
 /// Rows grouped into budgets: sorted by compute, a new budget wherever the next value is more

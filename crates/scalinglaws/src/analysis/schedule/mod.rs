@@ -45,11 +45,19 @@ fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
     let mut rows: Vec<usize> = (0..log.steps.len()).collect();
     for &i in &rows {
         let s = log.steps[i];
-        if !(s >= 0.0 && s.fract() == 0.0 && s < 1e9) {
+        if !(s >= 0.0 && s.fract() == 0.0) {
             return Err(bad(
                 i,
                 format!("step {s} is not a whole number ≥ 0"),
                 "steps count optimizer updates".into(),
+            ));
+        }
+        if s >= crate::limits::MAX_SCHEDULE_STEPS as f64 {
+            let problem = crate::limits::schedule_steps_problem(s as usize + 1).unwrap_or_default();
+            return Err(bad(
+                i,
+                format!("step {s}: {problem}"),
+                "steps count optimizer updates; is the step column right?".into(),
             ));
         }
         if !(log.lrs[i] >= 0.0 && log.lrs[i].is_finite()) {
@@ -378,18 +386,22 @@ pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Pre
         .check(lrs, &steps)
         .map_err(|m| Error::settings(format!("schedule '{}': {m}", spec.text)))?;
     let loss = fit.law.evaluate(&params, lrs, &steps, false).values;
+    finite_losses(spec, &steps, &loss)?;
     let mut cooldowns = Vec::new();
     for (start, branch) in &spec.branches {
         let end = branch.len() - 1;
         fit.law
             .check(&branch.lrs, &[end])
             .map_err(|m| Error::settings(format!("schedule '{}': {m}", spec.text)))?;
+        let loss = fit.law.evaluate(&params, &branch.lrs, &[end], false).values[0];
+        let constant_loss = fit.law.evaluate(&params, lrs, &[end], false).values[0];
+        finite_losses(spec, &[end, end], &[loss, constant_loss])?;
         cooldowns.push(CooldownPoint {
             start: *start,
             length: branch.len() - start,
             end_step: end,
-            loss: fit.law.evaluate(&params, &branch.lrs, &[end], false).values[0],
-            constant_loss: fit.law.evaluate(&params, lrs, &[end], false).values[0],
+            loss,
+            constant_loss,
         });
     }
     Ok(Prediction {
@@ -403,6 +415,26 @@ pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Pre
         loss,
         cooldowns,
     })
+}
+
+/// Refuses a prediction with a loss that is not a finite positive number (a learning rate so far
+/// beyond the fitted runs' that the law overflows): a NaN is no prediction.
+fn finite_losses(spec: &ParsedSpec, steps: &[usize], loss: &[f64]) -> Result<()> {
+    let Some(i) = loss.iter().position(|l| !l.is_finite()) else {
+        return Ok(());
+    };
+    Err(Error::setting(
+        Setting::Schedule,
+        text![
+            Setting::Schedule.text(&spec.text),
+            format!(
+                ": the fitted law gives no finite loss at step {} (peak learning rate {:e}); \
+                 keep the learning rates near those of the fitted runs",
+                steps[i],
+                spec.main.peak()
+            )
+        ],
+    ))
 }
 
 /// Several schedules' curves side by side.

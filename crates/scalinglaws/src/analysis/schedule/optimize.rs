@@ -121,9 +121,8 @@ fn baselines(s: &OptimizeSettings) -> Vec<String> {
     out
 }
 
-/// The schedule minimising the predicted final loss within the constraint set.
-pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<OptimizedSchedule> {
-    let s = settings;
+/// Refuses a constraint set no schedule satisfies, or one too long to hold.
+fn check_settings(s: &OptimizeSettings) -> Result<()> {
     if !(s.peak > 0.0 && s.floor > 0.0 && s.floor < s.peak) {
         return Err(Error::settings(text![
             "need 0 < ",
@@ -131,6 +130,12 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
             " < ",
             Setting::Peak.subject()
         ]));
+    }
+    if let Some(problem) = crate::limits::schedule_steps_problem(s.steps) {
+        return Err(Error::setting(
+            Setting::Steps,
+            text![Setting::Steps.number(s.steps), ": ", problem],
+        ));
     }
     if s.warmup + 2 > s.steps {
         return Err(Error::setting(
@@ -141,6 +146,13 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
             ],
         ));
     }
+    Ok(())
+}
+
+/// The schedule minimising the predicted final loss within the constraint set.
+pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<OptimizedSchedule> {
+    let s = settings;
+    check_settings(s)?;
     let p = fit.values();
     let mut scored = Vec::new();
     for text in baselines(s) {

@@ -192,6 +192,9 @@ impl Base {
         if peak <= 0.0 {
             return Err(spec_error(&keys.spec, "peak must be positive"));
         }
+        if let Some(problem) = crate::limits::schedule_steps_problem(steps) {
+            return Err(spec_error(&keys.spec, &format!("steps={steps}: {problem}")));
+        }
         if steps < 2 || warmup >= steps {
             return Err(spec_error(
                 &keys.spec,

@@ -1,0 +1,179 @@
+//! The hard limits on what one run may ask for, in one place, each with its reason. A number a
+//! caller gives (replicates, grid budgets, schedule steps, a formula's length, threads) sizes an
+//! allocation or a loop; unchecked, a typo such as `4294967296` replicates aborts on a 100 GB
+//! allocation or runs for days. Each limit is far above any real use and is checked where the
+//! value is used, before anything is allocated, so every front end gets the same refusal (the
+//! error names the setting; the front end words it).
+
+use crate::error::{Error, Result, Setting};
+use crate::text;
+
+/// Most bootstrap replicates of one fit. A percentile interval's ends settle to about 1 % of
+/// its width by 10,000 replicates; a million is a hundred times that, and already a million
+/// refits (and `draws` of a million rows in the saved fit).
+pub const MAX_REPLICATES: usize = 1_000_000;
+
+/// Most budgets of the grid envelope (`grid:K`). Hoffmann et al. use 1,500; each budget is a
+/// pass over the runs, so a million is already minutes of work and a million-entry frontier.
+pub const MAX_GRID_BUDGETS: usize = 1_000_000;
+
+/// Most optimizer steps of a learning-rate schedule. A schedule holds one learning rate (and
+/// the curve laws one area) per step: 1e8 steps is 800 MB per array, beyond the longest
+/// published runs (about 1e7 steps) and below what a laptop can hold.
+pub const MAX_SCHEDULE_STEPS: usize = 100_000_000;
+
+/// Longest formula or expression, in bytes. Ten times any published law written out in full;
+/// parsing, compiling and finding the linear parameters stay within milliseconds up to it.
+pub const MAX_FORMULA_BYTES: usize = 65_536;
+
+/// Most parameters of a user formula. The fit's Hessian is P×P and each polish step solves it
+/// (P³): at 1,000 parameters that is a billion operations a step, already far slower than any
+/// fit a scaling law needs (the catalog's largest law has 11).
+pub const MAX_FORMULA_PARAMS: usize = 1_000;
+
+/// Threads per available core at most. Threads are started up front and the work is split
+/// into a few pieces per thread, so more than a few per core only adds start-up time (5,000
+/// threads took 28 s on a 20-row fit); the result never depends on the count.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// The most worker threads a run starts: [`THREADS_PER_CORE`] × the available cores.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    THREADS_PER_CORE * cores
+}
+
+/// The threads a run starts when `requested` are asked for: at least 1, at most
+/// [`max_threads`] (the result does not depend on it, so a larger request is capped, not
+/// refused; a front end says so).
+pub fn threads(requested: usize) -> usize {
+    requested.clamp(1, max_threads())
+}
+
+/// The fewest replicates whose percentile interval at `level` is one: n·(1 − level) ≥ 1, so
+/// that on average at least one draw falls outside the interval. With fewer, the interval's
+/// ends are the extreme draws themselves (one replicate gives a single point that need not
+/// contain the estimate). 20 at 0.95, 10 at 0.9, 100 at 0.99.
+pub fn min_replicates(level: f64) -> usize {
+    if !(level > 0.0 && level < 1.0) {
+        return 2;
+    }
+    // The small slack keeps 1/(1 − 0.95) = 19.999… at 20.
+    ((1.0 / (1.0 - level)) - 1e-9).ceil().max(2.0) as usize
+}
+
+/// Checks a count of bootstrap replicates for a percentile interval at `level`: at least
+/// [`min_replicates`], at most [`MAX_REPLICATES`].
+pub fn check_replicates(replicates: usize, level: f64) -> Result<()> {
+    if replicates > MAX_REPLICATES {
+        return Err(Error::setting(
+            Setting::Bootstrap,
+            text![
+                Setting::Bootstrap.number(replicates),
+                format!(
+                    ": at most {} replicates (a million refits; intervals settle by 10,000)",
+                    thousands(MAX_REPLICATES)
+                )
+            ],
+        ));
+    }
+    let least = min_replicates(level);
+    if replicates < least {
+        return Err(Error::setting(
+            Setting::Bootstrap,
+            text![
+                Setting::Bootstrap.number(replicates),
+                format!(
+                    ": a {}% percentile interval needs at least {least} replicates \
+                     (n·(1 − level) ≥ 1, so that a draw falls outside each interval); \
+                     use 1000 or more for stable ends",
+                    (level * 1e4).round() / 100.0
+                )
+            ],
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the number of budgets of a grid envelope (at most [`MAX_GRID_BUDGETS`]).
+pub fn check_grid_budgets(budgets: usize, setting: Setting) -> Result<()> {
+    if budgets > MAX_GRID_BUDGETS {
+        return Err(Error::setting(
+            setting,
+            text![
+                setting.text(format!("grid:{budgets}")),
+                format!(
+                    ": at most {} budgets (Hoffmann et al. use 1,500)",
+                    thousands(MAX_GRID_BUDGETS)
+                )
+            ],
+        ));
+    }
+    Ok(())
+}
+
+/// Why `steps` optimizer steps are too many for a schedule, if they are.
+pub fn schedule_steps_problem(steps: usize) -> Option<String> {
+    (steps > MAX_SCHEDULE_STEPS).then(|| {
+        format!(
+            "{} steps are more than the limit of {} (a schedule holds one learning rate per step)",
+            thousands(steps),
+            thousands(MAX_SCHEDULE_STEPS)
+        )
+    })
+}
+
+/// Why a formula or expression of `bytes` bytes is too long, if it is.
+pub fn formula_bytes_problem(bytes: usize) -> Option<String> {
+    (bytes > MAX_FORMULA_BYTES).then(|| {
+        format!(
+            "the text is {} bytes long, more than the limit of {} bytes",
+            thousands(bytes),
+            thousands(MAX_FORMULA_BYTES)
+        )
+    })
+}
+
+/// 1,000,000.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fewest_replicates_put_a_draw_outside_the_interval() {
+        assert_eq!(min_replicates(0.95), 20);
+        assert_eq!(min_replicates(0.9), 10);
+        assert_eq!(min_replicates(0.99), 100);
+        assert_eq!(min_replicates(0.5), 2);
+        assert!(check_replicates(1, 0.95).is_err());
+        assert!(check_replicates(20, 0.95).is_ok());
+        assert!(check_replicates(MAX_REPLICATES + 1, 0.95).is_err());
+        assert!(check_replicates(usize::MAX, 0.95).is_err());
+    }
+
+    #[test]
+    fn threads_are_capped_at_a_few_per_core() {
+        assert_eq!(threads(0), 1);
+        assert_eq!(threads(1), 1);
+        assert_eq!(threads(usize::MAX), max_threads());
+        assert!(max_threads() >= THREADS_PER_CORE);
+    }
+
+    #[test]
+    fn thousands_group_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1500), "1,500");
+        assert_eq!(thousands(100_000_000), "100,000,000");
+    }
+}

@@ -1,0 +1,91 @@
+//! Large data (issue 21): above `fit::SAMPLE_ABOVE` rows the start search runs on a sample of
+//! the rows and its optima are finished on every row, and the column sweeps run in blocks of
+//! `fit::problem::BLOCK_ROWS` rows. The optimum must be the one of every row, and the same at
+//! any thread count.
+
+use scalinglaws::fit::{fit, FitData, FitResult, FitSettings, SAMPLE_ABOVE};
+use scalinglaws::law::catalog;
+use scalinglaws::rng::Rng;
+
+/// Chinchilla-like runs with 1 % log-normal noise (seeded).
+fn runs(rows: usize) -> FitData {
+    let mut rng = Rng::new(21);
+    let mut data = FitData {
+        variables: vec![Vec::new(), Vec::new()],
+        target: Vec::new(),
+        weights: None,
+    };
+    for _ in 0..rows {
+        let n = 10f64.powf(7.0 + 3.0 * rng.uniform());
+        let d = 10f64.powf(9.0 + 3.0 * rng.uniform());
+        let loss =
+            (1.69 + 406.4 / n.powf(0.34) + 410.7 / d.powf(0.28)) * (0.01 * rng.normal()).exp();
+        data.variables[0].push(n);
+        data.variables[1].push(d);
+        data.target.push(loss);
+    }
+    data
+}
+
+/// The data twice over: the same optimum, at twice the objective.
+fn doubled(data: &FitData) -> FitData {
+    let twice = |c: &[f64]| c.iter().chain(c).copied().collect::<Vec<f64>>();
+    FitData {
+        variables: data.variables.iter().map(|c| twice(c)).collect(),
+        target: twice(&data.target),
+        weights: None,
+    }
+}
+
+fn at(law: &scalinglaws::Law, data: &FitData, threads: usize) -> FitResult {
+    let settings = FitSettings {
+        threads: Some(threads),
+        ..FitSettings::default()
+    };
+    fit(law, data, &settings).unwrap()
+}
+
+#[test]
+fn a_sampled_search_finds_the_optimum_of_every_row() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    // 40,000 rows are searched in full; twice them (80,000) on a sample.
+    let small = runs(40_000);
+    assert!(small.target.len() <= SAMPLE_ABOVE);
+    let large = doubled(&small);
+    assert!(large.target.len() > SAMPLE_ABOVE);
+    let full = at(&law, &small, 2);
+    let sampled = at(&law, &large, 2);
+    assert!(full.converged && sampled.converged, "{full:?} {sampled:?}");
+    let relative = (sampled.objective - 2.0 * full.objective).abs() / full.objective;
+    assert!(
+        relative < 1e-9,
+        "objective {} vs 2 × {}",
+        sampled.objective,
+        full.objective
+    );
+    for ((name, a), (_, b)) in full.params.iter().zip(&sampled.params) {
+        let relative = (a.value - b.value).abs() / a.value.abs();
+        assert!(
+            relative < 1e-6,
+            "{name}: {} on all rows, {} sampled",
+            a.value,
+            b.value
+        );
+    }
+}
+
+#[test]
+fn large_fits_are_the_same_at_any_thread_count() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let data = runs(150_000);
+    let one = at(&law, &data, 1);
+    for threads in [2, 3] {
+        let other = at(&law, &data, threads);
+        assert_eq!(
+            format!("{:?}", one.params),
+            format!("{:?}", other.params),
+            "{threads} threads"
+        );
+        assert_eq!(one.objective.to_bits(), other.objective.to_bits());
+    }
+}
