@@ -1,10 +1,11 @@
 //! Where a picture goes: an SVG or PNG file by the output's extension, or SVG on stdout for
 //! `-` (`plot`, and `schedule ... --plot`). A file is written whole, as every output is
-//! (`output::write_file`), and named on stderr.
+//! (`output::write_file_with`: a PNG is drawn into the temporary file beside its destination),
+//! and named on stderr; a failure says "cannot write PATH: reason".
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use scalinglaws_plot::Page;
 
 use crate::input_error;
@@ -30,8 +31,11 @@ pub fn write(page: &Page, output: &Output) -> Result<()> {
                 Ok(())
             }
             Some("png") => {
-                let bytes = png_bytes(page, size)?;
-                output::write_file(path, &bytes)?;
+                // Drawn straight into the temporary file beside the destination.
+                output::write_file_with(path, |file| {
+                    scalinglaws_plot::png(page, size, file)
+                        .map_err(|error| anyhow::anyhow!(draw_reason(&error.0)))
+                })?;
                 eprintln!("wrote {}", path.display());
                 Ok(())
             }
@@ -47,19 +51,29 @@ fn extension(path: &Path) -> Option<String> {
     path.extension().map(|e| e.to_string_lossy().to_lowercase())
 }
 
-/// The PNG's bytes (drawn to a private temporary file, then written whole by the caller).
-fn png_bytes(page: &Page, size: (u32, u32)) -> Result<Vec<u8>> {
-    let temporary = std::env::temp_dir().join(format!(
-        "scalinglaws-plot-{}-{}.png",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    let drawn = scalinglaws_plot::png(page, size, &temporary);
-    let bytes = drawn
-        .map_err(anyhow::Error::from)
-        .and_then(|()| std::fs::read(&temporary).context("reading the drawn PNG"));
-    let _ = std::fs::remove_file(&temporary);
-    bytes
+/// What went wrong drawing a PNG, in words: the operating system's message when the drawing
+/// backend's report (a debug dump) carries one, else a plain sentence.
+fn draw_reason(report: &str) -> String {
+    const MESSAGE: &str = "message: \"";
+    if let Some(start) = report.find(MESSAGE).map(|at| at + MESSAGE.len()) {
+        if let Some(length) = report[start..].find('"') {
+            return report[start..start + length].to_string();
+        }
+    }
+    "the PNG could not be drawn or saved".to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draw_reasons_are_words_not_dumps() {
+        let dump = "BackendError(DrawingError(ImageError(IoError(Os { code: 28, kind: StorageFull, message: \"No space left on device\" }))))";
+        assert_eq!(draw_reason(dump), "No space left on device");
+        assert_eq!(
+            draw_reason("FontError"),
+            "the PNG could not be drawn or saved"
+        );
+    }
 }

@@ -1,6 +1,6 @@
 //! The command line's data options (the file, `--delimiter`, `--map`, `--derive`, `--where`,
 //! `--target`, `--weights`) turned into the library's recipe (`scalinglaws::data::recipe`, which
-//! the Python package shares), and the file read with it.
+//! the Python package shares), and the file read with it (`-`: standard input).
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -49,8 +49,13 @@ pub fn load(recipe: &Recipe) -> Result<Table> {
     read(&recipe.path, recipe.delimiter, &recipe.recipe)
 }
 
-/// Reads the file at `path` and prepares it with `recipe`.
+/// Reads the file at `path` (`-`: standard input, CSV unless `--delimiter` says otherwise or
+/// it starts with `{`, JSON Lines) and prepares it with `recipe`.
 pub fn read(path: &Path, delimiter: Option<u8>, recipe: &recipe::Recipe) -> Result<Table> {
-    let dataset = Dataset::read(path, delimiter)?;
+    let dataset = if path == Path::new("-") {
+        Dataset::read_stream("stdin", std::io::stdin().lock(), delimiter)?
+    } else {
+        Dataset::read(path, delimiter)?
+    };
     Ok(Table::prepare(dataset, recipe)?)
 }

@@ -4,6 +4,7 @@
 //! stderr and an exit code: 0 success, 2 bad input or usage, 1 a fit that could not be done.
 
 mod args;
+mod cleanup;
 mod cmd_backtest;
 mod cmd_compare;
 mod cmd_compare_laws;
@@ -21,6 +22,7 @@ mod config;
 mod figure;
 mod input;
 mod output;
+mod preflight;
 mod progress;
 mod saved;
 mod wording;
@@ -28,7 +30,7 @@ mod wording;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command};
 
@@ -51,8 +53,15 @@ pub fn input_error(message: impl Into<String>) -> anyhow::Error {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    cleanup::install();
+    let command = Cli::command();
+    let matches = command.clone().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    // Outputs are checked (and their temporary files made) before any work.
+    let outcome = preflight::check(&command, &matches).and_then(|()| run(cli));
+    // Whatever was claimed and not written (an error, an output never used) goes.
+    cleanup::remove_all();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {}", wording::describe(&error));

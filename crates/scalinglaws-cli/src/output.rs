@@ -1,7 +1,10 @@
 //! Where results go: stdout, or a file written whole. A file is written to a temporary file in
 //! the same directory and renamed over the destination, so a reader (or a crash) never sees a
-//! half-written result: the file is complete or not there at all. A symbolic link is followed
-//! (the file it points to is replaced, the link kept); a destination that is not a regular
+//! half-written result: the file is complete or not there at all. The temporary file is made
+//! before the work ([`claim`], from `preflight.rs`), so a destination that cannot be written
+//! is refused at once, and removed on an interrupt (`cleanup.rs`). A replaced file keeps its
+//! mode and, where permitted, its owner. A symbolic link is followed, a dangling one too
+//! (the file it points to is replaced or made, the link kept); a destination that is not a regular
 //! file (`/dev/null`, a named pipe) is written in place, since it cannot be replaced. `-` means
 //! stdout. A closed stdout (as in `scalinglaws laws | head -1`) ends the output quietly.
 //! What is written comes from the report crate's exporters: JSON for `--json`, the report in
@@ -9,12 +12,13 @@
 
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use anyhow::{Context, Result};
 use scalinglaws_report::{export, Format, Report};
 
-use crate::InputError;
+use crate::cleanup::TempFile;
+use crate::input_error;
 
 /// A `--json` argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,63 +102,214 @@ fn with_newline(text: &str) -> String {
 
 /// Writes the whole file or nothing: temp file in the same directory, then rename.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let shown = path.display().to_string();
-    // Follow a link to the file it names, so the link survives.
-    let resolved = match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
-        _ => None,
-    };
-    let path = resolved.as_deref().unwrap_or(path);
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
-            // A device or a pipe: not replaceable, written as a stream.
-            return std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .and_then(|mut file| file.write_all(bytes))
-                .map_err(|error| anyhow::anyhow!("cannot write '{shown}': {error}"));
-        }
-    }
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| InputError(format!("cannot write '{shown}': it names no file")))?;
-    if path.is_dir() {
-        return Err(InputError(format!("cannot write '{shown}': it is a directory")).into());
-    }
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let temporary = directory.join(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = write_then_rename(&temporary, path, bytes);
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result.map_err(|error| {
-        let message = format!("cannot write '{shown}': {error}");
-        match error.kind() {
-            // A path the user gave that cannot be written: their input to fix.
-            ErrorKind::NotFound | ErrorKind::PermissionDenied => {
-                anyhow::Error::new(InputError(message))
-            }
-            _ => anyhow::anyhow!(message),
-        }
+    write_file_with(path, |file| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(file)?;
+        file.write_all(bytes)?;
+        Ok(())
     })
 }
 
-fn write_then_rename(temporary: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(temporary)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(temporary, path)
+/// Writes the whole file or nothing, the bytes written by `fill` to the path it is given (the
+/// temporary file, or a device written in place). A replaced file keeps its mode and, where
+/// permitted, its owner; a link is followed, a dangling one to the file it names (made).
+pub fn write_file_with(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    let shown = path.display().to_string();
+    match target(path)? {
+        Target::InPlace(device) => fill(&device).map_err(|error| write_error(&shown, &error)),
+        Target::Replace { file, temporary } => {
+            let temporary = match take_claim(&temporary) {
+                Some(claimed) => claimed,
+                None => create_temporary(&shown, temporary)?,
+            };
+            fill(temporary.path())
+                .and_then(|()| finish_replacement(temporary.path(), &file))
+                .map_err(|error| write_error(&shown, &error))?;
+            temporary.persisted();
+            Ok(())
+        }
+    }
+}
+
+/// Checks before any work that `path` can be written: the file a link names, not a
+/// directory, in a directory that exists and takes a new file. The temporary file it will be
+/// written to is made now (and removed if the command ends without writing it).
+pub fn claim(path: &Path) -> Result<()> {
+    let shown = path.display().to_string();
+    if let Target::Replace { temporary, .. } = target(path)? {
+        if lock_claims()
+            .iter()
+            .any(|claimed| claimed.path() == temporary)
+        {
+            return Ok(());
+        }
+        let claimed = create_temporary(&shown, temporary)?;
+        lock_claims().push(claimed);
+    }
+    Ok(())
+}
+
+/// The temporary files made by [`claim`], each taken by the write of its destination.
+static CLAIMS: Mutex<Vec<TempFile>> = Mutex::new(Vec::new());
+
+fn lock_claims() -> std::sync::MutexGuard<'static, Vec<TempFile>> {
+    CLAIMS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn take_claim(temporary: &Path) -> Option<TempFile> {
+    let mut claims = lock_claims();
+    let index = claims
+        .iter()
+        .position(|claimed| claimed.path() == temporary)?;
+    Some(claims.swap_remove(index))
+}
+
+/// How a destination is written.
+enum Target {
+    /// A device or a pipe: not replaceable, written as a stream.
+    InPlace(PathBuf),
+    /// A regular file (or none yet): written to `temporary` beside it, then renamed.
+    Replace { file: PathBuf, temporary: PathBuf },
+}
+
+/// The file `path` names (links followed) and how it is written.
+fn target(path: &Path) -> Result<Target> {
+    let shown = path.display().to_string();
+    let file = follow_links(path).map_err(|error| write_error(&shown, &error.into()))?;
+    match std::fs::metadata(&file) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(input_error(format!(
+                "cannot write '{shown}': it is a directory"
+            )))
+        }
+        Ok(meta) if !meta.is_file() => return Ok(Target::InPlace(file)),
+        _ => {}
+    }
+    let Some(file_name) = file.file_name() else {
+        return Err(input_error(format!(
+            "cannot write '{shown}': it names no file"
+        )));
+    };
+    // A PNG's keeps the extension: the encoder chooses the format by the file's name.
+    let suffix = match file.extension() {
+        Some(extension) if extension.eq_ignore_ascii_case("png") => ".png",
+        _ => "",
+    };
+    let temporary = directory_of(&file).join(format!(
+        ".{}.{}.tmp{suffix}",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    Ok(Target::Replace { file, temporary })
+}
+
+/// The directory a file is (or will be) in; "." for a bare name.
+fn directory_of(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `path` with every symbolic link followed, also a dangling one (to the file it would name).
+pub fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
+    const MOST_LINKS: usize = 40;
+    let mut current = path.to_path_buf();
+    for _ in 0..MOST_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let named = std::fs::read_link(&current)?;
+                current = directory_of(&current).join(named);
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "more than {MOST_LINKS} symbolic links in a row"
+    )))
+}
+
+/// Makes the (empty) temporary file, registered first so an interrupt removes it.
+fn create_temporary(shown: &str, temporary: PathBuf) -> Result<TempFile> {
+    let file = TempFile::register(temporary);
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(file.path())
+    };
+    let created = match create() {
+        // Left by an earlier process that had this process's id: not ours to keep.
+        Err(error) if error.kind() == ErrorKind::AlreadyExists => {
+            std::fs::remove_file(file.path()).and_then(|()| create())
+        }
+        other => other,
+    };
+    match created {
+        Ok(_) => Ok(file),
+        Err(error) => Err(directory_error(shown, file.path(), error)),
+    }
+}
+
+/// Why the directory of a destination takes no new file, naming it.
+fn directory_error(shown: &str, temporary: &Path, error: std::io::Error) -> anyhow::Error {
+    let directory = directory_of(temporary);
+    let place = directory.display();
+    let reason = match error.kind() {
+        ErrorKind::NotFound => format!("the directory '{place}' does not exist"),
+        ErrorKind::PermissionDenied => format!("the directory '{place}' is not writable"),
+        ErrorKind::NotADirectory => format!("'{place}' is not a directory"),
+        _ => error.to_string(),
+    };
+    write_error(shown, &anyhow::Error::new(error).context(reason))
+}
+
+/// Gives the temporary file the replaced file's owner and mode, syncs it, renames it over.
+fn finish_replacement(temporary: &Path, file: &Path) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(file) {
+        keep_owner(temporary, &meta);
+        std::fs::set_permissions(temporary, meta.permissions())?;
+    }
+    std::fs::File::open(temporary)?.sync_all()?;
+    std::fs::rename(temporary, file)?;
+    Ok(())
+}
+
+/// The replaced file's owner and group, where this process may give them (root may; others
+/// keep their own, as any program that replaces a file must).
+#[cfg(unix)]
+fn keep_owner(temporary: &Path, meta: &std::fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let _ = std::os::unix::fs::chown(temporary, Some(meta.uid()), Some(meta.gid()));
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &Path, _: &std::fs::Metadata) {}
+
+/// "cannot write 'PATH': reason" (the innermost message when it already says it all); a path
+/// the user can fix (missing, not permitted, read-only) is their input to fix, exit 2.
+fn write_error(shown: &str, error: &anyhow::Error) -> anyhow::Error {
+    let reason = error.to_string();
+    let message = format!("cannot write '{shown}': {reason}");
+    let io_kind = error
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<std::io::Error>())
+        .map(std::io::Error::kind);
+    match io_kind {
+        Some(
+            ErrorKind::NotFound
+            | ErrorKind::PermissionDenied
+            | ErrorKind::ReadOnlyFilesystem
+            | ErrorKind::NotADirectory
+            | ErrorKind::IsADirectory
+            | ErrorKind::AlreadyExists,
+        ) => input_error(message),
+        _ => anyhow::anyhow!(message),
+    }
 }
 
 #[cfg(test)]

@@ -43,9 +43,16 @@ impl Wording for CommandLine {
 pub fn describe(error: &anyhow::Error) -> String {
     let mut parts = Vec::new();
     for cause in error.chain() {
-        match cause.downcast_ref::<scalinglaws::Error>() {
-            Some(library) => parts.push(library.worded(&CommandLine)),
-            None => parts.push(cause.to_string()),
+        let part = match cause.downcast_ref::<scalinglaws::Error>() {
+            Some(library) => library.worded(&CommandLine),
+            None => cause.to_string(),
+        };
+        // A cause its error already quotes (a file's "path: reason") is said once.
+        if !parts
+            .last()
+            .is_some_and(|last: &String| last.ends_with(&part))
+        {
+            parts.push(part);
         }
     }
     parts.join(": ")

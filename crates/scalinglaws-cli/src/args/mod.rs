@@ -105,7 +105,8 @@ pub struct LawsArgs {
 /// reads data).
 #[derive(Debug, Args)]
 pub struct DataArgs {
-    /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter).
+    /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter);
+    /// - reads standard input: CSV (or --delimiter), JSON Lines when it starts with '{'.
     #[arg(value_name = "DATA")]
     pub data: PathBuf,
 

@@ -67,6 +67,17 @@ impl Dataset {
         read::read_file(path, delimiter)
     }
 
+    /// Reads a stream (standard input) named `source` in messages: delimited by `delimiter`
+    /// when given, else JSON Lines when its first character that is not blank is `{`, else
+    /// CSV. The stream is read whole before it is parsed.
+    pub fn read_stream(
+        source: &str,
+        stream: impl std::io::Read,
+        delimiter: Option<u8>,
+    ) -> Result<Dataset> {
+        read::read_stream(source, stream, delimiter)
+    }
+
     /// A dataset from in-memory numeric columns; `source` names it in messages. Every column
     /// must have the same length and a distinct name.
     pub fn from_numeric(
@@ -304,10 +315,8 @@ impl Dataset {
                 ],
             )
         } else {
-            (
-                format!("{cell:?} is not a number"),
-                text![format!("make every cell of '{name}' a number")],
-            )
+            let (message, fix) = why_not_a_number(name, cell);
+            (message, text![fix])
         };
         data_error(self.location(row, Some(name)), message, fix)
     }
@@ -324,13 +333,48 @@ impl Dataset {
     }
 }
 
-/// A cell as a number: surrounding whitespace is ignored; empty or unparsable cells give None.
+/// A cell as a number: surrounding whitespace is ignored; empty or unparsable cells give None,
+/// and so does a number too large for f64 (`1e400`, which would read as infinity; `inf`
+/// written as such is infinity).
 fn parse_cell(cell: &str) -> Option<f64> {
     let trimmed = cell.trim();
     if trimmed.is_empty() {
         return None;
     }
-    trimmed.parse().ok()
+    let value: f64 = trimmed.parse().ok()?;
+    if value.is_infinite() && !names_infinity(trimmed) {
+        return None;
+    }
+    Some(value)
+}
+
+/// `inf`, `-Infinity` and the like: infinity written as a word, not a number that overflows.
+fn names_infinity(text: &str) -> bool {
+    let word = text.trim_start_matches(['+', '-']);
+    word.eq_ignore_ascii_case("inf") || word.eq_ignore_ascii_case("infinity")
+}
+
+/// Why a cell that is not empty is not a number, and the fix: an overflow and a decimal comma
+/// are named as such.
+fn why_not_a_number(name: &str, cell: &str) -> (String, String) {
+    let trimmed = cell.trim();
+    if trimmed.parse::<f64>().is_ok_and(f64::is_infinite) {
+        return (
+            format!("{cell:?} overflows f64 (the largest is about 1.8e308)"),
+            format!("write the cells of '{name}' within f64's range, or in other units"),
+        );
+    }
+    let pointed = trimmed.replacen(',', ".", 1);
+    if trimmed.matches(',').count() == 1 && pointed.parse::<f64>().is_ok() {
+        return (
+            format!("{cell:?} is not a number"),
+            format!("decimal commas are not read: use a point ({pointed:?}, not {trimmed:?})"),
+        );
+    }
+    (
+        format!("{cell:?} is not a number"),
+        format!("make every cell of '{name}' a number"),
+    )
 }
 
 fn select_kept<T: Clone>(items: &[T], keep: &[bool]) -> Vec<T> {

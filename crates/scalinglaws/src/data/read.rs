@@ -7,7 +7,8 @@ use crate::error::{Error, Location, Result, Setting};
 use crate::text;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -20,17 +21,58 @@ enum Format {
 
 pub(super) fn read_file(path: &Path, delimiter: Option<u8>) -> Result<Dataset> {
     let source = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|error| Error::Io {
-        path: source.clone(),
-        source: error,
-    })?;
-    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+    let open = || {
+        std::fs::File::open(path).map_err(|error| Error::Io {
+            path: source.clone(),
+            source: error,
+        })
+    };
+    let file = open()?;
     match choose_format(path, &source, delimiter)? {
-        Format::Delimited(delimiter) => read_delimited(&source, bytes, delimiter),
-        Format::JsonLines => read_json_lines(&source, bytes),
+        Format::Delimited(separator) => {
+            let reopen = || -> Result<Box<dyn Read>> { Ok(Box::new(without_bom(open()?))) };
+            let guessed = delimiter.is_none();
+            read_delimited(&source, without_bom(file), separator, guessed, &reopen)
+        }
+        Format::JsonLines => read_json_lines(&source, without_bom(file)),
     }
 }
 
+/// Reads a stream (standard input) whole: delimited by `delimiter` when given, else JSON Lines
+/// when its first character that is not blank is `{`, else CSV.
+pub(super) fn read_stream(
+    source: &str,
+    mut stream: impl Read,
+    delimiter: Option<u8>,
+) -> Result<Dataset> {
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).map_err(|error| Error::Io {
+        path: source.to_string(),
+        source: error,
+    })?;
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+    let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
+    match delimiter {
+        Some(separator) => check_delimiter(source, separator)?,
+        None if first == Some(&b'{') => return read_json_lines(source, bytes),
+        None => {}
+    }
+    let reopen = || -> Result<Box<dyn Read + '_>> { Ok(Box::new(bytes)) };
+    let separator = delimiter.unwrap_or(b',');
+    read_delimited(source, bytes, separator, delimiter.is_none(), &reopen)
+}
+
+/// The stream after a UTF-8 byte order mark, if it starts with one.
+fn without_bom<R: Read>(mut reader: R) -> impl Read {
+    let mut start = Vec::with_capacity(UTF8_BOM.len());
+    let _ = (&mut reader)
+        .take(UTF8_BOM.len() as u64)
+        .read_to_end(&mut start);
+    if start == UTF8_BOM {
+        start.clear();
+    }
+    std::io::Cursor::new(start).chain(reader)
+}
 fn choose_format(path: &Path, source: &str, delimiter: Option<u8>) -> Result<Format> {
     if let Some(delimiter) = delimiter {
         check_delimiter(source, delimiter)?;
@@ -88,27 +130,39 @@ fn check_delimiter(source: &str, delimiter: u8) -> Result<()> {
 // Delimited text (CSV, TSV, any single-byte delimiter)
 // ---------------------------------------------------------------------------------------------
 
-fn read_delimited(source: &str, bytes: &[u8], delimiter: u8) -> Result<Dataset> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
+/// Opens the source again from its start, for a second pass over the file.
+type Reopen<'a> = &'a dyn Fn() -> Result<Box<dyn Read + 'a>>;
+
+/// Streams the records straight into typed columns: memory grows with the columns, not with
+/// the cells' text (a column is kept as text only once a cell of it is not a number).
+fn read_delimited(
+    source: &str,
+    stream: impl Read,
+    delimiter: u8,
+    guessed: bool,
+    reopen: Reopen<'_>,
+) -> Result<Dataset> {
+    let mut reader = csv_reader(Scanned::new(stream, delimiter), delimiter);
     let mut record = csv::ByteRecord::new();
-    let mut lines = LineCounter::new(bytes);
     if !next_record(source, &mut reader, &mut record)? {
         return Err(no_data_rows(source, "the file is empty"));
     }
-    let names = header_names(source, &record, lines.line_of(&record))?;
-    let mut cells: Vec<Vec<String>> = vec![Vec::new(); names.len()];
+    let header_line = reader.get_ref().line_of(&record);
+    check_quotes(source, reader.get_ref(), None, &[])?;
+    let names = header_names(source, &record, header_line)?;
+    if guessed {
+        check_guessed_delimiter(source, &names, delimiter)?;
+    }
+    let mut columns: Vec<ColumnBuilder> = names.iter().map(|_| ColumnBuilder::default()).collect();
     let mut origins = Vec::new();
     while next_record(source, &mut reader, &mut record)? {
         let origin = RowOrigin {
             row: origins.len() + 1,
-            line: lines.line_of(&record),
+            line: reader.get_ref().line_of(&record),
         };
-        check_field_count(source, &record, names.len(), origin)?;
-        for ((field, column), name) in record.iter().zip(&mut cells).zip(&names) {
+        check_quotes(source, reader.get_ref(), Some(origin), &names)?;
+        check_field_count(source, &record, names.len(), origin, delimiter)?;
+        for ((field, column), name) in record.iter().zip(&mut columns).zip(&names) {
             column.push(decode_cell(source, field, origin, name)?);
         }
         origins.push(origin);
@@ -119,7 +173,7 @@ fn read_delimited(source: &str, bytes: &[u8], delimiter: u8) -> Result<Dataset> 
             "the file has a header but no data rows",
         ));
     }
-    let columns = cells.into_iter().map(column_from_strings).collect();
+    let columns = finish_columns(source, columns, delimiter, reopen)?;
     Ok(Dataset::from_parts(
         source.to_string(),
         names,
@@ -128,10 +182,177 @@ fn read_delimited(source: &str, bytes: &[u8], delimiter: u8) -> Result<Dataset> 
     ))
 }
 
-/// Reads the next record into `record`; false at the end of the file.
-fn next_record(
+fn csv_reader<R: Read>(stream: R, delimiter: u8) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(stream)
+}
+
+/// A column while it is read: numbers until a cell is not one, then text from that row on
+/// (the cells before it are read again as text at the end, see [`finish_columns`]).
+enum ColumnBuilder {
+    Numeric(Vec<f64>),
+    Text { from_row: usize, cells: Vec<String> },
+}
+
+impl Default for ColumnBuilder {
+    fn default() -> Self {
+        ColumnBuilder::Numeric(Vec::new())
+    }
+}
+
+impl ColumnBuilder {
+    fn push(&mut self, cell: &str) {
+        match self {
+            ColumnBuilder::Numeric(values) => match parse_cell(cell) {
+                Some(value) => values.push(value),
+                None => {
+                    *self = ColumnBuilder::Text {
+                        from_row: values.len(),
+                        cells: vec![cell.to_string()],
+                    }
+                }
+            },
+            ColumnBuilder::Text { cells, .. } => cells.push(cell.to_string()),
+        }
+    }
+}
+
+/// The finished columns. A column that turned to text after some numeric rows gets those
+/// rows' cells as written (not as the numbers print) from a second pass over the source.
+fn finish_columns(
     source: &str,
-    reader: &mut csv::Reader<&[u8]>,
+    columns: Vec<ColumnBuilder>,
+    delimiter: u8,
+    reopen: Reopen<'_>,
+) -> Result<Vec<Column>> {
+    let rows_again = columns
+        .iter()
+        .map(|column| match column {
+            ColumnBuilder::Text { from_row, .. } => *from_row,
+            ColumnBuilder::Numeric(_) => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let mut heads: Vec<Vec<String>> = vec![Vec::new(); columns.len()];
+    if rows_again > 0 {
+        let mut reader = csv_reader(reopen()?, delimiter);
+        let mut record = csv::ByteRecord::new();
+        let pending: Vec<(usize, usize)> = columns
+            .iter()
+            .enumerate()
+            .filter_map(|(index, column)| match column {
+                ColumnBuilder::Text { from_row, .. } if *from_row > 0 => Some((index, *from_row)),
+                _ => None,
+            })
+            .collect();
+        // The header, then the rows before the last column's first text cell.
+        for row in 0..=rows_again {
+            if !next_record(source, &mut reader, &mut record)? {
+                return Err(changed_while_read(source));
+            }
+            for &(index, from_row) in &pending {
+                if row >= 1 && row <= from_row {
+                    let field = record
+                        .get(index)
+                        .ok_or_else(|| changed_while_read(source))?;
+                    heads[index].push(String::from_utf8_lossy(field).into_owned());
+                }
+            }
+        }
+    }
+    Ok(columns
+        .into_iter()
+        .zip(heads)
+        .map(|(column, mut head)| match column {
+            ColumnBuilder::Numeric(values) => Column::Numeric(values),
+            ColumnBuilder::Text { cells, .. } => {
+                head.extend(cells);
+                Column::Text(head)
+            }
+        })
+        .collect())
+}
+
+fn changed_while_read(source: &str) -> Error {
+    data_error(
+        file_location(source, None),
+        "the file changed while it was read",
+        "read it again once nothing writes to it",
+    )
+}
+
+/// A file of one column whose name holds another delimiter ("N;D;loss" read as CSV): the file
+/// is most likely delimited by it.
+fn check_guessed_delimiter(source: &str, names: &[String], delimiter: u8) -> Result<()> {
+    let [name] = names else {
+        return Ok(());
+    };
+    let Some(other) = [b';', b'\t', b'|']
+        .into_iter()
+        .find(|&other| other != delimiter && name.as_bytes().contains(&other))
+    else {
+        return Ok(());
+    };
+    let shown = if other == b'\t' {
+        "tab".to_string()
+    } else {
+        char::from(other).to_string()
+    };
+    Err(data_error(
+        file_location(source, None),
+        format!(
+            "the header is one column, '{name}', with '{}' between its names",
+            if other == b'\t' {
+                "\\t"
+            } else {
+                shown.as_str()
+            }
+        ),
+        text![
+            "give the delimiter with ",
+            Setting::Delimiter.text(shown),
+            " (decimal commas are not read: write numbers with a point, 2.5 not 2,5)"
+        ],
+    ))
+}
+
+/// An unterminated quote: the parser read from it to the end of the file as one cell.
+fn check_quotes<R>(
+    source: &str,
+    scanned: &Scanned<R>,
+    origin: Option<RowOrigin>,
+    names: &[String],
+) -> Result<()> {
+    let Some(quote) = scanned.unterminated_quote() else {
+        return Ok(());
+    };
+    let column = quote.field + 1;
+    let name = match names.get(quote.field) {
+        Some(name) => format!(" ('{name}')"),
+        None => String::new(),
+    };
+    let row = match origin {
+        Some(origin) => format!("row {}", origin.row),
+        None => "the header".to_string(),
+    };
+    Err(data_error(
+        file_location(source, None),
+        format!(
+            "unterminated quote starting at {row}, column {column}{name} (line {}): the rest \
+             of the file was read as one cell",
+            quote.line
+        ),
+        "close the quote, or write a quote inside a quoted cell twice (\"\")",
+    ))
+}
+
+/// Reads the next record into `record`; false at the end of the file.
+fn next_record<R: Read>(
+    source: &str,
+    reader: &mut csv::Reader<R>,
     record: &mut csv::ByteRecord,
 ) -> Result<bool> {
     reader.read_byte_record(record).map_err(|error| {
@@ -143,48 +364,193 @@ fn next_record(
     })
 }
 
-/// Line numbers of records, counted from the bytes: the csv crate's own line numbers are off
-/// after CRLF line ends and blank lines, but its byte offsets are right. A record's offset is
-/// where the parser started looking for it, so line breaks right after it are skipped first.
-/// "\n", "\r\n" and a lone "\r" each end one line.
-struct LineCounter<'a> {
-    bytes: &'a [u8],
-    offset: usize,
+/// The bytes on their way to the csv parser, scanned for two things the parser does not say.
+/// Line numbers of records: the csv crate's own line numbers are off after CRLF line ends and
+/// blank lines, but its byte offsets are right. A record's offset is where the parser started
+/// looking for it, so the line breaks right after it are skipped first; "\n", "\r\n" and a
+/// lone "\r" each end one line. Only the runs of line breaks not yet asked about are kept
+/// (those in the parser's read-ahead), so the memory is a few buffers whatever the file's size.
+/// And an unterminated quote: the parser reads from it to the end of the file as one cell, so
+/// the quoting is followed here as csv does it (a quote opens a quoted cell only at the cell's
+/// start, two quotes inside one are one, a quote then anything else closes it).
+struct Scanned<R> {
+    inner: R,
+    scan: std::cell::RefCell<Scan>,
+}
+
+#[derive(Default)]
+struct Scan {
+    delimiter: u8,
+    offset: u64,
+    /// Line breaks in the runs already counted (before the last record asked about).
+    counted: usize,
+    /// Runs of line-break bytes ahead of the last record asked about.
+    runs: VecDeque<BreakRun>,
+    /// The run being read, and whether its last byte was a '\r' not yet known to be lone.
+    open: Option<BreakRun>,
+    pending_cr: bool,
+    quoting: Quoting,
+    field: usize,
+    quote: Option<QuoteStart>,
+    ended: bool,
+}
+
+#[derive(Clone, Copy)]
+struct BreakRun {
+    start: u64,
+    breaks: usize,
+}
+
+#[derive(Default, Clone, Copy, PartialEq)]
+enum Quoting {
+    #[default]
+    CellStart,
+    Unquoted,
+    Quoted,
+    AfterQuote,
+}
+
+/// Where the quote of the quoted cell being read opened.
+#[derive(Clone, Copy)]
+struct QuoteStart {
+    field: usize,
     line: usize,
 }
 
-impl<'a> LineCounter<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
-        LineCounter {
-            bytes,
-            offset: 0,
-            line: 1,
+impl<R> Scanned<R> {
+    fn new(inner: R, delimiter: u8) -> Self {
+        Scanned {
+            inner,
+            scan: std::cell::RefCell::new(Scan {
+                delimiter,
+                ..Scan::default()
+            }),
         }
     }
 
     /// The 1-based line where `record` begins; records must be passed in file order.
-    fn line_of(&mut self, record: &csv::ByteRecord) -> Option<usize> {
-        let scan_start = usize::try_from(record.position()?.byte()).ok()?;
-        let mut start = scan_start.min(self.bytes.len());
-        while matches!(self.bytes.get(start), Some(b'\r' | b'\n')) {
-            start += 1;
-        }
-        self.advance_to(start);
-        Some(self.line)
+    fn line_of(&self, record: &csv::ByteRecord) -> Option<usize> {
+        let start = record.position()?.byte();
+        Some(self.scan.borrow_mut().line_at(start))
     }
 
-    fn advance_to(&mut self, target: usize) {
-        while self.offset < target {
-            let ends_line = match self.bytes[self.offset] {
-                b'\n' => true,
-                b'\r' => self.bytes.get(self.offset + 1) != Some(&b'\n'),
-                _ => false,
-            };
-            if ends_line {
-                self.line += 1;
-            }
-            self.offset += 1;
+    /// The quote still open at the end of the input, if the input ended inside a quoted cell.
+    fn unterminated_quote(&self) -> Option<QuoteStart> {
+        let scan = self.scan.borrow();
+        match (scan.ended, scan.quoting) {
+            (true, Quoting::Quoted) => scan.quote,
+            _ => None,
         }
+    }
+}
+
+impl<R: Read> Read for Scanned<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        let scan = self.scan.get_mut();
+        if read == 0 && !buffer.is_empty() {
+            scan.end();
+        }
+        for &byte in &buffer[..read] {
+            scan.byte(byte);
+        }
+        Ok(read)
+    }
+}
+
+impl Scan {
+    fn byte(&mut self, byte: u8) {
+        let is_break = matches!(byte, b'\n' | b'\r');
+        if is_break {
+            let run = self.open.get_or_insert(BreakRun {
+                start: self.offset,
+                breaks: 0,
+            });
+            if byte == b'\n' || self.pending_cr {
+                run.breaks += 1;
+            }
+            self.pending_cr = byte == b'\r';
+        } else {
+            self.close_run();
+        }
+        self.follow_quotes(byte, is_break);
+        self.offset += 1;
+    }
+
+    fn close_run(&mut self) {
+        if let Some(mut run) = self.open.take() {
+            if self.pending_cr {
+                run.breaks += 1;
+            }
+            self.pending_cr = false;
+            self.runs.push_back(run);
+        }
+    }
+
+    fn end(&mut self) {
+        self.close_run();
+        self.ended = true;
+    }
+
+    fn follow_quotes(&mut self, byte: u8, is_break: bool) {
+        if self.quoting == Quoting::AfterQuote {
+            if byte == b'"' {
+                self.quoting = Quoting::Quoted;
+                return;
+            }
+            self.quoting = Quoting::Unquoted;
+        }
+        match self.quoting {
+            Quoting::Quoted => {
+                if byte == b'"' {
+                    self.quoting = Quoting::AfterQuote;
+                }
+            }
+            _ if is_break => {
+                self.quoting = Quoting::CellStart;
+                self.field = 0;
+            }
+            _ if byte == self.delimiter => {
+                self.quoting = Quoting::CellStart;
+                self.field += 1;
+            }
+            Quoting::CellStart if byte == b'"' => {
+                self.quoting = Quoting::Quoted;
+                let line = self.line_before(self.offset);
+                self.quote = Some(QuoteStart {
+                    field: self.field,
+                    line,
+                });
+            }
+            _ => self.quoting = Quoting::Unquoted,
+        }
+    }
+
+    /// The line of the first byte at or after `start` that is not a line break.
+    fn line_at(&mut self, start: u64) -> usize {
+        while let Some(run) = self.runs.front().copied() {
+            if run.start > start {
+                break;
+            }
+            self.counted += run.breaks;
+            self.runs.pop_front();
+        }
+        let open = match self.open {
+            Some(run) if run.start <= start => run.breaks + usize::from(self.pending_cr),
+            _ => 0,
+        };
+        1 + self.counted + open
+    }
+
+    /// The line of the byte at `offset` (ahead of every record asked about).
+    fn line_before(&self, offset: u64) -> usize {
+        let ahead: usize = self
+            .runs
+            .iter()
+            .filter(|run| run.start < offset)
+            .map(|run| run.breaks)
+            .sum();
+        1 + self.counted + ahead
     }
 }
 
@@ -245,9 +611,14 @@ fn check_field_count(
     record: &csv::ByteRecord,
     expected: usize,
     origin: RowOrigin,
+    delimiter: u8,
 ) -> Result<()> {
     if record.len() == expected {
         return Ok(());
+    }
+    let mut fix = format!("every row needs {}", count(expected, "field"));
+    if delimiter == b',' && record.len() > expected {
+        fix.push_str("; decimal commas are not read: use a point (2.5, not 2,5)");
     }
     Err(data_error(
         row_location(source, origin, None),
@@ -255,13 +626,18 @@ fn check_field_count(
             "the row has {} but the header has {expected}",
             count(record.len(), "field")
         ),
-        format!("every row needs {}", count(expected, "field")),
+        fix,
     ))
 }
 
-fn decode_cell(source: &str, field: &[u8], origin: RowOrigin, column: &str) -> Result<String> {
+fn decode_cell<'a>(
+    source: &str,
+    field: &'a [u8],
+    origin: RowOrigin,
+    column: &str,
+) -> Result<&'a str> {
     match std::str::from_utf8(field) {
-        Ok(text) => Ok(text.to_string()),
+        Ok(text) => Ok(text),
         Err(error) => Err(data_error(
             row_location(source, origin, Some(column)),
             format!(
@@ -270,15 +646,6 @@ fn decode_cell(source: &str, field: &[u8], origin: RowOrigin, column: &str) -> R
             ),
             UTF8_FIX,
         )),
-    }
-}
-
-/// Numeric when every cell parses as a number (whitespace trimmed), else the raw text.
-fn column_from_strings(cells: Vec<String>) -> Column {
-    let numbers: Option<Vec<f64>> = cells.iter().map(|cell| parse_cell(cell)).collect();
-    match numbers {
-        Some(values) => Column::Numeric(values),
-        None => Column::Text(cells),
     }
 }
 
@@ -294,23 +661,73 @@ enum Cell {
     Empty,
 }
 
+/// A column while it is read: numbers while every cell is one, else text (numbers printed
+/// with `{}`, missing as "").
+enum JsonColumn {
+    Numeric(Vec<f64>),
+    Text(Vec<String>),
+}
+
+impl JsonColumn {
+    fn len(&self) -> usize {
+        match self {
+            JsonColumn::Numeric(values) => values.len(),
+            JsonColumn::Text(cells) => cells.len(),
+        }
+    }
+
+    fn push(&mut self, cell: Cell) {
+        match (&mut *self, cell) {
+            (JsonColumn::Numeric(values), Cell::Number(value)) => values.push(value),
+            (JsonColumn::Text(cells), cell) => cells.push(cell_text(cell)),
+            (JsonColumn::Numeric(values), cell) => {
+                let mut cells: Vec<String> =
+                    values.iter().map(|value| format!("{value}")).collect();
+                cells.push(cell_text(cell));
+                *self = JsonColumn::Text(cells);
+            }
+        }
+    }
+}
+
+fn cell_text(cell: Cell) -> String {
+    match cell {
+        Cell::Number(value) => format!("{value}"),
+        Cell::Text(text) => text,
+        Cell::Empty => String::new(),
+    }
+}
+
 /// Columns collected line by line, in order of first appearance.
 #[derive(Default)]
 struct JsonTable {
     names: Vec<String>,
     index: HashMap<String, usize>,
-    cells: Vec<Vec<Cell>>,
+    columns: Vec<JsonColumn>,
     origins: Vec<RowOrigin>,
 }
 
-fn read_json_lines(source: &str, bytes: &[u8]) -> Result<Dataset> {
+fn read_json_lines(source: &str, stream: impl Read) -> Result<Dataset> {
+    let mut stream = std::io::BufReader::new(stream);
     let mut table = JsonTable::default();
-    for (index, raw_line) in bytes.split(|&byte| byte == b'\n').enumerate() {
+    let mut raw_line = Vec::new();
+    for index in 0.. {
+        raw_line.clear();
+        let read = stream
+            .read_until(b'\n', &mut raw_line)
+            .map_err(|error| Error::Io {
+                path: source.to_string(),
+                source: error,
+            })?;
+        if read == 0 {
+            break;
+        }
         let origin = RowOrigin {
             row: table.origins.len() + 1,
             line: Some(index + 1),
         };
-        let text = decode_line(source, raw_line, origin)?;
+        let line = raw_line.strip_suffix(b"\n").unwrap_or(&raw_line);
+        let text = decode_line(source, line, origin)?;
         if text.trim().is_empty() {
             continue;
         }
@@ -345,16 +762,16 @@ impl JsonTable {
         for (key, value) in entries {
             let cell = json_cell(source, &key, value, origin)?;
             let column = self.column_index(source, key, origin)?;
-            if self.cells[column].len() > rows_before {
+            if self.columns[column].len() > rows_before {
                 return Err(data_error(
                     row_location(source, origin, Some(&self.names[column])),
                     "the key appears twice on this line",
                     "give every key on a line a distinct name",
                 ));
             }
-            self.cells[column].push(cell);
+            self.columns[column].push(cell);
         }
-        for column in &mut self.cells {
+        for column in &mut self.columns {
             if column.len() == rows_before {
                 column.push(Cell::Empty);
             }
@@ -378,7 +795,12 @@ impl JsonTable {
         let index = self.names.len();
         self.index.insert(key.clone(), index);
         self.names.push(key);
-        self.cells.push(vec![Cell::Empty; self.origins.len()]);
+        let column = if self.origins.is_empty() {
+            JsonColumn::Numeric(Vec::new())
+        } else {
+            JsonColumn::Text(vec![String::new(); self.origins.len()])
+        };
+        self.columns.push(column);
         Ok(index)
     }
 
@@ -393,7 +815,14 @@ impl JsonTable {
                 "give the objects keys, e.g. {\"N\": 1e9, \"loss\": 2.5}",
             ));
         }
-        let columns = self.cells.into_iter().map(column_from_cells).collect();
+        let columns = self
+            .columns
+            .into_iter()
+            .map(|column| match column {
+                JsonColumn::Numeric(values) => Column::Numeric(values),
+                JsonColumn::Text(cells) => Column::Text(cells),
+            })
+            .collect();
         Ok(Dataset::from_parts(
             source.to_string(),
             self.names,
@@ -422,29 +851,6 @@ fn json_cell(source: &str, key: &str, value: Value, origin: RowOrigin) -> Result
         format!("the value is {nested}; values must be numbers, strings, booleans or null"),
         format!("flatten '{key}' into separate keys with plain values"),
     ))
-}
-
-/// Numeric when every cell is a number, else text (numbers printed with `{}`, missing as "").
-fn column_from_cells(cells: Vec<Cell>) -> Column {
-    let numbers: Option<Vec<f64>> = cells
-        .iter()
-        .map(|cell| match cell {
-            Cell::Number(value) => Some(*value),
-            _ => None,
-        })
-        .collect();
-    if let Some(values) = numbers {
-        return Column::Numeric(values);
-    }
-    let texts = cells
-        .into_iter()
-        .map(|cell| match cell {
-            Cell::Number(value) => format!("{value}"),
-            Cell::Text(text) => text,
-            Cell::Empty => String::new(),
-        })
-        .collect();
-    Column::Text(texts)
 }
 
 /// Parses one line as a JSON object, keeping its keys in the order written.
@@ -544,5 +950,71 @@ fn row_location(source: &str, origin: RowOrigin, column: Option<&str>) -> Locati
         row: Some(origin.row),
         line: origin.line,
         column: column.map(str::to_string),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(text: &str) -> Result<Dataset> {
+        read_stream("stdin", text.as_bytes(), None)
+    }
+
+    #[test]
+    fn a_column_turned_text_keeps_every_cell_as_written() {
+        let text = "size,loss\n1.0,2\n 2e0,3\nbig,4\n";
+        let path =
+            std::env::temp_dir().join(format!("scalinglaws-read-{}.csv", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let from_file = Dataset::read(&path, None).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        for data in [from_file, stream(text).unwrap()] {
+            assert_eq!(data.text("size").unwrap(), ["1.0", " 2e0", "big"]);
+            assert_eq!(
+                data.column("loss").unwrap(),
+                &Column::Numeric(vec![2.0, 3.0, 4.0])
+            );
+        }
+    }
+
+    #[test]
+    fn lines_are_counted_past_the_parsers_buffer() {
+        let mut text = String::from("x,y\r\n");
+        let mut line = 1;
+        for row in 0..5000 {
+            text.push_str(&format!("{row},\"{row}\r\nmore\"\r\n"));
+            line += 2;
+            if row % 7 == 0 {
+                text.push_str("\r\n\n\r");
+                line += 3;
+            }
+        }
+        text.push_str("1,2,3\n");
+        line += 1;
+        let message = stream(&text).unwrap_err().to_string();
+        assert!(
+            message.contains(&format!("row 5001 (line {line})")),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_unterminated_quote_in_the_header_is_named() {
+        let message = stream("x,\"loss\n1,2\n").unwrap_err().to_string();
+        assert!(
+            message.contains("unterminated quote starting at the header, column 2 (line 1)"),
+            "{message}"
+        );
+        // A closed quote, doubled quotes and a quote inside an unquoted cell are fine.
+        let data = stream("x,name\n1,\"a \"\"b\"\"\"\n2,c\"d\n").unwrap();
+        assert_eq!(data.text("name").unwrap(), ["a \"b\"", "c\"d"]);
+    }
+
+    #[test]
+    fn stdin_is_json_lines_when_it_starts_with_a_brace() {
+        let data = stream("\n {\"x\": 1, \"loss\": 2}\n{\"x\": 2}\n").unwrap();
+        assert_eq!(data.column("x").unwrap(), &Column::Numeric(vec![1.0, 2.0]));
+        assert_eq!(data.text("loss").unwrap(), ["2", ""]);
     }
 }
