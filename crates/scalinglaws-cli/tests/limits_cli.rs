@@ -314,3 +314,35 @@ fn user_errors_exit_2_naming_where() {
         &["formula error at character 18", "whatever the parameters"],
     );
 }
+
+/// Items: a schedule key given twice said "unknown key"; an empty key (`cosine:=,…`, found by
+/// the fuzzer) was accepted up to the step count.
+#[test]
+fn schedule_keys_given_twice_or_empty_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let fit = schedule_fit(dir.path());
+    for (spec, words) in [
+        (
+            "cosine:peak=1e-3,peak=2e-3",
+            "key 'peak' is given twice: give it once",
+        ),
+        ("cosine:=,peak=1e-3", "'=' has no key before '='"),
+    ] {
+        fails(
+            scalinglaws_in_root().args(["schedule", "predict", &fit, "--schedule", spec]),
+            &[words, "schedule 'cosine:"],
+        );
+    }
+}
+
+/// Item: `--formula "5"` said "every name is a data column: )".
+#[test]
+fn a_formula_that_names_nothing_says_so() {
+    fails(
+        &mut chinchilla_formula("5"),
+        &[
+            "the formula has no parameter to fit and reads no data column",
+            "E + A*N^-alpha",
+        ],
+    );
+}

@@ -154,11 +154,7 @@ impl Law {
             return Err(Error::Formula {
                 formula: formula.to_string(),
                 position: 0,
-                message: format!(
-                    "the formula has no parameters to fit (every name is a data column: {})",
-                    variables.join(", ")
-                )
-                .into(),
+                message: no_parameters_message(&variables).into(),
             });
         }
         let mut params: Vec<ParamSpec> = param_names.iter().map(|n| ParamSpec::free(n)).collect();
@@ -564,6 +560,21 @@ impl DegreeTape {
 
     fn is_affine(&self, in_set: &[bool], degrees: &mut Vec<u32>) -> bool {
         self.degree(in_set, degrees).is_some_and(|d| d <= 1)
+    }
+}
+
+/// Why a formula with no fitted parameter is refused: every name is a data column, or (as in
+/// `5` or `2*3`) it names nothing at all.
+fn no_parameters_message(variables: &[String]) -> String {
+    if variables.is_empty() {
+        "the formula has no parameter to fit and reads no data column: write a law of the data's \
+     columns with names for its parameters, e.g. E + A*N^-alpha"
+            .to_string()
+    } else {
+        format!(
+            "the formula has no parameters to fit (every name is a data column: {})",
+            variables.join(", ")
+        )
     }
 }
 

@@ -94,7 +94,17 @@ impl Keys {
             let Some((key, value)) = item.split_once('=') else {
                 return Err(spec_error(spec, &format!("'{item}' is not key=value")));
             };
-            pairs.push((key.trim().to_string(), value.trim().to_string()));
+            let key = key.trim();
+            if key.is_empty() {
+                return Err(spec_error(spec, &format!("'{item}' has no key before '='")));
+            }
+            if pairs.iter().any(|(k, _): &(String, String)| k == key) {
+                return Err(spec_error(
+                    spec,
+                    &format!("key '{key}' is given twice: give it once"),
+                ));
+            }
+            pairs.push((key.to_string(), value.trim().to_string()));
         }
         let used = vec![false; pairs.len()];
         Ok(Keys {
@@ -493,6 +503,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown key 'stepz'"), "{e}");
+        let e = parse("cosine:peak=1e-3,peak=2e-3", Some(d))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("key 'peak' is given twice"), "{e}");
+        let e = parse("cosine:=,peak=1e-3", Some(d))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'=' has no key before '='"), "{e}");
         let e = parse("wsd:peak=1e-3", Some(d)).unwrap_err().to_string();
         assert!(e.contains("'decay_start' is required"), "{e}");
         let e = parse("triangle", Some(d)).unwrap_err().to_string();
