@@ -5,6 +5,7 @@
 #      PyPI) into a private virtual environment, its pytest suite (which compares with the CLI
 #      built in step 1), mypy.stubtest on the compiled module's stubs, and mypy --strict on the
 #      package.
+#   3. Fuzzing: every input parser for 10 s (scripts/fuzz.sh), failing on any crash.
 # What cannot run on this machine is skipped and said at the end, with the reason: the tests on
 # unlicensed data read beside the checkout (../shared/data, absent from a fresh clone), and the
 # report's headless-Chromium test where no Chromium can be had (this script installs Debian's
@@ -77,5 +78,10 @@ rm -f "$PIP_LOG"
 (cd / && "$PY" -m mypy.stubtest scalinglaws._scalinglaws)
 "$PY" -m mypy --strict crates/scalinglaws-py/python/scalinglaws
 "$PY" examples/python/quickstart.py >/dev/null
+# Fuzzing, after the tests: every input parser for 10 s each (50 s in all), failing on any
+# panic, hang or runaway allocation (scripts/fuzz.sh; a time-bounded search from the committed
+# corpora, so how many inputs it tries depends on the machine; the crashes it has found are
+# replayed as tests by the fuzz crate).
+bash scripts/fuzz.sh 10
 skips
 echo "all tests passed (Rust and Python)"
