@@ -85,6 +85,10 @@ fn huber(residuals: &[f64], weights: &[f64], delta: f64, total: f64) -> Option<L
     }
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
+        // The bracket is as narrow as doubles allow (about 60 halvings): done.
+        if mid <= lo || mid >= hi {
+            break;
+        }
         if stationarity(mid) > 0.0 {
             lo = mid;
         } else {

@@ -229,7 +229,7 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
 pub const SAMPLE_ABOVE: usize = problem::BLOCK_ROWS;
 
 /// Rows of that sample (at least): every k-th row, k = rows / SAMPLE_ROWS.
-pub const SAMPLE_ROWS: usize = 20_000;
+pub const SAMPLE_ROWS: usize = 8_192;
 
 /// The problem on every k-th row, for the start search of data above [`SAMPLE_ABOVE`] rows:
 /// the starts' many Gauss–Newton rounds cost the sample's rows, not all of them, and only the

@@ -304,20 +304,43 @@ impl Problem {
     /// from whole-column sweeps of the tape (every row's Jacobian at once, block by block).
     /// None when the objective is not finite.
     pub fn gauss_newton(&self, u: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
-        let k = self.dim();
         let dp_du: Vec<f64> = self
             .transforms
             .iter()
             .zip(u)
             .map(|(t, &ui)| t.derivatives(ui).0)
             .collect();
+        self.with_natural(u, |p| self.sweep(p, &dp_du, Weighting::Irls, scratch))
+    }
+
+    /// Objective, exact gradient and the first-derivative part of the exact Hessian, all in
+    /// natural coordinates of the free parameters: Σ w·(ρ''·∇r∇rᵀ + ρ'·(∇²r)_J), where
+    /// (∇²r)_J is the part of the residual's Hessian that the prediction's gradient gives
+    /// (−∇f∇fᵀ/f² on log residuals, none on linear ones). What it leaves out, Σ w·ρ'·∇²f/f,
+    /// is a sum of terms of either sign that mostly cancel near an optimum (the classical
+    /// Gauss–Newton argument), so this is the exact Hessian up to a small remainder, from one
+    /// first-order sweep. None when the objective is not finite.
+    pub fn newton_first_order(&self, p: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
+        let ones = vec![1.0; self.dim()];
+        self.sweep(p, &ones, Weighting::Newton, scratch)
+    }
+
+    /// The sums of [`RowTerms`] over every row (block by block above [`BLOCK_ROWS`]), the
+    /// curvature made symmetric; None when the objective is not finite.
+    fn sweep(
+        &self,
+        p: &[f64],
+        dp_du: &[f64],
+        weighting: Weighting,
+        scratch: &mut Scratch,
+    ) -> Option<LocalModel> {
+        let k = self.dim();
         let n = self.n_rows();
-        let (value, gradient, mut curvature) = self.with_natural(u, |p| {
-            if n <= BLOCK_ROWS {
-                return self.gauss_newton_block(p, 0..n, &dp_du, scratch);
-            }
+        let (value, gradient, mut curvature) = if n <= BLOCK_ROWS {
+            self.gauss_newton_block(p, 0..n, dp_du, weighting, scratch)?
+        } else {
             let parts = self.over_blocks(|problem, rows, scratch| {
-                problem.gauss_newton_block(p, rows, &dp_du, scratch)
+                problem.gauss_newton_block(p, rows, dp_du, weighting, scratch)
             });
             let mut total = (0.0, DVector::zeros(k), DMatrix::zeros(k, k));
             for part in parts {
@@ -326,8 +349,8 @@ impl Problem {
                 total.1 += gradient;
                 total.2 += curvature;
             }
-            Some(total)
-        })?;
+            total
+        };
         fill_upper(&mut curvature);
         value.is_finite().then_some(LocalModel {
             value,
@@ -342,6 +365,7 @@ impl Problem {
         p: &[f64],
         rows: Range<usize>,
         dp_du: &[f64],
+        weighting: Weighting,
         scratch: &mut Scratch,
     ) -> Accumulated {
         let block = rows.clone();
@@ -353,6 +377,7 @@ impl Problem {
             predictions,
             jacobian,
             dp_du,
+            weighting,
         }
         .accumulate(self.dim())
     }
@@ -472,6 +497,12 @@ impl Problem {
     /// Exact Newton model in internal coordinates: H_u = D H_p D + diag(g_p ∘ p''(u)).
     pub fn exact(&self, u: &[f64]) -> Option<LocalModel> {
         let natural = self.exact_natural(&self.natural(u))?;
+        Some(self.to_internal(natural, u))
+    }
+
+    /// A model in natural coordinates of the free parameters carried to the internal
+    /// coordinates `u`: g_u = D g_p, H_u = D H_p D + diag(g_p ∘ p''(u)), D = diag(p'(u)).
+    pub fn to_internal(&self, natural: LocalModel, u: &[f64]) -> LocalModel {
         let k = self.dim();
         let derivs: Vec<(f64, f64)> = self
             .transforms
@@ -488,11 +519,11 @@ impl Problem {
             }
             curvature[(a, a)] += natural.gradient[a] * derivs[a].1;
         }
-        Some(LocalModel {
+        LocalModel {
             value: natural.value,
             gradient,
             curvature,
-        })
+        }
     }
 
     /// Per-row gradients of the residual with respect to the free natural parameters and the
@@ -546,6 +577,17 @@ struct RowTerms<'a> {
     /// By parameter: ∂prediction(row)/∂params[p] at `p * n_rows + row`.
     jacobian: &'a [f64],
     dp_du: &'a [f64],
+    weighting: Weighting,
+}
+
+/// The per-row curvature weight of a [`RowTerms`] sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Weighting {
+    /// ρ'(z) (IRLS): positive semi-definite everywhere, for the search far from an optimum.
+    Irls,
+    /// ρ''(r) and the first-order part of ∇²r (see [`Problem::newton_first_order`]): the
+    /// exact Hessian up to a small remainder, for Newton steps near an optimum.
+    Newton,
 }
 
 type Accumulated = Option<(f64, DVector<f64>, DMatrix<f64>)>;
@@ -568,7 +610,10 @@ impl RowTerms<'_> {
         let problem = self.problem;
         g.clear();
         h.clear();
-        if problem.space == Space::Log && problem.loss.kind == crate::fit::LossKind::Huber {
+        if problem.space == Space::Log
+            && problem.loss.kind == crate::fit::LossKind::Huber
+            && self.weighting == Weighting::Irls
+        {
             return self.log_huber_row_weights(g, h);
         }
         let mut value = 0.0;
@@ -586,9 +631,20 @@ impl RowTerms<'_> {
             let w = self.weights[row];
             value += w * terms.cost;
             g.push(w * terms.d1 * dr);
-            h.push(w * terms.irls * dr * dr);
+            h.push(w * dr * dr * self.curvature_weight(&terms));
         }
         Some(value)
+    }
+
+    /// The factor of w·(∂r/∂ŷ)² in the curvature sum: ρ'(z) for IRLS; for Newton ρ''(r), less
+    /// ρ'(r) on log residuals (whose ∂²r/∂ŷ² is −(∂r/∂ŷ)²).
+    #[inline]
+    fn curvature_weight(&self, terms: &crate::fit::loss::CostTerms) -> f64 {
+        match (self.weighting, self.problem.space) {
+            (Weighting::Irls, _) => terms.irls,
+            (Weighting::Newton, Space::Log) => terms.d2 - terms.d1,
+            (Weighting::Newton, Space::Linear) => terms.d2,
+        }
     }
 
     /// [`RowTerms::row_weights`] for the field's default (Huber on log residuals), in two

@@ -216,21 +216,15 @@ impl FitResult {
     /// [`FitResult::predict`] with the fit's law given (a law built in memory, such as a joint
     /// law over tracks, that the result's name cannot rebuild).
     pub fn predict_with(&self, law: &Law, points: &[Vec<f64>]) -> Result<Vec<f64>> {
-        let params = self.param_values();
-        points
-            .iter()
-            .map(|point| {
-                if point.len() != law.variables.len() {
-                    return Err(Error::settings(format!(
-                        "a point needs {} values ({}), got {}",
-                        law.variables.len(),
-                        law.variables.join(", "),
-                        point.len()
-                    )));
-                }
-                Ok(law.eval(&params, point))
-            })
-            .collect()
+        if let Some(point) = points.iter().find(|p| p.len() != law.variables.len()) {
+            return Err(Error::settings(format!(
+                "a point needs {} values ({}), got {}",
+                law.variables.len(),
+                law.variables.join(", "),
+                point.len()
+            )));
+        }
+        Ok(law.eval_points(&self.param_values(), points))
     }
 
     pub fn to_json(&self) -> String {

@@ -291,6 +291,41 @@ impl Law {
         self.tape.bind(columns)
     }
 
+    /// Points bound to the tape at a time by [`Law::for_each_point`] (bounds the memory of a
+    /// million-point call to one block's table).
+    const POINT_BLOCK: usize = 1 << 16;
+
+    /// Calls `each(i, bound, row, scratch)` for every point (`points[i]` holds the values of
+    /// the variables), binding the tape once per block of points rather than once per point
+    /// (binding is most of the cost of one evaluation).
+    pub fn for_each_point(
+        &self,
+        points: &[Vec<f64>],
+        mut each: impl FnMut(usize, &BoundTape, usize, &mut crate::law::tape::Scratch),
+    ) {
+        for (block, chunk) in points.chunks(Self::POINT_BLOCK).enumerate() {
+            let columns: Vec<Vec<f64>> = (0..self.variables.len())
+                .map(|v| chunk.iter().map(|point| point[v]).collect())
+                .collect();
+            let slices: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+            let bound = self.bind(&slices);
+            let mut scratch = bound.scratch();
+            for row in 0..chunk.len() {
+                each(block * Self::POINT_BLOCK + row, &bound, row, &mut scratch);
+            }
+        }
+    }
+
+    /// The law at each point (`points[i]` holds one value per variable), the same numbers as
+    /// [`Law::eval`] point by point.
+    pub fn eval_points(&self, params: &[f64], points: &[Vec<f64>]) -> Vec<f64> {
+        let mut values = Vec::with_capacity(points.len());
+        self.for_each_point(points, |_, bound, row, scratch| {
+            values.push(bound.eval_row(params, row, scratch));
+        });
+        values
+    }
+
     /// Evaluates the law at one point (`variables[i]` is the value of variable i).
     pub fn eval(&self, params: &[f64], variables: &[f64]) -> f64 {
         let columns: Vec<&[f64]> = variables.iter().map(std::slice::from_ref).collect();

@@ -462,57 +462,79 @@ fn score_origin(
         groups: groups.iter().copied().max().map_or(0, |g| g + 1) - size,
         error: None,
     };
-    let predictions = fit(law, &data.subset(&train), settings).and_then(|result| {
-        let points: Vec<Vec<f64>> = test
-            .iter()
-            .map(|&i| data.variables.iter().map(|c| c[i]).collect())
-            .collect();
-        predict_with_intervals_of(law, &FitRecord::from(result), &points, level).map(|(p, _)| p)
+    let mut per_group = std::collections::BTreeMap::<usize, usize>::new();
+    for &i in &test {
+        *per_group.entry(groups[i]).or_default() += 1;
+    }
+    let scored = fit(law, &data.subset(&train), settings).and_then(|result| {
+        let record = FitRecord::from(result);
+        let space = settings.space;
+        let mut predicted = Vec::with_capacity(test.len());
+        let mut scores = Vec::new();
+        // Block by block, so a million held-out rows never hold a million points at once.
+        for block in test.chunks(SCORE_BLOCK) {
+            let points: Vec<Vec<f64>> = block
+                .iter()
+                .map(|&i| data.variables.iter().map(|c| c[i]).collect())
+                .collect();
+            let (predictions, _) = predict_with_intervals_of(law, &record, &points, level)?;
+            for (&i, p) in block.iter().zip(&predictions) {
+                predicted.push(forward(space, p.value));
+                let weight = 1.0 / per_group[&groups[i]] as f64;
+                scores.extend(score_of(
+                    p,
+                    data.target[i],
+                    scale[i] / trained_up_to,
+                    weight,
+                    space,
+                    z,
+                ));
+            }
+        }
+        Ok((predicted, scores))
     });
-    let predictions = match predictions {
-        Ok(p) => p,
+    let (predicted, scores) = match scored {
+        Ok(found) => found,
         Err(error) => {
             origin.error = Some(error.worded(options.voice.0));
             return (origin, Vec::new(), None);
         }
     };
-    let space = settings.space;
     let held_out = OriginPredictions {
         trained_groups: size,
-        rows: test.clone(),
-        predicted: predictions
-            .iter()
-            .map(|p| forward(space, p.value))
-            .collect(),
+        rows: test,
+        predicted,
     };
-    let mut per_group = std::collections::BTreeMap::<usize, usize>::new();
-    for &i in &test {
-        *per_group.entry(groups[i]).or_default() += 1;
-    }
-    let scores: Vec<Score> = test
-        .iter()
-        .zip(&predictions)
-        .filter_map(|(&i, p)| {
-            let [lo, hi] = p.pi?;
-            let centre = forward(space, p.value);
-            let error = centre - forward(space, data.target[i]);
-            let sd = (forward(space, hi) - forward(space, lo)) / (2.0 * z);
-            let distance = (scale[i] / trained_up_to).log10();
-            if !(error.is_finite() && sd.is_finite() && distance > 0.0) {
-                return None;
-            }
-            Some(Score {
-                error,
-                sd,
-                distance,
-                weight: 1.0 / per_group[&groups[i]] as f64,
-            })
-        })
-        .collect();
     if scores.is_empty() {
         origin.error = Some("the training fit gave no prediction intervals".into());
     }
     (origin, scores, Some(held_out))
+}
+
+/// Held-out rows predicted at a time while scoring an origin.
+const SCORE_BLOCK: usize = 1 << 16;
+
+/// The score of one held-out row: its error and the fit's own sd in the fitted space, at
+/// `ratio` = its scale over the training data's largest. None where the fit gives no interval
+/// or the row is not beyond the training data.
+fn score_of(
+    p: &PointPrediction,
+    target: f64,
+    ratio: f64,
+    weight: f64,
+    space: Space,
+    z: f64,
+) -> Option<Score> {
+    let [lo, hi] = p.pi?;
+    let error = forward(space, p.value) - forward(space, target);
+    let sd = (forward(space, hi) - forward(space, lo)) / (2.0 * z);
+    let distance = ratio.log10();
+    (error.is_finite() && sd.is_finite() && distance > 0.0).then_some(Score {
+        error,
+        sd,
+        distance,
+        weight,
+    })
 }
 
 fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {

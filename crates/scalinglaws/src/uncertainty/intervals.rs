@@ -128,13 +128,20 @@ pub fn predict_fit_intervals_of(
         .map(|b| b.draws.as_slice())
         .filter(|d| !d.is_empty());
     if let Some(draws) = draws {
-        let predictions = points
-            .iter()
-            .zip(&values)
-            .map(|(point, &value)| {
-                bootstrap_interval(law, draws, point, value, space, sigma_at(point), level)
-            })
-            .collect();
+        let mut predictions = Vec::with_capacity(points.len());
+        let mut means = Vec::with_capacity(draws.len());
+        law.for_each_point(points, |i, bound, row, scratch| {
+            means.clear();
+            means.extend(
+                draws
+                    .iter()
+                    .map(|params| forward(space, bound.eval_row(params, row, scratch))),
+            );
+            let sigma = sigma_at(&points[i]);
+            predictions.push(bootstrap_interval(
+                &mut means, values[i], space, sigma, level,
+            ));
+        });
         return Ok((predictions, IntervalSource::Bootstrap));
     }
     let Some(covariance) = &result.covariance else {
@@ -156,25 +163,31 @@ pub fn predict_fit_intervals_of(
         })
         .collect::<Result<_>>()?;
     let params = result.param_values();
-    let predictions = points
-        .iter()
-        .zip(&values)
-        .map(|(point, &value)| {
-            let gradient = gradient_at(law, &params, point);
-            let mut variance = 0.0;
-            for (a, &i) in slots.iter().enumerate() {
-                for (b, &j) in slots.iter().enumerate() {
-                    variance += gradient[i] * covariance.values[a][b] * gradient[j];
-                }
+    let mut predictions = Vec::with_capacity(points.len());
+    let mut gradient = vec![0.0; params.len()];
+    law.for_each_point(points, |i, bound, row, scratch| {
+        gradient.iter_mut().for_each(|g| *g = 0.0);
+        bound.gradient_row_sparse(&params, row, scratch, |p, g| gradient[p] += g);
+        let value = values[i];
+        let mut variance = 0.0;
+        for (a, &i) in slots.iter().enumerate() {
+            for (b, &j) in slots.iter().enumerate() {
+                variance += gradient[i] * covariance.values[a][b] * gradient[j];
             }
-            let to_space = match space {
-                Space::Log => 1.0 / value,
-                Space::Linear => 1.0,
-            };
-            let se = (variance * to_space * to_space).max(0.0).sqrt();
-            delta_interval(value, se, sigma_at(point), space, level)
-        })
-        .collect();
+        }
+        let to_space = match space {
+            Space::Log => 1.0 / value,
+            Space::Linear => 1.0,
+        };
+        let se = (variance * to_space * to_space).max(0.0).sqrt();
+        predictions.push(delta_interval(
+            value,
+            se,
+            sigma_at(&points[i]),
+            space,
+            level,
+        ));
+    });
     Ok((predictions, IntervalSource::Delta))
 }
 
@@ -207,19 +220,15 @@ fn finite_pair(lo: f64, hi: f64) -> Option<[f64; 2]> {
     (lo.is_finite() && hi.is_finite()).then_some([lo, hi])
 }
 
+/// The interval from the replicates' means at a point (`means`, in the fitted space; sorted
+/// here).
 fn bootstrap_interval(
-    law: &Law,
-    draws: &[Vec<f64>],
-    point: &[f64],
+    means: &mut [f64],
     value: f64,
     space: Space,
     sigma: Option<f64>,
     level: f64,
 ) -> PointPrediction {
-    let mut means: Vec<f64> = draws
-        .iter()
-        .map(|params| forward(space, law.eval(params, point)))
-        .collect();
     // A replicate whose law is undefined here (e.g. a negative prediction in log space) leaves
     // no honest percentile: no interval rather than one over the other replicates.
     if means.iter().any(|m| !m.is_finite()) {
@@ -228,13 +237,13 @@ fn bootstrap_interval(
     means.sort_by(f64::total_cmp);
     let tail = (1.0 - level) / 2.0;
     let ci = finite_pair(
-        back(space, quantile_sorted(&means, tail)),
-        back(space, quantile_sorted(&means, 1.0 - tail)),
+        back(space, quantile_sorted(means, tail)),
+        back(space, quantile_sorted(means, 1.0 - tail)),
     );
     let pi = sigma.and_then(|sigma| {
         finite_pair(
-            back(space, normal_mixture_quantile(&means, sigma, tail)),
-            back(space, normal_mixture_quantile(&means, sigma, 1.0 - tail)),
+            back(space, normal_mixture_quantile(means, sigma, tail)),
+            back(space, normal_mixture_quantile(means, sigma, 1.0 - tail)),
         )
     });
     PointPrediction::new(value, ci, pi)
