@@ -26,6 +26,14 @@ fn value(value: &Value) -> String {
     }
 }
 
+/// The command that runs a workflow named in snake_case: `compare-laws`, `schedule fit`.
+fn command(workflow: &str) -> String {
+    match workflow {
+        "schedule_fit" => "schedule fit".to_string(),
+        other => other.replace('_', "-"),
+    }
+}
+
 impl Wording for CommandLine {
     fn word(&self, mention: &Mention) -> String {
         match mention {
@@ -34,6 +42,7 @@ impl Wording for CommandLine {
             Mention::Key(setting, key) => format!("{} {key}", option(*setting)),
             Mention::Entry(setting, key, v) => format!("{} {key}={}", option(*setting), value(v)),
             Mention::LawList => "`scalinglaws laws`".to_string(),
+            Mention::Writer(workflow) => format!("`scalinglaws {} --json`", command(workflow)),
         }
     }
 }

@@ -190,6 +190,13 @@ pub(crate) fn read_fit(fit_json: &str) -> Result<(FitRecord, Law), Error> {
     Ok((result, law))
 }
 
+/// The warning for `threads` above the library's cap (a few per core), in Python's words;
+/// None at or below it (the Python layer warns with it: the run uses the cap).
+#[pyfunction]
+pub(crate) fn threads_warning(requested: usize) -> Option<String> {
+    scalinglaws::limits::threads_warning(requested).map(|text| text.worded(&crate::wording::Python))
+}
+
 /// Checks a fit's JSON (for `Fit.load`); returns it normalised.
 #[pyfunction]
 pub(crate) fn check_fit(fit_json: &str) -> PyResult<String> {

@@ -38,6 +38,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fit::laws, module)?)?;
     module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
     module.add_function(wrap_pyfunction!(fit::check_fit, module)?)?;
+    module.add_function(wrap_pyfunction!(fit::threads_warning, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report_html, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;

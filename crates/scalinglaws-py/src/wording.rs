@@ -17,6 +17,17 @@ fn value(value: &Value) -> String {
     }
 }
 
+/// What writes a workflow's JSON in Python (the command is named where Python writes none;
+/// never with an option, which `speak_python` would reword as a keyword).
+fn writer(workflow: &str) -> String {
+    match workflow {
+        "fit" => "`Fit.save()` (or the command `scalinglaws fit`)".to_string(),
+        "predict" => "the command `scalinglaws predict`".to_string(),
+        "compare_laws" => "the command `scalinglaws compare-laws`".to_string(),
+        other => format!("`scalinglaws.{other}()`"),
+    }
+}
+
 impl Wording for Python {
     fn word(&self, mention: &Mention) -> String {
         match mention {
@@ -28,6 +39,7 @@ impl Wording for Python {
                 format!("{}={{\"{key}\": {}}}", setting.name(), value(v))
             }
             Mention::LawList => "scalinglaws.laws()".to_string(),
+            Mention::Writer(workflow) => writer(workflow),
         }
     }
 }

@@ -217,3 +217,26 @@ def test_a_heteroscedastic_fit_matches_the_command_line(cli, chinchilla: pd.Data
         sl.fit(chinchilla, **PROTOCOL, heteroscedastic="C")
     with pytest.raises(sl.DataError, match="names no such column"):
         sl.fit(chinchilla, **PROTOCOL, loss="linear", heteroscedastic="Q")
+
+
+def test_threads_above_the_cap_warn_once_in_the_command_lines_words(cli, chinchilla: pd.DataFrame) -> None:
+    """threads= above a few per core is capped with a RuntimeWarning, as the CLI warns."""
+    with pytest.warns(RuntimeWarning) as caught:
+        sl.fit(chinchilla, **{**PROTOCOL, "threads": 100_000})
+    runtime = [w for w in caught if w.category is RuntimeWarning]
+    messages = [str(w.message) for w in runtime]
+    assert len(messages) == 1, messages
+    assert messages[0].startswith("threads=100000 is more than 4 per core; using "), messages
+    assert runtime[0].filename == __file__  # points at the caller's line
+    args = [
+        str(cli), "fit", str(EXAMPLE), "--law", "chinchilla", "--target", "loss",
+        "--map", "N=Model Size", "--map", "C=Training FLOP", "--derive", "D=C/(6*N)",
+        "--where", "loss < 3.44", "--threads", "100000", "--json", "-",
+    ]
+    stderr = subprocess.run(args, check=True, capture_output=True, text=True).stderr
+    assert f"warning: --threads 100000{messages[0].removeprefix('threads=100000')}" in stderr, stderr
+
+
+def test_a_file_that_is_not_a_fit_says_what_it_is() -> None:
+    with pytest.raises(sl.SettingsError, match=r"it has no `schema_version`.*`scalinglaws\.compare\(\)`"):
+        sl.Fit.from_json('{"law": "chinchilla", "tracks": [], "pairs": []}')

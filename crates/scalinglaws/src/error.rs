@@ -68,11 +68,12 @@ pub enum Setting {
     TotalParams,
     Envelope,
     Final,
+    Threads,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 54] = [
+    pub const ALL: [Setting; 55] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -127,6 +128,7 @@ impl Setting {
         Setting::TotalParams,
         Setting::Envelope,
         Setting::Final,
+        Setting::Threads,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -186,6 +188,7 @@ impl Setting {
             Setting::TotalParams => "total_params",
             Setting::Envelope => "envelope",
             Setting::Final => "final",
+            Setting::Threads => "threads",
         }
     }
 
@@ -262,6 +265,10 @@ pub enum Mention {
     Entry(Setting, String, Value),
     /// Where the catalog of laws is listed: `scalinglaws laws`, `scalinglaws.laws()`.
     LawList,
+    /// What writes the JSON document of a workflow, by the workflow's snake_case name (`fit`,
+    /// `compare_laws`, `schedule_fit`), for a sentence such as "the JSON written by ...": the
+    /// command line's `scalinglaws fit --json`, Python's `Fit.save()`.
+    Writer(&'static str),
 }
 
 /// How a front end words the [`Mention`]s in messages. The command line and the Python
@@ -320,6 +327,7 @@ impl Wording for Neutral {
                 format!("{}[\"{key}\"]={}", setting.name(), value(v))
             }
             Mention::LawList => "the catalog of laws".to_string(),
+            Mention::Writer(workflow) => format!("the `{workflow}` workflow"),
         }
     }
 }
@@ -708,6 +716,7 @@ mod tests {
                 Mention::Key(s, k) => format!("<{} {k}>", s.name()),
                 Mention::Entry(s, k, v) => format!("<{} {k}={}>", s.name(), v.raw()),
                 Mention::LawList => "<laws>".into(),
+                Mention::Writer(workflow) => format!("<{workflow} json>"),
             }
         }
     }

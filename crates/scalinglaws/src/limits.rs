@@ -5,7 +5,7 @@
 //! value is used, before anything is allocated, so every front end gets the same refusal (the
 //! error names the setting; the front end words it).
 
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Result, Setting, Text};
 use crate::text;
 
 /// Most bootstrap replicates of one fit. A percentile interval's ends settle to about 1 % of
@@ -47,6 +47,21 @@ pub fn max_threads() -> usize {
 /// refused; a front end says so).
 pub fn threads(requested: usize) -> usize {
     requested.clamp(1, max_threads())
+}
+
+/// What a front end warns, once, when `requested` threads are more than [`max_threads`]
+/// (the run uses the cap); None at or below it. The CLI and Python say the same words.
+pub fn threads_warning(requested: usize) -> Option<Text> {
+    let cap = max_threads();
+    (requested > cap).then(|| {
+        text![
+            Setting::Threads.number(requested),
+            format!(
+                " is more than {THREADS_PER_CORE} per core; using {cap} (the result does not \
+                 depend on the count)"
+            ),
+        ]
+    })
 }
 
 /// The fewest replicates whose percentile interval at `level` is one: n·(1 − level) ≥ 1, so
@@ -168,6 +183,13 @@ mod tests {
         assert_eq!(threads(1), 1);
         assert_eq!(threads(usize::MAX), max_threads());
         assert!(max_threads() >= THREADS_PER_CORE);
+        assert_eq!(threads_warning(max_threads()), None);
+        let warning = threads_warning(max_threads() + 1).unwrap().to_string();
+        assert!(warning.starts_with("threads="), "{warning}");
+        assert!(
+            warning.contains("is more than 4 per core; using"),
+            "{warning}"
+        );
     }
 
     #[test]

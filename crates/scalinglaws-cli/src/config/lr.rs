@@ -75,7 +75,8 @@ fn lr_target(text: &str) -> Result<(f64, f64)> {
         let value = constant(text, value).context("--predict")?;
         if !(value > 0.0 && value.is_finite()) {
             return Err(input_error(format!(
-                "--predict '{text}': {name} = {value} is not a positive number"
+                "--predict '{text}': {name} = {} is not a positive number",
+                scalinglaws::error::short_number(value)
             )));
         }
         match name {

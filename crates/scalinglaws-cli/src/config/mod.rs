@@ -116,14 +116,9 @@ pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
 /// the cap (the result does not depend on the count; threads are started up front).
 fn capped_threads(requested: usize) -> usize {
     static WARNED: std::sync::Once = std::sync::Once::new();
-    let cap = scalinglaws::limits::max_threads();
-    if requested > cap {
+    if let Some(warning) = scalinglaws::limits::threads_warning(requested) {
         WARNED.call_once(|| {
-            eprintln!(
-                "warning: --threads {requested} is more than {} per core; using {cap} \
-                 (the result does not depend on the count)",
-                scalinglaws::limits::THREADS_PER_CORE
-            );
+            eprintln!("warning: {}", warning.worded(&crate::wording::CommandLine));
         });
     }
     scalinglaws::limits::threads(requested)
@@ -135,7 +130,8 @@ pub fn level(option: &str, value: f64) -> Result<f64> {
         Ok(value)
     } else {
         Err(input_error(format!(
-            "{option} {value}: give a confidence level strictly between 0 and 1, e.g. 0.95"
+            "{option} {}: give a confidence level strictly between 0 and 1, e.g. 0.95",
+            scalinglaws::error::short_number(value)
         )))
     }
 }
@@ -252,7 +248,9 @@ pub fn parse_bounds(texts: &[String]) -> Result<BTreeMap<String, Bounds>> {
         if let (Some(lo), Some(hi)) = (lower, upper) {
             if lo >= hi {
                 return Err(input_error(format!(
-                    "--bound '{text}': the lower bound {lo} must be below the upper bound {hi}"
+                    "--bound '{text}': the lower bound {} must be below the upper bound {}",
+                    scalinglaws::error::short_number(lo),
+                    scalinglaws::error::short_number(hi)
                 )));
             }
         }

@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
+use scalinglaws::error::short_number;
 
 use super::values::{held_values, number};
 use super::{compare_config, fit_config, one_on_stdout, recipe, FitConfig};
@@ -45,7 +46,9 @@ fn frontier_settings(args: &PlotFrontierArgs) -> Result<AllocationSettings> {
     let to = number("--to", &args.to)?;
     if !(from > 0.0 && to > from && to.is_finite()) {
         return Err(input_error(format!(
-            "--from {from:e} --to {to:e}: give budgets with 0 < from < to"
+            "--from {} --to {}: give budgets with 0 < from < to",
+            short_number(from),
+            short_number(to)
         )));
     }
     let budgets = (0..41)

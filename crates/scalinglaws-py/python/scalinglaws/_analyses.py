@@ -14,7 +14,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._errors import SettingsError
-from ._fit import Fit, dump, fit_options, recipe
+from ._fit import Fit, dump, fit_options, recipe, warn_threads
 from ._results import (
     Backtest,
     Frontier,
@@ -348,6 +348,7 @@ def select(
     if unknown:
         raise SettingsError(f"fix: {sorted(unknown)} name no candidate law")
     points = [(name, _values(name, v)) for name, v in (at or {}).items()]
+    warn_threads(threads, stacklevel=3)
     if isinstance(origins, bool) or not isinstance(origins, numbers.Integral) or not 2 <= origins <= 50:
         raise SettingsError(f"origins: give a whole number from 2 to 50, not {origins!r}")
     request = {

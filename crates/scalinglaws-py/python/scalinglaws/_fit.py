@@ -8,6 +8,7 @@ import html
 import json
 import math
 import os
+import warnings
 from typing import (
     Any,
     Dict,
@@ -365,6 +366,16 @@ def _bounds(bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]
     return out
 
 
+def warn_threads(threads: Optional[int], stacklevel: int = 4) -> None:
+    """A RuntimeWarning, in the command line's words, when ``threads`` is above the library's
+    cap (a few per core): the run uses the cap, and the result does not depend on the count.
+    ``stacklevel`` points the warning at the caller's line (4: called from `fit_options`)."""
+    if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
+        message = _scalinglaws.threads_warning(threads)
+        if message is not None:
+            warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+
+
 def fit_options(
     law: Optional[str],
     formula: Optional[str],
@@ -378,6 +389,7 @@ def fit_options(
     threads: Optional[int],
 ) -> Dict[str, Any]:
     """The law and fit settings of a request (shared by fit, compare and backtest)."""
+    warn_threads(threads)
     fixed = {k: float(v) for k, v in (fix or {}).items()}
     for name, value in fixed.items():
         if not math.isfinite(value):

@@ -356,6 +356,7 @@ pub fn points_by_name(
             return Err(error(format!("'{name}' has no values")));
         }
         if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            let bad = crate::error::short_number(*bad);
             return Err(error(format!(
                 "{name}={bad}: give a positive finite number"
             )));

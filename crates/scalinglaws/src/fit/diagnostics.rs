@@ -141,6 +141,7 @@ pub fn summarize(
     let correlation = uncertainty.covariance.as_ref().map(correlation);
     let stats = stats(problem, &p, settings);
     let mut warnings = Vec::new();
+    warn_constant_target(data, &mut warnings);
     warn_convergence(best.termination, &mut warnings);
     warn_bounds(&params, &mut warnings);
     warn_optima(outcome, objective_floor(problem), &mut warnings);
@@ -376,7 +377,7 @@ fn stats(problem: &Problem, p: &[f64], settings: &FitSettings) -> Stats {
     let log_likelihood = likelihood::log_likelihood(&residuals, weights, loss).map(|l| l.value);
     let with_scale = k + 1.0;
     Stats {
-        r2: finite(1.0 - ss_res / ss_tot),
+        r2: r_squared(target, weights, ss_res, ss_tot),
         rmse: finite((ss_res / total_weight).sqrt()),
         log_likelihood,
         aic: log_likelihood.and_then(|l| finite(2.0 * with_scale - 2.0 * l)),
@@ -386,6 +387,39 @@ fn stats(problem: &Problem, p: &[f64], settings: &FitSettings) -> Stats {
             .and_then(finite),
         n_params: problem.dim(),
         dof: problem.n_rows().saturating_sub(problem.dim()),
+    }
+}
+
+/// R² = 1 − SS_res/SS_tot in the fitted space; None when the target is the same in every row
+/// of positive weight, where SS_tot is 0 (or rounding) and R² says nothing.
+pub(super) fn r_squared(target: &[f64], weights: &[f64], ss_res: f64, ss_tot: f64) -> Option<f64> {
+    match constant_target(target, weights) {
+        Some(_) => None,
+        None => finite(1.0 - ss_res / ss_tot),
+    }
+}
+
+/// The one value of a target that is the same in every row of positive weight.
+fn constant_target(target: &[f64], weights: &[f64]) -> Option<f64> {
+    let mut weighted = target
+        .iter()
+        .zip(weights)
+        .filter(|(_, w)| **w > 0.0)
+        .map(|(y, _)| *y);
+    let first = weighted.next()?;
+    weighted.all(|y| y == first).then_some(first)
+}
+
+/// A constant target: R² is not reported, and the law has nothing to explain.
+fn warn_constant_target(data: &FitData, warnings: &mut Vec<String>) {
+    let ones = vec![1.0; data.target.len()];
+    let weights = data.weights.as_deref().unwrap_or(&ones);
+    if let Some(value) = constant_target(&data.target, weights) {
+        warnings.push(format!(
+            "the target is {} in every row: R² is undefined (not reported), and a law fitted \
+             to a constant says nothing about how the target scales",
+            crate::error::short_number(value)
+        ));
     }
 }
 
@@ -513,5 +547,35 @@ fn warn_design(law: &Law, data: &FitData, warnings: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A constant target has no R² (it was 1.0: SS_tot was rounding), and the fit says why.
+    #[test]
+    fn a_constant_target_has_no_r_squared_and_a_warning() {
+        assert_eq!(r_squared(&[0.9, 0.9, 0.9], &[1.0; 3], 0.0, 1e-33), None);
+        // A row of zero weight does not count.
+        assert_eq!(
+            r_squared(&[0.9, 0.9, 5.0], &[1.0, 1.0, 0.0], 0.0, 0.0),
+            None
+        );
+        assert_eq!(r_squared(&[1.0, 3.0], &[1.0; 2], 1.0, 2.0), Some(0.5));
+        let law = Law::from_formula("E + A*N^-alpha", &|v| v == "N").unwrap();
+        let data = FitData {
+            variables: vec![(1..=12).map(|i| 1e6 * 2f64.powi(i)).collect()],
+            target: vec![2.5; 12],
+            weights: None,
+        };
+        let result = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
+        assert_eq!(result.stats.r2, None, "{:?}", result.stats);
+        assert!(
+            result.warnings[0].starts_with("the target is 2.5 in every row: R² is undefined"),
+            "{:?}",
+            result.warnings
+        );
     }
 }

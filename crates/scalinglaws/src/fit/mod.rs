@@ -6,6 +6,7 @@
 //! scale that varies with scale (the heteroscedastic option).
 
 pub mod diagnostics;
+mod file;
 pub mod likelihood;
 pub mod loss;
 pub mod lsq;
@@ -21,11 +22,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, Setting, Text};
+use crate::error::{short_number, Error, Result, Setting, Text};
 use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
 use crate::text;
 pub use diagnostics::Covariance;
+pub(crate) use file::edited;
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
 pub use result::{FitResult, ParamResult};
@@ -318,6 +320,57 @@ fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::Sea
     Ok(outcome)
 }
 
+/// A search that found no optimum because of the values `fix` holds (the same search with
+/// those parameters free has starts with a finite objective) is an error of that setting, not
+/// a fit that could not be done; any other error is returned as it is.
+fn blame_fixed(law: &Law, data: &FitData, settings: &FitSettings, error: Error) -> Error {
+    if settings.fixed.is_empty() || !matches!(error, Error::Fit { .. }) {
+        return error;
+    }
+    let free = FitSettings {
+        fixed: BTreeMap::new(),
+        ..settings.clone()
+    };
+    let finite_when_free = prepare(law, data, &free).is_ok_and(|p| {
+        let outcome = search::search(
+            &p.problem,
+            &p.starts,
+            &p.lower,
+            &p.upper,
+            1,
+            &free.interrupt,
+        );
+        outcome.failed < outcome.starts
+    });
+    if !finite_when_free {
+        return error;
+    }
+    let entries: Vec<Text> = settings
+        .fixed
+        .iter()
+        .map(|(name, value)| Setting::Fix.entry_number(name, short_number(*value)).into())
+        .collect();
+    let (these, them, values) = match entries.len() {
+        1 => ("this value", "it", "a value"),
+        _ => ("these values", "them", "values"),
+    };
+    let mut listed = Vec::new();
+    for (i, entry) in entries.into_iter().enumerate() {
+        listed.push(if i == 0 { entry } else { entry.after(" and ") });
+    }
+    Error::setting(
+        Setting::Fix,
+        Text::concat(listed).around(
+            "",
+            format!(
+                ": with {these} no start gives a finite objective (the law's predictions, or \
+                 their logs, overflow or are undefined at the data), while with {them} free the \
+                 starts do; fix {them} at {values} on the scale of the data, or drop {them}"
+            ),
+        ),
+    )
+}
+
 /// The best optimum of a search, without diagnostics: what a bootstrap replicate or a point of
 /// a profile needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -392,7 +445,8 @@ fn fit_with_starts_plain(
 ) -> Result<FitResult> {
     let mut prepared = prepare(law, data, settings)?;
     with_warm_starts(&mut prepared, warm);
-    let outcome = run_search(&prepared, settings)?;
+    let outcome =
+        run_search(&prepared, settings).map_err(|e| blame_fixed(law, data, settings, e))?;
     let Prepared {
         plans,
         problem,
@@ -463,8 +517,10 @@ fn settings_warnings(settings: &FitSettings, plans: &[ParamPlan], law: &Law) -> 
         if let Some(value) = plan.fixed {
             if outside(value) {
                 warnings.push(format!(
-                    "{name} is fixed at {value}, outside its bounds [{}, {}]",
-                    plan.lower, plan.upper
+                    "{name} is fixed at {}, outside its bounds [{}, {}]",
+                    short_number(value),
+                    short_number(plan.lower),
+                    short_number(plan.upper)
                 ));
             }
             if settings.grids.contains_key(name) || settings.bounds.contains_key(name) {
@@ -523,7 +579,7 @@ fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
     if !(1e-100..=1e100).contains(&settings.f_scale) {
         return Err(Error::settings(format!(
             "f_scale must be a positive number between 1e-100 and 1e100, got {}",
-            settings.f_scale
+            short_number(settings.f_scale)
         )));
     }
     for name in settings.fixed.keys() {
@@ -542,7 +598,11 @@ fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
                 Setting::Bounds,
                 text![
                     Setting::Bounds.key(name),
-                    format!(": the lower bound {lo} must be below the upper bound {hi}")
+                    format!(
+                        ": the lower bound {} must be below the upper bound {}",
+                        short_number(lo),
+                        short_number(hi)
+                    )
                 ],
             ));
         }
@@ -552,8 +612,10 @@ fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
                 text![
                     Setting::Bounds.key(name),
                     format!(
-                        ": the interval {lo}:{hi} is too wide to represent; leave a side empty \
-                         for no bound"
+                        ": the interval {}:{} is too wide to represent; leave a side empty \
+                         for no bound",
+                        short_number(lo),
+                        short_number(hi)
                     )
                 ],
             ));

@@ -9,6 +9,8 @@ use super::FitSettings;
 use crate::error::{Error, Result};
 use crate::law::{catalog, Law};
 
+pub use super::file::check_schema_version;
+
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Serialises a list of (name, value) pairs as a JSON object in list order.
@@ -144,6 +146,8 @@ pub struct FitResult {
     pub schema_version: u32,
     /// Catalog name or "formula".
     pub law: String,
+    /// The law's formula; a file of a catalog law may leave it out (it is the catalog's).
+    #[serde(default)]
     pub formula: String,
     pub citation: Option<String>,
     /// The target column.
@@ -232,19 +236,28 @@ impl FitResult {
     }
 
     /// Reads the fit alone from a fit file (its record's parts are left out: read a
-    /// `FitRecord` for those), checking its schema version first. Parses straight from the
-    /// text so that parameters and variables keep their order.
+    /// `FitRecord` for those), checking its schema version first and its formula and values
+    /// after ([`super::file`]). Parses straight from the text so that parameters and variables
+    /// keep their order.
     pub fn from_json(text: &str) -> Result<FitResult> {
         check_schema_version(text)?;
-        let result: FitResult = serde_json::from_str(text)
+        let mut result: FitResult = serde_json::from_str(text)
             .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
-        result.check_shapes()?;
+        result.check_read()?;
         Ok(result)
+    }
+
+    /// The checks of a fit just read from a file: the shapes of its matrices, a catalog law's
+    /// formula (filled in when left out) and values no fit writes.
+    pub(crate) fn check_read(&mut self) -> Result<()> {
+        self.check_shapes()?;
+        super::file::check_formula(self)?;
+        super::file::check_values(self)
     }
 
     /// The covariance and correlation must match the parameters (a hand-edited or truncated
     /// file is refused here rather than misread later).
-    pub(crate) fn check_shapes(&self) -> Result<()> {
+    fn check_shapes(&self) -> Result<()> {
         let broken = |what: String| {
             Err(Error::settings(format!(
                 "not a consistent fit file: {what}"
@@ -267,21 +280,4 @@ impl FitResult {
         }
         Ok(())
     }
-}
-
-/// A fit file's `schema_version` must be the one this build reads.
-pub fn check_schema_version(text: &str) -> Result<()> {
-    #[derive(Deserialize)]
-    struct Version {
-        schema_version: Option<u64>,
-    }
-    let version = serde_json::from_str::<Version>(text)
-        .map_err(|e| Error::settings(format!("not a fit file: {e}")))?
-        .schema_version;
-    if version != Some(SCHEMA_VERSION as u64) {
-        return Err(Error::settings(format!(
-            "unsupported fit file schema_version {version:?}; this build reads version {SCHEMA_VERSION}"
-        )));
-    }
-    Ok(())
 }

@@ -655,7 +655,7 @@ fn stats(profile: &ProfileNll, best: &ProfilePoint, result: &FitResult, s: f64) 
     let log_likelihood = finite(log_likelihood);
     let with_scale = k + 2.0;
     Ok(Stats {
-        r2: finite(1.0 - ss_res / ss_tot),
+        r2: super::diagnostics::r_squared(target, weights, ss_res, ss_tot),
         rmse: finite((ss_res / total).sqrt()),
         log_likelihood,
         aic: log_likelihood.and_then(|l| finite(2.0 * with_scale - 2.0 * l)),

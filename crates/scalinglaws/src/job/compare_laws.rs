@@ -90,7 +90,7 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
             return Err(Error::setting(
                 Setting::HoldoutFrac,
                 crate::text![
-                    Setting::HoldoutFrac.number(request.holdout_frac),
+                    Setting::HoldoutFrac.number(crate::error::short_number(request.holdout_frac)),
                     ": give a fraction strictly between 0 and 1, e.g. 0.2"
                 ],
             ));

@@ -10,7 +10,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::data::recipe::why_positive;
-use crate::error::{Error, Result};
+use crate::error::{short_number, Error, Result};
 use crate::law::{Law, NonFinite};
 use crate::suggest::closest;
 use crate::uncertainty::{predict_with_intervals_of, Calibration, FitRecord, IntervalSource};
@@ -162,6 +162,7 @@ impl PredictJob {
     fn columns(&self, fit: &FitRecord, law: &Law) -> Result<Vec<Vec<f64>>> {
         for (name, values) in &self.points {
             if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+                let bad = short_number(*bad);
                 return Err(Error::settings(format!(
                     "'{name}={bad}': {bad} is not a finite number"
                 )));
@@ -176,6 +177,7 @@ impl PredictJob {
             };
             if positive.contains(&name.as_str()) {
                 if let Some(value) = values.iter().find(|v| **v <= 0.0) {
+                    let value = short_number(*value);
                     return Err(Error::settings(format!(
                         "'{name}={value}': {name} must be positive: {}",
                         why_positive(law, name)

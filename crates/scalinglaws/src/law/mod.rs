@@ -229,6 +229,22 @@ impl Law {
         self.name.as_deref().unwrap_or("formula")
     }
 
+    /// The 0-based character offset of the first use of `name` in the formula (its local
+    /// definitions come first in the text), for messages that point at it.
+    pub fn position_of(&self, name: &str) -> Option<usize> {
+        let mut first = None;
+        let mut visit = |id: &str, position: usize| {
+            if id == name && first.is_none() {
+                first = Some(position);
+            }
+        };
+        for (_, definition) in &self.program.definitions {
+            definition.for_each_ident(&mut visit);
+        }
+        self.program.body.for_each_ident(&mut visit);
+        first
+    }
+
     pub fn param_names(&self) -> Vec<&str> {
         self.params.iter().map(|p| p.name.as_str()).collect()
     }

@@ -29,7 +29,8 @@ pub fn check_level(level: f64) -> Result<()> {
         Ok(())
     } else {
         Err(Error::settings(format!(
-            "the confidence level must lie strictly between 0 and 1 (e.g. 0.95), got {level}"
+            "the confidence level must lie strictly between 0 and 1 (e.g. 0.95), got {}",
+            crate::error::short_number(level)
         )))
     }
 }

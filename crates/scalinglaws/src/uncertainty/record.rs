@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::{BootstrapSummary, Calibration, Profile};
 use crate::error::{Error, Result};
+use crate::fit::edited;
 use crate::fit::result::{check_schema_version, DataSummary};
 use crate::fit::{FitResult, VarianceModel};
 
@@ -96,15 +97,41 @@ impl FitRecord {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
-    /// Reads a fit file, checking its schema version first. Parses straight from the text so
-    /// that parameters and variables keep their order.
+    /// Reads a fit file, checking its schema version first, the fit's formula and values
+    /// after, then its parts. Parses straight from the text so that parameters and variables
+    /// keep their order.
     pub fn from_json(text: &str) -> Result<FitRecord> {
         check_schema_version(text)?;
-        let record: FitRecord = serde_json::from_str(text)
+        let mut record: FitRecord = serde_json::from_str(text)
             .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
-        record.fit.check_shapes()?;
+        record.fit.check_read()?;
         record.check_draws()?;
+        record.check_levels()?;
         Ok(record)
+    }
+
+    /// The levels of the bootstrap, the calibration and the profiles lie in (0, 1), and the
+    /// calibration's widening is not negative (a hand-edited file is refused, naming the key).
+    fn check_levels(&self) -> Result<()> {
+        let mut levels: Vec<(String, f64)> = Vec::new();
+        if let Some(bootstrap) = &self.bootstrap {
+            levels.push(("bootstrap.level".into(), bootstrap.level));
+        }
+        if let Some(calibration) = &self.calibration {
+            levels.push(("calibration.level".into(), calibration.level));
+            if calibration.tau_per_decade < 0.0 {
+                let key = "calibration.tau_per_decade";
+                return Err(edited(key, calibration.tau_per_decade, "0 or more"));
+            }
+        }
+        for profile in &self.profiles {
+            levels.push((format!("profiles ({}).level", profile.param), profile.level));
+        }
+        let outside = |level: f64| level <= 0.0 || level >= 1.0 || level.is_nan();
+        match levels.iter().find(|(_, level)| outside(*level)) {
+            Some((key, level)) => Err(edited(key, *level, "a level between 0 and 1")),
+            None => Ok(()),
+        }
     }
 
     /// The bootstrap draws must match the parameters (a hand-edited or truncated file is

@@ -3,6 +3,7 @@
 //! without inference, and percentile intervals from bootstrap draws.
 
 use super::*;
+use crate::error::short_number;
 
 /// Every combination of the held variables' values, as (variable index, value) lists.
 pub(super) fn held_combinations(
@@ -112,10 +113,12 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
     if let Some(goal) = goals.iter().find(|g| !problem.feasible(params, **g)) {
         return Err(Error::settings(match goal {
             Goal::Budget(c) => format!(
-                "at the budget {c:e} no allocation meets the caps (the caps and the inference tokens leave no N); raise a cap or the budget"
+                "at the budget {} no allocation meets the caps (the caps and the inference tokens leave no N); raise a cap or the budget",
+                short_number(*c)
             ),
             Goal::Loss(l) => format!(
-                "no allocation reaches the loss {l} within the caps; raise a cap or the target loss"
+                "no allocation reaches the loss {} within the caps; raise a cap or the target loss",
+                short_number(*l)
             ),
         }));
     }
@@ -187,10 +190,12 @@ pub(super) fn unsolved(goal: Goal, why: Unsolved) -> Error {
     let widest = format!("N from {} to {}", decades(lo), decades(hi));
     match (goal, why) {
         (Goal::Budget(c), Unsolved::NoOptimum) => Error::fit(format!(
-            "at the budget {c:e} the law has no finite optimum along the budget's constraint ({widest}); check the law and the FLOPs formula"
+            "at the budget {} the law has no finite optimum along the budget's constraint ({widest}); check the law and the FLOPs formula",
+            short_number(c)
         )),
         (Goal::Loss(l), Unsolved::NoOptimum) => Error::settings(format!(
-            "the law does not reach the loss {l} for any {widest} and D from {} to {} (is the target below the law's floor?); raise the target loss",
+            "the law does not reach the loss {} for any {widest} and D from {} to {} (is the target below the law's floor?); raise the target loss",
+            short_number(l),
             decades(LOG_D_RANGE.0),
             decades(LOG_D_RANGE.1)
         )),
@@ -215,8 +220,8 @@ pub(super) fn unsolved(goal: Goal, why: Unsolved) -> Error {
 /// "at the budget C" and "the loss", or "for the loss L" and "the compute".
 pub(super) fn goal_words(goal: Goal) -> (String, &'static str) {
     match goal {
-        Goal::Budget(c) => (format!("at the budget {c:e}"), "the loss"),
-        Goal::Loss(l) => (format!("for the loss {l}"), "the compute"),
+        Goal::Budget(c) => (format!("at the budget {}", short_number(c)), "the loss"),
+        Goal::Loss(l) => (format!("for the loss {}", short_number(l)), "the compute"),
     }
 }
 
@@ -274,7 +279,7 @@ pub(super) fn goals(settings: &AllocationSettings) -> Result<Vec<Goal>> {
             Some(bad) => Err(Error::setting(
                 Setting::Budget,
                 text![
-                    Setting::Budget.number(format!("{bad:e}")),
+                    Setting::Budget.number(short_number(*bad)),
                     ": a budget is a positive number of FLOPs"
                 ],
             )),
@@ -284,7 +289,7 @@ pub(super) fn goals(settings: &AllocationSettings) -> Result<Vec<Goal>> {
             Some(bad) => Err(Error::setting(
                 Setting::TargetLoss,
                 text![
-                    Setting::TargetLoss.number(bad),
+                    Setting::TargetLoss.number(short_number(*bad)),
                     ": give a positive loss the law can reach"
                 ],
             )),
@@ -327,10 +332,7 @@ pub(super) fn problem<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Res
         if let Some(cap) = cap.filter(|c| !(*c > 0.0 && c.is_finite())) {
             return Err(Error::setting(
                 option,
-                text![
-                    option.number(format!("{cap:e}")),
-                    ": give a positive number"
-                ],
+                text![option.number(short_number(cap)), ": give a positive number"],
             ));
         }
     }
@@ -339,7 +341,7 @@ pub(super) fn problem<'a>(law: &'a Law, settings: &'a AllocationSettings) -> Res
         return Err(Error::setting(
             Setting::InferenceTokens,
             text![
-                Setting::InferenceTokens.number(format!("{t:e}")),
+                Setting::InferenceTokens.number(short_number(t)),
                 ": give a number of tokens >= 0"
             ],
         ));

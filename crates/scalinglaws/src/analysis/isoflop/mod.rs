@@ -381,7 +381,7 @@ fn validate(data: &IsoflopData, settings: &IsoflopSettings) -> Result<()> {
     if !(settings.tolerance >= 0.0 && settings.tolerance < 1.0) {
         return Err(Error::settings(format!(
             "the budget tolerance must be in [0, 1), got {}",
-            settings.tolerance
+            crate::error::short_number(settings.tolerance)
         )));
     }
     crate::uncertainty::check_level(settings.level)?;

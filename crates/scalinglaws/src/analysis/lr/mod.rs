@@ -38,7 +38,7 @@ pub use law::{CurvatureTest, Form, LrLaw, Method, Param, Reference};
 pub use swept::SweptColumn;
 
 use crate::data::recipe::Table;
-use crate::error::{Error, Result};
+use crate::error::{short_number, Error, Result};
 use crate::error::{Setting, Voice};
 use crate::stats::f_sf;
 use crate::text;
@@ -368,7 +368,7 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
     if settings.max_rise.is_nan() || settings.max_rise <= 0.0 {
         return Err(Error::settings(format!(
             "the largest rise above a cell's best loss must be positive, got {}",
-            settings.max_rise
+            short_number(settings.max_rise)
         )));
     }
     if settings.half_window == 0 {
@@ -379,13 +379,13 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
     if settings.noise.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
         return Err(Error::settings(format!(
             "the loss noise must be a positive number, got {}",
-            settings.noise.unwrap_or(f64::NAN)
+            short_number(settings.noise.unwrap_or(f64::NAN))
         )));
     }
     if !(settings.holdout > 0.0 && settings.holdout < 1.0) {
         return Err(Error::settings(format!(
             "the held-out fraction must lie strictly between 0 and 1, got {}",
-            settings.holdout
+            short_number(settings.holdout)
         )));
     }
     for &(tn, td) in &settings.targets {
@@ -863,7 +863,9 @@ fn range_warnings(law: &LrLaw, data: &LrData, settings: &LrSettings) -> Vec<Stri
             }
             (!parts.is_empty()).then(|| {
                 format!(
-                    "the target N={n:e}, D={d:e} extrapolates to {}",
+                    "the target N={}, D={} extrapolates to {}",
+                    short_number(n),
+                    short_number(d),
                     parts.join(", ")
                 )
             })

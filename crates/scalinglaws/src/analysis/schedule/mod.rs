@@ -428,10 +428,10 @@ fn finite_losses(spec: &ParsedSpec, steps: &[usize], loss: &[f64]) -> Result<()>
         text![
             Setting::Schedule.text(&spec.text),
             format!(
-                ": the fitted law gives no finite loss at step {} (peak learning rate {:e}); \
+                ": the fitted law gives no finite loss at step {} (peak learning rate {}); \
                  keep the learning rates near those of the fitted runs",
                 steps[i],
-                spec.main.peak()
+                crate::error::short_number(spec.main.peak())
             )
         ],
     ))

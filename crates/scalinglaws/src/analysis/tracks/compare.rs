@@ -263,8 +263,9 @@ pub(super) fn pair(
 
 pub(super) fn no_optimum(tracks: &[Track], t: usize, budget: f64) -> Error {
     Error::fit(format!(
-        "track '{}' has no compute-optimal allocation at {budget:e} FLOPs",
-        tracks[t].label
+        "track '{}' has no compute-optimal allocation at {} FLOPs",
+        tracks[t].label,
+        crate::error::short_number(budget)
     ))
 }
 

@@ -204,6 +204,13 @@ impl Table {
             )?,
             Space::Linear => self.dataset.finite(target_column)?,
         };
+        if let Some(variable) = law
+            .variables
+            .iter()
+            .find(|v| self.resolve(v) == Some(target_column))
+        {
+            return Err(target_as_variable(law, variable, &recipe.target));
+        }
         let positive = law.positive_variables();
         let mut variables = Vec::with_capacity(law.variables.len());
         for variable in &law.variables {
@@ -331,5 +338,36 @@ impl Table {
                 format!("; the columns are {}", list(self.dataset.column_names())),
             ],
         }
+    }
+}
+
+/// A law that reads the target as one of its variables fits it perfectly and predicts
+/// nothing: a formula's error points at the name, a catalog law's names the variable.
+fn target_as_variable(law: &Law, variable: &str, target: &str) -> Error {
+    let alias = if variable == target {
+        String::new()
+    } else {
+        format!(" (named '{variable}')")
+    };
+    let why = format!("the target column `{target}` as a variable{alias}; a law predicts the target from other columns");
+    match &law.name {
+        None => Error::Formula {
+            formula: law.formula.clone(),
+            position: law.position_of(variable).unwrap_or(0),
+            message: text![
+                format!("the formula uses {why}: remove it from the formula, or choose another "),
+                Setting::Target,
+            ],
+        }
+        .within(Setting::Formula),
+        Some(name) => Error::setting(
+            Setting::Target,
+            text![
+                format!("the law '{name}' reads {why}: give "),
+                Setting::Target.subject(),
+                " the column the law predicts, or name another column for the variable with ",
+                Setting::Map.entry_text(variable, "COLUMN"),
+            ],
+        ),
     }
 }

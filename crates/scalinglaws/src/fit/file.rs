@@ -1,0 +1,209 @@
+//! What a fit file must be before its numbers are trusted: JSON of one object (not too deeply
+//! nested) with this build's `schema_version`, else a message saying what the file is instead
+//! (another command's output is named by the keys that mark it); a catalog law's own formula;
+//! and values a fit can have (a residual scale or standard error below 0 is an edit, not a
+//! fit). Every message names the key at fault; the front end names the file.
+
+use serde_json::Value;
+
+use super::result::{FitResult, SCHEMA_VERSION};
+use super::VarianceModel;
+use crate::error::{Error, Mention, Result, Text};
+use crate::law::catalog;
+use crate::text;
+
+/// The most levels of nesting serde_json reads (its recursion limit).
+const MAX_DEPTH: usize = 128;
+
+/// Keys that mark the JSON of another workflow (all of them present), and that workflow; a
+/// longer list first where one's keys hold another's (`compare_laws` has `laws`).
+const OTHER_DOCUMENTS: &[(&[&str], &str)] = &[
+    (&["tracks", "pairs"], "compare"),
+    (&["holdout", "splits", "metrics"], "backtest"),
+    (&["rows", "laws", "tests"], "compare_laws"),
+    (&["selection"], "select"),
+    (&["cells", "noise", "curvature"], "lr"),
+    (&["kind", "train_points"], "schedule_fit"),
+    (&["allocations", "goal"], "optimal"),
+    (&["predictions", "intervals"], "predict"),
+    (&["groups"], "isoflop"),
+    (&["laws"], "laws"),
+];
+
+/// The fix every "not a fit file" message ends with.
+fn give_a_fit() -> Text {
+    text!["give the JSON written by ", Mention::Writer("fit")]
+}
+
+fn not_a_fit(why: impl Into<Text>) -> Error {
+    Error::settings(text!["not a fit file: ", why.into(), "; ", give_a_fit()])
+}
+
+/// A fit file's `schema_version` must be the one this build reads. A file that is not JSON,
+/// nests deeper than serde_json reads, is not an object or has no `schema_version` is refused
+/// saying so, naming the workflow whose output it looks like.
+pub fn check_schema_version(text: &str) -> Result<()> {
+    let document: Value = serde_json::from_str(text).map_err(unreadable)?;
+    let Value::Object(keys) = &document else {
+        return Err(not_a_fit(format!(
+            "it is a JSON {}, not an object",
+            kind(&document)
+        )));
+    };
+    match keys.get("schema_version") {
+        Some(version) if version.as_u64() == Some(u64::from(SCHEMA_VERSION)) => Ok(()),
+        Some(version) => Err(Error::settings(format!(
+            "unsupported fit file schema_version {version}; this build reads version \
+             {SCHEMA_VERSION}"
+        ))),
+        None => Err(not_a_fit(without_version(keys))),
+    }
+}
+
+/// Why a text that serde_json cannot read is no fit file.
+fn unreadable(error: serde_json::Error) -> Error {
+    if error.to_string().starts_with("recursion limit exceeded") {
+        return not_a_fit(format!(
+            "its JSON nests more than {MAX_DEPTH} levels deep (line {}, column {}), and a fit \
+             file nests a few",
+            error.line(),
+            error.column()
+        ));
+    }
+    not_a_fit(format!("it is not JSON ({error})"))
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// An object without `schema_version`: what it looks like, when its keys say.
+fn without_version(keys: &serde_json::Map<String, Value>) -> Text {
+    let found = OTHER_DOCUMENTS
+        .iter()
+        .find(|(marks, _)| marks.iter().all(|mark| keys.contains_key(*mark)));
+    match found {
+        Some((marks, workflow)) => text![
+            "it has no `schema_version` and looks like the JSON written by ",
+            Mention::Writer(workflow),
+            format!(
+                " (it has {})",
+                marks
+                    .iter()
+                    .map(|mark| format!("`{mark}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ],
+        None => "it has no `schema_version`".into(),
+    }
+}
+
+/// A catalog law's file holds the catalog's formula (a file without `formula` gets it): the
+/// catalog law is what is evaluated, so an edited formula would be silently ignored.
+pub(crate) fn check_formula(fit: &mut FitResult) -> Result<()> {
+    if fit.law == "formula" {
+        return Ok(());
+    }
+    // A name the catalog does not know is refused where the law is built (`FitResult::law`).
+    let Ok(law) = catalog::lookup(&fit.law) else {
+        return Ok(());
+    };
+    let spaceless = |text: &str| text.split_whitespace().collect::<String>();
+    if fit.formula.trim().is_empty() {
+        fit.formula = law.formula;
+    } else if spaceless(&fit.formula) != spaceless(&law.formula) {
+        return Err(Error::settings(format!(
+            "the key `formula` is \"{}\", but the file's law '{}' is the catalog's \"{}\", and \
+             that is what is evaluated, not the edited text; restore the catalog's formula (or \
+             remove the key), or set `law` to \"formula\" to evaluate the edited one",
+            fit.formula, fit.law, law.formula
+        )));
+    }
+    Ok(())
+}
+
+/// Values no fit writes: a negative residual scale, standard error or variance, a variance
+/// model's scale at or below 0.
+pub(crate) fn check_values(fit: &FitResult) -> Result<()> {
+    // σ = 0 is the residual scale of an exact fit (noise-free data): it stays.
+    if let Some(sigma) = fit.stats.residual_scale {
+        at_least_zero("stats.residual_scale", sigma)?;
+    }
+    for (name, param) in &fit.params {
+        if let Some(stderr) = param.stderr {
+            at_least_zero(&format!("params.{name}.stderr"), stderr)?;
+        }
+        if let Some(stderr) = param.boot_stderr {
+            at_least_zero(&format!("params.{name}.boot_stderr"), stderr)?;
+        }
+    }
+    if let Some(covariance) = &fit.covariance {
+        for (i, name) in covariance.names.iter().enumerate() {
+            at_least_zero(&format!("covariance of {name}"), covariance.values[i][i])?;
+        }
+    }
+    match &fit.variance {
+        Some(variance) => check_variance(variance),
+        None => Ok(()),
+    }
+}
+
+fn check_variance(variance: &VarianceModel) -> Result<()> {
+    for (key, value) in [
+        ("variance.sigma0", variance.sigma0),
+        ("variance.x0", variance.x0),
+    ] {
+        if value <= 0.0 || value.is_nan() {
+            return Err(edited(key, value, "above 0"));
+        }
+    }
+    Ok(())
+}
+
+fn at_least_zero(key: &str, value: f64) -> Result<()> {
+    if value >= 0.0 {
+        Ok(())
+    } else {
+        Err(edited(key, value, "0 or more"))
+    }
+}
+
+/// A value out of its range, by its key (`stats.residual_scale`).
+pub(crate) fn edited(key: &str, value: f64, range: &str) -> Error {
+    Error::settings(format!(
+        "not a consistent fit file: `{key}` is {}, and a fit writes {range}; was the file \
+         edited? Restore the value or fit again",
+        crate::error::short_number(value)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_file_is_instead_is_said() {
+        let message = |text: &str| check_schema_version(text).unwrap_err().to_string();
+        assert!(message("[1, 2]").contains("it is a JSON array, not an object"));
+        assert!(message("loss,N\n").contains("it is not JSON"));
+        let deep = message(&"[".repeat(100_000));
+        assert!(deep.contains("nests more than 128 levels deep"), "{deep}");
+        let compare = message(r#"{"law": "chinchilla", "tracks": [], "pairs": []}"#);
+        assert!(
+            compare.contains("looks like the JSON written by the `compare` workflow"),
+            "{compare}"
+        );
+        assert!(message(r#"{"laws": [], "rows": 3, "tests": []}"#).contains("`compare_laws`"));
+        assert!(message("{}").contains("it has no `schema_version`; give the JSON written by"));
+        assert!(message(r#"{"schema_version": 2}"#).contains("schema_version 2"));
+        assert!(check_schema_version(r#"{"schema_version": 1}"#).is_ok());
+    }
+}
