@@ -247,15 +247,17 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance)
     let dof = (n - k) as f64;
     let covariance = match choice {
         Covariance::GaussNewton => {
-            let (jacobian, _) = problem.residual_jacobian(p);
             let residuals = problem.residuals(p);
-            let mut normal = DMatrix::zeros(k, k);
-            let mut ssr = 0.0;
-            for (row, (w, r)) in problem.weights().iter().zip(&residuals).enumerate() {
-                add_outer(&mut normal, &jacobian, row, *w);
-                ssr += w * r * r;
-            }
-            scaled_inverse(&normal).map(|inverse| inverse * (ssr / dof))
+            let ssr: f64 = problem
+                .weights()
+                .iter()
+                .zip(&residuals)
+                .map(|(w, r)| w * r * r)
+                .sum();
+            problem
+                .normal_matrix(p)
+                .and_then(|normal| scaled_inverse(&normal))
+                .map(|inverse| inverse * (ssr / dof))
         }
         Covariance::Hessian | Covariance::Auto => {
             scaled_inverse(&hessian).map(|inverse| inverse * (2.0 * model.value / dof))
@@ -285,28 +287,10 @@ fn sandwich(
     hessian: &DMatrix<f64>,
     dof: f64,
 ) -> Option<DMatrix<f64>> {
-    let k = hessian.nrows();
     let n = problem.n_rows();
     let h_inverse = scaled_inverse(hessian)?;
-    {
-        let (jacobian, d1) = problem.residual_jacobian(p);
-        let mut meat = DMatrix::zeros(k, k);
-        for (row, (w, d)) in problem.weights().iter().zip(&d1).enumerate() {
-            add_outer(&mut meat, &jacobian, row, (w * d).powi(2));
-        }
-        Some(&h_inverse * meat * &h_inverse * (n as f64 / dof))
-    }
-}
-
-/// sum += jᵀj·scale for row `row` of `jacobian`, entry by entry (no matrix per row: a fit of
-/// a million rows would allocate three million).
-fn add_outer(sum: &mut DMatrix<f64>, jacobian: &DMatrix<f64>, row: usize, scale: f64) {
-    let k = sum.nrows();
-    for b in 0..k {
-        for a in 0..k {
-            sum[(a, b)] += jacobian[(row, a)] * jacobian[(row, b)] * scale;
-        }
-    }
+    let meat = problem.sandwich_meat(p)?;
+    Some(&h_inverse * meat * &h_inverse * (n as f64 / dof))
 }
 
 fn correlation(covariance: &DMatrix<f64>) -> DMatrix<f64> {

@@ -211,14 +211,23 @@ impl Problem {
     }
 
     /// Residuals in the fitted space at natural parameters p.
+    /// Column sweeps block by block (in parallel above [`BLOCK_ROWS`] rows), so the values are
+    /// those the objective sums.
     pub fn residuals(&self, p: &[f64]) -> Vec<f64> {
-        let mut residuals = Vec::with_capacity(self.n_rows());
-        self.tape
-            .for_each_row(p, &mut self.tape.scratch(), |row, prediction| {
-                residuals.push(self.residual(prediction, row));
-                true
-            });
-        residuals
+        let block = |problem: &Problem, rows: Range<usize>, scratch: &mut Scratch| {
+            let first = rows.start;
+            let predictions = problem.tape.forward_columns_rows(p, rows, scratch);
+            predictions
+                .iter()
+                .enumerate()
+                .map(|(i, &prediction)| problem.residual(prediction, first + i))
+                .collect::<Vec<f64>>()
+        };
+        let n = self.n_rows();
+        if n <= BLOCK_ROWS {
+            return block(self, 0..n, &mut self.tape.scratch());
+        }
+        self.over_blocks(block).concat()
     }
 
     /// The objective at natural parameters (infinite when any prediction is invalid), from
@@ -323,6 +332,25 @@ impl Problem {
     pub fn newton_first_order(&self, p: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let ones = vec![1.0; self.dim()];
         self.sweep(p, &ones, Weighting::Newton, scratch)
+    }
+
+    /// Σ w·∇r∇rᵀ over the rows at natural parameters `p` (the normal matrix of a Gauss–Newton
+    /// covariance), from block sweeps: no per-row Jacobian is kept. None when not finite.
+    pub fn normal_matrix(&self, p: &[f64]) -> Option<DMatrix<f64>> {
+        self.natural_sums(p, Weighting::Normal)
+    }
+
+    /// Σ (w·ρ'(r))²·∇r∇rᵀ over the rows at natural parameters `p`: the meat of the sandwich
+    /// covariance (Huber 1967; White 1980), from block sweeps. None when not finite.
+    pub fn sandwich_meat(&self, p: &[f64]) -> Option<DMatrix<f64>> {
+        self.natural_sums(p, Weighting::Meat)
+    }
+
+    fn natural_sums(&self, p: &[f64], weighting: Weighting) -> Option<DMatrix<f64>> {
+        let ones = vec![1.0; self.dim()];
+        let mut scratch = self.tape.scratch();
+        self.sweep(p, &ones, weighting, &mut scratch)
+            .map(|model| model.curvature)
     }
 
     /// The sums of [`RowTerms`] over every row (block by block above [`BLOCK_ROWS`]), the
@@ -588,6 +616,10 @@ enum Weighting {
     /// ρ''(r) and the first-order part of ∇²r (see [`Problem::newton_first_order`]): the
     /// exact Hessian up to a small remainder, for Newton steps near an optimum.
     Newton,
+    /// 1: Σ w·∇r∇rᵀ, the normal matrix of the Gauss–Newton covariance.
+    Normal,
+    /// w·ρ'²: Σ (w·ρ')²·∇r∇rᵀ, the meat of the sandwich covariance.
+    Meat,
 }
 
 type Accumulated = Option<(f64, DVector<f64>, DMatrix<f64>)>;
@@ -631,19 +663,22 @@ impl RowTerms<'_> {
             let w = self.weights[row];
             value += w * terms.cost;
             g.push(w * terms.d1 * dr);
-            h.push(w * dr * dr * self.curvature_weight(&terms));
+            h.push(w * dr * dr * self.curvature_weight(&terms, w));
         }
         Some(value)
     }
 
     /// The factor of w·(∂r/∂ŷ)² in the curvature sum: ρ'(z) for IRLS; for Newton ρ''(r), less
-    /// ρ'(r) on log residuals (whose ∂²r/∂ŷ² is −(∂r/∂ŷ)²).
+    /// ρ'(r) on log residuals (whose ∂²r/∂ŷ² is −(∂r/∂ŷ)²); 1 for the normal matrix; w·ρ'² for
+    /// the sandwich's meat.
     #[inline]
-    fn curvature_weight(&self, terms: &crate::fit::loss::CostTerms) -> f64 {
+    fn curvature_weight(&self, terms: &crate::fit::loss::CostTerms, w: f64) -> f64 {
         match (self.weighting, self.problem.space) {
             (Weighting::Irls, _) => terms.irls,
             (Weighting::Newton, Space::Log) => terms.d2 - terms.d1,
             (Weighting::Newton, Space::Linear) => terms.d2,
+            (Weighting::Normal, _) => 1.0,
+            (Weighting::Meat, _) => w * terms.d1 * terms.d1,
         }
     }
 

@@ -25,6 +25,7 @@
 //! two beyond it), two origins whose fits succeed, and [`MIN_UNITS`] held-out (origin, scale
 //! group) units; with fewer, the result says the interval is not calibrated and why.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
@@ -469,26 +470,34 @@ fn score_origin(
     let scored = fit(law, &data.subset(&train), settings).and_then(|result| {
         let record = FitRecord::from(result);
         let space = settings.space;
-        let mut predicted = Vec::with_capacity(test.len());
-        let mut scores = Vec::new();
-        // Block by block, so a million held-out rows never hold a million points at once.
-        for block in test.chunks(SCORE_BLOCK) {
+        // Block by block (a few blocks in parallel at a time, joined in block order), so a
+        // million held-out rows never hold a million points, or a second copy of their scores.
+        let score_block = |block: &[usize]| -> Result<(Vec<f64>, Vec<Score>)> {
             let points: Vec<Vec<f64>> = block
                 .iter()
                 .map(|&i| data.variables.iter().map(|c| c[i]).collect())
                 .collect();
             let (predictions, _) = predict_with_intervals_of(law, &record, &points, level)?;
+            let mut predicted = Vec::with_capacity(block.len());
+            let mut scores = Vec::new();
             for (&i, p) in block.iter().zip(&predictions) {
                 predicted.push(forward(space, p.value));
                 let weight = 1.0 / per_group[&groups[i]] as f64;
-                scores.extend(score_of(
-                    p,
-                    data.target[i],
-                    scale[i] / trained_up_to,
-                    weight,
-                    space,
-                    z,
-                ));
+                let ratio = scale[i] / trained_up_to;
+                scores.extend(score_of(p, data.target[i], ratio, weight, space, z));
+            }
+            Ok((predicted, scores))
+        };
+        let mut predicted = Vec::with_capacity(test.len());
+        let mut scores = Vec::with_capacity(test.len());
+        for group in test.chunks(SCORE_BLOCK * BLOCKS_AT_ONCE) {
+            let blocks: Vec<(Vec<f64>, Vec<Score>)> = group
+                .par_chunks(SCORE_BLOCK)
+                .map(score_block)
+                .collect::<Result<_>>()?;
+            for (block_predicted, block_scores) in blocks {
+                predicted.extend(block_predicted);
+                scores.extend(block_scores);
             }
         }
         Ok((predicted, scores))
@@ -511,8 +520,10 @@ fn score_origin(
     (origin, scores, Some(held_out))
 }
 
-/// Held-out rows predicted at a time while scoring an origin.
-const SCORE_BLOCK: usize = 1 << 16;
+/// Held-out rows predicted at a time while scoring an origin ...
+const SCORE_BLOCK: usize = 1 << 14;
+/// ... and blocks scored in parallel at a time.
+const BLOCKS_AT_ONCE: usize = 8;
 
 /// The score of one held-out row: its error and the fit's own sd in the fitted space, at
 /// `ratio` = its scale over the training data's largest. None where the fit gives no interval
