@@ -469,3 +469,33 @@ fn a_fixed_value_that_leaves_no_finite_objective_is_refused() {
         ],
     );
 }
+
+/// `soft_l1` and `cauchy` at a scale far above every residual are least squares: the fit moves
+/// off its start to the least-squares optimum (their costs lost every digit to cancellation
+/// from `--f-scale 1e8`, so the first start was returned as "converged").
+#[test]
+fn robust_losses_at_a_large_scale_fit_like_least_squares() {
+    let alpha = |loss: &str, scale: &str| -> f64 {
+        let fit = stdout_json(with_chinchilla(&["fit"]).args([
+            "--loss",
+            loss,
+            "--f-scale",
+            scale,
+            "--no-calibration",
+            "--json",
+            "-",
+        ]));
+        assert_eq!(fit["converged"], true, "{fit}");
+        fit["params"]["alpha"]["value"].as_f64().unwrap()
+    };
+    let least_squares = alpha("linear", "1");
+    for loss in ["soft_l1", "cauchy"] {
+        for scale in ["1e5", "1e8"] {
+            let robust = alpha(loss, scale);
+            assert!(
+                (robust / least_squares - 1.0).abs() < 1e-4,
+                "{loss} at f_scale {scale}: alpha {robust} vs least squares {least_squares}"
+            );
+        }
+    }
+}
