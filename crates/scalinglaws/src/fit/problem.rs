@@ -663,7 +663,7 @@ impl RowTerms<'_> {
             let w = self.weights[row];
             value += w * terms.cost;
             g.push(w * terms.d1 * dr);
-            h.push(w * dr * dr * self.curvature_weight(&terms, w));
+            h.push(w * self.curvature_weight(&terms, w) * dr * dr);
         }
         Some(value)
     }

@@ -332,8 +332,9 @@ impl Law {
         }
     }
 
-    /// The law at each point (`points[i]` holds one value per variable), the same numbers as
-    /// [`Law::eval`] point by point.
+    /// The law at each point (`points[i]` holds one value per variable): [`Law::eval`] point
+    /// by point, up to rounding (a block whose bases are all positive takes powers as
+    /// exp(e·ln x)).
     pub fn eval_points(&self, params: &[f64], points: &[Vec<f64>]) -> Vec<f64> {
         let mut values = Vec::with_capacity(points.len());
         self.for_each_point(points, |_, bound, row, scratch| {

@@ -170,9 +170,9 @@ pub fn predict_fit_intervals_of(
         bound.gradient_row_sparse(&params, row, scratch, |p, g| gradient[p] += g);
         let value = values[i];
         let mut variance = 0.0;
-        for (a, &i) in slots.iter().enumerate() {
-            for (b, &j) in slots.iter().enumerate() {
-                variance += gradient[i] * covariance.values[a][b] * gradient[j];
+        for (a, &pa) in slots.iter().enumerate() {
+            for (b, &pb) in slots.iter().enumerate() {
+                variance += gradient[pa] * covariance.values[a][b] * gradient[pb];
             }
         }
         let to_space = match space {
