@@ -541,12 +541,22 @@ fn settings_warnings(settings: &FitSettings, plans: &[ParamPlan], law: &Law) -> 
     warnings
 }
 
-fn with_threads<T: Send>(threads: Option<usize>, job: impl FnOnce() -> T + Send) -> Result<T> {
-    match threads {
+/// Runs `job` on a pool of `threads` worker threads (capped by [`crate::limits::threads`]); on
+/// the current pool when `threads` is None or when the caller already runs on a pool of that
+/// size (a job that installed one for all its steps: the fits inside start no pools of their
+/// own).
+pub(crate) fn with_threads<T: Send>(
+    threads: Option<usize>,
+    job: impl FnOnce() -> T + Send,
+) -> Result<T> {
+    match threads.map(crate::limits::threads) {
         None => Ok(job()),
+        Some(n) if rayon::current_thread_index().is_some() && rayon::current_num_threads() == n => {
+            Ok(job())
+        }
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(crate::limits::threads(n))
+                .num_threads(n)
                 .build()
                 .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?;
             Ok(pool.install(job))

@@ -325,10 +325,11 @@ impl Problem {
     /// Objective, exact gradient and the first-derivative part of the exact Hessian, all in
     /// natural coordinates of the free parameters: Σ w·(ρ''·∇r∇rᵀ + ρ'·(∇²r)_J), where
     /// (∇²r)_J is the part of the residual's Hessian that the prediction's gradient gives
-    /// (−∇f∇fᵀ/f² on log residuals, none on linear ones). What it leaves out, Σ w·ρ'·∇²f/f,
-    /// is a sum of terms of either sign that mostly cancel near an optimum (the classical
-    /// Gauss–Newton argument), so this is the exact Hessian up to a small remainder, from one
-    /// first-order sweep. None when the objective is not finite.
+    /// (−∇f∇fᵀ/f² on log residuals, none on linear ones). What it leaves out, Σ w·ρ'·∇²f/f on
+    /// log residuals (Σ w·ρ'·∇²f on linear ones), is a sum of terms of either sign that cancel
+    /// near the optimum of a law that fits (the classical Gauss–Newton argument), not of one
+    /// that misses the data systematically; so this is the exact Hessian up to that remainder,
+    /// from one first-order sweep. None when the objective is not finite.
     pub fn newton_first_order(&self, p: &[f64], scratch: &mut Scratch) -> Option<LocalModel> {
         let ones = vec![1.0; self.dim()];
         self.sweep(p, &ones, Weighting::Newton, scratch)

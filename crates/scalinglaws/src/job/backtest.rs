@@ -39,6 +39,11 @@ impl BacktestJob {
     /// The backtest on `table` (prepared with this job's recipe), its held-out rows numbered
     /// as the file numbers them.
     pub fn run(&self, table: &Table) -> Result<Backtest> {
+        // Every step on the pool of `threads` workers, not only the fits' searches.
+        crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
+    }
+
+    fn run_on_pool(&self, table: &Table) -> Result<Backtest> {
         let law = self.law.build(table)?;
         let settings = self.settings.for_law(&self.law);
         let data = table.fit_data(&law, &self.recipe, settings.space)?;

@@ -68,6 +68,18 @@ impl CompareJob {
         table: &Table,
         recipe: &Recipe,
         law: &Law,
+        fit: FitSettings,
+    ) -> Result<ComparedTracks> {
+        // Every step on the pool of `threads` workers, not only the fits' searches.
+        let threads = fit.threads;
+        crate::fit::with_threads(threads, || self.run_on_pool(table, recipe, law, fit))?
+    }
+
+    fn run_on_pool(
+        &self,
+        table: &Table,
+        recipe: &Recipe,
+        law: &Law,
         mut fit: FitSettings,
     ) -> Result<ComparedTracks> {
         // The record, in each track's fit, of the seed its bootstrap used (nothing reads it).

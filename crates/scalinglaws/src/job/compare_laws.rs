@@ -35,6 +35,11 @@ pub struct CompareLawsJob {
 impl CompareLawsJob {
     /// The comparison on `table` (prepared with this job's recipe).
     pub fn run(&self, table: &Table) -> Result<Comparison> {
+        // Every step on the pool of `threads` workers, not only the fits' searches.
+        crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
+    }
+
+    fn run_on_pool(&self, table: &Table) -> Result<Comparison> {
         let candidates = candidates::build(table, &self.recipe, &self.laws, &self.settings)?;
         let scale = self
             .by

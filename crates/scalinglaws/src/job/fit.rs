@@ -137,6 +137,13 @@ impl FitJob {
     /// The whole fit on `table` (prepared with this job's recipe); `progress` hears the
     /// number of bootstrap replicates done.
     pub fn run(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitOutcome> {
+        // Every step on the pool of `threads` workers, not only the fits' searches.
+        crate::fit::with_threads(self.settings.settings.threads, || {
+            self.run_on_pool(table, progress)
+        })?
+    }
+
+    fn run_on_pool(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitOutcome> {
         let recipe = &self.recipe;
         let law = self.law.build(table)?;
         let mut settings = self.settings.for_law(&self.law);

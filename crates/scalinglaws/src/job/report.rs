@@ -76,8 +76,11 @@ pub const PLOT_BUDGETS: usize = 31;
 impl ReportJob {
     /// Fits (`progress` hears the bootstrap replicates done), then computes the page.
     pub fn run(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitPage> {
-        let outcome = self.fit.run(table, progress)?;
-        FitPage::of(outcome, self.level)
+        // The page's refits (the backtest's) on the fit's pool of `threads` workers too.
+        crate::fit::with_threads(self.fit.settings.settings.threads, || {
+            let outcome = self.fit.run(table, progress)?;
+            FitPage::of(outcome, self.level)
+        })?
     }
 }
 

@@ -63,6 +63,11 @@ pub struct PointOut {
 impl SelectJob {
     /// The selection on `table` (prepared with this job's recipe).
     pub fn run(&self, table: &Table) -> Result<SelectOutcome> {
+        // Every step on the pool of `threads` workers, not only the fits' searches.
+        crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
+    }
+
+    fn run_on_pool(&self, table: &Table) -> Result<SelectOutcome> {
         let candidates = candidates::build(table, &self.recipe, &self.candidates, &self.settings)?;
         let Some(first) = candidates.first() else {
             return Err(Error::setting(Setting::Law, "select needs candidate laws"));

@@ -103,14 +103,7 @@ pub fn bootstrap(
             })
             .collect::<Vec<Option<Vec<f64>>>>()
     };
-    let outcomes = match settings.threads {
-        None => run(),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(crate::limits::threads(n))
-            .build()
-            .map_err(|e| Error::settings(format!("cannot start {n} threads: {e}")))?
-            .install(run),
-    };
+    let outcomes = crate::fit::with_threads(settings.threads, run)?;
     settings.interrupt.check()?;
     let failed = outcomes.iter().filter(|o| o.is_none()).count();
     let (cluster, clusters) = match &options.resampling {
