@@ -11,7 +11,9 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{chinchilla, chinchilla_formula, compare_tracks, fails, root, scalinglaws_in_root};
+use common::{
+    chinchilla, chinchilla_formula, compare_tracks, fails, isoflop_runs, root, scalinglaws_in_root,
+};
 
 /// A cell far beyond the formatter's 65,535-character width limit.
 fn long_name() -> String {
@@ -126,18 +128,7 @@ fn replicates_are_capped_in_every_command_that_bootstraps() {
             &["--bootstrap", "at most 1,000,000 replicates"],
         );
         fails(
-            scalinglaws_in_root().args([
-                "isoflop",
-                "examples/isoflop/runs.csv",
-                "--compute",
-                "C",
-                "--size",
-                "N",
-                "--target",
-                "loss",
-                "--bootstrap",
-                count,
-            ]),
+            isoflop_runs().args(["--bootstrap", count]),
             &["--bootstrap", "at most 1,000,000 replicates"],
         );
     }

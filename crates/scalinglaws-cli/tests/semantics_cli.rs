@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use common::{
-    chinchilla, chinchilla_formula, compare_tracks, fails, fit_file, read_json, root,
+    chinchilla, chinchilla_formula, compare_tracks, fails, fit_file, isoflop_runs, read_json, root,
     scalinglaws_in_root, stdout, stdout_json, with_chinchilla,
 };
 
@@ -313,19 +313,7 @@ fn values_no_fit_writes_are_refused_naming_the_key() {
 fn a_file_that_is_not_a_fit_says_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let isoflop = dir.path().join("isoflop.json");
-    let output = scalinglaws_in_root()
-        .args([
-            "isoflop",
-            "examples/isoflop/runs.csv",
-            "--compute",
-            "C",
-            "--size",
-            "N",
-        ])
-        .args(["--target", "loss", "--json"])
-        .arg(&isoflop)
-        .output()
-        .unwrap();
+    let output = isoflop_runs().arg("--json").arg(&isoflop).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let fix = "give the JSON written by `scalinglaws fit --json`";
     fails(

@@ -90,6 +90,22 @@ pub fn compare_tracks() -> Command {
     command
 }
 
+/// `isoflop` on the bundled IsoFLOP example (examples/isoflop), by compute C and size N.
+pub fn isoflop_runs() -> Command {
+    let mut command = scalinglaws_in_root();
+    command.args([
+        "isoflop",
+        "examples/isoflop/runs.csv",
+        "--compute",
+        "C",
+        "--size",
+        "N",
+        "--target",
+        "loss",
+    ]);
+    command
+}
+
 // ---------------------------------------------------------------------------------------------
 // What it printed
 // ---------------------------------------------------------------------------------------------
