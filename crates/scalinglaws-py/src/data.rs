@@ -91,6 +91,8 @@ impl RecipeRequest {
                 .map_err(|e| e.within(Setting::Where.subject()))?,
             target: self.target.clone(),
             weights: self.weights.clone(),
+            trials: None,
+            exposure: None,
         })
     }
 }

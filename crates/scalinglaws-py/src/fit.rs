@@ -159,6 +159,8 @@ pub(crate) fn report_html(
         variables: data.variables,
         target: data.target,
         weights: data.weights,
+        trials: None,
+        exposure: None,
     };
     let level = level
         .or_else(|| result.bootstrap.as_ref().map(|b| b.level))

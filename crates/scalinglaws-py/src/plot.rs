@@ -109,6 +109,8 @@ fn fit_page(
             variables: data.variables,
             target: data.target,
             weights: data.weights,
+            trials: None,
+            exposure: None,
         })
     };
     let page = match kind {

@@ -85,15 +85,45 @@ pub(crate) fn header_rows(
     } else {
         format!(" (f_scale {})", shortest(settings.f_scale))
     };
-    rows.push((
-        "objective",
-        format!(
-            "sum of {} loss{f_scale} on {} residuals",
-            settings.loss.name(),
-            settings.space.name()
-        ),
-    ));
+    match &result.family {
+        Some(family) => {
+            rows.push(("objective", family_objective(family)));
+            if let Some((name, value)) = &family.dispersion {
+                let how = if family.fitted_nuisance > 0 || family.name == "gaussian" {
+                    "fitted"
+                } else {
+                    "held"
+                };
+                rows.push((
+                    "dispersion",
+                    format!("{name} = {} ({how})", shortest(*value)),
+                ));
+            }
+            if let Some(nu) = family.nu {
+                rows.push(("nu", shortest(nu)));
+            }
+        }
+        None => rows.push((
+            "objective",
+            format!(
+                "sum of {} loss{f_scale} on {} residuals",
+                settings.loss.name(),
+                settings.space.name()
+            ),
+        )),
+    }
     rows
+}
+
+/// The objective line of a likelihood fit: which family, of what.
+fn family_objective(family: &scalinglaws::fit::family::FamilyFit) -> String {
+    let of = match family.name.as_str() {
+        "poisson" | "negative_binomial" => "counts".to_string(),
+        "binomial" | "beta_binomial" => "successes out of trials".to_string(),
+        _ if family.space == scalinglaws::fit::Space::Log => "ln y".to_string(),
+        _ => "y".to_string(),
+    };
+    format!("negative log-likelihood, {} family of {of}", family.name)
 }
 
 fn statistics(out: &mut String, result: &FitRecord) {
@@ -253,7 +283,14 @@ pub(crate) fn interval_heading(result: &FitRecord) -> Option<String> {
         ));
     }
     if !result.profiles.is_empty() {
-        sources.push("profile: robust likelihood ratio".to_string());
+        // A family's objective is −ℓ itself: its profile is the likelihood ratio; a loss's is
+        // scaled by the sandwich (robust).
+        let kind = if result.family.is_some() {
+            "likelihood ratio"
+        } else {
+            "robust likelihood ratio"
+        };
+        sources.push(format!("profile: {kind}"));
     }
     Some(format!(
         "[[Intervals]] ({}% level; {})",

@@ -15,6 +15,8 @@ fn synthetic() -> FitData {
         variables: vec![Vec::new(), Vec::new()],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for i in 0..6 {
         for d in [1e10, 1e11, 1e12] {

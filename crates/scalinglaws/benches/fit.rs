@@ -5,7 +5,8 @@
 //! bootstrap replicates each (the bundled examples/tracks data); the learning-rate analysis
 //! of a synthetic 3,000-run sweep; and the default fit (with and without the rolling-origin
 //! calibration the command line runs by default) of synthetic tables of 1e4, 1e5 and 1e6 rows
-//! (`bench/million_rows.sh` times the same through the command line, with its peak memory).
+//! (`bench/million_rows.sh` times the same through the command line, with its peak memory);
+//! and binomial fits of 10,000 rows (the likelihood families).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -155,6 +156,8 @@ fn two_tracks() -> Vec<Track> {
                     variables: vec![pick(&n), pick(&d)],
                     target: pick(&loss),
                     weights: None,
+                    trials: None,
+                    exposure: None,
                 },
             }
         })
@@ -248,6 +251,8 @@ fn synthetic_rows(rows: usize) -> FitData {
         variables: vec![Vec::with_capacity(rows), Vec::with_capacity(rows)],
         target: Vec::with_capacity(rows),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for _ in 0..rows {
         let n = 10f64.powf(7.0 + 3.0 * rng.uniform());
@@ -292,5 +297,55 @@ fn rows_benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(fit_benches, benches, schedule_benches, rows_benches);
+/// Issue 22's target: a binomial fit of 10,000 rows (accuracies out of 100..10,000 trials),
+/// the logistic GLM `sigmoid(a + b*log(x))` and the bounded sigmoid with floor and ceiling.
+fn family_benches(c: &mut Criterion) {
+    use scalinglaws::fit::{Family, FamilyKind, Space};
+    let mut rng = scalinglaws::rng::Rng::new(22);
+    let rows = 10_000;
+    let (mut x, mut acc, mut trials) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..rows {
+        let compute = 1e18 * 10f64.powf(4.0 * i as f64 / (rows - 1) as f64);
+        let n = [100.0, 1_000.0, 10_000.0][i % 3];
+        let p = 0.25 + 0.65 / (1.0 + (-1.5 * (compute.ln() - 46.0)).exp());
+        // A normal approximation of the binomial draw is enough for timing.
+        let k = (n * p + (n * p * (1.0 - p)).sqrt() * rng.normal())
+            .round()
+            .clamp(0.0, n);
+        x.push(compute);
+        acc.push(k / n);
+        trials.push(n);
+    }
+    let data = FitData {
+        variables: vec![x],
+        target: acc,
+        weights: None,
+        trials: Some(trials),
+        exposure: None,
+    };
+    let settings = FitSettings {
+        family: Some(Family::new(FamilyKind::Binomial)),
+        space: Space::Linear,
+        ..FitSettings::default()
+    };
+    let glm = scalinglaws::Law::from_formula("sigmoid(a + b*log(C))", &|v| v == "C").unwrap();
+    let bounded = catalog::lookup("bounded_sigmoid").unwrap();
+    let mut group = c.benchmark_group("families");
+    group.sample_size(20);
+    group.bench_function("binomial_logistic_10000_rows", |b| {
+        b.iter(|| fit(&glm, black_box(&data), &settings).unwrap())
+    });
+    group.bench_function("binomial_bounded_sigmoid_10000_rows", |b| {
+        b.iter(|| fit(&bounded, black_box(&data), &settings).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(
+    fit_benches,
+    benches,
+    schedule_benches,
+    rows_benches,
+    family_benches
+);
 criterion_main!(fit_benches);

@@ -69,11 +69,16 @@ pub enum Setting {
     Envelope,
     Final,
     Threads,
+    Family,
+    Trials,
+    Exposure,
+    Nu,
+    Dispersion,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 55] = [
+    pub const ALL: [Setting; 60] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -129,6 +134,11 @@ impl Setting {
         Setting::Envelope,
         Setting::Final,
         Setting::Threads,
+        Setting::Family,
+        Setting::Trials,
+        Setting::Exposure,
+        Setting::Nu,
+        Setting::Dispersion,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -189,6 +199,11 @@ impl Setting {
             Setting::Envelope => "envelope",
             Setting::Final => "final",
             Setting::Threads => "threads",
+            Setting::Family => "family",
+            Setting::Trials => "trials",
+            Setting::Exposure => "exposure",
+            Setting::Nu => "nu",
+            Setting::Dispersion => "dispersion",
         }
     }
 

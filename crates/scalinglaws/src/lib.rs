@@ -19,7 +19,7 @@
 //! // Runs of a power law with an irreducible loss: L = 1.7 + 400 N^-0.34.
 //! let n: Vec<f64> = (0..12).map(|i| 1e7 * 2f64.powi(i)).collect();
 //! let loss: Vec<f64> = n.iter().map(|n| 1.7 + 400.0 * n.powf(-0.34)).collect();
-//! let data = FitData { variables: vec![n], target: loss, weights: None };
+//! let data = FitData { variables: vec![n], target: loss, weights: None, trials: None, exposure: None  };
 //!
 //! let law = catalog::lookup("power_offset")?;
 //! let result = fit(&law, &data, &FitSettings::default())?;

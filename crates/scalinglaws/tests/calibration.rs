@@ -57,6 +57,8 @@ fn bootstrap_intervals_cover_the_truth_at_their_level() {
                 .map(|p| law.eval(&TRUTH, p) * (1.0 + NOISE * rng.normal()))
                 .collect(),
             weights: None,
+            trials: None,
+            exposure: None,
         };
         let mut result = FitRecord::from(fit(&law, &data, &settings).unwrap());
         let (delta, _) =

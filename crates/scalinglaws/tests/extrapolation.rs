@@ -134,6 +134,8 @@ fn synthetic_study(truth: &dyn Fn(f64, f64) -> f64, seeds: u64) -> Study {
             variables: vec![n, d],
             target: y,
             weights: None,
+            trials: None,
+            exposure: None,
         };
         let scale = compute(&data);
         let Ok(fitted) = scalinglaws::fit::fit(&law, &data, &settings) else {
@@ -251,6 +253,8 @@ fn the_overtraining_law_recovers_known_parameters() {
         variables: vec![n, m],
         target,
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let result = scalinglaws::fit::fit(&law, &data, &FitSettings::default()).unwrap();
     for (name, value) in ["E", "A", "eta", "B"].iter().zip(truth) {

@@ -68,6 +68,8 @@ fn synthetic(seed: u64, s: f64) -> FitData {
         variables: vec![n, d],
         target,
         weights: None,
+        trials: None,
+        exposure: None,
     }
 }
 

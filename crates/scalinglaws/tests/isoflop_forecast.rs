@@ -270,6 +270,8 @@ fn approach3(data: &IsoflopData, budgets: &[f64]) -> Vec<Option<(f64, f64)>> {
         variables: vec![data.size.clone(), tokens.clone()],
         target: data.loss.clone(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let Ok(result) = fit(&law, &fit_data, &FitSettings::default()) else {
         return vec![None; budgets.len()];

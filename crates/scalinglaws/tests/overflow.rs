@@ -308,6 +308,80 @@ const CASES: &[Case] = &[
         params: &[("y0", 1.0), ("k", 1e-7)],
         variables: &[("t", 1000.0, true)],
     },
+    // Cut-offs: reached inside the data (the value underflows to 0 far beyond, exactly) and
+    // far beyond it.
+    Case {
+        law: "power_cutoff",
+        regime: "sharp, cut-off inside the data",
+        params: &[("A", 2.0), ("beta", 0.5), ("x_c", 1e3)],
+        variables: &[("x", 1e4, true)],
+    },
+    Case {
+        law: "power_cutoff",
+        regime: "smooth, cut-off far beyond",
+        params: &[("A", 2.0), ("beta", -0.3), ("x_c", 1e12)],
+        variables: &[("x", 1e4, true)],
+    },
+    Case {
+        law: "power_smooth_cutoff",
+        regime: "sharp bend (k = 8)",
+        params: &[("A", 1.0), ("beta", 0.6), ("x_c", 1e3), ("k", 8.0)],
+        variables: &[("x", 1e4, true)],
+    },
+    Case {
+        law: "power_smooth_cutoff",
+        regime: "gentle bend (k = 1)",
+        params: &[("A", 1.0), ("beta", 0.6), ("x_c", 1e3), ("k", 1.0)],
+        variables: &[("x", 1e4, true)],
+    },
+    Case {
+        law: "memorisation_rate",
+        regime: "cut-off inside the data",
+        params: &[("A", 1e-3), ("beta", 0.6), ("c", 0.8), ("gamma", 0.5)],
+        variables: &[("t", 1e5, true), ("N", 2.56e8, false)],
+    },
+    Case {
+        law: "memorisation_rate",
+        regime: "cut-off growing with N",
+        params: &[("A", 1e-3), ("beta", 0.6), ("c", 0.8), ("gamma", 0.5)],
+        variables: &[("t", 1e3, false), ("N", 1e6, true)],
+    },
+    Case {
+        law: "bounded_sigmoid",
+        regime: "sharp, accuracy vs compute",
+        params: &[("floor", 0.25), ("ceil", 0.9), ("k", 5.0), ("m", 46.0)],
+        variables: &[("C", 1e22, true)],
+    },
+    Case {
+        law: "bounded_sigmoid",
+        regime: "smooth",
+        params: &[("floor", 0.25), ("ceil", 0.9), ("k", 0.2), ("m", 50.0)],
+        variables: &[("C", 1e20, true)],
+    },
+    Case {
+        law: "error_from_loss",
+        regime: "steep (gamma = 10)",
+        params: &[("eps", 0.9), ("k", 200.0), ("gamma", 10.0)],
+        variables: &[("L", 2.0, false)],
+    },
+    Case {
+        law: "error_from_loss",
+        regime: "gentle (gamma = 1)",
+        params: &[("eps", 0.9), ("k", 2.0), ("gamma", 1.0)],
+        variables: &[("L", 2.0, false)],
+    },
+    Case {
+        law: "count_power",
+        regime: "sublinear",
+        params: &[("a", 0.004), ("b", 0.55)],
+        variables: &[("N", 1.2e10, true)],
+    },
+    Case {
+        law: "count_power",
+        regime: "superlinear",
+        params: &[("a", 1e-3), ("b", 1.2)],
+        variables: &[("N", 1.2e10, true)],
+    },
 ];
 
 /// Ludziejewski et al. 2025, Table 3.

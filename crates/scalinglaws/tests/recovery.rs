@@ -51,6 +51,8 @@ fn synthesize_with_noise(
         variables,
         target,
         weights: None,
+        trials: None,
+        exposure: None,
     }
 }
 

@@ -14,6 +14,8 @@ fn runs(rows: usize) -> FitData {
         variables: vec![Vec::new(), Vec::new()],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for _ in 0..rows {
         let n = 10f64.powf(7.0 + 3.0 * rng.uniform());
@@ -34,6 +36,8 @@ fn doubled(data: &FitData) -> FitData {
         variables: data.variables.iter().map(|c| twice(c)).collect(),
         target: twice(&data.target),
         weights: None,
+        trials: None,
+        exposure: None,
     }
 }
 

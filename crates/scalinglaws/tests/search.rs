@@ -17,6 +17,8 @@ fn data(f: impl Fn(f64) -> f64, n: usize) -> FitData {
         target: x.iter().map(|&v| f(v)).collect(),
         variables: vec![x],
         weights: None,
+        trials: None,
+        exposure: None,
     }
 }
 
@@ -155,6 +157,8 @@ fn collinear_design_and_parameters_at_a_bound_are_warned_about() {
         variables: vec![n, d],
         target,
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let law = scalinglaws::law::catalog::lookup("chinchilla").unwrap();
     let result = fit(&law, &data, &FitSettings::default()).unwrap();
@@ -212,6 +216,8 @@ fn broken_power_law(seed: u64) -> FitData {
         variables: vec![x],
         target,
         weights: None,
+        trials: None,
+        exposure: None,
     }
 }
 
@@ -258,6 +264,8 @@ fn a_parameter_the_data_do_not_bound_is_warned_about() {
         variables: vec![column("N"), column("D"), column("U")],
         target: column("loss"),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let law = scalinglaws::law::catalog::lookup("data_constrained").unwrap();
     let result = fit(&law, &data, &FitSettings::default()).unwrap();

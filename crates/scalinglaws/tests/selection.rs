@@ -56,6 +56,8 @@ fn candidates(n: &[f64], d: &[f64], y: &[f64]) -> Vec<Candidate> {
                     variables: vec![n.to_vec(), second],
                     target: y.to_vec(),
                     weights: None,
+                    trials: None,
+                    exposure: None,
                 },
             }
         })
@@ -164,6 +166,8 @@ fn real_candidates(data: &FitData, extra: &[(&str, Law, FitData)]) -> Vec<Candid
             variables: data.variables[..2].to_vec(),
             target: data.target.clone(),
             weights: None,
+            trials: None,
+            exposure: None,
         },
     })
     .collect();

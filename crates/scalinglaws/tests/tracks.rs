@@ -25,6 +25,8 @@ fn chinchilla_track(label: &str, params: &[f64], rng: &mut Rng) -> Track {
         variables: vec![Vec::new(), Vec::new()],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for i in 0..8 {
         for j in 0..5 {
@@ -104,6 +106,8 @@ fn looped_track(label: &str, phi: f64, rng: &mut Rng) -> Track {
         variables: vec![Vec::new(); 4],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for i in 0..5 {
         for r in [1.0, 2.0, 4.0, 8.0] {
@@ -181,6 +185,8 @@ fn isoflop_track(label: &str, params: &[f64], rng: &mut Rng) -> Track {
         variables: vec![Vec::new(), Vec::new()],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for k in 0..7 {
         let budget = 1e18 * 10f64.powf(k as f64 / 2.0);
@@ -264,6 +270,8 @@ fn the_repetition_constant_is_read_per_objective() {
             variables: vec![Vec::new(); 3],
             target: Vec::new(),
             weights: None,
+            trials: None,
+            exposure: None,
         };
         for i in 0..6 {
             let n = 1e8 * 10f64.powf(i as f64 * 0.4);

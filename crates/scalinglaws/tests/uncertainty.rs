@@ -125,6 +125,8 @@ fn cluster_bootstrap_widens_intervals_on_checkpoint_data() {
         variables: vec![n],
         target: y,
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let settings = FitSettings {
         loss: LossKind::Linear,
@@ -161,6 +163,8 @@ fn profile_interval_agrees_with_the_bootstrap_on_least_squares() {
         variables: vec![n],
         target: y,
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let settings = FitSettings {
         loss: LossKind::Linear,
@@ -380,6 +384,8 @@ fn backtest_of_an_exact_law_has_no_error() {
         variables: vec![n.clone()],
         target: y,
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let law = catalog::lookup("power_offset").unwrap();
     for holdout in [Holdout::Top(5), Holdout::Fraction(0.2), Holdout::Rollout(4)] {
@@ -441,6 +447,8 @@ fn replicate_search_finds_the_full_searchs_optimum() {
             variables: vec![column("N"), column("D"), column("U")],
             target: column("loss"),
             weights: None,
+            trials: None,
+            exposure: None,
         }
     };
     let cases = [

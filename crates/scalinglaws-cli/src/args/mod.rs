@@ -179,9 +179,34 @@ pub struct SettingsArgs {
     pub max_iter: u32,
 
     /// Covariance behind the standard errors [default: auto: gauss_newton for --loss linear,
-    /// sandwich for robust losses].
+    /// sandwich for robust losses, hessian (the observed information) under --family].
     #[arg(long, value_name = "KIND", value_enum, default_value_t = CovarianceKind::Auto)]
     pub covariance: CovarianceKind,
+
+    /// Maximise a likelihood instead of the robust loss [default: none, the robust least
+    /// squares of --loss]: gaussian, student_t, poisson, negative_binomial (counts),
+    /// binomial, beta_binomial (proportions out of --trials).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["loss", "f_scale"])]
+    pub family: Option<String>,
+
+    /// Student's t degrees of freedom (--family student_t) [default: fitted].
+    #[arg(long, value_name = "NU", requires = "family")]
+    pub nu: Option<f64>,
+
+    /// Hold the family's dispersion at a value (negative_binomial's alpha, beta_binomial's
+    /// rho, student_t's scale) [default: fitted].
+    #[arg(long, value_name = "X", requires = "family")]
+    pub dispersion: Option<f64>,
+
+    /// Trials behind each proportion (binomial, beta_binomial): a column, or one number for
+    /// every row. The target is then successes / trials.
+    #[arg(long, value_name = "COLUMN|N", requires = "family")]
+    pub trials: Option<String>,
+
+    /// A column of exposures for counts (poisson, negative_binomial): the mean count is
+    /// exposure × the law.
+    #[arg(long, value_name = "COLUMN", requires = "family")]
+    pub exposure: Option<String>,
 }
 
 /// One law: a catalog name or a formula.

@@ -19,14 +19,15 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
         seed: args.settings.seed.unwrap_or(0),
         ..UncertaintySettings::default()
     };
-    let data = recipe(args.data)?;
+    let mut data = recipe(args.data)?;
+    let settings = settings_config(args.settings, Some(&mut data.recipe))?;
     Ok(cmd_backtest::Config {
         path: data.path,
         delimiter: data.delimiter,
         job: BacktestJob {
             recipe: data.recipe,
             law: law_choice(args.law)?,
-            settings: settings_config(args.settings)?,
+            settings,
             by: args.by.trim().to_string(),
             holdout,
             uncertainty,

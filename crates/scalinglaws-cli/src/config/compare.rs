@@ -79,7 +79,7 @@ pub fn compare_config(args: CompareArgs) -> Result<CompareConfig> {
     Ok(CompareConfig {
         recipe: recipe(args.data)?,
         law: law_choice(args.law)?,
-        settings: settings_config(args.settings)?,
+        settings: settings_config(args.settings, None)?,
         job,
         flops,
         json: destination(args.json.as_deref()),

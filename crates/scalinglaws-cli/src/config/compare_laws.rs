@@ -27,14 +27,15 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
             args.holdout_frac
         )));
     }
-    let data = recipe(args.data)?;
+    let mut data = recipe(args.data)?;
+    let settings = settings_config(args.settings, Some(&mut data.recipe))?;
     Ok(cmd_compare_laws::Config {
         path: data.path,
         delimiter: data.delimiter,
         job: CompareLawsJob {
             recipe: data.recipe,
             laws: laws.into_iter().map(LawSpec::candidate).collect(),
-            settings: settings_config(args.settings)?,
+            settings,
             by: args.by.map(|b| b.trim().to_string()),
             holdout_frac: args.holdout_frac,
             level: level("--level", args.level)?,

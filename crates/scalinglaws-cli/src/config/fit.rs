@@ -35,9 +35,9 @@ impl FitConfig {
 }
 
 pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
-    let data = recipe(args.data)?;
+    let mut data = recipe(args.data)?;
     let seed = args.settings.seed.unwrap_or(0);
-    let mut settings = settings_config(args.settings)?;
+    let mut settings = settings_config(args.settings, Some(&mut data.recipe))?;
     settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());
     let uncertainty = UncertaintySettings {
         bootstrap: replicates(args.bootstrap)?,

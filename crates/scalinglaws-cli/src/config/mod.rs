@@ -83,6 +83,8 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
                 .collect::<Result<_>>()?,
             target: args.target.trim().to_string(),
             weights: args.weights.map(|w| w.trim().to_string()),
+            trials: None,
+            exposure: None,
         },
     })
 }
@@ -91,8 +93,12 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
 /// takes it from its arguments into the one place its random steps read it (the fit job's
 /// uncertainty settings, the backtest's, the comparison's; 0 when not given), and the
 /// commands that draw nothing at random (`compare-laws`, `select`) refuse it.
-pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
+pub fn settings_config(
+    args: SettingsArgs,
+    recipe: Option<&mut scalinglaws::data::recipe::Recipe>,
+) -> Result<SettingsJob> {
     fit::refuse_fixed_and(&args.fixes, &args.bounds, "--bound")?;
+    let family = family_config(&args, recipe)?;
     fit::refuse_fixed_and(&args.fixes, &args.grids, "--grid")?;
     let settings = FitSettings {
         loss: args.loss.into(),
@@ -103,6 +109,7 @@ pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
         threads: args.threads.map(|n| capped_threads(n as usize)),
         max_iterations: args.max_iter as usize,
         covariance: args.covariance.into(),
+        family,
         ..FitSettings::default()
     };
     Ok(SettingsJob {
@@ -110,6 +117,37 @@ pub fn settings_config(args: SettingsArgs) -> Result<SettingsJob> {
         space: args.space.map(Into::into),
         heteroscedastic: None,
     })
+}
+
+/// `--family`, `--nu`, `--dispersion` into the settings and `--trials`, `--exposure` into the
+/// recipe; refused (naming the command) where the command takes no family.
+fn family_config(
+    args: &SettingsArgs,
+    recipe: Option<&mut scalinglaws::data::recipe::Recipe>,
+) -> Result<Option<scalinglaws::fit::Family>> {
+    let given = args.family.is_some()
+        || args.nu.is_some()
+        || args.dispersion.is_some()
+        || args.trials.is_some()
+        || args.exposure.is_some();
+    let Some(recipe) = recipe else {
+        if given {
+            return Err(input_error(
+                "--family, --nu, --dispersion, --trials and --exposure are taken by fit, backtest and compare-laws; this command fits with the loss only",
+            ));
+        }
+        return Ok(None);
+    };
+    recipe.trials = args.trials.as_deref().map(|text| {
+        let text = text.trim();
+        match text.parse::<f64>() {
+            Ok(n) => scalinglaws::data::recipe::Trials::Count(n),
+            Err(_) => scalinglaws::data::recipe::Trials::Column(text.to_string()),
+        }
+    });
+    recipe.exposure = args.exposure.as_ref().map(|e| e.trim().to_string());
+    scalinglaws::job::family_setting(args.family.as_deref(), args.nu, args.dispersion)
+        .map_err(anyhow::Error::from)
 }
 
 /// `--threads N`, at most the library's cap (a few per core): above it a warning, once, and

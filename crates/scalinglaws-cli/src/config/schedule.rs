@@ -106,6 +106,8 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
                 filters: filters.clone(),
                 target: args.target.clone(),
                 weights: None,
+                trials: None,
+                exposure: None,
             },
         })
         .collect();

@@ -34,7 +34,7 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
         job: SelectJob {
             recipe: data.recipe,
             candidates: laws.into_iter().map(LawSpec::candidate).collect(),
-            settings: settings_config(args.settings)?,
+            settings: settings_config(args.settings, None)?,
             by: args.by.map(|b| b.trim().to_string()),
             origins: args.origins,
             level: level("--level", args.level)?,

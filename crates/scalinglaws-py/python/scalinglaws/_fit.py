@@ -145,6 +145,13 @@ class Fit:
         }
 
     @property
+    def family(self) -> Optional[Dict[str, Any]]:
+        """The likelihood family the fit maximised (name, space, the dispersion as [name,
+        value], nu, how many nuisance values were fitted); None for the robust loss."""
+        family = self._doc.get("family")
+        return None if family is None else dict(family)
+
+    @property
     def objective(self) -> float:
         return float(self._doc["objective"])
 
@@ -448,6 +455,11 @@ def fit(
     calibrate: bool = True,
     by: Optional[str] = None,
     heteroscedastic: Optional[str] = None,
+    family: Optional[str] = None,
+    trials: Union[None, str, float] = None,
+    exposure: Optional[str] = None,
+    nu: Optional[float] = None,
+    dispersion: Optional[float] = None,
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
@@ -464,7 +476,13 @@ def fit(
     6*N*D, else the law's first variable) unless ``calibrate=False``; ``Fit.json["calibration"]``
     says how, or why not. ``heteroscedastic="C"`` (a variable of the law, or compute C =
     6*N*D; needs ``loss="linear"``) fits a residual scale sigma(x) = sigma0*(x/x0)^s with the
-    law, so prediction intervals use sigma at each point; ``Fit.variance`` holds it. The GIL is
+    law, so prediction intervals use sigma at each point; ``Fit.variance`` holds it.
+    ``family="poisson"`` (or ``gaussian``, ``student_t``, ``negative_binomial``,
+    ``binomial``, ``beta_binomial``) maximises that likelihood instead of the robust loss
+    (leave ``loss`` and ``f_scale`` at their defaults): counts take an optional ``exposure``
+    column, proportions need ``trials`` (a column, or one number for every row);
+    ``dispersion`` and ``nu`` hold the family's nuisance values (default: fitted), and
+    ``Fit.json["family"]`` reports them. The GIL is
     released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
     second (KeyboardInterrupt; the fit is lost, nothing else changes).
     """
@@ -477,6 +495,11 @@ def fit(
         "calibrate": bool(calibrate),
         "by": by,
         "heteroscedastic": heteroscedastic,
+        "family": family,
+        "trials": trials if trials is None or isinstance(trials, str) else float(trials),
+        "exposure": exposure,
+        "nu": None if nu is None else float(nu),
+        "dispersion": None if dispersion is None else float(dispersion),
     }
     document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
     return Fit(document, fitted)

@@ -124,7 +124,8 @@ pub fn summarize(
 ) -> FitResult {
     let best = &outcome.optima[0];
     let p = problem.natural(&best.u);
-    let uncertainty = uncertainty(problem, &p, settings.loss, settings.covariance);
+    let loss = super::nuisance::objective_loss(settings);
+    let uncertainty = uncertainty(problem, &p, loss, settings.covariance);
     let names: Vec<String> = problem
         .free()
         .iter()
@@ -194,6 +195,7 @@ pub fn summarize(
         condition_number: uncertainty.condition_number,
         warnings,
         variance: None,
+        family: None,
     }
 }
 
@@ -214,7 +216,13 @@ fn labelled(names: &[String], m: &DMatrix<f64>) -> Matrix {
 /// Covariance of the free parameters, or None when its matrix (JᵀWJ or the Hessian) is not
 /// positive definite.
 fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance) -> Uncertainty {
-    let choice = choice.resolve(loss);
+    // Under a likelihood family the objective is −ℓ itself: its inverse Hessian (the observed
+    // information) is the covariance, with no residual scale to estimate.
+    let likelihood = problem.family().is_some();
+    let choice = match choice {
+        Covariance::Auto if likelihood => Covariance::Hessian,
+        other => other.resolve(loss),
+    };
     let kind = choice.name();
     let none = Uncertainty {
         covariance: None,
@@ -246,6 +254,10 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance)
     }
     let dof = (n - k) as f64;
     let covariance = match choice {
+        Covariance::GaussNewton if likelihood => problem
+            .normal_matrix(p)
+            .and_then(|information| scaled_inverse(&information)),
+        Covariance::Hessian if likelihood => scaled_inverse(&hessian),
         Covariance::GaussNewton => {
             let residuals = problem.residuals(p);
             let ssr: f64 = problem
@@ -355,11 +367,21 @@ fn stats(problem: &Problem, p: &[f64], settings: &FitSettings) -> Stats {
         .sum();
     let k = problem.dim() as f64;
     let loss = crate::fit::Loss {
-        kind: settings.loss,
+        kind: super::nuisance::objective_loss(settings),
         f_scale: settings.f_scale,
     };
-    let log_likelihood = likelihood::log_likelihood(&residuals, weights, loss).map(|l| l.value);
-    let with_scale = k + 1.0;
+    // A family's ℓ is its own (the nuisance values as the problem holds them; the caller
+    // counts fitted ones); a loss's ℓ profiles one residual scale.
+    let (log_likelihood, with_scale) = match problem.family() {
+        Some(_) => (
+            super::nuisance::best_nuisance_of(problem, p).map(|n| n.log_likelihood),
+            k,
+        ),
+        None => (
+            likelihood::log_likelihood(&residuals, weights, loss).map(|l| l.value),
+            k + 1.0,
+        ),
+    };
     Stats {
         r2: r_squared(target, weights, ss_res, ss_tot),
         rmse: finite((ss_res / total_weight).sqrt()),
@@ -553,6 +575,8 @@ mod tests {
             variables: vec![(1..=12).map(|i| 1e6 * 2f64.powi(i)).collect()],
             target: vec![2.5; 12],
             weights: None,
+            trials: None,
+            exposure: None,
         };
         let result = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         assert_eq!(result.stats.r2, None, "{:?}", result.stats);

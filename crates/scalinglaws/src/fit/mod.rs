@@ -6,10 +6,12 @@
 //! scale that varies with scale (the heteroscedastic option).
 
 pub mod diagnostics;
+pub mod family;
 mod file;
 pub mod likelihood;
 pub mod loss;
 pub mod lsq;
+pub(crate) mod nuisance;
 pub mod problem;
 pub mod result;
 pub mod scale;
@@ -27,6 +29,7 @@ use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
 use crate::text;
 pub use diagnostics::Covariance;
+pub use family::{Family, FamilyKind};
 pub(crate) use file::edited;
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
@@ -96,6 +99,11 @@ pub struct FitSettings {
     /// (None: one σ for every row). Needs the linear loss; see [`variance`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heteroscedastic: Option<Heteroscedastic>,
+    /// A likelihood family as the objective (see [`family`]) in place of the loss: the
+    /// `loss` and `f_scale` do not apply, and the count and proportion families take
+    /// residuals in linear space. None: the robust least squares of `loss`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<Family>,
     /// Stops the fit, and every loop of fits run with these settings (bootstrap replicates,
     /// backtest splits, ...), with [`Error::Interrupted`] once set. Not part of the settings'
     /// value: never serialized, and equal to every other token.
@@ -119,6 +127,7 @@ impl Default for FitSettings {
             max_iterations: search::DEFAULT_MAX_ITERATIONS,
             covariance: Covariance::Auto,
             heteroscedastic: None,
+            family: None,
             interrupt: Interrupt::default(),
         }
     }
@@ -130,6 +139,12 @@ pub struct FitData {
     pub variables: Vec<Vec<f64>>,
     pub target: Vec<f64>,
     pub weights: Option<Vec<f64>>,
+    /// Trials n per row, for the proportion families (`binomial`, `beta_binomial`: the
+    /// target is the proportion of successes).
+    pub trials: Option<Vec<f64>>,
+    /// Exposure per row, for the count families (`poisson`, `negative_binomial`: the mean
+    /// count is exposure × the law).
+    pub exposure: Option<Vec<f64>>,
 }
 
 impl FitData {
@@ -140,6 +155,8 @@ impl FitData {
             variables: self.variables.iter().map(|c| pick(c)).collect(),
             target: pick(&self.target),
             weights: self.weights.as_ref().map(|w| pick(w)),
+            trials: self.trials.as_ref().map(|w| pick(w)),
+            exposure: self.exposure.as_ref().map(|w| pick(w)),
         }
     }
 }
@@ -162,6 +179,14 @@ pub fn problem_for(law: &Law, data: &FitData, settings: &FitSettings) -> Result<
             "{}: the objective of a heteroscedastic fit has weights that depend on its fitted variance model; build the problem from VarianceModel::weighted_data without the variance model",
             variance::SETTING
         )));
+    }
+    if settings
+        .family
+        .is_some_and(|f| !f.nuisance_fixed() && f.kind != FamilyKind::Gaussian)
+    {
+        return Err(Error::settings(
+            "the objective of a family whose nuisance values are fitted depends on them; build the problem from the fit's settings with them held (FitResult::held_settings)",
+        ));
     }
     validate_settings(law, settings)?;
     validate_data(law, data, settings)?;
@@ -311,10 +336,18 @@ fn run_search(prepared: &Prepared, settings: &FitSettings) -> Result<search::Sea
         ]));
     }
     if outcome.optima.is_empty() {
+        let needs = match settings.family {
+            Some(f) if !f.kind.location_scale() => format!(
+                " (the {} family needs predictions {})",
+                f.kind.name(),
+                f.kind.domain()
+            ),
+            _ if settings.space == Space::Log => " (log space needs positive predictions)".into(),
+            _ => String::new(),
+        };
         return Err(Error::fit(format!(
-            "none of the {} starts gave a finite objective; check that the law can produce the target's values{}",
+            "none of the {} starts gave a finite objective; check that the law can produce the target's values{needs}",
             outcome.starts,
-            if settings.space == Space::Log { " (log space needs positive predictions)" } else { "" }
         )));
     }
     Ok(outcome)
@@ -396,7 +429,30 @@ pub fn fit_best(
     if settings.heteroscedastic.is_some() {
         return variance::fit_best(law, data, settings, warm);
     }
+    if settings.family.is_some() {
+        return nuisance::fit_best(law, data, settings, warm);
+    }
     fit_best_plain(law, data, settings, warm)
+}
+
+/// The local minimisation from one start (no grid): what an alternation of a family's
+/// nuisance fit needs after its first, global, step.
+fn fit_best_local(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    start: &[f64],
+) -> Result<BestOptimum> {
+    let mut prepared = prepare(law, data, settings)?;
+    prepared.starts.clear();
+    with_warm_starts(&mut prepared, &[start.to_vec()]);
+    let outcome = run_search(&prepared, settings)?;
+    let best = &outcome.optima[0];
+    Ok(BestOptimum {
+        params: prepared.problem.natural(&best.u),
+        objective: best.value,
+        converged: best.termination.converged(),
+    })
 }
 
 /// [`fit_best`] with one σ for every row (the variance model, if any, ignored).
@@ -433,6 +489,9 @@ pub fn fit_with_starts(
     if settings.heteroscedastic.is_some() {
         return variance::fit(law, data, settings, warm);
     }
+    if settings.family.is_some() {
+        return nuisance::fit_with_starts(law, data, settings, warm);
+    }
     fit_with_starts_plain(law, data, settings, warm)
 }
 
@@ -466,7 +525,47 @@ fn fit_with_starts_plain(
         result.termination = solver::Termination::Runaway.describe().to_string();
     }
     result.warnings.extend(runaway);
+    result.warnings.extend(cutoff_warning(law, data, &result));
     Ok(result)
+}
+
+/// The largest x/x_c over the rows below which a cut-off counts as beyond the data (the
+/// curve bends by less than 10 % there, exp(−0.1) = 0.905).
+const CUTOFF_REACH: f64 = 0.1;
+
+/// A catalog cut-off law whose cut-off the data do not reach, or do not pin down (relative
+/// standard error above 1): the at-bound warnings' counterpart for a cut-off that runs off
+/// to large values slowly enough to look converged.
+fn cutoff_warning(law: &Law, data: &FitData, result: &FitResult) -> Option<String> {
+    let value = |name: &str| result.value(name);
+    let (reach, name, relative) = match law.label() {
+        "power_cutoff" | "power_smooth_cutoff" => {
+            let x_c = value("x_c")?;
+            let largest = data.variables[0].iter().copied().fold(f64::NAN, f64::max);
+            (largest / x_c, "x_c", result.param("x_c")?.rel_stderr)
+        }
+        "memorisation_rate" => {
+            let (c, gamma) = (value("c")?, value("gamma")?);
+            let reach = data.variables[0]
+                .iter()
+                .zip(&data.variables[1])
+                .map(|(t, n)| t / (c * n.powf(gamma)))
+                .fold(f64::NAN, f64::max);
+            (reach, "c", result.param("c")?.rel_stderr)
+        }
+        _ => return None,
+    };
+    if reach < CUTOFF_REACH {
+        return Some(format!(
+            "the cut-off lies beyond the data: the largest x/x_c over the rows is {reach:.3} (below {CUTOFF_REACH}), so {name} is unidentified and the law without the cut-off fits as well"
+        ));
+    }
+    relative.filter(|r| *r > 1.0).map(|r| {
+        format!(
+            "the cut-off is barely constrained: {name} has a relative standard error of {:.0} %, so where the curve bends is unidentified by these data",
+            100.0 * r
+        )
+    })
 }
 
 /// How far beyond its largest start a parameter may go before the fit says it ran away.
@@ -641,7 +740,7 @@ fn validate_settings(law: &Law, settings: &FitSettings) -> Result<()> {
             ));
         }
     }
-    Ok(())
+    family::validate_settings(settings)
 }
 
 fn data_error(row: Option<usize>, column: &str, message: String, fix: impl Into<Text>) -> Error {
@@ -716,7 +815,7 @@ fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()
     if let Some(weights) = &data.weights {
         validate_weights(weights, n)?;
     }
-    Ok(())
+    family::validate_data(data, settings)
 }
 
 /// The weights: one per row, finite and >= 0, not all zero.
@@ -843,10 +942,10 @@ fn build_problem(
         .map(|&i| Transform::new(plans[i].lower, plans[i].upper))
         .collect();
     let loss = Loss {
-        kind: settings.loss,
+        kind: nuisance::objective_loss(settings),
         f_scale: settings.f_scale,
     };
-    Problem::new(
+    let problem = Problem::new(
         tape,
         &data.target,
         data.weights.as_deref(),
@@ -855,7 +954,11 @@ fn build_problem(
         template,
         free.to_vec(),
         transforms,
-    )
+    );
+    match family::row_family(settings, data) {
+        Some(rows) => problem.with_family(rows),
+        None => problem,
+    }
 }
 
 /// Most starts a fit will run.

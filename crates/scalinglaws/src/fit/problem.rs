@@ -9,6 +9,7 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::family::{FamilyTerms, RowFamily};
 use super::loss::Loss;
 use crate::law::real::{sigmoid, FixedHyperDual, HyperDual, SecondOrder, Unary};
 
@@ -106,6 +107,8 @@ pub struct Problem {
     template: Vec<f64>,
     free: Vec<usize>,
     transforms: Vec<Transform>,
+    /// A likelihood family in place of the loss (see [`super::family`]); None: the loss.
+    family: Option<RowFamily>,
 }
 
 /// Objective, gradient and a curvature matrix in internal coordinates.
@@ -143,7 +146,25 @@ impl Problem {
             template,
             free,
             transforms,
+            family: None,
         }
+    }
+
+    /// This problem with the per-row cost of a likelihood family in place of the loss.
+    pub fn with_family(mut self, family: RowFamily) -> Self {
+        self.family = Some(family);
+        self
+    }
+
+    /// The likelihood family of the objective (None: the loss of [`Problem::loss`]).
+    pub fn family(&self) -> Option<&RowFamily> {
+        self.family.as_ref()
+    }
+
+    /// The family's cost of `row` at `prediction` (None outside the family's domain).
+    #[inline]
+    fn family_terms(&self, family: &RowFamily, prediction: f64, row: usize) -> Option<FamilyTerms> {
+        family.terms(prediction, self.target[row], row, self.space)
     }
 
     pub fn dim(&self) -> usize {
@@ -204,10 +225,17 @@ impl Problem {
             .collect()
     }
 
-    /// Residual in the fitted space from a prediction (NaN when the prediction is invalid there).
+    /// Residual in the fitted space from a prediction (NaN when the prediction is invalid there);
+    /// for a count family the mean count is exposure × prediction, so the residual is the
+    /// count's.
     #[inline]
     fn residual(&self, prediction: f64, row: usize) -> f64 {
-        residual_of(self.space, prediction, self.target[row])
+        match &self.family {
+            Some(family) if family.kind.counts() => {
+                residual_of(self.space, family.size[row] * prediction, self.target[row])
+            }
+            _ => residual_of(self.space, prediction, self.target[row]),
+        }
     }
 
     /// Residuals in the fitted space at natural parameters p.
@@ -253,6 +281,16 @@ impl Problem {
         let first = rows.start;
         let predictions = self.tape.forward_columns_rows(p, rows, scratch);
         let mut total = 0.0;
+        if let Some(family) = &self.family {
+            for (i, &prediction) in predictions.iter().enumerate() {
+                let row = first + i;
+                match self.family_terms(family, prediction, row) {
+                    Some(terms) => total += self.weights[row] * terms.cost,
+                    None => return f64::INFINITY,
+                }
+            }
+            return total;
+        }
         for (i, &prediction) in predictions.iter().enumerate() {
             let row = first + i;
             let r = self.residual(prediction, row);
@@ -401,6 +439,7 @@ impl Problem {
         let (predictions, jacobian) = self.tape.jacobian_columns_rows(p, rows, scratch);
         RowTerms {
             problem: self,
+            first: block.start,
             target: &self.target[block.clone()],
             weights: &self.weights[block],
             predictions,
@@ -424,6 +463,12 @@ impl Problem {
         let ok = self
             .tape
             .accumulate_gradient(p, scratch, &mut gradient_p, |row, prediction| {
+                if let Some(family) = &self.family {
+                    let terms = self.family_terms(family, prediction, row)?;
+                    let w = self.weights[row];
+                    value += w * terms.cost;
+                    return Some(w * terms.d1);
+                }
                 let r = self.residual(prediction, row);
                 if !r.is_finite() {
                     return None;
@@ -507,6 +552,17 @@ impl Problem {
         let mut valid = true;
         self.tape
             .for_each_row_real(params, rows, |row, prediction| {
+                if let Some(family) = &self.family {
+                    let w = self.weights[row];
+                    match self.family_terms(family, prediction.value(), row) {
+                        Some(t) => {
+                            total =
+                                total.add(&prediction.chain_rule(w * t.cost, w * t.d1, w * t.d2))
+                        }
+                        None => valid = false,
+                    }
+                    return;
+                }
                 let r = match self.space {
                     Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
                     Space::Log => {
@@ -599,6 +655,8 @@ fn residual_of(space: Space, prediction: f64, target: f64) -> f64 {
 /// per-parameter factor applied after the sums.
 struct RowTerms<'a> {
     problem: &'a Problem,
+    /// The block's first row (a family's per-row trials or exposure are indexed by row).
+    first: usize,
     /// The block's targets and weights (row i of the block at index i).
     target: &'a [f64],
     weights: &'a [f64],
@@ -643,6 +701,9 @@ impl RowTerms<'_> {
         let problem = self.problem;
         g.clear();
         h.clear();
+        if let Some(family) = &problem.family {
+            return self.family_row_weights(family, g, h);
+        }
         if problem.space == Space::Log
             && problem.loss.kind == crate::fit::LossKind::Huber
             && self.weighting == Weighting::Irls
@@ -665,6 +726,35 @@ impl RowTerms<'_> {
             value += w * terms.cost;
             g.push(w * terms.d1 * dr);
             h.push(w * self.curvature_weight(&terms, w) * dr * dr);
+        }
+        Some(value)
+    }
+
+    /// [`RowTerms::row_weights`] under a likelihood family: the gradient weight w·dc/df and
+    /// the curvature weight w·(Fisher information) for IRLS (Fisher scoring) and the normal
+    /// matrix (the expected information), w·d²c/df² for Newton, (w·dc/df)² for the meat.
+    fn family_row_weights(
+        &self,
+        family: &RowFamily,
+        g: &mut Vec<f64>,
+        h: &mut Vec<f64>,
+    ) -> Option<f64> {
+        let mut value = 0.0;
+        for (i, &prediction) in self.predictions.iter().enumerate() {
+            let terms = family.terms(
+                prediction,
+                self.target[i],
+                self.first + i,
+                self.problem.space,
+            )?;
+            let w = self.weights[i];
+            value += w * terms.cost;
+            g.push(w * terms.d1);
+            h.push(match self.weighting {
+                Weighting::Irls | Weighting::Normal => w * terms.fisher,
+                Weighting::Newton => w * terms.d2,
+                Weighting::Meat => w * w * terms.d1 * terms.d1,
+            });
         }
         Some(value)
     }

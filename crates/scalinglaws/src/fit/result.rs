@@ -177,6 +177,10 @@ pub struct FitResult {
     /// intervals then use σ at the predicted point).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variance: Option<super::VarianceModel>,
+    /// The likelihood family the fit maximised, with its fitted nuisance values (None: the
+    /// robust least squares of the settings' loss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<super::family::FamilyFit>,
 }
 
 impl FitResult {
@@ -191,6 +195,19 @@ impl FitResult {
     /// Parameter values in the law's order.
     pub fn param_values(&self) -> Vec<f64> {
         self.params.iter().map(|(_, p)| p.value).collect()
+    }
+
+    /// The settings with the family's fitted nuisance values held at them: the objective at
+    /// this fit's optimum (for its Hessian, its problem). The settings themselves otherwise.
+    pub fn held_settings(&self) -> FitSettings {
+        let mut settings = self.settings.clone();
+        if let (Some(family), Some(fit)) = (settings.family.as_mut(), &self.family) {
+            if family.kind != super::FamilyKind::Gaussian {
+                family.dispersion = family.dispersion.or(fit.dispersion.as_ref().map(|d| d.1));
+                family.nu = family.nu.or(fit.nu);
+            }
+        }
+        settings
     }
 
     /// The law this result was fitted with.

@@ -162,6 +162,8 @@ fn reweighted(data: &FitData, weights: &[f64], log_ratio: &[f64], s: f64) -> Fit
                 .map(|(w, l)| w * (-2.0 * s * l).exp())
                 .collect(),
         ),
+        trials: data.trials.clone(),
+        exposure: data.exposure.clone(),
     }
 }
 

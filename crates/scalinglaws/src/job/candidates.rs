@@ -142,6 +142,10 @@ pub struct RecipeRequest {
     pub filters: Vec<String>,
     #[serde(default)]
     pub weights: Option<String>,
+    #[serde(default)]
+    pub trials: Option<crate::data::recipe::Trials>,
+    #[serde(default)]
+    pub exposure: Option<String>,
 }
 
 impl TryFrom<RecipeRequest> for Recipe {
@@ -164,6 +168,8 @@ impl TryFrom<RecipeRequest> for Recipe {
                 .map_err(|e| e.within(Setting::Where.subject()))?,
             target: request.target,
             weights: request.weights,
+            trials: request.trials,
+            exposure: request.exposure,
         })
     }
 }

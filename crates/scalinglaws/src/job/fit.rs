@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::candidates::RecipeRequest;
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Location, Result, Setting, Text, Voice};
-use crate::fit::{self, Bounds, FitData, FitSettings, LossKind, Space};
+use crate::fit::{self, Bounds, Family, FamilyKind, FitData, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
 use crate::law::Law;
 use crate::text;
@@ -70,9 +70,20 @@ pub struct SettingsJob {
 
 impl SettingsJob {
     /// The settings for `law`: the asked-for space, else the law's default.
+    /// The count and proportion families take the target as it is: linear space unless one
+    /// is asked for (which the fit then refuses).
     pub fn for_law(&self, law: &LawChoice) -> FitSettings {
+        let as_it_is = self
+            .settings
+            .family
+            .is_some_and(|f| !f.kind.location_scale());
+        let default = if as_it_is {
+            Space::Linear
+        } else {
+            law.default_space()
+        };
         FitSettings {
-            space: self.space.unwrap_or_else(|| law.default_space()),
+            space: self.space.unwrap_or(default),
             ..self.settings.clone()
         }
     }
@@ -346,6 +357,16 @@ pub struct FitRequest {
     pub by: Option<String>,
     #[serde(default)]
     pub heteroscedastic: Option<String>,
+    #[serde(default)]
+    pub family: Option<String>,
+    #[serde(default)]
+    pub nu: Option<f64>,
+    #[serde(default)]
+    pub dispersion: Option<f64>,
+    #[serde(default)]
+    pub trials: Option<crate::data::recipe::Trials>,
+    #[serde(default)]
+    pub exposure: Option<String>,
 }
 
 /// The serde defaults every job request shares: the Huber loss at the default scale, 95 %
@@ -405,7 +426,21 @@ impl TryFrom<FitRequest> for FitJob {
             derive: request.derive,
             filters: request.filters,
             weights: request.weights,
+            trials: request.trials,
+            exposure: request.exposure,
         })?;
+        let family = family_setting(request.family.as_deref(), request.nu, request.dispersion)?;
+        if family.is_some() && (request.loss != huber() || request.f_scale != default_f_scale()) {
+            return Err(Error::setting(
+                Setting::Family,
+                text![
+                    Setting::Family.named(),
+                    " replaces the loss with a likelihood: drop ",
+                    Setting::Loss,
+                    " and f_scale"
+                ],
+            ));
+        }
         let settings = SettingsJob {
             settings: FitSettings {
                 loss: loss(&request.loss)?,
@@ -419,6 +454,7 @@ impl TryFrom<FitRequest> for FitJob {
                 grids: request.grid,
                 seed: request.seed,
                 threads: request.threads,
+                family,
                 ..FitSettings::default()
             },
             space: request.space.as_deref().map(space).transpose()?,
@@ -451,6 +487,52 @@ pub fn loss(name: &str) -> Result<LossKind> {
             LossKind::ALL.map(LossKind::name).join(", ")
         ))
     })
+}
+
+/// The family setting from its name and its nuisance values; `nu` and `dispersion` without a
+/// family are refused.
+pub fn family_setting(
+    name: Option<&str>,
+    nu: Option<f64>,
+    dispersion: Option<f64>,
+) -> Result<Option<Family>> {
+    let Some(name) = name else {
+        for (setting, given) in [
+            (Setting::Nu, nu.is_some()),
+            (Setting::Dispersion, dispersion.is_some()),
+        ] {
+            if given {
+                return Err(Error::setting(
+                    setting,
+                    text![
+                        setting.named(),
+                        " belongs to a likelihood family: give ",
+                        Setting::Family,
+                        " too"
+                    ],
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    let kind = FamilyKind::from_name(name.trim()).ok_or_else(|| {
+        let names = FamilyKind::ALL.map(FamilyKind::name);
+        let hint = crate::suggest::closest(name, names)
+            .map(|s| format!(" (did you mean '{s}'?)"))
+            .unwrap_or_default();
+        Error::setting(
+            Setting::Family,
+            text![
+                Setting::Family.text(name),
+                format!(": no such family{hint}; use one of {}", names.join(", "))
+            ],
+        )
+    })?;
+    Ok(Some(Family {
+        kind,
+        nu,
+        dispersion,
+    }))
 }
 
 /// A residual space by name, or an error naming the two.

@@ -38,7 +38,9 @@ pub use candidates::CandidateSpec;
 pub use compare_laws::CompareLawsJob;
 pub use select::{SelectJob, SelectOutcome};
 
-pub use fit::{FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings};
+pub use fit::{
+    family_setting, FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings,
+};
 pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
 pub use predict::{PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

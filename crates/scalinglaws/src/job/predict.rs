@@ -309,6 +309,8 @@ pub(crate) mod tests {
             variables: vec![n, d],
             target: loss,
             weights: None,
+            trials: None,
+            exposure: None,
         };
         let fit = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         (FitRecord::from(fit), law)

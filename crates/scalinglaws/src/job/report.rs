@@ -229,6 +229,8 @@ mod tests {
             variables: vec![ns, ds],
             target: ys,
             weights: None,
+            trials: None,
+            exposure: None,
         };
         let fit = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         let result = FitRecord::from(fit);

@@ -84,6 +84,42 @@ pub const ENTRIES: &[Entry] = &[
         citation: "a 2026 study of norm-feedback loops in sequential locate-and-edit model editing (approximately exponential norm growth)",
         default_space: DefaultSpace::Log,
     },
+    Entry {
+        name: "power_cutoff",
+        summary: "power law with an exponential upper cut-off x_c",
+        citation: "Clauset, Shalizi & Newman 2009, Power-law distributions in empirical data, SIAM Review 51:661, eq. (1) with Table 1's exponential cut-off",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "power_smooth_cutoff",
+        summary: "power law x^beta that bends down past x_c with sharpness k",
+        citation: "the one-break smoothly broken power law of Caballero et al. 2022, Broken Neural Scaling Laws, eq. 1, with the segment beyond the break falling as x^(beta-k)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "memorisation_rate",
+        summary: "rate A*t^beta with an upper cut-off that moves with model size: x_c = c*N^gamma",
+        citation: "a 2026 study of meta-memorisation in transformers: r(t) ~ t^beta with a fixed beta and an upper cut-off that grows with model scale",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "bounded_sigmoid",
+        summary: "accuracy between a chance floor and a ceiling, sigmoid in log compute",
+        citation: "the bounded sigmoid of downstream-accuracy forecasts (Ruan et al. 2024, Observational Scaling Laws, whose accuracies are a sigmoid between a floor and a ceiling; Gadre et al. 2024)",
+        default_space: DefaultSpace::Linear,
+    },
+    Entry {
+        name: "error_from_loss",
+        summary: "top-1 error from loss: Err = eps - k*exp(-gamma*L)",
+        citation: "Gadre et al. 2024, Language models scale reliably with over-training and on downstream tasks, eq. 4",
+        default_space: DefaultSpace::Linear,
+    },
+    Entry {
+        name: "count_power",
+        summary: "a count growing as a power of model size, a*N^b (sublinear when b < 1)",
+        citation: "a 2026 study of Rosetta Neurons: their number follows a sublinear power law in model size",
+        default_space: DefaultSpace::Log,
+    },
 ];
 
 fn spec(name: &str, lower: f64, upper: f64, grid: &[f64], linear: bool) -> ParamSpec {
@@ -279,10 +315,96 @@ pub fn lookup(name: &str) -> Result<Law> {
                 spec("k", -INF, INF, &[-1.0, -0.1, -0.01, 0.01, 0.1, 1.0], false),
             ],
         ),
+        "power_cutoff" | "power_smooth_cutoff" | "memorisation_rate" => {
+            cutoff(name, entry.citation)
+        }
+        "bounded_sigmoid" | "error_from_loss" | "count_power" => bounded(name, entry.citation),
         _ if entry.name == "bnsl" => bnsl(name, entry.citation),
         _ => Err(unknown()),
     }?;
     Ok(law)
+}
+
+/// Power laws with an upper cut-off. The cut-off's starts are quantiles of the data and
+/// beyond (a cut-off past the data is unidentified: the at-bound and runaway warnings say so).
+fn cutoff(name: &str, citation: &str) -> Result<Law> {
+    let beta = || spec("beta", -INF, INF, &[-1.0, -0.5, 0.0, 0.5, 1.0, 2.0], false);
+    let x_c = || quantiles("x_c", 0.0, "x", &[0.25, 0.5, 0.75, 1.0]);
+    match name {
+        "power_cutoff" => Law::with_specs(
+            name,
+            "A*x^beta*exp(-x/x_c)",
+            citation,
+            &["x"],
+            vec![linear("A"), beta(), x_c()],
+        ),
+        "power_smooth_cutoff" => Law::with_specs(
+            name,
+            "A*x^beta/(1 + (x/x_c)^k)",
+            citation,
+            &["x"],
+            vec![
+                linear("A"),
+                beta(),
+                x_c(),
+                spec("k", 0.0, INF, &[1.0, 2.0, 4.0], false),
+            ],
+        ),
+        _ => Law::with_specs(
+            name,
+            "A*t^beta*exp(-t/(c*N^gamma))",
+            citation,
+            &["t", "N"],
+            vec![
+                linear("A"),
+                spec("beta", -INF, INF, &[-0.5, 0.0, 0.5, 1.0, 2.0], false),
+                quantiles("c", 0.0, "t", &[0.25, 0.5, 1.0]),
+                spec("gamma", -INF, INF, &[0.0, 0.25, 0.5, 1.0], false),
+            ],
+        ),
+    }
+}
+
+/// Bounded accuracy and error laws, and the count power law.
+fn bounded(name: &str, citation: &str) -> Result<Law> {
+    match name {
+        "bounded_sigmoid" => Law::with_specs(
+            name,
+            "floor + (ceil - floor)*sigmoid(k*(log(C) - m))",
+            citation,
+            &["C"],
+            vec![
+                // Unbounded: a bound of [0, 1] freezes a level that the start's projection
+                // puts on it (the transform's slope vanishes there); the proportion families
+                // refuse predictions outside (0, 1) themselves.
+                spec("floor", -INF, INF, &[], true),
+                spec("ceil", -INF, INF, &[], true),
+                spec("k", 0.0, INF, &[0.1, 0.3, 1.0, 3.0], false),
+                spec("m", -INF, INF, &[10.0, 20.0, 30.0, 40.0, 50.0, 60.0], false),
+            ],
+        ),
+        "error_from_loss" => Law::with_specs(
+            name,
+            "eps - k*exp(-gamma*L)",
+            citation,
+            &["L"],
+            vec![
+                spec("eps", -INF, INF, &[], true),
+                spec("k", -INF, INF, &[], true),
+                spec("gamma", 0.0, INF, &[0.1, 0.3, 1.0, 3.0, 10.0], false),
+            ],
+        ),
+        _ => Law::with_specs(
+            name,
+            "a*N^b",
+            citation,
+            &["N"],
+            vec![
+                linear("a"),
+                spec("b", -INF, INF, &[0.25, 0.5, 0.75, 1.0], false),
+            ],
+        ),
+    }
 }
 
 fn data_constrained(citation: &str) -> Result<Law> {

@@ -36,7 +36,7 @@ pub mod test_statistics;
 pub use mixture::{normal_mixture_quantile, weighted_normal_mixture_quantile};
 pub use normal::{normal_cdf, normal_quantile, normal_sf};
 pub use sample::{least_squares_line, percentile_interval, quantile_sorted, sample_std};
-pub use special::{beta_reg, ln_gamma};
+pub use special::{beta_reg, digamma, ln_gamma, trigamma};
 pub use test_statistics::{chi2_quantile, chi2_sf, f_sf, t_cdf, t_quantile};
 
 #[cfg(test)]

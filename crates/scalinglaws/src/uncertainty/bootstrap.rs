@@ -204,6 +204,8 @@ fn reweighted(data: &FitData, counts: &[f64]) -> FitData {
         variables: data.variables.iter().map(|c| pick(c)).collect(),
         target: pick(&data.target),
         weights: Some(kept.iter().map(|&i| counts[i] * own(i)).collect()),
+        trials: data.trials.as_deref().map(pick),
+        exposure: data.exposure.as_deref().map(pick),
     }
 }
 
@@ -274,6 +276,8 @@ mod tests {
             variables: vec![n],
             target: loss,
             weights: None,
+            trials: None,
+            exposure: None,
         };
         let law = catalog::lookup("power_offset").unwrap();
         let settings = FitSettings::default();

@@ -410,6 +410,15 @@ pub fn calibrate_with_predictions(
         coverage_calibrated: None,
         scores: Vec::new(),
     };
+    if let Some(family) = settings.family.filter(|f| !f.kind.location_scale()) {
+        // The widening adds a variance in the fitted space to a location-scale error; a count
+        // or a proportion has the family's own variance, which that rule does not model.
+        calibration.reason = Some(format!(
+            "the {} family's intervals are the model's own (delta method on the mean): beyond-the-data calibration, which widens a location-scale error, does not apply to counts or proportions yet",
+            family.kind.name()
+        ));
+        return Ok((calibration, Vec::new()));
+    }
     if let Some(row) = scale.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
         calibration.reason = Some(format!(
             "the scale '{by}' is not a positive number at row {}: {}",

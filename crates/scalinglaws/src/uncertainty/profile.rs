@@ -166,7 +166,12 @@ fn curvature_of(
         .iter()
         .position(|n| n == name)
         .ok_or_else(|| unavailable("the parameter is not in the covariance"))?;
-    let problem = problem_for(law, data, settings)?;
+    // The objective at the fit's optimum: a family's nuisance values held at the fitted ones.
+    let held = FitSettings {
+        family: base.held_settings().family,
+        ..settings.clone()
+    };
+    let problem = problem_for(law, data, &held)?;
     let model = problem
         .exact_natural(&base.param_values())
         .ok_or_else(|| unavailable("the Hessian is undefined at the optimum"))?;

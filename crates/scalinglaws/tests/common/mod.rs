@@ -43,6 +43,8 @@ pub fn chinchilla_epoch() -> FitData {
         ],
         target: keep.iter().map(|&i| loss[i]).collect(),
         weights: None,
+        trials: None,
+        exposure: None,
     }
 }
 

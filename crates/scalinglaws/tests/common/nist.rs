@@ -245,6 +245,8 @@ impl Problem {
                 .collect(),
             target: self.target.clone(),
             weights: None,
+            trials: None,
+            exposure: None,
         }
     }
 

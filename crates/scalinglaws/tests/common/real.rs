@@ -32,6 +32,8 @@ pub fn datablations() -> (FitData, Vec<f64>) {
         variables: vec![column("N"), column("D"), column("U")],
         target: column("loss"),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let scale = compute(&data);
     (data, scale)
@@ -68,6 +70,8 @@ pub fn misfitting() -> Option<(FitData, Vec<f64>)> {
         ],
         target: best.values().copied().collect(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let scale = compute(&data);
     Some((data, scale))
@@ -87,6 +91,8 @@ pub fn gemstones() -> Option<(FitData, Vec<f64>)> {
         ],
         target: table.positive("final_loss", "test").unwrap(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let scale = compute(&data);
     Some((data, scale))
@@ -119,6 +125,8 @@ pub fn porian() -> Option<Vec<(String, FitData, Vec<f64>)>> {
                     variables: vec![vec![], vec![]],
                     target: vec![],
                     weights: None,
+                    trials: None,
+                    exposure: None,
                 },
                 vec![],
             )

@@ -71,6 +71,8 @@ pub(super) fn joint_data(tracks: &[Track]) -> (FitData, Vec<usize>) {
         variables: vec![Vec::new(); variables + tracks.len()],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     let mut weights = Vec::new();
     let mut ids = Vec::new();

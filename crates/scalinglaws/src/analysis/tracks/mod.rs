@@ -212,6 +212,8 @@ pub fn split_by_labels(data: &FitData, labels: &[String]) -> Vec<Track> {
                     variables: data.variables.iter().map(|c| pick(c)).collect(),
                     target: pick(&data.target),
                     weights: data.weights.as_deref().map(pick),
+                    trials: data.trials.as_deref().map(pick),
+                    exposure: data.exposure.as_deref().map(pick),
                 },
             }
         })

@@ -10,6 +10,8 @@ fn chinchilla_track(label: &str, params: [f64; 5], noise: f64, seed: u64) -> Tra
         variables: vec![Vec::new(), Vec::new()],
         target: Vec::new(),
         weights: None,
+        trials: None,
+        exposure: None,
     };
     for i in 0..8 {
         for j in 0..5 {

@@ -44,4 +44,16 @@ pub struct Recipe {
     pub filters: Vec<Filter>,
     pub target: String,
     pub weights: Option<String>,
+    /// The trials behind each proportion (the `binomial` and `beta_binomial` families).
+    pub trials: Option<Trials>,
+    /// A column of exposures (the `poisson` and `negative_binomial` families).
+    pub exposure: Option<String>,
+}
+
+/// The trials n of a proportion family: a column, or one count for every row.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Trials {
+    Count(f64),
+    Column(String),
 }

@@ -239,11 +239,54 @@ impl Table {
                 Some(values)
             }
         };
+        let (trials, exposure) = self.family_columns(recipe, target.len())?;
         Ok(FitData {
             variables,
             target,
             weights,
+            trials,
+            exposure,
         })
+    }
+
+    /// The trials and exposure columns of a likelihood family's recipe (one number of trials
+    /// stands for that count on every row), each positive in every row.
+    fn family_columns(
+        &self,
+        recipe: &Recipe,
+        rows: usize,
+    ) -> Result<(Option<Vec<f64>>, Option<Vec<f64>>)> {
+        let trials = match &recipe.trials {
+            None => None,
+            Some(super::Trials::Count(n)) if n.is_finite() && *n > 0.0 => Some(vec![*n; rows]),
+            Some(super::Trials::Count(n)) => {
+                return Err(Error::setting(
+                    Setting::Trials,
+                    text![
+                        Setting::Trials.number(crate::error::short_number(*n)),
+                        ": give a positive number of trials, or a column"
+                    ],
+                ))
+            }
+            Some(super::Trials::Column(name)) => {
+                let column = self.require(name, &Setting::Trials.subject().into())?;
+                Some(
+                    self.dataset
+                        .positive(column, "a row's trials count its questions")?,
+                )
+            }
+        };
+        let exposure = match &recipe.exposure {
+            None => None,
+            Some(name) => {
+                let column = self.require(name, &Setting::Exposure.subject().into())?;
+                Some(
+                    self.dataset
+                        .positive(column, "the mean count is exposure × the law")?,
+                )
+            }
+        };
+        Ok((trials, exposure))
     }
 
     /// The kept rows of each combination of the labels of `columns` (one group of every row
