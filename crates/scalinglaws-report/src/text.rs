@@ -89,11 +89,8 @@ pub(crate) fn header_rows(
         Some(family) => {
             rows.push(("objective", family_objective(family)));
             if let Some((name, value)) = &family.dispersion {
-                let how = if family.fitted_nuisance > 0 || family.name == "gaussian" {
-                    "fitted"
-                } else {
-                    "held"
-                };
+                let held = settings.family.is_some_and(|f| f.dispersion.is_some());
+                let how = if !held { "fitted" } else { "held" };
                 rows.push((
                     "dispersion",
                     format!("{name} = {} ({how})", shortest(*value)),

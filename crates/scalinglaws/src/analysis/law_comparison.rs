@@ -254,18 +254,17 @@ pub(crate) fn information(
         .filter(|f| f.kind != crate::fit::FamilyKind::Gaussian);
     // A family's ℓ is its own, maximised over its nuisance values at these parameters (the
     // fit's own nuisance values when the parameters are the fit's), counting them.
-    let (problem, objective, likelihood, with_scale) = match family {
+    let (total_weight, objective, likelihood, with_scale) = match family {
         Some(f) => {
             let nuisance = crate::fit::nuisance::best_nuisance(law, data, settings, &params);
-            let held = match &nuisance {
-                Some(n) => crate::fit::nuisance::holding(settings, n),
-                None => settings.clone(),
-            };
-            let problem = problem_for(law, data, &held)?;
             let likelihood = nuisance.map(|n| n.log_likelihood);
             let objective = likelihood.map_or(f64::INFINITY, |l| -l);
             let k = score.free_params as f64 + f.fitted_nuisance() as f64;
-            (problem, objective, likelihood, k)
+            let total_weight = data
+                .weights
+                .as_ref()
+                .map_or(data.target.len() as f64, |w| w.iter().sum());
+            (total_weight, objective, likelihood, k)
         }
         None => {
             let problem = problem_for(law, data, settings)?;
@@ -273,15 +272,10 @@ pub(crate) fn information(
             let objective = problem.objective_natural(&params, &mut scratch);
             let free = if maximise { score.free_params } else { 0 };
             let likelihood = maximised_log_likelihood(candidate, &problem, &params, free);
-            (
-                problem,
-                objective,
-                likelihood,
-                score.free_params as f64 + 1.0,
-            )
+            let k = score.free_params as f64 + 1.0;
+            (problem.total_weight(), objective, likelihood, k)
         }
     };
-    let total_weight = problem.total_weight();
     score.objective = objective.is_finite().then_some(objective);
     score.log_likelihood = likelihood;
     score.aic = score.log_likelihood.map(|l| 2.0 * with_scale - 2.0 * l);

@@ -122,6 +122,8 @@ pub(super) fn resolve(
     if family.nuisance_fixed() || family.kind == FamilyKind::Gaussian {
         return Ok(None);
     }
+    // The start's settings drop the nuisance values: check the ones given here.
+    super::family::validate_settings(settings)?;
     let start = super::fit_best_plain(law, data, &start_settings(settings, family), warm)?;
     let fit_error = || {
         crate::error::Error::fit(format!(
