@@ -446,7 +446,12 @@ fn fit_best_local(
     let mut prepared = prepare(law, data, settings)?;
     prepared.starts.clear();
     with_warm_starts(&mut prepared, &[start.to_vec()]);
-    let outcome = run_search(&prepared, settings)?;
+    best_of(&prepared, settings)
+}
+
+/// The search of `prepared` run, its best optimum without diagnostics.
+fn best_of(prepared: &Prepared, settings: &FitSettings) -> Result<BestOptimum> {
+    let outcome = run_search(prepared, settings)?;
     let best = &outcome.optima[0];
     Ok(BestOptimum {
         params: prepared.problem.natural(&best.u),
@@ -464,13 +469,7 @@ fn fit_best_plain(
 ) -> Result<BestOptimum> {
     let mut prepared = prepare(law, data, settings)?;
     with_warm_starts(&mut prepared, warm);
-    let outcome = run_search(&prepared, settings)?;
-    let best = &outcome.optima[0];
-    Ok(BestOptimum {
-        params: prepared.problem.natural(&best.u),
-        objective: best.value,
-        converged: best.termination.converged(),
-    })
+    best_of(&prepared, settings)
 }
 
 /// Fits `law` to `data`.

@@ -211,17 +211,21 @@ pub(super) fn fit_with_starts(
     settings: &FitSettings,
     warm: &[Vec<f64>],
 ) -> Result<FitResult> {
-    let family = settings.family.expect("called with a family");
-    let resolved = resolve(law, data, settings, warm)?;
-    let (held, alternations, converged) = match &resolved {
-        Some(r) => (r.settings.clone(), r.alternations, r.converged),
-        None => (settings.clone(), 0, true),
+    let Some(family) = settings.family else {
+        return super::fit_with_starts_plain(law, data, settings, warm);
     };
-    let starts: Vec<Vec<f64>> = match &resolved {
-        Some(r) => std::iter::once(r.params.clone())
-            .chain(warm.iter().cloned())
-            .collect(),
-        None => warm.to_vec(),
+    let resolved = resolve(law, data, settings, warm)?;
+    let (held, alternations, converged, starts) = match &resolved {
+        Some(r) => {
+            let starts = std::iter::once(r.params.clone()).chain(warm.iter().cloned());
+            (
+                r.settings.clone(),
+                r.alternations,
+                r.converged,
+                starts.collect(),
+            )
+        }
+        None => (settings.clone(), 0, true, warm.to_vec()),
     };
     let mut result = super::fit_with_starts_plain(law, data, &held, &starts)?;
     let params = result.param_values();
