@@ -112,3 +112,63 @@ fn commands_without_a_family_refuse_its_options() {
     ]);
     fails(&mut command, &["--family"]);
 }
+
+/// The epoch data, fitted with a residual scale that varies with compute.
+fn heteroscedastic(extra: &[&str]) -> std::process::Command {
+    let mut command = scalinglaws_in_root();
+    command.args([
+        "fit",
+        "examples/chinchilla/chinchilla_epoch.csv",
+        "--law",
+        "chinchilla",
+        "--target",
+        "loss",
+        "--map",
+        "N=Model Size",
+        "--map",
+        "C=Training FLOP",
+        "--derive",
+        "D=C/(6*N)",
+        "--where",
+        "loss < 3.44",
+        "--heteroscedastic",
+        "C",
+        "--no-calibration",
+        "--json",
+        "-",
+    ]);
+    command.args(extra);
+    command
+}
+
+#[test]
+fn the_gaussian_family_takes_a_variance_model_and_other_families_refuse_it() {
+    let run = |extra: &[&str]| {
+        let output = heteroscedastic(extra).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    // The gaussian family is least squares: the same fit as --loss linear.
+    let gaussian = run(&["--family", "gaussian"]);
+    let linear = run(&["--loss", "linear"]);
+    for name in ["E", "A", "alpha", "B", "beta"] {
+        let (a, b) = (
+            gaussian["params"][name]["value"].as_f64().unwrap(),
+            linear["params"][name]["value"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() <= 1e-9 * b.abs(), "{name}: {a} vs {b}");
+    }
+    let (a, b) = (
+        gaussian["variance"]["s"].as_f64().unwrap(),
+        linear["variance"]["s"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-3), "s: {a} vs {b}");
+    fails(
+        &mut heteroscedastic(&["--family", "poisson"]),
+        &["--heteroscedastic C", "poisson", "--family gaussian"],
+    );
+}

@@ -86,20 +86,7 @@ pub(crate) fn header_rows(
         format!(" (f_scale {})", shortest(settings.f_scale))
     };
     match &result.family {
-        Some(family) => {
-            rows.push(("objective", family_objective(family)));
-            if let Some((name, value)) = &family.dispersion {
-                let held = settings.family.is_some_and(|f| f.dispersion.is_some());
-                let how = if !held { "fitted" } else { "held" };
-                rows.push((
-                    "dispersion",
-                    format!("{name} = {} ({how})", shortest(*value)),
-                ));
-            }
-            if let Some(nu) = family.nu {
-                rows.push(("nu", shortest(nu)));
-            }
-        }
+        Some(family) => rows.extend(family_rows(family, settings)),
         None => rows.push((
             "objective",
             format!(
@@ -108,6 +95,37 @@ pub(crate) fn header_rows(
                 settings.space.name()
             ),
         )),
+    }
+    rows
+}
+
+/// The header rows of a likelihood fit: its objective, dispersion and ν.
+fn family_rows(
+    family: &scalinglaws::fit::family::FamilyFit,
+    settings: &scalinglaws::fit::FitSettings,
+) -> Vec<(&'static str, String)> {
+    let mut rows = vec![("objective", family_objective(family))];
+    if let Some((name, value)) = &family.dispersion {
+        let held = settings.family.is_some_and(|f| f.dispersion.is_some());
+        let how = if !held { "fitted" } else { "held" };
+        rows.push((
+            "dispersion",
+            format!("{name} = {} ({how})", shortest(*value)),
+        ));
+        if let Some((adjusted, se)) = family.adjusted_dispersion {
+            let scale = if name == "rho" { "logit" } else { "ln" };
+            rows.push((
+                "new runs",
+                format!(
+                    "{name} = {} (Cox-Reid adjusted, se {} on {scale} {name}): prediction intervals draw at it",
+                    shortest(adjusted),
+                    number(se, 3)
+                ),
+            ));
+        }
+    }
+    if let Some(nu) = family.nu {
+        rows.push(("nu", shortest(nu)));
     }
     rows
 }

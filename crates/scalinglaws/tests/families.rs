@@ -290,6 +290,103 @@ fn binomial_accuracies_with_floor_and_ceiling_recover_and_cover() {
     );
 }
 
+/// The prediction interval of a new observation at `point` under `settings`, from the
+/// delta method (None when the fit gives none).
+fn prediction_interval(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    point: f64,
+) -> Option<[f64; 2]> {
+    let record = FitRecord::from(fit(law, data, settings).unwrap());
+    let (predictions, _) =
+        scalinglaws::uncertainty::predict_with_intervals(&record, &[vec![point]], 0.95).unwrap();
+    predictions[0].pi
+}
+
+/// The share of seeds whose prediction interval holds a fresh draw (`draw`, from the truth).
+fn new_draw_coverage(
+    what: &str,
+    law: &Law,
+    settings: &FitSettings,
+    data: impl Fn(u64) -> FitData,
+    point: f64,
+    mut draw: impl FnMut(&mut Rng) -> f64,
+) {
+    let n = seeds();
+    let mut rng = Rng::new(2201);
+    let hits = (0..n as u64)
+        .filter(|&s| {
+            let [lo, hi] = prediction_interval(law, &data(s), settings, point).unwrap();
+            let new = draw(&mut rng);
+            lo <= new && new <= hi
+        })
+        .count();
+    report(what, hits, n);
+}
+
+#[test]
+fn prediction_intervals_of_new_counts_and_accuracies_are_the_familys_own() {
+    // Counts: a new model of 10^7.5 parameters (μ = 2e-3·10^4.5 ≈ 63 neurons).
+    let law = catalog::lookup("count_power").unwrap();
+    let (point, mu) = (10f64.powf(7.5), 2e-3 * 10f64.powf(4.5));
+    let poisson_fit = with_family(FamilyKind::Poisson);
+    new_draw_coverage(
+        "poisson counts, prediction interval of a new count",
+        &law,
+        &poisson_fit,
+        |s| counts(1100 + s, None),
+        point,
+        |rng| poisson(rng, mu),
+    );
+    new_draw_coverage(
+        "NB2 counts (alpha 0.3), prediction interval of a new count",
+        &law,
+        &with_family(FamilyKind::NegativeBinomial),
+        |s| counts(1300 + s, Some(0.3)),
+        point,
+        |rng| negative_binomial(rng, mu, 0.3),
+    );
+    // Accuracies out of 500 questions on every row: a new run's accuracy at the midpoint.
+    let bounded = catalog::lookup("bounded_sigmoid").unwrap();
+    let binomial_fit = with_family(FamilyKind::Binomial);
+    let same_trials = |s: u64| {
+        let mut data = accuracies_out_of(1500 + s, 500);
+        data.trials = Some(vec![500.0; data.target.len()]);
+        data
+    };
+    let compute = M.exp();
+    let p = FLOOR + (CEIL - FLOOR) / 2.0;
+    new_draw_coverage(
+        "binomial accuracies out of 500, prediction interval of a new accuracy",
+        &bounded,
+        &binomial_fit,
+        same_trials,
+        compute,
+        |rng| binomial(rng, 500, p) / 500.0,
+    );
+    // The family's interval is whole counts (per unit of exposure) and asymmetric near 0.
+    let [lo, hi] = prediction_interval(&law, &counts(1, None), &poisson_fit, 1e6).unwrap();
+    assert!(
+        lo.fract() == 0.0 && hi.fract() == 0.0 && lo >= 0.0,
+        "{lo} {hi}"
+    );
+    // Rows out of different numbers of questions leave a new run's size unknown: no interval.
+    assert!(prediction_interval(&bounded, &accuracies(1), &binomial_fit, compute).is_none());
+}
+
+/// [`accuracies`] with every row out of `n` questions.
+fn accuracies_out_of(seed: u64, n: usize) -> FitData {
+    let mut rng = Rng::new(seed);
+    let mut data = accuracies(seed);
+    for (row, acc) in data.target.iter_mut().enumerate() {
+        let compute: f64 = data.variables[0][row];
+        let p = FLOOR + (CEIL - FLOOR) / (1.0 + (-K * (compute.ln() - M)).exp());
+        *acc = binomial(&mut rng, n, p) / n as f64;
+    }
+    data
+}
+
 /// Memorisation rates r(t) = A·t^β·exp(−t/(c·N^γ)) of 5 model sizes, counted (Poisson) over
 /// windows of exposure 50.
 fn rates(seed: u64, beta: f64, gamma: f64) -> FitData {

@@ -51,12 +51,12 @@ fn at(law: &scalinglaws::Law, data: &FitData, threads: usize) -> FitResult {
 
 #[test]
 fn a_sampled_search_finds_the_optimum_of_every_row() {
-    // 40,000 rows are searched in full; twice them (80,000) on a sample.
+    // 8,000 rows are searched in full; twice them (16,000) on a sample of a quarter.
     let settings = FitSettings {
         threads: Some(2),
         ..FitSettings::default()
     };
-    assert_sampled_like_full(&settings, &runs(40_000), "huber, log space");
+    assert_sampled_like_full(&settings, &runs(8_000), "huber, log space");
 }
 
 /// Runs the Chinchilla law misses systematically: a wiggle in log N and one run in ten 15 %
@@ -112,7 +112,7 @@ fn assert_sampled_like_full(settings: &FitSettings, small: &FitData, what: &str)
 
 #[test]
 fn a_sampled_search_finds_the_optimum_of_a_law_that_misses_the_data() {
-    let small = missed_runs(40_000);
+    let small = missed_runs(8_000);
     let robust_log = FitSettings {
         threads: Some(2),
         ..FitSettings::default()

@@ -43,7 +43,7 @@ pub struct FitArgs {
 
     /// Fit a residual scale that varies with COLUMN, sigma(x) = sigma0*(x/x0)^s (a variable of
     /// the law, or compute C = 6*N*D); prediction intervals use sigma at each point. Needs
-    /// --loss linear.
+    /// --loss linear or --family gaussian.
     #[arg(long, value_name = "COLUMN")]
     pub heteroscedastic: Option<String>,
 

@@ -147,7 +147,10 @@ class Fit:
     @property
     def family(self) -> Optional[Dict[str, Any]]:
         """The likelihood family the fit maximised (name, space, the dispersion as [name,
-        value], nu, how many nuisance values were fitted); None for the robust loss."""
+        value], nu, how many nuisance values were fitted, the trials or exposure every row
+        shared as ``size``, and a fitted dispersion's Cox-Reid adjusted value with its standard
+        error as ``adjusted_dispersion``, which prediction intervals draw at); None for the
+        robust loss."""
         family = self._doc.get("family")
         return None if family is None else dict(family)
 

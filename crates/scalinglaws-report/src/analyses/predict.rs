@@ -118,18 +118,56 @@ fn residual_sd(result: &FitRecord) -> String {
     }
 }
 
+/// What a new run's interval adds to the law's mean: the residual σ, or a count or proportion
+/// family's own distribution at the fit's trials or exposure.
+fn new_run(result: &FitRecord) -> String {
+    let Some(family) = result.settings.family.filter(|f| !f.kind.location_scale()) else {
+        return format!("adds residual σ {}", residual_sd(result));
+    };
+    let fitted = result.family.as_ref();
+    let size_name = if family.kind.proportions() {
+        "trials"
+    } else {
+        "exposure"
+    };
+    let Some(size) = fitted.and_then(|f| f.size) else {
+        return format!("none: the rows' {size_name} differ, so a new run's is not known");
+    };
+    let dispersion = match (
+        fitted.and_then(|f| f.adjusted_dispersion),
+        family.dispersion,
+    ) {
+        (Some((value, _)), _) => format!(
+            ", {} {} (Cox-Reid adjusted)",
+            family.kind.dispersion_name().unwrap_or("dispersion"),
+            number(value, 3)
+        ),
+        (None, Some(value)) => format!(
+            ", {} {} (held)",
+            family.kind.dispersion_name().unwrap_or("dispersion"),
+            number(value, 3)
+        ),
+        (None, None) => String::new(),
+    };
+    format!(
+        "the {} distribution at {size_name} {}{dispersion}",
+        family.kind.name(),
+        number(size, 3)
+    )
+}
+
 fn fit_interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> String {
     let level = level_percent(level);
     match (source, &result.bootstrap) {
         (IntervalSource::Bootstrap, Some(b)) => format!(
-            "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run (adds residual σ {})\n",
+            "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run ({})\n",
             b.draws.len(),
-            residual_sd(result)
+            new_run(result)
         ),
         (IntervalSource::Delta, _) => format!(
-            "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run (adds residual σ {})\n",
+            "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run ({})\n",
             result.covariance_kind,
-            residual_sd(result)
+            new_run(result)
         ),
         _ => "intervals: none (the fit has neither bootstrap replicates nor a covariance)\n".to_string(),
     }

@@ -160,6 +160,30 @@ pub struct FamilyFit {
     pub fitted_nuisance: usize,
     /// Alternations of the nuisance fit (0: every nuisance value given).
     pub alternations: usize,
+    /// The trials (proportions) or exposure (counts) every row shared, 1 without an exposure:
+    /// what a new observation's prediction interval is drawn at. None where rows differ (or
+    /// for a location-scale family).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<f64>,
+    /// A fitted α or ρ adjusted for the mean parameters' fit (Cox–Reid), with its standard
+    /// error on ln α or logit ρ: what prediction intervals draw a new observation at (the
+    /// maximum-likelihood value, `dispersion`, runs low in small samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjusted_dispersion: Option<(f64, f64)>,
+}
+
+/// The trials or exposure every row of `data` shares (see [`FamilyFit::size`]).
+pub(crate) fn common_size(kind: FamilyKind, data: &super::FitData) -> Option<f64> {
+    let sizes = match kind {
+        _ if kind.proportions() => data.trials.as_deref()?,
+        _ if kind.counts() => match data.exposure.as_deref() {
+            Some(exposure) => exposure,
+            None => return Some(1.0),
+        },
+        _ => return None,
+    };
+    let first = *sizes.first()?;
+    sizes.iter().all(|&s| s == first).then_some(first)
 }
 
 /// The Student-t degrees of freedom a fit may take (fitted or given).
@@ -557,6 +581,53 @@ impl AtPredictions<'_> {
         }
         let rms = (sum / weight).sqrt();
         (rms > 0.0 && rms.is_finite()).then_some(rms)
+    }
+
+    /// The Cox–Reid adjusted dispersion (Cox & Reid 1987; as edgeR fits NB dispersions,
+    /// McCarthy, Chen & Smyth 2012): the maximum over α (or ρ) of
+    /// ℓ(α) − ½·ln det(Σ w·I(α)·∇f∇fᵀ) at these predictions, with I the family's Fisher
+    /// information of the prediction and ∇f the law's gradient in its free parameters on
+    /// each row (`gradients`). The determinant charges the mean parameters' fit, which the
+    /// plain maximum leaves to bias α low in small samples. Returns the value and its
+    /// standard error on ln α or logit ρ; None for other families or where ℓ is not finite.
+    pub fn adjusted_dispersion(
+        &self,
+        kind: FamilyKind,
+        gradients: &[Vec<f64>],
+    ) -> Option<(f64, f64)> {
+        let (lower, upper, to_value): (f64, f64, fn(f64) -> f64) = match kind {
+            FamilyKind::NegativeBinomial => (1e-8f64.ln(), 1e4f64.ln(), f64::exp),
+            FamilyKind::BetaBinomial => (-14.0, 14.0, crate::law::real::sigmoid),
+            _ => return None,
+        };
+        let adjusted = |x: f64| {
+            let family = self.bound(kind, to_value(x), 0.0);
+            let half_log_det = self.half_log_det_information(&family, gradients);
+            -(self.log_likelihood(&family) - half_log_det)
+        };
+        let (x, value) = scan_minimize(adjusted, lower, upper, 1e-12);
+        let h = 1e-3;
+        let curvature = (adjusted(x + h) - 2.0 * value + adjusted(x - h)) / (h * h);
+        let se = (curvature > 0.0 && curvature.is_finite()).then(|| curvature.sqrt().recip());
+        value.is_finite().then(|| (to_value(x), se.unwrap_or(0.0)))
+    }
+
+    /// ½·ln det(Σ w·I·∇f∇fᵀ) of `family` at these predictions (+∞ when not positive definite).
+    fn half_log_det_information(&self, family: &RowFamily, gradients: &[Vec<f64>]) -> f64 {
+        let k = gradients.first().map_or(0, Vec::len);
+        let mut information = nalgebra::DMatrix::<f64>::zeros(k, k);
+        for (row, gradient) in gradients.iter().enumerate() {
+            let (f, t, w) = (self.predictions[row], self.target[row], self.weights[row]);
+            let Some(terms) = family.terms(f, t, row, self.space) else {
+                return f64::INFINITY;
+            };
+            let g = nalgebra::DVector::from_column_slice(gradient);
+            information += (w * terms.fisher) * &g * g.transpose();
+        }
+        match information.cholesky() {
+            Some(c) => c.l().diagonal().iter().map(|d| d.ln()).sum(),
+            None => f64::INFINITY,
+        }
     }
 
     /// Maximises ℓ over the nuisance values `family` leaves free; None when ℓ is not finite

@@ -253,10 +253,15 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
 }
 
 /// Data above this many rows run their start search on a sample of the rows.
-pub const SAMPLE_ABOVE: usize = problem::BLOCK_ROWS;
+pub const SAMPLE_ABOVE: usize = 8_192;
 
-/// Rows of that sample (at least): every k-th row, k = rows / SAMPLE_ROWS.
+/// Rows of that sample (at most, about): every k-th row, k = max(rows / SAMPLE_ROWS,
+/// [`SAMPLE_STRIDE`]).
 pub const SAMPLE_ROWS: usize = 8_192;
+
+/// The smallest stride of the sample: just above [`SAMPLE_ABOVE`] rows the search runs on a
+/// quarter of them (at least 2,048 rows), growing to [`SAMPLE_ROWS`] rows at 32,768.
+pub const SAMPLE_STRIDE: usize = 4;
 
 /// The problem on every k-th row, for the start search of data above [`SAMPLE_ABOVE`] rows:
 /// the starts' many Gauss–Newton rounds cost the sample's rows, not all of them, and only the
@@ -274,13 +279,14 @@ fn search_sample(
     if n <= SAMPLE_ABOVE {
         return None;
     }
-    let rows: Vec<usize> = (0..n).step_by(n / SAMPLE_ROWS).collect();
+    let stride = (n / SAMPLE_ROWS).max(SAMPLE_STRIDE);
+    let rows: Vec<usize> = (0..n).step_by(stride).collect();
     let sample = data.subset(&rows);
     let weighted = sample
         .weights
         .as_ref()
         .map_or(rows.len(), |w| w.iter().filter(|w| **w > 0.0).count());
-    (weighted >= SAMPLE_ROWS / 2).then(|| build_problem(law, &sample, settings, plans, free))
+    (weighted >= rows.len() / 2).then(|| build_problem(law, &sample, settings, plans, free))
 }
 
 /// Adds warm starts (full natural parameter vectors, e.g. the optimum of the fit a bootstrap

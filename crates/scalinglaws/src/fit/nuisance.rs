@@ -67,6 +67,18 @@ pub(crate) fn best_nuisance(
     params: &[f64],
 ) -> Option<Nuisance> {
     let family = settings.family?;
+    at_fit(law, data, settings, params, |at| at.maximise(&family))
+}
+
+/// `then` applied to the law's predictions at `params` on every row, with the rows' targets
+/// (in the fitted space), weights and sizes.
+fn at_fit<R>(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    params: &[f64],
+    then: impl FnOnce(&AtPredictions) -> R,
+) -> R {
     let predicted = predictions(law, params, data);
     let target: Vec<f64> = match settings.space {
         Space::Log => data.target.iter().map(|y| y.ln()).collect(),
@@ -79,14 +91,53 @@ pub(crate) fn best_nuisance(
     let size = super::family::row_family(settings, data)
         .map(|f| f.size)
         .unwrap_or_else(|| vec![1.0; data.target.len()]);
-    AtPredictions {
+    then(&AtPredictions {
         predictions: &predicted,
         target: &target,
         weights: &weights,
         size: &size,
         space: settings.space,
+    })
+}
+
+/// The Cox–Reid adjusted dispersion and its standard error on ln α or logit ρ at the law's
+/// fitted parameters `params` ([`AtPredictions::adjusted_dispersion`]); None for a dispersion
+/// that was given, or a family without one.
+fn adjusted_dispersion(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    params: &[f64],
+) -> Option<(f64, f64)> {
+    let family = settings.family?;
+    let has_dispersion = matches!(
+        family.kind,
+        FamilyKind::NegativeBinomial | FamilyKind::BetaBinomial
+    );
+    if family.dispersion.is_some() || !has_dispersion {
+        return None;
     }
-    .maximise(&family)
+    let free: Vec<usize> = law
+        .param_names()
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| !settings.fixed.contains_key(**name))
+        .map(|(i, _)| i)
+        .collect();
+    let columns: Vec<&[f64]> = data.variables.iter().map(Vec::as_slice).collect();
+    let tape = law.bind(&columns);
+    let mut scratch = tape.scratch();
+    let mut full = vec![0.0; params.len()];
+    let gradients: Vec<Vec<f64>> = (0..data.target.len())
+        .map(|row| {
+            full.iter_mut().for_each(|g| *g = 0.0);
+            tape.gradient_row_sparse(params, row, &mut scratch, |i, g| full[i] += g);
+            free.iter().map(|&i| full[i]).collect()
+        })
+        .collect();
+    at_fit(law, data, settings, params, |at| {
+        at.adjusted_dispersion(family.kind, &gradients)
+    })
 }
 
 /// ℓ of a problem's family at natural parameters `p`, its nuisance values as held.
@@ -259,6 +310,8 @@ pub(super) fn fit_with_starts(
         nu: nuisance.and_then(|n| n.nu),
         fitted_nuisance: family.fitted_nuisance(),
         alternations,
+        size: super::family::common_size(family.kind, data),
+        adjusted_dispersion: adjusted_dispersion(law, data, settings, &params),
     });
     warn_dispersion_at_bound(&mut result, family, nuisance.as_ref());
     result.settings = settings.clone();

@@ -29,7 +29,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
 use super::ScaleRule;
-use super::{data_error, with_threads, FitData, FitResult, FitSettings, LossKind};
+use super::{data_error, with_threads, FamilyKind, FitData, FitResult, FitSettings, LossKind};
 use super::{fit_best_plain, fit_with_starts_plain, prepare, run_search, with_warm_starts};
 use crate::error::{Error, Result};
 use crate::fit::result::Stats;
@@ -198,7 +198,18 @@ impl<'a> ProfileNll<'a> {
             .heteroscedastic
             .as_ref()
             .ok_or_else(|| Error::settings(format!("{SETTING}: no variance model asked")))?;
-        if settings.loss != LossKind::Linear {
+        // The `gaussian` family is least squares: the same likelihood as the linear loss.
+        let gaussian = match settings.family {
+            None => false,
+            Some(f) if f.kind == FamilyKind::Gaussian => true,
+            Some(f) => {
+                return Err(Error::settings(format!(
+                    "{SETTING}: the variance model σ(x) = σ0·(x/x0)^s is a Gaussian likelihood; the {} family has a variance of its own, so fit it without a variance model (or use the gaussian family)",
+                    f.kind.name()
+                )))
+            }
+        };
+        if settings.loss != LossKind::Linear && !gaussian {
             return Err(Error::settings(format!(
                 "{SETTING}: the variance model σ(x) = σ0·(x/x0)^s is a Gaussian likelihood, so it needs the linear (least-squares) loss, not '{}'; set the loss to linear",
                 settings.loss.name()
@@ -231,6 +242,8 @@ impl<'a> ProfileNll<'a> {
             plain: FitSettings {
                 heteroscedastic: None,
                 threads: None,
+                family: None,
+                loss: LossKind::Linear,
                 ..settings.clone()
             },
             by: by.clone(),
@@ -515,7 +528,11 @@ pub(super) fn fit(
     };
     with_threads(settings.threads, || {
         let (solved, mut result) = solve(&profile, warm, diagnosed)?;
-        result.settings = settings.clone();
+        // The gaussian family is recorded as what it is here: least squares.
+        result.settings = FitSettings {
+            loss: LossKind::Linear,
+            ..settings.clone()
+        };
         let model = variance_model(&profile, &solved, &result)?;
         result.stats = stats(&profile, &solved.best, &result, model.s)?;
         if model.at_limit {

@@ -243,8 +243,23 @@ impl FitJob {
 
 /// The variance model σ(x) = σ0·(x/x0)^s is a Gaussian likelihood: it needs the linear loss.
 fn check_variance_loss(settings: &FitSettings, column: &str) -> Result<()> {
-    if settings.loss == LossKind::Linear {
-        return Ok(());
+    match settings.family {
+        Some(f) if f.kind == crate::fit::FamilyKind::Gaussian => return Ok(()),
+        Some(f) => {
+            return Err(Error::setting(
+                Setting::Heteroscedastic,
+                text![
+                    Setting::Heteroscedastic.text(column),
+                    format!(
+                        ": the variance model sigma(x) = sigma0*(x/x0)^s is a Gaussian likelihood; the {} family has a variance of its own, so drop it or use ",
+                        f.kind.name()
+                    ),
+                    Setting::Family.text("gaussian"),
+                ],
+            ))
+        }
+        None if settings.loss == LossKind::Linear => return Ok(()),
+        None => {}
     }
     Err(Error::setting(
         Setting::Heteroscedastic,
@@ -252,6 +267,8 @@ fn check_variance_loss(settings: &FitSettings, column: &str) -> Result<()> {
             Setting::Heteroscedastic.text(column),
             ": the variance model sigma(x) = sigma0*(x/x0)^s is a Gaussian likelihood, so it needs ",
             Setting::Loss.text("linear"),
+            " or ",
+            Setting::Family.text("gaussian"),
             " (got ",
             Setting::Loss.text(settings.loss.name()),
             ")"

@@ -414,7 +414,7 @@ pub fn calibrate_with_predictions(
         // The widening adds a variance in the fitted space to a location-scale error; a count
         // or a proportion has the family's own variance, which that rule does not model.
         calibration.reason = Some(format!(
-            "the {} family's prediction intervals are not calibrated beyond the data: they are a normal approximation with one residual scale (of the counts or proportions), not yet the family's own distribution at each point, and the rolling-origin widening models a location-scale error",
+            "the {} family's prediction intervals are its own distribution at the fit's trials or exposure, mixed over the parameters' uncertainty, and are not widened beyond the data: the rolling-origin widening models a location-scale error",
             family.kind.name()
         ));
         return Ok((calibration, Vec::new()));

@@ -7,9 +7,13 @@
 //! computed in the fitted space (log y for log residuals) and mapped back, so they are
 //! asymmetric in y exactly when the fit treats errors as multiplicative. A heteroscedastic fit
 //! (`FitResult::variance`) adds σ(x) = σ0·(x/x0)^s at each predicted point instead of one σ̂.
+//! Under a count or proportion family the prediction interval is the family's own distribution
+//! at the fit's trials or exposure, mixed over the same draws or delta-method nodes
+//! ([`super::predictive`]), and the confidence interval stays inside the family's domain.
 
 use serde::{Deserialize, Serialize};
 
+use super::predictive::{normal_nodes, Predictive};
 use super::FitRecord;
 use crate::error::{Error, Result};
 use crate::fit::{FitResult, Space};
@@ -122,26 +126,14 @@ pub fn predict_fit_intervals_of(
     let space = result.settings.space;
     // A fit file without the residual scale (written before it was recorded) gets no pi.
     let sigma_at = |point: &[f64]| residual_sd_at(result, law, point);
+    let discrete = discrete_family(result);
     let draws = result
         .bootstrap
         .as_ref()
         .map(|b| b.draws.as_slice())
         .filter(|d| !d.is_empty());
     if let Some(draws) = draws {
-        let mut predictions = Vec::with_capacity(points.len());
-        let mut means = Vec::with_capacity(draws.len());
-        law.for_each_point(points, |i, bound, row, scratch| {
-            means.clear();
-            means.extend(
-                draws
-                    .iter()
-                    .map(|params| forward(space, bound.eval_row(params, row, scratch))),
-            );
-            let sigma = sigma_at(&points[i]);
-            predictions.push(bootstrap_interval(
-                &mut means, values[i], space, sigma, level,
-            ));
-        });
+        let predictions = from_draws(law, result, points, &values, draws, level);
         return Ok((predictions, IntervalSource::Bootstrap));
     }
     let Some(covariance) = &result.covariance else {
@@ -175,6 +167,10 @@ pub fn predict_fit_intervals_of(
                 variance += gradient[pa] * covariance.values[a][b] * gradient[pb];
             }
         }
+        if let Some(family) = &discrete {
+            predictions.push(family.from_delta(value, variance.max(0.0).sqrt(), level));
+            return;
+        }
         let to_space = match space {
             Space::Log => 1.0 / value,
             Space::Linear => 1.0,
@@ -191,12 +187,120 @@ pub fn predict_fit_intervals_of(
     Ok((predictions, IntervalSource::Delta))
 }
 
+/// The intervals at `points` from the bootstrap replicates' parameters `draws`.
+fn from_draws(
+    law: &Law,
+    result: &FitRecord,
+    points: &[Vec<f64>],
+    values: &[f64],
+    draws: &[Vec<f64>],
+    level: f64,
+) -> Vec<PointPrediction> {
+    let discrete = discrete_family(result);
+    // A family's draws stay in the prediction's units (its intervals are not in log space).
+    let space = match discrete {
+        Some(_) => Space::Linear,
+        None => result.settings.space,
+    };
+    let mut predictions = Vec::with_capacity(points.len());
+    let mut means = Vec::with_capacity(draws.len());
+    law.for_each_point(points, |i, bound, row, scratch| {
+        means.clear();
+        means.extend(
+            draws
+                .iter()
+                .map(|params| forward(space, bound.eval_row(params, row, scratch))),
+        );
+        let prediction = match &discrete {
+            Some(family) => family.from_draws(&mut means, values[i], level),
+            None => {
+                let sigma = residual_sd_at(result, law, &points[i]);
+                bootstrap_interval(&mut means, values[i], space, sigma, level)
+            }
+        };
+        predictions.push(prediction);
+    });
+    predictions
+}
+
 /// The residual sd a new run adds at `point`, in the fitted space: σ(x) of the fit's variance
 /// model when it has one, else its one residual scale σ̂.
 pub fn residual_sd_at(result: &FitResult, law: &Law, point: &[f64]) -> Option<f64> {
     match &result.variance {
         Some(model) => model.sd_at(law, point),
         None => result.stats.residual_scale,
+    }
+}
+
+/// A count or proportion family of the fit, with the distribution a new observation has
+/// at the fit's common trials or exposure (None inside when the rows' sizes differ: then there
+/// is no prediction interval, as a new observation's size is not known); None for any other
+/// objective.
+pub(crate) fn discrete_family(result: &FitResult) -> Option<Discrete> {
+    let family = result.held_settings().family?;
+    if family.kind.location_scale() {
+        return None;
+    }
+    let fitted = result.family.as_ref();
+    // A fitted dispersion is drawn at its Cox–Reid adjusted value, with its uncertainty.
+    let adjusted = fitted.and_then(|f| f.adjusted_dispersion);
+    let dispersion = adjusted.map(|a| a.0).or(family.dispersion);
+    let predictive = fitted.and_then(|f| f.size).and_then(|size| {
+        Predictive::new(family.kind, dispersion, size)
+            .map(|p| p.with_dispersion_se(adjusted.map(|a| a.1)))
+    });
+    Some(Discrete {
+        proportions: family.kind.proportions(),
+        predictive,
+    })
+}
+
+/// A count or proportion family's intervals: see [`discrete_family`].
+pub(crate) struct Discrete {
+    proportions: bool,
+    predictive: Option<Predictive>,
+}
+
+impl Discrete {
+    /// `[low, high]` kept inside the family's domain: [0, 1], or 0 and above.
+    fn clamped(&self, low: f64, high: f64) -> Option<[f64; 2]> {
+        let clamp = |m: f64| {
+            if self.proportions {
+                m.clamp(0.0, 1.0)
+            } else {
+                m.max(0.0)
+            }
+        };
+        finite_pair(clamp(low), clamp(high))
+    }
+
+    /// The intervals at a point from the bootstrap replicates' predictions `means` (sorted
+    /// here): the confidence interval their percentiles, the prediction interval the family's
+    /// quantiles mixed over them.
+    fn from_draws(&self, means: &mut [f64], value: f64, level: f64) -> PointPrediction {
+        if means.iter().any(|m| !m.is_finite()) {
+            return PointPrediction::new(value, None, None);
+        }
+        means.sort_by(f64::total_cmp);
+        let tail = (1.0 - level) / 2.0;
+        let ci = self.clamped(
+            quantile_sorted(means, tail),
+            quantile_sorted(means, 1.0 - tail),
+        );
+        let pi = self.predictive.and_then(|f| f.interval(means, level));
+        PointPrediction::new(value, ci, pi)
+    }
+
+    /// The intervals at a point from the delta method's standard error `se` of the mean: the
+    /// confidence interval value ± z·se, the prediction interval the family's quantiles mixed
+    /// over equal-probability nodes of N(value, se²).
+    fn from_delta(&self, value: f64, se: f64, level: f64) -> PointPrediction {
+        let half = normal_quantile(0.5 + level / 2.0) * se;
+        let ci = self.clamped(value - half, value + half);
+        let pi = self
+            .predictive
+            .and_then(|f| f.interval(&normal_nodes(value, se), level));
+        PointPrediction::new(value, ci, pi)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod bootstrap;
 pub mod calibration;
 pub mod curves;
 pub mod intervals;
+pub mod predictive;
 pub mod profile;
 pub mod record;
 
