@@ -190,17 +190,17 @@ impl Predictive {
                 (p * c, (1.0 - p) * c)
             })
             .collect();
-        let mut pmf: Vec<f64> = shapes
+        // ln P(K = k) per component, so that a first term that underflows (large n) does not
+        // zero the whole recursion.
+        let mut log_pmf: Vec<f64> = shapes
             .iter()
-            .map(|&(a, b)| {
-                (ln_gamma(n + b) + ln_gamma(a + b) - ln_gamma(b) - ln_gamma(n + a + b)).exp()
-            })
+            .map(|&(a, b)| ln_gamma(n + b) + ln_gamma(a + b) - ln_gamma(b) - ln_gamma(n + a + b))
             .collect();
         let mut cumulative = 0.0;
         let mut found = [None, None];
         let mut k = 0.0;
         while k <= n {
-            cumulative += pmf.iter().sum::<f64>() / means.len() as f64;
+            cumulative += log_pmf.iter().map(|l| l.exp()).sum::<f64>() / means.len() as f64;
             for (slot, &level) in found.iter_mut().zip(&q) {
                 if slot.is_none() && cumulative >= level {
                     *slot = Some(k);
@@ -209,8 +209,8 @@ impl Predictive {
             if found[1].is_some() {
                 break;
             }
-            for (p, &(a, b)) in pmf.iter_mut().zip(&shapes) {
-                *p *= (n - k) * (k + a) / ((k + 1.0) * (n - k - 1.0 + b));
+            for (l, &(a, b)) in log_pmf.iter_mut().zip(&shapes) {
+                *l += ((n - k) * (k + a) / ((k + 1.0) * (n - k - 1.0 + b))).ln();
             }
             k += 1.0;
         }
@@ -231,36 +231,39 @@ pub fn normal_nodes(centre: f64, se: f64) -> Vec<f64> {
 mod tests {
     use super::*;
 
-    fn interval(kind: FamilyKind, dispersion: Option<f64>, size: f64, mean: f64) -> [f64; 2] {
-        Predictive::new(kind, dispersion, size)
+    /// The 95 % interval of one observation, as whole counts k (the interval times the size).
+    fn counts(kind: FamilyKind, dispersion: Option<f64>, size: f64, mean: f64) -> [i64; 2] {
+        let [low, high] = Predictive::new(kind, dispersion, size)
             .unwrap()
             .interval(&[mean], 0.95)
-            .unwrap()
+            .unwrap();
+        [(low * size).round() as i64, (high * size).round() as i64]
     }
 
     // References: scipy.stats 1.17, `dist.ppf([0.025, 0.975], ...)`.
     #[test]
     fn quantiles_match_scipy() {
+        use FamilyKind::*;
         // binom.ppf(q, 10, 0.5) = [2, 8]; binom.ppf(q, 1000, 0.03) = [20, 41]
-        assert_eq!(interval(FamilyKind::Binomial, None, 10.0, 0.5), [0.2, 0.8]);
-        assert_eq!(
-            interval(FamilyKind::Binomial, None, 1000.0, 0.03),
-            [0.020, 0.041]
-        );
-        // poisson.ppf(q, 10) = [4, 17]; poisson.ppf(q, 0.2) = [0, 1]
-        assert_eq!(interval(FamilyKind::Poisson, None, 1.0, 10.0), [4.0, 17.0]);
-        assert_eq!(interval(FamilyKind::Poisson, None, 1.0, 0.2), [0.0, 1.0]);
-        // With exposure 4 and rate 2.5: the count's quantiles [4, 17] per unit of exposure.
-        assert_eq!(interval(FamilyKind::Poisson, None, 4.0, 2.5), [1.0, 4.25]);
+        assert_eq!(counts(Binomial, None, 10.0, 0.5), [2, 8]);
+        assert_eq!(counts(Binomial, None, 1000.0, 0.03), [20, 41]);
+        // poisson.ppf(q, 10) = [4, 17]; poisson.ppf(q, 0.2) = [0, 1]; with exposure 4 and
+        // rate 2.5 the count's are those of mean 10.
+        assert_eq!(counts(Poisson, None, 1.0, 10.0), [4, 17]);
+        assert_eq!(counts(Poisson, None, 1.0, 0.2), [0, 1]);
+        assert_eq!(counts(Poisson, None, 4.0, 2.5), [4, 17]);
         // nbinom.ppf(q, n=2, p=2/12) (μ = 10, α = 0.5) = [0, 30]
+        assert_eq!(counts(NegativeBinomial, Some(0.5), 1.0, 10.0), [0, 30]);
+        // betabinom.ppf(q, 20, 3, 7) (p = 0.3, ρ = 1/11) = [1, 13]; (10000, 3, 7) =
+        // [747, 6002]; (10000, 300, 700) = [2706, 3302], where P(K = 0) underflows.
+        assert_eq!(counts(BetaBinomial, Some(1.0 / 11.0), 20.0, 0.3), [1, 13]);
         assert_eq!(
-            interval(FamilyKind::NegativeBinomial, Some(0.5), 1.0, 10.0),
-            [0.0, 30.0]
+            counts(BetaBinomial, Some(1.0 / 11.0), 1e4, 0.3),
+            [747, 6002]
         );
-        // betabinom.ppf(q, 20, 3, 7) (p = 0.3, ρ = 1/11) = [1, 13]
         assert_eq!(
-            interval(FamilyKind::BetaBinomial, Some(1.0 / 11.0), 20.0, 0.3),
-            [0.05, 0.65]
+            counts(BetaBinomial, Some(1.0 / 1001.0), 1e4, 0.3),
+            [2706, 3302]
         );
     }
 
