@@ -621,8 +621,12 @@ impl AtPredictions<'_> {
             let Some(terms) = family.terms(f, t, row, self.space) else {
                 return f64::INFINITY;
             };
-            let g = nalgebra::DVector::from_column_slice(gradient);
-            information += (w * terms.fisher) * &g * g.transpose();
+            let weight = w * terms.fisher;
+            for (a, &ga) in gradient.iter().enumerate() {
+                for (b, &gb) in gradient.iter().enumerate() {
+                    information[(a, b)] += weight * ga * gb;
+                }
+            }
         }
         match information.cholesky() {
             Some(c) => c.l().diagonal().iter().map(|d| d.ln()).sum(),
