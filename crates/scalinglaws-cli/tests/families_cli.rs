@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fails, scalinglaws_in_root};
+use common::{fails, scalinglaws_in_root, CHINCHILLA};
 
 const NEURONS: &str = "examples/families/neurons.csv";
 
@@ -116,27 +116,8 @@ fn commands_without_a_family_refuse_its_options() {
 /// The epoch data, fitted with a residual scale that varies with compute.
 fn heteroscedastic(extra: &[&str]) -> std::process::Command {
     let mut command = scalinglaws_in_root();
-    command.args([
-        "fit",
-        "examples/chinchilla/chinchilla_epoch.csv",
-        "--law",
-        "chinchilla",
-        "--target",
-        "loss",
-        "--map",
-        "N=Model Size",
-        "--map",
-        "C=Training FLOP",
-        "--derive",
-        "D=C/(6*N)",
-        "--where",
-        "loss < 3.44",
-        "--heteroscedastic",
-        "C",
-        "--no-calibration",
-        "--json",
-        "-",
-    ]);
+    command.args(CHINCHILLA);
+    command.args(["--heteroscedastic", "C", "--no-calibration", "--json", "-"]);
     command.args(extra);
     command
 }

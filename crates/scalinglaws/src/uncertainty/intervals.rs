@@ -133,7 +133,7 @@ pub fn predict_fit_intervals_of(
         .map(|b| b.draws.as_slice())
         .filter(|d| !d.is_empty());
     if let Some(draws) = draws {
-        let predictions = from_draws(law, result, points, &values, draws, level);
+        let predictions = from_draws(law, result, &discrete, points, &values, draws, level);
         return Ok((predictions, IntervalSource::Bootstrap));
     }
     let Some(covariance) = &result.covariance else {
@@ -191,12 +191,12 @@ pub fn predict_fit_intervals_of(
 fn from_draws(
     law: &Law,
     result: &FitRecord,
+    discrete: &Option<Discrete>,
     points: &[Vec<f64>],
     values: &[f64],
     draws: &[Vec<f64>],
     level: f64,
 ) -> Vec<PointPrediction> {
-    let discrete = discrete_family(result);
     // A family's draws stay in the prediction's units (its intervals are not in log space).
     let space = match discrete {
         Some(_) => Space::Linear,
@@ -211,7 +211,7 @@ fn from_draws(
                 .iter()
                 .map(|params| forward(space, bound.eval_row(params, row, scratch))),
         );
-        let prediction = match &discrete {
+        let prediction = match discrete {
             Some(family) => family.from_draws(&mut means, values[i], level),
             None => {
                 let sigma = residual_sd_at(result, law, &points[i]);
