@@ -74,11 +74,19 @@ pub enum Setting {
     Exposure,
     Nu,
     Dispersion,
+    Task,
+    Model,
+    Chance,
+    Holdout,
+    OwnUntil,
+    At,
+    Anchors,
+    Unseen,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 60] = [
+    pub const ALL: [Setting; 68] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -139,6 +147,14 @@ impl Setting {
         Setting::Exposure,
         Setting::Nu,
         Setting::Dispersion,
+        Setting::Task,
+        Setting::Model,
+        Setting::Chance,
+        Setting::Holdout,
+        Setting::OwnUntil,
+        Setting::At,
+        Setting::Anchors,
+        Setting::Unseen,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -204,6 +220,14 @@ impl Setting {
             Setting::Exposure => "exposure",
             Setting::Nu => "nu",
             Setting::Dispersion => "dispersion",
+            Setting::Task => "task",
+            Setting::Model => "model",
+            Setting::Chance => "chance",
+            Setting::Holdout => "holdout",
+            Setting::OwnUntil => "own_until",
+            Setting::At => "at",
+            Setting::Anchors => "anchors",
+            Setting::Unseen => "unseen",
         }
     }
 

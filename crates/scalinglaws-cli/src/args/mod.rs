@@ -6,6 +6,7 @@
 mod backtest;
 mod compare;
 mod compare_laws;
+mod downstream;
 mod fit;
 mod isoflop;
 mod lr;
@@ -25,6 +26,7 @@ use self::names::{CovarianceKind, Loss, ReportFormat, ResidualSpace};
 pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
+pub use self::downstream::DownstreamArgs;
 pub use self::fit::{FitArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
 pub use self::lr::LrArgs;
@@ -66,6 +68,10 @@ pub enum Command {
     /// IsoFLOP analysis: per compute budget, the loss-optimal model size, and the power laws
     /// N* ∝ C^a, D* ∝ C^b through the minima.
     Isoflop(Box<IsoflopArgs>),
+    /// Task accuracy at a larger model from smaller models' evaluations (and a model's own
+    /// early checkpoints): each task diagnosed, then forecast by the logistic law, the
+    /// two-stage chain and the pooled trajectory model, with calibrated intervals.
+    Downstream(Box<DownstreamArgs>),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
     Backtest(Box<BacktestArgs>),

@@ -1,0 +1,248 @@
+//! Downstream accuracy at scale: from the evaluations of smaller models (and a larger
+//! model's own early checkpoints) to a task's accuracy at a larger model. Three methods side
+//! by side, each with intervals calibrated by replaying it inside the data
+//! (`calibrate.rs`):
+//!
+//! - `logistic`: per task, a sigmoid in log compute from the chance level to a fitted ceiling
+//!   (`laws.rs`), the baseline of Ruan et al. 2024 and Gadre et al. 2024;
+//! - `two_stage`: a Chinchilla loss law in N and D, then per task a sigmoid in that loss
+//!   (Llama 3, the OLMo ladder, Gadre et al. 2024), when the evaluations carry a loss;
+//! - `pooled`: the pooled trajectory model (`pooled.rs`), which extends each task's local
+//!   trend with what every task's replays teach (a shrinkage prior on slopes and a learned
+//!   damping).
+//!
+//! Each task is first diagnosed (`diagnose.rs`): a task at chance for every observed model
+//! gets no number, only that verdict.
+
+pub mod calibrate;
+pub mod data;
+pub mod diagnose;
+mod engine;
+pub mod laws;
+pub mod pooled;
+mod replay;
+pub mod trend;
+
+use serde::{Deserialize, Serialize};
+
+pub use calibrate::Calibration;
+pub use data::{DownstreamData, Evaluation, ModelInfo, TaskInfo};
+pub use diagnose::Shape;
+
+use crate::error::{Error, Result, Setting};
+
+/// How the forecasts are made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DownstreamSettings {
+    /// Level of the intervals.
+    pub level: f64,
+    /// How many of the largest model sizes the pooled model's trend runs through.
+    pub anchors: usize,
+    /// Tasks whose names start with this are unseen by the pooled model: its slope prior, γ
+    /// and σ are learned from the other tasks only (a zero-shot transfer check).
+    #[serde(default)]
+    pub unseen: Option<String>,
+    /// Worker threads (None: all cores). The result does not depend on it.
+    #[serde(default)]
+    pub threads: Option<usize>,
+}
+
+impl Default for DownstreamSettings {
+    fn default() -> Self {
+        DownstreamSettings {
+            level: 0.95,
+            anchors: 4,
+            unseen: None,
+            threads: None,
+        }
+    }
+}
+
+/// The three methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    Logistic,
+    TwoStage,
+    Pooled,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Logistic, Method::TwoStage, Method::Pooled];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Logistic => "logistic",
+            Method::TwoStage => "two-stage",
+            Method::Pooled => "pooled",
+        }
+    }
+}
+
+/// How a forecast reaches its target: a model not yet trained (across sizes), or a model's
+/// later checkpoints from its own earlier ones (across checkpoints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    AcrossSizes,
+    AcrossCheckpoints,
+}
+
+/// Where to forecast: a model of `params` parameters at `tokens` tokens. A `model` already
+/// in the data is forecast across checkpoints from its own evaluations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    pub model: String,
+    pub params: f64,
+    pub tokens: f64,
+}
+
+/// One method's forecast: its value and interval at the settings' level.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Forecast {
+    pub value: f64,
+    pub interval: [f64; 2],
+}
+
+/// Every method's forecast of one task at one target (None: the method could not be used;
+/// the result's notes say why), and the observed accuracy in a backtest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskForecast {
+    pub task: String,
+    pub shape: Shape,
+    pub model: String,
+    pub params: f64,
+    pub tokens: f64,
+    pub mode: Mode,
+    pub logistic: Option<Forecast>,
+    pub two_stage: Option<Forecast>,
+    pub pooled: Option<Forecast>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<f64>,
+}
+
+impl TaskForecast {
+    pub fn of(&self, method: Method) -> Option<&Forecast> {
+        match method {
+            Method::Logistic => self.logistic.as_ref(),
+            Method::TwoStage => self.two_stage.as_ref(),
+            Method::Pooled => self.pooled.as_ref(),
+        }
+    }
+}
+
+/// A task's diagnosis and what it rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskDiagnosis {
+    pub task: String,
+    pub shape: Shape,
+    pub chance: f64,
+    pub questions: Option<f64>,
+    /// The best accuracy any model scored (at any checkpoint).
+    pub best: f64,
+}
+
+/// The mean over the forecast tasks at one target. Its interval is the mean of the tasks'
+/// bounds: exact if the tasks' errors move together, wider than needed if they do not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Average {
+    pub model: String,
+    pub tokens: f64,
+    pub tasks: usize,
+    pub logistic: Option<Forecast>,
+    pub two_stage: Option<Forecast>,
+    pub pooled: Option<Forecast>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<f64>,
+}
+
+/// One method's calibration in one mode, and the replays it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MethodCalibration {
+    pub mode: Mode,
+    pub method: Method,
+    /// Where the replays came from (the origins, or the models whose checkpoints were hidden).
+    pub replayed: String,
+    #[serde(flatten)]
+    pub calibration: Calibration,
+}
+
+/// A backtest's score of one method: mean absolute error in accuracy points, and the share of
+/// observed accuracies inside the intervals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    pub method: Method,
+    pub forecasts: usize,
+    pub mae: f64,
+    pub coverage: f64,
+    /// Mean width of the intervals, in accuracy points.
+    pub width: f64,
+}
+
+/// Everything a downstream analysis returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DownstreamResult {
+    pub level: f64,
+    pub tasks: Vec<TaskDiagnosis>,
+    pub forecasts: Vec<TaskForecast>,
+    pub averages: Vec<Average>,
+    pub calibration: Vec<MethodCalibration>,
+    /// A backtest's scores (empty for plain forecasts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<Score>,
+    pub notes: Vec<String>,
+}
+
+/// Forecasts every informative task at `targets` from all of `data`.
+pub fn forecast(
+    data: &DownstreamData,
+    targets: &[Target],
+    settings: &DownstreamSettings,
+) -> Result<DownstreamResult> {
+    check(settings)?;
+    data.validate()?;
+    if targets.is_empty() {
+        return Err(refuse(
+            Setting::At,
+            "no target to forecast; give a model size and token count",
+        ));
+    }
+    crate::fit::with_threads(settings.threads, || {
+        engine::run(data, targets, None, settings)
+    })?
+}
+
+/// Holds out the evaluations of the `holdout` models (all of them, or those after
+/// `own_until` tokens), forecasts them from the rest, and scores every method.
+pub fn backtest(
+    data: &DownstreamData,
+    holdout: &[String],
+    own_until: Option<f64>,
+    settings: &DownstreamSettings,
+) -> Result<DownstreamResult> {
+    check(settings)?;
+    data.validate()?;
+    let (training, targets, observed) = replay::holdout_split(data, holdout, own_until)?;
+    crate::fit::with_threads(settings.threads, || {
+        engine::run(&training, &targets, Some(&observed), settings)
+    })?
+}
+
+/// An error of the setting `key`, led by the setting as each front end names it.
+fn refuse(key: Setting, message: impl Into<String>) -> Error {
+    Error::setting(key, crate::text![key.subject(), ": ", message.into()])
+}
+
+fn check(settings: &DownstreamSettings) -> Result<()> {
+    crate::uncertainty::check_level(settings.level)?;
+    if !(2..=64).contains(&settings.anchors) {
+        return Err(refuse(
+            Setting::Anchors,
+            format!(
+                "{} anchor sizes; the trend needs at least 2 (and at most 64)",
+                settings.anchors
+            ),
+        ));
+    }
+    Ok(())
+}

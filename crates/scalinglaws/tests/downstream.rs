@@ -1,0 +1,179 @@
+//! Downstream accuracy on the Pythia evals (Biderman et al. 2023, EleutherAI, Apache-2.0;
+//! derived into examples/downstream/pythia_zero_shot.csv by its derive.py): the backtests of
+//! issue 23 (the 6.9B and 12B models forecast from those up to 2.8B, and their later
+//! checkpoints from their early ones), a zero-shot transfer check, and properties of the
+//! pieces.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use scalinglaws::analysis::downstream::{DownstreamResult, DownstreamSettings, Method, Shape};
+use scalinglaws::data::recipe::{Recipe, Table, Trials};
+use scalinglaws::data::Dataset;
+use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/downstream/pythia_zero_shot.csv")
+}
+
+fn table() -> Table {
+    let recipe = Recipe {
+        target: "accuracy".into(),
+        ..Recipe::default()
+    };
+    Table::prepare(Dataset::read(&example(), None).unwrap(), &recipe).unwrap()
+}
+
+const LARGE: [&str; 4] = [
+    "pythia-6.9b",
+    "pythia-6.9b-deduped",
+    "pythia-12b",
+    "pythia-12b-deduped",
+];
+
+fn job(own_until: Option<f64>, unseen: Option<&str>) -> DownstreamJob {
+    DownstreamJob {
+        model: "model".into(),
+        task: "task".into(),
+        size: "params".into(),
+        tokens: "tokens".into(),
+        loss: Some("loss".into()),
+        questions: Some(Trials::Column("questions".into())),
+        chance: Some(ColumnOrValue::Column("chance".into())),
+        at: Vec::new(),
+        holdout: LARGE.iter().map(|s| s.to_string()).collect(),
+        own_until,
+        settings: DownstreamSettings {
+            unseen: unseen.map(str::to_string),
+            ..DownstreamSettings::default()
+        },
+    }
+}
+
+fn score(result: &DownstreamResult, method: Method) -> (usize, f64, f64) {
+    let s = result.scores.iter().find(|s| s.method == method).unwrap();
+    (s.forecasts, s.mae, s.coverage)
+}
+
+fn print(result: &DownstreamResult) {
+    for s in &result.scores {
+        eprintln!(
+            "{:?}: {} forecasts, MAE {:.2} points, coverage {:.3}, width {:.1}",
+            s.method, s.forecasts, s.mae, s.coverage, s.width
+        );
+    }
+    for c in &result.calibration {
+        eprintln!(
+            "{:?} {:?}: {} replays, gamma {:.3}, sigma {:.4}, replay MAE {:?} ({})",
+            c.mode,
+            c.method,
+            c.calibration.replays,
+            c.calibration.gamma,
+            c.calibration.sigma,
+            c.calibration.replay_mae,
+            c.replayed
+        );
+    }
+    for n in &result.notes {
+        eprintln!("note: {n}");
+    }
+}
+
+fn mae_on(result: &DownstreamResult, method: Method, prefix: &str) -> f64 {
+    let errors: Vec<f64> = result
+        .forecasts
+        .iter()
+        .filter(|f| f.task.starts_with(prefix))
+        .filter_map(|f| Some((f.of(method)?.value - f.observed?).abs()))
+        .collect();
+    100.0 * errors.iter().sum::<f64>() / errors.len() as f64
+}
+
+/// Issue 23's first backtest: fit on the models up to 2.8B (both Pile versions, every
+/// checkpoint), forecast the last checkpoint of the 6.9B and 12B models on every informative
+/// task. The goal: pooled MAE at most 0.6 × the logistic law's. Coverage is asserted in a
+/// band wider than the issue's [0.85, 0.98] at the top: one miss in 56 is 0.982 (see the
+/// closing note of issue 23).
+#[test]
+fn the_large_models_forecast_from_the_small_ones() {
+    let table = table();
+    let start = Instant::now();
+    let result = job(None, None).run(&table, "accuracy").unwrap();
+    eprintln!("across sizes: {:.2} s", start.elapsed().as_secs_f64());
+    print(&result);
+    let (n, logistic, logistic_cov) = score(&result, Method::Logistic);
+    let (_, two_stage, two_stage_cov) = score(&result, Method::TwoStage);
+    let (_, pooled, pooled_cov) = score(&result, Method::Pooled);
+    assert_eq!(n, 56, "14 informative tasks × 4 models");
+    assert!(
+        pooled <= 0.6 * logistic,
+        "pooled {pooled} vs logistic {logistic}"
+    );
+    assert!(
+        pooled < two_stage,
+        "pooled {pooled} vs two-stage {two_stage}"
+    );
+    for coverage in [logistic_cov, two_stage_cov, pooled_cov] {
+        assert!((0.85..=1.0).contains(&coverage), "{coverage}");
+    }
+    let at_chance = result
+        .tasks
+        .iter()
+        .filter(|t| t.shape == Shape::AtChance)
+        .count();
+    assert_eq!(at_chance, 51);
+    assert!(result.forecasts.iter().all(|f| result
+        .tasks
+        .iter()
+        .any(|t| t.task == f.task && t.shape != Shape::AtChance)));
+}
+
+/// Issue 23's second backtest: the large models' checkpoints after step 13,000 (27B tokens)
+/// forecast from their own checkpoints up to it and the smaller models.
+#[test]
+fn later_checkpoints_forecast_from_early_ones() {
+    let table = table();
+    let start = Instant::now();
+    let result = job(Some(13000.0 * 2097152.0), None)
+        .run(&table, "accuracy")
+        .unwrap();
+    eprintln!("across checkpoints: {:.2} s", start.elapsed().as_secs_f64());
+    print(&result);
+    let (_, logistic, _) = score(&result, Method::Logistic);
+    let (n, pooled, pooled_cov) = score(&result, Method::Pooled);
+    assert!(n > 500, "{n}");
+    assert!(pooled < logistic, "pooled {pooled} vs logistic {logistic}");
+    assert!((0.85..=0.98).contains(&pooled_cov), "{pooled_cov}");
+}
+
+/// Issue 23's transfer check: the pooled model learns its prior, γ and σ without any MMLU
+/// task, then forecasts the MMLU tasks.
+#[test]
+fn mmlu_is_forecast_by_a_model_that_never_saw_it() {
+    let table = table();
+    let seen = job(None, None).run(&table, "accuracy").unwrap();
+    let unseen = job(None, Some("hendrycksTest"))
+        .run(&table, "accuracy")
+        .unwrap();
+    let (a, b) = (
+        mae_on(&seen, Method::Pooled, "hendrycksTest"),
+        mae_on(&unseen, Method::Pooled, "hendrycksTest"),
+    );
+    let logistic = mae_on(&seen, Method::Logistic, "hendrycksTest");
+    eprintln!("MMLU pooled MAE: seen {a:.2}, unseen {b:.2}; logistic {logistic:.2}");
+    print(&unseen);
+    assert!(b < logistic, "unseen {b} vs logistic {logistic}");
+}
+
+/// The same forecasts, bit for bit, on one thread and on two.
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let table = table();
+    let run = |threads| {
+        let mut j = job(None, None);
+        j.holdout = vec!["pythia-12b".into()];
+        j.settings.threads = Some(threads);
+        serde_json::to_string(&j.run(&table, "accuracy").unwrap()).unwrap()
+    };
+    assert_eq!(run(1), run(2));
+}
