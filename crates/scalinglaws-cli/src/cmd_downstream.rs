@@ -7,15 +7,18 @@
 use anyhow::Result;
 use scalinglaws::job::downstream::DownstreamJob;
 
+use crate::figure;
 use crate::input::{self, Recipe};
 use crate::input_error;
 use crate::output::{self, Destination};
 use scalinglaws_report::analyses::downstream::DownstreamReport;
+use scalinglaws_report::plots::downstream_page;
 
 #[derive(Debug)]
 pub struct Config {
     pub recipe: Recipe,
     pub job: DownstreamJob,
+    pub plot: Option<figure::Output>,
     pub json: Option<Destination>,
 }
 
@@ -27,6 +30,9 @@ pub fn run(config: &Config) -> Result<()> {
     }
     let table = input::load(&config.recipe)?;
     let result = config.job.run(&table, &config.recipe.target)?;
+    if let Some(target) = &config.plot {
+        figure::write(&downstream_page(&result), target)?;
+    }
     let source = config.recipe.path.display().to_string();
     output::emit(
         config.json.as_ref(),

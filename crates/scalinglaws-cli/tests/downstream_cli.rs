@@ -157,3 +157,29 @@ fn a_non_positive_token_count_names_its_row() {
     fails(&mut command, &["row 1", "'D'"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_plot_has_a_panel_per_informative_task() {
+    let dir = std::env::temp_dir().join(format!("downstream_plot_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("tasks.svg");
+    let output = downstream(&["--holdout", "pythia-12b", "--plot", svg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg") || text.starts_with("<?xml"),
+        "{}",
+        &text[..80.min(text.len())]
+    );
+    for task in ["arc_easy (monotone)", "lambada_openai (monotone)", "piqa"] {
+        assert!(text.contains(task), "{task} missing");
+    }
+    assert!(!text.contains("wsc ("), "an at-chance task has no panel");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -150,3 +150,27 @@ pub struct ScheduleCurves {
     /// The logged (step, loss) points (empty: none).
     pub observed: Points,
 }
+
+/// A downstream page: one panel per task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DownstreamPlot {
+    pub title: String,
+    pub panels: Vec<DownstreamPanel>,
+}
+
+/// One task: the models' last checkpoints (compute, accuracy), each method's forecasts, and
+/// the held-out accuracies of a backtest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DownstreamPanel {
+    pub title: String,
+    pub observed: Points,
+    pub methods: Vec<MethodForecasts>,
+    pub held_out: Points,
+}
+
+/// One method's forecasts on a panel: (compute, value, lower, upper).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodForecasts {
+    pub name: String,
+    pub forecasts: Vec<(f64, f64, f64, f64)>,
+}

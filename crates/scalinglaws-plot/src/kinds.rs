@@ -9,11 +9,14 @@
 //! - `frontier`: the compute-optimal N*(C) and D*(C) with their bands;
 //! - `bootstrap`: the distribution of every fitted parameter over the bootstrap draws;
 //! - `isoflop`, `tracks`, `schedules`: IsoFLOP profiles, tracks' compute-optimal losses, and
-//!   learning-rate schedules with the loss curves a curve law predicts for them.
+//!   learning-rate schedules with the loss curves a curve law predicts for them;
+//! - `downstream`: one small panel per task, accuracy against compute with each method's
+//!   forecasts and intervals.
 
 use crate::figure::{Axis, Figure, Layer, Legend, Page};
 use crate::inputs::{
-    BootstrapPlot, FitPlot, FrontierPlot, IsoflopPlot, ResidualsPlot, SchedulesPlot, TracksPlot,
+    BootstrapPlot, DownstreamPlot, FitPlot, FrontierPlot, IsoflopPlot, ResidualsPlot,
+    SchedulesPlot, TracksPlot,
 };
 
 /// The relative error lines of the observed-against-fitted panel.
@@ -495,5 +498,67 @@ pub fn schedules_page(plot: &SchedulesPlot) -> Page {
                 legend: Legend::UpperRight,
             },
         ],
+    }
+}
+
+/// Panels per row of a downstream page.
+pub const DOWNSTREAM_COLUMNS: usize = 4;
+
+/// Downstream accuracy, one small panel per task (issue 23): accuracy against compute, the
+/// models' last checkpoints as points, each method's forecasts with their intervals, and the
+/// held-out accuracies of a backtest.
+pub fn downstream_page(plot: &DownstreamPlot) -> Page {
+    let panels = plot
+        .panels
+        .iter()
+        .map(|panel| {
+            let mut layers = Vec::new();
+            for (m, method) in panel.methods.iter().enumerate() {
+                let color = m + 1;
+                let band: Vec<(f64, f64, f64)> = method
+                    .forecasts
+                    .iter()
+                    .flat_map(|&(x, _, lo, hi)| [(x / 1.15, lo, hi), (x * 1.15, lo, hi)])
+                    .collect();
+                layers.push(Layer::PredictionBand {
+                    points: band,
+                    color,
+                    label: None,
+                });
+                layers.push(Layer::Points {
+                    label: Some(method.name.clone()),
+                    points: method
+                        .forecasts
+                        .iter()
+                        .map(|&(x, v, _, _)| (x, v))
+                        .collect(),
+                    color,
+                });
+            }
+            layers.push(Layer::Points {
+                label: Some("models (last checkpoint)".into()),
+                points: panel.observed.clone(),
+                color: 0,
+            });
+            if !panel.held_out.is_empty() {
+                layers.push(Layer::Points {
+                    label: Some("held out".into()),
+                    points: panel.held_out.clone(),
+                    color: panel.methods.len() + 1,
+                });
+            }
+            Figure {
+                title: panel.title.clone(),
+                x: Axis::log("compute C (FLOPs)"),
+                y: Axis::linear("accuracy"),
+                layers,
+                legend: Legend::UpperLeft,
+            }
+        })
+        .collect();
+    Page {
+        title: plot.title.clone(),
+        columns: DOWNSTREAM_COLUMNS,
+        panels,
     }
 }

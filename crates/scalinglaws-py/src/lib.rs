@@ -11,7 +11,7 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `plot`, and one per analysis
-//! (`predict`, `optimal`, `isoflop`, `lr`, `compare`, `backtest`, `select`, `schedule`); this
+//! (`predict`, `optimal`, `isoflop`, `downstream`, `lr`, `compare`, `backtest`, `select`, `schedule`); this
 //! file only registers the functions.
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
@@ -19,6 +19,7 @@
 mod backtest;
 mod compare;
 mod data;
+mod downstream;
 mod errors;
 mod fit;
 mod isoflop;
@@ -45,6 +46,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
     module.add_function(wrap_pyfunction!(isoflop::isoflop, module)?)?;
+    module.add_function(wrap_pyfunction!(downstream::downstream, module)?)?;
     module.add_function(wrap_pyfunction!(lr::lr, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest::backtest, module)?)?;

@@ -273,3 +273,38 @@ def test_richer_documents_are_declared_in_full(chinchilla_frame: pd.DataFrame) -
 @pytest.fixture(scope="module")
 def chinchilla_frame() -> pd.DataFrame:
     return pd.read_csv(EXAMPLE)
+
+
+PYTHIA = ROOT / "examples" / "downstream" / "pythia_zero_shot.csv"
+PYTHIA_COLUMNS = dict(target="accuracy", size="params", tokens="tokens", trials="questions", chance="chance", loss="loss")
+
+
+def test_downstream_returns_per_task_forecasts_as_the_command_line(cli) -> None:
+    held = ["pythia-12b", "pythia-12b-deduped"]
+    result = sl.downstream(str(PYTHIA), holdout=held, **PYTHIA_COLUMNS)
+    assert isinstance(result, sl.DownstreamAnalysis) and not undeclared(result)
+    expected = cli_json(
+        cli, "downstream", str(PYTHIA), "--target", "accuracy", "--size", "params", "--tokens", "tokens",
+        "--trials", "questions", "--chance", "chance", "--loss", "loss", "--holdout", ",".join(held),
+    )
+    assert [s.method for s in result.scores] == [s["method"] for s in expected["scores"]]
+    for ours, theirs in zip(result.scores, expected["scores"]):
+        assert ours.mae == pytest.approx(theirs["mae"], rel=1e-12)
+    frame = result.to_frame()
+    assert len(frame) == len(result.forecasts) == 2 * sum(t.shape != "at_chance" for t in result.tasks)
+    for column in ("pooled", "pooled_low", "pooled_high", "logistic", "two_stage_low", "observed"):
+        assert column in frame.columns
+    assert ((frame["pooled_low"] <= frame["pooled"]) & (frame["pooled"] <= frame["pooled_high"])).all()
+    assert frame["observed"].notna().all()
+
+
+def test_downstream_forecasts_a_new_model_and_refuses_bad_requests() -> None:
+    result = sl.downstream(str(PYTHIA), at=[{"N": 3e10, "D": 3e11}], **PYTHIA_COLUMNS)
+    assert all(f.mode == "across_sizes" and f.pooled is not None for f in result.forecasts)
+    assert result.to_frame()["observed"].isna().all()
+    with pytest.raises(sl.SettingsError, match="at= or holdout|needs targets"):
+        sl.downstream(str(PYTHIA), **PYTHIA_COLUMNS)
+    with pytest.raises(sl.SettingsError, match="holdout"):
+        sl.downstream(str(PYTHIA), holdout=["pythia-13b"], **PYTHIA_COLUMNS)
+    with pytest.raises(sl.SettingsError, match="chance"):
+        sl.downstream(str(PYTHIA), holdout=["pythia-12b"], **{**PYTHIA_COLUMNS, "chance": 1.5})

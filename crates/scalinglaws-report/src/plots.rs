@@ -5,6 +5,7 @@
 //! the reports print.
 
 use scalinglaws::analysis::allocation::Frontier;
+use scalinglaws::analysis::downstream::{DownstreamResult, Method, Shape, TaskForecast};
 use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
@@ -13,8 +14,9 @@ use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::{Error, Law};
 use scalinglaws_plot::inputs::{
-    BootstrapPlot, FitGroup, FitPlot, FrontierPlot, IsoflopBudget, IsoflopPlot, ParamDraws,
-    ResidualPanel, ResidualsPlot, ScheduleCurves, SchedulesPlot, TrackCurves, TracksPlot,
+    BootstrapPlot, DownstreamPanel, DownstreamPlot, FitGroup, FitPlot, FrontierPlot, IsoflopBudget,
+    IsoflopPlot, MethodForecasts, ParamDraws, ResidualPanel, ResidualsPlot, ScheduleCurves,
+    SchedulesPlot, TrackCurves, TracksPlot,
 };
 use scalinglaws_plot::kinds::{self, log_grid, positive_range, short};
 use scalinglaws_plot::Page;
@@ -506,4 +508,55 @@ pub fn schedules_page(
         title: title.to_string(),
         schedules,
     }))
+}
+
+/// The downstream page: one panel per informative task, the models' last checkpoints, each
+/// method's forecasts with their intervals at the targets' compute, and held-out accuracies.
+pub fn downstream_page(result: &DownstreamResult) -> Page {
+    kinds::downstream_page(&downstream_plot(result))
+}
+
+pub fn downstream_plot(result: &DownstreamResult) -> DownstreamPlot {
+    let panels = result
+        .tasks
+        .iter()
+        .filter(|t| t.shape != Shape::AtChance)
+        .map(|task| {
+            let rows: Vec<_> = result
+                .forecasts
+                .iter()
+                .filter(|f| f.task == task.task)
+                .collect();
+            let x = |f: &TaskForecast| 6.0 * f.params * f.tokens;
+            let methods = Method::ALL
+                .iter()
+                .map(|&method| MethodForecasts {
+                    name: method.name().to_string(),
+                    forecasts: rows
+                        .iter()
+                        .filter_map(|f| {
+                            f.of(method)
+                                .map(|p| (x(f), p.value, p.interval[0], p.interval[1]))
+                        })
+                        .collect(),
+                })
+                .collect();
+            DownstreamPanel {
+                title: format!("{} ({})", task.task, task.shape.name()),
+                observed: task.points.iter().map(|p| (p[0], p[1])).collect(),
+                methods,
+                held_out: rows
+                    .iter()
+                    .filter_map(|f| Some((x(f), f.observed?)))
+                    .collect(),
+            }
+        })
+        .collect();
+    DownstreamPlot {
+        title: format!(
+            "downstream accuracy, {} % intervals",
+            crate::text::level_percent(result.level)
+        ),
+        panels,
+    }
 }

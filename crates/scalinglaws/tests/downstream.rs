@@ -177,3 +177,71 @@ fn results_do_not_depend_on_the_thread_count() {
     };
     assert_eq!(run(1), run(2));
 }
+
+/// Tasks whose accuracy is exactly linear in log10 compute: the replays learn that the trend
+/// carries on whole (γ = 1), and the pooled model forecasts the held-out largest models to
+/// within 0.1 points.
+#[test]
+fn straight_trends_are_continued_whole() {
+    use scalinglaws::analysis::downstream::{
+        backtest, DownstreamData, Evaluation, ModelInfo, TaskInfo,
+    };
+    let sizes: Vec<f64> = (0..7).map(|i| 10f64.powf(8.0 + 0.4 * i as f64)).collect();
+    let models = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &params)| ModelInfo {
+            name: format!("m{i}"),
+            params,
+        })
+        .collect();
+    let slopes = [0.02, 0.04, 0.05, 0.07, 0.09];
+    let tasks = slopes
+        .iter()
+        .enumerate()
+        .map(|(t, _)| TaskInfo {
+            name: format!("t{t}"),
+            chance: 0.25,
+            questions: Some(1e6),
+        })
+        .collect();
+    let mut evaluations = Vec::new();
+    for (m, &params) in sizes.iter().enumerate() {
+        for (task, slope) in slopes.iter().enumerate() {
+            let x = (6.0 * params * 1e11).log10();
+            evaluations.push(Evaluation {
+                model: m,
+                task,
+                tokens: 1e11,
+                accuracy: 0.3 + slope * (x - 19.0),
+                loss: None,
+            });
+        }
+    }
+    let data = DownstreamData {
+        models,
+        tasks,
+        evaluations,
+    };
+    let result = backtest(
+        &data,
+        &["m6".to_string()],
+        None,
+        &DownstreamSettings::default(),
+    )
+    .unwrap();
+    let pooled = result
+        .calibration
+        .iter()
+        .find(|c| c.method == Method::Pooled)
+        .unwrap();
+    assert!(
+        (pooled.calibration.gamma - 1.0).abs() < 1e-3,
+        "{}",
+        pooled.calibration.gamma
+    );
+    for f in &result.forecasts {
+        let p = f.pooled.unwrap();
+        assert!((p.value - f.observed.unwrap()).abs() < 1e-3, "{f:?}");
+    }
+}

@@ -68,6 +68,11 @@ pub struct DownstreamArgs {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Also draw accuracy against compute per informative task, observed and forecast:
+    /// FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
+
     /// Write the result as JSON to PATH (the report still prints), or to stdout with '-'.
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<String>,

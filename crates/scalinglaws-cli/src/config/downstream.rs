@@ -6,6 +6,7 @@ use scalinglaws::analysis::downstream::{DownstreamSettings, Target};
 use scalinglaws::data::recipe::Trials;
 use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
 
+use super::plot::picture;
 use super::{destination, level, recipe};
 use crate::args::DownstreamArgs;
 use crate::cmd_downstream;
@@ -54,6 +55,7 @@ pub fn downstream_config(args: DownstreamArgs) -> Result<cmd_downstream::Config>
                 threads: args.threads,
             },
         },
+        plot: args.plot.as_deref().map(picture),
         json: destination(args.json.as_deref()),
     })
 }

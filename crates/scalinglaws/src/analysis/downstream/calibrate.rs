@@ -47,7 +47,7 @@ impl Calibration {
     }
 }
 
-/// γ and σ from the replays (γ only when `learn_gamma`; clamped to [0, 1.5]).
+/// γ and σ from the replays (γ only when `learn_gamma`; clamped to [0, 3]).
 pub fn learn(replays: &[Replay], learn_gamma: bool, level: f64) -> Calibration {
     if replays.is_empty() {
         return Calibration {
@@ -103,7 +103,7 @@ fn learn_gamma_of(replays: &[Replay]) -> f64 {
         den += w * r.raw.trend * r.raw.trend;
     }
     if den > 0.0 {
-        (num / den).clamp(0.0, 1.5)
+        (num / den).clamp(0.0, 3.0)
     } else {
         1.0
     }

@@ -157,3 +157,66 @@ fn slope(points: &[Point]) -> (f64, f64) {
     let line = super::trend::weighted_line(&xs, &ys, &w);
     (line.slope, line.var_slope.sqrt())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::downstream::data::{Evaluation, ModelInfo, TaskInfo};
+
+    /// Six models (1e8 … 1e10.5 parameters), one checkpoint each, on one 4-way task of 2,000
+    /// questions with the given accuracies.
+    fn shape_with(accuracies: [f64; 6]) -> Shape {
+        let models = (0..6)
+            .map(|i| ModelInfo {
+                name: format!("m{i}"),
+                params: 10f64.powf(8.0 + 0.5 * i as f64),
+            })
+            .collect();
+        let task = TaskInfo {
+            name: "t".into(),
+            chance: 0.25,
+            questions: Some(2000.0),
+        };
+        let evaluations = accuracies
+            .iter()
+            .enumerate()
+            .map(|(model, &accuracy)| Evaluation {
+                model,
+                task: 0,
+                tokens: 1e11,
+                accuracy,
+                loss: None,
+            })
+            .collect();
+        let data = DownstreamData {
+            models,
+            tasks: vec![task],
+            evaluations,
+        };
+        diagnose(&data, &data.series(), 0)
+    }
+
+    #[test]
+    fn each_shape_is_recognised() {
+        assert_eq!(
+            shape_with([0.25, 0.26, 0.24, 0.25, 0.26, 0.25]),
+            Shape::AtChance
+        );
+        assert_eq!(
+            shape_with([0.30, 0.36, 0.42, 0.48, 0.54, 0.60]),
+            Shape::Monotone
+        );
+        assert_eq!(
+            shape_with([0.25, 0.26, 0.25, 0.30, 0.42, 0.60]),
+            Shape::Emergent
+        );
+        assert_eq!(
+            shape_with([0.30, 0.40, 0.50, 0.55, 0.55, 0.55]),
+            Shape::Plateau
+        );
+        assert_eq!(
+            shape_with([0.30, 0.40, 0.50, 0.45, 0.40, 0.35]),
+            Shape::NonMonotone
+        );
+    }
+}

@@ -407,6 +407,7 @@ fn diagnoses(ctx: &Context, shapes: &[Shape]) -> Vec<TaskDiagnosis> {
                 .iter()
                 .flat_map(|s| s[t].accuracy.iter().copied())
                 .fold(0.0, f64::max),
+            points: last_points(ctx, t),
         })
         .collect()
 }
@@ -429,6 +430,23 @@ fn unbounded_note(forecasts: &[TaskForecast], notes: &mut Vec<String>) {
             ));
         }
     }
+}
+
+/// Each model's last checkpoint on `task`: [compute, accuracy], sorted by compute.
+fn last_points(ctx: &Context, task: usize) -> Vec<[f64; 2]> {
+    let mut points: Vec<[f64; 2]> = ctx
+        .series
+        .iter()
+        .zip(&ctx.data.models)
+        .filter_map(|(s, m)| {
+            Some([
+                compute(m.params, *s[task].tokens.last()?),
+                *s[task].accuracy.last()?,
+            ])
+        })
+        .collect();
+    points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    points
 }
 
 fn at_chance_note(data: &DownstreamData, shapes: &[Shape], notes: &mut Vec<String>) {

@@ -140,6 +140,8 @@ pub struct TaskDiagnosis {
     pub questions: Option<f64>,
     /// The best accuracy any model scored (at any checkpoint).
     pub best: f64,
+    /// Each model's last checkpoint on the task: [compute 6·N·D, accuracy], by compute.
+    pub points: Vec<[f64; 2]>,
 }
 
 /// The mean over the forecast tasks at one target. Its interval is the mean of the tasks'

@@ -4,9 +4,10 @@
 //! - Across sizes: rolling origins over model sizes. From the origin with `anchors` sizes to
 //!   the one before the largest, the models up to the origin forecast every larger model's
 //!   last checkpoint.
-//! - Across checkpoints: the models at the two largest sizes that run past the cut have
-//!   their later checkpoints hidden, and are forecast from their checkpoints up to the cut
-//!   and the other models.
+//! - Across checkpoints: the models of the largest size that runs past the cut, then of the
+//!   next, have their later checkpoints hidden and are forecast from their checkpoints up to
+//!   the cut and the other models (one size at a time, so that their references are the next
+//!   smaller sizes, as the real targets' are).
 
 use std::collections::HashMap;
 
@@ -234,21 +235,49 @@ fn across_checkpoints(
         .collect();
     sizes.sort_by(|a, b| b.total_cmp(a));
     sizes.dedup();
-    let smallest = sizes
-        .get(1)
-        .or(sizes.first())
-        .copied()
-        .unwrap_or(f64::INFINITY);
-    let hidden: Vec<usize> = candidates
-        .into_iter()
-        .filter(|&m| ctx.data.models[m].params >= smallest)
-        .collect();
+    let mut all: [Vec<super::calibrate::Replay>; 3] = Default::default();
+    let mut names = Vec::new();
+    // One size at a time, the largest two: its models' later checkpoints hidden, the smaller
+    // models (as for the real targets) their references.
+    for &size in sizes.iter().take(2) {
+        let hidden: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&m| ctx.data.models[m].params == size)
+            .collect();
+        for (into, r) in all
+            .iter_mut()
+            .zip(hide_and_replay(ctx, cut, &hidden, settings))
+        {
+            into.extend(r);
+        }
+        names.extend(hidden.iter().map(|&m| ctx.data.models[m].name.clone()));
+    }
+    let replayed = match names.is_empty() {
+        true => "no other model runs past the cut".to_string(),
+        false => format!(
+            "{} (one size at a time) with checkpoints after {} tokens hidden",
+            names.join(", "),
+            crate::error::short_number(cut)
+        ),
+    };
+    (replayed, all)
+}
+
+/// The replays of the `hidden` models' checkpoints after `cut`, from their own checkpoints up
+/// to it and every other model.
+fn hide_and_replay(
+    ctx: &Context,
+    cut: f64,
+    hidden: &[usize],
+    settings: &DownstreamSettings,
+) -> [Vec<super::calibrate::Replay>; 3] {
     let sub = ctx
         .data
         .filtered(|e| !(hidden.contains(&e.model) && e.tokens > cut * (1.0 + 1e-9)));
     let sub_ctx = Context::with_signal(sub, ctx.signal.clone(), settings);
     let mut points = Vec::new();
-    for &m in &hidden {
+    for &m in hidden {
         let mut tokens: Vec<f64> = ctx.series[m]
             .iter()
             .flat_map(|s| s.tokens.iter().copied())
@@ -272,21 +301,8 @@ fn across_checkpoints(
             });
         }
     }
-    let found = replays(&sub_ctx, &points, settings, |p, task| {
+    replays(&sub_ctx, &points, settings, |p, task| {
         let m = p.own?.0;
         ctx.series[m][task].at(p.target.tokens)
-    });
-    let names: Vec<&str> = hidden
-        .iter()
-        .map(|&m| ctx.data.models[m].name.as_str())
-        .collect();
-    let replayed = match names.is_empty() {
-        true => "no other model runs past the cut".to_string(),
-        false => format!(
-            "{} with checkpoints after {} tokens hidden",
-            names.join(", "),
-            crate::error::short_number(cut)
-        ),
-    };
-    (replayed, found)
+    })
 }

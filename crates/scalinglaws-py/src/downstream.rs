@@ -1,0 +1,63 @@
+//! Downstream accuracy: forecasts of task accuracy at new models, or a backtest on held-out
+//! ones, as `scalinglaws downstream --json`.
+
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::analysis::downstream::{DownstreamSettings, Target};
+use scalinglaws::data::recipe::Trials;
+use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
+
+use crate::data::{table, Data, RecipeRequest};
+use crate::errors::{json_out, py, request};
+
+#[derive(Deserialize)]
+struct DownstreamRequest {
+    #[serde(flatten)]
+    recipe: RecipeRequest,
+    model: String,
+    task: String,
+    size: String,
+    tokens: String,
+    loss: Option<String>,
+    trials: Option<Trials>,
+    chance: Option<ColumnOrValue>,
+    #[serde(default)]
+    at: Vec<Target>,
+    #[serde(default)]
+    holdout: Vec<String>,
+    own_until: Option<f64>,
+    anchors: usize,
+    unseen: Option<String>,
+    level: f64,
+    threads: Option<usize>,
+}
+
+/// Forecasts (with `at`) or a backtest (with `holdout`) of every informative task; returns the
+/// document of `scalinglaws downstream --json`.
+#[pyfunction]
+pub(crate) fn downstream(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+    let request: DownstreamRequest = request(request_json)?;
+    let recipe = py(request.recipe.recipe())?;
+    let table = py(table(data, &recipe))?;
+    let job = DownstreamJob {
+        model: request.model,
+        task: request.task,
+        size: request.size,
+        tokens: request.tokens,
+        loss: request.loss,
+        questions: request.trials,
+        chance: request.chance,
+        at: request.at,
+        holdout: request.holdout,
+        own_until: request.own_until,
+        settings: DownstreamSettings {
+            level: request.level,
+            anchors: request.anchors,
+            unseen: request.unseen,
+            threads: request.threads,
+        },
+    };
+    let result = py(py_.detach(|| job.run(&table, &recipe.target)))?;
+    json_out(&result)
+}
