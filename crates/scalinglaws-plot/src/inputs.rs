@@ -163,6 +163,8 @@ pub struct DownstreamPlot {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DownstreamPanel {
     pub title: String,
+    /// The task's chance level (a horizontal line), if known.
+    pub chance: Option<f64>,
     pub observed: Points,
     pub methods: Vec<MethodForecasts>,
     pub held_out: Points,

@@ -15,8 +15,8 @@
 
 use crate::figure::{Axis, Figure, Layer, Legend, Page};
 use crate::inputs::{
-    BootstrapPlot, DownstreamPlot, FitPlot, FrontierPlot, IsoflopPlot, ResidualsPlot,
-    SchedulesPlot, TracksPlot,
+    BootstrapPlot, DownstreamPanel, DownstreamPlot, FitPlot, FrontierPlot, IsoflopPlot,
+    ResidualsPlot, SchedulesPlot, TracksPlot,
 };
 
 /// The relative error lines of the observed-against-fitted panel.
@@ -504,61 +504,72 @@ pub fn schedules_page(plot: &SchedulesPlot) -> Page {
 /// Panels per row of a downstream page.
 pub const DOWNSTREAM_COLUMNS: usize = 4;
 
+/// How far apart (a factor in compute) the methods' forecasts of one target are drawn, so
+/// that their intervals read side by side to the right of the held-out accuracy.
+const METHOD_SPREAD: f64 = 1.25;
+
 /// Downstream accuracy, one small panel per task (issue 23): accuracy against compute, the
-/// models' last checkpoints as points, each method's forecasts with their intervals, and the
-/// held-out accuracies of a backtest.
+/// models' last checkpoints as points, the task's chance level, each method's forecasts as a
+/// point with its interval as a vertical bar (the methods side by side), and the held-out
+/// accuracies of a backtest. Only the first panel carries the legend.
 pub fn downstream_page(plot: &DownstreamPlot) -> Page {
     let panels = plot
         .panels
         .iter()
-        .map(|panel| {
-            let mut layers = Vec::new();
-            for (m, method) in panel.methods.iter().enumerate() {
-                let color = m + 1;
-                let band: Vec<(f64, f64, f64)> = method
-                    .forecasts
-                    .iter()
-                    .flat_map(|&(x, _, lo, hi)| [(x / 1.15, lo, hi), (x * 1.15, lo, hi)])
-                    .collect();
-                layers.push(Layer::PredictionBand {
-                    points: band,
-                    color,
-                    label: None,
-                });
-                layers.push(Layer::Points {
-                    label: Some(method.name.clone()),
-                    points: method
-                        .forecasts
-                        .iter()
-                        .map(|&(x, v, _, _)| (x, v))
-                        .collect(),
-                    color,
-                });
-            }
-            layers.push(Layer::Points {
-                label: Some("models (last checkpoint)".into()),
-                points: panel.observed.clone(),
-                color: 0,
-            });
-            if !panel.held_out.is_empty() {
-                layers.push(Layer::Points {
-                    label: Some("held out".into()),
-                    points: panel.held_out.clone(),
-                    color: panel.methods.len() + 1,
-                });
-            }
-            Figure {
-                title: panel.title.clone(),
-                x: Axis::log("compute C (FLOPs)"),
-                y: Axis::linear("accuracy"),
-                layers,
-                legend: Legend::UpperLeft,
-            }
-        })
+        .enumerate()
+        .map(|(i, panel)| downstream_panel(panel, i == 0))
         .collect();
     Page {
         title: plot.title.clone(),
         columns: DOWNSTREAM_COLUMNS,
         panels,
+    }
+}
+
+fn downstream_panel(panel: &DownstreamPanel, legend: bool) -> Figure {
+    let label = |text: &str| legend.then(|| text.to_string());
+    let mut layers = Vec::new();
+    if let Some(chance) = panel.chance {
+        layers.push(Layer::HLine { y: chance });
+    }
+    layers.push(Layer::Points {
+        label: label("models (last checkpoint)"),
+        points: panel.observed.clone(),
+        color: 0,
+    });
+    for (m, method) in panel.methods.iter().enumerate() {
+        let color = m + 1;
+        let shift = METHOD_SPREAD.powi(m as i32 + 1);
+        for &(x, _, lo, hi) in &method.forecasts {
+            layers.push(Layer::Line {
+                label: None,
+                points: vec![(x * shift, lo), (x * shift, hi)],
+                color,
+                dashed: false,
+            });
+        }
+        layers.push(Layer::Points {
+            label: label(&method.name),
+            points: method
+                .forecasts
+                .iter()
+                .map(|&(x, v, _, _)| (x * shift, v))
+                .collect(),
+            color,
+        });
+    }
+    if !panel.held_out.is_empty() {
+        layers.push(Layer::Points {
+            label: label("held out"),
+            points: panel.held_out.clone(),
+            color: panel.methods.len() + 1,
+        });
+    }
+    Figure {
+        title: panel.title.clone(),
+        x: Axis::log("compute C (FLOPs)"),
+        y: Axis::linear("accuracy"),
+        layers,
+        legend: Legend::UpperLeft,
     }
 }

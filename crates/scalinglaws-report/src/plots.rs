@@ -543,6 +543,7 @@ pub fn downstream_plot(result: &DownstreamResult) -> DownstreamPlot {
                 .collect();
             DownstreamPanel {
                 title: format!("{} ({})", task.task, task.shape.name()),
+                chance: Some(task.chance),
                 observed: task.points.iter().map(|p| (p[0], p[1])).collect(),
                 methods,
                 held_out: rows

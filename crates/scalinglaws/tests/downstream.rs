@@ -92,8 +92,9 @@ fn mae_on(result: &DownstreamResult, method: Method, prefix: &str) -> f64 {
 /// Issue 23's first backtest: fit on the models up to 2.8B (both Pile versions, every
 /// checkpoint), forecast the last checkpoint of the 6.9B and 12B models on every informative
 /// task. The goal: pooled MAE at most 0.6 × the logistic law's. Coverage is asserted in a
-/// band wider than the issue's [0.85, 0.98] at the top: one miss in 56 is 0.982 (see the
-/// closing note of issue 23).
+/// band wider than the issue's [0.85, 0.98] at the top: one miss in 56 is 0.982, and an exactly
+/// calibrated interval lands above 0.98 on this backtest a quarter to a third of the time (see
+/// `coverage_holds_over_three_splits_across_sizes`).
 #[test]
 fn the_large_models_forecast_from_the_small_ones() {
     let table = table();
@@ -126,6 +127,68 @@ fn the_large_models_forecast_from_the_small_ones() {
         .tasks
         .iter()
         .any(|t| t.task == f.task && t.shape != Shape::AtChance)));
+}
+
+fn table_where(filter: &str) -> Table {
+    let recipe = Recipe {
+        target: "accuracy".into(),
+        filters: vec![scalinglaws::data::recipe::Filter::parse(filter).unwrap()],
+        ..Recipe::default()
+    };
+    Table::prepare(Dataset::read(&example(), None).unwrap(), &recipe).unwrap()
+}
+
+/// (forecasts, misses, absolute errors summed) of one method in one backtest.
+fn tally(result: &DownstreamResult, method: Method) -> (usize, usize, f64) {
+    let pairs: Vec<_> = result
+        .forecasts
+        .iter()
+        .filter_map(|f| Some((f.of(method)?, f.observed?)))
+        .collect();
+    let misses = pairs
+        .iter()
+        .filter(|(f, o)| !(f.interval[0] <= *o && *o <= f.interval[1]))
+        .count();
+    let errors = pairs.iter().map(|(f, o)| (f.value - o).abs()).sum();
+    (pairs.len(), misses, errors)
+}
+
+/// One backtest of 56 forecasts is a noisy measure of coverage (a task's forecasts at four
+/// models miss together: bench/downstream_splits.py --band puts a calibrated 95 % interval
+/// above 0.98 on it a quarter to a third of the time). Over three splits across sizes (the
+/// 6.9B and 12B models from those up to 2.8B, the 12B from those up to 6.9B, the 2.8B from
+/// those up to 1.4B), every method covers at least 90 %, and the pooled model beats the
+/// logistic law in each split.
+#[test]
+fn coverage_holds_over_three_splits_across_sizes() {
+    let mut twelve = job(None, None);
+    twelve.holdout = vec!["pythia-12b".into(), "pythia-12b-deduped".into()];
+    let mut small = job(None, None);
+    small.holdout = vec!["pythia-2.8b".into(), "pythia-2.8b-deduped".into()];
+    let results = [
+        job(None, None).run(&table(), "accuracy").unwrap(),
+        twelve.run(&table(), "accuracy").unwrap(),
+        small.run(&table_where("params < 3e9"), "accuracy").unwrap(),
+    ];
+    for method in Method::ALL {
+        let (mut n, mut misses) = (0, 0);
+        for result in &results {
+            let (k, m, _) = tally(result, method);
+            n += k;
+            misses += m;
+        }
+        let coverage = 1.0 - misses as f64 / n as f64;
+        eprintln!("{method:?}: {n} forecasts over three splits, coverage {coverage:.3}");
+        assert!(n > 100 && coverage >= 0.9, "{method:?}: {coverage}");
+    }
+    for result in &results {
+        let (n, _, pooled) = tally(result, Method::Pooled);
+        let (m, _, logistic) = tally(result, Method::Logistic);
+        assert!(
+            pooled / (n as f64) < logistic / (m as f64),
+            "{pooled} vs {logistic}"
+        );
+    }
 }
 
 /// Issue 23's second backtest: the large models' checkpoints after step 13,000 (27B tokens)

@@ -96,6 +96,12 @@ impl Fits {
                 })
                 .ok(),
         };
+        if loss_law.as_ref().is_some_and(|f| !f.identified()) {
+            notes.push(
+                "two-stage: the loss law (stage 1) leaves a parameter unidentified (no finite variance), so every two-stage interval is all of [0, 1]"
+                    .to_string(),
+            );
+        }
         let fitted: Vec<(Option<Fitted>, Option<Fitted>, Vec<String>)> = ctx
             .signal
             .par_iter()
@@ -342,7 +348,8 @@ pub fn run(
             });
         }
     }
-    unbounded_note(&forecasts, &mut notes);
+    let loss_law_unbounded = fits.loss_law.as_ref().is_some_and(|f| !f.identified());
+    unbounded_note(&forecasts, loss_law_unbounded, &mut notes);
     at_chance_note(&ctx.data, &shapes, &mut notes);
     Ok(DownstreamResult {
         level: settings.level,
@@ -413,15 +420,20 @@ fn diagnoses(ctx: &Context, shapes: &[Shape]) -> Vec<TaskDiagnosis> {
 }
 
 /// Forecasts whose fit left a parameter unidentified (no finite variance) get the whole of
-/// [0, 1] as their interval; say which.
-fn unbounded_note(forecasts: &[TaskForecast], notes: &mut Vec<String>) {
+/// [0, 1] as their interval; say which (the two-stage tasks only when its loss law, already
+/// noted, is not the cause).
+fn unbounded_note(forecasts: &[TaskForecast], loss_law_unbounded: bool, notes: &mut Vec<String>) {
     for method in Method::ALL {
-        let mut tasks: Vec<&str> = forecasts
-            .iter()
-            .filter(|f| f.of(method).is_some_and(|x| x.interval == [0.0, 1.0]))
-            .map(|f| f.task.as_str())
-            .collect();
-        tasks.dedup();
+        if method == Method::TwoStage && loss_law_unbounded {
+            continue;
+        }
+        let mut tasks: Vec<&str> = Vec::new();
+        for f in forecasts {
+            let unbounded = f.of(method).is_some_and(|x| x.interval == [0.0, 1.0]);
+            if unbounded && !tasks.contains(&f.task.as_str()) {
+                tasks.push(f.task.as_str());
+            }
+        }
         if !tasks.is_empty() {
             notes.push(format!(
                 "{}: the fit of {} leaves a parameter unidentified (no finite variance), so its interval is all of [0, 1]",

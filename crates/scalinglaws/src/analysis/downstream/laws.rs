@@ -31,6 +31,12 @@ impl Fitted {
         Ok((value, self.mean_variance(point)))
     }
 
+    /// Whether the fit has a covariance (every parameter identified), so its predictions
+    /// have a finite variance.
+    pub fn identified(&self) -> bool {
+        self.result.covariance.is_some()
+    }
+
     fn mean_variance(&self, point: &[f64]) -> f64 {
         let Some(cov) = &self.result.covariance else {
             return f64::INFINITY;
