@@ -8,6 +8,7 @@ mod cleanup;
 mod cmd_backtest;
 mod cmd_compare;
 mod cmd_compare_laws;
+mod cmd_design;
 mod cmd_downstream;
 mod cmd_fit;
 mod cmd_isoflop;
@@ -80,6 +81,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Optimal(args) => cmd_optimal::run(&config::optimal_config(*args)?),
         Command::Isoflop(args) => cmd_isoflop::run(&config::isoflop_config(*args)?),
         Command::Downstream(args) => cmd_downstream::run(&config::downstream_config(*args)?),
+        Command::Design(args) => cmd_design::run(&config::design_config(*args)?),
         Command::Backtest(args) => cmd_backtest::run(&config::backtest_config(*args)?),
         Command::CompareLaws(args) => cmd_compare_laws::run(&config::compare_laws_config(*args)?),
         Command::Select(args) => cmd_select::run(&config::select_config(*args)?),

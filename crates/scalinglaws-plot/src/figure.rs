@@ -54,6 +54,12 @@ pub enum Layer {
         points: Vec<(f64, f64)>,
         color: usize,
     },
+    /// Small, pale points behind the others (the many candidates a few runs are chosen from).
+    FaintPoints {
+        label: Option<String>,
+        points: Vec<(f64, f64)>,
+        color: usize,
+    },
     Line {
         label: Option<String>,
         points: Vec<(f64, f64)>,
@@ -232,7 +238,9 @@ fn extent(figure: &Figure) -> Option<((f64, f64), (f64, f64))> {
     let (x, y) = (&figure.x, &figure.y);
     for layer in &figure.layers {
         match layer {
-            Layer::Points { points, .. } | Layer::Line { points, .. } => {
+            Layer::Points { points, .. }
+            | Layer::FaintPoints { points, .. }
+            | Layer::Line { points, .. } => {
                 for &(a, b) in points {
                     if let (Some(a), Some(b)) = (x.to_coord(a), y.to_coord(b)) {
                         xs.push(a);
@@ -531,7 +539,12 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
             label,
             points,
             color: c,
-        } => return draw_points(chart, points, *c, label.as_deref(), &at, scale),
+        } => return draw_points(chart, points, (*c, false), label.as_deref(), &at, scale),
+        Layer::FaintPoints {
+            label,
+            points,
+            color: c,
+        } => return draw_points(chart, points, (*c, true), label.as_deref(), &at, scale),
         Layer::Line {
             label,
             points,
@@ -548,15 +561,7 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
         }
         Layer::Span { from, to, label } => {
             if let (Some(a), Some(b)) = (x.to_coord(*from), x.to_coord(*to)) {
-                let style = RGBColor(120, 120, 120).mix(0.10).filled();
-                chart
-                    .draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], style)))
-                    .map_err(drawing)?
-                    .label(label)
-                    .legend(move |(px, py)| {
-                        Rectangle::new([(px, py - 5 * s), (px + 20 * s, py + 5 * s)], style)
-                    });
-                return Ok(true);
+                return draw_span(chart, (a, b), label, (y0, y1), scale);
             }
         }
         Layer::HLine { y: value } => {
@@ -603,29 +608,50 @@ fn draw_layer<'a, DB: DrawingBackend + 'a>(
     Ok(false)
 }
 
-/// A scatter of points; true when it adds a legend entry.
+/// A shaded range of x (in axis coordinates) with its legend entry.
+fn draw_span<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    (a, b): (f64, f64),
+    label: &str,
+    (y0, y1): (f64, f64),
+    scale: u32,
+) -> Result<bool, DrawError> {
+    let s = scale as i32;
+    let style = RGBColor(120, 120, 120).mix(0.10).filled();
+    chart
+        .draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], style)))
+        .map_err(drawing)?
+        .label(label)
+        .legend(move |(px, py)| {
+            Rectangle::new([(px, py - 5 * s), (px + 20 * s, py + 5 * s)], style)
+        });
+    Ok(true)
+}
+
+/// A scatter of points, or of small pale ones when `faint`; true when it adds a legend entry.
 fn draw_points<'a, DB: DrawingBackend + 'a>(
     chart: &mut Chart<'a, DB>,
     points: &[(f64, f64)],
-    c: usize,
+    (c, faint): (usize, bool),
     label: Option<&str>,
     at: &dyn Fn(f64, f64) -> Option<(f64, f64)>,
     scale: u32,
 ) -> Result<bool, DrawError> {
     let s = scale as i32;
-    let style = color(c).mix(0.75).filled();
+    let (alpha, radius) = if faint { (0.25, 2 * s) } else { (0.75, 3 * s) };
+    let style = color(c).mix(alpha).filled();
     let drawn = chart
         .draw_series(
             points
                 .iter()
                 .filter_map(|&(a, b)| at(a, b))
-                .map(move |p| Circle::new(p, 3 * s, style)),
+                .map(move |p| Circle::new(p, radius, style)),
         )
         .map_err(drawing)?;
     if let Some(label) = label {
         drawn
             .label(label)
-            .legend(move |(px, py)| Circle::new((px + 10 * s, py), 4 * s, style));
+            .legend(move |(px, py)| Circle::new((px + 10 * s, py), radius + s, style));
         return Ok(true);
     }
     Ok(false)

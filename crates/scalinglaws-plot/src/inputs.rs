@@ -176,3 +176,13 @@ pub struct MethodForecasts {
     pub name: String,
     pub forecasts: Vec<(f64, f64, f64, f64)>,
 }
+
+/// An experiment design in the (N, D) plane: the candidate runs, the runs so far and the runs
+/// chosen to launch next, each a point (model size N, tokens D).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DesignPlot {
+    pub title: String,
+    pub candidates: Points,
+    pub existing: Points,
+    pub chosen: Points,
+}

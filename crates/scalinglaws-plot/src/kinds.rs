@@ -11,11 +11,13 @@
 //! - `isoflop`, `tracks`, `schedules`: IsoFLOP profiles, tracks' compute-optimal losses, and
 //!   learning-rate schedules with the loss curves a curve law predicts for them;
 //! - `downstream`: one small panel per task, accuracy against compute with each method's
-//!   forecasts and intervals.
+//!   forecasts and intervals;
+//! - `design`: the candidate runs, the runs so far and the runs to launch, tokens D against
+//!   model size N.
 
 use crate::figure::{Axis, Figure, Layer, Legend, Page};
 use crate::inputs::{
-    BootstrapPlot, DownstreamPanel, DownstreamPlot, FitPlot, FrontierPlot, IsoflopPlot,
+    BootstrapPlot, DesignPlot, DownstreamPanel, DownstreamPlot, FitPlot, FrontierPlot, IsoflopPlot,
     ResidualsPlot, SchedulesPlot, TracksPlot,
 };
 
@@ -572,4 +574,33 @@ fn downstream_panel(panel: &DownstreamPanel, legend: bool) -> Figure {
         layers,
         legend: Legend::UpperLeft,
     }
+}
+
+/// One figure in the (N, D) plane, both axes logarithmic: the candidates faint behind, the
+/// runs so far, and the runs to launch on top.
+pub fn design_page(plot: &DesignPlot) -> Page {
+    let layers = vec![
+        Layer::FaintPoints {
+            label: Some("candidates".into()),
+            points: plot.candidates.clone(),
+            color: 0,
+        },
+        Layer::Points {
+            label: Some("runs so far".into()),
+            points: plot.existing.clone(),
+            color: 1,
+        },
+        Layer::Points {
+            label: Some("runs to launch".into()),
+            points: plot.chosen.clone(),
+            color: 2,
+        },
+    ];
+    Page::single(Figure {
+        title: plot.title.clone(),
+        x: Axis::log("model size N"),
+        y: Axis::log("tokens D"),
+        layers,
+        legend: Legend::UpperLeft,
+    })
 }

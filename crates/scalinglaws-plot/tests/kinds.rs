@@ -1,8 +1,8 @@
 //! The plots draw the values they are given, and nothing else: plain points, curves and bands
 //! in, the same numbers of marks out (no fit, law or analysis involved).
 
-use scalinglaws_plot::inputs::{FrontierPlot, ScheduleCurves, SchedulesPlot};
-use scalinglaws_plot::kinds::{frontier_page, schedules_page};
+use scalinglaws_plot::inputs::{DesignPlot, FrontierPlot, ScheduleCurves, SchedulesPlot};
+use scalinglaws_plot::kinds::{design_page, frontier_page, schedules_page};
 
 #[test]
 fn a_schedule_plot_draws_the_logged_points_it_is_given() {
@@ -51,4 +51,28 @@ fn a_frontier_names_its_exponents_and_draws() {
         "title"
     );
     assert!(svg.contains("FLOPs = 6*N*D"));
+}
+
+#[test]
+fn a_design_draws_every_candidate_run_so_far_and_run_to_launch() {
+    let plot = DesignPlot {
+        title: "2 runs to launch of 4 candidates".into(),
+        candidates: vec![(1e8, 1e9), (1e8, 1e10), (1e9, 1e10), (1e9, 1e11)],
+        existing: vec![(3e7, 6e8), (5e7, 1e9), (7e7, 2e9)],
+        chosen: vec![(1e8, 1e10), (1e9, 1e11)],
+    };
+    let page = design_page(&plot);
+    let svg = scalinglaws_plot::svg(&page, page.default_size()).unwrap();
+    for text in [
+        "2 runs to launch of 4 candidates",
+        "model size N",
+        "tokens D",
+    ] {
+        assert!(svg.contains(text), "{text}");
+    }
+    for label in ["candidates", "runs so far", "runs to launch"] {
+        assert!(svg.contains(label), "{label}");
+    }
+    // Every point, and one marker per legend entry.
+    assert_eq!(svg.matches("<circle").count(), 4 + 3 + 2 + 3);
 }

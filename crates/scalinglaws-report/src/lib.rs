@@ -8,7 +8,7 @@
 //!   place JSON is written; [`html`]: self-contained pages, the rich one of a fit drawn from
 //!   the values its job computed (`scalinglaws::job::FitPage`);
 //! - [`analyses`]: the report of each analysis (fit, predict, optimal, isoflop, lr, compare,
-//!   backtest, compare-laws, select, schedule, laws);
+//!   backtest, compare-laws, select, schedule, downstream, design, laws);
 //! - [`plots`]: the library's computed curves, frontiers and bands turned into the plot
 //!   crate's plain inputs.
 //!

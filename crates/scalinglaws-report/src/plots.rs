@@ -10,13 +10,14 @@ use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
+use scalinglaws::job::design::DesignOutcome;
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::{Error, Law};
 use scalinglaws_plot::inputs::{
-    BootstrapPlot, DownstreamPanel, DownstreamPlot, FitGroup, FitPlot, FrontierPlot, IsoflopBudget,
-    IsoflopPlot, MethodForecasts, ParamDraws, ResidualPanel, ResidualsPlot, ScheduleCurves,
-    SchedulesPlot, TrackCurves, TracksPlot,
+    BootstrapPlot, DesignPlot, DownstreamPanel, DownstreamPlot, FitGroup, FitPlot, FrontierPlot,
+    IsoflopBudget, IsoflopPlot, MethodForecasts, ParamDraws, ResidualPanel, ResidualsPlot,
+    ScheduleCurves, SchedulesPlot, TrackCurves, TracksPlot,
 };
 use scalinglaws_plot::kinds::{self, log_grid, positive_range, short};
 use scalinglaws_plot::Page;
@@ -560,4 +561,45 @@ pub fn downstream_plot(result: &DownstreamResult) -> DownstreamPlot {
         ),
         panels,
     }
+}
+
+/// The design in the (N, D) plane: every candidate, the runs so far and the runs to launch.
+/// The law must have variables N and D.
+pub fn design_page(outcome: &DesignOutcome) -> Result<Page, Error> {
+    let law = &outcome.law;
+    let (Some(n), Some(d)) = (law.variable_index("N"), law.variable_index("D")) else {
+        return Err(Error::settings(format!(
+            "the design plot draws tokens D against model size N, and the law's variables are {}",
+            law.variables.join(", ")
+        )));
+    };
+    let plane = |points: &[Vec<f64>]| points.iter().map(|p| (p[n], p[d])).collect();
+    let result = &outcome.result;
+    let chosen: Vec<(f64, f64)> = result
+        .runs
+        .iter()
+        .filter_map(|run| Some((*run.point.get("N")?, *run.point.get("D")?)))
+        .collect();
+    // A run chosen again (a replicate) is drawn once; the title says so.
+    let mut distinct = chosen.clone();
+    distinct.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    distinct.dedup();
+    let repeats = if distinct.len() < chosen.len() {
+        format!(" ({} distinct)", distinct.len())
+    } else {
+        String::new()
+    };
+    let spend = result
+        .spend
+        .map_or(String::new(), |s| format!(" within {}", short(s)));
+    Ok(kinds::design_page(&DesignPlot {
+        title: format!(
+            "{} runs to launch{repeats} of {} candidates{spend}",
+            result.runs.len(),
+            result.candidates
+        ),
+        candidates: plane(&outcome.candidates.points),
+        existing: plane(&outcome.existing),
+        chosen,
+    }))
 }

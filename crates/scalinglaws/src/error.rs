@@ -82,11 +82,19 @@ pub enum Setting {
     At,
     Anchors,
     Unseen,
+    Goal,
+    Runs,
+    Spend,
+    Draws,
+    Simulations,
+    Sequential,
+    Candidates,
+    Cost,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 68] = [
+    pub const ALL: [Setting; 76] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -155,6 +163,14 @@ impl Setting {
         Setting::At,
         Setting::Anchors,
         Setting::Unseen,
+        Setting::Goal,
+        Setting::Runs,
+        Setting::Spend,
+        Setting::Draws,
+        Setting::Simulations,
+        Setting::Sequential,
+        Setting::Candidates,
+        Setting::Cost,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -228,6 +244,14 @@ impl Setting {
             Setting::At => "at",
             Setting::Anchors => "anchors",
             Setting::Unseen => "unseen",
+            Setting::Goal => "goal",
+            Setting::Runs => "runs",
+            Setting::Spend => "spend",
+            Setting::Draws => "draws",
+            Setting::Simulations => "simulations",
+            Setting::Sequential => "sequential",
+            Setting::Candidates => "candidates",
+            Setting::Cost => "cost",
         }
     }
 

@@ -6,6 +6,7 @@
 mod backtest;
 mod compare;
 mod compare_laws;
+mod design;
 mod downstream;
 mod fit;
 mod isoflop;
@@ -26,6 +27,7 @@ use self::names::{CovarianceKind, Loss, ReportFormat, ResidualSpace};
 pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
+pub use self::design::DesignArgs;
 pub use self::downstream::DownstreamArgs;
 pub use self::fit::{FitArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
@@ -72,6 +74,10 @@ pub enum Command {
     /// early checkpoints): each task diagnosed, then forecast by the logistic law, the
     /// two-stage chain and the pooled trajectory model, with calibrated intervals.
     Downstream(Box<DownstreamArgs>),
+    /// Which runs to launch next: fit the runs so far, then choose among candidate runs the
+    /// batch that most narrows the goals' intervals (the compute-optimal loss, N*, D* or
+    /// D*/N* at a budget, or the loss at a point) within a spend and a number of runs.
+    Design(Box<DesignArgs>),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
     Backtest(Box<BacktestArgs>),

@@ -7,6 +7,7 @@
 mod backtest;
 mod compare;
 mod compare_laws;
+mod design;
 mod downstream;
 mod fit;
 mod isoflop;
@@ -33,6 +34,7 @@ use crate::output::Destination;
 pub use self::backtest::backtest_config;
 pub use self::compare::{compare_config, CompareConfig};
 pub use self::compare_laws::compare_laws_config;
+pub use self::design::design_config;
 pub use self::downstream::downstream_config;
 pub use self::fit::{fit_config, FitConfig};
 pub use self::isoflop::isoflop_config;

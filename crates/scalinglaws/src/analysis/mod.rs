@@ -3,6 +3,7 @@
 
 pub mod allocation;
 pub mod backtest;
+pub mod design;
 pub mod downstream;
 pub mod envelope;
 pub mod isoflop;

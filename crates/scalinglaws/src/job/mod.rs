@@ -24,6 +24,7 @@ pub mod backtest;
 pub mod candidates;
 pub mod compare;
 pub mod compare_laws;
+pub mod design;
 pub mod downstream;
 pub mod fit;
 pub mod isoflop;

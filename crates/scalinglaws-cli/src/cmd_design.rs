@@ -1,0 +1,68 @@
+//! `scalinglaws design`: which runs to launch next. The law is fitted to the runs so far, the
+//! candidate runs are laid out (a log grid over ranges, or a list), and the batch that most
+//! narrows the goals' intervals within the spend and the number of runs is chosen, its
+//! expected widths checked by simulated outcomes and refits (and, with `--sequential`, a
+//! campaign of several rounds planned).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use scalinglaws::error::Setting;
+use scalinglaws::job::design::{CandidateSpace, DesignJob};
+use scalinglaws_report::analyses::design::{runs_csv, DesignReport};
+use scalinglaws_report::plots::design_page;
+use scalinglaws_report::{export, Format};
+
+use crate::figure;
+use crate::input;
+use crate::output::{self, Destination};
+use crate::wording::led_by_option;
+
+#[derive(Debug)]
+pub struct Config {
+    pub path: PathBuf,
+    pub delimiter: Option<u8>,
+    pub job: DesignJob,
+    pub json: Option<Destination>,
+    pub csv: Option<Destination>,
+    pub plot: Option<figure::Output>,
+}
+
+pub fn run(config: &Config) -> Result<()> {
+    let table = input::read(&config.path, config.delimiter, &config.job.fit.recipe)?;
+    let outcome = config.job.run(&table).map_err(|error| {
+        // The library's key of the candidates is one for the grid and the list.
+        let listed = matches!(config.job.candidates, CandidateSpace::List(_));
+        if listed && error.key() == Some(Setting::Candidates) {
+            anyhow::Error::new(error).context("--candidates-file")
+        } else {
+            led_by_option(error)
+        }
+    })?;
+    if let Some(target) = &config.plot {
+        figure::write(&design_page(&outcome)?, target)?;
+    }
+    if let Some(csv) = &config.csv {
+        output::write(csv, &runs_csv(&outcome))?;
+    }
+    let source = config.path.display().to_string();
+    let report = DesignReport {
+        outcome: &outcome,
+        source: &source,
+        cost: &config.job.cost.text,
+    };
+    // The CSV or the picture on stdout is all that goes there (the JSON, if asked for, is
+    // then a file: config/design.rs lets one output at most take stdout).
+    let stdout_taken = config.csv.as_ref() == Some(&Destination::Stdout)
+        || config
+            .plot
+            .as_ref()
+            .is_some_and(|p| p.destination == Destination::Stdout);
+    if stdout_taken {
+        return match &config.json {
+            Some(json) => output::write(json, &export(&report, Format::Json)?),
+            None => Ok(()),
+        };
+    }
+    output::emit(config.json.as_ref(), &report)
+}

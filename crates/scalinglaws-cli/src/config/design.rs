@@ -1,0 +1,259 @@
+//! `design`'s configuration: the arguments as the library's `DesignJob` (the fit of the runs so
+//! far, the candidate runs, the cost formula and the design's settings), and where its
+//! report, JSON, CSV and picture go.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use scalinglaws::analysis::allocation::Flops;
+use scalinglaws::analysis::design::DesignSettings;
+use scalinglaws::data::{Column, Dataset};
+use scalinglaws::error::{short_number, Voice};
+use scalinglaws::job::design::{
+    parse_goal, parse_ranges, CandidateSpace, DesignJob, PER_DECADE, TOKENS_PER_PARAM,
+};
+use scalinglaws::job::{FitJob, UncertaintySettings};
+
+use super::plot::picture;
+use super::{destination, law_choice, level, recipe, settings_config};
+use crate::args::DesignArgs;
+use crate::cmd_design;
+use crate::figure;
+use crate::input_error;
+use crate::output::Destination;
+use crate::wording::led_by_option;
+
+pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
+    let (json, csv, plot) = outputs(&args)?;
+    let seed = args.settings.seed.unwrap_or(0);
+    let level = level("--level", args.level)?;
+    let cost = Flops::parse(&args.cost).context("--cost")?;
+    let settings = design_settings(&args, cost.clone(), level, seed)?;
+    let candidates = candidate_space(&args)?;
+    let noise = positive("--noise", args.noise, "0.01")?;
+    let data = recipe(args.data)?;
+    let fit = FitJob {
+        recipe: data.recipe,
+        law: law_choice(args.law)?,
+        // The design fits with the loss only (no likelihood family).
+        settings: settings_config(args.settings, None)?,
+        uncertainty: UncertaintySettings {
+            bootstrap: None,
+            level,
+            calibrate: false,
+            seed,
+            ..UncertaintySettings::default()
+        },
+        voice: Voice(&crate::wording::CommandLine),
+    };
+    Ok(cmd_design::Config {
+        path: data.path,
+        delimiter: data.delimiter,
+        job: DesignJob {
+            fit,
+            candidates,
+            cost,
+            noise,
+            settings,
+        },
+        json,
+        csv,
+        plot,
+    })
+}
+
+type Outputs = (
+    Option<Destination>,
+    Option<Destination>,
+    Option<figure::Output>,
+);
+
+/// `--json`, `--csv` and `--plot`, at most one of them on standard output.
+fn outputs(args: &DesignArgs) -> Result<Outputs> {
+    let json = destination(args.json.as_deref());
+    let csv = args.csv.as_deref().map(|c| Destination::parse(c.trim()));
+    let plot = args.plot.as_deref().map(picture);
+    let on_stdout: Vec<&str> = [
+        (json.as_ref(), "--json -"),
+        (csv.as_ref(), "--csv -"),
+        (plot.as_ref().map(|p| &p.destination), "--plot -"),
+    ]
+    .into_iter()
+    .filter(|(d, _)| *d == Some(&Destination::Stdout))
+    .map(|(_, option)| option)
+    .collect();
+    if on_stdout.len() > 1 {
+        return Err(input_error(format!(
+            "{} all write to standard output; send all but one of them to a file",
+            on_stdout.join(" and ")
+        )));
+    }
+    Ok((json, csv, plot))
+}
+
+/// The design's settings: the goals, the limits of the batch, the work of the choice and its
+/// check, each checked as far as can be done without the data.
+fn design_settings(
+    args: &DesignArgs,
+    flops: Flops,
+    level: f64,
+    seed: u64,
+) -> Result<DesignSettings> {
+    if args.runs == 0 {
+        return Err(input_error(
+            "--runs 0: a batch has at least 1 run, e.g. --runs 8",
+        ));
+    }
+    if args.draws == 0 {
+        return Err(input_error(
+            "--draws 0: give at least 1 parameter draw (1: the current estimate only), e.g. --draws 32",
+        ));
+    }
+    if args.sequential == 0 {
+        return Err(input_error(
+            "--sequential 0: give at least 1 round (1: this batch only)",
+        ));
+    }
+    let targets = args
+        .goals
+        .iter()
+        .map(|goal| parse_goal(goal).map_err(led_by_option))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(DesignSettings {
+        targets,
+        runs: args.runs,
+        spend: positive("--spend", args.spend, "1e21")?,
+        flops,
+        draws: args.draws,
+        simulations: args.simulations,
+        rounds: args.sequential,
+        level,
+        seed,
+    })
+}
+
+/// `--candidates` (a grid, shaped by `--per-decade`, `--tokens-per-param` and `--max-cost`)
+/// or `--candidates-file` (a list); clap makes sure exactly one is given.
+fn candidate_space(args: &DesignArgs) -> Result<CandidateSpace> {
+    if let Some(path) = &args.candidates_file {
+        return Ok(CandidateSpace::List(candidate_list(path)?));
+    }
+    let ranges =
+        parse_ranges(args.candidates.as_deref().unwrap_or_default()).map_err(led_by_option)?;
+    let per_decade = args.per_decade.unwrap_or(PER_DECADE);
+    if !(1..=100).contains(&per_decade) {
+        return Err(input_error(format!(
+            "--per-decade {per_decade}: give 1 to 100 points per decade, e.g. --per-decade {PER_DECADE}"
+        )));
+    }
+    Ok(CandidateSpace::Grid {
+        ranges,
+        per_decade,
+        tokens_per_param: tokens_per_param(args.tokens_per_param.as_deref())?,
+        max_cost: positive("--max-cost", args.max_cost, "1e20")?,
+    })
+}
+
+/// `--tokens-per-param LOW..HIGH` (None: `any`).
+fn tokens_per_param(text: Option<&str>) -> Result<Option<[f64; 2]>> {
+    let Some(text) = text.map(str::trim) else {
+        return Ok(Some(TOKENS_PER_PARAM));
+    };
+    if text.eq_ignore_ascii_case("any") {
+        return Ok(None);
+    }
+    let bad = || {
+        input_error(format!(
+            "--tokens-per-param '{text}': write LOW..HIGH with 0 < LOW <= HIGH, e.g. 2..500, or any"
+        ))
+    };
+    let (low, high) = text.split_once("..").ok_or_else(bad)?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+    };
+    match (number(low), number(high)) {
+        (Some(low), Some(high)) if low <= high => Ok(Some([low, high])),
+        _ => Err(bad()),
+    }
+}
+
+/// The runs of `--candidates-file`: each row a candidate, each numeric column a variable
+/// (the law takes the ones it names; text columns, such as a run's name, are left out).
+fn candidate_list(path: &Path) -> Result<Vec<BTreeMap<String, f64>>> {
+    if path == Path::new("-") {
+        return Err(input_error(
+            "--candidates-file -: give the candidates as a file (CSV, TSV or JSON Lines)",
+        ));
+    }
+    let dataset = Dataset::read(path, None).context("--candidates-file")?;
+    let mut columns = Vec::new();
+    for name in dataset.column_names() {
+        let Ok(Column::Numeric(values)) = dataset.column(name) else {
+            continue;
+        };
+        if let Some(row) = values.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+            return Err(input_error(format!(
+                "--candidates-file '{}', row {}, column '{name}': {} is not positive; a candidate run's variables are positive numbers",
+                path.display(),
+                row + 1,
+                values[row]
+            )));
+        }
+        columns.push((name.clone(), values.clone()));
+    }
+    if dataset.n_rows() == 0 || columns.is_empty() {
+        return Err(input_error(format!(
+            "--candidates-file '{}': no candidate runs; give a numeric column per law variable and a row per run",
+            path.display()
+        )));
+    }
+    Ok((0..dataset.n_rows())
+        .map(|row| {
+            columns
+                .iter()
+                .map(|(name, values)| (name.clone(), values[row]))
+                .collect()
+        })
+        .collect())
+}
+
+/// An optional value that must be positive and finite when given.
+fn positive(option: &str, value: Option<f64>, example: &str) -> Result<Option<f64>> {
+    match value {
+        Some(v) if !(v.is_finite() && v > 0.0) => Err(input_error(format!(
+            "{option} {}: give a positive number, e.g. {option} {example}",
+            short_number(v)
+        ))),
+        other => Ok(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The help of `--per-decade` and `--tokens-per-param` states these defaults.
+    #[test]
+    fn the_documented_grid_defaults_are_the_library_s() {
+        assert_eq!(PER_DECADE, 8);
+        assert_eq!(TOKENS_PER_PARAM, [2.0, 500.0]);
+    }
+
+    #[test]
+    fn tokens_per_param_reads_a_range_or_any() {
+        assert_eq!(tokens_per_param(None).unwrap(), Some(TOKENS_PER_PARAM));
+        assert_eq!(tokens_per_param(Some("any")).unwrap(), None);
+        assert_eq!(
+            tokens_per_param(Some(" 10..100 ")).unwrap(),
+            Some([10.0, 100.0])
+        );
+        for bad in ["10", "100..10", "0..5", "a..b"] {
+            let message = tokens_per_param(Some(bad)).unwrap_err().to_string();
+            assert!(message.contains("--tokens-per-param"), "{message}");
+        }
+    }
+}
