@@ -16,7 +16,6 @@ use scalinglaws_report::{export, Format};
 use crate::figure;
 use crate::input;
 use crate::output::{self, Destination};
-use crate::wording::led_by_option;
 
 #[derive(Debug)]
 pub struct Config {
@@ -36,7 +35,7 @@ pub fn run(config: &Config) -> Result<()> {
         if listed && error.key() == Some(Setting::Candidates) {
             anyhow::Error::new(error).context("--candidates-file")
         } else {
-            led_by_option(error)
+            anyhow::Error::new(error)
         }
     })?;
     if let Some(target) = &config.plot {

@@ -67,17 +67,6 @@ pub fn describe(error: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// A library error led by the option of the setting at fault (`--goal: ...`) when its message
-/// does not name that option itself (the design's messages name the value, not the setting).
-pub fn led_by_option(error: scalinglaws::Error) -> anyhow::Error {
-    match error.key().map(option) {
-        Some(long) if !error.worded(&CommandLine).contains(&long) => {
-            anyhow::Error::new(error).context(long)
-        }
-        _ => anyhow::Error::new(error),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,9 +131,7 @@ fn a_runs_effect_on_the_variance_is_exact() {
     let runs = [3, 10, 10, 17];
     let ms = criterion.after(&runs);
     let coords = information::Coordinates::new(&k.law, &|_| false, &k.centre);
-    let mut points: Vec<Vec<f64>> = (0..k.data.target.len())
-        .map(|r| k.data.variables.iter().map(|c| c[r]).collect())
-        .collect();
+    let mut points = k.data.points();
     points.extend(runs.iter().map(|&r| candidates.points[r].clone()));
     for (m, theta) in ms.iter().zip(&truths).take(4) {
         let info = information::information(

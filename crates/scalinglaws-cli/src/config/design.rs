@@ -22,7 +22,6 @@ use crate::cmd_design;
 use crate::figure;
 use crate::input_error;
 use crate::output::Destination;
-use crate::wording::led_by_option;
 
 pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
     let (json, csv, plot) = outputs(&args)?;
@@ -118,7 +117,7 @@ fn design_settings(
     let targets = args
         .goals
         .iter()
-        .map(|goal| parse_goal(goal).map_err(led_by_option))
+        .map(|goal| parse_goal(goal).map_err(anyhow::Error::from))
         .collect::<Result<Vec<_>>>()?;
     Ok(DesignSettings {
         targets,
@@ -139,8 +138,7 @@ fn candidate_space(args: &DesignArgs) -> Result<CandidateSpace> {
     if let Some(path) = &args.candidates_file {
         return Ok(CandidateSpace::List(candidate_list(path)?));
     }
-    let ranges =
-        parse_ranges(args.candidates.as_deref().unwrap_or_default()).map_err(led_by_option)?;
+    let ranges = parse_ranges(args.candidates.as_deref().unwrap_or_default())?;
     let per_decade = args.per_decade.unwrap_or(PER_DECADE);
     if !(1..=100).contains(&per_decade) {
         return Err(input_error(format!(

@@ -148,6 +148,13 @@ pub struct FitData {
 }
 
 impl FitData {
+    /// Every row as a point: one value per law variable, in the law's order.
+    pub fn points(&self) -> Vec<Vec<f64>> {
+        (0..self.target.len())
+            .map(|r| self.variables.iter().map(|c| c[r]).collect())
+            .collect()
+    }
+
     /// The rows `rows` of this data, in that order (a backtest's training or test fold).
     pub fn subset(&self, rows: &[usize]) -> FitData {
         let pick = |column: &[f64]| rows.iter().map(|&i| column[i]).collect::<Vec<f64>>();

@@ -14,7 +14,6 @@ use crate::analysis::design::{
 };
 use crate::data::recipe::Table;
 use crate::error::{Result, Setting};
-use crate::fit::FitData;
 use crate::law::Law;
 use crate::uncertainty::FitRecord;
 
@@ -88,7 +87,7 @@ impl DesignJob {
         Ok(DesignOutcome {
             result,
             fit: outcome.result,
-            existing: points_of(&outcome.data),
+            existing: outcome.data.points(),
             law,
             candidates,
         })
@@ -138,12 +137,6 @@ impl DesignJob {
         }
         Ok(Candidates { points, cost })
     }
-}
-
-fn points_of(data: &FitData) -> Vec<Vec<f64>> {
-    (0..data.target.len())
-        .map(|r| data.variables.iter().map(|c| c[r]).collect())
-        .collect()
 }
 
 fn cost_at(law: &Law, flops: &Flops, point: &[f64]) -> f64 {

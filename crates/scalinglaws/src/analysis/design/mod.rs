@@ -97,12 +97,6 @@ impl Knowledge {
             &self.centre,
         )
     }
-
-    fn existing_points(&self) -> Vec<Vec<f64>> {
-        (0..self.data.target.len())
-            .map(|r| self.data.variables.iter().map(|c| c[r]).collect())
-            .collect()
-    }
 }
 
 /// The candidate runs: each a point (one value per law variable, in the law's order) and its
@@ -386,7 +380,7 @@ pub fn criterion(
     stream: u64,
 ) -> Result<(Criterion, Vec<Vec<f64>>)> {
     let coords = knowledge.coordinates();
-    let existing = knowledge.existing_points();
+    let existing = knowledge.data.points();
     let info = information::information(&knowledge.law, knowledge.settings.space, &coords, &knowledge.centre, &existing, knowledge.data.weights.as_deref(), knowledge.noise, &knowledge.prior_sd)
         .ok_or_else(|| Error::settings("the law is not finite at a run so far under the current estimate, so its information cannot be computed"))?;
     let covariance = inverse(&info).ok_or_else(|| Error::settings("the information of the runs so far is singular; give a prior for the parameters they do not determine"))?;
