@@ -19,7 +19,8 @@ use crate::output::{self, Destination};
 
 #[derive(Debug)]
 pub struct Config {
-    pub path: PathBuf,
+    /// The runs so far (None: a design before any run, from the job's prior).
+    pub path: Option<PathBuf>,
     pub delimiter: Option<u8>,
     pub job: DesignJob,
     pub json: Option<Destination>,
@@ -28,8 +29,14 @@ pub struct Config {
 }
 
 pub fn run(config: &Config) -> Result<()> {
-    let table = input::read(&config.path, config.delimiter, &config.job.fit.recipe)?;
-    let outcome = config.job.run(&table).map_err(|error| {
+    let outcome = match &config.path {
+        Some(path) => {
+            let table = input::read(path, config.delimiter, &config.job.fit.recipe)?;
+            config.job.run(&table)
+        }
+        None => config.job.run_prior(),
+    };
+    let outcome = outcome.map_err(|error| {
         // The library's key of the candidates is one for the grid and the list.
         let listed = matches!(config.job.candidates, CandidateSpace::List(_));
         if listed && error.key() == Some(Setting::Candidates) {
@@ -44,7 +51,10 @@ pub fn run(config: &Config) -> Result<()> {
     if let Some(csv) = &config.csv {
         output::write(csv, &runs_csv(&outcome))?;
     }
-    let source = config.path.display().to_string();
+    let source = config
+        .path
+        .as_ref()
+        .map_or("none".to_string(), |p| p.display().to_string());
     let report = DesignReport {
         outcome: &outcome,
         source: &source,

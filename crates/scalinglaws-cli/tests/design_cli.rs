@@ -261,3 +261,100 @@ fn the_plot_draws_the_candidates_and_the_runs_to_launch() {
         assert!(text.contains(label), "{label} missing");
     }
 }
+
+/// Before any run: `--prior` instead of DATA and `--target`, the noise given; a formula's
+/// variables are the names the candidates give; the widths rest on the prior and are not
+/// refit-checked, and what cannot act with a prior is refused.
+#[test]
+fn a_design_before_any_run_reads_a_prior_instead_of_data() {
+    let lr_law = [
+        "design",
+        "--formula",
+        "E + A*N^-alpha + B*D^-beta + c*(log(lr) - l0 + g*log(N))^2",
+        "--prior",
+        "E=1.8,A=480,alpha=0.3..0.4,B=2100,beta=0.37,c=0.02,l0=1,g=0.3..0.5",
+        "--noise",
+        "0.005",
+        "--goal",
+        "argmin_lr@N=1e9,D=2e10",
+        "--candidates",
+        "N=1e7..1e8,D=2e8..2e9,lr=1e-4..1e-1",
+        "--per-decade",
+        "4",
+        "--runs",
+        "6",
+        "--draws",
+        "8",
+    ];
+    let mut command = common::scalinglaws();
+    command.args(lr_law).args(["--json", "-"]);
+    let result: Value = serde_json::from_str(&stdout(&mut command)).unwrap();
+    assert!(result.get("simulation").is_none(), "{result}");
+    let target = &result["targets"][0];
+    assert_eq!(target["target"], "argmin_lr@D=2e10,N=1e9");
+    // The prior's centre: a formula's g is unbounded, so its range's middle is arithmetic
+    // (g = 0.4), and lr* = e^(1 − g·ln 1e9).
+    let g = 0.4;
+    let lr = (1.0 - g * 1e9f64.ln()).exp();
+    let value = target["value"].as_f64().unwrap();
+    assert!((value / lr - 1.0).abs() < 1e-5, "{value} vs {lr}");
+    assert!(target["width_after"].as_f64().unwrap() < target["width_now"].as_f64().unwrap());
+    let notes = result["notes"].to_string();
+    assert!(notes.contains("from the prior") && notes.contains("rest on the prior"), "{notes}");
+
+    let with = |extra: &[&str]| {
+        let mut c = common::scalinglaws();
+        c.args(lr_law).args(extra);
+        c
+    };
+    fails(&mut with(&["--simulations", "20"]), &["--simulations", "--prior"]);
+    fails(&mut with(&["--sequential", "2"]), &["--sequential", "before any run"]);
+    fails(&mut with(&["--target", "loss"]), &["--prior", "drop DATA"]);
+    fails(&mut with(&["--prior-sd", "0"]), &["--prior-sd"]);
+    let mut no_noise = common::scalinglaws();
+    no_noise.args(lr_law.iter().filter(|a| !["--noise", "0.005"].contains(a)));
+    fails(&mut no_noise, &["--noise", "unknown"]);
+    let mut missing = common::scalinglaws();
+    missing.args(lr_law.iter().map(|a| if a.starts_with("E=1.8") { "E=1.8,A=480" } else { a }));
+    fails(&mut missing, &["--prior", "has no prior"]);
+    let mut neither = common::scalinglaws();
+    neither.args(["design", "--law", "chinchilla", "--goal", "optimal_loss@1e23", "--candidates", "N=1e7..1e9,D=1e8..1e11"]);
+    fails(&mut neither, &["DATA", "--prior"]);
+    let mut both = with_chinchilla(&["design"]);
+    both.args(["--goal", "optimal_loss@1e23", "--candidates", "N=1e8..1e11,D=1e9..1e13", "--prior", "E=1.8"]);
+    fails(&mut both, &["--prior", "drop DATA"]);
+}
+
+/// Tracks coded in one law (an indicator column): the candidates list the indicator's
+/// values, the multiplier goal is the effective-compute ratio (e^s for N worth e^s·N), and a
+/// malformed multiplier is refused.
+#[test]
+fn a_multiplier_between_tracks_is_a_goal() {
+    let law = "E + A*N^-alpha*exp(-alpha*s*track) + B*D^-beta";
+    let prior = "E=1.8,A=480,alpha=0.35,s=0.3,B=2100,beta=0.37";
+    let run = |goal: &str, candidates: &str| {
+        let mut c = common::scalinglaws();
+        c.args([
+            "design", "--formula", law, "--prior", prior, "--noise", "0.005", "--goal", goal,
+            "--candidates", candidates, "--per-decade", "2", "--runs", "4", "--draws", "4",
+        ]);
+        c
+    };
+    let grid = "N=1e7..1e9,D=2e8..2e10,track=0|1";
+    let mut command = run("multiplier@1e22,track=0:1", grid);
+    command.args(["--json", "-"]);
+    let result: Value = serde_json::from_str(&stdout(&mut command)).unwrap();
+    let value = result["targets"][0]["value"].as_f64().unwrap();
+    assert!((value / 0.3f64.exp() - 1.0).abs() < 1e-6, "{value}");
+    let tracks: Vec<f64> = result["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["point"]["track"].as_f64().unwrap())
+        .collect();
+    assert!(tracks.iter().all(|t| *t == 0.0 || *t == 1.0), "{tracks:?}");
+    fails(&mut run("multiplier@1e22,track=1", grid), &["--goal", "BASELINE:OTHER"]);
+    fails(&mut run("multiplier@1e22,track=0:0", grid), &["--goal", "two different"]);
+    fails(&mut run("multiplier@1e22,N=0:1", grid), &["--goal", "other than N and D"]);
+    fails(&mut run("multiplier@1e22,track=0:1", "N=1e7..1e9,D=2e8..2e10,track=0..1"), &["--candidates", "V1|V2"]);
+}

@@ -11,14 +11,15 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `plot`, and one per analysis
-//! (`predict`, `optimal`, `isoflop`, `downstream`, `lr`, `compare`, `backtest`, `select`, `schedule`); this
-//! file only registers the functions.
+//! (`predict`, `optimal`, `isoflop`, `downstream`, `design`, `lr`, `compare`, `backtest`,
+//! `select`, `schedule`); this file only registers the functions.
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
 mod backtest;
 mod compare;
 mod data;
+mod design;
 mod downstream;
 mod errors;
 mod fit;
@@ -47,6 +48,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
     module.add_function(wrap_pyfunction!(isoflop::isoflop, module)?)?;
     module.add_function(wrap_pyfunction!(downstream::downstream, module)?)?;
+    module.add_function(wrap_pyfunction!(design::design, module)?)?;
     module.add_function(wrap_pyfunction!(lr::lr, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest::backtest, module)?)?;

@@ -308,3 +308,147 @@ def test_downstream_forecasts_a_new_model_and_refuses_bad_requests() -> None:
         sl.downstream(str(PYTHIA), holdout=["pythia-13b"], **PYTHIA_COLUMNS)
     with pytest.raises(sl.SettingsError, match="chance"):
         sl.downstream(str(PYTHIA), holdout=["pythia-12b"], **{**PYTHIA_COLUMNS, "chance": 1.5})
+
+
+# The README's design (its section "What to run next"), with fewer draws and refits.
+DESIGN = dict(
+    goal=["optimal_loss@1e23", "tokens_per_param@1e23"],
+    candidates="N=1e8..1e11,D=1e9..1e13",
+    spend=1e21,
+    runs=8,
+    draws=8,
+    simulations=20,
+)
+RUNS_CLI = [
+    "design", str(EXAMPLE), "--law", "chinchilla", "--target", "loss", "--map", "N=Model Size",
+    "--map", "C=Training FLOP", "--derive", "D=C/(6*N)", "--where", "loss < 3.44",
+]
+DESIGN_CLI = RUNS_CLI + [
+    "--goal", "optimal_loss@1e23", "--goal", "tokens_per_param@1e23",
+    "--spend", "1e21", "--runs", "8", "--draws", "8", "--simulations", "20",
+]
+# Epoch's fit as a prior, alpha known only to lie in 0.2..0.5.
+PRIOR = {"E": 1.81686, "A": 482.00572, "alpha": (0.2, 0.5), "B": 2085.43420, "beta": 0.36585}
+PRIOR_CLI = "E=1.81686,A=482.00572,alpha=0.2..0.5,B=2085.4342,beta=0.36585"
+
+
+@pytest.fixture(scope="module")
+def designed() -> sl.DesignAnalysis:
+    return sl.design(EXAMPLE, **DESIGN, **PROTOCOL)
+
+
+def test_design_is_the_command_line_s_document(cli, designed, tmp_path) -> None:
+    assert isinstance(designed, sl.DesignAnalysis) and not undeclared(designed)
+    csv = tmp_path / "next_runs.csv"
+    expected = cli_json(cli, *DESIGN_CLI, "--candidates", DESIGN["candidates"], "--csv", str(csv))
+    assert designed.to_dict() == expected
+    assert sl.DesignAnalysis.from_dict(expected) == designed
+    assert len(designed.runs) <= 8 and designed.cost <= 1e21 and designed.candidates > 0
+    assert [t.target for t in designed.targets] == ["optimal_loss@1e23", "tokens_per_param@1e23"]
+    assert all(isinstance(r, sl.PlannedRun) and set(r.point) == {"N", "D"} for r in designed.runs)
+    assert isinstance(designed.simulation, sl.SimulationCheck) and designed.simulation.simulations == 20
+    assert designed.rounds == [] and designed.targets[0].width_fit is not None
+    # The runs to launch are the command's --csv: the law's variables in its order, the cost,
+    # and each goal's width once the run is added (its numbers exact: the CSV's digits read
+    # back as the same values).
+    frame = designed.to_frame()
+    pd.testing.assert_frame_equal(frame, pd.read_csv(csv), check_dtype=False, check_exact=True)
+    assert list(frame.columns) == [
+        "N", "D", "cost", "width_after_optimal_loss@1e23", "width_after_tokens_per_param@1e23",
+    ]
+    assert len(frame) == len(designed.runs) and frame["cost"].sum() == pytest.approx(designed.cost)
+    assert (frame["width_after_optimal_loss@1e23"].diff().dropna() <= 1e-12).all()
+    targets = designed.targets_frame()
+    assert list(targets["target"]) == [t.target for t in designed.targets]
+    assert (targets["width_after"] <= targets["width_now"]).all()
+    assert targets["width_simulated"].notna().all()
+
+
+def test_design_with_a_sequential_campaign_and_read_back(designed) -> None:
+    campaign = sl.design(EXAMPLE, **{**DESIGN, "simulations": 0, "sequential": 2}, **PROTOCOL)
+    assert campaign.simulation is None and len(campaign.rounds) == 2
+    assert all(isinstance(r, sl.Round) and len(r.widths_expected) == 2 for r in campaign.rounds)
+    assert campaign.targets_frame()["width_simulated"].isna().all()
+    # Read back from its document, the table keeps the runs' own order of the variables.
+    again = sl.DesignAnalysis.from_dict(designed.to_dict())
+    assert set(again.to_frame().columns) == set(designed.to_frame().columns)
+
+
+def test_design_before_any_run_from_a_prior(cli) -> None:
+    goal = "tokens_per_param@1e23"
+    grid = "N=1e7..1e10,D=1e8..1e12"
+    result = sl.design(law="chinchilla", prior=PRIOR, noise=0.01, goal=goal, candidates=grid,
+                       spend=1e20, runs=4, draws=8)
+    assert not undeclared(result) and result.simulation is None and result.noise == 0.01
+    assert result.notes[0].startswith("designed before any run, from the prior")
+    assert result.targets[0].width_fit is None and len(result.to_frame()) == len(result.runs)
+    expected = cli_json(
+        cli, "design", "--law", "chinchilla", "--prior", PRIOR_CLI, "--noise", "0.01", "--goal", goal,
+        "--candidates", grid, "--spend", "1e20", "--runs", "4", "--draws", "8",
+    )
+    assert result.to_dict() == expected
+    # A wider prior sd of the values given widens the goal's interval now.
+    wider = sl.design(law="chinchilla", prior=PRIOR, prior_sd=1.0, noise=0.01, goal=goal,
+                      candidates=grid, spend=1e20, runs=4, draws=8)
+    assert wider.targets[0].width_now > result.targets[0].width_now
+
+
+def test_design_refuses_what_it_would_otherwise_ignore() -> None:
+    before = dict(law="chinchilla", goal="optimal_loss@1e23", candidates="N=1e8..1e11,D=1e9..1e13")
+    with pytest.raises(sl.SettingsError, match=r"prior=.*drop data"):
+        sl.design(EXAMPLE, prior=PRIOR, noise=0.01, **before)
+    with pytest.raises(sl.SettingsError, match=r"reads no data: drop target=, where="):
+        sl.design(prior=PRIOR, noise=0.01, target="loss", where="loss < 3", **before)
+    with pytest.raises(sl.SettingsError, match="target="):
+        sl.design(EXAMPLE, **before)
+    with pytest.raises(sl.SettingsError, match=r"data and target=\), or prior="):
+        sl.design(**before)
+    with pytest.raises(sl.SettingsError, match=r"simulations=20 with prior=.*drop simulations="):
+        sl.design(prior=PRIOR, noise=0.01, simulations=20, **before)
+    with pytest.raises(sl.SettingsError, match="prior_sd=.*give prior= too"):
+        sl.design(EXAMPLE, prior_sd=0.3, **PROTOCOL, **{k: v for k, v in before.items() if k != "law"})
+    # The library's refusals, in Python's words.
+    with pytest.raises(sl.SettingsError, match="^sequential: 2 rounds before any run"):
+        sl.design(prior=PRIOR, noise=0.01, sequential=2, **before)
+    with pytest.raises(sl.SettingsError, match="^noise: with no runs so far"):
+        sl.design(prior=PRIOR, **before)
+    with pytest.raises(sl.SettingsError, match="^prior: 'beta' has no prior"):
+        sl.design(prior={k: v for k, v in PRIOR.items() if k != "beta"}, noise=0.01, **before)
+    with pytest.raises(sl.SettingsError, match=r'^prior\["alpha"\]'):
+        sl.design(prior={**PRIOR, "alpha": (0.5, 0.2)}, noise=0.01, **before)
+    with pytest.raises(sl.SettingsError, match="^prior_sd: "):
+        sl.design(prior=PRIOR, prior_sd=-1.0, noise=0.01, **before)
+    with pytest.raises(sl.SettingsError, match="^goal: 'optimal_los@1e23'"):
+        sl.design(prior=PRIOR, noise=0.01, **{**before, "goal": "optimal_los@1e23"})
+    with pytest.raises(sl.SettingsError, match=r"^per_decade=, max_cost= shape a grid"):
+        sl.design(prior=PRIOR, noise=0.01, per_decade=4, max_cost=1e20,
+                  **{**before, "candidates": [{"N": 1e9, "D": 2e10}]})
+    with pytest.raises(sl.SettingsError, match="^spend=-1"):
+        sl.design(prior=PRIOR, noise=0.01, spend=-1, **before)
+
+
+def test_design_takes_a_list_of_candidate_runs(cli, tmp_path) -> None:
+    runs = pd.DataFrame({
+        "name": ["a", "b", "c", "d", "e"],
+        "N": [1e8, 3e8, 1e9, 3e9, 1e10],
+        "D": [2e9, 6e9, 2e10, 6e10, 2e11],
+    })
+    options = dict(goal="optimal_loss@1e23", runs=3, draws=8, simulations=20, **PROTOCOL)
+    result = sl.design(EXAMPLE, candidates=runs, **options)
+    assert result.candidates == 5 and len(result.runs) == 3
+    chosen = result.to_frame()
+    assert list(chosen.columns) == ["N", "D", "cost", "width_after_optimal_loss@1e23"]
+    assert set(zip(chosen["N"], chosen["D"])) <= set(zip(runs["N"], runs["D"]))
+    # The same runs as a list of dicts, and as the command's --candidates-file.
+    listed = runs.drop(columns="name").to_dict("records")
+    assert sl.design(EXAMPLE, candidates=listed, **options).to_dict() == result.to_dict()
+    path = tmp_path / "candidates.csv"
+    runs.to_csv(path, index=False)
+    expected = cli_json(cli, *RUNS_CLI, "--goal", "optimal_loss@1e23", "--runs", "3",
+                        "--draws", "8", "--simulations", "20", "--candidates-file", str(path))
+    assert result.to_dict() == expected
+    # A run without a law variable, or with a value that is not positive, is refused by row.
+    with pytest.raises(sl.SettingsError, match="^candidates: .*'D' is missing"):
+        sl.design(EXAMPLE, candidates=[{"N": 1e9}], **options)
+    with pytest.raises(sl.SettingsError, match=r"index label 'c' \(position 2\), column 'N'"):
+        sl.design(EXAMPLE, candidates=runs.set_index("name").assign(N=[1e8, 3e8, -1.0, 3e9, 1e10]), **options)

@@ -90,11 +90,13 @@ pub enum Setting {
     Sequential,
     Candidates,
     Cost,
+    Prior,
+    PriorSd,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 76] = [
+    pub const ALL: [Setting; 78] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -171,6 +173,8 @@ impl Setting {
         Setting::Sequential,
         Setting::Candidates,
         Setting::Cost,
+        Setting::Prior,
+        Setting::PriorSd,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -252,6 +256,8 @@ impl Setting {
             Setting::Sequential => "sequential",
             Setting::Candidates => "candidates",
             Setting::Cost => "cost",
+            Setting::Prior => "prior",
+            Setting::PriorSd => "prior_sd",
         }
     }
 

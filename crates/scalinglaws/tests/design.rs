@@ -241,3 +241,133 @@ fn designs_do_not_depend_on_the_thread_count() {
     };
     assert_eq!(run(1), run(2));
 }
+
+/// A law with a learning-rate valley: ln lr* = l0 − g·ln N, its depth c.
+fn lr_law() -> (scalinglaws::Law, Vec<f64>) {
+    let law = scalinglaws::Law::from_formula(
+        "E + A*N^-alpha + B*D^-beta + c*(log(lr) - l0 + g*log(N))^2",
+        &|name| ["N", "D", "lr"].contains(&name),
+    )
+    .unwrap();
+    let values = [
+        ("E", 1.8),
+        ("A", 480.0),
+        ("alpha", 0.35),
+        ("B", 2100.0),
+        ("beta", 0.37),
+        ("c", 0.02),
+        ("l0", 1.0),
+        ("g", 0.4),
+    ];
+    let theta = law
+        .params
+        .iter()
+        .map(|p| values.iter().find(|(n, _)| *n == p.name).unwrap().1)
+        .collect();
+    (law, theta)
+}
+
+/// The optimal value of a variable is the valley's floor, and its gradient matches the
+/// closed form ∂(l0 − g·ln N)/∂θ (times lr*).
+#[test]
+fn the_argmin_goal_finds_the_valley_and_its_gradient() {
+    let (law, theta) = lr_law();
+    let n: f64 = 1e9;
+    let goal = scalinglaws::job::design::parse_goal("argmin_lr@N=1e9,D=2e10").unwrap();
+    goal.check(&law).unwrap();
+    let flops = Flops::standard();
+    let lr = goal.value(&law, &flops, &theta).unwrap();
+    let exact = (1.0f64 - 0.4 * n.ln()).exp();
+    assert!((lr / exact - 1.0).abs() < 1e-6, "{lr} vs {exact}");
+    let g = goal.gradient(&law, &flops, &theta).unwrap();
+    let at = |name: &str| g[law.param_index(name).unwrap()];
+    assert!((at("l0") / exact - 1.0).abs() < 1e-4, "{}", at("l0"));
+    assert!((at("g") / (-n.ln() * exact) - 1.0).abs() < 1e-4, "{}", at("g"));
+    assert!(at("E").abs() < 1e-6 * exact && at("c").abs() < 1e-3 * exact);
+}
+
+/// With a track indicator that multiplies N by e^s, the compute multiplier of track 1 over
+/// track 0 is e^(s·α/(α+β))·… : checked against the allocation's own inverse, and it is 1
+/// with s = 0.
+#[test]
+fn the_multiplier_goal_is_the_effective_compute_ratio() {
+    let law = scalinglaws::Law::from_formula(
+        "E + A*(N*exp(s*track))^-alpha + B*D^-beta",
+        &|name| ["N", "D", "track"].contains(&name),
+    )
+    .unwrap();
+    let value = |name: &str, s: f64| match name {
+        "E" => 1.8,
+        "A" => 480.0,
+        "alpha" => 0.35,
+        "B" => 2100.0,
+        "beta" => 0.37,
+        _ => s,
+    };
+    let goal = scalinglaws::job::design::parse_goal("multiplier@1e22,track=0:1").unwrap();
+    goal.check(&law).unwrap();
+    let flops = Flops::standard();
+    let theta = |s: f64| -> Vec<f64> { law.params.iter().map(|p| value(&p.name, s)).collect() };
+    let none = goal.value(&law, &flops, &theta(0.0)).unwrap();
+    assert!((none - 1.0).abs() < 1e-6, "{none}");
+    // N worth e^s·N: in Chinchilla's form the compute-optimal loss is that of a budget
+    // e^(s·(1 − a))… exactly: C_eff = C·e^s (both terms scale as (sN)^-α, D^-β and N·D = C/6
+    // with N → sN is C → sC), so the multiplier is e^s.
+    let s = 0.5f64;
+    let m = goal.value(&law, &flops, &theta(s)).unwrap();
+    assert!((m / s.exp() - 1.0).abs() < 1e-6, "{m} vs {}", s.exp());
+    let g = goal.gradient(&law, &flops, &theta(s)).unwrap();
+    let ds = g[law.param_index("s").unwrap()];
+    assert!((ds / s.exp() - 1.0).abs() < 1e-4, "∂m/∂s {ds} vs {}", s.exp());
+}
+
+/// Before any run: the prior's centre and sds are the knowledge, a batch is chosen, and the
+/// expected widths shrink from the prior's.
+#[test]
+fn a_design_before_any_run_starts_from_the_prior() {
+    use scalinglaws::job::design::{parse_prior, PriorSpec};
+    let law = catalog::lookup("chinchilla").unwrap();
+    let prior = PriorSpec {
+        entries: parse_prior("E=1.82,A=482,alpha=0.2..0.5,B=2085,beta=0.366").unwrap(),
+        sd: 0.5,
+    };
+    let (centre, sd) = prior.resolve(&law, &BTreeMap::new()).unwrap();
+    let alpha = law.param_index("alpha").unwrap();
+    assert!((centre[alpha] - (0.2f64 * 0.5).sqrt()).abs() < 1e-12);
+    let k = information::Coordinates::new(&law, &|_| false, &centre);
+    let slot = k.free.iter().position(|&i| i == alpha).unwrap();
+    assert!((sd[slot] - (0.5f64 / 0.2).ln() / 4.0).abs() < 1e-12);
+    let knowledge = Knowledge {
+        law: law.clone(),
+        settings: FitSettings::default(),
+        data: FitData::empty(2),
+        centre,
+        noise: 0.01,
+        prior_sd: sd,
+    };
+    let mut s = settings();
+    s.simulations = 50;
+    let result = design(&knowledge, &grid(4, 1e21), &s, None).unwrap();
+    assert!(result.simulation.is_none(), "a prior's widths are not refit-checked");
+    assert!(result.notes.iter().any(|n| n.contains("rest on the prior")));
+    for t in &result.targets {
+        assert!(t.width_after < 0.5 * t.width_now, "{t:?}");
+        assert!(t.width_fit.is_none());
+    }
+    // Every free parameter needs a prior; unknown names are refused.
+    let missing = PriorSpec {
+        entries: parse_prior("E=1.82,A=482").unwrap(),
+        sd: 0.5,
+    };
+    let message = missing.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
+    assert!(message.contains("has no prior"), "{message}");
+    let unknown = PriorSpec {
+        entries: parse_prior("E=1.82,Z=1").unwrap(),
+        sd: 0.5,
+    };
+    let message = unknown.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
+    assert!(message.contains("not a parameter"), "{message}");
+    for bad in ["E", "E=1..0.5", "E=a", "E=1,E=2", ""] {
+        assert!(parse_prior(bad).is_err(), "{bad}");
+    }
+}

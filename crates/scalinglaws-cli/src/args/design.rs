@@ -24,12 +24,16 @@ pub struct DesignArgs {
 
     /// What the batch should narrow (repeatable): optimal_loss@C, tokens_per_param@C,
     /// optimal_N@C or optimal_D@C at a budget of C FLOPs (then ,VAR=VALUE for the law's other
-    /// variables, e.g. optimal_loss@1e23,U=2e10), or the loss at a point: loss@N=7e10,D=1.4e12.
+    /// variables, e.g. optimal_loss@1e23,U=2e10); the compute multiplier of one track over
+    /// another, tracks coded as values of a variable: multiplier@1e23,track=0:1; the loss at a
+    /// point: loss@N=7e10,D=1.4e12; or the value of a variable that minimises the loss at a
+    /// point (the optimal learning rate): argmin_lr@N=7e10,D=1.4e12.
     #[arg(long = "goal", value_name = "GOAL", required = true)]
     pub goals: Vec<String>,
 
     /// The candidate runs as a log grid over ranges of the law's variables:
-    /// "N=1e7..1e11,D=1e8..1e13" (VAR=VALUE holds a variable at one value).
+    /// "N=1e7..1e11,D=1e8..1e13" (VAR=VALUE holds a variable at one value, VAR=V1|V2 lists
+    /// its values, e.g. track=0|1).
     #[arg(long, value_name = "RANGES")]
     pub candidates: Option<String>,
 
@@ -80,13 +84,25 @@ pub struct DesignArgs {
     #[arg(long, value_name = "K", default_value_t = 32)]
     pub draws: usize,
 
-    /// Simulated outcomes and refits that check the expected widths (0: no check).
-    #[arg(long, value_name = "K", default_value_t = 200)]
-    pub simulations: usize,
+    /// Simulated outcomes and refits that check the expected widths (0: no check) [default:
+    /// 200; none with --prior, whose widths a refit cannot check].
+    #[arg(long, value_name = "K")]
+    pub simulations: Option<usize>,
 
     /// Plan a campaign of this many rounds (each a batch, its simulated outcomes and a refit).
     #[arg(long, value_name = "ROUNDS", default_value_t = 1)]
     pub sequential: usize,
+
+    /// Design before any run (no DATA, no --target): what is known of each parameter of the
+    /// law, a value or a range: "E=1.82,A=482,alpha=0.2..0.5,B=2085,beta=0.366" (a range is
+    /// read as the centre ± 2 sd; --fix holds a parameter instead). Needs --noise.
+    #[arg(long, value_name = "NAME=VALUE|NAME=LOW..HIGH,...", allow_hyphen_values = true)]
+    pub prior: Option<String>,
+
+    /// The prior sd of a parameter --prior gives one value: in log θ for a parameter bounded
+    /// below by 0 (0.5: a factor 1.65 at one sd), in θ otherwise [default: 0.5].
+    #[arg(long = "prior-sd", value_name = "SD", requires = "prior", allow_negative_numbers = true)]
+    pub prior_sd: Option<f64>,
 
     /// The noise of a run's outcome in the fitted space [default: the fit's residual scale].
     #[arg(long, value_name = "SIGMA", allow_negative_numbers = true)]

@@ -77,6 +77,11 @@ pub enum Command {
     /// Which runs to launch next: fit the runs so far, then choose among candidate runs the
     /// batch that most narrows the goals' intervals (the compute-optimal loss, N*, D* or
     /// D*/N* at a budget, or the loss at a point) within a spend and a number of runs.
+    /// Before any run: --prior instead of DATA and --target.
+    #[command(
+        mut_arg("data", |a| a.required(false)),
+        mut_arg("target", |a| a.required(false))
+    )]
     Design(Box<DesignArgs>),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
@@ -119,12 +124,12 @@ pub struct LawsArgs {
 pub struct DataArgs {
     /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter);
     /// - reads standard input: CSV (or --delimiter), JSON Lines when it starts with '{'.
-    #[arg(value_name = "DATA")]
-    pub data: PathBuf,
+    #[arg(value_name = "DATA", required = true)]
+    pub data: Option<PathBuf>,
 
     /// The column the law predicts (e.g. loss).
-    #[arg(long, value_name = "COLUMN")]
-    pub target: String,
+    #[arg(long, value_name = "COLUMN", required = true)]
+    pub target: Option<String>,
 
     /// Give a column a name usable as a law variable and in expressions: N="Model Size".
     #[arg(long = "map", value_name = "VAR=COLUMN")]

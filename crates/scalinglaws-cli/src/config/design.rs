@@ -11,7 +11,8 @@ use scalinglaws::analysis::design::DesignSettings;
 use scalinglaws::data::{Column, Dataset};
 use scalinglaws::error::{short_number, Voice};
 use scalinglaws::job::design::{
-    parse_goal, parse_ranges, CandidateSpace, DesignJob, PER_DECADE, TOKENS_PER_PARAM,
+    parse_goal, parse_prior, parse_ranges, CandidateSpace, DesignJob, PriorSpec, PER_DECADE,
+    PRIOR_SD, TOKENS_PER_PARAM,
 };
 use scalinglaws::job::{FitJob, UncertaintySettings};
 
@@ -31,9 +32,16 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
     let settings = design_settings(&args, cost.clone(), level, seed)?;
     let candidates = candidate_space(&args)?;
     let noise = positive("--noise", args.noise, "0.01")?;
-    let data = recipe(args.data)?;
+    let prior = prior(&args)?;
+    let (path, delimiter, data) = match &prior {
+        Some(_) => (None, None, Default::default()),
+        None => {
+            let data = recipe(args.data)?;
+            (Some(data.path), data.delimiter, data.recipe)
+        }
+    };
     let fit = FitJob {
-        recipe: data.recipe,
+        recipe: data,
         law: law_choice(args.law)?,
         // The design fits with the loss only (no likelihood family).
         settings: settings_config(args.settings, None)?,
@@ -47,10 +55,11 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
         voice: Voice(&crate::wording::CommandLine),
     };
     Ok(cmd_design::Config {
-        path: data.path,
-        delimiter: data.delimiter,
+        path,
+        delimiter,
         job: DesignJob {
             fit,
+            prior,
             candidates,
             cost,
             noise,
@@ -60,6 +69,43 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
         csv,
         plot,
     })
+}
+
+/// `--prior` (with `--prior-sd`): a design before any run, which reads no data; without it
+/// the runs so far (DATA and --target) are required.
+fn prior(args: &DesignArgs) -> Result<Option<PriorSpec>> {
+    let data = &args.data;
+    let Some(text) = &args.prior else {
+        if data.data.is_none() || data.target.is_none() {
+            return Err(input_error(
+                "give the runs so far (DATA and --target COLUMN), or --prior NAME=VALUE,... for a design before any run",
+            ));
+        }
+        return Ok(None);
+    };
+    let reads_data = data.data.is_some()
+        || data.target.is_some()
+        || !data.maps.is_empty()
+        || !data.derives.is_empty()
+        || !data.filters.is_empty()
+        || data.weights.is_some()
+        || data.delimiter.is_some();
+    if reads_data {
+        return Err(input_error(
+            "--prior is for a design before any run, which reads no data: drop DATA and its options (--target, --map, --derive, --where, --weights, --delimiter), or drop --prior to design from the runs' fit",
+        ));
+    }
+    let sd = args.prior_sd.unwrap_or(PRIOR_SD);
+    if !(sd.is_finite() && sd > 0.0) {
+        return Err(input_error(format!(
+            "--prior-sd {}: give a positive number, e.g. --prior-sd {PRIOR_SD}",
+            short_number(sd)
+        )));
+    }
+    Ok(Some(PriorSpec {
+        entries: parse_prior(text)?,
+        sd,
+    }))
 }
 
 type Outputs = (
@@ -125,12 +171,28 @@ fn design_settings(
         spend: positive("--spend", args.spend, "1e21")?,
         flops,
         draws: args.draws,
-        simulations: args.simulations,
+        simulations: simulations(args)?,
         rounds: args.sequential,
         level,
         seed,
     })
 }
+
+/// Simulated refits: 200 by default, none before any run (a refit of the batch's outcomes
+/// does not carry the prior the expected widths rest on).
+fn simulations(args: &DesignArgs) -> Result<usize> {
+    match (args.simulations, &args.prior) {
+        (Some(k), Some(_)) if k > 0 => Err(input_error(format!(
+            "--simulations {k} with --prior: the expected widths of a design before any run rest on the prior, which a refit of simulated outcomes does not carry, so they cannot be checked that way; drop --simulations"
+        ))),
+        (Some(k), _) => Ok(k),
+        (None, Some(_)) => Ok(0),
+        (None, None) => Ok(SIMULATIONS),
+    }
+}
+
+/// Simulated refits by default (the help of `--simulations` states it).
+const SIMULATIONS: usize = 200;
 
 /// `--candidates` (a grid, shaped by `--per-decade`, `--tokens-per-param` and `--max-cost`)
 /// or `--candidates-file` (a list); clap makes sure exactly one is given.

@@ -66,8 +66,14 @@ pub fn law_choice(args: LawArgs) -> Result<LawChoice> {
 
 pub fn recipe(args: DataArgs) -> Result<Recipe> {
     let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
+    // clap requires both, except for `design` with --prior (which does not come here).
+    let (Some(path), Some(target)) = (args.data, args.target) else {
+        return Err(input_error(
+            "give the runs (DATA) and the column the law predicts (--target COLUMN)",
+        ));
+    };
     Ok(Recipe {
-        path: args.data,
+        path,
         delimiter,
         recipe: scalinglaws::data::recipe::Recipe {
             maps: args
@@ -85,7 +91,7 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
                 .iter()
                 .map(|text| Filter::parse(text).context("--where"))
                 .collect::<Result<_>>()?,
-            target: args.target.trim().to_string(),
+            target: target.trim().to_string(),
             weights: args.weights.map(|w| w.trim().to_string()),
             trials: None,
             exposure: None,

@@ -8,15 +8,17 @@ saved ``scalinglaws schedule fit --json``)."""
 from __future__ import annotations
 
 import json
+import math
 import numbers
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
-from ._data import DataLike, call_with_data
+from ._data import DataLike, call_with_data, name_rows, to_data
 from ._errors import SettingsError
 from ._fit import Fit, dump, fit_options, recipe, warn_threads
 from ._results import (
     Backtest,
+    DesignAnalysis,
     DownstreamAnalysis,
     Frontier,
     IsoflopAnalysis,
@@ -564,3 +566,266 @@ def _column_or_value(value: Union[None, str, float]) -> Union[None, str, float]:
     if value is None or isinstance(value, str):
         return value
     return float(value)
+
+
+def design(
+    data: Optional[DataLike] = None,
+    *,
+    target: Optional[str] = None,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    goal: Union[str, Sequence[str]],
+    candidates: Union[str, Sequence[Mapping[str, float]], Any],
+    per_decade: int = 8,
+    tokens_per_param: Optional[Tuple[float, float]] = (2, 500),
+    max_cost: Optional[float] = None,
+    cost: str = "6*N*D",
+    spend: Optional[float] = None,
+    runs: int = 8,
+    draws: int = 32,
+    simulations: Optional[int] = None,
+    sequential: int = 1,
+    noise: Optional[float] = None,
+    level: float = 0.95,
+    prior: Optional[Mapping[str, Union[float, Tuple[float, float]]]] = None,
+    prior_sd: Optional[float] = None,
+    map: Optional[Mapping[str, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    where: Union[None, str, Sequence[str]] = None,
+    weights: Optional[str] = None,
+    loss: str = "huber",
+    f_scale: float = 1e-3,
+    space: Optional[str] = None,
+    fix: Optional[Mapping[str, float]] = None,
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    delimiter: Optional[str] = None,
+) -> DesignAnalysis:
+    """Which runs to launch next: fits the law to the runs so far (``data`` with ``target``,
+    as :func:`fit`), then chooses among the candidate runs the batch of at most ``runs`` runs
+    costing at most ``spend`` in all (each run costs ``cost``, a formula of N and D) that most
+    narrows the ``goal``s: ``"optimal_loss@1e23"``, ``"tokens_per_param@1e23"``,
+    ``"optimal_N@1e23"``, ``"optimal_D@1e23"`` (then ``,VAR=VALUE`` for the law's other
+    variables); the compute multiplier of one track over another, tracks coded as values of a
+    variable of the law, ``"multiplier@1e23,track=0:1"``; the loss at a point,
+    ``"loss@N=7e10,D=1.4e12"``; or the value of a variable that minimises the loss at a point
+    (the optimal learning rate), ``"argmin_lr@N=7e10,D=1.4e12"``.
+
+    ``candidates`` is a grid of ranges of the law's variables, ``"N=1e8..1e11,D=1e9..1e13"``
+    (``VAR=VALUE`` holds one, ``VAR=V1|V2`` lists its values, e.g. ``track=0|1``), laid out with ``per_decade`` log-spaced values per decade and
+    kept where D/N lies in ``tokens_per_param`` (None: any) and a run costs at most
+    ``max_cost``; or the runs themselves, a list of dicts or a DataFrame with a column per law
+    variable (text columns, such as a run's name, are left out). The criterion averages over
+    ``draws`` parameter draws; the widths it expects are checked by ``simulations`` refits on
+    simulated outcomes (default 200), and ``sequential=K`` plans a campaign of K rounds.
+    ``noise`` (the sd of a run's outcome in the fitted space) replaces the fit's residual scale.
+
+    Before any run, give no ``data`` but a ``prior``: per parameter of the law a value or a
+    range ``(low, high)`` (read as the centre ± 2 sd; a value has sd ``prior_sd``, default
+    0.5, in log θ for a parameter bounded below by 0), and ``noise``; nothing is simulated
+    then. As ``scalinglaws design --json``; ``.to_frame()`` gives the runs to launch (as its
+    ``--csv``), ``.targets_frame()`` each goal's widths."""
+    if prior is not None:
+        if data is not None:
+            raise SettingsError(
+                "prior= is for a design before any run, and data holds runs so far: drop data "
+                "to design from the prior, or drop prior= to design from the fit of the runs"
+            )
+        reads = [
+            f"{name}="
+            for name, value in (
+                ("target", target),
+                ("map", map),
+                ("derive", derive),
+                ("where", where),
+                ("weights", weights),
+                ("delimiter", delimiter),
+            )
+            if value is not None
+        ]
+        if reads:
+            raise SettingsError(
+                f"prior= designs before any run and reads no data: drop {', '.join(reads)}"
+            )
+        if simulations:
+            raise SettingsError(
+                f"simulations={simulations!r} with prior=: before any run the expected widths "
+                "rest on the prior, which a refit of simulated outcomes does not carry, so "
+                "simulated refits cannot check them; drop simulations= (fit the batch's real "
+                "outcomes, then design the next round from them)"
+            )
+    else:
+        if prior_sd is not None:
+            raise SettingsError(
+                "prior_sd= is the sd of a parameter prior= gives one value; give prior= too "
+                "(a design before any run), or drop prior_sd="
+            )
+        if data is None:
+            raise SettingsError(
+                "give the runs so far (data and target=), or prior={NAME: VALUE or (LOW, HIGH), "
+                "...} and noise= for a design before any run"
+            )
+        if target is None:
+            raise SettingsError('target=: name the column of data the law predicts, e.g. target="loss"')
+    if simulations is None:
+        # Refits check the expected widths of a fit's design; a prior's they cannot.
+        simulations = 0 if prior is not None else 200
+    goals = [goal] if isinstance(goal, str) else list(goal)
+    if not all(isinstance(g, str) for g in goals):
+        raise SettingsError(f"goal= takes a goal's text or a list of them, not {goal!r}")
+    whole = isinstance(per_decade, numbers.Integral) and not isinstance(per_decade, bool)
+    if not (whole and 1 <= per_decade <= 100):
+        raise SettingsError(
+            f"per_decade: give a whole number of points per decade from 1 to 100, not {per_decade!r}"
+        )
+    ratio = _tokens_per_param(tokens_per_param)
+    largest = _positive("max_cost", max_cost)
+    listed = _candidate_runs(candidates)
+    if listed is not None:
+        shaped = [
+            f"{name}="
+            for name, given in (
+                ("per_decade", per_decade != 8),
+                ("tokens_per_param", ratio != [2.0, 500.0]),
+                ("max_cost", largest is not None),
+            )
+            if given
+        ]
+        if shaped:
+            raise SettingsError(
+                f"{', '.join(shaped)} shape a grid of candidates, and candidates= lists the runs: "
+                f"drop {', '.join(shaped)}, or give candidates= as ranges (\"N=LOW..HIGH,D=LOW..HIGH\")"
+            )
+    elif not isinstance(candidates, str):
+        raise SettingsError(
+            "candidates= takes ranges (\"N=1e8..1e11,D=1e9..1e13\"), a list of dicts or a "
+            f"DataFrame of runs; got {type(candidates).__name__}"
+        )
+    request = {
+        **recipe(target or "", map, derive, where, weights),
+        **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
+        "goal": goals,
+        "candidates": candidates if listed is None else listed,
+        "per_decade": int(per_decade),
+        "tokens_per_param": ratio,
+        "max_cost": largest,
+        "cost": cost,
+        "spend": _positive("spend", spend),
+        "runs": _count("runs", runs),
+        "draws": _count("draws", draws),
+        "simulations": _count("simulations", simulations),
+        "sequential": _count("sequential", sequential),
+        "noise": _positive("noise", noise),
+        "level": float(level),
+        "prior": None if prior is None else _prior(prior),
+        "prior_sd": None if prior_sd is None else float(prior_sd),
+    }
+    if data is None:
+        text, variables = _scalinglaws.design(None, dump(request))
+    else:
+        text, variables = call_with_data(_scalinglaws.design, data, delimiter, dump(request))
+    return DesignAnalysis.from_dict(json.loads(text))._in_law_order(variables)
+
+
+def _positive(name: str, value: Optional[float]) -> Optional[float]:
+    """A setting that is positive and finite when given, or SettingsError."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
+        raise SettingsError(f"{name}: give a positive number, not {value!r}")
+    number = float(value)
+    if not (math.isfinite(number) and number > 0):
+        raise SettingsError(f"{name}={value!r}: give a positive, finite number")
+    return number
+
+
+def _tokens_per_param(value: Optional[Tuple[float, float]]) -> Optional[List[float]]:
+    """``tokens_per_param``: (low, high) with 0 < low ≤ high, or None for any."""
+    if value is None:
+        return None
+    try:
+        low, high = (float(v) for v in value)
+    except (TypeError, ValueError):
+        raise SettingsError(
+            f"tokens_per_param: give (low, high), e.g. (2, 500), or None for any; not {value!r}"
+        ) from None
+    if not (math.isfinite(high) and 0 < low <= high):
+        raise SettingsError(f"tokens_per_param={value!r}: give (low, high) with 0 < low <= high")
+    return [low, high]
+
+
+def _prior(prior: Mapping[str, Union[float, Tuple[float, float]]]) -> Dict[str, Any]:
+    """``prior``: per parameter a value or a range [low, high], as the library reads it."""
+    if not isinstance(prior, Mapping) or not prior:
+        raise SettingsError(
+            'prior= takes a dict of the law\'s parameters, each a value or a range (low, high), '
+            'e.g. {"E": 1.82, "alpha": (0.2, 0.5)}'
+        )
+    out: Dict[str, Any] = {}
+    for name, entry in prior.items():
+        if isinstance(entry, numbers.Real) and not isinstance(entry, bool):
+            out[str(name)] = float(entry)
+            continue
+        bad = f'prior["{name}"]: give a value or a range (low, high) with low < high, not {entry!r}'
+        if isinstance(entry, (bool, str, bytes)):
+            raise SettingsError(bad)
+        try:
+            low, high = (float(v) for v in entry)  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            raise SettingsError(bad) from None
+        if not (math.isfinite(low) and math.isfinite(high) and low < high):
+            raise SettingsError(bad)
+        out[str(name)] = [low, high]
+    return out
+
+
+def _candidate_runs(candidates: Any) -> Optional[List[Dict[str, float]]]:
+    """The runs of ``candidates`` when it lists them (a DataFrame, or a list of dicts), each a
+    dict of its numeric values (text, such as a run's name, is left out); None for ranges."""
+    if isinstance(candidates, str):
+        return None
+    if hasattr(candidates, "columns") and not isinstance(candidates, Mapping):
+        columns = to_data(candidates)["numeric"]
+        n_rows = len(next(iter(columns.values()), []))
+        rows: List[Dict[str, Any]] = [
+            {name: values[i] for name, values in columns.items()} for i in range(n_rows)
+        ]
+        where = "the DataFrame"
+    elif isinstance(candidates, Sequence) and not isinstance(candidates, (bytes, Mapping)):
+        rows = []
+        for i, given in enumerate(candidates):
+            if not isinstance(given, Mapping):
+                raise SettingsError(
+                    f"candidates: run {i} is a {type(given).__name__}; give each run as a dict "
+                    "of the law's variables, e.g. {\"N\": 1e9, \"D\": 2e10}"
+                )
+            rows.append({str(k): v for k, v in given.items() if not isinstance(v, str)})
+        where = "the list"
+    else:
+        return None
+    if not rows or not any(rows):
+        raise SettingsError(
+            "candidates: no candidate runs; give a run per row, with a number per law variable"
+        )
+
+    def place(i: int, name: str) -> str:
+        if where == "the list":
+            return f"run {i}, '{name}'"
+        return name_rows(f"the DataFrame, row {i + 1}", candidates) + f", column '{name}'"
+
+    out: List[Dict[str, float]] = []
+    for i, row in enumerate(rows):
+        run: Dict[str, float] = {}
+        for name, value in row.items():
+            real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            number = float(value) if real else math.nan
+            if not (math.isfinite(number) and number > 0):
+                raise SettingsError(
+                    f"candidates: {place(i, name)}: {value!r} is not positive; a candidate "
+                    "run's variables are positive numbers"
+                )
+            run[name] = number
+        out.append(run)
+    return out

@@ -303,13 +303,14 @@ def _is_interval(cls: type, name: str) -> bool:
     return any(get_origin(c) is tuple for c in choices)
 
 
-def _frame(rows: List[Dict[str, Any]]) -> Any:
-    """A pandas DataFrame of ``rows`` (pandas is needed only here)."""
+def _frame(rows: List[Dict[str, Any]], columns: Optional[List[str]] = None) -> Any:
+    """A pandas DataFrame of ``rows`` (pandas is needed only here), with ``columns`` (in that
+    order, and even when there are no rows) when given."""
     try:
         import pandas as pd  # type: ignore[import-untyped]
     except ImportError as error:  # pragma: no cover - pandas is a test dependency
         raise ImportError("to_frame() needs pandas: pip install pandas") from error
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=columns)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2015,3 +2016,147 @@ class DownstreamAnalysis(Result):
             row["observed"] = math.nan if f.observed is None else f.observed
             rows.append(row)
         return _frame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Design: which runs to launch next
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class PlannedRun(Result):
+    """A run of the batch to launch. Rust: ``scalinglaws::analysis::design::PlannedRun``."""
+
+    point: Dict[str, float]
+    """The run's value of each law variable (``{"N": ..., "D": ...}``)."""
+    cost: float
+    """Its cost (the design's ``cost`` formula)."""
+    widths_after: List[float]
+    """Each goal's expected width (in the order of ``targets``) once this run and the ones
+    before it are added."""
+
+
+@dataclass(frozen=True, repr=False)
+class TargetWidths(Result):
+    """A goal's value and widths, each the width of an interval at the design's level. Rust:
+    ``scalinglaws::analysis::design::TargetWidths``."""
+
+    target: str
+    """The goal, as the library labels it (``optimal_loss@1e+23``)."""
+    value: float
+    """The goal at the current estimate (NaN where the law has no optimum there)."""
+    width_fit: Optional[float]
+    """Its width now, from the fit's own covariance (None before any run, or without one)."""
+    width_now: float
+    """Its width now, from the information the design works with."""
+    width_after: float
+    """Its width expected once the whole batch is added."""
+    width_simulated: Optional[float]
+    """The median width the simulated refits reported (None: not simulated)."""
+
+
+@dataclass(frozen=True, repr=False)
+class SimulationCheck(Result):
+    """What the refits on simulated outcomes of the batch measured. Rust:
+    ``scalinglaws::analysis::design::SimulationCheck``."""
+
+    simulations: int
+    """Refits asked for."""
+    refits: int
+    """Those that converged with a covariance."""
+    median_widths: List[float]
+    """Per goal: the median width the refits reported."""
+
+
+@dataclass(frozen=True, repr=False)
+class Round(Result):
+    """One round of a planned campaign (``sequential``). Rust:
+    ``scalinglaws::analysis::design::Round``."""
+
+    round: int
+    runs: int
+    cost: float
+    total_cost: float
+    """Cost of this round and the ones before it."""
+    widths_expected: List[float]
+    """Per goal: the width the design expected after the round."""
+    widths_refit: List[Optional[float]]
+    """Per goal: the width the refit on the round's simulated outcomes reported (None: no
+    covariance)."""
+
+
+@dataclass(frozen=True, repr=False)
+class DesignAnalysis(Result):
+    """What :func:`scalinglaws.design` returns (the document of ``scalinglaws design
+    --json``). Rust: ``scalinglaws::analysis::design::DesignResult``."""
+
+    level: float
+    """Level of the widths (each is the width of an interval at this level)."""
+    noise: float
+    """The noise of a run's outcome, in the fitted space."""
+    draws: int
+    """Parameter draws the criterion averaged over."""
+    candidates: int
+    """Candidate runs the batch was chosen from."""
+    max_runs: int
+    spend: Optional[float]
+    """The limits asked for (spend None: no limit)."""
+    runs: List[PlannedRun]
+    """The batch: its runs in the order chosen."""
+    cost: float
+    """The batch's total cost."""
+    cost_exponent: float
+    """The greedy pass's cost exponent λ (narrowing per cost^λ) whose batch was kept."""
+    targets: List[TargetWidths]
+    notes: List[str]
+    simulation: Optional[SimulationCheck] = None
+    """The check of the expected widths by simulated refits (None: not simulated)."""
+    rounds: List[Round] = field(default_factory=list)
+    """A planned campaign's rounds (empty for a single batch)."""
+
+    _variables: Optional[List[str]] = field(default=None, init=False, repr=False, compare=False)
+    """The law's variables in the law's order (not part of the document, whose runs name them
+    alphabetically): the columns of :meth:`to_frame`."""
+
+    def _in_law_order(self, variables: List[str]) -> "DesignAnalysis":
+        """This result, its tables' variables in the law's order."""
+        object.__setattr__(self, "_variables", list(variables))
+        return self
+
+    def to_frame(self) -> Any:
+        """The runs to launch, one row each in the order chosen (as ``scalinglaws design
+        --csv``): a column per law variable (in the law's order; the order of the document's
+        runs for a result read back with :meth:`from_dict`), ``cost``, and per goal
+        ``width_after_<goal>``, its expected width once the run and the ones above it are
+        added."""
+        variables = list(self._variables or [])
+        for run in self.runs:
+            variables += [name for name in run.point if name not in variables]
+        widths = [f"width_after_{t.target}" for t in self.targets]
+        rows = []
+        for run in self.runs:
+            row: Dict[str, Any] = {v: run.point.get(v, math.nan) for v in variables}
+            row["cost"] = run.cost
+            row.update(zip(widths, run.widths_after))
+            rows.append(row)
+        return _frame(rows, columns=variables + ["cost"] + widths)
+
+    def targets_frame(self) -> Any:
+        """One row per goal: ``target``, ``value``, and its widths ``width_fit`` (now, the fit's
+        own), ``width_now`` (now, the information's), ``width_after`` (expected after the
+        batch) and ``width_simulated`` (measured by the simulated refits); NaN where there is
+        none."""
+        return _frame(
+            [
+                {
+                    "target": t.target,
+                    "value": t.value,
+                    "width_fit": math.nan if t.width_fit is None else t.width_fit,
+                    "width_now": t.width_now,
+                    "width_after": t.width_after,
+                    "width_simulated": math.nan if t.width_simulated is None else t.width_simulated,
+                }
+                for t in self.targets
+            ],
+            columns=["target", "value", "width_fit", "width_now", "width_after", "width_simulated"],
+        )

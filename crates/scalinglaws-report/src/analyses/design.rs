@@ -51,22 +51,28 @@ fn cell(value: Option<f64>) -> String {
 
 fn header(report: &DesignReport) -> String {
     let r = &report.outcome.result;
-    let fit = &report.outcome.fit;
+    let (data, law) = match &report.outcome.fit {
+        Some(fit) => (
+            format!("{}: {} runs so far", report.source, fit.n_obs),
+            fit.law.clone(),
+        ),
+        None => (
+            "no runs so far: designed from a prior (see the notes)".to_string(),
+            report.outcome.law.label().to_string(),
+        ),
+    };
     let spend = r.spend.map_or("no limit on the spend".into(), |s| {
         format!("spend {}", short_number(s))
     });
     let rows: Vec<Vec<String>> = vec![
-        (
-            "data",
-            format!("{}: {} runs so far", report.source, fit.n_obs),
-        ),
-        ("law", fit.law.clone()),
+        ("data", data),
+        ("law", law),
         (
             "noise",
             format!(
                 "{} (sd of a run's outcome, {} space)",
                 number(r.noise, 3),
-                fit.settings.space.name()
+                report.outcome.space.name()
             ),
         ),
         (

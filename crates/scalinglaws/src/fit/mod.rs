@@ -148,6 +148,17 @@ pub struct FitData {
 }
 
 impl FitData {
+    /// No rows, with `variables` columns (a design before any run).
+    pub fn empty(variables: usize) -> FitData {
+        FitData {
+            variables: vec![Vec::new(); variables],
+            target: Vec::new(),
+            weights: None,
+            trials: None,
+            exposure: None,
+        }
+    }
+
     /// Every row as a point: one value per law variable, in the law's order.
     pub fn points(&self) -> Vec<Vec<f64>> {
         (0..self.target.len())

@@ -2,8 +2,11 @@
 //! lay out the candidate runs (a log grid over ranges of the law's variables, or a list),
 //! and choose the batch ([`crate::analysis::design`]). The texts both front ends take are
 //! parsed here once: goals (`optimal_loss@1e23`, `tokens_per_param@1e23`, `optimal_N@1e23`,
-//! `optimal_D@1e23`, each with `,VAR=VALUE` for the law's other variables; `loss@N=7e10,D=1.4e12`),
-//! and ranges (`N=1e7..1e11,D=1e8..1e13`, a single value holding a variable: `U=2e10`).
+//! `optimal_D@1e23`, each with `,VAR=VALUE` for the law's other variables; `loss@N=7e10,D=1.4e12`;
+//! `argmin_lr@N=1e9,D=2e10`, the optimal value of a variable; `multiplier@1e23,track=0:1`, the
+//! compute multiplier of track 1 over track 0),
+//! ranges (`N=1e7..1e11,D=1e8..1e13`, a single value holding a variable: `U=2e10`), and
+//! priors (`E=1.82,A=200..800`: a value or a range per parameter) for a design before any run.
 
 use std::collections::BTreeMap;
 
@@ -12,8 +15,10 @@ use crate::analysis::design::refuse;
 use crate::analysis::design::{
     design, Candidates, DesignResult, DesignSettings, Knowledge, Quantity, Target,
 };
+use crate::analysis::design::Coordinates;
 use crate::data::recipe::Table;
-use crate::error::{Result, Setting};
+use crate::error::{short_number, Result, Setting};
+use crate::fit::FitData;
 use crate::law::Law;
 use crate::uncertainty::FitRecord;
 
@@ -26,13 +31,42 @@ pub enum CandidateSpace {
     /// one value is held there), keeping the runs whose tokens per parameter D/N lie in
     /// `tokens_per_param` and whose cost is at most `max_cost`.
     Grid {
-        ranges: Vec<(String, f64, f64)>,
+        ranges: Vec<(String, Axis)>,
         per_decade: usize,
         tokens_per_param: Option<[f64; 2]>,
         max_cost: Option<f64>,
     },
     /// The runs given, each with every variable of the law.
     List(Vec<BTreeMap<String, f64>>),
+}
+
+/// One variable's candidate values: log-spaced over a range of positive values, or the
+/// values listed (a variable held at one value, or tracks coded 0 and 1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Axis {
+    Range(f64, f64),
+    Values(Vec<f64>),
+}
+
+impl Axis {
+    /// The axis's values, a range with `per_decade` points per decade (both ends included).
+    fn values(&self, per_decade: usize) -> Vec<f64> {
+        match self {
+            Axis::Values(values) => values.clone(),
+            Axis::Range(lo, hi) => {
+                let steps = ((hi / lo).log10() * per_decade as f64).round().max(0.0) as usize;
+                (0..=steps)
+                    .map(|i| {
+                        if steps == 0 {
+                            *lo
+                        } else {
+                            lo * (hi / lo).powf(i as f64 / steps as f64)
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
 }
 
 /// Points per decade of a candidate grid by default.
@@ -45,7 +79,10 @@ pub const TOKENS_PER_PARAM: [f64; 2] = [2.0, 500.0];
 /// design's settings. `noise` replaces the fit's residual scale when given.
 #[derive(Debug, Clone)]
 pub struct DesignJob {
+    /// How the runs so far are fitted (with no runs: the law and its settings only).
     pub fit: FitJob,
+    /// What is known with no runs so far (None: the runs' fit is the knowledge).
+    pub prior: Option<PriorSpec>,
     pub candidates: CandidateSpace,
     pub cost: Flops,
     pub noise: Option<f64>,
@@ -57,14 +94,21 @@ pub struct DesignJob {
 #[derive(Debug, Clone)]
 pub struct DesignOutcome {
     pub result: DesignResult,
-    pub fit: FitRecord,
+    /// The fit of the runs so far (None: designed from a prior, before any run).
+    pub fit: Option<FitRecord>,
+    /// The space of the fits (where the noise is counted).
+    pub space: crate::fit::Space,
     pub law: Law,
     pub existing: Vec<Vec<f64>>,
     pub candidates: Candidates,
 }
 
 impl DesignJob {
+    /// The design from the runs so far in `table`.
     pub fn run(&self, table: &Table) -> Result<DesignOutcome> {
+        if self.prior.is_some() {
+            return Err(refuse(Setting::Prior, "a prior is for a design before any run; with runs so far their fit is what is known, so drop the prior or the runs"));
+        }
         let outcome = self.fit.run(table, &|_| {})?;
         let law = outcome.law.clone();
         let settings = self.fit.settings.for_law(&self.fit.law);
@@ -86,11 +130,66 @@ impl DesignJob {
         })??;
         Ok(DesignOutcome {
             result,
-            fit: outcome.result,
+            space: outcome.result.settings.space,
+            fit: Some(outcome.result),
             existing: outcome.data.points(),
             law,
             candidates,
         })
+    }
+
+    /// The design before any run: the prior's centre is the estimate, its sds the knowledge,
+    /// and the noise must be given.
+    pub fn run_prior(&self) -> Result<DesignOutcome> {
+        let prior = self.prior.as_ref().ok_or_else(|| {
+            refuse(Setting::Prior, "there are no runs so far and no prior; give the runs, or a value or range for every parameter of the law")
+        })?;
+        let law = self.prior_law()?;
+        let settings = self.fit.settings.for_law(&self.fit.law);
+        let (centre, prior_sd) = prior.resolve(&law, &settings.fixed)?;
+        let noise = self.noise.ok_or_else(|| {
+            refuse(Setting::Noise, "with no runs so far the noise of a run's outcome is unknown; give it (its sd in the fitted space, e.g. 0.01 in log space: 1 % of the loss)")
+        })?;
+        let knowledge = Knowledge {
+            data: FitData::empty(law.variables.len()),
+            law: law.clone(),
+            settings: settings.clone(),
+            centre,
+            noise,
+            prior_sd,
+        };
+        let candidates = self.candidates(&law)?;
+        let mut result = crate::fit::with_threads(self.fit.settings.settings.threads, || {
+            design(&knowledge, &candidates, &self.settings, None)
+        })??;
+        result.notes.insert(
+            0,
+            format!("designed before any run, from the prior {}", prior.describe()),
+        );
+        Ok(DesignOutcome {
+            result,
+            fit: None,
+            space: settings.space,
+            law,
+            existing: Vec::new(),
+            candidates,
+        })
+    }
+
+    /// The law of a design before any run: a catalog law, or a formula whose variables are
+    /// the names the candidates give values to.
+    fn prior_law(&self) -> Result<Law> {
+        let names: Vec<String> = match &self.candidates {
+            CandidateSpace::Grid { ranges, .. } => ranges.iter().map(|(n, _)| n.clone()).collect(),
+            CandidateSpace::List(runs) => runs.iter().flat_map(|r| r.keys().cloned()).collect(),
+        };
+        match &self.fit.law {
+            super::LawChoice::Catalog(name) => crate::law::catalog::lookup(name),
+            super::LawChoice::Formula(text) => {
+                let is_variable = |name: &str| names.iter().any(|n| n == name);
+                Law::from_formula(text, &is_variable).map_err(|e| e.within(Setting::Formula))
+            }
+        }
     }
 
     /// The candidate runs as points of `law`'s variables, with their costs.
@@ -167,7 +266,7 @@ fn point_of(law: &Law, run: &BTreeMap<String, f64>) -> Result<Vec<f64>> {
 /// The log grid over `ranges` (every law variable named once).
 fn grid(
     law: &Law,
-    ranges: &[(String, f64, f64)],
+    ranges: &[(String, Axis)],
     per_decade: usize,
     tokens_per_param: Option<[f64; 2]>,
     max_cost: Option<f64>,
@@ -179,10 +278,7 @@ fn grid(
             format!("{per_decade} points per decade; give 1 to 100"),
         ));
     }
-    if let Some((name, _, _)) = ranges
-        .iter()
-        .find(|(n, _, _)| law.variable_index(n).is_none())
-    {
+    if let Some((name, _)) = ranges.iter().find(|(n, _)| law.variable_index(n).is_none()) {
         return Err(refuse(
             Setting::Candidates,
             format!(
@@ -193,23 +289,12 @@ fn grid(
     }
     let mut axes: Vec<Vec<f64>> = Vec::new();
     for v in &law.variables {
-        let Some((_, lo, hi)) = ranges.iter().find(|(name, _, _)| name == v) else {
+        let Some((_, axis)) = ranges.iter().find(|(name, _)| name == v) else {
             return Err(refuse(Setting::Candidates, format!(
                 "the candidate ranges name no values of the law's variable '{v}'; give {v}=LOW..HIGH or {v}=VALUE"
             )));
         };
-        let steps = ((hi / lo).log10() * per_decade as f64).round().max(0.0) as usize;
-        axes.push(
-            (0..=steps)
-                .map(|i| {
-                    if steps == 0 {
-                        *lo
-                    } else {
-                        lo * (hi / lo).powf(i as f64 / steps as f64)
-                    }
-                })
-                .collect(),
-        );
+        axes.push(axis.values(per_decade));
     }
     let total = axes
         .iter()
@@ -248,22 +333,177 @@ fn grid(
     Ok(points)
 }
 
-/// `N=1e7..1e11,D=1e8..1e13,U=2e10`: a range (low..high, both positive) or one value per
-/// variable.
-pub fn parse_ranges(text: &str) -> Result<Vec<(String, f64, f64)>> {
+/// What is known of the parameters before any run: per parameter a value (the centre, with
+/// the prior sd `sd`) or a range LOW..HIGH (read as the centre ± 2 sd). Both are in the
+/// design's coordinates: log θ for a parameter bounded below by zero, θ otherwise.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PriorSpec {
+    pub entries: BTreeMap<String, PriorEntry>,
+    /// The prior sd of a parameter given one value.
+    pub sd: f64,
+}
+
+/// One parameter's prior.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum PriorEntry {
+    Value(f64),
+    Range([f64; 2]),
+}
+
+/// The prior sd of a parameter given one value, by default: in log θ, a factor e^0.5 ≈ 1.65
+/// either way at one sd (an exponent of 0.34 known to lie in 0.12..0.92 at 2 sd): the
+/// knowledge of a published law carried to a new setting, not its fit's own precision.
+pub const PRIOR_SD: f64 = 0.5;
+
+impl PriorSpec {
+    /// Each parameter's centre (fixed ones at their value) in the law's order, and each free
+    /// parameter's prior sd in the design's coordinates.
+    pub fn resolve(
+        &self,
+        law: &Law,
+        fixed: &BTreeMap<String, f64>,
+    ) -> Result<(Vec<f64>, Vec<f64>)> {
+        if !(self.sd.is_finite() && self.sd > 0.0) {
+            return Err(refuse(Setting::PriorSd, format!("{} must be positive and finite", short_number(self.sd))));
+        }
+        if let Some(name) = self.entries.keys().find(|n| law.param_index(n).is_none()) {
+            return Err(refuse(Setting::Prior, format!(
+                "'{name}' is not a parameter of the law (its parameters are {})",
+                law.param_names().join(", ")
+            )));
+        }
+        if let Some(name) = self.entries.keys().find(|n| fixed.contains_key(*n)) {
+            return Err(refuse(Setting::Prior, format!(
+                "'{name}' is also held at a value; give it a prior or hold it, not both"
+            )));
+        }
+        let mut centre = Vec::with_capacity(law.params.len());
+        for p in &law.params {
+            let value = match (fixed.get(&p.name), self.entries.get(&p.name)) {
+                (Some(v), _) => *v,
+                (None, Some(entry)) => entry_centre(p, *entry)?,
+                (None, None) => {
+                    return Err(refuse(Setting::Prior, format!(
+                        "'{}' has no prior; give every free parameter of the law ({}) a value or a range",
+                        p.name,
+                        law.param_names().join(", ")
+                    )))
+                }
+            };
+            if !(value >= p.lower && value <= p.upper) {
+                return Err(refuse(Setting::Prior, format!(
+                    "{}={} lies outside the parameter's bounds [{}, {}]",
+                    p.name, short_number(value), short_number(p.lower), short_number(p.upper)
+                )));
+            }
+            centre.push(value);
+        }
+        let coords = Coordinates::new(law, &|name| fixed.contains_key(name), &centre);
+        let sd = coords
+            .free
+            .iter()
+            .zip(&coords.log)
+            .map(|(&i, &log)| match self.entries[&law.params[i].name] {
+                PriorEntry::Value(_) => self.sd,
+                PriorEntry::Range([lo, hi]) if log => (hi / lo).ln() / 4.0,
+                PriorEntry::Range([lo, hi]) => (hi - lo) / 4.0,
+            })
+            .collect();
+        Ok((centre, sd))
+    }
+
+    /// `E=1.82, alpha=0.2..0.5 (sd 0.5 of a value)`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .entries
+            .iter()
+            .map(|(name, entry)| match entry {
+                PriorEntry::Value(v) => format!("{name}={}", short_number(*v)),
+                PriorEntry::Range([lo, hi]) => {
+                    format!("{name}={}..{}", short_number(*lo), short_number(*hi))
+                }
+            })
+            .collect();
+        let values = self.entries.values().any(|e| matches!(e, PriorEntry::Value(_)));
+        let sd = if values {
+            format!(" (a value with sd {})", short_number(self.sd))
+        } else {
+            String::new()
+        };
+        format!("{}{sd}", parts.join(", "))
+    }
+}
+
+/// A parameter's prior centre: its value, or the middle of its range (geometric for a range
+/// of positive values of a parameter bounded below by zero, which the design moves in log θ).
+fn entry_centre(param: &crate::law::ParamSpec, entry: PriorEntry) -> Result<f64> {
+    match entry {
+        PriorEntry::Value(v) if v.is_finite() => Ok(v),
+        PriorEntry::Range([lo, hi]) if lo.is_finite() && hi.is_finite() && lo < hi => {
+            Ok(if param.lower >= 0.0 && lo > 0.0 {
+                (lo * hi).sqrt()
+            } else {
+                (lo + hi) / 2.0
+            })
+        }
+        _ => Err(refuse(Setting::Prior, format!(
+            "'{}': give a finite value, or a range LOW..HIGH with LOW < HIGH",
+            param.name
+        ))),
+    }
+}
+
+/// `E=1.82,A=200..800,alpha=0.34`: a value or a range per parameter (a range's ends may be
+/// negative for a parameter that can be).
+pub fn parse_prior(text: &str) -> Result<BTreeMap<String, PriorEntry>> {
+    let bad = |part: &str, why: &str| {
+        refuse(Setting::Prior, format!(
+            "'{part}': {why}; write NAME=VALUE or NAME=LOW..HIGH per parameter, e.g. E=1.82,A=200..800"
+        ))
+    };
+    let mut out = BTreeMap::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = part.split_once('=').ok_or_else(|| bad(part, "no '='"))?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(bad(part, "the parameter's name is empty"));
+        }
+        let number = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+        let entry = match value.split_once("..") {
+            Some((a, b)) => match (number(a), number(b)) {
+                (Some(lo), Some(hi)) if lo < hi => PriorEntry::Range([lo, hi]),
+                (Some(_), Some(_)) => return Err(bad(part, "the low end is not below the high end")),
+                _ => return Err(bad(part, "the ends must be numbers")),
+            },
+            None => PriorEntry::Value(number(value).ok_or_else(|| bad(part, "not a number"))?),
+        };
+        if out.insert(name.to_string(), entry).is_some() {
+            return Err(bad(part, "the parameter is named twice"));
+        }
+    }
+    if out.is_empty() {
+        return Err(bad(text, "no parameter"));
+    }
+    Ok(out)
+}
+
+/// `N=1e7..1e11,D=1e8..1e13,U=2e10,track=0|1`: per variable a range (low..high, both
+/// positive, log-spaced), one value, or values separated by `|`.
+pub fn parse_ranges(text: &str) -> Result<Vec<(String, Axis)>> {
     let bad = |part: &str, why: &str| {
         refuse(
             Setting::Candidates,
             format!(
-                "'{part}': {why}; write VAR=LOW..HIGH or VAR=VALUE, e.g. N=1e7..1e11,D=1e8..1e13"
+                "'{part}': {why}; write VAR=LOW..HIGH, VAR=VALUE or VAR=V1|V2, e.g. N=1e7..1e11,D=1e8..1e13"
             ),
         )
     };
-    let mut out: Vec<(String, f64, f64)> = Vec::new();
+    let mut out: Vec<(String, Axis)> = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (name, values) = part.split_once('=').ok_or_else(|| bad(part, "no '='"))?;
         let name = name.trim();
-        if out.iter().any(|(n, _, _)| n == name) {
+        if out.iter().any(|(n, _)| n == name) {
             return Err(bad(part, "the variable is named twice"));
         }
         if name.is_empty() {
@@ -275,17 +515,25 @@ pub fn parse_ranges(text: &str) -> Result<Vec<(String, f64, f64)>> {
             if s.starts_with('.') {
                 return None;
             }
-            s.parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)
+            s.parse::<f64>().ok().filter(|v| v.is_finite())
         };
-        let (lo, hi) = match values.split_once("..") {
-            Some((a, b)) => (number(a), number(b)),
-            None => (number(values), number(values)),
+        let axis = match values.split_once("..") {
+            Some((a, b)) => match (number(a), number(b)) {
+                (Some(lo), Some(hi)) if lo > 0.0 && lo <= hi => Axis::Range(lo, hi),
+                (Some(lo), Some(hi)) if lo > 0.0 && hi > 0.0 => {
+                    return Err(bad(part, "the low end is above the high end"))
+                }
+                _ => return Err(bad(part, "a range's ends must be positive numbers (list other values as V1|V2)")),
+            },
+            None => {
+                let listed: Option<Vec<f64>> = values.split('|').map(number).collect();
+                let mut listed = listed.ok_or_else(|| bad(part, "the values must be numbers"))?;
+                listed.sort_by(f64::total_cmp);
+                listed.dedup();
+                Axis::Values(listed)
+            }
         };
-        match (lo, hi) {
-            (Some(lo), Some(hi)) if lo <= hi => out.push((name.to_string(), lo, hi)),
-            (Some(_), Some(_)) => return Err(bad(part, "the low end is above the high end")),
-            _ => return Err(bad(part, "the values must be positive numbers")),
-        }
+        out.push((name.to_string(), axis));
     }
     if out.is_empty() {
         return Err(bad(text, "no range"));
@@ -293,11 +541,19 @@ pub fn parse_ranges(text: &str) -> Result<Vec<(String, f64, f64)>> {
     Ok(out)
 }
 
-/// `optimal_loss@1e23`, `tokens_per_param@1e23,U=2e10`, `loss@N=7e10,D=1.4e12`.
+/// `0:1`: two numbers.
+fn two_values(text: &str) -> Option<[f64; 2]> {
+    let (a, b) = text.split_once(':')?;
+    let number = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    Some([number(a)?, number(b)?])
+}
+
+/// `optimal_loss@1e23`, `tokens_per_param@1e23,U=2e10`, `loss@N=7e10,D=1.4e12`,
+/// `argmin_lr@N=1e9,D=2e10`, `multiplier@1e23,track=0:1`.
 pub fn parse_goal(text: &str) -> Result<Target> {
     let bad = |why: &str| {
         refuse(Setting::Goal, format!(
-            "'{text}': {why}; write optimal_loss@C, tokens_per_param@C, optimal_N@C or optimal_D@C (C in FLOPs, then ,VAR=VALUE for the law's other variables), or loss@N=..,D=.."
+            "'{text}': {why}; write optimal_loss@C, tokens_per_param@C, optimal_N@C or optimal_D@C (C in FLOPs, then ,VAR=VALUE for the law's other variables), multiplier@C,VAR=BASELINE:OTHER, loss@N=..,D=.., or argmin_VAR@N=..,D=.."
         ))
     };
     let (kind, rest) = text.trim().split_once('@').ok_or_else(|| bad("no '@'"))?;
@@ -322,20 +578,40 @@ pub fn parse_goal(text: &str) -> Result<Target> {
         }
         Ok(())
     };
-    if kind.trim() == "loss" {
+    let kind = kind.trim();
+    if kind == "loss" || kind.starts_with("argmin_") {
         for p in parts.filter(|p| !p.is_empty()) {
             insert(&mut pairs, p)?;
         }
-        return Ok(Target::Loss { point: pairs });
+        return Ok(match kind.strip_prefix("argmin_") {
+            None => Target::Loss { point: pairs },
+            Some("") => return Err(bad("argmin_ names no variable (argmin_lr@N=..,D=..)")),
+            Some(variable) => Target::Argmin {
+                variable: variable.to_string(),
+                point: pairs,
+            },
+        });
     }
-    let quantity = Quantity::ALL
-        .into_iter()
-        .find(|q| q.name().eq_ignore_ascii_case(kind.trim()))
-        .ok_or_else(|| bad(&format!("unknown goal '{}'", kind.trim())))?;
     let budget: f64 = parts
         .next()
         .and_then(|b| b.parse().ok())
         .ok_or_else(|| bad("the budget is not a number"))?;
+    if kind == "multiplier" {
+        let mut tracks = None;
+        for p in parts.filter(|p| !p.is_empty()) {
+            match p.split_once('=').filter(|(_, v)| v.contains(':')) {
+                Some(_) if tracks.is_some() => return Err(bad("two variables are given as BASELINE:OTHER; give one")),
+                Some((k, v)) => tracks = Some((k.trim().to_string(), two_values(v).ok_or_else(|| bad(&format!("'{v}' is not BASELINE:OTHER, two numbers")))?)),
+                None => insert(&mut pairs, p)?,
+            }
+        }
+        let (variable, [baseline, other]) = tracks.ok_or_else(|| bad("a multiplier needs the tracks' variable as VAR=BASELINE:OTHER"))?;
+        return Ok(Target::Multiplier { budget, variable, baseline, other, held: pairs });
+    }
+    let quantity = Quantity::ALL
+        .into_iter()
+        .find(|q| q.name().eq_ignore_ascii_case(kind))
+        .ok_or_else(|| bad(&format!("unknown goal '{kind}'")))?;
     for p in parts.filter(|p| !p.is_empty()) {
         insert(&mut pairs, p)?;
     }

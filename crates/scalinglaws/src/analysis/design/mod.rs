@@ -203,7 +203,9 @@ pub fn design(
     check(knowledge, candidates, settings)?;
     let mut notes = Vec::new();
     let plain = knowledge.settings.family.is_none();
-    if plain && knowledge.settings.loss != crate::fit::LossKind::Linear {
+    // Before any run nothing is fitted (a refit would not carry the prior).
+    let refits = !knowledge.data.target.is_empty();
+    if refits && plain && knowledge.settings.loss != crate::fit::LossKind::Linear {
         notes.push(format!(
             "the expected widths assume least squares (Gaussian noise of sd {} in the fitted space); the fit uses the {} loss, whose widths only the simulated refits measure",
             significant(knowledge.noise),
@@ -342,6 +344,10 @@ fn simulation(
     settings: &DesignSettings,
     notes: &mut Vec<String>,
 ) -> Option<SimulationCheck> {
+    if knowledge.data.target.is_empty() {
+        notes.push("the expected widths were not checked by simulated refits: with no runs so far they rest on the prior, which a refit of the batch's outcomes does not carry (fit the batch's real outcomes, then design the next round from them)".into());
+        return None;
+    }
     if settings.simulations == 0 {
         return None;
     }
@@ -535,6 +541,12 @@ fn check(knowledge: &Knowledge, candidates: &Candidates, settings: &DesignSettin
                 "{} simulations; give at most {MAX_SIMULATIONS}",
                 settings.simulations
             ),
+        );
+    }
+    if knowledge.data.target.is_empty() && settings.rounds > 1 {
+        return bad(
+            Setting::Sequential,
+            format!("{} rounds before any run: a campaign refits on each round's simulated outcomes, and a refit does not carry the prior the design rests on; design the first round, fit its real outcomes, then design the next from them", settings.rounds),
         );
     }
     if !(1..=MAX_ROUNDS).contains(&settings.rounds) {

@@ -2,8 +2,13 @@
 //! loss at a given point is the law itself; the compute-optimal quantities at a budget come
 //! from the allocation room (`analysis::allocation`, Hoffmann et al. 2022's closed form or the
 //! numerical search), so any law and FLOPs formula the allocation accepts can be designed
-//! for. Gradients are exact for the loss at a point (one reverse sweep of the tape) and
-//! central differences of the allocation otherwise.
+//! for; the value of a variable that minimises the law at a point (the optimal learning rate
+//! at a scale, for a law with an LR variable) is found by a scan and bisection in log x; the
+//! compute multiplier between two values of a variable (tracks coded in one law, e.g. an
+//! indicator column) is the effective-compute ratio of `analysis::tracks`: the compute the
+//! baseline needs to reach the other's compute-optimal loss at C, per unit of C. Gradients are
+//! exact for the loss at a point (one reverse sweep of the tape) and central differences
+//! otherwise.
 
 use std::collections::BTreeMap;
 
@@ -60,33 +65,54 @@ pub enum Target {
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         held: BTreeMap<String, f64>,
     },
+    /// The value of `variable` that minimises the law, every other variable at `point`.
+    Argmin {
+        variable: String,
+        point: BTreeMap<String, f64>,
+    },
+    /// C_base(L*_other(C)) / C at `budget`: the compute the law with `variable` = `baseline`
+    /// needs to reach the compute-optimal loss of `variable` = `other` at C, per unit of C
+    /// (> 1: `other` is the more efficient), the law's remaining variables at `held`.
+    Multiplier {
+        budget: f64,
+        variable: String,
+        baseline: f64,
+        other: f64,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        held: BTreeMap<String, f64>,
+    },
 }
 
 impl Target {
     /// `optimal_loss@1e23`, `loss@N=7e10,D=1.4e12`.
     pub fn label(&self) -> String {
         match self {
-            Target::Loss { point } => {
-                let parts: Vec<String> = point
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", crate::error::short_number(*v)))
-                    .collect();
-                format!("loss@{}", parts.join(","))
-            }
+            Target::Loss { point } => format!("loss@{}", pairs(point).join(",")),
             Target::AtBudget {
                 quantity,
                 budget,
                 held,
             } => {
-                let mut label = format!(
-                    "{}@{}",
-                    quantity.name(),
-                    crate::error::short_number(*budget)
-                );
-                for (k, v) in held {
-                    label.push_str(&format!(",{k}={}", crate::error::short_number(*v)));
-                }
-                label
+                let mut parts = vec![label_number(*budget)];
+                parts.extend(pairs(held));
+                format!("{}@{}", quantity.name(), parts.join(","))
+            }
+            Target::Argmin { variable, point } => {
+                format!("argmin_{variable}@{}", pairs(point).join(","))
+            }
+            Target::Multiplier {
+                budget,
+                variable,
+                baseline,
+                other,
+                held,
+            } => {
+                let mut parts = vec![
+                    label_number(*budget),
+                    format!("{variable}={}:{}", label_number(*baseline), label_number(*other)),
+                ];
+                parts.extend(pairs(held));
+                format!("multiplier@{}", parts.join(","))
             }
         }
     }
@@ -105,6 +131,14 @@ impl Target {
                 budget,
                 held,
             } => at_budget(law, flops, params, *quantity, *budget, held)?,
+            Target::Argmin { variable, point } => argmin(law, params, variable, point)?,
+            Target::Multiplier {
+                budget,
+                variable,
+                baseline,
+                other,
+                held,
+            } => multiplier(law, flops, params, *budget, (variable, *baseline, *other), held)?,
         };
         if value.is_finite() {
             Ok(value)
@@ -121,7 +155,7 @@ impl Target {
     pub fn gradient(&self, law: &Law, flops: &Flops, params: &[f64]) -> Option<Vec<f64>> {
         match self {
             Target::Loss { point } => Some(gradient_at(law, params, &point_of(law, point).ok()?)),
-            Target::AtBudget { .. } => central_differences(params, |p| self.value(law, flops, p)),
+            _ => central_differences(params, |p| self.value(law, flops, p)),
         }
     }
 
@@ -133,43 +167,85 @@ impl Target {
                 unknown_names(law, point.keys(), &self.label())?;
                 point_of(law, point).map(|_| ())
             }
-            Target::AtBudget { budget, held, .. } => {
-                if !(budget.is_finite() && *budget > 0.0) {
-                    return Err(refuse(format!(
-                        "the budget of {} must be positive and finite",
-                        self.label()
-                    )));
+            Target::AtBudget { budget, held, .. } => check_budget(law, &self.label(), *budget, held, &[]),
+            Target::Argmin { variable, point } => {
+                let label = self.label();
+                unknown_names(law, point.keys().chain([variable]), &label)?;
+                if point.contains_key(variable) {
+                    return Err(refuse(format!("{label}: {variable} is what is minimised over; give only the law's other variables")));
                 }
-                for role in ["N", "D"] {
-                    if law.variable_index(role).is_none() {
-                        return Err(refuse(format!(
-                            "{} needs a law of N and D; the law's variables are {}",
-                            self.label(),
-                            law.variables.join(", ")
-                        )));
-                    }
-                }
-                unknown_names(law, held.keys(), &self.label())?;
-                if let Some(v) = held.keys().find(|k| *k == "N" || *k == "D") {
-                    return Err(refuse(format!(
-                        "{}: {v} is what the allocation chooses; give only the law's other variables",
-                        self.label()
-                    )));
-                }
-                let missing: Vec<&String> = law
-                    .variables
-                    .iter()
-                    .filter(|v| *v != "N" && *v != "D" && !held.contains_key(*v))
-                    .collect();
-                match missing.first() {
+                let missing = law.variables.iter().find(|v| *v != variable && !point.contains_key(*v));
+                match missing {
                     None => Ok(()),
-                    Some(v) => Err(refuse(format!(
-                        "{} needs a value of the law's variable '{v}' (give it as {v}=VALUE)",
-                        self.label()
-                    ))),
+                    Some(v) => Err(refuse(format!("{label} needs a value of the law's variable '{v}' (give it as {v}=VALUE)"))),
                 }
             }
+            Target::Multiplier { budget, variable, baseline, other, held } => {
+                let label = self.label();
+                unknown_names(law, [variable].into_iter(), &label)?;
+                if variable == "N" || variable == "D" || held.contains_key(variable) {
+                    return Err(refuse(format!("{label}: the tracks' variable must be a variable of the law other than N and D, named once")));
+                }
+                if !(baseline.is_finite() && other.is_finite()) || baseline == other {
+                    return Err(refuse(format!("{label}: give two different finite values of {variable}, BASELINE:OTHER")));
+                }
+                check_budget(law, &label, *budget, held, &[variable])
+            }
         }
+    }
+}
+
+/// A budget target's checks: a positive budget, N and D among the law's variables, every
+/// other variable (but `chosen`) held, none of them N or D.
+fn check_budget(
+    law: &Law,
+    label: &str,
+    budget: f64,
+    held: &BTreeMap<String, f64>,
+    chosen: &[&String],
+) -> Result<()> {
+    if !(budget.is_finite() && budget > 0.0) {
+        return Err(refuse(format!("the budget of {label} must be positive and finite")));
+    }
+    for role in ["N", "D"] {
+        if law.variable_index(role).is_none() {
+            return Err(refuse(format!(
+                "{label} needs a law of N and D; the law's variables are {}",
+                law.variables.join(", ")
+            )));
+        }
+    }
+    unknown_names(law, held.keys(), label)?;
+    if let Some(v) = held.keys().find(|k| *k == "N" || *k == "D") {
+        return Err(refuse(format!(
+            "{label}: {v} is what the allocation chooses; give only the law's other variables"
+        )));
+    }
+    let missing = law.variables.iter().find(|v| {
+        *v != "N" && *v != "D" && !held.contains_key(*v) && !chosen.contains(v)
+    });
+    match missing {
+        None => Ok(()),
+        Some(v) => Err(refuse(format!(
+            "{label} needs a value of the law's variable '{v}' (give it as {v}=VALUE)"
+        ))),
+    }
+}
+
+/// `K=V` for each entry, numbers short.
+fn pairs(values: &BTreeMap<String, f64>) -> Vec<String> {
+    values
+        .iter()
+        .map(|(k, v)| format!("{k}={}", label_number(*v)))
+        .collect()
+}
+
+/// A number in a goal's label as a user types it: `2e10`, `1e23`, `0.5`, `1.4e12`.
+fn label_number(v: f64) -> String {
+    if v == 0.0 || (1e-3..1e4).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
     }
 }
 
@@ -229,6 +305,95 @@ fn at_budget(
         Quantity::OptimalD => a.d,
         Quantity::TokensPerParam => a.tokens_per_param,
     })
+}
+
+/// The compute `variable = baseline` needs to reach the compute-optimal loss of
+/// `variable = other` at `budget`, per unit of budget.
+fn multiplier(
+    law: &Law,
+    flops: &Flops,
+    params: &[f64],
+    budget: f64,
+    (variable, baseline, other): (&String, f64, f64),
+    held: &BTreeMap<String, f64>,
+) -> Result<f64> {
+    let with = |value: f64| {
+        let mut h = held.clone();
+        h.insert(variable.clone(), value);
+        h
+    };
+    let loss = at_budget(law, flops, params, Quantity::OptimalLoss, budget, &with(other))?;
+    let mut settings = AllocationSettings::at_budgets(Vec::new());
+    settings.target_losses = vec![loss];
+    settings.flops = flops.clone();
+    settings.held = with(baseline).into_iter().map(|(k, v)| (k, vec![v])).collect();
+    let frontier = optimal(law, params, &settings)?;
+    let a = frontier
+        .allocations
+        .first()
+        .ok_or_else(|| refuse("the allocation found no optimum".to_string()))?;
+    Ok(a.budget / budget)
+}
+
+/// Decades of x scanned for the minimum of an argmin target: 1e-12 to 1e12, every 0.05
+/// decade (a learning rate, a batch size or a width lies well inside).
+const SCAN_DECADES: (f64, f64, usize) = (-12.0, 12.0, 480);
+/// Half-width in ln x of the symmetric difference whose root is taken as the minimum: the
+/// root is then a smooth function of θ (a fixed stencil), within O(h²) of the exact argmin.
+const ARGMIN_STEP: f64 = 1e-3;
+
+/// The x > 0 that minimises the law in `variable`, the others at `point`: the lowest finite
+/// value on a log scan, then bisection of f(x·e^h) − f(x·e^−h) between its neighbours.
+fn argmin(law: &Law, params: &[f64], variable: &str, point: &BTreeMap<String, f64>) -> Result<f64> {
+    let slot = law
+        .variable_index(variable)
+        .ok_or_else(|| refuse(format!("'{variable}' is not a variable of the law")))?;
+    let mut at = point_of_without(law, point, variable)?;
+    let mut f = |u: f64| {
+        at[slot] = u.exp();
+        law.eval(params, &at)
+    };
+    let (lo, hi, steps) = SCAN_DECADES;
+    let grid: Vec<f64> = (0..=steps)
+        .map(|i| (lo + (hi - lo) * i as f64 / steps as f64) * std::f64::consts::LN_10)
+        .collect();
+    let best = grid
+        .iter()
+        .enumerate()
+        .map(|(i, &u)| (i, f(u)))
+        .filter(|(_, v)| v.is_finite())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+        .ok_or_else(|| refuse(format!("the law is not finite at any {variable} between 1e-12 and 1e12")))?;
+    if best == 0 || best == steps {
+        return Err(refuse(format!(
+            "the law has no minimum in {variable} between 1e-12 and 1e12 at the current estimate (it is lowest at the end of that range)"
+        )));
+    }
+    let mut slope = |u: f64| f(u + ARGMIN_STEP) - f(u - ARGMIN_STEP);
+    let (mut a, mut b) = (grid[best - 1], grid[best + 1]);
+    if !(slope(a) < 0.0 && slope(b) > 0.0) {
+        return Err(refuse(format!("the law's minimum in {variable} is not a smooth valley at the current estimate")));
+    }
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if m <= a || m >= b {
+            break;
+        }
+        if slope(m) < 0.0 {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Ok((0.5 * (a + b)).exp())
+}
+
+/// The point in the law's variable order, `skip` set to NaN (filled by the caller).
+fn point_of_without(law: &Law, point: &BTreeMap<String, f64>, skip: &str) -> Result<Vec<f64>> {
+    let mut full = point.clone();
+    full.insert(skip.to_string(), f64::NAN);
+    point_of(law, &full)
 }
 
 /// Relative step of the central differences: the allocation is solved to about 1e-12, so a
