@@ -11,4 +11,4 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-10}"
 SEED="${2:-0}"
 cargo build --release -p scalinglaws-fuzz
-./target/release/scalinglaws-fuzz all --seconds "$SECONDS_EACH" --seed "$SEED"
+"${CARGO_TARGET_DIR:-target}/release/scalinglaws-fuzz" all --seconds "$SECONDS_EACH" --seed "$SEED"

@@ -73,6 +73,12 @@ if ! "$PY" -m pip install -v ".[test]" 2>&1 | tee "$PIP_LOG" \
     exit 1
 fi
 rm -f "$PIP_LOG"
+# Ray, for the tests of scalinglaws.ray on a real local cluster (the optional extra `ray`);
+# where it cannot be installed those tests skip and say why.
+if ! "$PY" -c "import ray, pyarrow" 2>/dev/null; then
+    echo "installing Ray for the tests of scalinglaws.ray (pip install ray)"
+    "$PY" -m pip install --quiet "ray[data]>=2.9" || echo "could not install Ray: the Ray tests will be skipped"
+fi
 (cd crates/scalinglaws-py/tests && SCALINGLAWS_BIN=$TARGET/release/scalinglaws "$PY" -m pytest -q -rs)
 # Run from outside the checkout so that the installed package, not the source folder, is checked.
 (cd / && "$PY" -m mypy.stubtest scalinglaws._scalinglaws)

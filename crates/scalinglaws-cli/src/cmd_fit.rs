@@ -1,12 +1,15 @@
 //! `scalinglaws fit`: runs the fit job (`scalinglaws::job::FitJob`, which the Python package
-//! runs too) and chooses the outputs: the human report on stdout and/or the JSON result.
+//! runs too) and chooses the outputs: the human report on stdout and/or the JSON result. With
+//! `--group`, the grouped job (`GroupedFitJob`) and its outputs: a JSON Lines record per group
+//! and a CSV table with a row per group, each written whole or not at all.
 
 use anyhow::Result;
 use scalinglaws::uncertainty::FitRecord;
 
-use crate::config::FitConfig;
+use crate::config::{FitConfig, GroupsConfig};
 use crate::output::{self, Destination};
 use scalinglaws_report::analyses::fit::FitReport;
+use scalinglaws_report::analyses::groups;
 use scalinglaws_report::{export, Format};
 
 pub fn run(config: &FitConfig) -> Result<()> {
@@ -25,6 +28,54 @@ pub fn run(config: &FitConfig) -> Result<()> {
             Ok(())
         }
         None => output::print_report(&report(&result)),
+    }
+}
+
+/// Fits every group and writes the JSON Lines and the table (the table on stdout when neither
+/// is asked for).
+pub fn run_groups(config: &GroupsConfig) -> Result<()> {
+    let fits = config.run()?;
+    let table = match (&config.json, &config.table) {
+        (None, None) => Some(&Destination::Stdout),
+        (_, table) => table.as_ref(),
+    };
+    if let Some(json) = &config.json {
+        write_with(json, &|out| groups::write_json_lines(&fits, out))?;
+    }
+    if let Some(table) = table {
+        write_with(table, &|out| groups::write_table(&fits, &config.job.groups, out))?;
+    }
+    let failed = fits
+        .iter()
+        .filter(|f| f.status == scalinglaws::job::GroupStatus::Failed)
+        .count();
+    if failed > 0 {
+        eprintln!(
+            "{failed} of {} groups could not be fitted (status \"failed\", with the reason)",
+            fits.len()
+        );
+    }
+    Ok(())
+}
+
+/// Streams `fill`'s output to stdout, or to a file written whole or not at all.
+fn write_with(
+    destination: &Destination,
+    fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    match destination {
+        Destination::Stdout => {
+            let mut text = Vec::new();
+            fill(&mut text)?;
+            output::print(&String::from_utf8_lossy(&text))
+        }
+        Destination::File(path) => output::write_file_with(path, |file| {
+            let handle = std::fs::OpenOptions::new().write(true).truncate(true).open(file)?;
+            let mut out = std::io::BufWriter::new(handle);
+            fill(&mut out)?;
+            std::io::Write::flush(&mut out)?;
+            Ok(())
+        }),
     }
 }
 

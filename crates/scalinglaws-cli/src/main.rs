@@ -76,7 +76,10 @@ fn run(cli: Cli) -> Result<()> {
     output::set_report_format(cli.format.into());
     match cli.command {
         Command::Laws(args) => cmd_laws::run(&config::destination(args.json.as_deref())),
-        Command::Fit(args) => cmd_fit::run(&config::fit_config(*args)?),
+        Command::Fit(args) => match config::fit_command(*args)? {
+            config::FitCommand::One(config) => cmd_fit::run(&config),
+            config::FitCommand::Groups(config) => cmd_fit::run_groups(&config),
+        },
         Command::Predict(args) => cmd_predict::run(&config::predict_config(args)?),
         Command::Optimal(args) => cmd_optimal::run(&config::optimal_config(*args)?),
         Command::Isoflop(args) => cmd_isoflop::run(&config::isoflop_config(*args)?),

@@ -2,13 +2,21 @@
 //! only when stderr is a terminal, so logs and pipes stay clean.
 
 use std::io::IsTerminal;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// `label [#####     ] done/total`, cleared when finished.
 pub struct Progress {
     bar: ProgressBar,
+    /// For a delayed bar: when it was made, and set once it is shown.
+    started: Option<Instant>,
+    shown: OnceLock<()>,
 }
+
+/// How long a delayed bar stays hidden: work shorter than this shows none.
+const DELAY: Duration = Duration::from_secs(1);
 
 impl Progress {
     pub fn new(label: &'static str, total: usize) -> Progress {
@@ -22,7 +30,38 @@ impl Progress {
             bar.set_style(style.progress_chars("## "));
         }
         bar.set_message(label);
-        Progress { bar }
+        Progress {
+            bar,
+            started: None,
+            shown: OnceLock::new(),
+        }
+    }
+
+    /// A bar of a total told with each update, drawn only once the work has run a second
+    /// (and, as every bar, only on a terminal).
+    pub fn delayed(label: &'static str) -> Progress {
+        let bar = ProgressBar::hidden();
+        if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len}") {
+            bar.set_style(style.progress_chars("## "));
+        }
+        bar.set_message(label);
+        Progress {
+            bar,
+            started: Some(Instant::now()),
+            shown: OnceLock::new(),
+        }
+    }
+
+    /// `done` of `total` are finished (callable from any thread).
+    pub fn update_of(&self, done: usize, total: usize) {
+        let late = self.started.is_some_and(|s| s.elapsed() >= DELAY);
+        if late && std::io::stderr().is_terminal() {
+            self.shown.get_or_init(|| {
+                self.bar.set_length(total as u64);
+                self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            });
+        }
+        self.bar.set_position(done as u64);
     }
 
     /// `done` of the total are finished (callable from any thread).

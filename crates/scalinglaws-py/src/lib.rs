@@ -5,14 +5,15 @@
 //! CLI writes), and the Python layer (`python/scalinglaws`) turns them into objects. Library
 //! errors become `scalinglaws.DataError`, `FormulaError`, `SettingsError` or `FitError`
 //! (all `scalinglaws.Error`) with the library's message; the GIL is released while the
-//! library works, and the long calls (fits with bootstrap and calibration, backtests,
-//! selections, comparisons, the report's page) run on a worker thread that Ctrl-C stops
-//! (see `errors::interruptible`).
+//! library works, and the long calls (fits with bootstrap and calibration, grouped fits,
+//! backtests, selections, comparisons, the report's page) run on a worker thread that Ctrl-C
+//! stops (see `errors::interruptible`).
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
-//! and recipes), `fit` (the catalog, fits and their reports), `plot`, and one per analysis
-//! (`predict`, `optimal`, `isoflop`, `downstream`, `design`, `lr`, `compare`, `backtest`,
-//! `select`, `schedule`); this file only registers the functions.
+//! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
+//! rows), `plot`, and one per analysis (`predict`, `optimal`, `isoflop`, `downstream`,
+//! `design`, `lr`, `compare`, `backtest`, `select`, `schedule`); this file only registers the
+//! functions.
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
@@ -23,6 +24,7 @@ mod design;
 mod downstream;
 mod errors;
 mod fit;
+mod groups;
 mod isoflop;
 mod lr;
 mod optimal;
@@ -39,6 +41,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(fit::laws, module)?)?;
     module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
+    module.add_function(wrap_pyfunction!(groups::fit_groups, module)?)?;
     module.add_function(wrap_pyfunction!(fit::check_fit, module)?)?;
     module.add_function(wrap_pyfunction!(fit::threads_warning, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report, module)?)?;

@@ -4,6 +4,24 @@ use clap::Args;
 
 use super::{DataArgs, LawArgs, SettingsArgs};
 
+/// `fit`'s own arguments: a fit's, and the grouping that makes it one fit per group.
+#[derive(Debug, Args)]
+pub struct FitCommandArgs {
+    #[command(flatten)]
+    pub fit: FitArgs,
+
+    /// Fit the law to every group of rows sharing this column's label (repeat for combinations
+    /// of several columns), on every core; writes a row per group (the --table, on stdout by
+    /// default) or a JSON Lines record per group (--json).
+    #[arg(long = "group", value_name = "COLUMN")]
+    pub groups: Vec<String>,
+
+    /// With --group: write the table of the groups' fits (CSV: labels, rows, status,
+    /// objective, each parameter's value and standard error) to PATH, or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-", requires = "groups")]
+    pub table: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct FitArgs {
     #[command(flatten)]

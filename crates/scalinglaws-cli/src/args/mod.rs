@@ -29,7 +29,7 @@ pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
 pub use self::downstream::DownstreamArgs;
-pub use self::fit::{FitArgs, ReportArgs};
+pub use self::fit::{FitCommandArgs, FitArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
 pub use self::lr::LrArgs;
 pub use self::optimal::OptimalArgs;
@@ -60,7 +60,7 @@ pub enum Command {
     /// List the built-in laws with their formula, summary and citation.
     Laws(LawsArgs),
     /// Fit a law to a CSV/TSV/JSONL file of runs and print a report (or JSON).
-    Fit(Box<FitArgs>),
+    Fit(Box<FitCommandArgs>),
     /// Evaluate a fitted law (a JSON file written by `fit --json`) at new points, with
     /// confidence and prediction intervals.
     Predict(PredictArgs),

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use scalinglaws::job::{FitJob, FitOutcome, UncertaintySettings};
+use scalinglaws::job::{FitJob, FitOutcome, GroupedFitJob, UncertaintySettings};
 
 use super::{destination, law_choice, level, recipe, replicates, settings_config};
-use crate::args::FitArgs;
+use crate::args::{FitArgs, FitCommandArgs};
 use crate::input;
 use crate::input_error;
 use crate::output::Destination;
@@ -32,6 +32,64 @@ impl FitConfig {
         bar.finish();
         Ok(outcome?)
     }
+}
+
+/// What `fit` runs: one fit, or one per group.
+#[derive(Debug)]
+pub enum FitCommand {
+    One(Box<FitConfig>),
+    Groups(Box<GroupsConfig>),
+}
+
+/// Everything `fit --group` needs: the file, the grouped job, and where the JSON Lines and
+/// the table go (the table on stdout when neither is given).
+#[derive(Debug)]
+pub struct GroupsConfig {
+    pub path: PathBuf,
+    pub delimiter: Option<u8>,
+    pub job: GroupedFitJob,
+    pub json: Option<Destination>,
+    pub table: Option<Destination>,
+}
+
+impl GroupsConfig {
+    /// Reads the data and fits every group, with a progress bar over the groups once the
+    /// fits take longer than a second.
+    pub fn run(&self) -> Result<Vec<scalinglaws::job::GroupFit>> {
+        let table = input::read(&self.path, self.delimiter, &self.job.fit.recipe)?;
+        let bar = Progress::delayed("groups");
+        let fits = self.job.run(&table, &|done, total| bar.update_of(done, total));
+        bar.finish();
+        Ok(fits?)
+    }
+}
+
+/// `fit`'s configuration: one fit, or with `--group` one per group (calibration beyond the
+/// data is then off unless `--by` asks for it, which the grouped job refuses).
+pub fn fit_command(args: FitCommandArgs) -> Result<FitCommand> {
+    if args.groups.is_empty() {
+        return Ok(FitCommand::One(Box::new(fit_config(args.fit)?)));
+    }
+    let by = args.fit.by.is_some();
+    let mut config = fit_config(args.fit)?;
+    config.job.uncertainty.calibrate = by;
+    let table = args.table.as_deref().map(|t| Destination::parse(t.trim()));
+    if config.json == Some(Destination::Stdout) && table == Some(Destination::Stdout) {
+        return Err(input_error(
+            "--json - and --table - both write to standard output; send one of them to a file",
+        ));
+    }
+    let groups = args.groups.iter().map(|g| g.trim().to_string()).collect();
+    Ok(FitCommand::Groups(Box::new(GroupsConfig {
+        path: config.path,
+        delimiter: config.delimiter,
+        job: GroupedFitJob {
+            fit: config.job,
+            groups,
+        },
+        json: config.json,
+        table,
+    })))
 }
 
 pub fn fit_config(args: FitArgs) -> Result<FitConfig> {

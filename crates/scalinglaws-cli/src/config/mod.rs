@@ -36,7 +36,7 @@ pub use self::compare::{compare_config, CompareConfig};
 pub use self::compare_laws::compare_laws_config;
 pub use self::design::design_config;
 pub use self::downstream::downstream_config;
-pub use self::fit::{fit_config, FitConfig};
+pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
 pub use self::isoflop::isoflop_config;
 pub use self::law_spec::LawSpec;
 pub use self::lr::lr_config;

@@ -397,9 +397,11 @@ def fit_options(
     grid: Optional[Mapping[str, Sequence[float]]],
     seed: int,
     threads: Optional[int],
+    stacklevel: int = 4,
 ) -> Dict[str, Any]:
-    """The law and fit settings of a request (shared by fit, compare and backtest)."""
-    warn_threads(threads)
+    """The law and fit settings of a request (shared by fit, compare and backtest);
+    ``stacklevel`` points the threads warning at the user's call (4: its caller's caller)."""
+    warn_threads(threads, stacklevel)
     fixed = {k: float(v) for k, v in (fix or {}).items()}
     for name, value in fixed.items():
         if not math.isfinite(value):
@@ -489,9 +491,51 @@ def fit(
     released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
     second (KeyboardInterrupt; the fit is lost, nothing else changes).
     """
-    request = {
+    request = fit_request(
+        law, formula, target, map, derive, where, weights, loss, f_scale, space, fix, bounds,
+        grid, bootstrap, cluster, level, calibrate, by, heteroscedastic, family, trials,
+        exposure, nu, dispersion, seed, threads,
+    )
+    document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
+    return Fit(document, fitted)
+
+
+def fit_request(
+    law: Optional[str],
+    formula: Optional[str],
+    target: str,
+    map: Optional[Mapping[str, str]],
+    derive: Optional[Mapping[str, str]],
+    where: Union[None, str, Sequence[str]],
+    weights: Optional[str],
+    loss: str,
+    f_scale: float,
+    space: Optional[str],
+    fix: Optional[Mapping[str, float]],
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]],
+    grid: Optional[Mapping[str, Sequence[float]]],
+    bootstrap: int,
+    cluster: Optional[str],
+    level: float,
+    calibrate: bool,
+    by: Optional[str],
+    heteroscedastic: Optional[str],
+    family: Optional[str],
+    trials: Union[None, str, float],
+    exposure: Optional[str],
+    nu: Optional[float],
+    dispersion: Optional[float],
+    seed: int,
+    threads: Optional[int],
+) -> Dict[str, Any]:
+    """A fit's request (the library's ``FitRequest``), shared by :func:`fit` and
+    :func:`scalinglaws.fit_groups` so that their keywords mean the same; called from those
+    functions (the threads warning points at their caller)."""
+    return {
         **recipe(target, map, derive, where, weights),
-        **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
+        **fit_options(
+            law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads, stacklevel=5
+        ),
         "bootstrap": int(bootstrap),
         "cluster": cluster,
         "level": float(level),
@@ -504,5 +548,3 @@ def fit(
         "nu": None if nu is None else float(nu),
         "dispersion": None if dispersion is None else float(dispersion),
     }
-    document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
-    return Fit(document, fitted)

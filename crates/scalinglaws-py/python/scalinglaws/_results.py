@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import (
     Literal,
     Mapping,
     Optional,
+    Sequence,
     Tuple,
     Type,
     TypeVar,
@@ -37,6 +39,8 @@ from typing import (
     get_origin,
     get_type_hints,
 )
+
+from ._fit import Fit
 
 R = TypeVar("R", bound="Result")
 
@@ -206,6 +210,11 @@ def _build(hint: Any, value: Any, where: str) -> Any:
         if not isinstance(value, dict):
             raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
         return hint._from_document(value)
+    if hint is Fit:
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected a fit's document, got {type(value).__name__}")
+        # Checked and written back by the library: the text `scalinglaws fit --json` writes.
+        return Fit.from_json(json.dumps(value, allow_nan=False))
     raise TypeError(f"{where}: no rule for {hint!r}")
 
 
@@ -226,7 +235,7 @@ def _tagged(choices: List[Any], value: Any, where: str) -> Any:
 
 def _plain(value: Any) -> Any:
     """A field's value as JSON values (for a result built by hand, not from a document)."""
-    if isinstance(value, Result):
+    if isinstance(value, (Result, Fit)):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -2160,3 +2169,148 @@ class DesignAnalysis(Result):
             ],
             columns=["target", "value", "width_fit", "width_now", "width_after", "width_simulated"],
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# Grouped fits
+# ---------------------------------------------------------------------------------------------
+
+GroupStatus = Literal["fitted", "failed"]
+"""Whether a group was fitted."""
+
+
+@dataclass(frozen=True, repr=False)
+class GroupFit(Result):
+    """One group's fit, or why it has none (a line of ``scalinglaws fit --group --json``).
+    Rust: ``scalinglaws::job::GroupFit``.
+    """
+
+    group: Dict[str, str]
+    """The group's label in each grouping column."""
+    rows: int
+    """Rows of the group (after ``where=``)."""
+    status: GroupStatus
+    reason: Optional[str]
+    """Why the group has no fit (too few rows, a search that failed); None when fitted."""
+    fit: Optional[Fit]
+    """The group's fit, as :func:`scalinglaws.fit` of the group's rows alone gives it (a
+    :class:`Fit` read from JSON: it predicts and reports, but holds no data to plot)."""
+
+
+GroupKey = Union[str, Tuple[str, ...]]
+"""A group's key in :attr:`GroupFits.fits`: its label, or a tuple of its labels in the order
+of ``group=`` when there are several grouping columns."""
+
+
+class GroupFits:
+    """What :func:`scalinglaws.fit_groups` returns: a :class:`GroupFit` per group, in label
+    order (``len()``, iteration); :attr:`fits` by group key, :attr:`failed`, and
+    :meth:`to_frame`, the table ``scalinglaws fit --group COLUMN`` writes."""
+
+    def __init__(self, groups: Sequence[GroupFit], columns: Optional[Sequence[str]] = None) -> None:
+        self.groups: List[GroupFit] = list(groups)
+        """Every group's record, in label order."""
+        if columns is None:
+            columns = list(self.groups[0].group) if self.groups else []
+        self.columns: List[str] = list(columns)
+        """The grouping columns, in the order of ``group=`` (the order of a key's labels)."""
+
+    @classmethod
+    def from_dicts(
+        cls, records: Sequence[Mapping[str, Any]], columns: Optional[Sequence[str]] = None
+    ) -> "GroupFits":
+        """The groups of a list of records (as ``json.loads`` reads each line of ``scalinglaws
+        fit --group COLUMN --json``); ``columns`` orders the keys' labels (default: the
+        order of the first record's)."""
+        return cls([GroupFit.from_dict(record) for record in records], columns)
+
+    @classmethod
+    def _from_native(
+        cls, records: List[Dict[str, Any]], fits: Sequence[Optional[str]], columns: Sequence[str]
+    ) -> "GroupFits":
+        """The groups of the compiled module's answer: the records without their fits, and
+        each fit's text as ``scalinglaws fit --json`` writes it (read once, into its
+        :class:`Fit`, whose document the record then shares; nothing changes either)."""
+        groups = []
+        for record, text in zip(records, fits):
+            fit = None if text is None else Fit(text)
+            if fit is not None:
+                record["fit"] = fit._doc
+            group = GroupFit(
+                group=_build(Dict[str, str], record["group"], "GroupFit.group"),
+                rows=_build(int, record["rows"], "GroupFit.rows"),
+                status=record["status"],
+                reason=record.get("reason"),
+                fit=fit,
+            )
+            object.__setattr__(group, "_document", record)
+            groups.append(group)
+        return cls(groups, columns)
+
+    def to_dicts(self) -> List[Dict[str, Any]]:
+        """The records as plain dicts, each as a line of ``scalinglaws fit --group --json``."""
+        return [group.to_dict() for group in self.groups]
+
+    def key(self, group: GroupFit) -> GroupKey:
+        """A group's key in :attr:`fits`: its label, or its labels in ``columns`` order."""
+        labels = tuple(group.group.get(column, "") for column in self.columns)
+        return labels[0] if len(labels) == 1 else labels
+
+    @property
+    def fits(self) -> Dict[GroupKey, Fit]:
+        """The fitted groups' fits by key (a label, or a tuple of labels with several grouping
+        columns), in label order."""
+        return {self.key(g): g.fit for g in self.groups if g.fit is not None}
+
+    @property
+    def failed(self) -> List[GroupFit]:
+        """The groups that could not be fitted, each with its ``reason``."""
+        return [g for g in self.groups if g.status == "failed"]
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame with a row per group, its columns those of ``scalinglaws fit
+        --group COLUMN`` (its ``--table``): the grouping columns, ``rows``, ``status``,
+        ``objective``, ``converged``, each parameter and ``{p}_stderr`` (with ``{p}_low``,
+        ``{p}_high``, the bootstrap interval, when a fit has one), and ``reason``; NaN where a
+        group has no value, so that the frame equals ``pandas.read_csv`` of the table."""
+        keys = list(self.columns)
+        fitted = [g.fit for g in self.groups if g.fit is not None]
+        params = list(fitted[0].params) if fitted else []
+        bootstrapped = any(f._doc.get("bootstrap") is not None for f in fitted)
+        columns = keys + ["rows", "status", "objective", "converged"]
+        for p in params:
+            columns += [p, f"{p}_stderr"] + ([f"{p}_low", f"{p}_high"] if bootstrapped else [])
+        columns.append("reason")
+        rows = []
+        for group in self.groups:
+            row: Dict[str, Any] = {k: group.group.get(k, "") for k in keys}
+            row["rows"] = group.rows
+            row["status"] = group.status
+            fit = group.fit
+            row["objective"] = math.nan if fit is None else fit.objective
+            row["converged"] = math.nan if fit is None else fit.converged
+            values = {} if fit is None else fit.params
+            stderrs = {} if fit is None else fit.stderr
+            intervals = {} if fit is None else fit.ci
+            for p in params:
+                row[p] = values.get(p, math.nan)
+                stderr = stderrs.get(p)
+                row[f"{p}_stderr"] = math.nan if stderr is None else stderr
+                if bootstrapped:
+                    low, high = intervals.get(p) or (math.nan, math.nan)
+                    row[f"{p}_low"], row[f"{p}_high"] = low, high
+            row["reason"] = math.nan if group.reason is None else group.reason
+            rows.append(row)
+        return _frame(rows, columns=columns)
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def __iter__(self) -> Iterator[GroupFit]:
+        return iter(self.groups)
+
+    def __repr__(self) -> str:
+        failed = len(self.failed)
+        by = ", ".join(self.columns)
+        fitted = len(self.groups) - failed
+        return f"GroupFits({len(self.groups)} groups by {by}: {fitted} fitted, {failed} failed)"

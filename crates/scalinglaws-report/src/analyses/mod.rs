@@ -9,6 +9,7 @@ pub mod compare_laws;
 pub mod design;
 pub mod downstream;
 pub mod fit;
+pub mod groups;
 pub mod isoflop;
 pub mod laws;
 pub mod lr;

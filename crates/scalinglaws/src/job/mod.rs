@@ -6,6 +6,8 @@
 //!
 //! - [`fit`]: [`FitJob`], THE fit workflow (law, row check, fit, variance model, calibration,
 //!   profiles, bootstrap, provenance), and the default residual space of each law;
+//! - [`groups`]: [`GroupedFitJob`], one law fitted to every group of a grouping column on the
+//!   worker pool, a group that cannot be fitted kept as a value with its reason;
 //! - [`predict`]: [`PredictJob`], a saved fit at new points (names, values and lengths
 //!   checked, one value broadcast to every point) with its intervals, as [`Predictions`];
 //! - [`optimal`]: [`OptimalJob`], the compute-optimal allocation of a saved fit or of given
@@ -27,6 +29,7 @@ pub mod compare_laws;
 pub mod design;
 pub mod downstream;
 pub mod fit;
+pub mod groups;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
@@ -44,5 +47,6 @@ pub use fit::{
     family_setting, FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings,
 };
 pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
+pub use groups::{GroupFit, GroupStatus, GroupedFitJob};
 pub use predict::{PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

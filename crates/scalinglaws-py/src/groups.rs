@@ -1,0 +1,52 @@
+//! One law fitted to every group of rows (one learning curve per run, one law per task): the
+//! library's `GroupedFitJob`, deserialised from the request `scalinglaws.fit` sends with the
+//! grouping columns beside it; as `scalinglaws fit DATA --group COLUMN --json`.
+
+use pyo3::prelude::*;
+use serde::Deserialize;
+
+use scalinglaws::error::Voice;
+use scalinglaws::job::{FitJob, FitRequest, GroupedFitJob};
+
+use crate::data::{table, Data};
+use crate::errors::{interruptible, json_out, py, request};
+
+/// A grouped fit's request: a fit's (the same keywords mean the same), and the grouping
+/// columns.
+#[derive(Deserialize)]
+struct GroupsRequest {
+    #[serde(flatten)]
+    fit: FitRequest,
+    group: Vec<String>,
+}
+
+/// Fits the law to every group of the `group` columns' labels, on the worker pool. Returns the
+/// groups' records as a JSON list (each a line of `scalinglaws fit --group --json`: the
+/// labels, rows, status and the reason a group has no fit) with each fit taken out, and each
+/// record's fit apart, as the text `fit --json` writes (None for a failed group): the Python
+/// layer reads each fit once, straight into its `Fit`.
+#[pyfunction]
+pub(crate) fn fit_groups(
+    py_: Python<'_>,
+    data: Data,
+    request_json: &str,
+) -> PyResult<(String, Vec<Option<String>>)> {
+    let request: GroupsRequest = request(request_json)?;
+    let mut fit = py(FitJob::try_from(request.fit))?;
+    // As the command: calibration beyond the data only when `by` asks for it, which the
+    // grouped job refuses, naming it (as it refuses profiles, clusters and a variance model).
+    fit.uncertainty.calibrate = fit.uncertainty.by.is_some();
+    fit.voice = Voice(&crate::wording::Python);
+    let job = GroupedFitJob {
+        fit,
+        groups: request.group,
+    };
+    let table = py(table(data, &job.fit.recipe))?;
+    let interrupt = job.fit.settings.settings.interrupt.clone();
+    let mut records = interruptible(py_, &interrupt, || job.run(&table, &|_, _| {}))?;
+    let fits = records
+        .iter_mut()
+        .map(|record| record.fit.take().map(|fit| fit.to_json()))
+        .collect();
+    Ok((json_out(&records)?, fits))
+}

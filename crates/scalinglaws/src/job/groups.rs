@@ -1,0 +1,204 @@
+//! [`GroupedFitJob`]: one law fitted to every group of a grouping column (one learning curve
+//! per run, one law per task or data mix), the groups spread over the worker pool. Studies fit
+//! hundreds to hundreds of thousands of small laws; a loop of single fits pays the recipe, the
+//! law's compilation and the checks of the whole table once per group, and stops at the first
+//! group that cannot be fitted. Here the table is read, checked and turned into the fit's data
+//! once; each group is then the rows of its labels, fitted exactly as a single fit of those
+//! rows would be (the same search, settings and seeded bootstrap), so the result does not
+//! depend on the thread count or on which groups are fitted beside it. A group that cannot be
+//! fitted (too few rows, a search that fails) is a value with its reason; only bad input (a
+//! cell that is not a number, an unknown column) or an interruption stops the batch.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::fit::FitJob;
+use crate::data::recipe::Table;
+use crate::error::{Error, Neutral, Result, Setting};
+use crate::fit::{self, FitData, FitSettings};
+use crate::law::Law;
+use crate::uncertainty::bootstrap::attach;
+use crate::uncertainty::{bootstrap, BootstrapOptions, FitRecord, Resampling};
+
+/// The fit of every group of the `groups` columns (a group per combination of their labels).
+#[derive(Debug, Clone)]
+pub struct GroupedFitJob {
+    pub fit: FitJob,
+    pub groups: Vec<String>,
+}
+
+/// Whether a group was fitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupStatus {
+    Fitted,
+    Failed,
+}
+
+/// One group's fit, or why it has none. The fit's data summary counts the group's rows (after
+/// the recipe's filters, which it lists).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupFit {
+    /// The group's label in each grouping column.
+    pub group: BTreeMap<String, String>,
+    /// Rows of the group (after the recipe's filters).
+    pub rows: usize,
+    pub status: GroupStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitRecord>,
+}
+
+/// Most groups one job fits (each keeps its record in memory until the batch is written).
+pub const MAX_GROUPS: usize = 10_000_000;
+
+impl GroupedFitJob {
+    /// Every group's fit of `table`, in label order; `progress` hears the groups done and
+    /// their number.
+    pub fn run(
+        &self,
+        table: &Table,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<GroupFit>> {
+        crate::fit::with_threads(self.fit.settings.settings.threads, || {
+            self.run_on_pool(table, progress)
+        })?
+    }
+
+    fn run_on_pool(
+        &self,
+        table: &Table,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<GroupFit>> {
+        self.refuse_whole_table_steps()?;
+        let job = &self.fit;
+        let law = job.law.build(table)?;
+        let mut settings = job.settings.for_law(&job.law);
+        settings.seed = job.uncertainty.seed;
+        let data = table.fit_data(&law, &job.recipe, settings.space)?;
+        let groups = table.group_rows(&self.groups, Setting::Group)?;
+        if groups.len() > MAX_GROUPS {
+            return Err(Error::setting(
+                Setting::Group,
+                crate::text![
+                    Setting::Group.subject(),
+                    format!(
+                        ": {} groups, more than {MAX_GROUPS}; group by fewer columns or split the data",
+                        groups.len()
+                    )
+                ],
+            ));
+        }
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let total = groups.len();
+        let fits: Vec<Result<GroupFit>> = groups
+            .into_par_iter()
+            .map(|(key, rows)| {
+                let group = self.groups.iter().cloned().zip(key).collect();
+                let fitted = self.fit_group(table, &law, &settings, &data.subset(&rows), group);
+                progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+                fitted
+            })
+            .collect();
+        fits.into_iter().collect()
+    }
+
+    /// Calibration beyond the data (its scale column `by`), profiles, a variance model and
+    /// cluster resampling are not run per group yet.
+    fn refuse_whole_table_steps(&self) -> Result<()> {
+        let u = &self.fit.uncertainty;
+        let steps = [
+            (u.calibrate, Setting::By),
+            (!u.profiles.is_empty(), Setting::Profile),
+            (u.cluster.is_some(), Setting::Cluster),
+            (
+                self.fit.settings.heteroscedastic.is_some(),
+                Setting::Heteroscedastic,
+            ),
+        ];
+        match steps.into_iter().find(|(asked, _)| *asked) {
+            None => Ok(()),
+            Some((_, key)) => Err(Error::setting(
+                key,
+                crate::text![
+                    key.subject(),
+                    " is not run per group yet; drop it, or fit each group's rows alone"
+                ],
+            )),
+        }
+    }
+
+    /// One group: its fit (and bootstrap), or the reason it has none. Interruptions and bad
+    /// settings stop the batch.
+    fn fit_group(
+        &self,
+        table: &Table,
+        law: &Law,
+        settings: &FitSettings,
+        data: &FitData,
+        group: BTreeMap<String, String>,
+    ) -> Result<GroupFit> {
+        let rows = data.target.len();
+        match self.fit_rows(table, law, settings, data) {
+            Ok(record) => Ok(GroupFit {
+                group,
+                rows,
+                status: GroupStatus::Fitted,
+                reason: None,
+                fit: Some(record),
+            }),
+            Err(error) if error.is_interrupted() || error.key().is_some() => Err(error),
+            Err(error) => Ok(GroupFit {
+                group,
+                rows,
+                status: GroupStatus::Failed,
+                reason: Some(error.worded(&Neutral)),
+                fit: None,
+            }),
+        }
+    }
+
+    fn fit_rows(
+        &self,
+        table: &Table,
+        law: &Law,
+        settings: &FitSettings,
+        data: &FitData,
+    ) -> Result<FitRecord> {
+        let free = law
+            .params
+            .iter()
+            .filter(|p| !settings.fixed.contains_key(&p.name))
+            .count();
+        if data.target.len() < free {
+            return Err(Error::Fit {
+                message: format!(
+                    "{} rows for {free} free parameters; a group needs at least as many rows as the law has free parameters",
+                    data.target.len()
+                )
+                .into(),
+            });
+        }
+        let mut record = FitRecord::from(fit::fit(law, data, settings)?);
+        if let Some(replicates) = self.fit.uncertainty.bootstrap {
+            let options = BootstrapOptions {
+                replicates,
+                level: self.fit.uncertainty.level,
+                seed: self.fit.uncertainty.seed,
+                resampling: Resampling::Rows,
+            };
+            let summary = bootstrap(law, data, settings, &record, &options, &|_| {})?;
+            attach(&mut record, summary);
+        }
+        // The group's own rows, so that a group's record depends on nothing but its rows
+        // (not on the table, or the batch of groups, it came in).
+        let mut summary = table.describe_fit(&mut record.fit, law, &self.fit.recipe);
+        summary.rows_read = data.target.len();
+        summary.rows_filtered = 0;
+        record.data = Some(summary);
+        Ok(record)
+    }
+}
