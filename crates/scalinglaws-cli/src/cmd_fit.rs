@@ -58,16 +58,20 @@ pub fn run_groups(config: &GroupsConfig) -> Result<()> {
     Ok(())
 }
 
-/// Streams `fill`'s output to stdout, or to a file written whole or not at all.
+/// Streams `fill`'s output to stdout (a closed pipe ends it quietly), or to a file written
+/// whole or not at all.
 fn write_with(
     destination: &Destination,
     fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<()> {
     match destination {
         Destination::Stdout => {
-            let mut text = Vec::new();
-            fill(&mut text)?;
-            output::print(&String::from_utf8_lossy(&text))
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = fill(&mut out).and_then(|()| std::io::Write::flush(&mut out));
+            match written {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+                _ => Ok(()),
+            }
         }
         Destination::File(path) => output::write_file_with(path, |file| {
             let handle = std::fs::OpenOptions::new().write(true).truncate(true).open(file)?;

@@ -52,8 +52,9 @@ impl Progress {
         }
     }
 
-    /// `done` of `total` are finished (callable from any thread).
-    pub fn update_of(&self, done: usize, total: usize) {
+    /// One more of `total` is finished (callable from any thread; `_done`, the caller's count,
+    /// may arrive out of order, so the bar counts for itself).
+    pub fn update_of(&self, _done: usize, total: usize) {
         let late = self.started.is_some_and(|s| s.elapsed() >= DELAY);
         if late && std::io::stderr().is_terminal() {
             self.shown.get_or_init(|| {
@@ -61,7 +62,7 @@ impl Progress {
                 self.bar.set_draw_target(ProgressDrawTarget::stderr());
             });
         }
-        self.bar.set_position(done as u64);
+        self.bar.inc(1);
     }
 
     /// `done` of the total are finished (callable from any thread).

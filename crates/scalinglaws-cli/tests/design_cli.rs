@@ -357,4 +357,20 @@ fn a_multiplier_between_tracks_is_a_goal() {
     fails(&mut run("multiplier@1e22,track=0:0", grid), &["--goal", "two different"]);
     fails(&mut run("multiplier@1e22,N=0:1", grid), &["--goal", "other than N and D"]);
     fails(&mut run("multiplier@1e22,track=0:1", "N=1e7..1e9,D=2e8..2e10,track=0..1"), &["--candidates", "V1|V2"]);
+    fails(&mut run("multiplier@1e22,track=0:1", "N=0|1e9,D=2e8..2e10,track=0|1"), &["--candidates", "N must be positive"]);
+    // The tracks' 0/1 column in a candidates file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("candidates.csv");
+    std::fs::write(&file, "N,D,track\n1e8,2e9,0\n1e8,2e9,1\n1e9,2e10,0\n1e9,2e10,1\n").unwrap();
+    let mut listed = common::scalinglaws();
+    listed.args([
+        "design", "--formula", law, "--prior", prior, "--noise", "0.005", "--goal",
+        "multiplier@1e22,track=0:1", "--runs", "2", "--draws", "4", "--json", "-",
+    ]);
+    listed.arg("--candidates-file").arg(&file);
+    let result: Value = serde_json::from_str(&stdout(&mut listed)).unwrap();
+    assert_eq!(result["candidates"], 4);
+    let mut bounded = run("multiplier@1e22,track=0:1", grid);
+    bounded.args(["--bound", "E=0:5"]);
+    fails(&mut bounded, &["--bound", "fits nothing"]);
 }

@@ -95,6 +95,13 @@ fn what_cannot_act_per_group_is_refused() {
         &["--json -", "--table -"],
     );
     fails(&mut fit_groups(&path, &["--group", "nope"]), &["nope"]);
+    // A setting every group fails by is the batch's error, not each group's.
+    fails(&mut fit_groups(&path, &["--fix", "Z=1"]), &["--fix", "Z"]);
+    let mut html = scalinglaws();
+    html.args(["--format", "html", "fit"]).arg(&path).args([
+        "--law", "power_offset", "--target", "loss", "--group", "curve",
+    ]);
+    fails(&mut html, &["--format"]);
     let mut no_group = scalinglaws();
     no_group
         .arg("fit")

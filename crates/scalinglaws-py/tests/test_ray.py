@@ -61,6 +61,8 @@ def test_a_failing_task_names_its_groups(ray: Any) -> None:
         sl_ray.fit_groups(curves(4), group="curve", law="no_such_law", target="loss")
     with pytest.raises(sl.SettingsError, match="group=: no column 'nope'"):
         sl_ray.fit_groups(curves(4), group="nope", **OPTIONS)
+    with pytest.raises(sl.SettingsError, match="where=: filter the DataFrame"):
+        sl_ray.fit_groups(curves(4), group="curve", where="x > 1000", **OPTIONS)
     with pytest.raises(sl.SettingsError, match="threads="):
         sl_ray.fit_groups(curves(4), group="curve", threads=2, **OPTIONS)
 

@@ -367,6 +367,16 @@ fn a_design_before_any_run_starts_from_the_prior() {
     };
     let message = unknown.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
     assert!(message.contains("not a parameter"), "{message}");
+    // A positive parameter's range is read in log θ: its low end must be above 0.
+    let from_zero = PriorSpec {
+        entries: parse_prior("E=0..3,A=482,alpha=0.3,B=2085,beta=0.37").unwrap(),
+        sd: 0.5,
+    };
+    let message = from_zero.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
+    assert!(message.contains("above 0"), "{message}");
+    let fixed = BTreeMap::from([("Z".to_string(), 1.0)]);
+    let message = prior.resolve(&law, &fixed).unwrap_err().to_string();
+    assert!(message.contains("'Z' is not a parameter"), "{message}");
     for bad in ["E", "E=1..0.5", "E=a", "E=1,E=2", ""] {
         assert!(parse_prior(bad).is_err(), "{bad}");
     }

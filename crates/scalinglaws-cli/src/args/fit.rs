@@ -66,7 +66,8 @@ pub struct FitArgs {
     pub heteroscedastic: Option<String>,
 
     /// Write the fit as JSON to PATH (the report still prints), or to stdout instead of the
-    /// report with '-'.
+    /// report with '-'. With --group: one JSON Lines record per group (the table then prints
+    /// only when --table asks for it).
     #[arg(long, value_name = "PATH|-")]
     pub json: Option<String>,
 }

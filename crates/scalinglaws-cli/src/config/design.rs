@@ -95,6 +95,11 @@ fn prior(args: &DesignArgs) -> Result<Option<PriorSpec>> {
             "--prior is for a design before any run, which reads no data: drop DATA and its options (--target, --map, --derive, --where, --weights, --delimiter), or drop --prior to design from the runs' fit",
         ));
     }
+    if !args.settings.bounds.is_empty() || !args.settings.grids.is_empty() {
+        return Err(input_error(
+            "--bound and --grid shape a fit's search, and a design before any run fits nothing: drop them (--prior's ranges say where the parameters lie)",
+        ));
+    }
     let sd = args.prior_sd.unwrap_or(PRIOR_SD);
     if !(sd.is_finite() && sd > 0.0) {
         return Err(input_error(format!(
@@ -255,9 +260,16 @@ fn candidate_list(path: &Path) -> Result<Vec<BTreeMap<String, f64>>> {
         let Ok(Column::Numeric(values)) = dataset.column(name) else {
             continue;
         };
-        if let Some(row) = values.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        // N and D are a run's size and tokens; another variable (a track coded 0/1) may be
+        // any finite number.
+        let positive = name == "N" || name == "D";
+        if let Some(row) = values
+            .iter()
+            .position(|v| !(v.is_finite() && (!positive || *v > 0.0)))
+        {
+            let need = if positive { "positive" } else { "finite" };
             return Err(input_error(format!(
-                "--candidates-file '{}', row {}, column '{name}': {} is not positive; a candidate run's variables are positive numbers",
+                "--candidates-file '{}', row {}, column '{name}': {} is not {need}; a candidate run's N and D are positive numbers, its other variables finite",
                 path.display(),
                 row + 1,
                 values[row]

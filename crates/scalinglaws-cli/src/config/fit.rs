@@ -70,6 +70,11 @@ pub fn fit_command(args: FitCommandArgs) -> Result<FitCommand> {
     if args.groups.is_empty() {
         return Ok(FitCommand::One(Box::new(fit_config(args.fit)?)));
     }
+    if crate::output::report_format() != scalinglaws_report::Format::Text {
+        return Err(input_error(
+            "--format: fit --group writes a CSV table (--table) and JSON Lines (--json), not a report; drop --format",
+        ));
+    }
     let by = args.fit.by.is_some();
     let mut config = fit_config(args.fit)?;
     config.job.uncertainty.calibrate = by;

@@ -890,10 +890,14 @@ def _candidate_runs(candidates: Any) -> Optional[List[Dict[str, float]]]:
         for name, value in row.items():
             real = isinstance(value, numbers.Real) and not isinstance(value, bool)
             number = float(value) if real else math.nan
-            if not (math.isfinite(number) and number > 0):
+            # N and D are a run's size and tokens; other variables (a track coded 0/1) may be
+            # any finite number.
+            positive = name in ("N", "D")
+            if not (math.isfinite(number) and (number > 0 or not positive)):
+                need = "positive" if positive else "finite"
                 raise SettingsError(
-                    f"candidates: {place(i, name)}: {value!r} is not positive; a candidate "
-                    "run's variables are positive numbers"
+                    f"candidates: {place(i, name)}: {value!r} is not {need}; a candidate "
+                    "run's N and D are positive numbers, its other variables finite"
                 )
             run[name] = number
         out.append(run)

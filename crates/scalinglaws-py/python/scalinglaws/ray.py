@@ -47,6 +47,12 @@ def fit_groups(
         ) from error
     from . import fit_groups as local_fit_groups
 
+    if options.get("where") is not None:
+        raise SettingsError(
+            "where=: filter the DataFrame before fit_groups (each Ray task prepares its batch "
+            "alone, and a filter that empties a batch would fail it where the local fit drops "
+            "those groups)"
+        )
     if "threads" in options:
         raise SettingsError("threads=: each Ray task fits with one thread; Ray decides how many run")
     keys = [group] if isinstance(group, str) else list(group)

@@ -779,6 +779,13 @@ fn data_error(row: Option<usize>, column: &str, message: String, fix: impl Into<
     }
 }
 
+/// The checks a fit makes of its rows (finite values, positive targets under a log, weights,
+/// trials), without fitting: a grouped fit runs them once on the whole data, so a bad row is
+/// named by its place in the file, not in its group.
+pub fn check_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()> {
+    validate_data(law, data, settings)
+}
+
 fn validate_data(law: &Law, data: &FitData, settings: &FitSettings) -> Result<()> {
     let n = data.target.len();
     if law.variables.is_empty() {

@@ -294,7 +294,13 @@ fn grid(
                 "the candidate ranges name no values of the law's variable '{v}'; give {v}=LOW..HIGH or {v}=VALUE"
             )));
         };
-        axes.push(axis.values(per_decade));
+        let values = axis.values(per_decade);
+        if (v == "N" || v == "D") && values.iter().any(|x| !(*x > 0.0)) {
+            return Err(refuse(Setting::Candidates, format!(
+                "{v} must be positive (a run's size and tokens); list positive values"
+            )));
+        }
+        axes.push(values);
     }
     let total = axes
         .iter()
@@ -373,6 +379,12 @@ impl PriorSpec {
                 law.param_names().join(", ")
             )));
         }
+        if let Some(name) = fixed.keys().find(|n| law.param_index(n).is_none()) {
+            return Err(refuse(Setting::Fix, format!(
+                "'{name}' is not a parameter of the law (its parameters are {})",
+                law.param_names().join(", ")
+            )));
+        }
         if let Some(name) = self.entries.keys().find(|n| fixed.contains_key(*n)) {
             return Err(refuse(Setting::Prior, format!(
                 "'{name}' is also held at a value; give it a prior or hold it, not both"
@@ -398,6 +410,21 @@ impl PriorSpec {
                 )));
             }
             centre.push(value);
+        }
+        for p in &law.params {
+            if let Some(PriorEntry::Range([lo, hi])) = self.entries.get(&p.name) {
+                if *lo < p.lower || *hi > p.upper || (p.lower >= 0.0 && *lo <= 0.0) {
+                    return Err(refuse(Setting::Prior, format!(
+                        "{}={}..{} reaches outside the parameter's bounds [{}, {}]{}",
+                        p.name,
+                        short_number(*lo),
+                        short_number(*hi),
+                        short_number(p.lower),
+                        short_number(p.upper),
+                        if p.lower >= 0.0 { "; a range of a positive parameter is read in log θ, so its low end must be above 0" } else { "" }
+                    )));
+                }
+            }
         }
         let coords = Coordinates::new(law, &|name| fixed.contains_key(name), &centre);
         let sd = coords

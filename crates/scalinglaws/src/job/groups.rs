@@ -50,10 +50,14 @@ pub struct GroupFit {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit: Option<FitRecord>,
+    /// The setting the failure names, if any (not written: `reason` is its text).
+    #[serde(skip)]
+    pub(crate) failed_on: Option<Setting>,
 }
 
 /// Most groups one job fits (each keeps its record in memory until the batch is written).
-pub const MAX_GROUPS: usize = 10_000_000;
+/// (About 7 KB of memory per group of 20 rows with its record: a million groups is 7 GB.)
+pub const MAX_GROUPS: usize = 1_000_000;
 
 impl GroupedFitJob {
     /// Every group's fit of `table`, in label order; `progress` hears the groups done and
@@ -79,6 +83,7 @@ impl GroupedFitJob {
         let mut settings = job.settings.for_law(&job.law);
         settings.seed = job.uncertainty.seed;
         let data = table.fit_data(&law, &job.recipe, settings.space)?;
+        fit::check_data(&law, &data, &settings)?;
         let groups = table.group_rows(&self.groups, Setting::Group)?;
         if groups.len() > MAX_GROUPS {
             return Err(Error::setting(
@@ -92,6 +97,7 @@ impl GroupedFitJob {
                 ],
             ));
         }
+        let first = groups.values().next().cloned();
         let done = std::sync::atomic::AtomicUsize::new(0);
         let total = groups.len();
         let fits: Vec<Result<GroupFit>> = groups
@@ -103,7 +109,18 @@ impl GroupedFitJob {
                 fitted
             })
             .collect();
-        fits.into_iter().collect()
+        let fits: Vec<GroupFit> = fits.into_iter().collect::<Result<_>>()?;
+        // A setting every group fails by (an unknown name in `fix`, say) is the batch's error,
+        // not each group's: when no group is fitted and the first failure names a setting, the
+        // first group's fit is repeated for its error (a failure that depends on a group's
+        // rows stays that group's, and the batch is kept).
+        let all_failed = fits.iter().all(|f| f.status == GroupStatus::Failed);
+        if let (true, Some(rows)) = (all_failed, &first) {
+            if fits[0].failed_on.is_some() {
+                self.fit_rows(table, &law, &settings, &data.subset(rows))?;
+            }
+        }
+        Ok(fits)
     }
 
     /// Calibration beyond the data (its scale column `by`), profiles, a variance model and
@@ -149,14 +166,16 @@ impl GroupedFitJob {
                 status: GroupStatus::Fitted,
                 reason: None,
                 fit: Some(record),
+                failed_on: None,
             }),
-            Err(error) if error.is_interrupted() || error.key().is_some() => Err(error),
+            Err(error) if error.is_interrupted() => Err(error),
             Err(error) => Ok(GroupFit {
                 group,
                 rows,
                 status: GroupStatus::Failed,
                 reason: Some(error.worded(&Neutral)),
                 fit: None,
+                failed_on: error.key(),
             }),
         }
     }
