@@ -716,3 +716,19 @@ mod tests {
         assert_eq!(number(f64::NAN, 2), "NaN");
     }
 }
+
+/// One CSV line: the cells joined by commas, a cell with a comma, a quote or a line break
+/// quoted (RFC 4180), ending in a newline.
+pub fn csv_line(cells: &[String]) -> String {
+    let quoted: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            if c.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    format!("{}\n", quoted.join(","))
+}

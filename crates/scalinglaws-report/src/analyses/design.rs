@@ -9,7 +9,7 @@ use scalinglaws::analysis::design::DesignResult;
 use scalinglaws::error::short_number;
 use scalinglaws::job::design::DesignOutcome;
 
-use crate::text::{columns, level_percent, number};
+use crate::text::{columns, csv_line, level_percent, number};
 
 /// A design with the data file it started from and its cost formula.
 pub struct DesignReport<'a> {
@@ -209,21 +209,6 @@ pub fn runs_csv(outcome: &DesignOutcome) -> String {
         out.push_str(&csv_line(&row));
     }
     out
-}
-
-/// One CSV line; a cell with a comma, a quote or a line break is quoted.
-fn csv_line(cells: &[String]) -> String {
-    let quoted: Vec<String> = cells
-        .iter()
-        .map(|c| {
-            if c.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", c.replace('"', "\"\""))
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    format!("{}\n", quoted.join(","))
 }
 
 #[cfg(test)]

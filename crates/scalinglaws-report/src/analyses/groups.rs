@@ -9,6 +9,8 @@ use std::io::Write;
 use scalinglaws::error::short_number;
 use scalinglaws::job::{GroupFit, GroupStatus};
 
+use crate::text::csv_line;
+
 /// Writes each group as one line of JSON.
 pub fn write_json_lines(fits: &[GroupFit], out: &mut dyn Write) -> std::io::Result<()> {
     for fit in fits {
@@ -45,9 +47,9 @@ pub fn write_table(
         }
     }
     head.push("reason".into());
-    out.write_all(line(&head).as_bytes())?;
+    out.write_all(csv_line(&head).as_bytes())?;
     for fit in fits {
-        out.write_all(line(&row(fit, &keys, &params, bootstrapped)).as_bytes())?;
+        out.write_all(csv_line(&row(fit, &keys, &params, bootstrapped)).as_bytes())?;
     }
     Ok(())
 }
@@ -81,19 +83,4 @@ fn row(fit: &GroupFit, keys: &[String], params: &[String], bootstrapped: bool) -
     }
     cells.push(fit.reason.clone().unwrap_or_default());
     cells
-}
-
-/// One CSV line; a cell with a comma, a quote or a line break is quoted.
-fn line(cells: &[String]) -> String {
-    let quoted: Vec<String> = cells
-        .iter()
-        .map(|c| {
-            if c.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", c.replace('"', "\"\""))
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    format!("{}\n", quoted.join(","))
 }
