@@ -5,6 +5,7 @@
 //! density (for likelihood-ratio tests and information criteria); [`variance`] fits a residual
 //! scale that varies with scale (the heteroscedastic option).
 
+mod basins;
 pub mod diagnostics;
 pub mod family;
 mod file;
@@ -28,6 +29,7 @@ use crate::error::{short_number, Error, Result, Setting, Text};
 use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
 use crate::text;
+pub use basins::BasinMap;
 pub use diagnostics::Covariance;
 pub use family::{Family, FamilyKind};
 pub(crate) use file::edited;
@@ -438,9 +440,9 @@ pub struct BestOptimum {
     pub converged: bool,
 }
 
-/// The full global search of [`fit`] (the start grid, after the given warm starts, e.g. the
-/// optimum of the fit a bootstrap replicate resamples), returning only the best optimum, without
-/// diagnostics.
+/// The full global search of [`fit`] and a local search from each warm start (e.g. the optimum
+/// of the fit a profile point moves from), returning only the best optimum, without
+/// diagnostics. The result is never above the plain search's optimum.
 ///
 /// A heteroscedastic fit returns its θ at the fitted variance exponent, with the objective of
 /// the weighted problem there.
@@ -484,16 +486,25 @@ fn best_of(prepared: &Prepared, settings: &FitSettings) -> Result<BestOptimum> {
     })
 }
 
-/// [`fit_best`] with one σ for every row (the variance model, if any, ignored).
+/// [`fit_best`] with one σ for every row (the variance model, if any, ignored): the plain full
+/// search, unless a local search from a warm start ends lower. The warm starts run apart from
+/// the grid, since one among the grid's starts changes which tracks merge: on the
+/// data-constrained law, one resampled copy in 667 of such a joint search missed the plain
+/// search's optimum by 0.3 % (`replicate_search_finds_the_full_searchs_optimum`).
 fn fit_best_plain(
     law: &Law,
     data: &FitData,
     settings: &FitSettings,
     warm: &[Vec<f64>],
 ) -> Result<BestOptimum> {
-    let mut prepared = prepare(law, data, settings)?;
-    with_warm_starts(&mut prepared, warm);
-    best_of(&prepared, settings)
+    let mut best = best_of(&prepare(law, data, settings)?, settings)?;
+    for start in warm {
+        match fit_best_local(law, data, settings, start) {
+            Ok(local) if local.objective < best.objective => best = local,
+            _ => {}
+        }
+    }
+    Ok(best)
 }
 
 /// Fits `law` to `data`.

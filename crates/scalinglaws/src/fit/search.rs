@@ -90,6 +90,9 @@ pub struct Optimum {
     pub termination: Termination,
     pub iterations: usize,
     pub starts: usize,
+    /// The indices of the starts that reached it (`starts` of them), ascending: which basin
+    /// each start fell into, for searches of resampled data ([`super::BasinMap`]).
+    pub members: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -140,7 +143,8 @@ const ROUND_OFF: f64 = 1e-12;
 /// Default iteration budget of the Gauss–Newton phase of one start.
 pub const DEFAULT_MAX_ITERATIONS: usize = 200;
 
-/// One start on its way to an optimum. `credit` counts the starts merged into it.
+/// One start on its way to an optimum. `members` are the starts merged into it (its own
+/// first).
 #[derive(Debug, Clone)]
 struct Track {
     index: usize,
@@ -150,7 +154,7 @@ struct Track {
     value: f64,
     iterations: usize,
     termination: Option<Termination>,
-    credit: usize,
+    members: Vec<usize>,
     damping: f64,
     /// The Gauss–Newton model at `u` from the end of the last round (saves one evaluation).
     model: Option<LocalModel>,
@@ -191,7 +195,7 @@ pub fn search(
     let diverged_tracks = tracks
         .iter()
         .filter(|t| t.termination == Some(Termination::Diverged))
-        .map(|t| t.credit)
+        .map(|t| t.members.len())
         .sum::<usize>();
     tracks.retain(|t| t.termination != Some(Termination::Diverged));
     let (polished, polish_iterations, stalled) =
@@ -269,7 +273,7 @@ pub fn search_on_sample(
     for (index, optimum) in rough.optima.iter().enumerate() {
         let value = problem.objective(&optimum.u, &mut scratch);
         if index >= SAMPLE_OPTIMA || !value.is_finite() {
-            left_out += optimum.starts;
+            left_out += optimum.members.len();
             continue;
         }
         tracks.push(Track {
@@ -279,7 +283,7 @@ pub fn search_on_sample(
             value,
             iterations: optimum.iterations,
             termination: None,
-            credit: optimum.starts,
+            members: optimum.members.clone(),
             damping: INITIAL_DAMPING,
             model: None,
         });
@@ -355,7 +359,7 @@ fn initial_track(
         value,
         iterations: 0,
         termination: None,
-        credit: 1,
+        members: vec![index],
         damping: INITIAL_DAMPING,
         model: None,
     }
@@ -454,7 +458,7 @@ fn polish_promising(
     iterations += polished.iter().map(|(_, n)| n).sum::<usize>();
     let mut all = vec![best];
     all.extend(polished.into_iter().map(|(t, _)| t));
-    (all, iterations, stalled.iter().map(|t| t.credit).sum())
+    (all, iterations, stalled.iter().map(|t| t.members.len()).sum())
 }
 
 /// The Levenberg–Marquardt damping a polish starts from: [`INITIAL_DAMPING`], and
@@ -658,7 +662,7 @@ fn merge_nearby(problem: &Problem, mut tracks: Vec<Track>) -> Vec<Track> {
             .find(|k| mergeable(problem, k, &track))
         {
             Some(better) => {
-                better.credit += track.credit;
+                better.members.extend(track.members);
             }
             None => kept.push(track),
         }
@@ -769,7 +773,7 @@ fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
             .iter_mut()
             .find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE))
         {
-            Some((_, optimum)) => optimum.starts += track.credit,
+            Some((_, optimum)) => optimum.members.extend(&track.members),
             None => optima.push((track.clone(), optimum_of(&track))),
         }
     }
@@ -786,7 +790,7 @@ fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
                 (
                     lowest.clone(),
                     Optimum {
-                        starts: 0,
+                        members: Vec::new(),
                         ..optimum_of(lowest)
                     },
                 ),
@@ -799,11 +803,16 @@ fn cluster(problem: &Problem, mut tracks: Vec<Track>) -> (Vec<Optimum>, usize) {
             .iter_mut()
             .find(|(rep, _)| within(problem, rep, &track, SAME_PARAMETERS, SAME_OBJECTIVE))
         {
-            Some((_, optimum)) => optimum.starts += track.credit,
-            None => stray += track.credit,
+            Some((_, optimum)) => optimum.members.extend(&track.members),
+            None => stray += track.members.len(),
         }
     }
-    (optima.into_iter().map(|(_, o)| o).collect(), stray)
+    let finished = |(_, mut optimum): (Track, Optimum)| {
+        optimum.members.sort_unstable();
+        optimum.starts = optimum.members.len();
+        optimum
+    };
+    (optima.into_iter().map(finished).collect(), stray)
 }
 
 fn optimum_of(track: &Track) -> Optimum {
@@ -812,6 +821,7 @@ fn optimum_of(track: &Track) -> Optimum {
         value: track.value,
         termination: track.termination.unwrap_or(Termination::MaxIterations),
         iterations: track.iterations,
-        starts: track.credit,
+        starts: track.members.len(),
+        members: track.members.clone(),
     }
 }
