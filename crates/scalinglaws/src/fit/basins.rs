@@ -10,8 +10,9 @@
 //! from the start grid only the starts that reached no optimum of the original: those that
 //! stalled far above the best, did not converge, diverged or had no finite objective. This is
 //! the multistart practice of not restarting a local search inside a basin already explored
-//! (Rinnooy Kan & Timmer 1987, "Stochastic global optimization methods", multi-level single
-//! linkage), with the basins known from the original search instead of estimated from samples.
+//! (multi-level single linkage: Rinnooy Kan & Timmer 1987, "Stochastic global optimization
+//! methods, Part II: Multi level methods", Math. Programming 39, 57–78), with the basins known
+//! from the original search instead of estimated from samples.
 //!
 //! Where the map cannot speak for a replicate, the replicate runs the full search, and a local
 //! search from the original optimum apart from it, keeping the better:
@@ -20,18 +21,22 @@
 //!   none of the original starts ended in: on Muennighoff et al.'s data-constrained law (17
 //!   distinct optima of 64 starts), warm starts at all 17 optima plus the 42 starts that reached
 //!   none still missed the full search's optimum by 0.75 % in the second replicate tested;
-//! - when its starts differ from the original's (starts placed from the ranges of the rows
-//!   drawn);
-//! - when the fit is not a plain robust least-squares fit (a likelihood family or a variance
-//!   model alternates several searches): there the full search warm-started from the original
-//!   optimum, as before.
+//! - when its starts differ from the original's (starts placed from the quantiles or ranges of
+//!   the rows drawn, as for break points and user formulas): there the map buys nothing and the
+//!   replicate pays the separate local search;
+//! - when the original search itself fails (say every start of the grid diverges and the fit's
+//!   optimum came from warm starts, as in a joint fit of tracks).
+//!
+//! A fit under a likelihood family or a variance model alternates several searches: its
+//! replicates run [`super::fit_best`] from the original optimum (in its alternation, the same
+//! plain search and separate local search).
 //!
 //! That replicates reach the full search's optimum is tested on resampled copies of real data
 //! for several laws and losses (`tests/uncertainty.rs`,
 //! `replicate_search_finds_the_full_searchs_optimum`; 2,667 replicates with
 //! `SCALINGLAWS_REPLICATES=1000`, none missed).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::law::Law;
 
 use super::search::Start;
@@ -40,7 +45,8 @@ use super::{
     FitSettings,
 };
 
-/// Which basin each start of a search of the original data fell into.
+/// What the search of the original data says a replicate's search needs: its optima, and the
+/// starts that reached none of them.
 #[derive(Debug, Clone)]
 pub struct BasinMap {
     /// The original optimum (the fit being resampled), then the search's one optimum where it
@@ -58,12 +64,9 @@ enum Reuse {
         starts: Vec<Start>,
         rerun: Vec<usize>,
     },
-    /// The full search, and apart from it a local search from the original optimum; the better
-    /// of the two ([`super::fit_best`]).
-    FullSearch,
-    /// The search of a likelihood family or a variance model with the original optimum as a
-    /// warm start (their alternations run several searches; [`super::fit_best`]).
-    WarmStarted,
+    /// [`super::fit_best`] from the original optimum: the full search and, apart from it, a
+    /// local search from there (inside a family's or a variance model's alternation).
+    Whole,
 }
 
 impl BasinMap {
@@ -72,14 +75,19 @@ impl BasinMap {
     pub fn of(law: &Law, data: &FitData, settings: &FitSettings, base: &[f64]) -> Result<Self> {
         let mut map = BasinMap {
             optima: vec![base.to_vec()],
-            reuse: Reuse::WarmStarted,
+            reuse: Reuse::Whole,
         };
         if settings.family.is_some() || settings.heteroscedastic.is_some() {
             return Ok(map);
         }
-        map.reuse = Reuse::FullSearch;
-        let prepared = prepare(law, data, settings)?;
-        let outcome = run_search(&prepared, settings)?;
+        let searched = prepare(law, data, settings).and_then(|prepared| {
+            run_search(&prepared, settings).map(|outcome| (prepared, outcome))
+        });
+        let (prepared, outcome) = match searched {
+            Ok(searched) => searched,
+            Err(Error::Interrupted) => return Err(Error::Interrupted),
+            Err(_) => return Ok(map), // replicates search as a plain fit_best does
+        };
         let [optimum] = outcome.optima.as_slice() else {
             return Ok(map);
         };
@@ -114,6 +122,12 @@ impl BasinMap {
         }
     }
 
+    /// Whether replicates reuse the basins (else they run [`super::fit_best`] from the
+    /// original optimum).
+    pub fn applies(&self) -> bool {
+        matches!(self.reuse, Reuse::Basins { .. })
+    }
+
     /// The best optimum of `data` (a resampled copy of the original): see the module
     /// documentation for the search it runs.
     pub fn fit_best(
@@ -123,10 +137,8 @@ impl BasinMap {
         settings: &FitSettings,
     ) -> Result<BestOptimum> {
         let base = &self.optima[..1];
-        let (starts, rerun) = match &self.reuse {
-            Reuse::WarmStarted => return super::fit_best(law, data, settings, base),
-            Reuse::FullSearch => return fit_best_plain(law, data, settings, base),
-            Reuse::Basins { starts, rerun } => (starts, rerun),
+        let Reuse::Basins { starts, rerun } = &self.reuse else {
+            return super::fit_best(law, data, settings, base);
         };
         let mut prepared = prepare(law, data, settings)?;
         if !same_starts(&prepared.starts, starts) {

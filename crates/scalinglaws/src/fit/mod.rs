@@ -497,14 +497,31 @@ fn fit_best_plain(
     settings: &FitSettings,
     warm: &[Vec<f64>],
 ) -> Result<BestOptimum> {
-    let mut best = best_of(&prepare(law, data, settings)?, settings)?;
+    // A grid with no finite start (or only diverging ones) can still succeed from a warm start:
+    // its error stands only when every warm start fails too.
+    let mut best = prepare(law, data, settings).and_then(|p| best_of(&p, settings));
     for start in warm {
-        match fit_best_local(law, data, settings, start) {
-            Ok(local) if local.objective < best.objective => best = local,
-            _ => {}
+        let Ok(local) = fit_best_local(law, data, settings, start) else {
+            continue;
+        };
+        match &best {
+            Ok(current) if !preferred(&local, current) => {}
+            _ => best = Ok(local),
         }
     }
-    Ok(best)
+    best
+}
+
+/// Whether `candidate` is the better optimum: the lower objective, except that between a
+/// converged and an unconverged one, objectives within the tolerance that makes two optima one
+/// (`search::SAME_OBJECTIVE`) go to the converged (as the search's clustering decides).
+fn preferred(candidate: &BestOptimum, current: &BestOptimum) -> bool {
+    let tolerance = search::SAME_OBJECTIVE * current.objective.abs();
+    match (candidate.converged, current.converged) {
+        (true, false) => candidate.objective <= current.objective + tolerance,
+        (false, true) => candidate.objective < current.objective - tolerance,
+        _ => candidate.objective < current.objective,
+    }
 }
 
 /// Fits `law` to `data`.

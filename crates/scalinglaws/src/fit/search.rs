@@ -143,8 +143,8 @@ const ROUND_OFF: f64 = 1e-12;
 /// Default iteration budget of the Gauss–Newton phase of one start.
 pub const DEFAULT_MAX_ITERATIONS: usize = 200;
 
-/// One start on its way to an optimum. `members` are the starts merged into it (its own
-/// first).
+/// One start on its way to an optimum. `members` are the indices of the starts merged into it
+/// (for a sample's optimum finished on every row, the starts that reached it on the sample).
 #[derive(Debug, Clone)]
 struct Track {
     index: usize,
@@ -756,7 +756,7 @@ fn project_linear(
 }
 
 /// Polished tracks are the same optimum when objectives agree to 1e-6 and parameters to 1 %.
-const SAME_OBJECTIVE: f64 = 1e-6;
+pub(crate) const SAME_OBJECTIVE: f64 = 1e-6;
 const SAME_PARAMETERS: f64 = 1e-2;
 
 /// Groups polished tracks into distinct optima, best first, and counts the starts that did not
