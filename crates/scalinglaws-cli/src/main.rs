@@ -20,6 +20,7 @@ mod cmd_predict;
 mod cmd_report;
 mod cmd_schedule;
 mod cmd_select;
+mod cmd_sim;
 mod config;
 mod figure;
 mod input;
@@ -93,6 +94,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Schedule(args) => cmd_schedule::run(config::schedule_config(args)?),
         Command::Plot(args) => cmd_plot::run(&config::plot_config(args.kind)?),
         Command::Report(args) => cmd_report::run(&config::report_config(*args)?),
+        Command::Sim(args) => cmd_sim::run(&args),
     }
 }
 

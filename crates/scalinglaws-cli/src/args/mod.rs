@@ -17,6 +17,7 @@ mod plot;
 mod predict;
 pub mod schedule;
 mod select;
+pub mod sim;
 
 use std::path::PathBuf;
 
@@ -109,6 +110,9 @@ pub enum Command {
     /// One self-contained HTML page for a fit: parameters with intervals, warnings, plots,
     /// allocation, backtest, and the command that reproduces it.
     Report(Box<ReportArgs>),
+    /// The lab: exact simulators of the theory settings behind the seed papers (NVFP4 dot
+    /// products, SGD vs signSGD on power-law regression), each writing a CSV dataset.
+    Sim(sim::SimArgs),
 }
 
 #[derive(Debug, Args)]

@@ -1,0 +1,116 @@
+//! `scalinglaws sim`: the lab's simulators (crates/scalinglaws-lab), each writing a dataset the
+//! other commands read.
+
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    pub simulator: Simulator,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Simulator {
+    /// NVFP4 dot products: the signal-to-noise ratio of dot products of NVFP4-quantised vectors
+    /// (E2M1 elements, an E4M3 scale per block of 16, an FP32 tensor scale) against the
+    /// dimension, for Gaussian and unit-hypersphere vectors, with and without a weak positive
+    /// correlation. Writes one CSV row per dimension and case.
+    Nvfp4(Nvfp4Args),
+    /// SGD and signSGD on linear regression with power-law spectrum λ_i = i^-a and target
+    /// λ_i·w*_i² = i^-b: SGD's expected risk by the exact second-moment recursion, SGD and
+    /// signSGD by Monte Carlo over seeds. Writes one CSV row per optimizer and logged step.
+    Sgd(SgdArgs),
+    /// The data-scaling exponents of SGD and signSGD: at each training length T the excess risk
+    /// at the end of training with the learning rate tuned over a grid per optimizer. Writes
+    /// one CSV row per optimizer and T (fit it with `fit --law power --map x=horizon
+    /// --target excess_risk --group optimizer`).
+    SgdScaling(SgdScalingArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct Nvfp4Args {
+    /// Vector lengths, comma-separated [default: 64,128,...,8192].
+    #[arg(long, value_name = "D,...", value_delimiter = ',')]
+    pub dimensions: Vec<usize>,
+    /// Vector pairs per dimension [default: 1000].
+    #[arg(long, value_name = "N")]
+    pub pairs: Option<usize>,
+    /// ρ of the correlated cases, in [0, 1) [default: 0.05].
+    #[arg(long, value_name = "RHO")]
+    pub correlation: Option<f64>,
+    /// Seed of the random streams (the output is bit-identical for any number of threads).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
+    pub output: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SgdArgs {
+    /// M, the number of features [default: 64].
+    #[arg(long, value_name = "M")]
+    pub dimension: Option<usize>,
+    /// Spectrum exponent a > 1 (λ_i = i^-a) [default: 2].
+    #[arg(long, value_name = "A")]
+    pub a: Option<f64>,
+    /// Target exponent b > 1 (λ_i·w*_i² = i^-b): b < a is a hard task, b ≥ a easy [default: 1.5].
+    #[arg(long, value_name = "B")]
+    pub b: Option<f64>,
+    /// σ, the label noise's standard deviation [default: 0.5].
+    #[arg(long, value_name = "SIGMA")]
+    pub noise: Option<f64>,
+    /// Samples per step [default: 1].
+    #[arg(long, value_name = "B")]
+    pub batch: Option<usize>,
+    /// The learning rate of every step [default: 0.2].
+    #[arg(long, value_name = "ETA")]
+    pub lr: Option<f64>,
+    /// Training steps [default: 1000].
+    #[arg(long, value_name = "T")]
+    pub steps: Option<usize>,
+    /// Logged steps per decade (steps 0, 1 and the last are always logged) [default: 4].
+    #[arg(long, value_name = "K")]
+    pub per_decade: Option<usize>,
+    /// Monte Carlo seeds [default: 1000].
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<usize>,
+    /// Optimizers, comma-separated: sgd_exact, sgd_mc, signsgd_mc [default: all three].
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub optimizer: Vec<String>,
+    /// Seed of the random streams (the output is bit-identical for any number of threads).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
+    pub output: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SgdScalingArgs {
+    /// Spectrum exponent a > 1 [default: 2].
+    #[arg(long, value_name = "A")]
+    pub a: Option<f64>,
+    /// Target exponent b > 1: b < a is a hard task, b ≥ a easy [default: 1.5, hard].
+    #[arg(long, value_name = "B")]
+    pub b: Option<f64>,
+    /// M, the number of features [default: 512].
+    #[arg(long, value_name = "M")]
+    pub dimension: Option<usize>,
+    /// Training lengths T, comma-separated, increasing [default: 256,512,...,16384].
+    #[arg(long, value_name = "T,...", value_delimiter = ',')]
+    pub horizons: Vec<usize>,
+    /// Decay the learning rate linearly over this fraction of each run (1: to zero from the
+    /// start) instead of holding it constant.
+    #[arg(long, value_name = "FRACTION")]
+    pub decay: Option<f64>,
+    /// Monte Carlo seeds of signSGD per (T, learning rate) [default: 12].
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<usize>,
+    /// Seed of the random streams (the output is bit-identical for any number of threads).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
+    pub output: Option<String>,
+}

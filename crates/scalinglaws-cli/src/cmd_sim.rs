@@ -1,0 +1,123 @@
+//! `scalinglaws sim`: runs one of the lab's simulators and writes its rows as a CSV dataset
+//! (stdout, or a file written whole). The lab names a bad setting by its key; this command
+//! words it as the option that sets it.
+
+use anyhow::Result;
+use scalinglaws_lab::nvfp4::{snr_experiment, SnrConfig, SnrRow};
+use scalinglaws_lab::sgd::{
+    data_scaling, log_spaced_steps, scaling_csv, sgd_csv, simulate, Optimizer, ScalingConfig,
+    SgdConfig, Shape,
+};
+use scalinglaws_lab::LabError;
+
+use crate::args::sim::{Nvfp4Args, SgdArgs, SgdScalingArgs, SimArgs, Simulator};
+use crate::input_error;
+use crate::output::{self, Destination};
+
+pub fn run(args: &SimArgs) -> Result<()> {
+    match &args.simulator {
+        Simulator::Nvfp4(args) => run_nvfp4(args),
+        Simulator::Sgd(args) => run_sgd(args),
+        Simulator::SgdScaling(args) => run_sgd_scaling(args),
+    }
+}
+
+fn run_nvfp4(args: &Nvfp4Args) -> Result<()> {
+    let defaults = SnrConfig::default();
+    let config = SnrConfig {
+        dimensions: match args.dimensions.is_empty() {
+            true => defaults.dimensions,
+            false => args.dimensions.clone(),
+        },
+        pairs: args.pairs.unwrap_or(defaults.pairs),
+        correlation: args.correlation.unwrap_or(defaults.correlation),
+        seed: args.seed,
+    };
+    let rows = snr_experiment(&config).map_err(worded)?;
+    let mut text = String::from(SnrRow::csv_header());
+    for row in &rows {
+        text.push('\n');
+        text.push_str(&row.csv_line());
+    }
+    output::write(&destination(&args.output), &text)
+}
+
+fn run_sgd(args: &SgdArgs) -> Result<()> {
+    let defaults = SgdConfig::default();
+    let steps = args.steps.unwrap_or(defaults.lrs.len());
+    if steps > MAX_SIM_STEPS {
+        return Err(input_error(format!(
+            "--steps: {steps} is more than the {MAX_SIM_STEPS} steps a run may take; use fewer"
+        )));
+    }
+    let per_decade = args.per_decade.unwrap_or(4);
+    if !(1..=MAX_PER_DECADE).contains(&per_decade) {
+        return Err(input_error(format!(
+            "--per-decade: {per_decade} is out of range; give 1 to {MAX_PER_DECADE}"
+        )));
+    }
+    let config = SgdConfig {
+        dimension: args.dimension.unwrap_or(defaults.dimension),
+        a: args.a.unwrap_or(defaults.a),
+        b: args.b.unwrap_or(defaults.b),
+        noise: args.noise.unwrap_or(defaults.noise),
+        batch: args.batch.unwrap_or(defaults.batch),
+        lrs: vec![args.lr.unwrap_or(defaults.lrs[0]); steps],
+        log_steps: log_spaced_steps(steps, per_decade),
+        seeds: args.seeds.unwrap_or(defaults.seeds),
+        seed: args.seed,
+    };
+    let optimizers = match args.optimizer.is_empty() {
+        true => Optimizer::ALL.to_vec(),
+        false => args
+            .optimizer
+            .iter()
+            .map(|name| Optimizer::parse(name))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(worded)?,
+    };
+    let rows = simulate(&config, &optimizers).map_err(worded)?;
+    output::write(&destination(&args.output), &sgd_csv(&rows))
+}
+
+/// Steps of `sim sgd` at most: the per-step learning rates are held (80 MB at the cap) before
+/// the lab weighs the run's work against its own caps.
+const MAX_SIM_STEPS: usize = 10_000_000;
+
+/// Logged steps per decade at most: more than any plot can show.
+const MAX_PER_DECADE: usize = 1_000;
+
+fn run_sgd_scaling(args: &SgdScalingArgs) -> Result<()> {
+    let hard = ScalingConfig::hard();
+    let mut config = ScalingConfig::new(args.a.unwrap_or(hard.a), args.b.unwrap_or(hard.b));
+    config.dimension = args.dimension.unwrap_or(config.dimension);
+    if !args.horizons.is_empty() {
+        config.horizons = args.horizons.clone();
+    }
+    if let Some(fraction) = args.decay {
+        config.shape = Shape::Decay { fraction };
+    }
+    config.seeds = args.seeds.unwrap_or(config.seeds);
+    config.seed = args.seed;
+    let result = data_scaling(&config).map_err(worded)?;
+    output::write(&destination(&args.output), &scaling_csv(&result.points))
+}
+
+fn destination(output: &Option<String>) -> Destination {
+    output
+        .as_deref()
+        .map_or(Destination::Stdout, Destination::parse)
+}
+
+/// The lab's error with its setting worded as this command's option.
+fn worded(error: LabError) -> anyhow::Error {
+    let LabError::Setting { key, message } = error;
+    let option = match key {
+        "lrs" => "--lr/--steps".to_string(),
+        "log_steps" => "--per-decade".to_string(),
+        "decay_fraction" => "--decay".to_string(),
+        "sgd_lrs" | "signsgd_lrs" => format!("the learning-rate grid ({key})"),
+        key => format!("--{}", key.replace('_', "-")),
+    };
+    input_error(format!("{option}: {message}"))
+}

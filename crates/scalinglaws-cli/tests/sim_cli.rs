@@ -1,0 +1,119 @@
+//! `scalinglaws sim`: the lab's simulators write their CSV datasets (stdout or a file written
+//! whole), bit-identical for any number of threads, and refuse bad settings with exit 2 naming
+//! the option.
+
+mod common;
+
+use common::{fails, scalinglaws, stdout};
+
+fn lines(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|line| line.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn nvfp4_writes_four_cases_per_dimension_the_same_at_any_thread_count() {
+    let run = |threads: &str| {
+        stdout(scalinglaws().env("RAYON_NUM_THREADS", threads).args([
+            "sim",
+            "nvfp4",
+            "--dimensions",
+            "64,512",
+            "--pairs",
+            "200",
+        ]))
+    };
+    let (one, two) = (run("1"), run("2"));
+    assert_eq!(one, two, "the dataset depends on the thread count");
+    let rows = lines(&one);
+    assert_eq!(rows[0][0], "dimension");
+    assert_eq!(rows.len(), 1 + 2 * 4);
+    let column = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (case, snr) = (column("case"), column("snr"));
+    let snr_of = |d: &str, which: &str| -> f64 {
+        let row = rows.iter().find(|r| r[0] == d && r[case] == which).unwrap();
+        row[snr].parse().unwrap()
+    };
+    // Correlated products: the SNR grows with the dimension; independent ones: it does not.
+    assert!(snr_of("512", "sphere_correlated") > 1.5 * snr_of("64", "sphere_correlated"));
+    let flat = snr_of("512", "sphere_independent") / snr_of("64", "sphere_independent");
+    assert!((0.6..1.6).contains(&flat), "independent SNR ratio {flat}");
+}
+
+#[test]
+fn sgd_writes_the_exact_recursion_and_the_monte_carlo_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sgd.csv");
+    let args = [
+        "sim",
+        "sgd",
+        "--steps",
+        "200",
+        "--seeds",
+        "400",
+        "--dimension",
+        "16",
+    ];
+    stdout(
+        scalinglaws()
+            .args(args)
+            .args(["-o", path.to_str().unwrap()]),
+    );
+    let rows = lines(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(
+        rows[0].join(","),
+        "optimizer,step,risk,excess_risk,stderr,seeds"
+    );
+    let risk_at = |optimizer: &str, step: &str| -> (f64, f64) {
+        let row = rows
+            .iter()
+            .find(|r| r[0] == optimizer && r[1] == step)
+            .unwrap_or_else(|| panic!("no {optimizer} row at step {step}"));
+        (row[2].parse().unwrap(), row[4].parse().unwrap())
+    };
+    // Monte Carlo SGD agrees with the exact recursion within its sampling error.
+    let (exact, _) = risk_at("sgd_exact", "200");
+    let (monte_carlo, stderr) = risk_at("sgd_mc", "200");
+    assert!(
+        (exact - monte_carlo).abs() < 4.0 * stderr + 1e-3 * exact,
+        "{exact} vs {monte_carlo} ± {stderr}"
+    );
+    assert!(rows.iter().any(|r| r[0] == "signsgd_mc"));
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_scalinglaws"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(again.stdout).unwrap(),
+        std::fs::read_to_string(&path).unwrap()
+    );
+}
+
+#[test]
+fn bad_settings_are_refused_naming_the_option() {
+    let sim = |words: &[&str]| {
+        let mut command = scalinglaws();
+        command.arg("sim").args(words);
+        command
+    };
+    fails(&mut sim(&["nvfp4", "--pairs", "1"]), &["--pairs"]);
+    fails(
+        &mut sim(&["nvfp4", "--correlation", "1.5"]),
+        &["--correlation"],
+    );
+    fails(&mut sim(&["nvfp4", "--dimensions", "0"]), &["--dimensions"]);
+    fails(&mut sim(&["sgd", "--steps", "99999999999"]), &["--steps"]);
+    fails(&mut sim(&["sgd", "--per-decade", "0"]), &["--per-decade"]);
+    fails(&mut sim(&["sgd", "--a", "0.5"]), &["--a"]);
+    fails(&mut sim(&["sgd", "--noise", "nan"]), &["--noise"]);
+    fails(
+        &mut sim(&["sgd", "--optimizer", "adam"]),
+        &["--optimizer", "adam"],
+    );
+    fails(
+        &mut sim(&["sgd", "--dimension", "1000000000"]),
+        &["--dimension"],
+    );
+}

@@ -1,0 +1,11 @@
+//! The lab: exact simulators of the settings in which our seed papers derive scaling laws, small
+//! enough to run on a laptop. Each simulator is seeded and deterministic at any thread count, and
+//! returns plain rows (a dataset the engine's `fit`, `compare` and reports read), so a claim such
+//! as "signSGD has better data scaling in hard-task regimes" can be checked by running the
+//! setting and fitting its curves with the same engine, intervals and plots as real runs.
+
+pub mod error;
+pub mod nvfp4;
+pub mod sgd;
+
+pub use error::{LabError, Result};
