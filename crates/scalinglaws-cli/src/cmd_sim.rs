@@ -3,14 +3,19 @@
 //! words it as the option that sets it.
 
 use anyhow::Result;
+use scalinglaws_lab::editing::{editing, editing_csv, EditingConfig};
+use scalinglaws_lab::multi_index::{spectral_recovery, MultiIndexConfig, RecoveryRow};
 use scalinglaws_lab::nvfp4::{snr_experiment, SnrConfig, SnrRow};
+use scalinglaws_lab::recall::{recall_capacity, RecallConfig, RecallRow};
 use scalinglaws_lab::sgd::{
     data_scaling, log_spaced_steps, scaling_csv, sgd_csv, simulate, Optimizer, ScalingConfig,
     SgdConfig, Shape,
 };
 use scalinglaws_lab::LabError;
 
-use crate::args::sim::{Nvfp4Args, SgdArgs, SgdScalingArgs, SimArgs, Simulator};
+use crate::args::sim::{
+    EditingArgs, MultiIndexArgs, Nvfp4Args, RecallArgs, SgdArgs, SgdScalingArgs, SimArgs, Simulator,
+};
 use crate::input_error;
 use crate::output::{self, Destination};
 
@@ -19,6 +24,9 @@ pub fn run(args: &SimArgs) -> Result<()> {
         Simulator::Nvfp4(args) => run_nvfp4(args),
         Simulator::Sgd(args) => run_sgd(args),
         Simulator::SgdScaling(args) => run_sgd_scaling(args),
+        Simulator::Editing(args) => run_editing(args),
+        Simulator::MultiIndex(args) => run_multi_index(args),
+        Simulator::Recall(args) => run_recall(args),
     }
 }
 
@@ -78,6 +86,72 @@ fn run_sgd(args: &SgdArgs) -> Result<()> {
     };
     let rows = simulate(&config, &optimizers).map_err(worded)?;
     output::write(&destination(&args.output), &sgd_csv(&rows))
+}
+
+fn run_editing(args: &EditingArgs) -> Result<()> {
+    let defaults = EditingConfig::default();
+    let config = EditingConfig {
+        rows: args.rows.unwrap_or(defaults.rows),
+        cols: args.cols.unwrap_or(defaults.cols),
+        edits: args.edits.unwrap_or(defaults.edits),
+        feedback: args.feedback.unwrap_or(defaults.feedback),
+        tolerance: args.tolerance.unwrap_or(defaults.tolerance),
+        threshold: args.threshold.unwrap_or(defaults.threshold),
+        seeds: args.seeds.unwrap_or(defaults.seeds),
+        seed: args.seed,
+        ..defaults
+    };
+    let result = editing(&config).map_err(worded)?;
+    output::write(&destination(&args.output), &editing_csv(&result.rows))
+}
+
+fn run_multi_index(args: &MultiIndexArgs) -> Result<()> {
+    let defaults = MultiIndexConfig::default();
+    let config = MultiIndexConfig {
+        dimensions: match args.dimensions.is_empty() {
+            true => defaults.dimensions.clone(),
+            false => args.dimensions.clone(),
+        },
+        kappas: match args.kappas.is_empty() {
+            true => defaults.kappas.clone(),
+            false => args.kappas.clone(),
+        },
+        directions: args.directions.unwrap_or(defaults.directions),
+        strength_exponent: args.strength_exponent.unwrap_or(defaults.strength_exponent),
+        noise: args.noise.unwrap_or(defaults.noise),
+        seeds: args.seeds.unwrap_or(defaults.seeds),
+        seed: args.seed,
+    };
+    let rows = spectral_recovery(&config).map_err(worded)?;
+    let mut text = String::from(RecoveryRow::csv_header());
+    for row in &rows {
+        text.push('\n');
+        text.push_str(&row.csv_line());
+    }
+    output::write(&destination(&args.output), &text)
+}
+
+fn run_recall(args: &RecallArgs) -> Result<()> {
+    let defaults = RecallConfig::default();
+    let config = RecallConfig {
+        state_sizes: match args.state_sizes.is_empty() {
+            true => defaults.state_sizes.clone(),
+            false => args.state_sizes.clone(),
+        },
+        embedding: args.embedding.unwrap_or(defaults.embedding),
+        context: args.context.unwrap_or(defaults.context),
+        trials: args.trials.unwrap_or(defaults.trials),
+        delta: args.delta.unwrap_or(defaults.delta),
+        max_vocab: args.max_vocab.unwrap_or(defaults.max_vocab),
+        seed: args.seed,
+    };
+    let rows = recall_capacity(&config).map_err(worded)?;
+    let mut text = String::from(RecallRow::csv_header());
+    for row in &rows {
+        text.push('\n');
+        text.push_str(&row.csv_line());
+    }
+    output::write(&destination(&args.output), &text)
 }
 
 /// Steps of `sim sgd` at most: the per-step learning rates are held (80 MB at the cap) before

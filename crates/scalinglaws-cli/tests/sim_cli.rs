@@ -92,6 +92,54 @@ fn sgd_writes_the_exact_recursion_and_the_monte_carlo_to_a_file() {
 }
 
 #[test]
+fn editing_and_multi_index_write_their_datasets() {
+    let editing = stdout(scalinglaws().args(["sim", "editing", "--edits", "60", "--seeds", "4"]));
+    let rows = lines(&editing);
+    assert_eq!(rows[0][0], "variant");
+    assert_eq!(rows.len(), 1 + 2 * 60);
+    let norm = |variant: &str, edit: &str| -> f64 {
+        let row = rows
+            .iter()
+            .find(|r| r[0] == variant && r[1] == edit)
+            .unwrap();
+        row[3].parse().unwrap()
+    };
+    // The norm feedback: the standard stream's weights grow, Norm-Anchor Scaling's do not.
+    assert!(norm("standard", "60") > 1.5 * norm("standard", "1"));
+    assert!(norm("nas", "60") < 1.2 * norm("nas", "1"));
+    let recovery = stdout(scalinglaws().args([
+        "sim",
+        "multi-index",
+        "--dimensions",
+        "32",
+        "--kappas",
+        "1,64",
+        "--seeds",
+        "4",
+    ]));
+    let rows = lines(&recovery);
+    assert_eq!(rows.len(), 1 + 2 * 3, "{recovery}");
+    let overlap = |kappa: &str| -> f64 {
+        let row = rows.iter().find(|r| r[1] == kappa && r[3] == "1").unwrap();
+        row[6].parse().unwrap()
+    };
+    assert!(overlap("64") > 0.8 && overlap("1") < overlap("64"));
+}
+
+#[test]
+fn recall_capacity_stays_above_its_lower_bound() {
+    let text = stdout(scalinglaws().args(["sim", "recall", "--state-sizes", "8,16,24"]));
+    let rows = lines(&text);
+    assert_eq!(rows.len(), 4, "{text}");
+    let column = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (capacity, bound) = (column("capacity_mc"), column("capacity_bound"));
+    for row in &rows[1..] {
+        let (mc, lower): (f64, f64) = (row[capacity].parse().unwrap(), row[bound].parse().unwrap());
+        assert!(lower <= mc, "bound {lower} above the capacity {mc}");
+    }
+}
+
+#[test]
 fn bad_settings_are_refused_naming_the_option() {
     let sim = |words: &[&str]| {
         let mut command = scalinglaws();

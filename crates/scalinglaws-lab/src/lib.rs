@@ -4,8 +4,11 @@
 //! as "signSGD has better data scaling in hard-task regimes" can be checked by running the
 //! setting and fitting its curves with the same engine, intervals and plots as real runs.
 
+pub mod editing;
 pub mod error;
+pub mod multi_index;
 pub mod nvfp4;
+pub mod recall;
 pub mod sgd;
 
 pub use error::{LabError, Result};

@@ -25,6 +25,19 @@ pub enum Simulator {
     /// one CSV row per optimizer and T (fit it with `fit --law power --map x=horizon
     /// --target excess_risk --group optimizer`).
     SgdScaling(SgdScalingArgs),
+    /// Norm feedback in sequential model editing: a linear layer edited by rank-one least
+    /// squares (ROME) for a stream of edits whose values are solved through the current layer,
+    /// with and without Norm-Anchor Scaling. Writes one CSV row per variant and edit (weight and
+    /// value norms, retention of earlier edits, drift on unedited keys).
+    Editing(EditingArgs),
+    /// Hierarchical multi-index targets: subspace recovery by the spectral estimator (top
+    /// eigenvectors of the average of y·x·xᵀ) against samples n = κ·d, one direction after
+    /// another. Writes one CSV row per dimension, κ and direction.
+    MultiIndex(MultiIndexArgs),
+    /// Associative recall through a random linear hash: the largest vocabulary recalled
+    /// perfectly (Monte Carlo) against state size, with its Johnson–Lindenstrauss-style lower
+    /// bound. Writes one CSV row per state size.
+    Recall(RecallArgs),
 }
 
 #[derive(Debug, Args)]
@@ -107,6 +120,94 @@ pub struct SgdScalingArgs {
     /// Monte Carlo seeds of signSGD per (T, learning rate) [default: 12].
     #[arg(long, value_name = "N")]
     pub seeds: Option<usize>,
+    /// Seed of the random streams (the output is bit-identical for any number of threads).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
+    pub output: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EditingArgs {
+    /// Output dimension of the edited layer [default: 64].
+    #[arg(long, value_name = "M")]
+    pub rows: Option<usize>,
+    /// Key dimension of the edited layer [default: 256].
+    #[arg(long, value_name = "N")]
+    pub cols: Option<usize>,
+    /// Edits in the stream [default: 300].
+    #[arg(long, value_name = "T")]
+    pub edits: Option<usize>,
+    /// Size of each edit's change relative to the current output, α [default: 3].
+    #[arg(long, value_name = "ALPHA")]
+    pub feedback: Option<f64>,
+    /// Relative error below which an earlier edit counts as retained [default: 0.5].
+    #[arg(long, value_name = "X")]
+    pub tolerance: Option<f64>,
+    /// Retention below which the editing horizon ends [default: 0.9].
+    #[arg(long, value_name = "X")]
+    pub threshold: Option<f64>,
+    /// Independent runs averaged [default: 24].
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<usize>,
+    /// Seed of the random streams (the output is bit-identical for any number of threads).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
+    pub output: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MultiIndexArgs {
+    /// Input dimensions d, comma-separated [default: 64,128,256].
+    #[arg(long, value_name = "D,...", value_delimiter = ',')]
+    pub dimensions: Vec<usize>,
+    /// Samples per dimension κ = n/d, comma-separated, increasing [default: 0.5 to 64].
+    #[arg(long, value_name = "K,...", value_delimiter = ',')]
+    pub kappas: Vec<f64>,
+    /// Directions k of the target [default: 3].
+    #[arg(long, value_name = "K")]
+    pub directions: Option<usize>,
+    /// Strengths a_j = d^(-γ(j-1)): γ [default: 0.125].
+    #[arg(long, value_name = "GAMMA")]
+    pub strength_exponent: Option<f64>,
+    /// Label noise σ [default: 0].
+    #[arg(long, value_name = "SIGMA")]
+    pub noise: Option<f64>,
+    /// Independent runs averaged [default: 16].
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<usize>,
+    /// Seed of the random streams (the output is bit-identical for any number of threads).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
+    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
+    pub output: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecallArgs {
+    /// State sizes d, comma-separated [default: 8,12,...,36].
+    #[arg(long, value_name = "D,...", value_delimiter = ',')]
+    pub state_sizes: Vec<usize>,
+    /// Embedding dimension of the keys [default: 1024].
+    #[arg(long, value_name = "E")]
+    pub embedding: Option<usize>,
+    /// Key–value pairs in the context [default: 2].
+    #[arg(long, value_name = "L")]
+    pub context: Option<usize>,
+    /// Monte Carlo trials [default: 64].
+    #[arg(long, value_name = "N")]
+    pub trials: Option<usize>,
+    /// The capacity is the δ-quantile over trials, and the bound holds with probability 1 − δ
+    /// [default: 0.1].
+    #[arg(long, value_name = "DELTA")]
+    pub delta: Option<f64>,
+    /// Largest vocabulary a trial grows to [default: 4096].
+    #[arg(long, value_name = "V")]
+    pub max_vocab: Option<usize>,
     /// Seed of the random streams (the output is bit-identical for any number of threads).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
