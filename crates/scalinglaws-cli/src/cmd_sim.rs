@@ -53,9 +53,9 @@ fn run_nvfp4(args: &Nvfp4Args) -> Result<()> {
 fn run_sgd(args: &SgdArgs) -> Result<()> {
     let defaults = SgdConfig::default();
     let steps = args.steps.unwrap_or(defaults.lrs.len());
-    if steps > MAX_SIM_STEPS {
+    if steps == 0 || steps > MAX_SIM_STEPS {
         return Err(input_error(format!(
-            "--steps: {steps} is more than the {MAX_SIM_STEPS} steps a run may take; use fewer"
+            "--steps: {steps} is out of range; give 1 to {MAX_SIM_STEPS} steps"
         )));
     }
     let per_decade = args.per_decade.unwrap_or(4);
@@ -80,7 +80,7 @@ fn run_sgd(args: &SgdArgs) -> Result<()> {
         false => args
             .optimizer
             .iter()
-            .map(|name| Optimizer::parse(name))
+            .map(|name| Optimizer::parse(name.trim()))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(worded)?,
     };
@@ -168,6 +168,11 @@ fn run_sgd_scaling(args: &SgdScalingArgs) -> Result<()> {
     if !args.horizons.is_empty() {
         config.horizons = args.horizons.clone();
     }
+    if let Some(&longest) = config.horizons.iter().max().filter(|&&h| h > MAX_SIM_STEPS) {
+        return Err(input_error(format!(
+            "--horizons: {longest} is more than the {MAX_SIM_STEPS} steps a run may take; use fewer"
+        )));
+    }
     if let Some(fraction) = args.decay {
         config.shape = Shape::Decay { fraction };
     }
@@ -180,7 +185,7 @@ fn run_sgd_scaling(args: &SgdScalingArgs) -> Result<()> {
 fn destination(output: &Option<String>) -> Destination {
     output
         .as_deref()
-        .map_or(Destination::Stdout, Destination::parse)
+        .map_or(Destination::Stdout, |text| Destination::parse(text.trim()))
 }
 
 /// The lab's error with its setting worded as this command's option.

@@ -96,6 +96,8 @@ pub const MAX_PROBES: usize = 1024;
 /// for the update plus (m + n) per earlier edit and per probe (the retention and drift
 /// bookkeeping). About 1–2 ns each, so ≤ ~60 s on 2 cores.
 pub const MAX_WORK: f64 = 3e10;
+/// Most values the traces of one call hold (five per edit, per variant and seed): 200 MB.
+pub const MAX_STORED: f64 = 2.5e7;
 /// Largest expected growth of ln ‖W‖_F without NAS, T·½·ln(1 + α²/n): keeps norms far from
 /// overflow (e^300 ≈ 1e130).
 pub const MAX_LOG_GROWTH: f64 = 300.0;
@@ -268,12 +270,26 @@ impl EditingConfig {
                 ),
             ));
         }
+        let stored = 10.0 * self.seeds as f64 * self.edits as f64;
+        if stored > MAX_STORED {
+            return Err(LabError::setting(
+                "seeds",
+                format!(
+                    "seeds × edits × 10 = {stored:.2e} values held, more than {MAX_STORED:.1e}; \
+                     use fewer seeds or edits"
+                ),
+            ));
+        }
         Ok(())
     }
 
     fn work(&self) -> f64 {
         let (t, width) = (self.edits as f64, (self.rows + self.cols) as f64);
-        let per_seed = width * t * (1.0 + t / 2.0 + self.probes as f64);
+        let layer = (self.rows * self.cols) as f64;
+        // Each edit also makes about six passes over the m×n layer (outputs, the residual, the
+        // rank-one update, the norm), and each seed draws the layer (~20 per normal) and probes.
+        let per_seed = width * t * (1.0 + t / 2.0 + self.probes as f64)
+            + layer * (20.0 + 6.0 * t + self.probes as f64);
         2.0 * per_seed * self.seeds as f64
     }
 }

@@ -115,6 +115,11 @@ pub const MAX_WORK: f64 = 1e11;
 
 /// Most eigendecomposition work Σ_d seeds·kappas·d³ in one call.
 pub const MAX_EIGEN_WORK: f64 = 2e10;
+/// Most samples drawn in one call, Σ_d seeds·n_max(d): at small d each costs ~40 ns whatever
+/// its d², so ≤ ~20 s on 2 cores.
+pub const MAX_SAMPLES: f64 = 1e9;
+/// Most per-seed overlaps held before they are averaged: 200 MB.
+pub const MAX_STORED: f64 = 2.5e7;
 
 /// Samples per accumulated block: a block holds two d×BLOCK matrices (8 MB at d = 2048).
 const BLOCK: usize = 256;
@@ -262,6 +267,24 @@ impl MultiIndexConfig {
             return Err(LabError::setting(
                 "seeds",
                 format!("seeds × samples × d² = {work:.3e} multiply-adds, more than {MAX_WORK:.0e}; use fewer seeds, smaller kappas or smaller dimensions"),
+            ));
+        }
+        let samples: f64 = self
+            .dimensions
+            .iter()
+            .map(|&d| seeds * (kappa_max * d as f64).round().max(1.0))
+            .sum();
+        if samples > MAX_SAMPLES {
+            return Err(LabError::setting(
+                "seeds",
+                format!("seeds × samples = {samples:.3e} draws, more than {MAX_SAMPLES:.0e}; use fewer seeds or smaller kappas"),
+            ));
+        }
+        let stored = seeds * (self.kappas.len() * self.directions * self.dimensions.len()) as f64;
+        if stored > MAX_STORED {
+            return Err(LabError::setting(
+                "seeds",
+                format!("seeds × kappas × directions × dimensions = {stored:.3e} overlaps held, more than {MAX_STORED:.1e}; use fewer seeds or kappas"),
             ));
         }
         if eigen > MAX_EIGEN_WORK {

@@ -126,7 +126,7 @@ pub const MAX_SNR_PAIRS: usize = 1_000_000;
 /// Most vector elements a run draws, Σ dimensions × pairs: each costs six quantisations, two
 /// normals and four products (about 0.5 µs on one core), so 2·10⁹ is about 20 minutes of one
 /// core.
-pub const MAX_SNR_ELEMENTS: u64 = 2_000_000_000;
+pub const MAX_SNR_ELEMENTS: u64 = 200_000_000;
 
 /// A small binary floating-point format: sign, exponent and mantissa fields, a bias, and the
 /// largest finite magnitude's code. Every code with a zero exponent field is subnormal.

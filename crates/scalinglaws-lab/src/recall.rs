@@ -104,9 +104,10 @@ pub const MAX_VOCAB: usize = 1 << 16;
 /// Most stored hashed-key coordinates of one trial (vocabulary × d): 8 bytes each, ≤ 128 MB.
 pub const MAX_TRIAL_STORE: f64 = (1u64 << 24) as f64;
 /// Most multiply-adds of a whole run in the worst case (every trial grows to `max_vocab`):
-/// trials × Σ_d (max_vocab·d·e + max_vocab²·d/2), about 1e9 a second on 2 cores. Trials stop
-/// at their first failure, so real runs are usually far below it.
-pub const MAX_WORK: f64 = 1e12;
+/// trials × Σ_d (max_vocab·d·e + max_vocab²·d/2 + 20·d·e), about 1e9 a second on 2 cores, so
+/// at most about 5 minutes. Trials stop at their first failure, so real runs are usually far
+/// below it (the default's worst case is 2e11; it runs in about 3 s).
+pub const MAX_WORK: f64 = 3e11;
 /// The bounds are capped here (2^52, where f64 still holds every integer).
 pub const BOUND_CAP: f64 = 4_503_599_627_370_496.0;
 /// Grid points of μ over which the bounds are maximised.
@@ -177,10 +178,21 @@ impl RecallConfig {
         check_range("context", self.context, 2, MAX_CONTEXT)?;
         check_range("trials", self.trials, 1, MAX_TRIALS)?;
         check_range("max_vocab", self.max_vocab, 2, MAX_VOCAB)?;
-        if !self.delta.is_finite() || !(0.0..1.0).contains(&self.delta) {
+        if !self.delta.is_finite() || !(self.delta > 0.0 && self.delta < 1.0) {
             return Err(LabError::setting(
                 "delta",
-                format!("δ = {}; give a failure probability in [0, 1)", self.delta),
+                format!("δ = {}; give a failure probability in (0, 1)", self.delta),
+            ));
+        }
+        if let Some((i, d)) = self
+            .state_sizes
+            .iter()
+            .enumerate()
+            .find(|(i, d)| self.state_sizes[..*i].contains(d))
+        {
+            return Err(LabError::setting(
+                "state_sizes",
+                format!("{d} appears more than once (entry {i}); give each state size once"),
             ));
         }
         let vocab = self.max_vocab as f64;
@@ -195,7 +207,22 @@ impl RecallConfig {
                 ),
             ));
         }
-        let per_d = |d: f64| vocab * d * self.embedding as f64 + vocab * vocab * d / 2.0;
+        // Each trial draws the d×e hash (about 20 multiply-adds a normal) and holds it.
+        let hash = largest * self.embedding as f64;
+        if hash > MAX_TRIAL_STORE {
+            return Err(LabError::setting(
+                "embedding",
+                format!(
+                    "embedding × largest state size = {hash:.3e} exceeds {MAX_TRIAL_STORE:.3e} \
+                     (the hash held by each trial); use a smaller embedding or state"
+                ),
+            ));
+        }
+        let per_d = |d: f64| {
+            vocab * d * self.embedding as f64
+                + vocab * vocab * d / 2.0
+                + 20.0 * d * self.embedding as f64
+        };
         let work = self.trials as f64
             * self
                 .state_sizes

@@ -111,7 +111,8 @@ pub enum Command {
     /// allocation, backtest, and the command that reproduces it.
     Report(Box<ReportArgs>),
     /// The lab: exact simulators of the theory settings behind the seed papers (NVFP4 dot
-    /// products, SGD vs signSGD on power-law regression), each writing a CSV dataset.
+    /// products, SGD vs signSGD, associative recall, model editing, multi-index targets), each
+    /// writing a CSV dataset.
     Sim(sim::SimArgs),
 }
 
