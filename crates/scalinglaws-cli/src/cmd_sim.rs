@@ -20,6 +20,11 @@ use crate::input_error;
 use crate::output::{self, Destination};
 
 pub fn run(args: &SimArgs) -> Result<()> {
+    if output::report_format() != scalinglaws_report::Format::Text {
+        return Err(input_error(
+            "--format: sim writes a CSV dataset (-o), not a report; drop --format",
+        ));
+    }
     match &args.simulator {
         Simulator::Nvfp4(args) => run_nvfp4(args),
         Simulator::Sgd(args) => run_sgd(args),

@@ -164,4 +164,31 @@ fn bad_settings_are_refused_naming_the_option() {
         &mut sim(&["sgd", "--dimension", "1000000000"]),
         &["--dimension"],
     );
+    let refused: [(&[&str], &str); 11] = [
+        (&["sgd", "--steps", "0"], "--steps"),
+        (
+            &["sgd-scaling", "--horizons", "1,2,100000000"],
+            "--horizons",
+        ),
+        (&["editing", "--threshold", "2"], "--threshold"),
+        (&["editing", "--rows", "0"], "--rows"),
+        (
+            &[
+                "editing", "--rows", "4096", "--cols", "4096", "--seeds", "50000",
+            ],
+            "--seeds",
+        ),
+        (&["multi-index", "--kappas", "2,1"], "--kappas"),
+        (&["multi-index", "--directions", "0"], "--directions"),
+        (&["recall", "--delta", "0"], "--delta"),
+        (&["recall", "--state-sizes", "8,8"], "--state-sizes"),
+        (
+            &["recall", "--state-sizes", "4096", "--embedding", "65536"],
+            "--embedding",
+        ),
+        (&["nvfp4", "--format", "markdown"], "--format"),
+    ];
+    for (words, option) in refused {
+        fails(&mut sim(words), &[option]);
+    }
 }
