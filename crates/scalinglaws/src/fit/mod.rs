@@ -442,7 +442,9 @@ pub struct BestOptimum {
 
 /// The full global search of [`fit`] and a local search from each warm start (e.g. the optimum
 /// of the fit a profile point moves from), returning only the best optimum, without
-/// diagnostics. The result is never above the plain search's optimum.
+/// diagnostics. The result is never above the plain search's optimum, except by at most the
+/// 1e-6 (relative) that makes two optima one, where a converged local optimum replaces an
+/// unconverged plain one.
 ///
 /// A heteroscedastic fit returns its θ at the fitted variance exponent, with the objective of
 /// the weighted problem there.
