@@ -44,15 +44,11 @@ fn run_nvfp4(args: &Nvfp4Args) -> Result<()> {
         },
         pairs: args.pairs.unwrap_or(defaults.pairs),
         correlation: args.correlation.unwrap_or(defaults.correlation),
-        seed: args.seed,
+        seed: args.run.seed,
     };
     let rows = snr_experiment(&config).map_err(worded)?;
-    let mut text = String::from(SnrRow::csv_header());
-    for row in &rows {
-        text.push('\n');
-        text.push_str(&row.csv_line());
-    }
-    output::write(&destination(&args.output), &text)
+    let lines = rows.iter().map(|row| row.csv_line());
+    write_csv(&args.run.output, SnrRow::csv_header(), lines)
 }
 
 fn run_sgd(args: &SgdArgs) -> Result<()> {
@@ -78,7 +74,7 @@ fn run_sgd(args: &SgdArgs) -> Result<()> {
         lrs: vec![args.lr.unwrap_or(defaults.lrs[0]); steps],
         log_steps: log_spaced_steps(steps, per_decade),
         seeds: args.seeds.unwrap_or(defaults.seeds),
-        seed: args.seed,
+        seed: args.run.seed,
     };
     let optimizers = match args.optimizer.is_empty() {
         true => Optimizer::ALL.to_vec(),
@@ -90,7 +86,7 @@ fn run_sgd(args: &SgdArgs) -> Result<()> {
             .map_err(worded)?,
     };
     let rows = simulate(&config, &optimizers).map_err(worded)?;
-    output::write(&destination(&args.output), &sgd_csv(&rows))
+    output::write(&destination(&args.run.output), &sgd_csv(&rows))
 }
 
 fn run_editing(args: &EditingArgs) -> Result<()> {
@@ -103,11 +99,11 @@ fn run_editing(args: &EditingArgs) -> Result<()> {
         tolerance: args.tolerance.unwrap_or(defaults.tolerance),
         threshold: args.threshold.unwrap_or(defaults.threshold),
         seeds: args.seeds.unwrap_or(defaults.seeds),
-        seed: args.seed,
+        seed: args.run.seed,
         ..defaults
     };
     let result = editing(&config).map_err(worded)?;
-    output::write(&destination(&args.output), &editing_csv(&result.rows))
+    output::write(&destination(&args.run.output), &editing_csv(&result.rows))
 }
 
 fn run_multi_index(args: &MultiIndexArgs) -> Result<()> {
@@ -125,15 +121,11 @@ fn run_multi_index(args: &MultiIndexArgs) -> Result<()> {
         strength_exponent: args.strength_exponent.unwrap_or(defaults.strength_exponent),
         noise: args.noise.unwrap_or(defaults.noise),
         seeds: args.seeds.unwrap_or(defaults.seeds),
-        seed: args.seed,
+        seed: args.run.seed,
     };
     let rows = spectral_recovery(&config).map_err(worded)?;
-    let mut text = String::from(RecoveryRow::csv_header());
-    for row in &rows {
-        text.push('\n');
-        text.push_str(&row.csv_line());
-    }
-    output::write(&destination(&args.output), &text)
+    let lines = rows.iter().map(|row| row.csv_line());
+    write_csv(&args.run.output, RecoveryRow::csv_header(), lines)
 }
 
 fn run_recall(args: &RecallArgs) -> Result<()> {
@@ -148,15 +140,11 @@ fn run_recall(args: &RecallArgs) -> Result<()> {
         trials: args.trials.unwrap_or(defaults.trials),
         delta: args.delta.unwrap_or(defaults.delta),
         max_vocab: args.max_vocab.unwrap_or(defaults.max_vocab),
-        seed: args.seed,
+        seed: args.run.seed,
     };
     let rows = recall_capacity(&config).map_err(worded)?;
-    let mut text = String::from(RecallRow::csv_header());
-    for row in &rows {
-        text.push('\n');
-        text.push_str(&row.csv_line());
-    }
-    output::write(&destination(&args.output), &text)
+    let lines = rows.iter().map(|row| row.csv_line());
+    write_csv(&args.run.output, RecallRow::csv_header(), lines)
 }
 
 /// Steps of `sim sgd` at most: the per-step learning rates are held (80 MB at the cap) before
@@ -182,9 +170,23 @@ fn run_sgd_scaling(args: &SgdScalingArgs) -> Result<()> {
         config.shape = Shape::Decay { fraction };
     }
     config.seeds = args.seeds.unwrap_or(config.seeds);
-    config.seed = args.seed;
+    config.seed = args.run.seed;
     let result = data_scaling(&config).map_err(worded)?;
-    output::write(&destination(&args.output), &scaling_csv(&result.points))
+    output::write(&destination(&args.run.output), &scaling_csv(&result.points))
+}
+
+/// Writes a header and its rows as one CSV text.
+fn write_csv(
+    output: &Option<String>,
+    header: &str,
+    lines: impl Iterator<Item = String>,
+) -> Result<()> {
+    let mut text = String::from(header);
+    for line in lines {
+        text.push('\n');
+        text.push_str(&line);
+    }
+    output::write(&destination(output), &text)
 }
 
 fn destination(output: &Option<String>) -> Destination {

@@ -21,3 +21,18 @@ impl LabError {
 }
 
 pub type Result<T> = std::result::Result<T, LabError>;
+
+/// Refuses a list that names a value twice (`what` is one entry's name, e.g. "dimension").
+pub fn refuse_repeats(key: &'static str, what: &str, values: &[usize]) -> Result<()> {
+    match values
+        .iter()
+        .enumerate()
+        .find(|(i, v)| values[..*i].contains(v))
+    {
+        Some((i, v)) => Err(LabError::setting(
+            key,
+            format!("{v} appears more than once (entry {i}); give each {what} once"),
+        )),
+        None => Ok(()),
+    }
+}

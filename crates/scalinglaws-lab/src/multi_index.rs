@@ -212,16 +212,7 @@ impl MultiIndexConfig {
                 format!("{d} is out of range; each must be 2 to {MAX_DIMENSION}"),
             ));
         }
-        if let Some((i, d)) = dims
-            .iter()
-            .enumerate()
-            .find(|(i, d)| dims[..*i].contains(d))
-        {
-            return Err(LabError::setting(
-                "dimensions",
-                format!("{d} appears more than once (entry {i}); give each dimension once"),
-            ));
-        }
+        crate::error::refuse_repeats("dimensions", "dimension", dims)?;
         Ok(())
     }
 

@@ -411,16 +411,7 @@ impl SnrConfig {
                 format!("{d} is out of range; each must be 1 to {MAX_SNR_DIMENSION}"),
             ));
         }
-        if let Some((i, d)) = dims
-            .iter()
-            .enumerate()
-            .find(|(i, d)| dims[..*i].contains(d))
-        {
-            return Err(LabError::setting(
-                "dimensions",
-                format!("{d} appears more than once (entry {i}); give each dimension once"),
-            ));
-        }
+        crate::error::refuse_repeats("dimensions", "dimension", dims)?;
         if self.pairs < 2 || self.pairs > MAX_SNR_PAIRS {
             return Err(LabError::setting(
                 "pairs",

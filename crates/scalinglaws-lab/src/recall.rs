@@ -184,17 +184,7 @@ impl RecallConfig {
                 format!("δ = {}; give a failure probability in (0, 1)", self.delta),
             ));
         }
-        if let Some((i, d)) = self
-            .state_sizes
-            .iter()
-            .enumerate()
-            .find(|(i, d)| self.state_sizes[..*i].contains(d))
-        {
-            return Err(LabError::setting(
-                "state_sizes",
-                format!("{d} appears more than once (entry {i}); give each state size once"),
-            ));
-        }
+        crate::error::refuse_repeats("state_sizes", "state size", &self.state_sizes)?;
         let vocab = self.max_vocab as f64;
         let largest = self.state_sizes.iter().copied().max().unwrap_or(1) as f64;
         if vocab * largest > MAX_TRIAL_STORE {

@@ -51,12 +51,8 @@ pub struct Nvfp4Args {
     /// ρ of the correlated cases, in [0, 1) [default: 0.05].
     #[arg(long, value_name = "RHO")]
     pub correlation: Option<f64>,
-    /// Seed of the random streams (the output is bit-identical for any number of threads).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
-    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
-    pub output: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -91,12 +87,8 @@ pub struct SgdArgs {
     /// Optimizers, comma-separated: sgd_exact, sgd_mc, signsgd_mc [default: all three].
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub optimizer: Vec<String>,
-    /// Seed of the random streams (the output is bit-identical for any number of threads).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
-    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
-    pub output: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -120,12 +112,8 @@ pub struct SgdScalingArgs {
     /// Monte Carlo seeds of signSGD per (T, learning rate) [default: 12].
     #[arg(long, value_name = "N")]
     pub seeds: Option<usize>,
-    /// Seed of the random streams (the output is bit-identical for any number of threads).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
-    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
-    pub output: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -151,12 +139,8 @@ pub struct EditingArgs {
     /// Independent runs averaged [default: 24].
     #[arg(long, value_name = "N")]
     pub seeds: Option<usize>,
-    /// Seed of the random streams (the output is bit-identical for any number of threads).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
-    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
-    pub output: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -179,12 +163,8 @@ pub struct MultiIndexArgs {
     /// Independent runs averaged [default: 16].
     #[arg(long, value_name = "N")]
     pub seeds: Option<usize>,
-    /// Seed of the random streams (the output is bit-identical for any number of threads).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-    /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
-    #[arg(short = 'o', long = "output", value_name = "PATH|-")]
-    pub output: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -208,6 +188,13 @@ pub struct RecallArgs {
     /// Largest vocabulary a trial grows to [default: 4096].
     #[arg(long, value_name = "V")]
     pub max_vocab: Option<usize>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// What every simulator takes: its seed and where its dataset goes.
+#[derive(Debug, Args)]
+pub struct RunArgs {
     /// Seed of the random streams (the output is bit-identical for any number of threads).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
