@@ -11,18 +11,22 @@ use scalinglaws_plot::Page;
 use crate::input_error;
 use crate::output::{self, Destination};
 
-/// Where the picture goes and how large it is (None: the page's own size).
+/// Where the picture goes and how large it is (None: the page's own size), and the option
+/// that named it (`-o` for `plot`, `--plot` beside another output), for its errors.
 #[derive(Debug, Clone)]
 pub struct Output {
     pub destination: Destination,
     pub size: Option<(u32, u32)>,
+    pub option: &'static str,
 }
 
 /// Draws `page` to `output`: SVG or PNG by the file's extension, SVG on stdout.
 pub fn write(page: &Page, output: &Output) -> Result<()> {
     let size = output.size.unwrap_or_else(|| page.default_size());
     match &output.destination {
-        Destination::Stdout => output::write(&Destination::Stdout, &scalinglaws_plot::svg(page, size)?),
+        Destination::Stdout => {
+            output::write(&Destination::Stdout, &scalinglaws_plot::svg(page, size)?)
+        }
         Destination::File(path) => match extension(path).as_deref() {
             // Either format says where it went (on stderr), as `report` does.
             Some("svg") => {
@@ -39,11 +43,22 @@ pub fn write(page: &Page, output: &Output) -> Result<()> {
                 eprintln!("wrote {}", path.display());
                 Ok(())
             }
-            _ => Err(input_error(format!(
-                "-o {}: the picture's format comes from the extension: .svg or .png (or - for SVG on stdout)",
-                path.display()
-            ))),
+            _ => check_format(output),
         },
+    }
+}
+
+/// Refuses a file whose extension names no picture format (before any work is done).
+pub fn check_format(output: &Output) -> Result<()> {
+    match &output.destination {
+        Destination::File(path) if !matches!(extension(path).as_deref(), Some("svg" | "png")) => {
+            Err(input_error(format!(
+                "{} {}: the picture's format comes from the extension: .svg or .png (or - for SVG on stdout)",
+                output.option,
+                path.display()
+            )))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `scalinglaws sim`: the lab's simulators write their CSV datasets (stdout or a file written
-//! whole), bit-identical for any number of threads, and refuse bad settings with exit 2 naming
-//! the option.
+//! whole) and, with `--plot`, their figures, bit-identical for any number of threads, and refuse
+//! bad settings with exit 2 naming the option.
 
 mod common;
 
@@ -164,7 +164,16 @@ fn bad_settings_are_refused_naming_the_option() {
         &mut sim(&["sgd", "--dimension", "1000000000"]),
         &["--dimension"],
     );
-    let refused: [(&[&str], &str); 11] = [
+    let refused: [(&[&str], &str); 14] = [
+        (&["recall", "--plot", "-"], "--plot"),
+        (
+            &["recall", "--plot", "figure.txt", "-o", "r.csv"],
+            "--plot figure.txt",
+        ),
+        (
+            &["editing", "--plot", "same.svg", "-o", "same.svg"],
+            "same.svg",
+        ),
         (&["sgd", "--steps", "0"], "--steps"),
         (
             &["sgd-scaling", "--horizons", "1,2,100000000"],
@@ -191,4 +200,108 @@ fn bad_settings_are_refused_naming_the_option() {
     for (words, option) in refused {
         fails(&mut sim(words), &[option]);
     }
+}
+
+#[test]
+fn every_simulator_draws_its_figure_the_same_at_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs: [(&str, &[&str], &str); 6] = [
+        (
+            "sgd",
+            &["--steps", "100", "--seeds", "20", "--dimension", "8"],
+            "SGD vs signSGD",
+        ),
+        (
+            "sgd-scaling",
+            &[
+                "--dimension",
+                "16",
+                "--horizons",
+                "16,32,64",
+                "--seeds",
+                "3",
+            ],
+            "Data scaling",
+        ),
+        (
+            "nvfp4",
+            &["--dimensions", "64,256", "--pairs", "50"],
+            "NVFP4 with its tensor scale",
+        ),
+        (
+            "editing",
+            &["--edits", "30", "--seeds", "3"],
+            "Rank-one edits",
+        ),
+        (
+            "recall",
+            &["--state-sizes", "8,12", "--trials", "8"],
+            "Associative recall",
+        ),
+        (
+            "multi-index",
+            &["--dimensions", "16", "--kappas", "1,4", "--seeds", "3"],
+            "d = 16",
+        ),
+    ];
+    for (simulator, options, title) in runs {
+        let draw = |threads: &str| {
+            let path = dir.path().join(format!("{simulator}-{threads}.svg"));
+            let csv = stdout(
+                scalinglaws()
+                    .env("RAYON_NUM_THREADS", threads)
+                    .args(["sim", simulator])
+                    .args(options)
+                    .args(["--plot", path.to_str().unwrap()]),
+            );
+            (csv, std::fs::read_to_string(&path).unwrap())
+        };
+        let (one, two) = (draw("1"), draw("2"));
+        assert_eq!(
+            one, two,
+            "{simulator}: the output depends on the thread count"
+        );
+        assert!(
+            one.1.starts_with("<svg") && one.1.contains(title),
+            "{simulator}: {title}"
+        );
+        // The dataset is the one written without --plot.
+        let plain = stdout(scalinglaws().args(["sim", simulator]).args(options));
+        assert_eq!(one.0, plain, "{simulator}");
+    }
+}
+
+#[test]
+fn a_figure_goes_to_stdout_or_png_and_the_tensor_scale_can_be_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("nvfp4.csv");
+    let base = ["sim", "nvfp4", "--dimensions", "64,4096", "--pairs", "40"];
+    let svg = stdout(
+        scalinglaws()
+            .args(base)
+            .args(["-o", csv.to_str().unwrap(), "--plot", "-"]),
+    );
+    assert!(svg.starts_with("<svg") && svg.contains("with its tensor scale"));
+    let png = dir.path().join("nvfp4.png");
+    stdout(
+        scalinglaws()
+            .args(base)
+            .args(["--no-tensor-scale", "--plot", png.to_str().unwrap()]),
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..4], b"\x89PNG");
+    // Block scales alone: unit vectors at d = 4096 lose SNR, standard ones do not.
+    let snr = |text: &str, case: &str| -> f64 {
+        let rows = lines(text);
+        let row = rows
+            .iter()
+            .find(|r| r[0] == "4096" && r[1] == case)
+            .unwrap();
+        row[5].parse().unwrap()
+    };
+    let with = std::fs::read_to_string(&csv).unwrap();
+    let without = stdout(scalinglaws().args(base).arg("--no-tensor-scale"));
+    assert!(snr(&without, "sphere_correlated") < 0.8 * snr(&with, "sphere_correlated"));
+    let standard = snr(&without, "gaussian_independent") / snr(&with, "gaussian_independent");
+    assert!((0.7..1.4).contains(&standard), "{standard}");
 }

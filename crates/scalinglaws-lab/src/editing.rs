@@ -83,6 +83,7 @@ use rayon::prelude::*;
 use scalinglaws::rng::Rng;
 
 use crate::error::{LabError, Result};
+use crate::progress::{silent, Counter, Progress};
 
 /// Largest m or n of the layer.
 pub const MAX_WIDTH: usize = 4096;
@@ -459,15 +460,29 @@ pub fn editing_csv(rows: &[EditingRow]) -> String {
 /// Runs both variants over all seeds. Refuses settings out of range (see
 /// [`EditingConfig::validate`]). Bit-identical at any thread count.
 pub fn editing(config: &EditingConfig) -> Result<EditingResult> {
+    editing_with_progress(config, &silent)
+}
+
+/// [`editing`], telling `progress` the (variant, seed) runs finished out of 2 × seeds.
+pub fn editing_with_progress(
+    config: &EditingConfig,
+    progress: Progress<'_>,
+) -> Result<EditingResult> {
     config.validate()?;
     let tasks: Vec<(Variant, usize)> = Variant::ALL
         .iter()
         .flat_map(|&v| (0..config.seeds).map(move |s| (v, s)))
         .collect();
+    let counter = Counter::new(progress, tasks.len());
     let traces = tasks
         .into_par_iter()
-        .map(|(variant, s)| run_seed(config, variant, s))
+        .map(|(variant, s)| {
+            let trace = run_seed(config, variant, s);
+            counter.add(1);
+            trace
+        })
         .collect::<Result<Vec<_>>>()?;
+    counter.finish();
     let (standard, nas) = traces.split_at(config.seeds);
     let mut rows = Vec::with_capacity(2 * config.edits);
     let mut summaries = Vec::with_capacity(2);

@@ -8,7 +8,9 @@ pub mod editing;
 pub mod error;
 pub mod multi_index;
 pub mod nvfp4;
+pub mod progress;
 pub mod recall;
 pub mod sgd;
 
 pub use error::{LabError, Result};
+pub use progress::Progress;

@@ -84,6 +84,7 @@ use rayon::prelude::*;
 use scalinglaws::rng::Rng;
 
 use crate::error::{LabError, Result};
+use crate::progress::{silent, Counter, Progress};
 
 /// Largest dimension d: one d×d matrix (32 MB at 2048) and its eigendecomposition per worker.
 pub const MAX_DIMENSION: usize = 2048;
@@ -370,13 +371,37 @@ impl RecoveryRow {
 /// [`RecoveryRow`]). Refuses settings out of range ([`MultiIndexConfig::validate`]). Parallel
 /// over seeds; bit-identical at any thread count.
 pub fn spectral_recovery(config: &MultiIndexConfig) -> Result<Vec<RecoveryRow>> {
+    spectral_recovery_with_progress(config, &silent)
+}
+
+/// [`spectral_recovery`], telling `progress` the seeds finished at each dimension, each
+/// weighted by its work (samples × d² for M̂ plus κ's × d³ for the eigendecompositions).
+pub fn spectral_recovery_with_progress(
+    config: &MultiIndexConfig,
+    progress: Progress<'_>,
+) -> Result<Vec<RecoveryRow>> {
     config.validate()?;
     let k = config.directions;
+    let seed_work = |d: usize| {
+        let n = samples(config.kappas.last().copied().unwrap_or(1.0), d);
+        n * d * d + config.kappas.len() * d * d * d
+    };
+    let total = config
+        .dimensions
+        .iter()
+        .map(|&d| seed_work(d))
+        .sum::<usize>()
+        * config.seeds;
+    let counter = Counter::new(progress, total);
     let mut rows = Vec::with_capacity(config.dimensions.len() * config.kappas.len() * k);
     for &d in &config.dimensions {
         let per_seed: Vec<Vec<Vec<f64>>> = (0..config.seeds)
             .into_par_iter()
-            .map(|s| seed_overlaps(config, d, s))
+            .map(|s| {
+                let overlaps = seed_overlaps(config, d, s);
+                counter.add(seed_work(d));
+                overlaps
+            })
             .collect();
         let strengths = config.strengths(d);
         let variance = config.label_variance(d);
@@ -400,6 +425,7 @@ pub fn spectral_recovery(config: &MultiIndexConfig) -> Result<Vec<RecoveryRow>> 
             }
         }
     }
+    counter.finish();
     Ok(rows)
 }
 

@@ -90,6 +90,7 @@ use scalinglaws::rng::Rng;
 use scalinglaws::stats::beta_reg;
 
 use crate::error::{LabError, Result};
+use crate::progress::{silent, Counter, Progress};
 
 /// Largest state size d.
 pub const MAX_STATE: usize = 4096;
@@ -283,47 +284,89 @@ impl RecallRow {
 /// The Monte Carlo capacity and the bounds at every state size, rows in the order given.
 /// Refuses settings out of range (naming the key); bit-identical for any thread count.
 pub fn recall_capacity(config: &RecallConfig) -> Result<Vec<RecallRow>> {
+    recall_capacity_with_progress(config, &silent)
+}
+
+/// [`recall_capacity`], telling `progress` the trials finished, each weighted by the work of a
+/// trial that grows to the lower bound's vocabulary at its state size (a trial's own capacity is
+/// not known before it runs; the bound is within a few times of it).
+pub fn recall_capacity_with_progress(
+    config: &RecallConfig,
+    progress: Progress<'_>,
+) -> Result<Vec<RecallRow>> {
     config.validate()?;
     let (e, l, delta) = (config.embedding, config.context, config.delta);
+    let bounds = config
+        .state_sizes
+        .iter()
+        .map(|&d| jl_bound(d, e, l, delta))
+        .collect::<Result<Vec<f64>>>()?;
+    let trial_work = |d: usize, bound: f64| {
+        let v = bound.clamp(2.0, config.max_vocab as f64);
+        let (d, e) = (d as f64, e as f64);
+        (v * d * e + v * v * d / 2.0 + 20.0 * d * e) as usize
+    };
+    let total = config
+        .state_sizes
+        .iter()
+        .zip(&bounds)
+        .map(|(&d, &b)| trial_work(d, b) * config.trials)
+        .sum();
+    let counter = Counter::new(progress, total);
     let mut rows = Vec::with_capacity(config.state_sizes.len());
-    for &d in &config.state_sizes {
-        let mut capacities: Vec<usize> = (0..config.trials)
+    for (&d, &capacity_bound) in config.state_sizes.iter().zip(&bounds) {
+        let capacities: Vec<usize> = (0..config.trials)
             .into_par_iter()
-            .map(|k| trial_capacity(d, e, l, config.max_vocab, config.seed, k as u64))
+            .map(|k| {
+                let capacity = trial_capacity(d, e, l, config.max_vocab, config.seed, k as u64);
+                counter.add(trial_work(d, capacity_bound));
+                capacity
+            })
             .collect();
-        capacities.sort_unstable();
-        let index = ((delta * config.trials as f64).floor() as usize).min(config.trials - 1);
-        let capacity_mc = capacities[index];
-        let n = capacities.len();
-        let capacity_median = if n % 2 == 1 {
-            capacities[n / 2] as f64
-        } else {
-            (capacities[n / 2 - 1] + capacities[n / 2]) as f64 / 2.0
-        };
-        let capacity_bound = jl_bound(d, e, l, delta)?;
-        let ratio = if capacity_bound >= 1.0 {
-            capacity_mc as f64 / capacity_bound
-        } else {
-            f64::INFINITY
-        };
-        rows.push(RecallRow {
-            state_size: d,
-            embedding: e,
-            context: l,
-            trials: config.trials,
-            delta,
-            capacity_mc,
-            capacity_median,
-            censored: capacities
-                .iter()
-                .filter(|&&c| c >= config.max_vocab)
-                .count(),
-            capacity_bound,
-            capacity_dg: dg_bound(d, e, l, delta)?,
-            ratio,
-        });
+        rows.push(summarise(config, d, capacities, capacity_bound)?);
     }
+    counter.finish();
     Ok(rows)
+}
+
+/// The row of state size `d` from its trials' capacities and its lower bound.
+fn summarise(
+    config: &RecallConfig,
+    d: usize,
+    mut capacities: Vec<usize>,
+    capacity_bound: f64,
+) -> Result<RecallRow> {
+    let (e, l, delta) = (config.embedding, config.context, config.delta);
+    capacities.sort_unstable();
+    let index = ((delta * config.trials as f64).floor() as usize).min(config.trials - 1);
+    let capacity_mc = capacities[index];
+    let n = capacities.len();
+    let capacity_median = if n % 2 == 1 {
+        capacities[n / 2] as f64
+    } else {
+        (capacities[n / 2 - 1] + capacities[n / 2]) as f64 / 2.0
+    };
+    let ratio = if capacity_bound >= 1.0 {
+        capacity_mc as f64 / capacity_bound
+    } else {
+        f64::INFINITY
+    };
+    Ok(RecallRow {
+        state_size: d,
+        embedding: e,
+        context: l,
+        trials: config.trials,
+        delta,
+        capacity_mc,
+        capacity_median,
+        censored: capacities
+            .iter()
+            .filter(|&&c| c >= config.max_vocab)
+            .count(),
+        capacity_bound,
+        capacity_dg: dg_bound(d, e, l, delta)?,
+        ratio,
+    })
 }
 
 /// The exact capacity of one trial: keys are added one at a time until the first vocabulary

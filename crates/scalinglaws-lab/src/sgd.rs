@@ -89,6 +89,7 @@ use rayon::prelude::*;
 use scalinglaws::rng::Rng;
 
 use crate::error::{LabError, Result};
+use crate::progress::{silent, Counter, Progress};
 
 /// Largest dimension M. The recursion and every Monte Carlo seed hold a few M-vectors; 2^20
 /// is far beyond any spectrum the claim needs (the work caps below bind long before).
@@ -499,6 +500,47 @@ pub fn sgd_csv(rows: &[SgdRow]) -> String {
 /// Runs each optimizer of `which` (in that order, repeats ignored) on `config` and returns its
 /// rows, one per logged step. Refuses bad settings and runs beyond the work caps.
 pub fn simulate(config: &SgdConfig, which: &[Optimizer]) -> Result<Vec<SgdRow>> {
+    simulate_with_progress(config, which, &silent)
+}
+
+/// How much more a Monte Carlo seed's step costs than a step of the exact recursion (per
+/// coordinate and sample: two normals and the updates against one multiply-add), roughly: it
+/// weighs the two in the progress reported, and nothing else.
+const MONTE_CARLO_COST: usize = 16;
+
+/// The progress units of one run of `optimizer` on `config`: steps for the exact recursion,
+/// steps × batch × [`MONTE_CARLO_COST`] per Monte Carlo seed (the dimension, common to both,
+/// left out).
+fn work_units(config: &SgdConfig, optimizer: Optimizer) -> usize {
+    let steps = config.lrs.len();
+    match optimizer {
+        Optimizer::SgdExact => steps,
+        _ => config.seeds * seed_units(config),
+    }
+}
+
+fn seed_units(config: &SgdConfig) -> usize {
+    config.lrs.len() * config.batch * MONTE_CARLO_COST
+}
+
+/// [`simulate`], telling `progress` the work done: the exact recursion as one unit per step,
+/// each Monte Carlo seed as its steps × batch weighted by its cost.
+pub fn simulate_with_progress(
+    config: &SgdConfig,
+    which: &[Optimizer],
+    progress: Progress<'_>,
+) -> Result<Vec<SgdRow>> {
+    let optimizers = distinct(which)?;
+    config.validate_for(&optimizers)?;
+    let total = optimizers.iter().map(|&o| work_units(config, o)).sum();
+    let counter = Counter::new(progress, total);
+    let rows = run_optimizers(config, &optimizers, &counter);
+    counter.finish();
+    Ok(rows)
+}
+
+/// `which` without repeats, in order; refuses an empty list.
+fn distinct(which: &[Optimizer]) -> Result<Vec<Optimizer>> {
     let mut optimizers: Vec<Optimizer> = Vec::new();
     for &o in which {
         if !optimizers.contains(&o) {
@@ -511,16 +553,23 @@ pub fn simulate(config: &SgdConfig, which: &[Optimizer]) -> Result<Vec<SgdRow>> 
             "no optimizer asked for; give sgd_exact, sgd_mc and/or signsgd_mc",
         ));
     }
-    config.validate_for(&optimizers)?;
+    Ok(optimizers)
+}
+
+/// The rows of each optimizer (validated settings), reporting the work to `counter`.
+fn run_optimizers(config: &SgdConfig, optimizers: &[Optimizer], counter: &Counter) -> Vec<SgdRow> {
     let problem = Problem::new(config);
     let mut rows = Vec::new();
-    for optimizer in optimizers {
+    for &optimizer in optimizers {
         match optimizer {
-            Optimizer::SgdExact => rows.extend(sgd_exact(config, &problem)),
-            _ => rows.extend(monte_carlo(config, &problem, optimizer)),
+            Optimizer::SgdExact => {
+                rows.extend(sgd_exact(config, &problem));
+                counter.add(work_units(config, optimizer));
+            }
+            _ => rows.extend(monte_carlo(config, &problem, optimizer, counter)),
         }
     }
-    Ok(rows)
+    rows
 }
 
 /// SGD's expected excess risk at each logged step, by the exact diagonal recursion of the
@@ -581,10 +630,20 @@ fn finite_or_infinity(value: f64) -> f64 {
 
 /// Mean excess risk over seeds at each logged step, with standard errors. Each seed's values
 /// are computed in parallel and summed in seed order: bit-identical for any thread count.
-fn monte_carlo(config: &SgdConfig, problem: &Problem, optimizer: Optimizer) -> Vec<SgdRow> {
+fn monte_carlo(
+    config: &SgdConfig,
+    problem: &Problem,
+    optimizer: Optimizer,
+    counter: &Counter,
+) -> Vec<SgdRow> {
+    let units = seed_units(config);
     let per_seed: Vec<Vec<f64>> = (0..config.seeds)
         .into_par_iter()
-        .map(|k| run_seed(config, problem, optimizer, k as u64))
+        .map(|k| {
+            let values = run_seed(config, problem, optimizer, k as u64);
+            counter.add(units);
+            values
+        })
         .collect();
     let n = config.seeds as f64;
     let floor = problem.floor();
@@ -783,6 +842,20 @@ impl ScalingConfig {
         ScalingConfig::new(2.0, 3.0)
     }
 
+    /// The progress units of the whole measurement: every SGD grid value at every horizon, and
+    /// signSGD's whole grid at the first horizon and three values at each later one.
+    fn estimated_work(&self) -> usize {
+        let signsgd_run = self.seeds * self.batch * MONTE_CARLO_COST;
+        self.horizons
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| {
+                let sign = if i == 0 { self.signsgd_lrs.len() } else { 3 };
+                h * (self.sgd_lrs.len() + sign * signsgd_run)
+            })
+            .sum()
+    }
+
     /// The simulation of one (horizon, peak) pair (log step = the horizon).
     fn run_config(&self, horizon: usize, peak: f64) -> SgdConfig {
         SgdConfig {
@@ -971,14 +1044,30 @@ pub fn scaling_csv(points: &[ScalingPoint]) -> String {
 /// least mean excess risk at the end of training; signSGD's minimum over noisy means is biased
 /// slightly low), and fits the slope of ln excess risk against ln T for each.
 pub fn data_scaling(config: &ScalingConfig) -> Result<DataScaling> {
+    data_scaling_with_progress(config, &silent)
+}
+
+/// [`data_scaling`], telling `progress` the simulations' work in the units of
+/// [`simulate_with_progress`]. The total is an estimate (signSGD's search may try more or fewer
+/// learning rates than the three per horizon it assumes after the first) that grows if it falls
+/// short.
+pub fn data_scaling_with_progress(
+    config: &ScalingConfig,
+    progress: Progress<'_>,
+) -> Result<DataScaling> {
     config.validate()?;
-    let mut points = tune(config, Optimizer::SgdExact, &config.sgd_lrs, "sgd_lrs")?;
+    let counter = Counter::new(progress, config.estimated_work());
+    let mut points = tune(
+        config,
+        (Optimizer::SgdExact, &config.sgd_lrs, "sgd_lrs"),
+        &counter,
+    )?;
     points.extend(tune(
         config,
-        Optimizer::SignSgdMc,
-        &config.signsgd_lrs,
-        "signsgd_lrs",
+        (Optimizer::SignSgdMc, &config.signsgd_lrs, "signsgd_lrs"),
+        &counter,
     )?);
+    counter.finish();
     let fits = [Optimizer::SgdExact, Optimizer::SignSgdMc]
         .into_iter()
         .map(|optimizer| {
@@ -1008,9 +1097,8 @@ pub fn data_scaling(config: &ScalingConfig) -> Result<DataScaling> {
 /// the previous horizon's best (the best peak falls as T grows).
 fn tune(
     config: &ScalingConfig,
-    optimizer: Optimizer,
-    grid: &[f64],
-    key: &'static str,
+    (optimizer, grid, key): (Optimizer, &[f64], &'static str),
+    counter: &Counter,
 ) -> Result<Vec<ScalingPoint>> {
     let mut previous: Option<usize> = None;
     let mut points = Vec::with_capacity(config.horizons.len());
@@ -1020,7 +1108,9 @@ fn tune(
             _ => (0, grid.len() - 1),
         };
         let evaluate = |k: usize| -> Result<(f64, f64)> {
-            let rows = simulate(&config.run_config(horizon, grid[k]), &[optimizer])?;
+            let run = config.run_config(horizon, grid[k]);
+            run.validate_for(&[optimizer])?;
+            let rows = run_optimizers(&run, &[optimizer], counter);
             Ok(rows
                 .first()
                 .map_or((f64::INFINITY, 0.0), |r| (r.excess_risk, r.stderr)))

@@ -3,8 +3,8 @@
 
 use scalinglaws::rng::Rng;
 use scalinglaws_lab::nvfp4::{
-    decode_e2m1, decode_e4m3, encode_e2m1, encode_e4m3, quantize, snr_experiment, Nvfp4Tensor,
-    SnrConfig, SnrRow, VectorCase, BLOCK, E4M3_NAN,
+    decode_e2m1, decode_e4m3, encode_e2m1, encode_e4m3, quantize, snr_experiment,
+    snr_experiment_with_progress, Nvfp4Tensor, SnrConfig, SnrRow, VectorCase, BLOCK, E4M3_NAN,
 };
 use scalinglaws_lab::LabError;
 
@@ -227,6 +227,7 @@ fn small_config() -> SnrConfig {
         pairs: 40,
         correlation: 0.1,
         seed: 11,
+        tensor_scale: true,
     }
 }
 
@@ -294,6 +295,7 @@ fn correlated_products_raise_the_snr_more_at_larger_dimension() {
         pairs: 60,
         correlation: 0.3,
         seed: 5,
+        tensor_scale: true,
     };
     let rows = snr_experiment(&config).unwrap();
     let gain = |d: usize, case: VectorCase| {
@@ -311,6 +313,90 @@ fn correlated_products_raise_the_snr_more_at_larger_dimension() {
         "gain at d=16: {small}, at d=512: {large}"
     );
     assert!(gain(512, VectorCase::SphereCorrelated) > 5.0 * gain(16, VectorCase::SphereCorrelated));
+}
+
+#[test]
+fn block_scales_alone_use_a_tensor_scale_of_one() {
+    let values = gaussian(100, 3, 1.0);
+    let alone = Nvfp4Tensor::encode_block_scaled(&values).unwrap();
+    assert_eq!(alone.tensor_scale().to_bits(), 1f32.to_bits());
+    assert_eq!(alone.block_scales().len(), 7);
+    // Each block's scale is E4M3(amax / 6) by itself, and each value decodes to its code times
+    // that scale, exactly.
+    let decoded = alone.decode_exact();
+    for (b, block) in values.chunks(BLOCK).enumerate() {
+        let amax = block.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let code = alone.block_scales()[b];
+        assert_eq!(code, encode_e4m3(amax * (1.0 / 6.0)), "block {b}");
+        let scale = f64::from(decode_e4m3(code));
+        for k in 0..block.len() {
+            let index = b * BLOCK + k;
+            let element = f64::from(decode_e2m1(alone.element_code(index).unwrap()));
+            assert_eq!(decoded[index].to_bits(), (element * scale).to_bits());
+        }
+    }
+    // With the tensor scale (the recipe) the same values get another one.
+    let scaled = Nvfp4Tensor::encode_with(&values, true).unwrap();
+    assert_eq!(scaled, Nvfp4Tensor::encode(&values).unwrap());
+    assert_ne!(scaled.tensor_scale().to_bits(), 1f32.to_bits());
+    // Tiny values underflow the E4M3 block scale without a tensor scale: they decode to 0.
+    let tiny = vec![1e-4f32; 16];
+    assert!(Nvfp4Tensor::encode_block_scaled(&tiny)
+        .unwrap()
+        .decode_exact()
+        .iter()
+        .all(|v| *v == 0.0));
+    assert!(Nvfp4Tensor::encode(&tiny).unwrap().decode_exact()[0] > 0.0);
+}
+
+#[test]
+fn without_the_tensor_scale_normalised_vectors_lose_snr_at_large_dimension() {
+    // Standard vectors (|x| ~ 1) keep their block scales in E4M3's normal range, so the tensor
+    // scale barely matters; unit vectors at d = 8192 (|x| ~ 0.011) need block scales near
+    // 2⁻⁸, in E4M3's subnormal range, where they are coarse.
+    let config = |tensor_scale| SnrConfig {
+        dimensions: vec![64, 8192],
+        pairs: 100,
+        correlation: 0.05,
+        seed: 2,
+        tensor_scale,
+    };
+    let with = snr_experiment(&config(true)).unwrap();
+    let without = snr_experiment(&config(false)).unwrap();
+    let ratio = |d: usize, case: VectorCase| {
+        let snr = |rows: &[SnrRow]| {
+            let row = rows.iter().find(|r| r.dimension == d && r.case == case);
+            row.unwrap().snr
+        };
+        snr(&without) / snr(&with)
+    };
+    for d in [64, 8192] {
+        let standard = ratio(d, VectorCase::GaussianIndependent);
+        assert!(
+            (0.8..1.25).contains(&standard),
+            "standard, d = {d}: {standard}"
+        );
+    }
+    let small = ratio(64, VectorCase::SphereCorrelated);
+    let large = ratio(8192, VectorCase::SphereCorrelated);
+    assert!((0.8..1.25).contains(&small), "normalised, d = 64: {small}");
+    assert!(large < 0.6, "normalised, d = 8192: {large}");
+}
+
+#[test]
+fn progress_is_reported_in_elements_and_changes_nothing() {
+    let heard = std::sync::Mutex::new(Vec::new());
+    let listen = |done: usize, total: usize| heard.lock().unwrap().push((done, total));
+    let rows = snr_experiment_with_progress(&small_config(), &listen).unwrap();
+    let plain = snr_experiment(&small_config()).unwrap();
+    assert_eq!(rows, plain);
+    let heard = heard.into_inner().unwrap();
+    let total = (20 + 256) * 40;
+    assert!(heard
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 || w[1] == (total, total)));
+    assert_eq!(heard.last(), Some(&(total, total)));
+    assert!(heard.iter().all(|&(done, t)| t == total && done <= total));
 }
 
 #[test]

@@ -678,13 +678,21 @@ fn draw_line<'a, DB: DrawingBackend + 'a>(
             .draw_series(LineSeries::new(coords, style))
             .map_err(drawing)?
     };
-    if let Some(label) = label {
-        drawn
-            .label(label)
-            .legend(move |(px, py)| PathElement::new(vec![(px, py), (px + 20 * s, py)], style));
-        return Ok(true);
+    let Some(label) = label else {
+        return Ok(false);
+    };
+    let drawn = drawn.label(label);
+    if dashed {
+        // A dashed line's legend is dashed too: two strokes with the series' gap between.
+        drawn.legend(move |(px, py)| {
+            EmptyElement::at((px, py))
+                + PathElement::new(vec![(0, 0), (8 * s, 0)], style)
+                + PathElement::new(vec![(12 * s, 0), (20 * s, 0)], style)
+        });
+    } else {
+        drawn.legend(move |(px, py)| PathElement::new(vec![(px, py), (px + 20 * s, py)], style));
     }
-    Ok(false)
+    Ok(true)
 }
 
 /// A confidence band: a faint fill between its lower and upper edges.

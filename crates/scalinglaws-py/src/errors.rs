@@ -1,5 +1,5 @@
-//! Library errors as Python exceptions, Ctrl-C during long calls, and the JSON boundary
-//! (requests in, documents out).
+//! Library errors (the engine's and the lab's) as Python exceptions, Ctrl-C during long calls,
+//! and the JSON boundary (requests in, documents out).
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -7,6 +7,7 @@ use pyo3::types::PyType;
 use serde::de::DeserializeOwned;
 
 use scalinglaws::{Error, Interrupt};
+use scalinglaws_lab::LabError;
 
 /// The Python exception class for a library error.
 fn exception_name(error: &Error) -> &'static str {
@@ -24,20 +25,39 @@ fn exception_name(error: &Error) -> &'static str {
 
 /// The library's error as the Python exception, its message in Python's words: the settings
 /// it mentions worded as keywords (`where=`, `fix={"NAME": VALUE}`) by [`crate::wording::Python`].
-/// `speak_python` then rewords any option a message still spells out in the command line's
-/// words.
 pub(crate) fn to_py(error: Error) -> PyErr {
+    raised(
+        exception_name(&error),
+        error.worded(&crate::wording::Python),
+    )
+}
+
+/// The lab's refusal of a setting (`scalinglaws-lab`'s one error) as `scalinglaws.SettingsError`,
+/// the setting it names worded as the keyword that sets it (`seeds=`) by
+/// [`crate::wording::lab_keyword`].
+pub(crate) fn lab_to_py(error: LabError) -> PyErr {
+    let LabError::Setting { key, message } = error;
+    raised(
+        "SettingsError",
+        format!("{}: {message}", crate::wording::lab_keyword(key)),
+    )
+}
+
+/// The exception `class` of `scalinglaws._errors` with `message`, which `speak_python` then
+/// rewords where it still spells out an option in the command line's words: the one way every
+/// error of the compiled module reaches Python.
+fn raised(class: &str, message: String) -> PyErr {
     Python::attach(|py| {
         let module = match py.import("scalinglaws._errors") {
             Ok(module) => module,
             Err(import_error) => return import_error,
         };
         let class = module
-            .getattr(exception_name(&error))
+            .getattr(class)
             .and_then(|class| Ok(class.cast_into::<PyType>()?));
         let message = module
             .getattr("speak_python")
-            .and_then(|speak| speak.call1((error.worded(&crate::wording::Python),)))
+            .and_then(|speak| speak.call1((message,)))
             .and_then(|text| text.extract::<String>());
         match (class, message) {
             (Ok(class), Ok(message)) => PyErr::from_type(class, message),
@@ -71,20 +91,9 @@ pub(crate) fn interruptible<T: Send>(
             let _ = done.send(());
             result
         });
-        let mut raised = None;
-        let mut finished = finished;
-        loop {
-            // (The receiver is not Sync: it goes into the GIL-free wait and comes back.)
-            let (waited, back) = py_.detach(move || (finished.recv_timeout(SIGNAL_POLL), finished));
-            finished = back;
-            if !matches!(waited, Err(std::sync::mpsc::RecvTimeoutError::Timeout)) {
-                break;
-            }
-            if let Err(signal) = py_.check_signals() {
-                interrupt.interrupt();
-                raised = Some(signal);
-                break;
-            }
+        let raised = wait_for(py_, finished).err();
+        if raised.is_some() {
+            interrupt.interrupt();
         }
         let result = py_.detach(|| worker.join());
         let result = match result {
@@ -96,6 +105,27 @@ pub(crate) fn interruptible<T: Send>(
             None => py(result),
         }
     })
+}
+
+/// Waits with the GIL released for what a worker thread sends on `finished`, running Python's
+/// signal handlers every [`SIGNAL_POLL`]: the message (None if the worker ended without one),
+/// or the exception a handler raised (Ctrl-C's KeyboardInterrupt) as soon as one does.
+pub(crate) fn wait_for<M: Send>(
+    py_: Python<'_>,
+    finished: std::sync::mpsc::Receiver<M>,
+) -> PyResult<Option<M>> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let mut finished = finished;
+    loop {
+        // (The receiver is not Sync: it goes into the GIL-free wait and comes back.)
+        let (waited, back) = py_.detach(move || (finished.recv_timeout(SIGNAL_POLL), finished));
+        finished = back;
+        match waited {
+            Ok(message) => return Ok(Some(message)),
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            Err(RecvTimeoutError::Timeout) => py_.check_signals()?,
+        }
+    }
 }
 
 pub(crate) fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {

@@ -12,8 +12,9 @@
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
 //! rows), `plot`, and one per analysis (`predict`, `optimal`, `isoflop`, `downstream`,
-//! `design`, `lr`, `compare`, `backtest`, `select`, `schedule`); this file only registers the
-//! functions.
+//! `design`, `lr`, `compare`, `backtest`, `select`, `schedule`), and `lab` (the simulators of
+//! `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this file only
+//! registers the functions.
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
@@ -26,6 +27,7 @@ mod errors;
 mod fit;
 mod groups;
 mod isoflop;
+mod lab;
 mod lr;
 mod optimal;
 mod plot;
@@ -60,5 +62,11 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_predict, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;
+    module.add_function(wrap_pyfunction!(lab::lab_nvfp4, module)?)?;
+    module.add_function(wrap_pyfunction!(lab::lab_sgd, module)?)?;
+    module.add_function(wrap_pyfunction!(lab::lab_sgd_scaling, module)?)?;
+    module.add_function(wrap_pyfunction!(lab::lab_editing, module)?)?;
+    module.add_function(wrap_pyfunction!(lab::lab_multi_index, module)?)?;
+    module.add_function(wrap_pyfunction!(lab::lab_recall, module)?)?;
     Ok(())
 }

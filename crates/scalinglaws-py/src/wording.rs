@@ -1,7 +1,8 @@
 //! Python's words for the settings the library's messages mention: the library names a
 //! [`Setting`] by its key, whose snake_case name is the keyword of the Python functions, and
 //! this one table words a mention as a user writes it in a call (`fix={"NAME": VALUE}`,
-//! `space="linear"`, `bounds["alpha"]`). Every library error raised in Python is worded here.
+//! `space="linear"`, `bounds["alpha"]`). Every library error raised in Python is worded here,
+//! the lab's too ([`lab_keyword`]).
 
 use scalinglaws::error::{Mention, Value, Wording};
 
@@ -41,5 +42,21 @@ impl Wording for Python {
             Mention::LawList => "scalinglaws.laws()".to_string(),
             Mention::Writer(workflow) => writer(workflow),
         }
+    }
+}
+
+/// The keyword of `scalinglaws.lab` that sets the lab's setting `key` (the key of
+/// `scalinglaws-lab`'s `LabError::Setting`), as a message names it: `seeds=`, `dimensions=`.
+/// Three settings are made from keywords of other names (`lrs` from `lr=` and `steps=`,
+/// `log_steps` from `per_decade=`, `decay_fraction` from `decay=`), and the learning-rate grids
+/// of `sgd_scaling` are the lab's own, set by no keyword, so they are named as what they are.
+/// (The command line's `sim` words the same keys as its options.)
+pub(crate) fn lab_keyword(key: &str) -> String {
+    match key {
+        "lrs" => "lr=/steps=".to_string(),
+        "log_steps" => "per_decade=".to_string(),
+        "decay_fraction" => "decay=".to_string(),
+        "sgd_lrs" | "signsgd_lrs" => format!("the learning-rate grid ({key})"),
+        key => format!("{key}="),
     }
 }

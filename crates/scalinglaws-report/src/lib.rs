@@ -10,7 +10,7 @@
 //! - [`analyses`]: the report of each analysis (fit, predict, optimal, isoflop, lr, compare,
 //!   backtest, compare-laws, select, schedule, downstream, design, laws);
 //! - [`plots`]: the library's computed curves, frontiers and bands turned into the plot
-//!   crate's plain inputs.
+//!   crate's plain inputs; [`lab`]: the same for the lab's simulators (`scalinglaws sim`).
 //!
 //! It is a crate of its own, not a module of the library, so that the library stays free of
 //! plotting (plotters, fonts) and of presentation: `scalinglaws` computes, this crate words.
@@ -21,6 +21,7 @@ pub mod analyses;
 pub mod export;
 pub mod html;
 pub mod json;
+pub mod lab;
 pub mod markdown;
 pub mod plots;
 pub mod text;

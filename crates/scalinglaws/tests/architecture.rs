@@ -539,6 +539,7 @@ fn workspace_sources() -> Vec<(String, PathBuf)> {
         "scalinglaws-plot",
         "scalinglaws-py",
         "scalinglaws-fuzz",
+        "scalinglaws-lab",
     ] {
         let mut files = Vec::new();
         rust_files(&crate_dir(name).join("src"), &mut files);

@@ -51,6 +51,10 @@ pub struct Nvfp4Args {
     /// ρ of the correlated cases, in [0, 1) [default: 0.05].
     #[arg(long, value_name = "RHO")]
     pub correlation: Option<f64>,
+    /// Quantise with the E4M3 block scales only, the FP32 per-tensor scale fixed to 1 (NVFP4's
+    /// recipe sets it from the tensor's largest magnitude).
+    #[arg(long)]
+    pub no_tensor_scale: bool,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -192,7 +196,7 @@ pub struct RecallArgs {
     pub run: RunArgs,
 }
 
-/// What every simulator takes: its seed and where its dataset goes.
+/// What every simulator takes: its seed, where its dataset goes, and where its figure goes.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Seed of the random streams (the output is bit-identical for any number of threads).
@@ -201,4 +205,8 @@ pub struct RunArgs {
     /// Write the dataset (CSV) to PATH, or to stdout with '-' [default: stdout].
     #[arg(short = 'o', long = "output", value_name = "PATH|-")]
     pub output: Option<String>,
+    /// Also draw the simulator's figure: FILE.svg, FILE.png or - (SVG on stdout; the dataset
+    /// then needs -o PATH).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
 }

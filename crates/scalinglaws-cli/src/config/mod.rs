@@ -19,6 +19,7 @@ mod predict;
 mod report;
 mod schedule;
 mod select;
+pub mod sim;
 mod values;
 
 use std::collections::BTreeMap;

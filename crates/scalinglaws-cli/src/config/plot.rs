@@ -16,6 +16,7 @@ fn plot_output(args: PlotOutputArgs) -> Result<figure::Output> {
     Ok(figure::Output {
         destination: Destination::parse(args.output.trim()),
         size: args.pixels.as_deref().map(parse_size).transpose()?,
+        option: "-o",
     })
 }
 
@@ -24,6 +25,7 @@ pub fn picture(target: &str) -> figure::Output {
     figure::Output {
         destination: Destination::parse(target.trim()),
         size: None,
+        option: "--plot",
     }
 }
 

@@ -10,6 +10,8 @@ with honest intervals, and decide how to spend compute.
 Every analysis returns a typed result (``sl.optimal`` a :class:`Frontier`, ``sl.lr`` an
 :class:`LrAnalysis`, ...; see :mod:`scalinglaws._results`): attributes named as the JSON names
 them, ``to_dict()`` for the document itself, ``to_frame()`` for a pandas table.
+:mod:`scalinglaws.lab` runs the lab's simulators (``scalinglaws sim``), each returning its
+dataset as a pandas DataFrame.
 """
 
 from ._analyses import (
@@ -114,6 +116,7 @@ from ._results import (
     TrackParam,
 )
 from ._scalinglaws import __version__
+from . import lab
 
 __all__ = [
     "Allocation",
@@ -214,6 +217,7 @@ __all__ = [
     "fit_groups",
     "downstream",
     "isoflop",
+    "lab",
     "laws",
     "lr",
     "optimal",
