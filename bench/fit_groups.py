@@ -7,12 +7,16 @@ E + A*x^-alpha with E ~ U(1.5, 3), A ~ U(2, 20), alpha ~ U(0.2, 0.8), x log-spac
 and 1 % log-normal noise (seeded, Python's `random`: the same file every run).
 
 - scalinglaws: `scalinglaws fit CURVES --law power_offset --target loss --group curve --table
-  OUT`, wall time of the whole process (read, fit every group, write), best of `--repeats`;
-  its default search (several starts per curve, Huber loss on log residuals).
+  OUT`, wall time of the whole process (read, fit every group, write), best of `--repeats`:
+  its default search (8 starts per curve, Huber loss on log residuals), and the same with
+  `--loss linear`, least squares on log residuals: the objective the scipy loop minimises (the
+  like-for-like ratio; the least-squares search screens its line of starts, see
+  `fit::search::screen_out`).
 - scipy: one `curve_fit` per curve in a loop, as a careful notebook does it: least squares on
   log loss, the bounds E, A, alpha >= 0 (so the trust-region reflective method), p0 = (1, 10,
   0.5), `maxfev=2000`; the time of the loop only (the CSV is parsed first, untimed). One start
-  per curve: less work than the engine's search, which makes the ratio conservative.
+  per curve. Both least-squares fits are then scored by their sum of squares on every curve:
+  how often each ends above the other (a single start can stop in a worse basin).
 - with `--ray`: the Python package's `fit_groups` on the same curves as a DataFrame, and
   `scalinglaws.ray.fit_groups` on a local Ray cluster of all cores (started before the clock).
 - memory: the peak resident set size of `fit --group` on `--memory-curves` (default 100,000)
@@ -47,12 +51,13 @@ def write_curves(path: str, curves: int, seed: int = 0) -> None:
                 out.write(f"c{c:06d},{x:.6g},{y:.6g}\n")
 
 
-def time_cli(binary: str, path: str, repeats: int) -> float:
+def time_cli(binary: str, path: str, repeats: int, extra=()):
+    """Best wall time of the whole process over `repeats`, and the table it wrote."""
     best = math.inf
     with tempfile.TemporaryDirectory() as scratch:
         table = os.path.join(scratch, "fits.csv")
         command = [binary, "fit", path, "--law", "power_offset", "--target", "loss",
-                   "--group", "curve", "--table", table]
+                   "--group", "curve", "--table", table, *extra]
         for _ in range(repeats):
             start = time.perf_counter()
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
@@ -62,35 +67,76 @@ def time_cli(binary: str, path: str, repeats: int) -> float:
         failed = sum(r["status"] != "fitted" for r in rows)
         if failed:
             print(f"scalinglaws: {failed} of {len(rows)} groups failed")
-    return best
+    return best, rows
 
 
-def time_scipy(path: str):
-    try:
-        import numpy as np
-        from scipy.optimize import curve_fit
-    except ImportError as error:
-        return None, f"scipy side skipped: {error}"
+def read_curves(path: str):
     curves = {}
     with open(path) as f:
         for row in csv.DictReader(f):
             curves.setdefault(row["curve"], []).append((float(row["x"]), float(row["loss"])))
+    return curves
+
+
+def time_scipy(path: str):
+    """The loop's time, its failures, and each curve's fitted (E, A, alpha) (None if failed)."""
+    try:
+        import numpy as np
+        from scipy.optimize import curve_fit
+    except ImportError as error:
+        return None, f"scipy side skipped: {error}", None
+    curves = read_curves(path)
     data = [(np.log([p[0] for p in pts]), np.log([p[1] for p in pts])) for pts in curves.values()]
 
     def model(logx, e, a, alpha):
         return np.log(e + a * np.exp(-alpha * logx))
 
     failed = 0
+    fitted = []
     warnings.simplefilter("ignore")
     start = time.perf_counter()
     for logx, logy in data:
         try:
-            curve_fit(model, logx, logy, p0=[1.0, 10.0, 0.5],
-                      bounds=([0, 0, 0], [np.inf, np.inf, np.inf]), maxfev=2000)
+            popt, _ = curve_fit(model, logx, logy, p0=[1.0, 10.0, 0.5],
+                                bounds=([0, 0, 0], [np.inf, np.inf, np.inf]), maxfev=2000)
+            fitted.append(popt)
         except (RuntimeError, ValueError):
             failed += 1
+            fitted.append(None)
     elapsed = time.perf_counter() - start
-    return elapsed, f"{failed} failed"
+    return elapsed, f"{failed} failed", dict(zip(curves, fitted))
+
+
+def sum_of_squares(points, params) -> float:
+    """Σ (log loss − log prediction)², the objective both least-squares fits minimise."""
+    e, a, alpha = params
+    total = 0.0
+    for x, y in points:
+        prediction = e + a * x ** -alpha
+        if not prediction > 0:
+            return math.inf
+        total += (math.log(y) - math.log(prediction)) ** 2
+    return total
+
+
+def compare_optima(path: str, ours, theirs) -> str:
+    """How often each least-squares fit ends above the other's sum of squares (by > 1e-9
+    relative): a single-start local fit can stop in a worse basin, a global search should not."""
+    curves = read_curves(path)
+    worse_ours = worse_theirs = 0
+    largest = 0.0
+    for row in ours:
+        points = curves[row["curve"]]
+        mine = sum_of_squares(points, [float(row[k]) for k in ("E", "A", "alpha")])
+        other = theirs.get(row["curve"])
+        other = math.inf if other is None else sum_of_squares(points, other)
+        if mine > other * (1 + 1e-9):
+            worse_ours += 1
+        if other > mine * (1 + 1e-9):
+            worse_theirs += 1
+            largest = max(largest, other / mine - 1 if math.isfinite(other) else math.inf)
+    return (f"least-squares optima: scipy's above scalinglaws' on {worse_theirs} curves "
+            f"(by up to {100 * largest:.3g} %), scalinglaws' above scipy's on {worse_ours}")
 
 
 def time_python_and_ray(path: str, repeats: int):
@@ -147,16 +193,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "curves.csv")
         write_curves(path, args.curves)
-        cli = time_cli(args.binary, path, args.repeats)
-        lines.append(f"scalinglaws fit --group: {args.curves} curves in {cli:.2f} s "
-                     f"({1e3 * cli / args.curves:.3f} ms a curve, best of {args.repeats}, whole process)")
-        scipy, note = time_scipy(path)
+        cli, _ = time_cli(args.binary, path, args.repeats)
+        lines.append(f"scalinglaws fit --group (default: Huber loss, 8 starts): {args.curves} curves "
+                     f"in {cli:.2f} s ({1e3 * cli / args.curves:.3f} ms a curve, best of {args.repeats}, whole process)")
+        squares, ours = time_cli(args.binary, path, args.repeats, ["--loss", "linear"])
+        lines.append(f"scalinglaws fit --group --loss linear (least squares, as scipy): {args.curves} curves "
+                     f"in {squares:.2f} s ({1e3 * squares / args.curves:.3f} ms a curve, best of {args.repeats}, whole process)")
+        scipy, note, theirs = time_scipy(path)
         if scipy is None:
             lines.append(note)
         else:
             lines.append(f"scipy curve_fit loop: {args.curves} curves in {scipy:.2f} s "
                          f"({1e3 * scipy / args.curves:.3f} ms a curve, {note}; loop only)")
-            lines.append(f"ratio: scalinglaws is {scipy / cli:.1f}x the scipy loop's throughput")
+            lines.append(f"ratio, like for like (least squares): scalinglaws is {scipy / squares:.1f}x "
+                         f"the scipy loop's throughput")
+            lines.append(f"ratio, default search (Huber) against the scipy loop: {scipy / cli:.1f}x")
+            lines.append(compare_optima(path, ours, theirs))
         if args.ray:
             times, note = time_python_and_ray(path, args.repeats)
             if times is None:

@@ -166,6 +166,9 @@ pub(crate) fn statistics_rows(result: &FitRecord) -> Vec<(&'static str, String)>
     if optima.stalled > 0 {
         search.push_str(&format!(", {} stalled", optima.stalled));
     }
+    if optima.screened > 0 {
+        search.push_str(&format!(", {} screened", optima.screened));
+    }
     if optima.failed > 0 {
         search.push_str(&format!(", {} failed", optima.failed));
     }

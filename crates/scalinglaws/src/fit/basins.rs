@@ -91,8 +91,9 @@ impl BasinMap {
         let [optimum] = outcome.optima.as_slice() else {
             return Ok(map);
         };
+        // A screened start was represented by a lower neighbour; a replicate does not rerun it.
         let mut reached = vec![false; prepared.starts.len()];
-        for &member in &optimum.members {
+        for &member in optimum.members.iter().chain(&outcome.screened) {
             reached[member] = true;
         }
         let found = prepared.problem.natural(&optimum.u);
@@ -145,6 +146,7 @@ impl BasinMap {
             return fit_best_plain(law, data, settings, base);
         }
         prepared.starts = rerun.iter().map(|&i| prepared.starts[i].clone()).collect();
+        prepared.screen_line = false; // a subset of the line is no line
         with_warm_starts(&mut prepared, &self.optima);
         best_of(&prepared, settings)
     }

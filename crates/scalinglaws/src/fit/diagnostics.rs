@@ -182,6 +182,7 @@ pub fn summarize(
             diverged: outcome.diverged,
             unconverged: outcome.unconverged,
             stalled: outcome.stalled,
+            screened: outcome.screened.len(),
             iterations: outcome.iterations,
             distinct: outcome.optima.len(),
             best_starts: best.starts,

@@ -87,6 +87,11 @@ pub struct Optima {
     /// Starts whose first phase ended more than 3× above the best objective (not polished).
     #[serde(default)]
     pub stalled: usize,
+    /// Starts not searched: on a line of starts (one nonlinear parameter's grid), a neighbour's
+    /// start objective was lower. Not written when none was (records of searches that screen
+    /// nothing read and write back as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub screened: usize,
     /// Local-minimiser iterations summed over every start.
     #[serde(default)]
     pub iterations: usize,
@@ -297,4 +302,8 @@ impl FitResult {
         }
         Ok(())
     }
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
