@@ -145,6 +145,31 @@ fn text_report_names_runs_and_roles() {
         .stdout(predicate::str::contains("mean R² over the test runs"));
 }
 
+#[test]
+fn a_fit_on_one_schedule_shape_says_it_does_not_identify_the_law() {
+    // The text report words the fit record's warning; the JSON carries it.
+    scalinglaws_in_root()
+        .args(FIT_EXAMPLE)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\n  Warnings\n"))
+        .stdout(predicate::str::contains(
+            "one schedule shape (cosine_24000) does not identify the multi_power law: B, C, beta sit at a bound or in a limit",
+        ));
+    let two = json_of(
+        scalinglaws_in_root()
+            .args(&FIT_EXAMPLE[..8])
+            .arg("cosine_24000,constant_24000"),
+    );
+    let warnings = two["warnings"].as_array().unwrap();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("schedule shape")),
+        "{warnings:?}"
+    );
+}
+
 fn fails_with(args: &[&str], message: &str) {
     fails(scalinglaws_in_root().args(args), &[message]);
 }

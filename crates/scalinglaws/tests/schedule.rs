@@ -538,6 +538,207 @@ fn best_wsd_on_a_grid(fit: &ScheduleFit, s: &OptimizeSettings) -> (f64, String) 
     best
 }
 
+/// WSD shapes: warmup (as the specs build it), the peak until `start`, a decay of `len` steps
+/// to `last` by `decay` (reaching `last` at step start + len − 1), then `last` to the end.
+fn wsd_shape(
+    warmup_and_peak: &[f64],
+    start: usize,
+    len: usize,
+    last: f64,
+    decay: Decay,
+) -> Vec<f64> {
+    let peak = warmup_and_peak[warmup_and_peak.len() - 1];
+    let mut lrs = warmup_and_peak.to_vec();
+    for s in start..lrs.len() {
+        lrs[s] = if s < start + len {
+            decay.at((s - start + 1) as f64 / len as f64, peak, last)
+        } else {
+            last
+        };
+    }
+    lrs
+}
+
+/// The multi-power law's final loss, summed directly over the steps whose learning rate
+/// changes (d_k = 0 on the stable phase adds nothing): an evaluation independent of the
+/// library's, and fast enough for thousands of WSD shapes.
+fn direct_final_loss(p: &[f64], lrs: &[f64]) -> f64 {
+    let t = lrs.len() - 1;
+    let mut u = lrs[t];
+    let mut drop = 0.0;
+    for k in (1..=t).rev() {
+        let d = lrs[k - 1] - lrs[k];
+        if d.abs() > 0.0 {
+            let g = 1.0 - (1.0 + p[4] * lrs[k].powf(-p[6]) * u).powf(-p[5]);
+            drop += d * g;
+        }
+        u += lrs[k - 1];
+    }
+    p[0] + p[1] * u.powf(-p[2]) - p[3] * drop
+}
+
+/// The best WSD shape by brute force: a grid over (decay start, decay length, final lr, decay
+/// form) every 1,000 steps, then a pattern search from the grid's best of each form down to
+/// single steps and 0.5 % in the final lr. Returns (final loss, description).
+fn brute_force_wsd(p: &[f64], s: &OptimizeSettings) -> (f64, String) {
+    let base = spec::parse(
+        &format!(
+            "constant:peak={},warmup={},steps={}",
+            s.peak, s.warmup, s.steps
+        ),
+        None,
+    )
+    .unwrap()
+    .main
+    .lrs;
+    let eval = |start: usize, len: usize, ln_last: f64, decay: Decay| -> f64 {
+        let last = ln_last.exp().clamp(s.floor, s.peak);
+        if start < s.warmup || len == 0 || start + len > s.steps {
+            return f64::INFINITY;
+        }
+        direct_final_loss(p, &wsd_shape(&base, start, len, last, decay))
+    };
+    let mut best = (f64::INFINITY, String::new());
+    for decay in [Decay::Linear, Decay::Exp, Decay::Cosine] {
+        let mut point = (0usize, 0usize, 0.0f64);
+        let mut value = f64::INFINITY;
+        for start in (s.warmup..s.steps).step_by(1000) {
+            for len in (1000..=s.steps - start).step_by(1000) {
+                for factor in [1.0f64, 2.0, 5.0, 10.0, 30.0] {
+                    let v = eval(start, len, (s.floor * factor).ln(), decay);
+                    if v < value {
+                        (value, point) = (v, (start, len, (s.floor * factor).ln()));
+                    }
+                }
+            }
+        }
+        // Pattern search: try ± each coordinate's step, halve the steps when none improves.
+        let (mut step, mut ln_step) = (512usize, 0.5f64);
+        while step >= 1 || ln_step >= 0.005 {
+            let (st, le, ln) = point;
+            let moves = [
+                (st + step, le, ln),
+                (st.saturating_sub(step), le, ln),
+                (st, le + step, ln),
+                (st, le.saturating_sub(step), ln),
+                (st + step, le.saturating_sub(step), ln),
+                (st.saturating_sub(step), le + step, ln),
+                (st, le, ln + ln_step),
+                (st, le, ln - ln_step),
+            ];
+            let found = moves
+                .iter()
+                .map(|&(a, b, c)| (eval(a, b, c, decay), (a, b, c)))
+                .min_by(|x, y| x.0.total_cmp(&y.0))
+                .unwrap();
+            if found.0 < value {
+                (value, point) = found;
+            } else if step == 0 && ln_step < 0.005 {
+                break;
+            } else {
+                step /= 2;
+                ln_step /= 2.0;
+            }
+        }
+        let text = format!(
+            "decay {} from step {} over {} steps to {:.3e}",
+            decay.name(),
+            point.0,
+            point.1,
+            point.2.exp().clamp(s.floor, s.peak)
+        );
+        println!("brute force, {}: {value:.6} ({text})", decay.name());
+        if value < best.0 {
+            best = (value, text);
+        }
+    }
+    best
+}
+
+#[test]
+fn optimiser_is_within_1e_4_of_a_brute_force_search_over_wsd_shapes() {
+    // The optimiser starts from the best of its baselines (constant, cosine and six WSD
+    // schedules), so "no worse than the baselines" holds by construction. This brute force
+    // searches a larger family it does not start from: every WSD shape (decay start, decay
+    // length, final lr from the floor up, linear, exponential or cosine decay), on the
+    // published 400M parameters (Luo et al. 2025's src/config.py; the paper's §5 setting:
+    // 24,000 steps, peak 3e-4, 2,160 warmup steps). Every such shape lies in the optimiser's
+    // constraint set, so its optimum must be no worse, up to 1e-4 absolute in the predicted
+    // loss (nats/token). Absolute, because a user compares the losses themselves; 1e-4 is
+    // 4e-5 relative at the loss of 2.69 here and under a twentieth of the 2.7e-3 by which the
+    // optimum beats the best WSD shape, so an optimiser stopped short of it, or following a
+    // wrong gradient, fails. The losing direction is the only one tested: the optimum is not
+    // a WSD shape, so being far below the brute force is the expected outcome, not an error.
+    let mut fit = fit_on_cosine("400");
+    for (p, v) in fit.params.iter_mut().zip(PUBLISHED_400M) {
+        p.value = v;
+    }
+    let settings = OptimizeSettings {
+        steps: 24000,
+        peak: 3e-4,
+        warmup: 2160,
+        floor: 3e-6,
+        max_iterations: 400,
+    };
+    // The independent evaluation agrees with the library's.
+    let wsd = spec::parse(&spec_of("wsd_20000_24000"), None)
+        .unwrap()
+        .main
+        .lrs;
+    let (library, _) = final_loss(CurveLaw::MultiPower, &PUBLISHED_400M, &wsd);
+    let direct = direct_final_loss(&PUBLISHED_400M, &wsd);
+    assert!((library - direct).abs() < 1e-12, "{library} vs {direct}");
+    let optimised = optimize(&fit, &settings).unwrap();
+    let (brute, shape) = brute_force_wsd(&PUBLISHED_400M, &settings);
+    println!(
+        "optimiser {:.6} vs brute-force WSD {brute:.6} ({shape}): optimiser − brute force = {:.2e}",
+        optimised.final_loss,
+        optimised.final_loss - brute
+    );
+    assert!(
+        optimised.final_loss <= brute + 1e-4,
+        "the optimiser's {} loses to the brute force's {brute} ({shape})",
+        optimised.final_loss
+    );
+}
+
+#[test]
+fn lr_annealing_follows_its_definition() {
+    // Tissue et al. 2024 (arXiv:2408.11029): L(s) = L0 + A·S1^(−α) − C·S2, S2 = Σ_{i≤s} m_i,
+    // m_i = λ·m_{i−1} + (η_{i−1} − η_i). No published number could be checked: the sources
+    // this project can reach hold only the paper's abstract and first page (v1 and v2), which
+    // give the form but no fitted parameters, curve values or R², and its runs are not among
+    // the shared data. What is checked instead is the definition, three ways: the running
+    // sums against the momentum recursion written out term by term, the closed form
+    // S2 = Σ_k d_k·(1 − λ^(s−k+1))/(1 − λ) that the schedule optimiser differentiates, and the
+    // λ = 0 case, where S2 is the learning rate annealed so far, η_0 − η_s.
+    let lrs = spec::parse(&spec_of("wsd_20000_24000"), None)
+        .unwrap()
+        .main
+        .lrs;
+    let t = lrs.len() - 1;
+    for (lambda, without_momentum) in [(0.0, true), (0.9, false), (0.999, false)] {
+        let p = [2.4, 0.6, 0.45, 1.5, lambda];
+        let (mut m, mut s2) = (0.0, 0.0);
+        for i in 1..=t {
+            m = lambda * m + (lrs[i - 1] - lrs[i]);
+            s2 += m;
+        }
+        let area: f64 = lrs.iter().sum();
+        let want = p[0] + p[1] * area.powf(-p[2]) - p[3] * s2;
+        let got = CurveLaw::LrAnnealing.evaluate(&p, &lrs, &[t], false).values[0];
+        let (closed, _) = final_loss(CurveLaw::LrAnnealing, &p, &lrs);
+        assert!((got - want).abs() < 1e-12, "λ = {lambda}: {got} vs {want}");
+        assert!(
+            (closed - want).abs() < 1e-12,
+            "λ = {lambda}: {closed} vs {want}"
+        );
+        if without_momentum {
+            assert!((s2 - (lrs[0] - lrs[t])).abs() < 1e-15, "{s2}");
+        }
+    }
+}
+
 #[test]
 fn cooldowns_gain_over_the_constant_run() {
     let fit = fit_on_cosine("400");

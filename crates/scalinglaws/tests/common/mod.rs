@@ -19,6 +19,11 @@ pub fn testdata(path: &str) -> PathBuf {
         .join(path)
 }
 
+/// The repository's root (where README.md and bench/ live).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 pub fn example(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples")

@@ -2,7 +2,8 @@
 //! `lr_annealing`, `power_area`) to the logged curves of some runs, score it on every other
 //! run, predict and compare the curves of schedules given as specs, find the schedule that
 //! minimises the predicted final loss, and tabulate cooldowns of the constant-plus-cooldown
-//! regime.
+//! regime. A fit on one schedule shape warns that it does not identify a law with an annealing
+//! term (issue 26; which shapes do is measured in `tests/schedule_protocol.rs`).
 
 pub mod fit;
 pub mod law;
@@ -226,14 +227,89 @@ fn fit_warnings(law: CurveLaw, optimum: &fit::Optimum, held: &[Option<f64>]) -> 
         .zip(optimum.params.iter().zip(law.bounds()))
         .enumerate()
     {
-        let (lo, hi) = (bounds.low(), bounds.high());
-        if held[i].is_none() && (*value - lo).abs() <= 1e-6 * (1.0 + lo.abs())
-            || (hi.is_finite() && (hi - value).abs() <= 1e-6 * (1.0 + hi.abs()))
-        {
+        if held[i].is_none() && at_bound(*value, &bounds) {
             warnings.push(format!("{name} = {value:.6} sits at its bound"));
         }
     }
     warnings
+}
+
+/// Whether `value` lies within 1e-6 (relative) of either bound.
+fn at_bound(value: f64, bounds: &crate::fit::Bounds) -> bool {
+    let (lo, hi) = (bounds.low(), bounds.high());
+    (value - lo).abs() <= 1e-6 * (1.0 + lo.abs())
+        || (hi.is_finite() && (hi - value).abs() <= 1e-6 * (1.0 + hi.abs()))
+}
+
+/// Two schedules share a shape when their [`shape_of`] differ by at most this (a fraction of
+/// the peak): logs end at their last logged step, not at the schedule's end, which moves a
+/// cosine by up to 0.5 % of the peak; distinct shapes (cosine, WSD, two-stage, constant)
+/// differ by 20 % or more somewhere.
+const SAME_SHAPE: f64 = 0.02;
+
+/// The learning rate after the warmup as a fraction of the peak, at 65 evenly spaced fractions
+/// of the post-warmup steps: what two runs of one shape (cosine to a tenth of the peak over
+/// 24,000 or 72,000 steps) share.
+fn shape_of(curve: &Curve) -> Vec<f64> {
+    let schedule = Schedule {
+        lrs: curve.lrs.clone(),
+    };
+    let (peak, start) = (schedule.peak(), schedule.warmup().saturating_sub(1));
+    let span = (curve.lrs.len() - 1).saturating_sub(start) as f64;
+    (0..=64)
+        .map(|j| curve.lrs[start + (span * j as f64 / 64.0).round() as usize] / peak)
+        .collect()
+}
+
+/// The warning of a fit whose training runs all share one schedule shape (one run, or runs
+/// that differ only in length): one shape does not identify a law with an annealing term
+/// (issue 10 found the optimum on `cosine_24000` alone in limits of the multi-power law, β at
+/// a bound or β → 0 with B·β finite), so it names the parameters at a bound or in that limit.
+fn shape_warning(
+    law: CurveLaw,
+    training: &[Curve],
+    params: &[f64],
+    held: &[Option<f64>],
+) -> Option<String> {
+    if law == CurveLaw::PowerArea || training.is_empty() {
+        return None;
+    }
+    let first = shape_of(&training[0]);
+    let same = |c: &Curve| {
+        shape_of(c)
+            .iter()
+            .zip(&first)
+            .all(|(a, b)| (a - b).abs() <= SAME_SHAPE)
+    };
+    if !training.iter().all(same) {
+        return None;
+    }
+    let names = law.params();
+    let mut limit: Vec<&str> = (0..names.len())
+        .filter(|&i| held[i].is_none() && at_bound(params[i], &law.bounds()[i]))
+        .map(|i| names[i])
+        .collect();
+    // β at its lower bound: the limit β → 0 along which B runs off with B·β finite.
+    if law == CurveLaw::MultiPower && limit.contains(&"beta") && params[5] < 1.0 {
+        limit.insert(0, "B");
+    }
+    let runs: Vec<&str> = training.iter().map(|c| c.run.as_str()).collect();
+    let detail = if first.iter().all(|&x| x >= 1.0 - 1e-9) {
+        "the learning rate never falls after the warmup, so the annealing parameters are not seen at all".to_string()
+    } else if limit.is_empty() {
+        "no parameter sits at a bound here, but the annealing parameters are fitted to this one shape".to_string()
+    } else {
+        let verb = if limit.len() == 1 { "sits" } else { "sit" };
+        format!(
+            "{} {verb} at a bound or in a limit of the law that this shape cannot rule out",
+            limit.join(", ")
+        )
+    };
+    Some(format!(
+        "one schedule shape ({}) does not identify the {} law: {detail}; predictions for other shapes are less certain than the standard errors say: fit on two or more runs of different shapes, such as a constant run and a two-stage run (a drop to a lower constant learning rate part way), and read the held-out runs' R²",
+        runs.join(", "),
+        law.name()
+    ))
 }
 
 /// Fits `law` on the runs named in `train` (all when empty), with the parameters in `fixed`
@@ -277,7 +353,8 @@ pub fn fit_curves(
     let schedule = Schedule {
         lrs: first.lrs.clone(),
     };
-    let warnings = fit_warnings(law, &optimum, &held);
+    let mut warnings = fit_warnings(law, &optimum, &held);
+    warnings.extend(shape_warning(law, &training, &optimum.params, &held));
     Ok(ScheduleFit {
         kind: "schedule_fit".into(),
         law,
