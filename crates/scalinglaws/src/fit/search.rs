@@ -235,22 +235,21 @@ pub fn search(
 /// the grid, ends included) are. Removes the screened tracks and returns their start indices.
 /// Used for least squares only ([`super::is_line_of_starts`] says why).
 fn screen_out(tracks: &mut Vec<Track>) -> Vec<usize> {
-    let value_at = |index: Option<usize>| {
-        index
-            .and_then(|i| tracks.iter().find(|t| t.index == i))
-            .map_or(f64::INFINITY, |t| t.value)
+    // Start objectives by start index (infinite where a start failed): linear in the starts,
+    // since a user's grid may hold up to `MAX_STARTS` of them.
+    let len = tracks.iter().map(|t| t.index + 1).max().unwrap_or(0);
+    let mut values = vec![f64::INFINITY; len + 1];
+    for t in tracks.iter() {
+        values[t.index] = t.value;
+    }
+    let has_lower_neighbour = |t: &Track| {
+        let below = t.index.checked_sub(1).map_or(f64::INFINITY, |i| values[i]);
+        below < t.value || values[t.index + 1] < t.value
     };
-    let screened: Vec<usize> = tracks
-        .iter()
-        .filter(|t| {
-            let below = value_at(t.index.checked_sub(1));
-            let above = value_at(Some(t.index + 1));
-            below < t.value || above < t.value
-        })
-        .map(|t| t.index)
-        .collect();
-    tracks.retain(|t| !screened.contains(&t.index));
-    screened
+    let (screened, kept): (Vec<Track>, Vec<Track>) =
+        tracks.drain(..).partition(has_lower_neighbour);
+    *tracks = kept;
+    screened.iter().map(|t| t.index).collect()
 }
 
 /// The Gauss–Newton phase: every live track advances in rounds of [`ROUND`] steps, merging
