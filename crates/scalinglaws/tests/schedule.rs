@@ -4,6 +4,8 @@
 //! al. 2025 (testdata/multipower_law), recovery of known parameters, determinism, and the
 //! optimised schedule against the standard ones.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -14,6 +16,8 @@ use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{
     fit_curves, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
 };
+
+use common::MULTI_POWER_RUNS as RUNS;
 
 const PUBLISHED_400M: [f64; 7] = [
     2.37474466,
@@ -50,17 +54,6 @@ fn spec_of(run: &str) -> String {
     }
 }
 
-const RUNS: [&str; 9] = [
-    "cosine_24000",
-    "constant_24000",
-    "constant_72000",
-    "cosine_72000",
-    "wsd_20000_24000",
-    "wsdld_20000_24000",
-    "wsdcon_3",
-    "wsdcon_9",
-    "wsdcon_18",
-];
 const TEST_RUNS: [&str; 6] = [
     "constant_72000",
     "cosine_72000",
@@ -458,17 +451,7 @@ fn rebuilt_log_schedule_matches_the_upstream_schedule() {
 #[test]
 fn optimised_schedule_beats_cosine_wsd_and_constant() {
     // With the published 400M parameters (the paper's §5 setting).
-    let mut fit = fit_on_cosine("400");
-    for (p, v) in fit.params.iter_mut().zip(PUBLISHED_400M) {
-        p.value = v;
-    }
-    let settings = OptimizeSettings {
-        steps: 24000,
-        peak: 3e-4,
-        warmup: 2160,
-        floor: 3e-6,
-        max_iterations: 400,
-    };
+    let (fit, settings) = published_400m_setting();
     let best = optimize(&fit, &settings).unwrap();
     let best_baseline = best
         .baselines
@@ -669,17 +652,7 @@ fn optimiser_is_within_1e_4_of_a_brute_force_search_over_wsd_shapes() {
     // optimum beats the best WSD shape, so an optimiser stopped short of it, or following a
     // wrong gradient, fails. The losing direction is the only one tested: the optimum is not
     // a WSD shape, so being far below the brute force is the expected outcome, not an error.
-    let mut fit = fit_on_cosine("400");
-    for (p, v) in fit.params.iter_mut().zip(PUBLISHED_400M) {
-        p.value = v;
-    }
-    let settings = OptimizeSettings {
-        steps: 24000,
-        peak: 3e-4,
-        warmup: 2160,
-        floor: 3e-6,
-        max_iterations: 400,
-    };
+    let (fit, settings) = published_400m_setting();
     // The independent evaluation agrees with the library's.
     let wsd = spec::parse(&spec_of("wsd_20000_24000"), None)
         .unwrap()
@@ -776,4 +749,22 @@ fn a_saved_fit_reads_back_including_the_old_termination_names() {
     let error = ScheduleFit::from_json(&value.to_string()).unwrap_err();
     assert!(error.to_string().contains("its kind is 'fit'"), "{error}");
     assert!(ScheduleFit::from_json("{}").is_err());
+}
+
+/// The published 400M parameters (Luo et al. 2025's src/config.py) in a fit of the 400M
+/// cosine run, and the paper's §5 optimisation setting: 24,000 steps, peak 3e-4, 2,160 warmup
+/// steps, floor 3e-6.
+fn published_400m_setting() -> (ScheduleFit, OptimizeSettings) {
+    let mut fit = fit_on_cosine("400");
+    for (p, v) in fit.params.iter_mut().zip(PUBLISHED_400M) {
+        p.value = v;
+    }
+    let settings = OptimizeSettings {
+        steps: 24000,
+        peak: 3e-4,
+        warmup: 2160,
+        floor: 3e-6,
+        max_iterations: 400,
+    };
+    (fit, settings)
 }

@@ -21,18 +21,7 @@ use scalinglaws::analysis::schedule::{
 };
 use scalinglaws::error::Location;
 
-/// The 9 schedules of each size, in the upstream order.
-const RUNS: [&str; 9] = [
-    "cosine_24000",
-    "constant_24000",
-    "constant_72000",
-    "cosine_72000",
-    "wsd_20000_24000",
-    "wsdld_20000_24000",
-    "wsdcon_3",
-    "wsdcon_9",
-    "wsdcon_18",
-];
+use common::MULTI_POWER_RUNS as RUNS;
 const SIZES: [&str; 3] = ["25", "100", "400"];
 /// The pair most labs already have, and the acceptance: mean R² on the other 7 runs
 /// ≥ 0.997 at every size.

@@ -80,3 +80,17 @@ pub fn epoch_grid() -> FitSettings {
         .insert("B".into(), exp(steps(0.0, 25.0, 5.0)));
     settings
 }
+
+/// The 9 schedules of each model size of the multi-power law's data (Luo et al. 2025), in the
+/// upstream order.
+pub const MULTI_POWER_RUNS: [&str; 9] = [
+    "cosine_24000",
+    "constant_24000",
+    "constant_72000",
+    "cosine_72000",
+    "wsd_20000_24000",
+    "wsdld_20000_24000",
+    "wsdcon_3",
+    "wsdcon_9",
+    "wsdcon_18",
+];
