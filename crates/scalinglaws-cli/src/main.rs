@@ -37,6 +37,12 @@ use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command};
 
+/// A fit allocates many small, short-lived vectors (a start's columns, a step's model); with
+/// glibc's allocator, allocation was a fifth of the instructions of a grouped fit of 10,000
+/// learning curves (bench/results/fit_groups.txt has the before and after).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// An error in what the user typed or named (arguments, files): exit code 2, like the
 /// library's input errors.
 #[derive(Debug)]

@@ -15,8 +15,8 @@ enum State {
 
 /// Solves the bounded problem; `columns[j]` is column j of Φ. None if no column has any
 /// scale or the system is degenerate beyond repair.
-pub fn bounded_least_squares(
-    columns: &[Vec<f64>],
+pub fn bounded_least_squares<C: AsRef<[f64]>>(
+    columns: &[C],
     target: &[f64],
     lower: &[f64],
     upper: &[f64],
@@ -24,7 +24,7 @@ pub fn bounded_least_squares(
     let k = columns.len();
     let norms: Vec<f64> = columns
         .iter()
-        .map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt())
+        .map(|c| c.as_ref().iter().map(|x| x * x).sum::<f64>().sqrt())
         .collect();
     if norms.iter().any(|n| !n.is_finite() || *n == 0.0) {
         return None;
@@ -32,9 +32,9 @@ pub fn bounded_least_squares(
     let mut gram = DMatrix::zeros(k, k);
     let mut rhs = DVector::zeros(k);
     for a in 0..k {
-        rhs[a] = dot(&columns[a], target) / norms[a];
+        rhs[a] = dot(columns[a].as_ref(), target) / norms[a];
         for b in 0..=a {
-            let g = dot(&columns[a], &columns[b]) / (norms[a] * norms[b]);
+            let g = dot(columns[a].as_ref(), columns[b].as_ref()) / (norms[a] * norms[b]);
             gram[(a, b)] = g;
             gram[(b, a)] = g;
         }
@@ -49,9 +49,17 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// min ½θᵀGθ − bᵀθ on the box [lo, hi].
+/// min ½θᵀGθ − bᵀθ on the box [lo, hi]. The problem is convex, so an unconstrained optimum
+/// inside the box is the answer (most variable-projection starts): the active set is entered
+/// only when it is not.
 fn active_set(gram: &DMatrix<f64>, rhs: &DVector<f64>, lo: &[f64], hi: &[f64]) -> Option<Vec<f64>> {
     let k = rhs.len();
+    let all: Vec<usize> = (0..k).collect();
+    if let Some(theta) = unconstrained_free_optimum(gram, rhs, &vec![0.0; k], &all) {
+        if (0..k).all(|j| lo[j] <= theta[j] && theta[j] <= hi[j]) {
+            return Some(theta);
+        }
+    }
     let mut state: Vec<State> = (0..k)
         .map(|j| match (lo[j].is_finite(), hi[j].is_finite()) {
             (true, _) => State::AtLower,

@@ -109,6 +109,18 @@ pub struct Problem {
     transforms: Vec<Transform>,
     /// A likelihood family in place of the loss (see [`super::family`]); None: the loss.
     family: Option<RowFamily>,
+    /// What variable projection needs of the rows, made at the first start that asks.
+    projection: std::sync::OnceLock<ProjectionRows>,
+}
+
+/// What the variable projection of a start's linear parameters needs of each row, the same
+/// at every start ([`Problem::projection_rows`]).
+#[derive(Debug, Clone)]
+pub struct ProjectionRows {
+    /// √w, divided by y when residuals are logarithmic (ln ŷ − ln y ≈ (ŷ − y)/y).
+    pub scale: Vec<f64>,
+    /// y in the prediction's units.
+    pub target: Vec<f64>,
 }
 
 /// Objective, gradient and a curvature matrix in internal coordinates.
@@ -147,7 +159,28 @@ impl Problem {
             free,
             transforms,
             family: None,
+            projection: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Each row's scale and target for the variable projection of linear parameters (made once).
+    pub fn projection_rows(&self) -> &ProjectionRows {
+        self.projection.get_or_init(|| {
+            let target: Vec<f64> = match self.space {
+                Space::Log => self.target.iter().map(|t| t.exp()).collect(),
+                Space::Linear => self.target.clone(),
+            };
+            let scale = self
+                .weights
+                .iter()
+                .zip(&target)
+                .map(|(w, y)| match self.space {
+                    Space::Log => w.sqrt() / y,
+                    Space::Linear => w.sqrt(),
+                })
+                .collect();
+            ProjectionRows { scale, target }
+        })
     }
 
     /// This problem with the per-row cost of a likelihood family in place of the loss.

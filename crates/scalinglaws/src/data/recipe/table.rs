@@ -301,12 +301,27 @@ impl Table {
             .iter()
             .map(|c| self.labels(c, &role))
             .collect::<Result<_>>()?;
-        let mut groups = std::collections::BTreeMap::new();
+        // Groups in order of first appearance, keyed by the labels borrowed; a row usually
+        // belongs to the previous row's group (a file sorted by group), so that is tried first.
+        let mut found: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
+        let mut index: std::collections::HashMap<Vec<&str>, usize> = Default::default();
+        let mut key: Vec<&str> = Vec::with_capacity(labels.len());
+        let mut previous = usize::MAX;
         for row in 0..self.dataset.n_rows() {
-            let key = labels.iter().map(|column| column[row].clone()).collect();
-            groups.entry(key).or_insert_with(Vec::new).push(row);
+            key.clear();
+            key.extend(labels.iter().map(|column| column[row].as_str()));
+            if found.get(previous).is_none_or(|(k, _)| *k != key) {
+                previous = *index.entry(key.clone()).or_insert_with(|| {
+                    found.push((key.clone(), Vec::new()));
+                    found.len() - 1
+                });
+            }
+            found[previous].1.push(row);
         }
-        Ok(groups)
+        Ok(found
+            .into_iter()
+            .map(|(key, rows)| (key.into_iter().map(str::to_string).collect(), rows))
+            .collect())
     }
 
     /// Records in a fit's result where every number came from (the target and variables as
