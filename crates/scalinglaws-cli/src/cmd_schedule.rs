@@ -56,6 +56,7 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
             };
             output::emit(json.as_ref(), &report)
         }
+        ScheduleConfig::CooldownStudy(c) => crate::cmd_schedule_study::run(&c),
     }
 }
 

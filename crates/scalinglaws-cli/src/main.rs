@@ -19,6 +19,7 @@ mod cmd_plot;
 mod cmd_predict;
 mod cmd_report;
 mod cmd_schedule;
+mod cmd_schedule_study;
 mod cmd_select;
 mod cmd_sim;
 mod config;

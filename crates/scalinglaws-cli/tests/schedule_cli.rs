@@ -231,3 +231,72 @@ fn input_errors_name_the_problem() {
     std::fs::remove_file(dup).ok();
     std::fs::remove_file(path).ok();
 }
+
+#[test]
+fn cooldown_study_tabulates_cooldown_and_cosine_and_refuses_bad_options() {
+    // lr_annealing (fast) on the constant run and its two-stage branches.
+    let fit = json_of(scalinglaws_in_root().args(&FIT_EXAMPLE[..8]).args([
+        "constant_24000,wsdcon_3,wsdcon_9,wsdcon_18",
+        "--law",
+        "lr_annealing",
+    ]));
+    let path = std::env::temp_dir().join(format!(
+        "scalinglaws-schedule-{}-study.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, serde_json::to_string(&fit).unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let study = json_of(scalinglaws_in_root().args([
+        "schedule",
+        "cooldown-study",
+        p,
+        "--steps",
+        "12000,24000",
+        "--fraction",
+        "0.25",
+    ]));
+    let rows = study["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["cooldown_start"], 9000);
+    assert_eq!(rows[1]["cooldown_start"], 18000);
+    for r in rows {
+        let (a, b) = (
+            r["cooldown_loss"].as_f64().unwrap(),
+            r["cosine_loss"].as_f64().unwrap(),
+        );
+        assert!((r["difference"].as_f64().unwrap() - (a - b)).abs() < 1e-12);
+        assert!(a < r["constant_loss"].as_f64().unwrap(), "{r}");
+        assert!(r.get("difference_interval").is_none(), "{r}");
+    }
+    assert_eq!(study["settings"]["decay"], "linear");
+    assert_eq!(study["replicates"], 0);
+    // The same study as `schedule predict` sees the cosine.
+    let cosine = json_of(scalinglaws_in_root().args([
+        "schedule",
+        "predict",
+        p,
+        "--schedule",
+        "cosine:steps=24000,final=3e-5",
+    ]));
+    let want = cosine["final_loss"].as_f64().unwrap();
+    assert!((rows[1]["cosine_loss"].as_f64().unwrap() - want).abs() < 1e-9);
+    scalinglaws_in_root()
+        .args(["schedule", "cooldown-study", p, "--steps", "24000"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[[Cooldown study]]"))
+        .stdout(predicate::str::contains("intervals none (no replicates)"))
+        .stdout(predicate::str::contains("cooldown from"));
+    let study = ["schedule", "cooldown-study", p];
+    for (extra, message) in [
+        (["--fraction", "1.5"], "--fraction 1.5"),
+        (["--level", "1"], "--level 1"),
+        (["--steps", "2000"], "--steps 2000"),
+        (["--final", "0.01"], "--final"),
+        (["--decay", "quadratic"], "--decay"),
+    ] {
+        let args: Vec<&str> = study.iter().copied().chain(extra).collect();
+        fails_with(&args, message);
+    }
+    std::fs::remove_file(path).ok();
+}

@@ -28,6 +28,9 @@ pub enum ScheduleKind {
     /// Predicted loss after a cooldown of each length started at each step, from a constant
     /// run at the peak (the constant-plus-cooldowns regime).
     Cooldown(CooldownArgs),
+    /// Constant learning rate with a cooldown against cosine at each training length: both
+    /// final losses and their difference (the constant-plus-cooldowns regime at each compute).
+    CooldownStudy(CooldownStudyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -169,6 +172,40 @@ pub struct CooldownArgs {
     /// Shape of the cooldown.
     #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]
     pub decay: CooldownShape,
+    #[arg(long, value_name = "FILE|-")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CooldownStudyArgs {
+    #[command(flatten)]
+    pub saved: SavedFit,
+    /// Training lengths T in steps, comma separated [default: 0.5, 1, 2 and 4 times the fit's
+    /// training run, to the nearest 100].
+    #[arg(long, value_name = "T,...", value_delimiter = ',')]
+    pub steps: Vec<usize>,
+    /// The cooldown's share of each run: it starts at T − fraction·T.
+    #[arg(long, value_name = "F", default_value_t = 0.2)]
+    pub fraction: f64,
+    /// Shape of the cooldown.
+    #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]
+    pub decay: CooldownShape,
+    /// Coverage of the percentile intervals (shown when the study has replicates).
+    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    pub level: f64,
+    /// Peak (constant) learning rate, also the cosine's [default: the fit's training run].
+    #[arg(long, value_name = "LR")]
+    pub peak: Option<f64>,
+    /// Warmup steps [default: the fit's training run].
+    #[arg(long, value_name = "STEPS")]
+    pub warmup: Option<usize>,
+    /// Learning rate at the end of the cooldown and of the cosine [default: peak/10].
+    #[arg(long = "final", value_name = "LR")]
+    pub last: Option<f64>,
+    /// Also draw each length's two schedules and predicted curves (the first 4 lengths):
+    /// FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }

@@ -48,6 +48,7 @@ pub enum ScheduleConfig {
         job: ScheduleCooldownJob,
         json: Option<Destination>,
     },
+    CooldownStudy(Box<crate::cmd_schedule_study::StudyConfig>),
 }
 
 /// `schedule fit`: the files of logs (each read with the same recipe) and the fit job.
@@ -66,6 +67,9 @@ pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
         ScheduleKind::Compare(a) => compare_config(a),
         ScheduleKind::Optimize(a) => optimize_config(a),
         ScheduleKind::Cooldown(a) => cooldown_config(a),
+        ScheduleKind::CooldownStudy(a) => {
+            ScheduleConfig::CooldownStudy(Box::new(crate::cmd_schedule_study::config(a)?))
+        }
     })
 }
 

@@ -6,6 +6,7 @@
 pub mod backtest;
 pub mod compare;
 pub mod compare_laws;
+pub mod cooldown_study;
 pub mod design;
 pub mod downstream;
 pub mod fit;

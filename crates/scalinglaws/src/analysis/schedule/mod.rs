@@ -5,6 +5,7 @@
 //! regime. A fit on one schedule shape warns that it does not identify a law with an annealing
 //! term (issue 26; which shapes do is measured in `tests/schedule_protocol.rs`).
 
+pub mod cooldown;
 pub mod fit;
 pub mod law;
 pub mod multi_power;

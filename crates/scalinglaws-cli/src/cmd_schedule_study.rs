@@ -1,0 +1,149 @@
+//! `scalinglaws schedule cooldown-study`: constant learning rate with a cooldown against a cosine
+//! at each training length, under a saved fit (issue 26; the library's
+//! `analysis::schedule::cooldown`). Kept out of `cmd_schedule.rs` so each command file stays
+//! small.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use scalinglaws::analysis::schedule::cooldown::{self, StudySettings};
+use scalinglaws::analysis::schedule::spec::Decay;
+use scalinglaws::analysis::schedule::{predict, ParsedSpec, Prediction, Schedule, ScheduleFit};
+use scalinglaws_plot::kinds::MAX_SCHEDULES;
+use scalinglaws_report::analyses::cooldown_study::StudyReport;
+use scalinglaws_report::plots::schedules_page;
+
+use crate::args::schedule::CooldownStudyArgs;
+use crate::figure::{self, Output};
+use crate::output::{self, Destination};
+use crate::{input_error, saved};
+
+/// The study's options as given; values left out are taken from the fit when it is read.
+#[derive(Debug)]
+pub struct StudyConfig {
+    pub fit: PathBuf,
+    pub steps: Vec<usize>,
+    pub fraction: f64,
+    pub decay: Decay,
+    pub level: f64,
+    pub peak: Option<f64>,
+    pub warmup: Option<usize>,
+    pub last: Option<f64>,
+    pub plot: Option<Output>,
+    pub json: Option<Destination>,
+}
+
+/// The arguments, with the values no fit can make right refused here (exit 2, naming the
+/// option).
+pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
+    if !(args.fraction > 0.0 && args.fraction < 1.0) {
+        return Err(input_error(format!(
+            "--fraction {}: the cooldown's share of the run must lie strictly between 0 and 1 (0.2: the last 20 %)",
+            args.fraction
+        )));
+    }
+    if !(args.level > 0.0 && args.level < 1.0) {
+        return Err(input_error(format!(
+            "--level {}: the intervals' coverage must lie strictly between 0 and 1 (0.95 for 95 %)",
+            args.level
+        )));
+    }
+    if let Some(t) = args.steps.iter().find(|&&t| t < 2) {
+        return Err(input_error(format!(
+            "--steps {t}: each training length needs at least 2 steps"
+        )));
+    }
+    for (name, value) in [("--peak", args.peak), ("--final", args.last)] {
+        if let Some(v) = value.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(input_error(format!(
+                "{name} {v}: a learning rate is a finite number ≥ 0"
+            )));
+        }
+    }
+    Ok(StudyConfig {
+        fit: args.saved.fit,
+        steps: args.steps,
+        fraction: args.fraction,
+        decay: args.decay.into(),
+        level: args.level,
+        peak: args.peak,
+        warmup: args.warmup,
+        last: args.last,
+        plot: args.plot.as_deref().map(|target| Output {
+            destination: Destination::parse(target.trim()),
+            size: None,
+            option: "--plot",
+        }),
+        json: crate::config::destination(args.json.as_deref()),
+    })
+}
+
+fn settings(c: &StudyConfig, fit: &ScheduleFit) -> StudySettings {
+    let defaults = StudySettings::for_fit(fit);
+    let peak = c.peak.unwrap_or(defaults.peak);
+    StudySettings {
+        steps: if c.steps.is_empty() {
+            defaults.steps
+        } else {
+            c.steps.clone()
+        },
+        fraction: c.fraction,
+        decay: c.decay,
+        peak,
+        warmup: c.warmup.unwrap_or(defaults.warmup),
+        last: c.last.unwrap_or(peak / 10.0),
+        level: c.level,
+    }
+}
+
+pub fn run(c: &StudyConfig) -> Result<()> {
+    let fit = saved::schedule_fit(&c.fit)?;
+    let settings = settings(c, &fit);
+    // No replicates yet: the curve bootstrap (`intervals::bootstrap_fit`) supplies them once
+    // it is wired here; without them the study has no intervals and says so.
+    let study = cooldown::study(&fit, &settings, &[])?;
+    if let Some(target) = &c.plot {
+        plot(&fit, &settings, target)?;
+    }
+    output::emit(c.json.as_ref(), &StudyReport(&study))
+}
+
+/// Each length's cooldown and cosine with their predicted curves (the first lengths that fit
+/// on one page; the rest are named on stderr).
+fn plot(fit: &ScheduleFit, settings: &StudySettings, target: &Output) -> Result<()> {
+    let pairs = cooldown::pairs(fit.law, settings)?;
+    let shown = pairs.len().min(MAX_SCHEDULES / 2);
+    if pairs.len() > shown {
+        let left: Vec<String> = pairs[shown..].iter().map(|p| p.steps.to_string()).collect();
+        eprintln!(
+            "--plot: {shown} lengths drawn; not drawn: {}",
+            left.join(", ")
+        );
+    }
+    let mut predictions: Vec<Prediction> = Vec::new();
+    for pair in &pairs[..shown] {
+        for (name, schedule) in [
+            (
+                format!("{} steps, cooldown from {}", pair.steps, pair.start),
+                &pair.cooldown,
+            ),
+            (format!("{} steps, cosine", pair.steps), &pair.cosine),
+        ] {
+            let spec = ParsedSpec {
+                text: name,
+                main: Schedule {
+                    lrs: schedule.lrs.clone(),
+                },
+                branches: Vec::new(),
+            };
+            predictions.push(predict(fit, &spec, 0)?);
+        }
+    }
+    let observed = vec![None; predictions.len()];
+    let title = format!(
+        "constant + {} cooldown against cosine under the fitted {}",
+        settings.decay.name(),
+        fit.law.name()
+    );
+    figure::write(&schedules_page(&title, &predictions, &observed)?, target)
+}
