@@ -23,10 +23,19 @@ use scalinglaws_report::plots::schedules_page;
 pub fn run(config: ScheduleConfig) -> Result<()> {
     match config {
         ScheduleConfig::Fit(c) => run_fit(c),
-        ScheduleConfig::Predict { fit, job, json } => {
-            let prediction = job.run(&saved::schedule_fit(&fit)?)?;
-            output::emit(json.as_ref(), &schedule::PredictionReport(&prediction))
-        }
+        ScheduleConfig::Predict {
+            fit,
+            job,
+            intervals,
+            plot,
+            json,
+        } => crate::cmd_schedule_intervals::run_predict(
+            &saved::schedule_fit(&fit)?,
+            &job,
+            intervals.as_ref(),
+            plot.as_ref(),
+            json,
+        ),
         ScheduleConfig::Compare {
             fit,
             job,

@@ -20,6 +20,7 @@ mod cmd_predict;
 mod cmd_report;
 mod cmd_schedule;
 mod cmd_schedule_study;
+mod cmd_schedule_intervals;
 mod cmd_select;
 mod cmd_sim;
 mod config;

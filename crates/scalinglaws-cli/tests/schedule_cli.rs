@@ -272,6 +272,13 @@ fn cooldown_study_tabulates_cooldown_and_cosine_and_refuses_bad_options() {
     assert_eq!(study["replicates"], 0);
     // The same study as `schedule predict` sees the cosine.
     let cosine = json_of(scalinglaws_in_root().args([
+/// `schedule predict --bootstrap`: prediction intervals around the predicted curve, how they
+/// were made, their coverage of the held-out runs, and the refusal of bad values (exit 2).
+#[test]
+fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
+    let (path, fit) = saved_fit("power_area", "pa-intervals");
+    let p = path.to_str().unwrap();
+    let args = [
         "schedule",
         "predict",
         p,
@@ -298,5 +305,108 @@ fn cooldown_study_tabulates_cooldown_and_cosine_and_refuses_bad_options() {
         let args: Vec<&str> = study.iter().copied().chain(extra).collect();
         fails_with(&args, message);
     }
+        "constant",
+        "--bootstrap",
+        "20",
+        "--seed",
+        "3",
+    ];
+    let out = json_of(scalinglaws_in_root().args(args));
+    let loss = out["prediction"]["loss"].as_array().unwrap();
+    let (low, high) = (
+        out["band"]["low"].as_array().unwrap(),
+        out["band"]["high"].as_array().unwrap(),
+    );
+    assert_eq!(low.len(), loss.len());
+    for i in 0..loss.len() {
+        let (l, y, h) = (
+            low[i].as_f64().unwrap(),
+            loss[i].as_f64().unwrap(),
+            high[i].as_f64().unwrap(),
+        );
+        assert!(l < y && y < h, "step {i}: {l} {y} {h}");
+    }
+    assert_eq!(
+        out["replicates"].as_u64().unwrap() + out["failed"].as_u64().unwrap(),
+        20
+    );
+    assert_eq!(out["held_out"].as_array().unwrap().len(), 8);
+    assert_eq!(out["seed"].as_u64(), Some(3));
+    scalinglaws_in_root()
+        .args(args)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("pi low"))
+        .stdout(predicate::str::contains("moving-block bootstrap"))
+        .stdout(predicate::str::contains(
+            "of the held-out runs' logged points",
+        ));
+    // --plot draws the band under --bootstrap: more filled shapes than the plain curve.
+    let svg = |extra: &[&str]| -> String {
+        let out = scalinglaws_in_root()
+            .args([
+                "schedule",
+                "predict",
+                p,
+                "--schedule",
+                "constant",
+                "--plot",
+                "-",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let shapes = |s: &str| s.matches("<polygon").count() + s.matches("<path").count();
+    let (plain, banded) = (svg(&[]), svg(&["--bootstrap", "20"]));
+    assert!(plain.starts_with("<svg") || plain.contains("<svg"));
+    assert!(banded.contains("prediction interval"), "the title says so");
+    assert!(
+        shapes(&banded) > shapes(&plain),
+        "{} vs {}",
+        shapes(&banded),
+        shapes(&plain)
+    );
+    let predict = ["schedule", "predict", p, "--schedule", "constant"];
+    let with =
+        |extra: &[&'static str]| -> Vec<&str> { predict.iter().chain(extra).copied().collect() };
+    fails_with(&with(&["--bootstrap", "0"]), "--bootstrap 0");
+    fails_with(&with(&["--bootstrap", "5"]), "at least 20");
+    fails_with(&with(&["--bootstrap", "20", "--level", "1.5"]), "--level");
+    fails_with(&with(&["--level", "0.9"]), "--bootstrap");
+    fails_with(&with(&["--seed", "1"]), "--bootstrap");
+    // A fit saved before the curves were kept still predicts, and says why it cannot bootstrap.
+    let mut old = fit.clone();
+    old.as_object_mut().unwrap().remove("curves");
+    old.as_object_mut().unwrap().remove("held");
+    let old_path = std::env::temp_dir().join(format!(
+        "scalinglaws-schedule-old-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&old_path, serde_json::to_string(&old).unwrap()).unwrap();
+    let o = old_path.to_str().unwrap();
+    scalinglaws_in_root()
+        .args(["schedule", "predict", o, "--schedule", "constant"])
+        .assert()
+        .success();
+    fails_with(
+        &[
+            "schedule",
+            "predict",
+            o,
+            "--schedule",
+            "constant",
+            "--bootstrap",
+            "20",
+        ],
+        "does not carry",
+    );
+    std::fs::remove_file(old_path).ok();
     std::fs::remove_file(path).ok();
 }

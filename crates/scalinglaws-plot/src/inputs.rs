@@ -149,6 +149,8 @@ pub struct ScheduleCurves {
     pub loss: Points,
     /// The logged (step, loss) points (empty: none).
     pub observed: Points,
+    /// A prediction interval of the loss: (step, low, high) (empty: none).
+    pub band: Vec<(f64, f64, f64)>,
 }
 
 /// A downstream page: one panel per task.

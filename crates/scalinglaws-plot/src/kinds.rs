@@ -467,6 +467,13 @@ pub fn schedules_page(plot: &SchedulesPlot) -> Page {
             color: i,
             dashed: false,
         });
+        if !s.band.is_empty() {
+            losses.push(Layer::PredictionBand {
+                points: s.band.clone(),
+                color: i,
+                label: None,
+            });
+        }
         if !s.observed.is_empty() {
             losses.push(Layer::Points {
                 label: None,

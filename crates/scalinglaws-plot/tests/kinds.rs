@@ -13,6 +13,7 @@ fn a_schedule_plot_draws_the_logged_points_it_is_given() {
             .map(|i| (i as f64 * 100.0, 4.0 - 0.1 * i as f64))
             .collect(),
         observed,
+        band: Vec::new(),
     };
     let plot = SchedulesPlot {
         title: "two schedules".into(),

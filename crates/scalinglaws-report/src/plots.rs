@@ -7,6 +7,7 @@
 use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::analysis::downstream::{DownstreamResult, Method, Shape, TaskForecast};
 use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
+use scalinglaws::analysis::schedule::intervals::CurveBand;
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
@@ -466,6 +467,17 @@ pub fn schedules_page(
     predictions: &[Prediction],
     observed: &[Option<(Vec<usize>, Vec<f64>)>],
 ) -> Result<Page, Error> {
+    schedules_page_with_bands(title, predictions, observed, &[])
+}
+
+/// [`schedules_page`] with each schedule's prediction interval drawn as a band where
+/// `bands[i]` holds one.
+pub fn schedules_page_with_bands(
+    title: &str,
+    predictions: &[Prediction],
+    observed: &[Option<(Vec<usize>, Vec<f64>)>],
+    bands: &[Option<&CurveBand>],
+) -> Result<Page, Error> {
     if predictions.len() > kinds::MAX_SCHEDULES {
         return Err(Error::settings(format!(
             "a schedule plot shows at most {} schedules ({} given)",
@@ -499,6 +511,13 @@ pub fn schedules_page(
                         .iter()
                         .zip(loss)
                         .map(|(&s, &l)| (s as f64, l))
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                band: match bands.get(i) {
+                    Some(Some(band)) => (0..band.steps.len())
+                        .filter(|&k| band.steps[k] >= start)
+                        .map(|k| (band.steps[k] as f64, band.low[k], band.high[k]))
                         .collect(),
                     _ => Vec::new(),
                 },

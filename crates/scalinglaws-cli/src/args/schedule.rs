@@ -96,8 +96,29 @@ pub struct PredictArgs {
     /// Report the curve every K steps [default: about 200 points].
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub every: usize,
+    #[command(flatten)]
+    pub intervals: IntervalArgs,
+    /// Also draw the schedule and its loss curve (with the prediction interval under
+    /// --bootstrap): FILE.svg, FILE.png or - (SVG on stdout).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<String>,
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
+}
+
+/// Prediction intervals of a curve by a moving-block bootstrap of the fit's training curves.
+#[derive(Debug, Args)]
+pub struct IntervalArgs {
+    /// Refit K block-resampled copies of the training curves for prediction intervals of each
+    /// logged point (pi low, pi high), with their coverage of the fit's held-out runs.
+    #[arg(long, value_name = "K")]
+    pub bootstrap: Option<usize>,
+    /// Level of the prediction intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95, requires = "bootstrap")]
+    pub level: f64,
+    /// Seed of the bootstrap draws [default: 0].
+    #[arg(long, value_name = "N", requires = "bootstrap")]
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use scalinglaws::analysis::schedule::intervals::BootstrapSettings;
 use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
 use scalinglaws::job::schedule::{
     ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
@@ -12,9 +13,10 @@ use scalinglaws::job::schedule::{
 };
 
 use super::plot::picture;
-use super::{destination, parse_delimiter, parse_fixes};
+use super::{destination, level, parse_delimiter, parse_fixes, replicates};
 use crate::args::schedule::{
-    CompareArgs, CooldownArgs, FitArgs, OptimizeArgs, PredictArgs, ScheduleArgs, ScheduleKind,
+    CompareArgs, CooldownArgs, FitArgs, IntervalArgs, OptimizeArgs, PredictArgs, ScheduleArgs,
+    ScheduleKind,
 };
 use crate::figure;
 use crate::input::Recipe;
@@ -28,6 +30,9 @@ pub enum ScheduleConfig {
     Predict {
         fit: PathBuf,
         job: SchedulePredictJob,
+        /// `--bootstrap`: prediction intervals.
+        intervals: Option<BootstrapSettings>,
+        plot: Option<figure::Output>,
         json: Option<Destination>,
     },
     Compare {
@@ -63,7 +68,7 @@ pub struct ScheduleFitConfig {
 pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
     Ok(match args.kind {
         ScheduleKind::Fit(a) => ScheduleConfig::Fit(fit_config(a)?),
-        ScheduleKind::Predict(a) => predict_config(a),
+        ScheduleKind::Predict(a) => predict_config(a)?,
         ScheduleKind::Compare(a) => compare_config(a),
         ScheduleKind::Optimize(a) => optimize_config(a),
         ScheduleKind::Cooldown(a) => cooldown_config(a),
@@ -133,15 +138,31 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
     })
 }
 
-fn predict_config(args: PredictArgs) -> ScheduleConfig {
-    ScheduleConfig::Predict {
+fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
+    Ok(ScheduleConfig::Predict {
         fit: args.saved.fit,
         job: SchedulePredictJob {
             schedule: args.schedule,
             every: args.every,
         },
+        intervals: interval_settings(&args.intervals)?,
+        plot: args.plot.as_deref().map(picture),
         json: destination(args.json.as_deref()),
-    }
+    })
+}
+
+/// `--bootstrap`, `--level` and `--seed` as the bootstrap's settings (None without
+/// `--bootstrap`; clap refuses `--level` and `--seed` without it).
+fn interval_settings(args: &IntervalArgs) -> Result<Option<BootstrapSettings>> {
+    let Some(replicates) = replicates(args.bootstrap)? else {
+        return Ok(None);
+    };
+    Ok(Some(BootstrapSettings {
+        replicates,
+        block: None,
+        seed: args.seed.unwrap_or(0),
+        level: level("--level", args.level)?,
+    }))
 }
 
 fn compare_config(args: CompareArgs) -> ScheduleConfig {

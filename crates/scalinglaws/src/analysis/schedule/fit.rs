@@ -372,6 +372,118 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
     Some(polished)
 }
 
+/// The bootstrap's refits of resampled copies of the training curves (`intervals`): each copy
+/// differs from the training curves only in its losses, and is refitted by Levenberg–Marquardt
+/// from the fit. Long multi-power schedules are refitted on the search's coarsened schedules
+/// (blocks of [`BLOCKS`] steps, about 12× cheaper than the full ones); a replicate's parameters
+/// are then the fit's, moved by its refit's change from the refit of the training curves
+/// themselves on the same stage (in the search's coordinates), so the coarsening's own offset
+/// cancels and only the resampling moves them.
+pub(super) struct Refitter {
+    law: CurveLaw,
+    fixed: Vec<Option<f64>>,
+    curves: Vec<Curve>,
+    widths: Option<Vec<Vec<f64>>>,
+    /// The stage's optimum on the training curves (natural values) and its search coordinates.
+    base: Vec<f64>,
+    base_u: Vec<f64>,
+    /// The fit in search coordinates.
+    fit_u: Vec<f64>,
+}
+
+impl Refitter {
+    pub(super) fn new(
+        law: CurveLaw,
+        curves: &[Curve],
+        fixed: &[Option<f64>],
+        fitted: &[f64],
+    ) -> Option<Refitter> {
+        let total: usize = curves.iter().map(|c| c.lrs.len()).sum();
+        let (curves, widths) = if law == CurveLaw::MultiPower && total > COARSEN_ABOVE {
+            let (coarse, widths) = coarsen(curves, BLOCKS[0]);
+            (coarse, Some(widths))
+        } else {
+            (curves.to_vec(), None)
+        };
+        let mut refitter = Refitter {
+            law,
+            fixed: fixed.to_vec(),
+            curves,
+            widths,
+            base: fitted.to_vec(),
+            base_u: Vec::new(),
+            fit_u: Vec::new(),
+        };
+        let losses: Vec<Vec<f64>> = refitter.curves.iter().map(|c| c.loss.clone()).collect();
+        let (base_u, _) = refitter.minimize(&losses)?;
+        let (fit_u, base): (Vec<f64>, Vec<f64>) = {
+            let objective = refitter.objective(&refitter.curves);
+            (objective.internal(fitted), objective.natural(&base_u))
+        };
+        // A fitted parameter at its bound has no finite search coordinate (the transform clamps
+        // it); there the stage's optimum, at the same bound, stands for the fit.
+        let bounds = law.bounds();
+        refitter.fit_u = fit_u
+            .iter()
+            .zip(&base_u)
+            .zip(free_of(fixed))
+            .map(|((&f, &b), i)| {
+                if at_bound(fitted[i], &bounds[i]) {
+                    b
+                } else {
+                    f
+                }
+            })
+            .collect();
+        refitter.base = base;
+        refitter.base_u = base_u;
+        Some(refitter)
+    }
+
+    fn objective<'a>(&'a self, curves: &'a [Curve]) -> CurveObjective<'a> {
+        let stage = Stage {
+            law: self.law,
+            curves,
+            widths: self.widths.as_deref(),
+        };
+        CurveObjective::new(stage, &self.fixed)
+    }
+
+    /// The refit, from the stage's optimum, of the curves with these losses (one vector per
+    /// curve, logged steps in order): its search coordinates and termination.
+    fn minimize(&self, losses: &[Vec<f64>]) -> Option<(Vec<f64>, Termination)> {
+        let curves: Vec<Curve> = self
+            .curves
+            .iter()
+            .zip(losses)
+            .map(|(c, loss)| Curve {
+                loss: loss.clone(),
+                ..c.clone()
+            })
+            .collect();
+        let mut objective = self.objective(&curves);
+        let m = objective.minimize(&self.base, &POLISH, solver::INITIAL_DAMPING);
+        (m.value.is_finite() && m.u.iter().all(|u| u.is_finite())).then_some((m.u, m.termination))
+    }
+
+    /// A replicate's parameters (natural values) from its curves' losses; None when the refit
+    /// gives no finite objective.
+    pub(super) fn refit(&self, losses: &[Vec<f64>]) -> Option<(Vec<f64>, Termination)> {
+        let (u, termination) = self.minimize(losses)?;
+        let moved: Vec<f64> = self
+            .fit_u
+            .iter()
+            .zip(u.iter().zip(&self.base_u))
+            .map(|(f, (u, b))| f + (u - b))
+            .collect();
+        let params = self.objective(&self.curves).natural(&moved);
+        params
+            .iter()
+            .all(|v| v.is_finite())
+            .then_some((params, termination))
+    }
+}
+
 fn free_of(fixed: &[Option<f64>]) -> Vec<usize> {
     (0..fixed.len()).filter(|&i| fixed[i].is_none()).collect()
 }
@@ -608,4 +720,10 @@ pub(super) fn standard_errors(
         out[i] = (v >= 0.0 && v.is_finite()).then(|| v.sqrt())?;
     }
     Some(out)
+}
+
+/// Whether `value` lies within 1e-6 (relative) of either bound.
+fn at_bound(value: f64, bounds: &crate::fit::Bounds) -> bool {
+    let near = |b: f64| b.is_finite() && (value - b).abs() <= 1e-6 * (1.0 + b.abs());
+    near(bounds.low()) || near(bounds.high())
 }

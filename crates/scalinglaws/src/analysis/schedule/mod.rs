@@ -7,6 +7,7 @@
 
 pub mod cooldown;
 pub mod fit;
+pub mod intervals;
 pub mod law;
 pub mod multi_power;
 pub mod optimize;
@@ -162,6 +163,14 @@ pub struct ScheduleFit {
     /// Mean R² over the runs not used for fitting (None if every run trained).
     pub mean_test_r2: Option<f64>,
     pub warnings: Vec<String>,
+    /// The parameters held at values (the `fix` setting; absent in fits saved before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<String>,
+    /// Every run's curve (training and held out), for the bootstrap's refits and its measured
+    /// coverage (absent in older saved fits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<intervals::SavedCurve>,
 }
 
 impl ScheduleFit {
@@ -389,6 +398,11 @@ pub fn fit_curves(
         runs,
         mean_test_r2: (!test.is_empty()).then(|| test.iter().sum::<f64>() / test.len() as f64),
         warnings,
+        held: fixed.iter().map(|(name, _)| name.clone()).collect(),
+        curves: curves
+            .iter()
+            .map(intervals::SavedCurve::from_curve)
+            .collect(),
     })
 }
 
