@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use scalinglaws::analysis::schedule::cooldown::{self, StudySettings};
+use scalinglaws::analysis::schedule::intervals::{self, BootstrapSettings};
 use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{predict, ParsedSpec, Prediction, Schedule, ScheduleFit};
 use scalinglaws_plot::kinds::MAX_SCHEDULES;
@@ -26,6 +27,8 @@ pub struct StudyConfig {
     pub fraction: f64,
     pub decay: Decay,
     pub level: f64,
+    /// `--bootstrap`: the replicates the intervals are taken over.
+    pub bootstrap: Option<BootstrapSettings>,
     pub peak: Option<f64>,
     pub warmup: Option<usize>,
     pub last: Option<f64>,
@@ -40,12 +43,6 @@ pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
         return Err(input_error(format!(
             "--fraction {}: the cooldown's share of the run must lie strictly between 0 and 1 (0.2: the last 20 %)",
             args.fraction
-        )));
-    }
-    if !(args.level > 0.0 && args.level < 1.0) {
-        return Err(input_error(format!(
-            "--level {}: the intervals' coverage must lie strictly between 0 and 1 (0.95 for 95 %)",
-            args.level
         )));
     }
     if let Some(t) = args.steps.iter().find(|&&t| t < 2) {
@@ -66,6 +63,11 @@ pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
         fraction: args.fraction,
         decay: args.decay.into(),
         level: args.level,
+        bootstrap: crate::config::schedule::bootstrap_settings(
+            args.bootstrap,
+            args.seed,
+            args.level,
+        )?,
         peak: args.peak,
         warmup: args.warmup,
         last: args.last,
@@ -99,9 +101,16 @@ fn settings(c: &StudyConfig, fit: &ScheduleFit) -> StudySettings {
 pub fn run(c: &StudyConfig) -> Result<()> {
     let fit = saved::schedule_fit(&c.fit)?;
     let settings = settings(c, &fit);
-    // No replicates yet: the curve bootstrap (`intervals::bootstrap_fit`) supplies them once
-    // it is wired here; without them the study has no intervals and says so.
-    let study = cooldown::study(&fit, &settings, &[])?;
+    // The replicates of the moving-block bootstrap of the fit's training curves (as `predict
+    // --bootstrap`); without `--bootstrap` the study has no intervals and says so.
+    let replicates = match &c.bootstrap {
+        Some(boot) => {
+            let curves = intervals::saved_curves(&fit)?;
+            intervals::bootstrap_fit(&fit, &curves, boot)?.replicates
+        }
+        None => Vec::new(),
+    };
+    let study = cooldown::study(&fit, &settings, &replicates)?;
     if let Some(target) = &c.plot {
         plot(&fit, &settings, target)?;
     }

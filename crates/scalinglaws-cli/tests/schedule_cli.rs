@@ -272,13 +272,6 @@ fn cooldown_study_tabulates_cooldown_and_cosine_and_refuses_bad_options() {
     assert_eq!(study["replicates"], 0);
     // The same study as `schedule predict` sees the cosine.
     let cosine = json_of(scalinglaws_in_root().args([
-/// `schedule predict --bootstrap`: prediction intervals around the predicted curve, how they
-/// were made, their coverage of the held-out runs, and the refusal of bad values (exit 2).
-#[test]
-fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
-    let (path, fit) = saved_fit("power_area", "pa-intervals");
-    let p = path.to_str().unwrap();
-    let args = [
         "schedule",
         "predict",
         p,
@@ -294,10 +287,26 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
         .stdout(predicate::str::contains("[[Cooldown study]]"))
         .stdout(predicate::str::contains("intervals none (no replicates)"))
         .stdout(predicate::str::contains("cooldown from"));
+    scalinglaws_in_root()
+        .args([
+            "schedule",
+            "cooldown-study",
+            p,
+            "--steps",
+            "24000",
+            "--bootstrap",
+            "20",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "95.00 % percentile intervals over 20 replicates",
+        ));
     let study = ["schedule", "cooldown-study", p];
     for (extra, message) in [
         (["--fraction", "1.5"], "--fraction 1.5"),
-        (["--level", "1"], "--level 1"),
+        (["--level", "0.9"], "--bootstrap"),
+        (["--bootstrap", "0"], "--bootstrap 0"),
         (["--steps", "2000"], "--steps 2000"),
         (["--final", "0.01"], "--final"),
         (["--decay", "quadratic"], "--decay"),
@@ -305,6 +314,20 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
         let args: Vec<&str> = study.iter().copied().chain(extra).collect();
         fails_with(&args, message);
     }
+    std::fs::remove_file(path).ok();
+}
+
+/// `schedule predict --bootstrap`: prediction intervals around the predicted curve, how they
+/// were made, their coverage of the held-out runs, and the refusal of bad values (exit 2).
+#[test]
+fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
+    let (path, fit) = saved_fit("power_area", "pa-intervals");
+    let p = path.to_str().unwrap();
+    let args = [
+        "schedule",
+        "predict",
+        p,
+        "--schedule",
         "constant",
         "--bootstrap",
         "20",

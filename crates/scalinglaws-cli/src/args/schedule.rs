@@ -211,9 +211,16 @@ pub struct CooldownStudyArgs {
     /// Shape of the cooldown.
     #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]
     pub decay: CooldownShape,
-    /// Coverage of the percentile intervals (shown when the study has replicates).
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    /// Refit K block-resampled copies of the fit's training curves (the bootstrap of `predict
+    /// --bootstrap`) for percentile intervals of each loss and of the difference.
+    #[arg(long, value_name = "K")]
+    pub bootstrap: Option<usize>,
+    /// Coverage of the percentile intervals.
+    #[arg(long, value_name = "P", default_value_t = 0.95, requires = "bootstrap")]
     pub level: f64,
+    /// Seed of the bootstrap draws [default: 0].
+    #[arg(long, value_name = "N", requires = "bootstrap")]
+    pub seed: Option<u64>,
     /// Peak (constant) learning rate, also the cosine's [default: the fit's training run].
     #[arg(long, value_name = "LR")]
     pub peak: Option<f64>,

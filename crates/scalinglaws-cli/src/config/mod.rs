@@ -17,7 +17,7 @@ mod optimal;
 mod plot;
 mod predict;
 mod report;
-mod schedule;
+pub mod schedule;
 mod select;
 pub mod sim;
 mod values;

@@ -154,14 +154,24 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
 /// `--bootstrap`, `--level` and `--seed` as the bootstrap's settings (None without
 /// `--bootstrap`; clap refuses `--level` and `--seed` without it).
 fn interval_settings(args: &IntervalArgs) -> Result<Option<BootstrapSettings>> {
-    let Some(replicates) = replicates(args.bootstrap)? else {
+    bootstrap_settings(args.bootstrap, args.seed, args.level)
+}
+
+/// A curve bootstrap's settings from `--bootstrap`, `--seed` and `--level` (None without
+/// `--bootstrap`).
+pub fn bootstrap_settings(
+    bootstrap: Option<usize>,
+    seed: Option<u64>,
+    confidence: f64,
+) -> Result<Option<BootstrapSettings>> {
+    let Some(replicates) = replicates(bootstrap)? else {
         return Ok(None);
     };
     Ok(Some(BootstrapSettings {
         replicates,
         block: None,
-        seed: args.seed.unwrap_or(0),
-        level: level("--level", args.level)?,
+        seed: seed.unwrap_or(0),
+        level: level("--level", confidence)?,
     }))
 }
 

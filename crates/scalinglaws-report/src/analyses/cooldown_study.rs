@@ -45,7 +45,7 @@ fn render(study: &CooldownStudy) -> String {
     if intervals {
         let _ = writeln!(
             out,
-            "    intervals {} % percentile intervals over {} replicates ({} left out: no finite loss)",
+            "    intervals {} % percentile intervals over {} replicates of the fit ({} left out: no finite loss): the spread of refits to resampled training curves, not the error of the law's form",
             number(s.level * 100.0, 4),
             study.replicates,
             study.dropped
