@@ -433,3 +433,74 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
     std::fs::remove_file(old_path).ok();
     std::fs::remove_file(path).ok();
 }
+
+#[test]
+fn fsl_fits_and_its_saved_fit_predicts_and_optimizes() {
+    // The functional scaling law (ours, see analysis::schedule::fsl) on two shapes.
+    let fit = json_of(scalinglaws_in_root().args([
+        "schedule",
+        "fit",
+        "examples/schedule/runs_400m.csv",
+        "--run",
+        "run",
+        "--warmup",
+        "2160",
+        "--train",
+        "cosine_24000,constant_24000",
+        "--law",
+        "fsl",
+    ]));
+    assert_eq!(fit["law"], "fsl");
+    let names: Vec<&str> = fit["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["L0", "A", "alpha", "C", "b", "gamma"]);
+    assert!(fit["citation"]
+        .as_str()
+        .unwrap()
+        .contains("arXiv:2509.19189"));
+    for r in fit["runs"].as_array().unwrap() {
+        assert!(r["r2"].as_f64().unwrap() > 0.9, "{r}");
+    }
+    let path = std::env::temp_dir().join(format!(
+        "scalinglaws-schedule-{}-fsl.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, serde_json::to_string(&fit).unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let predicted = json_of(scalinglaws_in_root().args([
+        "schedule",
+        "predict",
+        p,
+        "--schedule",
+        "wsd:decay_start=20000,final=3e-5",
+    ]));
+    let loss = predicted["loss"].as_array().unwrap();
+    assert!(predicted["final_loss"].as_f64().unwrap() < loss[0].as_f64().unwrap());
+    let optimized = json_of(scalinglaws_in_root().args([
+        "schedule",
+        "optimize",
+        p,
+        "--steps",
+        "24000",
+        "--peak",
+        "3e-4",
+        "--max-iterations",
+        "30",
+    ]));
+    let best_baseline = optimized["baselines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["final_loss"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min);
+    assert!(optimized["final_loss"].as_f64().unwrap() <= best_baseline);
+    let cooldowns = json_of(
+        scalinglaws_in_root().args(["schedule", "cooldown", p, "--at", "8000", "--len", "1000"]),
+    );
+    assert_eq!(cooldowns.as_array().unwrap().len(), 1);
+    std::fs::remove_file(path).ok();
+}

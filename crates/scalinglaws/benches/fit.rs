@@ -164,6 +164,9 @@ fn two_tracks() -> Vec<Track> {
         .collect()
 }
 
+/// `fsl` parameters of the order of its fits on the 400M curves, [L0, A, α, C, b, γ].
+const FSL: [f64; 6] = [2.4, 0.6, 0.45, 400.0, 150.0, 1.7];
+
 /// Multi-power curves: one evaluation (all logged points, every 128 steps) at T = 1e4, 1e5, 1e6
 /// steps (linear in T), and one fit of a 24,000-step cosine curve (synthetic, noise-free).
 fn schedule_benches(c: &mut Criterion) {
@@ -189,6 +192,9 @@ fn schedule_benches(c: &mut Criterion) {
         group.bench_function(format!("multi_power_curve_gradient_T{t}"), |b| {
             b.iter(|| CurveLaw::MultiPower.evaluate(&p, black_box(&lrs), &steps, true))
         });
+        group.bench_function(format!("fsl_curve_gradient_T{t}"), |b| {
+            b.iter(|| CurveLaw::Fsl.evaluate(&FSL, black_box(&lrs), &steps, true))
+        });
     }
     let lrs = spec::parse("cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5", None)
         .unwrap()
@@ -210,6 +216,20 @@ fn schedule_benches(c: &mut Criterion) {
     let real = vec![real_cosine_400m()];
     group.bench_function("multi_power_fit_cosine_24000_real_400m", |b| {
         b.iter(|| fit_curves(CurveLaw::MultiPower, black_box(&real), &[], &[]).unwrap())
+    });
+    // The functional scaling law (ours, see analysis::schedule::fsl) on the same schedule.
+    let fsl_curves: Vec<Curve> = curves
+        .iter()
+        .map(|c| Curve {
+            loss: CurveLaw::Fsl.evaluate(&FSL, &c.lrs, &c.steps, false).values,
+            ..c.clone()
+        })
+        .collect();
+    group.bench_function("fsl_fit_cosine_24000", |b| {
+        b.iter(|| fit_curves(CurveLaw::Fsl, black_box(&fsl_curves), &[], &[]).unwrap())
+    });
+    group.bench_function("fsl_fit_cosine_24000_real_400m", |b| {
+        b.iter(|| fit_curves(CurveLaw::Fsl, black_box(&real), &[], &[]).unwrap())
     });
     group.finish();
 }

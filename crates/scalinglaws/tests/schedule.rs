@@ -176,10 +176,11 @@ fn parameter_gradients_match_finite_differences() {
     .main
     .lrs;
     let steps = [700usize, 3000, 4500, 5999];
-    let cases: [(CurveLaw, Vec<f64>); 3] = [
+    let cases: [(CurveLaw, Vec<f64>); 4] = [
         (CurveLaw::MultiPower, PUBLISHED_400M.to_vec()),
         (CurveLaw::LrAnnealing, vec![2.4, 0.6, 0.45, 300.0, 0.998]),
         (CurveLaw::PowerArea, vec![2.4, 0.6, 0.45]),
+        (CurveLaw::Fsl, vec![2.4, 0.6, 0.45, 400.0, 150.0, 1.7]),
     ];
     for (law, p) in cases {
         let e = law.evaluate(&p, &lrs, &steps, true);
@@ -213,6 +214,7 @@ fn schedule_gradient_matches_finite_differences() {
             CurveLaw::MultiPower => PUBLISHED_400M.to_vec(),
             CurveLaw::LrAnnealing => vec![2.4, 0.6, 0.45, 300.0, 0.99],
             CurveLaw::PowerArea => vec![2.4, 0.6, 0.45],
+            CurveLaw::Fsl => vec![2.4, 0.6, 0.45, 400.0, 150.0, 1.7],
         };
         let (_, grad) = scalinglaws::analysis::schedule::optimize::final_loss(law, &p, &lrs);
         for tau in [0usize, 1, 49, 50, 199, 200, 201, 399] {

@@ -102,6 +102,7 @@ names! {
         MultiPower = "multi_power" => CurveLaw::MultiPower,
         LrAnnealing = "lr_annealing" => CurveLaw::LrAnnealing,
         PowerArea = "power_area" => CurveLaw::PowerArea,
+        Fsl = "fsl" => CurveLaw::Fsl,
     }
 }
 

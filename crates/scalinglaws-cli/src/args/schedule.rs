@@ -15,7 +15,7 @@ pub struct ScheduleArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ScheduleKind {
-    /// Fit a curve law (multi_power, lr_annealing, power_area) to logged loss curves and score
+    /// Fit a curve law (multi_power, lr_annealing, power_area, fsl) to logged loss curves and score
     /// it on every run, trained on or not (R², error of the last logged loss).
     Fit(FitArgs),
     /// The curve a saved fit predicts for a schedule spec.

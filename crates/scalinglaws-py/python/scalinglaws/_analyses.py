@@ -500,7 +500,8 @@ def schedule_fit(
     rate at that step (``lr``) and the loss (``target``). Each run's per-step schedule is
     rebuilt from its log by linear interpolation, with a linear warmup from 0 over ``warmup``
     steps. ``law`` is ``"multi_power"`` (Luo et al. 2025), ``"lr_annealing"`` (Tissue et al.
-    2024) or ``"power_area"``; it is fitted on the runs named in ``train`` (every run when
+    2024), ``"power_area"`` or ``"fsl"`` (the functional scaling law of Li et al. 2025, in a
+    form of ours); it is fitted on the runs named in ``train`` (every run when
     None) with the parameters in ``fix`` held at their values, and scored (R², final error,
     RMSE) on every run. Returns the fit (its document's ``kind`` is ``"schedule_fit"``), the
     input of :func:`schedule_predict` and :func:`schedule_optimize`.

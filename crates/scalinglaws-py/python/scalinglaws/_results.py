@@ -57,7 +57,7 @@ LrMethod = Literal["cells", "joint"]
 """How the learning-rate law was fitted (``lr(method=...)``)."""
 NoiseSource = Literal["given", "cells", "joint"]
 """Where the learning-rate analysis's noise level comes from."""
-CurveLaw = Literal["multi_power", "lr_annealing", "power_area"]
+CurveLaw = Literal["multi_power", "lr_annealing", "power_area", "fsl"]
 """A loss-curve law of the learning-rate schedule (``schedule_fit(law=...)``)."""
 IntervalSource = Literal["bootstrap", "delta", "none"]
 """Where a fit's own intervals come from: bootstrap replicates, the delta method, or none."""

@@ -94,3 +94,40 @@ pub const MULTI_POWER_RUNS: [&str; 9] = [
     "wsdcon_9",
     "wsdcon_18",
 ];
+
+/// One size's 9 runs of the multi-power data as `schedule fit --warmup 2160` reads them (the
+/// logged lr interpolated between logged steps, the 2160-step warmup rebuilt).
+pub fn multi_power_curves(size: &str) -> Vec<scalinglaws::analysis::schedule::Curve> {
+    use scalinglaws::analysis::schedule::{curves_from_logs, RunLog};
+    use scalinglaws::error::Location;
+    let logs: Vec<RunLog> = MULTI_POWER_RUNS
+        .iter()
+        .map(|run| {
+            let path = testdata(&format!("multipower_law/csv_{size}/{run}.csv"));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let mut log = RunLog {
+                run: run.to_string(),
+                steps: Vec::new(),
+                lrs: Vec::new(),
+                loss: Vec::new(),
+                locations: Vec::new(),
+            };
+            let rows = text.lines().skip(1).filter(|l| !l.trim().is_empty());
+            for (i, line) in rows.enumerate() {
+                let f: Vec<f64> = line.trim().split(',').map(|x| x.parse().unwrap()).collect();
+                log.steps.push(f[0]);
+                log.lrs.push(f[1]);
+                log.loss.push(f[2]);
+                log.locations.push(Location {
+                    file: path.display().to_string(),
+                    row: Some(i + 1),
+                    line: None,
+                    column: None,
+                });
+            }
+            log
+        })
+        .collect();
+    curves_from_logs(&logs, 2160).unwrap()
+}

@@ -10,7 +10,7 @@ use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
 use super::law::{CurveLaw, Evaluation};
-use super::multi_power;
+use super::{fsl, multi_power};
 use crate::fit::lsq::bounded_least_squares;
 use crate::fit::problem::LocalModel;
 use crate::fit::solver::{self, Objective, Options, Termination};
@@ -71,6 +71,13 @@ impl Stage<'_> {
     fn evaluate(&self, index: usize, p: &[f64], with_gradient: bool) -> Evaluation {
         let curve = &self.curves[index];
         match self.widths {
+            Some(widths) if self.law == CurveLaw::Fsl => fsl::curve(
+                p,
+                &curve.lrs,
+                Some(&widths[index]),
+                &curve.steps,
+                with_gradient,
+            ),
             Some(widths) => multi_power::curve_in_blocks(
                 p,
                 &curve.lrs,
@@ -163,7 +170,14 @@ struct CurveObjective<'a> {
     loss: Loss,
     /// Multi-power only: the search moves B' = B·β instead of B (see [`SLOPE`]).
     slope_form: bool,
+    /// fsl only: the search moves C' = C·b^(−γ) instead of C (see [`FAR`]).
+    far_form: bool,
 }
+
+/// Index of C, b and γ in the fsl law. When b·u ≫ 1 at every logged step the noise term is
+/// C·b^(−γ)·Σ η_k² u_k^(−γ): only C' = C·b^(−γ) is seen and b runs off with C. Searching C'
+/// keeps that valley flat in b, so the search stops there instead of crawling along it.
+const FAR: (usize, usize, usize) = (3, 4, 5);
 
 /// Index of B and β in the multi-power law. As β → 0 with B·β fixed, B·G(x) tends to
 /// B·β·ln(1 + C·x): a limit a single schedule often prefers, along which B and β run off
@@ -178,8 +192,10 @@ impl<'a> CurveObjective<'a> {
         let slope_form = stage.law == CurveLaw::MultiPower
             && fixed[SLOPE.0].is_none()
             && fixed[SLOPE.1].is_none();
+        let far_form = stage.law == CurveLaw::Fsl && fixed[FAR.0].is_none();
         CurveObjective {
             slope_form,
+            far_form,
             stage,
             template: fixed.iter().map(|f| f.unwrap_or(f64::NAN)).collect(),
             transforms: free
@@ -202,6 +218,9 @@ impl<'a> CurveObjective<'a> {
         if self.slope_form {
             p[SLOPE.0] /= p[SLOPE.1];
         }
+        if self.far_form {
+            p[FAR.0] *= p[FAR.1].powf(p[FAR.2]);
+        }
         p
     }
 
@@ -209,6 +228,9 @@ impl<'a> CurveObjective<'a> {
         let mut q = p.to_vec();
         if self.slope_form {
             q[SLOPE.0] *= q[SLOPE.1];
+        }
+        if self.far_form {
+            q[FAR.0] *= q[FAR.1].powf(-q[FAR.2]);
         }
         self.free
             .iter()
@@ -224,6 +246,13 @@ impl<'a> CurveObjective<'a> {
             let (b, beta) = (p[SLOPE.0], p[SLOPE.1]);
             out[SLOPE.0] = g[SLOPE.0] / beta;
             out[SLOPE.1] = g[SLOPE.1] - g[SLOPE.0] * b / beta;
+        }
+        if self.far_form {
+            // C = C'·b^γ: d/dC' = g_C·b^γ, d/db = g_b + g_C·γC/b, d/dγ = g_γ + g_C·C·ln b.
+            let (c, b, gamma) = (p[FAR.0], p[FAR.1], p[FAR.2]);
+            out[FAR.0] = g[FAR.0] * b.powf(gamma);
+            out[FAR.1] = g[FAR.1] + g[FAR.0] * gamma * c / b;
+            out[FAR.2] = g[FAR.2] + g[FAR.0] * c * b.ln();
         }
         out
     }
@@ -333,6 +362,13 @@ fn shape_grid(law: CurveLaw) -> Vec<Vec<(usize, f64)>> {
             }
         }
         CurveLaw::PowerArea => out.push(Vec::new()),
+        CurveLaw::Fsl => {
+            for b in [10.0, 100.0, 1000.0] {
+                for gamma in [1.2, 1.6, 2.5] {
+                    out.push(vec![(4, b), (5, gamma)]);
+                }
+            }
+        }
     }
     out
 }
@@ -349,7 +385,8 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
         curves,
         widths: None,
     };
-    if law != CurveLaw::MultiPower || total <= COARSEN_ABOVE {
+    let coarsened = matches!(law, CurveLaw::MultiPower | CurveLaw::Fsl);
+    if !coarsened || total <= COARSEN_ABOVE {
         return search(full, fixed);
     }
     let mut best: Option<Optimum> = None;

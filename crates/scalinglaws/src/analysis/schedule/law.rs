@@ -6,13 +6,15 @@
 //!   arXiv:2408.11029): L(t) = L0 + A·S1(t)^(−α) − C·S2(t), S2(t) = Σ_{i≤t} m_i,
 //!   m_i = λ·m_{i−1} + (η_{i−1} − η_i) (annealing area with momentum λ, ≈ 0.999 in the paper).
 //! - `power_area`: L(t) = L0 + A·S1(t)^(−α), the constant-LR case of both (Tissue et al. §3).
+//! - `fsl`: the functional scaling law (Li et al. 2025, arXiv:2509.19189) in a form of ours (its
+//!   fitting form could not be read here): see [`super::fsl`].
 //!
 //! S1(t) sums the learning rate over steps 0..=t, warmup included (the multi-power
 //! reference's convention; the papers' S_W).
 
 use serde::{Deserialize, Serialize};
 
-use super::multi_power;
+use super::{fsl, multi_power};
 use crate::error::{Error, Result};
 use crate::fit::Bounds;
 
@@ -22,6 +24,7 @@ pub enum CurveLaw {
     MultiPower,
     LrAnnealing,
     PowerArea,
+    Fsl,
 }
 
 /// Values at the requested steps and, when asked, d value / d parameter (rows × parameters).
@@ -40,10 +43,11 @@ impl From<multi_power::Curve> for Evaluation {
 }
 
 impl CurveLaw {
-    pub const ALL: [CurveLaw; 3] = [
+    pub const ALL: [CurveLaw; 4] = [
         CurveLaw::MultiPower,
         CurveLaw::LrAnnealing,
         CurveLaw::PowerArea,
+        CurveLaw::Fsl,
     ];
 
     pub fn from_name(name: &str) -> Result<CurveLaw> {
@@ -52,7 +56,7 @@ impl CurveLaw {
             .find(|law| law.name() == name)
             .ok_or_else(|| Error::UnknownLaw {
                 name: name.to_string(),
-                suggestion: Some("multi_power, lr_annealing or power_area".into()),
+                suggestion: Some("multi_power, lr_annealing, power_area or fsl".into()),
             })
     }
 
@@ -61,6 +65,7 @@ impl CurveLaw {
             CurveLaw::MultiPower => "multi_power",
             CurveLaw::LrAnnealing => "lr_annealing",
             CurveLaw::PowerArea => "power_area",
+            CurveLaw::Fsl => "fsl",
         }
     }
 
@@ -73,6 +78,9 @@ impl CurveLaw {
                 "L0 + A*S1^-alpha - C*S2, S2 = sum_i m_i, m_i = lambda*m_{i-1} + (lr_{i-1}-lr_i)"
             }
             CurveLaw::PowerArea => "L0 + A*S1^-alpha",
+            CurveLaw::Fsl => {
+                "L0 + A*S1^-alpha + C*sum_k lr_k^2*(1+b*u_k)^-gamma, u_k = sum_{i=k..t} lr_i"
+            }
         }
     }
 
@@ -81,6 +89,7 @@ impl CurveLaw {
             CurveLaw::MultiPower => "Luo et al. 2025, A Multi-Power Law for Loss Curve Prediction Across Learning Rate Schedules (arXiv:2503.12811)",
             CurveLaw::LrAnnealing => "Tissue et al. 2024, Scaling Law with Learning Rate Annealing (arXiv:2408.11029)",
             CurveLaw::PowerArea => "power law in the learning-rate area S1 (constant-LR case of both)",
+            CurveLaw::Fsl => "Li et al. 2025, Functional Scaling Laws in Kernel Regression: Loss Dynamics and Learning Rate Schedules (arXiv:2509.19189); the fitting form is ours (the papers' could not be read)",
         }
     }
 
@@ -89,6 +98,7 @@ impl CurveLaw {
             CurveLaw::MultiPower => &multi_power::PARAMS,
             CurveLaw::LrAnnealing => &["L0", "A", "alpha", "C", "lambda"],
             CurveLaw::PowerArea => &["L0", "A", "alpha"],
+            CurveLaw::Fsl => &fsl::PARAMS,
         }
     }
 
@@ -113,6 +123,16 @@ impl CurveLaw {
                 vec![positive, positive, exponent, positive, between(0.0, 1.0)]
             }
             CurveLaw::PowerArea => vec![positive, positive, exponent],
+            // b (1/lr-area) and γ bounded so the lattice stays finite; γ ≥ 1 keeps the
+            // forgetting summable (see the module).
+            CurveLaw::Fsl => vec![
+                positive,
+                positive,
+                exponent,
+                positive,
+                between(1e-2, 1e5),
+                between(1.0, 5.0),
+            ],
         }
     }
 
@@ -150,6 +170,7 @@ impl CurveLaw {
             CurveLaw::LrAnnealing | CurveLaw::PowerArea => {
                 self.evaluate_running(p, lrs, steps, with_gradient)
             }
+            CurveLaw::Fsl => fsl::curve(p, lrs, None, steps, with_gradient),
         }
     }
 
@@ -209,6 +230,7 @@ impl CurveLaw {
             CurveLaw::MultiPower => vec![floor, 0.5, 0.5, 400.0, 2.0, 0.6, 0.6],
             CurveLaw::LrAnnealing => vec![floor, 0.5, 0.5, 400.0, 0.999],
             CurveLaw::PowerArea => vec![floor, 0.5, 0.5],
+            CurveLaw::Fsl => vec![floor, 0.5, 0.5, 300.0, 100.0, 1.5],
         }
     }
 }

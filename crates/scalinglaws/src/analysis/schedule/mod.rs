@@ -1,5 +1,5 @@
 //! Loss curves under learning-rate schedules (issue 10): fit a curve law (`multi_power`,
-//! `lr_annealing`, `power_area`) to the logged curves of some runs, score it on every other
+//! `lr_annealing`, `power_area`, `fsl`) to the logged curves of some runs, score it on every other
 //! run, predict and compare the curves of schedules given as specs, find the schedule that
 //! minimises the predicted final loss, and tabulate cooldowns of the constant-plus-cooldown
 //! regime. A fit on one schedule shape warns that it does not identify a law with an annealing
@@ -8,6 +8,7 @@
 pub mod cooldown;
 pub mod fit;
 pub mod intervals;
+pub mod fsl;
 pub mod law;
 pub mod multi_power;
 pub mod optimize;

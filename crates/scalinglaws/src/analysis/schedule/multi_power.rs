@@ -16,7 +16,9 @@
 //! remaining infinite geometric sums are added in closed form to first order in r·(1/a + u)
 //! ≤ 1e-4. The cost is O(T·J) with J ≈ 60–80 nodes, linear in T; tests check it against the
 //! direct sum to 1e-9. [`final_loss`] evaluates one step directly (O(t)) with the gradient with
-//! respect to every learning rate, for schedule optimisation.
+//! respect to every learning rate, for schedule optimisation. The same lattice, driven by η_k²
+//! with one rate a, evaluates the noise term of the functional scaling law ([`noise_sums`],
+//! used by [`super::fsl`]).
 
 use rayon::prelude::*;
 
@@ -232,44 +234,130 @@ pub fn curve_in_blocks(
     steps: &[usize],
     with_gradient: bool,
 ) -> Curve {
-    let [_, _, _, _, c, beta, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
-    let mut order: Vec<usize> = (0..steps.len()).collect();
-    order.sort_by_key(|&i| steps[i]);
-    let sorted: Vec<usize> = order.iter().map(|&i| steps[i]).collect();
-    let last = sorted.last().copied().unwrap_or(0);
-    let width = |k: usize| widths.map_or(1.0, |w| w[k]);
-    let (a_min, a_max) = rate_range(lrs, last, c, gamma);
-    let area_max: f64 = (0..=last).map(|k| width(k) * lrs[k]).sum();
-    if !lattice_is_reasonable(beta, a_min, a_max, area_max) {
-        // Parameters far outside any fit's range (the search probes them): no value.
-        return Curve {
-            values: vec![f64::NAN; steps.len()],
-            gradient: with_gradient.then(|| vec![[f64::NAN; 7]; steps.len()]),
+    let (records, lattice, order) =
+        match pass(p, lrs, widths, steps, with_gradient, Drive::Decrements) {
+            Some(done) => done,
+            None => {
+                // Parameters far outside any fit's range (the search probes them): no value.
+                return Curve {
+                    values: vec![f64::NAN; steps.len()],
+                    gradient: with_gradient.then(|| vec![[f64::NAN; 7]; steps.len()]),
+                };
+            }
         };
-    }
-    let lattice = Lattice::new(beta, a_min, a_max, area_max);
-    let terms = terms(p, lrs, widths, last);
-    let parts: Vec<Vec<Record>> = lattice
-        .split(PARTS)
-        .par_iter()
-        .map(|part| run_pass(part, beta, &terms, lrs, widths, &sorted, with_gradient))
-        .collect();
     let mut values = vec![0.0; steps.len()];
     let mut gradient = with_gradient.then(|| vec![[0.0; 7]; steps.len()]);
-    for (o, &i) in order.iter().enumerate() {
-        let mut record = parts[0][o];
-        for part in &parts[1..] {
-            for (total, n) in record.nodes.iter_mut().zip(part[o].nodes) {
-                *total += n;
-            }
-        }
-        let (value, row) = assemble(p, &lattice, &record, lrs[0], sorted[o] == 0);
+    for (record, &i) in records.iter().zip(&order) {
+        let (value, row) = assemble(p, &lattice, record, lrs[0], steps[i] == 0);
         values[i] = value;
         if let Some(g) = gradient.as_mut() {
             g[i] = row;
         }
     }
     Curve { values, gradient }
+}
+
+/// What the lattice's terms are driven by: the multi-power law's decrements
+/// d_k = η_{k−1} − η_k, or the squared learning rates d_k = w_k·η_k² of a noise term (the
+/// functional scaling law, [`super::fsl`]; its rates a_k are one constant, so γ = 0 there).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Drive {
+    Decrements,
+    SquaredRates,
+}
+
+/// K(t) = Σ_{k=1..t} d_k·(1 + a·u_k(t))^(−β) with d_k = w_k·η_k² (w_k the block widths) and
+/// one rate a, at `steps` (any order), with its derivatives: [K, ∂K/∂β, ∂K/∂ln a] per step
+/// (zeros at step 0). None where the lattice would be unreasonable (parameters far outside any
+/// fit's range).
+pub(super) fn noise_sums(
+    a: f64,
+    beta: f64,
+    lrs: &[f64],
+    widths: Option<&[f64]>,
+    steps: &[usize],
+    with_gradient: bool,
+) -> Option<Vec<[f64; 3]>> {
+    let p = [0.0, 0.0, 0.0, 1.0, a, beta, 0.0];
+    let (records, lattice, order) =
+        pass(&p, lrs, widths, steps, with_gradient, Drive::SquaredRates)?;
+    let mut out = vec![[0.0; 3]; steps.len()];
+    for (record, &i) in records.iter().zip(&order) {
+        if steps[i] > 0 {
+            let inv_gamma = (-ln_gamma(beta)).exp();
+            let [f, d_beta, d_log_a, _] = kernel_sum(&lattice, record, beta);
+            out[i] = [f * inv_gamma, d_beta * inv_gamma, d_log_a * inv_gamma];
+        }
+    }
+    Some(out)
+}
+
+/// One pass of the lattice (in [`PARTS`] run in parallel) over the steps up to the last
+/// requested: the summed record at each requested step, in the order of `order` (the requested
+/// steps sorted), with the lattice for assembling them.
+fn pass(
+    p: &[f64],
+    lrs: &[f64],
+    widths: Option<&[f64]>,
+    steps: &[usize],
+    with_gradient: bool,
+    drive: Drive,
+) -> Option<(Vec<Record>, Lattice, Vec<usize>)> {
+    let [_, _, _, _, c, beta, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
+    let mut order: Vec<usize> = (0..steps.len()).collect();
+    order.sort_by_key(|&i| steps[i]);
+    let sorted: Vec<usize> = order.iter().map(|&i| steps[i]).collect();
+    let last = sorted.last().copied().unwrap_or(0);
+    let width = |k: usize| widths.map_or(1.0, |w| w[k]);
+    let (a_min, a_max) = match drive {
+        Drive::Decrements => rate_range(lrs, last, c, gamma),
+        Drive::SquaredRates => (c, c),
+    };
+    let area_max: f64 = (0..=last).map(|k| width(k) * lrs[k]).sum();
+    if !lattice_is_reasonable(beta, a_min, a_max, area_max) {
+        return None;
+    }
+    let lattice = Lattice::new(beta, a_min, a_max, area_max);
+    let terms = terms(p, lrs, widths, last, drive);
+    let parts: Vec<Vec<Record>> = lattice
+        .split(PARTS)
+        .par_iter()
+        .map(|part| run_pass(part, beta, &terms, lrs, widths, &sorted, with_gradient))
+        .collect();
+    let records = (0..order.len())
+        .map(|o| {
+            let mut record = parts[0][o];
+            for part in &parts[1..] {
+                for (total, n) in record.nodes.iter_mut().zip(part[o].nodes) {
+                    *total += n;
+                }
+            }
+            record
+        })
+        .collect();
+    Some((records, lattice, order))
+}
+
+/// Γ(β)·Σ_k d_k (1 + a_k u_k)^(−β) and the derivatives of that sum (times Γ(β)) with respect
+/// to β, ln C and γ (a_k = C·η_k^(−γ)) from a summed record.
+fn kernel_sum(lattice: &Lattice, r: &Record, beta: f64) -> [f64; 4] {
+    let tail = |m: &[f64; 3], h: &[f64; 2]| h[0] * m[0] - h[1] * (m[1] + r.area * m[0]);
+    let [value_m, beta_m, log_a_m, gamma_m] = &r.moments;
+    let f = r.nodes[0] + tail(value_m, &lattice.tail);
+    let d_beta = -digamma(beta) * f
+        + r.nodes[1]
+        + tail(value_m, &lattice.tail_beta)
+        + r.nodes[2]
+        + tail(beta_m, &lattice.tail);
+    // ∂/∂ln a of the tail: Σ ω·[−β(H0 − H1 w) + H1/a].
+    let scaled =
+        |nodes: f64, m: &[f64; 3]| nodes - beta * tail(m, &lattice.tail) + lattice.tail[1] * m[2];
+    [
+        f,
+        d_beta,
+        scaled(r.nodes[3], log_a_m),
+        scaled(r.nodes[4], gamma_m),
+    ]
 }
 
 /// The law and its gradient at one requested step from the summed record.
@@ -282,20 +370,8 @@ fn assemble(p: &[f64], lattice: &Lattice, r: &Record, lr0: f64, first: bool) -> 
         return (l0 + a * power, [1.0, power, d_alpha, 0.0, 0.0, 0.0, 0.0]);
     }
     let inv_gamma = (-ln_gamma(beta)).exp();
-    let tail = |m: &[f64; 3], h: &[f64; 2]| h[0] * m[0] - h[1] * (m[1] + r.area * m[0]);
-    let [value_m, beta_m, log_a_m, gamma_m] = &r.moments;
-    let f = r.nodes[0] + tail(value_m, &lattice.tail);
+    let [f, d_beta, d_log_c, d_gamma] = kernel_sum(lattice, r, beta);
     let drop = (lr0 - r.lr) - f * inv_gamma;
-    let d_beta = -digamma(beta) * f
-        + r.nodes[1]
-        + tail(value_m, &lattice.tail_beta)
-        + r.nodes[2]
-        + tail(beta_m, &lattice.tail);
-    // ∂/∂ln a of the tail: Σ ω·[−β(H0 − H1 w) + H1/a].
-    let scaled =
-        |nodes: f64, m: &[f64; 3]| nodes - beta * tail(m, &lattice.tail) + lattice.tail[1] * m[2];
-    let d_log_c = scaled(r.nodes[3], log_a_m);
-    let d_gamma = scaled(r.nodes[4], gamma_m);
     (
         l0 + a * power - b * drop,
         [
@@ -427,7 +503,13 @@ struct Term {
 
 /// The annealing term of every step up to `last` (None where the learning rate does not
 /// change), computed once for all lattice parts; the transcendentals run in parallel.
-fn terms(p: &[f64], lrs: &[f64], widths: Option<&[f64]>, last: usize) -> Vec<Option<Term>> {
+fn terms(
+    p: &[f64],
+    lrs: &[f64],
+    widths: Option<&[f64]>,
+    last: usize,
+    drive: Drive,
+) -> Vec<Option<Term>> {
     let (ln_c, beta, gamma) = (p[4].ln(), p[5], p[6]);
     let mut before = vec![0.0; last + 1];
     let mut area = widths.map_or(1.0, |w| w[0]) * lrs[0];
@@ -439,9 +521,17 @@ fn terms(p: &[f64], lrs: &[f64], widths: Option<&[f64]>, last: usize) -> Vec<Opt
         .into_par_iter()
         .with_min_len(1024)
         .map(|t| {
-            let d = if t == 0 { 0.0 } else { lrs[t - 1] - lrs[t] };
+            let d = match (t, drive) {
+                (0, _) => 0.0,
+                (_, Drive::Decrements) => lrs[t - 1] - lrs[t],
+                (_, Drive::SquaredRates) => widths.map_or(1.0, |w| w[t]) * lrs[t] * lrs[t],
+            };
             (d != 0.0).then(|| {
-                let ln_lr = lrs[t].ln();
+                // The noise drive's rate is one constant (γ = 0): ln η is not needed.
+                let ln_lr = match drive {
+                    Drive::Decrements => lrs[t].ln(),
+                    Drive::SquaredRates => 0.0,
+                };
                 let ln_a = ln_c - gamma * ln_lr;
                 Term {
                     omega: d * (-beta * ln_a).exp(),

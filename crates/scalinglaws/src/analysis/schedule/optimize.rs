@@ -6,16 +6,17 @@
 //! gradient descent (FISTA with backtracking and restarts) on the set {floor ≤ η_τ ≤ peak, η non-increasing after the
 //! warmup}; the projection is the antitonic regression by pool-adjacent-violators (Barlow et
 //! al. 1972) clipped to the box, which is exact for constant bounds. The gradient of the final
-//! loss with respect to every η_τ is exact and O(T) (see `multi_power::final_loss`). It starts
+//! loss with respect to every η_τ is exact and O(T) (see `multi_power::final_loss`,
+//! `fsl::final_loss`). It starts
 //! from the best of the standard schedules (constant, cosine, WSD), so its result is never
 //! worse than theirs.
 
 use serde::{Deserialize, Serialize};
 
 use super::law::CurveLaw;
-use super::multi_power;
 use super::spec::{cooldown_branch, parse, Decay, Schedule};
 use super::ScheduleFit;
+use super::{fsl, multi_power};
 use crate::error::{short_number as short, Error, Result, Setting};
 use crate::text;
 
@@ -68,6 +69,7 @@ pub fn final_loss(law: CurveLaw, p: &[f64], lrs: &[f64]) -> (f64, Vec<f64>) {
     match law {
         CurveLaw::MultiPower => multi_power::final_loss(p, lrs, t),
         CurveLaw::LrAnnealing | CurveLaw::PowerArea => running_final_loss(law, p, lrs),
+        CurveLaw::Fsl => fsl::final_loss(p, lrs, t),
     }
 }
 
