@@ -7,8 +7,8 @@
 
 pub mod cooldown;
 pub mod fit;
-pub mod intervals;
 pub mod fsl;
+pub mod intervals;
 pub mod law;
 pub mod multi_power;
 pub mod optimize;
