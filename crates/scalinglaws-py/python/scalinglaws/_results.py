@@ -1665,10 +1665,32 @@ class ScheduleFit(Result):
     """Mean R² over the runs not used for fitting (None if every run trained)."""
     warnings: List[str]
     """Warnings, worded for Python."""
+    held: List[str]
+    """The parameters held at values (``fix=``)."""
+    curves: List[SavedCurve]
+    """Every run's logged curve and schedule, which the curve bootstrap refits (empty in fits
+    saved before they were kept)."""
 
     def to_frame(self) -> Any:
         """The per-run scores as a pandas DataFrame."""
         return _frame([_row(r) for r in self.runs])
+
+
+@dataclass(frozen=True, repr=False)
+class SavedCurve(Result):
+    """One run as a schedule fit keeps it. Rust:
+    ``scalinglaws::analysis::schedule::intervals::SavedCurve``.
+    """
+
+    run: str
+    schedule_steps: int
+    """Steps of the schedule (its last step + 1)."""
+    knots: List[Tuple[int, float]]
+    """(step, learning rate) at step 0, every bend and the last step."""
+    steps: List[int]
+    """The logged steps."""
+    loss: List[float]
+    """The logged losses."""
 
 
 @dataclass(frozen=True, repr=False)
