@@ -409,6 +409,8 @@ mod tests {
             runs: Vec::new(),
             mean_test_r2: None,
             warnings: Vec::new(),
+            held: Vec::new(),
+            curves: Vec::new(),
         }
     }
 
