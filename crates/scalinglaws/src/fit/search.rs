@@ -526,7 +526,7 @@ fn polish_damping(problem: &Problem, curvature: Curvature) -> f64 {
 /// A least-squares polish starts where Gauss–Newton converged, so its first exact Newton step
 /// is nearly the whole way (the neglected second-order term is small at small residuals); the
 /// damping rises again after a rejected step. On the 10,000 learning curves of
-/// bench/fit_groups.py (`--loss linear`), starting at 1e-7 rather than [`INITIAL_DAMPING`]
+/// bench/fit_groups.py (least squares), starting at 1e-7 rather than [`INITIAL_DAMPING`]
 /// took 2.1 exact Hessians a polish instead of 4.1 (the first 1,000 curves, counted by
 /// callgrind); on all 10,000 every fit's objective agreed within 3.4e-14 and its parameters
 /// within 1e-8, but for one E at its bound of 0 (8.1e-13 before, 9.1e-13 after).
