@@ -782,6 +782,14 @@ fn project_linear(
     let mut base = p.to_vec();
     projected.iter().for_each(|&i| base[i] = 0.0);
     let (offset, jacobian) = problem.tape().jacobian_columns(&base, scratch);
+    // A linear parameter whose effect rounds away against the rest of the prediction on every
+    // row (beside a parameter held at 1e300, say) cannot be solved for: the start fails.
+    let invisible = |i: usize| {
+        (jacobian[i * n..(i + 1) * n].iter().zip(offset)).all(|(d, o)| (o + d) - o == 0.0)
+    };
+    if projected.iter().any(|&i| invisible(i)) {
+        return None;
+    }
     let y: Vec<f64> = (rows.target.iter().zip(offset).zip(&rows.scale))
         .map(|((y, offset), scale)| (y - offset) * scale)
         .collect();
