@@ -21,8 +21,7 @@ use std::fmt::Write as _;
 use scalinglaws::analysis::schedule::cooldown::{
     final_losses_of, leave_one_out, study, FinalLoss, StudySettings,
 };
-use scalinglaws::analysis::schedule::{curves_from_logs, fit_curves, Curve, CurveLaw, RunLog};
-use scalinglaws::error::Location;
+use scalinglaws::analysis::schedule::{fit_curves, Curve, CurveLaw};
 
 const SIZES: [&str; 3] = ["25", "100", "400"];
 const BASE: &str = "constant_24000";
@@ -32,40 +31,6 @@ const CANDIDATES: [CurveLaw; 2] = [CurveLaw::MultiPower, CurveLaw::LrAnnealing];
 /// The issue's acceptance: |predicted − logged| final loss of each held-out cooldown.
 const GOAL: f64 = 0.005;
 const RESULTS: &str = "bench/results/cooldown_study.md";
-
-/// One size's 9 runs as `schedule fit --warmup 2160` reads them.
-fn logged_curves(size: &str) -> Vec<Curve> {
-    let logs: Vec<RunLog> = common::MULTI_POWER_RUNS
-        .iter()
-        .map(|run| {
-            let path = common::testdata(&format!("multipower_law/csv_{size}/{run}.csv"));
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let mut log = RunLog {
-                run: run.to_string(),
-                steps: Vec::new(),
-                lrs: Vec::new(),
-                loss: Vec::new(),
-                locations: Vec::new(),
-            };
-            let rows = text.lines().skip(1).filter(|l| !l.trim().is_empty());
-            for (i, line) in rows.enumerate() {
-                let f: Vec<f64> = line.trim().split(',').map(|x| x.parse().unwrap()).collect();
-                log.steps.push(f[0]);
-                log.lrs.push(f[1]);
-                log.loss.push(f[2]);
-                log.locations.push(Location {
-                    file: path.display().to_string(),
-                    row: Some(i + 1),
-                    line: None,
-                    column: None,
-                });
-            }
-            log
-        })
-        .collect();
-    curves_from_logs(&logs, 2160).unwrap()
-}
 
 fn train_set() -> Vec<String> {
     std::iter::once(BASE)
@@ -130,7 +95,7 @@ fn held_out_cooldowns_at_400m_match_the_recorded_table() {
     let results = std::fs::read_to_string(common::root().join(RESULTS))
         .unwrap_or_else(|e| panic!("{RESULTS}: {e}"));
     let law = recorded_choice(&results);
-    let curves = logged_curves("400");
+    let curves = common::multi_power_curves("400");
     for f in held_out(law, &curves) {
         let line = final_row("400", law, &f);
         println!("{line}");
@@ -158,7 +123,10 @@ fn held_out_cooldowns_at_400m_match_the_recorded_table() {
 #[test]
 #[ignore = "writes bench/results/cooldown_study.md (about 30 fits, a minute in release)"]
 fn cooldown_study_table() {
-    let curves: Vec<Vec<Curve>> = SIZES.iter().map(|s| logged_curves(s)).collect();
+    let curves: Vec<Vec<Curve>> = SIZES
+        .iter()
+        .map(|s| common::multi_power_curves(s))
+        .collect();
     let mut out = String::from(
         "# Constant LR with cooldowns: the held-out cooldowns' final losses\n\n\
          Written by `cargo test --release -p scalinglaws --test cooldown_study -- --ignored`.\n\

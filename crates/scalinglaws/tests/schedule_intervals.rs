@@ -14,43 +14,9 @@ use std::fmt::Write as _;
 use scalinglaws::analysis::schedule::intervals::{
     bootstrap_fit, bootstrap_fit_calibrated, coverage, BootstrapSettings, Coverage, CurveBootstrap,
 };
-use scalinglaws::analysis::schedule::{curves_from_logs, fit_curves, Curve, CurveLaw, RunLog};
-use scalinglaws::error::Location;
+use scalinglaws::analysis::schedule::{fit_curves, CurveLaw};
 
 use common::MULTI_POWER_RUNS as RUNS;
-
-fn logged_curves(size: &str) -> Vec<Curve> {
-    let logs: Vec<RunLog> = RUNS
-        .iter()
-        .map(|run| {
-            let path = common::testdata(&format!("multipower_law/csv_{size}/{run}.csv"));
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let mut log = RunLog {
-                run: run.to_string(),
-                steps: Vec::new(),
-                lrs: Vec::new(),
-                loss: Vec::new(),
-                locations: Vec::new(),
-            };
-            let rows = text.lines().skip(1).filter(|l| !l.trim().is_empty());
-            for (i, line) in rows.enumerate() {
-                let f: Vec<f64> = line.trim().split(',').map(|x| x.parse().unwrap()).collect();
-                log.steps.push(f[0]);
-                log.lrs.push(f[1]);
-                log.loss.push(f[2]);
-                log.locations.push(Location {
-                    file: path.display().to_string(),
-                    row: Some(i + 1),
-                    line: None,
-                    column: None,
-                });
-            }
-            log
-        })
-        .collect();
-    curves_from_logs(&logs, 2160).unwrap()
-}
 
 const SIZES: [&str; 3] = ["25", "100", "400"];
 const TRAIN: &str = "cosine_24000";
@@ -68,7 +34,7 @@ fn measure(
     replicates: usize,
     calibrated: bool,
 ) -> (CurveBootstrap, Vec<Coverage>, Vec<Coverage>) {
-    let curves = logged_curves(size);
+    let curves = common::multi_power_curves(size);
     let fit = fit_curves(CurveLaw::MultiPower, &curves, &[TRAIN.into()], &[]).unwrap();
     let settings = BootstrapSettings::new(replicates);
     let boot = if calibrated {

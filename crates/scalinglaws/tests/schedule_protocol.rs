@@ -16,10 +16,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use scalinglaws::analysis::schedule::{
-    curves_from_logs, fit_curves, Curve, CurveLaw, RunLog, ScheduleFit,
-};
-use scalinglaws::error::Location;
+use scalinglaws::analysis::schedule::{fit_curves, Curve, CurveLaw, ScheduleFit};
 
 use common::MULTI_POWER_RUNS as RUNS;
 const SIZES: [&str; 3] = ["25", "100", "400"];
@@ -27,40 +24,6 @@ const SIZES: [&str; 3] = ["25", "100", "400"];
 /// ≥ 0.997 at every size.
 const RECOMMENDED: [&str; 2] = ["cosine_24000", "constant_24000"];
 const RESULTS: &str = "bench/results/schedule_identifiability.md";
-
-/// One size's 9 runs as `schedule fit --warmup 2160` reads them.
-fn logged_curves(size: &str) -> Vec<Curve> {
-    let logs: Vec<RunLog> = RUNS
-        .iter()
-        .map(|run| {
-            let path = common::testdata(&format!("multipower_law/csv_{size}/{run}.csv"));
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let mut log = RunLog {
-                run: run.to_string(),
-                steps: Vec::new(),
-                lrs: Vec::new(),
-                loss: Vec::new(),
-                locations: Vec::new(),
-            };
-            let rows = text.lines().skip(1).filter(|l| !l.trim().is_empty());
-            for (i, line) in rows.enumerate() {
-                let f: Vec<f64> = line.trim().split(',').map(|x| x.parse().unwrap()).collect();
-                log.steps.push(f[0]);
-                log.lrs.push(f[1]);
-                log.loss.push(f[2]);
-                log.locations.push(Location {
-                    file: path.display().to_string(),
-                    row: Some(i + 1),
-                    line: None,
-                    column: None,
-                });
-            }
-            log
-        })
-        .collect();
-    curves_from_logs(&logs, 2160).unwrap()
-}
 
 fn fit_on(curves: &[Curve], train: &[&str]) -> ScheduleFit {
     let train: Vec<String> = train.iter().map(|s| s.to_string()).collect();
@@ -148,7 +111,7 @@ fn cosine_plus_constant_rows_match_the_recorded_table() {
         .unwrap_or_else(|e| panic!("{RESULTS}: {e}"));
     let fits: Vec<ScheduleFit> = SIZES
         .iter()
-        .map(|size| fit_on(&logged_curves(size), &RECOMMENDED))
+        .map(|size| fit_on(&common::multi_power_curves(size), &RECOMMENDED))
         .collect();
     let mut rows = recommended_rows(&fits);
     let means: Vec<f64> = fits.iter().map(|f| f.mean_test_r2.unwrap()).collect();
@@ -183,7 +146,7 @@ fn cosine_plus_constant_rows_match_the_recorded_table() {
 
 #[test]
 fn a_single_shape_fit_warns_and_names_the_parameters_in_a_limit() {
-    let curves = logged_curves("400");
+    let curves = common::multi_power_curves("400");
     let cosine = fit_on(&curves, &["cosine_24000"]);
     let warning = cosine
         .warnings
@@ -227,7 +190,10 @@ fn a_single_shape_fit_warns_and_names_the_parameters_in_a_limit() {
 #[test]
 #[ignore = "writes bench/results/schedule_identifiability.md (about 140 fits, a few minutes)"]
 fn identifiability_table() {
-    let curves: Vec<Vec<Curve>> = SIZES.iter().map(|s| logged_curves(s)).collect();
+    let curves: Vec<Vec<Curve>> = SIZES
+        .iter()
+        .map(|s| common::multi_power_curves(s))
+        .collect();
     let recommended: Vec<ScheduleFit> = curves.iter().map(|c| fit_on(c, &RECOMMENDED)).collect();
     let mut summary: Vec<(f64, String)> = Vec::new();
     for train in training_sets() {
