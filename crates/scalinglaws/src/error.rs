@@ -761,12 +761,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// scientific form when plain digits would be long (`1e300`, not 301 digits; `2.5e-7`), plain
 /// otherwise (`0.001`, `24000`).
 pub fn short_number(value: f64) -> String {
+    let mut text = String::new();
+    push_short_number(&mut text, value);
+    text
+}
+
+/// [`short_number`] appended to `text` (no new string: for tables of many numbers).
+pub fn push_short_number(text: &mut String, value: f64) {
+    use std::fmt::Write;
     let magnitude = value.abs();
-    if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e16).contains(&magnitude) {
-        format!("{value}")
+    // Writing to a String cannot fail.
+    let _ = if magnitude == 0.0 || !magnitude.is_finite() || (1e-4..1e16).contains(&magnitude) {
+        write!(text, "{value}")
     } else {
-        format!("{value:e}")
-    }
+        write!(text, "{value:e}")
+    };
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use scalinglaws::error::short_number;
+use scalinglaws::error::push_short_number;
 use scalinglaws::job::{GroupFit, GroupStatus};
 
 use crate::text::csv_line;
@@ -48,39 +48,80 @@ pub fn write_table(
     }
     head.push("reason".into());
     out.write_all(csv_line(&head).as_bytes())?;
+    let mut line = String::new();
     for fit in fits {
-        out.write_all(csv_line(&row(fit, &keys, &params, bootstrapped)).as_bytes())?;
+        line.clear();
+        push_row(&mut line, fit, &keys, &params, bootstrapped);
+        out.write_all(line.as_bytes())?;
     }
     Ok(())
 }
 
-fn row(fit: &GroupFit, keys: &[String], params: &[String], bootstrapped: bool) -> Vec<String> {
-    let number = |v: Option<f64>| v.map_or(String::new(), short_number);
-    let mut cells: Vec<String> = keys
-        .iter()
-        .map(|k| fit.group.get(k).cloned().unwrap_or_default())
-        .collect();
-    cells.push(fit.rows.to_string());
-    cells.push(
-        match fit.status {
-            GroupStatus::Fitted => "fitted",
-            GroupStatus::Failed => "failed",
-        }
-        .into(),
-    );
+/// Appends one group's row to `line`, cell by cell (a hundred thousand rows: no string per
+/// cell).
+fn push_row(
+    line: &mut String,
+    fit: &GroupFit,
+    keys: &[String],
+    params: &[String],
+    bootstrapped: bool,
+) {
+    let mut cells = Cells { line, first: true };
+    for key in keys {
+        cells.text(fit.group.get(key).map_or("", String::as_str));
+    }
+    cells.text(&fit.rows.to_string());
+    cells.text(match fit.status {
+        GroupStatus::Fitted => "fitted",
+        GroupStatus::Failed => "failed",
+    });
     let record = fit.fit.as_ref().map(|r| &r.fit);
-    cells.push(number(record.map(|r| r.objective)));
-    cells.push(record.map_or(String::new(), |r| r.converged.to_string()));
+    cells.number(record.map(|r| r.objective));
+    cells.text(record.map_or("", |r| if r.converged { "true" } else { "false" }));
     for p in params {
         let param = record.and_then(|r| r.params.iter().find(|(n, _)| n == p).map(|(_, v)| v));
-        cells.push(number(param.map(|v| v.value)));
-        cells.push(number(param.and_then(|v| v.stderr)));
+        cells.number(param.map(|v| v.value));
+        cells.number(param.and_then(|v| v.stderr));
         if bootstrapped {
             let ci = param.and_then(|v| v.ci);
-            cells.push(number(ci.map(|c| c[0])));
-            cells.push(number(ci.map(|c| c[1])));
+            cells.number(ci.map(|c| c[0]));
+            cells.number(ci.map(|c| c[1]));
         }
     }
-    cells.push(fit.reason.clone().unwrap_or_default());
-    cells
+    cells.text(fit.reason.as_deref().unwrap_or(""));
+    cells.line.push('\n');
+}
+
+/// A CSV row being written: cells separated by commas, quoted as [`csv_line`] quotes them.
+struct Cells<'a> {
+    line: &'a mut String,
+    first: bool,
+}
+
+impl Cells<'_> {
+    fn separate(&mut self) {
+        if !self.first {
+            self.line.push(',');
+        }
+        self.first = false;
+    }
+
+    fn text(&mut self, cell: &str) {
+        self.separate();
+        if cell.contains([',', '"', '\n', '\r']) {
+            self.line.push('"');
+            self.line.push_str(&cell.replace('"', "\"\""));
+            self.line.push('"');
+        } else {
+            self.line.push_str(cell);
+        }
+    }
+
+    /// A number as `short_number` writes it (never quoted: it holds no comma), or empty.
+    fn number(&mut self, value: Option<f64>) {
+        self.separate();
+        if let Some(value) = value {
+            push_short_number(self.line, value);
+        }
+    }
 }

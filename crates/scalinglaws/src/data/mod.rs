@@ -222,9 +222,14 @@ impl Dataset {
 
     /// Text view of a column; numbers are printed with `{}` (so 3.0 becomes "3").
     pub fn text(&self, name: &str) -> Result<Vec<String>> {
+        Ok(self.text_cells(name)?.into_owned())
+    }
+
+    /// [`Dataset::text`] borrowed where the column is text already (no copy of its cells).
+    pub fn text_cells(&self, name: &str) -> Result<std::borrow::Cow<'_, [String]>> {
         Ok(match self.column(name)? {
             Column::Numeric(values) => values.iter().map(|value| format!("{value}")).collect(),
-            Column::Text(cells) => cells.clone(),
+            Column::Text(cells) => std::borrow::Cow::Borrowed(cells),
         })
     }
 

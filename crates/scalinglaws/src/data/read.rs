@@ -162,8 +162,9 @@ fn read_delimited(
         };
         check_quotes(source, reader.get_ref(), Some(origin), &names)?;
         check_field_count(source, &record, names.len(), origin, delimiter)?;
-        for ((field, column), name) in record.iter().zip(&mut columns).zip(&names) {
-            column.push(decode_cell(source, field, origin, name)?);
+        let text = decode_record(source, &record, origin, &names)?;
+        for (index, column) in columns.iter_mut().enumerate() {
+            column.push(record_field(text, &record, index));
         }
         origins.push(origin);
     }
@@ -656,6 +657,38 @@ fn check_field_count(
     ))
 }
 
+/// The record's fields as one text, validated as UTF-8 once (most files are): the fields
+/// are then slices of it ([`record_field`]). A record that is not valid UTF-8, or whose
+/// field boundaries split a character, names its first bad cell.
+fn decode_record<'a>(
+    source: &str,
+    record: &'a csv::ByteRecord,
+    origin: RowOrigin,
+    names: &[String],
+) -> Result<&'a str> {
+    if let Ok(text) = std::str::from_utf8(record.as_slice()) {
+        let mut boundaries = (0..record.len()).filter_map(|i| record.range(i));
+        if boundaries.all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end))
+        {
+            return Ok(text);
+        }
+    }
+    for (field, name) in record.iter().zip(names) {
+        decode_cell(source, field, origin, name)?;
+    }
+    // Fields that are each valid UTF-8 join into valid UTF-8: one of them failed above.
+    Err(data_error(
+        row_location(source, origin, None),
+        "the row is not valid UTF-8",
+        UTF8_FIX,
+    ))
+}
+
+/// Field `index` of a record [`decode_record`] validated.
+fn record_field<'a>(text: &'a str, record: &csv::ByteRecord, index: usize) -> &'a str {
+    record.range(index).map_or("", |range| &text[range])
+}
+
 fn decode_cell<'a>(
     source: &str,
     field: &'a [u8],
@@ -1056,6 +1089,23 @@ mod tests {
                 &Column::Numeric(vec![2.0, 3.0, 4.0])
             );
         }
+    }
+
+    #[test]
+    fn a_cell_that_is_not_utf8_is_named_even_when_the_row_joins_into_utf8() {
+        // "é" is C3 A9: split across two cells, the row's bytes read as UTF-8 but neither
+        // cell does; a lone C3 is bad in any row.
+        for (bytes, column) in [
+            (&b"x,y,z\n1,\xC3,\xA9\n"[..], "'y'"),
+            (&b"x,y,z\n1,2,\xC3\n"[..], "'z'"),
+            (&b"x,y,z\n\xC3\xA9,2,3\n1,\xFF,3\n"[..], "'y'"),
+        ] {
+            let error = read_stream("stdin", bytes, None).unwrap_err().to_string();
+            assert!(error.contains("not valid UTF-8"), "{error}");
+            assert!(error.contains(column), "{column}: {error}");
+        }
+        let data = read_stream("stdin", "x,y\né,1\n".as_bytes(), None).unwrap();
+        assert_eq!(data.text("x").unwrap(), ["é"]);
     }
 
     #[test]

@@ -125,7 +125,8 @@ pub fn summarize(
     let best = &outcome.optima[0];
     let p = problem.natural(&best.u);
     let loss = super::nuisance::objective_loss(settings);
-    let uncertainty = uncertainty(problem, &p, loss, settings.covariance);
+    let residuals = problem.residuals(&p);
+    let uncertainty = uncertainty(problem, &p, &residuals, loss, settings.covariance);
     let names: Vec<String> = problem
         .free()
         .iter()
@@ -140,7 +141,7 @@ pub fn summarize(
         uncertainty.covariance.as_ref(),
     );
     let correlation = uncertainty.covariance.as_ref().map(correlation);
-    let stats = stats(problem, &p, settings);
+    let stats = stats(problem, &p, &residuals, settings);
     let mut warnings = Vec::new();
     warn_constant_target(data, &mut warnings);
     warn_convergence(best.termination, &mut warnings);
@@ -216,7 +217,14 @@ fn labelled(names: &[String], m: &DMatrix<f64>) -> Matrix {
 
 /// Covariance of the free parameters, or None when its matrix (JᵀWJ or the Hessian) is not
 /// positive definite.
-fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance) -> Uncertainty {
+/// `residuals`: the problem's residuals at `p`.
+fn uncertainty(
+    problem: &Problem,
+    p: &[f64],
+    residuals: &[f64],
+    loss: LossKind,
+    choice: Covariance,
+) -> Uncertainty {
     // Under a likelihood family the objective is −ℓ itself: its inverse Hessian (the observed
     // information) is the covariance, with no residual scale to estimate.
     let likelihood = problem.family().is_some();
@@ -260,11 +268,10 @@ fn uncertainty(problem: &Problem, p: &[f64], loss: LossKind, choice: Covariance)
             .and_then(|information| scaled_inverse(&information)),
         Covariance::Hessian if likelihood => scaled_inverse(&hessian),
         Covariance::GaussNewton => {
-            let residuals = problem.residuals(p);
             let ssr: f64 = problem
                 .weights()
                 .iter()
-                .zip(&residuals)
+                .zip(residuals)
                 .map(|(w, r)| w * r * r)
                 .sum();
             problem
@@ -354,13 +361,13 @@ fn param_results(
         .collect()
 }
 
-fn stats(problem: &Problem, p: &[f64], settings: &FitSettings) -> Stats {
-    let residuals = problem.residuals(p);
+/// `residuals`: the problem's residuals at `p`.
+fn stats(problem: &Problem, p: &[f64], residuals: &[f64], settings: &FitSettings) -> Stats {
     let weights = problem.weights();
     let target = problem.target();
     let total_weight: f64 = weights.iter().sum();
     let mean = weights.iter().zip(target).map(|(w, y)| w * y).sum::<f64>() / total_weight;
-    let ss_res: f64 = weights.iter().zip(&residuals).map(|(w, r)| w * r * r).sum();
+    let ss_res: f64 = weights.iter().zip(residuals).map(|(w, r)| w * r * r).sum();
     let ss_tot: f64 = weights
         .iter()
         .zip(target)
@@ -379,7 +386,7 @@ fn stats(problem: &Problem, p: &[f64], settings: &FitSettings) -> Stats {
             k,
         ),
         None => (
-            likelihood::log_likelihood(&residuals, weights, loss).map(|l| l.value),
+            likelihood::log_likelihood(residuals, weights, loss).map(|l| l.value),
             k + 1.0,
         ),
     };

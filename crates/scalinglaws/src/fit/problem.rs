@@ -111,6 +111,36 @@ pub struct Problem {
     family: Option<RowFamily>,
     /// What variable projection needs of the rows, made at the first start that asks.
     projection: std::sync::OnceLock<ProjectionRows>,
+    /// The last exact model (natural coordinates) and where it was taken: the polish ends
+    /// where it last took one, and the diagnostics ask for it there again.
+    last_exact: ExactMemo,
+}
+
+/// [`Problem::exact_natural`]'s last answer, kept for the same point asked again (bit for bit:
+/// the model is a pure function of the point, so the answer is the same whichever thread
+/// stored it). A clone starts empty.
+#[derive(Debug, Default)]
+struct ExactMemo(std::sync::Mutex<Option<(Vec<f64>, LocalModel)>>);
+
+impl Clone for ExactMemo {
+    fn clone(&self) -> Self {
+        ExactMemo::default()
+    }
+}
+
+impl ExactMemo {
+    fn get(&self, p: &[f64]) -> Option<LocalModel> {
+        let memo = self.0.lock().ok()?;
+        let (at, model) = memo.as_ref()?;
+        let same = at.len() == p.len() && at.iter().zip(p).all(|(a, b)| a.to_bits() == b.to_bits());
+        same.then(|| model.clone())
+    }
+
+    fn set(&self, p: &[f64], model: &LocalModel) {
+        if let Ok(mut memo) = self.0.lock() {
+            *memo = Some((p.to_vec(), model.clone()));
+        }
+    }
 }
 
 /// What the variable projection of a start's linear parameters needs of each row, the same
@@ -160,6 +190,7 @@ impl Problem {
             transforms,
             family: None,
             projection: std::sync::OnceLock::new(),
+            last_exact: ExactMemo::default(),
         }
     }
 
@@ -186,6 +217,7 @@ impl Problem {
     /// This problem with the per-row cost of a likelihood family in place of the loss.
     pub fn with_family(mut self, family: RowFamily) -> Self {
         self.family = Some(family);
+        self.last_exact = ExactMemo::default();
         self
     }
 
@@ -532,6 +564,15 @@ impl Problem {
     /// parameters (hyper-dual evaluation, on the stack for up to 10 free parameters). None when
     /// the objective is not finite.
     pub fn exact_natural(&self, p: &[f64]) -> Option<LocalModel> {
+        if let Some(model) = self.last_exact.get(p) {
+            return Some(model);
+        }
+        let model = self.exact_fresh(p)?;
+        self.last_exact.set(p, &model);
+        Some(model)
+    }
+
+    fn exact_fresh(&self, p: &[f64]) -> Option<LocalModel> {
         match self.dim() {
             1 => self.exact_with::<FixedHyperDual<1>>(p),
             2 => self.exact_with::<FixedHyperDual<2>>(p),

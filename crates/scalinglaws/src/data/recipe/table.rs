@@ -297,9 +297,12 @@ impl Table {
         role: impl Into<Text>,
     ) -> Result<std::collections::BTreeMap<Vec<String>, Vec<usize>>> {
         let role = role.into();
-        let labels: Vec<Vec<String>> = columns
+        let labels: Vec<std::borrow::Cow<'_, [String]>> = columns
             .iter()
-            .map(|c| self.labels(c, &role))
+            .map(|c| {
+                let column = self.require(c, &role)?;
+                self.dataset.text_cells(column)
+            })
             .collect::<Result<_>>()?;
         // Groups in order of first appearance, keyed by the labels borrowed; a row usually
         // belongs to the previous row's group (a file sorted by group), so that is tried first.
