@@ -32,6 +32,7 @@ import math
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,8 +53,8 @@ def write_curves(path: str, curves: int, seed: int = 0) -> None:
 
 
 def time_cli(binary: str, path: str, repeats: int, extra=()):
-    """Best wall time of the whole process over `repeats`, and the table it wrote."""
-    best = math.inf
+    """Best and median wall time of the whole process over `repeats`, and the table it wrote."""
+    times = []
     with tempfile.TemporaryDirectory() as scratch:
         table = os.path.join(scratch, "fits.csv")
         command = [binary, "fit", path, "--law", "power_offset", "--target", "loss",
@@ -61,13 +62,13 @@ def time_cli(binary: str, path: str, repeats: int, extra=()):
         for _ in range(repeats):
             start = time.perf_counter()
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            best = min(best, time.perf_counter() - start)
+            times.append(time.perf_counter() - start)
         with open(table) as f:
             rows = list(csv.DictReader(f))
         failed = sum(r["status"] != "fitted" for r in rows)
         if failed:
             print(f"scalinglaws: {failed} of {len(rows)} groups failed")
-    return best, rows
+    return min(times), statistics.median(times), rows
 
 
 def read_curves(path: str):
@@ -195,12 +196,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "curves.csv")
         write_curves(path, args.curves)
-        cli, _ = time_cli(args.binary, path, args.repeats)
+        cli, cli_median, _ = time_cli(args.binary, path, args.repeats)
         lines.append(f"scalinglaws fit --group (default: Huber loss, 8 starts): {args.curves} curves "
-                     f"in {cli:.2f} s ({1e3 * cli / args.curves:.3f} ms a curve, best of {args.repeats}, whole process)")
-        squares, ours = time_cli(args.binary, path, args.repeats, ["--loss", "linear"])
+                     f"in {cli:.2f} s ({1e3 * cli / args.curves:.3f} ms a curve, best of {args.repeats}, "
+                     f"median {cli_median:.2f} s, whole process)")
+        squares, squares_median, ours = time_cli(args.binary, path, args.repeats, ["--loss", "linear"])
         lines.append(f"scalinglaws fit --group --loss linear (least squares, as scipy): {args.curves} curves "
-                     f"in {squares:.2f} s ({1e3 * squares / args.curves:.3f} ms a curve, best of {args.repeats}, whole process)")
+                     f"in {squares:.2f} s ({1e3 * squares / args.curves:.3f} ms a curve, best of {args.repeats}, "
+                     f"median {squares_median:.2f} s, whole process)")
         scipy, note, theirs = time_scipy(path)
         if scipy is None:
             lines.append(note)
@@ -208,7 +211,7 @@ def main() -> None:
             lines.append(f"scipy curve_fit loop: {args.curves} curves in {scipy:.2f} s "
                          f"({1e3 * scipy / args.curves:.3f} ms a curve, {note}; loop only)")
             lines.append(f"ratio, like for like (least squares): scalinglaws is {scipy / squares:.1f}x "
-                         f"the scipy loop's throughput")
+                         f"the scipy loop's throughput ({scipy / squares_median:.1f}x at the median run)")
             lines.append(f"ratio, default search (Huber) against the scipy loop: {scipy / cli:.1f}x")
             lines.append(compare_optima(path, ours, theirs))
         if args.ray:
