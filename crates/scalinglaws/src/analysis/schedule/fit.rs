@@ -5,6 +5,13 @@
 //! and the annealing scale) solved by bounded least squares at each grid point (variable
 //! projection starts), then Levenberg–Marquardt on all parameters from the best starts, with
 //! bounds by transformation (the engine's solver).
+//!
+//! [`fit_penalized`] adds quadratic penalties in log space to that objective (issue 26): a
+//! Gaussian prior on a parameter (for example from fits of other model sizes, a penalty whose
+//! strength is stated, as in the penalised likelihood of Hoerl & Kennard 1970 or a MAP
+//! estimate), or a stiff penalty holding the law's loss at one step of a schedule, whose refits
+//! over a grid of held values trace the profile of the objective over that prediction (the
+//! profile likelihood; Venzon & Moolgavkar 1988).
 
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
@@ -52,6 +59,32 @@ struct Stage<'a> {
     curves: &'a [Curve],
     /// Steps per block of each curve's schedule (None: every entry is one step).
     widths: Option<&'a [Vec<f64>]>,
+    /// Quadratic penalties added to the objective (none for a plain fit).
+    penalties: &'a [Penalty],
+    /// Each value penalty's schedule in the stage's blocks (empty on full schedules).
+    anchors: &'a [Option<(Curve, Vec<f64>)>],
+}
+
+/// What a [`Penalty`] holds near its centre: the log of a parameter (a prior from elsewhere,
+/// for example fits of other model sizes), or the log of the law's value at one step of a
+/// schedule (a constrained refit: the profile of the objective over a prediction).
+#[derive(Debug, Clone)]
+pub enum Anchor {
+    /// ln of the parameter with this index (in the law's parameter order).
+    Parameter(usize),
+    /// ln of the law's loss at `step` of the per-step schedule `lrs` (`step` < `lrs.len()`).
+    Value { lrs: Vec<f64>, step: usize },
+}
+
+/// ½·((g − centre)/scale)² added to the fit's objective, g the anchored log quantity: a
+/// Gaussian prior (or a stiff constraint, with a small scale) in log space.
+#[derive(Debug, Clone)]
+pub struct Penalty {
+    pub anchor: Anchor,
+    /// The centre, in log space.
+    pub centre: f64,
+    /// The standard deviation, in log space.
+    pub scale: f64,
 }
 
 impl Stage<'_> {
@@ -69,28 +102,75 @@ impl Stage<'_> {
     }
 
     fn evaluate(&self, index: usize, p: &[f64], with_gradient: bool) -> Evaluation {
-        let curve = &self.curves[index];
-        match self.widths {
-            Some(widths) if self.law == CurveLaw::Fsl => fsl::curve(
-                p,
-                &curve.lrs,
-                Some(&widths[index]),
-                &curve.steps,
-                with_gradient,
-            ),
-            Some(widths) => multi_power::curve_in_blocks(
-                p,
-                &curve.lrs,
-                Some(&widths[index]),
-                &curve.steps,
-                with_gradient,
-            )
-            .into(),
-            None => self
-                .law
-                .evaluate(p, &curve.lrs, &curve.steps, with_gradient),
-        }
+        let widths = self.widths.map(|w| w[index].as_slice());
+        evaluate_in(self.law, &self.curves[index], widths, p, with_gradient)
     }
+
+    /// (g, dg/dp) of penalty `index` at natural parameters `p`, its schedule coarsened like the
+    /// stage's curves; None where g is not finite.
+    fn penalty(&self, index: usize, p: &[f64], with_gradient: bool) -> Option<(f64, Vec<f64>)> {
+        let penalty = &self.penalties[index];
+        let (lrs, step) = match &penalty.anchor {
+            Anchor::Parameter(i) => {
+                let mut g = vec![0.0; p.len()];
+                g[*i] = 1.0 / p[*i];
+                return (p[*i] > 0.0).then(|| (p[*i].ln(), g));
+            }
+            Anchor::Value { lrs, step } => (lrs, *step),
+        };
+        let e = match (self.widths, self.anchors.get(index)) {
+            (Some(_), Some(Some((curve, widths)))) => {
+                evaluate_in(self.law, curve, Some(widths), p, with_gradient)
+            }
+            _ => self.law.evaluate(p, &lrs[..=step], &[step], with_gradient),
+        };
+        let v = e.values[0];
+        let g = e.gradient.map_or_else(
+            || vec![0.0; p.len()],
+            |g| g[0].iter().map(|d| d / v).collect(),
+        );
+        (v > 0.0 && v.is_finite()).then(|| (v.ln(), g))
+    }
+}
+
+/// The law on one curve of blocks (`widths`; None: one step each).
+fn evaluate_in(
+    law: CurveLaw,
+    curve: &Curve,
+    widths: Option<&[f64]>,
+    p: &[f64],
+    with_gradient: bool,
+) -> Evaluation {
+    match widths {
+        Some(w) if law == CurveLaw::Fsl => {
+            fsl::curve(p, &curve.lrs, Some(w), &curve.steps, with_gradient)
+        }
+        Some(w) => {
+            multi_power::curve_in_blocks(p, &curve.lrs, Some(w), &curve.steps, with_gradient).into()
+        }
+        None => law.evaluate(p, &curve.lrs, &curve.steps, with_gradient),
+    }
+}
+
+/// Each value penalty's schedule coarsened into blocks of `block` steps (as its curve and
+/// widths); None for parameter penalties.
+fn coarsen_anchors(penalties: &[Penalty], block: usize) -> Vec<Option<(Curve, Vec<f64>)>> {
+    penalties
+        .iter()
+        .map(|penalty| match &penalty.anchor {
+            Anchor::Parameter(_) => None,
+            Anchor::Value { lrs, step } => {
+                let anchor = Curve {
+                    run: String::new(),
+                    lrs: lrs[..=*step].to_vec(),
+                    steps: vec![*step],
+                    loss: vec![1.0],
+                };
+                let (mut coarse, mut widths) = coarsen(&[anchor], block);
+                Some((coarse.remove(0), widths.remove(0)))
+            }
+        })
+        .collect()
 }
 
 /// Steps per block at each coarse level of the multi-power search (16: evaluations about 12×
@@ -116,6 +196,16 @@ const POLISH: Options = Options {
     ftol: 1e-12,
     xtol: 1e-7,
     gtol: 1e-12,
+};
+
+/// The final polish of a fit ([`fit`]): [`POLISH`] with room to converge. fsl fits on two
+/// schedules whose optimum lies along the valley of b (C·b^(−γ) nearly fixed) crawl there: on
+/// the 25M and 400M cosine + constant curves of Luo et al. the 150 iterations of [`POLISH`]
+/// stopped them short (issue 26); fits that converge sooner are unchanged. The bootstrap's
+/// refits keep [`POLISH`] (they start at the fit).
+const FINAL_POLISH: Options = Options {
+    max_iterations: 1000,
+    ..POLISH
 };
 
 /// Each curve's schedule in blocks of at most `block` steps, every logged step ending a block
@@ -302,6 +392,7 @@ impl<'a> CurveObjective<'a> {
                 }
             }
         }
+        value += self.add_penalties(&p, &scale, &mut gradient, &mut curvature, with_model)?;
         if !value.is_finite() {
             return None;
         }
@@ -315,6 +406,43 @@ impl<'a> CurveObjective<'a> {
             gradient,
             curvature,
         })
+    }
+}
+
+impl CurveObjective<'_> {
+    /// The stage's penalties at `p`: their cost, with their gradient and Gauss–Newton curvature
+    /// (lower triangle) added in internal coordinates (`scale`: dp/du of each free parameter).
+    fn add_penalties(
+        &self,
+        p: &[f64],
+        scale: &[f64],
+        gradient: &mut DVector<f64>,
+        curvature: &mut DMatrix<f64>,
+        with_model: bool,
+    ) -> Option<f64> {
+        let mut cost = 0.0;
+        for (index, penalty) in self.stage.penalties.iter().enumerate() {
+            let (g, dg) = self.stage.penalty(index, p, with_model)?;
+            let r = (g - penalty.centre) / penalty.scale;
+            cost += 0.5 * r * r;
+            if !with_model {
+                continue;
+            }
+            let gq = self.search_gradient(p, &dg);
+            let row: Vec<f64> = self
+                .free
+                .iter()
+                .zip(scale)
+                .map(|(&j, s)| gq[j] * s / penalty.scale)
+                .collect();
+            for a in 0..row.len() {
+                gradient[a] += r * row[a];
+                for b in 0..=a {
+                    curvature[(a, b)] += row[a] * row[b];
+                }
+            }
+        }
+        Some(cost)
     }
 }
 
@@ -379,11 +507,23 @@ fn shape_grid(law: CurveLaw) -> Vec<Vec<(usize, f64)>> {
 /// full optimum), then polished on the full schedules with parameters that reached a bound held
 /// there, so the expensive full evaluations are few.
 pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Optimum> {
+    fit_penalized(law, curves, fixed, &[])
+}
+
+/// [`fit`] with `penalties` added to the objective (the optimum's objective includes them).
+pub fn fit_penalized(
+    law: CurveLaw,
+    curves: &[Curve],
+    fixed: &[Option<f64>],
+    penalties: &[Penalty],
+) -> Option<Optimum> {
     let total: usize = curves.iter().map(|c| c.lrs.len()).sum();
     let full = Stage {
         law,
         curves,
         widths: None,
+        penalties,
+        anchors: &[],
     };
     let coarsened = matches!(law, CurveLaw::MultiPower | CurveLaw::Fsl);
     if !coarsened || total <= COARSEN_ABOVE {
@@ -392,10 +532,13 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
     let mut best: Option<Optimum> = None;
     for block in BLOCKS {
         let (coarse, widths) = coarsen(curves, block);
+        let anchors = coarsen_anchors(penalties, block);
         let stage = Stage {
             law,
             curves: &coarse,
             widths: Some(&widths),
+            penalties,
+            anchors: &anchors,
         };
         best = Some(match best {
             None => search(stage, fixed)?,
@@ -404,7 +547,7 @@ pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Opt
     }
     let rough = best?;
     let pinned = pin_at_bounds(law, &rough.params, fixed);
-    let mut polished = resume(full, &pinned, rough, &POLISH)?;
+    let mut polished = resume(full, &pinned, rough, &FINAL_POLISH)?;
     polished.standard_errors = standard_errors(law, curves, &polished.params, &free_of(&pinned));
     Some(polished)
 }
@@ -482,6 +625,8 @@ impl Refitter {
             law: self.law,
             curves,
             widths: self.widths.as_deref(),
+            penalties: &[],
+            anchors: &[],
         };
         CurveObjective::new(stage, &self.fixed)
     }
