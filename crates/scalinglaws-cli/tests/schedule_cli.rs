@@ -434,6 +434,68 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
     std::fs::remove_file(path).ok();
 }
 
+/// `schedule predict --interval profile`: the profile-likelihood band around the predicted
+/// curve, how it was made, its coverage of the held-out runs, and the refusal of bad values
+/// (exit 2, naming the option).
+#[test]
+fn predict_profile_gives_a_band_and_refuses_bad_values() {
+    let (path, _) = saved_fit("power_area", "pa-profile");
+    let p = path.to_str().unwrap();
+    let args = [
+        "schedule",
+        "predict",
+        p,
+        "--schedule",
+        "constant",
+        "--interval",
+        "profile",
+        "--level",
+        "0.9",
+    ];
+    let out = json_of(scalinglaws_in_root().args(args));
+    let loss = out["prediction"]["loss"].as_array().unwrap();
+    let (low, high) = (
+        out["band"]["low"].as_array().unwrap(),
+        out["band"]["high"].as_array().unwrap(),
+    );
+    assert_eq!(low.len(), loss.len());
+    for i in 0..loss.len() {
+        let (l, y, h) = (
+            low[i].as_f64().unwrap(),
+            loss[i].as_f64().unwrap(),
+            high[i].as_f64().unwrap(),
+        );
+        assert!(l < y && y < h, "step {i}: {l} {y} {h}");
+    }
+    assert_eq!(out["band"]["level"].as_f64(), Some(0.9));
+    assert!(out["profile"]["fits"].as_u64().unwrap() >= 1);
+    assert!(out["profile"]["calibration"]["factor"].as_f64().unwrap() >= 1.0);
+    assert_eq!(out["held_out"].as_array().unwrap().len(), 8);
+    scalinglaws_in_root()
+        .args(args)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("profile likelihood"))
+        .stdout(predicate::str::contains("pi low"))
+        .stdout(predicate::str::contains(
+            "of the held-out runs' logged points",
+        ));
+    let predict = ["schedule", "predict", p, "--schedule", "constant"];
+    let with =
+        |extra: &[&'static str]| -> Vec<&str> { predict.iter().chain(extra).copied().collect() };
+    fails_with(&with(&["--interval", "jackknife"]), "--interval jackknife");
+    fails_with(&with(&["--interval", "bootstrap"]), "--interval bootstrap");
+    fails_with(
+        &with(&["--interval", "profile", "--bootstrap", "20"]),
+        "--interval profile",
+    );
+    fails_with(
+        &with(&["--interval", "profile", "--level", "1.5"]),
+        "--level",
+    );
+    std::fs::remove_file(path).ok();
+}
+
 #[test]
 fn fsl_fits_and_its_saved_fit_predicts_and_optimizes() {
     // The functional scaling law (ours, see analysis::schedule::fsl) on two shapes.

@@ -106,16 +106,22 @@ pub struct PredictArgs {
     pub json: Option<String>,
 }
 
-/// Prediction intervals of a curve by a moving-block bootstrap of the fit's training curves.
+/// Prediction intervals of a curve: a moving-block bootstrap of the fit's training curves, or
+/// the profile-likelihood band.
 #[derive(Debug, Args)]
 pub struct IntervalArgs {
     /// Refit K block-resampled copies of the training curves for prediction intervals of each
     /// logged point (pi low, pi high), with their coverage of the fit's held-out runs.
     #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
-    /// Level of the prediction intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95, requires = "bootstrap")]
-    pub level: f64,
+    /// How the prediction intervals are made: bootstrap (needs --bootstrap K, the default
+    /// with it) or profile (the envelope of every refit the training curve does not reject by
+    /// a likelihood-ratio test, widened by a factor measured on its later half; deterministic).
+    #[arg(long, value_name = "METHOD")]
+    pub interval: Option<String>,
+    /// Level of the prediction intervals [default: 0.95].
+    #[arg(long, value_name = "P")]
+    pub level: Option<f64>,
     /// Seed of the bootstrap draws [default: 0].
     #[arg(long, value_name = "N", requires = "bootstrap")]
     pub seed: Option<u64>,

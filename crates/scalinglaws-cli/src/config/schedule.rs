@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::analysis::schedule::intervals::BootstrapSettings;
+use scalinglaws::analysis::schedule::profile::ProfileSettings;
 use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
 use scalinglaws::job::schedule::{
     ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
@@ -23,6 +24,13 @@ use crate::input::Recipe;
 use crate::input_error;
 use crate::output::Destination;
 
+/// How `schedule predict` makes its prediction intervals.
+#[derive(Debug)]
+pub enum IntervalMethod {
+    Bootstrap(BootstrapSettings),
+    Profile(ProfileSettings),
+}
+
 /// One subcommand's job, with the saved fit it reads and where its outputs go.
 #[derive(Debug)]
 pub enum ScheduleConfig {
@@ -30,8 +38,8 @@ pub enum ScheduleConfig {
     Predict {
         fit: PathBuf,
         job: SchedulePredictJob,
-        /// `--bootstrap`: prediction intervals.
-        intervals: Option<BootstrapSettings>,
+        /// `--bootstrap` or `--interval`: prediction intervals.
+        intervals: Option<IntervalMethod>,
         plot: Option<figure::Output>,
         json: Option<Destination>,
     },
@@ -151,10 +159,36 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
     })
 }
 
-/// `--bootstrap`, `--level` and `--seed` as the bootstrap's settings (None without
-/// `--bootstrap`; clap refuses `--level` and `--seed` without it).
-fn interval_settings(args: &IntervalArgs) -> Result<Option<BootstrapSettings>> {
-    bootstrap_settings(args.bootstrap, args.seed, args.level)
+/// `--interval`, `--bootstrap`, `--level` and `--seed` as the intervals' settings (None
+/// without `--bootstrap` or `--interval`; clap refuses `--seed` without `--bootstrap`).
+fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
+    let method = args.interval.as_deref();
+    match (method, args.bootstrap) {
+        (None | Some("bootstrap"), Some(_)) => {
+            Ok(
+                bootstrap_settings(args.bootstrap, args.seed, args.level.unwrap_or(0.95))?
+                    .map(IntervalMethod::Bootstrap),
+            )
+        }
+        (Some("bootstrap"), None) => Err(input_error(
+            "--interval bootstrap needs --bootstrap K (the refits), e.g. --bootstrap 200",
+        )),
+        (Some("profile"), Some(_)) => Err(input_error(
+            "--interval profile refits no resampled copies: leave out --bootstrap",
+        )),
+        (Some("profile"), None) => Ok(Some(IntervalMethod::Profile(ProfileSettings {
+            level: level("--level", args.level.unwrap_or(0.95))?,
+            ..ProfileSettings::default()
+        }))),
+        (Some(other), _) => Err(input_error(format!(
+            "--interval {other}: give bootstrap or profile"
+        ))),
+        (None, None) if args.level.is_some() => Err(input_error(
+            "--level sets the prediction intervals' level: give --bootstrap K or --interval \
+             profile with it",
+        )),
+        (None, None) => Ok(None),
+    }
 }
 
 /// A curve bootstrap's settings from `--bootstrap`, `--seed` and `--level` (None without

@@ -208,6 +208,14 @@ const FINAL_POLISH: Options = Options {
     ..POLISH
 };
 
+/// A profile trace's refits (`profile`): warm-started from the previous value's refit, a step
+/// of the trace away, so 60 iterations; one stopped short has a higher objective than the
+/// constrained optimum, so the trace errs towards leaving the region early.
+const PROFILE: Options = Options {
+    max_iterations: 60,
+    ..POLISH
+};
+
 /// Each curve's schedule in blocks of at most `block` steps, every logged step ending a block
 /// (so the area S1 at logged steps is exact); a block's learning rate is its mean.
 fn coarsen(curves: &[Curve], block: usize) -> (Vec<Curve>, Vec<Vec<f64>>) {
@@ -646,6 +654,39 @@ impl Refitter {
         let mut objective = self.objective(&curves);
         let m = objective.minimize(&self.base, &POLISH, solver::INITIAL_DAMPING);
         (m.value.is_finite() && m.u.iter().all(|u| u.is_finite())).then_some((m.u, m.termination))
+    }
+
+    /// The stage's optimum on the training curves (natural values) and its objective there.
+    pub(super) fn stage_optimum(&self) -> (Vec<f64>, f64) {
+        let value = self.objective(&self.curves).value(&self.base_u);
+        (self.base.clone(), value)
+    }
+
+    /// Levenberg–Marquardt on the stage's training curves from `start` (natural values), with
+    /// the parameters of `held` held at their values besides the fit's own: the natural
+    /// parameters, the objective on the stage and whether it converged (None when no finite
+    /// objective).
+    pub(super) fn constrained(
+        &self,
+        held: &[Option<f64>],
+        start: &[f64],
+    ) -> Option<(Vec<f64>, f64, bool)> {
+        let fixed: Vec<Option<f64>> = self.fixed.iter().zip(held).map(|(f, h)| f.or(*h)).collect();
+        let stage = Stage {
+            law: self.law,
+            curves: &self.curves,
+            widths: self.widths.as_deref(),
+            penalties: &[],
+            anchors: &[],
+        };
+        let mut objective = CurveObjective::new(stage, &fixed);
+        let m = objective.minimize(start, &PROFILE, solver::INITIAL_DAMPING);
+        let params = objective.natural(&m.u);
+        (m.value.is_finite() && params.iter().all(|v| v.is_finite())).then_some((
+            params,
+            m.value,
+            m.termination.converged(),
+        ))
     }
 
     /// A replicate's parameters (natural values) from its curves' losses; None when the refit

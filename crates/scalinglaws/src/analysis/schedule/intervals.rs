@@ -264,7 +264,7 @@ pub fn bootstrap_fit(
 }
 
 /// The first half of a curve's logged steps (at least 8), its schedule cut after the last.
-fn first_half(curve: &Curve) -> Curve {
+pub(super) fn first_half(curve: &Curve) -> Curve {
     let keep = (curve.steps.len() / 2).max(8).min(curve.steps.len());
     let last = curve.steps[keep - 1];
     Curve {
@@ -446,6 +446,11 @@ impl Coverage {
 /// The coverage of `boot`'s prediction intervals on `curve`'s logged points.
 pub fn coverage(boot: &CurveBootstrap, curve: &Curve) -> Result<Coverage> {
     let band = prediction_band(boot, &curve.lrs, &curve.steps)?;
+    Ok(band_coverage(&band, curve))
+}
+
+/// The coverage of `band` (made at `curve`'s logged steps) on `curve`'s logged points.
+pub fn band_coverage(band: &CurveBand, curve: &Curve) -> Coverage {
     let covered = curve
         .loss
         .iter()
@@ -453,12 +458,12 @@ pub fn coverage(boot: &CurveBootstrap, curve: &Curve) -> Result<Coverage> {
         .filter(|(i, y)| band.low[*i] <= **y && **y <= band.high[*i])
         .count();
     let widths: f64 = band.high.iter().zip(&band.low).map(|(h, l)| h - l).sum();
-    Ok(Coverage {
+    Coverage {
         run: curve.run.clone(),
         points: curve.loss.len(),
         covered,
         mean_width: widths / curve.loss.len().max(1) as f64,
-    })
+    }
 }
 
 /// A training curve as a saved fit keeps it, for the bootstrap of `schedule predict`: its logged

@@ -12,6 +12,7 @@ pub mod intervals;
 pub mod law;
 pub mod multi_power;
 pub mod optimize;
+pub mod profile;
 pub mod spec;
 
 use serde::{Deserialize, Serialize};
