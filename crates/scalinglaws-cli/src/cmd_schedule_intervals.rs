@@ -209,14 +209,11 @@ fn profile_lines(s: &ProfileSummary) -> String {
 
 /// The intervals' measured coverage of the fit's held-out runs.
 fn coverage_line(held_out: &[Coverage], level: f64) -> String {
-    let points: usize = held_out.iter().map(|c| c.points).sum();
-    let covered: usize = held_out.iter().map(|c| c.covered).sum();
-    if points == 0 {
+    let Some(c) = Coverage::pooled(held_out) else {
         return "    coverage  not measured: the fit has no held-out runs (fit with --train to \
                 measure it); a fit on one schedule shape covers other shapes less than the level\n"
             .into();
-    }
-    let c = covered as f64 / points as f64;
+    };
     let parts: Vec<String> = held_out
         .iter()
         .map(|h| format!("{} {:.1}%", h.run, 100.0 * h.fraction()))

@@ -70,19 +70,6 @@ fn set_rows(key: &str, train: &[&str], fits: &[ScheduleFit]) -> Vec<String> {
     rows
 }
 
-/// The numbers of the table row of `hay` that starts with `| first |`.
-fn recorded(hay: &str, first: &str) -> Option<Vec<f64>> {
-    let prefix = format!("| {first} |");
-    let line = hay.lines().find(|l| l.starts_with(&prefix))?;
-    Some(
-        line[prefix.len()..]
-            .split('|')
-            .filter(|c| !c.trim().is_empty())
-            .map(|c| c.trim().parse().unwrap())
-            .collect(),
-    )
-}
-
 #[test]
 fn cosine_plus_constant_at_25m_matches_the_recorded_table() {
     let results = std::fs::read_to_string(common::root().join(RESULTS))
@@ -96,8 +83,8 @@ fn cosine_plus_constant_at_25m_matches_the_recorded_table() {
     for line in set_rows(key, train, &fits) {
         println!("{line}");
         let first = line[2..].split(" |").next().unwrap();
-        let want = recorded(&line, first).unwrap();
-        let got = recorded(&results, first)
+        let want = common::recorded_row(&line, first).unwrap();
+        let got = common::recorded_row(&results, first)
             .unwrap_or_else(|| panic!("{RESULTS} has no row '{first}': rerun the ignored test"));
         // The recorded row holds 25M, 100M, 400M (multi_power, fsl each): 25M comes first.
         for (g, w) in got[..2].iter().zip(&want) {

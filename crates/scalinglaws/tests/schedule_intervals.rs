@@ -63,6 +63,22 @@ fn measure(
     (boot, raw, wide)
 }
 
+/// The held-out totals of `rows` against a recorded table row (coverage in %, mean width),
+/// within the rounding of the file.
+fn assert_matches_recorded(rows: &[Coverage], row: &[f64]) {
+    let (c, w) = held_out_totals(rows);
+    assert!(
+        (100.0 * c - row[0]).abs() <= 0.051,
+        "coverage {c} against {}: rerun the ignored test",
+        row[0]
+    );
+    assert!(
+        (w - row[1]).abs() <= 0.6e-5,
+        "width {w} against {}: rerun the ignored test",
+        row[1]
+    );
+}
+
 /// (covered fraction, mean width) over the held-out runs' logged points.
 fn held_out_totals(rows: &[Coverage]) -> (f64, f64) {
     let held: Vec<&Coverage> = rows.iter().filter(|r| r.run != TRAIN).collect();
@@ -70,19 +86,6 @@ fn held_out_totals(rows: &[Coverage]) -> (f64, f64) {
     let covered: usize = held.iter().map(|r| r.covered).sum();
     let width: f64 = held.iter().map(|r| r.mean_width * r.points as f64).sum();
     (covered as f64 / points as f64, width / points as f64)
-}
-
-/// The numbers of the table row of `hay` that starts with `| first |`.
-fn recorded(hay: &str, first: &str) -> Option<Vec<f64>> {
-    let prefix = format!("| {first} |");
-    let line = hay.lines().find(|l| l.starts_with(&prefix))?;
-    Some(
-        line[prefix.len()..]
-            .split('|')
-            .filter(|c| !c.trim().is_empty())
-            .map(|c| c.trim().trim_end_matches('%').parse().unwrap())
-            .collect(),
-    )
 }
 
 #[test]
@@ -159,19 +162,10 @@ fn intervals_table() {
 fn held_out_coverage_matches_the_recorded_table() {
     let text = std::fs::read_to_string(common::root().join(RESULTS))
         .unwrap_or_else(|e| panic!("{RESULTS}: {e}: run the ignored test"));
-    let row = recorded(&text, FAST_ROW).expect("the fast test's row: rerun the ignored test");
+    let row =
+        common::recorded_row(&text, FAST_ROW).expect("the fast test's row: rerun the ignored test");
     let (_, rows, _) = measure("25", FAST_REPLICATES, false);
-    let (c, w) = held_out_totals(&rows);
-    assert!(
-        (100.0 * c - row[0]).abs() <= 0.051,
-        "coverage {c} against {}: rerun the ignored test",
-        row[0]
-    );
-    assert!(
-        (w - row[1]).abs() <= 0.6e-5,
-        "width {w} against {}: rerun the ignored test",
-        row[1]
-    );
+    assert_matches_recorded(&rows, &row);
 }
 
 /// The profile-likelihood band (`profile.rs`) of the same fit and its coverage of every run
@@ -346,20 +340,11 @@ fn fast_settings() -> ProfileSettings {
 fn profile_coverage_matches_the_recorded_table() {
     let text = std::fs::read_to_string(common::root().join(RESULTS))
         .unwrap_or_else(|e| panic!("{RESULTS}: {e}: run the ignored test"));
-    let row = recorded(&text, PROFILE_FAST_ROW).expect("the fast test's row: run profile_table");
+    let row = common::recorded_row(&text, PROFILE_FAST_ROW)
+        .expect("the fast test's row: run profile_table");
     let (profile, by_factor) = measure_profile("25", &fast_settings());
     let rows = &by_factor[0];
-    let (c, w) = held_out_totals(rows);
-    assert!(
-        (100.0 * c - row[0]).abs() <= 0.051,
-        "coverage {c} against {}: rerun the ignored test",
-        row[0]
-    );
-    assert!(
-        (w - row[1]).abs() <= 0.6e-5,
-        "width {w} against {}: rerun the ignored test",
-        row[1]
-    );
+    assert_matches_recorded(rows, &row);
     let train = rows.iter().find(|r| r.run == TRAIN).unwrap();
     assert!(
         train.fraction() >= 0.9,

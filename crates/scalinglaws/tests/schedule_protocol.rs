@@ -77,19 +77,6 @@ fn summary_row(train: &[&str], means: &[f64]) -> String {
     row(&label(train), &values)
 }
 
-/// The numbers of the table row of `hay` that starts with `| first |`.
-fn recorded(hay: &str, first: &str) -> Option<Vec<f64>> {
-    let prefix = format!("| {first} |");
-    let line = hay.lines().find(|l| l.starts_with(&prefix))?;
-    Some(
-        line[prefix.len()..]
-            .split('|')
-            .filter(|c| !c.trim().is_empty())
-            .map(|c| c.trim().parse().unwrap())
-            .collect(),
-    )
-}
-
 /// Every training set of the table: the 36 pairs, then `cosine_24000` + `constant_24000` with
 /// each of the 7 others.
 fn training_sets() -> Vec<Vec<&'static str>> {
@@ -124,7 +111,7 @@ fn cosine_plus_constant_rows_match_the_recorded_table() {
             .filter(|c| !c.trim().is_empty())
             .map(|c| c.trim().parse().unwrap())
             .collect();
-        let got = recorded(&results, first)
+        let got = common::recorded_row(&results, first)
             .unwrap_or_else(|| panic!("{RESULTS} has no row '{first}': rerun the ignored test"));
         assert_eq!(got.len(), want.len(), "{first}");
         for (g, w) in got.iter().zip(&want) {

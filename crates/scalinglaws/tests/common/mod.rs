@@ -131,3 +131,17 @@ pub fn multi_power_curves(size: &str) -> Vec<scalinglaws::analysis::schedule::Cu
         .collect();
     curves_from_logs(&logs, 2160).unwrap()
 }
+
+/// The numbers of the markdown table row of `hay` that starts with `| first |` (a trailing
+/// `%` dropped), for fast tests that check a results file's row.
+pub fn recorded_row(hay: &str, first: &str) -> Option<Vec<f64>> {
+    let prefix = format!("| {first} |");
+    let line = hay.lines().find(|l| l.starts_with(&prefix))?;
+    Some(
+        line[prefix.len()..]
+            .split('|')
+            .filter(|c| !c.trim().is_empty())
+            .map(|c| c.trim().trim_end_matches('%').parse().unwrap())
+            .collect(),
+    )
+}

@@ -441,6 +441,13 @@ impl Coverage {
     pub fn fraction(&self) -> f64 {
         self.covered as f64 / self.points.max(1) as f64
     }
+
+    /// Covered points over all the runs' points (None without points): the held-out total.
+    pub fn pooled(runs: &[Coverage]) -> Option<f64> {
+        let points: usize = runs.iter().map(|c| c.points).sum();
+        let covered: usize = runs.iter().map(|c| c.covered).sum();
+        (points > 0).then(|| covered as f64 / points as f64)
+    }
 }
 
 /// The coverage of `boot`'s prediction intervals on `curve`'s logged points.
@@ -577,9 +584,7 @@ pub struct IntervalPrediction {
 impl IntervalPrediction {
     /// Covered points over all held-out points (None without held-out runs).
     pub fn held_out_coverage(&self) -> Option<f64> {
-        let points: usize = self.held_out.iter().map(|c| c.points).sum();
-        let covered: usize = self.held_out.iter().map(|c| c.covered).sum();
-        (points > 0).then(|| covered as f64 / points as f64)
+        Coverage::pooled(&self.held_out)
     }
 }
 

@@ -719,9 +719,7 @@ pub struct ProfilePrediction {
 impl ProfilePrediction {
     /// Covered points over all held-out points (None without held-out runs).
     pub fn held_out_coverage(&self) -> Option<f64> {
-        let points: usize = self.held_out.iter().map(|c| c.points).sum();
-        let covered: usize = self.held_out.iter().map(|c| c.covered).sum();
-        (points > 0).then(|| covered as f64 / points as f64)
+        Coverage::pooled(&self.held_out)
     }
 }
 
