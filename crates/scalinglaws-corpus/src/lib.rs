@@ -6,4 +6,8 @@
 //! seen. It is a crate of its own (not published) because it reads study files with their own
 //! quirks, which the library must not know about.
 
+pub mod corpus;
+pub mod loso;
+pub mod prior_file;
+pub mod report;
 pub mod studies;

@@ -20,6 +20,37 @@ pub enum ScaleRule {
 }
 
 impl ScaleRule {
+    /// The law's own scale, in which distances beyond the data are measured whatever columns
+    /// the data carry: compute-equivalent 6·N·D for a law in N and D (the convention of
+    /// Kaplan et al. 2020 and Hoffmann et al. 2022), the variable of a one-variable law, else
+    /// None (the scale must then come from a column: [`ScaleRule::infer`]).
+    pub fn of_law(law: &Law) -> Option<ScaleRule> {
+        let has = |name: &str| law.variables.iter().any(|v| v == name);
+        if has("N") && has("D") {
+            return Some(ScaleRule::Product {
+                factor: 6.0,
+                of: ["N".into(), "D".into()],
+            });
+        }
+        match law.variables.as_slice() {
+            [only] => Some(ScaleRule::Variable { name: only.clone() }),
+            _ => None,
+        }
+    }
+
+    /// The scale of every row of `data` (None where a row's scale is not a positive number).
+    pub fn of_rows(&self, law: &Law, data: &FitData) -> Vec<Option<f64>> {
+        let mut point = vec![0.0; law.variables.len()];
+        (0..data.target.len())
+            .map(|row| {
+                for (slot, column) in point.iter_mut().zip(&data.variables) {
+                    *slot = column[row];
+                }
+                self.at(law, &point).filter(|s| s.is_finite() && *s > 0.0)
+            })
+            .collect()
+    }
+
     /// The rule for a scale column given beside the law's variables: the column itself when
     /// it is a variable, else factor·N·D when the column is proportional to N·D on every row
     /// (to 1e-6), else None.

@@ -1,6 +1,8 @@
 //! The statistics library the analyses share: special functions, the normal, chi-square,
-//! Student's t and F distributions, sample quantiles and summaries, and quantiles of normal
-//! mixtures. A leaf: it imports nothing from the rest of the crate, so any room may use it.
+//! Student's t and F distributions, sample quantiles and summaries, quantiles of normal
+//! mixtures, and a derivative-free simplex minimiser for a few smooth hyperparameters
+//! (`simplex.rs`: no crate of the dependency list has one; argmin does, at the cost of its
+//! own dependency tree for forty lines). A leaf: it imports nothing from the rest of the crate, so any room may use it.
 //!
 //! Each function was measured against statrs 0.19.1 (the latest release, Aug 2026; with
 //! `default-features = false, features = ["std"]` it brings no nalgebra and no rand) at the
@@ -30,6 +32,7 @@ mod accuracy;
 pub mod mixture;
 pub mod normal;
 pub mod sample;
+pub mod simplex;
 pub mod special;
 pub mod test_statistics;
 

@@ -28,7 +28,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::intervals::{back, forward, predict_with_intervals_of, IntervalSource, PointPrediction};
+use super::intervals::{back, forward, predict_fit_intervals_of, IntervalSource, PointPrediction};
 use super::FitRecord;
 use crate::error::{Error, Result, Voice};
 pub use crate::fit::ScaleRule;
@@ -312,17 +312,23 @@ pub fn origin_sizes(groups: usize, most: usize) -> Vec<usize> {
     sizes
 }
 
-/// A held-out run's score, in the fitted space.
-#[derive(Debug, Clone, Copy)]
-struct Score {
-    error: f64,
-    sd: f64,
-    distance: f64,
-    weight: f64,
+/// A held-out run's score, in the fitted space: its error (prediction − run), the fit's own
+/// standard deviation there (parameters and residual scatter), its distance in decades beyond
+/// the origin's largest training run, and its weight (one in total per (origin, scale group)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Score {
+    pub error: f64,
+    pub sd: f64,
+    pub distance: f64,
+    pub weight: f64,
 }
 
 impl Score {
-    fn from_array(s: [f64; 4]) -> Score {
+    pub fn to_array(self) -> [f64; 4] {
+        [self.error, self.sd, self.distance, self.weight]
+    }
+
+    pub fn from_array(s: [f64; 4]) -> Score {
         Score {
             error: s[0],
             sd: s[1],
@@ -341,7 +347,7 @@ impl Score {
 }
 
 /// The weighted conformal quantile of the runs' τ at `level`.
-fn tau_quantile(scores: &[Score], level: f64) -> f64 {
+pub fn tau_quantile(scores: &[Score], level: f64) -> f64 {
     let z = normal_quantile(0.5 + level / 2.0);
     let mut pairs: Vec<(f64, f64)> = scores.iter().map(|s| (s.tau(z), s.weight)).collect();
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -383,20 +389,31 @@ pub fn calibrate_with_predictions(
     options: &CalibrationOptions,
 ) -> Result<(Calibration, Vec<OriginPredictions>)> {
     super::check_level(options.level)?;
-    if scale.len() != data.target.len() {
-        return Err(Error::settings(format!(
-            "the scale column has {} values for {} rows",
-            scale.len(),
-            data.target.len()
-        )));
-    }
-    let rule = ScaleRule::infer(law, data, by, scale);
-    let mut calibration = Calibration {
+    let mut calibration = blank(by, options.level);
+    let scored = match backtest_scores(law, data, by, scale, settings, options)? {
+        Scored::Refused(reason) => {
+            calibration.reason = Some(reason);
+            return Ok((calibration, Vec::new()));
+        }
+        Scored::Done(scored) => scored,
+    };
+    calibration.rule = scored.rule.clone();
+    calibration.largest_scale = scored.largest_scale;
+    calibration.scale_groups = scored.scale_groups;
+    calibration.origins = scored.origins;
+    let z = normal_quantile(0.5 + options.level / 2.0);
+    finish(&mut calibration, &scored.scores, options.level, z);
+    Ok((calibration, scored.held_out))
+}
+
+/// A calibration that has not run yet (nothing widened).
+fn blank(by: &str, level: f64) -> Calibration {
+    Calibration {
         method: "rolling-origin backtests; sd² = sd_fit² + (tau·d^growth)², d = decades beyond the data; tau: weighted conformal quantile, one unit per (origin, scale group)".into(),
         by: by.into(),
-        rule: rule.clone(),
-        level: options.level,
-        largest_scale: scale.iter().copied().fold(f64::NAN, f64::max),
+        rule: None,
+        level,
+        largest_scale: f64::NAN,
         scale_groups: 0,
         calibrated: false,
         reason: None,
@@ -409,64 +426,151 @@ pub fn calibrate_with_predictions(
         coverage_fit: None,
         coverage_calibrated: None,
         scores: Vec::new(),
-    };
-    if let Some(family) = settings.family.filter(|f| !f.kind.location_scale()) {
-        // The widening adds a variance in the fitted space to a location-scale error; a count
-        // or a proportion has the family's own variance, which that rule does not model.
-        calibration.reason = Some(format!(
-            "the {} family's prediction intervals are its own distribution at the fit's trials or exposure, mixed over the parameters' uncertainty, and are not widened beyond the data: the rolling-origin widening models a location-scale error",
-            family.kind.name()
-        ));
-        return Ok((calibration, Vec::new()));
     }
-    if let Some(row) = scale.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
-        calibration.reason = Some(format!(
-            "the scale '{by}' is not a positive number at row {}: {}",
-            row + 1,
-            scale[row]
-        ));
-        return Ok((calibration, Vec::new()));
+}
+
+/// What the rolling origins of a fit's own data measured: every held-out run's score in the
+/// fitted space, distances in the law's own scale ([`ScaleRule::of_law`]).
+#[derive(Debug, Clone)]
+pub struct BacktestScores {
+    /// How a point's scale is computed from the law's variables (None: only from the column).
+    pub rule: Option<ScaleRule>,
+    /// Smallest and largest scale of the data, in the rule's units.
+    pub smallest_scale: f64,
+    pub largest_scale: f64,
+    /// Distinct scale groups of the ordering column.
+    pub scale_groups: usize,
+    pub origins: Vec<CalibrationOrigin>,
+    pub scores: Vec<Score>,
+    pub held_out: Vec<OriginPredictions>,
+}
+
+/// Why no scores could be computed, or the scores.
+#[derive(Debug, Clone)]
+pub enum Scored {
+    Refused(String),
+    Done(BacktestScores),
+}
+
+/// Rolling-origin backtests of `law` on `data` ordered by `scale` (the column `by`): fit the
+/// smallest scale groups, predict the rest, for each origin of [`calibration_origins`].
+/// Distances are decades beyond the origin's largest training run in the law's own scale
+/// when the law defines one (6·N·D, or its one variable), else in the column's.
+pub fn backtest_scores(
+    law: &Law,
+    data: &FitData,
+    by: &str,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &CalibrationOptions,
+) -> Result<Scored> {
+    if scale.len() != data.target.len() {
+        return Err(Error::settings(format!(
+            "the scale column has {} values for {} rows",
+            scale.len(),
+            data.target.len()
+        )));
+    }
+    if let Some(reason) = refusal(law, data, by, scale, settings) {
+        return Ok(Scored::Refused(reason));
+    }
+    let rule = ScaleRule::of_law(law).or_else(|| ScaleRule::infer(law, data, by, scale));
+    let distance_scale: Vec<f64> = match &rule {
+        Some(rule) => rule.of_rows(law, data).into_iter().map(|s| s.unwrap_or(f64::NAN)).collect(),
+        None => scale.to_vec(),
+    };
+    if let Some(row) = distance_scale.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+        return Ok(Scored::Refused(format!(
+            "the law's scale ({}) is not a positive number at row {}",
+            rule.as_ref().map_or(by.to_string(), ScaleRule::describe),
+            row + 1
+        )));
     }
     let (groups, count) = scale_groups(scale);
-    calibration.scale_groups = count;
-    let sizes = origin_sizes(count, options.origins);
-    if sizes.is_empty() {
-        calibration.reason = Some(format!(
-            "the data have {count} distinct scale groups by '{by}'; calibration needs at least {MIN_GROUPS}"
-        ));
-        return Ok((calibration, Vec::new()));
-    }
     let z = normal_quantile(0.5 + options.level / 2.0);
-    let mut scores = Vec::new();
-    let mut held_out = Vec::new();
-    for size in sizes {
+    let mut scored = BacktestScores {
+        rule,
+        smallest_scale: distance_scale.iter().copied().fold(f64::INFINITY, f64::min),
+        largest_scale: distance_scale.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        scale_groups: count,
+        origins: Vec::new(),
+        scores: Vec::new(),
+        held_out: Vec::new(),
+    };
+    let scales = Scales {
+        order: &groups,
+        distance: &distance_scale,
+    };
+    for size in calibration_origins(count, options.origins) {
         let (origin, mut found, predictions) =
-            score_origin(law, data, scale, &groups, size, settings, options, z);
-        calibration.origins.push(origin);
-        scores.append(&mut found);
-        held_out.extend(predictions);
+            score_origin(law, data, &scales, size, settings, options, z);
+        scored.origins.push(origin);
+        scored.scores.append(&mut found);
+        scored.held_out.extend(predictions);
     }
     // An origin whose fit was interrupted reads as failed: refuse the whole calibration.
     settings.interrupt.check()?;
-    finish(&mut calibration, &scores, options.level, z);
-    Ok((calibration, held_out))
+    Ok(Scored::Done(scored))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Why the data cannot be scored at all (a family that is not location-scale, a scale that is
+/// not positive), or None.
+fn refusal(law: &Law, data: &FitData, by: &str, scale: &[f64], settings: &FitSettings) -> Option<String> {
+    let _ = (law, data);
+    if let Some(family) = settings.family.filter(|f| !f.kind.location_scale()) {
+        // The widening adds a variance in the fitted space to a location-scale error; a count
+        // or a proportion has the family's own variance, which that rule does not model.
+        return Some(format!(
+            "the {} family's prediction intervals are its own distribution at the fit's trials or exposure, mixed over the parameters' uncertainty, and are not widened beyond the data: the rolling-origin widening models a location-scale error",
+            family.kind.name()
+        ));
+    }
+    let row = scale.iter().position(|s| !(s.is_finite() && *s > 0.0))?;
+    Some(format!(
+        "the scale '{by}' is not a positive number at row {}: {}",
+        row + 1,
+        scale[row]
+    ))
+}
+
+/// Training-group counts of the calibration's rolling origins among `groups` scale groups:
+/// [`origin_sizes`] from [`MIN_GROUPS`] groups on; with 3 or 4 groups, every count from 2 to
+/// all but the last (a short hop from two groups still says something about the law's form,
+/// and the cross-study prior weighs it by how little it says).
+pub fn calibration_origins(groups: usize, most: usize) -> Vec<usize> {
+    if groups >= MIN_GROUPS || most == 0 {
+        return origin_sizes(groups, most);
+    }
+    if groups < 3 {
+        return Vec::new();
+    }
+    (2..groups).rev().take(most).rev().collect()
+}
+
+/// The ordering of rows into scale groups and the scale distances are measured in.
+struct Scales<'a> {
+    order: &'a [usize],
+    distance: &'a [f64],
+}
+
 fn score_origin(
     law: &Law,
     data: &FitData,
-    scale: &[f64],
-    groups: &[usize],
+    scales: &Scales,
     size: usize,
     settings: &FitSettings,
     options: &CalibrationOptions,
     z: f64,
 ) -> (CalibrationOrigin, Vec<Score>, Option<OriginPredictions>) {
     let level = options.level;
-    let train: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] < size).collect();
-    let test: Vec<usize> = (0..scale.len()).filter(|&i| groups[i] >= size).collect();
-    let trained_up_to = train.iter().map(|&i| scale[i]).fold(f64::NAN, f64::max);
+    let groups = scales.order;
+    let n = groups.len();
+    let train: Vec<usize> = (0..n).filter(|&i| groups[i] < size).collect();
+    let test: Vec<usize> = (0..n).filter(|&i| groups[i] >= size).collect();
+    let trained_up_to = train
+        .iter()
+        .map(|&i| scales.distance[i])
+        .fold(f64::NAN, f64::max);
     let mut origin = CalibrationOrigin {
         trained_up_to,
         train_rows: train.len(),
@@ -488,13 +592,13 @@ fn score_origin(
                 .iter()
                 .map(|&i| data.variables.iter().map(|c| c[i]).collect())
                 .collect();
-            let (predictions, _) = predict_with_intervals_of(law, &record, &points, level)?;
+            let (predictions, _) = predict_fit_intervals_of(law, &record, &points, level)?;
             let mut predicted = Vec::with_capacity(block.len());
             let mut scores = Vec::new();
             for (&i, p) in block.iter().zip(&predictions) {
                 predicted.push(forward(space, p.value));
                 let weight = 1.0 / per_group[&groups[i]] as f64;
-                let ratio = scale[i] / trained_up_to;
+                let ratio = scales.distance[i] / trained_up_to;
                 scores.extend(score_of(p, data.target[i], ratio, weight, space, z));
             }
             Ok((predicted, scores))

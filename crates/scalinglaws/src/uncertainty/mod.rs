@@ -11,6 +11,7 @@ pub mod calibration;
 pub mod curves;
 pub mod intervals;
 pub mod predictive;
+pub mod prior;
 pub mod profile;
 pub mod record;
 

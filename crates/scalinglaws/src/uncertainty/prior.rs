@@ -1,0 +1,506 @@
+//! How wrong a scaling law's *form* gets beyond the data, learned across studies, and updated
+//! by a user's own backtests.
+//!
+//! One study's rolling-origin backtests see only short hops inside its own range; how the
+//! error of a law's form grows 1–3 decades further out is a property of the field's laws and
+//! data, measurable only across many studies. The corpus (crate `scalinglaws-corpus`, built
+//! from the public studies in `../shared/data`) fits every study at several cut-offs and records
+//! each held-out run's error in the fitted space (log loss), its signed distance d in decades
+//! from the fitted range, and the fit's own standard deviation s there. The model, for set j
+//! (one study's family of runs fitted with one law):
+//!
+//!   e = prediction − run = η + τⱼ·D(d)·(bⱼ + ε),   η ~ N(0, s²),  ε ~ N(0, 1),
+//!   D(d) = d^γ beyond the largest fitted run, ρ·|d|^γ below the smallest, 0 inside,
+//!   bⱼ ~ N(μ₊, σ_b²) beyond and an independent bⱼ′ ~ N(μ₋, σ_b²) below: the set's persistent
+//!   sign (most laws predict a higher loss than the larger runs reach, not all),
+//!   ln τⱼ ~ N(m, ω²) across sets,
+//!
+//! a hierarchical (random-effects) model of the kind of Gelman et al., *Bayesian Data Analysis*
+//! (3rd ed., 2013), ch. 5, with the between-study scale of a meta-analysis (DerSimonian & Laird
+//! 1986; here on the log scale). Given τ the bias is conjugate and integrated out exactly; τ is
+//! integrated on a grid of ln τ. The hyperparameters (m, ω, γ, μ₊, ρ, μ₋, σ_b) maximise the
+//! marginal likelihood of the corpus (an empirical-Bayes fit, Carlin & Louis 2000), each held-out
+//! scale group of a cut-off counting once and each study once in total, whatever its number of
+//! sets.
+//!
+//! A user's fit then gets the posterior of its own τ and b given its rolling-origin scores, each
+//! (origin, scale group) counting `evidence_weight` (a tempered likelihood: the corpus shows a
+//! study's short hops predict its long-hop error only weakly, and the weight is the one that
+//! makes leave-one-study-out intervals hold). With no scores the prior predictive governs; with
+//! many the study's own backtests move it as far as their likelihood allows, and a hop whose
+//! error is small beside the fit's own s says little about τ. The interval of a new run at
+//! distance d is the central interval of the posterior mixture of
+//! N(τ·D·b̄, s² + τ²·D²·(1 + var b)) over the ln τ nodes: the error's predictive distribution.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::stats::simplex::{minimize, SimplexOptions};
+use crate::stats::{normal_cdf, normal_sf, weighted_normal_mixture_quantile};
+
+/// The prior the library ships (`extrapolation_prior.json`, rebuilt by
+/// `cargo run --release -p scalinglaws-corpus`).
+const SHIPPED: &str = include_str!("extrapolation_prior.json");
+
+/// Nodes of the ln τ grid, in prior standard deviations from the prior's centre.
+const GRID_SPAN: f64 = 6.0;
+const GRID_NODES: usize = 49;
+
+/// The hyperparameters of the cross-study model (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PriorModel {
+    /// m and ω: mean and standard deviation of ln τ across sets, where τ is the scale of the
+    /// form error (fitted space) one decade beyond the data.
+    pub log_tau_mean: f64,
+    pub log_tau_sd: f64,
+    /// γ: the form error grows as d^γ with the decades d beyond the data.
+    pub growth: f64,
+    /// μ₊: the mean of a set's bias beyond the data, in units of τ·d^γ (positive: the law
+    /// predicts a higher loss than the runs reach).
+    pub bias: f64,
+    /// ρ: the form error's scale below the smallest fitted run relative to beyond, at equal
+    /// distance.
+    pub below: f64,
+    /// μ₋: the mean of a set's bias below the data, in units of ρ·τ·|d|^γ.
+    pub below_bias: f64,
+    /// σ_b: the spread of sets' biases around μ₊ and μ₋.
+    pub bias_sd: f64,
+}
+
+/// The cross-study prior as shipped: the model and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prior {
+    /// Changes whenever the model or the corpus does.
+    pub version: String,
+    pub model: PriorModel,
+    /// The weight of each (origin, scale group) of a user's own backtests in the update of
+    /// their τ (1: a full observation).
+    pub evidence_weight: f64,
+    /// The central level of the predictive distribution that holds the nominal share of the
+    /// corpus's held-out runs.
+    pub levels: LevelCalibration,
+    pub provenance: Provenance,
+}
+
+impl Prior {
+    /// The posterior of a fit's form error given its own rolling-origin scores.
+    pub fn posterior(&self, own: &[Observed]) -> Posterior {
+        self.model.posterior(own, self.evidence_weight)
+    }
+
+    /// The interval at nominal `level` of the error e = prediction − run at signed distance
+    /// `distance`, for a fit whose own sd there is `sd`.
+    pub fn error_interval(&self, posterior: &Posterior, sd: f64, distance: f64, level: f64) -> [f64; 2] {
+        posterior.error_interval(&self.model, sd, distance, self.levels.at(level))
+    }
+}
+
+/// Nominal levels at which the corpus's calibration is tabulated.
+pub const NOMINAL_LEVELS: [f64; 9] = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99];
+
+/// The calibration of the predictive distribution's level on the corpus: for each nominal level
+/// L, the central level L* of the posterior predictive that held a share L of the held-out runs
+/// (each study once). It is split-conformal prediction with the predictive distribution
+/// function as the score (Chernozhukov, Wüthrich & Zhu 2021, "Distributional conformal
+/// prediction", PNAS 118; Vovk, Gammerman & Shafer 2005): it corrects what the model's normal
+/// tails get wrong, whichever way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelCalibration {
+    /// (nominal, calibrated) pairs at [`NOMINAL_LEVELS`].
+    pub pairs: Vec<[f64; 2]>,
+}
+
+impl LevelCalibration {
+    /// No correction.
+    pub fn identity() -> LevelCalibration {
+        LevelCalibration {
+            pairs: NOMINAL_LEVELS.iter().map(|&l| [l, l]).collect(),
+        }
+    }
+
+    /// The calibration from held-out runs' central levels ([`Posterior::central_level`]) and
+    /// weights.
+    pub fn fit(scores: &[(f64, f64)]) -> LevelCalibration {
+        let mut sorted: Vec<(f64, f64)> = scores.iter().copied().filter(|s| s.0.is_finite() && s.1 > 0.0).collect();
+        if sorted.is_empty() {
+            return LevelCalibration::identity();
+        }
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut pairs: Vec<[f64; 2]> = NOMINAL_LEVELS
+            .iter()
+            .map(|&l| [l, super::calibration::weighted_quantile(&sorted, l).clamp(1e-6, 1.0 - 1e-9)])
+            .collect();
+        for i in 1..pairs.len() {
+            pairs[i][1] = pairs[i][1].max(pairs[i - 1][1]);
+        }
+        LevelCalibration { pairs }
+    }
+
+    /// The calibrated level for nominal `level`: interpolated in ln((1 − L)/L) between the
+    /// tabulated pairs, the end segments' offsets carried beyond them.
+    pub fn at(&self, level: f64) -> f64 {
+        let odds = |l: f64| ((1.0 - l) / l).ln();
+        let back = |x: f64| 1.0 / (1.0 + x.exp());
+        let x = odds(level);
+        let points: Vec<(f64, f64)> = self.pairs.iter().map(|p| (odds(p[0]), odds(p[1]))).collect();
+        let Some(last) = points.len().checked_sub(1) else {
+            return level;
+        };
+        // Odds fall as the level rises: points run from high to low x.
+        let segment = (0..last).find(|&i| x <= points[i].0 && x >= points[i + 1].0);
+        let shifted = match segment {
+            Some(i) => {
+                let (a, b) = (points[i], points[i + 1]);
+                let t = if a.0 == b.0 { 0.0 } else { (x - a.0) / (b.0 - a.0) };
+                a.1 + t * (b.1 - a.1)
+            }
+            None if x > points[0].0 => x + points[0].1 - points[0].0,
+            None => x + points[last].1 - points[last].0,
+        };
+        back(shifted)
+    }
+}
+
+/// What a prior was fitted to, and how to rebuild it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub studies: Vec<String>,
+    pub sets: usize,
+    pub units: usize,
+    pub held_out: usize,
+    pub command: String,
+}
+
+/// The shipped prior (parsed once).
+pub fn shipped() -> &'static Prior {
+    static PRIOR: OnceLock<Prior> = OnceLock::new();
+    PRIOR.get_or_init(|| {
+        serde_json::from_str(SHIPPED).expect("the shipped extrapolation prior is valid JSON")
+    })
+}
+
+/// One observed error: prediction − run in the fitted space, the fit's own sd there, the
+/// signed distance in decades (> 0 beyond the largest fitted run, < 0 below the smallest) and
+/// its weight.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Observed {
+    pub error: f64,
+    pub sd: f64,
+    pub distance: f64,
+    pub weight: f64,
+}
+
+/// Which side of the data a distance lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Beyond,
+    Below,
+}
+
+fn side(distance: f64) -> Option<Side> {
+    if distance > 0.0 {
+        Some(Side::Beyond)
+    } else if distance < 0.0 {
+        Some(Side::Below)
+    } else {
+        None
+    }
+}
+
+/// The Gaussian sums of one side's observations at one τ: Σw·ln(2πv), Σw·e²/v, Σw·a·e/v,
+/// Σw·a²/v with a = τ·D and v = s² + a².
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums([f64; 4]);
+
+/// A set's bias on one side given τ: its mean and variance.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bias {
+    pub mean: f64,
+    pub variance: f64,
+}
+
+impl PriorModel {
+    /// D(d): how the form error's scale grows with the signed distance.
+    pub fn spread(&self, distance: f64) -> f64 {
+        match side(distance) {
+            Some(Side::Beyond) => distance.powf(self.growth),
+            Some(Side::Below) => self.below * (-distance).powf(self.growth),
+            None => 0.0,
+        }
+    }
+
+    fn prior_bias(&self, side: Side) -> f64 {
+        match side {
+            Side::Beyond => self.bias,
+            Side::Below => self.below_bias,
+        }
+    }
+
+    /// ln τ at the grid's nodes and their prior log weights (normal, up to a constant).
+    fn grid(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        (0..GRID_NODES).map(move |k| {
+            let x = -GRID_SPAN + 2.0 * GRID_SPAN * k as f64 / (GRID_NODES - 1) as f64;
+            (self.log_tau_mean + self.log_tau_sd * x, -0.5 * x * x)
+        })
+    }
+
+    /// Each side's sums at τ = exp(`log_tau`), the weights multiplied by `weight`.
+    fn sums(&self, observed: &[Observed], log_tau: f64, weight: f64) -> [Sums; 2] {
+        let tau = log_tau.exp();
+        let mut sums = [Sums::default(); 2];
+        for o in observed {
+            let Some(at) = side(o.distance) else { continue };
+            let a = tau * self.spread(o.distance);
+            let v = o.sd * o.sd + a * a;
+            if !(v > 0.0 && v.is_finite()) {
+                continue;
+            }
+            let w = o.weight * weight;
+            let s = &mut sums[at as usize].0;
+            s[0] += w * (std::f64::consts::TAU * v).ln();
+            s[1] += w * o.error * o.error / v;
+            s[2] += w * a * o.error / v;
+            s[3] += w * a * a / v;
+        }
+        sums
+    }
+
+    /// ln ∫ Π N(e; a·b, v)^w · N(b; μ, σ_b²) db of one side, and b's posterior (exact: the
+    /// bias is conjugate given τ).
+    fn integrate_bias(&self, sums: Sums, side: Side) -> (f64, Bias) {
+        let [s0, s1, s2, s3] = sums.0;
+        let mu = self.prior_bias(side);
+        let prior_variance = self.bias_sd * self.bias_sd;
+        let precision = s3 + 1.0 / prior_variance;
+        let mean = (s2 + mu / prior_variance) / precision;
+        let log = -0.5 * (s0 + s1 + mu * mu / prior_variance - mean * mean * precision)
+            - 0.5 * (prior_variance * precision).ln();
+        let variance = 1.0 / precision;
+        (log, Bias { mean, variance })
+    }
+
+    /// Every grid node's ln prior + ln likelihood and the biases' posteriors there.
+    fn nodes(&self, observed: &[Observed], weight: f64) -> Vec<(f64, f64, [Bias; 2])> {
+        self.grid()
+            .map(|(log_tau, log_prior)| {
+                let sums = self.sums(observed, log_tau, weight);
+                let (up, beyond) = self.integrate_bias(sums[0], Side::Beyond);
+                let (down, below) = self.integrate_bias(sums[1], Side::Below);
+                (log_tau, log_prior + up + down, [beyond, below])
+            })
+            .collect()
+    }
+
+    /// The posterior of a set's τ and biases given its observations (their weights multiplied
+    /// by `weight`).
+    pub fn posterior(&self, observed: &[Observed], weight: f64) -> Posterior {
+        let nodes = self.nodes(observed, weight);
+        let top = nodes.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
+        let total: f64 = nodes.iter().map(|n| (n.1 - top).exp()).sum();
+        let mut kept: Vec<Node> = nodes
+            .iter()
+            .map(|&(log_tau, lp, bias)| Node {
+                log_tau,
+                weight: (lp - top).exp() / total,
+                bias,
+            })
+            .collect();
+        let mean: f64 = kept.iter().map(|n| n.log_tau * n.weight).sum();
+        let variance: f64 = kept.iter().map(|n| n.weight * (n.log_tau - mean).powi(2)).sum();
+        let own_weight = (1.0 - variance / self.log_tau_sd.powi(2)).clamp(0.0, 1.0);
+        kept.retain(|n| n.weight > 1e-12);
+        Posterior {
+            nodes: kept,
+            own_weight,
+        }
+    }
+
+    /// ln of the marginal likelihood of one set's observations (τ and the biases integrated
+    /// out), up to a constant that does not depend on the hyperparameters.
+    fn log_marginal(&self, observed: &[Observed]) -> f64 {
+        let nodes = self.nodes(observed, 1.0);
+        let top = nodes.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
+        let normaliser: f64 = self.grid().map(|g| g.1.exp()).sum();
+        top + (nodes.iter().map(|n| (n.1 - top).exp()).sum::<f64>() / normaliser).ln()
+    }
+}
+
+/// One node of a posterior: ln τ, its weight, and the biases' posteriors (beyond, below).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub log_tau: f64,
+    pub weight: f64,
+    pub bias: [Bias; 2],
+}
+
+/// The posterior of a fit's form error: its nodes, and how much of the prior's uncertainty in
+/// ln τ the user's own backtests removed (0: the prior governs; 1: the data alone).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Posterior {
+    pub nodes: Vec<Node>,
+    pub own_weight: f64,
+}
+
+impl Posterior {
+    /// The median τ (the form error's scale one decade out).
+    pub fn median_tau(&self) -> f64 {
+        let mut running = 0.0;
+        for n in &self.nodes {
+            running += n.weight;
+            if running >= 0.5 {
+                return n.log_tau.exp();
+            }
+        }
+        self.nodes.last().map_or(f64::NAN, |n| n.log_tau.exp())
+    }
+
+    /// The mixture components N(mean, sd²) with weights of the error e = prediction − run at
+    /// signed distance `distance` for a fit whose own sd there is `sd`.
+    fn components(&self, model: &PriorModel, sd: f64, distance: f64) -> Vec<(f64, f64, f64)> {
+        let spread = model.spread(distance);
+        let at = side(distance).unwrap_or(Side::Beyond) as usize;
+        self.nodes
+            .iter()
+            .map(|n| {
+                let scale = n.log_tau.exp() * spread;
+                let b = n.bias[at];
+                let sd = (sd * sd + scale * scale * (1.0 + b.variance)).sqrt();
+                (n.weight, scale * b.mean, sd)
+            })
+            .collect()
+    }
+
+    /// The central interval at `level` of the error e = prediction − run at signed distance
+    /// `distance` for a fit whose own sd there is `sd` (in the fitted space), before the
+    /// corpus's level calibration ([`Prior::interval_level`]).
+    pub fn error_interval(&self, model: &PriorModel, sd: f64, distance: f64, level: f64) -> [f64; 2] {
+        let components = self.components(model, sd, distance);
+        let tail = (1.0 - level) / 2.0;
+        [
+            weighted_normal_mixture_quantile(&components, tail),
+            weighted_normal_mixture_quantile(&components, 1.0 - tail),
+        ]
+    }
+
+    /// The smallest central level whose interval holds the error `error`: 1 − 2·min(F, 1 − F)
+    /// with F the error's predictive distribution function (the score of the level calibration).
+    pub fn central_level(&self, model: &PriorModel, sd: f64, distance: f64, error: f64) -> f64 {
+        let components = self.components(model, sd, distance);
+        let (mut below, mut above) = (0.0, 0.0);
+        for (w, m, s) in components {
+            let z = (error - m) / s;
+            below += w * normal_cdf(z);
+            above += w * normal_sf(z);
+        }
+        (1.0 - 2.0 * below.min(above)).clamp(0.0, 1.0)
+    }
+}
+
+/// One set's evidence for the prior's fit: its observations and its weight in the marginal
+/// likelihood (each study counting once in total).
+#[derive(Debug, Clone)]
+pub struct SetEvidence {
+    pub weight: f64,
+    pub observed: Vec<Observed>,
+}
+
+/// The hyperparameters that maximise the weighted marginal likelihood of `sets` (see the
+/// module doc), searched by the simplex from a start near the field's typical values.
+pub fn fit_model(sets: &[SetEvidence]) -> Result<PriorModel> {
+    if sets.is_empty() {
+        return Err(Error::settings(
+            "the extrapolation prior needs at least one set of held-out errors",
+        ));
+    }
+    let objective = |v: &[f64]| -> f64 {
+        let model = unpack(v);
+        let plausible = (0.05..=3.0).contains(&model.growth)
+            && (0.02..=5.0).contains(&model.log_tau_sd)
+            && (0.01..=10.0).contains(&model.bias_sd);
+        if !plausible {
+            return f64::INFINITY;
+        }
+        -sets
+            .iter()
+            .map(|s| s.weight * model.log_marginal(&s.observed))
+            .sum::<f64>()
+    };
+    let start = [0.04f64.ln(), 0.0, 0.8, 0.4, 2.0f64.ln(), 0.3, 0.5f64.ln()];
+    let (best, value) = minimize(&objective, &start, &SimplexOptions::default());
+    if !value.is_finite() {
+        return Err(Error::settings(
+            "the extrapolation prior's likelihood is not finite at any point searched",
+        ));
+    }
+    Ok(unpack(&best))
+}
+
+/// The search's coordinates (ω, ρ and σ_b on the log scale) as a model.
+fn unpack(v: &[f64]) -> PriorModel {
+    PriorModel {
+        log_tau_mean: v[0],
+        log_tau_sd: v[1].exp(),
+        growth: v[2],
+        bias: v[3],
+        below: v[4].exp(),
+        below_bias: v[5],
+        bias_sd: v[6].exp(),
+    }
+}
+
+/// One cut-off's evidence for the weight of a user's own backtests: the scores its own rolling
+/// origins gave, and the errors of the runs it held out beyond them.
+#[derive(Debug, Clone)]
+pub struct OwnAndHeldOut {
+    pub own: Vec<Observed>,
+    pub held_out: Vec<Observed>,
+    /// Its weight in the score (each study counting once in total).
+    pub weight: f64,
+}
+
+impl Posterior {
+    /// ln of the predictive density of `observed` (weighted), the biases taken at their
+    /// posterior means with their variances added (a held-out run's error given the scores).
+    pub fn log_predictive(&self, model: &PriorModel, observed: &[Observed]) -> f64 {
+        let terms: Vec<f64> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let tau = n.log_tau.exp();
+                n.weight.ln()
+                    + observed
+                        .iter()
+                        .filter_map(|o| {
+                            let b = n.bias[side(o.distance)? as usize];
+                            let a = tau * model.spread(o.distance);
+                            let v = o.sd * o.sd + a * a * (1.0 + b.variance);
+                            let r = o.error - a * b.mean;
+                            Some(-0.5 * o.weight * ((std::f64::consts::TAU * v).ln() + r * r / v))
+                        })
+                        .sum::<f64>()
+            })
+            .collect();
+        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+    }
+}
+
+/// Largest weight of the user's own backtests searched.
+pub const MOST_EVIDENCE_WEIGHT: f64 = 2.0;
+
+/// The weight of a user's own backtests that best predicts what they held out: the maximum
+/// over [0, 2] of Σ ln p(held-out errors | own scores, weight) over `units` (a tempered
+/// likelihood, Grünwald 2012, chosen by its predictive score on data it did not see, as in
+/// Holmes & Walker 2017). The corpus shows short hops predict long-hop errors only weakly, and
+/// this weight says how weakly.
+pub fn fit_evidence_weight(model: &PriorModel, units: &[OwnAndHeldOut]) -> f64 {
+    let score = |weight: f64| -> f64 {
+        -units
+            .iter()
+            .map(|u| u.weight * model.posterior(&u.own, weight).log_predictive(model, &u.held_out))
+            .sum::<f64>()
+    };
+    crate::fit::family::brent_minimize(score, 0.0, MOST_EVIDENCE_WEIGHT, 1e-3).0
+}
