@@ -164,7 +164,22 @@ fn compare_calibrates_each_tracks_interval_beyond_the_data() {
             inside["distance_decades"].as_f64().unwrap() < 1e-9,
             "{inside}"
         );
-        assert!(widened(&track["allocations"][1]) > 1.2);
+        // Beyond the data the calibrated interval holds the fit's own. This example is well
+        // specified (1 % noise about Chinchilla's law), and since the fit's own intervals come
+        // from the smoothed sandwich (issue 48) the nested backtests find no error beyond them
+        // (τ = 0), so the two may coincide; the shared-parameter test below still widens.
+        let beyond = &track["allocations"][1];
+        let [lo, hi] = pair(&beyond["pi"]);
+        let [flo, fhi] = pair(&beyond["pi_fit"]);
+        assert_eq!(beyond["calibrated"], true, "{beyond}");
+        assert!(
+            beyond["distance_decades"].as_f64().unwrap() > 0.5,
+            "{beyond}"
+        );
+        assert!(
+            lo <= flo && fhi <= hi,
+            "calibrated {lo}..{hi} vs fit's {flo}..{fhi}"
+        );
     }
     let text = stdout(&mut compare(&["--bootstrap", "20"]));
     for needle in [

@@ -201,7 +201,8 @@ pub struct SettingsArgs {
     pub max_iter: u32,
 
     /// Covariance behind the standard errors [default: auto: gauss_newton for --loss linear,
-    /// sandwich for robust losses, hessian (the observed information) under --family].
+    /// smoothed_sandwich for robust losses, hessian (the observed information) under --family;
+    /// sandwich is the plain H⁻¹BH⁻¹].
     #[arg(long, value_name = "KIND", value_enum, default_value_t = CovarianceKind::Auto)]
     pub covariance: CovarianceKind,
 

@@ -60,6 +60,7 @@ names! {
         GaussNewton = "gauss_newton" => Covariance::GaussNewton,
         Hessian = "hessian" => Covariance::Hessian,
         Sandwich = "sandwich" => Covariance::Sandwich,
+        SmoothedSandwich = "smoothed_sandwich" => Covariance::SmoothedSandwich,
     }
 }
 

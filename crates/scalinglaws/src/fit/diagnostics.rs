@@ -1,10 +1,11 @@
 //! From the optimum of a search to a readable verdict: standard errors (for the linear loss the
 //! Gauss–Newton σ²(JᵀWJ)⁻¹ that NIST's StRD certifies and scipy's `curve_fit`, lmfit and
 //! MINPACK report, or σ²·H⁻¹ with the exact Hessian on request; for robust losses the sandwich
-//! H⁻¹BH⁻¹ of an M-estimator, Huber 1967), the
-//! correlation matrix and the scaled condition number, fit statistics in the fitted space, and
-//! warnings as values: not converged, parameters at a bound, rival optima, parameters the data
-//! cannot separate, variables that move together in the design.
+//! of an M-estimator, Huber 1967, with a kernel-smoothed bread and an HC3 meat,
+//! [`super::smoothed`], or the plain H⁻¹BH⁻¹ on request), the correlation matrix and the
+//! scaled condition number, fit statistics in the fitted space, and warnings as values: not
+//! converged, parameters at a bound, rival optima, parameters the data cannot separate,
+//! variables that move together in the design.
 
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -38,15 +39,22 @@ fn finite(x: f64) -> Option<f64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Covariance {
-    /// Gauss–Newton for the linear loss (what users compare with), sandwich for robust losses.
+    /// Gauss–Newton for the linear loss (what users compare with), the smoothed sandwich for
+    /// robust losses, the inverse observed information under a likelihood family.
     #[default]
     Auto,
     /// σ²(JᵀWJ)⁻¹, σ² = Σwr²/(n − k): NIST's certified standard deviations, scipy, lmfit.
     GaussNewton,
     /// σ²H⁻¹ with the exact Hessian of ½Σwr² (includes the residual-curvature term).
     Hessian,
-    /// H⁻¹BH⁻¹·n/(n − k): the M-estimator's covariance, valid for any loss (Huber 1967).
+    /// H⁻¹BH⁻¹·n/(n − k) with the exact Hessian H: the M-estimator's covariance, valid for
+    /// any loss (Huber 1967), but too narrow when the loss bends inside a band much narrower
+    /// than the residuals (Huber's δ = 10⁻³ on log residuals of 10⁻²: see [`super::smoothed`]).
     Sandwich,
+    /// B̃⁻¹M₃B̃⁻¹: the sandwich with each row's ρ'' in the bread smoothed by a Gaussian kernel
+    /// (Powell 1991; Silverman's bandwidth) and the HC3 meat (MacKinnon & White 1985), robust
+    /// losses' default ([`super::smoothed`]). Under a likelihood family, the plain sandwich.
+    SmoothedSandwich,
 }
 
 impl Covariance {
@@ -58,7 +66,7 @@ impl Covariance {
     pub fn resolve(self, loss: LossKind) -> Covariance {
         match (self, loss) {
             (Covariance::Auto, LossKind::Linear) => Covariance::GaussNewton,
-            (Covariance::Auto, _) => Covariance::Sandwich,
+            (Covariance::Auto, _) => Covariance::SmoothedSandwich,
             (other, _) => other,
         }
     }
@@ -70,22 +78,25 @@ impl Covariance {
             Covariance::GaussNewton => "gauss_newton",
             Covariance::Hessian => "hessian",
             Covariance::Sandwich => "sandwich",
+            Covariance::SmoothedSandwich => "smoothed_sandwich",
         }
     }
 
-    /// Parses a setting value (`auto`, `gauss_newton`, `hessian`, `sandwich`).
+    /// Parses a setting value (`auto`, `gauss_newton`, `hessian`, `sandwich`,
+    /// `smoothed_sandwich`).
     pub fn parse(text: &str) -> crate::error::Result<Covariance> {
         let all = [
             Covariance::Auto,
             Covariance::GaussNewton,
             Covariance::Hessian,
             Covariance::Sandwich,
+            Covariance::SmoothedSandwich,
         ];
         all.into_iter()
             .find(|c| c.name() == text || c.name().replace('_', "-") == text)
             .ok_or_else(|| {
                 crate::error::Error::settings(format!(
-                    "covariance: unknown kind '{text}'; use auto, gauss_newton, hessian or sandwich"
+                    "covariance: unknown kind '{text}'; use auto, gauss_newton, hessian, sandwich or smoothed_sandwich"
                 ))
             })
     }
@@ -230,6 +241,8 @@ fn uncertainty(
     let likelihood = problem.family().is_some();
     let choice = match choice {
         Covariance::Auto if likelihood => Covariance::Hessian,
+        // A family's costs are smooth: its ρ'' needs no smoothing.
+        Covariance::SmoothedSandwich if likelihood => Covariance::Sandwich,
         other => other.resolve(loss),
     };
     let kind = choice.name();
@@ -283,6 +296,9 @@ fn uncertainty(
             scaled_inverse(&hessian).map(|inverse| inverse * (2.0 * model.value / dof))
         }
         Covariance::Sandwich => sandwich(problem, p, &hessian, dof),
+        Covariance::SmoothedSandwich => {
+            super::smoothed::covariance(problem, p, &hessian, residuals)
+        }
     };
     let Some(covariance) = covariance else {
         return Uncertainty {

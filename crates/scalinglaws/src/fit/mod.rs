@@ -17,6 +17,7 @@ pub mod problem;
 pub mod result;
 pub mod scale;
 pub mod search;
+pub mod smoothed;
 pub mod solver;
 pub mod starts;
 pub mod variance;
@@ -94,7 +95,8 @@ pub struct FitSettings {
     /// Iteration limit of each start's local minimisation.
     pub max_iterations: usize,
     /// Which covariance the standard errors come from (auto: Gauss–Newton for the linear loss,
-    /// sandwich for robust losses).
+    /// the smoothed sandwich for robust losses, the inverse observed information under a
+    /// family).
     #[serde(default, skip_serializing_if = "Covariance::is_auto")]
     pub covariance: Covariance,
     /// A residual scale that varies with a column, σ(x) = σ0·(x/x0)^s, fitted with the law

@@ -450,6 +450,21 @@ impl Problem {
         self.natural_sums(p, Weighting::Meat)
     }
 
+    /// Σ w·(E[ρ''(r + hU)] − ρ''(r))·∇r∇rᵀ over the rows, U standard normal and h =
+    /// `bandwidth`: added to the exact Hessian it gives the kernel-smoothed bread of
+    /// [`super::smoothed`] (Powell 1991). None when not finite, or under a likelihood family
+    /// (whose costs are smooth: nothing to smooth).
+    pub fn smoothing_correction(&self, p: &[f64], bandwidth: f64) -> Option<DMatrix<f64>> {
+        self.natural_sums(p, Weighting::Smoothing(bandwidth))
+    }
+
+    /// Σ (w·ρ'(r))²/(1 − hᵢ)²·∇r∇rᵀ over the rows, with the leverage hᵢ = w·∇rᵢᵀ·N⁻¹·∇rᵢ
+    /// from `normal_inverse` = N⁻¹ = ([`Problem::normal_matrix`])⁻¹: the HC3 meat (MacKinnon
+    /// & White 1985), from block sweeps. None when not finite, or under a likelihood family.
+    pub fn leverage_meat(&self, p: &[f64], normal_inverse: &DMatrix<f64>) -> Option<DMatrix<f64>> {
+        self.natural_sums(p, Weighting::LeverageMeat(normal_inverse))
+    }
+
     fn natural_sums(&self, p: &[f64], weighting: Weighting) -> Option<DMatrix<f64>> {
         let ones = vec![1.0; self.dim()];
         let mut scratch = self.tape.scratch();
@@ -463,7 +478,7 @@ impl Problem {
         &self,
         p: &[f64],
         dp_du: &[f64],
-        weighting: Weighting,
+        weighting: Weighting<'_>,
         scratch: &mut Scratch,
     ) -> Option<LocalModel> {
         let k = self.dim();
@@ -497,7 +512,7 @@ impl Problem {
         p: &[f64],
         rows: Range<usize>,
         dp_du: &[f64],
-        weighting: Weighting,
+        weighting: Weighting<'_>,
         scratch: &mut Scratch,
     ) -> Accumulated {
         let block = rows.clone();
@@ -738,12 +753,12 @@ struct RowTerms<'a> {
     /// By parameter: ∂prediction(row)/∂params[p] at `p * n_rows + row`.
     jacobian: &'a [f64],
     dp_du: &'a [f64],
-    weighting: Weighting,
+    weighting: Weighting<'a>,
 }
 
 /// The per-row curvature weight of a [`RowTerms`] sweep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Weighting {
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Weighting<'m> {
     /// ρ'(z) (IRLS): positive semi-definite everywhere, for the search far from an optimum.
     Irls,
     /// ρ''(r) and the first-order part of ∇²r (see [`Problem::newton_first_order`]): the
@@ -753,7 +768,16 @@ enum Weighting {
     Normal,
     /// w·ρ'²: Σ (w·ρ')²·∇r∇rᵀ, the meat of the sandwich covariance.
     Meat,
+    /// E[ρ''(r + hU)] − ρ''(r) at bandwidth h: what smooths the bread's ρ''
+    /// ([`Problem::smoothing_correction`]).
+    Smoothing(f64),
+    /// w·ρ'²/(1 − hᵢ)² with the leverage from N⁻¹ ([`Problem::leverage_meat`]).
+    LeverageMeat(&'m DMatrix<f64>),
 }
+
+/// The smallest 1 − hᵢ an HC3 weight divides by: a row the fit passes through exactly (hᵢ = 1)
+/// says nothing of the spread, and its weight stays finite (at most 10⁶ times ρ'²).
+const MIN_LEVER_GAP: f64 = 1e-3;
 
 type Accumulated = Option<(f64, DVector<f64>, DMatrix<f64>)>;
 
@@ -799,7 +823,7 @@ impl RowTerms<'_> {
             let w = self.weights[row];
             value += w * terms.cost;
             g.push(w * terms.d1 * dr);
-            h.push(w * self.curvature_weight(&terms, w) * dr * dr);
+            h.push(w * self.curvature_weight(&terms, w, (row, r, dr)) * dr * dr);
         }
         Some(value)
     }
@@ -828,17 +852,40 @@ impl RowTerms<'_> {
                 Weighting::Irls | Weighting::Normal => w * terms.fisher,
                 Weighting::Newton => w * terms.d2,
                 Weighting::Meat => w * w * terms.d1 * terms.d1,
+                Weighting::Smoothing(_) | Weighting::LeverageMeat(_) => return None,
             });
         }
         Some(value)
     }
 
+    /// jᵀ·M·j for the prediction's gradient j of block row `row` (free parameters).
+    fn quadratic_form(&self, row: usize, m: &DMatrix<f64>) -> f64 {
+        let k = m.nrows();
+        let j = |slot: usize| self.column(slot)[row];
+        (0..k)
+            .map(|a| j(a) * (0..k).map(|b| m[(a, b)] * j(b)).sum::<f64>())
+            .sum()
+    }
+
     /// The factor of w·(∂r/∂ŷ)² in the curvature sum: ρ'(z) for IRLS; for Newton ρ''(r), less
     /// ρ'(r) on log residuals (whose ∂²r/∂ŷ² is −(∂r/∂ŷ)²); 1 for the normal matrix; w·ρ'² for
-    /// the sandwich's meat.
+    /// the sandwich's meat, divided by (1 − hᵢ)² for HC3; the kernel-smoothed ρ'' less ρ'' for
+    /// the smoothing of the bread. The triple: the block row, its residual r and ∂r/∂ŷ.
     #[inline]
-    fn curvature_weight(&self, terms: &crate::fit::loss::CostTerms, w: f64) -> f64 {
+    fn curvature_weight(
+        &self,
+        terms: &crate::fit::loss::CostTerms,
+        w: f64,
+        (row, r, dr): (usize, f64, f64),
+    ) -> f64 {
         match (self.weighting, self.problem.space) {
+            (Weighting::Smoothing(bandwidth), _) => {
+                super::smoothed::smoothed_curvature(self.problem.loss, r, bandwidth) - terms.d2
+            }
+            (Weighting::LeverageMeat(inverse), _) => {
+                let lever = w * dr * dr * self.quadratic_form(row, inverse);
+                w * terms.d1 * terms.d1 / (1.0 - lever).max(MIN_LEVER_GAP).powi(2)
+            }
             (Weighting::Irls, _) => terms.irls,
             (Weighting::Newton, Space::Log) => terms.d2 - terms.d1,
             (Weighting::Newton, Space::Linear) => terms.d2,

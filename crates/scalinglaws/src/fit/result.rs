@@ -171,7 +171,9 @@ pub struct FitResult {
     pub optima: Optima,
     pub stats: Stats,
     /// Which covariance the standard errors come from: "gauss_newton" (σ²(JᵀWJ)⁻¹, the linear
-    /// loss's default), "hessian" (σ²·H⁻¹) or "sandwich" (H⁻¹ B H⁻¹, robust losses' default).
+    /// loss's default), "hessian" (σ²·H⁻¹, or the inverse observed information under a family),
+    /// "sandwich" (H⁻¹ B H⁻¹) or "smoothed_sandwich" (the sandwich with a kernel-smoothed bread
+    /// and an HC3 meat, robust losses' default: [`crate::fit::smoothed`]).
     pub covariance_kind: String,
     pub covariance: Option<Matrix>,
     pub correlation: Option<Matrix>,

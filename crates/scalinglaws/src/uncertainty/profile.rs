@@ -7,19 +7,23 @@
 //! statistic by itself; it is once divided by the sandwich-to-Hessian ratio of the parameter
 //! (the "drop in dispersion" test of Schrader & Hettmansperger 1980; Huber 1981 §7.10): near the
 //! optimum 2ΔS(θⱼ) ≈ (θⱼ − θ̂ⱼ)²/(H⁻¹)ⱼⱼ while Var θ̂ⱼ = Vⱼⱼ (sandwich), so the interval is
-//! {θⱼ : ΔS ≤ ½·χ²₁(level)·Vⱼⱼ/(H⁻¹)ⱼⱼ}. For least squares this is the classical profile
-//! interval with σ² estimated from the residuals. Where the law is nonlinear the profile bends
-//! and the interval is asymmetric, which is what the Wald interval (± z·stderr) misses.
+//! {θⱼ : ΔS ≤ ½·χ²₁(level)·Vⱼⱼ/(H⁻¹)ⱼⱼ}, H the bread of the fit's covariance (the
+//! kernel-smoothed Hessian of `smoothed_sandwich`: under Huber's small δ the exact Hessian
+//! counts the few residuals inside ±δ, while the objective's rise over an interval's width
+//! follows the error density, as the smoothed one does). For least squares this is the
+//! classical profile interval with σ² estimated from the residuals. Where the law is nonlinear
+//! the profile bends and the interval is asymmetric, which is what the Wald interval
+//! (± z·stderr) misses.
 //!
 //! A heteroscedastic fit is profiled with its variance model held at the fitted σ(x) (the
 //! weighted least-squares objective it ends on), the usual conditional profile of a
 //! variance-weighted fit (Carroll & Ruppert 1988, §2.3).
 
-use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting};
-use crate::fit::{fit_best, problem_for, FitData, FitResult, FitSettings};
+use crate::fit::smoothed::smoothed_bread;
+use crate::fit::{fit_best, problem_for, Covariance, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::stats::chi2_quantile;
 use crate::text;
@@ -143,7 +147,9 @@ pub fn profiled_param(law: &Law, settings: &FitSettings, name: &str) -> Result<u
     Ok(index)
 }
 
-/// (H⁻¹)ⱼⱼ from the exact Hessian at the optimum and Vⱼⱼ from the fit's covariance.
+/// (H⁻¹)ⱼⱼ from the exact Hessian at the optimum (the kernel-smoothed one when the fit's
+/// covariance is `smoothed_sandwich`, [`crate::fit::smoothed`]) and Vⱼⱼ from the fit's
+/// covariance.
 fn curvature_of(
     law: &Law,
     data: &FitData,
@@ -172,11 +178,23 @@ fn curvature_of(
         ..settings.clone()
     };
     let problem = problem_for(law, data, &held)?;
+    let values = base.param_values();
     let model = problem
-        .exact_natural(&base.param_values())
+        .exact_natural(&values)
         .ok_or_else(|| unavailable("the Hessian is undefined at the optimum"))?;
-    let k = model.curvature.nrows();
-    let hessian = DMatrix::from_fn(k, k, |i, j| model.curvature[(i, j)]);
+    // The curvature the covariance took as its bread: the profile's rise over the interval
+    // follows it, not the exact Hessian's count of residuals inside Huber's δ.
+    let hessian = if base.covariance_kind == Covariance::SmoothedSandwich.name() {
+        smoothed_bread(
+            &problem,
+            &values,
+            &model.curvature,
+            &problem.residuals(&values),
+        )
+        .ok_or_else(|| unavailable("the smoothed Hessian is undefined at the optimum"))?
+    } else {
+        model.curvature
+    };
     let inverse = hessian
         .try_inverse()
         .ok_or_else(|| unavailable("the Hessian is singular"))?;
