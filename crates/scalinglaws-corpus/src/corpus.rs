@@ -70,8 +70,8 @@ pub struct Unit {
     pub at_bound: Vec<String>,
     /// Why the unit has no held-out errors (a failed fit), if so.
     pub error: Option<String>,
-    /// The scores [error, sd, distance, weight] of the training rows' own rolling origins.
-    pub scores: Vec<[f64; 4]>,
+    /// The scores of the training rows' own rolling origins (`Score::to_array`).
+    pub scores: Vec<Vec<f64>>,
     /// Rolling origins that gave scores, and (origin, scale group) units they scored.
     pub origins_scored: usize,
     pub origin_units: usize,
@@ -168,7 +168,10 @@ fn unit(set: &StudySet, cut: Cut) -> Option<Unit> {
         train_rows: train.len(),
         train_groups: in_train.iter().filter(|t| **t).count(),
         lo: train_scale.iter().copied().fold(f64::INFINITY, f64::min),
-        hi: train_scale.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        hi: train_scale
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max),
         sigma: None,
         condition: None,
         converged: false,
@@ -258,7 +261,11 @@ fn own_scores(unit: &mut Unit, law: &Law, data: &FitData, scale: &[f64], setting
     else {
         return;
     };
-    let good: Vec<_> = scored.origins.iter().filter(|o| o.error.is_none()).collect();
+    let good: Vec<_> = scored
+        .origins
+        .iter()
+        .filter(|o| o.error.is_none())
+        .collect();
     unit.origins_scored = good.len();
     unit.origin_units = good.iter().map(|o| o.groups).sum();
     unit.scores = scored.scores.iter().map(|s| s.to_array()).collect();

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use scalinglaws_corpus::corpus::{build, Cut, Unit};
-use scalinglaws_corpus::loso::{fit_prior, leave_one_study_out, CHECK_CUTS};
+use scalinglaws_corpus::loso::{leave_one_study_out, Folds, CHECK_CUTS};
 use scalinglaws_corpus::{prior_file, report, studies};
 
 struct Args {
@@ -44,7 +44,10 @@ fn parse() -> Result<Args, String> {
             "--write-prior" => args.write_prior = Some(value()?.into()),
             "--evidence-weight" => {
                 let text = value()?;
-                args.evidence_weight = Some(text.parse().map_err(|_| format!("--evidence-weight {text}: not a number"))?)
+                args.evidence_weight = Some(
+                    text.parse()
+                        .map_err(|_| format!("--evidence-weight {text}: not a number"))?,
+                )
             }
             "--loso" => args.loso = true,
             other => return Err(format!("unknown option {other}")),
@@ -78,15 +81,21 @@ fn run() -> Result<(), String> {
     let args = parse()?;
     std::fs::create_dir_all(&args.out).map_err(|e| e.to_string())?;
     let units = corpus(&args)?;
+    let folds = Folds::fit(&units, args.loso).ok_or("the prior could not be fitted")?;
     if let Some(path) = &args.write_prior {
-        let fitted = fit_prior(&units, None, args.evidence_weight).ok_or("the prior could not be fitted")?;
+        let fitted = folds
+            .prior(&units, &[], args.evidence_weight)
+            .ok_or("the prior could not be fitted")?;
         let prior = prior_file::prior(&units, &fitted);
         std::fs::write(path, prior_file::to_json(&prior)).map_err(|e| e.to_string())?;
         eprintln!("wrote {}: {fitted:?}", path.display());
     }
     if args.loso {
-        for (name, cuts) in [("loso", CHECK_CUTS.to_vec()), ("loso_first3", vec![Cut::First3])] {
-            let runs = leave_one_study_out(&units, &cuts, args.evidence_weight);
+        for (name, cuts) in [
+            ("loso", CHECK_CUTS.to_vec()),
+            ("loso_first3", vec![Cut::First3]),
+        ] {
+            let runs = leave_one_study_out(&units, &cuts, &folds, args.evidence_weight);
             let (table, over_studies, over_units, lowest) = report::by_study(&runs);
             let text = format!("{table}\n{}", report::by_distance(&runs));
             println!("## {name}\n\n{text}");

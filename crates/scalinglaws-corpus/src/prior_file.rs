@@ -14,7 +14,10 @@ pub const VERSION: &str = "2026-12-05.1";
 /// The prior `fitted` to `units`, with its provenance.
 pub fn prior(units: &[Unit], fitted: &Fitted) -> Prior {
     let studies: BTreeSet<&str> = units.iter().map(|u| u.study.as_str()).collect();
-    let sets: BTreeSet<(&str, &str)> = units.iter().map(|u| (u.study.as_str(), u.set.as_str())).collect();
+    let sets: BTreeSet<(&str, &str)> = units
+        .iter()
+        .map(|u| (u.study.as_str(), u.set.as_str()))
+        .collect();
     Prior {
         version: VERSION.into(),
         model: fitted.model,

@@ -35,7 +35,10 @@ pub fn by_study(runs: &[Scored]) -> (String, f64, f64, f64) {
     if let Some(s) = summarize(&all) {
         out.push_str(&row("**pooled over units**", &s));
     }
-    let _ = writeln!(out, "\npooled over studies (each study once): {over_studies:.3}; lowest study: {lowest:.3}");
+    let _ = writeln!(
+        out,
+        "\npooled over studies (each study once): {over_studies:.3}; lowest study: {lowest:.3}"
+    );
     (out, over_studies, pooled_units, lowest)
 }
 

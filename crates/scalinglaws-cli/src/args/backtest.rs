@@ -45,10 +45,11 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "K")]
     pub origins: Option<usize>,
 
-    /// Calibrate each training fit's prediction intervals beyond its data by rolling-origin
-    /// backtests nested inside its own training rows (as `fit` does by default), and score them.
-    #[arg(long)]
-    pub calibrate: bool,
+    /// Score the training fits' own prediction intervals instead of the ones `predict` would
+    /// print (which add the law's form error beyond the data: the cross-study prior updated by
+    /// rolling-origin backtests nested inside each split's own training rows).
+    #[arg(long = "no-calibration")]
+    pub no_calibration: bool,
 
     /// Level of the prediction intervals whose coverage is scored.
     #[arg(long, value_name = "P", default_value_t = 0.95)]

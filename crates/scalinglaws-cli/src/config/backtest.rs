@@ -15,7 +15,7 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
     let uncertainty = UncertaintySettings {
         bootstrap: replicates(args.bootstrap)?,
         level: level("--level", args.level)?,
-        calibrate: args.calibrate,
+        calibrate: !args.no_calibration,
         seed: args.settings.seed.unwrap_or(0),
         ..UncertaintySettings::default()
     };

@@ -395,7 +395,14 @@ fn run_split(
                 calibration_options,
             )?;
             for (prediction, &row) in predictions.iter_mut().zip(test) {
-                calibration.widen_at_level(prediction, scale[row], settings.space, options.level);
+                let at_bound = result.has_param_at_bound();
+                calibration.widen_at_level(
+                    prediction,
+                    scale[row],
+                    settings.space,
+                    options.level,
+                    at_bound,
+                );
             }
             split.calibration = Some(SplitCalibration {
                 calibrated: calibration.calibrated,

@@ -200,6 +200,11 @@ impl FitResult {
     }
 
     /// Parameter values in the law's order.
+    /// Whether a parameter ended at one of its bounds.
+    pub fn has_param_at_bound(&self) -> bool {
+        self.params.iter().any(|(_, p)| p.at_bound)
+    }
+
     pub fn param_values(&self) -> Vec<f64> {
         self.params.iter().map(|(_, p)| p.value).collect()
     }

@@ -8,7 +8,9 @@
 
 use serde::Deserialize;
 
-use super::fit::{check_enough_rows, default_level, FitJob, FitRequest, LawChoice, SettingsJob};
+use super::fit::{
+    check_enough_rows, default_level, yes, FitJob, FitRequest, LawChoice, SettingsJob,
+};
 use super::UncertaintySettings;
 use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
 use crate::data::recipe::{Recipe, Table};
@@ -90,8 +92,9 @@ pub struct BacktestRequest {
     pub rollout: Option<usize>,
     #[serde(default)]
     pub rolling: Option<usize>,
-    /// Calibrate each split's intervals (default: no).
-    #[serde(default)]
+    /// Score each split's intervals as `predict` would print them, calibrated beyond the data
+    /// (default: yes; no scores the fits' own).
+    #[serde(default = "yes")]
     pub calibrate: bool,
     #[serde(default = "default_level")]
     pub level: f64,

@@ -31,7 +31,11 @@ impl Default for SimplexOptions {
 }
 
 /// The minimum found of `f` from `start`: its point and value. Non-finite values count as +∞.
-pub fn minimize(f: &dyn Fn(&[f64]) -> f64, start: &[f64], options: &SimplexOptions) -> (Vec<f64>, f64) {
+pub fn minimize(
+    f: &dyn Fn(&[f64]) -> f64,
+    start: &[f64],
+    options: &SimplexOptions,
+) -> (Vec<f64>, f64) {
     let value = |x: &[f64]| {
         let v = f(x);
         if v.is_finite() {
@@ -92,7 +96,11 @@ fn run(f: &dyn Fn(&[f64]) -> f64, start: &[f64], options: &SimplexOptions) -> (V
         } else if r < simplex[n - 1].1 {
             simplex[n] = (reflected, r);
         } else {
-            let (t, bound) = if r < simplex[n].1 { (-0.5, r) } else { (0.5, simplex[n].1) };
+            let (t, bound) = if r < simplex[n].1 {
+                (-0.5, r)
+            } else {
+                (0.5, simplex[n].1)
+            };
             let contracted = along(t);
             let c = f(&contracted);
             evaluations += 1;
@@ -131,7 +139,10 @@ mod tests {
             ..SimplexOptions::default()
         };
         let (x, v) = minimize(&rosenbrock, &[-1.2, 1.0], &options);
-        assert!((x[0] - 1.0).abs() < 1e-4 && (x[1] - 1.0).abs() < 1e-4, "{x:?}");
+        assert!(
+            (x[0] - 1.0).abs() < 1e-4 && (x[1] - 1.0).abs() < 1e-4,
+            "{x:?}"
+        );
         assert!(v < 1e-8);
     }
 
@@ -155,7 +166,13 @@ mod tests {
 
     #[test]
     fn non_finite_values_are_walls() {
-        let walled = |x: &[f64]| if x[0] < 0.0 { f64::NAN } else { (x[0] - 0.5).powi(2) };
+        let walled = |x: &[f64]| {
+            if x[0] < 0.0 {
+                f64::NAN
+            } else {
+                (x[0] - 0.5).powi(2)
+            }
+        };
         let (x, _) = minimize(&walled, &[2.0], &SimplexOptions::default());
         assert!((x[0] - 0.5).abs() < 1e-3, "{x:?}");
     }

@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::intervals::{back, forward, predict_fit_intervals_of, IntervalSource, PointPrediction};
+use super::prior::{LevelCalibration, Observed, Point, Posterior, PriorModel};
 use super::FitRecord;
 use crate::error::{Error, Result, Voice};
 pub use crate::fit::ScaleRule;
@@ -117,19 +118,85 @@ pub struct Calibration {
     /// one (the latter reaches `level` by construction: the honest check is a nested backtest).
     pub coverage_fit: Option<f64>,
     pub coverage_calibrated: Option<f64>,
-    /// Every scored run's [error, sd_fit, decades beyond its origin, weight] in the fitted
-    /// space: τ at any level is recomputed from them.
+    /// Every scored run's [error, sd_fit, decades beyond its origin, weight, the origin's span
+    /// in decades, its fit at a bound (0 or 1)] in the fitted space ([`Score::to_array`]).
     #[serde(default)]
-    pub scores: Vec<[f64; 4]>,
+    pub scores: Vec<Vec<f64>>,
+    /// Smallest scale of the fitted data (distance below is measured from it; None in files
+    /// written before distances were two-sided).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smallest_scale: Option<f64>,
+    /// The cross-study prior and its update by these backtests (None in files written before
+    /// it: their intervals are widened by the conformal τ above, as then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior: Option<PriorUpdate>,
+}
+
+/// The cross-study prior ([`super::prior`]) a fit's intervals beyond the data come from, and
+/// its update by the fit's own rolling-origin backtests: everything a saved fit needs to give
+/// the same interval later, whatever prior a newer build ships.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorUpdate {
+    pub version: String,
+    pub model: PriorModel,
+    pub levels: LevelCalibration,
+    pub evidence_weight: f64,
+    /// Decades of the law's scale the fitted data span.
+    pub span: f64,
+    /// Total weight of the own (origin, scale group) units that updated the prior.
+    pub own_units: f64,
+    pub posterior: Posterior,
+}
+
+/// How an interval was made, for each prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Regime {
+    /// Inside the fitted range: the fit's own interval.
+    Inside,
+    /// Beyond or below the data, governed by the cross-study prior (the fit's own backtests
+    /// removed less than [`OWN_BLENDED`] of its uncertainty, or there were none).
+    Prior,
+    /// The cross-study prior and the fit's own backtests both weigh.
+    Blended,
+    /// The fit's own backtests dominate (they removed at least [`OWN_DOMINATES`] of the
+    /// prior's uncertainty).
+    Own,
+    /// Widened by the conformal τ of a fit file written before the prior existed.
+    Backtests,
+}
+
+/// Share of the prior's variance of ln τ the own backtests must remove for a blended regime ...
+pub const OWN_BLENDED: f64 = 0.2;
+/// ... and for their own.
+pub const OWN_DOMINATES: f64 = 0.8;
+
+impl Regime {
+    /// The regime of an update whose own backtests removed `own_weight` of the prior's variance.
+    pub fn of(own_weight: f64) -> Regime {
+        if own_weight >= OWN_DOMINATES {
+            Regime::Own
+        } else if own_weight >= OWN_BLENDED {
+            Regime::Blended
+        } else {
+            Regime::Prior
+        }
+    }
 }
 
 impl Calibration {
-    /// Distance in decades beyond the fitted data of a point at `scale`.
+    /// Signed distance in decades of a point at `scale` from the fitted data: beyond the
+    /// largest fitted scale (> 0), below the smallest (< 0), or inside (0).
     pub fn distance(&self, scale: f64) -> f64 {
-        if scale > 0.0 && self.largest_scale > 0.0 {
-            (scale / self.largest_scale).log10().max(0.0)
-        } else {
-            0.0
+        if !(scale > 0.0 && self.largest_scale > 0.0) {
+            return 0.0;
+        }
+        if scale > self.largest_scale {
+            return (scale / self.largest_scale).log10();
+        }
+        match self.smallest_scale {
+            Some(smallest) if smallest > 0.0 && scale < smallest => -(smallest / scale).log10(),
+            _ => 0.0,
         }
     }
 
@@ -139,7 +206,7 @@ impl Calibration {
         if self.rule.is_none() && self.calibrated {
             self.calibrated = false;
             self.reason = Some(format!(
-                "the scale '{}' is neither a variable of the law nor proportional to N·D, so a new point's distance beyond the data is unknown; order the scale by a variable of the law",
+                "the law defines no scale of its own (it is neither a law in N and D nor in one variable) and the scale '{}' is neither a variable of the law nor proportional to N·D, so a new point's distance beyond the data is unknown; order the scale by a variable of the law",
                 self.by
             ));
         }
@@ -151,18 +218,19 @@ impl Calibration {
         if self.scores.is_empty() || (level - self.level).abs() < 1e-12 {
             return self.tau_per_decade;
         }
-        let scores: Vec<Score> = self.scores.iter().map(|s| Score::from_array(*s)).collect();
+        let scores: Vec<Score> = self.scores.iter().map(|s| Score::from_array(s)).collect();
         tau_quantile(&scores, level)
     }
 
-    /// Widens `prediction`'s prediction interval at `level` for a point at `scale` (keeping
-    /// the fit's own as `pi_fit`).
+    /// Widens `prediction`'s prediction interval at `level` for a point at `scale` of a fit
+    /// with (`at_bound`) or without a parameter at a bound, keeping the fit's own as `pi_fit`.
     pub fn widen_at_level(
         &self,
         prediction: &mut PointPrediction,
         scale: f64,
         space: Space,
         level: f64,
+        at_bound: bool,
     ) {
         prediction.pi_fit = prediction.pi;
         if !self.calibrated {
@@ -173,37 +241,96 @@ impl Calibration {
         let Some([lo, hi]) = prediction.pi else {
             return;
         };
-        let z = normal_quantile(0.5 + level / 2.0);
-        let extra = z * self.tau_at(level) * d.powf(self.growth);
         let centre = forward(space, prediction.value);
-        let below = centre - forward(space, lo);
-        let above = forward(space, hi) - centre;
-        let lo = back(space, centre - below.hypot(extra));
-        let hi = back(space, centre + above.hypot(extra));
-        if lo.is_finite() && hi.is_finite() {
-            prediction.pi = Some([lo, hi]);
+        let (below, above) = (centre - forward(space, lo), forward(space, hi) - centre);
+        let widened = match &self.prior {
+            Some(update) => {
+                let z = normal_quantile(0.5 + level / 2.0);
+                let point = Point {
+                    sd: (below + above) / (2.0 * z),
+                    distance: d,
+                    at_bound,
+                    span: update.span,
+                };
+                let regime = if d == 0.0 {
+                    Regime::Inside
+                } else {
+                    Regime::of(update.posterior.own_weight)
+                };
+                prediction.regime = Some(regime);
+                if d == 0.0 {
+                    return;
+                }
+                let [e_lo, e_hi] = update.error_interval(&point, level);
+                // e = prediction − run, so the run lies in [prediction − e_hi, prediction − e_lo].
+                [back(space, centre - e_hi), back(space, centre - e_lo)]
+            }
+            None => {
+                prediction.regime = Some(Regime::Backtests);
+                let z = normal_quantile(0.5 + level / 2.0);
+                let extra = z * self.tau_at(level) * d.max(0.0).powf(self.growth);
+                [
+                    back(space, centre - below.hypot(extra)),
+                    back(space, centre + above.hypot(extra)),
+                ]
+            }
+        };
+        if widened.iter().all(|v| v.is_finite()) {
+            prediction.pi = Some(widened);
             prediction.calibrated = true;
         }
     }
 
     pub fn describe(&self) -> String {
-        if self.calibrated {
-            format!(
-                "calibrated by {} rolling-origin backtests by {} ({} held-out runs in {} scale units, up to {:.2} decades beyond): sd² = sd_fit² + ({:.4}·d^{})² at d decades beyond the data",
-                self.origins.iter().filter(|o| o.error.is_none()).count(),
+        if !self.calibrated {
+            return format!(
+                "not calibrated beyond the data: {}",
+                self.reason.as_deref().unwrap_or("unknown reason")
+            );
+        }
+        let scored = self.origins.iter().filter(|o| o.error.is_none()).count();
+        match &self.prior {
+            Some(update) => format!(
+                "cross-study prior {} ({} studies' extrapolation errors) updated by {scored} rolling-origin backtests by {} ({} held-out runs in {} scale units): the law's form error is {:.4} (fitted space, sd) one decade beyond the data, growing as d^{:.2}; the backtests removed {:.0}% of the prior's uncertainty ({} regime)",
+                update.version,
+                super::prior::shipped().provenance.studies.len().max(1),
+                self.by,
+                self.held_out,
+                self.units,
+                self.tau_per_decade,
+                self.growth,
+                100.0 * update.posterior.own_weight,
+                regime_name(Regime::of(update.posterior.own_weight)),
+            ),
+            None => format!(
+                "calibrated by {scored} rolling-origin backtests by {} ({} held-out runs in {} scale units, up to {:.2} decades beyond): sd² = sd_fit² + ({:.4}·d^{})² at d decades beyond the data",
                 self.by,
                 self.held_out,
                 self.units,
                 self.max_distance_decades,
                 self.tau_per_decade,
                 self.growth
-            )
-        } else {
-            format!(
-                "not calibrated beyond the data: {}",
-                self.reason.as_deref().unwrap_or("unknown reason")
-            )
+            ),
         }
+    }
+}
+
+/// The regime's name as it is serialised.
+pub fn regime_name(regime: Regime) -> &'static str {
+    match regime {
+        Regime::Inside => "inside",
+        Regime::Prior => "prior",
+        Regime::Blended => "blended",
+        Regime::Own => "own",
+        Regime::Backtests => "backtests",
+    }
+}
+
+impl PriorUpdate {
+    /// The interval at nominal `level` of the error e = prediction − run at `point`.
+    pub fn error_interval(&self, point: &Point, level: f64) -> [f64; 2] {
+        self.posterior
+            .error_interval(&self.model, point, self.levels.at(level))
     }
 }
 
@@ -321,19 +448,51 @@ pub struct Score {
     pub sd: f64,
     pub distance: f64,
     pub weight: f64,
+    /// Decades of the law's scale the origin's training rows span, and whether its fit had a
+    /// parameter at a bound.
+    pub span: f64,
+    pub at_bound: bool,
 }
 
 impl Score {
-    pub fn to_array(self) -> [f64; 4] {
-        [self.error, self.sd, self.distance, self.weight]
+    /// The score as an observation of the cross-study model.
+    pub fn observed(&self) -> Observed {
+        Observed {
+            error: self.error,
+            weight: self.weight,
+            at: Point {
+                sd: self.sd,
+                distance: self.distance,
+                at_bound: self.at_bound,
+                span: self.span,
+            },
+        }
     }
 
-    pub fn from_array(s: [f64; 4]) -> Score {
+    /// [error, sd, distance, weight, span, at bound (0 or 1)], as saved.
+    pub fn to_array(self) -> Vec<f64> {
+        let bound = if self.at_bound { 1.0 } else { 0.0 };
+        vec![
+            self.error,
+            self.sd,
+            self.distance,
+            self.weight,
+            self.span,
+            bound,
+        ]
+    }
+
+    /// A saved score (files written before the span was recorded have four values: their
+    /// span is unknown and counts as the smallest).
+    pub fn from_array(s: &[f64]) -> Score {
+        let at = |i: usize| s.get(i).copied().unwrap_or(0.0);
         Score {
-            error: s[0],
-            sd: s[1],
-            distance: s[2],
-            weight: s[3],
+            error: at(0),
+            sd: at(1),
+            distance: at(2),
+            weight: at(3),
+            span: at(4),
+            at_bound: at(5) > 0.5,
         }
     }
 
@@ -399,6 +558,7 @@ pub fn calibrate_with_predictions(
     };
     calibration.rule = scored.rule.clone();
     calibration.largest_scale = scored.largest_scale;
+    calibration.smallest_scale = Some(scored.smallest_scale);
     calibration.scale_groups = scored.scale_groups;
     calibration.origins = scored.origins;
     let z = normal_quantile(0.5 + options.level / 2.0);
@@ -409,7 +569,7 @@ pub fn calibrate_with_predictions(
 /// A calibration that has not run yet (nothing widened).
 fn blank(by: &str, level: f64) -> Calibration {
     Calibration {
-        method: "rolling-origin backtests; sd² = sd_fit² + (tau·d^growth)², d = decades beyond the data; tau: weighted conformal quantile, one unit per (origin, scale group)".into(),
+        method: "cross-study prior on the law's form error beyond the data, updated by the fit's rolling-origin backtests (one unit per (origin, scale group)); d = decades beyond the largest or below the smallest fitted run in the law's own scale".into(),
         by: by.into(),
         rule: None,
         level,
@@ -426,6 +586,8 @@ fn blank(by: &str, level: f64) -> Calibration {
         coverage_fit: None,
         coverage_calibrated: None,
         scores: Vec::new(),
+        smallest_scale: None,
+        prior: None,
     }
 }
 
@@ -476,10 +638,17 @@ pub fn backtest_scores(
     }
     let rule = ScaleRule::of_law(law).or_else(|| ScaleRule::infer(law, data, by, scale));
     let distance_scale: Vec<f64> = match &rule {
-        Some(rule) => rule.of_rows(law, data).into_iter().map(|s| s.unwrap_or(f64::NAN)).collect(),
+        Some(rule) => rule
+            .of_rows(law, data)
+            .into_iter()
+            .map(|s| s.unwrap_or(f64::NAN))
+            .collect(),
         None => scale.to_vec(),
     };
-    if let Some(row) = distance_scale.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+    if let Some(row) = distance_scale
+        .iter()
+        .position(|s| !(s.is_finite() && *s > 0.0))
+    {
         return Ok(Scored::Refused(format!(
             "the law's scale ({}) is not a positive number at row {}",
             rule.as_ref().map_or(by.to_string(), ScaleRule::describe),
@@ -491,7 +660,10 @@ pub fn backtest_scores(
     let mut scored = BacktestScores {
         rule,
         smallest_scale: distance_scale.iter().copied().fold(f64::INFINITY, f64::min),
-        largest_scale: distance_scale.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        largest_scale: distance_scale
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max),
         scale_groups: count,
         origins: Vec::new(),
         scores: Vec::new(),
@@ -515,7 +687,13 @@ pub fn backtest_scores(
 
 /// Why the data cannot be scored at all (a family that is not location-scale, a scale that is
 /// not positive), or None.
-fn refusal(law: &Law, data: &FitData, by: &str, scale: &[f64], settings: &FitSettings) -> Option<String> {
+fn refusal(
+    law: &Law,
+    data: &FitData,
+    by: &str,
+    scale: &[f64],
+    settings: &FitSettings,
+) -> Option<String> {
     let _ = (law, data);
     if let Some(family) = settings.family.filter(|f| !f.kind.location_scale()) {
         // The widening adds a variance in the fitted space to a location-scale error; a count
@@ -582,7 +760,13 @@ fn score_origin(
     for &i in &test {
         *per_group.entry(groups[i]).or_default() += 1;
     }
+    let smallest = train
+        .iter()
+        .map(|&i| scales.distance[i])
+        .fold(f64::INFINITY, f64::min);
+    let span = (trained_up_to / smallest).log10();
     let scored = fit(law, &data.subset(&train), settings).and_then(|result| {
+        let at_bound = result.params.iter().any(|(_, p)| p.at_bound);
         let record = FitRecord::from(result);
         let space = settings.space;
         // Block by block (a few blocks in parallel at a time, joined in block order), so a
@@ -599,7 +783,12 @@ fn score_origin(
                 predicted.push(forward(space, p.value));
                 let weight = 1.0 / per_group[&groups[i]] as f64;
                 let ratio = scales.distance[i] / trained_up_to;
-                scores.extend(score_of(p, data.target[i], ratio, weight, space, z));
+                let score = score_of(p, data.target[i], ratio, weight, space, z);
+                scores.extend(score.map(|s| Score {
+                    span,
+                    at_bound,
+                    ..s
+                }));
             }
             Ok((predicted, scores))
         };
@@ -660,54 +849,66 @@ fn score_of(
         sd,
         distance,
         weight,
+        span: 0.0,
+        at_bound: false,
     })
 }
 
+/// Completes `calibration` from the scores: the cross-study prior updated by them (every
+/// location-scale fit with a scale is calibrated: with no scores the prior governs), the share
+/// of the scored runs inside the fit's own and the new intervals, and the counts.
 fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
-    let total: f64 = scores.iter().map(|s| s.weight).sum();
-    let scored = calibration
+    let scored: Vec<&CalibrationOrigin> = calibration
         .origins
         .iter()
         .filter(|o| o.error.is_none())
-        .count();
-    calibration.held_out = scores.len();
-    calibration.units = calibration
-        .origins
-        .iter()
-        .filter(|o| o.error.is_none())
-        .map(|o| o.groups)
-        .sum();
-    calibration.max_distance_decades = scores.iter().map(|s| s.distance).fold(0.0, f64::max);
-    if scored < 2 || total <= 0.0 {
-        calibration.reason = Some(format!(
-            "only {scored} of {} rolling origins gave scores; calibration needs 2",
-            calibration.origins.len()
-        ));
-        return;
-    }
-    if calibration.units < MIN_UNITS {
-        calibration.reason = Some(format!(
-            "the rolling origins held out {} (origin, scale group) units; calibration needs {MIN_UNITS}",
-            calibration.units
-        ));
-        return;
-    }
-    let tau = tau_quantile(scores, level);
-    let covered = |t: f64| {
-        scores
-            .iter()
-            .filter(|s| s.tau(z) <= t * (1.0 + 1e-12))
-            .map(|s| s.weight)
-            .sum::<f64>()
-            / total
-    };
-    calibration.coverage_fit = Some(covered(0.0));
-    calibration.coverage_calibrated = Some(covered(tau));
-    calibration.tau_per_decade = tau;
-    calibration.scores = scores
-        .iter()
-        .map(|s| [s.error, s.sd, s.distance, s.weight])
         .collect();
+    calibration.held_out = scores.len();
+    calibration.units = scored.iter().map(|o| o.groups).sum();
+    calibration.max_distance_decades = scores.iter().map(|s| s.distance).fold(0.0, f64::max);
+    let prior = super::prior::shipped();
+    let observed: Vec<Observed> = scores.iter().map(Score::observed).collect();
+    let posterior = prior.posterior(&observed);
+    let span = match calibration.smallest_scale {
+        Some(smallest) if smallest > 0.0 => (calibration.largest_scale / smallest).log10(),
+        _ => 0.0,
+    };
+    let update = PriorUpdate {
+        version: prior.version.clone(),
+        model: prior.model,
+        levels: prior.levels.clone(),
+        evidence_weight: prior.evidence_weight,
+        span,
+        own_units: scores.iter().map(|s| s.weight).sum(),
+        posterior,
+    };
+    let one_decade = Point {
+        sd: 0.0,
+        distance: 1.0,
+        at_bound: false,
+        span,
+    };
+    calibration.tau_per_decade =
+        update.posterior.median_tau() * update.model.spread_at(&one_decade);
+    calibration.growth = update.model.growth;
+    let total: f64 = scores.iter().map(|s| s.weight).sum();
+    if total > 0.0 {
+        let share = |inside: &dyn Fn(&Score) -> bool| {
+            scores
+                .iter()
+                .filter(|s| inside(s))
+                .map(|s| s.weight)
+                .sum::<f64>()
+                / total
+        };
+        calibration.coverage_fit = Some(share(&|s| s.error.abs() <= z * s.sd));
+        calibration.coverage_calibrated = Some(share(&|s| {
+            let [lo, hi] = update.error_interval(&s.observed().at, level);
+            lo <= s.error && s.error <= hi
+        }));
+    }
+    calibration.scores = scores.iter().map(|s| s.to_array()).collect();
+    calibration.prior = Some(update);
     calibration.calibrated = true;
 }
 

@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calibration::Regime;
 use super::predictive::{normal_nodes, Predictive};
 use super::FitRecord;
 use crate::error::{Error, Result};
@@ -54,9 +55,13 @@ pub struct PointPrediction {
     /// Whether `pi` was widened by the fit's extrapolation calibration.
     #[serde(default)]
     pub calibrated: bool,
-    /// Decades beyond the largest fitted scale (with a calibration).
+    /// Signed decades from the fitted range in the law's own scale (with a calibration):
+    /// beyond the largest fitted run (> 0), below the smallest (< 0), inside (0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distance_decades: Option<f64>,
+    /// How `pi` was made (with a calibration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<Regime>,
 }
 
 impl PointPrediction {
@@ -68,6 +73,7 @@ impl PointPrediction {
             pi_fit: pi,
             calibrated: false,
             distance_decades: None,
+            regime: None,
         }
     }
 }
@@ -93,10 +99,12 @@ pub fn predict_with_intervals_of(
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
     let (mut predictions, source) = predict_fit_intervals_of(law, result, points, level)?;
     if let Some(calibration) = &result.calibration {
+        let at_bound = result.has_param_at_bound();
+        let space = result.settings.space;
         for (prediction, point) in predictions.iter_mut().zip(points) {
             match calibration.rule.as_ref().and_then(|r| r.at(law, point)) {
                 Some(scale) => {
-                    calibration.widen_at_level(prediction, scale, result.settings.space, level)
+                    calibration.widen_at_level(prediction, scale, space, level, at_bound)
                 }
                 None => prediction.pi_fit = prediction.pi,
             }

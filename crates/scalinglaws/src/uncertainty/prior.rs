@@ -34,6 +34,7 @@
 
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -45,8 +46,12 @@ use crate::stats::{normal_cdf, normal_sf, weighted_normal_mixture_quantile};
 const SHIPPED: &str = include_str!("extrapolation_prior.json");
 
 /// Nodes of the ln τ grid, in prior standard deviations from the prior's centre.
-const GRID_SPAN: f64 = 6.0;
-const GRID_NODES: usize = 49;
+const GRID_SPAN: f64 = 8.0;
+const GRID_NODES: usize = 65;
+/// Degrees of freedom of the t distribution of ln τ across sets (heavier tails than a normal:
+/// a study unlike any in the corpus is less surprising).
+const TAU_TAIL: f64 = TAIL_NU;
+pub const TAIL_NU: f64 = 4.0;
 
 /// The hyperparameters of the cross-study model (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -67,6 +72,12 @@ pub struct PriorModel {
     pub below_bias: f64,
     /// σ_b: the spread of sets' biases around μ₊ and μ₋.
     pub bias_sd: f64,
+    /// β: ln of the factor by which the form error's scale grows when the fit has a parameter
+    /// at a bound (a law that needs a boundary value to fit is less sure of its form).
+    pub at_bound: f64,
+    /// λ: the form error's scale falls as span^−λ with the decades the fit spans (a hop of
+    /// one decade from three decades of data is surer than from one).
+    pub span: f64,
 }
 
 /// The cross-study prior as shipped: the model and where it came from.
@@ -90,10 +101,9 @@ impl Prior {
         self.model.posterior(own, self.evidence_weight)
     }
 
-    /// The interval at nominal `level` of the error e = prediction − run at signed distance
-    /// `distance`, for a fit whose own sd there is `sd`.
-    pub fn error_interval(&self, posterior: &Posterior, sd: f64, distance: f64, level: f64) -> [f64; 2] {
-        posterior.error_interval(&self.model, sd, distance, self.levels.at(level))
+    /// The interval at nominal `level` of the error e = prediction − run at `point`.
+    pub fn error_interval(&self, posterior: &Posterior, point: &Point, level: f64) -> [f64; 2] {
+        posterior.error_interval(&self.model, point, self.levels.at(level))
     }
 }
 
@@ -123,14 +133,23 @@ impl LevelCalibration {
     /// The calibration from held-out runs' central levels ([`Posterior::central_level`]) and
     /// weights.
     pub fn fit(scores: &[(f64, f64)]) -> LevelCalibration {
-        let mut sorted: Vec<(f64, f64)> = scores.iter().copied().filter(|s| s.0.is_finite() && s.1 > 0.0).collect();
+        let mut sorted: Vec<(f64, f64)> = scores
+            .iter()
+            .copied()
+            .filter(|s| s.0.is_finite() && s.1 > 0.0)
+            .collect();
         if sorted.is_empty() {
             return LevelCalibration::identity();
         }
         sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut pairs: Vec<[f64; 2]> = NOMINAL_LEVELS
             .iter()
-            .map(|&l| [l, super::calibration::weighted_quantile(&sorted, l).clamp(1e-6, 1.0 - 1e-9)])
+            .map(|&l| {
+                [
+                    l,
+                    super::calibration::weighted_quantile(&sorted, l).clamp(1e-6, 1.0 - 1e-9),
+                ]
+            })
             .collect();
         for i in 1..pairs.len() {
             pairs[i][1] = pairs[i][1].max(pairs[i - 1][1]);
@@ -144,7 +163,11 @@ impl LevelCalibration {
         let odds = |l: f64| ((1.0 - l) / l).ln();
         let back = |x: f64| 1.0 / (1.0 + x.exp());
         let x = odds(level);
-        let points: Vec<(f64, f64)> = self.pairs.iter().map(|p| (odds(p[0]), odds(p[1]))).collect();
+        let points: Vec<(f64, f64)> = self
+            .pairs
+            .iter()
+            .map(|p| (odds(p[0]), odds(p[1])))
+            .collect();
         let Some(last) = points.len().checked_sub(1) else {
             return level;
         };
@@ -153,7 +176,11 @@ impl LevelCalibration {
         let shifted = match segment {
             Some(i) => {
                 let (a, b) = (points[i], points[i + 1]);
-                let t = if a.0 == b.0 { 0.0 } else { (x - a.0) / (b.0 - a.0) };
+                let t = if a.0 == b.0 {
+                    0.0
+                } else {
+                    (x - a.0) / (b.0 - a.0)
+                };
                 a.1 + t * (b.1 - a.1)
             }
             None if x > points[0].0 => x + points[0].1 - points[0].0,
@@ -187,10 +214,24 @@ pub fn shipped() -> &'static Prior {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Observed {
     pub error: f64,
+    pub weight: f64,
+    /// Where it was predicted.
+    pub at: Point,
+}
+
+/// Where a prediction is made: the fit's own sd there (fitted space), the signed distance in
+/// decades from the fitted range, and whether the fit has a parameter at a bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
     pub sd: f64,
     pub distance: f64,
-    pub weight: f64,
+    pub at_bound: bool,
+    /// Decades of the law's scale the fit's data span (at least [`MIN_SPAN`]).
+    pub span: f64,
 }
+
+/// Spans below this (in decades) count as this: a fit on one scale has no span to speak of.
+pub const MIN_SPAN: f64 = 0.25;
 
 /// Which side of the data a distance lies on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,6 +263,14 @@ pub struct Bias {
 }
 
 impl PriorModel {
+    /// D(d)·span^−λ, times e^β for a fit with a parameter at a bound: the form error's scale
+    /// at `point`, per unit of τ.
+    pub fn spread_at(&self, point: &Point) -> f64 {
+        let bound = if point.at_bound { self.at_bound } else { 0.0 };
+        let span = point.span.max(MIN_SPAN);
+        (bound - self.span * span.ln()).exp() * self.spread(point.distance)
+    }
+
     /// D(d): how the form error's scale grows with the signed distance.
     pub fn spread(&self, distance: f64) -> f64 {
         match side(distance) {
@@ -242,26 +291,43 @@ impl PriorModel {
     fn grid(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
         (0..GRID_NODES).map(move |k| {
             let x = -GRID_SPAN + 2.0 * GRID_SPAN * k as f64 / (GRID_NODES - 1) as f64;
-            (self.log_tau_mean + self.log_tau_sd * x, -0.5 * x * x)
+            let log_prior = -0.5 * (TAU_TAIL + 1.0) * (x * x / TAU_TAIL).ln_1p();
+            (self.log_tau_mean + self.log_tau_sd * x, log_prior)
         })
     }
 
-    /// Each side's sums at τ = exp(`log_tau`), the weights multiplied by `weight`.
-    fn sums(&self, observed: &[Observed], log_tau: f64, weight: f64) -> [Sums; 2] {
+    /// Each observation's side, form-error scale per unit of τ, variance of the fit's own
+    /// error, error and weight (times `weight`): what every grid node reuses.
+    fn prepared(&self, observed: &[Observed], weight: f64) -> Vec<(usize, f64, f64, f64, f64)> {
+        observed
+            .iter()
+            .filter_map(|o| {
+                let at = side(o.at.distance)? as usize;
+                Some((
+                    at,
+                    self.spread_at(&o.at),
+                    o.at.sd * o.at.sd,
+                    o.error,
+                    o.weight * weight,
+                ))
+            })
+            .collect()
+    }
+
+    /// Each side's sums at τ = exp(`log_tau`) over `prepared` observations.
+    fn sums(prepared: &[(usize, f64, f64, f64, f64)], log_tau: f64) -> [Sums; 2] {
         let tau = log_tau.exp();
         let mut sums = [Sums::default(); 2];
-        for o in observed {
-            let Some(at) = side(o.distance) else { continue };
-            let a = tau * self.spread(o.distance);
-            let v = o.sd * o.sd + a * a;
+        for &(at, spread, own, error, w) in prepared {
+            let a = tau * spread;
+            let v = own + a * a;
             if !(v > 0.0 && v.is_finite()) {
                 continue;
             }
-            let w = o.weight * weight;
-            let s = &mut sums[at as usize].0;
+            let s = &mut sums[at].0;
             s[0] += w * (std::f64::consts::TAU * v).ln();
-            s[1] += w * o.error * o.error / v;
-            s[2] += w * a * o.error / v;
+            s[1] += w * error * error / v;
+            s[2] += w * a * error / v;
             s[3] += w * a * a / v;
         }
         sums
@@ -283,9 +349,10 @@ impl PriorModel {
 
     /// Every grid node's ln prior + ln likelihood and the biases' posteriors there.
     fn nodes(&self, observed: &[Observed], weight: f64) -> Vec<(f64, f64, [Bias; 2])> {
+        let prepared = self.prepared(observed, weight);
         self.grid()
             .map(|(log_tau, log_prior)| {
-                let sums = self.sums(observed, log_tau, weight);
+                let sums = Self::sums(&prepared, log_tau);
                 let (up, beyond) = self.integrate_bias(sums[0], Side::Beyond);
                 let (down, below) = self.integrate_bias(sums[1], Side::Below);
                 (log_tau, log_prior + up + down, [beyond, below])
@@ -308,7 +375,10 @@ impl PriorModel {
             })
             .collect();
         let mean: f64 = kept.iter().map(|n| n.log_tau * n.weight).sum();
-        let variance: f64 = kept.iter().map(|n| n.weight * (n.log_tau - mean).powi(2)).sum();
+        let variance: f64 = kept
+            .iter()
+            .map(|n| n.weight * (n.log_tau - mean).powi(2))
+            .sum();
         let own_weight = (1.0 - variance / self.log_tau_sd.powi(2)).clamp(0.0, 1.0);
         kept.retain(|n| n.weight > 1e-12);
         Posterior {
@@ -356,10 +426,10 @@ impl Posterior {
         self.nodes.last().map_or(f64::NAN, |n| n.log_tau.exp())
     }
 
-    /// The mixture components N(mean, sd²) with weights of the error e = prediction − run at
-    /// signed distance `distance` for a fit whose own sd there is `sd`.
-    fn components(&self, model: &PriorModel, sd: f64, distance: f64) -> Vec<(f64, f64, f64)> {
-        let spread = model.spread(distance);
+    /// The mixture components (weight, mean, sd) of the error e = prediction − run at `point`.
+    fn components(&self, model: &PriorModel, point: &Point) -> Vec<(f64, f64, f64)> {
+        let (sd, distance) = (point.sd, point.distance);
+        let spread = model.spread_at(point);
         let at = side(distance).unwrap_or(Side::Beyond) as usize;
         self.nodes
             .iter()
@@ -372,11 +442,10 @@ impl Posterior {
             .collect()
     }
 
-    /// The central interval at `level` of the error e = prediction − run at signed distance
-    /// `distance` for a fit whose own sd there is `sd` (in the fitted space), before the
-    /// corpus's level calibration ([`Prior::interval_level`]).
-    pub fn error_interval(&self, model: &PriorModel, sd: f64, distance: f64, level: f64) -> [f64; 2] {
-        let components = self.components(model, sd, distance);
+    /// The central interval at `level` of the error e = prediction − run at `point` (in the
+    /// fitted space), before the corpus's level calibration ([`Prior::error_interval`]).
+    pub fn error_interval(&self, model: &PriorModel, point: &Point, level: f64) -> [f64; 2] {
+        let components = self.components(model, point);
         let tail = (1.0 - level) / 2.0;
         [
             weighted_normal_mixture_quantile(&components, tail),
@@ -386,8 +455,8 @@ impl Posterior {
 
     /// The smallest central level whose interval holds the error `error`: 1 − 2·min(F, 1 − F)
     /// with F the error's predictive distribution function (the score of the level calibration).
-    pub fn central_level(&self, model: &PriorModel, sd: f64, distance: f64, error: f64) -> f64 {
-        let components = self.components(model, sd, distance);
+    pub fn central_level(&self, model: &PriorModel, point: &Point, error: f64) -> f64 {
+        let components = self.components(model, point);
         let (mut below, mut above) = (0.0, 0.0);
         for (w, m, s) in components {
             let z = (error - m) / s;
@@ -409,6 +478,11 @@ pub struct SetEvidence {
 /// The hyperparameters that maximise the weighted marginal likelihood of `sets` (see the
 /// module doc), searched by the simplex from a start near the field's typical values.
 pub fn fit_model(sets: &[SetEvidence]) -> Result<PriorModel> {
+    fit_model_from(sets, None)
+}
+
+/// [`fit_model`] from `start` (a model fitted to similar evidence) when given.
+pub fn fit_model_from(sets: &[SetEvidence], start: Option<&PriorModel>) -> Result<PriorModel> {
     if sets.is_empty() {
         return Err(Error::settings(
             "the extrapolation prior needs at least one set of held-out errors",
@@ -417,17 +491,34 @@ pub fn fit_model(sets: &[SetEvidence]) -> Result<PriorModel> {
     let objective = |v: &[f64]| -> f64 {
         let model = unpack(v);
         let plausible = (0.05..=3.0).contains(&model.growth)
+            && (-3.0..=3.0).contains(&model.at_bound)
+            && (-3.0..=3.0).contains(&model.span)
             && (0.02..=5.0).contains(&model.log_tau_sd)
             && (0.01..=10.0).contains(&model.bias_sd);
         if !plausible {
             return f64::INFINITY;
         }
-        -sets
-            .iter()
+        // In parallel over sets, summed in set order: the same value at any thread count.
+        let terms: Vec<f64> = sets
+            .par_iter()
             .map(|s| s.weight * model.log_marginal(&s.observed))
-            .sum::<f64>()
+            .collect();
+        -terms.iter().sum::<f64>()
     };
-    let start = [0.04f64.ln(), 0.0, 0.8, 0.4, 2.0f64.ln(), 0.3, 0.5f64.ln()];
+    let start = start.map_or(
+        vec![
+            0.04f64.ln(),
+            0.0,
+            0.8,
+            0.4,
+            2.0f64.ln(),
+            0.3,
+            0.5f64.ln(),
+            0.0,
+            0.0,
+        ],
+        pack,
+    );
     let (best, value) = minimize(&objective, &start, &SimplexOptions::default());
     if !value.is_finite() {
         return Err(Error::settings(
@@ -435,6 +526,21 @@ pub fn fit_model(sets: &[SetEvidence]) -> Result<PriorModel> {
         ));
     }
     Ok(unpack(&best))
+}
+
+/// A model as the search's coordinates.
+fn pack(m: &PriorModel) -> Vec<f64> {
+    vec![
+        m.log_tau_mean,
+        m.log_tau_sd.ln(),
+        m.growth,
+        m.bias,
+        m.below.ln(),
+        m.below_bias,
+        m.bias_sd.ln(),
+        m.at_bound,
+        m.span,
+    ]
 }
 
 /// The search's coordinates (ω, ρ and σ_b on the log scale) as a model.
@@ -447,60 +553,7 @@ fn unpack(v: &[f64]) -> PriorModel {
         below: v[4].exp(),
         below_bias: v[5],
         bias_sd: v[6].exp(),
+        at_bound: v[7],
+        span: v[8],
     }
-}
-
-/// One cut-off's evidence for the weight of a user's own backtests: the scores its own rolling
-/// origins gave, and the errors of the runs it held out beyond them.
-#[derive(Debug, Clone)]
-pub struct OwnAndHeldOut {
-    pub own: Vec<Observed>,
-    pub held_out: Vec<Observed>,
-    /// Its weight in the score (each study counting once in total).
-    pub weight: f64,
-}
-
-impl Posterior {
-    /// ln of the predictive density of `observed` (weighted), the biases taken at their
-    /// posterior means with their variances added (a held-out run's error given the scores).
-    pub fn log_predictive(&self, model: &PriorModel, observed: &[Observed]) -> f64 {
-        let terms: Vec<f64> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let tau = n.log_tau.exp();
-                n.weight.ln()
-                    + observed
-                        .iter()
-                        .filter_map(|o| {
-                            let b = n.bias[side(o.distance)? as usize];
-                            let a = tau * model.spread(o.distance);
-                            let v = o.sd * o.sd + a * a * (1.0 + b.variance);
-                            let r = o.error - a * b.mean;
-                            Some(-0.5 * o.weight * ((std::f64::consts::TAU * v).ln() + r * r / v))
-                        })
-                        .sum::<f64>()
-            })
-            .collect();
-        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
-    }
-}
-
-/// Largest weight of the user's own backtests searched.
-pub const MOST_EVIDENCE_WEIGHT: f64 = 2.0;
-
-/// The weight of a user's own backtests that best predicts what they held out: the maximum
-/// over [0, 2] of Σ ln p(held-out errors | own scores, weight) over `units` (a tempered
-/// likelihood, Grünwald 2012, chosen by its predictive score on data it did not see, as in
-/// Holmes & Walker 2017). The corpus shows short hops predict long-hop errors only weakly, and
-/// this weight says how weakly.
-pub fn fit_evidence_weight(model: &PriorModel, units: &[OwnAndHeldOut]) -> f64 {
-    let score = |weight: f64| -> f64 {
-        -units
-            .iter()
-            .map(|u| u.weight * model.posterior(&u.own, weight).log_predictive(model, &u.held_out))
-            .sum::<f64>()
-    };
-    crate::fit::family::brent_minimize(score, 0.0, MOST_EVIDENCE_WEIGHT, 1e-3).0
 }
