@@ -205,3 +205,22 @@ pub(crate) fn check_fit(fit_json: &str) -> PyResult<String> {
     let (result, _) = py(read_fit(fit_json))?;
     Ok(result.to_json())
 }
+
+/// The caveats of a fit (`FitRecord::caveats`): what its predictions inherit from its
+/// diagnostics, as a JSON list (for `Fit.caveats` and the warnings `Fit.predict` gives).
+#[pyfunction]
+pub(crate) fn fit_caveats(fit_json: &str) -> PyResult<String> {
+    let (result, _) = py(read_fit(fit_json))?;
+    json_out(&result.caveats())
+}
+
+/// The sentence the report words each caveat of a JSON list with (a result's `fit_caveats`),
+/// for the Python layer's warnings.
+#[pyfunction]
+pub(crate) fn caveat_lines(caveats_json: &str) -> PyResult<Vec<String>> {
+    let caveats: Vec<scalinglaws::fit::FitCaveat> = request(caveats_json)?;
+    Ok(caveats
+        .iter()
+        .map(scalinglaws_report::caveats::describe)
+        .collect())
+}

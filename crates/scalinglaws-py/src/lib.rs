@@ -45,6 +45,8 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
     module.add_function(wrap_pyfunction!(groups::fit_groups, module)?)?;
     module.add_function(wrap_pyfunction!(fit::check_fit, module)?)?;
+    module.add_function(wrap_pyfunction!(fit::fit_caveats, module)?)?;
+    module.add_function(wrap_pyfunction!(fit::caveat_lines, module)?)?;
     module.add_function(wrap_pyfunction!(fit::threads_warning, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report_html, module)?)?;

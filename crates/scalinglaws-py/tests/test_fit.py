@@ -5,13 +5,14 @@ import math
 import subprocess
 import threading
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import scalinglaws as sl
-from conftest import EXAMPLE, PROTOCOL
+from conftest import EXAMPLE, PROTOCOL, undeclared
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +84,33 @@ def test_predict_is_vectorised_and_broadcasts(fitted: sl.Fit) -> None:
     assert ci.value.shape == ci.lower.shape == (2, 3)
     assert np.all(ci.lower < ci.value) and np.all(ci.value < ci.upper)
     assert np.all(pi.upper - pi.lower > ci.upper - ci.lower)
+
+
+def test_a_fit_at_a_bound_repeats_its_caveat_where_its_predictions_are_used(
+    chinchilla: pd.DataFrame, fitted: sl.Fit
+) -> None:
+    # E held above its optimum ends at its lower bound: a caveat as a value, and a warning
+    # wherever the fit predicts, in the command line's words.
+    bounded = sl.fit(chinchilla, bounds={"E": (1.9, 3.0)}, **PROTOCOL)
+    [caveat] = [c for c in bounded.caveats if c.kind == "at_bound"]
+    assert (caveat.param, caveat.side, caveat.bound) == ("E", "lower", 1.9)
+    assert undeclared(caveat) == []
+    words = "the fit's E is at its lower bound (1.9): predictions beyond the data lean on a boundary value"
+    with pytest.warns(sl.FitCaveatWarning) as caught:
+        bounded.predict(N=7e11, D=1.4e13)
+    assert words in [str(w.message) for w in caught]
+    assert all(w.filename == __file__ for w in caught)
+    with pytest.warns(sl.FitCaveatWarning) as caught:
+        frontier = sl.optimal(bounded, budget=1e24)
+    assert words in [str(w.message) for w in caught]
+    assert [c.param for c in frontier.fit_caveats if c.kind == "at_bound"] == ["E"]
+    assert undeclared(frontier) == []
+    # A fit without caveats warns of nothing, and its results carry none.
+    assert fitted.caveats == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sl.FitCaveatWarning)
+        fitted.predict(N=7e10, D=1.4e12)
+        assert sl.optimal(fitted, budget=1e24).fit_caveats == []
 
 
 def test_bootstrap_intervals_and_cluster(chinchilla: pd.DataFrame) -> None:

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::analysis::backtest::{Backtest, BacktestPoint};
 use scalinglaws::error::Wording;
+use scalinglaws::fit::FitCaveat;
 use scalinglaws::job::report::{BacktestScale, PageAllocation, PageBacktest};
 use scalinglaws::job::FitPage;
 use scalinglaws::uncertainty::FitRecord;
@@ -102,7 +103,7 @@ fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording) -> String
         &picture(residuals_page(law, result, data)),
     ));
     if let Some(computed) = &page.allocation {
-        body.push_str(&allocation(computed));
+        body.push_str(&allocation(computed, &page.fit_caveats));
     }
     if result
         .bootstrap
@@ -238,7 +239,7 @@ fn warnings(result: &FitRecord) -> String {
     section("Warnings", &format!("<ul>\n{items}</ul>"))
 }
 
-fn allocation(computed: &PageAllocation) -> String {
+fn allocation(computed: &PageAllocation, caveats: &[FitCaveat]) -> String {
     let top = computed.largest_compute;
     let title = "Compute-optimal allocation (FLOPs = 6·N·D)";
     let frontier = match &computed.table {
@@ -264,11 +265,18 @@ fn allocation(computed: &PageAllocation) -> String {
         }
         page
     }));
+    let warnings: String = caveats
+        .iter()
+        .map(|c| {
+            let line = format!("warning: {}", crate::caveats::describe(c));
+            format!("<p class=\"warning\">{}</p>\n", escape(&line))
+        })
+        .collect();
     section(
         title,
         &format!(
             "<p>At the largest compute in the data ({}) and 10× and 100× beyond it{}.</p>\n\
-             <table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\
+             {warnings}<table>\n<tr><th>budget C</th><th>N*</th><th>D*</th><th>D*/N*</th><th>loss</th></tr>\n\
              {rows}</table>\n{frontier_plot}",
             number(top, 3),
             if frontier.draws > 0 {

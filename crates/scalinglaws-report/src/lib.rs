@@ -9,6 +9,7 @@
 //!   the values its job computed (`scalinglaws::job::FitPage`);
 //! - [`analyses`]: the report of each analysis (fit, predict, optimal, isoflop, lr, compare,
 //!   backtest, compare-laws, select, schedule, downstream, design, laws);
+//! - [`caveats`]: the warning lines a fit's caveats repeat wherever its predictions are used;
 //! - [`plots`]: the library's computed curves, frontiers and bands turned into the plot
 //!   crate's plain inputs; [`lab`]: the same for the lab's simulators (`scalinglaws sim`).
 //!
@@ -18,6 +19,7 @@
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
 pub mod analyses;
+pub mod caveats;
 pub mod export;
 pub mod html;
 pub mod json;

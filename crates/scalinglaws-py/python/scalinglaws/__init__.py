@@ -29,7 +29,7 @@ from ._analyses import (
     schedule_predict,
     select,
 )
-from ._errors import DataError, Error, FitError, FormulaError, SettingsError
+from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
 from ._fit import Fit, Plot, Prediction, fit
 from ._results import (
     Allocation,
@@ -57,6 +57,7 @@ from ._results import (
     Evaluation,
     EvaluationSplit,
     Exponents,
+    FitCaveat,
     ForecastCalibration,
     Frontier,
     GroupFit,
@@ -147,6 +148,8 @@ __all__ = [
     "EvaluationSplit",
     "Exponents",
     "Fit",
+    "FitCaveat",
+    "FitCaveatWarning",
     "FitError",
     "ForecastCalibration",
     "FormulaError",

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _scalinglaws
 from ._data import DataLike, call_with_data, name_rows, to_data
 from ._errors import SettingsError
-from ._fit import Fit, dump, fit_options, fit_request, recipe, warn_threads
+from ._fit import Fit, dump, fit_options, fit_request, recipe, warn_caveats, warn_threads
 from ._results import (
     Backtest,
     DesignAnalysis,
@@ -138,7 +138,9 @@ def optimal(
     fit's bootstrap replicates. From a fit, each allocation also gets ``pi``, the prediction
     interval of a new run's loss there, calibrated beyond the data by the fit's calibration
     (``calibrated``, ``distance_decades``), and the fit's own as ``pi_fit``; the frontier's
-    ``prediction_intervals`` says which and how. As ``scalinglaws optimal --json``."""
+    ``prediction_intervals`` says which and how. The fit's caveats (a parameter at a bound,
+    ...) are ``fit_caveats``, each repeated as a ``FitCaveatWarning``. As ``scalinglaws
+    optimal --json``."""
     request = {
         "budgets": _list(budget),
         "target_losses": _list(target_loss),
@@ -157,7 +159,9 @@ def optimal(
         law=law,
         params=None if params is None else {k: float(v) for k, v in params.items()},
     )
-    return Frontier.from_dict(json.loads(text))
+    document = json.loads(text)
+    warn_caveats(document.get("fit_caveats", []))
+    return Frontier.from_dict(document)
 
 
 def lr(
@@ -696,7 +700,9 @@ def design(
     range ``(low, high)`` (read as the centre ± 2 sd; a value has sd ``prior_sd``, default
     0.5, in log θ for a parameter bounded below by 0), and ``noise``; nothing is simulated
     then. As ``scalinglaws design --json``; ``.to_frame()`` gives the runs to launch (as its
-    ``--csv``), ``.targets_frame()`` each goal's widths."""
+    ``--csv``), ``.targets_frame()`` each goal's widths. The caveats of the fit of the runs so
+    far (a parameter at a bound, ...) are ``fit_caveats``, each repeated as a
+    ``FitCaveatWarning``."""
     if prior is not None:
         if data is not None:
             raise SettingsError(
@@ -796,7 +802,9 @@ def design(
         text, variables = _scalinglaws.design(None, dump(request))
     else:
         text, variables = call_with_data(_scalinglaws.design, data, delimiter, dump(request))
-    return DesignAnalysis.from_dict(json.loads(text))._in_law_order(variables)
+    document = json.loads(text)
+    warn_caveats(document.get("fit_caveats", []))
+    return DesignAnalysis.from_dict(document)._in_law_order(variables)
 
 
 def _positive(name: str, value: Optional[float]) -> Optional[float]:

@@ -27,6 +27,13 @@ class FitError(Error, RuntimeError):
     """A fit that could not be done (no start gave a finite objective, every start diverged)."""
 
 
+class FitCaveatWarning(UserWarning):
+    """A caveat of a fit (a parameter at a bound, a barely determined combination, no
+    covariance, no convergence, a rival optimum), repeated where its predictions are used:
+    ``Fit.predict``, :func:`scalinglaws.optimal` and :func:`scalinglaws.design`. The result's
+    ``fit_caveats`` (and ``Fit.caveats``) hold the same facts as values."""
+
+
 # The keywords of the Python functions that differ from the command line's option names.
 _KEYWORDS = {"bound": "bounds", "target-loss": "target_loss"}
 

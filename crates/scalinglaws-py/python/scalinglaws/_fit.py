@@ -10,6 +10,7 @@ import math
 import os
 import warnings
 from typing import (
+    TYPE_CHECKING,
     Any,
     Dict,
     List,
@@ -26,7 +27,10 @@ import numpy as np
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._errors import SettingsError, speak_python
+from ._errors import FitCaveatWarning, SettingsError, speak_python
+
+if TYPE_CHECKING:
+    from ._results import FitCaveat
 
 ArrayLike = Union[float, Sequence[float], np.ndarray]
 
@@ -83,6 +87,8 @@ class Fit:
     def __init__(self, document: str, data: Optional[str] = None) -> None:
         self._json = document
         self._doc: Dict[str, Any] = json.loads(document)
+        # The fit's caveats as JSON values (read once, when first asked for).
+        self._caveats: Optional[List[Dict[str, Any]]] = None
         # The data the fit was fitted to, as JSON (for plots of the data and the HTML page).
         self._data = data
 
@@ -172,6 +178,23 @@ class Fit:
         return [speak_python(w) for w in self._doc.get("warnings", [])]
 
     @property
+    def caveats(self) -> List["FitCaveat"]:
+        """What predictions from this fit inherit from its diagnostics, as values: a
+        parameter at a bound, a barely determined combination, no covariance, no convergence,
+        a rival optimum (the facts behind some of :attr:`warnings`). ``predict`` repeats them
+        as a :class:`FitCaveatWarning`; empty for a fit without any."""
+        from ._results import FitCaveat
+
+        return [FitCaveat.from_dict(c) for c in self._caveat_documents()]
+
+    def _caveat_documents(self) -> List[Dict[str, Any]]:
+        if self._caveats is None:
+            loaded: List[Dict[str, Any]] = json.loads(_scalinglaws.fit_caveats(self._json))
+            self._caveats = loaded
+            return loaded
+        return self._caveats
+
+    @property
     def stats(self) -> Dict[str, Any]:
         return dict(self._doc["stats"])
 
@@ -195,7 +218,8 @@ class Fit:
         that of a new run (with run-to-run noise): from the fit's bootstrap replicates when it
         has them, else the delta method, and widened beyond the data by the fit's
         rolling-origin calibration when it has one (``json["calibration"]``). Returns an
-        array, or a :class:`Prediction`.
+        array, or a :class:`Prediction`. A fit with caveats (:attr:`caveats`: a parameter at a
+        bound, ...) repeats each as a :class:`FitCaveatWarning`.
         """
         if interval not in (None, "confidence", "prediction"):
             raise ValueError('interval must be None, "confidence" or "prediction"')
@@ -204,6 +228,7 @@ class Fit:
         shape = arrays[0].shape if arrays else ()
         flat = {name: a.ravel().tolist() for name, a in zip(names, arrays)}
         values, ci, pi, source = _scalinglaws.predict(self._json, flat, float(level))
+        warn_caveats(self._caveat_documents(), stacklevel=3)
         value = np.asarray(values, dtype=float).reshape(shape)
         if interval is None:
             return value
@@ -374,6 +399,15 @@ def _bounds(bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]
             None if upper is None or upper == math.inf else float(upper),
         ]
     return out
+
+
+def warn_caveats(caveats: Sequence[Mapping[str, Any]], stacklevel: int = 3) -> None:
+    """One :class:`FitCaveatWarning` per caveat of a fit (a result's ``fit_caveats``), in the
+    words of the command line's ``warning:`` lines; nothing without one. ``stacklevel`` points
+    the warning at the caller's line (3: called from a public function)."""
+    if caveats:
+        for line in _scalinglaws.caveat_lines(json.dumps(list(caveats))):
+            warnings.warn(line, FitCaveatWarning, stacklevel=stacklevel)
 
 
 def warn_threads(threads: Optional[int], stacklevel: int = 4) -> None:

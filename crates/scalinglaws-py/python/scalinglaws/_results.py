@@ -343,6 +343,48 @@ class LawInfo(Result):
     citation: str
 
 
+CaveatKind = Literal[
+    "at_bound",
+    "ill_conditioned",
+    "not_positive_definite",
+    "interpolates",
+    "not_converged",
+    "rival_optimum",
+]
+"""What a fit's caveat is about."""
+
+
+@dataclass(frozen=True, repr=False)
+class FitCaveat(Result):
+    """What predictions from a fit inherit from its diagnostics (``Fit.caveats``, and the
+    ``fit_caveats`` of :class:`Frontier` and :class:`DesignAnalysis`); each field other than
+    ``kind`` belongs to one kind and is None for the others. Rust:
+    ``scalinglaws::fit::FitCaveat``.
+    """
+
+    kind: CaveatKind
+    """``at_bound`` (a parameter at a bound of its range), ``ill_conditioned`` (a combination
+    of parameters barely determined), ``not_positive_definite`` or ``interpolates`` (no
+    covariance: a flat direction, or as many parameters as rows), ``not_converged``,
+    ``rival_optimum`` (another optimum within 0.1 % of the best)."""
+    param: Optional[str] = None
+    """``at_bound``: the parameter."""
+    side: Optional[Literal["lower", "upper"]] = None
+    """``at_bound``: which bound."""
+    bound: Optional[float] = None
+    """``at_bound``: the bound's value."""
+    value: Optional[float] = None
+    """``at_bound``: the parameter's value."""
+    condition: Optional[float] = None
+    """``ill_conditioned``: the condition number of the scaled Hessian."""
+    params: Optional[int] = None
+    """``interpolates``: the free parameters (as many as rows)."""
+    termination: Optional[str] = None
+    """``not_converged``: how the search ended."""
+    relative_gap: Optional[float] = None
+    """``rival_optimum``: its objective's gap to the best, relative."""
+
+
 @dataclass(frozen=True, repr=False)
 class IntervalNote(Result):
     """What a command's prediction intervals are, for its output: their level, where the fit's own
@@ -478,6 +520,9 @@ class Frontier(Result):
     """What the allocations' prediction intervals (``pi``, ``pi_fit``) are (None: no fit to take
     them from, e.g. given parameters).
     """
+    fit_caveats: List[FitCaveat] = field(default_factory=list)
+    """What the allocations inherit from the fit's diagnostics (a parameter at a bound, ...);
+    empty for given parameters or a fit without caveats."""
 
     def to_frame(self) -> Any:
         """The allocations as a pandas DataFrame, one row each (intervals as ``_low``/``_high``
@@ -2144,6 +2189,9 @@ class DesignAnalysis(Result):
     """The check of the expected widths by simulated refits (None: not simulated)."""
     rounds: List[Round] = field(default_factory=list)
     """A planned campaign's rounds (empty for a single batch)."""
+    fit_caveats: List[FitCaveat] = field(default_factory=list)
+    """What the design inherits from the diagnostics of the fit of the runs so far (a
+    parameter at a bound, ...); empty before any run or for a fit without caveats."""
 
     _variables: Optional[List[str]] = field(default=None, init=False, repr=False, compare=False)
     """The law's variables in the law's order (not part of the document, whose runs name them

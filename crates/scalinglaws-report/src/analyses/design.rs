@@ -1,7 +1,8 @@
 //! The report of `design`: what the batch was chosen from and within which limits, the runs to
 //! launch (each with the goals' expected widths once it is added), every goal's width now and
 //! after the batch (expected, and measured by simulated refits), a planned campaign's rounds,
-//! and the design's notes; and the runs to launch as CSV.
+//! and the design's notes, with a warning line per caveat of the fit of the runs so far; and
+//! the runs to launch as CSV.
 
 use std::fmt::Write as _;
 
@@ -27,6 +28,7 @@ impl crate::Report for DesignReport<'_> {
     fn text(&self) -> String {
         let r = &self.outcome.result;
         let mut out = header(self);
+        out.push_str(&crate::caveats::lines(&r.fit_caveats, "    "));
         out.push_str(&runs(r, &self.outcome.law.variables));
         out.push_str(&targets(r));
         if !r.rounds.is_empty() {

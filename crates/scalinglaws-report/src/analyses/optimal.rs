@@ -1,6 +1,6 @@
 //! The report of `optimal`: the compute-optimal (or least-compute) allocation at each budget
-//! or target loss, with its intervals, the frontier's exponents and the notes that say where
-//! each interval comes from.
+//! or target loss, with its intervals, the frontier's exponents, the notes that say where
+//! each interval comes from and a warning line per caveat of the fit.
 
 use std::fmt::Write as _;
 
@@ -130,6 +130,7 @@ fn render(report: &OptimalReport) -> String {
     if let Some(note) = &frontier.prediction_intervals {
         out.push_str(&prediction_note(note, "(N*, D*)"));
     }
+    out.push_str(&crate::caveats::lines(&frontier.fit_caveats, "    "));
     out
 }
 

@@ -1,11 +1,12 @@
 //! The report of `predict`: a saved fit evaluated at new points, with confidence and
-//! prediction intervals, and the note that says where the intervals come from and how they
-//! are calibrated beyond the data. The predictions themselves are the library's
-//! (`scalinglaws::job::predict`); this file renders them.
+//! prediction intervals, the note that says where the intervals come from and how they are
+//! calibrated beyond the data, and a warning line per caveat of the fit. The predictions
+//! themselves are the library's (`scalinglaws::job::predict`); this file renders them.
 
 use scalinglaws::job::predict::{Prediction, Predictions};
 use scalinglaws::uncertainty::{FitRecord, IntervalSource};
 
+use crate::caveats;
 use crate::text::{columns, level_percent, number};
 
 /// Predictions with the fit they come from and the law's variables.
@@ -25,6 +26,7 @@ impl<'a> crate::Report for PredictReport<'a> {
         let rows = rows(self.variables, &self.result.target, &p.predictions);
         let mut text = columns(&rows, &[], "");
         text.push_str(&interval_note(self.result, p.intervals, p.level));
+        text.push_str(&caveats::lines(&p.fit_caveats, ""));
         text
     }
     fn markdown(&self) -> String {
@@ -32,11 +34,9 @@ impl<'a> crate::Report for PredictReport<'a> {
         let rows = rows(self.variables, &self.result.target, &p.predictions);
         let mut text = crate::markdown::table(&rows, &[]);
         text.push('\n');
-        text.push_str(&crate::markdown::fenced(&interval_note(
-            self.result,
-            p.intervals,
-            p.level,
-        )));
+        let mut note = interval_note(self.result, p.intervals, p.level);
+        note.push_str(&caveats::lines(&p.fit_caveats, ""));
+        text.push_str(&crate::markdown::fenced(&note));
         text.trim_end().to_string() + "\n"
     }
 }

@@ -28,8 +28,21 @@ const STRONG_CORRELATION: f64 = 0.99;
 /// (the Epoch replication of Chinchilla) report such near-degenerate pairs.
 const UNIDENTIFIABLE_CORRELATION: f64 = 0.999;
 const COLLINEAR_DESIGN: f64 = 0.98;
-const ILL_CONDITIONED: f64 = 1e12;
-const NEAR_TIE: f64 = 1e-3;
+/// A scaled Hessian's condition number above which some parameter combination is barely
+/// determined (a warning, and a [`super::caveats::FitCaveat`]).
+pub const ILL_CONDITIONED: f64 = 1e12;
+/// A rival optimum's relative gap below which the parameters are not uniquely determined.
+pub const NEAR_TIE: f64 = 1e-3;
+
+/// Whether a scaled Hessian's condition number says a combination is barely determined.
+pub(super) fn ill_conditioned(condition: f64) -> bool {
+    condition > ILL_CONDITIONED
+}
+
+/// Whether a rival optimum's relative gap is a near tie with the best.
+pub(super) fn near_tie(relative_gap: f64) -> bool {
+    relative_gap < NEAR_TIE
+}
 
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
@@ -483,7 +496,7 @@ fn warn_optima(outcome: &SearchOutcome, floor: f64, warnings: &mut Vec<String>) 
         return;
     };
     let relative = (second.value - best.value) / best.value.abs().max(floor);
-    if relative < NEAR_TIE {
+    if near_tie(relative) {
         warnings.push(format!(
             "a different optimum is within {:.2e} (relative) of the best: the law's parameters are not uniquely determined by this data",
             relative
@@ -504,10 +517,7 @@ fn warn_uncertainty(
     } else if uncertainty.covariance.is_none() {
         warnings.push("the Hessian at the optimum is not positive definite: standard errors are unavailable (a flat direction or a saddle)".into());
     }
-    if let Some(c) = uncertainty
-        .condition_number
-        .filter(|c| *c > ILL_CONDITIONED)
-    {
+    if let Some(c) = uncertainty.condition_number.filter(|c| ill_conditioned(*c)) {
         warnings.push(format!("the scaled Hessian is ill-conditioned (condition number {c:.2e}): some parameter combination is barely determined"));
     }
     if let Some(corr) = correlation {

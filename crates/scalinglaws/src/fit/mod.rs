@@ -6,6 +6,7 @@
 //! scale that varies with scale (the heteroscedastic option).
 
 mod basins;
+pub mod caveats;
 pub mod diagnostics;
 pub mod family;
 mod file;
@@ -31,6 +32,7 @@ use crate::interrupt::Interrupt;
 use crate::law::{Grid, Law};
 use crate::text;
 pub use basins::BasinMap;
+pub use caveats::{BoundSide, FitCaveat};
 pub use diagnostics::Covariance;
 pub use family::{Family, FamilyKind};
 pub(crate) use file::edited;

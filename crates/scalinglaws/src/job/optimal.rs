@@ -166,13 +166,14 @@ impl OptimalJob {
 
     /// The frontier of `source`'s law with its parameters: intervals from a fit's bootstrap
     /// draws, and from a fit each allocation's prediction interval (calibrated beyond the data
-    /// as in `predict`).
+    /// as in `predict`) and the fit's caveats.
     pub fn run(&self, source: &OptimalSource) -> Result<Frontier> {
         let (law, params) = source.law_and_params()?;
         let settings = allocation_from_fit(self.settings(), source.fit(), self.level);
         let mut frontier = optimal(&law, &params, &settings)?;
         if let Some(fit) = source.fit() {
             frontier.add_prediction_intervals(fit, settings.level)?;
+            frontier.fit_caveats = fit.caveats();
         }
         Ok(frontier)
     }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::recipe::why_positive;
 use crate::error::{short_number, Error, Result};
+use crate::fit::FitCaveat;
 use crate::law::{Law, NonFinite};
 use crate::suggest::closest;
 use crate::uncertainty::{predict_with_intervals_of, Calibration, FitRecord, IntervalSource};
@@ -101,6 +102,10 @@ pub struct Predictions {
     /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
     pub calibration: Option<CalibrationNote>,
     pub predictions: Vec<Prediction>,
+    /// What the predictions inherit from the fit's diagnostics (a parameter at a bound, a
+    /// barely determined combination, ...); not written when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fit_caveats: Vec<FitCaveat>,
 }
 
 impl PredictJob {
@@ -133,6 +138,7 @@ impl PredictJob {
             intervals: source,
             calibration: fit.calibration.as_ref().map(CalibrationNote::of),
             predictions,
+            fit_caveats: fit.caveats(),
         })
     }
 

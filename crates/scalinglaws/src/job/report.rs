@@ -11,7 +11,7 @@ use crate::analysis::allocation::{optimal, AllocationSettings, Frontier};
 use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
 use crate::data::recipe::Table;
 use crate::error::{Error, Result};
-use crate::fit::FitData;
+use crate::fit::{FitCaveat, FitData};
 use crate::job::{allocation_from_fit, FitJob, FitOutcome};
 use crate::law::Law;
 use crate::uncertainty::{CalibrationOptions, FitRecord};
@@ -34,6 +34,9 @@ pub struct FitPage {
     /// None when the law has no N and D to allocate (or the data no finite compute).
     pub allocation: Option<PageAllocation>,
     pub backtest: std::result::Result<PageBacktest, Error>,
+    /// What the page's allocations beyond the data inherit from the fit's diagnostics (a
+    /// parameter at a bound, ...).
+    pub fit_caveats: Vec<FitCaveat>,
 }
 
 /// The compute-optimal allocation the page shows, at budgets around the data's largest run.
@@ -108,6 +111,7 @@ impl FitPage {
             return Err(Error::Interrupted);
         }
         Ok(FitPage {
+            fit_caveats: outcome.result.caveats(),
             outcome,
             level,
             allocation,

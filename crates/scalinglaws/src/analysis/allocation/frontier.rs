@@ -180,6 +180,7 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         draws: draws.len(),
         level: (!draws.is_empty()).then_some(settings.level),
         prediction_intervals: None,
+        fit_caveats: Vec::new(),
     })
 }
 

@@ -36,6 +36,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting};
+use crate::fit::FitCaveat;
 use crate::law::Law;
 use crate::stats::{least_squares_line, percentile_interval};
 use crate::text;
@@ -154,6 +155,10 @@ pub struct Frontier {
     /// them from, e.g. given parameters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction_intervals: Option<IntervalNote>,
+    /// What the allocations inherit from the diagnostics of the fit the parameters come from
+    /// (a parameter at a bound, ...); empty for given parameters, and then not written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fit_caveats: Vec<FitCaveat>,
 }
 
 impl Frontier {

@@ -189,11 +189,15 @@ pub struct DesignResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<Round>,
     pub notes: Vec<String>,
+    /// What the design inherits from the diagnostics of the fit of the runs so far (a
+    /// parameter at a bound, ...): its widths lean on that fit. Not written when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fit_caveats: Vec<crate::fit::FitCaveat>,
 }
 
 /// The batch for `knowledge` among `candidates`, its expected widths, their simulated check
 /// and, with several rounds, the planned campaign. `fit` (the fit `knowledge` came from, if
-/// any) gives the widths now from its own covariance.
+/// any) gives the widths now from its own covariance, and its caveats.
 pub fn design(
     knowledge: &Knowledge,
     candidates: &Candidates,
@@ -272,6 +276,7 @@ pub fn design(
         simulation,
         rounds,
         notes,
+        fit_caveats: fit.map(FitResult::caveats).unwrap_or_default(),
     })
 }
 
