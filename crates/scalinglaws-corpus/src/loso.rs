@@ -41,12 +41,10 @@ pub fn evidence(units: &[Unit], leave_out: &[&str]) -> Vec<SetEvidence> {
         }
         per_study.entry(&unit.study).or_default().insert(&unit.set);
         let observed = sets.entry((&unit.study, &unit.set)).or_default();
-        observed.extend(
-            unit.held_out
-                .iter()
-                .filter(|h| h.distance != 0.0)
-                .map(|h| held_out_observed(unit, h)),
-        );
+        observed.extend(thinned(unit).into_iter().map(|(h, w)| Observed {
+            weight: w,
+            ..held_out_observed(unit, h)
+        }));
     }
     sets.into_iter()
         .map(|((study, _), observed)| SetEvidence {
@@ -54,6 +52,33 @@ pub fn evidence(units: &[Unit], leave_out: &[&str]) -> Vec<SetEvidence> {
             observed,
         })
         .collect()
+}
+
+/// Most held-out runs of one (unit, scale group) the model is fitted to.
+pub const RUNS_PER_GROUP: usize = 8;
+
+/// A unit's held-out runs (off the fitted range) for the model's fit, its level calibration
+/// and the choice of the weight of own backtests (the check scores every run), at most
+/// [`RUNS_PER_GROUP`] of each scale group, evenly spaced in the group's order (by scale), each
+/// kept run carrying its group's weight in equal shares: a group still counts once, and a
+/// group of a thousand checkpoints costs the fit no more than one of eight runs.
+fn thinned(unit: &Unit) -> Vec<(&HeldOut, f64)> {
+    let mut groups: BTreeMap<usize, Vec<&HeldOut>> = BTreeMap::new();
+    for h in unit.held_out.iter().filter(|h| h.distance != 0.0) {
+        groups.entry(h.group).or_default().push(h);
+    }
+    let mut kept = Vec::new();
+    for mut runs in groups.into_values() {
+        runs.sort_by(|a, b| a.scale.total_cmp(&b.scale));
+        let weight: f64 = runs.iter().map(|h| h.weight).sum();
+        let take = runs.len().min(RUNS_PER_GROUP);
+        let step = runs.len() as f64 / take as f64;
+        for k in 0..take {
+            let run = runs[((k as f64 + 0.5) * step) as usize];
+            kept.push((run, weight / take as f64));
+        }
+    }
+    kept
 }
 
 /// Where a unit predicted held-out run `h`.
@@ -362,17 +387,17 @@ fn calibration_of(units: &[Unit], study: &str, fitted: &Fitted) -> (f64, f64) {
         let posterior = fitted
             .model
             .posterior(&own_scores(u), fitted.evidence_weight);
-        let runs: Vec<_> = u.held_out.iter().filter(|h| h.distance != 0.0).collect();
-        let weights: f64 = runs.iter().map(|h| h.weight).sum();
+        let runs = thinned(u);
+        let weights: f64 = runs.iter().map(|r| r.1).sum();
         if weights <= 0.0 {
             continue;
         }
         let (mut inside, mut unit_score) = (0.0, 0.0);
-        for h in runs {
+        for (h, w) in runs {
             let [lo, hi] = posterior.error_interval(&fitted.model, &point_of(u, h), level);
             let outside = (lo - h.error).max(0.0) + (h.error - hi).max(0.0);
-            inside += h.weight * f64::from(u8::from(outside == 0.0));
-            unit_score += h.weight * (hi - lo + 2.0 / alpha * outside);
+            inside += w * f64::from(u8::from(outside == 0.0));
+            unit_score += w * (hi - lo + 2.0 / alpha * outside);
         }
         coverage += inside / weights;
         score += unit_score / weights;
@@ -426,11 +451,11 @@ fn central_levels(units: &[Unit], study: &str, model: &PriorModel, weight: f64) 
     let mut levels = Vec::new();
     for u in usable {
         let posterior = model.posterior(&own_scores(u), weight);
-        let runs: Vec<_> = u.held_out.iter().filter(|h| h.distance != 0.0).collect();
-        let total: f64 = runs.iter().map(|h| h.weight).sum();
-        levels.extend(runs.iter().map(|h| {
+        let runs = thinned(u);
+        let total: f64 = runs.iter().map(|r| r.1).sum();
+        levels.extend(runs.iter().map(|&(h, w)| {
             let level = posterior.central_level(model, &point_of(u, h), h.error);
-            (level, h.weight / (count * total))
+            (level, w / (count * total))
         }));
     }
     levels

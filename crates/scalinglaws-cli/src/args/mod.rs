@@ -30,7 +30,7 @@ pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
 pub use self::downstream::DownstreamArgs;
-pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
+pub use self::fit::{FitCommandArgs, FitArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
 pub use self::lr::LrArgs;
 pub use self::optimal::OptimalArgs;

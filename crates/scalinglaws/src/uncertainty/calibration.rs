@@ -756,15 +756,8 @@ fn score_origin(
         groups: groups.iter().copied().max().map_or(0, |g| g + 1) - size,
         error: None,
     };
-    let mut per_group = std::collections::BTreeMap::<usize, usize>::new();
-    for &i in &test {
-        *per_group.entry(groups[i]).or_default() += 1;
-    }
-    let smallest = train
-        .iter()
-        .map(|&i| scales.distance[i])
-        .fold(f64::INFINITY, f64::min);
-    let span = (trained_up_to / smallest).log10();
+    let per_group = rows_per_group(&test, groups);
+    let span = span_of(&train, scales.distance);
     let scored = fit(law, &data.subset(&train), settings).and_then(|result| {
         let at_bound = result.params.iter().any(|(_, p)| p.at_bound);
         let record = FitRecord::from(result);
@@ -822,6 +815,23 @@ fn score_origin(
         origin.error = Some("the training fit gave no prediction intervals".into());
     }
     (origin, scores, Some(held_out))
+}
+
+/// The number of `rows` in each scale group.
+fn rows_per_group(rows: &[usize], groups: &[usize]) -> std::collections::BTreeMap<usize, usize> {
+    let mut per_group = std::collections::BTreeMap::new();
+    for &i in rows {
+        *per_group.entry(groups[i]).or_default() += 1;
+    }
+    per_group
+}
+
+/// Decades of `scale` that `rows` span.
+fn span_of(rows: &[usize], scale: &[f64]) -> f64 {
+    let values = rows.iter().map(|&i| scale[i]);
+    let smallest = values.clone().fold(f64::INFINITY, f64::min);
+    let largest = values.fold(f64::NEG_INFINITY, f64::max);
+    (largest / smallest).log10()
 }
 
 /// Held-out rows predicted at a time while scoring an origin ...

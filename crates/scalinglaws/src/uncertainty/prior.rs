@@ -42,7 +42,7 @@ use crate::stats::simplex::{minimize, SimplexOptions};
 use crate::stats::{normal_cdf, normal_sf, weighted_normal_mixture_quantile};
 
 /// The prior the library ships (`extrapolation_prior.json`, rebuilt by
-/// `cargo run --release -p scalinglaws-corpus`).
+/// the `extrapolation-corpus` program of the `scalinglaws-corpus` crate).
 const SHIPPED: &str = include_str!("extrapolation_prior.json");
 
 /// Nodes of the ln τ grid, in prior standard deviations from the prior's centre.
