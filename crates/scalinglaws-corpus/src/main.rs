@@ -2,24 +2,26 @@
 //! fits the cross-study prior, writes it, and runs the leave-one-study-out check.
 //!
 //! ```text
-//! extrapolation-corpus [--data DIR] [--out DIR] [--corpus FILE] [--write-prior FILE]
-//!                      [--evidence-weight K] [--loso]
+//! extrapolation-corpus [--data DIR] [--out DIR] [--corpus FILE] [--save-corpus FILE]
+//!                      [--write-prior FILE] [--evidence-weight K] [--loso]
 //! ```
-//! `--data` the studies (default ../shared/data); `--out` where corpus.json and the tables go
-//! (default target/corpus); `--corpus` reads a corpus written before instead of refitting it;
+//! `--data` the studies (default ../shared/data); `--out` where extrapolation_loso.md goes
+//! (default target/corpus; the repository keeps it in bench/results); `--corpus` reads a corpus
+//! saved before (`--save-corpus`, JSON) instead of refitting it;
 //! `--write-prior` writes the prior fitted to every study; `--evidence-weight` fixes the weight of
 //! own backtests (default: fitted); `--loso` runs the check and writes its tables.
 
 use std::path::PathBuf;
 
-use scalinglaws_corpus::corpus::{build, Cut, Unit};
-use scalinglaws_corpus::loso::{leave_one_study_out, Folds, CHECK_CUTS};
+use scalinglaws_corpus::corpus::{build, Unit};
+use scalinglaws_corpus::loso::Folds;
 use scalinglaws_corpus::{prior_file, report, studies};
 
 struct Args {
     data: PathBuf,
     out: PathBuf,
     corpus: Option<PathBuf>,
+    save_corpus: Option<PathBuf>,
     write_prior: Option<PathBuf>,
     evidence_weight: Option<f64>,
     loso: bool,
@@ -30,6 +32,7 @@ fn parse() -> Result<Args, String> {
         data: PathBuf::from("../shared/data"),
         out: PathBuf::from("target/corpus"),
         corpus: None,
+        save_corpus: None,
         write_prior: None,
         evidence_weight: None,
         loso: false,
@@ -41,6 +44,7 @@ fn parse() -> Result<Args, String> {
             "--data" => args.data = value()?.into(),
             "--out" => args.out = value()?.into(),
             "--corpus" => args.corpus = Some(value()?.into()),
+            "--save-corpus" => args.save_corpus = Some(value()?.into()),
             "--write-prior" => args.write_prior = Some(value()?.into()),
             "--evidence-weight" => {
                 let text = value()?;
@@ -66,8 +70,10 @@ fn corpus(args: &Args) -> Result<Vec<Unit>, String> {
         eprintln!("left out {name}: {reason}");
     }
     let units = build(&sets);
-    let json = serde_json::to_string(&units).map_err(|e| e.to_string())?;
-    std::fs::write(args.out.join("corpus.json"), json).map_err(|e| e.to_string())?;
+    if let Some(path) = &args.save_corpus {
+        let json = serde_json::to_string(&units).map_err(|e| e.to_string())?;
+        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     eprintln!(
         "{} sets, {} units, {} held-out runs",
         sets.len(),
@@ -91,17 +97,11 @@ fn run() -> Result<(), String> {
         eprintln!("wrote {}: {fitted:?}", path.display());
     }
     if args.loso {
-        for (name, cuts) in [
-            ("loso", CHECK_CUTS.to_vec()),
-            ("loso_first3", vec![Cut::First3]),
-        ] {
-            let runs = leave_one_study_out(&units, &cuts, &folds, args.evidence_weight);
-            let (table, over_studies, over_units, lowest) = report::by_study(&runs);
-            let text = format!("{table}\n{}", report::by_distance(&runs));
-            println!("## {name}\n\n{text}");
-            eprintln!("{name}: pooled over studies {over_studies:.3}, over units {over_units:.3}, lowest study {lowest:.3}");
-            std::fs::write(args.out.join(format!("{name}.md")), text).map_err(|e| e.to_string())?;
-        }
+        let (text, pooled, few) = report::document(&units, &folds, args.evidence_weight);
+        println!("{text}");
+        eprintln!("check: {pooled:?}; first three scale groups: {few:?}");
+        let path = args.out.join("extrapolation_loso.md");
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }

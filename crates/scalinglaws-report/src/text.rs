@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use scalinglaws::error::{Setting, Wording};
+use scalinglaws::uncertainty::calibration::{regime_name, Calibration, Regime};
 use scalinglaws::uncertainty::FitRecord;
 
 /// Correlations with a larger magnitude are listed.
@@ -433,14 +434,19 @@ pub(crate) fn extrapolation(out: &mut String, result: &FitRecord) {
         return;
     }
     let scored = c.origins.iter().filter(|o| o.error.is_none()).count();
+    let Some(update) = &c.prior else {
+        legacy_extrapolation(out, c, scored);
+        return;
+    };
+    let below = c.smallest_scale.map_or(String::new(), |s| format!(" or below {}", number(s, 4)));
     aligned(
         out,
         &[
             (
                 "method",
                 format!(
-                    "{scored} rolling-origin backtests by {} ({} scale groups)",
-                    c.by, c.scale_groups
+                    "cross-study prior {} updated by {scored} rolling-origin backtests by {} ({} scale groups)",
+                    update.version, c.by, c.scale_groups
                 ),
             ),
             (
@@ -453,21 +459,54 @@ pub(crate) fn extrapolation(out: &mut String, result: &FitRecord) {
                 ),
             ),
             (
+                "form error",
+                format!(
+                    "sd {} one decade out, growing as d^{}, d = decades beyond {}{below}",
+                    number(c.tau_per_decade, 4),
+                    number(c.growth, 3),
+                    number(c.largest_scale, 4)
+                ),
+            ),
+            (
+                "regime",
+                format!(
+                    "{}: the backtests removed {} of the prior's uncertainty",
+                    regime_name(Regime::of(update.posterior.own_weight)),
+                    percent(update.posterior.own_weight)
+                ),
+            ),
+            (
+                "coverage",
+                format!(
+                    "{} of the held-out units inside the fit's own {}% pi; {} inside the prior's",
+                    c.coverage_fit.map_or("-".into(), percent),
+                    level_percent(c.level),
+                    c.coverage_calibrated.map_or("-".into(), percent)
+                ),
+            ),
+        ],
+    );
+}
+
+/// The extrapolation section of a fit file written before the cross-study prior.
+fn legacy_extrapolation(out: &mut String, c: &Calibration, scored: usize) {
+    aligned(
+        out,
+        &[
+            (
+                "method",
+                format!(
+                    "{scored} rolling-origin backtests by {} ({} scale groups)",
+                    c.by, c.scale_groups
+                ),
+            ),
+            (
                 "widening",
                 format!(
                     "sd² = sd_fit² + ({}·d^{})², d = decades beyond {}",
                     number(c.tau_per_decade, 4),
                     c.growth,
                     number(c.largest_scale, 4)
-                ),
-            ),
-            (
-                "coverage",
-                format!(
-                    "{} of the held-out units inside the fit's own {}% pi; {} after widening",
-                    c.coverage_fit.map_or("-".into(), percent),
-                    level_percent(c.level),
-                    c.coverage_calibrated.map_or("-".into(), percent)
                 ),
             ),
         ],

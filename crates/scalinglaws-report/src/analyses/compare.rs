@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::analysis::tracks::{Estimate, PairComparison, TrackComparison};
 
 use crate::analyses::optimal::{interval, prediction_note};
@@ -163,7 +164,7 @@ fn allocation_table(result: &TrackComparison) -> String {
         header.push("loss pi".into());
     }
     if calibrated {
-        header.extend(["decades out".into(), "fit's pi".into()]);
+        header.extend(["decades out".into(), "regime".into(), "fit's pi".into()]);
     }
     let mut rows = vec![header];
     for (i, budget) in result.tracks[0]
@@ -188,6 +189,7 @@ fn allocation_table(result: &TrackComparison) -> String {
             }
             if calibrated {
                 row.push(a.distance_decades.map_or("-".into(), |d| number(d, 3)));
+                row.push(a.regime.map_or("-", regime_name).to_string());
                 row.push(interval(a.pi_fit));
             }
             rows.push(row);

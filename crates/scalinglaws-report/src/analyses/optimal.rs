@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::analysis::allocation::{Allocation, Frontier};
 use scalinglaws::uncertainty::{IntervalNote, IntervalSource};
 
@@ -203,7 +204,7 @@ impl AllocationTable {
             header.push("loss pi".into());
         }
         if self.calibrated {
-            header.extend(["decades out".into(), "fit's pi".into()]);
+            header.extend(["decades out".into(), "regime".into(), "fit's pi".into()]);
         }
         header.extend(self.chosen.iter().map(|k| format!("{k}*")));
         if self.total {
@@ -233,6 +234,7 @@ impl AllocationTable {
         }
         if self.calibrated {
             row.push(a.distance_decades.map_or("-".into(), |d| number(d, 3)));
+                row.push(a.regime.map_or("-", regime_name).to_string());
             row.push(interval(a.pi_fit));
         }
         row.extend(

@@ -4,6 +4,7 @@
 //! themselves are the library's (`scalinglaws::job::predict`); this file renders them.
 
 use scalinglaws::job::predict::{Prediction, Predictions};
+use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::uncertainty::{FitRecord, IntervalSource};
 
 use crate::caveats;
@@ -54,7 +55,7 @@ fn rows(variables: &[String], target: &str, predictions: &[Prediction]) -> Vec<V
         header.extend(["ci low", "ci high", "pi low", "pi high"].map(String::from));
     }
     if calibrated {
-        header.extend(["decades out", "fit's pi low", "fit's pi high"].map(String::from));
+        header.extend(["decades out", "regime", "fit's pi low", "fit's pi high"].map(String::from));
     }
     let mut rows: Vec<Vec<String>> = vec![header];
     let ends = |pair: Option<[f64; 2]>| {
@@ -80,6 +81,7 @@ fn rows(variables: &[String], target: &str, predictions: &[Prediction]) -> Vec<V
                     .distance_decades
                     .map_or("-".into(), |d| number(d, 3)),
             );
+            row.push(prediction.regime.map_or("-", regime_name).to_string());
             row.extend(ends(prediction.pi_fit));
         }
         rows.push(row);

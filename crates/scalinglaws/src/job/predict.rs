@@ -14,6 +14,7 @@ use crate::error::{short_number, Error, Result};
 use crate::fit::FitCaveat;
 use crate::law::{Law, NonFinite};
 use crate::suggest::closest;
+use crate::uncertainty::calibration::Regime;
 use crate::uncertainty::{predict_with_intervals_of, Calibration, FitRecord, IntervalSource};
 
 /// Points to predict at, by variable, in the order given, and the intervals' level.
@@ -51,9 +52,14 @@ pub struct Prediction {
     /// The fit's own prediction interval, before the extrapolation calibration.
     pub pi_fit: Option<[f64; 2]>,
     pub calibrated: bool,
-    /// Decades beyond the largest fitted scale.
+    /// Signed decades from the fitted range in the law's own scale: beyond the largest fitted
+    /// run (> 0), below the smallest (< 0), inside (0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub distance_decades: Option<f64>,
+    /// How `pi` was made: inside the data, or beyond it governed by the cross-study prior, by
+    /// the fit's own backtests, or both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regime: Option<Regime>,
 }
 
 /// How the prediction intervals were calibrated beyond the data (the fit's calibration
@@ -72,6 +78,15 @@ pub struct CalibrationNote {
     pub max_distance_decades: f64,
     pub coverage_fit: Option<f64>,
     pub coverage_calibrated: Option<f64>,
+    /// The smallest fitted scale (distances below are measured from it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smallest_scale: Option<f64>,
+    /// The cross-study prior's version, and the share of its uncertainty the fit's own
+    /// backtests removed (None: a fit file written before the prior).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prior_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_weight: Option<f64>,
 }
 
 impl CalibrationNote {
@@ -89,6 +104,9 @@ impl CalibrationNote {
             max_distance_decades: c.max_distance_decades,
             coverage_fit: c.coverage_fit,
             coverage_calibrated: c.coverage_calibrated,
+            smallest_scale: c.smallest_scale,
+            prior_version: c.prior.as_ref().map(|p| p.version.clone()),
+            own_weight: c.prior.as_ref().map(|p| p.posterior.own_weight),
         }
     }
 }
@@ -131,6 +149,7 @@ impl PredictJob {
                 pi_fit: p.pi_fit,
                 calibrated: p.calibrated,
                 distance_decades: p.distance_decades,
+                regime: p.regime,
             })
             .collect();
         Ok(Predictions {

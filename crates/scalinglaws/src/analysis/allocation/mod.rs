@@ -99,9 +99,13 @@ pub struct Allocation {
     pub pi_fit: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calibrated: bool,
-    /// Decades beyond the largest fitted scale (with a calibration).
+    /// Signed decades from the fitted range in the law's own scale (with a calibration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distance_decades: Option<f64>,
+    /// How `pi` was made (with a calibration): inside the data, or beyond it by the prior,
+    /// the fit's own backtests, or both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<crate::uncertainty::calibration::Regime>,
 }
 
 /// The allocation that ignores inference (minimum training compute for the loss), and what
@@ -226,6 +230,7 @@ pub fn predict_allocations(
         a.pi_fit = p.pi_fit;
         a.calibrated = p.calibrated;
         a.distance_decades = p.distance_decades;
+        a.regime = p.regime;
     }
     Ok(source)
 }

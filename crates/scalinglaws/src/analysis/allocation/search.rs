@@ -253,5 +253,6 @@ pub(super) fn allocation_of(
         pi_fit: None,
         calibrated: false,
         distance_decades: None,
+        regime: None,
     })
 }
