@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the extrapolation machinery on the 240-run Chinchilla data (Epoch
 //! protocol): the calibration of a fit's prediction intervals by 5 rolling-origin backtests
-//! (no bootstrap; issue budget 100 ms), and `select` over 4 candidate laws (each fitted, its
+//! (no bootstrap; issue budget 100 ms), the default fit with the cross-study prior's intervals at
+//! three points (issue 48's budget: 60 ms), and `select` over 4 candidate laws (each fitted, its
 //! 5 rolling origins fitted and calibrated, BIC, stacking; budget 1 s), and with a fifth,
 //! 7-parameter law added.
 
@@ -72,6 +73,19 @@ fn benches(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("chinchilla_calibration_5_origins", |b| {
         b.iter(|| calibrate(&law, black_box(&data), "C", &scale, &settings, &options).unwrap())
+    });
+    // Issue 48's budget (60 ms): the default fit of the bundled example with the intervals a
+    // user gets, the cross-study prior updated by the fit's 5 rolling origins, at the README's
+    // two points beyond the data and one below it.
+    let points = vec![vec![7e10, 1.4e12], vec![1e12, 2e13], vec![1e8, 1e9]];
+    group.bench_function("chinchilla_default_fit_with_prior_intervals", |b| {
+        b.iter(|| {
+            let fitted = scalinglaws::fit::fit(&law, black_box(&data), &settings).unwrap();
+            let mut record = scalinglaws::uncertainty::FitRecord::from(fitted);
+            let calibration = calibrate(&law, &data, "C", &scale, &settings, &options).unwrap();
+            record.calibration = Some(calibration.require_rule());
+            scalinglaws::uncertainty::predict_with_intervals(&record, &points, 0.95).unwrap()
+        })
     });
     let candidates = four_candidates(&data);
     group.bench_function("chinchilla_select_4_laws", |b| {

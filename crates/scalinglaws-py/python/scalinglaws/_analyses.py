@@ -336,7 +336,7 @@ def backtest(
     holdout_frac: Optional[float] = None,
     rollout: Optional[int] = None,
     rolling: Optional[int] = None,
-    calibrate: bool = False,
+    calibrate: bool = True,
     level: float = 0.95,
     bootstrap: Optional[int] = None,
     map: Optional[Mapping[str, str]] = None,
@@ -355,9 +355,10 @@ def backtest(
 ) -> Backtest:
     """Fits on the smaller scales (by ``by``) and scores the predictions of the held-out
     larger ones. As ``scalinglaws backtest --json``. ``rolling=K`` predicts every run beyond
-    each of K rolling origins; ``calibrate=True`` widens each split's prediction intervals by a
-    calibration nested inside its own training rows (``pi`` calibrated, ``pi_fit`` the fit's
-    own)."""
+    each of K rolling origins. The intervals scored are the ones :meth:`Fit.predict` gives: the
+    cross-study prior on the law's form error beyond the data, updated by backtests nested
+    inside each split's own training rows (``pi``; ``pi_fit`` is the fit's own);
+    ``calibrate=False`` scores the fits' own instead."""
     request = {
         **recipe(target, map, derive, where, weights),
         **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),

@@ -216,8 +216,9 @@ class Fit:
 
         ``interval="confidence"`` adds the interval of the mean prediction, ``"prediction"``
         that of a new run (with run-to-run noise): from the fit's bootstrap replicates when it
-        has them, else the delta method, and widened beyond the data by the fit's
-        rolling-origin calibration when it has one (``json["calibration"]``). Returns an
+        has them, else the delta method, and beyond or below the data widened by the law's
+        form error: the cross-study prior updated by the fit's rolling-origin backtests
+        (``json["calibration"]``, when the fit has one). Returns an
         array, or a :class:`Prediction`. A fit with caveats (:attr:`caveats`: a parameter at a
         bound, ...) repeats each as a :class:`FitCaveatWarning`.
         """

@@ -470,7 +470,11 @@ class Allocation(Result):
     calibrated: bool
     """Whether the interval is calibrated beyond the data."""
     distance_decades: Optional[float]
-    """Decades beyond the largest fitted scale (with a calibration)."""
+    """Signed decades from the fitted range in the law's own scale (with a calibration):
+    beyond the largest fitted run (> 0), below the smallest (< 0), inside (0)."""
+    regime: Optional[str]
+    """How ``pi`` was made: ``"inside"`` the data (the fit's own), or beyond or below it by
+    the cross-study ``"prior"``, the fit's ``"own"`` backtests, or both (``"blended"``)."""
 
 
 @dataclass(frozen=True, repr=False)

@@ -259,6 +259,8 @@ impl Calibration {
                 };
                 prediction.regime = Some(regime);
                 if d == 0.0 {
+                    // Inside the data the fit's own interval stands: that is its calibration.
+                    prediction.calibrated = true;
                     return;
                 }
                 let [e_lo, e_hi] = update.error_interval(&point, level);
@@ -549,6 +551,11 @@ pub fn calibrate_with_predictions(
 ) -> Result<(Calibration, Vec<OriginPredictions>)> {
     super::check_level(options.level)?;
     let mut calibration = blank(by, options.level);
+    // A refused calibration still says where the data end (a saved fit holds no NaN).
+    calibration.largest_scale = scale.iter().copied().fold(f64::NAN, f64::max);
+    if !calibration.largest_scale.is_finite() {
+        calibration.largest_scale = 0.0;
+    }
     let scored = match backtest_scores(law, data, by, scale, settings, options)? {
         Scored::Refused(reason) => {
             calibration.reason = Some(reason);
