@@ -66,8 +66,13 @@ pub struct Pooled {
     pub lowest_study: f64,
 }
 
-/// The leave-one-study-out check at `cuts`: its tables and pooled figures.
-pub fn check(units: &[Unit], folds: &Folds, cuts: &[Cut], weight: Option<f64>) -> (String, Pooled) {
+/// The leave-one-study-out check at `cuts`: its tables, pooled figures and scored runs.
+pub fn check(
+    units: &[Unit],
+    folds: &Folds,
+    cuts: &[Cut],
+    weight: Option<f64>,
+) -> (String, Pooled, Vec<Scored>) {
     let runs = leave_one_study_out(units, cuts, folds, weight);
     let (table, over_studies, over_units, lowest_study) = by_study(&runs);
     let text = format!("{table}\n{}", by_distance(&runs));
@@ -76,14 +81,56 @@ pub fn check(units: &[Unit], folds: &Folds, cuts: &[Cut], weight: Option<f64>) -
         over_units,
         lowest_study,
     };
-    (text, pooled)
+    (text, pooled, runs)
+}
+
+/// The figures the README states, in its words: coverages in percent, widths over the oracle's.
+fn summary(pooled: &Pooled, runs: &[Scored], few: &Pooled, few_runs: &[Scored]) -> String {
+    let percent = |x: f64| format!("{:.1} %", 100.0 * x);
+    let mut bands = Vec::new();
+    let mut ratios = Vec::new();
+    for (lo, hi) in BANDS {
+        let band: Vec<&Scored> = runs
+            .iter()
+            .filter(|r| r.distance > lo && r.distance <= hi)
+            .collect();
+        if let Some(s) = summarize(&band) {
+            bands.push(format!("{} at {lo}–{hi} decades", percent(s.coverage)));
+            ratios.push(s.width / s.width_oracle);
+        }
+    }
+    let all: Vec<&Scored> = runs.iter().collect();
+    let pooled_ratio = summarize(&all).map_or(f64::NAN, |s| s.width / s.width_oracle);
+    let few_all: Vec<&Scored> = few_runs.iter().collect();
+    let (few_width, few_oracle) =
+        summarize(&few_all).map_or((f64::NAN, f64::NAN), |s| (s.width, s.width_oracle));
+    let lowest = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let highest = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!(
+        "Summary: pooled over studies (each once) the 95 % intervals hold {} (lowest study {}), \
+         over units {}; by distance {}; widths {:.1} to {:.1} times the oracle's by distance, \
+         {:.2} times pooled. With each study's first three scale groups: {} over studies, {} over \
+         units, mean width {:.1} against an oracle of {:.2}.\n",
+        percent(pooled.over_studies),
+        percent(pooled.lowest_study),
+        percent(pooled.over_units),
+        bands.join(", "),
+        lowest,
+        highest,
+        pooled_ratio,
+        percent(few.over_studies),
+        percent(few.over_units),
+        few_width,
+        few_oracle,
+    )
 }
 
 /// The results document (`bench/results/extrapolation_loso.md`): both checks, at the cut-offs
 /// 1, 2 and 3 decades below each study's largest scale and with its first three scale groups.
 pub fn document(units: &[Unit], folds: &Folds, weight: Option<f64>) -> (String, Pooled, Pooled) {
-    let (main, pooled) = check(units, folds, &CHECK_CUTS, weight);
-    let (few, few_pooled) = check(units, folds, &[Cut::First3], weight);
+    let (main, pooled, runs) = check(units, folds, &CHECK_CUTS, weight);
+    let (few, few_pooled, few_runs) = check(units, folds, &[Cut::First3], weight);
+    let summary = summary(&pooled, &runs, &few_pooled, &few_runs);
     let text = format!(
         "# Leave-one-study-out check of the extrapolation prior\n\n\
          Written by `cargo run --release -p scalinglaws-corpus -- --loso` from ../shared/data and \
@@ -97,6 +144,7 @@ pub fn document(units: &[Unit], folds: &Folds, weight: Option<f64>) -> (String, 
          \"today's\" is the interval before this prior (the fit's own, widened by the conformal \
          τ·√d of its own backtests where it had five scale groups), the oracle the narrowest \
          symmetric interval holding 95 % of the errors.\n\n\
+         {summary}\n\
          ## Cut-offs 1, 2 and 3 decades below the largest scale\n\n{main}\n\
          ## Few scales: each study's first three scale groups\n\n{few}"
     );

@@ -478,7 +478,7 @@ pub(crate) fn extrapolation(out: &mut String, result: &FitRecord) {
             (
                 "coverage",
                 format!(
-                    "{} of the held-out units inside the fit's own {}% pi; {} inside the prior's",
+                    "{} of the held-out runs inside the fit's own {}% pi, {} inside the prior's (each scale group once)",
                     c.coverage_fit.map_or("-".into(), percent),
                     level_percent(c.level),
                     c.coverage_calibrated.map_or("-".into(), percent)

@@ -1537,7 +1537,9 @@ class LawPrediction(Result):
     calibrated: bool
     """Whether ``pi`` is calibrated beyond the data."""
     distance_decades: Optional[float]
-    """Decades beyond the largest fitted scale (with a calibration)."""
+    """Signed decades from the fitted range in the law's own scale (with a calibration)."""
+    regime: Optional[str]
+    """How ``pi`` was made: ``"inside"``, ``"prior"``, ``"blended"`` or ``"own"``."""
 
 
 @dataclass(frozen=True, repr=False)

@@ -62,7 +62,7 @@ fn render(report: &BacktestReport) -> String {
             let _ = match (&c.reason, c.calibrated) {
                 (_, true) => writeln!(
                     out,
-                    "    calibration  nested in the {} training rows: {} held-out runs in {} units, tau {}",
+                    "    calibration  the prior updated by backtests nested in the {} training rows: {} held-out runs in {} units, form error sd {} one decade out",
                     split.train_rows,
                     c.held_out,
                     c.units,

@@ -165,7 +165,7 @@ fn render_predictions(text: &mut String, out: &Output) {
         text,
         "    intervals beyond the data: {}",
         if calibrated {
-            "calibrated by each law's rolling-origin backtests"
+            "each law's form error added, the cross-study prior updated by its rolling-origin backtests"
         } else {
             "not all calibrated (a weighted law's intervals are its fit's own; its calibration_reason in the JSON says why)"
         }

@@ -411,9 +411,11 @@ fn mixture(laws: &[LawPrediction], space: Space, level: f64) -> (f64, Option<[f6
     let components: Option<Vec<(f64, f64, f64)>> = weighted
         .iter()
         .map(|l| {
+            // Each law's interval as a normal in the fitted space, centred on the interval
+            // (beyond the data it leans where the law's form error does).
             let [lo, hi] = l.prediction.pi?;
-            let sd = (forward(space, hi) - forward(space, lo)) / (2.0 * z);
-            Some((l.weight, forward(space, l.prediction.value), sd))
+            let (lo, hi) = (forward(space, lo), forward(space, hi));
+            Some((l.weight, 0.5 * (lo + hi), (hi - lo) / (2.0 * z)))
         })
         .collect();
     let pi = components.and_then(|c| {

@@ -293,7 +293,7 @@ impl Calibration {
         let scored = self.origins.iter().filter(|o| o.error.is_none()).count();
         match &self.prior {
             Some(update) => format!(
-                "cross-study prior {} ({} studies' extrapolation errors) updated by {scored} rolling-origin backtests by {} ({} held-out runs in {} scale units): the law's form error is {:.4} (fitted space, sd) one decade beyond the data, growing as d^{:.2}; the backtests removed {:.0}% of the prior's uncertainty ({} regime)",
+                "cross-study prior {} ({} studies' extrapolation errors) updated by {scored} rolling-origin backtests by {} ({} held-out runs in {} (origin, scale group) units): the law's form error is {:.4} (fitted space, sd) one decade beyond the data, growing as d^{:.2}; the backtests removed {:.0}% of the prior's uncertainty ({} regime)",
                 update.version,
                 super::prior::shipped().provenance.studies.len().max(1),
                 self.by,

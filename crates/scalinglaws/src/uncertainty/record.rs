@@ -123,6 +123,12 @@ impl FitRecord {
                 let key = "calibration.tau_per_decade";
                 return Err(edited(key, calibration.tau_per_decade, "0 or more"));
             }
+            if let Some(update) = &calibration.prior {
+                check_prior(update)?;
+                for pair in &update.levels.pairs {
+                    levels.push(("calibration.prior.levels".into(), pair[1]));
+                }
+            }
         }
         for profile in &self.profiles {
             levels.push((format!("profiles ({}).level", profile.param), profile.level));
@@ -150,4 +156,49 @@ impl FitRecord {
             ))),
         }
     }
+}
+
+/// A saved prior's values are ones a fit writes: positive spreads and growth, finite means, a
+/// posterior of finite non-negative weights summing to one with positive bias variances.
+fn check_prior(update: &super::calibration::PriorUpdate) -> Result<()> {
+    let m = &update.model;
+    let positive = [
+        ("calibration.prior.model.log_tau_sd", m.log_tau_sd),
+        ("calibration.prior.model.growth", m.growth),
+        ("calibration.prior.model.below", m.below),
+        ("calibration.prior.model.bias_sd", m.bias_sd),
+    ];
+    if let Some((key, value)) = positive.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
+        return Err(edited(key, *value, "a positive number"));
+    }
+    let finite = [
+        ("calibration.prior.model.log_tau_mean", m.log_tau_mean),
+        ("calibration.prior.model.bias", m.bias),
+        ("calibration.prior.model.below_bias", m.below_bias),
+        ("calibration.prior.model.at_bound", m.at_bound),
+        ("calibration.prior.model.span", m.span),
+        ("calibration.prior.span", update.span),
+    ];
+    if let Some((key, value)) = finite.iter().find(|(_, v)| !v.is_finite()) {
+        return Err(edited(key, *value, "a finite number"));
+    }
+    if !(update.evidence_weight.is_finite() && update.evidence_weight >= 0.0) {
+        let key = "calibration.prior.evidence_weight";
+        return Err(edited(key, update.evidence_weight, "0 or more"));
+    }
+    let nodes = &update.posterior.nodes;
+    let total: f64 = nodes.iter().map(|n| n.weight).sum();
+    let node_ok = |n: &super::prior::Node| {
+        n.log_tau.is_finite()
+            && n.weight.is_finite()
+            && n.weight >= 0.0
+            && n.bias
+                .iter()
+                .all(|b| b.mean.is_finite() && b.variance > 0.0 && b.variance.is_finite())
+    };
+    if nodes.is_empty() || !nodes.iter().all(node_ok) || (total - 1.0).abs() > 1e-6 {
+        let key = "calibration.prior.posterior.nodes";
+        return Err(edited(key, total, "finite nodes whose weights sum to 1"));
+    }
+    Ok(())
 }
