@@ -2,28 +2,23 @@
 //!
 //! A fit's own prediction interval (parameter uncertainty plus the residual scatter σ̂) ignores
 //! the error of the law's *form*, which grows with the distance of the extrapolation and is
-//! shared by every run at one scale. This module measures that error on the user's own data by
+//! shared by every run at one scale. This module measures what the user's own data say of it by
 //! rolling-origin backtests (Tashman 2000, "Out-of-sample tests of forecasting accuracy";
 //! Hyndman & Athanasopoulos, *Forecasting: Principles and Practice*, §5.10 "time series
 //! cross-validation", with scale in the role of time): fit on the scales up to an origin,
-//! predict every run beyond it, for several origins. It then widens the interval by a
-//! scale-dependent term, in the fitted space (log y for log residuals):
+//! predict every run beyond it, for several origins ([`calibration_origins`], from three scale
+//! groups on), each (origin, scale group) weighing one in total whatever its number of runs (a
+//! budget with 20 runs is one observation of the form error, not twenty). Those scores update
+//! the cross-study prior ([`super::prior`]), and a new point's interval is the posterior
+//! predictive of its error at its signed distance from the fitted range, in decades of the
+//! law's own scale ([`ScaleRule::of_law`]: 6·N·D, or its one variable), beyond the largest fitted
+//! run or below the smallest; inside the data the fit's own interval stands. Each prediction
+//! carries its [`Regime`].
 //!
-//!   sd_total(x)² = sd_fit(x)² + (τ · d(x)^g)²,   d(x) = max(0, log10(scale(x) / largest fitted scale))
-//!
-//! so that nothing changes inside the data, and the form error grows with the decades of
-//! extrapolation as d^g, g = [`GROWTH`] = 1/2 (chosen by measurement; see the constant). τ is
-//! the smallest value at
-//! which the nominal share of the backtests' held-out runs falls inside the widened interval:
-//! a weighted split-conformal quantile (Vovk, Gammerman & Shafer 2005; Lei et al. 2018,
-//! "Distribution-free predictive inference for regression") of the per-run scores
-//! τᵢ = √(max(0, (eᵢ/z)² − sd_fit,ᵢ²)) / dᵢ^g. Runs at one scale share their error, so each
-//! (origin, scale group) carries weight one in total, whatever its number of runs: a budget with
-//! 20 runs counts as one observation of the form error, not twenty.
-//!
-//! Calibration needs [`MIN_GROUPS`] distinct scale groups (three to train the smallest origin,
-//! two beyond it), two origins whose fits succeed, and [`MIN_UNITS`] held-out (origin, scale
-//! group) units; with fewer, the result says the interval is not calibrated and why.
+//! Fit files written before the prior carry the conformal widening of that time,
+//! sd² = sd_fit² + (τ·d^g)² with g = [`GROWTH`] and τ the weighted split-conformal quantile
+//! (Vovk, Gammerman & Shafer 2005; Lei et al. 2018) of the scores √(max(0, (e/z)² − sd²))/d^g;
+//! [`Calibration::widen_at_level`] still reads them that way ([`Regime::Backtests`]).
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -138,6 +133,9 @@ pub struct Calibration {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PriorUpdate {
     pub version: String,
+    /// Independent studies the prior was fitted to.
+    #[serde(default)]
+    pub studies: usize,
     pub model: PriorModel,
     pub levels: LevelCalibration,
     pub evidence_weight: f64,
@@ -295,7 +293,7 @@ impl Calibration {
             Some(update) => format!(
                 "cross-study prior {} ({} studies' extrapolation errors) updated by {scored} rolling-origin backtests by {} ({} held-out runs in {} (origin, scale group) units): the law's form error is {:.4} (fitted space, sd) one decade beyond the data, growing as d^{:.2}; the backtests removed {:.0}% of the prior's uncertainty ({} regime)",
                 update.version,
-                super::prior::shipped().provenance.studies.len().max(1),
+                update.studies,
                 self.by,
                 self.held_out,
                 self.units,
@@ -892,6 +890,7 @@ fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
     };
     let update = PriorUpdate {
         version: prior.version.clone(),
+        studies: prior.provenance.studies.len(),
         model: prior.model,
         levels: prior.levels.clone(),
         evidence_weight: prior.evidence_weight,

@@ -24,9 +24,11 @@
 //! sets.
 //!
 //! A user's fit then gets the posterior of its own τ and b given its rolling-origin scores, each
-//! (origin, scale group) counting `evidence_weight` (a tempered likelihood: the corpus shows a
-//! study's short hops predict its long-hop error only weakly, and the weight is the one that
-//! makes leave-one-study-out intervals hold). With no scores the prior predictive governs; with
+//! (origin, scale group) counting `evidence_weight` (a tempered likelihood, Grünwald 2012: the
+//! corpus shows a study's short hops predict its long-hop error only weakly; the weight is the
+//! one whose intervals hold closest to their level study by study on studies it was not chosen
+//! on, ties going to the sharpest). The predictive's central level is then calibrated on the
+//! corpus by jackknife+ across studies ([`LevelCalibration`]). With no scores the prior predictive governs; with
 //! many the study's own backtests move it as far as their likelihood allows, and a hop whose
 //! error is small beside the fit's own s says little about τ. The interval of a new run at
 //! distance d is the central interval of the posterior mixture of
