@@ -1100,6 +1100,6 @@ fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
             })
             .collect();
     }
-    debug_assert_eq!(starts.len() as f64, total);
+    debug_assert_eq!(starts.len(), counts.iter().product::<usize>());
     Ok(starts)
 }
