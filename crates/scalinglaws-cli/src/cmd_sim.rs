@@ -9,7 +9,7 @@ use scalinglaws_lab::multi_index::{spectral_recovery_with_progress, RecoveryRow}
 use scalinglaws_lab::nvfp4::{snr_experiment_with_progress, SnrRow};
 use scalinglaws_lab::recall::{recall_capacity_with_progress, RecallRow};
 use scalinglaws_lab::sgd::{
-    data_scaling_with_progress, scaling_csv, sgd_csv, simulate_with_progress,
+    data_scaling_with_progress, divergences, scaling_csv, sgd_csv, simulate_with_progress,
 };
 use scalinglaws_plot::Page;
 use scalinglaws_report::lab;
@@ -83,6 +83,13 @@ fn run_sgd(args: &SgdArgs) -> Result<()> {
     let (config, optimizers) = sgd_config(args)?;
     let rows =
         with_bar("sgd", |p| simulate_with_progress(&config, &optimizers, p)).map_err(worded)?;
+    for (optimizer, step) in divergences(&rows) {
+        eprintln!(
+            "warning: {} diverged: its risk is not finite from step {step} on (written as inf \
+             or NaN); the learning rate is past its stable range: lower --lr",
+            optimizer.name()
+        );
+    }
     finish(&outputs, &sgd_csv(&rows), || lab::sgd_page(&config, &rows))
 }
 

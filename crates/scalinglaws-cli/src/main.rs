@@ -101,7 +101,16 @@ fn run(cli: Cli) -> Result<()> {
         Command::Lr(args) => cmd_lr::run(&config::lr_config(*args)?),
         Command::Schedule(args) => cmd_schedule::run(config::schedule_config(args)?),
         Command::Plot(args) => cmd_plot::run(&config::plot_config(args.kind)?),
-        Command::Report(args) => cmd_report::run(&config::report_config(*args)?),
+        Command::Report(args) => {
+            if cli.format == args::ReportFormat::Markdown {
+                return Err(input_error(
+                    "--format markdown: report writes a self-contained HTML page (-o); --format \
+                     sets how printed reports are written: for the fit's report in markdown, \
+                     run `fit` with --format markdown",
+                ));
+            }
+            cmd_report::run(&config::report_config(*args)?)
+        }
         Command::Sim(args) => cmd_sim::run(&args),
     }
 }

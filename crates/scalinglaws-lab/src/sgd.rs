@@ -485,6 +485,18 @@ impl SgdRow {
     }
 }
 
+/// Each optimizer whose risk stopped being finite, with the first logged step where it did:
+/// the rate is past the optimizer's stable range, and its rows say `inf` (or `NaN`) from there.
+pub fn divergences(rows: &[SgdRow]) -> Vec<(Optimizer, usize)> {
+    let mut found: Vec<(Optimizer, usize)> = Vec::new();
+    for row in rows.iter().filter(|r| !r.risk.is_finite()) {
+        if !found.iter().any(|(o, _)| *o == row.optimizer) {
+            found.push((row.optimizer, row.step));
+        }
+    }
+    found
+}
+
 /// Rows as a CSV document: the header, then one line per row, each ending in a newline.
 pub fn sgd_csv(rows: &[SgdRow]) -> String {
     let mut out = String::with_capacity(64 * (rows.len() + 1));

@@ -23,7 +23,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use self::names::{CovarianceKind, Loss, ReportFormat, ResidualSpace};
+use self::names::{CovarianceKind, Loss, ResidualSpace};
+pub use self::names::ReportFormat;
 
 pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;

@@ -6,7 +6,7 @@ use scalinglaws::analysis::downstream::{DownstreamSettings, Target};
 use scalinglaws::data::recipe::Trials;
 use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
 
-use super::plot::picture;
+use super::plot::plot_and_json;
 use super::{destination, level, recipe};
 use crate::args::DownstreamArgs;
 use crate::cmd_downstream;
@@ -35,6 +35,7 @@ pub fn downstream_config(args: DownstreamArgs) -> Result<cmd_downstream::Config>
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
         .collect();
+    let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(cmd_downstream::Config {
         recipe: recipe(args.data)?,
         job: DownstreamJob {
@@ -55,8 +56,8 @@ pub fn downstream_config(args: DownstreamArgs) -> Result<cmd_downstream::Config>
                 threads: args.threads,
             },
         },
-        plot: args.plot.as_deref().map(picture),
-        json: destination(args.json.as_deref()),
+        plot,
+        json,
     })
 }
 

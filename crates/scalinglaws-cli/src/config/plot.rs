@@ -29,6 +29,20 @@ pub fn picture(target: &str) -> figure::Output {
     }
 }
 
+/// `--plot` and `--json` of a command that draws beside its JSON: at most one of them on
+/// standard output (SVG and JSON in one stream would be neither).
+pub fn plot_and_json(
+    plot: Option<&str>,
+    json: Option<&str>,
+) -> Result<(Option<figure::Output>, Option<Destination>)> {
+    let plot = plot.map(picture);
+    let json = super::destination(json);
+    if let Some(picture) = &plot {
+        one_on_stdout(json.as_ref(), &picture.destination, "--plot")?;
+    }
+    Ok((plot, json))
+}
+
 /// `--pixels 1280x840`.
 fn parse_size(text: &str) -> Result<(u32, u32)> {
     let parsed = text

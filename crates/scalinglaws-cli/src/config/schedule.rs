@@ -13,7 +13,7 @@ use scalinglaws::job::schedule::{
     SchedulePredictJob,
 };
 
-use super::plot::picture;
+use super::plot::plot_and_json;
 use super::{destination, level, parse_delimiter, parse_fixes, replicates};
 use crate::args::schedule::{
     CompareArgs, CooldownArgs, FitArgs, IntervalArgs, OptimizeArgs, PredictArgs, ScheduleArgs,
@@ -77,8 +77,8 @@ pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
     Ok(match args.kind {
         ScheduleKind::Fit(a) => ScheduleConfig::Fit(fit_config(a)?),
         ScheduleKind::Predict(a) => predict_config(a)?,
-        ScheduleKind::Compare(a) => compare_config(a),
-        ScheduleKind::Optimize(a) => optimize_config(a),
+        ScheduleKind::Compare(a) => compare_config(a)?,
+        ScheduleKind::Optimize(a) => optimize_config(a)?,
         ScheduleKind::Cooldown(a) => cooldown_config(a),
         ScheduleKind::CooldownStudy(a) => {
             ScheduleConfig::CooldownStudy(Box::new(crate::cmd_schedule_study::config(a)?))
@@ -138,15 +138,17 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
         warmup: args.warmup,
         fix: parse_fixes(&args.fixes)?.into_iter().collect(),
     };
+    let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(ScheduleFitConfig {
         files,
         job,
-        plot: args.plot.as_deref().map(picture),
-        json: destination(args.json.as_deref()),
+        plot,
+        json,
     })
 }
 
 fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
+    let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(ScheduleConfig::Predict {
         fit: args.saved.fit,
         job: SchedulePredictJob {
@@ -154,8 +156,8 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
             every: args.every,
         },
         intervals: interval_settings(&args.intervals)?,
-        plot: args.plot.as_deref().map(picture),
-        json: destination(args.json.as_deref()),
+        plot,
+        json,
     })
 }
 
@@ -209,20 +211,28 @@ pub fn bootstrap_settings(
     }))
 }
 
-fn compare_config(args: CompareArgs) -> ScheduleConfig {
-    ScheduleConfig::Compare {
+fn compare_config(args: CompareArgs) -> Result<ScheduleConfig> {
+    let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
+    Ok(ScheduleConfig::Compare {
         fit: args.saved.fit,
         job: ScheduleCompareJob {
             schedules: args.schedules,
             every: args.every,
         },
-        plot: args.plot.as_deref().map(picture),
-        json: destination(args.json.as_deref()),
-    }
+        plot,
+        json,
+    })
 }
 
-fn optimize_config(args: OptimizeArgs) -> ScheduleConfig {
-    ScheduleConfig::Optimize {
+fn optimize_config(args: OptimizeArgs) -> Result<ScheduleConfig> {
+    let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
+    if args.schedule_csv.as_deref() == Some(std::path::Path::new("-")) {
+        return Err(input_error(
+            "--schedule-csv -: the report is on standard output; give the schedule a file, \
+             e.g. --schedule-csv schedule.csv",
+        ));
+    }
+    Ok(ScheduleConfig::Optimize {
         fit: args.saved.fit,
         job: ScheduleOptimizeJob {
             steps: args.steps,
@@ -232,9 +242,9 @@ fn optimize_config(args: OptimizeArgs) -> ScheduleConfig {
             max_iterations: args.max_iterations,
         },
         schedule_csv: args.schedule_csv,
-        plot: args.plot.as_deref().map(picture),
-        json: destination(args.json.as_deref()),
-    }
+        plot,
+        json,
+    })
 }
 
 fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {

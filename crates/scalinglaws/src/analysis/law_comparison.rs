@@ -113,20 +113,30 @@ pub fn compare_laws_worded(
     }
     let mut scores = Vec::with_capacity(candidates.len());
     let mut fitted = Vec::with_capacity(candidates.len());
+    let mut input_faults = 0;
     for candidate in candidates {
         let (score, fit) = score(candidate, scale, holdout_frac, level, voice);
         scores.push(score);
-        fitted.push(fit);
+        match fit {
+            Ok(fit) => fitted.push(Some(fit)),
+            Err(input_fault) => {
+                input_faults += usize::from(input_fault);
+                fitted.push(None);
+            }
+        }
     }
     if fitted.iter().all(Option::is_none) {
         let reasons: Vec<String> = scores
             .iter()
             .map(|s| format!("{}: {}", s.label, s.error.as_deref().unwrap_or("failed")))
             .collect();
-        return Err(Error::fit(format!(
-            "no law could be fitted: {}",
-            reasons.join("; ")
-        )));
+        let message = format!("no law could be fitted: {}", reasons.join("; "));
+        // When every law failed on the input (too few rows, a bad value), the input is at
+        // fault, not the search: an input error.
+        return Err(match input_faults == candidates.len() {
+            true => Error::settings(message),
+            false => Error::fit(message),
+        });
     }
     let mut tests = Vec::new();
     for (g, general) in candidates.iter().enumerate() {
@@ -188,20 +198,21 @@ pub(crate) fn blank_score(candidate: &Candidate) -> LawScore {
     }
 }
 
+/// A candidate's score and its fit; when the fit fails, whether the input was at fault.
 fn score(
     candidate: &Candidate,
     scale: Option<&[f64]>,
     holdout_frac: f64,
     level: f64,
     voice: Voice,
-) -> (LawScore, Option<Fitted>) {
+) -> (LawScore, std::result::Result<Fitted, bool>) {
     let law = &candidate.law;
     let mut score = blank_score(candidate);
     let fitted = match fit_or_evaluate(candidate, &mut score) {
         Ok(fitted) => fitted,
         Err(error) => {
             score.error = Some(error.worded(voice.0));
-            return (score, None);
+            return (score, Err(error.is_input_error()));
         }
     };
     if let (Some(scale), true) = (scale, score.free_params > 0) {
@@ -218,7 +229,7 @@ fn score(
             Err(error) => score.error = Some(format!("backtest: {}", error.worded(voice.0))),
         }
     }
-    (score, Some(fitted))
+    (score, Ok(fitted))
 }
 
 /// Fits the candidate (or, with every parameter fixed, evaluates it) and fills the score.

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::result::{FitResult, SCHEMA_VERSION};
+use super::result::{FitResult, ParamResult, SCHEMA_VERSION};
 use super::VarianceModel;
 use crate::error::{Error, Mention, Result, Text};
 use crate::law::catalog;
@@ -138,6 +138,7 @@ pub(crate) fn check_values(fit: &FitResult) -> Result<()> {
         at_least_zero("stats.residual_scale", sigma)?;
     }
     for (name, param) in &fit.params {
+        check_inside(name, param)?;
         if let Some(stderr) = param.stderr {
             at_least_zero(&format!("params.{name}.stderr"), stderr)?;
         }
@@ -149,11 +150,89 @@ pub(crate) fn check_values(fit: &FitResult) -> Result<()> {
         for (i, name) in covariance.names.iter().enumerate() {
             at_least_zero(&format!("covariance of {name}"), covariance.values[i][i])?;
         }
+        check_covariance(covariance)?;
     }
     match &fit.variance {
         Some(variance) => check_variance(variance),
         None => Ok(()),
     }
+}
+
+/// Room a written value may have beyond its bound: the solver's steps end on the bound, and
+/// the file's text rounds nothing, so anything further out was put there by hand.
+const BOUND_SLACK: f64 = 1e-9;
+
+/// A parameter's value is finite and inside the bounds the same file gives it.
+fn check_inside(name: &str, param: &ParamResult) -> Result<()> {
+    check_in_bounds(&format!("params.{name}.value"), param.value, param.lower, param.upper)
+}
+
+/// `value` (a parameter's, or a bootstrap draw of it) is finite and inside the parameter's
+/// bounds (None: unbounded on that side), by its key.
+pub(crate) fn check_in_bounds(
+    key: &str,
+    value: f64,
+    lower: Option<f64>,
+    upper: Option<f64>,
+) -> Result<()> {
+    if !value.is_finite() {
+        return Err(edited(key, value, "a finite number"));
+    }
+    let slack = |bound: f64| BOUND_SLACK * bound.abs().max(1.0);
+    let below = lower.is_some_and(|lo| value < lo - slack(lo));
+    let above = upper.is_some_and(|hi| value > hi + slack(hi));
+    if below || above {
+        let range = format!(
+            "a value inside its bounds [{}, {}]",
+            lower.map_or("-inf".into(), crate::error::short_number),
+            upper.map_or("inf".into(), crate::error::short_number)
+        );
+        return Err(edited(key, value, &range));
+    }
+    Ok(())
+}
+
+/// Relative tolerance of the covariance's symmetry and of its smallest eigenvalue (of the
+/// correlation matrix): a sandwich written by the tool is symmetric and positive
+/// semi-definite to rounding.
+const COVARIANCE_TOLERANCE: f64 = 1e-8;
+
+/// The covariance is finite, symmetric and positive semi-definite: a matrix that is not would
+/// give negative variances to some combinations of parameters, and so intervals of no meaning.
+fn check_covariance(covariance: &super::result::Matrix) -> Result<()> {
+    let m = &covariance.values;
+    let k = m.len();
+    if let Some(bad) = m.iter().flatten().find(|v| !v.is_finite()) {
+        return Err(edited("covariance", *bad, "finite numbers"));
+    }
+    let scale: Vec<f64> = (0..k).map(|i| m[i][i].max(0.0).sqrt()).collect();
+    let correlation = nalgebra::DMatrix::from_fn(k, k, |i, j| {
+        if scale[i] > 0.0 && scale[j] > 0.0 {
+            m[i][j] / (scale[i] * scale[j])
+        } else {
+            0.0
+        }
+    });
+    for i in 0..k {
+        for j in 0..i {
+            if (correlation[(i, j)] - correlation[(j, i)]).abs() > COVARIANCE_TOLERANCE {
+                let key = format!("covariance of {} and {}", covariance.names[i], covariance.names[j]);
+                return Err(edited(&key, m[i][j], "the same value as its mirror entry (a symmetric matrix)"));
+            }
+        }
+    }
+    let smallest = correlation
+        .symmetric_eigenvalues()
+        .iter()
+        .fold(f64::INFINITY, |a, &b| a.min(b));
+    if smallest < -COVARIANCE_TOLERANCE {
+        return Err(edited(
+            "covariance",
+            smallest,
+            "a positive semi-definite matrix (its correlation matrix's smallest eigenvalue is shown)",
+        ));
+    }
+    Ok(())
 }
 
 fn check_variance(variance: &VarianceModel) -> Result<()> {

@@ -35,7 +35,7 @@ pub use basins::BasinMap;
 pub use caveats::{BoundSide, FitCaveat};
 pub use diagnostics::Covariance;
 pub use family::{Family, FamilyKind};
-pub(crate) use file::edited;
+pub(crate) use file::{check_in_bounds, edited};
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
 pub use result::{FitResult, ParamResult};
@@ -1059,22 +1059,31 @@ pub const MAX_STARTS: usize = 1_000_000;
 
 /// The Cartesian product of every free parameter's start values.
 fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
-    let total = plans
+    let counts: Vec<usize> = plans
         .iter()
         .filter(|p| p.fixed.is_none())
         .filter_map(|p| p.starts.as_ref().map(Vec::len))
-        .try_fold(1usize, |acc, n| acc.checked_mul(n))
-        .filter(|&n| n <= MAX_STARTS)
-        .ok_or_else(|| {
-            Error::setting(
+        .collect();
+    let total: f64 = counts.iter().map(|&n| n as f64).product();
+    if total > MAX_STARTS as f64 {
+        let factors: Vec<String> = counts.iter().map(usize::to_string).collect();
+        return Err(Error::setting(
+            Setting::Grid,
+            text![
+                format!(
+                    "the start grid has {} points (the product of the start values of the {} \
+                     searched parameters: {}), more than {}; give fewer values with ",
+                    crate::error::short_number(total),
+                    counts.len(),
+                    factors.join(" × "),
+                    crate::limits::thousands(MAX_STARTS)
+                ),
                 Setting::Grid,
-                text![
-                    format!("the start grid has more than {MAX_STARTS} points; use fewer "),
-                    Setting::Grid,
-                    " values"
-                ],
-            )
-        })?;
+                " or hold some parameters at values with ",
+                Setting::Fix
+            ],
+        ));
+    }
     let mut starts: Vec<Start> = vec![plans.iter().map(|p| p.fixed).collect()];
     for (i, plan) in plans.iter().enumerate() {
         let (None, Some(values)) = (plan.fixed, &plan.starts) else {
@@ -1091,6 +1100,6 @@ fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
             })
             .collect();
     }
-    debug_assert_eq!(starts.len(), total);
+    debug_assert_eq!(starts.len(), counts.iter().product::<usize>());
     Ok(starts)
 }

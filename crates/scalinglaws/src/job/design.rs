@@ -49,18 +49,37 @@ pub enum Axis {
 }
 
 impl Axis {
+    /// How many values [`Axis::values`] gives (a float: a range over hundreds of decades is
+    /// counted before anything is allocated).
+    fn count(&self, per_decade: usize) -> f64 {
+        match self {
+            Axis::Values(values) => values.len() as f64,
+            Axis::Range(lo, hi) => Self::steps(*lo, *hi, per_decade) + 1.0,
+        }
+    }
+
+    /// Intervals between a range's values: the decades it spans (as a difference of logs, so
+    /// that 1e-200..1e200 does not overflow) times `per_decade`.
+    fn steps(lo: f64, hi: f64, per_decade: usize) -> f64 {
+        ((hi.log10() - lo.log10()) * per_decade as f64)
+            .round()
+            .max(0.0)
+    }
+
     /// The axis's values, a range with `per_decade` points per decade (both ends included).
+    /// Call after [`Axis::count`] has been checked.
     fn values(&self, per_decade: usize) -> Vec<f64> {
         match self {
             Axis::Values(values) => values.clone(),
             Axis::Range(lo, hi) => {
-                let steps = ((hi / lo).log10() * per_decade as f64).round().max(0.0) as usize;
+                let steps = Self::steps(*lo, *hi, per_decade) as usize;
+                let (log_lo, log_hi) = (lo.log10(), hi.log10());
                 (0..=steps)
                     .map(|i| {
                         if steps == 0 {
                             *lo
                         } else {
-                            lo * (hi / lo).powf(i as f64 / steps as f64)
+                            10f64.powf(log_lo + (log_hi - log_lo) * i as f64 / steps as f64)
                         }
                     })
                     .collect()
@@ -287,13 +306,25 @@ fn grid(
             ),
         ));
     }
-    let mut axes: Vec<Vec<f64>> = Vec::new();
+    let mut chosen: Vec<&Axis> = Vec::new();
     for v in &law.variables {
         let Some((_, axis)) = ranges.iter().find(|(name, _)| name == v) else {
             return Err(refuse(Setting::Candidates, format!(
                 "the candidate ranges name no values of the law's variable '{v}'; give {v}=LOW..HIGH or {v}=VALUE"
             )));
         };
+        chosen.push(axis);
+    }
+    let total: f64 = chosen.iter().map(|a| a.count(per_decade)).product();
+    if !(total <= crate::analysis::design::MAX_CANDIDATES as f64) {
+        return Err(refuse(Setting::Candidates, format!(
+            "the grid has {} candidate runs, more than {}; narrow the ranges or use fewer points per decade",
+            crate::error::short_number(total),
+            crate::analysis::design::MAX_CANDIDATES
+        )));
+    }
+    let mut axes: Vec<Vec<f64>> = Vec::new();
+    for (v, axis) in law.variables.iter().zip(chosen) {
         let values = axis.values(per_decade);
         if (v == "N" || v == "D") && values.iter().any(|x| !(*x > 0.0)) {
             return Err(refuse(Setting::Candidates, format!(
@@ -301,16 +332,6 @@ fn grid(
             )));
         }
         axes.push(values);
-    }
-    let total = axes
-        .iter()
-        .try_fold(1usize, |acc, a| acc.checked_mul(a.len()))
-        .unwrap_or(usize::MAX);
-    if total > crate::analysis::design::MAX_CANDIDATES {
-        return Err(refuse(Setting::Candidates, format!(
-            "the grid has {total} candidate runs, more than {}; narrow the ranges or use fewer points per decade",
-            crate::analysis::design::MAX_CANDIDATES
-        )));
     }
     let mut points = vec![Vec::new()];
     for axis in &axes {

@@ -110,14 +110,21 @@ impl GroupedFitJob {
             })
             .collect();
         let fits: Vec<GroupFit> = fits.into_iter().collect::<Result<_>>()?;
-        // A setting every group fails by (an unknown name in `fix`, say) is the batch's error,
-        // not each group's: when no group is fitted and the first failure names a setting, the
-        // first group's fit is repeated for its error (a failure that depends on a group's
-        // rows stays that group's, and the batch is kept).
+        // A batch in which no group is fitted computed nothing: it is an error, not a table
+        // of failures and success. The first group's fit is repeated for its error (a setting
+        // every group fails by, such as an unknown name in `fix`, reads as the batch's own;
+        // a failure of the rows says which group).
         let all_failed = fits.iter().all(|f| f.status == GroupStatus::Failed);
         if let (true, Some(rows)) = (all_failed, &first) {
-            if fits[0].failed_on.is_some() {
-                self.fit_rows(table, &law, &settings, &data.subset(rows))?;
+            if let Err(error) = self.fit_rows(table, &law, &settings, &data.subset(rows)) {
+                return Err(match fits[0].failed_on.is_some() {
+                    true => error,
+                    false => error.within(format!(
+                        "none of the {} groups could be fitted; the first, {}",
+                        fits.len(),
+                        super::isoflop::describe_group(&fits[0].group)
+                    )),
+                });
             }
         }
         Ok(fits)

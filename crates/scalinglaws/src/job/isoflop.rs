@@ -13,7 +13,7 @@ use crate::analysis::isoflop::{
     isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Shape,
 };
 use crate::data::recipe::Table;
-use crate::error::{Result, Setting};
+use crate::error::{Error, Result, Setting};
 
 /// Which columns hold what, how runs are grouped, and the analysis to run per group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +109,7 @@ impl IsoflopJob {
                 })?;
             groups.push(GroupAnalysis { group, analysis });
         }
+        refuse_if_nothing_found(&groups)?;
         Ok(IsoflopResult { groups })
     }
 
@@ -176,6 +177,33 @@ impl IsoflopJob {
             }
         }
     }
+}
+
+/// IsoFLOP profiles where no budget of any group has a minimum computed nothing: refused
+/// (exit 2 in the CLI), naming what each budget needs, rather than an empty table and success.
+fn refuse_if_nothing_found(groups: &[GroupAnalysis]) -> Result<()> {
+    let profiles: Vec<&Isoflop> = groups
+        .iter()
+        .filter_map(|g| match &g.analysis {
+            Analysis::Profiles(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    if profiles.is_empty() || profiles.len() < groups.len() {
+        return Ok(());
+    }
+    if profiles.iter().any(|p| p.budgets.iter().any(|b| b.n.is_some())) {
+        return Ok(());
+    }
+    let largest = profiles
+        .iter()
+        .flat_map(|p| p.budgets.iter().map(|b| b.points))
+        .max()
+        .unwrap_or(0);
+    Err(Error::settings(format!(
+        "no budget has a minimum, so there is nothing to report: a budget needs runs at 3 or \
+         more sizes around its minimum (the most any budget has is {largest}); add runs"
+    )))
 }
 
 /// `k=v, k2=v2`.

@@ -112,8 +112,30 @@ impl ScheduleFit {
         if let Some(object) = value.as_object_mut() {
             object.insert("runs".into(), serde_json::Value::Array(Vec::new()));
         }
-        serde_json::from_value(value).map_err(|e| not_a_fit(e.to_string()))
+        let fit: ScheduleFit = serde_json::from_value(value).map_err(|e| not_a_fit(e.to_string()))?;
+        check_saved_params(&fit)?;
+        Ok(fit)
     }
+}
+
+/// A saved schedule fit's parameters are its law's, in order, each finite and inside the law's
+/// bounds: a hand-edited or relabelled file is refused here, naming the key, rather than
+/// misread (or indexed out of range) later.
+fn check_saved_params(fit: &ScheduleFit) -> Result<()> {
+    let names: Vec<&str> = fit.params.iter().map(|p| p.name.as_str()).collect();
+    if names != fit.law.params() {
+        return Err(Error::settings(format!(
+            "not a consistent schedule fit: its parameters are {names:?}, but law '{}' has {:?}; \
+             was the file edited? Restore it or fit again",
+            fit.law.name(),
+            fit.law.params()
+        )));
+    }
+    for (param, bounds) in fit.params.iter().zip(fit.law.bounds()) {
+        let key = format!("params ({}).value", param.name);
+        crate::fit::check_in_bounds(&key, param.value, bounds.lower, bounds.upper)?;
+    }
+    Ok(())
 }
 
 /// `schedule predict`: a spec's curve (keys left out come from the fit's training run).

@@ -244,6 +244,9 @@ impl Token {
 pub fn parse_program(text: &str) -> Result<Program> {
     let mut parser = Parser::new(text)?;
     let program = parser.program()?;
+    for expr in program.definitions.iter().map(|(_, e)| e).chain([&program.body]) {
+        check_tree_depth(text, expr)?;
+    }
     Ok(program)
 }
 
@@ -252,7 +255,41 @@ pub fn parse_expr(text: &str) -> Result<Expr> {
     let mut parser = Parser::new(text)?;
     let expr = parser.expr()?;
     parser.expect_end()?;
+    check_tree_depth(text, &expr)?;
     Ok(expr)
+}
+
+/// Deepest expression tree a formula may make. Terms in a row nest one level each (a + b + c
+/// is (a + b) + c), and every pass over the tree (derivatives, the tape, the bootstrap's
+/// workers with their smaller stacks) recurses that deep: a 12,000-term sum overflowed a
+/// worker's stack. A law has tens of terms.
+pub const MAX_TREE_DEPTH: usize = 1_000;
+
+/// Refuses an expression whose tree is deeper than [`MAX_TREE_DEPTH`] (measured without
+/// recursion).
+fn check_tree_depth(text: &str, expr: &Expr) -> Result<()> {
+    let mut deepest = 0;
+    let mut stack = vec![(expr, 1usize)];
+    while let Some((e, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match e {
+            Expr::Num(_) | Expr::Ident { .. } => {}
+            Expr::Neg(a) => stack.push((a, depth + 1)),
+            Expr::Bin(_, a, b) => stack.extend([(&**a, depth + 1), (&**b, depth + 1)]),
+            Expr::Call(_, args) => stack.extend(args.iter().map(|a| (a, depth + 1))),
+        }
+    }
+    if deepest > MAX_TREE_DEPTH {
+        return Err(formula_error(
+            text,
+            0,
+            format!(
+                "the formula is {deepest} operations deep (each term or factor in a row adds \
+                 one); at most {MAX_TREE_DEPTH}: write the law with fewer terms"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 struct Parser<'a> {

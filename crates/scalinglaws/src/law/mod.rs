@@ -274,7 +274,7 @@ impl Law {
         self.params
             .iter()
             .map(|p| {
-                given
+                let value = given
                     .clone()
                     .into_iter()
                     .find(|(k, _)| **k == p.name)
@@ -285,9 +285,38 @@ impl Law {
                             self.label(),
                             p.name
                         ))
-                    })
+                    })?;
+                self.check_in_range(p, value, what)?;
+                Ok(value)
             })
             .collect()
+    }
+
+    /// A given value of parameter `p` is finite and inside the law's range for it (outside,
+    /// the law means something else: a negative amplitude makes the loss fall with less data,
+    /// a negative floor a loss below zero).
+    fn check_in_range(&self, p: &ParamSpec, value: f64, what: &str) -> Result<()> {
+        if value.is_finite() && p.lower <= value && value <= p.upper {
+            return Ok(());
+        }
+        let end = |v: f64| {
+            if v.is_finite() {
+                crate::error::short_number(v)
+            } else if v > 0.0 {
+                "inf".to_string()
+            } else {
+                "-inf".to_string()
+            }
+        };
+        Err(Error::settings(format!(
+            "{what}: {} = {} is outside the range of {}'s '{}', [{}, {}]; give a value inside it",
+            p.name,
+            crate::error::short_number(value),
+            self.label(),
+            p.name,
+            end(p.lower),
+            end(p.upper)
+        )))
     }
 
     pub fn variable_index(&self, name: &str) -> Option<usize> {

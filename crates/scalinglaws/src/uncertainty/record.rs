@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::{BootstrapSummary, Calibration, Profile};
 use crate::error::{Error, Result};
-use crate::fit::edited;
+use crate::fit::{check_in_bounds, edited};
 use crate::fit::result::{check_schema_version, DataSummary};
 use crate::fit::{FitResult, VarianceModel};
 
@@ -147,14 +147,20 @@ impl FitRecord {
             return Ok(());
         };
         let k = self.params.len();
-        match bootstrap.draws.iter().position(|d| d.len() != k) {
-            None => Ok(()),
-            Some(i) => Err(Error::settings(format!(
+        if let Some(i) = bootstrap.draws.iter().position(|d| d.len() != k) {
+            return Err(Error::settings(format!(
                 "not a consistent fit file: bootstrap draw {} has {} values for {k} parameters",
                 i + 1,
                 bootstrap.draws[i].len()
-            ))),
+            )));
         }
+        for (i, draw) in bootstrap.draws.iter().enumerate() {
+            for (value, (name, param)) in draw.iter().zip(&self.params) {
+                let key = format!("bootstrap.draws[{i}] ({name})");
+                check_in_bounds(&key, *value, param.lower, param.upper)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -15,7 +15,7 @@ use super::calibrate::learn;
 use super::data::DownstreamData;
 use super::engine::{replays, Context, ModeCalibrations, Point};
 use super::{DownstreamSettings, Method, MethodCalibration, Mode, Target};
-use crate::error::{Result, Setting};
+use crate::error::{Error, Result, Setting};
 
 /// The held-out accuracies of a backtest, by model name, task and tokens.
 pub struct Observed {
@@ -59,6 +59,20 @@ pub fn holdout_split(
     }
     let after = |tokens: f64| own_until.is_none_or(|cut| tokens > cut * (1.0 + 1e-9));
     let training = data.filtered(|e| !(held.contains(&e.model) && after(e.tokens)));
+    if training.evaluations.is_empty() {
+        return Err(Error::setting(
+            Setting::Holdout,
+            crate::text![
+                Setting::Holdout.subject(),
+                format!(
+                    ": holding out {} leaves no evaluation to fit on; hold out fewer models, or \
+                     keep their early checkpoints with ",
+                    holdout.join(", ")
+                ),
+                Setting::OwnUntil
+            ],
+        ));
+    }
     let mut targets = Vec::new();
     let mut values = HashMap::new();
     for &model in &held {

@@ -471,10 +471,52 @@ pub fn curve_steps(len: usize, every: usize) -> Vec<usize> {
     steps
 }
 
+/// How far above the largest learning rate of the fit's runs a schedule may reach: the laws
+/// are fitted to the rates the runs used, and far above them they only say the loss falls as
+/// the rate grows (an optimiser then drives the rate to its bound, 1e300 if allowed).
+pub const MAX_RATE_ABOVE_FIT: f64 = 10.0;
+
+/// The largest learning rate of the fit's runs (its saved curves' knots; the training run's
+/// peak for fits saved without curves).
+pub fn largest_fitted_rate(fit: &ScheduleFit) -> f64 {
+    fit.curves
+        .iter()
+        .flat_map(|c| c.knots.iter().map(|k| k.1))
+        .fold(fit.defaults.peak, f64::max)
+}
+
+/// Refuses a learning rate more than [`MAX_RATE_ABOVE_FIT`] times the fit's largest; `what`
+/// says where it was given.
+pub fn check_rate(fit: &ScheduleFit, rate: f64, what: &str) -> Result<()> {
+    let largest = largest_fitted_rate(fit);
+    if rate <= MAX_RATE_ABOVE_FIT * largest {
+        return Ok(());
+    }
+    let short = crate::error::short_number;
+    Err(Error::setting(
+        Setting::Peak,
+        text![format!(
+            "{what} reaches a learning rate of {}, more than {MAX_RATE_ABOVE_FIT} times the \
+             largest of the fit's runs ({}); the law was not fitted there and would only say \
+             the loss falls as the rate grows; give a peak up to {}",
+            short(rate),
+            short(largest),
+            short(MAX_RATE_ABOVE_FIT * largest)
+        )],
+    ))
+}
+
 /// The fitted law's curve on a parsed spec, every `every` steps (0: about 200 points).
 pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Prediction> {
     let params = fit.values();
     let lrs = &spec.main.lrs;
+    let highest = spec
+        .branches
+        .iter()
+        .flat_map(|(_, b)| b.lrs.iter())
+        .chain(lrs)
+        .fold(0.0f64, |a, &b| a.max(b));
+    check_rate(fit, highest, &format!("schedule '{}'", spec.text))?;
     let steps = curve_steps(lrs.len(), every);
     fit.law
         .check(lrs, &steps)
