@@ -683,12 +683,15 @@ impl Error {
                 formula,
                 position,
                 message,
-            } => format!(
-                "formula error at character {}: {}\n  {formula}\n  {}^",
-                position + 1,
-                message.worded(wording),
-                " ".repeat(*position)
-            ),
+            } => {
+                let (shown, caret) = formula_excerpt(formula, *position);
+                format!(
+                    "formula error at character {}: {}\n  {shown}\n  {}^",
+                    position + 1,
+                    message.worded(wording),
+                    " ".repeat(caret)
+                )
+            }
             Error::UnknownLaw { name, suggestion } => format!(
                 "unknown law '{name}'{}; {} lists them",
                 suggestion
@@ -760,6 +763,31 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// A number as a message echoes it: the shortest digits that read back as the same value, in
 /// scientific form when plain digits would be long (`1e300`, not 301 digits; `2.5e-7`), plain
 /// otherwise (`0.001`, `24000`).
+/// Characters of a formula a message shows on each side of the error's position: a long
+/// formula is cut to this window (its length stated) rather than quoted whole.
+const FORMULA_WINDOW: usize = 60;
+
+/// The formula as a message shows it, and the caret's column in that text: the whole formula
+/// when short, else the window around `position` with `…` at each cut and the length stated.
+fn formula_excerpt(formula: &str, position: usize) -> (String, usize) {
+    let chars: Vec<char> = formula.chars().collect();
+    if chars.len() <= 2 * FORMULA_WINDOW {
+        return (formula.to_string(), position);
+    }
+    let from = position.saturating_sub(FORMULA_WINDOW);
+    let to = (position + FORMULA_WINDOW).min(chars.len());
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.extend(&chars[from..to]);
+    if to < chars.len() {
+        shown.push('…');
+    }
+    shown.push_str(&format!(" ({} characters in all)", chars.len()));
+    (shown, position - from + usize::from(from > 0))
+}
+
 pub fn short_number(value: f64) -> String {
     let mut text = String::new();
     push_short_number(&mut text, value);

@@ -7,7 +7,7 @@ use scalinglaws::data::recipe::Trials;
 use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
 
 use super::plot::plot_and_json;
-use super::{destination, level, recipe};
+use super::{level, recipe};
 use crate::args::DownstreamArgs;
 use crate::cmd_downstream;
 use crate::input_error;

@@ -226,11 +226,12 @@ fn check_covariance(covariance: &super::result::Matrix) -> Result<()> {
         .iter()
         .fold(f64::INFINITY, |a, &b| a.min(b));
     if smallest < -COVARIANCE_TOLERANCE {
-        return Err(edited(
-            "covariance",
-            smallest,
-            "a positive semi-definite matrix (its correlation matrix's smallest eigenvalue is shown)",
-        ));
+        return Err(Error::settings(format!(
+            "not a consistent fit file: `covariance` is not positive semi-definite (its \
+             correlation matrix has the eigenvalue {}), and a fit writes one that is; was the \
+             file edited? Restore the values or fit again",
+            crate::error::short_number(smallest)
+        )));
     }
     Ok(())
 }

@@ -226,7 +226,8 @@ impl FitResult {
     pub fn law(&self) -> Result<Law> {
         let law = if self.law == "formula" {
             let variables: Vec<&str> = self.variables.iter().map(|(v, _)| v.as_str()).collect();
-            Law::from_formula(&self.formula, &|id| variables.contains(&id))?
+            Law::from_formula(&self.formula, &|id| variables.contains(&id))
+                .map_err(|e| e.within("the fit's formula"))?
         } else {
             catalog::lookup(&self.law)?
         };

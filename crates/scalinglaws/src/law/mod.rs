@@ -131,7 +131,7 @@ impl Law {
         if let Some(problem) = crate::limits::formula_bytes_problem(formula.len()) {
             return Err(Error::setting(
                 Setting::Formula,
-                text![Setting::Formula.subject(), ": ", problem],
+                text![problem],
             ));
         }
         let program = expr::parse_program(formula)?;
@@ -140,9 +140,8 @@ impl Law {
             return Err(Error::setting(
                 Setting::Formula,
                 text![
-                    Setting::Formula.subject(),
                     format!(
-                        ": {} parameters, more than the limit of {} (a fit solves a P×P system \
+                        "{} parameters, more than the limit of {} (a fit solves a P×P system \
                          at every step); are some of the names meant to be data columns?",
                         crate::limits::thousands(param_names.len()),
                         crate::limits::thousands(crate::limits::MAX_FORMULA_PARAMS)

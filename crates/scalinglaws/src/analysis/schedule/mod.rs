@@ -486,23 +486,23 @@ pub fn largest_fitted_rate(fit: &ScheduleFit) -> f64 {
 }
 
 /// Refuses a learning rate more than [`MAX_RATE_ABOVE_FIT`] times the fit's largest; `what`
-/// says where it was given.
-pub fn check_rate(fit: &ScheduleFit, rate: f64, what: &str) -> Result<()> {
+/// says where it was given (the peak setting, or a schedule's text).
+pub fn check_rate(fit: &ScheduleFit, rate: f64, what: Text) -> Result<()> {
     let largest = largest_fitted_rate(fit);
     if rate <= MAX_RATE_ABOVE_FIT * largest {
         return Ok(());
     }
-    let short = crate::error::short_number;
     Err(Error::setting(
         Setting::Peak,
-        text![format!(
-            "{what} reaches a learning rate of {}, more than {MAX_RATE_ABOVE_FIT} times the \
-             largest of the fit's runs ({}); the law was not fitted there and would only say \
-             the loss falls as the rate grows; give a peak up to {}",
-            short(rate),
-            short(largest),
-            short(MAX_RATE_ABOVE_FIT * largest)
-        )],
+        text![
+            what,
+            format!(
+                " reaches a learning rate of {rate:.3e}, more than {MAX_RATE_ABOVE_FIT} times \
+                 the largest of the fit's runs ({largest:.3e}); the law was not fitted there and \
+                 would only say the loss falls as the rate grows; give a peak up to {:.3e}",
+                MAX_RATE_ABOVE_FIT * largest
+            )
+        ],
     ))
 }
 
@@ -516,7 +516,7 @@ pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Pre
         .flat_map(|(_, b)| b.lrs.iter())
         .chain(lrs)
         .fold(0.0f64, |a, &b| a.max(b));
-    check_rate(fit, highest, &format!("schedule '{}'", spec.text))?;
+    check_rate(fit, highest, text![format!("schedule '{}'", spec.text)])?;
     let steps = curve_steps(lrs.len(), every);
     fit.law
         .check(lrs, &steps)
