@@ -192,7 +192,8 @@ fn schedule_fit(dir: &Path) -> String {
 }
 
 /// Items: schedule steps at most 1e8 (`steps=1e11` aborted on 800 GB), and a schedule whose
-/// predicted losses are not finite is refused, not printed as NaN.
+/// predicted losses are not finite is refused, not printed as NaN; a peak far above the fitted
+/// runs' is refused before it (issue 50: `--peak 1e300` returned a schedule at that rate).
 #[test]
 fn schedule_steps_are_capped_and_losses_must_be_finite() {
     let dir = tempfile::tempdir().unwrap();
@@ -219,7 +220,15 @@ fn schedule_steps_are_capped_and_losses_must_be_finite() {
             "--schedule",
             "constant:peak=1e300",
         ]),
-        &["--schedule", "no finite loss"],
+        &[
+            "--schedule \"constant:peak=1e300\" reaches a learning rate of 1.000e300",
+            "more than 10 times the largest of the fit's runs",
+            "give a peak up to",
+        ],
+    );
+    fails(
+        scalinglaws_in_root().args(["schedule", "optimize", &fit, "--peak", "1e300"]),
+        &["--peak reaches a learning rate of 1.000e300"],
     );
 }
 

@@ -486,14 +486,14 @@ pub fn largest_fitted_rate(fit: &ScheduleFit) -> f64 {
 }
 
 /// Refuses a learning rate more than [`MAX_RATE_ABOVE_FIT`] times the fit's largest; `what`
-/// says where it was given (the peak setting, or a schedule's text).
-pub fn check_rate(fit: &ScheduleFit, rate: f64, what: Text) -> Result<()> {
+/// says where it was given (the peak setting, or a schedule's text), `key` which setting.
+pub fn check_rate(fit: &ScheduleFit, rate: f64, key: Setting, what: Text) -> Result<()> {
     let largest = largest_fitted_rate(fit);
     if rate <= MAX_RATE_ABOVE_FIT * largest {
         return Ok(());
     }
     Err(Error::setting(
-        Setting::Peak,
+        key,
         text![
             what,
             format!(
@@ -516,7 +516,8 @@ pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Pre
         .flat_map(|(_, b)| b.lrs.iter())
         .chain(lrs)
         .fold(0.0f64, |a, &b| a.max(b));
-    check_rate(fit, highest, text![format!("schedule '{}'", spec.text)])?;
+    let what = text![Setting::Schedule.text(&spec.text)];
+    check_rate(fit, highest, Setting::Schedule, what)?;
     let steps = curve_steps(lrs.len(), every);
     fit.law
         .check(lrs, &steps)

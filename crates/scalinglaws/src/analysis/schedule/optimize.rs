@@ -155,7 +155,7 @@ fn check_settings(s: &OptimizeSettings) -> Result<()> {
 pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<OptimizedSchedule> {
     let s = settings;
     check_settings(s)?;
-    super::check_rate(fit, s.peak, crate::text![Setting::Peak])?;
+    super::check_rate(fit, s.peak, Setting::Peak, text![Setting::Peak])?;
     let p = fit.values();
     let mut scored = Vec::new();
     for text in baselines(s) {
@@ -360,7 +360,7 @@ pub fn cooldown_table(
     last: f64,
 ) -> Result<Vec<CooldownRow>> {
     check_cooldown_end(peak, last)?;
-    super::check_rate(fit, peak, crate::text![Setting::Peak])?;
+    super::check_rate(fit, peak, Setting::Peak, text![Setting::Peak])?;
     let p = fit.values();
     let horizon =
         starts.iter().max().copied().unwrap_or(0) + lengths.iter().max().copied().unwrap_or(0);
