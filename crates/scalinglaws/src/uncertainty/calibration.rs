@@ -918,9 +918,13 @@ fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
                 / total
         };
         calibration.coverage_fit = Some(share(&|s| s.error.abs() <= z * s.sd));
+        // Inside the central interval at the calibrated level L* exactly when the error's
+        // central level is at most L*: one distribution function per run, not two quantiles
+        // (a million held-out runs took 24 s by quantiles).
+        let calibrated_level = update.levels.at(level);
         calibration.coverage_calibrated = Some(share(&|s| {
-            let [lo, hi] = update.error_interval(&s.observed().at, level);
-            lo <= s.error && s.error <= hi
+            let at = s.observed().at;
+            update.posterior.central_level(&update.model, &at, s.error) <= calibrated_level
         }));
     }
     calibration.scores = scores.iter().map(|s| s.to_array()).collect();
