@@ -80,6 +80,15 @@ fn the_report_shows_the_design_its_runs_and_its_targets() {
         !targets[1].contains(" - "),
         "20 simulations give a simulated width: {report}"
     );
+    // The loss goal lies beyond the fitted runs: the notes add the law's form error there,
+    // which the widths (of the parameters) leave out (issue 48); D*/N* gets no such note.
+    let notes = section(&report, "Notes").join("\n");
+    assert!(
+        notes.contains("optimal_loss@1e23 lies 0.89 decades beyond the fitted runs")
+            && notes.contains("also carries the law's form error"),
+        "{report}"
+    );
+    assert!(!notes.contains("tokens_per_param@1e23 lies"), "{report}");
 }
 
 #[test]

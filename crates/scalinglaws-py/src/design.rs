@@ -66,9 +66,9 @@ pub(crate) fn design(
 ) -> PyResult<(String, Vec<String>)> {
     let request: DesignRequest = request(request_json)?;
     let mut fit = py(FitJob::try_from(request.fit))?;
-    // The design fits with the loss only: no bootstrap, no calibration (as the command).
+    // The design fits with the loss only and no bootstrap (as the command); the job itself
+    // calibrates the fit beyond the data (`DesignJob::run`).
     fit.uncertainty.bootstrap = None;
-    fit.uncertainty.calibrate = false;
     fit.uncertainty.level = request.level;
     fit.voice = Voice(&crate::wording::Python);
     let seed = fit.settings.settings.seed;

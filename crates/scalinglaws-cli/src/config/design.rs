@@ -45,10 +45,10 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
         law: law_choice(args.law)?,
         // The design fits with the loss only (no likelihood family).
         settings: settings_config(args.settings, None)?,
+        // The job calibrates the fit beyond the data itself (`DesignJob::run`).
         uncertainty: UncertaintySettings {
             bootstrap: None,
             level,
-            calibrate: false,
             seed,
             ..UncertaintySettings::default()
         },

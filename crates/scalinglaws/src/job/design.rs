@@ -40,6 +40,83 @@ pub enum CandidateSpace {
     List(Vec<BTreeMap<String, f64>>),
 }
 
+/// What the widths leave out beyond the data: a new run's loss at a target beyond the fitted
+/// runs also carries the law's form error, which the cross-study prior updated by the fit's
+/// own backtests measures (`uncertainty::prior`). One note per loss target beyond the data,
+/// with that error now and once the batch's largest run is in (the batch narrows it only by
+/// coming closer). Quantities other than a loss, and budgets counted by another FLOPs formula
+/// than the law's scale, get none: the corpus measured errors of losses.
+fn form_error_notes(
+    law: &Law,
+    fit: &FitRecord,
+    settings: &DesignSettings,
+    result: &crate::analysis::design::DesignResult,
+) -> Vec<String> {
+    use crate::analysis::design::Quantity;
+    use crate::uncertainty::prior::Point;
+    let Some(calibration) = fit.calibration.as_ref() else {
+        return Vec::new();
+    };
+    let (Some(update), Some(rule)) = (&calibration.prior, &calibration.rule) else {
+        return Vec::new();
+    };
+    let point_of = |values: &BTreeMap<String, f64>| -> Vec<f64> {
+        law.variables
+            .iter()
+            .map(|v| values.get(v).copied().unwrap_or(f64::NAN))
+            .collect()
+    };
+    let batch_largest = result
+        .runs
+        .iter()
+        .filter_map(|run| rule.at(law, &point_of(&run.point)))
+        .fold(calibration.largest_scale, f64::max);
+    let half_width = |distance: f64| {
+        let point = Point {
+            sd: 0.0,
+            distance,
+            at_bound: fit.has_param_at_bound(),
+            span: update.span,
+        };
+        let [lo, hi] = update.error_interval(&point, settings.level);
+        (hi - lo) / 2.0
+    };
+    let mut notes = Vec::new();
+    for target in &settings.targets {
+        let scale = match target {
+            Target::Loss { point } => rule.at(law, &point_of(point)),
+            Target::AtBudget {
+                quantity: Quantity::OptimalLoss,
+                budget,
+                ..
+            } => match (rule, settings.flops.linear_factor) {
+                (crate::fit::ScaleRule::Product { factor, .. }, Some(k)) => {
+                    Some(budget * factor / k)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(scale) = scale.filter(|s| s.is_finite() && *s > 0.0) else {
+            continue;
+        };
+        let now = calibration.distance(scale);
+        if now <= 0.0 {
+            continue;
+        }
+        let after = (scale / batch_largest).log10().max(0.0);
+        let percent = |d: f64| 100.0 * half_width(d);
+        notes.push(format!(
+            "{} lies {now:.2} decades beyond the fitted runs: the widths above are of the law's parameters; a new run's loss there also carries the law's form error, which the cross-study prior updated by this fit's backtests puts at ±{:.2}% ({:.0}%), and at ±{:.2}% once the batch's largest run is in ({after:.2} decades beyond it)",
+            target.label(),
+            percent(now),
+            100.0 * settings.level,
+            percent(after),
+        ));
+    }
+    notes
+}
+
 /// One variable's candidate values: log-spaced over a range of positive values, or the
 /// values listed (a variable held at one value, or tracks coded 0 and 1).
 #[derive(Debug, Clone, PartialEq)]
@@ -128,7 +205,11 @@ impl DesignJob {
         if self.prior.is_some() {
             return Err(refuse(Setting::Prior, "a prior is for a design before any run; with runs so far their fit is what is known, so drop the prior or the runs"));
         }
-        let outcome = self.fit.run(table, &|_| {})?;
+        // The fit is calibrated beyond the data whatever the face asked: the design's notes
+        // give the law's form error at targets beyond the runs from its prior update.
+        let mut fit = self.fit.clone();
+        fit.uncertainty.calibrate = true;
+        let outcome = fit.run(table, &|_| {})?;
         let law = outcome.law.clone();
         let settings = self.fit.settings.for_law(&self.fit.law);
         let knowledge = Knowledge::from_fit(
@@ -139,7 +220,7 @@ impl DesignJob {
             self.noise,
         )?;
         let candidates = self.candidates(&law)?;
-        let result = crate::fit::with_threads(self.fit.settings.settings.threads, || {
+        let mut result = crate::fit::with_threads(self.fit.settings.settings.threads, || {
             design(
                 &knowledge,
                 &candidates,
@@ -147,6 +228,8 @@ impl DesignJob {
                 Some(&outcome.result.fit),
             )
         })??;
+        let form_notes = form_error_notes(&law, &outcome.result, &self.settings, &result);
+        result.notes.extend(form_notes);
         Ok(DesignOutcome {
             result,
             space: outcome.result.settings.space,
