@@ -45,13 +45,19 @@ pub fn run_groups(config: &GroupsConfig) -> Result<()> {
     if let Some(table) = table {
         write_with(table, &|out| groups::write_table(&fits, &config.job.groups, out))?;
     }
-    let failed = fits
-        .iter()
-        .filter(|f| f.status == scalinglaws::job::GroupStatus::Failed)
-        .count();
+    use scalinglaws::job::GroupStatus;
+    let count = |status: GroupStatus| fits.iter().filter(|f| f.status == status).count();
+    let failed = count(GroupStatus::Failed);
     if failed > 0 {
         eprintln!(
             "{failed} of {} groups could not be fitted (status \"failed\", with the reason)",
+            fits.len()
+        );
+    }
+    let unconverged = count(GroupStatus::Unconverged);
+    if unconverged > 0 {
+        eprintln!(
+            "{unconverged} of {} groups were fitted but their search did not converge (status \"unconverged\", with the reason): read them as unfinished",
             fits.len()
         );
     }

@@ -2251,8 +2251,9 @@ class DesignAnalysis(Result):
 # Grouped fits
 # ---------------------------------------------------------------------------------------------
 
-GroupStatus = Literal["fitted", "failed"]
-"""Whether a group was fitted."""
+GroupStatus = Literal["fitted", "unconverged", "failed"]
+"""Whether a group was fitted (``unconverged``: fitted, but the search did not converge; the
+fit is kept and ``reason`` says how the search stopped)."""
 
 
 @dataclass(frozen=True, repr=False)

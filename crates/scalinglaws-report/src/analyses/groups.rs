@@ -73,6 +73,7 @@ fn push_row(
     cells.text(&fit.rows.to_string());
     cells.text(match fit.status {
         GroupStatus::Fitted => "fitted",
+        GroupStatus::Unconverged => "unconverged",
         GroupStatus::Failed => "failed",
     });
     let record = fit.fit.as_ref().map(|r| &r.fit);

@@ -212,7 +212,7 @@ pub fn search(
         polish_promising(problem, tracks, Curvature::Exact);
     iterations += polish_iterations;
     let (optima, unconverged) = cluster(problem, polished);
-    SearchOutcome {
+    let outcome = SearchOutcome {
         starts: starts.len(),
         failed,
         diverged: diverged_tracks,
@@ -221,7 +221,20 @@ pub fn search(
         optima,
         iterations,
         screened,
+    };
+    // The line's profile misleads where the best start it kept did not converge (issue 50: a
+    // start that runs onto a bound of a linear parameter stops on the plateau there, 2-14x
+    // above the optimum another start reaches): then every start is searched.
+    let best_converged = outcome
+        .optima
+        .first()
+        .is_some_and(|o| o.termination.converged());
+    if outcome.screened.is_empty() || best_converged || interrupt.is_interrupted() {
+        return outcome;
     }
+    let mut full = search(problem, starts, lower, upper, max_iterations, interrupt, false);
+    full.iterations += outcome.iterations;
+    full
 }
 
 /// Multi-level single linkage on a line of starts (Rinnooy Kan & Timmer 1987, "Stochastic
@@ -657,7 +670,38 @@ fn on_plateau(problem: &Problem, u: &[f64], scratch: &mut Scratch) -> bool {
                 _ => 1.0,
             };
             model.curvature[(j, j)].abs().sqrt() * size <= NO_EFFECT * target_norm
+                && !held_by_bound(problem, u, j, scratch)
         })
+}
+
+/// How far inside its bound a parameter is moved to test it, relative to the bound's size (1
+/// for a bound at 0).
+const BOUND_PROBE: f64 = 1e-6;
+
+/// A parameter that has run onto a finite bound (its natural value there to rounding, where
+/// the transform's dp/du vanishes) and that the objective does not want back inside sits at a
+/// constrained optimum in that coordinate (the Karush–Kuhn–Tucker condition, Nocedal & Wright,
+/// *Numerical Optimization*, §12.3): a floor E = 0 that the data push against is an answer,
+/// not a plateau (issue 50: such fits were reported unconverged).
+fn held_by_bound(problem: &Problem, u: &[f64], j: usize, scratch: &mut Scratch) -> bool {
+    // `j` counts the free parameters; `p` holds every parameter.
+    let p = problem.natural(u);
+    let i = problem.free()[j];
+    let (bound, inward) = match problem.transforms()[j] {
+        Transform::Identity => return false,
+        Transform::Lower(lo) => (lo, 1.0),
+        Transform::Upper(hi) => (hi, -1.0),
+        Transform::Interval(lo, hi) if (p[i] - lo).abs() <= (hi - p[i]).abs() => (lo, 1.0),
+        Transform::Interval(_, hi) => (hi, -1.0),
+    };
+    let size = bound.abs().max(1.0);
+    if (p[i] - bound).abs() > 1e-8 * size {
+        return false;
+    }
+    let mut inside = p.clone();
+    inside[i] = bound + inward * BOUND_PROBE * size;
+    let here = problem.objective_natural(&p, scratch);
+    here.is_finite() && problem.objective_natural(&inside, scratch) >= here
 }
 
 /// The objective of residuals at [`ROUND_OFF`] of the targets: ½Σw(ε·t)².

@@ -34,6 +34,9 @@ pub struct GroupedFitJob {
 #[serde(rename_all = "snake_case")]
 pub enum GroupStatus {
     Fitted,
+    /// Fitted, but the search did not converge (`reason` says how it stopped): the record is
+    /// kept, and is not to be read as an optimum.
+    Unconverged,
     Failed,
 }
 
@@ -167,14 +170,22 @@ impl GroupedFitJob {
     ) -> Result<GroupFit> {
         let rows = data.target.len();
         match self.fit_rows(table, law, settings, data) {
-            Ok(record) => Ok(GroupFit {
-                group,
-                rows,
-                status: GroupStatus::Fitted,
-                reason: None,
-                fit: Some(record),
-                failed_on: None,
-            }),
+            Ok(record) => {
+                let converged = record.fit.converged;
+                Ok(GroupFit {
+                    group,
+                    rows,
+                    status: match converged {
+                        true => GroupStatus::Fitted,
+                        false => GroupStatus::Unconverged,
+                    },
+                    reason: (!converged).then(|| {
+                        format!("the search did not converge ({})", record.fit.termination)
+                    }),
+                    fit: Some(record),
+                    failed_on: None,
+                })
+            }
             Err(error) if error.is_interrupted() => Err(error),
             Err(error) => Ok(GroupFit {
                 group,
