@@ -151,6 +151,41 @@ pub fn claim(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Removes the temporary files of earlier writes to the same destination whose process is gone
+/// (a `kill -9` leaves `.NAME.PID.tmp` beside the destination; the next write to it cleans
+/// up). Only on Linux, where `/proc` says whether a process lives; elsewhere nothing is removed.
+fn remove_stale_temporaries(temporary: &Path) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let Some(own) = temporary.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let own_pid = std::process::id().to_string();
+    // `.NAME.PID.tmp[.png]`: everything before and after this process's id.
+    let Some((head, tail)) = own.rsplit_once(&format!(".{own_pid}.")) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(directory_of(temporary)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(&format!("{head}."))
+            .and_then(|rest| rest.strip_suffix(&format!(".{tail}")));
+        let stale = pid.is_some_and(|pid| {
+            !pid.is_empty()
+                && pid.bytes().all(|b| b.is_ascii_digit())
+                && pid != own_pid
+                && !Path::new("/proc").join(pid).exists()
+        });
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The temporary files made by [`claim`], each taken by the write of its destination.
 static CLAIMS: Mutex<Vec<TempFile>> = Mutex::new(Vec::new());
 
@@ -235,6 +270,7 @@ pub fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
 
 /// Makes the (empty) temporary file, registered first so an interrupt removes it.
 fn create_temporary(shown: &str, temporary: PathBuf) -> Result<TempFile> {
+    remove_stale_temporaries(&temporary);
     let file = TempFile::register(temporary);
     let create = || {
         std::fs::OpenOptions::new()
@@ -323,6 +359,27 @@ mod tests {
             Destination::parse("fit.json"),
             Destination::File(PathBuf::from("fit.json"))
         );
+    }
+
+    /// A `kill -9` leaves `.NAME.PID.tmp`; the next write to NAME removes it when its process
+    /// is gone (issue 50), and leaves another destination's and a live process's alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn stale_temporaries_of_dead_processes_are_removed() {
+        let directory =
+            std::env::temp_dir().join(format!("scalinglaws-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let dead = directory.join(".fit.json.999999999.tmp");
+        let alive = directory.join(".fit.json.1.tmp");
+        let other = directory.join(".other.json.999999999.tmp");
+        for path in [&dead, &alive, &other] {
+            std::fs::write(path, "partial").unwrap();
+        }
+        write(&Destination::File(directory.join("fit.json")), "{}").unwrap();
+        assert!(!dead.exists());
+        assert!(alive.exists(), "process 1 lives");
+        assert!(other.exists());
+        std::fs::remove_dir_all(&directory).unwrap();
     }
 
     #[test]

@@ -132,10 +132,18 @@ pub(crate) fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// A request from the Python layer (JSON it wrote itself; a failure here is a bug there).
+/// A request from the Python layer (JSON it wrote from the keywords). A value the request's
+/// type cannot hold (a negative count, a fraction where a whole number goes, text where a
+/// number goes) is the caller's keyword at fault: `SettingsError` naming it by its path.
 pub(crate) fn request<T: DeserializeOwned>(text: &str) -> PyResult<T> {
-    serde_json::from_str(text)
-        .map_err(|e| PyRuntimeError::new_err(format!("malformed request from Python: {e}")))
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        // serde_json ends with the position in the request's JSON, which the caller never saw.
+        let what = inner.split(" at line ").next().unwrap_or(&inner);
+        to_py(Error::settings(format!("{path}=: {what}")))
+    })
 }
 
 pub(crate) fn json_error(error: serde_json::Error) -> Error {

@@ -183,6 +183,18 @@ def test_every_error_class(chinchilla: pd.DataFrame) -> None:
         sl.fit(42, **PROTOCOL)  # type: ignore[arg-type]
 
 
+def test_count_keywords_are_whole_numbers_named_in_the_error(chinchilla: pd.DataFrame) -> None:
+    # Issue 50: bootstrap=-1 raised RuntimeError "malformed request ... column 242", and
+    # bootstrap=20.5 ran 20 replicates in silence.
+    for bad in (-1, 20.5, True):
+        with pytest.raises(sl.SettingsError, match="bootstrap: give a whole number"):
+            sl.fit(chinchilla, bootstrap=bad, **PROTOCOL)
+    with pytest.raises(sl.SettingsError, match="seed: give a whole number"):
+        sl.fit(chinchilla, seed=-3, **PROTOCOL)
+    fit = sl.fit(chinchilla, bootstrap=np.int64(20), **PROTOCOL)
+    assert fit.to_dict()["bootstrap"]["replicates"] == 20
+
+
 def test_the_gil_is_released_during_a_fit(chinchilla: pd.DataFrame) -> None:
     ticks = 0
     done = threading.Event()

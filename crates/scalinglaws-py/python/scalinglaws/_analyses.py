@@ -15,7 +15,16 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _scalinglaws
 from ._data import DataLike, call_with_data, name_rows, to_data
 from ._errors import SettingsError
-from ._fit import Fit, dump, fit_options, fit_request, recipe, warn_caveats, warn_threads
+from ._fit import (
+    Fit,
+    count as _count,
+    dump,
+    fit_options,
+    fit_request,
+    recipe,
+    warn_caveats,
+    warn_threads,
+)
 from ._results import (
     Backtest,
     DesignAnalysis,
@@ -204,7 +213,7 @@ def lr(
         "method": method,
         "curvature": curvature,
         "predict": [[float(n), float(d)] for n, d in (predict or [])],
-        "window": int(window),
+        "window": _count("window", window),
         "max_rise": float(max_rise),
         "noise": None if noise is None else float(noise),
         "holdout": float(holdout),
@@ -256,11 +265,11 @@ def isoflop(
         "tolerance": float(tolerance),
         "envelope": envelope,
         "run": run,
-        "bootstrap": int(bootstrap),
-        "seed": int(seed),
+        "bootstrap": _count("bootstrap", bootstrap),
+        "seed": _count("seed", seed),
         "level": float(level),
         "budget": budgets,
-        "backtest": None if backtest is None else int(backtest),
+        "backtest": None if backtest is None else _count("backtest", backtest),
         "calibrate": bool(calibrate),
     }
     return IsoflopAnalysis.from_dict(
@@ -314,7 +323,7 @@ def compare(
         "budgets": _list(budget),
         "flops": flops,
         "held": {k: _list(v) for k, v in (set or {}).items()},
-        "bootstrap": int(bootstrap),
+        "bootstrap": _count("bootstrap", bootstrap),
         "level": float(level),
         "cell_tolerance": float(cell_tolerance),
         "calibrate": bool(calibrate),
@@ -436,7 +445,7 @@ def select(
         "space": space,
         "threads": threads,
         "by": by,
-        "origins": int(origins),
+        "origins": _count("origins", origins),
         "level": float(level),
         "calibrate": bool(calibrate),
         "at": points,
@@ -467,11 +476,6 @@ def _values(name: str, value: Union[float, Sequence[float]]) -> List[float]:
     return out
 
 
-def _count(name: str, value: Any) -> int:
-    """A whole number ≥ 0 for a count setting (steps, warmup), or SettingsError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
-        raise SettingsError(f"{name}: give a whole number ≥ 0, not {value!r}")
-    return int(value)
 
 
 def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
@@ -622,10 +626,10 @@ def downstream(
         "at": targets,
         "holdout": [holdout] if isinstance(holdout, str) else list(holdout or []),
         "own_until": None if own_until is None else float(own_until),
-        "anchors": int(anchors),
+        "anchors": _count("anchors", anchors),
         "unseen": unseen,
         "level": float(level),
-        "threads": None if threads is None else int(threads),
+        "threads": None if threads is None else _count("threads", threads),
     }
     if not targets and not request["holdout"]:
         raise SettingsError("downstream needs targets: at=[{'N': ..., 'D': ...}] or holdout=[MODEL, ...]")
@@ -785,7 +789,7 @@ def design(
         **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
         "goal": goals,
         "candidates": candidates if listed is None else listed,
-        "per_decade": int(per_decade),
+        "per_decade": _count("per_decade", per_decade),
         "tokens_per_param": ratio,
         "max_cost": largest,
         "cost": cost,

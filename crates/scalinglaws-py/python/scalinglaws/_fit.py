@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import numbers
 import os
 import warnings
 from typing import (
@@ -362,6 +363,15 @@ class Fit:
 _PLOT_DEFAULTS: Dict[str, Any] = {"from": 1e18, "to": 1e26, "flops": "6*N*D", "held": {}}
 
 
+def count(name: str, value: Any) -> int:
+    """A whole number ≥ 0 for a count keyword (``bootstrap``, ``seed``, ``threads``): a
+    Python or numpy integer, never a bool or a fraction (``int(20.5)`` would drop the half in
+    silence), or SettingsError naming the keyword."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
+        raise SettingsError(f"{name}: give a whole number ≥ 0, not {value!r}")
+    return int(value)
+
+
 def dump(request: Mapping[str, Any]) -> str:
     """The request as JSON for the compiled module; a NaN or infinite setting is refused here
     (JSON has no such numbers)."""
@@ -450,7 +460,7 @@ def fit_options(
         "fix": fixed,
         "bounds": _bounds(bounds),
         "grid": {k: [float(x) for x in v] for k, v in (grid or {}).items()},
-        "seed": int(seed),
+        "seed": count("seed", seed),
         "threads": threads,
     }
 
@@ -571,7 +581,7 @@ def fit_request(
         **fit_options(
             law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads, stacklevel=5
         ),
-        "bootstrap": int(bootstrap),
+        "bootstrap": count("bootstrap", bootstrap),
         "cluster": cluster,
         "level": float(level),
         "calibrate": bool(calibrate),
