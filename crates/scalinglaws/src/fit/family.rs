@@ -700,7 +700,9 @@ impl AtPredictions<'_> {
                     NU_RANGE.1.ln(),
                     1e-9,
                 );
-                let nu = x.exp();
+                // exp(ln 1e4) can round above 1e4, and a fitted ν outside its own range was
+                // then refused on a refit as if the user had given it (issue 50).
+                let nu = x.exp().clamp(NU_RANGE.0, NU_RANGE.1);
                 (best_scale(nu).0, nu, v)
             }
         })
