@@ -50,9 +50,8 @@ fn form_error_notes(
     law: &Law,
     fit: &FitRecord,
     settings: &DesignSettings,
-    result: &crate::analysis::design::DesignResult,
+    result: &DesignResult,
 ) -> Vec<String> {
-    use crate::analysis::design::Quantity;
     use crate::uncertainty::prior::Point;
     let Some(calibration) = fit.calibration.as_ref() else {
         return Vec::new();
@@ -83,20 +82,7 @@ fn form_error_notes(
     };
     let mut notes = Vec::new();
     for target in &settings.targets {
-        let scale = match target {
-            Target::Loss { point } => rule.at(law, &point_of(point)),
-            Target::AtBudget {
-                quantity: Quantity::OptimalLoss,
-                budget,
-                ..
-            } => match (rule, settings.flops.linear_factor) {
-                (crate::fit::ScaleRule::Product { factor, .. }, Some(k)) => {
-                    Some(budget * factor / k)
-                }
-                _ => None,
-            },
-            _ => None,
-        };
+        let scale = loss_target_scale(law, rule, &settings.flops, target, &point_of);
         let Some(scale) = scale.filter(|s| s.is_finite() && *s > 0.0) else {
             continue;
         };
@@ -115,6 +101,30 @@ fn form_error_notes(
         ));
     }
     notes
+}
+
+/// The law's scale (the calibration's `rule`) at a loss target: the point's for the loss at a
+/// point, the budget's for the compute-optimal loss when the design's FLOPs are a multiple of
+/// N·D as the scale is. None for other targets (the corpus measured errors of losses).
+fn loss_target_scale(
+    law: &Law,
+    rule: &crate::fit::ScaleRule,
+    flops: &Flops,
+    target: &Target,
+    point_of: &dyn Fn(&BTreeMap<String, f64>) -> Vec<f64>,
+) -> Option<f64> {
+    match target {
+        Target::Loss { point } => rule.at(law, &point_of(point)),
+        Target::AtBudget {
+            quantity: Quantity::OptimalLoss,
+            budget,
+            ..
+        } => match (rule, flops.linear_factor) {
+            (crate::fit::ScaleRule::Product { factor, .. }, Some(k)) => Some(budget * factor / k),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// One variable's candidate values: log-spaced over a range of positive values, or the
