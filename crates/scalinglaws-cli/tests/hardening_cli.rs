@@ -246,3 +246,22 @@ fn report_format_and_diverging_simulations_are_not_silent() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("warning: sgd_exact diverged"), "{stderr}");
 }
+
+/// A target of 1e-200 (every start's objective overflowed, no row named) or a denormal one (a
+/// relative error of inf %) is refused naming the row and the column (issue 50).
+#[test]
+fn numbers_too_small_or_large_to_fit_are_refused_naming_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    for (value, shown) in [("1e-200", "1e-200"), ("1e-310", "1e-310"), ("3e120", "3e120")] {
+        let path = dir.path().join("tiny.csv");
+        let rows: String = (1..=8).map(|x| format!("{x},{}\n", 2.0 + 1.0 / x as f64)).collect();
+        std::fs::write(&path, format!("x,y\n{rows}9,{value}\n")).unwrap();
+        fails(
+            scalinglaws_in_root()
+                .arg("fit")
+                .arg(&path)
+                .args(["--law", "power_offset", "--target", "y"]),
+            &["row 9", "column 'y'", &format!("{shown} is outside the range the fits compute in")],
+        );
+    }
+}

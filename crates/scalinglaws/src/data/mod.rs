@@ -193,13 +193,24 @@ impl Dataset {
         }
     }
 
-    /// `numeric` plus: NaN or ±infinity anywhere is an error naming the first such row.
+    /// `numeric` plus: NaN or ±infinity anywhere is an error naming the first such row, and so
+    /// is a number too large or too small for the fits to compute with
+    /// ([`crate::limits::MAX_MAGNITUDE`]).
     pub fn finite(&self, name: &str) -> Result<Vec<f64>> {
         let values = self.numeric(name)?;
-        match values.iter().position(|value| !value.is_finite()) {
-            Some(row) => {
-                Err(self.bad_value(row, name, format!("{} is not a finite number", values[row])))
-            }
+        if let Some(row) = values.iter().position(|value| !value.is_finite()) {
+            return Err(self.bad_value(row, name, format!("{} is not a finite number", values[row])));
+        }
+        let out_of_range = values
+            .iter()
+            .enumerate()
+            .find_map(|(row, &v)| crate::limits::magnitude_problem(v).map(|m| (row, m)));
+        match out_of_range {
+            Some((row, problem)) => Err(self.bad_value(
+                row,
+                name,
+                text![problem, "; rescale the column with ", Setting::Derive],
+            )),
             None => Ok(values),
         }
     }
