@@ -208,7 +208,7 @@ fn commands_that_compute_nothing_fail() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("none of the 2 groups could be fitted"), "{stderr}");
     let models = [
         "pythia-1.4b", "pythia-1.4b-deduped", "pythia-12b", "pythia-12b-deduped", "pythia-160m",

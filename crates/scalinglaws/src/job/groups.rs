@@ -211,13 +211,12 @@ impl GroupedFitJob {
             .filter(|p| !settings.fixed.contains_key(&p.name))
             .count();
         if data.target.len() < free {
-            return Err(Error::Fit {
-                message: format!(
-                    "{} rows for {free} free parameters; a group needs at least as many rows as the law has free parameters",
-                    data.target.len()
-                )
-                .into(),
-            });
+            // The rows are at fault, not the search: an input error (exit 2 when every group
+            // has too few).
+            return Err(Error::settings(format!(
+                "{} rows for {free} free parameters; a group needs at least as many rows as the law has free parameters",
+                data.target.len()
+            )));
         }
         let mut record = FitRecord::from(fit::fit(law, data, settings)?);
         if let Some(replicates) = self.fit.uncertainty.bootstrap {
