@@ -50,6 +50,22 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
     predict_fails(&not_psd, &["`covariance` is not positive semi-definite"]);
     let not_symmetric = text.replacen(&number_text(text, "/covariance/values/0/1"), &large, 1);
     predict_fails(&not_symmetric, &["`covariance of A and E`", "symmetric"]);
+    // A value fixed outside the bounds is what the fit wrote (with a warning): it loads.
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("fixed.json");
+    let output = chinchilla("fit")
+        .args(["--fix", "E=-0.5", "--bootstrap", "20", "--json"])
+        .arg(&fixed)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let output = scalinglaws_in_root()
+        .arg("predict")
+        .arg(&fixed)
+        .args(["N=7e10", "D=1.4e12"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
     let draw = number_text(text, "/bootstrap/draws/0/2");
     predict_fails(
         &text.replacen(&draw, "-1.0", 1),
@@ -88,6 +104,23 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
     fit["law"] = Value::from("fsl");
     std::fs::write(&edited, fit.to_string()).unwrap();
     predict(&["law 'fsl' has", "was the file edited?"]);
+    // A parameter held outside the law's bounds (`--fix beta=10`) is what the fit wrote: it
+    // loads.
+    let held = dir.path().join("held.json");
+    let output = scalinglaws_in_root()
+        .args(["schedule", "fit", "examples/schedule/runs_400m.csv", "--run", "run"])
+        .args(["--warmup", "2160", "--train", "cosine_24000", "--fix", "beta=10", "--json"])
+        .arg(&held)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let output = scalinglaws_in_root()
+        .args(["schedule", "predict"])
+        .arg(&held)
+        .args(["--schedule", "constant:steps=10000"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
 }
 
 /// Published parameters outside the law's range are refused with exit 2 (issue 50: A < 0 exited

@@ -162,9 +162,14 @@ pub(crate) fn check_values(fit: &FitResult) -> Result<()> {
 /// the file's text rounds nothing, so anything further out was put there by hand.
 const BOUND_SLACK: f64 = 1e-9;
 
-/// A parameter's value is finite and inside the bounds the same file gives it.
+/// A parameter's value is finite and inside the bounds the same file gives it (a fixed one
+/// only finite: a fit takes a value fixed outside the bounds, with a warning, and writes it).
 fn check_inside(name: &str, param: &ParamResult) -> Result<()> {
-    check_in_bounds(&format!("params.{name}.value"), param.value, param.lower, param.upper)
+    let key = format!("params.{name}.value");
+    match param.fixed {
+        true => check_in_bounds(&key, param.value, None, None),
+        false => check_in_bounds(&key, param.value, param.lower, param.upper),
+    }
 }
 
 /// `value` (a parameter's, or a bootstrap draw of it) is finite and inside the parameter's

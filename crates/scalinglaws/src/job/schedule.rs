@@ -119,7 +119,7 @@ impl ScheduleFit {
 }
 
 /// A saved schedule fit's parameters are its law's, in order, each finite and inside the law's
-/// bounds: a hand-edited or relabelled file is refused here, naming the key, rather than
+/// bounds (a held one only finite): a hand-edited or relabelled file is refused here, naming the key, rather than
 /// misread (or indexed out of range) later.
 fn check_saved_params(fit: &ScheduleFit) -> Result<()> {
     let names: Vec<&str> = fit.params.iter().map(|p| p.name.as_str()).collect();
@@ -133,7 +133,12 @@ fn check_saved_params(fit: &ScheduleFit) -> Result<()> {
     }
     for (param, bounds) in fit.params.iter().zip(fit.law.bounds()) {
         let key = format!("params ({}).value", param.name);
-        crate::fit::check_in_bounds(&key, param.value, bounds.lower, bounds.upper)?;
+        // A held parameter is the value the user fixed, which the fit takes as given.
+        let (lower, upper) = match fit.held.contains(&param.name) {
+            true => (None, None),
+            false => (bounds.lower, bounds.upper),
+        };
+        crate::fit::check_in_bounds(&key, param.value, lower, upper)?;
     }
     Ok(())
 }

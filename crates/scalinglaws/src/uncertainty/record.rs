@@ -157,7 +157,12 @@ impl FitRecord {
         for (i, draw) in bootstrap.draws.iter().enumerate() {
             for (value, (name, param)) in draw.iter().zip(&self.params) {
                 let key = format!("bootstrap.draws[{i}] ({name})");
-                check_in_bounds(&key, *value, param.lower, param.upper)?;
+                // A fixed parameter's draws are its value, which may lie outside its bounds.
+                let (lower, upper) = match param.fixed {
+                    true => (None, None),
+                    false => (param.lower, param.upper),
+                };
+                check_in_bounds(&key, *value, lower, upper)?;
             }
         }
         Ok(())
