@@ -46,16 +46,24 @@ pub fn by_study(runs: &[Scored]) -> (String, f64, f64, f64) {
 /// Coverage and widths by distance beyond the data, pooled over studies' runs.
 pub fn by_distance(runs: &[Scored]) -> String {
     let mut out = HEADER.replace("{first}", "decades beyond");
-    for (lo, hi) in BANDS {
-        let band: Vec<&Scored> = runs
-            .iter()
-            .filter(|r| r.distance > lo && r.distance <= hi)
-            .collect();
-        if let Some(s) = summarize(&band) {
-            out.push_str(&row(&format!("{lo}–{hi}"), &s));
-        }
+    for ((lo, hi), s) in bands(runs) {
+        out.push_str(&row(&format!("{lo}–{hi}"), &s));
     }
     out
+}
+
+/// Each distance band of [`BANDS`] that holds runs, with their summary.
+fn bands(runs: &[Scored]) -> Vec<((f64, f64), Summary)> {
+    BANDS
+        .into_iter()
+        .filter_map(|(lo, hi)| {
+            let band: Vec<&Scored> = runs
+                .iter()
+                .filter(|r| r.distance > lo && r.distance <= hi)
+                .collect();
+            summarize(&band).map(|s| ((lo, hi), s))
+        })
+        .collect()
 }
 
 /// What the leave-one-study-out check measured: the pooled coverages and the lowest study's.
@@ -89,15 +97,9 @@ fn summary(pooled: &Pooled, runs: &[Scored], few: &Pooled, few_runs: &[Scored]) 
     let percent = |x: f64| format!("{:.1} %", 100.0 * x);
     let mut bands = Vec::new();
     let mut ratios = Vec::new();
-    for (lo, hi) in BANDS {
-        let band: Vec<&Scored> = runs
-            .iter()
-            .filter(|r| r.distance > lo && r.distance <= hi)
-            .collect();
-        if let Some(s) = summarize(&band) {
-            bands.push(format!("{} at {lo}–{hi} decades", percent(s.coverage)));
-            ratios.push(s.width / s.width_oracle);
-        }
+    for ((lo, hi), s) in self::bands(runs) {
+        bands.push(format!("{} at {lo}–{hi} decades", percent(s.coverage)));
+        ratios.push(s.width / s.width_oracle);
     }
     let all: Vec<&Scored> = runs.iter().collect();
     let pooled_ratio = summarize(&all).map_or(f64::NAN, |s| s.width / s.width_oracle);

@@ -6,7 +6,6 @@
 //! part and live beside the checkout: where `../shared/data` is absent both tests skip, saying
 //! why. The corpus and the fits are built once for both tests (about four minutes on two cores).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -15,29 +14,17 @@ use scalinglaws_corpus::corpus::{build, Unit};
 use scalinglaws_corpus::loso::Folds;
 use scalinglaws_corpus::{prior_file, report, studies};
 
+// The library's tests' skip log, compiled here too (as the CLI's tests do).
+#[path = "../../scalinglaws/tests/common/skip.rs"]
+mod skip;
+use skip::skip;
+
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .nth(2)
         .expect("the repository holds the crate")
         .to_path_buf()
-}
-
-/// Record that the running test skips, on stderr and in `SCALINGLAWS_SKIP_LOG`.
-fn skip(reason: &str) {
-    let test = std::thread::current().name().unwrap_or("?").to_string();
-    let line = format!("{}::{test}: {reason}", env!("CARGO_CRATE_NAME"));
-    eprintln!("skipped {line}");
-    if let Some(log) = std::env::var_os("SCALINGLAWS_SKIP_LOG") {
-        let appended = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .and_then(|mut file| writeln!(file, "{line}"));
-        if let Err(error) = appended {
-            eprintln!("cannot append to the skip log: {error}");
-        }
-    }
 }
 
 /// The corpus and every fit of the check, built once, or None without `../shared/data`.

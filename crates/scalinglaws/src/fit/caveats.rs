@@ -108,7 +108,7 @@ impl FitResult {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fit::{fit, FitData, FitSettings};
     use crate::law::{catalog, Law};
@@ -166,7 +166,9 @@ mod tests {
         }
     }
 
-    fn chinchilla_data() -> (Law, FitData) {
+    /// Chinchilla's law and a 5 × 4 grid of runs drawn from Epoch AI's parameters with a
+    /// little deterministic scatter (shared with the prediction job's tests).
+    pub(crate) fn chinchilla_data() -> (Law, FitData) {
         let law = catalog::lookup("chinchilla").unwrap();
         let truth = [1.82, 482.0, 0.348, 2085.0, 0.366];
         let (mut n, mut d, mut loss) = (Vec::new(), Vec::new(), Vec::new());

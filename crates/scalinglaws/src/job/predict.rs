@@ -312,31 +312,12 @@ fn describe_variables(fit: &FitRecord, variables: &[String]) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::fit::{FitData, FitSettings};
-    use crate::law::catalog;
+    use crate::fit::FitSettings;
 
     /// Chinchilla's law fitted to a 5 × 4 grid of runs drawn from Epoch AI's parameters with a
     /// little deterministic scatter (no bootstrap, no calibration).
     pub(crate) fn chinchilla_fit() -> (FitRecord, Law) {
-        let law = catalog::lookup("chinchilla").unwrap();
-        let truth = [1.82, 482.0, 0.348, 2085.0, 0.366];
-        let (mut n, mut d, mut loss) = (Vec::new(), Vec::new(), Vec::new());
-        for i in 0..5 {
-            for j in 0..4 {
-                let (size, tokens) = (1e8 * 3f64.powi(i), 2e9 * 4f64.powi(j));
-                let scatter = 1.0 + 0.004 * ((i * 4 + j) as f64 * 1.7).sin();
-                n.push(size);
-                d.push(tokens);
-                loss.push(law.eval(&truth, &[size, tokens]) * scatter);
-            }
-        }
-        let data = FitData {
-            variables: vec![n, d],
-            target: loss,
-            weights: None,
-            trials: None,
-            exposure: None,
-        };
+        let (law, data) = crate::fit::caveats::tests::chinchilla_data();
         let fit = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         (FitRecord::from(fit), law)
     }
