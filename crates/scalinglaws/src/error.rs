@@ -92,11 +92,12 @@ pub enum Setting {
     Cost,
     Prior,
     PriorSd,
+    MaxWork,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 78] = [
+    pub const ALL: [Setting; 79] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -175,6 +176,7 @@ impl Setting {
         Setting::Cost,
         Setting::Prior,
         Setting::PriorSd,
+        Setting::MaxWork,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -258,6 +260,7 @@ impl Setting {
             Setting::Cost => "cost",
             Setting::Prior => "prior",
             Setting::PriorSd => "prior_sd",
+            Setting::MaxWork => "max_work",
         }
     }
 

@@ -44,6 +44,7 @@ pub mod rng;
 pub mod stats;
 pub mod suggest;
 pub mod uncertainty;
+pub mod work;
 
 pub use error::{Error, Result};
 pub use interrupt::Interrupt;

@@ -2,12 +2,15 @@
 
 use clap::Args;
 
-use super::DataArgs;
+use super::{DataArgs, WorkArgs};
 
 #[derive(Debug, Args)]
 pub struct IsoflopArgs {
     #[command(flatten)]
     pub data: DataArgs,
+
+    #[command(flatten)]
+    pub work: WorkArgs,
 
     /// The column of each run's compute budget in FLOPs (runs within --tolerance share one).
     #[arg(long, value_name = "COLUMN")]

@@ -160,6 +160,24 @@ pub struct DataArgs {
     pub delimiter: Option<String>,
 }
 
+/// The work budget (every command that computes more than a formula at a point).
+#[derive(Debug, Args)]
+pub struct WorkArgs {
+    /// The most work the run may do, in estimated core-seconds: work estimated above it (from
+    /// the rows, starts, replicates, tracks, groups, budgets, ...) is refused before it
+    /// starts, naming what to shrink; memory is allowed 20 MB per unit.
+    #[arg(long = "max-work", value_name = "SECONDS",
+          default_value_t = scalinglaws::work::DEFAULT_MAX_WORK)]
+    pub max_work: f64,
+}
+
+impl WorkArgs {
+    /// The budget, checked.
+    pub fn budget(&self) -> Result<f64, scalinglaws::Error> {
+        scalinglaws::work::check_budget(self.max_work).map(|()| self.max_work)
+    }
+}
+
 /// How a law is fitted (shared by every command that fits).
 #[derive(Debug, Args)]
 pub struct SettingsArgs {
@@ -195,6 +213,9 @@ pub struct SettingsArgs {
     /// Worker threads [default: all cores]; the result does not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
+
+    #[command(flatten)]
+    pub work: WorkArgs,
 
     /// Gauss–Newton iterations of each start before it is polished.
     #[arg(long = "max-iter", value_name = "N", default_value_t = 200,

@@ -60,6 +60,7 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             level: level("--level", args.level)?,
             budgets: predict_at,
             calibrate: !args.no_calibration,
+            max_work: args.work.budget()?,
         },
         json: destination(args.json.as_deref()),
     })

@@ -108,6 +108,7 @@ pub fn settings_config(
     args: SettingsArgs,
     recipe: Option<&mut scalinglaws::data::recipe::Recipe>,
 ) -> Result<SettingsJob> {
+    let max_work = args.work.budget()?;
     fit::refuse_fixed_and(&args.fixes, &args.bounds, "--bound")?;
     let family = family_config(&args, recipe)?;
     fit::refuse_fixed_and(&args.fixes, &args.grids, "--grid")?;
@@ -119,6 +120,7 @@ pub fn settings_config(
         grids: parse_grids(&args.grids)?,
         threads: args.threads.map(|n| capped_threads(n as usize)),
         max_iterations: args.max_iter as usize,
+        max_work,
         covariance: args.covariance.into(),
         family,
         ..FitSettings::default()

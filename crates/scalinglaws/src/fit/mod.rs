@@ -115,7 +115,13 @@ pub struct FitSettings {
     /// value: never serialized, and equal to every other token.
     #[serde(skip)]
     pub interrupt: Interrupt,
+    /// The run's work budget in estimated core-seconds ([`crate::work`]): every workflow
+    /// refuses, before it starts, work estimated above it. Not part of the settings' value:
+    /// never serialized.
+    #[serde(skip, default = "crate::work::default_max_work")]
+    pub max_work: f64,
 }
+
 
 impl Default for FitSettings {
     /// The field's standard protocol (Hoffmann et al. 2022; Besiroglu et al. 2024): Huber loss
@@ -135,6 +141,7 @@ impl Default for FitSettings {
             heteroscedastic: None,
             family: None,
             interrupt: Interrupt::default(),
+            max_work: crate::work::DEFAULT_MAX_WORK,
         }
     }
 }
@@ -336,6 +343,39 @@ fn search_sample(
         .as_ref()
         .map_or(rows.len(), |w| w.iter().filter(|w| **w > 0.0).count());
     (weighted >= rows.len() / 2).then(|| build_problem(law, &sample, settings, plans, free))
+}
+
+/// Rows the start search of a fit on `rows` rows runs on ([`search_sample`]'s size, before
+/// the rows without weight are counted).
+pub fn search_rows(rows: usize) -> usize {
+    if rows <= SAMPLE_ABOVE {
+        return rows;
+    }
+    rows.div_ceil((rows / SAMPLE_ROWS).max(SAMPLE_STRIDE))
+}
+
+/// The size of a fit of `law` to `data` with `settings`, for the work model
+/// ([`crate::work`]): checks the settings and counts the start grid without building it.
+pub fn shape(law: &Law, data: &FitData, settings: &FitSettings) -> Result<crate::work::FitShape> {
+    validate_settings(law, settings)?;
+    let plans = plan_params(law, data, settings)?;
+    let free = plans.iter().filter(|p| p.fixed.is_none()).count();
+    let starts: f64 = plans
+        .iter()
+        .filter(|p| p.fixed.is_none())
+        .filter_map(|p| p.starts.as_ref().map(|s| s.len() as f64))
+        .product();
+    let rows = data.target.len();
+    Ok(crate::work::FitShape {
+        rows,
+        search_rows: search_rows(rows),
+        nodes: law.tape().ops().len(),
+        free,
+        solve: free,
+        starts,
+        max_iterations: settings.max_iterations,
+        variables: data.variables.len(),
+    })
 }
 
 /// Adds warm starts (full natural parameter vectors, e.g. the optimum of the fit a bootstrap

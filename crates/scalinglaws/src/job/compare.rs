@@ -16,6 +16,7 @@ use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting};
 use crate::fit::FitSettings;
 use crate::Law;
+use crate::work::{Estimate, FitShape};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareJob {
@@ -128,9 +129,59 @@ impl CompareJob {
             cell_tolerance: self.cell_tolerance,
             calibration,
         };
+        estimate(law, &tracks, &settings)?.check(settings.fit.max_work)?;
         let comparison = compare_tracks(law, &tracks, &settings)?;
         Ok(ComparedTracks { comparison, tracks })
     }
+}
+
+/// The work of a comparison ([`crate::work`]): each track's fit, the joint fit (each row
+/// involves the shared parameters and its own track's, the solves all of them), the rolling
+/// origins and the bootstrap, which refits the joint law (or every track) per replicate.
+fn estimate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Estimate> {
+    let mut total = Estimate::none();
+    let mut refit = 0.0;
+    let mut shapes = Vec::with_capacity(tracks.len());
+    for track in tracks {
+        let shape = crate::fit::shape(law, &track.data, &settings.fit)?;
+        total = total.plus(shape.estimate());
+        refit += shape.refit_seconds();
+        shapes.push(shape);
+    }
+    let count = tracks.len();
+    if let (false, Some(base)) = (settings.shared.is_empty(), shapes.first()) {
+        let rows: usize = tracks.iter().map(|t| t.data.target.len()).sum();
+        let shared = settings.shared.len().min(base.free);
+        let joint = FitShape {
+            rows,
+            search_rows: crate::fit::search_rows(rows),
+            solve: shared + count * (base.free - shared),
+            starts: count as f64 + 1.0 + base.starts,
+            ..base.clone()
+        };
+        total = total.plus(
+            joint
+                .estimate()
+                .described(count as f64, "tracks", Some(Setting::Track)),
+        );
+        refit = joint.refit_seconds();
+    }
+    if settings.calibration.is_some() {
+        let origins = crate::uncertainty::calibration::DEFAULT_ORIGINS as f64;
+        let again = total.clone().work_only();
+        total = total.plus(again.repeated(origins, "rolling origins", None));
+    }
+    if settings.bootstrap > 0 {
+        let replicates = settings.bootstrap as f64;
+        let draws = replicates * count as f64 * (8.0 * shapes.first().map_or(0, |s| s.free) as f64 + 64.0);
+        total = total.plus(
+            Estimate::of(refit, 0.0)
+                .described(count as f64, "tracks", Some(Setting::Track))
+                .repeated(replicates, "bootstrap replicates", Some(Setting::Bootstrap))
+                .holding(draws),
+        );
+    }
+    Ok(total)
 }
 
 /// 25 budgets from the smallest run's compute to 100× the largest.

@@ -21,6 +21,7 @@ use crate::law::Law;
 use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::profile::profiled_param;
+use crate::work::{Estimate, FitShape};
 use crate::uncertainty::{
     bootstrap, calibrate, profile, BootstrapOptions, CalibrationOptions, FitRecord, Resampling,
 };
@@ -171,6 +172,8 @@ impl FitJob {
             profiled_param(&law, &settings, name)?;
         }
         let resampling = self.resampling(table)?;
+        self.estimate(&law, &data, &settings)?
+            .check(settings.max_work)?;
         let mut result = FitRecord::from(fit::fit(&law, &data, &settings)?);
         if self.uncertainty.calibrate {
             self.calibrate(&mut result, &law, &data, &settings, table)?;
@@ -188,6 +191,28 @@ impl FitJob {
         }
         result.data = Some(table.describe_fit(&mut result.fit, &law, recipe));
         Ok(FitOutcome { result, law, data })
+    }
+
+    /// The work of the whole job before it starts ([`crate::work`]): the fit, its rolling
+    /// origins, its profiles and its bootstrap.
+    pub fn estimate(&self, law: &Law, data: &FitData, settings: &FitSettings) -> Result<Estimate> {
+        let shape = fit::shape(law, data, settings)?;
+        let mut estimate = shape.estimate();
+        if self.uncertainty.calibrate {
+            let origins = crate::uncertainty::calibration::DEFAULT_ORIGINS as f64;
+            estimate = estimate.plus(shape.estimate().work_only().repeated(origins, "rolling origins", None));
+        }
+        for _ in &self.uncertainty.profiles {
+            let refits = crate::uncertainty::profile::MOST_REFITS as f64;
+            let profile = Estimate::of(shape.refit_seconds(), 0.0)
+                .described(shape.rows as f64, "rows", None)
+                .repeated(refits, "refits of a profile", Some(Setting::Profile));
+            estimate = estimate.plus(profile);
+        }
+        if let Some(replicates) = self.uncertainty.bootstrap {
+            estimate = estimate.plus(bootstrap_estimate(&shape, replicates, settings.threads));
+        }
+        Ok(estimate)
     }
 
     fn resampling(&self, table: &Table) -> Result<Resampling> {
@@ -239,6 +264,17 @@ impl FitJob {
         }
         Ok(())
     }
+}
+
+/// The work of `replicates` bootstrap refits of a fit of `shape`: each a warm refit, every
+/// worker holding its replicate's weights, the draws kept.
+pub fn bootstrap_estimate(shape: &FitShape, replicates: usize, threads: Option<usize>) -> Estimate {
+    let workers = crate::limits::threads(threads.unwrap_or(crate::limits::max_threads())) as f64;
+    let draw_bytes = 8.0 * shape.free as f64 + 64.0;
+    Estimate::of(shape.refit_seconds(), 16.0 * shape.rows as f64 * workers)
+        .described(shape.rows as f64, "rows", None)
+        .repeated(replicates as f64, "bootstrap replicates", Some(Setting::Bootstrap))
+        .holding(replicates as f64 * draw_bytes)
 }
 
 /// The variance model σ(x) = σ0·(x/x0)^s is a Gaussian likelihood: it needs the linear loss.

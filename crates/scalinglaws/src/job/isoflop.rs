@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::work::Estimate;
 use crate::analysis::envelope::{
     envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
 };
@@ -47,6 +48,9 @@ pub struct IsoflopJob {
     pub budgets: Vec<f64>,
     /// Widen the intervals of predictions beyond the data by rolling-origin backtests.
     pub calibrate: bool,
+    /// The work budget ([`crate::work`]), in estimated core-seconds.
+    #[serde(default = "crate::work::default_max_work")]
+    pub max_work: f64,
 }
 
 /// Approach 2 (a profile per budget), its backtest, or approach 1 (the envelope).
@@ -98,6 +102,7 @@ impl IsoflopJob {
     /// group names the group.
     pub fn run(&self, table: &Table, target: &str) -> Result<IsoflopResult> {
         let columns = self.columns(table, target)?;
+        self.estimate(columns.loss.len()).check(self.max_work)?;
         let mut groups = Vec::new();
         for (key, rows) in table.group_rows(&self.groups, Setting::Group)? {
             let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
@@ -111,6 +116,39 @@ impl IsoflopJob {
         }
         refuse_if_nothing_found(&groups)?;
         Ok(IsoflopResult { groups })
+    }
+
+    /// The work of the analysis of `rows` runs ([`crate::work`]): the envelope passes over
+    /// every run at each budget, once and per replicate, keeping each replicate's frontier;
+    /// the profiles fit a parabola per budget, once and per replicate.
+    pub fn estimate(&self, rows: usize) -> Estimate {
+        use crate::work::SECONDS_PER_OP;
+        let rows = rows as f64;
+        let replicates = self.bootstrap as f64;
+        let passes = (1.0 + replicates).max(1.0);
+        let (per_pass, points) = match self.envelope {
+            Some(EnvelopeMethod::Grid(budgets)) => {
+                let budgets = budgets as f64;
+                let work = Estimate::of(SECONDS_PER_OP * budgets * rows, 0.0)
+                    .described(budgets, "budgets", Some(Setting::Envelope))
+                    .described(rows, "runs", None);
+                (work, budgets)
+            }
+            Some(EnvelopeMethod::Hull) => (
+                Estimate::of(SECONDS_PER_OP * 50.0 * rows * (rows + 2.0).log2(), 0.0)
+                    .described(rows, "runs", None),
+                rows,
+            ),
+            None => (
+                Estimate::of(SECONDS_PER_OP * 2_000.0 * rows, 0.0).described(rows, "runs", None),
+                rows,
+            ),
+        };
+        let mut estimate = per_pass.holding(48.0 * points * passes);
+        if self.bootstrap > 0 {
+            estimate = estimate.repeated(passes, "passes (the fit and its bootstrap replicates)", Some(Setting::Bootstrap));
+        }
+        estimate
     }
 
     fn columns(&self, table: &Table, target: &str) -> Result<Columns> {

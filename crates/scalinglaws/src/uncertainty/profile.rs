@@ -50,6 +50,9 @@ const MAX_STEPS: usize = 40;
 /// Refinements of each end once bracketed.
 const REFINEMENTS: usize = 10;
 
+/// Most refits of one profile: both sides, every step and refinement (for the work model).
+pub const MOST_REFITS: usize = 2 * (MAX_STEPS + REFINEMENTS);
+
 /// The profile interval of parameter `name` at `level`, around the fit `base` of `law` to
 /// `data` with `settings`.
 pub fn profile(
