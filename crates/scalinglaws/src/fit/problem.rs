@@ -15,6 +15,10 @@ use crate::law::real::{sigmoid, FixedHyperDual, HyperDual, SecondOrder, Unary};
 
 use crate::law::tape::{BoundTape, Scratch};
 
+#[path = "row_sparse.rs"]
+mod row_sparse;
+pub use row_sparse::RowGroups;
+
 /// Rows per block of the whole-column sweeps: a sweep's buffers hold (tape operations) × this
 /// many values, and larger data are swept block by block, in parallel, the blocks' sums added
 /// in block order (the same result at any thread count). Data up to this size are one block.
@@ -114,6 +118,9 @@ pub struct Problem {
     /// The last exact model (natural coordinates) and where it was taken: the polish ends
     /// where it last took one, and the diagnostics ask for it there again.
     last_exact: ExactMemo,
+    /// The rows by the free parameters they depend on, made at the first exact Hessian (None
+    /// inside: every row depends on every free parameter).
+    row_groups: std::sync::OnceLock<Option<RowGroups>>,
 }
 
 /// [`Problem::exact_natural`]'s last answer, kept for the same point asked again (bit for bit:
@@ -191,6 +198,7 @@ impl Problem {
             family: None,
             projection: std::sync::OnceLock::new(),
             last_exact: ExactMemo::default(),
+            row_groups: std::sync::OnceLock::new(),
         }
     }
 
@@ -309,7 +317,7 @@ impl Problem {
     pub fn residuals(&self, p: &[f64]) -> Vec<f64> {
         let block = |problem: &Problem, rows: Range<usize>, scratch: &mut Scratch| {
             let first = rows.start;
-            let predictions = problem.tape.forward_columns_rows(p, rows, scratch);
+            let predictions = problem.predictions(p, rows, scratch);
             predictions
                 .iter()
                 .enumerate()
@@ -344,7 +352,7 @@ impl Problem {
     /// Σ w·cost over the rows `rows` (infinite when a prediction there is invalid).
     fn objective_block(&self, p: &[f64], rows: Range<usize>, scratch: &mut Scratch) -> f64 {
         let first = rows.start;
-        let predictions = self.tape.forward_columns_rows(p, rows, scratch);
+        let predictions = self.predictions(p, rows, scratch);
         let mut total = 0.0;
         if let Some(family) = &self.family {
             for (i, &prediction) in predictions.iter().enumerate() {
@@ -516,7 +524,7 @@ impl Problem {
         scratch: &mut Scratch,
     ) -> Accumulated {
         let block = rows.clone();
-        let (predictions, jacobian) = self.tape.jacobian_columns_rows(p, rows, scratch);
+        let (predictions, jacobian) = self.predictions_and_jacobian(p, rows, scratch);
         RowTerms {
             problem: self,
             first: block.start,
@@ -588,6 +596,15 @@ impl Problem {
     }
 
     fn exact_fresh(&self, p: &[f64]) -> Option<LocalModel> {
+        match self.row_groups() {
+            Some(groups) => self.exact_sparse(p, groups),
+            None => self.exact_dense(p),
+        }
+    }
+
+    /// [`Problem::exact_natural`] on hyper-duals over every free parameter at every row (the
+    /// row-sparse evaluation is the same numbers, and is tested against this).
+    pub(crate) fn exact_dense(&self, p: &[f64]) -> Option<LocalModel> {
         match self.dim() {
             1 => self.exact_with::<FixedHyperDual<1>>(p),
             2 => self.exact_with::<FixedHyperDual<2>>(p),
@@ -641,31 +658,30 @@ impl Problem {
         let mut valid = true;
         self.tape
             .for_each_row_real(params, rows, |row, prediction| {
-                if let Some(family) = &self.family {
-                    let w = self.weights[row];
-                    match self.family_terms(family, prediction.value(), row) {
-                        Some(t) => {
-                            total =
-                                total.add(&prediction.chain_rule(w * t.cost, w * t.d1, w * t.d2))
-                        }
-                        None => valid = false,
-                    }
-                    return;
+                match self.row_cost(prediction, row) {
+                    Some(cost) => total = total.add(&cost),
+                    None => valid = false,
                 }
-                let r = match self.space {
-                    Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
-                    Space::Log => {
-                        valid = false;
-                        return;
-                    }
-                    Space::Linear => prediction.clone(),
-                };
-                let r = r.chain_rule(r.value() - self.target[row], 1.0, 0.0);
-                let terms = self.loss.terms(r.value());
-                let w = self.weights[row];
-                total = total.add(&r.chain_rule(w * terms.cost, w * terms.d1, w * terms.d2));
             });
         valid.then_some(total)
+    }
+
+    /// Row `row`'s term w·cost of the objective on the hyper-dual type `T`, from its
+    /// prediction (None when the prediction is invalid there).
+    fn row_cost<T: SecondOrder>(&self, prediction: &T, row: usize) -> Option<T> {
+        let w = self.weights[row];
+        if let Some(family) = &self.family {
+            let t = self.family_terms(family, prediction.value(), row)?;
+            return Some(prediction.chain_rule(w * t.cost, w * t.d1, w * t.d2));
+        }
+        let r = match self.space {
+            Space::Log if prediction.value() > 0.0 => prediction.unary(Unary::Ln),
+            Space::Log => return None,
+            Space::Linear => prediction.clone(),
+        };
+        let r = r.chain_rule(r.value() - self.target[row], 1.0, 0.0);
+        let terms = self.loss.terms(r.value());
+        Some(r.chain_rule(w * terms.cost, w * terms.d1, w * terms.d2))
     }
 
     /// Exact Newton model in internal coordinates: H_u = D H_p D + diag(g_p ∘ p''(u)).
@@ -945,6 +961,7 @@ impl RowTerms<'_> {
             let (g, h, weighted) = &mut *buffers.borrow_mut();
             let value = self.row_weights(g, h)?;
             let columns: Vec<&[f64]> = (0..k).map(|slot| self.column(slot)).collect();
+            let spans: Vec<Range<usize>> = columns.iter().map(|c| nonzero_span(c)).collect();
             let gradient = DVector::from_fn(k, |a, _| self.dp_du[a] * dot(g, columns[a]));
             let mut curvature = DMatrix::zeros(k, k);
             weighted.resize(g.len(), 0.0);
@@ -953,12 +970,35 @@ impl RowTerms<'_> {
                     *out = hr * ja;
                 }
                 for b in 0..=a {
-                    curvature[(a, b)] = self.dp_du[a] * self.dp_du[b] * dot(weighted, columns[b]);
+                    let span = spans[a].start.max(spans[b].start)..spans[a].end.min(spans[b].end);
+                    if span.is_empty() {
+                        continue;
+                    }
+                    let d = dot(&weighted[span.clone()], &columns[b][span]);
+                    curvature[(a, b)] = self.dp_du[a] * self.dp_du[b] * d;
                 }
             }
             Some((value, gradient, curvature))
         })
     }
+}
+
+/// The rows outside which a Jacobian column is zero (a joint fit's copy of a parameter is read
+/// by its own track's rows only), widened to whole lanes of [`dot`]: a dot product over the
+/// span puts every product in the lane the whole column's would, and the products it leaves
+/// out are zeros, so it is the whole column's, bit for bit. Empty for a zero column.
+fn nonzero_span(column: &[f64]) -> Range<usize> {
+    let Some(first) = column.iter().position(|&x| x != 0.0) else {
+        return 0..0;
+    };
+    let last = column.iter().rposition(|&x| x != 0.0).unwrap_or(first);
+    let whole = column.len() - column.len() % 4;
+    let end = if last >= whole {
+        column.len()
+    } else {
+        (last / 4 + 1) * 4
+    };
+    first / 4 * 4..end
 }
 
 /// Σ x·y, in four independent lanes (so it vectorises and does not wait on one sum).

@@ -12,7 +12,7 @@ use super::{BoundTape, Op, Scratch, Slot};
 impl BoundTape {
     /// Sizes the column buffers of `scratch` for `n` rows of this tape (they only grow, so
     /// blocks of different sizes reuse one buffer).
-    fn column_buffers(&self, scratch: &mut Scratch, n: usize) {
+    pub(super) fn column_buffers(&self, scratch: &mut Scratch, n: usize) {
         let size = self.ops.len() * n;
         if scratch.columns.len() < size {
             scratch.columns = vec![0.0; size];
@@ -101,13 +101,19 @@ impl BoundTape {
     /// Column of slot `slot` from the columns before it (`v[s * n ..]` is slot s), for the
     /// block of rows starting at `first`.
     fn forward_op(&self, slot: usize, first: usize, v: &[f64], out: &mut [f64]) {
+        self.forward_op_of(self.ops[slot], first, v, out)
+    }
+
+    /// [`BoundTape::forward_op`] for the operation `op` (a slot's, its operands possibly
+    /// resolved through a row plan's aliases).
+    pub(super) fn forward_op_of(&self, op: Op, first: usize, v: &[f64], out: &mut [f64]) {
         let n = out.len();
         let col = |s: Slot| &v[s as usize * n..(s as usize + 1) * n];
         let unary = |s: Slot, out: &mut [f64], f: fn(f64) -> f64| map1(col(s), out, f);
         let binary = |a: Slot, b: Slot, out: &mut [f64], f: fn(f64, f64) -> f64| {
             map2(col(a), col(b), out, f)
         };
-        match self.ops[slot] {
+        match op {
             Op::Const(c) => out.fill(c),
             Op::Param(_) => out.fill(f64::NAN), // parameters live in the prelude
             Op::Var(c) => {
@@ -160,6 +166,20 @@ impl BoundTape {
         v: &[f64],
         adjoints: &mut [f64],
     ) {
+        self.backward_column_of(self.ops[slot], slot, first, adjoint, v, adjoints)
+    }
+
+    /// [`BoundTape::backward_column`] for the operation `op` of `slot` (its operands possibly
+    /// resolved through a row plan's aliases).
+    pub(super) fn backward_column_of(
+        &self,
+        op: Op,
+        slot: usize,
+        first: usize,
+        adjoint: &[f64],
+        v: &[f64],
+        adjoints: &mut [f64],
+    ) {
         let n = adjoint.len();
         let col = |s: Slot| &v[s as usize * n..(s as usize + 1) * n];
         let own = col(slot as Slot);
@@ -170,7 +190,7 @@ impl BoundTape {
                 partial,
             )
         };
-        match self.ops[slot] {
+        match op {
             Op::Const(_) | Op::Var(_) | Op::Param(_) => {}
             Op::Neg(x) => scaled_add(column_mut(adjoints, x, n), adjoint, -1.0),
             Op::Add(x, y) => {

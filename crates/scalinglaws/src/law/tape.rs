@@ -10,6 +10,9 @@ use std::collections::HashMap;
 
 #[path = "columnar.rs"]
 mod columnar;
+#[path = "support.rs"]
+mod support;
+pub use support::{RowPlan, RunOps, Step};
 
 use super::expr::{BinOp, Expr, Func, Program};
 use super::real::{Real, Unary};
@@ -497,6 +500,8 @@ pub struct Scratch {
     column_adjoints: Vec<f64>,
     /// Every row's gradient, by parameter (n_params × n_rows).
     row_jacobian: Vec<f64>,
+    /// The output column of a planned sweep (see `support`), one value per row.
+    planned_output: Vec<f64>,
 }
 
 impl BoundTape {
@@ -600,6 +605,7 @@ impl BoundTape {
             columns: Vec::new(),
             column_adjoints: Vec::new(),
             row_jacobian: Vec::new(),
+            planned_output: Vec::new(),
         }
     }
 
@@ -909,8 +915,20 @@ impl BoundTape {
 
     #[inline]
     fn op_real<T: Real>(&self, slot: usize, params: &[T], row: usize, values: &[T], n: usize) -> T {
-        let s = |slot: Slot| &values[slot as usize];
-        match self.ops[slot] {
+        self.op_of(self.ops[slot], params, row, &|s| &values[s as usize], n)
+    }
+
+    /// The operation `op` at `row` on any number type, its operands' values from `s`.
+    #[inline]
+    fn op_of<'v, T: Real>(
+        &self,
+        op: Op,
+        params: &'v [T],
+        row: usize,
+        s: &impl Fn(Slot) -> &'v T,
+        n: usize,
+    ) -> T {
+        match op {
             Op::Const(c) => T::constant(c, n),
             Op::Var(c) => T::constant(self.data(c, row), n),
             Op::Param(p) => params[p as usize].clone(),

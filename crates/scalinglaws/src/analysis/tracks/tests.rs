@@ -117,3 +117,93 @@ fn bad_comparisons_are_refused() {
     let all = ["E", "A", "alpha", "B", "beta"];
     assert!(compare_tracks(&law, &two, &settings(&all, 0)).is_err());
 }
+
+/// Tracks with their own copies of A and B: each row of the joint problem depends on the three
+/// shared parameters and its track's two copies, and evaluates as many operations whatever the
+/// number of tracks (what keeps the joint fit's cost quadratic in tracks, not quartic).
+#[test]
+fn a_joint_problem_is_row_sparse_whatever_the_number_of_tracks() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let shared: Vec<String> = ["E", "alpha", "beta"].map(String::from).to_vec();
+    let evaluated_per_row = |count: usize| {
+        let a = [1.69, 406.4, 0.34, 410.7, 0.28];
+        let tracks: Vec<Track> = (0..count)
+            .map(|t| chinchilla_track(&format!("T{t}"), a, 0.01, t as u64))
+            .collect();
+        let (joint, _) = joint::joint_law(&law, &shared, count).unwrap();
+        let (data, _) = joint::joint_data(&tracks);
+        let problem = crate::fit::problem_for(&joint, &data, &FitSettings::default()).unwrap();
+        let groups = problem.row_groups().expect("row-sparse");
+        assert_eq!(groups.width, law.params.len());
+        assert_eq!(groups.runs.len(), count);
+        let ops = problem.tape().n_ops();
+        let planned = groups.runs[count - 1].ops.per_row();
+        let evaluated = groups.runs[count - 1]
+            .steps
+            .iter()
+            .filter(|s| **s == crate::law::tape::Step::Eval)
+            .count();
+        assert!(
+            planned < evaluated && evaluated < ops,
+            "{planned}, {evaluated} of {ops}"
+        );
+        planned
+    };
+    assert_eq!(evaluated_per_row(3), evaluated_per_row(12));
+}
+
+/// The row-sparse exact Hessian of a joint problem is the dense one, and its run-by-run
+/// Jacobian sweep the whole-column one.
+#[test]
+fn the_row_sparse_hessian_is_the_dense_one() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let a = [1.69, 406.4, 0.34, 410.7, 0.28];
+    let tracks: Vec<Track> = (0..4)
+        .map(|t| chinchilla_track(&format!("T{t}"), a, 0.01, t as u64))
+        .collect();
+    let shared: Vec<String> = ["alpha", "beta"].map(String::from).to_vec();
+    let (joint, _) = joint::joint_law(&law, &shared, tracks.len()).unwrap();
+    let (data, _) = joint::joint_data(&tracks);
+    let problem = crate::fit::problem_for(&joint, &data, &FitSettings::default()).unwrap();
+    let p: Vec<f64> = joint
+        .param_names()
+        .iter()
+        .enumerate()
+        .map(|(i, name)| match name.split("__").next().unwrap() {
+            "E" => 1.5 + 0.01 * i as f64,
+            "alpha" => 0.3,
+            "beta" => 0.25,
+            _ => 300.0 + 10.0 * i as f64,
+        })
+        .collect();
+    let sparse = problem.exact_natural(&p).unwrap();
+    let dense = problem.exact_dense(&p).unwrap();
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1e-300);
+    assert!(close(sparse.value, dense.value));
+    assert!(sparse
+        .gradient
+        .iter()
+        .zip(dense.gradient.iter())
+        .all(|(x, y)| close(*x, *y)));
+    assert!(sparse
+        .curvature
+        .iter()
+        .zip(dense.curvature.iter())
+        .all(|(x, y)| close(*x, *y)));
+    let tape = problem.tape();
+    let runs: Vec<_> = problem
+        .row_groups()
+        .unwrap()
+        .runs
+        .iter()
+        .map(|run| (run.rows.clone(), &run.ops))
+        .collect();
+    let mut scratch = tape.scratch();
+    let (value, jacobian) = tape.jacobian_columns(&p, &mut scratch);
+    let (value, jacobian) = (value.to_vec(), jacobian.to_vec());
+    let (planned_value, planned) =
+        tape.jacobian_columns_planned(&p, 0..tape.n_rows(), &runs, &mut scratch);
+    assert!(value.iter().zip(planned_value).all(|(x, y)| close(*x, *y)));
+    assert_eq!(jacobian.len(), planned.len());
+    assert!(jacobian.iter().zip(planned).all(|(x, y)| close(*x, *y)));
+}
