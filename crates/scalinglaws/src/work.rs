@@ -134,19 +134,27 @@ impl Estimate {
         if self.seconds <= max_work && self.bytes <= memory {
             return Ok(());
         }
-        let what = if self.seconds > max_work {
-            format!(
+        let what = match (self.seconds > max_work, self.bytes > memory) {
+            (true, true) => format!(
+                "this run is estimated at {} core-seconds of work holding {} of memory, more \
+                 than the budget of {} (which allows {})",
+                round(self.seconds),
+                bytes_text(self.bytes),
+                round(max_work),
+                bytes_text(memory)
+            ),
+            (true, false) => format!(
                 "this run is estimated at {} core-seconds of work, more than the budget of {}",
                 round(self.seconds),
                 round(max_work)
-            )
-        } else {
-            format!(
-                "this run is estimated to hold {} of memory, more than the {} a budget of {} allows",
+            ),
+            _ => format!(
+                "this run is estimated to hold {} of memory, more than the {} a budget of {} \
+                 allows",
                 bytes_text(self.bytes),
                 bytes_text(memory),
                 round(max_work)
-            )
+            ),
         };
         Err(Error::setting(Setting::MaxWork, self.refusal(what)))
     }

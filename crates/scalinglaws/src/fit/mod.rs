@@ -271,6 +271,11 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
             ],
         });
     }
+    // Every fit, wherever it runs (a workflow's loop of fits checks its whole product first),
+    // stays within the work budget on its own.
+    shape_of_plans(law, data, settings, &plans)
+        .estimate()
+        .check(settings.max_work)?;
     let problem = build_problem(law, data, settings, &plans, &free);
     let sample = search_sample(law, data, settings, &plans, &free);
     let starts = build_starts(&plans)?;
@@ -359,6 +364,15 @@ pub fn search_rows(rows: usize) -> usize {
 pub fn shape(law: &Law, data: &FitData, settings: &FitSettings) -> Result<crate::work::FitShape> {
     validate_settings(law, settings)?;
     let plans = plan_params(law, data, settings)?;
+    Ok(shape_of_plans(law, data, settings, &plans))
+}
+
+fn shape_of_plans(
+    law: &Law,
+    data: &FitData,
+    settings: &FitSettings,
+    plans: &[ParamPlan],
+) -> crate::work::FitShape {
     let free = plans.iter().filter(|p| p.fixed.is_none()).count();
     let starts: f64 = plans
         .iter()
@@ -366,7 +380,7 @@ pub fn shape(law: &Law, data: &FitData, settings: &FitSettings) -> Result<crate:
         .filter_map(|p| p.starts.as_ref().map(|s| s.len() as f64))
         .product();
     let rows = data.target.len();
-    Ok(crate::work::FitShape {
+    crate::work::FitShape {
         rows,
         search_rows: search_rows(rows),
         nodes: law.tape().ops().len(),
@@ -375,7 +389,41 @@ pub fn shape(law: &Law, data: &FitData, settings: &FitSettings) -> Result<crate:
         starts,
         max_iterations: settings.max_iterations,
         variables: data.variables.len(),
-    })
+    }
+}
+
+/// [`shape`] of a fit to `rows` rows not yet had (a design's simulated outcomes): the start
+/// grid counted from the law's grids and the settings' (a formula's grid derived from the
+/// data is counted at its default size).
+pub fn shape_of_rows(law: &Law, settings: &FitSettings, rows: usize) -> crate::work::FitShape {
+    let free: Vec<&crate::law::ParamSpec> = law
+        .params
+        .iter()
+        .filter(|p| !settings.fixed.contains_key(&p.name))
+        .collect();
+    let starts: f64 = free
+        .iter()
+        .filter_map(|p| match settings.grids.get(&p.name) {
+            Some(values) => Some(values.len().max(1) as f64),
+            None if p.linear => None,
+            None => Some(match &p.grid {
+                crate::law::Grid::Values(values) => values.len().max(1) as f64,
+                crate::law::Grid::Quantiles { probabilities, .. } => {
+                    probabilities.len().max(1) as f64
+                }
+            }),
+        })
+        .product();
+    crate::work::FitShape {
+        rows,
+        search_rows: search_rows(rows),
+        nodes: law.tape().ops().len(),
+        free: free.len(),
+        solve: free.len(),
+        starts,
+        max_iterations: settings.max_iterations,
+        variables: law.variables.len(),
+    }
 }
 
 /// Adds warm starts (full natural parameter vectors, e.g. the optimum of the fit a bootstrap

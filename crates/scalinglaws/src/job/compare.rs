@@ -164,7 +164,9 @@ fn estimate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Est
                 .estimate()
                 .described(count as f64, "tracks", Some(Setting::Track)),
         );
-        refit = joint.refit_seconds();
+        // A replicate reruns every start of the joint search that reached no optimum of the
+        // original (fit/basins.rs): with one start per track, about all of them.
+        refit = joint.seconds();
     }
     if settings.calibration.is_some() {
         let origins = crate::uncertainty::calibration::DEFAULT_ORIGINS as f64;

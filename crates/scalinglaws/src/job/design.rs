@@ -21,6 +21,7 @@ use crate::error::{short_number, Result, Setting};
 use crate::fit::FitData;
 use crate::law::Law;
 use crate::uncertainty::FitRecord;
+use crate::work::Estimate;
 
 use super::fit::FitJob;
 
@@ -230,6 +231,8 @@ impl DesignJob {
             self.noise,
         )?;
         let candidates = self.candidates(&law)?;
+        self.estimate(&knowledge, &candidates)
+            .check(knowledge.settings.max_work)?;
         let mut result = crate::fit::with_threads(self.fit.settings.settings.threads, || {
             design(
                 &knowledge,
@@ -271,6 +274,8 @@ impl DesignJob {
             prior_sd,
         };
         let candidates = self.candidates(&law)?;
+        self.estimate(&knowledge, &candidates)
+            .check(knowledge.settings.max_work)?;
         let mut result = crate::fit::with_threads(self.fit.settings.settings.threads, || {
             design(&knowledge, &candidates, &self.settings, None)
         })??;
@@ -286,6 +291,34 @@ impl DesignJob {
             existing: Vec::new(),
             candidates,
         })
+    }
+
+    /// The work of the design after the fit ([`crate::work`]): scoring every candidate under
+    /// every draw once per run chosen, per cost exponent and round; a refit of the runs with
+    /// the batch per simulation and per round; a row of numbers per candidate and draw.
+    fn estimate(&self, knowledge: &Knowledge, candidates: &Candidates) -> Estimate {
+        let s = &self.settings;
+        let rows = knowledge.data.target.len() + s.runs * s.rounds;
+        let shape = crate::fit::shape_of_rows(&knowledge.law, &knowledge.settings, rows);
+        let (count, draws, p) = (
+            candidates.points.len() as f64,
+            s.draws as f64,
+            shape.free as f64,
+        );
+        let exponents = crate::analysis::design::choose::COST_EXPONENTS.len() as f64;
+        let search = Estimate::of(
+            crate::work::SECONDS_PER_OP * s.runs as f64 * count * draws * p * p * exponents,
+            8.0 * count * draws * (p + 1.0),
+        )
+        .described(s.runs as f64, "runs", Some(Setting::Runs))
+        .described(count, "candidates", Some(Setting::Candidates))
+        .described(draws, "draws", Some(Setting::Draws))
+        .repeated(s.rounds as f64, "rounds", Some(Setting::Sequential));
+        let refits = (s.simulations + s.rounds.saturating_sub(1)) as f64;
+        let simulations = shape
+            .estimate()
+            .repeated(refits, "simulated refits", Some(Setting::Simulations));
+        search.plus(simulations)
     }
 
     /// The law of a design before any run: a catalog law, or a formula whose variables are
