@@ -453,7 +453,14 @@ pub struct Score {
     /// parameter at a bound.
     pub span: f64,
     pub at_bound: bool,
+    /// How many of [`Score::to_array`]'s values it is saved with: the six it is made with, or
+    /// as many as it was read with (four in files written before the span was recorded), so a
+    /// saved fit is written back as it was read.
+    saved: u8,
 }
+
+/// The values a score is saved with ([`Score::to_array`]).
+const SCORE_VALUES: u8 = 6;
 
 impl Score {
     /// The score as an observation of the cross-study model.
@@ -499,6 +506,7 @@ impl Score {
             weight: at(3),
             span: at(4),
             at_bound: at(5) > 0.5,
+            saved: s.len().min(SCORE_VALUES.into()) as u8,
         }
     }
 
@@ -511,7 +519,8 @@ impl Score {
     }
 }
 
-/// A score is saved as [`Score::to_array`]'s array (a JSON array of six numbers).
+/// A score is saved as [`Score::to_array`]'s array (a JSON array of six numbers; of as many as
+/// it was read with).
 impl Serialize for Score {
     fn serialize<S: serde::Serializer>(
         &self,
@@ -519,8 +528,9 @@ impl Serialize for Score {
     ) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let row = self.row();
+        let row = &row[..usize::from(self.saved)];
         let mut seq = serializer.serialize_seq(Some(row.len()))?;
-        for value in &row {
+        for value in row {
             seq.serialize_element(value)?;
         }
         seq.end()
@@ -981,6 +991,7 @@ fn score_of(
         weight,
         span: 0.0,
         at_bound: false,
+        saved: SCORE_VALUES,
     })
 }
 
@@ -1086,6 +1097,15 @@ mod tests {
         assert_eq!(origin_sizes(5, 5), vec![3, 4]);
         assert_eq!(origin_sizes(20, 3), vec![10, 15, 19]);
         assert!(origin_sizes(4, 5).is_empty());
+    }
+
+    #[test]
+    fn a_score_is_saved_with_as_many_values_as_it_was_read_with() {
+        for saved in ["[-0.5,0.25,0.75,0.04]", "[-0.5,0.25,0.75,0.04,1.5,1.0]"] {
+            let score: Score = serde_json::from_str(saved).unwrap();
+            assert_eq!(serde_json::to_string(&score).unwrap(), saved);
+            assert_eq!(score.to_array().len(), 6);
+        }
     }
 
     #[test]
