@@ -14,7 +14,7 @@ use scalinglaws::analysis::backtest::{backtest, BacktestOptions, Holdout, Metric
 use scalinglaws::fit::{FitData, FitSettings};
 use scalinglaws::law::catalog;
 use scalinglaws::stats::normal_quantile;
-use scalinglaws::uncertainty::calibration::{tau_quantile, Score};
+use scalinglaws::uncertainty::calibration::tau_quantile;
 use scalinglaws::uncertainty::CalibrationOptions;
 
 /// Pooled scores of a calibrated rolling backtest of `law` by `scale`.
@@ -160,8 +160,7 @@ fn synthetic_study(truth: &dyn Fn(f64, f64) -> f64, seeds: u64) -> Study {
         )
         .unwrap()
         .require_rule();
-        let scores: Vec<Score> = calibration.scores.iter().map(|s| Score::from_array(s)).collect();
-        let tau = tau_quantile(&scores, 0.95);
+        let tau = tau_quantile(&calibration.scores, 0.95);
         result.calibration = Some(calibration);
         for (slot, factor) in [10.0f64, 100.0].into_iter().enumerate() {
             let c = 1e20 * factor;

@@ -49,13 +49,98 @@ struct RowOrigin {
     line: Option<usize>,
 }
 
+/// Where every row came from. Rows read in order from consecutive lines (or built in memory)
+/// are described by their count and first line: a list would take 24 bytes a row (24 MB of a
+/// million-row table, as much as its three numeric columns).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origins {
+    /// Row i (0-based) is data row i + 1, at line `first_line + i` (None: no lines).
+    Consecutive {
+        rows: usize,
+        first_line: Option<usize>,
+    },
+    Listed(Vec<RowOrigin>),
+}
+
+impl Default for Origins {
+    fn default() -> Self {
+        Origins::Consecutive {
+            rows: 0,
+            first_line: None,
+        }
+    }
+}
+
+impl Origins {
+    /// `rows` rows made in memory: data rows 1, 2, ... with no lines.
+    fn in_memory(rows: usize) -> Origins {
+        Origins::Consecutive {
+            rows,
+            first_line: None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Origins::Consecutive { rows, .. } => *rows,
+            Origins::Listed(list) => list.len(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The origin of the 0-based `row`.
+    fn get(&self, row: usize) -> Option<RowOrigin> {
+        match self {
+            Origins::Consecutive { rows, first_line } => (row < *rows).then(|| RowOrigin {
+                row: row + 1,
+                line: first_line.map(|line| line + row),
+            }),
+            Origins::Listed(list) => list.get(row).copied(),
+        }
+    }
+
+    /// Appends the next row's origin, listing every origin from the first that breaks the run.
+    fn push(&mut self, origin: RowOrigin) {
+        if let Origins::Consecutive { rows, first_line } = *self {
+            let first_line = if rows == 0 { origin.line } else { first_line };
+            let next = RowOrigin {
+                row: rows + 1,
+                line: first_line.map(|line| line + rows),
+            };
+            if next == origin {
+                *self = Origins::Consecutive {
+                    rows: rows + 1,
+                    first_line,
+                };
+                return;
+            }
+            *self = Origins::Listed((0..rows).filter_map(|row| self.get(row)).collect());
+        }
+        if let Origins::Listed(list) = self {
+            list.push(origin);
+        }
+    }
+
+    /// The origins of the rows where `keep[i]` is true.
+    fn select(&self, keep: &[bool]) -> Origins {
+        let kept = (0..self.len())
+            .zip(keep)
+            .filter(|(_, &kept)| kept)
+            .filter_map(|(row, _)| self.get(row));
+        Origins::Listed(kept.collect())
+    }
+}
+
 /// A table read from a file (or built in memory) with named columns of equal length.
 #[derive(Debug, Clone)]
 pub struct Dataset {
     source: String,
     names: Vec<String>,
     columns: Vec<Column>,
-    origins: Vec<RowOrigin>,
+    origins: Origins,
 }
 
 impl Dataset {
@@ -87,9 +172,7 @@ impl Dataset {
         let source = source.into();
         check_numeric_columns(&source, &columns)?;
         let n_rows = columns.first().map_or(0, |(_, values)| values.len());
-        let origins = (1..=n_rows)
-            .map(|row| RowOrigin { row, line: None })
-            .collect();
+        let origins = Origins::in_memory(n_rows);
         let (names, values): (Vec<String>, Vec<Vec<f64>>) = columns.into_iter().unzip();
         let columns = values.into_iter().map(Column::Numeric).collect();
         Ok(Dataset::from_parts(source, names, columns, origins))
@@ -111,9 +194,7 @@ impl Dataset {
             .collect();
         check_columns(&source, &lengths)?;
         let n_rows = lengths.first().map_or(0, |(_, length)| *length);
-        let origins = (1..=n_rows)
-            .map(|row| RowOrigin { row, line: None })
-            .collect();
+        let origins = Origins::in_memory(n_rows);
         let (names, columns): (Vec<String>, Vec<Column>) = columns.into_iter().unzip();
         Ok(Dataset::from_parts(source, names, columns, origins))
     }
@@ -122,7 +203,7 @@ impl Dataset {
         source: String,
         names: Vec<String>,
         columns: Vec<Column>,
-        origins: Vec<RowOrigin>,
+        origins: Origins,
     ) -> Dataset {
         Dataset {
             source,
@@ -199,7 +280,11 @@ impl Dataset {
     pub fn finite(&self, name: &str) -> Result<Vec<f64>> {
         let values = self.numeric(name)?;
         if let Some(row) = values.iter().position(|value| !value.is_finite()) {
-            return Err(self.bad_value(row, name, format!("{} is not a finite number", values[row])));
+            return Err(self.bad_value(
+                row,
+                name,
+                format!("{} is not a finite number", values[row]),
+            ));
         }
         let out_of_range = values
             .iter()
@@ -279,14 +364,14 @@ impl Dataset {
                 .iter()
                 .map(|column| column.select(keep))
                 .collect(),
-            origins: select_kept(&self.origins, keep),
+            origins: self.origins.select(keep),
         }
     }
 
     /// Location of the 0-based `row` of this dataset: its 1-based data row in the original file
     /// and its file line, for other modules' messages.
     pub fn location(&self, row: usize, column: Option<&str>) -> Location {
-        let origin = self.origins.get(row).copied().unwrap_or(RowOrigin {
+        let origin = self.origins.get(row).unwrap_or(RowOrigin {
             row: row + 1,
             line: None,
         });

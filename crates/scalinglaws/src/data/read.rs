@@ -2,7 +2,7 @@
 //! dataset's accessors because all the format details (header, quoting, BOM, line endings,
 //! UTF-8, JSON value kinds) and the read-time error messages belong here.
 
-use super::{count, data_error, file_location, parse_cell, Column, Dataset, RowOrigin};
+use super::{count, data_error, file_location, parse_cell, Column, Dataset, Origins, RowOrigin};
 use crate::error::{Error, Location, Result, Setting};
 use crate::text;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -154,7 +154,7 @@ fn read_delimited(
         check_guessed_delimiter(source, &names, delimiter)?;
     }
     let mut columns: Vec<ColumnBuilder> = names.iter().map(|_| ColumnBuilder::default()).collect();
-    let mut origins = Vec::new();
+    let mut origins = Origins::default();
     while next_record(source, &mut reader, &mut record)? {
         let origin = RowOrigin {
             row: origins.len() + 1,
@@ -676,8 +676,7 @@ fn decode_record<'a>(
 ) -> Result<&'a str> {
     if let Ok(text) = std::str::from_utf8(record.as_slice()) {
         let mut boundaries = (0..record.len()).filter_map(|i| record.range(i));
-        if boundaries.all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end))
-        {
+        if boundaries.all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end)) {
             return Ok(text);
         }
     }
@@ -771,7 +770,7 @@ struct JsonTable {
     names: Vec<String>,
     index: HashMap<String, usize>,
     columns: Vec<JsonColumn>,
-    origins: Vec<RowOrigin>,
+    origins: Origins,
 }
 
 fn read_json_lines(source: &str, stream: impl Read) -> Result<Dataset> {

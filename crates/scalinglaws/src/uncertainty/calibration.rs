@@ -114,9 +114,11 @@ pub struct Calibration {
     pub coverage_fit: Option<f64>,
     pub coverage_calibrated: Option<f64>,
     /// Every scored run's [error, sd_fit, decades beyond its origin, weight, the origin's span
-    /// in decades, its fit at a bound (0 or 1)] in the fitted space ([`Score::to_array`]).
+    /// in decades, its fit at a bound (0 or 1)] in the fitted space: saved as those arrays
+    /// ([`Score::to_array`]), held as the scores themselves (a million held-out runs held as a
+    /// vector each took 70 MB more).
     #[serde(default)]
-    pub scores: Vec<Vec<f64>>,
+    pub scores: Vec<Score>,
     /// Smallest scale of the fitted data (distance below is measured from it; None in files
     /// written before distances were two-sided).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,8 +218,7 @@ impl Calibration {
         if self.scores.is_empty() || (level - self.level).abs() < 1e-12 {
             return self.tau_per_decade;
         }
-        let scores: Vec<Score> = self.scores.iter().map(|s| Score::from_array(s)).collect();
-        tau_quantile(&scores, level)
+        tau_quantile(&self.scores, level)
     }
 
     /// Widens `prediction`'s prediction interval at `level` for a point at `scale` of a fit
@@ -452,7 +453,14 @@ pub struct Score {
     /// parameter at a bound.
     pub span: f64,
     pub at_bound: bool,
+    /// How many of [`Score::to_array`]'s values it is saved with: the six it is made with, or
+    /// as many as it was read with (four in files written before the span was recorded), so a
+    /// saved fit is written back as it was read.
+    saved: u8,
 }
+
+/// The values a score is saved with ([`Score::to_array`]).
+const SCORE_VALUES: u8 = 6;
 
 impl Score {
     /// The score as an observation of the cross-study model.
@@ -471,8 +479,13 @@ impl Score {
 
     /// [error, sd, distance, weight, span, at bound (0 or 1)], as saved.
     pub fn to_array(self) -> Vec<f64> {
+        self.row().to_vec()
+    }
+
+    /// [`Score::to_array`] without the allocation.
+    fn row(&self) -> [f64; 6] {
         let bound = if self.at_bound { 1.0 } else { 0.0 };
-        vec![
+        [
             self.error,
             self.sd,
             self.distance,
@@ -493,6 +506,7 @@ impl Score {
             weight: at(3),
             span: at(4),
             at_bound: at(5) > 0.5,
+            saved: s.len().min(SCORE_VALUES.into()) as u8,
         }
     }
 
@@ -502,6 +516,34 @@ impl Score {
             .max(0.0)
             .sqrt()
             / self.distance
+    }
+}
+
+/// A score is saved as [`Score::to_array`]'s array (a JSON array of six numbers; of as many as
+/// it was read with).
+impl Serialize for Score {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let row = self.row();
+        let row = &row[..usize::from(self.saved)];
+        let mut seq = serializer.serialize_seq(Some(row.len()))?;
+        for value in row {
+            seq.serialize_element(value)?;
+        }
+        seq.end()
+    }
+}
+
+/// A saved score is read by [`Score::from_array`] (four values in older files).
+impl<'de> Deserialize<'de> for Score {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        let row = Vec::<f64>::deserialize(deserializer)?;
+        Ok(Score::from_array(&row))
     }
 }
 
@@ -524,7 +566,7 @@ pub fn calibrate(
     settings: &FitSettings,
     options: &CalibrationOptions,
 ) -> Result<Calibration> {
-    calibrate_with_predictions(law, data, by, scale, settings, options).map(|(c, _)| c)
+    calibrated(law, data, by, scale, settings, options, Keep::Scores).map(|(c, _)| c)
 }
 
 /// The held-out predictions of one rolling origin: the rows beyond it and their predictions
@@ -547,6 +589,28 @@ pub fn calibrate_with_predictions(
     settings: &FitSettings,
     options: &CalibrationOptions,
 ) -> Result<(Calibration, Vec<OriginPredictions>)> {
+    calibrated(law, data, by, scale, settings, options, Keep::Predictions)
+}
+
+/// What a rolling origin keeps of its held-out rows besides their scores: the rows and their
+/// predictions (law selection), or nothing (a fit's calibration: a million held-out rows
+/// would hold 15 MB of them for nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Scores,
+    Predictions,
+}
+
+/// [`calibrate_with_predictions`], the held-out predictions kept as `keep` says.
+fn calibrated(
+    law: &Law,
+    data: &FitData,
+    by: &str,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &CalibrationOptions,
+    keep: Keep,
+) -> Result<(Calibration, Vec<OriginPredictions>)> {
     super::check_level(options.level)?;
     let mut calibration = blank(by, options.level);
     // A refused calibration still says where the data end (a saved fit holds no NaN).
@@ -554,7 +618,7 @@ pub fn calibrate_with_predictions(
     if !calibration.largest_scale.is_finite() {
         calibration.largest_scale = 0.0;
     }
-    let scored = match backtest_scores(law, data, by, scale, settings, options)? {
+    let scored = match scores_kept(law, data, by, scale, settings, options, keep)? {
         Scored::Refused(reason) => {
             calibration.reason = Some(reason);
             return Ok((calibration, Vec::new()));
@@ -567,7 +631,7 @@ pub fn calibrate_with_predictions(
     calibration.scale_groups = scored.scale_groups;
     calibration.origins = scored.origins;
     let z = normal_quantile(0.5 + options.level / 2.0);
-    finish(&mut calibration, &scored.scores, options.level, z);
+    finish(&mut calibration, scored.scores, options.level, z);
     Ok((calibration, scored.held_out))
 }
 
@@ -631,6 +695,19 @@ pub fn backtest_scores(
     settings: &FitSettings,
     options: &CalibrationOptions,
 ) -> Result<Scored> {
+    scores_kept(law, data, by, scale, settings, options, Keep::Predictions)
+}
+
+/// [`backtest_scores`], the held-out predictions kept as `keep` says.
+fn scores_kept(
+    law: &Law,
+    data: &FitData,
+    by: &str,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &CalibrationOptions,
+    keep: Keep,
+) -> Result<Scored> {
     if scale.len() != data.target.len() {
         return Err(Error::settings(format!(
             "the scale column has {} values for {} rows",
@@ -642,10 +719,11 @@ pub fn backtest_scores(
         return Ok(Scored::Refused(reason));
     }
     let rule = ScaleRule::of_law(law).or_else(|| ScaleRule::infer(law, data, by, scale));
+    // Collected from a slice, not in place: the 16-byte options' buffer would stay twice the size.
     let distance_scale: Vec<f64> = match &rule {
         Some(rule) => rule
             .of_rows(law, data)
-            .into_iter()
+            .iter()
             .map(|s| s.unwrap_or(f64::NAN))
             .collect(),
         None => scale.to_vec(),
@@ -661,7 +739,6 @@ pub fn backtest_scores(
         )));
     }
     let (groups, count) = scale_groups(scale);
-    let z = normal_quantile(0.5 + options.level / 2.0);
     let mut scored = BacktestScores {
         rule,
         smallest_scale: distance_scale.iter().copied().fold(f64::INFINITY, f64::min),
@@ -674,17 +751,19 @@ pub fn backtest_scores(
         scores: Vec::new(),
         held_out: Vec::new(),
     };
-    let scales = Scales {
+    let backtest = Backtest {
+        law,
+        data,
+        settings,
+        options,
         order: &groups,
         distance: &distance_scale,
     };
-    for size in calibration_origins(count, options.origins) {
-        let (origin, mut found, predictions) =
-            score_origin(law, data, &scales, size, settings, options, z);
-        scored.origins.push(origin);
-        scored.scores.append(&mut found);
-        scored.held_out.extend(predictions);
-    }
+    backtest.run(
+        calibration_origins(count, options.origins),
+        keep,
+        &mut scored,
+    );
     // An origin whose fit was interrupted reads as failed: refuse the whole calibration.
     settings.interrupt.check()?;
     Ok(Scored::Done(scored))
@@ -730,96 +809,142 @@ pub fn calibration_origins(groups: usize, most: usize) -> Vec<usize> {
     (2..groups).rev().take(most).rev().collect()
 }
 
-/// The ordering of rows into scale groups and the scale distances are measured in.
-struct Scales<'a> {
+/// The rolling origins' common ground: the law, the data and the settings, each row's scale
+/// group (`order`) and the scale distances are measured in.
+struct Backtest<'a> {
+    law: &'a Law,
+    data: &'a FitData,
+    settings: &'a FitSettings,
+    options: &'a CalibrationOptions,
     order: &'a [usize],
     distance: &'a [f64],
 }
 
-fn score_origin(
-    law: &Law,
-    data: &FitData,
-    scales: &Scales,
-    size: usize,
-    settings: &FitSettings,
-    options: &CalibrationOptions,
-    z: f64,
-) -> (CalibrationOrigin, Vec<Score>, Option<OriginPredictions>) {
-    let level = options.level;
-    let groups = scales.order;
-    let n = groups.len();
-    let train: Vec<usize> = (0..n).filter(|&i| groups[i] < size).collect();
-    let test: Vec<usize> = (0..n).filter(|&i| groups[i] >= size).collect();
-    let trained_up_to = train
-        .iter()
-        .map(|&i| scales.distance[i])
-        .fold(f64::NAN, f64::max);
-    let mut origin = CalibrationOrigin {
-        trained_up_to,
-        train_rows: train.len(),
-        held_out: test.len(),
-        groups: groups.iter().copied().max().map_or(0, |g| g + 1) - size,
-        error: None,
-    };
-    let per_group = rows_per_group(&test, groups);
-    let span = span_of(&train, scales.distance);
-    let scored = fit(law, &data.subset(&train), settings).and_then(|result| {
-        let at_bound = result.params.iter().any(|(_, p)| p.at_bound);
-        let record = FitRecord::from(result);
-        let space = settings.space;
+/// An origin's fit, and what each of its scores carries of it.
+struct Fitted {
+    record: FitRecord,
+    at_bound: bool,
+    /// Decades the training rows span, and their largest scale.
+    span: f64,
+    trained_up_to: f64,
+}
+
+impl Backtest<'_> {
+    /// Scores the origins that train on `sizes` scale groups into `scored`, keeping their
+    /// held-out predictions as `keep` says. Every origin is fitted before any is scored: a
+    /// fit's working memory and a million held-out rows' scores are never held at once, and
+    /// the scores get their room at once.
+    fn run(&self, sizes: Vec<usize>, keep: Keep, scored: &mut BacktestScores) {
+        let fits: Vec<_> = sizes.iter().map(|&size| self.fit(size)).collect();
+        scored
+            .scores
+            .reserve_exact(fits.iter().map(|(origin, _)| origin.held_out).sum());
+        for (size, (mut origin, fitted)) in sizes.into_iter().zip(fits) {
+            let before = scored.scores.len();
+            match fitted.and_then(|fitted| self.score(size, &fitted, &mut scored.scores)) {
+                Ok(predictions) => {
+                    if scored.scores.len() == before {
+                        origin.error = Some("the training fit gave no prediction intervals".into());
+                    }
+                    if keep == Keep::Predictions {
+                        scored.held_out.push(predictions);
+                    }
+                }
+                Err(error) => origin.error = Some(error.worded(self.options.voice.0)),
+            }
+            scored.origins.push(origin);
+        }
+    }
+
+    /// The origin that trains on the smallest `size` scale groups, and its fit.
+    fn fit(&self, size: usize) -> (CalibrationOrigin, Result<Fitted>) {
+        let groups = self.order;
+        let train: Vec<usize> = (0..groups.len()).filter(|&i| groups[i] < size).collect();
+        let trained_up_to = train
+            .iter()
+            .map(|&i| self.distance[i])
+            .fold(f64::NAN, f64::max);
+        let origin = CalibrationOrigin {
+            trained_up_to,
+            train_rows: train.len(),
+            held_out: groups.len() - train.len(),
+            groups: groups.iter().copied().max().map_or(0, |g| g + 1) - size,
+            error: None,
+        };
+        let span = span_of(&train, self.distance);
+        let subset = self.data.subset(&train);
+        drop(train); // 8 MB of row numbers at a million rows, not held through the fit
+        let fitted = fit(self.law, &subset, self.settings).map(|result| Fitted {
+            at_bound: result.params.iter().any(|(_, p)| p.at_bound),
+            record: FitRecord::from(result),
+            span,
+            trained_up_to,
+        });
+        (origin, fitted)
+    }
+
+    /// Appends the scores of the rows beyond the smallest `size` scale groups, predicted by
+    /// `fitted`, to `scores` (none when a prediction fails); their predictions.
+    fn score(
+        &self,
+        size: usize,
+        fitted: &Fitted,
+        scores: &mut Vec<Score>,
+    ) -> Result<OriginPredictions> {
+        let groups = self.order;
+        let test: Vec<usize> = (0..groups.len()).filter(|&i| groups[i] >= size).collect();
+        let per_group = rows_per_group(&test, groups);
+        let before = scores.len();
+        let mut predicted = Vec::with_capacity(test.len());
         // Block by block (a few blocks in parallel at a time, joined in block order), so a
         // million held-out rows never hold a million points, or a second copy of their scores.
-        let score_block = |block: &[usize]| -> Result<(Vec<f64>, Vec<Score>)> {
-            let points: Vec<Vec<f64>> = block
-                .iter()
-                .map(|&i| data.variables.iter().map(|c| c[i]).collect())
-                .collect();
-            let (predictions, _) = predict_fit_intervals_of(law, &record, &points, level)?;
-            let mut predicted = Vec::with_capacity(block.len());
-            let mut scores = Vec::new();
-            for (&i, p) in block.iter().zip(&predictions) {
-                predicted.push(forward(space, p.value));
-                let weight = 1.0 / per_group[&groups[i]] as f64;
-                let ratio = scales.distance[i] / trained_up_to;
-                let score = score_of(p, data.target[i], ratio, weight, space, z);
-                scores.extend(score.map(|s| Score {
-                    span,
-                    at_bound,
-                    ..s
-                }));
-            }
-            Ok((predicted, scores))
-        };
-        let mut predicted = Vec::with_capacity(test.len());
-        let mut scores = Vec::with_capacity(test.len());
         for group in test.chunks(SCORE_BLOCK * BLOCKS_AT_ONCE) {
-            let blocks: Vec<(Vec<f64>, Vec<Score>)> = group
+            let blocks = group
                 .par_chunks(SCORE_BLOCK)
-                .map(score_block)
-                .collect::<Result<_>>()?;
+                .map(|block| self.score_block(block, fitted, &per_group))
+                .collect::<Result<Vec<_>>>();
+            let blocks = blocks.inspect_err(|_| scores.truncate(before))?;
             for (block_predicted, block_scores) in blocks {
                 predicted.extend(block_predicted);
                 scores.extend(block_scores);
             }
         }
-        Ok((predicted, scores))
-    });
-    let (predicted, scores) = match scored {
-        Ok(found) => found,
-        Err(error) => {
-            origin.error = Some(error.worded(options.voice.0));
-            return (origin, Vec::new(), None);
-        }
-    };
-    let held_out = OriginPredictions {
-        trained_groups: size,
-        rows: test,
-        predicted,
-    };
-    if scores.is_empty() {
-        origin.error = Some("the training fit gave no prediction intervals".into());
+        Ok(OriginPredictions {
+            trained_groups: size,
+            rows: test,
+            predicted,
+        })
     }
-    (origin, scores, Some(held_out))
+
+    /// The predictions of the held-out rows `block` in the fitted space, and their scores.
+    fn score_block(
+        &self,
+        block: &[usize],
+        fitted: &Fitted,
+        per_group: &std::collections::BTreeMap<usize, usize>,
+    ) -> Result<(Vec<f64>, Vec<Score>)> {
+        let (level, space) = (self.options.level, self.settings.space);
+        let z = normal_quantile(0.5 + level / 2.0);
+        let points: Vec<Vec<f64>> = block
+            .iter()
+            .map(|&i| self.data.variables.iter().map(|c| c[i]).collect())
+            .collect();
+        let (predictions, _) = predict_fit_intervals_of(self.law, &fitted.record, &points, level)?;
+        let mut predicted = Vec::with_capacity(block.len());
+        let mut scores = Vec::new();
+        for (&i, p) in block.iter().zip(&predictions) {
+            predicted.push(forward(space, p.value));
+            let weight = 1.0 / per_group[&self.order[i]] as f64;
+            let ratio = self.distance[i] / fitted.trained_up_to;
+            let score = score_of(p, self.data.target[i], ratio, weight, space, z);
+            scores.extend(score.map(|s| Score {
+                span: fitted.span,
+                at_bound: fitted.at_bound,
+                ..s
+            }));
+        }
+        Ok((predicted, scores))
+    }
 }
 
 /// The number of `rows` in each scale group.
@@ -866,13 +991,14 @@ fn score_of(
         weight,
         span: 0.0,
         at_bound: false,
+        saved: SCORE_VALUES,
     })
 }
 
 /// Completes `calibration` from the scores: the cross-study prior updated by them (every
 /// location-scale fit with a scale is calibrated: with no scores the prior governs), the share
 /// of the scored runs inside the fit's own and the new intervals, and the counts.
-fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
+fn finish(calibration: &mut Calibration, scores: Vec<Score>, level: f64, z: f64) {
     let scored: Vec<&CalibrationOrigin> = calibration
         .origins
         .iter()
@@ -882,8 +1008,7 @@ fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
     calibration.units = scored.iter().map(|o| o.groups).sum();
     calibration.max_distance_decades = scores.iter().map(|s| s.distance).fold(0.0, f64::max);
     let prior = super::prior::shipped();
-    let observed: Vec<Observed> = scores.iter().map(Score::observed).collect();
-    let posterior = prior.posterior(&observed);
+    let posterior = prior.posterior_of(scores.iter().map(Score::observed));
     let span = match calibration.smallest_scale {
         Some(smallest) if smallest > 0.0 => (calibration.largest_scale / smallest).log10(),
         _ => 0.0,
@@ -927,7 +1052,7 @@ fn finish(calibration: &mut Calibration, scores: &[Score], level: f64, z: f64) {
             update.posterior.central_level(&update.model, &at, s.error) <= calibrated_level
         }));
     }
-    calibration.scores = scores.iter().map(|s| s.to_array()).collect();
+    calibration.scores = scores;
     calibration.prior = Some(update);
     calibration.calibrated = true;
 }
@@ -972,6 +1097,15 @@ mod tests {
         assert_eq!(origin_sizes(5, 5), vec![3, 4]);
         assert_eq!(origin_sizes(20, 3), vec![10, 15, 19]);
         assert!(origin_sizes(4, 5).is_empty());
+    }
+
+    #[test]
+    fn a_score_is_saved_with_as_many_values_as_it_was_read_with() {
+        for saved in ["[-0.5,0.25,0.75,0.04]", "[-0.5,0.25,0.75,0.04,1.5,1.0]"] {
+            let score: Score = serde_json::from_str(saved).unwrap();
+            assert_eq!(serde_json::to_string(&score).unwrap(), saved);
+            assert_eq!(score.to_array().len(), 6);
+        }
     }
 
     #[test]

@@ -100,7 +100,13 @@ pub struct Prior {
 impl Prior {
     /// The posterior of a fit's form error given its own rolling-origin scores.
     pub fn posterior(&self, own: &[Observed]) -> Posterior {
-        self.model.posterior(own, self.evidence_weight)
+        self.posterior_of(own.iter().copied())
+    }
+
+    /// [`Prior::posterior`] of observations made one at a time (a million held-out runs are
+    /// not copied into observations first).
+    pub fn posterior_of(&self, own: impl Iterator<Item = Observed>) -> Posterior {
+        self.model.posterior_of(own, self.evidence_weight)
     }
 
     /// The interval at nominal `level` of the error e = prediction − run at `point`.
@@ -300,9 +306,12 @@ impl PriorModel {
 
     /// Each observation's side, form-error scale per unit of τ, variance of the fit's own
     /// error, error and weight (times `weight`): what every grid node reuses.
-    fn prepared(&self, observed: &[Observed], weight: f64) -> Vec<(usize, f64, f64, f64, f64)> {
+    fn prepared(
+        &self,
+        observed: impl Iterator<Item = Observed>,
+        weight: f64,
+    ) -> Vec<(usize, f64, f64, f64, f64)> {
         observed
-            .iter()
             .filter_map(|o| {
                 let at = side(o.at.distance)? as usize;
                 Some((
@@ -350,7 +359,11 @@ impl PriorModel {
     }
 
     /// Every grid node's ln prior + ln likelihood and the biases' posteriors there.
-    fn nodes(&self, observed: &[Observed], weight: f64) -> Vec<(f64, f64, [Bias; 2])> {
+    fn nodes(
+        &self,
+        observed: impl Iterator<Item = Observed>,
+        weight: f64,
+    ) -> Vec<(f64, f64, [Bias; 2])> {
         let prepared = self.prepared(observed, weight);
         self.grid()
             .map(|(log_tau, log_prior)| {
@@ -365,6 +378,11 @@ impl PriorModel {
     /// The posterior of a set's τ and biases given its observations (their weights multiplied
     /// by `weight`).
     pub fn posterior(&self, observed: &[Observed], weight: f64) -> Posterior {
+        self.posterior_of(observed.iter().copied(), weight)
+    }
+
+    /// [`PriorModel::posterior`] of observations made one at a time.
+    pub fn posterior_of(&self, observed: impl Iterator<Item = Observed>, weight: f64) -> Posterior {
         let nodes = self.nodes(observed, weight);
         let top = nodes.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
         let total: f64 = nodes.iter().map(|n| (n.1 - top).exp()).sum();
@@ -392,7 +410,7 @@ impl PriorModel {
     /// ln of the marginal likelihood of one set's observations (τ and the biases integrated
     /// out), up to a constant that does not depend on the hyperparameters.
     fn log_marginal(&self, observed: &[Observed]) -> f64 {
-        let nodes = self.nodes(observed, 1.0);
+        let nodes = self.nodes(observed.iter().copied(), 1.0);
         let top = nodes.iter().map(|n| n.1).fold(f64::NEG_INFINITY, f64::max);
         let normaliser: f64 = self.grid().map(|g| g.1.exp()).sum();
         top + (nodes.iter().map(|n| (n.1 - top).exp()).sum::<f64>() / normaliser).ln()
