@@ -22,6 +22,11 @@ pub const MAX_GRID_BUDGETS: usize = 1_000_000;
 /// published runs (about 1e7 steps) and below what a laptop can hold.
 pub const MAX_SCHEDULE_STEPS: usize = 100_000_000;
 
+/// Most cooldown branches of one `cooldowns` schedule. Each is a row of the prediction's
+/// table (and its own steps of work beyond the shared constant run); a table of 100,000 rows
+/// is a cooldown every 240 steps of a 24,000-step run, and far past what anyone reads.
+pub const MAX_COOLDOWN_BRANCHES: usize = 100_000;
+
 /// Longest formula or expression, in bytes. Ten times any published law written out in full;
 /// parsing, compiling and finding the linear parameters stay within milliseconds up to it.
 pub const MAX_FORMULA_BYTES: usize = 65_536;

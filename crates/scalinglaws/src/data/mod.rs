@@ -199,7 +199,11 @@ impl Dataset {
     pub fn finite(&self, name: &str) -> Result<Vec<f64>> {
         let values = self.numeric(name)?;
         if let Some(row) = values.iter().position(|value| !value.is_finite()) {
-            return Err(self.bad_value(row, name, format!("{} is not a finite number", values[row])));
+            return Err(self.bad_value(
+                row,
+                name,
+                format!("{} is not a finite number", values[row]),
+            ));
         }
         let out_of_range = values
             .iter()

@@ -676,8 +676,7 @@ fn decode_record<'a>(
 ) -> Result<&'a str> {
     if let Ok(text) = std::str::from_utf8(record.as_slice()) {
         let mut boundaries = (0..record.len()).filter_map(|i| record.range(i));
-        if boundaries.all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end))
-        {
+        if boundaries.all(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end)) {
             return Ok(text);
         }
     }
