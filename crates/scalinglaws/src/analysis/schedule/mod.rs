@@ -38,7 +38,51 @@ pub struct RunLog {
 /// every row: whole non-negative steps, distinct within a run, finite non-negative learning
 /// rates, positive losses.
 pub fn curves_from_logs(logs: &[RunLog], warmup: usize) -> Result<Vec<Curve>> {
-    logs.iter().map(|log| curve_from_log(log, warmup)).collect()
+    let mut total = 0usize;
+    let mut curves = Vec::with_capacity(logs.len());
+    for log in logs {
+        total = total.saturating_add(schedule_span(log));
+        check_fit_steps(total, log)?;
+        curves.push(curve_from_log(log, warmup)?);
+    }
+    Ok(curves)
+}
+
+/// The steps of a log's rebuilt schedule (its last whole, in-range logged step + 1); rows out
+/// of range are refused by [`curve_from_log`].
+fn schedule_span(log: &RunLog) -> usize {
+    log.steps
+        .iter()
+        .filter(|s| {
+            **s >= 0.0 && s.fract() == 0.0 && **s < crate::limits::MAX_SCHEDULE_STEPS as f64
+        })
+        .fold(0usize, |m, &s| m.max(s as usize + 1))
+}
+
+/// Refuses runs whose schedules, rebuilt step by step, pass
+/// [`crate::limits::MAX_FIT_SCHEDULE_STEPS`] in all once `log` is added.
+fn check_fit_steps(total: usize, log: &RunLog) -> Result<()> {
+    use crate::limits::{thousands, MAX_FIT_SCHEDULE_STEPS};
+    if total <= MAX_FIT_SCHEDULE_STEPS {
+        return Ok(());
+    }
+    Err(Error::setting(
+        Setting::Step,
+        text![
+            format!(
+                "the runs' schedules, rebuilt for every step up to each run's last logged step, \
+                 reach {} steps in all with run '{}' (to step {}), more than the limit of {} \
+                 (the fit evaluates the law over every step at each iteration): fit fewer or \
+                 shorter runs, or check that ",
+                thousands(total),
+                log.run,
+                schedule_span(log).saturating_sub(1),
+                thousands(MAX_FIT_SCHEDULE_STEPS)
+            ),
+            Setting::Step.subject(),
+            " counts optimizer steps"
+        ],
+    ))
 }
 
 fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
