@@ -99,7 +99,7 @@ fn work_bounded_only_by_refusing_is_refused_up_front() {
             .args(["schedule", "predict"])
             .arg(&fit)
             .args(["--schedule", "cooldowns:every=1,len=1,steps=1000000"]),
-        &["cooldown branches, more than the limit of 100,000; raise every"],
+        &["cooldown branches, more than the limit of 100,000 (one row each); raise every"],
     );
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("nine.csv");

@@ -9,7 +9,7 @@ use crate::analysis::schedule::optimize::{
 };
 use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
-    compare, curves_from_logs, fit_curves, predict_rates, spec, Comparison, Curve, CurveLaw,
+    compare_rates, curves_from_logs, fit_curves, predict_rates, spec, Comparison, Curve, CurveLaw,
     Prediction, RunLog, ScheduleFit,
 };
 use crate::data::recipe::Table;
@@ -173,9 +173,9 @@ impl ScheduleCompareJob {
         let parsed = self
             .schedules
             .iter()
-            .map(|s| spec::parse(s, Some(fit.defaults)))
+            .map(|s| spec::parse_rates(s, Some(fit.defaults)))
             .collect::<Result<Vec<_>>>()?;
-        compare(fit, &parsed, self.every)
+        compare_rates(fit, &parsed, self.every)
     }
 }
 

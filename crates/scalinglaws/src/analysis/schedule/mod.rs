@@ -759,25 +759,45 @@ pub struct Comparison {
 }
 
 pub fn compare(fit: &ScheduleFit, specs: &[ParsedSpec], every: usize) -> Result<Comparison> {
-    if specs.len() < 2 {
+    check_compared(specs.len())?;
+    let schedules = specs
+        .iter()
+        .map(|s| predict(fit, s, every))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(comparison(fit, schedules))
+}
+
+/// [`compare`] on specs whose rates are computed on demand (see [`predict_rates`]).
+pub fn compare_rates(fit: &ScheduleFit, specs: &[LazySpec], every: usize) -> Result<Comparison> {
+    check_compared(specs.len())?;
+    let schedules = specs
+        .iter()
+        .map(|s| predict_rates(fit, s, every))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(comparison(fit, schedules))
+}
+
+fn check_compared(specs: usize) -> Result<()> {
+    if specs < 2 {
         return Err(Error::setting(
             Setting::Schedule,
             text!["compare needs at least two ", Setting::Schedule.subject()],
         ));
     }
-    let schedules = specs
-        .iter()
-        .map(|s| predict(fit, s, every))
-        .collect::<Result<Vec<_>>>()?;
+    Ok(())
+}
+
+/// The predictions side by side, with the best final loss and each one's gap to it.
+fn comparison(fit: &ScheduleFit, schedules: Vec<Prediction>) -> Comparison {
     let best = schedules
         .iter()
         .min_by(|a, b| a.final_loss.total_cmp(&b.final_loss))
         .expect("two schedules");
     let best_loss = best.final_loss;
-    Ok(Comparison {
+    Comparison {
         law: fit.law,
         best: best.schedule.clone(),
         final_gap: schedules.iter().map(|s| s.final_loss - best_loss).collect(),
         schedules,
-    })
+    }
 }
