@@ -18,7 +18,10 @@
 //! direct sum to 1e-9. [`final_loss`] evaluates one step directly (O(t)) with the gradient with
 //! respect to every learning rate, for schedule optimisation. The same lattice, driven by η_k²
 //! with one rate a, evaluates the noise term of the functional scaling law ([`noise_sums`],
-//! used by [`super::fsl`]).
+//! used by [`super::fsl`]). The pass reads the schedule in ranges ([`super::spec::Rates`]) and
+//! holds only the lattice's sums, so its memory does not grow with the schedule; it can be
+//! resumed from a copy, which is how cooldown branches share the steps before them
+//! ([`branch_ends`]).
 
 use rayon::prelude::*;
 

@@ -1,6 +1,9 @@
 //! Learning-rate schedules as the curve laws need them: the learning rate at every optimizer
 //! step, written out from a spec (`cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5`) or
-//! rebuilt from a training log's LR column by linear interpolation between logged steps.
+//! rebuilt from a training log's LR column by linear interpolation between logged steps. A
+//! spec's rates can also be computed on demand ([`parse_rates`], read through [`Rates`] in
+//! ranges), so a prediction of a 1e8-step schedule or of many cooldown branches holds no
+//! per-step array.
 //!
 //! Conventions follow the multi-power law's reference evaluation (Luo et al. 2025): a schedule
 //! of `steps` entries covers steps 0..steps−1; the warmup is numpy's `linspace(0, peak, warmup)`
