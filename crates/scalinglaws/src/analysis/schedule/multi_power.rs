@@ -555,6 +555,9 @@ struct Walker {
     last_lr: f64,
 }
 
+/// The next steps' block areas, terms, areas through each and rates.
+type ChunkSteps<'a> = (&'a [f64], &'a [Option<Term>], &'a [f64], &'a [f64]);
+
 /// One part of the lattice with its running sums.
 #[derive(Clone)]
 struct PartWalk {
@@ -766,7 +769,7 @@ impl PartWalk {
     fn run(
         &mut self,
         first: usize,
-        (blocks, terms, areas, lrs): (&[f64], &[Option<Term>], &[f64], &[f64]),
+        (blocks, terms, areas, lrs): ChunkSteps<'_>,
         wanted: &[usize],
         beta: f64,
         with_gradient: bool,
