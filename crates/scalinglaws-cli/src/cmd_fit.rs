@@ -43,7 +43,9 @@ pub fn run_groups(config: &GroupsConfig) -> Result<()> {
         write_with(json, &|out| groups::write_json_lines(&fits, out))?;
     }
     if let Some(table) = table {
-        write_with(table, &|out| groups::write_table(&fits, &config.job.groups, out))?;
+        write_with(table, &|out| {
+            groups::write_table(&fits, &config.job.groups, out)
+        })?;
     }
     use scalinglaws::job::GroupStatus;
     let count = |status: GroupStatus| fits.iter().filter(|f| f.status == status).count();
@@ -83,7 +85,10 @@ fn write_with(
             }
         }
         Destination::File(path) => output::write_file_with(path, |file| {
-            let handle = std::fs::OpenOptions::new().write(true).truncate(true).open(file)?;
+            let handle = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(file)?;
             let mut out = std::io::BufWriter::new(handle);
             fill(&mut out)?;
             std::io::Write::flush(&mut out)?;

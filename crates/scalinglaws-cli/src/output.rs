@@ -158,7 +158,10 @@ fn remove_stale_temporaries(temporary: &Path) {
     if !cfg!(target_os = "linux") {
         return;
     }
-    let Some(own) = temporary.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+    let Some(own) = temporary
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+    else {
         return;
     };
     let own_pid = std::process::id().to_string();

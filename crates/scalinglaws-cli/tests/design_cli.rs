@@ -309,28 +309,58 @@ fn a_design_before_any_run_reads_a_prior_instead_of_data() {
     assert!((value / lr - 1.0).abs() < 1e-5, "{value} vs {lr}");
     assert!(target["width_after"].as_f64().unwrap() < target["width_now"].as_f64().unwrap());
     let notes = result["notes"].to_string();
-    assert!(notes.contains("from the prior") && notes.contains("rest on the prior"), "{notes}");
+    assert!(
+        notes.contains("from the prior") && notes.contains("rest on the prior"),
+        "{notes}"
+    );
 
     let with = |extra: &[&str]| {
         let mut c = common::scalinglaws();
         c.args(lr_law).args(extra);
         c
     };
-    fails(&mut with(&["--simulations", "20"]), &["--simulations", "--prior"]);
-    fails(&mut with(&["--sequential", "2"]), &["--sequential", "before any run"]);
+    fails(
+        &mut with(&["--simulations", "20"]),
+        &["--simulations", "--prior"],
+    );
+    fails(
+        &mut with(&["--sequential", "2"]),
+        &["--sequential", "before any run"],
+    );
     fails(&mut with(&["--target", "loss"]), &["--prior", "drop DATA"]);
     fails(&mut with(&["--prior-sd", "0"]), &["--prior-sd"]);
     let mut no_noise = common::scalinglaws();
     no_noise.args(lr_law.iter().filter(|a| !["--noise", "0.005"].contains(a)));
     fails(&mut no_noise, &["--noise", "unknown"]);
     let mut missing = common::scalinglaws();
-    missing.args(lr_law.iter().map(|a| if a.starts_with("E=1.8") { "E=1.8,A=480" } else { a }));
+    missing.args(lr_law.iter().map(|a| {
+        if a.starts_with("E=1.8") {
+            "E=1.8,A=480"
+        } else {
+            a
+        }
+    }));
     fails(&mut missing, &["--prior", "has no prior"]);
     let mut neither = common::scalinglaws();
-    neither.args(["design", "--law", "chinchilla", "--goal", "optimal_loss@1e23", "--candidates", "N=1e7..1e9,D=1e8..1e11"]);
+    neither.args([
+        "design",
+        "--law",
+        "chinchilla",
+        "--goal",
+        "optimal_loss@1e23",
+        "--candidates",
+        "N=1e7..1e9,D=1e8..1e11",
+    ]);
     fails(&mut neither, &["DATA", "--prior"]);
     let mut both = with_chinchilla(&["design"]);
-    both.args(["--goal", "optimal_loss@1e23", "--candidates", "N=1e8..1e11,D=1e9..1e13", "--prior", "E=1.8"]);
+    both.args([
+        "--goal",
+        "optimal_loss@1e23",
+        "--candidates",
+        "N=1e8..1e11,D=1e9..1e13",
+        "--prior",
+        "E=1.8",
+    ]);
     fails(&mut both, &["--prior", "drop DATA"]);
 }
 
@@ -344,8 +374,23 @@ fn a_multiplier_between_tracks_is_a_goal() {
     let run = |goal: &str, candidates: &str| {
         let mut c = common::scalinglaws();
         c.args([
-            "design", "--formula", law, "--prior", prior, "--noise", "0.005", "--goal", goal,
-            "--candidates", candidates, "--per-decade", "2", "--runs", "4", "--draws", "4",
+            "design",
+            "--formula",
+            law,
+            "--prior",
+            prior,
+            "--noise",
+            "0.005",
+            "--goal",
+            goal,
+            "--candidates",
+            candidates,
+            "--per-decade",
+            "2",
+            "--runs",
+            "4",
+            "--draws",
+            "4",
         ]);
         c
     };
@@ -362,19 +407,54 @@ fn a_multiplier_between_tracks_is_a_goal() {
         .map(|r| r["point"]["track"].as_f64().unwrap())
         .collect();
     assert!(tracks.iter().all(|t| *t == 0.0 || *t == 1.0), "{tracks:?}");
-    fails(&mut run("multiplier@1e22,track=1", grid), &["--goal", "BASELINE:OTHER"]);
-    fails(&mut run("multiplier@1e22,track=0:0", grid), &["--goal", "two different"]);
-    fails(&mut run("multiplier@1e22,N=0:1", grid), &["--goal", "other than N and D"]);
-    fails(&mut run("multiplier@1e22,track=0:1", "N=1e7..1e9,D=2e8..2e10,track=0..1"), &["--candidates", "V1|V2"]);
-    fails(&mut run("multiplier@1e22,track=0:1", "N=0|1e9,D=2e8..2e10,track=0|1"), &["--candidates", "N must be positive"]);
+    fails(
+        &mut run("multiplier@1e22,track=1", grid),
+        &["--goal", "BASELINE:OTHER"],
+    );
+    fails(
+        &mut run("multiplier@1e22,track=0:0", grid),
+        &["--goal", "two different"],
+    );
+    fails(
+        &mut run("multiplier@1e22,N=0:1", grid),
+        &["--goal", "other than N and D"],
+    );
+    fails(
+        &mut run(
+            "multiplier@1e22,track=0:1",
+            "N=1e7..1e9,D=2e8..2e10,track=0..1",
+        ),
+        &["--candidates", "V1|V2"],
+    );
+    fails(
+        &mut run("multiplier@1e22,track=0:1", "N=0|1e9,D=2e8..2e10,track=0|1"),
+        &["--candidates", "N must be positive"],
+    );
     // The tracks' 0/1 column in a candidates file.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("candidates.csv");
-    std::fs::write(&file, "N,D,track\n1e8,2e9,0\n1e8,2e9,1\n1e9,2e10,0\n1e9,2e10,1\n").unwrap();
+    std::fs::write(
+        &file,
+        "N,D,track\n1e8,2e9,0\n1e8,2e9,1\n1e9,2e10,0\n1e9,2e10,1\n",
+    )
+    .unwrap();
     let mut listed = common::scalinglaws();
     listed.args([
-        "design", "--formula", law, "--prior", prior, "--noise", "0.005", "--goal",
-        "multiplier@1e22,track=0:1", "--runs", "2", "--draws", "4", "--json", "-",
+        "design",
+        "--formula",
+        law,
+        "--prior",
+        prior,
+        "--noise",
+        "0.005",
+        "--goal",
+        "multiplier@1e22,track=0:1",
+        "--runs",
+        "2",
+        "--draws",
+        "4",
+        "--json",
+        "-",
     ]);
     listed.arg("--candidates-file").arg(&file);
     let result: Value = serde_json::from_str(&stdout(&mut listed)).unwrap();

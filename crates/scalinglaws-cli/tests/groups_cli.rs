@@ -30,7 +30,14 @@ fn fit_groups(path: &std::path::Path, extra: &[&str]) -> std::process::Command {
     command
         .arg("fit")
         .arg(path)
-        .args(["--law", "power_offset", "--target", "loss", "--group", "curve"])
+        .args([
+            "--law",
+            "power_offset",
+            "--target",
+            "loss",
+            "--group",
+            "curve",
+        ])
         .args(extra);
     command
 }
@@ -78,18 +85,31 @@ fn a_group_that_cannot_be_fitted_is_reported_and_kept() {
     let failed: Vec<&str> = table.lines().filter(|l| l.contains(",failed,")).collect();
     assert_eq!(failed.len(), 1, "{table}");
     assert!(failed[0].starts_with("run-1,2,failed,"), "{}", failed[0]);
-    assert!(failed[0].contains("2 rows for 3 free parameters"), "{}", failed[0]);
+    assert!(
+        failed[0].contains("2 rows for 3 free parameters"),
+        "{}",
+        failed[0]
+    );
     assert_eq!(table.matches(",fitted,").count(), 3);
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("1 of 4 groups could not be fitted"), "{stderr}");
+    assert!(
+        stderr.contains("1 of 4 groups could not be fitted"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn what_cannot_act_per_group_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = curves(dir.path(), 2, None);
-    fails(&mut fit_groups(&path, &["--by", "x"]), &["--by", "per group"]);
-    fails(&mut fit_groups(&path, &["--profile", "alpha"]), &["--profile", "per group"]);
+    fails(
+        &mut fit_groups(&path, &["--by", "x"]),
+        &["--by", "per group"],
+    );
+    fails(
+        &mut fit_groups(&path, &["--profile", "alpha"]),
+        &["--profile", "per group"],
+    );
     fails(
         &mut fit_groups(&path, &["--json", "-", "--table", "-"]),
         &["--json -", "--table -"],
@@ -99,13 +119,22 @@ fn what_cannot_act_per_group_is_refused() {
     fails(&mut fit_groups(&path, &["--fix", "Z=1"]), &["--fix", "Z"]);
     let mut html = scalinglaws();
     html.args(["--format", "html", "fit"]).arg(&path).args([
-        "--law", "power_offset", "--target", "loss", "--group", "curve",
+        "--law",
+        "power_offset",
+        "--target",
+        "loss",
+        "--group",
+        "curve",
     ]);
     fails(&mut html, &["--format"]);
     let mut no_group = scalinglaws();
-    no_group
-        .arg("fit")
-        .arg(&path)
-        .args(["--law", "power_offset", "--target", "loss", "--table", "-"]);
+    no_group.arg("fit").arg(&path).args([
+        "--law",
+        "power_offset",
+        "--target",
+        "loss",
+        "--table",
+        "-",
+    ]);
     fails(&mut no_group, &["--group"]);
 }

@@ -13,7 +13,11 @@ use serde_json::Value;
 fn number_text(json: &str, pointer: &str) -> String {
     let value: Value = serde_json::from_str(json).unwrap();
     let text = serde_json::to_string(value.pointer(pointer).unwrap()).unwrap();
-    assert_eq!(json.matches(&text).count(), 1, "{text} is not unique in the file");
+    assert_eq!(
+        json.matches(&text).count(),
+        1,
+        "{text} is not unique in the file"
+    );
     text
 }
 
@@ -38,7 +42,11 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
     let alpha = number_text(text, "/params/alpha/value");
     predict_fails(
         &text.replacen(&format!("\"value\": {alpha}"), "\"value\": -0.3", 1),
-        &["`params.alpha.value` is -0.3", "inside its bounds", "was the file edited?"],
+        &[
+            "`params.alpha.value` is -0.3",
+            "inside its bounds",
+            "was the file edited?",
+        ],
     );
     let value: Value = serde_json::from_str(text).unwrap();
     let cov = &value["covariance"]["values"];
@@ -80,7 +88,13 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fit.json");
     let output = scalinglaws_in_root()
-        .args(["schedule", "fit", "examples/schedule/runs_400m.csv", "--run", "run"])
+        .args([
+            "schedule",
+            "fit",
+            "examples/schedule/runs_400m.csv",
+            "--run",
+            "run",
+        ])
         .args(["--warmup", "2160", "--train", "cosine_24000", "--json"])
         .arg(&path)
         .output()
@@ -108,8 +122,22 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
     // loads.
     let held = dir.path().join("held.json");
     let output = scalinglaws_in_root()
-        .args(["schedule", "fit", "examples/schedule/runs_400m.csv", "--run", "run"])
-        .args(["--warmup", "2160", "--train", "cosine_24000", "--fix", "beta=10", "--json"])
+        .args([
+            "schedule",
+            "fit",
+            "examples/schedule/runs_400m.csv",
+            "--run",
+            "run",
+        ])
+        .args([
+            "--warmup",
+            "2160",
+            "--train",
+            "cosine_24000",
+            "--fix",
+            "beta=10",
+            "--json",
+        ])
         .arg(&held)
         .output()
         .unwrap();
@@ -128,8 +156,14 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
 #[test]
 fn given_parameters_outside_the_laws_range_are_refused() {
     for (law, needle) in [
-        ("chinchilla[E=1.69,A=-406.4,B=410.7,alpha=0.34,beta=0.28]", "A = -406.4 is outside"),
-        ("chinchilla[E=-1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]", "E = -1.69 is outside"),
+        (
+            "chinchilla[E=1.69,A=-406.4,B=410.7,alpha=0.34,beta=0.28]",
+            "A = -406.4 is outside",
+        ),
+        (
+            "chinchilla[E=-1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]",
+            "E = -1.69 is outside",
+        ),
     ] {
         fails(
             scalinglaws_in_root().args(["optimal", "--law", law, "--budget", "1e24"]),
@@ -145,9 +179,21 @@ fn design_grids_are_counted_before_they_are_built() {
     let design = |candidates: &str| {
         let mut command = scalinglaws_in_root();
         command
-            .args(["design", "--law", "chinchilla", "--noise", "0.01", "--prior"])
+            .args([
+                "design",
+                "--law",
+                "chinchilla",
+                "--noise",
+                "0.01",
+                "--prior",
+            ])
             .args(["E=1.82,A=482,alpha=0.25..0.45,B=2085,beta=0.25..0.45"])
-            .args(["--goal", "tokens_per_param@1e23", "--candidates", candidates])
+            .args([
+                "--goal",
+                "tokens_per_param@1e23",
+                "--candidates",
+                candidates,
+            ])
             .args(["--max-cost", "1e19", "--spend", "1e20", "--runs", "2"]);
         command
     };
@@ -182,7 +228,11 @@ fn formulas_too_deep_are_refused_with_a_short_message() {
     let terms: Vec<String> = (0..11).map(|i| format!("a{i}*N^-b{i}")).collect();
     fails(
         &mut chinchilla_formula(&terms.join("+")),
-        &["the start grid has 4194304 points", "4 × 4", "with --grid or hold some parameters"],
+        &[
+            "the start grid has 4194304 points",
+            "4 × 4",
+            "with --grid or hold some parameters",
+        ],
     );
 }
 
@@ -192,16 +242,27 @@ fn formulas_too_deep_are_refused_with_a_short_message() {
 fn schedule_outputs_and_rates_are_checked() {
     fails(
         scalinglaws_in_root().args([
-            "schedule", "fit", "examples/schedule/runs_400m.csv", "--run", "run", "--plot", "-",
-            "--json", "-",
+            "schedule",
+            "fit",
+            "examples/schedule/runs_400m.csv",
+            "--run",
+            "run",
+            "--plot",
+            "-",
+            "--json",
+            "-",
         ]),
         &["--json - and --plot - both write to stdout"],
     );
     let dir = tempfile::tempdir().unwrap();
     fails(
-        scalinglaws_in_root()
-            .current_dir(dir.path())
-            .args(["schedule", "optimize", "fit.json", "--schedule-csv", "-"]),
+        scalinglaws_in_root().current_dir(dir.path()).args([
+            "schedule",
+            "optimize",
+            "fit.json",
+            "--schedule-csv",
+            "-",
+        ]),
         &["--schedule-csv -: the report is on standard output"],
     );
     assert!(!dir.path().join("-").exists());
@@ -216,10 +277,14 @@ fn commands_that_compute_nothing_fail() {
     let two = dir.path().join("two.csv");
     std::fs::write(&two, "C,N,loss\n1e18,1.3e7,3.84\n1e18,1.8e7,3.72\n").unwrap();
     fails(
-        scalinglaws_in_root()
-            .arg("isoflop")
-            .arg(&two)
-            .args(["--target", "loss", "--compute", "C", "--size", "N"]),
+        scalinglaws_in_root().arg("isoflop").arg(&two).args([
+            "--target",
+            "loss",
+            "--compute",
+            "C",
+            "--size",
+            "N",
+        ]),
         &["no budget has a minimum", "3 or more sizes"],
     );
     let one = dir.path().join("one.csv");
@@ -228,31 +293,66 @@ fn commands_that_compute_nothing_fail() {
         scalinglaws_in_root()
             .arg("compare-laws")
             .arg(&one)
-            .args(["--target", "loss", "--law", "chinchilla", "--law", "overtraining"])
+            .args([
+                "--target",
+                "loss",
+                "--law",
+                "chinchilla",
+                "--law",
+                "overtraining",
+            ])
             .args(["--derive", "M=D/N"]),
         &["no law could be fitted"],
     );
     let groups = dir.path().join("groups.csv");
-    std::fs::write(&groups, "curve,x,loss\na,1,2.0\na,2,1.9\nb,1,2.0\nb,2,1.9\n").unwrap();
+    std::fs::write(
+        &groups,
+        "curve,x,loss\na,1,2.0\na,2,1.9\nb,1,2.0\nb,2,1.9\n",
+    )
+    .unwrap();
     let output = scalinglaws_in_root()
         .arg("fit")
         .arg(&groups)
-        .args(["--law", "power_offset", "--target", "loss", "--group", "curve"])
+        .args([
+            "--law",
+            "power_offset",
+            "--target",
+            "loss",
+            "--group",
+            "curve",
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("none of the 2 groups could be fitted"), "{stderr}");
+    assert!(
+        stderr.contains("none of the 2 groups could be fitted"),
+        "{stderr}"
+    );
     let models = [
-        "pythia-1.4b", "pythia-1.4b-deduped", "pythia-12b", "pythia-12b-deduped", "pythia-160m",
-        "pythia-160m-deduped", "pythia-1b-bf16", "pythia-1b-deduped", "pythia-2.8b",
-        "pythia-2.8b-deduped", "pythia-410m", "pythia-410m-deduped", "pythia-6.9b",
-        "pythia-6.9b-deduped", "pythia-70m", "pythia-70m-deduped",
+        "pythia-1.4b",
+        "pythia-1.4b-deduped",
+        "pythia-12b",
+        "pythia-12b-deduped",
+        "pythia-160m",
+        "pythia-160m-deduped",
+        "pythia-1b-bf16",
+        "pythia-1b-deduped",
+        "pythia-2.8b",
+        "pythia-2.8b-deduped",
+        "pythia-410m",
+        "pythia-410m-deduped",
+        "pythia-6.9b",
+        "pythia-6.9b-deduped",
+        "pythia-70m",
+        "pythia-70m-deduped",
     ];
     fails(
         scalinglaws_in_root()
             .args(["downstream", "examples/downstream/pythia_zero_shot.csv"])
-            .args(["--target", "accuracy", "--size", "params", "--tokens", "tokens"])
+            .args([
+                "--target", "accuracy", "--size", "params", "--tokens", "tokens",
+            ])
             .args(["--holdout", &models.join(",")]),
         &["leaves no evaluation to fit on", "--own-until"],
     );
@@ -271,7 +371,9 @@ fn report_format_and_diverging_simulations_are_not_silent() {
     );
     assert!(!page.exists());
     let output = scalinglaws_in_root()
-        .args(["sim", "sgd", "--lr", "100", "--seeds", "10", "--steps", "100", "-o"])
+        .args([
+            "sim", "sgd", "--lr", "100", "--seeds", "10", "--steps", "100", "-o",
+        ])
         .arg(dir.path().join("sgd.csv"))
         .output()
         .unwrap();
@@ -285,16 +387,28 @@ fn report_format_and_diverging_simulations_are_not_silent() {
 #[test]
 fn numbers_too_small_or_large_to_fit_are_refused_naming_the_row() {
     let dir = tempfile::tempdir().unwrap();
-    for (value, shown) in [("1e-200", "1e-200"), ("1e-310", "1e-310"), ("3e120", "3e120")] {
+    for (value, shown) in [
+        ("1e-200", "1e-200"),
+        ("1e-310", "1e-310"),
+        ("3e120", "3e120"),
+    ] {
         let path = dir.path().join("tiny.csv");
-        let rows: String = (1..=8).map(|x| format!("{x},{}\n", 2.0 + 1.0 / x as f64)).collect();
+        let rows: String = (1..=8)
+            .map(|x| format!("{x},{}\n", 2.0 + 1.0 / x as f64))
+            .collect();
         std::fs::write(&path, format!("x,y\n{rows}9,{value}\n")).unwrap();
         fails(
-            scalinglaws_in_root()
-                .arg("fit")
-                .arg(&path)
-                .args(["--law", "power_offset", "--target", "y"]),
-            &["row 9", "column 'y'", &format!("{shown} is outside the range the fits compute in")],
+            scalinglaws_in_root().arg("fit").arg(&path).args([
+                "--law",
+                "power_offset",
+                "--target",
+                "y",
+            ]),
+            &[
+                "row 9",
+                "column 'y'",
+                &format!("{shown} is outside the range the fits compute in"),
+            ],
         );
     }
 }

@@ -291,7 +291,12 @@ fn values_no_fit_writes_are_refused_naming_the_key() {
         ("params.E.stderr", "stderr", "-0.1", "-0.1"),
         ("calibration.tau_per_decade", "tau_per_decade", "-2.0", "-2"),
         ("calibration.prior.model.bias_sd", "bias_sd", "-1.5", "-1.5"),
-        ("calibration.prior.evidence_weight", "evidence_weight", "-1", "-1"),
+        (
+            "calibration.prior.evidence_weight",
+            "evidence_weight",
+            "-1",
+            "-1",
+        ),
     ];
     for (key, field, value, shown) in cases {
         let line = line_of(field);

@@ -22,6 +22,36 @@ pub const MAX_GRID_BUDGETS: usize = 1_000_000;
 /// published runs (about 1e7 steps) and below what a laptop can hold.
 pub const MAX_SCHEDULE_STEPS: usize = 100_000_000;
 
+/// Most steps of all the runs' schedules in one schedule fit, in all (each run's schedule is
+/// rebuilt for every step to its last logged one). Every iteration of the search evaluates the
+/// law over all of them (a fit of the nine 400M runs, 216,000 steps, takes about half a
+/// second): 2e7 is a 160 MB schedule and about a minute, and a 9-row log whose steps reach 1e8
+/// otherwise took 2.4 GB per run and did not finish in 10 minutes.
+pub const MAX_FIT_SCHEDULE_STEPS: usize = 20_000_000;
+
+/// Most steps × iterations of one schedule optimisation. Each iteration evaluates the final
+/// loss and its gradient over every step at least twice (about 100 ns a step with the
+/// transcendentals), so 4e8 is about a minute on one core: a 1e6-step schedule at the default
+/// 400 iterations, or 1e7 steps at 40. The search usually stops well before its iterations,
+/// but the bound is what it may take.
+pub const MAX_OPTIMIZE_WORK: usize = 400_000_000;
+
+/// Most bootstrap draws a frontier's intervals are computed from (the first ones of a fit's
+/// draws: they are independent, so these are a random subsample). Each draw's allocation is
+/// solved at every budget and held until the percentiles are taken; a percentile interval's
+/// ends settle to about 1 % of its width by 10,000 draws (see [`MAX_REPLICATES`]), and a fit
+/// of 600,000 draws took 12.5 GB and 4 minutes to draw its frontier.
+pub const MAX_BAND_DRAWS: usize = 10_000;
+
+/// Most allocations solved for a frontier's intervals (draws used × budgets): 40 bytes and a
+/// few microseconds each, so 1e7 is 400 MB and under a minute.
+pub const MAX_BAND_SOLVES: usize = 10_000_000;
+
+/// Most cooldown branches of one `cooldowns` schedule. Each is a row of the prediction's
+/// table (and its own steps of work beyond the shared constant run); a table of 100,000 rows
+/// is a cooldown every 240 steps of a 24,000-step run, and far past what anyone reads.
+pub const MAX_COOLDOWN_BRANCHES: usize = 100_000;
+
 /// Longest formula or expression, in bytes. Ten times any published law written out in full;
 /// parsing, compiling and finding the linear parameters stay within milliseconds up to it.
 pub const MAX_FORMULA_BYTES: usize = 65_536;

@@ -282,7 +282,11 @@ fn the_argmin_goal_finds_the_valley_and_its_gradient() {
     let g = goal.gradient(&law, &flops, &theta).unwrap();
     let at = |name: &str| g[law.param_index(name).unwrap()];
     assert!((at("l0") / exact - 1.0).abs() < 1e-4, "{}", at("l0"));
-    assert!((at("g") / (-n.ln() * exact) - 1.0).abs() < 1e-4, "{}", at("g"));
+    assert!(
+        (at("g") / (-n.ln() * exact) - 1.0).abs() < 1e-4,
+        "{}",
+        at("g")
+    );
     assert!(at("E").abs() < 1e-6 * exact && at("c").abs() < 1e-3 * exact);
 }
 
@@ -291,11 +295,11 @@ fn the_argmin_goal_finds_the_valley_and_its_gradient() {
 /// with s = 0.
 #[test]
 fn the_multiplier_goal_is_the_effective_compute_ratio() {
-    let law = scalinglaws::Law::from_formula(
-        "E + A*(N*exp(s*track))^-alpha + B*D^-beta",
-        &|name| ["N", "D", "track"].contains(&name),
-    )
-    .unwrap();
+    let law =
+        scalinglaws::Law::from_formula("E + A*(N*exp(s*track))^-alpha + B*D^-beta", &|name| {
+            ["N", "D", "track"].contains(&name)
+        })
+        .unwrap();
     let value = |name: &str, s: f64| match name {
         "E" => 1.8,
         "A" => 480.0,
@@ -318,7 +322,11 @@ fn the_multiplier_goal_is_the_effective_compute_ratio() {
     assert!((m / s.exp() - 1.0).abs() < 1e-6, "{m} vs {}", s.exp());
     let g = goal.gradient(&law, &flops, &theta(s)).unwrap();
     let ds = g[law.param_index("s").unwrap()];
-    assert!((ds / s.exp() - 1.0).abs() < 1e-4, "∂m/∂s {ds} vs {}", s.exp());
+    assert!(
+        (ds / s.exp() - 1.0).abs() < 1e-4,
+        "∂m/∂s {ds} vs {}",
+        s.exp()
+    );
 }
 
 /// Before any run: the prior's centre and sds are the knowledge, a batch is chosen, and the
@@ -348,7 +356,10 @@ fn a_design_before_any_run_starts_from_the_prior() {
     let mut s = settings();
     s.simulations = 50;
     let result = design(&knowledge, &grid(4, 1e21), &s, None).unwrap();
-    assert!(result.simulation.is_none(), "a prior's widths are not refit-checked");
+    assert!(
+        result.simulation.is_none(),
+        "a prior's widths are not refit-checked"
+    );
     assert!(result.notes.iter().any(|n| n.contains("rest on the prior")));
     for t in &result.targets {
         assert!(t.width_after < 0.5 * t.width_now, "{t:?}");
@@ -359,20 +370,29 @@ fn a_design_before_any_run_starts_from_the_prior() {
         entries: parse_prior("E=1.82,A=482").unwrap(),
         sd: 0.5,
     };
-    let message = missing.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
+    let message = missing
+        .resolve(&law, &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("has no prior"), "{message}");
     let unknown = PriorSpec {
         entries: parse_prior("E=1.82,Z=1").unwrap(),
         sd: 0.5,
     };
-    let message = unknown.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
+    let message = unknown
+        .resolve(&law, &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("not a parameter"), "{message}");
     // A positive parameter's range is read in log θ: its low end must be above 0.
     let from_zero = PriorSpec {
         entries: parse_prior("E=0..3,A=482,alpha=0.3,B=2085,beta=0.37").unwrap(),
         sd: 0.5,
     };
-    let message = from_zero.resolve(&law, &BTreeMap::new()).unwrap_err().to_string();
+    let message = from_zero
+        .resolve(&law, &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("above 0"), "{message}");
     let fixed = BTreeMap::from([("Z".to_string(), 1.0)]);
     let message = prior.resolve(&law, &fixed).unwrap_err().to_string();

@@ -68,7 +68,10 @@ fn calibrated_intervals_cover_held_out_runs_on_real_data() {
     let covered = m.calibrated_coverage.unwrap();
     assert!((0.90..=0.995).contains(&covered), "{m:?}");
     assert!(m.calibrated_fit_coverage.unwrap() < 0.85, "{m:?}");
-    assert!(m.calibrated_width.unwrap() <= 3.0 * m.calibrated_fit_width.unwrap(), "{m:?}");
+    assert!(
+        m.calibrated_width.unwrap() <= 3.0 * m.calibrated_fit_width.unwrap(),
+        "{m:?}"
+    );
     let (data, scale) = datablations();
     report("datablations", &nested("data_constrained", &data, &scale));
     if let Some((data, scale)) = misfitting() {
@@ -257,7 +260,10 @@ fn calibrated_intervals_stay_bounded_under_a_well_specified_law() {
     let study = synthetic_study(&truth, SEEDS);
     for (s, conformal) in print_study("well specified", &study) {
         assert!(s[0] >= 0.90, "coverage {s:?}");
-        assert!(s[2] <= 2.0 * conformal[1], "width {s:?} vs conformal {conformal:?}");
+        assert!(
+            s[2] <= 2.0 * conformal[1],
+            "width {s:?} vs conformal {conformal:?}"
+        );
     }
 }
 

@@ -35,7 +35,10 @@ fn table(text: &str, filter: Option<&str>) -> Table {
     let dataset = Dataset::read_stream("curves", text.as_bytes(), None).unwrap();
     let recipe = Recipe {
         target: "loss".into(),
-        filters: filter.map(|f| Filter::parse(f).unwrap()).into_iter().collect(),
+        filters: filter
+            .map(|f| Filter::parse(f).unwrap())
+            .into_iter()
+            .collect(),
         ..Recipe::default()
     };
     Table::prepare(dataset, &recipe).unwrap()
@@ -88,7 +91,10 @@ fn each_groups_fit_is_the_single_fit_of_its_rows() {
         let record = group.fit.as_ref().unwrap();
         // Bit-identical: the same rows, search, settings and bootstrap streams.
         assert_eq!(record.fit.params, alone.fit.params, "group {label}");
-        assert_eq!(record.fit.objective.to_bits(), alone.fit.objective.to_bits());
+        assert_eq!(
+            record.fit.objective.to_bits(),
+            alone.fit.objective.to_bits()
+        );
         assert_eq!(record.fit.covariance, alone.fit.covariance);
         assert_eq!(record.bootstrap, alone.bootstrap);
         assert_eq!(group.rows, 20);
@@ -98,8 +104,12 @@ fn each_groups_fit_is_the_single_fit_of_its_rows() {
 #[test]
 fn the_batch_does_not_depend_on_the_thread_count() {
     let text = csv(40, None);
-    let one = grouped(Some(1), None).run(&table(&text, None), &|_, _| {}).unwrap();
-    let two = grouped(Some(2), None).run(&table(&text, None), &|_, _| {}).unwrap();
+    let one = grouped(Some(1), None)
+        .run(&table(&text, None), &|_, _| {})
+        .unwrap();
+    let two = grouped(Some(2), None)
+        .run(&table(&text, None), &|_, _| {})
+        .unwrap();
     // Every number the same; only the recorded thread setting differs.
     let text = |fits: &[scalinglaws::job::GroupFit]| {
         serde_json::to_string(fits)
@@ -144,7 +154,10 @@ fn steps_that_read_the_whole_table_are_refused() {
     let text = csv(2, None);
     let mut job = grouped(None, None);
     job.fit.uncertainty.calibrate = true;
-    let message = job.run(&table(&text, None), &|_, _| {}).unwrap_err().to_string();
+    let message = job
+        .run(&table(&text, None), &|_, _| {})
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("not run per group"), "{message}");
     let mut job = grouped(None, None);
     job.fit.uncertainty.profiles = vec!["alpha".into()];

@@ -96,12 +96,21 @@ pub struct DesignArgs {
     /// Design before any run (no DATA, no --target): what is known of each parameter of the
     /// law, a value or a range: "E=1.82,A=482,alpha=0.2..0.5,B=2085,beta=0.366" (a range is
     /// read as the centre ± 2 sd; --fix holds a parameter instead). Needs --noise.
-    #[arg(long, value_name = "NAME=VALUE|NAME=LOW..HIGH,...", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "NAME=VALUE|NAME=LOW..HIGH,...",
+        allow_hyphen_values = true
+    )]
     pub prior: Option<String>,
 
     /// The prior sd of a parameter --prior gives one value: in log θ for a parameter bounded
     /// below by 0 (0.5: a factor 1.65 at one sd), in θ otherwise [default: 0.5].
-    #[arg(long = "prior-sd", value_name = "SD", requires = "prior", allow_negative_numbers = true)]
+    #[arg(
+        long = "prior-sd",
+        value_name = "SD",
+        requires = "prior",
+        allow_negative_numbers = true
+    )]
     pub prior_sd: Option<f64>,
 
     /// The noise of a run's outcome in the fitted space [default: the fit's residual scale].

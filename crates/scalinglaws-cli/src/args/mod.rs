@@ -23,15 +23,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use self::names::{CovarianceKind, Loss, ResidualSpace};
 pub use self::names::ReportFormat;
+use self::names::{CovarianceKind, Loss, ResidualSpace};
 
 pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
 pub use self::downstream::DownstreamArgs;
-pub use self::fit::{FitCommandArgs, FitArgs, ReportArgs};
+pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
 pub use self::lr::LrArgs;
 pub use self::optimal::OptimalArgs;

@@ -58,7 +58,9 @@ impl GroupsConfig {
     pub fn run(&self) -> Result<Vec<scalinglaws::job::GroupFit>> {
         let table = input::read(&self.path, self.delimiter, &self.job.fit.recipe)?;
         let bar = Progress::delayed("groups");
-        let fits = self.job.run(&table, &|done, total| bar.update_of(done, total));
+        let fits = self
+            .job
+            .run(&table, &|done, total| bar.update_of(done, total));
         bar.finish();
         Ok(fits?)
     }

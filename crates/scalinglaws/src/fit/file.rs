@@ -221,8 +221,15 @@ fn check_covariance(covariance: &super::result::Matrix) -> Result<()> {
     for i in 0..k {
         for j in 0..i {
             if (correlation[(i, j)] - correlation[(j, i)]).abs() > COVARIANCE_TOLERANCE {
-                let key = format!("covariance of {} and {}", covariance.names[i], covariance.names[j]);
-                return Err(edited(&key, m[i][j], "the same value as its mirror entry (a symmetric matrix)"));
+                let key = format!(
+                    "covariance of {} and {}",
+                    covariance.names[i], covariance.names[j]
+                );
+                return Err(edited(
+                    &key,
+                    m[i][j],
+                    "the same value as its mirror entry (a symmetric matrix)",
+                ));
             }
         }
     }

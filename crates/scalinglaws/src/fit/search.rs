@@ -232,7 +232,15 @@ pub fn search(
     if outcome.screened.is_empty() || best_converged || interrupt.is_interrupted() {
         return outcome;
     }
-    let mut full = search(problem, starts, lower, upper, max_iterations, interrupt, false);
+    let mut full = search(
+        problem,
+        starts,
+        lower,
+        upper,
+        max_iterations,
+        interrupt,
+        false,
+    );
     full.iterations += outcome.iterations;
     full
 }

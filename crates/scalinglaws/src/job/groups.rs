@@ -113,7 +113,10 @@ impl GroupedFitJob {
             .map(|(key, rows)| {
                 let group = self.groups.iter().cloned().zip(key).collect();
                 let fitted = self.fit_group(table, &law, &settings, &data.subset(&rows), group);
-                progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+                progress(
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                    total,
+                );
                 fitted
             })
             .collect();

@@ -230,7 +230,10 @@ fn refuse_if_nothing_found(groups: &[GroupAnalysis]) -> Result<()> {
     if profiles.is_empty() || profiles.len() < groups.len() {
         return Ok(());
     }
-    if profiles.iter().any(|p| p.budgets.iter().any(|b| b.n.is_some())) {
+    if profiles
+        .iter()
+        .any(|p| p.budgets.iter().any(|b| b.n.is_some()))
+    {
         return Ok(());
     }
     let largest = profiles

@@ -46,7 +46,7 @@ pub use select::{SelectJob, SelectOutcome};
 pub use fit::{
     family_setting, FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings,
 };
-pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
 pub use groups::{GroupFit, GroupStatus, GroupedFitJob};
+pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
 pub use predict::{PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

@@ -9,8 +9,8 @@ use crate::analysis::schedule::optimize::{
 };
 use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
-    compare, curves_from_logs, fit_curves, predict, spec, Comparison, Curve, CurveLaw, Prediction,
-    RunLog, ScheduleFit,
+    compare_rates, curves_from_logs, fit_curves, predict_rates, spec, Comparison, Curve, CurveLaw,
+    Prediction, RunLog, ScheduleFit,
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
@@ -112,7 +112,8 @@ impl ScheduleFit {
         if let Some(object) = value.as_object_mut() {
             object.insert("runs".into(), serde_json::Value::Array(Vec::new()));
         }
-        let fit: ScheduleFit = serde_json::from_value(value).map_err(|e| not_a_fit(e.to_string()))?;
+        let fit: ScheduleFit =
+            serde_json::from_value(value).map_err(|e| not_a_fit(e.to_string()))?;
         check_saved_params(&fit)?;
         Ok(fit)
     }
@@ -154,8 +155,8 @@ pub struct SchedulePredictJob {
 
 impl SchedulePredictJob {
     pub fn run(&self, fit: &ScheduleFit) -> Result<Prediction> {
-        let parsed = spec::parse(&self.schedule, Some(fit.defaults))?;
-        predict(fit, &parsed, self.every)
+        let parsed = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
+        predict_rates(fit, &parsed, self.every)
     }
 }
 
@@ -172,9 +173,9 @@ impl ScheduleCompareJob {
         let parsed = self
             .schedules
             .iter()
-            .map(|s| spec::parse(s, Some(fit.defaults)))
+            .map(|s| spec::parse_rates(s, Some(fit.defaults)))
             .collect::<Result<Vec<_>>>()?;
-        compare(fit, &parsed, self.every)
+        compare_rates(fit, &parsed, self.every)
     }
 }
 

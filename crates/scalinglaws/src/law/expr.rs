@@ -244,7 +244,12 @@ impl Token {
 pub fn parse_program(text: &str) -> Result<Program> {
     let mut parser = Parser::new(text)?;
     let program = parser.program()?;
-    for expr in program.definitions.iter().map(|(_, e)| e).chain([&program.body]) {
+    for expr in program
+        .definitions
+        .iter()
+        .map(|(_, e)| e)
+        .chain([&program.body])
+    {
         check_tree_depth(text, expr)?;
     }
     Ok(program)

@@ -129,24 +129,19 @@ impl Law {
     /// Parameters that enter linearly are found automatically.
     pub fn from_formula(formula: &str, is_variable: &dyn Fn(&str) -> bool) -> Result<Law> {
         if let Some(problem) = crate::limits::formula_bytes_problem(formula.len()) {
-            return Err(Error::setting(
-                Setting::Formula,
-                text![problem],
-            ));
+            return Err(Error::setting(Setting::Formula, text![problem]));
         }
         let program = expr::parse_program(formula)?;
         let (variables, param_names) = classify_identifiers(&program, is_variable);
         if param_names.len() > crate::limits::MAX_FORMULA_PARAMS {
             return Err(Error::setting(
                 Setting::Formula,
-                text![
-                    format!(
-                        "{} parameters, more than the limit of {} (a fit solves a P×P system \
+                text![format!(
+                    "{} parameters, more than the limit of {} (a fit solves a P×P system \
                          at every step); are some of the names meant to be data columns?",
-                        crate::limits::thousands(param_names.len()),
-                        crate::limits::thousands(crate::limits::MAX_FORMULA_PARAMS)
-                    )
-                ],
+                    crate::limits::thousands(param_names.len()),
+                    crate::limits::thousands(crate::limits::MAX_FORMULA_PARAMS)
+                )],
             ));
         }
         if param_names.is_empty() {

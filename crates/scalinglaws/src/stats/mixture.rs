@@ -94,7 +94,11 @@ pub fn weighted_normal_mixture_quantile(components: &[(f64, f64, f64)], q: f64) 
         let (mut tail, mut density) = (0.0, 0.0);
         for &(w, m, s) in components {
             let z = (x - m) / s;
-            tail += w * if q <= 0.5 { normal_cdf(z) } else { normal_sf(z) };
+            tail += w * if q <= 0.5 {
+                normal_cdf(z)
+            } else {
+                normal_sf(z)
+            };
             density += w * (-0.5 * z * z).exp() / (s * std::f64::consts::TAU.sqrt());
         }
         let (tail, density) = (tail / total, density / total);
@@ -107,7 +111,11 @@ pub fn weighted_normal_mixture_quantile(components: &[(f64, f64, f64)], q: f64) 
     // Newton's steps on the CDF, kept inside a bracket that shrinks as bisection's would
     // (a safeguarded Newton method: Press et al., Numerical Recipes, 3rd ed., §9.4, rtsafe).
     let (mut lo, mut hi) = (lo, hi);
-    let mut x = components.iter().map(|&(w, m, s)| w * (m + s * z)).sum::<f64>() / total;
+    let mut x = components
+        .iter()
+        .map(|&(w, m, s)| w * (m + s * z))
+        .sum::<f64>()
+        / total;
     if !(x > lo && x < hi) {
         x = 0.5 * (lo + hi);
     }

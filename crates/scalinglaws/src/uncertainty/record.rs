@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::{BootstrapSummary, Calibration, Profile};
 use crate::error::{Error, Result};
-use crate::fit::{check_in_bounds, edited};
 use crate::fit::result::{check_schema_version, DataSummary};
+use crate::fit::{check_in_bounds, edited};
 use crate::fit::{FitResult, VarianceModel};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -138,11 +138,11 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         ci: BTreeMap::new(),
     });
     // Draws are independent: solved in parallel, collected in order (results do not depend
-    // on the thread count).
-    let draws: Vec<Vec<Allocation>> = settings
-        .draws
+    // on the thread count), each reduced to the quantities its intervals read.
+    let used = band_draws(&settings.draws, goals.len())?;
+    let draws: Vec<DrawRow> = used
         .par_iter()
-        .filter_map(|d| solve(d).ok())
+        .filter_map(|d| solve(d).ok().map(|a| DrawRow::of(&a)))
         .collect();
     if !draws.is_empty() {
         let fixed = if settings.target_losses.is_empty() {
@@ -150,7 +150,7 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         } else {
             "loss"
         };
-        add_intervals(
+        add_row_intervals(
             &mut allocations,
             exponents.as_mut(),
             &draws,
@@ -410,6 +410,84 @@ pub(super) fn check_held(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result
         ));
     }
     Ok(())
+}
+
+/// The draws the intervals use: the first [`crate::limits::MAX_BAND_DRAWS`] (bootstrap draws
+/// are independent, so these are a random subsample of them); refused when they and the goals
+/// are more solves than [`crate::limits::MAX_BAND_SOLVES`].
+fn band_draws(draws: &[Vec<f64>], goals: usize) -> Result<&[Vec<f64>]> {
+    use crate::limits::{thousands, MAX_BAND_DRAWS, MAX_BAND_SOLVES};
+    let used = &draws[..draws.len().min(MAX_BAND_DRAWS)];
+    let solves = used.len().saturating_mul(goals);
+    if solves <= MAX_BAND_SOLVES {
+        return Ok(used);
+    }
+    Err(Error::setting(
+        Setting::Budget,
+        text![
+            format!(
+                "{} budgets or target losses × {} bootstrap draws are {} allocations to solve \
+                 for the intervals, more than the limit of {}: give at most {} ",
+                thousands(goals),
+                thousands(used.len()),
+                thousands(solves),
+                thousands(MAX_BAND_SOLVES),
+                thousands(MAX_BAND_SOLVES / used.len().max(1))
+            ),
+            Setting::Budget.named()
+        ],
+    ))
+}
+
+/// One draw's allocations reduced to what the intervals read: N, D, tokens per parameter,
+/// loss and budget at each goal, and the frontier's exponents.
+struct DrawRow {
+    values: Vec<[f64; 5]>,
+    exponents: Option<(f64, f64)>,
+}
+
+impl DrawRow {
+    fn of(allocations: &[Allocation]) -> DrawRow {
+        DrawRow {
+            values: allocations
+                .iter()
+                .map(|a| [a.n, a.d, a.tokens_per_param, a.loss, a.budget])
+                .collect(),
+            exponents: exponents(allocations),
+        }
+    }
+}
+
+/// [`add_intervals`] from the draws' rows: the same percentile intervals over the same values.
+fn add_row_intervals(
+    allocations: &mut [Allocation],
+    exponents: Option<&mut Exponents>,
+    draws: &[DrawRow],
+    level: f64,
+    fixed: &str,
+) {
+    const NAMES: [&str; 5] = ["N", "D", "tokens_per_param", "loss", "budget"];
+    for (i, allocation) in allocations.iter_mut().enumerate() {
+        for (q, name) in NAMES.iter().enumerate() {
+            // The given quantity (the budget, or the target loss) has no interval.
+            if *name != fixed {
+                let values = draws.iter().map(|d| d.values[i][q]).collect();
+                let interval = percentile_interval(values, level);
+                allocation.ci.insert(name.to_string(), interval);
+            }
+        }
+    }
+    if let Some(exponents) = exponents {
+        let (a, b): (Vec<f64>, Vec<f64>) = draws.iter().filter_map(|d| d.exponents).unzip();
+        if !a.is_empty() {
+            exponents
+                .ci
+                .insert("a".into(), percentile_interval(a, level));
+            exponents
+                .ci
+                .insert("b".into(), percentile_interval(b, level));
+        }
+    }
 }
 
 /// Percentile intervals of every allocation quantity over the draws' allocations (`fixed`

@@ -109,7 +109,11 @@ impl Target {
             } => {
                 let mut parts = vec![
                     label_number(*budget),
-                    format!("{variable}={}:{}", label_number(*baseline), label_number(*other)),
+                    format!(
+                        "{variable}={}:{}",
+                        label_number(*baseline),
+                        label_number(*other)
+                    ),
                 ];
                 parts.extend(pairs(held));
                 format!("multiplier@{}", parts.join(","))
@@ -138,7 +142,14 @@ impl Target {
                 baseline,
                 other,
                 held,
-            } => multiplier(law, flops, params, *budget, (variable, *baseline, *other), held)?,
+            } => multiplier(
+                law,
+                flops,
+                params,
+                *budget,
+                (variable, *baseline, *other),
+                held,
+            )?,
         };
         if value.is_finite() {
             Ok(value)
@@ -167,27 +178,42 @@ impl Target {
                 unknown_names(law, point.keys(), &self.label())?;
                 point_of(law, point).map(|_| ())
             }
-            Target::AtBudget { budget, held, .. } => check_budget(law, &self.label(), *budget, held, &[]),
+            Target::AtBudget { budget, held, .. } => {
+                check_budget(law, &self.label(), *budget, held, &[])
+            }
             Target::Argmin { variable, point } => {
                 let label = self.label();
                 unknown_names(law, point.keys().chain([variable]), &label)?;
                 if point.contains_key(variable) {
                     return Err(refuse(format!("{label}: {variable} is what is minimised over; give only the law's other variables")));
                 }
-                let missing = law.variables.iter().find(|v| *v != variable && !point.contains_key(*v));
+                let missing = law
+                    .variables
+                    .iter()
+                    .find(|v| *v != variable && !point.contains_key(*v));
                 match missing {
                     None => Ok(()),
-                    Some(v) => Err(refuse(format!("{label} needs a value of the law's variable '{v}' (give it as {v}=VALUE)"))),
+                    Some(v) => Err(refuse(format!(
+                        "{label} needs a value of the law's variable '{v}' (give it as {v}=VALUE)"
+                    ))),
                 }
             }
-            Target::Multiplier { budget, variable, baseline, other, held } => {
+            Target::Multiplier {
+                budget,
+                variable,
+                baseline,
+                other,
+                held,
+            } => {
                 let label = self.label();
                 unknown_names(law, [variable].into_iter(), &label)?;
                 if variable == "N" || variable == "D" || held.contains_key(variable) {
                     return Err(refuse(format!("{label}: the tracks' variable must be a variable of the law other than N and D, named once")));
                 }
                 if !(baseline.is_finite() && other.is_finite()) || baseline == other {
-                    return Err(refuse(format!("{label}: give two different finite values of {variable}, BASELINE:OTHER")));
+                    return Err(refuse(format!(
+                        "{label}: give two different finite values of {variable}, BASELINE:OTHER"
+                    )));
                 }
                 check_budget(law, &label, *budget, held, &[variable])
             }
@@ -205,7 +231,9 @@ fn check_budget(
     chosen: &[&String],
 ) -> Result<()> {
     if !(budget.is_finite() && budget > 0.0) {
-        return Err(refuse(format!("the budget of {label} must be positive and finite")));
+        return Err(refuse(format!(
+            "the budget of {label} must be positive and finite"
+        )));
     }
     for role in ["N", "D"] {
         if law.variable_index(role).is_none() {
@@ -221,9 +249,10 @@ fn check_budget(
             "{label}: {v} is what the allocation chooses; give only the law's other variables"
         )));
     }
-    let missing = law.variables.iter().find(|v| {
-        *v != "N" && *v != "D" && !held.contains_key(*v) && !chosen.contains(v)
-    });
+    let missing = law
+        .variables
+        .iter()
+        .find(|v| *v != "N" && *v != "D" && !held.contains_key(*v) && !chosen.contains(v));
     match missing {
         None => Ok(()),
         Some(v) => Err(refuse(format!(
@@ -322,11 +351,21 @@ fn multiplier(
         h.insert(variable.clone(), value);
         h
     };
-    let loss = at_budget(law, flops, params, Quantity::OptimalLoss, budget, &with(other))?;
+    let loss = at_budget(
+        law,
+        flops,
+        params,
+        Quantity::OptimalLoss,
+        budget,
+        &with(other),
+    )?;
     let mut settings = AllocationSettings::at_budgets(Vec::new());
     settings.target_losses = vec![loss];
     settings.flops = flops.clone();
-    settings.held = with(baseline).into_iter().map(|(k, v)| (k, vec![v])).collect();
+    settings.held = with(baseline)
+        .into_iter()
+        .map(|(k, v)| (k, vec![v]))
+        .collect();
     let frontier = optimal(law, params, &settings)?;
     let a = frontier
         .allocations
@@ -364,7 +403,11 @@ fn argmin(law: &Law, params: &[f64], variable: &str, point: &BTreeMap<String, f6
         .filter(|(_, v)| v.is_finite())
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
-        .ok_or_else(|| refuse(format!("the law is not finite at any {variable} between 1e-12 and 1e12")))?;
+        .ok_or_else(|| {
+            refuse(format!(
+                "the law is not finite at any {variable} between 1e-12 and 1e12"
+            ))
+        })?;
     if best == 0 || best == steps {
         return Err(refuse(format!(
             "the law has no minimum in {variable} between 1e-12 and 1e12 at the current estimate (it is lowest at the end of that range)"
@@ -373,7 +416,9 @@ fn argmin(law: &Law, params: &[f64], variable: &str, point: &BTreeMap<String, f6
     let mut slope = |u: f64| f(u + ARGMIN_STEP) - f(u - ARGMIN_STEP);
     let (mut a, mut b) = (grid[best - 1], grid[best + 1]);
     if !(slope(a) < 0.0 && slope(b) > 0.0) {
-        return Err(refuse(format!("the law's minimum in {variable} is not a smooth valley at the current estimate")));
+        return Err(refuse(format!(
+            "the law's minimum in {variable} is not a smooth valley at the current estimate"
+        )));
     }
     for _ in 0..200 {
         let m = 0.5 * (a + b);

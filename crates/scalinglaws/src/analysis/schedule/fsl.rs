@@ -42,6 +42,7 @@
 
 use super::law::Evaluation;
 use super::multi_power;
+use super::spec::{for_each_range, Rates};
 
 /// Parameter order of the law.
 pub const PARAMS: [&str; 6] = ["L0", "A", "alpha", "C", "b", "gamma"];
@@ -49,42 +50,35 @@ pub const PARAMS: [&str; 6] = ["L0", "A", "alpha", "C", "b", "gamma"];
 /// The law at `steps` (any order) of a schedule of blocks (`widths[k]` steps at `lrs[k]`; None:
 /// one step each); `p` in [`PARAMS`] order. NaN where the parameters are far outside any fit's
 /// range. Call [`super::law::CurveLaw::check`] first.
-pub fn curve(
+pub fn curve<R: Rates + ?Sized>(
     p: &[f64],
-    lrs: &[f64],
+    lrs: &R,
     widths: Option<&[f64]>,
     steps: &[usize],
     with_gradient: bool,
 ) -> Evaluation {
-    let [l0, a, alpha, c, b, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5]];
+    let [_, a, alpha, c, b, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5]];
     let Some(sums) = multi_power::noise_sums(b, gamma, lrs, widths, steps, with_gradient) else {
         return Evaluation {
             values: vec![f64::NAN; steps.len()],
             gradient: with_gradient.then(|| vec![vec![f64::NAN; PARAMS.len()]; steps.len()]),
         };
     };
-    let last = steps.iter().copied().max().unwrap_or(0);
-    let mut area = Vec::with_capacity(last + 1);
-    let mut sum = 0.0;
-    for (k, lr) in lrs.iter().enumerate().take(last + 1) {
-        sum += widths.map_or(1.0, |w| w[k]) * lr;
-        area.push(sum);
-    }
-    let values = steps
+    let area = areas_at(lrs, widths, steps);
+    let values = area
         .iter()
         .zip(&sums)
-        .map(|(&t, s)| l0 + a * area[t].powf(-alpha) + c * s[0])
+        .map(|(&s1, s)| value_at(p, s1, s[0]))
         .collect();
     let gradient = with_gradient.then(|| {
-        steps
-            .iter()
+        area.iter()
             .zip(&sums)
-            .map(|(&t, &[noise, d_gamma, d_log_b])| {
-                let power = area[t].powf(-alpha);
+            .map(|(&s1, &[noise, d_gamma, d_log_b])| {
+                let power = s1.powf(-alpha);
                 vec![
                     1.0,
                     power,
-                    -a * power * area[t].ln(),
+                    -a * power * s1.ln(),
                     noise,
                     c * d_log_b / b,
                     c * d_gamma,
@@ -93,6 +87,30 @@ pub fn curve(
             .collect()
     });
     Evaluation { values, gradient }
+}
+
+/// L0 + A·S1^(−α) + C·K from the area S1 and the noise sum K.
+pub(super) fn value_at(p: &[f64], area: f64, noise: f64) -> f64 {
+    p[0] + p[1] * area.powf(-p[2]) + p[3] * noise
+}
+
+/// The area S1 (Σ widths·rates) through each of `steps` (any order), in one pass.
+fn areas_at<R: Rates + ?Sized>(lrs: &R, widths: Option<&[f64]>, steps: &[usize]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..steps.len()).collect();
+    order.sort_by_key(|&i| steps[i]);
+    let last = steps.iter().copied().max().unwrap_or(0);
+    let mut out = vec![0.0; steps.len()];
+    let (mut sum, mut next) = (0.0, 0);
+    for_each_range(lrs, 0, last + 1, |start, chunk| {
+        for (i, lr) in chunk.iter().enumerate() {
+            sum += widths.map_or(1.0, |w| w[start + i]) * lr;
+            while next < order.len() && steps[order[next]] == start + i {
+                out[order[next]] = sum;
+                next += 1;
+            }
+        }
+    });
+    out
 }
 
 /// The law at step `t`, summed directly (O(t)): its value and d value / d η_τ for every τ ≤ t

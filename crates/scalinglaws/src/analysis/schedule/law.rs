@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::spec::{for_each_range, Rates};
 use super::{fsl, multi_power};
 use crate::error::{Error, Result};
 use crate::fit::Bounds;
@@ -138,8 +139,17 @@ impl CurveLaw {
 
     /// Checks the schedule can carry the law at these steps.
     pub fn check(self, lrs: &[f64], steps: &[usize]) -> std::result::Result<(), String> {
+        self.check_rates(lrs, steps)
+    }
+
+    /// [`CurveLaw::check`] on rates read in ranges.
+    pub fn check_rates<R: Rates + ?Sized>(
+        self,
+        lrs: &R,
+        steps: &[usize],
+    ) -> std::result::Result<(), String> {
         match self {
-            CurveLaw::MultiPower => multi_power::check(lrs, steps),
+            CurveLaw::MultiPower => multi_power::check_rates(lrs, steps),
             _ => {
                 let max = steps.iter().copied().max().unwrap_or(0);
                 if max >= lrs.len() {
@@ -149,7 +159,11 @@ impl CurveLaw {
                     ));
                 }
                 let min = steps.iter().copied().min().unwrap_or(0);
-                if lrs[..=min].iter().sum::<f64>() <= 0.0 {
+                let mut area = 0.0;
+                for_each_range(lrs, 0, min + 1, |_, chunk| {
+                    area += chunk.iter().sum::<f64>()
+                });
+                if area <= 0.0 {
                     return Err(format!("the schedule's area S1 is 0 at step {min}"));
                 }
                 Ok(())
@@ -174,48 +188,82 @@ impl CurveLaw {
         }
     }
 
-    /// The two laws whose terms are running sums: one pass over the steps.
-    fn evaluate_running(
+    /// The law's values at `steps` (any order) of rates read on demand: the values
+    /// [`CurveLaw::evaluate`] gives, with memory O(steps requested) whatever the schedule's
+    /// length. Call [`CurveLaw::check_rates`] first.
+    pub fn values_of<R: Rates + ?Sized>(self, p: &[f64], lrs: &R, steps: &[usize]) -> Vec<f64> {
+        match self {
+            CurveLaw::MultiPower => multi_power::curve_of(p, lrs, steps),
+            CurveLaw::LrAnnealing | CurveLaw::PowerArea => {
+                self.evaluate_running(p, lrs, steps, false).values
+            }
+            CurveLaw::Fsl => fsl::curve(p, lrs, None, steps, false).values,
+        }
+    }
+
+    /// The law at the end of each branch of a family sharing `main`: branch i is `main` before
+    /// `branches[i].0` and its own rates from there to its last step `branches[i].1` (the
+    /// value [`CurveLaw::values_of`] gives on the branch alone). The branches share the steps
+    /// before them: time O(main + Σ branch lengths) (the lattice laws: a pass of `main` per
+    /// lattice their spans need, a few), memory O(branches).
+    pub fn branch_ends(
         self,
         p: &[f64],
-        lrs: &[f64],
+        main: &dyn Rates,
+        branches: &[(usize, usize, &dyn Rates)],
+    ) -> Vec<f64> {
+        match self {
+            CurveLaw::MultiPower => multi_power::branch_ends(p, main, branches, None),
+            CurveLaw::LrAnnealing | CurveLaw::PowerArea => running_ends(self, p, main, branches)
+                .iter()
+                .map(|r| r.value(p))
+                .collect(),
+            CurveLaw::Fsl => {
+                let noise = multi_power::branch_ends(p, main, branches, Some((p[4], p[5])));
+                running_ends(self, p, main, branches)
+                    .iter()
+                    .zip(noise)
+                    .map(|(r, k)| fsl::value_at(p, r.sum1, k))
+                    .collect()
+            }
+        }
+    }
+
+    /// The two laws whose terms are running sums: one pass over the steps.
+    fn evaluate_running<R: Rates + ?Sized>(
+        self,
+        p: &[f64],
+        lrs: &R,
         steps: &[usize],
         with_gradient: bool,
     ) -> Evaluation {
         let annealing = self == CurveLaw::LrAnnealing;
-        let (l0, a, alpha) = (p[0], p[1], p[2]);
-        let (c, lambda) = if annealing { (p[3], p[4]) } else { (0.0, 0.0) };
+        let (a, alpha) = (p[1], p[2]);
+        let c = if annealing { p[3] } else { 0.0 };
+        let mut order: Vec<usize> = (0..steps.len()).collect();
+        order.sort_by_key(|&i| steps[i]);
         let last = steps.iter().copied().max().unwrap_or(0);
-        // S1, S2 and dS2/dλ at every step up to the last requested.
-        let mut area = Vec::with_capacity(last + 1);
-        let mut s2 = Vec::with_capacity(last + 1);
-        let mut s2_lambda = Vec::with_capacity(last + 1);
-        let (mut sum1, mut momentum, mut d_momentum, mut sum2, mut d_sum2) =
-            (0.0, 0.0, 0.0, 0.0, 0.0);
-        for t in 0..=last {
-            sum1 += lrs[t];
-            if t > 0 && annealing {
-                d_momentum = momentum + lambda * d_momentum;
-                momentum = lambda * momentum + (lrs[t - 1] - lrs[t]);
-                sum2 += momentum;
-                d_sum2 += d_momentum;
+        // S1, S2 and dS2/dλ at every requested step.
+        let mut at = vec![Running::new(self, p); steps.len()];
+        let mut state = Running::new(self, p);
+        let mut next = 0;
+        for_each_range(lrs, 0, last + 1, |start, chunk| {
+            for (i, &lr) in chunk.iter().enumerate() {
+                state.step(lr);
+                while next < order.len() && steps[order[next]] == start + i {
+                    at[order[next]] = state;
+                    next += 1;
+                }
             }
-            area.push(sum1);
-            s2.push(sum2);
-            s2_lambda.push(d_sum2);
-        }
-        let values = steps
-            .iter()
-            .map(|&t| l0 + a * area[t].powf(-alpha) - c * s2[t])
-            .collect();
+        });
+        let values = at.iter().map(|r| r.value(p)).collect();
         let gradient = with_gradient.then(|| {
-            steps
-                .iter()
-                .map(|&t| {
-                    let power = area[t].powf(-alpha);
-                    let mut row = vec![1.0, power, -a * power * area[t].ln()];
+            at.iter()
+                .map(|r| {
+                    let power = r.sum1.powf(-alpha);
+                    let mut row = vec![1.0, power, -a * power * r.sum1.ln()];
                     if annealing {
-                        row.extend([-s2[t], -c * s2_lambda[t]]);
+                        row.extend([-r.sum2, -c * r.d_sum2]);
                     }
                     row
                 })
@@ -233,4 +281,80 @@ impl CurveLaw {
             CurveLaw::Fsl => vec![floor, 0.5, 0.5, 300.0, 100.0, 1.5],
         }
     }
+}
+
+/// The running sums of `lr_annealing` and `power_area` after some steps: S1, the momentum of
+/// the decrements, S2 and their λ-derivatives.
+#[derive(Clone, Copy)]
+struct Running {
+    annealing: bool,
+    lambda: f64,
+    steps: usize,
+    last_lr: f64,
+    sum1: f64,
+    momentum: f64,
+    d_momentum: f64,
+    sum2: f64,
+    d_sum2: f64,
+}
+
+impl Running {
+    fn new(law: CurveLaw, p: &[f64]) -> Running {
+        let annealing = law == CurveLaw::LrAnnealing;
+        Running {
+            annealing,
+            lambda: if annealing { p[4] } else { 0.0 },
+            steps: 0,
+            last_lr: 0.0,
+            sum1: 0.0,
+            momentum: 0.0,
+            d_momentum: 0.0,
+            sum2: 0.0,
+            d_sum2: 0.0,
+        }
+    }
+
+    fn step(&mut self, lr: f64) {
+        self.sum1 += lr;
+        if self.steps > 0 && self.annealing {
+            self.d_momentum = self.momentum + self.lambda * self.d_momentum;
+            self.momentum = self.lambda * self.momentum + (self.last_lr - lr);
+            self.sum2 += self.momentum;
+            self.d_sum2 += self.d_momentum;
+        }
+        self.last_lr = lr;
+        self.steps += 1;
+    }
+
+    /// L0 + A·S1^(−α) − C·S2 (C = 0 for `power_area`).
+    fn value(&self, p: &[f64]) -> f64 {
+        let c = if self.annealing { p[3] } else { 0.0 };
+        p[0] + p[1] * self.sum1.powf(-p[2]) - c * self.sum2
+    }
+}
+
+/// The running sums at the end of each branch (see [`CurveLaw::branch_ends`]): one pass of
+/// `main`, each branch continuing a copy from its start.
+fn running_ends(
+    law: CurveLaw,
+    p: &[f64],
+    main: &dyn Rates,
+    branches: &[(usize, usize, &dyn Rates)],
+) -> Vec<Running> {
+    let mut by_start: Vec<usize> = (0..branches.len()).collect();
+    by_start.sort_by_key(|&i| branches[i].0);
+    let mut ends = vec![Running::new(law, p); branches.len()];
+    let mut state = Running::new(law, p);
+    for i in by_start {
+        let (start, end, rates) = branches[i];
+        for_each_range(main, state.steps, start, |_, chunk| {
+            chunk.iter().for_each(|&lr| state.step(lr))
+        });
+        let mut own = state;
+        for_each_range(rates, start, end + 1, |_, chunk| {
+            chunk.iter().for_each(|&lr| own.step(lr))
+        });
+        ends[i] = own;
+    }
+    ends
 }

@@ -22,7 +22,7 @@ use crate::fit::solver::Termination;
 use crate::text;
 pub use fit::Curve;
 pub use law::CurveLaw;
-pub use spec::{ParsedSpec, Schedule, SpecDefaults};
+pub use spec::{LazySpec, ParsedSpec, Rates, Schedule, SpecDefaults};
 
 /// One run's log as read: its rows' steps, learning rates and losses, with their locations.
 #[derive(Debug, Clone)]
@@ -38,7 +38,51 @@ pub struct RunLog {
 /// every row: whole non-negative steps, distinct within a run, finite non-negative learning
 /// rates, positive losses.
 pub fn curves_from_logs(logs: &[RunLog], warmup: usize) -> Result<Vec<Curve>> {
-    logs.iter().map(|log| curve_from_log(log, warmup)).collect()
+    let mut total = 0usize;
+    let mut curves = Vec::with_capacity(logs.len());
+    for log in logs {
+        total = total.saturating_add(schedule_span(log));
+        check_fit_steps(total, log)?;
+        curves.push(curve_from_log(log, warmup)?);
+    }
+    Ok(curves)
+}
+
+/// The steps of a log's rebuilt schedule (its last whole, in-range logged step + 1); rows out
+/// of range are refused by [`curve_from_log`].
+fn schedule_span(log: &RunLog) -> usize {
+    log.steps
+        .iter()
+        .filter(|s| {
+            **s >= 0.0 && s.fract() == 0.0 && **s < crate::limits::MAX_SCHEDULE_STEPS as f64
+        })
+        .fold(0usize, |m, &s| m.max(s as usize + 1))
+}
+
+/// Refuses runs whose schedules, rebuilt step by step, pass
+/// [`crate::limits::MAX_FIT_SCHEDULE_STEPS`] in all once `log` is added.
+fn check_fit_steps(total: usize, log: &RunLog) -> Result<()> {
+    use crate::limits::{thousands, MAX_FIT_SCHEDULE_STEPS};
+    if total <= MAX_FIT_SCHEDULE_STEPS {
+        return Ok(());
+    }
+    Err(Error::setting(
+        Setting::Step,
+        text![
+            format!(
+                "the runs' schedules, rebuilt for every step up to each run's last logged step, \
+                 reach {} steps in all with run '{}' (to step {}), more than the limit of {} \
+                 (the fit evaluates the law over every step at each iteration): fit fewer or \
+                 shorter runs, or check that ",
+                thousands(total),
+                log.run,
+                schedule_span(log).saturating_sub(1),
+                thousands(MAX_FIT_SCHEDULE_STEPS)
+            ),
+            Setting::Step.subject(),
+            " counts optimizer steps"
+        ],
+    ))
 }
 
 fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
@@ -508,67 +552,196 @@ pub fn check_rate(fit: &ScheduleFit, rate: f64, key: Setting, what: Text) -> Res
 
 /// The fitted law's curve on a parsed spec, every `every` steps (0: about 200 points).
 pub fn predict(fit: &ScheduleFit, spec: &ParsedSpec, every: usize) -> Result<Prediction> {
-    let params = fit.values();
-    let lrs = &spec.main.lrs;
-    let highest = spec
+    let branches: Vec<(usize, &dyn Rates)> = spec
         .branches
         .iter()
-        .flat_map(|(_, b)| b.lrs.iter())
-        .chain(lrs)
-        .fold(0.0f64, |a, &b| a.max(b));
-    let what = text![Setting::Schedule.text(&spec.text)];
+        .map(|(start, b)| (*start, &b.lrs as &dyn Rates))
+        .collect();
+    predict_family(fit, &spec.text, &spec.main.lrs, &branches, every)
+}
+
+/// [`predict`] on a spec whose rates are computed on demand ([`spec::parse_rates`]): the same
+/// prediction, holding no per-step array (memory O(points reported + branches)).
+pub fn predict_rates(fit: &ScheduleFit, spec: &LazySpec, every: usize) -> Result<Prediction> {
+    let rates: Vec<_> = spec.branches.iter().map(|b| spec.branch(b)).collect();
+    let branches: Vec<(usize, &dyn Rates)> = spec
+        .branches
+        .iter()
+        .zip(&rates)
+        .map(|(b, r)| (b.start, r as &dyn Rates))
+        .collect();
+    predict_family(fit, &spec.text, &spec.main, &branches, every)
+}
+
+/// The curve of `main` and the end of each branch (its start and its rates, which follow
+/// `main` before the start).
+fn predict_family(
+    fit: &ScheduleFit,
+    text: &str,
+    main: &dyn Rates,
+    branches: &[(usize, &dyn Rates)],
+    every: usize,
+) -> Result<Prediction> {
+    let params = fit.values();
+    let peak = spec::peak_of(main);
+    let highest = branches
+        .iter()
+        .map(|(start, b)| tail_peak(*b, *start))
+        .fold(peak, f64::max);
+    let what = text![Setting::Schedule.text(text)];
     check_rate(fit, highest, Setting::Schedule, what)?;
-    let steps = curve_steps(lrs.len(), every);
-    fit.law
-        .check(lrs, &steps)
-        .map_err(|m| Error::settings(format!("schedule '{}': {m}", spec.text)))?;
-    let loss = fit.law.evaluate(&params, lrs, &steps, false).values;
-    finite_losses(spec, &steps, &loss)?;
-    let mut cooldowns = Vec::new();
-    for (start, branch) in &spec.branches {
-        let end = branch.len() - 1;
-        fit.law
-            .check(&branch.lrs, &[end])
-            .map_err(|m| Error::settings(format!("schedule '{}': {m}", spec.text)))?;
-        let loss = fit.law.evaluate(&params, &branch.lrs, &[end], false).values[0];
-        let constant_loss = fit.law.evaluate(&params, lrs, &[end], false).values[0];
-        finite_losses(spec, &[end, end], &[loss, constant_loss])?;
-        cooldowns.push(CooldownPoint {
-            start: *start,
-            length: branch.len() - start,
-            end_step: end,
-            loss,
-            constant_loss,
-        });
-    }
+    let refuse = |m: String| Error::settings(format!("schedule '{text}': {m}"));
+    let steps = curve_steps(main.len(), every);
+    fit.law.check_rates(main, &steps).map_err(refuse)?;
+    let loss = fit.law.values_of(&params, main, &steps);
+    finite_losses(text, peak, &steps, &loss)?;
+    let cooldowns = branch_points(fit, &params, main, branches)
+        .map_err(refuse)?
+        .into_iter()
+        .map(|point| {
+            let CooldownPoint {
+                end_step,
+                loss,
+                constant_loss,
+                ..
+            } = point;
+            finite_losses(text, peak, &[end_step, end_step], &[loss, constant_loss])?;
+            Ok(point)
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(Prediction {
-        schedule: spec.text.clone(),
-        steps_total: lrs.len(),
-        peak_lr: spec.main.peak(),
-        final_lr: lrs[lrs.len() - 1],
+        schedule: text.to_string(),
+        steps_total: main.len(),
+        peak_lr: peak,
+        final_lr: main.at(main.len() - 1),
         final_loss: *loss.last().unwrap_or(&f64::NAN),
-        lr: steps.iter().map(|&s| lrs[s]).collect(),
+        lr: rates_at(main, &steps),
         steps,
         loss,
         cooldowns,
     })
 }
 
+/// The largest rate of `rates` from step `start` on.
+fn tail_peak(rates: &dyn Rates, start: usize) -> f64 {
+    let mut peak = 0.0f64;
+    spec::for_each_range(rates, start, rates.len(), |_, lrs| {
+        peak = lrs.iter().cloned().fold(peak, f64::max)
+    });
+    peak
+}
+
+/// The rates at `steps` (increasing), in one pass.
+fn rates_at(rates: &dyn Rates, steps: &[usize]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(steps.len());
+    let last = steps.last().map_or(0, |s| s + 1);
+    spec::for_each_range(rates, 0, last, |start, lrs| {
+        let from = steps.partition_point(|&s| s < start);
+        let to = steps.partition_point(|&s| s < start + lrs.len());
+        out.extend(steps[from..to].iter().map(|&s| lrs[s - start]));
+    });
+    out
+}
+
+/// Each branch checked as [`CurveLaw::check`] would check it alone (after `main` passed), and
+/// its end's loss with the constant run's there, the branches sharing the steps before them.
+fn branch_points(
+    fit: &ScheduleFit,
+    params: &[f64],
+    main: &dyn Rates,
+    branches: &[(usize, &dyn Rates)],
+) -> std::result::Result<Vec<CooldownPoint>, String> {
+    check_branches(fit.law, main, branches)?;
+    let ends: Vec<(usize, usize, &dyn Rates)> = branches
+        .iter()
+        .map(|&(start, b)| (start, b.len() - 1, b))
+        .collect();
+    let loss = fit.law.branch_ends(params, main, &ends);
+    let on_main: Vec<(usize, usize, &dyn Rates)> =
+        ends.iter().map(|&(_, end, _)| (end, end, main)).collect();
+    let constant_loss = fit.law.branch_ends(params, main, &on_main);
+    Ok(ends
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, end, _))| CooldownPoint {
+            start,
+            length: end + 1 - start,
+            end_step: end,
+            loss: loss[i],
+            constant_loss: constant_loss[i],
+        })
+        .collect())
+}
+
+/// The checks of [`CurveLaw::check`] on each branch at its end, in order, given that `main`
+/// passed them: the branch's own rates (positive after step 0, for the multi-power law) and
+/// its area at the end (one pass of `main` for all branches).
+fn check_branches(
+    law: CurveLaw,
+    main: &dyn Rates,
+    branches: &[(usize, &dyn Rates)],
+) -> std::result::Result<(), String> {
+    let mut by_start: Vec<usize> = (0..branches.len()).collect();
+    by_start.sort_by_key(|&i| branches[i].0);
+    let mut areas = vec![0.0; branches.len()];
+    let (mut area, mut read) = (0.0, 0);
+    for i in by_start {
+        let (start, rates) = branches[i];
+        spec::for_each_range(main, read, start, |_, lrs| area += lrs.iter().sum::<f64>());
+        read = start;
+        let mut own = area;
+        spec::for_each_range(rates, start, rates.len(), |_, lrs| {
+            own += lrs.iter().sum::<f64>()
+        });
+        areas[i] = own;
+    }
+    for (&(start, rates), area) in branches.iter().zip(areas) {
+        let end = rates.len() - 1;
+        if law == CurveLaw::MultiPower {
+            let mut bad = None;
+            spec::for_each_range(rates, start.max(1), end + 1, |from, lrs| {
+                if bad.is_none() {
+                    bad = lrs
+                        .iter()
+                        .position(|&lr| !(lr > 0.0 && lr.is_finite()))
+                        .map(|i| (from + i, lrs[i]));
+                }
+            });
+            if let Some((k, lr)) = bad {
+                return Err(format!(
+                    "the learning rate at step {k} is {lr}; the multi-power law needs it positive \
+                     after step 0 (it raises it to −γ): use a small final lr instead of 0"
+                ));
+            }
+        }
+        if area <= 0.0 {
+            return Err(match law {
+                CurveLaw::MultiPower => format!(
+                    "the schedule's area S1 is 0 at step {end}: no loss is predicted before any \
+                     training"
+                ),
+                _ => format!("the schedule's area S1 is 0 at step {end}"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Refuses a prediction with a loss that is not a finite positive number (a learning rate so far
 /// beyond the fitted runs' that the law overflows): a NaN is no prediction.
-fn finite_losses(spec: &ParsedSpec, steps: &[usize], loss: &[f64]) -> Result<()> {
+fn finite_losses(text: &str, peak: f64, steps: &[usize], loss: &[f64]) -> Result<()> {
     let Some(i) = loss.iter().position(|l| !l.is_finite()) else {
         return Ok(());
     };
     Err(Error::setting(
         Setting::Schedule,
         text![
-            Setting::Schedule.text(&spec.text),
+            Setting::Schedule.text(text),
             format!(
                 ": the fitted law gives no finite loss at step {} (peak learning rate {}); \
                  keep the learning rates near those of the fitted runs",
                 steps[i],
-                crate::error::short_number(spec.main.peak())
+                crate::error::short_number(peak)
             )
         ],
     ))
@@ -586,25 +759,45 @@ pub struct Comparison {
 }
 
 pub fn compare(fit: &ScheduleFit, specs: &[ParsedSpec], every: usize) -> Result<Comparison> {
-    if specs.len() < 2 {
+    check_compared(specs.len())?;
+    let schedules = specs
+        .iter()
+        .map(|s| predict(fit, s, every))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(comparison(fit, schedules))
+}
+
+/// [`compare`] on specs whose rates are computed on demand (see [`predict_rates`]).
+pub fn compare_rates(fit: &ScheduleFit, specs: &[LazySpec], every: usize) -> Result<Comparison> {
+    check_compared(specs.len())?;
+    let schedules = specs
+        .iter()
+        .map(|s| predict_rates(fit, s, every))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(comparison(fit, schedules))
+}
+
+fn check_compared(specs: usize) -> Result<()> {
+    if specs < 2 {
         return Err(Error::setting(
             Setting::Schedule,
             text!["compare needs at least two ", Setting::Schedule.subject()],
         ));
     }
-    let schedules = specs
-        .iter()
-        .map(|s| predict(fit, s, every))
-        .collect::<Result<Vec<_>>>()?;
+    Ok(())
+}
+
+/// The predictions side by side, with the best final loss and each one's gap to it.
+fn comparison(fit: &ScheduleFit, schedules: Vec<Prediction>) -> Comparison {
     let best = schedules
         .iter()
         .min_by(|a, b| a.final_loss.total_cmp(&b.final_loss))
         .expect("two schedules");
     let best_loss = best.final_loss;
-    Ok(Comparison {
+    Comparison {
         law: fit.law,
         best: best.schedule.clone(),
         final_gap: schedules.iter().map(|s| s.final_loss - best_loss).collect(),
         schedules,
-    })
+    }
 }

@@ -18,10 +18,14 @@
 //! direct sum to 1e-9. [`final_loss`] evaluates one step directly (O(t)) with the gradient with
 //! respect to every learning rate, for schedule optimisation. The same lattice, driven by η_k²
 //! with one rate a, evaluates the noise term of the functional scaling law ([`noise_sums`],
-//! used by [`super::fsl`]).
+//! used by [`super::fsl`]). The pass reads the schedule in ranges ([`super::spec::Rates`]) and
+//! holds only the lattice's sums, so its memory does not grow with the schedule; it can be
+//! resumed from a copy, which is how cooldown branches share the steps before them
+//! ([`branch_ends`]).
 
 use rayon::prelude::*;
 
+use super::spec::{for_each_range, Rates};
 use crate::stats::ln_gamma;
 
 /// Parameter order of the law.
@@ -51,20 +55,25 @@ pub struct Curve {
 /// Checks the schedule can carry the law at the requested steps: positive learning rates after
 /// step 0 and positive area at every requested step.
 pub fn check(lrs: &[f64], steps: &[usize]) -> Result<(), String> {
-    if let Some(k) = lrs
-        .iter()
-        .skip(1)
-        .position(|&lr| !(lr > 0.0 && lr.is_finite()))
-    {
+    check_rates(lrs, steps)
+}
+
+/// [`check`] on rates read in ranges.
+pub fn check_rates<R: Rates + ?Sized>(lrs: &R, steps: &[usize]) -> Result<(), String> {
+    let mut bad = None;
+    for_each_range(lrs, 0, lrs.len(), |start, chunk| {
+        if bad.is_none() {
+            bad = (0..chunk.len())
+                .find(|&i| start + i > 0 && !(chunk[i] > 0.0 && chunk[i].is_finite()))
+                .map(|i| (start + i, chunk[i]));
+        }
+    });
+    if let Some((k, lr)) = bad {
         return Err(format!(
-            "the learning rate at step {} is {}; the multi-power law needs it positive after step 0 \
-             (it raises it to −γ): use a small final lr instead of 0",
-            k + 1,
-            lrs[k + 1]
+            "the learning rate at step {k} is {lr}; the multi-power law needs it positive after step 0 \
+             (it raises it to −γ): use a small final lr instead of 0"
         ));
     }
-    let mut area = 0.0;
-    let mut last = 0;
     let max = steps.iter().copied().max().unwrap_or(0);
     if max >= lrs.len() {
         return Err(format!(
@@ -73,13 +82,15 @@ pub fn check(lrs: &[f64], steps: &[usize]) -> Result<(), String> {
         ));
     }
     let min = steps.iter().copied().min().unwrap_or(0);
-    for (t, &lr) in lrs.iter().enumerate().take(min + 1) {
-        area += lr;
-        last = t;
-    }
+    let mut area = 0.0;
+    for_each_range(lrs, 0, min + 1, |_, chunk| {
+        for &lr in chunk {
+            area += lr;
+        }
+    });
     if area <= 0.0 {
         return Err(format!(
-            "the schedule's area S1 is 0 at step {last}: no loss is predicted before any training"
+            "the schedule's area S1 is 0 at step {min}: no loss is predicted before any training"
         ));
     }
     Ok(())
@@ -98,10 +109,16 @@ struct Lattice {
 }
 
 impl Lattice {
-    fn new(beta: f64, a_min: f64, a_max: f64, area_max: f64) -> Lattice {
+    /// The first and last node index for the smallest and largest a_k and the largest area.
+    fn range(a_min: f64, a_max: f64, area_max: f64) -> (i64, i64) {
         let w_max = 1.0 / a_min + area_max;
         let j_lo = ((LOWER_REACH / w_max).ln() / H).floor() as i64;
         let j_hi = ((UPPER_REACH * a_max).ln() / H).ceil() as i64;
+        (j_lo, j_hi)
+    }
+
+    /// The lattice of nodes j·h for j in `j_lo..=j_hi`, with the tail below.
+    fn new(beta: f64, j_lo: i64, j_hi: i64) -> Lattice {
         let y: Vec<f64> = (j_lo..=j_hi).map(|j| j as f64 * H).collect();
         let rates = y.iter().map(|y| y.exp()).collect();
         let weights = y.iter().map(|y| H * (beta * y).exp()).collect();
@@ -180,9 +197,14 @@ impl Accumulator {
         }
     }
 
+    /// Each node's sum times its decay, a sum decayed below the normal numbers taken as 0:
+    /// such a sum weighs less than 1e-300 in any record (far below one unit in the last place
+    /// of the law's value), and arithmetic on subnormal numbers is about 100 times slower (a
+    /// constant run of 1e8 steps spent most of its time in them).
     fn decay(&mut self, decay: &[f64]) {
         for (m, e) in self.nodes.iter_mut().zip(decay) {
-            *m *= e;
+            let v = *m * e;
+            *m = if v.abs() < f64::MIN_POSITIVE { 0.0 } else { v };
         }
     }
 
@@ -193,6 +215,7 @@ impl Accumulator {
 }
 
 /// Σ_k d_k (1 + a_k u_k(t))^(−β) and its derivatives, by the lattice.
+#[derive(Clone)]
 struct Sums {
     value: Accumulator,
     /// weights −ln a_k (the β-derivative of a_k^(−β))
@@ -222,6 +245,22 @@ const PARTS: usize = 2;
 /// The law at the given steps (any order); `p` in [`PARAMS`] order. Call [`check`] first.
 pub fn curve(p: &[f64], lrs: &[f64], steps: &[usize], with_gradient: bool) -> Curve {
     curve_in_blocks(p, lrs, None, steps, with_gradient)
+}
+
+/// The law at the given steps (any order) of rates read on demand (no per-step array is held:
+/// memory is O(steps requested), time one pass up to the last). Values as [`curve`]'s.
+pub fn curve_of<R: Rates + ?Sized>(p: &[f64], lrs: &R, steps: &[usize]) -> Vec<f64> {
+    match pass(p, lrs, None, steps, false, Drive::Decrements) {
+        Some((records, lattice, order)) => {
+            let lr0 = lrs.at(0);
+            let mut values = vec![0.0; steps.len()];
+            for (record, &i) in records.iter().zip(&order) {
+                values[i] = assemble(p, &lattice, record, lr0, steps[i] == 0).0;
+            }
+            values
+        }
+        None => vec![f64::NAN; steps.len()],
+    }
 }
 
 /// The law on a schedule of blocks: entry k holds `widths[k]` steps at learning rate `lrs[k]`
@@ -270,74 +309,186 @@ pub(super) enum Drive {
 /// one rate a, at `steps` (any order), with its derivatives: [K, ∂K/∂β, ∂K/∂ln a] per step
 /// (zeros at step 0). None where the lattice would be unreasonable (parameters far outside any
 /// fit's range).
-pub(super) fn noise_sums(
+pub(super) fn noise_sums<R: Rates + ?Sized>(
     a: f64,
     beta: f64,
-    lrs: &[f64],
+    lrs: &R,
     widths: Option<&[f64]>,
     steps: &[usize],
     with_gradient: bool,
 ) -> Option<Vec<[f64; 3]>> {
-    let p = [0.0, 0.0, 0.0, 1.0, a, beta, 0.0];
+    let p = noise_params(a, beta);
     let (records, lattice, order) =
         pass(&p, lrs, widths, steps, with_gradient, Drive::SquaredRates)?;
     let mut out = vec![[0.0; 3]; steps.len()];
     for (record, &i) in records.iter().zip(&order) {
         if steps[i] > 0 {
-            let inv_gamma = (-ln_gamma(beta)).exp();
-            let [f, d_beta, d_log_a, _] = kernel_sum(&lattice, record, beta);
-            out[i] = [f * inv_gamma, d_beta * inv_gamma, d_log_a * inv_gamma];
+            out[i] = noise_of(&lattice, record, beta);
         }
     }
     Some(out)
 }
 
+/// The multi-power parameters whose lattice pass is the noise term with rate `a`, exponent β.
+fn noise_params(a: f64, beta: f64) -> [f64; 7] {
+    [0.0, 0.0, 0.0, 1.0, a, beta, 0.0]
+}
+
+/// [K, ∂K/∂β, ∂K/∂ln a] of the noise term from a summed record.
+fn noise_of(lattice: &Lattice, record: &Record, beta: f64) -> [f64; 3] {
+    let inv_gamma = (-ln_gamma(beta)).exp();
+    let [f, d_beta, d_log_a, _] = kernel_sum(lattice, record, beta);
+    [f * inv_gamma, d_beta * inv_gamma, d_log_a * inv_gamma]
+}
+
+/// What fixes the lattice of a pass up to a step: the smallest and largest a_k of its terms
+/// and its area (the lattice's nodes are j·h for j in a range these give).
+#[derive(Clone, Copy)]
+struct Span {
+    lo: f64,
+    hi: f64,
+    area: f64,
+    /// η at the last step read (for the next decrement).
+    last_lr: f64,
+    steps: usize,
+}
+
+impl Span {
+    fn new() -> Span {
+        Span {
+            lo: f64::INFINITY,
+            hi: 0.0,
+            area: 0.0,
+            last_lr: f64::NAN,
+            steps: 0,
+        }
+    }
+
+    /// Takes in the next steps' rates (`widths` indexed from the first of them).
+    fn extend(&mut self, lrs: &[f64], widths: Option<&[f64]>) {
+        for (i, &lr) in lrs.iter().enumerate() {
+            if self.steps > 0 && self.last_lr != lr {
+                self.lo = self.lo.min(lr);
+                self.hi = self.hi.max(lr);
+            }
+            self.area += widths.map_or(1.0, |w| w[i]) * lr;
+            self.last_lr = lr;
+            self.steps += 1;
+        }
+    }
+
+    /// The lattice's (first, last) node index for these parameters; None where it would be
+    /// unreasonable.
+    fn nodes(&self, p: &[f64], drive: Drive) -> Option<(i64, i64)> {
+        let (c, beta, gamma) = (p[4], p[5], p[6]);
+        let (a_min, a_max) = match drive {
+            Drive::Decrements if !self.lo.is_finite() => (1.0, 1.0), // no term: any lattice
+            Drive::Decrements => (c * self.hi.powf(-gamma), c * self.lo.powf(-gamma)),
+            Drive::SquaredRates => (c, c),
+        };
+        if !lattice_is_reasonable(beta, a_min, a_max, self.area) {
+            return None;
+        }
+        Some(Lattice::range(a_min, a_max, self.area))
+    }
+}
+
 /// One pass of the lattice (in [`PARTS`] run in parallel) over the steps up to the last
 /// requested: the summed record at each requested step, in the order of `order` (the requested
-/// steps sorted), with the lattice for assembling them.
-fn pass(
+/// steps sorted), with the lattice for assembling them. The rates are read in ranges of
+/// [`CHUNK`] steps, twice (the lattice's span, then the pass): nothing per step is held.
+fn pass<R: Rates + ?Sized>(
     p: &[f64],
-    lrs: &[f64],
+    lrs: &R,
     widths: Option<&[f64]>,
     steps: &[usize],
     with_gradient: bool,
     drive: Drive,
 ) -> Option<(Vec<Record>, Lattice, Vec<usize>)> {
-    let [_, _, _, _, c, beta, gamma] = [p[0], p[1], p[2], p[3], p[4], p[5], p[6]];
     let mut order: Vec<usize> = (0..steps.len()).collect();
     order.sort_by_key(|&i| steps[i]);
     let sorted: Vec<usize> = order.iter().map(|&i| steps[i]).collect();
     let last = sorted.last().copied().unwrap_or(0);
-    let width = |k: usize| widths.map_or(1.0, |w| w[k]);
-    let (a_min, a_max) = match drive {
-        Drive::Decrements => rate_range(lrs, last, c, gamma),
-        Drive::SquaredRates => (c, c),
-    };
-    let area_max: f64 = (0..=last).map(|k| width(k) * lrs[k]).sum();
-    if !lattice_is_reasonable(beta, a_min, a_max, area_max) {
-        return None;
-    }
-    let lattice = Lattice::new(beta, a_min, a_max, area_max);
-    let terms = terms(p, lrs, widths, last, drive);
-    let parts: Vec<Vec<Record>> = lattice
-        .split(PARTS)
-        .par_iter()
-        .map(|part| run_pass(part, beta, &terms, lrs, widths, &sorted, with_gradient))
-        .collect();
-    let records = (0..order.len())
-        .map(|o| {
-            let mut record = parts[0][o];
-            for part in &parts[1..] {
-                for (total, n) in record.nodes.iter_mut().zip(part[o].nodes) {
-                    *total += n;
-                }
-            }
-            record
-        })
-        .collect();
+    let mut span = Span::new();
+    for_each_range(lrs, 0, last + 1, |start, chunk| {
+        span.extend(chunk, widths.map(|w| &w[start..]))
+    });
+    let (j_lo, j_hi) = span.nodes(p, drive)?;
+    let lattice = Lattice::new(p[5], j_lo, j_hi);
+    let mut walker = Walker::new(p, &lattice, drive, with_gradient);
+    let mut records = Vec::with_capacity(sorted.len());
+    walker.walk(lrs, widths, last + 1, &sorted, &mut records);
     Some((records, lattice, order))
 }
 
+/// The value at the end of each branch of a family of schedules that share a main schedule:
+/// branch i follows `main` before `branches[i].0` and its own rates from there to its end,
+/// `branches[i].1` (at most `main`'s length; a branch equal to `main` gives `main`'s curve).
+/// Each value is the one [`curve_of`] gives on the branch alone (the lattice a pass uses is
+/// fixed by the schedule up to the step, so branches that share a lattice share one pass of
+/// the main schedule and each adds only its own steps): time O(lattices × main + Σ branch
+/// lengths), memory O(branches).
+pub fn branch_ends(
+    p: &[f64],
+    main: &dyn Rates,
+    branches: &[(usize, usize, &dyn Rates)],
+    drive_noise: Option<(f64, f64)>,
+) -> Vec<f64> {
+    let (params, drive) = match drive_noise {
+        Some((a, beta)) => (noise_params(a, beta).to_vec(), Drive::SquaredRates),
+        None => (p.to_vec(), Drive::Decrements),
+    };
+    let keys = branch_lattices(&params, main, branches, drive);
+    let mut values = vec![f64::NAN; branches.len()];
+    let mut groups: Vec<(i64, i64)> = keys.iter().flatten().copied().collect();
+    groups.sort();
+    groups.dedup();
+    let lr0 = main.at(0);
+    for (j_lo, j_hi) in groups {
+        let members: Vec<usize> = (0..branches.len())
+            .filter(|&i| keys[i] == Some((j_lo, j_hi)))
+            .collect();
+        let lattice = Lattice::new(params[5], j_lo, j_hi);
+        let mut walker = Walker::new(&params, &lattice, drive, false);
+        let mut by_start = members.clone();
+        by_start.sort_by_key(|&i| branches[i].0);
+        for i in by_start {
+            let (start, end, rates) = branches[i];
+            walker.walk(main, None, start, &[], &mut Vec::new());
+            let mut branch = walker.clone();
+            let mut record = Vec::with_capacity(1);
+            branch.walk_from(rates, start, end + 1, &[end], &mut record);
+            values[i] = match drive {
+                Drive::Decrements => assemble(p, &lattice, &record[0], lr0, end == 0).0,
+                Drive::SquaredRates if end == 0 => 0.0,
+                Drive::SquaredRates => noise_of(&lattice, &record[0], params[5])[0],
+            };
+        }
+    }
+    values
+}
+
+/// The lattice of each branch's pass up to its end (None where it would be unreasonable), by
+/// one pass over the main schedule and each branch's own steps.
+fn branch_lattices(
+    p: &[f64],
+    main: &dyn Rates,
+    branches: &[(usize, usize, &dyn Rates)],
+    drive: Drive,
+) -> Vec<Option<(i64, i64)>> {
+    let mut by_start: Vec<usize> = (0..branches.len()).collect();
+    by_start.sort_by_key(|&i| branches[i].0);
+    let mut keys = vec![None; branches.len()];
+    let mut span = Span::new();
+    for i in by_start {
+        let (start, end, rates) = branches[i];
+        for_each_range(main, span.steps, start, |_, chunk| span.extend(chunk, None));
+        let mut own = span;
+        for_each_range(rates, start, end + 1, |_, chunk| own.extend(chunk, None));
+        keys[i] = own.nodes(p, drive);
+    }
+    keys
+}
 /// Γ(β)·Σ_k d_k (1 + a_k u_k)^(−β) and the derivatives of that sum (times Γ(β)) with respect
 /// to β, ln C and γ (a_k = C·η_k^(−γ)) from a summed record.
 fn kernel_sum(lattice: &Lattice, r: &Record, beta: f64) -> [f64; 4] {
@@ -386,84 +537,303 @@ fn assemble(p: &[f64], lattice: &Lattice, r: &Record, lr0: f64, first: bool) -> 
     )
 }
 
-/// One pass over the steps with one part of the lattice, recording at each requested step.
-fn run_pass(
-    lattice: &Lattice,
+/// One pass of the lattice over a schedule, step by step: the running sums of each part of the
+/// lattice, resumable (a clone continues from where it stands, which is how branches share the
+/// steps before them).
+#[derive(Clone)]
+struct Walker {
+    parts: Vec<PartWalk>,
+    ln_c: f64,
     beta: f64,
-    terms: &[Option<Term>],
-    lrs: &[f64],
-    widths: Option<&[f64]>,
-    sorted_steps: &[usize],
+    gamma: f64,
+    drive: Drive,
     with_gradient: bool,
-) -> Vec<Record> {
-    let width = |k: usize| widths.map_or(1.0, |w| w[k]);
-    let nj = lattice.rates.len();
-    let derivative_nodes = if with_gradient { nj } else { 0 };
-    let mut sums = Sums {
-        value: Accumulator::new(nj),
-        beta: Accumulator::new(derivative_nodes),
-        log_a: Accumulator::new(derivative_nodes),
-        gamma: Accumulator::new(derivative_nodes),
-    };
-    let weighted_y: Vec<f64> = lattice
-        .weights
-        .iter()
-        .zip(&lattice.y)
-        .map(|(w, y)| w * y)
-        .collect();
-    let (mut decay, mut inject) = (vec![0.0; nj], vec![0.0; nj]);
-    let mut decay_area = f64::NAN;
-    let mut records = Vec::with_capacity(sorted_steps.len());
-    let mut area = width(0) * lrs[0];
-    let mut next = 0;
-    let mut record = |t: usize, area: f64, sums: &Sums, records: &mut Vec<Record>| {
-        while next < sorted_steps.len() && sorted_steps[next] == t {
-            records.push(Record {
-                area,
-                lr: lrs[t],
-                nodes: [
-                    sums.value.nodes_dot(&lattice.weights),
-                    if with_gradient {
-                        sums.value.nodes_dot(&weighted_y)
-                    } else {
-                        0.0
-                    },
-                    sums.beta.nodes_dot(&lattice.weights),
-                    sums.log_a.nodes_dot(&lattice.weights),
-                    sums.gamma.nodes_dot(&lattice.weights),
-                ],
-                moments: [
-                    sums.value.moments,
-                    sums.beta.moments,
-                    sums.log_a.moments,
-                    sums.gamma.moments,
-                ],
-            });
-            next += 1;
+    /// Steps taken so far.
+    steps: usize,
+    /// The area through the last step taken, and its learning rate.
+    area: f64,
+    last_lr: f64,
+}
+
+/// The next steps' block areas, terms, areas through each and rates.
+type ChunkSteps<'a> = (&'a [f64], &'a [Option<Term>], &'a [f64], &'a [f64]);
+
+/// One part of the lattice with its running sums.
+#[derive(Clone)]
+struct PartWalk {
+    lattice: Lattice,
+    sums: Sums,
+    weighted_y: Vec<f64>,
+    decay: Vec<f64>,
+    inject: Vec<f64>,
+    decay_area: f64,
+}
+
+impl Walker {
+    fn new(p: &[f64], lattice: &Lattice, drive: Drive, with_gradient: bool) -> Walker {
+        let parts = lattice
+            .split(PARTS)
+            .into_iter()
+            .map(|part| PartWalk::new(part, with_gradient))
+            .collect();
+        Walker {
+            parts,
+            ln_c: p[4].ln(),
+            beta: p[5],
+            gamma: p[6],
+            drive,
+            with_gradient,
+            steps: 0,
+            area: 0.0,
+            last_lr: f64::NAN,
         }
-    };
-    record(0, area, &sums, &mut records);
-    let last = sorted_steps.last().copied().unwrap_or(0);
-    for t in 1..=last {
-        if let Some(term) = &terms[t] {
-            lattice.decays(1.0 / term.a, &mut inject);
-            add_term(&mut sums, lattice, &inject, term, beta, with_gradient);
-        }
-        let block_area = width(t) * lrs[t];
-        area += block_area;
-        if block_area != decay_area {
-            lattice.decays(block_area, &mut decay);
-            decay_area = block_area;
-        }
-        sums.value.decay(&decay);
-        if with_gradient {
-            sums.beta.decay(&decay);
-            sums.log_a.decay(&decay);
-            sums.gamma.decay(&decay);
-        }
-        record(t, area, &sums, &mut records);
     }
-    records
+
+    /// Takes the steps from where it stands up to `end` of `lrs`, recording at the steps of
+    /// `sorted` in that range (`widths` indexed like `lrs`).
+    fn walk<R: Rates + ?Sized>(
+        &mut self,
+        lrs: &R,
+        widths: Option<&[f64]>,
+        end: usize,
+        sorted: &[usize],
+        records: &mut Vec<Record>,
+    ) {
+        let from = self.steps;
+        self.walk_widths(lrs, widths, from, end, sorted, records);
+    }
+
+    /// [`Walker::walk`] from step `from` (where it stands) with one-step blocks.
+    fn walk_from<R: Rates + ?Sized>(
+        &mut self,
+        lrs: &R,
+        from: usize,
+        end: usize,
+        sorted: &[usize],
+        records: &mut Vec<Record>,
+    ) {
+        self.walk_widths(lrs, None, from, end, sorted, records);
+    }
+
+    fn walk_widths<R: Rates + ?Sized>(
+        &mut self,
+        lrs: &R,
+        widths: Option<&[f64]>,
+        from: usize,
+        end: usize,
+        sorted: &[usize],
+        records: &mut Vec<Record>,
+    ) {
+        debug_assert_eq!(from, self.steps);
+        let mut next = sorted.partition_point(|&s| s < from);
+        for_each_range(lrs, from, end, |start, chunk| {
+            let stop = sorted[next..].partition_point(|&s| s < start + chunk.len()) + next;
+            self.chunk(
+                chunk,
+                widths.map(|w| &w[start..]),
+                &sorted[next..stop],
+                records,
+            );
+            next = stop;
+        });
+    }
+
+    /// The next steps (their rates and widths), recording at `wanted` (sorted, inside them).
+    fn chunk(
+        &mut self,
+        lrs: &[f64],
+        widths: Option<&[f64]>,
+        wanted: &[usize],
+        records: &mut Vec<Record>,
+    ) {
+        let first = self.steps;
+        let (terms, blocks, areas) = self.terms(lrs, widths);
+        let (beta, with_gradient) = (self.beta, self.with_gradient);
+        let run = |part: &mut PartWalk| {
+            part.run(
+                first,
+                (&blocks, &terms, &areas, lrs),
+                wanted,
+                beta,
+                with_gradient,
+            )
+        };
+        let parts: Vec<Vec<Record>> = if lrs.len() >= 1024 {
+            self.parts.par_iter_mut().map(run).collect()
+        } else {
+            self.parts.iter_mut().map(run).collect()
+        };
+        for o in 0..wanted.len() {
+            let mut record = parts[0][o];
+            for part in &parts[1..] {
+                for (total, n) in record.nodes.iter_mut().zip(part[o].nodes) {
+                    *total += n;
+                }
+            }
+            records.push(record);
+        }
+    }
+
+    /// The annealing term of each of the next steps (None where the learning rate does not
+    /// change), each step's block area and the area through it; the transcendentals run in
+    /// parallel.
+    #[allow(clippy::type_complexity)]
+    fn terms(
+        &mut self,
+        lrs: &[f64],
+        widths: Option<&[f64]>,
+    ) -> (Vec<Option<Term>>, Vec<f64>, Vec<f64>) {
+        let first = self.steps;
+        let mut before = Vec::with_capacity(lrs.len());
+        let mut blocks = Vec::with_capacity(lrs.len());
+        let mut areas = Vec::with_capacity(lrs.len());
+        for (i, &lr) in lrs.iter().enumerate() {
+            let block = widths.map_or(1.0, |w| w[i]) * lr;
+            before.push(self.area);
+            self.area = if first + i == 0 {
+                block
+            } else {
+                self.area + block
+            };
+            blocks.push(block);
+            areas.push(self.area);
+        }
+        let (ln_c, beta, gamma, drive) = (self.ln_c, self.beta, self.gamma, self.drive);
+        let previous = self.last_lr;
+        let term = |i: usize| {
+            let t = first + i;
+            let lr = lrs[i];
+            let d = match (t, drive) {
+                (0, _) => 0.0,
+                (_, Drive::Decrements) => (if i == 0 { previous } else { lrs[i - 1] }) - lr,
+                (_, Drive::SquaredRates) => widths.map_or(1.0, |w| w[i]) * lr * lr,
+            };
+            (d != 0.0).then(|| {
+                // The noise drive's rate is one constant (γ = 0): ln η is not needed.
+                let ln_lr = match drive {
+                    Drive::Decrements => lr.ln(),
+                    Drive::SquaredRates => 0.0,
+                };
+                let ln_a = ln_c - gamma * ln_lr;
+                Term {
+                    omega: d * (-beta * ln_a).exp(),
+                    a: ln_a.exp(),
+                    ln_a,
+                    ln_lr,
+                    area_before: before[i],
+                }
+            })
+        };
+        let terms = if lrs.len() >= 1024 {
+            (0..lrs.len())
+                .into_par_iter()
+                .with_min_len(1024)
+                .map(term)
+                .collect()
+        } else {
+            (0..lrs.len()).map(term).collect()
+        };
+        self.steps += lrs.len();
+        self.last_lr = *lrs.last().unwrap_or(&previous);
+        (terms, blocks, areas)
+    }
+}
+
+impl PartWalk {
+    fn new(lattice: Lattice, with_gradient: bool) -> PartWalk {
+        let nj = lattice.rates.len();
+        let derivative_nodes = if with_gradient { nj } else { 0 };
+        let weighted_y = lattice
+            .weights
+            .iter()
+            .zip(&lattice.y)
+            .map(|(w, y)| w * y)
+            .collect();
+        PartWalk {
+            sums: Sums {
+                value: Accumulator::new(nj),
+                beta: Accumulator::new(derivative_nodes),
+                log_a: Accumulator::new(derivative_nodes),
+                gamma: Accumulator::new(derivative_nodes),
+            },
+            weighted_y,
+            decay: vec![0.0; nj],
+            inject: vec![0.0; nj],
+            decay_area: f64::NAN,
+            lattice,
+        }
+    }
+
+    /// Steps `first..first + lrs.len()` with their blocks' areas, terms, the area through
+    /// each step and its rate, recording at `wanted`.
+    fn run(
+        &mut self,
+        first: usize,
+        (blocks, terms, areas, lrs): ChunkSteps<'_>,
+        wanted: &[usize],
+        beta: f64,
+        with_gradient: bool,
+    ) -> Vec<Record> {
+        let mut records = Vec::with_capacity(wanted.len());
+        let mut next = 0;
+        for i in 0..blocks.len() {
+            let t = first + i;
+            if t > 0 {
+                if let Some(term) = &terms[i] {
+                    self.lattice.decays(1.0 / term.a, &mut self.inject);
+                    add_term(
+                        &mut self.sums,
+                        &self.lattice,
+                        &self.inject,
+                        term,
+                        beta,
+                        with_gradient,
+                    );
+                }
+                if blocks[i] != self.decay_area {
+                    self.lattice.decays(blocks[i], &mut self.decay);
+                    self.decay_area = blocks[i];
+                }
+                self.sums.value.decay(&self.decay);
+                if with_gradient {
+                    self.sums.beta.decay(&self.decay);
+                    self.sums.log_a.decay(&self.decay);
+                    self.sums.gamma.decay(&self.decay);
+                }
+            }
+            while next < wanted.len() && wanted[next] == t {
+                records.push(self.record(areas[i], lrs[i], with_gradient));
+                next += 1;
+            }
+        }
+        records
+    }
+
+    /// The record of the sums as they stand.
+    fn record(&self, area: f64, lr: f64, with_gradient: bool) -> Record {
+        let (sums, weights) = (&self.sums, &self.lattice.weights);
+        Record {
+            area,
+            lr,
+            nodes: [
+                sums.value.nodes_dot(weights),
+                if with_gradient {
+                    sums.value.nodes_dot(&self.weighted_y)
+                } else {
+                    0.0
+                },
+                sums.beta.nodes_dot(weights),
+                sums.log_a.nodes_dot(weights),
+                sums.gamma.nodes_dot(weights),
+            ],
+            moments: [
+                sums.value.moments,
+                sums.beta.moments,
+                sums.log_a.moments,
+                sums.gamma.moments,
+            ],
+        }
+    }
 }
 
 /// At most [`MAX_NODES`] lattice nodes, and finite inputs.
@@ -476,21 +846,6 @@ fn lattice_is_reasonable(beta: f64, a_min: f64, a_max: f64, area_max: f64) -> bo
             < MAX_NODES
 }
 
-/// The smallest and largest a_k = C·η_k^(−γ) among the terms up to `last`.
-fn rate_range(lrs: &[f64], last: usize, c: f64, gamma: f64) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-    for k in 1..=last {
-        if lrs[k - 1] != lrs[k] {
-            lo = lo.min(lrs[k]);
-            hi = hi.max(lrs[k]);
-        }
-    }
-    if !lo.is_finite() {
-        return (1.0, 1.0); // no term: any lattice will do
-    }
-    (c * hi.powf(-gamma), c * lo.powf(-gamma))
-}
-
 /// One annealing term: ω = d·a^(−β), its a = C·η^(−γ) with logs, and the area before its step.
 #[derive(Clone, Copy)]
 struct Term {
@@ -499,50 +854,6 @@ struct Term {
     ln_a: f64,
     ln_lr: f64,
     area_before: f64,
-}
-
-/// The annealing term of every step up to `last` (None where the learning rate does not
-/// change), computed once for all lattice parts; the transcendentals run in parallel.
-fn terms(
-    p: &[f64],
-    lrs: &[f64],
-    widths: Option<&[f64]>,
-    last: usize,
-    drive: Drive,
-) -> Vec<Option<Term>> {
-    let (ln_c, beta, gamma) = (p[4].ln(), p[5], p[6]);
-    let mut before = vec![0.0; last + 1];
-    let mut area = widths.map_or(1.0, |w| w[0]) * lrs[0];
-    for t in 1..=last {
-        before[t] = area;
-        area += widths.map_or(1.0, |w| w[t]) * lrs[t];
-    }
-    (0..last + 1)
-        .into_par_iter()
-        .with_min_len(1024)
-        .map(|t| {
-            let d = match (t, drive) {
-                (0, _) => 0.0,
-                (_, Drive::Decrements) => lrs[t - 1] - lrs[t],
-                (_, Drive::SquaredRates) => widths.map_or(1.0, |w| w[t]) * lrs[t] * lrs[t],
-            };
-            (d != 0.0).then(|| {
-                // The noise drive's rate is one constant (γ = 0): ln η is not needed.
-                let ln_lr = match drive {
-                    Drive::Decrements => lrs[t].ln(),
-                    Drive::SquaredRates => 0.0,
-                };
-                let ln_a = ln_c - gamma * ln_lr;
-                Term {
-                    omega: d * (-beta * ln_a).exp(),
-                    a: ln_a.exp(),
-                    ln_a,
-                    ln_lr,
-                    area_before: before[t],
-                }
-            })
-        })
-        .collect()
 }
 
 fn add_term(

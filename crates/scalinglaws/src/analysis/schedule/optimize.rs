@@ -139,6 +139,31 @@ fn check_settings(s: &OptimizeSettings) -> Result<()> {
             text![Setting::Steps.number(s.steps), ": ", problem],
         ));
     }
+    let work = s.steps.saturating_mul(s.max_iterations.max(1));
+    if work > crate::limits::MAX_OPTIMIZE_WORK {
+        let limit = crate::limits::MAX_OPTIMIZE_WORK;
+        let thousands = crate::limits::thousands;
+        return Err(Error::setting(
+            Setting::Steps,
+            text![
+                Setting::Steps.number(s.steps),
+                format!(
+                    " × {} iterations are {} step-iterations of the search (each evaluates the \
+                     final loss and its gradient over every step), more than the limit of {}: \
+                     lower ",
+                    s.max_iterations,
+                    thousands(work),
+                    thousands(limit)
+                ),
+                Setting::Steps.named(),
+                format!(
+                    " to at most {} or the iterations to at most {}",
+                    thousands(limit / s.max_iterations.max(1)),
+                    thousands(limit / s.steps)
+                )
+            ],
+        ));
+    }
     if s.warmup + 2 > s.steps {
         return Err(Error::setting(
             Setting::Steps,

@@ -1,6 +1,9 @@
 //! Learning-rate schedules as the curve laws need them: the learning rate at every optimizer
 //! step, written out from a spec (`cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5`) or
-//! rebuilt from a training log's LR column by linear interpolation between logged steps.
+//! rebuilt from a training log's LR column by linear interpolation between logged steps. A
+//! spec's rates can also be computed on demand ([`parse_rates`], read through [`Rates`] in
+//! ranges), so a prediction of a 1e8-step schedule or of many cooldown branches holds no
+//! per-step array.
 //!
 //! Conventions follow the multi-power law's reference evaluation (Luo et al. 2025): a schedule
 //! of `steps` entries covers steps 0..steps−1; the warmup is numpy's `linspace(0, peak, warmup)`
@@ -9,7 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
+use crate::text;
 
 /// The learning rate at every step 0..len.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,18 +222,14 @@ impl Base {
         })
     }
 
-    /// The warmup ramp followed by `after(s)` for s ≥ warmup.
-    fn build(&self, after: impl Fn(usize) -> f64) -> Schedule {
-        let lrs = (0..self.steps)
-            .map(|s| {
-                if s < self.warmup {
-                    warmup_lr(s, self.warmup, self.peak)
-                } else {
-                    after(s)
-                }
-            })
-            .collect();
-        Schedule { lrs }
+    /// The warmup ramp followed by `after(s)` for s ≥ warmup, computed on demand.
+    fn build(&self, after: impl Fn(usize) -> f64 + Send + Sync + 'static) -> SpecRates {
+        SpecRates {
+            steps: self.steps,
+            warmup: self.warmup,
+            peak: self.peak,
+            after: Box::new(after),
+        }
     }
 
     fn final_lr(&self, keys: &mut Keys) -> Result<f64> {
@@ -249,18 +249,38 @@ fn warmup_lr(s: usize, warmup: usize, peak: f64) -> f64 {
     peak * s as f64 / (warmup - 1) as f64
 }
 
-/// Parses a spec; keys left out come from `defaults` (the fit's training run).
+/// Parses a spec; keys left out come from `defaults` (the fit's training run). Every learning
+/// rate is written out: see [`parse_rates`] for a spec whose rates are computed on demand.
 pub fn parse(spec: &str, defaults: Option<SpecDefaults>) -> Result<ParsedSpec> {
+    let lazy = parse_rates(spec, defaults)?;
+    Ok(ParsedSpec {
+        main: lazy.main.schedule(),
+        branches: lazy
+            .branches
+            .iter()
+            .map(|b| (b.start, lazy.branch(b).schedule()))
+            .collect(),
+        text: lazy.text,
+    })
+}
+
+/// Parses a spec into rates computed on demand (no per-step array): what a prediction of a
+/// long schedule, or of many cooldown branches, reads step by step.
+pub fn parse_rates(spec: &str, defaults: Option<SpecDefaults>) -> Result<LazySpec> {
     let (kind, body) = spec.split_once(':').unwrap_or((spec, ""));
     let mut keys = Keys::parse(spec, body)?;
     let base = Base::read(&mut keys, defaults)?;
     let mut branches = Vec::new();
     let main = match kind.trim() {
-        "constant" => base.build(|_| base.peak),
+        "constant" => {
+            let peak = base.peak;
+            base.build(move |_| peak)
+        }
         "cosine" => {
             let last = base.final_lr(&mut keys)?;
+            let (warmup, peak) = (base.warmup, base.peak);
             let span = (base.steps - base.warmup) as f64;
-            base.build(|s| Decay::Cosine.at((s - base.warmup) as f64 / span, base.peak, last))
+            base.build(move |s| Decay::Cosine.at((s - warmup) as f64 / span, peak, last))
         }
         "wsd" => wsd(&base, &mut keys)?,
         "step" => step(&base, &mut keys)?,
@@ -272,14 +292,190 @@ pub fn parse(spec: &str, defaults: Option<SpecDefaults>) -> Result<ParsedSpec> {
         other => return Err(spec_error(spec, &format!("unknown kind '{other}'"))),
     };
     keys.finish()?;
-    Ok(ParsedSpec {
+    Ok(LazySpec {
         text: spec.to_string(),
         main,
         branches,
     })
 }
 
-fn wsd(base: &Base, keys: &mut Keys) -> Result<Schedule> {
+/// A learning rate for every step of a schedule, read in consecutive ranges: a written-out
+/// array, or a spec's formula evaluated on demand (so a 1e8-step schedule need not be held).
+pub trait Rates: Sync {
+    /// The number of steps.
+    fn len(&self) -> usize;
+
+    /// The rates of steps `start..end`, in `buf` if they have to be computed.
+    fn range<'a>(&'a self, start: usize, end: usize, buf: &'a mut Vec<f64>) -> &'a [f64];
+
+    /// The rate at one step.
+    fn at(&self, step: usize) -> f64 {
+        let mut buf = Vec::new();
+        self.range(step, step + 1, &mut buf)[0]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Rates for [f64] {
+    fn len(&self) -> usize {
+        <[f64]>::len(self)
+    }
+
+    fn range<'a>(&'a self, start: usize, end: usize, _: &'a mut Vec<f64>) -> &'a [f64] {
+        &self[start..end]
+    }
+}
+
+impl Rates for Vec<f64> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn range<'a>(&'a self, start: usize, end: usize, _: &'a mut Vec<f64>) -> &'a [f64] {
+        &self[start..end]
+    }
+}
+
+/// Steps read at a time from [`Rates`] by a pass over a schedule: 128 KB of rates.
+pub const CHUNK: usize = 1 << 14;
+
+/// Calls `visit(start, rates)` on consecutive ranges of at most [`CHUNK`] steps of `rates`
+/// from `from` up to (not including) `to`.
+pub fn for_each_range<R: Rates + ?Sized>(
+    rates: &R,
+    from: usize,
+    to: usize,
+    mut visit: impl FnMut(usize, &[f64]),
+) {
+    let mut buf = Vec::new();
+    let mut start = from;
+    while start < to {
+        let end = (start + CHUNK).min(to);
+        visit(start, rates.range(start, end, &mut buf));
+        start = end;
+    }
+}
+
+/// The largest rate of `rates` (0 for none).
+pub fn peak_of<R: Rates + ?Sized>(rates: &R) -> f64 {
+    let mut peak = 0.0f64;
+    for_each_range(rates, 0, rates.len(), |_, lrs| {
+        peak = lrs.iter().cloned().fold(peak, f64::max)
+    });
+    peak
+}
+
+/// A spec's rates: the warmup ramp, then its formula.
+pub struct SpecRates {
+    steps: usize,
+    warmup: usize,
+    peak: f64,
+    after: Box<dyn Fn(usize) -> f64 + Send + Sync>,
+}
+
+impl SpecRates {
+    /// Every rate written out.
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            lrs: (0..self.steps).map(|s| self.rate(s)).collect(),
+        }
+    }
+
+    fn rate(&self, s: usize) -> f64 {
+        if s < self.warmup {
+            warmup_lr(s, self.warmup, self.peak)
+        } else {
+            (self.after)(s)
+        }
+    }
+}
+
+impl Rates for SpecRates {
+    fn len(&self) -> usize {
+        self.steps
+    }
+
+    fn range<'a>(&'a self, start: usize, end: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
+        buf.clear();
+        buf.extend((start..end).map(|s| self.rate(s)));
+        buf
+    }
+}
+
+/// A parsed spec whose rates are computed on demand: the main schedule and, for `cooldowns`,
+/// each branch's start, length and decay (the branch follows the main schedule before it).
+pub struct LazySpec {
+    pub text: String,
+    pub main: SpecRates,
+    pub branches: Vec<BranchSpec>,
+}
+
+/// A cooldown branch: the main schedule up to `start`, then `len` steps of `decay` from the
+/// main schedule's rate at `start` to `last` (as [`cooldown_branch`] writes it out).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BranchSpec {
+    pub start: usize,
+    pub len: usize,
+    pub decay: Decay,
+    pub last: f64,
+}
+
+impl LazySpec {
+    /// One branch's rates, read on demand.
+    pub fn branch(&self, b: &BranchSpec) -> BranchRates<'_> {
+        BranchRates {
+            main: &self.main,
+            spec: *b,
+            from: self.main.rate(b.start.min(self.main.steps - 1)),
+        }
+    }
+}
+
+/// The rates of one cooldown branch, read on demand.
+pub struct BranchRates<'a> {
+    main: &'a SpecRates,
+    spec: BranchSpec,
+    from: f64,
+}
+
+impl BranchRates<'_> {
+    fn rate(&self, s: usize) -> f64 {
+        let BranchSpec {
+            start,
+            len,
+            decay,
+            last,
+        } = self.spec;
+        if s < start {
+            return self.main.rate(s);
+        }
+        decay.at((s - start + 1) as f64 / len as f64, self.from, last)
+    }
+
+    /// Every rate written out.
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            lrs: (0..self.len()).map(|s| self.rate(s)).collect(),
+        }
+    }
+}
+
+impl Rates for BranchRates<'_> {
+    fn len(&self) -> usize {
+        self.spec.start + self.spec.len
+    }
+
+    fn range<'a>(&'a self, start: usize, end: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
+        buf.clear();
+        buf.extend((start..end).map(|s| self.rate(s)));
+        buf
+    }
+}
+
+fn wsd(base: &Base, keys: &mut Keys) -> Result<SpecRates> {
     let last = base.final_lr(keys)?;
     let start = keys.required_count("decay_start")?;
     let decay = Decay::parse(&keys.text("decay").unwrap_or_else(|| "exp".into()))?;
@@ -296,16 +492,17 @@ fn wsd(base: &Base, keys: &mut Keys) -> Result<Schedule> {
         ));
     }
     let span = (base.steps - start) as f64;
-    Ok(base.build(|s| {
+    let peak = base.peak;
+    Ok(base.build(move |s| {
         if s < start {
-            base.peak
+            peak
         } else {
-            decay.at((s - start) as f64 / span, base.peak, last)
+            decay.at((s - start) as f64 / span, peak, last)
         }
     }))
 }
 
-fn step(base: &Base, keys: &mut Keys) -> Result<Schedule> {
+fn step(base: &Base, keys: &mut Keys) -> Result<SpecRates> {
     let at_text = keys.text("at").ok_or_else(|| {
         spec_error(
             &keys.spec,
@@ -328,14 +525,15 @@ fn step(base: &Base, keys: &mut Keys) -> Result<Schedule> {
     if factor <= 0.0 || factor > 1.0 {
         return Err(spec_error(&keys.spec, "factor must lie in (0, 1]"));
     }
-    Ok(base.build(|s| {
+    let peak = base.peak;
+    Ok(base.build(move |s| {
         let drops = at.iter().filter(|&&a| s >= a).count();
-        base.peak * factor.powi(drops as i32)
+        peak * factor.powi(drops as i32)
     }))
 }
 
 /// A constant run at the peak with a cooldown branch every `every` steps, each `len` long.
-fn cooldowns(base: &Base, keys: &mut Keys) -> Result<(Schedule, Vec<(usize, Schedule)>)> {
+fn cooldowns(base: &Base, keys: &mut Keys) -> Result<(SpecRates, Vec<BranchSpec>)> {
     let every = keys.required_count("every")?;
     let len = keys.required_count("len")?;
     let last = base.final_lr(keys)?;
@@ -343,17 +541,53 @@ fn cooldowns(base: &Base, keys: &mut Keys) -> Result<(Schedule, Vec<(usize, Sche
     if every == 0 || len == 0 {
         return Err(spec_error(&keys.spec, "every and len must be positive"));
     }
-    let main = base.build(|_| base.peak);
+    let peak = base.peak;
+    let main = base.build(move |_| peak);
     let mut branches = Vec::new();
     let mut start = every;
     while start + len <= base.steps {
-        branches.push((start, cooldown_branch(&main, start, len, decay, last)));
+        branches.push(BranchSpec {
+            start,
+            len,
+            decay,
+            last,
+        });
         start += every;
     }
     if branches.is_empty() {
         return Err(spec_error(&keys.spec, "no cooldown fits within steps"));
     }
+    check_branch_work(&keys.spec, every, len, branches.len())?;
     Ok((main, branches))
+}
+
+/// Refuses a cooldown family whose table or whose branches' own steps pass their limits
+/// ([`crate::limits::MAX_COOLDOWN_BRANCHES`], [`crate::limits::MAX_SCHEDULE_STEPS`]): each
+/// branch is a row of the output and `len` steps of work beyond the shared constant run.
+fn check_branch_work(spec: &str, every: usize, len: usize, branches: usize) -> Result<()> {
+    use crate::limits::{thousands, MAX_COOLDOWN_BRANCHES, MAX_SCHEDULE_STEPS};
+    let problem = if branches > MAX_COOLDOWN_BRANCHES {
+        format!(
+            "every={every} gives {} cooldown branches, more than the limit of {} (one row \
+             each); raise every",
+            thousands(branches),
+            thousands(MAX_COOLDOWN_BRANCHES)
+        )
+    } else if branches.saturating_mul(len) > MAX_SCHEDULE_STEPS {
+        format!(
+            "{} branches × len={len} are {} steps of cooldowns, more than the limit of {} (each \
+             branch's own steps are computed); raise every or shorten len",
+            thousands(branches),
+            thousands(branches.saturating_mul(len)),
+            thousands(MAX_SCHEDULE_STEPS)
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::setting(
+        Setting::Schedule,
+        text![Setting::Schedule.text(spec), ": ", problem],
+    ))
 }
 
 /// `main` up to `start`, then a decay of `len` steps to `last` (the branch ends at start+len).
