@@ -14,7 +14,7 @@ mod common;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::skip::skip;
 use common::{root, scalinglaws};
@@ -140,44 +140,12 @@ fn guard(workload: &str, mut command: Command, dir: &Path) {
     );
 }
 
-/// The peak resident set size (KB) of `command` run to success in a fresh child process, its
-/// own and no other child's (`wait4` on its pid); None where it cannot be read.
-#[cfg(target_os = "linux")]
-// The child is reaped by wait4, not Child::wait: wait4 also gives its resource usage.
-#[allow(clippy::zombie_processes)]
+/// The peak resident set size (KB) of `command` run to success in a fresh child process;
+/// None where it cannot be read.
 fn peak_rss_kb(mut command: Command, stderr: &Path) -> Option<u64> {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(File::create(stderr).unwrap());
-    let child = command.spawn().expect("run scalinglaws");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: waits for our own child, with valid pointers to the status and the usage.
-        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if waited == pid {
-            break;
-        }
-        let error = std::io::Error::last_os_error();
-        assert_eq!(
-            error.kind(),
-            std::io::ErrorKind::Interrupted,
-            "wait4: {error}"
-        );
-    }
-    let succeeded = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    let said = std::fs::read_to_string(stderr).unwrap_or_default();
-    assert!(succeeded, "{command:?} failed (status {status}): {said}");
-    // Linux gives ru_maxrss in kilobytes.
-    Some(usage.ru_maxrss as u64)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn peak_rss_kb(_command: Command, _stderr: &Path) -> Option<u64> {
-    None
+    let usage = common::child::measured(&mut command, stderr)?;
+    assert!(usage.code == Some(0), "{command:?} failed: {}", usage.stderr);
+    Some(usage.peak_kb)
 }
 
 /// `rows` rows of N = 10^U(7,10), D = 10^U(9,12), loss = (1.69 + 406.4/N^0.34 + 410.7/D^0.28)

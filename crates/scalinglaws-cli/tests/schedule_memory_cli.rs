@@ -37,28 +37,16 @@ fn saved_fit(name: &str) -> PathBuf {
     path
 }
 
-/// The peak resident memory of `command`'s run, in MB (None off Linux).
-#[cfg(target_os = "linux")]
+/// The peak resident memory of `command`'s run to success, in MB (None off Linux).
 fn peak_mb(command: &mut Command) -> Option<f64> {
-    use std::os::unix::process::ExitStatusExt;
-    let child = command.stdout(std::process::Stdio::null()).spawn().unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: wait4 on our own child with valid out-pointers; the rusage is plain data.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        assert_eq!(libc::wait4(pid, &mut status, 0, &mut usage), pid);
-        usage
+    let stderr = std::env::temp_dir().join(format!("scalinglaws-schedule-rss-{}.txt", std::process::id()));
+    let Some(usage) = common::child::measured(command, &stderr) else {
+        common::skip::skip("peak memory of a child is measured with wait4 on Linux only");
+        return None;
     };
-    let exit = std::process::ExitStatus::from_raw(status);
-    assert!(exit.success(), "{exit:?}");
-    Some(usage.ru_maxrss as f64 / 1024.0)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn peak_mb(_: &mut Command) -> Option<f64> {
-    common::skip::skip("peak memory of a child is measured with wait4 on Linux only");
-    None
+    let _ = std::fs::remove_file(&stderr);
+    assert!(usage.code == Some(0), "{command:?} failed: {}", usage.stderr);
+    Some(usage.peak_mb())
 }
 
 #[test]

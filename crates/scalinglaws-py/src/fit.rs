@@ -83,6 +83,7 @@ impl FitOptions {
             seed: self.seed,
             threads: self.threads,
             interrupt: self.interrupt.clone(),
+            max_work: max_work(),
             ..FitSettings::default()
         })
     }
@@ -190,6 +191,34 @@ pub(crate) fn read_fit(fit_json: &str) -> Result<(FitRecord, Law), Error> {
     let result = FitRecord::from_json(fit_json)?;
     let law = result.law()?;
     Ok((result, law))
+}
+
+/// The process's work budget (core-seconds, as f64 bits; 0: the library's default), set by
+/// `scalinglaws.set_max_work` and read by every call's settings.
+static MAX_WORK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The work budget every call runs under ([`scalinglaws::work`]).
+pub(crate) fn max_work() -> f64 {
+    match MAX_WORK.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => scalinglaws::work::DEFAULT_MAX_WORK,
+        bits => f64::from_bits(bits),
+    }
+}
+
+/// Sets the work budget of every later call in this process, in estimated core-seconds (the
+/// library refuses, before it starts, work estimated above it); `None` restores the default.
+#[pyfunction]
+#[pyo3(signature = (seconds=None))]
+pub(crate) fn set_max_work(seconds: Option<f64>) -> PyResult<()> {
+    let bits = match seconds {
+        None => 0,
+        Some(seconds) => {
+            crate::errors::py(scalinglaws::work::check_budget(seconds))?;
+            seconds.to_bits()
+        }
+    };
+    MAX_WORK.store(bits, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
 }
 
 /// The warning for `threads` above the library's cap (a few per core), in Python's words;

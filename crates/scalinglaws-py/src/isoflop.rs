@@ -32,8 +32,6 @@ struct IsoflopRequest {
     #[serde(default)]
     backtest: Option<usize>,
     calibrate: bool,
-    #[serde(default = "scalinglaws::work::default_max_work")]
-    max_work: f64,
 }
 
 /// Options that cannot act together are refused rather than ignored.
@@ -98,7 +96,7 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
         level: request.level,
         budgets: request.budget,
         calibrate: request.calibrate,
-        max_work: request.max_work,
+        max_work: crate::fit::max_work(),
     };
     let result = py(py_.detach(|| job.run(&table, &recipe.target)))?;
     json_out(&result)

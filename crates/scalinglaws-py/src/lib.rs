@@ -48,6 +48,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fit::fit_caveats, module)?)?;
     module.add_function(wrap_pyfunction!(fit::caveat_lines, module)?)?;
     module.add_function(wrap_pyfunction!(fit::threads_warning, module)?)?;
+    module.add_function(wrap_pyfunction!(fit::set_max_work, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report_html, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;

@@ -4,7 +4,7 @@
 //! `space="linear"`, `bounds["alpha"]`). Every library error raised in Python is worded here,
 //! the lab's too ([`lab_keyword`]).
 
-use scalinglaws::error::{Mention, Value, Wording};
+use scalinglaws::error::{Mention, Setting, Value, Wording};
 
 /// The Python package's wording of the library's mentions.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,6 +32,11 @@ fn writer(workflow: &str) -> String {
 impl Wording for Python {
     fn word(&self, mention: &Mention) -> String {
         match mention {
+            // The budget is the process's, not a keyword of each call.
+            Mention::Value(Setting::MaxWork, v) => format!("scalinglaws.set_max_work({})", value(v)),
+            Mention::Name(Setting::MaxWork) | Mention::Subject(Setting::MaxWork) => {
+                "scalinglaws.set_max_work()".to_string()
+            }
             Mention::Name(setting) => format!("{}=", setting.name()),
             Mention::Subject(setting) => setting.name().to_string(),
             Mention::Value(setting, v) => format!("{}={}", setting.name(), value(v)),

@@ -175,10 +175,24 @@ impl Estimate {
                 settings.push(setting);
             }
         }
-        message.push(if settings.is_empty() { "; use less data" } else { "; lower what " }.into());
+        message.push(
+            if settings.is_empty() {
+                "; use less data"
+            } else {
+                "; lower what "
+            }
+            .into(),
+        );
         for (i, setting) in settings.iter().enumerate() {
             if i > 0 {
-                message.push(if i + 1 == settings.len() { " or " } else { ", " }.into());
+                message.push(
+                    if i + 1 == settings.len() {
+                        " or "
+                    } else {
+                        ", "
+                    }
+                    .into(),
+                );
             }
             message.push(setting.subject().into());
         }
@@ -233,11 +247,12 @@ impl FitShape {
         SECONDS_PER_FIT + SECONDS_PER_OP * (search + finish)
     }
 
-    /// Core-seconds of a refit from warm starts (a bootstrap replicate, a profile point).
+    /// Core-seconds of a refit from warm starts (a bootstrap replicate, a profile point): the
+    /// original's optima, and the starts of the grid that reached none of them, costed at
+    /// half the grid (a formula's grid of 64 starts reruns about a third of it).
     pub fn refit_seconds(&self) -> f64 {
-        let starts = REFIT_STARTS.min(self.starts.max(1.0)) + 1.0;
-        SECONDS_PER_FIT
-            + SECONDS_PER_OP * starts * self.steps() * self.step_ops(self.rows)
+        let starts = REFIT_STARTS + 0.5 * self.starts.max(1.0);
+        SECONDS_PER_FIT + SECONDS_PER_OP * starts * self.steps() * self.step_ops(self.rows)
     }
 
     fn steps(&self) -> f64 {
@@ -350,7 +365,9 @@ mod tests {
         let base = shape(100, 16.0).seconds();
         assert!(shape(1000, 16.0).seconds() > 5.0 * base);
         assert!(shape(100, 160.0).seconds() > 5.0 * base);
-        let repeated = shape(100, 16.0).estimate().repeated(10.0, "replicates", None);
+        let repeated = shape(100, 16.0)
+            .estimate()
+            .repeated(10.0, "replicates", None);
         assert!((repeated.seconds / base - 10.0).abs() < 1e-9);
     }
 
@@ -364,7 +381,10 @@ mod tests {
         let message = estimate.check(DEFAULT_MAX_WORK).unwrap_err().to_string();
         assert!(message.contains("262,144 starts"), "{message}");
         assert!(message.contains("1,000 bootstrap replicates"), "{message}");
-        assert!(message.contains("lower what grid or bootstrap sets"), "{message}");
+        assert!(
+            message.contains("lower what grid or bootstrap sets"),
+            "{message}"
+        );
         assert!(message.contains("max_work="), "{message}");
         assert!(shape(20, 16.0).estimate().check(DEFAULT_MAX_WORK).is_ok());
     }

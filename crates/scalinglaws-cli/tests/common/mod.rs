@@ -7,6 +7,8 @@
 #[path = "../../../scalinglaws/tests/common/skip.rs"]
 pub mod skip;
 
+pub mod child;
+
 /// Epoch AI's protocol on the bundled Chinchilla data (the README's first command).
 pub const CHINCHILLA: &[&str] = &[
     "fit",

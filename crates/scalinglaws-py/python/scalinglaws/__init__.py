@@ -116,10 +116,11 @@ from ._results import (
     TrackFit,
     TrackParam,
 )
-from ._scalinglaws import __version__
+from ._scalinglaws import __version__, set_max_work
 from . import lab
 
 __all__ = [
+    "set_max_work",
     "Allocation",
     "AllocationReference",
     "Backtest",
