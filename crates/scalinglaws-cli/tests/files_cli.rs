@@ -88,7 +88,10 @@ fn fit_power_law(dir: &Path, data: &str) -> Command {
 fn interrupted_bootstrap_leaves_no_temporary_file(signal: &str, number: i32) {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = fit_in(dir.path(), &["--bootstrap", "200000", "--json", "out.json"])
+    let mut child = fit_in(
+        dir.path(),
+        &["--bootstrap", "200000", "--max-work", "1e6", "--json", "out.json"],
+    )
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

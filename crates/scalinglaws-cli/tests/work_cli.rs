@@ -51,7 +51,7 @@ fn the_estimate_bounds_the_measured_time_and_memory_or_the_run_is_refused() {
         let usage = measured(&mut command, &dir.path().join("stderr.txt")).unwrap();
         if usage.code == Some(2) && usage.stderr.contains("budget of 3") {
             assert!(
-                estimate.seconds > BUDGET || estimate.bytes > BUDGET * 20e6,
+                estimate.seconds > BUDGET || estimate.bytes > BUDGET * 8e6,
                 "{args:?} refused though estimated within the budget: {estimate:?}\n{}",
                 usage.stderr
             );

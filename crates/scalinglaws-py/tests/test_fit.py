@@ -195,6 +195,19 @@ def test_count_keywords_are_whole_numbers_named_in_the_error(chinchilla: pd.Data
     assert fit.to_dict()["bootstrap"]["replicates"] == 20
 
 
+def test_work_over_the_budget_is_refused_in_pythons_words(chinchilla: pd.DataFrame) -> None:
+    # Issue 50: one work budget for the process; a refusal names how to raise it.
+    try:
+        sl.set_max_work(1e-6)
+        with pytest.raises(sl.SettingsError, match=r"core-seconds.*scalinglaws\.set_max_work\("):
+            sl.fit(chinchilla, **PROTOCOL)
+    finally:
+        sl.set_max_work(None)
+    with pytest.raises(sl.SettingsError, match="above 0"):
+        sl.set_max_work(0)
+    assert sl.fit(chinchilla, **PROTOCOL).params
+
+
 def test_the_gil_is_released_during_a_fit(chinchilla: pd.DataFrame) -> None:
     ticks = 0
     done = threading.Event()

@@ -291,6 +291,11 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "lookup",
         "one match arm per catalog law, each a table entry (formula, variables, parameter specs)",
     ),
+    (
+        "scalinglaws/src/error.rs",
+        "name",
+        "one match arm per setting: the table of the settings' neutral names",
+    ),
 ];
 
 /// The source with comments, string literals and char literals blanked to spaces (newlines

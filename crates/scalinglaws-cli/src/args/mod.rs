@@ -165,7 +165,7 @@ pub struct DataArgs {
 pub struct WorkArgs {
     /// The most work the run may do, in estimated core-seconds: work estimated above it (from
     /// the rows, starts, replicates, tracks, groups, budgets, ...) is refused before it
-    /// starts, naming what to shrink; memory is allowed 20 MB per unit.
+    /// starts, naming what to shrink; memory is allowed 8 MB per unit.
     #[arg(long = "max-work", value_name = "SECONDS",
           default_value_t = scalinglaws::work::DEFAULT_MAX_WORK)]
     pub max_work: f64,

@@ -273,6 +273,7 @@ fn prepare(law: &Law, data: &FitData, settings: &FitSettings) -> Result<Prepared
     }
     // Every fit, wherever it runs (a workflow's loop of fits checks its whole product first),
     // stays within the work budget on its own.
+    check_start_count(&plans)?;
     shape_of_plans(law, data, settings, &plans)
         .estimate()
         .check(settings.max_work)?;
@@ -364,6 +365,7 @@ pub fn search_rows(rows: usize) -> usize {
 pub fn shape(law: &Law, data: &FitData, settings: &FitSettings) -> Result<crate::work::FitShape> {
     validate_settings(law, settings)?;
     let plans = plan_params(law, data, settings)?;
+    check_start_count(&plans)?;
     Ok(shape_of_plans(law, data, settings, &plans))
 }
 
@@ -1145,8 +1147,9 @@ fn build_problem(
 /// Most starts a fit will run.
 pub const MAX_STARTS: usize = 1_000_000;
 
-/// The Cartesian product of every free parameter's start values.
-fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
+/// Each searched parameter's count of start values, refused when their product is over
+/// [`MAX_STARTS`].
+fn check_start_count(plans: &[ParamPlan]) -> Result<Vec<usize>> {
     let counts: Vec<usize> = plans
         .iter()
         .filter(|p| p.fixed.is_none())
@@ -1172,6 +1175,12 @@ fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
             ],
         ));
     }
+    Ok(counts)
+}
+
+/// The Cartesian product of every free parameter's start values.
+fn build_starts(plans: &[ParamPlan]) -> Result<Vec<Start>> {
+    let counts = check_start_count(plans)?;
     let mut starts: Vec<Start> = vec![plans.iter().map(|p| p.fixed).collect()];
     for (i, plan) in plans.iter().enumerate() {
         let (None, Some(values)) = (plan.fixed, &plan.starts) else {

@@ -198,9 +198,24 @@ impl FitJob {
     pub fn estimate(&self, law: &Law, data: &FitData, settings: &FitSettings) -> Result<Estimate> {
         let shape = fit::shape(law, data, settings)?;
         let mut estimate = shape.estimate();
+        if let Some(replicates) = self.uncertainty.bootstrap {
+            crate::limits::check_replicates(replicates, self.uncertainty.level)?;
+        }
         if self.uncertainty.calibrate {
+            // Each origin trains on the smaller scale groups: 60 % of the rows at most on
+            // average over the origins.
+            let rows = (0.6 * shape.rows as f64).ceil() as usize;
+            let origin = FitShape {
+                rows,
+                search_rows: fit::search_rows(rows),
+                ..shape.clone()
+            };
             let origins = crate::uncertainty::calibration::DEFAULT_ORIGINS as f64;
-            estimate = estimate.plus(shape.estimate().work_only().repeated(origins, "rolling origins", None));
+            estimate = estimate.plus(origin.estimate().work_only().repeated(
+                origins,
+                "rolling origins",
+                None,
+            ));
         }
         for _ in &self.uncertainty.profiles {
             let refits = crate::uncertainty::profile::MOST_REFITS as f64;

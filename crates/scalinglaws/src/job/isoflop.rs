@@ -102,7 +102,7 @@ impl IsoflopJob {
     /// group names the group.
     pub fn run(&self, table: &Table, target: &str) -> Result<IsoflopResult> {
         let columns = self.columns(table, target)?;
-        self.estimate(columns.loss.len()).check(self.max_work)?;
+        self.estimate(columns.loss.len())?.check(self.max_work)?;
         let mut groups = Vec::new();
         for (key, rows) in table.group_rows(&self.groups, Setting::Group)? {
             let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
@@ -121,8 +121,14 @@ impl IsoflopJob {
     /// The work of the analysis of `rows` runs ([`crate::work`]): the envelope passes over
     /// every run at each budget, once and per replicate, keeping each replicate's frontier;
     /// the profiles fit a parabola per budget, once and per replicate.
-    pub fn estimate(&self, rows: usize) -> Estimate {
+    pub fn estimate(&self, rows: usize) -> Result<Estimate> {
         use crate::work::SECONDS_PER_OP;
+        if self.bootstrap > 0 {
+            crate::limits::check_replicates(self.bootstrap, self.level)?;
+        }
+        if let Some(EnvelopeMethod::Grid(budgets)) = self.envelope {
+            crate::limits::check_grid_budgets(budgets, Setting::Envelope)?;
+        }
         let rows = rows as f64;
         let replicates = self.bootstrap as f64;
         let passes = (1.0 + replicates).max(1.0);
@@ -146,9 +152,13 @@ impl IsoflopJob {
         };
         let mut estimate = per_pass.holding(48.0 * points * passes);
         if self.bootstrap > 0 {
-            estimate = estimate.repeated(passes, "passes (the fit and its bootstrap replicates)", Some(Setting::Bootstrap));
+            estimate = estimate.repeated(
+                passes,
+                "passes (once and per bootstrap replicate)",
+                Some(Setting::Bootstrap),
+            );
         }
-        estimate
+        Ok(estimate)
     }
 
     fn columns(&self, table: &Table, target: &str) -> Result<Columns> {

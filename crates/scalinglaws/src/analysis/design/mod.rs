@@ -509,7 +509,11 @@ pub(crate) fn refuse(key: Setting, message: impl Into<String>) -> Error {
     Error::setting(key, crate::text![key.subject(), ": ", message.into()])
 }
 
-fn check(knowledge: &Knowledge, candidates: &Candidates, settings: &DesignSettings) -> Result<()> {
+pub(crate) fn check(
+    knowledge: &Knowledge,
+    candidates: &Candidates,
+    settings: &DesignSettings,
+) -> Result<()> {
     crate::uncertainty::check_level(settings.level)?;
     let bad = |key: Setting, message: String| Err(refuse(key, message));
     if settings.targets.is_empty() {
