@@ -174,20 +174,7 @@ fn draw(rng: &mut Lcg, dir: &Path, case: u64) -> Vec<String> {
         }
         _ => {
             let budgets = [100, 1000, 20000, 200000][rng.below(4)];
-            words(&[
-                "isoflop",
-                "examples/isoflop/runs.csv",
-                "--target",
-                "loss",
-                "--compute",
-                "C",
-                "--size",
-                "N",
-                "--run",
-                "N",
-                "--envelope",
-                &format!("grid:{budgets}"),
-            ])
+            grid_envelope(budgets)
         }
     };
     if rng.below(2) == 0 {
@@ -198,6 +185,24 @@ fn draw(rng: &mut Lcg, dir: &Path, case: u64) -> Vec<String> {
         args.extend(words(&["--threads", "2"]));
     }
     args
+}
+
+/// `isoflop` on the bundled runs with the grid envelope at `budgets` budgets.
+fn grid_envelope(budgets: usize) -> Vec<String> {
+    words(&[
+        "isoflop",
+        "examples/isoflop/runs.csv",
+        "--target",
+        "loss",
+        "--compute",
+        "C",
+        "--size",
+        "N",
+        "--run",
+        "N",
+        "--envelope",
+        &format!("grid:{budgets}"),
+    ])
 }
 
 fn words(items: &[&str]) -> Vec<String> {
@@ -289,22 +294,7 @@ fn products_of_allowed_values_are_refused_up_front() {
             &["262,144 starts", "lower what --grid sets", "--max-work"],
         ),
         (
-            words(&[
-                "isoflop",
-                "examples/isoflop/runs.csv",
-                "--target",
-                "loss",
-                "--compute",
-                "C",
-                "--size",
-                "N",
-                "--run",
-                "N",
-                "--envelope",
-                "grid:1000000",
-                "--bootstrap",
-                "1000",
-            ]),
+            [grid_envelope(1_000_000), words(&["--bootstrap", "1000"])].concat(),
             &[
                 "1,000,000 budgets",
                 "--envelope or --bootstrap",

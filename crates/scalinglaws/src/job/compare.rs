@@ -174,7 +174,9 @@ fn estimate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Est
         total = total.plus(again.repeated(origins, "rolling origins", None));
     }
     if settings.bootstrap > 0 {
-        crate::limits::check_replicates(settings.bootstrap, settings.level)?;
+        if settings.bootstrap > crate::limits::MAX_REPLICATES {
+            crate::limits::check_replicates(settings.bootstrap, settings.level)?;
+        }
         let replicates = settings.bootstrap as f64;
         let draws = replicates * count as f64 * (8.0 * shapes.first().map_or(0, |s| s.free) as f64 + 64.0);
         total = total.plus(

@@ -123,7 +123,9 @@ impl IsoflopJob {
     /// the profiles fit a parabola per budget, once and per replicate.
     pub fn estimate(&self, rows: usize) -> Result<Estimate> {
         use crate::work::SECONDS_PER_OP;
-        if self.bootstrap > 0 {
+        // The caps answer before the budget; a count too small for its level is said where
+        // the analysis uses it, after what the analysis needs besides.
+        if self.bootstrap > crate::limits::MAX_REPLICATES {
             crate::limits::check_replicates(self.bootstrap, self.level)?;
         }
         if let Some(EnvelopeMethod::Grid(budgets)) = self.envelope {
