@@ -17,6 +17,7 @@ pub(crate) fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyRes
     let mut job = py(BacktestJob::try_from(request))?;
     job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
+    job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();
     let result = interruptible(py_, &interrupt, || job.run(&table))?;
     json_out(&result)

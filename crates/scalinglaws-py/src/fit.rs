@@ -125,6 +125,7 @@ pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(
     let mut job = py(FitJob::try_from(request))?;
     job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
+    job.settings.settings.max_work = max_work();
     let interrupt = job.settings.settings.interrupt.clone();
     let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;
     Ok((outcome.result.to_json(), fit_data_json(&outcome.data)))

@@ -37,10 +37,11 @@ pub(crate) fn fit_groups(
     // grouped job refuses, naming it (as it refuses profiles, clusters and a variance model).
     fit.uncertainty.calibrate = fit.uncertainty.by.is_some();
     fit.voice = Voice(&crate::wording::Python);
-    let job = GroupedFitJob {
+    let mut job = GroupedFitJob {
         fit,
         groups: request.group,
     };
+    job.fit.settings.settings.max_work = crate::fit::max_work();
     let table = py(table(data, &job.fit.recipe))?;
     let interrupt = job.fit.settings.settings.interrupt.clone();
     let mut records = interruptible(py_, &interrupt, || job.run(&table, &|_, _| {}))?;

@@ -18,6 +18,7 @@ pub(crate) fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResul
     let mut job = py(SelectJob::try_from(request))?;
     job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
+    job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();
     let outcome = interruptible(py_, &interrupt, || job.run(&table))?;
     json_out(&outcome)
