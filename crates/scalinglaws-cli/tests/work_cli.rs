@@ -143,21 +143,7 @@ fn draw(rng: &mut Lcg, dir: &Path, case: u64) -> Vec<String> {
             }
             a
         }
-        1 => {
-            let exponents = 1 + rng.below(5);
-            let mut formula = String::from("c");
-            for k in 1..=exponents {
-                let _ = write!(formula, " + a{k}*x^-b{k}");
-            }
-            words(&[
-                "fit",
-                &path("curve.csv"),
-                "--target",
-                "y",
-                "--formula",
-                &formula,
-            ])
-        }
+        1 => fit_power_sum(dir, 1 + rng.below(5)),
         2 => {
             let tracks = 2 + rng.below(14);
             let mut a = words(&["compare", &path(&format!("tracks_{tracks}.csv"))]);
@@ -185,6 +171,17 @@ fn draw(rng: &mut Lcg, dir: &Path, case: u64) -> Vec<String> {
         args.extend(words(&["--threads", "2"]));
     }
     args
+}
+
+/// `fit` of the learning curve with a sum of `exponents` power laws (4 start values each, so
+/// 4^exponents starts).
+fn fit_power_sum(dir: &Path, exponents: usize) -> Vec<String> {
+    let mut formula = String::from("c");
+    for k in 1..=exponents {
+        let _ = write!(formula, " + a{k}*x^-b{k}");
+    }
+    let data = dir.join("curve.csv").to_string_lossy().into_owned();
+    words(&["fit", &data, "--target", "y", "--formula", &formula])
 }
 
 /// `isoflop` on the bundled runs with the grid envelope at `budgets` budgets.
@@ -277,20 +274,9 @@ fn products_of_allowed_values_are_refused_up_front() {
     let dir = tempfile::tempdir().unwrap();
     write_data(dir.path());
     let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
-    let mut nine = String::from("c");
-    for k in 1..=9 {
-        let _ = write!(nine, " + a{k}*x^-b{k}");
-    }
     let cases: Vec<(Vec<String>, &[&str])> = vec![
         (
-            words(&[
-                "fit",
-                &path("curve.csv"),
-                "--target",
-                "y",
-                "--formula",
-                &nine,
-            ]),
+            fit_power_sum(dir.path(), 9),
             &["262,144 starts", "lower what --grid sets", "--max-work"],
         ),
         (
