@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every input parser for a bounded time: builds the stable-Rust fuzz driver
 # (crates/scalinglaws-fuzz) in release and runs each target (table, formula, recipe, schedule,
-# fit_json) for SECONDS seconds (default 10, so 50 s in all), starting from the committed
+# fit_json, work) for SECONDS seconds (default 10, so 60 s in all), starting from the committed
 # corpus. Exits non-zero when any input panics, hangs (no answer in 2 s) or allocates past
 # 1 GiB; the failing inputs are written under crates/scalinglaws-fuzz/crashes/TARGET/.
 # Usage: scripts/fuzz.sh [SECONDS] [SEED]

@@ -271,6 +271,8 @@ impl Lcg {
 /// any work, each naming the factors and the option that shrinks the largest.
 #[test]
 fn products_of_allowed_values_are_refused_up_front() {
+    // The loops of fits too: backtest splits, compare-laws' likelihood refits, select's
+    // origins (nested with --check).
     let dir = tempfile::tempdir().unwrap();
     write_data(dir.path());
     let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
@@ -317,8 +319,71 @@ fn products_of_allowed_values_are_refused_up_front() {
             ]),
             &["--max-work 0", "above 0"],
         ),
+        (
+            chinchilla_example(&[
+                "backtest",
+                "--law",
+                "chinchilla",
+                "--by",
+                "C",
+                "--rolling",
+                "--origins",
+                "40",
+                "--bootstrap",
+                "10000",
+            ]),
+            &[
+                "10,000 bootstrap replicates × 40 backtest splits",
+                "--bootstrap or --rolling",
+            ],
+        ),
+        (
+            chinchilla_example(&[
+                "compare-laws",
+                "--law",
+                "chinchilla",
+                "--formula",
+                "E + A*N^-alpha",
+                "--max-work",
+                "1",
+            ]),
+            &["2 candidate laws × 52 fits of each law", "--law sets"],
+        ),
+        (
+            chinchilla_example(&[
+                "select",
+                "--law",
+                "chinchilla",
+                "--formula",
+                "E + A*N^-alpha",
+                "--check",
+                "--max-work",
+                "1",
+            ]),
+            &["2 candidate laws", "fits at rolling origins", "--law sets"],
+        ),
     ];
     for (args, expected) in cases {
         common::fails(scalinglaws_in_root().args(&args), expected);
     }
+}
+
+/// `args[0]` (a command) on the bundled Chinchilla example with `args[1..]` after its columns.
+fn chinchilla_example(args: &[&str]) -> Vec<String> {
+    let data = [
+        "examples/chinchilla/chinchilla_epoch.csv",
+        "--target",
+        "loss",
+        "--map",
+        "N=Model Size",
+        "--map",
+        "C=Training FLOP",
+        "--derive",
+        "D=C/(6*N)",
+    ];
+    [&args[..1], &data[..], &args[1..]]
+        .concat()
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
 }

@@ -8,6 +8,7 @@ mod schedule;
 pub mod scratch;
 mod selftest;
 mod table;
+mod work;
 
 use crate::Signature;
 
@@ -24,18 +25,22 @@ pub enum Target {
     Schedule,
     /// A saved fit's JSON (what `predict FIT.json` reads) and a prediction from it.
     FitJson,
+    /// Option combinations of fit, grouped fits, compare and isoflop on a synthetic table: a
+    /// run the work budget allows stays within it.
+    Work,
     /// The driver's own check: panics, hangs, allocates or overflows its stack on command.
     Selftest,
 }
 
 impl Target {
     /// Every target a fuzz run covers (the self test is run only when named).
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::Table,
         Target::Formula,
         Target::Recipe,
         Target::Schedule,
         Target::FitJson,
+        Target::Work,
     ];
 
     /// The name on the command line and of the corpus directory.
@@ -46,6 +51,7 @@ impl Target {
             Target::Recipe => "recipe",
             Target::Schedule => "schedule",
             Target::FitJson => "fit_json",
+            Target::Work => "work",
             Target::Selftest => "selftest",
         }
     }
@@ -66,6 +72,7 @@ impl Target {
             Target::Recipe => recipe::run(input),
             Target::Schedule => schedule::run(input),
             Target::FitJson => fit_json::run(input),
+            Target::Work => work::run(input),
             Target::Selftest => selftest::run(input),
         }
     }
@@ -146,6 +153,7 @@ impl Target {
                 "true",
                 "\"kind\"",
             ],
+            Target::Work => work::DICTIONARY,
             Target::Selftest => &[],
         }
     }

@@ -308,7 +308,7 @@ pub(crate) fn information(
 }
 
 /// Most alternations of the likelihood maximisation.
-const MAX_ALTERNATIONS: usize = 50;
+pub const MAX_ALTERNATIONS: usize = 50;
 
 /// The law's log-likelihood, maximised over its free parameters and the error scale.
 ///

@@ -390,8 +390,24 @@ fn shape_of_plans(
         solve: free,
         starts,
         max_iterations: settings.max_iterations,
+        steps_per_start: steps_per_start(settings),
         variables: data.variables.len(),
     }
+}
+
+/// Steps a start is costed at: [`crate::work::STEPS_PER_START`] under Huber and soft-L1 (the
+/// losses the work model was calibrated on), twice that under the linear loss and three
+/// times under a redescending loss (Cauchy, arctan) or a likelihood family, whose starts run
+/// longer. Measured by the fuzz target `work`: 400 bootstrap refits of a 3-parameter law on
+/// 39 rows took 0.36 s under Huber, 0.33 s soft-L1, 0.78 s linear, 0.62 s Cauchy and 1.12 s
+/// arctan, against 0.55 s costed at 25 steps.
+fn steps_per_start(settings: &FitSettings) -> f64 {
+    let factor = match (settings.family, settings.loss) {
+        (Some(_), _) | (None, LossKind::Cauchy | LossKind::Arctan) => 3.0,
+        (None, LossKind::Linear) => 2.0,
+        (None, LossKind::Huber | LossKind::SoftL1) => 1.0,
+    };
+    crate::work::STEPS_PER_START * factor
 }
 
 /// [`shape`] of a fit to `rows` rows not yet had (a design's simulated outcomes): the start
@@ -424,6 +440,7 @@ pub fn shape_of_rows(law: &Law, settings: &FitSettings, rows: usize) -> crate::w
         solve: free.len(),
         starts,
         max_iterations: settings.max_iterations,
+        steps_per_start: steps_per_start(settings),
         variables: law.variables.len(),
     }
 }

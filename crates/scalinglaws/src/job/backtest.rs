@@ -51,12 +51,42 @@ impl BacktestJob {
         let data = table.fit_data(&law, &self.recipe, settings.space)?;
         check_enough_rows(&law, &settings, table)?;
         let scale = table.values(&self.by, Setting::By)?;
+        self.estimate(&law, &data, &settings)?
+            .check(settings.max_work)?;
         let mut result = backtest(&law, &data, &scale, &settings, &self.options())
             .map_err(|e| e.within(text![format!("backtest by '{}'", self.by)]))?;
         for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
             point.row = table.file_row(point.row).unwrap_or(point.row + 1);
         }
         Ok(result)
+    }
+
+    /// The work of the backtest before it starts ([`crate::work`]): each split's training fit
+    /// with its uncertainty, costed as a fit of every row (an upper estimate), times the
+    /// splits (at most one per row).
+    pub fn estimate(
+        &self,
+        law: &crate::Law,
+        data: &crate::fit::FitData,
+        settings: &crate::fit::FitSettings,
+    ) -> Result<crate::work::Estimate> {
+        let fit = FitJob {
+            recipe: self.recipe.clone(),
+            law: self.law.clone(),
+            settings: self.settings.clone(),
+            uncertainty: self.uncertainty.clone(),
+            voice: self.voice,
+        };
+        let (splits, setting) = match self.holdout {
+            Holdout::Top(_) => (1, Setting::HoldoutTop),
+            Holdout::Fraction(_) => (1, Setting::HoldoutFrac),
+            Holdout::Rollout(groups) => (groups.saturating_sub(1), Setting::Rollout),
+            Holdout::Rolling(origins) => (origins, Setting::Rolling),
+        };
+        let splits = splits.clamp(1, data.target.len().max(1)) as f64;
+        Ok(fit
+            .estimate(law, data, settings)?
+            .repeated(splits, "backtest splits", Some(setting)))
     }
 
     /// The analysis' options: the holdout, the uncertainty and the voice.

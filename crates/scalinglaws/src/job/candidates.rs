@@ -13,6 +13,7 @@ use crate::analysis::law_comparison::Candidate;
 use crate::data::recipe::{Derive, Filter, Recipe, Table};
 use crate::error::{Error, Result, Setting, Text};
 use crate::text;
+use crate::work::Estimate;
 
 /// A candidate law: its label in the reports, the law, and the parameters it holds at values.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +87,23 @@ pub fn build(
         });
     }
     Ok(candidates)
+}
+
+/// The work of fitting every candidate `fits` times ([`crate::work`]): the rolling origins or
+/// holdouts of `compare-laws` and `select`, each a fit of at most every row.
+pub fn estimate(candidates: &[Candidate], fits: f64, what: &str) -> Result<Estimate> {
+    let mut total = Estimate::none();
+    for candidate in candidates {
+        let shape = crate::fit::shape(&candidate.law, &candidate.data, &candidate.settings)?;
+        total = total.plus(shape.estimate());
+    }
+    Ok(total
+        .described(
+            candidates.len() as f64,
+            "candidate laws",
+            Some(Setting::Law),
+        )
+        .repeated(fits, what, None))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,16 @@ impl CompareLawsJob {
             .as_deref()
             .map(|by| table.values(by, Setting::By))
             .transpose()?;
+        // Each law is fitted on all rows and on the training rows of its holdout, and under
+        // Huber refitted at most MAX_ALTERNATIONS times to maximise its likelihood over the
+        // scale (an upper estimate: the alternations stop when the likelihood stops rising).
+        if let Some(first) = candidates.first() {
+            let huber = first.settings.loss == crate::fit::LossKind::Huber;
+            let alternations = crate::analysis::law_comparison::MAX_ALTERNATIONS as f64;
+            let fits = 2.0 + if huber { alternations } else { 0.0 };
+            candidates::estimate(&candidates, fits, "fits of each law")?
+                .check(first.settings.max_work)?;
+        }
         compare_laws_worded(
             &candidates,
             scale.as_deref(),

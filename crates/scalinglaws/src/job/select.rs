@@ -73,6 +73,17 @@ impl SelectJob {
             return Err(Error::setting(Setting::Law, "select needs candidate laws"));
         };
         let (by, scale) = table.scale(&first.law, &first.data, self.by.as_deref(), Setting::By)?;
+        // Each candidate is fitted on all rows and at every origin (at most one per scale
+        // group); the check repeats the selection at every outer origin.
+        let (_, groups) = crate::uncertainty::calibration::scale_groups(&scale);
+        let origins = self.origins.min(groups) as f64;
+        let nested = if self.check { 1.0 + origins } else { 1.0 };
+        candidates::estimate(
+            &candidates,
+            (1.0 + origins) * nested,
+            "fits at rolling origins",
+        )?
+        .check(first.settings.max_work)?;
         let options = self.options();
         // Points are checked before any fit, so that a typo costs nothing.
         let points = match self.at.is_empty() {
