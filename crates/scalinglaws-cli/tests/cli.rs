@@ -540,6 +540,48 @@ fn missing_law_variable_suggests_map_or_derive() {
     );
 }
 
+/// A 50 MB cell was quoted whole (a 52 MB line of stderr): long cells and column names are
+/// cut, with their length stated.
+#[test]
+fn long_cells_and_names_are_cut_in_messages() {
+    let cell = "x".repeat(200_000);
+    let name = "n".repeat(100_000);
+    let cases = [
+        (
+            format!("N,D,loss\n1e9,1e10,2.5\n2e9,{cell},2.4\n"),
+            "(200,000 characters) is not a number",
+        ),
+        (
+            format!("N,D,loss,{name},{name}\n1e9,1e10,2.5,1,1\n"),
+            "(100,000 characters)' twice",
+        ),
+    ];
+    for (contents, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("runs.csv"), contents).unwrap();
+        let output = scalinglaws()
+            .current_dir(dir.path())
+            .args(["fit", "runs.csv"])
+            .args(CHINCHILLA_ARGS)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{}",
+            &stderr[..stderr.len().min(500)]
+        );
+        assert!(
+            stderr.len() < 1000,
+            "{} bytes: {}",
+            stderr.len(),
+            &stderr[..500]
+        );
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
+
 #[test]
 fn non_numeric_cell() {
     fit_fails(

@@ -370,6 +370,12 @@ fn report_format_and_diverging_simulations_are_not_silent() {
         &["--format markdown: report writes a self-contained HTML page"],
     );
     assert!(!page.exists());
+    // Nor is HTML written under another format's name.
+    fails(
+        chinchilla("report").arg("-o").arg(&page),
+        &["r.md: the report is an HTML page; name the file .html"],
+    );
+    assert!(!page.exists());
     let output = scalinglaws_in_root()
         .args([
             "sim", "sgd", "--lr", "100", "--seeds", "10", "--steps", "100", "-o",

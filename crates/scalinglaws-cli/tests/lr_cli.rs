@@ -377,3 +377,22 @@ fn sweeps_without_another_knob_give_no_swept_warning() {
     ]);
     assert_eq!(real["swept"], Value::Array(Vec::new()));
 }
+
+/// One or two runs gave exit 0 with no optimum and no law (issue 50): a sweep in which no cell
+/// holds three learning rates is refused, naming what to add.
+#[test]
+fn a_sweep_with_no_cell_of_three_lrs_is_refused() {
+    let text = "params,tokens,peak_lr,loss\n1.2e7,2e8,0.00085,5.6\n1.2e7,2e8,0.0017,5.25\n";
+    let (_dir, path) = temp_csv("two", text);
+    scalinglaws_in_root()
+        .arg("lr")
+        .arg(&path)
+        .args([
+            "--lr", "peak_lr", "--size", "params", "--tokens", "tokens", "--target", "loss",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "3 or more distinct learning rates",
+        ));
+}

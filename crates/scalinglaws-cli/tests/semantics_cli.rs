@@ -290,6 +290,9 @@ fn values_no_fit_writes_are_refused_naming_the_key() {
         ("calibration.level", "level", "1.5", "1.5"),
         ("params.E.stderr", "stderr", "-0.1", "-0.1"),
         ("calibration.tau_per_decade", "tau_per_decade", "-2.0", "-2"),
+        // A negative compute factor put every point inside the data (0 decades out).
+        ("calibration.rule.factor", "factor", "-6.0", "-6"),
+        ("calibration.largest_scale", "largest_scale", "0.0", "0"),
         ("calibration.prior.model.bias_sd", "bias_sd", "-1.5", "-1.5"),
         (
             "calibration.prior.evidence_weight",

@@ -585,6 +585,42 @@ pub struct Location {
     pub column: Option<String>,
 }
 
+/// 1,000,000.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Characters of a user's text (a cell, a column name) a message quotes whole; a longer one
+/// is cut with its length stated, so that a 50 MB cell gives a readable line.
+pub const MAX_QUOTED_CHARS: usize = 80;
+
+/// `text` as a message quotes it: whole up to [`MAX_QUOTED_CHARS`] characters, else its
+/// start, an ellipsis and its length (`"aaaa…" (5,000,000 characters)`, debug-quoted when
+/// `debug`).
+pub fn clipped(text: &str, debug: bool) -> String {
+    let count = text.chars().count();
+    if count <= MAX_QUOTED_CHARS {
+        return match debug {
+            true => format!("{text:?}"),
+            false => text.to_string(),
+        };
+    }
+    let start: String = text.chars().take(MAX_QUOTED_CHARS / 2).collect();
+    let length = thousands(count);
+    match debug {
+        true => format!("{:?} ({length} characters)", format!("{start}…")),
+        false => format!("{start}… ({length} characters)"),
+    }
+}
+
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.file)?;
@@ -595,7 +631,7 @@ impl std::fmt::Display for Location {
             }
         }
         if let Some(column) = &self.column {
-            write!(f, ", column '{column}'")?;
+            write!(f, ", column '{}'", clipped(column, false))?;
         }
         Ok(())
     }

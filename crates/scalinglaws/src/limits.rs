@@ -198,18 +198,8 @@ pub fn formula_bytes_problem(bytes: usize) -> Option<String> {
     })
 }
 
-/// 1,000,000.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// 1,000,000 (written in the error room, which quotes lengths in it too).
+pub use crate::error::thousands;
 
 #[cfg(test)]
 mod tests {

@@ -61,6 +61,7 @@ pub fn report_config(args: ReportArgs) -> Result<ReportConfig> {
     let level = job.uncertainty.level;
     let output = Destination::parse(args.output.trim());
     one_on_stdout(json.as_ref(), &output, "-o")?;
+    check_html(&output)?;
     Ok(ReportConfig {
         path,
         delimiter,
@@ -69,4 +70,20 @@ pub fn report_config(args: ReportArgs) -> Result<ReportConfig> {
         command: command_line(),
         json,
     })
+}
+
+/// The report is one HTML page: a file named for another format (`r.md`, `r.svg`) is refused
+/// before the work, not written as HTML under that name.
+fn check_html(output: &Destination) -> anyhow::Result<()> {
+    let Destination::File(path) = output else {
+        return Ok(());
+    };
+    let extension = path.extension().map(|e| e.to_string_lossy().to_lowercase());
+    match extension.as_deref() {
+        Some("html" | "htm") => Ok(()),
+        _ => Err(crate::input_error(format!(
+            "-o {}: the report is an HTML page; name the file .html (or give - for stdout)",
+            path.display()
+        ))),
+    }
 }

@@ -458,22 +458,24 @@ fn names_infinity(text: &str) -> bool {
 /// Why a cell that is not empty is not a number, and the fix: an overflow and a decimal comma
 /// are named as such.
 fn why_not_a_number(name: &str, cell: &str) -> (String, String) {
+    let shown = crate::error::clipped(cell, true);
+    let name = &crate::error::clipped(name, false);
     let trimmed = cell.trim();
     if trimmed.parse::<f64>().is_ok_and(f64::is_infinite) {
         return (
-            format!("{cell:?} overflows f64 (the largest is about 1.8e308)"),
+            format!("{shown} overflows f64 (the largest is about 1.8e308)"),
             format!("write the cells of '{name}' within f64's range, or in other units"),
         );
     }
     let pointed = trimmed.replacen(',', ".", 1);
     if trimmed.matches(',').count() == 1 && pointed.parse::<f64>().is_ok() {
         return (
-            format!("{cell:?} is not a number"),
+            format!("{shown} is not a number"),
             format!("decimal commas are not read: use a point ({pointed:?}, not {trimmed:?})"),
         );
     }
     (
-        format!("{cell:?} is not a number"),
+        format!("{shown} is not a number"),
         format!("make every cell of '{name}' a number"),
     )
 }

@@ -305,7 +305,8 @@ fn check_guessed_delimiter(source: &str, names: &[String], delimiter: u8) -> Res
     Err(data_error(
         file_location(source, None),
         format!(
-            "the header is one column, '{name}', with '{}' between its names",
+            "the header is one column, '{}', with '{}' between its names",
+            crate::error::clipped(name, false),
             if other == b'\t' {
                 "\\t"
             } else {
@@ -615,7 +616,8 @@ fn header_names(
             return Err(data_error(
                 file_location(source, None),
                 format!(
-                    "{place} names '{name}' twice, as columns {} and {number}",
+                    "{place} names '{}' twice, as columns {} and {number}",
+                    crate::error::clipped(&name, false),
                     first + 1
                 ),
                 "give every column a distinct name",

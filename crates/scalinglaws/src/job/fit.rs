@@ -21,10 +21,10 @@ use crate::law::Law;
 use crate::text;
 use crate::uncertainty::bootstrap::attach;
 use crate::uncertainty::profile::profiled_param;
-use crate::work::{Estimate, FitShape};
 use crate::uncertainty::{
     bootstrap, calibrate, profile, BootstrapOptions, CalibrationOptions, FitRecord, Resampling,
 };
+use crate::work::{Estimate, FitShape};
 
 /// Which law to fit: a catalog name (`chinchilla`, `bnsl:2`) or a formula.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,13 +149,29 @@ impl FitJob {
     /// The whole fit on `table` (prepared with this job's recipe); `progress` hears the
     /// number of bootstrap replicates done.
     pub fn run(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitOutcome> {
+        self.run_adding(table, progress, &|_| Estimate::none())
+    }
+
+    /// [`FitJob::run`] for a workflow that does more with the fit (a report's page): `more`
+    /// costs that work from the fit's shape, checked with the fit's before anything runs.
+    pub fn run_adding(
+        &self,
+        table: &Table,
+        progress: &(dyn Fn(usize) + Sync),
+        more: &(dyn Fn(&FitShape) -> Estimate + Sync),
+    ) -> Result<FitOutcome> {
         // Every step on the pool of `threads` workers, not only the fits' searches.
         crate::fit::with_threads(self.settings.settings.threads, || {
-            self.run_on_pool(table, progress)
+            self.run_on_pool(table, progress, more)
         })?
     }
 
-    fn run_on_pool(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitOutcome> {
+    fn run_on_pool(
+        &self,
+        table: &Table,
+        progress: &(dyn Fn(usize) + Sync),
+        more: &(dyn Fn(&FitShape) -> Estimate + Sync),
+    ) -> Result<FitOutcome> {
         let recipe = &self.recipe;
         let law = self.law.build(table)?;
         let mut settings = self.settings.for_law(&self.law);
@@ -172,7 +188,9 @@ impl FitJob {
             profiled_param(&law, &settings, name)?;
         }
         let resampling = self.resampling(table)?;
-        self.estimate(&law, &data, &settings)?
+        let shape = fit::shape(&law, &data, &settings)?;
+        self.estimate_shape(&shape, &settings)?
+            .plus(more(&shape))
             .check(settings.max_work)?;
         let mut result = FitRecord::from(fit::fit(&law, &data, &settings)?);
         if self.uncertainty.calibrate {
@@ -196,7 +214,12 @@ impl FitJob {
     /// The work of the whole job before it starts ([`crate::work`]): the fit, its rolling
     /// origins, its profiles and its bootstrap.
     pub fn estimate(&self, law: &Law, data: &FitData, settings: &FitSettings) -> Result<Estimate> {
-        let shape = fit::shape(law, data, settings)?;
+        self.estimate_shape(&fit::shape(law, data, settings)?, settings)
+    }
+
+    /// [`FitJob::estimate`] of a fit of this shape (a group's, costed from its row count
+    /// without copying its rows).
+    pub fn estimate_shape(&self, shape: &FitShape, settings: &FitSettings) -> Result<Estimate> {
         let mut estimate = shape.estimate();
         // The cap answers before the budget (a count too small is said by the bootstrap).
         if let Some(replicates) = self.uncertainty.bootstrap {
@@ -228,7 +251,7 @@ impl FitJob {
             estimate = estimate.plus(profile);
         }
         if let Some(replicates) = self.uncertainty.bootstrap {
-            estimate = estimate.plus(bootstrap_estimate(&shape, replicates, settings.threads));
+            estimate = estimate.plus(bootstrap_estimate(shape, replicates, settings.threads));
         }
         Ok(estimate)
     }
@@ -291,7 +314,11 @@ pub fn bootstrap_estimate(shape: &FitShape, replicates: usize, threads: Option<u
     let draw_bytes = 8.0 * shape.free as f64 + 64.0;
     Estimate::of(shape.refit_seconds(), 16.0 * shape.rows as f64 * workers)
         .described(shape.rows as f64, "rows", None)
-        .repeated(replicates as f64, "bootstrap replicates", Some(Setting::Bootstrap))
+        .repeated(
+            replicates as f64,
+            "bootstrap replicates",
+            Some(Setting::Bootstrap),
+        )
         .holding(replicates as f64 * draw_bytes)
 }
 

@@ -103,7 +103,7 @@ impl GroupedFitJob {
                 ],
             ));
         }
-        self.estimate(&law, &data, &settings, &groups)?
+        self.estimate(&law, &settings, &groups)?
             .check(settings.max_work)?;
         let first = groups.values().next().cloned();
         let done = std::sync::atomic::AtomicUsize::new(0);
@@ -146,21 +146,22 @@ impl GroupedFitJob {
     fn estimate(
         &self,
         law: &crate::law::Law,
-        data: &crate::fit::FitData,
         settings: &crate::fit::FitSettings,
         groups: &std::collections::BTreeMap<Vec<String>, Vec<usize>>,
     ) -> Result<crate::work::Estimate> {
         let mut total = crate::work::Estimate::none();
+        // Each group costed from its row count (its rows are not copied to cost it); a group
+        // the law cannot fit fails in its own fit, with its reason.
         for rows in groups.values() {
-            // A group whose shape cannot be had fails in its own fit, with its reason.
-            if let Ok(one) = self.fit.estimate(law, &data.subset(rows), settings) {
-                total = total.plus(one);
-            }
+            let shape = crate::fit::shape_of_rows(law, settings, rows.len());
+            total = total.plus(self.fit.estimate_shape(&shape, settings)?);
         }
         let count = groups.len() as f64;
-        Ok(total
-            .holding(count * GROUP_RECORD_BYTES)
-            .described(count, "groups", Some(Setting::Group)))
+        Ok(total.holding(count * GROUP_RECORD_BYTES).described(
+            count,
+            "groups",
+            Some(Setting::Group),
+        ))
     }
 
     /// Calibration beyond the data (its scale column `by`), profiles, a variance model and

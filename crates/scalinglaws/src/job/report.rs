@@ -81,7 +81,7 @@ impl ReportJob {
     pub fn run(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitPage> {
         // The page's refits (the backtest's) on the fit's pool of `threads` workers too.
         crate::fit::with_threads(self.fit.settings.settings.threads, || {
-            let outcome = self.fit.run(table, progress)?;
+            let outcome = self.fit.run_adding(table, progress, &page_estimate)?;
             FitPage::of(outcome, self.level)
         })?
     }
@@ -119,6 +119,21 @@ impl FitPage {
         })
     }
 }
+
+/// The page's own work beyond the fit ([`crate::work`]): its rolling backtest refits the law
+/// at [`PAGE_ORIGINS`] origins, each calibrated by its own rolling origins.
+fn page_estimate(shape: &crate::work::FitShape) -> crate::work::Estimate {
+    let origins = PAGE_ORIGINS as f64;
+    let calibration = crate::uncertainty::calibration::DEFAULT_ORIGINS as f64;
+    shape.estimate().work_only().repeated(
+        origins * (1.0 + calibration),
+        "fits of the page's backtest",
+        None,
+    )
+}
+
+/// Rolling origins of the page's backtest.
+const PAGE_ORIGINS: usize = 5;
 
 /// The largest training compute 6·N·D in the data.
 fn largest_compute(law: &Law, data: &FitData) -> Option<f64> {
@@ -186,7 +201,7 @@ fn page_backtest(
         )
     };
     let rolling = BacktestOptions {
-        holdout: Holdout::Rolling(5),
+        holdout: Holdout::Rolling(PAGE_ORIGINS),
         level: 0.95,
         bootstrap: None,
         calibrate: Some(CalibrationOptions::default()),

@@ -123,6 +123,7 @@ impl FitRecord {
                 let key = "calibration.tau_per_decade";
                 return Err(edited(key, calibration.tau_per_decade, "0 or more"));
             }
+            check_scale(calibration)?;
             if let Some(update) = &calibration.prior {
                 check_prior(update)?;
                 for pair in &update.levels.pairs {
@@ -168,6 +169,31 @@ impl FitRecord {
         Ok(())
     }
 }
+
+/// The scale the calibration measures distances in: a compute factor a FLOPs formula gives
+/// (positive, at most [`MAX_SCALE_FACTOR`]) and a positive largest scale; an edited sign or
+/// size would silently move every prediction inside the data.
+fn check_scale(calibration: &Calibration) -> Result<()> {
+    if let Some(crate::fit::ScaleRule::Product { factor, .. }) = &calibration.rule {
+        if !(*factor > 0.0 && *factor <= MAX_SCALE_FACTOR) {
+            let expected = format!("a positive number at most {MAX_SCALE_FACTOR}");
+            return Err(edited("calibration.rule.factor", *factor, &expected));
+        }
+    }
+    let largest = calibration.largest_scale;
+    if !(largest > 0.0 && largest.is_finite()) {
+        return Err(edited(
+            "calibration.largest_scale",
+            largest,
+            "a positive number",
+        ));
+    }
+    Ok(())
+}
+
+/// The largest compute factor of a saved scale rule (FLOPs formulas use 2 to 8 per
+/// parameter-token).
+const MAX_SCALE_FACTOR: f64 = 1e3;
 
 /// A saved prior's values are ones a fit writes: positive spreads and growth, finite means, a
 /// posterior of finite non-negative weights summing to one with positive bias variances.

@@ -255,12 +255,27 @@ pub struct LrAnalysis {
     pub level: f64,
 }
 
+/// A sweep in which no cell holds three learning rates computes nothing (no optimum, no law):
+/// it is an error naming what to add, not an empty result.
+fn check_some_profile(works: &[CellWork]) -> Result<()> {
+    if works.iter().any(|w| w.cell.status != CellStatus::FewLrs) {
+        return Ok(());
+    }
+    Err(Error::settings(format!(
+        "none of the {} (N, D) cell(s) holds runs at 3 or more distinct learning rates, so no \
+         cell has an optimum and no LR law can be fitted; add runs that sweep the learning rate \
+         (at least 3 per cell, around the best)",
+        works.len()
+    )))
+}
+
 /// The whole analysis of a sweep.
 pub fn lr_analysis(data: &LrData, settings: &LrSettings) -> Result<LrAnalysis> {
     validate(data, settings)?;
     let groups = group_cells(&data.size, &data.tokens, data.batch.as_deref());
     let swept = swept::find(&data.others, &groups, &data.lr, data.batch.is_some());
     let mut works = profile_cells(data, &groups, settings);
+    check_some_profile(&works)?;
     let batch_cells = data
         .batch
         .as_ref()
