@@ -26,12 +26,14 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
         ScheduleConfig::Predict {
             fit,
             job,
+            max_work,
             intervals,
             plot,
             json,
         } => crate::cmd_schedule_intervals::run_predict(
             &saved::schedule_fit(&fit)?,
             &job,
+            max_work,
             intervals.as_ref(),
             plot.as_ref(),
             json,
@@ -79,7 +81,7 @@ fn run_fit(config: ScheduleFitConfig) -> Result<()> {
             .map_or("run".into(), |s| s.to_string_lossy().to_string());
         logs.extend(config.job.logs(&table, &stem)?);
     }
-    let fitted = config.job.run(&logs)?;
+    let fitted = config.job.run_within(&logs, config.max_work)?;
     if let Some(target) = &config.plot {
         plot_runs(&fitted.fit, &fitted.curves, target)?;
     }
