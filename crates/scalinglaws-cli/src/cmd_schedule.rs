@@ -122,6 +122,18 @@ fn run_optimize(
     plot: Option<&Output>,
     json: Option<Destination>,
 ) -> Result<()> {
+    let steps = job.settings(fit).steps;
+    let limit = scalinglaws::limits::MAX_CURVE_POINTS;
+    if schedule_csv.is_some() && steps > limit {
+        return Err(crate::input_error(format!(
+            "--schedule-csv: a {}-step schedule is a row per step, more than the limit of {} \
+             rows; give --steps {} or fewer, or leave out --schedule-csv (the report shows the \
+             schedule's shape)",
+            scalinglaws::limits::thousands(steps),
+            scalinglaws::limits::thousands(limit),
+            limit
+        )));
+    }
     let best = job.run(fit)?;
     if let Some(path) = schedule_csv {
         let mut csv = String::from("step,lr\n");

@@ -53,6 +53,26 @@ fn a_curve_of_more_points_than_the_cap_is_refused_naming_every() {
         schedule(&fit, "predict").args(["--schedule", "constant:steps=100000000", "--every", "1"]),
         &expected,
     );
+    let csv = std::env::temp_dir().join(format!(
+        "scalinglaws-schedule-work-{}.csv",
+        std::process::id()
+    ));
+    fails(
+        schedule(&fit, "optimize")
+            .args([
+                "--steps",
+                "10000000",
+                "--max-iterations",
+                "4",
+                "--schedule-csv",
+            ])
+            .arg(&csv),
+        &[
+            "--schedule-csv",
+            "more than the limit of 1,000,000 rows",
+            "--steps 1000000 or fewer",
+        ],
+    );
     fails(
         schedule(&fit, "compare").args([
             "--schedule",

@@ -135,7 +135,7 @@ mod tests {
         let refusal = study(&settings, 0).check(crate::work::DEFAULT_MAX_WORK);
         assert!(refusal.is_err());
         settings.steps = vec![12_000, 24_000, 48_000, 96_000];
-        assert!(study(&settings, 1000)
+        assert!(study(&settings, 100)
             .check(crate::work::DEFAULT_MAX_WORK)
             .is_ok());
     }
