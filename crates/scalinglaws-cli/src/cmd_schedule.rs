@@ -26,12 +26,14 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
         ScheduleConfig::Predict {
             fit,
             job,
+            max_work,
             intervals,
             plot,
             json,
         } => crate::cmd_schedule_intervals::run_predict(
             &saved::schedule_fit(&fit)?,
             &job,
+            max_work,
             intervals.as_ref(),
             plot.as_ref(),
             json,
@@ -79,7 +81,7 @@ fn run_fit(config: ScheduleFitConfig) -> Result<()> {
             .map_or("run".into(), |s| s.to_string_lossy().to_string());
         logs.extend(config.job.logs(&table, &stem)?);
     }
-    let fitted = config.job.run(&logs)?;
+    let fitted = config.job.run_within(&logs, config.max_work)?;
     if let Some(target) = &config.plot {
         plot_runs(&fitted.fit, &fitted.curves, target)?;
     }
@@ -120,6 +122,18 @@ fn run_optimize(
     plot: Option<&Output>,
     json: Option<Destination>,
 ) -> Result<()> {
+    let steps = job.settings(fit).steps;
+    let limit = scalinglaws::limits::MAX_CURVE_POINTS;
+    if schedule_csv.is_some() && steps > limit {
+        return Err(crate::input_error(format!(
+            "--schedule-csv: a {}-step schedule is a row per step, more than the limit of {} \
+             rows; give --steps {} or fewer, or leave out --schedule-csv (the report shows the \
+             schedule's shape)",
+            scalinglaws::limits::thousands(steps),
+            scalinglaws::limits::thousands(limit),
+            limit
+        )));
+    }
     let best = job.run(fit)?;
     if let Some(path) = schedule_csv {
         let mut csv = String::from("step,lr\n");

@@ -61,17 +61,22 @@ impl scalinglaws_report::Report for ProfileReport<'_> {
 pub fn run_predict(
     fit: &ScheduleFit,
     job: &SchedulePredictJob,
+    max_work: f64,
     method: Option<&IntervalMethod>,
     plot: Option<&Output>,
     json: Option<Destination>,
 ) -> Result<()> {
     let Some(method) = method else {
-        let prediction = job.run(fit)?;
+        let prediction = job.run_within(fit, max_work)?;
         if let Some(target) = plot {
             draw(fit, &prediction, None, target)?;
         }
         return output::emit(json.as_ref(), &schedule::PredictionReport(&prediction));
     };
+    match method {
+        IntervalMethod::Bootstrap(s) => job.check_intervals(fit, max_work, s.replicates, None)?,
+        IntervalMethod::Profile(s) => job.check_intervals(fit, max_work, 0, Some(s))?,
+    }
     let parsed = spec::parse(&job.schedule, Some(fit.defaults))?;
     match method {
         IntervalMethod::Bootstrap(settings) => {

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use scalinglaws::analysis::schedule::cooldown::{self, StudySettings};
+use scalinglaws::analysis::schedule::cost;
 use scalinglaws::analysis::schedule::intervals::{self, BootstrapSettings};
 use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{predict, ParsedSpec, Prediction, Schedule, ScheduleFit};
@@ -34,6 +35,8 @@ pub struct StudyConfig {
     pub last: Option<f64>,
     pub plot: Option<Output>,
     pub json: Option<Destination>,
+    /// `--max-work`.
+    pub max_work: f64,
 }
 
 /// The arguments, with the values no fit can make right refused here (exit 2, naming the
@@ -57,7 +60,10 @@ pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
             )));
         }
     }
+    let (plot, json) =
+        crate::config::schedule::plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(StudyConfig {
+        max_work: args.work.budget()?,
         fit: args.saved.fit,
         steps: args.steps,
         fraction: args.fraction,
@@ -71,12 +77,8 @@ pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
         peak: args.peak,
         warmup: args.warmup,
         last: args.last,
-        plot: args.plot.as_deref().map(|target| Output {
-            destination: Destination::parse(target.trim()),
-            size: None,
-            option: "--plot",
-        }),
-        json: crate::config::destination(args.json.as_deref()),
+        plot,
+        json,
     })
 }
 
@@ -101,6 +103,13 @@ fn settings(c: &StudyConfig, fit: &ScheduleFit) -> StudySettings {
 pub fn run(c: &StudyConfig) -> Result<()> {
     let fit = saved::schedule_fit(&c.fit)?;
     let settings = settings(c, &fit);
+    let replicates = c.bootstrap.as_ref().map_or(0, |b| b.replicates);
+    let mut estimate = cost::study(&settings, replicates);
+    if replicates > 0 {
+        let curves = intervals::saved_curves(&fit)?;
+        estimate = estimate.plus(cost::bootstrap(&fit, &curves, replicates));
+    }
+    estimate.check(c.max_work)?;
     // The replicates of the moving-block bootstrap of the fit's training curves (as `predict
     // --bootstrap`); without `--bootstrap` the study has no intervals and says so.
     let replicates = match &c.bootstrap {

@@ -93,11 +93,12 @@ pub enum Setting {
     Prior,
     PriorSd,
     MaxWork,
+    Every,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 79] = [
+    pub const ALL: [Setting; 80] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -177,6 +178,7 @@ impl Setting {
         Setting::Prior,
         Setting::PriorSd,
         Setting::MaxWork,
+        Setting::Every,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -261,6 +263,7 @@ impl Setting {
             Setting::Prior => "prior",
             Setting::PriorSd => "prior_sd",
             Setting::MaxWork => "max_work",
+            Setting::Every => "every",
         }
     }
 

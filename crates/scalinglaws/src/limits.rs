@@ -52,6 +52,41 @@ pub const MAX_BAND_SOLVES: usize = 10_000_000;
 /// is a cooldown every 240 steps of a 24,000-step run, and far past what anyone reads.
 pub const MAX_COOLDOWN_BRANCHES: usize = 100_000;
 
+/// Most points of one predicted curve (a schedule's steps over the reporting interval
+/// `every`). Each point is a row of the prediction's table and JSON (about 100 bytes in each,
+/// and a few more held per point): a 1e8-step schedule reported at every step reached 13.8 GB.
+/// A million points is a thousand times what a plot shows.
+pub const MAX_CURVE_POINTS: usize = 1_000_000;
+
+/// Refuses a curve of `steps` steps reported every `every` steps (0: about 200 points) when it
+/// has more than [`MAX_CURVE_POINTS`] points, naming the interval that would fit.
+pub fn check_curve_points(steps: usize, every: usize) -> Result<()> {
+    if every == 0 {
+        return Ok(());
+    }
+    let points = steps.saturating_sub(1) / every + 1;
+    if points <= MAX_CURVE_POINTS {
+        return Ok(());
+    }
+    let fits = steps.saturating_sub(1).div_ceil(MAX_CURVE_POINTS - 1).max(1);
+    Err(Error::setting(
+        Setting::Every,
+        text![
+            Setting::Every.number(every),
+            format!(
+                ": a {}-step schedule reported every {} steps is {} points, more than the limit \
+                 of {} points; give ",
+                thousands(steps),
+                thousands(every),
+                thousands(points),
+                thousands(MAX_CURVE_POINTS)
+            ),
+            Setting::Every.number(fits),
+            " or more (or leave it out for about 200 points)"
+        ],
+    ))
+}
+
 /// Longest formula or expression, in bytes. Ten times any published law written out in full;
 /// parsing, compiling and finding the linear parameters stay within milliseconds up to it.
 pub const MAX_FORMULA_BYTES: usize = 65_536;

@@ -57,6 +57,31 @@ pub const POLISH_STEPS: f64 = 12.0;
 /// costed at 0.64 ms each, and 4,800 of grouped fits at 0.2 ms).
 const SECONDS_PER_FIT: f64 = 1.5e-3;
 
+/// Core-seconds per step of a learning-rate schedule a curve law is evaluated over once (a
+/// predicted curve, a cooldown branch, each schedule of a study): 2 µs, above the 0.53 µs a
+/// step of a 10-million-step cosine and the 0.94 µs a step of 1,000-step cooldown branches
+/// measured under multi_power.
+pub const SECONDS_PER_SCHEDULE_STEP: f64 = 2e-6;
+
+/// Bytes held per step of a schedule written out in full (its rates and the law's running
+/// sums): 32, above the 26 a cooldown study of one 1e7-step length measured.
+pub const BYTES_PER_SCHEDULE_STEP: f64 = 32.0;
+
+/// Core-seconds per step of the training schedules of one schedule fit (its start grid and
+/// polish over every step of every training run): 2e-4, above the 19 µs (one 24,000-step run,
+/// 0.46 s), 62 µs (two, 3.0 s) and 8 µs (all nine, 2.5 s) measured on the bundled 400M runs.
+pub const SECONDS_PER_FIT_SCHEDULE_STEP: f64 = 2e-4;
+
+/// Core-seconds per training step of one refit of a schedule fit (a bootstrap replicate from
+/// the fitted values): 2.5e-5, above the 10 µs measured (20 replicates of a 24,000-step
+/// training run in 4.8 core-seconds).
+pub const SECONDS_PER_REFIT_SCHEDULE_STEP: f64 = 2.5e-5;
+
+/// Core-seconds per training step of one refit of a profile-likelihood trace (warm, with a
+/// parameter held): 1e-5, above the 3.4 µs measured (the calibrated profile of a 23,921-step
+/// training run: 312 refits on the full curve and as many on its first half, 38.6 s).
+pub const SECONDS_PER_PROFILE_SCHEDULE_STEP: f64 = 1e-5;
+
 /// One factor of an estimate: how many of what, and the setting that sets it (if any).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Factor {

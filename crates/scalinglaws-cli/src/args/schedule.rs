@@ -35,6 +35,9 @@ pub enum ScheduleKind {
 
 #[derive(Debug, Args)]
 pub struct FitArgs {
+    #[command(flatten)]
+    pub work: super::WorkArgs,
+
     /// Logs: one file with a run column (--run), or one file per run (the run is the file's
     /// name without extension).
     #[arg(value_name = "DATA", required = true)]
@@ -88,6 +91,9 @@ pub struct SavedFit {
 #[derive(Debug, Args)]
 pub struct PredictArgs {
     #[command(flatten)]
+    pub work: super::WorkArgs,
+
+    #[command(flatten)]
     pub saved: SavedFit,
     /// The schedule: cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5 (keys left out take the
     /// fit's training run values; see `schedule predict --help`).
@@ -129,6 +135,9 @@ pub struct IntervalArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
+    #[command(flatten)]
+    pub work: super::WorkArgs,
+
     #[command(flatten)]
     pub saved: SavedFit,
     /// A schedule spec (repeat, at least twice).
@@ -205,6 +214,9 @@ pub struct CooldownArgs {
 
 #[derive(Debug, Args)]
 pub struct CooldownStudyArgs {
+    #[command(flatten)]
+    pub work: super::WorkArgs,
+
     #[command(flatten)]
     pub saved: SavedFit,
     /// Training lengths T in steps, comma separated [default: 0.5, 1, 2 and 4 times the fit's

@@ -13,7 +13,7 @@ use scalinglaws::job::schedule::{
     SchedulePredictJob,
 };
 
-use super::plot::plot_and_json;
+pub use super::plot::plot_and_json;
 use super::{destination, level, parse_delimiter, parse_fixes, replicates};
 use crate::args::schedule::{
     CompareArgs, CooldownArgs, FitArgs, IntervalArgs, OptimizeArgs, PredictArgs, ScheduleArgs,
@@ -38,6 +38,8 @@ pub enum ScheduleConfig {
     Predict {
         fit: PathBuf,
         job: SchedulePredictJob,
+        /// `--max-work`.
+        max_work: f64,
         /// `--bootstrap` or `--interval`: prediction intervals.
         intervals: Option<IntervalMethod>,
         plot: Option<figure::Output>,
@@ -68,6 +70,8 @@ pub enum ScheduleConfig {
 #[derive(Debug)]
 pub struct ScheduleFitConfig {
     pub files: Vec<Recipe>,
+    /// `--max-work`.
+    pub max_work: f64,
     pub job: ScheduleFitJob,
     pub plot: Option<figure::Output>,
     pub json: Option<Destination>,
@@ -141,6 +145,7 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
     let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(ScheduleFitConfig {
         files,
+        max_work: args.work.budget()?,
         job,
         plot,
         json,
@@ -155,6 +160,7 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
             schedule: args.schedule,
             every: args.every,
         },
+        max_work: args.work.budget()?,
         intervals: interval_settings(&args.intervals)?,
         plot,
         json,
@@ -218,6 +224,7 @@ fn compare_config(args: CompareArgs) -> Result<ScheduleConfig> {
         job: ScheduleCompareJob {
             schedules: args.schedules,
             every: args.every,
+            max_work: args.work.budget()?,
         },
         plot,
         json,

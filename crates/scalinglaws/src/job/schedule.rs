@@ -4,14 +4,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::schedule::intervals::saved_curves;
 use crate::analysis::schedule::optimize::{
     cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
 };
+use crate::analysis::schedule::profile::ProfileSettings;
 use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
     compare_rates, curves_from_logs, fit_curves, predict_rates, spec, Comparison, Curve, CurveLaw,
     Prediction, RunLog, ScheduleFit,
 };
+use crate::analysis::schedule::{cost, Rates};
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
 
@@ -86,7 +89,14 @@ impl ScheduleFitJob {
 
     /// Fits the law to the logs' curves and scores every run.
     pub fn run(&self, logs: &[RunLog]) -> Result<FittedCurves> {
+        self.run_within(logs, crate::work::DEFAULT_MAX_WORK)
+    }
+
+    /// [`Self::run`], refused before the fit when its estimate ([`cost::fit`]) is over the
+    /// budget `max_work`.
+    pub fn run_within(&self, logs: &[RunLog], max_work: f64) -> Result<FittedCurves> {
         let curves = curves_from_logs(logs, self.warmup)?;
+        cost::fit(&curves, &self.train).check(max_work)?;
         let fit = fit_curves(self.law, &curves, &self.train, &self.fix)?;
         Ok(FittedCurves { fit, curves })
     }
@@ -155,8 +165,41 @@ pub struct SchedulePredictJob {
 
 impl SchedulePredictJob {
     pub fn run(&self, fit: &ScheduleFit) -> Result<Prediction> {
+        self.run_within(fit, crate::work::DEFAULT_MAX_WORK)
+    }
+
+    /// [`Self::run`], refused before the curve when its estimate ([`cost::predictions`]) is
+    /// over the budget `max_work`.
+    pub fn run_within(&self, fit: &ScheduleFit, max_work: f64) -> Result<Prediction> {
         let parsed = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
+        crate::limits::check_curve_points(parsed.main.len(), self.every)?;
+        cost::predictions(std::slice::from_ref(&parsed)).check(max_work)?;
         predict_rates(fit, &parsed, self.every)
+    }
+
+    /// Refuses, before the schedule is written out or any refit, a curve of too many points or
+    /// work over the budget `max_work`: the curve under the fit and each of `replicates`
+    /// bootstrap replicates with their refits, or the refits of a `profile` band.
+    pub fn check_intervals(
+        &self,
+        fit: &ScheduleFit,
+        max_work: f64,
+        replicates: usize,
+        profile: Option<&ProfileSettings>,
+    ) -> Result<()> {
+        let lazy = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
+        crate::limits::check_curve_points(lazy.main.len(), self.every)?;
+        let curves = saved_curves(fit)?;
+        let mut estimate = cost::predictions(std::slice::from_ref(&lazy))
+            .holding(cost::spec_steps(&lazy) * crate::work::BYTES_PER_SCHEDULE_STEP)
+            .repeated(1.0 + replicates as f64, "curves", None);
+        if replicates > 0 {
+            estimate = estimate.plus(cost::bootstrap(fit, &curves, replicates));
+        }
+        if let Some(settings) = profile {
+            estimate = estimate.plus(cost::profile(fit, &curves, settings));
+        }
+        estimate.check(max_work)
     }
 }
 
@@ -166,15 +209,24 @@ pub struct ScheduleCompareJob {
     pub schedules: Vec<String>,
     #[serde(default)]
     pub every: usize,
+    /// The work budget in estimated core-seconds ([`crate::work`]).
+    #[serde(default = "crate::work::default_max_work")]
+    pub max_work: f64,
 }
 
 impl ScheduleCompareJob {
+    /// The curves, refused before any is computed when their points or their estimate
+    /// ([`cost::predictions`], the steps of every schedule) are over the limits.
     pub fn run(&self, fit: &ScheduleFit) -> Result<Comparison> {
         let parsed = self
             .schedules
             .iter()
             .map(|s| spec::parse_rates(s, Some(fit.defaults)))
             .collect::<Result<Vec<_>>>()?;
+        for spec in &parsed {
+            crate::limits::check_curve_points(spec.main.len(), self.every)?;
+        }
+        cost::predictions(&parsed).check(self.max_work)?;
         compare_rates(fit, &parsed, self.every)
     }
 }

@@ -6,6 +6,7 @@
 //! term (issue 26; which shapes do is measured in `tests/schedule_protocol.rs`).
 
 pub mod cooldown;
+pub mod cost;
 pub mod fit;
 pub mod fsl;
 pub mod intervals;
@@ -591,6 +592,7 @@ fn predict_family(
     let what = text![Setting::Schedule.text(text)];
     check_rate(fit, highest, Setting::Schedule, what)?;
     let refuse = |m: String| Error::settings(format!("schedule '{text}': {m}"));
+    crate::limits::check_curve_points(main.len(), every)?;
     let steps = curve_steps(main.len(), every);
     fit.law.check_rates(main, &steps).map_err(refuse)?;
     let loss = fit.law.values_of(&params, main, &steps);

@@ -155,6 +155,14 @@ const SHRINK: usize = 6;
 /// The largest lag-1 autocorrelation used (τ ≤ 199).
 const MAX_LAG1: f64 = 0.99;
 
+/// The most refits one trace tries: its steps growing from the first to the last, then the
+/// bisections of its crossing (and the halvings of a first step already outside), for the
+/// work estimate ([`super::cost::profile`]).
+pub fn max_trials_per_trace(settings: &ProfileSettings) -> usize {
+    let steps = ((LAST_STEP / FIRST_STEP).ln() / GROWTH.ln()).ceil() as usize;
+    steps + 1 + settings.refinements + SHRINK
+}
+
 /// The training curves of `fit` among `curves`, in the fit's order.
 fn training_curves(fit: &ScheduleFit, curves: &[Curve]) -> Result<Vec<Curve>> {
     fit.train
