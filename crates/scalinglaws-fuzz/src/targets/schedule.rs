@@ -61,6 +61,7 @@ pub fn run(input: &[u8]) -> Signature {
             let job = SchedulePredictJob {
                 schedule: one.to_string(),
                 every,
+                interrupt: Default::default(),
             };
             Signature::of_result("predict", &job.run(fit))
         }

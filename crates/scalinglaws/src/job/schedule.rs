@@ -9,11 +9,12 @@ use crate::analysis::schedule::optimize::{
 };
 use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
-    compare_rates, curves_from_logs, fit_curves, predict_rates, spec, Comparison, Curve, CurveLaw,
-    Prediction, RunLog, ScheduleFit,
+    compare_rates, curves_from_logs, fit_curves_until, predict_rates, spec, Comparison, Curve,
+    CurveLaw, Prediction, RunLog, ScheduleFit,
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 
 /// `schedule fit`: the columns of the logs, the law, the training runs and the held
 /// parameters.
@@ -35,6 +36,9 @@ pub struct ScheduleFitJob {
     /// Parameters held at values.
     #[serde(default)]
     pub fix: Vec<(String, f64)>,
+    /// Stops the fit at its search's next evaluation of the law ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 /// A schedule fit with the curves it was fitted to (for plots).
@@ -87,7 +91,7 @@ impl ScheduleFitJob {
     /// Fits the law to the logs' curves and scores every run.
     pub fn run(&self, logs: &[RunLog]) -> Result<FittedCurves> {
         let curves = curves_from_logs(logs, self.warmup)?;
-        let fit = fit_curves(self.law, &curves, &self.train, &self.fix)?;
+        let fit = fit_curves_until(self.law, &curves, &self.train, &self.fix, &self.interrupt)?;
         Ok(FittedCurves { fit, curves })
     }
 }
@@ -151,12 +155,19 @@ pub struct SchedulePredictJob {
     /// Report the curve every K steps (0: about 200 points).
     #[serde(default)]
     pub every: usize,
+    /// Stops the passes over the schedule ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 impl SchedulePredictJob {
     pub fn run(&self, fit: &ScheduleFit) -> Result<Prediction> {
-        let parsed = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
-        predict_rates(fit, &parsed, self.every)
+        let mut parsed = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
+        parsed.stop_on(&self.interrupt);
+        let prediction = predict_rates(fit, &parsed, self.every);
+        // A stopped pass predicted nothing: whatever it gave (or refused) is not the answer.
+        self.interrupt.check()?;
+        prediction
     }
 }
 
@@ -193,6 +204,9 @@ pub struct ScheduleOptimizeJob {
     pub floor: Option<f64>,
     #[serde(default = "default_iterations")]
     pub max_iterations: usize,
+    /// Stops the search between iterations ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 fn default_iterations() -> usize {
@@ -213,7 +227,7 @@ impl ScheduleOptimizeJob {
     }
 
     pub fn run(&self, fit: &ScheduleFit) -> Result<OptimizedSchedule> {
-        optimize(fit, &self.settings(fit))
+        optimize(fit, &self.settings(fit), &self.interrupt)
     }
 }
 
