@@ -9,7 +9,7 @@ use scalinglaws::data::recipe::Trials;
 use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{json_out, py, request};
+use crate::errors::{interruptible, json_out, py, request};
 
 #[derive(Deserialize)]
 struct DownstreamRequest {
@@ -56,8 +56,10 @@ pub(crate) fn downstream(py_: Python<'_>, data: Data, request_json: &str) -> PyR
             anchors: request.anchors,
             unseen: request.unseen,
             threads: request.threads,
+            interrupt: Default::default(),
         },
     };
-    let result = py(py_.detach(|| job.run(&table, &recipe.target)))?;
+    let interrupt = job.settings.interrupt.clone();
+    let result = interruptible(py_, &interrupt, || job.run(&table, &recipe.target))?;
     json_out(&result)
 }

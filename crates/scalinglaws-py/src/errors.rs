@@ -145,7 +145,3 @@ pub(crate) fn request<T: DeserializeOwned>(text: &str) -> PyResult<T> {
         to_py(Error::settings(format!("{path}=: {what}")))
     })
 }
-
-pub(crate) fn json_error(error: serde_json::Error) -> Error {
-    Error::settings(format!("could not write the result as JSON: {error}"))
-}

@@ -168,23 +168,25 @@ pub(crate) fn report_html(
         .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
         .or_else(|| result.calibration.as_ref().map(|c| c.level))
         .unwrap_or(0.95);
-    // The page backtests the fit: let Ctrl-C stop it.
+    // The page backtests the fit and draws its bands (seconds with many bootstrap draws): let
+    // Ctrl-C stop both.
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
     let outcome = job::FitOutcome { result, law, data };
-    let page = interruptible(py_, &interrupt, || {
+    let html = interruptible(py_, &interrupt, || {
         let page = job::FitPage::of(outcome, level)?;
         interrupt.check()?;
-        Ok(page)
+        let report = scalinglaws_report::html::FitPageReport {
+            page: &page,
+            command,
+            wording: &crate::wording::Python,
+        };
+        let html = scalinglaws_report::export(&report, scalinglaws_report::Format::Html);
+        // A plot stopped part way was drawn as its error: that page is not the fit's.
+        interrupt.check()?;
+        Ok(html)
     })?;
-    let report = scalinglaws_report::html::FitPageReport {
-        page: &page,
-        command,
-        wording: &crate::wording::Python,
-    };
-    // Drawing the plots takes a while, and needs nothing of Python's.
-    py_.detach(|| scalinglaws_report::export(&report, scalinglaws_report::Format::Html))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    html.map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// Reads a fit's JSON back, checked against its law.

@@ -9,7 +9,7 @@ use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::Error;
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{json_out, py, request, to_py};
+use crate::errors::{interruptible, json_out, py, request, to_py};
 
 #[derive(Deserialize)]
 struct IsoflopRequest {
@@ -97,7 +97,9 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
         budgets: request.budget,
         calibrate: request.calibrate,
         max_work: crate::fit::max_work(),
+        interrupt: Default::default(),
     };
-    let result = py(py_.detach(|| job.run(&table, &recipe.target)))?;
+    let interrupt = job.interrupt.clone();
+    let result = interruptible(py_, &interrupt, || job.run(&table, &recipe.target))?;
     json_out(&result)
 }

@@ -5,9 +5,11 @@
 //! CLI writes), and the Python layer (`python/scalinglaws`) turns them into objects. Library
 //! errors become `scalinglaws.DataError`, `FormulaError`, `SettingsError` or `FitError`
 //! (all `scalinglaws.Error`) with the library's message; the GIL is released while the
-//! library works, and the long calls (fits with bootstrap and calibration, grouped fits,
-//! backtests, selections, comparisons, the report's page) run on a worker thread that Ctrl-C
-//! stops (see `errors::interruptible`).
+//! library works, and every call that can run long (fits with bootstrap and calibration,
+//! grouped fits, backtests, selections, comparisons, IsoFLOP analyses, allocations, designs,
+//! downstream forecasts, the schedule's fit, predictions and optimiser, predictions of a fit,
+//! its plots and its page; the lab's simulations) runs on a worker thread that Ctrl-C stops
+//! within a fraction of a second (see `errors::interruptible`; `tests/test_interrupt.py`).
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of

@@ -8,9 +8,9 @@ use serde::Deserialize;
 
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops};
 use scalinglaws::job::allocation_from_fit;
-use scalinglaws::Error;
+use scalinglaws::{Error, Interrupt};
 
-use crate::errors::{py, request, to_py};
+use crate::errors::{interruptible, py, request, to_py};
 use crate::fit::{read_fit, FitDataJson};
 
 /// Writes a picture (SVG or PNG by the extension of `path`).
@@ -95,8 +95,11 @@ fn fit_page(
     request_json: &str,
     data_json: Option<&str>,
 ) -> PyResult<scalinglaws_plot::Page> {
-    let (result, law) = py(read_fit(fit_json))?;
+    let (mut result, law) = py(read_fit(fit_json))?;
     let request: PlotRequest = request(request_json)?;
+    // The bands of a fit with many bootstrap draws take seconds: let Ctrl-C stop them.
+    let interrupt = Interrupt::new();
+    result.settings.interrupt = interrupt.clone();
     let data = || -> PyResult<scalinglaws::fit::FitData> {
         let text = data_json.ok_or_else(|| {
             to_py(Error::settings(format!(
@@ -129,38 +132,17 @@ fn fit_page(
                 .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
                 .or_else(|| result.calibration.as_ref().map(|c| c.level))
                 .unwrap_or(0.95);
-            py(scalinglaws_report::plots::fit_page(
-                &law,
-                &result,
-                &data()?,
-                x,
-                level,
-            ))?
+            let data = data()?;
+            interruptible(py_, &interrupt, || {
+                scalinglaws_report::plots::fit_page(&law, &result, &data, x, level)
+            })?
         }
         "residuals" => py(scalinglaws_report::plots::residuals_page(
             &law,
             &result,
             &data()?,
         ))?,
-        "frontier" => {
-            if !(request.from > 0.0 && request.to > request.from) {
-                return Err(to_py(Error::settings("budgets: give 0 < from < to")));
-            }
-            let budgets = (0..41)
-                .map(|i| {
-                    (request.from.ln() + (request.to / request.from).ln() * i as f64 / 40.0).exp()
-                })
-                .collect();
-            let settings = AllocationSettings {
-                flops: py(Flops::parse(&request.flops))?,
-                held: request.held,
-                ..AllocationSettings::at_budgets(budgets)
-            };
-            // The fit's bootstrap draws give the bands, at the bootstrap's level.
-            let settings = allocation_from_fit(settings, Some(&result), None);
-            let frontier = py(py_.detach(|| optimal(&law, &result.param_values(), &settings)))?;
-            scalinglaws_report::plots::frontier_page(&frontier)
-        }
+        "frontier" => frontier_page(py_, &result, &law, request)?,
         "bootstrap" => py(scalinglaws_report::plots::bootstrap_page(&result))?,
         other => {
             return Err(to_py(Error::settings(format!(
@@ -169,4 +151,31 @@ fn fit_page(
         }
     };
     Ok(page)
+}
+
+/// The frontier over 41 budgets from `request.from` to `request.to`, its bands from the fit's
+/// bootstrap draws (at the bootstrap's level), solved on a worker that Ctrl-C stops.
+fn frontier_page(
+    py_: Python<'_>,
+    result: &scalinglaws::uncertainty::FitRecord,
+    law: &scalinglaws::Law,
+    request: PlotRequest,
+) -> PyResult<scalinglaws_plot::Page> {
+    if !(request.from > 0.0 && request.to > request.from) {
+        return Err(to_py(Error::settings("budgets: give 0 < from < to")));
+    }
+    let budgets = (0..41)
+        .map(|i| (request.from.ln() + (request.to / request.from).ln() * i as f64 / 40.0).exp())
+        .collect();
+    let interrupt = Interrupt::new();
+    let settings = AllocationSettings {
+        flops: py(Flops::parse(&request.flops))?,
+        held: request.held,
+        interrupt: interrupt.clone(),
+        ..AllocationSettings::at_budgets(budgets)
+    };
+    let settings = allocation_from_fit(settings, Some(result), None);
+    let params = result.param_values();
+    let frontier = interruptible(py_, &interrupt, || optimal(law, &params, &settings))?;
+    Ok(scalinglaws_report::plots::frontier_page(&frontier))
 }

@@ -8,7 +8,7 @@ use scalinglaws::data::recipe::Recipe;
 use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
 
 use crate::data::{table, Data};
-use crate::errors::{json_out, py, request};
+use crate::errors::{interruptible, json_out, py, request};
 
 #[derive(Deserialize)]
 struct ScheduleFitRequest {
@@ -38,6 +38,7 @@ pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> P
         warmup: request.warmup,
         fix: request.fix,
         target: request.target,
+        interrupt: Default::default(),
     };
     let recipe = Recipe {
         target: job.target.clone(),
@@ -45,7 +46,7 @@ pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> P
     };
     let table = py(table(data, &recipe))?;
     let logs = py(job.logs(&table, ""))?;
-    let fitted = py(py_.detach(|| job.run(&logs)))?;
+    let fitted = interruptible(py_, &job.interrupt, || job.run(&logs))?;
     json_out(&fitted.fit)
 }
 
@@ -62,8 +63,9 @@ pub(crate) fn schedule_predict(
     let job = SchedulePredictJob {
         schedule: schedule.to_string(),
         every,
+        interrupt: Default::default(),
     };
-    let prediction = py(py_.detach(|| job.run(&fit)))?;
+    let prediction = interruptible(py_, &job.interrupt, || job.run(&fit))?;
     json_out(&prediction)
 }
 
@@ -87,7 +89,8 @@ pub(crate) fn schedule_optimize(
         warmup,
         floor,
         max_iterations,
+        interrupt: Default::default(),
     };
-    let result = py(py_.detach(|| job.run(&fit)))?;
+    let result = interruptible(py_, &job.interrupt, || job.run(&fit))?;
     Ok((json_out(&result)?, result.lrs))
 }

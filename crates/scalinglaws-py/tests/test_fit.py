@@ -3,6 +3,7 @@
 import json
 import math
 import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -84,6 +85,63 @@ def test_predict_is_vectorised_and_broadcasts(fitted: sl.Fit) -> None:
     assert ci.value.shape == ci.lower.shape == (2, 3)
     assert np.all(ci.lower < ci.value) and np.all(ci.value < ci.upper)
     assert np.all(pi.upper - pi.lower > ci.upper - ci.lower)
+
+
+def test_many_predictions_are_the_command_line_s(cli, fitted: sl.Fit, tmp_path) -> None:
+    # Thousands of points (several of the blocks Python predicts in, in parallel) with both
+    # intervals, calibrated beyond the data: the numbers `scalinglaws predict` writes, one for
+    # one, and one value given for every point is used at every point.
+    path = tmp_path / "fit.json"
+    fitted.save(path)
+    n = np.logspace(8, 12, 2_500)
+    d = 2e11
+    listed = lambda values: ",".join(repr(float(v)) for v in values)  # noqa: E731
+    out = subprocess.run(
+        [str(cli), "predict", str(path), f"N={listed(n)}", f"D={d!r}", "--json", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    expected = json.loads(out)["predictions"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sl.FitCaveatWarning)
+        ci = fitted.predict(N=n, D=d, interval="confidence")
+        pi = fitted.predict(N=n, D=d, interval="prediction")
+    assert ci.value.shape == pi.lower.shape == (2_500,)
+    assert [p["value"] for p in expected] == ci.value.tolist() == pi.value.tolist()
+    assert [p["ci"] for p in expected] == np.stack([ci.lower, ci.upper], axis=-1).tolist()
+    assert [p["pi"] for p in expected] == np.stack([pi.lower, pi.upper], axis=-1).tolist()
+    assert any(p["calibrated"] for p in expected)  # the widening beyond the data is in it
+
+
+# A child process predicting at a million points: its peak resident memory before and after.
+PREDICT_MEMORY = """
+import resource, sys, warnings
+import numpy as np
+import pandas, scalinglaws as sl
+warnings.simplefilter("ignore")
+fit = sl.fit(sys.argv[1], calibrate=False, law="chinchilla", target="loss",
+             map={"N": "Model Size", "C": "Training FLOP"}, derive={"D": "C/(6*N)"},
+             where="loss < 3.44")
+n, d = np.logspace(8, 11, 1_000_000), np.logspace(9, 12, 1_000_000)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+p = fit.predict(N=n, D=d, interval="prediction")
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert p.value.shape == (1_000_000,) and bool(np.all(p.lower < p.upper))
+print(before, after)
+"""
+
+
+def test_predictions_take_a_small_multiple_of_their_arrays() -> None:
+    # The inputs are handed over as their float64 bytes (16 bytes a point) and read in place,
+    # and the results (24 bytes a point with an interval) are written straight into the
+    # arrays' bytes: the peak grows by about 35 bytes a point beyond the inputs, where a Python
+    # float per value and a record per point took 600. The ceiling leaves room for slack.
+    out = subprocess.run(
+        [sys.executable, "-c", PREDICT_MEMORY, str(EXAMPLE)], check=True, capture_output=True, text=True
+    ).stdout
+    before, after = (int(kb) * 1024 for kb in out.split())  # ru_maxrss is in KB on Linux
+    per_point = (after - before) / 1_000_000
+    print(f"Fit.predict at 1e6 points: {per_point:.0f} bytes a point, peak {after / 2**20:.0f} MB")
+    assert per_point < 100, f"{per_point:.0f} bytes a point"
 
 
 def test_a_fit_at_a_bound_repeats_its_caveat_where_its_predictions_are_used(

@@ -1,9 +1,12 @@
 //! Cancelling long work from outside: an [`Interrupt`] is a shared flag that a front end sets
 //! (Python on Ctrl-C) while the library runs on another thread. The library checks it between
 //! units of work (bootstrap replicates, the starts' rounds of a search, backtest splits and
-//! the other loops of fits, all of which go through one search) and then stops with
-//! [`Error::Interrupted`]. A run that is never interrupted computes exactly what it would
-//! without a token: the checks read the flag and change nothing else.
+//! the other loops of fits, all of which go through one search; the IsoFLOP and envelope
+//! replicates and budgets, the allocations' draws, blocks of predicted points and their
+//! intervals, the chunks of a schedule's passes and the evaluations of a curve law's search)
+//! and then stops with [`Error::Interrupted`], discarding what the loop left part done. A run
+//! that is never interrupted computes exactly what it would without a token: the checks read
+//! the flag and change nothing else.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

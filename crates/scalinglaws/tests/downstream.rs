@@ -129,6 +129,19 @@ fn the_large_models_forecast_from_the_small_ones() {
         .any(|t| t.task == f.task && t.shape != Shape::AtChance)));
 }
 
+/// A set token stops the backtest's fits and replays with `Error::Interrupted`.
+#[test]
+fn an_interrupt_stops_the_analysis() {
+    let table = table();
+    let job = job(None, None);
+    job.settings.interrupt.interrupt();
+    let stopped = job.run(&table, "accuracy");
+    assert!(
+        matches!(stopped, Err(scalinglaws::Error::Interrupted)),
+        "{stopped:?}"
+    );
+}
+
 fn table_where(filter: &str) -> Table {
     let recipe = Recipe {
         target: "accuracy".into(),

@@ -75,6 +75,7 @@ fn the_hull_reproduces_gemstones_approach_1_exponents() {
         bootstrap: 200,
         seed: 0,
         level: 0.95,
+        interrupt: Default::default(),
     };
     let result = envelope(&data, &settings).unwrap();
     let (a, b) = (result.n_star.unwrap(), result.d_star.unwrap());
@@ -110,6 +111,7 @@ fn the_grid_envelope_agrees_with_the_hull_on_gemstones() {
         bootstrap: 0,
         seed: 0,
         level: 0.95,
+        interrupt: Default::default(),
     };
     let result = envelope(&data, &settings).unwrap();
     let a = result.n_star.unwrap().exponent;

@@ -14,8 +14,10 @@ use scalinglaws::analysis::schedule::optimize::{
 };
 use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{
-    fit_curves, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
+    fit_curves, fit_curves_until, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
 };
+use scalinglaws::job::schedule::{ScheduleOptimizeJob, SchedulePredictJob};
+use scalinglaws::{Error, Interrupt};
 
 use common::MULTI_POWER_RUNS as RUNS;
 
@@ -454,7 +456,7 @@ fn rebuilt_log_schedule_matches_the_upstream_schedule() {
 fn optimised_schedule_beats_cosine_wsd_and_constant() {
     // With the published 400M parameters (the paper's §5 setting).
     let (fit, settings) = published_400m_setting();
-    let best = optimize(&fit, &settings).unwrap();
+    let best = optimize(&fit, &settings, &Default::default()).unwrap();
     let best_baseline = best
         .baselines
         .iter()
@@ -663,7 +665,7 @@ fn optimiser_is_within_1e_4_of_a_brute_force_search_over_wsd_shapes() {
     let (library, _) = final_loss(CurveLaw::MultiPower, &PUBLISHED_400M, &wsd);
     let direct = direct_final_loss(&PUBLISHED_400M, &wsd);
     assert!((library - direct).abs() < 1e-12, "{library} vs {direct}");
-    let optimised = optimize(&fit, &settings).unwrap();
+    let optimised = optimize(&fit, &settings, &Default::default()).unwrap();
     let (brute, shape) = brute_force_wsd(&PUBLISHED_400M, &settings);
     println!(
         "optimiser {:.6} vs brute-force WSD {brute:.6} ({shape}): optimiser − brute force = {:.2e}",
@@ -756,6 +758,50 @@ fn a_saved_fit_reads_back_including_the_old_termination_names() {
 /// The published 400M parameters (Luo et al. 2025's src/config.py) in a fit of the 400M
 /// cosine run, and the paper's §5 optimisation setting: 24,000 steps, peak 3e-4, 2,160 warmup
 /// steps, floor 3e-6.
+/// A set token stops the fit, a prediction (a long one, a family of cooldowns) and the
+/// optimiser with `Error::Interrupted`; an untouched one changes nothing.
+#[test]
+fn an_interrupt_stops_the_fit_the_predictions_and_the_optimiser() {
+    let stopped = Interrupt::new();
+    stopped.interrupt();
+    let curves = curves("400");
+    let fitted = fit_curves_until(CurveLaw::MultiPower, &curves, &[], &[], &stopped);
+    assert!(matches!(fitted, Err(Error::Interrupted)), "{fitted:?}");
+    let (fit, settings) = published_400m_setting();
+    for schedule in [
+        "cosine:steps=50000000",
+        "cooldowns:steps=2000000,every=20000,len=20000",
+    ] {
+        let mut job = SchedulePredictJob {
+            schedule: schedule.into(),
+            every: 0,
+            interrupt: stopped.clone(),
+        };
+        assert!(
+            matches!(job.run(&fit), Err(Error::Interrupted)),
+            "{schedule}"
+        );
+        if schedule.starts_with("cooldowns") {
+            job.interrupt = Interrupt::new();
+            assert!(job.run(&fit).is_ok());
+        }
+    }
+    let optimised = optimize(&fit, &settings, &stopped);
+    assert!(matches!(optimised, Err(Error::Interrupted)));
+    let job = ScheduleOptimizeJob {
+        steps: Some(settings.steps),
+        peak: Some(settings.peak),
+        warmup: Some(settings.warmup),
+        floor: Some(settings.floor),
+        max_iterations: settings.max_iterations,
+        interrupt: Interrupt::new(),
+    };
+    assert_eq!(
+        job.run(&fit).unwrap().lrs,
+        optimize(&fit, &settings, &Interrupt::new()).unwrap().lrs
+    );
+}
+
 fn published_400m_setting() -> (ScheduleFit, OptimizeSettings) {
     let mut fit = fit_on_cosine("400");
     for (p, v) in fit.params.iter_mut().zip(PUBLISHED_400M) {

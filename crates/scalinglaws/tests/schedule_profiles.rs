@@ -30,6 +30,7 @@ use rayon::prelude::*;
 
 use scalinglaws::analysis::schedule::fit::{fit_penalized, Anchor, Penalty};
 use scalinglaws::analysis::schedule::{score, Curve, CurveLaw};
+use scalinglaws::Interrupt;
 
 const SIZES: [&str; 3] = ["25", "100", "400"];
 const RESULTS: &str = "bench/results/schedule_profiles.md";
@@ -158,7 +159,7 @@ fn refit(law: CurveLaw, train: &[Curve], target: &Curve, d: Option<f64>) -> Vec<
         })
         .into_iter()
         .collect();
-    fit_penalized(law, train, &fixed, &penalties)
+    fit_penalized(law, train, &fixed, &penalties, &Interrupt::default())
         .unwrap()
         .params
 }
@@ -456,9 +457,15 @@ fn priors(curves: &[Vec<Curve>], out: &mut String) {
     let fsl_free: Vec<Vec<f64>> = curves
         .iter()
         .map(|c| {
-            fit_penalized(CurveLaw::Fsl, &pick(c, &A1_TRAIN), &[None; 6], &[])
-                .unwrap()
-                .params
+            fit_penalized(
+                CurveLaw::Fsl,
+                &pick(c, &A1_TRAIN),
+                &[None; 6],
+                &[],
+                &Interrupt::default(),
+            )
+            .unwrap()
+            .params
         })
         .collect();
     for (s, c) in curves.iter().enumerate() {
@@ -497,7 +504,7 @@ fn prior_row(law: CurveLaw, size: &str, curves: &[Curve], penalties: &[Penalty])
         .cloned()
         .collect();
     let fixed = vec![None; law.params().len()];
-    let opt = fit_penalized(law, &train, &fixed, penalties).unwrap();
+    let opt = fit_penalized(law, &train, &fixed, penalties, &Interrupt::default()).unwrap();
     let names = law.params();
     let described: Vec<String> = penalties
         .iter()

@@ -54,6 +54,7 @@ pub fn downstream_config(args: DownstreamArgs) -> Result<cmd_downstream::Config>
                 anchors: args.anchors,
                 unseen: args.unseen,
                 threads: args.threads,
+                interrupt: Default::default(),
             },
         },
         plot,

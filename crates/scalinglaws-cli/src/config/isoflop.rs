@@ -61,6 +61,7 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             budgets: predict_at,
             calibrate: !args.no_calibration,
             max_work: args.work.budget()?,
+            interrupt: Default::default(),
         },
         json: destination(args.json.as_deref()),
     })

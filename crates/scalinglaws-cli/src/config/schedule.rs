@@ -141,6 +141,7 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
         train: args.train,
         warmup: args.warmup,
         fix: parse_fixes(&args.fixes)?.into_iter().collect(),
+        interrupt: Default::default(),
     };
     let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(ScheduleFitConfig {
@@ -159,6 +160,7 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
         job: SchedulePredictJob {
             schedule: args.schedule,
             every: args.every,
+            interrupt: Default::default(),
         },
         max_work: args.work.budget()?,
         intervals: interval_settings(&args.intervals)?,
@@ -247,6 +249,7 @@ fn optimize_config(args: OptimizeArgs) -> Result<ScheduleConfig> {
             warmup: args.warmup,
             floor: args.floor,
             max_iterations: args.max_iterations,
+            interrupt: Default::default(),
         },
         schedule_csv: args.schedule_csv,
         plot,

@@ -61,6 +61,7 @@ pub fn run(input: &[u8]) -> Signature {
             let job = SchedulePredictJob {
                 schedule: one.to_string(),
                 every,
+                interrupt: Default::default(),
             };
             Signature::of_result("predict", &job.run(fit))
         }
@@ -68,6 +69,7 @@ pub fn run(input: &[u8]) -> Signature {
             let job = ScheduleCompareJob {
                 schedules: many.iter().map(|s| s.to_string()).collect(),
                 every,
+                max_work: scalinglaws::work::DEFAULT_MAX_WORK,
             };
             Signature::of_result("compare", &job.run(fit))
         }

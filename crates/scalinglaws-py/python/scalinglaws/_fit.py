@@ -226,21 +226,27 @@ class Fit:
         if interval not in (None, "confidence", "prediction"):
             raise ValueError('interval must be None, "confidence" or "prediction"')
         names = list(variables)
-        arrays = np.broadcast_arrays(*[np.asarray(variables[n], dtype=float) for n in names])
+        given = [np.asarray(variables[n], dtype=float) for n in names]
+        arrays = np.broadcast_arrays(*given)
         shape = arrays[0].shape if arrays else ()
-        flat = {name: a.ravel().tolist() for name, a in zip(names, arrays)}
-        values, ci, pi, source = _scalinglaws.predict(self._json, flat, float(level))
+        # Each variable's native float64 bytes in C order, one copy (one value for every point
+        # stays one value): the library reads them in place and writes its results straight
+        # into the bytes of the arrays returned, so no Python float is made per point.
+        columns = {
+            name: (raw if raw.size == 1 and math.prod(shape) >= 1 else a).tobytes()
+            for name, raw, a in zip(names, given, arrays)
+        }
+        values, bounds = _scalinglaws.predict(self._json, columns, float(level), interval)
         warn_caveats(self._caveat_documents(), stacklevel=3)
-        value = np.asarray(values, dtype=float).reshape(shape)
+        value = np.frombuffer(values, dtype=float).reshape(shape)
         if interval is None:
             return value
-        bounds = ci if interval == "confidence" else pi
         if bounds is None:
             raise ValueError(
                 f"no {interval} interval: the fit has neither bootstrap replicates nor a "
                 "covariance (refit with bootstrap=K)"
             )
-        pairs = np.asarray(bounds, dtype=float).reshape(shape + (2,))
+        pairs = np.frombuffer(bounds, dtype=float).reshape(shape + (2,))
         return Prediction(value, pairs[..., 0], pairs[..., 1])
 
     @overload

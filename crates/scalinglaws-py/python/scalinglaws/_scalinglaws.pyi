@@ -49,13 +49,8 @@ def report_html(
     fit_json: str, data_json: str, level: Optional[float] = None, command: str = ""
 ) -> str: ...
 def predict(
-    fit_json: str, variables: Dict[str, List[float]], level: float
-) -> Tuple[
-    List[float],
-    Optional[List[Tuple[float, float]]],
-    Optional[List[Tuple[float, float]]],
-    str,
-]: ...
+    fit_json: str, variables: Dict[str, bytes], level: float, interval: Optional[str] = None
+) -> Tuple[bytearray, Optional[bytearray]]: ...
 def optimal(
     request_json: str,
     fit_json: Optional[str] = None,

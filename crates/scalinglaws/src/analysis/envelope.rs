@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::isoflop::{power_law_through, PowerLaw};
 use crate::data::label_ids;
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 use crate::rng::Rng;
 use crate::stats::percentile_interval;
 use crate::text;
@@ -94,6 +95,8 @@ pub struct EnvelopeSettings {
     pub bootstrap: usize,
     pub seed: u64,
     pub level: f64,
+    /// Stops the grid's budgets and the bootstrap's replicates ([`Error::Interrupted`]).
+    pub interrupt: Interrupt,
 }
 
 /// One point of the envelope: at compute C, the lowest loss and the N, D that reach it.
@@ -131,7 +134,7 @@ pub fn envelope(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<Enve
     validate(data, settings)?;
     let runs = run_ids(data);
     let all: Vec<usize> = (0..data.loss.len()).collect();
-    let points = envelope_points(data, runs.as_ref(), &all, settings.method);
+    let points = envelope_points(data, runs.as_ref(), &all, settings);
     let (mut n_star, mut d_star) = power_laws(&points);
     let mut bootstrap_used = 0;
     if settings.bootstrap > 0 {
@@ -144,6 +147,8 @@ pub fn envelope(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<Enve
             law.ci = Some(percentile_interval(b, settings.level));
         }
     }
+    // An interrupted pass stopped early: its points and intervals are not the analysis's.
+    settings.interrupt.check()?;
     Ok(Envelope {
         method: settings.method,
         checkpoints: data.loss.len(),
@@ -253,10 +258,12 @@ fn envelope_points(
     data: &EnvelopeData,
     runs: Option<&RunIds>,
     rows: &[usize],
-    method: EnvelopeMethod,
+    settings: &EnvelopeSettings,
 ) -> Vec<EnvelopePoint> {
-    match (method, runs) {
-        (EnvelopeMethod::Grid(k), Some(runs)) => grid_envelope(data, runs, rows, k),
+    match (settings.method, runs) {
+        (EnvelopeMethod::Grid(k), Some(runs)) => {
+            grid_envelope(data, runs, rows, k, &settings.interrupt)
+        }
         _ => hull_envelope(data, rows),
     }
 }
@@ -351,11 +358,13 @@ fn curves(data: &EnvelopeData, runs: &RunIds, rows: &[usize]) -> Vec<Curve> {
         .collect()
 }
 
+/// The envelope at `k` budgets (fewer once `stop` is set: the caller then discards them).
 fn grid_envelope(
     data: &EnvelopeData,
     runs: &RunIds,
     rows: &[usize],
     k: usize,
+    stop: &Interrupt,
 ) -> Vec<EnvelopePoint> {
     let curves = curves(data, runs, rows);
     let (lo, hi) = rows
@@ -365,7 +374,7 @@ fn grid_envelope(
             (lo.min(c), hi.max(c))
         });
     let mut points = Vec::new();
-    for i in 0..k {
+    for i in (0..k).take_while(|_| !stop.is_interrupted()) {
         let x = lo + (hi - lo) * i as f64 / (k - 1) as f64;
         let covering: Vec<(&Curve, (f64, f64))> =
             curves.iter().filter_map(|c| Some((c, c.at(x)?))).collect();
@@ -408,6 +417,9 @@ fn bootstrap_exponents(
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for replicate in 0..settings.bootstrap {
+        if settings.interrupt.is_interrupted() {
+            break;
+        }
         let mut rng = Rng::stream(settings.seed, replicate as u64);
         let mut chosen = vec![false; runs.count];
         for _ in 0..runs.count {
@@ -418,7 +430,7 @@ fn bootstrap_exponents(
             .filter(|r| chosen[*r])
             .flat_map(|r| rows_of_run[r].iter().copied())
             .collect();
-        let points = envelope_points(data, Some(runs), &rows, settings.method);
+        let points = envelope_points(data, Some(runs), &rows, settings);
         if let (Some(n), Some(d)) = power_laws(&points) {
             a.push(n.exponent);
             b.push(d.exponent);
@@ -465,6 +477,7 @@ mod tests {
                 bootstrap: 0,
                 seed: 0,
                 level: 0.95,
+                interrupt: Interrupt::default(),
             };
             let result = envelope(&data, &settings).unwrap();
             let a = result.n_star.unwrap().exponent;
@@ -482,6 +495,7 @@ mod tests {
             bootstrap: 50,
             seed: 3,
             level: 0.9,
+            interrupt: Interrupt::default(),
         };
         let result = envelope(&data, &settings).unwrap();
         assert!(result
@@ -499,6 +513,21 @@ mod tests {
     }
 
     #[test]
+    fn an_interrupt_stops_the_grid_and_the_bootstrap() {
+        let data = chinchilla_curves();
+        let settings = EnvelopeSettings {
+            method: EnvelopeMethod::Grid(400),
+            bootstrap: 20,
+            seed: 0,
+            level: 0.9,
+            interrupt: Interrupt::default(),
+        };
+        settings.interrupt.interrupt();
+        let error = envelope(&data, &settings).unwrap_err();
+        assert!(matches!(error, Error::Interrupted), "{error}");
+    }
+
+    #[test]
     fn grid_and_bootstrap_need_run_labels() {
         let mut data = chinchilla_curves();
         data.run = None;
@@ -507,6 +536,7 @@ mod tests {
             bootstrap: 0,
             seed: 0,
             level: 0.95,
+            interrupt: Interrupt::default(),
         };
         assert_eq!(
             envelope(&data, &settings).unwrap_err().key(),

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::work::Estimate;
 use crate::analysis::envelope::{
     envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
 };
@@ -15,6 +14,8 @@ use crate::analysis::isoflop::{
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
+use crate::work::Estimate;
 
 /// Which columns hold what, how runs are grouped, and the analysis to run per group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +52,9 @@ pub struct IsoflopJob {
     /// The work budget ([`crate::work`]), in estimated core-seconds.
     #[serde(default = "crate::work::default_max_work")]
     pub max_work: f64,
+    /// Stops the analysis between replicates, budgets and groups ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 /// Approach 2 (a profile per budget), its backtest, or approach 1 (the envelope).
@@ -95,6 +99,7 @@ impl IsoflopJob {
             level: self.level,
             predict_at: self.budgets.clone(),
             calibrate: self.calibrate,
+            interrupt: self.interrupt.clone(),
         }
     }
 
@@ -106,12 +111,12 @@ impl IsoflopJob {
         let mut groups = Vec::new();
         for (key, rows) in table.group_rows(&self.groups, Setting::Group)? {
             let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
-            let analysis = self
-                .analyse(&columns, &rows)
-                .map_err(|e| match group.is_empty() {
-                    true => e,
-                    false => e.within(format!("group {}", describe_group(&group))),
-                })?;
+            let analysis = self.analyse(&columns, &rows);
+            self.interrupt.check()?;
+            let analysis = analysis.map_err(|e| match group.is_empty() {
+                true => e,
+                false => e.within(format!("group {}", describe_group(&group))),
+            })?;
             groups.push(GroupAnalysis { group, analysis });
         }
         refuse_if_nothing_found(&groups)?;
@@ -212,6 +217,7 @@ impl IsoflopJob {
                     bootstrap: self.bootstrap,
                     seed: self.seed,
                     level: self.level,
+                    interrupt: self.interrupt.clone(),
                 };
                 envelope(
                     &EnvelopeData {

@@ -48,5 +48,5 @@ pub use fit::{
 };
 pub use groups::{GroupFit, GroupStatus, GroupedFitJob};
 pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
-pub use predict::{PredictJob, Predictions};
+pub use predict::{PredictColumns, PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

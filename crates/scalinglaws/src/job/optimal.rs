@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use crate::analysis::allocation::{optimal, AllocationSettings, Flops, Formula, Frontier};
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 use crate::law::Law;
 use crate::text;
 use crate::uncertainty::FitRecord;
@@ -37,6 +38,8 @@ pub struct OptimalJob {
     pub max_tokens: Option<f64>,
     /// Level of the intervals (None: the fit's bootstrap's, else its calibration's, else 95%).
     pub level: Option<f64>,
+    /// Stops the solves between goals and draws ([`Error::Interrupted`]).
+    pub interrupt: Interrupt,
 }
 
 /// An allocation request as JSON, the formulas as text (the shape `scalinglaws.optimal`
@@ -105,6 +108,7 @@ impl TryFrom<OptimalRequest> for OptimalJob {
             max_active: request.max_active,
             max_tokens: request.max_tokens,
             level: request.level,
+            interrupt: Interrupt::default(),
         })
     }
 }
@@ -160,6 +164,7 @@ impl OptimalJob {
             max_params: self.max_params,
             max_active: self.max_active,
             max_tokens: self.max_tokens,
+            interrupt: self.interrupt.clone(),
             ..AllocationSettings::at_budgets(Vec::new())
         }
     }

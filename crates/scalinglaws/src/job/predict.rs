@@ -3,19 +3,26 @@
 //! used at every point. [`PredictJob::run`] checks the names against the law (with a "did you
 //! mean" hint), the values (finite, positive where the law takes a log), that every variable
 //! has values and that the lists have one length, and refuses a point where the law has no
-//! finite value. The command line's `predict` and Python's `Fit.predict` run this job; the
-//! result ([`Predictions`]) is what the command line writes as JSON.
+//! finite value. The command line's `predict` runs this job; the result ([`Predictions`]) is
+//! what it writes as JSON. Python's `Fit.predict` runs [`PredictColumns`]: the same checks and
+//! values on borrowed columns, predicted block by block (in parallel, handed over in order) so
+//! that memory is the columns and a few blocks, whatever the number of points, and a Ctrl-C
+//! stops it between blocks.
 
+use rayon::prelude::*;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::data::recipe::why_positive;
 use crate::error::{short_number, Error, Result};
 use crate::fit::FitCaveat;
+use crate::interrupt::Interrupt;
 use crate::law::{Law, NonFinite};
 use crate::suggest::closest;
 use crate::uncertainty::calibration::Regime;
-use crate::uncertainty::{predict_with_intervals_of, Calibration, FitRecord, IntervalSource};
+use crate::uncertainty::{
+    predict_with_intervals_of, Calibration, FitRecord, IntervalSource, PointPrediction,
+};
 
 /// Points to predict at, by variable, in the order given, and the intervals' level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,73 +171,158 @@ impl PredictJob {
     /// The points, each in the law's variable order: the lists of one value broadcast to the
     /// common length.
     pub fn points_of(&self, fit: &FitRecord, law: &Law) -> Result<Vec<Vec<f64>>> {
-        let columns = self.columns(fit, law)?;
-        let n_points = columns.iter().map(Vec::len).max().unwrap_or(0);
-        Ok((0..n_points)
-            .map(|i| {
-                columns
-                    .iter()
-                    .map(|values| {
-                        if values.len() == 1 {
-                            values[0]
-                        } else {
-                            values[i]
-                        }
-                    })
-                    .collect()
-            })
-            .collect())
+        let points: Vec<(&str, &[f64])> = self
+            .points
+            .iter()
+            .map(|(name, values)| (name.as_str(), values.as_slice()))
+            .collect();
+        let columns = checked_columns(&points, fit, law)?;
+        Ok(block_points(&columns, 0..point_count(&columns)))
+    }
+}
+
+/// Points per block of [`PredictColumns::run`]: a block's points and predictions (a few
+/// hundred bytes a point) are what it holds besides the columns, a few blocks at a time.
+pub const PREDICT_BLOCK: usize = 1024;
+
+/// A prediction at points given as borrowed columns (Python's arrays), for a front end that
+/// keeps the results as columns: [`PredictJob`]'s checks and values, without a record per
+/// point.
+#[derive(Debug, Clone)]
+pub struct PredictColumns<'a> {
+    /// The values of each variable, as in [`PredictJob::points`].
+    pub points: Vec<(&'a str, &'a [f64])>,
+    pub level: f64,
+    /// Stops the prediction between blocks ([`Error::Interrupted`]).
+    pub interrupt: Interrupt,
+}
+
+impl PredictColumns<'_> {
+    /// The number of points, once the columns are checked as [`PredictJob::run`] checks them.
+    pub fn count(&self, fit: &FitRecord, law: &Law) -> Result<usize> {
+        Ok(point_count(&checked_columns(&self.points, fit, law)?))
     }
 
-    /// One list of values per law variable (length 1 or the common length), in the law's
-    /// order.
-    fn columns(&self, fit: &FitRecord, law: &Law) -> Result<Vec<Vec<f64>>> {
-        for (name, values) in &self.points {
-            if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
-                let bad = short_number(*bad);
+    /// Predicts block by block of [`PREDICT_BLOCK`] points, a batch of blocks in parallel,
+    /// and hands each block to `visit(first, predictions)` in order (the predictions of points
+    /// `first..first + predictions.len()`); returns where the intervals come from. The values
+    /// are [`PredictJob::run`]'s, and so is the error at its first point without a finite value.
+    pub fn run(
+        &self,
+        fit: &FitRecord,
+        law: &Law,
+        mut visit: impl FnMut(usize, &[PointPrediction]),
+    ) -> Result<IntervalSource> {
+        let columns = checked_columns(&self.points, fit, law)?;
+        let n = point_count(&columns);
+        let block = |first: usize| -> Result<(Vec<PointPrediction>, IntervalSource)> {
+            self.interrupt.check()?;
+            let points = block_points(&columns, first..n.min(first + PREDICT_BLOCK));
+            let (predicted, source) = predict_with_intervals_of(law, fit, &points, self.level)?;
+            if let Some((point, _)) = points
+                .iter()
+                .zip(&predicted)
+                .find(|(_, p)| !p.value.is_finite())
+            {
+                return Err(Error::settings(not_finite_message(fit, law, point)));
+            }
+            Ok((predicted, source))
+        };
+        let firsts: Vec<usize> = (0..n).step_by(PREDICT_BLOCK).collect();
+        let batch = 2 * rayon::current_num_threads().max(1);
+        let mut source = None;
+        for firsts in firsts.chunks(batch) {
+            let done: Vec<_> = firsts.par_iter().map(|&first| block(first)).collect();
+            for (&first, result) in firsts.iter().zip(done) {
+                let (predicted, from) = result?;
+                visit(first, &predicted);
+                source = Some(from);
+            }
+        }
+        self.interrupt.check()?;
+        match source {
+            Some(source) => Ok(source),
+            None => Ok(predict_with_intervals_of(law, fit, &[], self.level)?.1),
+        }
+    }
+}
+
+/// The common length of checked columns (a column of one value is used at every point).
+fn point_count(columns: &[&[f64]]) -> usize {
+    columns.iter().map(|c| c.len()).max().unwrap_or(0)
+}
+
+/// Points `range` of checked columns, each in the columns' (the law's variable) order.
+fn block_points(columns: &[&[f64]], range: std::ops::Range<usize>) -> Vec<Vec<f64>> {
+    range
+        .map(|i| {
+            columns
+                .iter()
+                .map(|values| {
+                    if values.len() == 1 {
+                        values[0]
+                    } else {
+                        values[i]
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One list of values per law variable (length 1 or the common length), in the law's order:
+/// each value finite, positive where the law takes a log, every variable given, the lists of
+/// one length.
+fn checked_columns<'a>(
+    points: &[(&str, &'a [f64])],
+    fit: &FitRecord,
+    law: &Law,
+) -> Result<Vec<&'a [f64]>> {
+    for (name, values) in points {
+        if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+            let bad = short_number(*bad);
+            return Err(Error::settings(format!(
+                "'{name}={bad}': {bad} is not a finite number"
+            )));
+        }
+    }
+    let variables = &law.variables;
+    let positive = law.positive_variables();
+    let mut given: Vec<Option<&[f64]>> = vec![None; variables.len()];
+    for &(name, values) in points {
+        let Some(index) = variables.iter().position(|v| v == name) else {
+            return Err(unknown_variable(fit, law, name));
+        };
+        if positive.contains(&name) {
+            if let Some(value) = values.iter().find(|v| **v <= 0.0) {
+                let value = short_number(*value);
                 return Err(Error::settings(format!(
-                    "'{name}={bad}': {bad} is not a finite number"
+                    "'{name}={value}': {name} must be positive: {}",
+                    why_positive(law, name)
                 )));
             }
         }
-        let variables = &law.variables;
-        let positive = law.positive_variables();
-        let mut given: Vec<Option<Vec<f64>>> = vec![None; variables.len()];
-        for (name, values) in &self.points {
-            let Some(index) = variables.iter().position(|v| v == name) else {
-                return Err(unknown_variable(fit, law, name));
-            };
-            if positive.contains(&name.as_str()) {
-                if let Some(value) = values.iter().find(|v| **v <= 0.0) {
-                    let value = short_number(*value);
-                    return Err(Error::settings(format!(
-                        "'{name}={value}': {name} must be positive: {}",
-                        why_positive(law, name)
-                    )));
-                }
-            }
-            given[index] = Some(values.clone());
-        }
-        let missing: Vec<&str> = variables
-            .iter()
-            .zip(&given)
-            .filter(|(_, values)| values.is_none())
-            .map(|(name, _)| name.as_str())
-            .collect();
-        if !missing.is_empty() {
-            let example: Vec<String> = missing.iter().map(|name| format!("{name}=VALUE")).collect();
-            return Err(Error::settings(format!(
-                "no value for {}; the law '{}' needs every variable: {} (add {})",
-                missing.join(", "),
-                fit.law,
-                describe_variables(fit, variables),
-                example.join(" ")
-            )));
-        }
-        let columns: Vec<Vec<f64>> = given.into_iter().flatten().collect();
-        same_lengths(&columns, variables)?;
-        Ok(columns)
+        given[index] = Some(values);
     }
+    let missing: Vec<&str> = variables
+        .iter()
+        .zip(&given)
+        .filter(|(_, values)| values.is_none())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        let example: Vec<String> = missing.iter().map(|name| format!("{name}=VALUE")).collect();
+        return Err(Error::settings(format!(
+            "no value for {}; the law '{}' needs every variable: {} (add {})",
+            missing.join(", "),
+            fit.law,
+            describe_variables(fit, variables),
+            example.join(" ")
+        )));
+    }
+    let columns: Vec<&[f64]> = given.into_iter().flatten().collect();
+    same_lengths(&columns, variables)?;
+    Ok(columns)
 }
 
 /// `name` is none of the law's variables: the closest one, and all of them.
@@ -247,10 +339,10 @@ fn unknown_variable(fit: &FitRecord, law: &Law, name: &str) -> Error {
 }
 
 /// Every list longer than one value has the same length.
-fn same_lengths(columns: &[Vec<f64>], variables: &[String]) -> Result<()> {
+fn same_lengths(columns: &[&[f64]], variables: &[String]) -> Result<()> {
     let lengths: Vec<(usize, &String)> = columns
         .iter()
-        .map(Vec::len)
+        .map(|c| c.len())
         .zip(variables)
         .filter(|(length, _)| *length > 1)
         .collect();
@@ -320,6 +412,43 @@ pub(crate) mod tests {
         let (law, data) = crate::fit::caveats::tests::chinchilla_data();
         let fit = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         (FitRecord::from(fit), law)
+    }
+
+    /// The columns give the job's values and intervals, block by block in order; a set token
+    /// stops them before the first block (and a record's own token stops its intervals).
+    #[test]
+    fn columns_predict_as_the_job_and_stop_when_interrupted() {
+        let (fit, law) = chinchilla_fit();
+        let n: Vec<f64> = (0..2_500).map(|i| 1e8 * 1.004f64.powi(i)).collect();
+        let d = [2e11];
+        let job = PredictJob {
+            points: vec![("N".into(), n.clone()), ("D".into(), d.to_vec())],
+            level: 0.9,
+        };
+        let whole = job.run(&fit, &law).unwrap();
+        let columns = PredictColumns {
+            points: vec![("D", &d), ("N", &n)],
+            level: 0.9,
+            interrupt: Interrupt::new(),
+        };
+        assert_eq!(columns.count(&fit, &law).unwrap(), 2_500);
+        let mut seen: Vec<PointPrediction> = Vec::new();
+        let source = columns
+            .run(&fit, &law, |first, block| {
+                assert_eq!(first, seen.len());
+                seen.extend(block.iter().cloned());
+            })
+            .unwrap();
+        assert_eq!(source, whole.intervals);
+        assert_eq!(seen.len(), whole.predictions.len());
+        for (p, q) in seen.iter().zip(&whole.predictions) {
+            assert_eq!((p.value, p.ci, p.pi), (q.value, q.ci, q.pi));
+        }
+        columns.interrupt.interrupt();
+        let stopped = columns.run(&fit, &law, |_, _| panic!("a block after the interrupt"));
+        assert!(matches!(stopped, Err(Error::Interrupted)));
+        fit.settings.interrupt.interrupt();
+        assert!(matches!(job.run(&fit, &law), Err(Error::Interrupted)));
     }
 
     /// Points by variable, and words the error must contain.

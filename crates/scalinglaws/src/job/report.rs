@@ -155,13 +155,18 @@ fn page_allocation(law: &Law, result: &FitRecord, top: f64) -> PageAllocation {
             .as_ref()
             .map(|b| b.draws.clone())
             .unwrap_or_default(),
+        // The record's interrupt (a front end's Ctrl-C) stops the solves too.
+        interrupt: result.settings.interrupt.clone(),
         ..AllocationSettings::at_budgets(budgets)
     };
     let plot_budgets: Vec<f64> = (0..PLOT_BUDGETS)
         .map(|i| top / 1e3 * 10f64.powf(5.0 * i as f64 / (PLOT_BUDGETS - 1) as f64))
         .collect();
     let plot_settings = allocation_from_fit(
-        AllocationSettings::at_budgets(plot_budgets.clone()),
+        AllocationSettings {
+            interrupt: result.settings.interrupt.clone(),
+            ..AllocationSettings::at_budgets(plot_budgets.clone())
+        },
         Some(result),
         None,
     );

@@ -11,12 +11,13 @@ use crate::analysis::schedule::optimize::{
 use crate::analysis::schedule::profile::ProfileSettings;
 use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
-    compare_rates, curves_from_logs, fit_curves, predict_rates, spec, Comparison, Curve, CurveLaw,
-    Prediction, RunLog, ScheduleFit,
+    compare_rates, curves_from_logs, fit_curves_until, predict_rates, spec, Comparison, Curve,
+    CurveLaw, Prediction, RunLog, ScheduleFit,
 };
 use crate::analysis::schedule::{cost, Rates};
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 
 /// `schedule fit`: the columns of the logs, the law, the training runs and the held
 /// parameters.
@@ -38,6 +39,9 @@ pub struct ScheduleFitJob {
     /// Parameters held at values.
     #[serde(default)]
     pub fix: Vec<(String, f64)>,
+    /// Stops the fit at its search's next evaluation of the law ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 /// A schedule fit with the curves it was fitted to (for plots).
@@ -97,7 +101,7 @@ impl ScheduleFitJob {
     pub fn run_within(&self, logs: &[RunLog], max_work: f64) -> Result<FittedCurves> {
         let curves = curves_from_logs(logs, self.warmup)?;
         cost::fit(&curves, &self.train).check(max_work)?;
-        let fit = fit_curves(self.law, &curves, &self.train, &self.fix)?;
+        let fit = fit_curves_until(self.law, &curves, &self.train, &self.fix, &self.interrupt)?;
         Ok(FittedCurves { fit, curves })
     }
 }
@@ -161,6 +165,9 @@ pub struct SchedulePredictJob {
     /// Report the curve every K steps (0: about 200 points).
     #[serde(default)]
     pub every: usize,
+    /// Stops the passes over the schedule ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 impl SchedulePredictJob {
@@ -171,10 +178,14 @@ impl SchedulePredictJob {
     /// [`Self::run`], refused before the curve when its estimate ([`cost::predictions`]) is
     /// over the budget `max_work`.
     pub fn run_within(&self, fit: &ScheduleFit, max_work: f64) -> Result<Prediction> {
-        let parsed = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
+        let mut parsed = spec::parse_rates(&self.schedule, Some(fit.defaults))?;
         crate::limits::check_curve_points(parsed.main.len(), self.every)?;
         cost::predictions(std::slice::from_ref(&parsed)).check(max_work)?;
-        predict_rates(fit, &parsed, self.every)
+        parsed.stop_on(&self.interrupt);
+        let prediction = predict_rates(fit, &parsed, self.every);
+        // A stopped pass predicted nothing: whatever it gave (or refused) is not the answer.
+        self.interrupt.check()?;
+        prediction
     }
 
     /// Refuses, before the schedule is written out or any refit, a curve of too many points or
@@ -245,6 +256,9 @@ pub struct ScheduleOptimizeJob {
     pub floor: Option<f64>,
     #[serde(default = "default_iterations")]
     pub max_iterations: usize,
+    /// Stops the search between iterations ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 fn default_iterations() -> usize {
@@ -265,7 +279,7 @@ impl ScheduleOptimizeJob {
     }
 
     pub fn run(&self, fit: &ScheduleFit) -> Result<OptimizedSchedule> {
-        optimize(fit, &self.settings(fit))
+        optimize(fit, &self.settings(fit), &self.interrupt)
     }
 }
 

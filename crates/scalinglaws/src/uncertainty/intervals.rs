@@ -80,7 +80,9 @@ impl PointPrediction {
 
 /// The fit's predictions at `points` (one value per law variable each) with intervals at
 /// `level`; prediction intervals are widened beyond the data by the fit's calibration when it
-/// has one (see [`super::calibration`]), and `pi_fit` keeps the fit's own.
+/// has one (see [`super::calibration`]), and `pi_fit` keeps the fit's own. Once the record's
+/// interrupt (`settings.interrupt`) is set, the points left get no interval (nothing is
+/// computed for them) and the result is [`crate::Error::Interrupted`].
 pub fn predict_with_intervals(
     result: &FitRecord,
     points: &[Vec<f64>],
@@ -98,10 +100,14 @@ pub fn predict_with_intervals_of(
     level: f64,
 ) -> Result<(Vec<PointPrediction>, IntervalSource)> {
     let (mut predictions, source) = predict_fit_intervals_of(law, result, points, level)?;
+    let stop = &result.settings.interrupt;
     if let Some(calibration) = &result.calibration {
         let at_bound = result.has_param_at_bound();
         let space = result.settings.space;
         for (prediction, point) in predictions.iter_mut().zip(points) {
+            if stop.is_interrupted() {
+                break;
+            }
             match calibration.rule.as_ref().and_then(|r| r.at(law, point)) {
                 Some(scale) => {
                     calibration.widen_at_level(prediction, scale, space, level, at_bound)
@@ -110,6 +116,7 @@ pub fn predict_with_intervals_of(
             }
         }
     }
+    stop.check()?;
     Ok((predictions, source))
 }
 
@@ -122,7 +129,8 @@ pub fn predict_fit_intervals(
     predict_fit_intervals_of(&result.law()?, result, points, level)
 }
 
-/// [`predict_fit_intervals`] with the fit's law given.
+/// [`predict_fit_intervals`] with the fit's law given (stopped by the record's interrupt as
+/// [`predict_with_intervals`] is).
 pub fn predict_fit_intervals_of(
     law: &Law,
     result: &FitRecord,
@@ -142,6 +150,7 @@ pub fn predict_fit_intervals_of(
         .filter(|d| !d.is_empty());
     if let Some(draws) = draws {
         let predictions = from_draws(law, result, &discrete, points, &values, draws, level);
+        result.settings.interrupt.check()?;
         return Ok((predictions, IntervalSource::Bootstrap));
     }
     let Some(covariance) = &result.covariance else {
@@ -165,7 +174,12 @@ pub fn predict_fit_intervals_of(
     let params = result.param_values();
     let mut predictions = Vec::with_capacity(points.len());
     let mut gradient = vec![0.0; params.len()];
+    let stop = &result.settings.interrupt;
     law.for_each_point(points, |i, bound, row, scratch| {
+        if stop.is_interrupted() {
+            predictions.push(PointPrediction::new(values[i], None, None));
+            return;
+        }
         gradient.iter_mut().for_each(|g| *g = 0.0);
         bound.gradient_row_sparse(&params, row, scratch, |p, g| gradient[p] += g);
         let value = values[i];
@@ -192,6 +206,7 @@ pub fn predict_fit_intervals_of(
             level,
         ));
     });
+    stop.check()?;
     Ok((predictions, IntervalSource::Delta))
 }
 
@@ -212,7 +227,12 @@ fn from_draws(
     };
     let mut predictions = Vec::with_capacity(points.len());
     let mut means = Vec::with_capacity(draws.len());
+    let stop = &result.settings.interrupt;
     law.for_each_point(points, |i, bound, row, scratch| {
+        if stop.is_interrupted() {
+            predictions.push(PointPrediction::new(values[i], None, None));
+            return;
+        }
         means.clear();
         means.extend(
             draws

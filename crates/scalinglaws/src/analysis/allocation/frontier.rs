@@ -110,25 +110,19 @@ pub(super) fn exponents(allocations: &[Allocation]) -> Option<(f64, f64)> {
 pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Result<Frontier> {
     let goals = goals(settings)?;
     let problem = problem(law, settings)?;
-    if let Some(goal) = goals.iter().find(|g| !problem.feasible(params, **g)) {
-        return Err(Error::settings(match goal {
-            Goal::Budget(c) => format!(
-                "at the budget {} no allocation meets the caps (the caps and the inference tokens leave no N); raise a cap or the budget",
-                short_number(*c)
-            ),
-            Goal::Loss(l) => format!(
-                "no allocation reaches the loss {} within the caps; raise a cap or the target loss",
-                short_number(*l)
-            ),
-        }));
-    }
+    check_feasible(&problem, params, &goals)?;
+    // Once interrupted, a solve stops between goals and its allocations are discarded.
+    let stop = &settings.interrupt;
     let solve = |p: &[f64]| -> Result<Vec<Allocation>, (Goal, Unsolved)> {
         goals
             .iter()
+            .take_while(|_| !stop.is_interrupted())
             .map(|&goal| problem.solve(p, goal).map_err(|u| (goal, u)))
             .collect()
     };
-    let mut allocations = solve(params).map_err(|(goal, why)| unsolved(goal, why))?;
+    let allocations = solve(params);
+    stop.check()?;
+    let mut allocations = allocations.map_err(|(goal, why)| unsolved(goal, why))?;
     if settings.inference_tokens > 0.0 && !settings.target_losses.is_empty() {
         add_references(law, params, settings, &mut allocations)?;
     }
@@ -144,6 +138,7 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         .par_iter()
         .filter_map(|d| solve(d).ok().map(|a| DrawRow::of(&a)))
         .collect();
+    stop.check()?;
     if !draws.is_empty() {
         let fixed = if settings.target_losses.is_empty() {
             "budget"
@@ -182,6 +177,23 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
         prediction_intervals: None,
         fit_caveats: Vec::new(),
     })
+}
+
+/// Every goal has an allocation within the caps, else the error naming the first that has not.
+fn check_feasible(problem: &Problem, params: &[f64], goals: &[Goal]) -> Result<()> {
+    let Some(goal) = goals.iter().find(|g| !problem.feasible(params, **g)) else {
+        return Ok(());
+    };
+    Err(Error::settings(match goal {
+        Goal::Budget(c) => format!(
+            "at the budget {} no allocation meets the caps (the caps and the inference tokens leave no N); raise a cap or the budget",
+            short_number(*c)
+        ),
+        Goal::Loss(l) => format!(
+            "no allocation reaches the loss {} within the caps; raise a cap or the target loss",
+            short_number(*l)
+        ),
+    }))
 }
 
 /// The error for a goal without an allocation, naming the range searched.

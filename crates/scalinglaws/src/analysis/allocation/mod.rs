@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting};
 use crate::fit::FitCaveat;
+use crate::interrupt::Interrupt;
 use crate::law::Law;
 use crate::stats::{least_squares_line, percentile_interval};
 use crate::text;
@@ -258,6 +259,8 @@ pub struct AllocationSettings {
     pub max_params: Option<f64>,
     pub max_active: Option<f64>,
     pub max_tokens: Option<f64>,
+    /// Stops the solves between goals and draws ([`Error::Interrupted`]).
+    pub interrupt: Interrupt,
 }
 
 impl AllocationSettings {
@@ -275,6 +278,7 @@ impl AllocationSettings {
             max_params: None,
             max_active: None,
             max_tokens: None,
+            interrupt: Interrupt::default(),
         }
     }
 }

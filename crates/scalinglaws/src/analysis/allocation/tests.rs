@@ -364,3 +364,18 @@ fn other_flops_formulas_and_missing_variables_are_handled() {
     assert!(error.to_string().contains("set[\"U\"]=VALUE"), "{error}");
     assert_eq!(error.key(), Some(Setting::Set));
 }
+
+/// A set token stops the solves (the point's and every draw's) with `Error::Interrupted`.
+#[test]
+fn an_interrupt_stops_the_solves() {
+    let law = catalog::lookup("chinchilla").unwrap();
+    let params = [1.81686, 482.00572, 0.34781, 2085.43420, 0.36585];
+    let mut s = settings(vec![1e21, 1e23, 1e25]);
+    s.draws = vec![params.to_vec(); 50];
+    assert!(optimal(&law, &params, &s).is_ok());
+    s.interrupt.interrupt();
+    assert!(matches!(
+        optimal(&law, &params, &s),
+        Err(crate::Error::Interrupted)
+    ));
+}

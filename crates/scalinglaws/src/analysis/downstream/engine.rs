@@ -15,6 +15,7 @@ use super::{
     Score, Target, TaskDiagnosis, TaskForecast,
 };
 use crate::error::{Result, Setting};
+use crate::fit::FitSettings;
 
 /// The training evaluations and what every method derives from them.
 pub struct Context {
@@ -80,7 +81,8 @@ pub struct Fits {
 }
 
 impl Fits {
-    pub fn new(ctx: &Context, threads: Option<usize>) -> Fits {
+    /// The fits on `run`'s threads; once its interrupt is set, every fit left fails at once.
+    pub fn new(ctx: &Context, run: &FitSettings) -> Fits {
         let mut notes = Vec::new();
         let loss_law = match loss_rows(&ctx.data) {
             None => {
@@ -90,7 +92,7 @@ impl Fits {
                 );
                 None
             }
-            Some((n, d, l)) => fit_loss_law(&n, &d, &l, threads)
+            Some((n, d, l)) => fit_loss_law(&n, &d, &l, run)
                 .map_err(|e| {
                     notes.push(format!("two-stage: the loss law could not be fitted: {e}"))
                 })
@@ -105,7 +107,7 @@ impl Fits {
         let fitted: Vec<(Option<Fitted>, Option<Fitted>, Vec<String>)> = ctx
             .signal
             .par_iter()
-            .map(|&task| fit_task(ctx, task, loss_law.is_some(), threads))
+            .map(|&task| fit_task(ctx, task, loss_law.is_some(), run))
             .collect();
         let mut logistic = Vec::new();
         let mut stage2 = Vec::new();
@@ -127,7 +129,7 @@ fn fit_task(
     ctx: &Context,
     task: usize,
     with_loss: bool,
-    threads: Option<usize>,
+    run: &FitSettings,
 ) -> (Option<Fitted>, Option<Fitted>, Vec<String>) {
     let info = &ctx.data.tasks[task];
     let rows: Vec<_> = ctx
@@ -148,7 +150,7 @@ fn fit_task(
         info.chance,
         info.questions,
         Direction::LogCompute,
-        threads,
+        run,
     )
     .map_err(|e| {
         notes.push(format!(
@@ -164,21 +166,14 @@ fn fit_task(
     let stage2 = (with_loss && losses.len() >= 4)
         .then(|| {
             let (l, a): (Vec<f64>, Vec<f64>) = losses.iter().copied().unzip();
-            fit_sigmoid(
-                &l,
-                &a,
-                info.chance,
-                info.questions,
-                Direction::Loss,
-                threads,
-            )
-            .map_err(|e| {
-                notes.push(format!(
-                    "two-stage: '{}' could not be fitted: {e}",
-                    info.name
-                ))
-            })
-            .ok()
+            fit_sigmoid(&l, &a, info.chance, info.questions, Direction::Loss, run)
+                .map_err(|e| {
+                    notes.push(format!(
+                        "two-stage: '{}' could not be fitted: {e}",
+                        info.name
+                    ))
+                })
+                .ok()
         })
         .flatten();
     (logistic, stage2, notes)
@@ -315,7 +310,7 @@ pub fn run(
 ) -> Result<DownstreamResult> {
     let (ctx, shapes) = Context::new(training.clone(), settings);
     let points = resolve(&ctx.data, targets)?;
-    let fits = Fits::new(&ctx, settings.threads);
+    let fits = Fits::new(&ctx, &settings.fit_run());
     let mut notes = fits.notes.clone();
     let calibrations = replay::calibrations(&ctx, &points, settings, &mut notes);
     let mut forecasts = Vec::new();
@@ -553,7 +548,7 @@ pub fn replays(
     settings: &DownstreamSettings,
     truth: impl Fn(&Point, usize) -> Option<f64>,
 ) -> [Vec<Replay>; 3] {
-    let fits = Fits::new(ctx, settings.threads);
+    let fits = Fits::new(ctx, &settings.fit_run());
     let mut out: [Vec<Replay>; 3] = Default::default();
     for point in points {
         let raws = raw_forecasts(ctx, &fits, point, settings);

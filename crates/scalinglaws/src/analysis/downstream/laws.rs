@@ -67,14 +67,15 @@ pub enum Direction {
 }
 
 /// The sigmoid from `chance` to a fitted ceiling in `x` (compute, or loss), fitted to the
-/// accuracies `y` (binomial with `questions` per evaluation when known).
+/// accuracies `y` (binomial with `questions` per evaluation when known), on `run`'s threads
+/// and stopped by its interrupt.
 pub fn fit_sigmoid(
     x: &[f64],
     y: &[f64],
     chance: f64,
     questions: Option<f64>,
     direction: Direction,
-    threads: Option<usize>,
+    run: &FitSettings,
 ) -> Result<Fitted> {
     let (formula, variable) = match direction {
         Direction::LogCompute => (
@@ -92,7 +93,8 @@ pub fn fit_sigmoid(
         Direction::Loss => x.to_vec(),
     };
     let mut settings = sigmoid_settings(&locations, direction, questions.is_some());
-    settings.threads = threads;
+    settings.threads = run.threads;
+    settings.interrupt = run.interrupt.clone();
     let data = FitData {
         variables: vec![x.to_vec()],
         target: y.to_vec(),
@@ -138,12 +140,13 @@ fn sigmoid_settings(locations: &[f64], direction: Direction, binomial: bool) -> 
 }
 
 /// The first stage of the chain: the Chinchilla loss law fitted to each checkpoint's
-/// (N, D, loss), under the field's standard protocol (Huber on log residuals).
+/// (N, D, loss), under the field's standard protocol (Huber on log residuals), on `run`'s
+/// threads and stopped by its interrupt.
 pub fn fit_loss_law(
     params: &[f64],
     tokens: &[f64],
     loss: &[f64],
-    threads: Option<usize>,
+    run: &FitSettings,
 ) -> Result<Fitted> {
     let law = catalog::lookup("chinchilla")?;
     let data = FitData {
@@ -154,7 +157,8 @@ pub fn fit_loss_law(
         exposure: None,
     };
     let settings = FitSettings {
-        threads,
+        threads: run.threads,
+        interrupt: run.interrupt.clone(),
         ..FitSettings::default()
     };
     let result = fit::fit(&law, &data, &settings)?;

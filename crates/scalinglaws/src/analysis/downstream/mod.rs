@@ -30,6 +30,8 @@ pub use data::{DownstreamData, Evaluation, ModelInfo, TaskInfo};
 pub use diagnose::Shape;
 
 use crate::error::{Error, Result, Setting};
+use crate::fit::FitSettings;
+use crate::interrupt::Interrupt;
 
 /// How the forecasts are made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +47,9 @@ pub struct DownstreamSettings {
     /// Worker threads (None: all cores). The result does not depend on it.
     #[serde(default)]
     pub threads: Option<usize>,
+    /// Stops the fits and replays ([`Error::Interrupted`]).
+    #[serde(skip)]
+    pub interrupt: Interrupt,
 }
 
 impl Default for DownstreamSettings {
@@ -54,6 +59,18 @@ impl Default for DownstreamSettings {
             anchors: 4,
             unseen: None,
             threads: None,
+            interrupt: Interrupt::default(),
+        }
+    }
+}
+
+impl DownstreamSettings {
+    /// What every fit of the analysis runs with: its threads and its interrupt.
+    fn fit_run(&self) -> FitSettings {
+        FitSettings {
+            threads: self.threads,
+            interrupt: self.interrupt.clone(),
+            ..FitSettings::default()
         }
     }
 }
@@ -209,9 +226,12 @@ pub fn forecast(
             "no target to forecast; give a model size and token count",
         ));
     }
-    crate::fit::with_threads(settings.threads, || {
+    let result = crate::fit::with_threads(settings.threads, || {
         engine::run(data, targets, None, settings)
-    })?
+    })?;
+    // Interrupted, the fits left failed at once: what the run found is not the analysis's.
+    settings.interrupt.check()?;
+    result
 }
 
 /// Holds out the evaluations of the `holdout` models (all of them, or those after
@@ -225,9 +245,11 @@ pub fn backtest(
     check(settings)?;
     data.validate()?;
     let (training, targets, observed) = replay::holdout_split(data, holdout, own_until)?;
-    crate::fit::with_threads(settings.threads, || {
+    let result = crate::fit::with_threads(settings.threads, || {
         engine::run(&training, &targets, Some(&observed), settings)
-    })?
+    })?;
+    settings.interrupt.check()?;
+    result
 }
 
 /// An error of the setting `key`, led by the setting as each front end names it.

@@ -31,6 +31,7 @@ use super::{
     IsoflopSettings, Shape,
 };
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 use crate::rng::Rng;
 use crate::stats::{normal_quantile, percentile_interval, sample_std};
 use crate::uncertainty::calibration::{weighted_quantile, GROWTH};
@@ -173,8 +174,9 @@ impl Profiles<'_> {
         (dof >= 2).then(|| (rss / dof as f64).sqrt())
     }
 
-    /// Bootstrap replicates of the predictions at `targets` and of every budget's minimum.
-    fn replicates(&self, targets: &[f64], count: usize, seed: u64) -> Replicates {
+    /// Bootstrap replicates of the predictions at `targets` and of every budget's minimum
+    /// (fewer once `stop` is set: the caller then discards them).
+    fn replicates(&self, targets: &[f64], count: usize, seed: u64, stop: &Interrupt) -> Replicates {
         let mut out = Replicates {
             predictions: vec![Vec::with_capacity(count); targets.len()],
             minima: vec![Vec::with_capacity(count); self.groups.len()],
@@ -184,6 +186,9 @@ impl Profiles<'_> {
         };
         let budgets = self.budgets();
         for replicate in 0..count {
+            if stop.is_interrupted() {
+                break;
+            }
             let mut rng = Rng::stream(seed ^ 0x5EED_F0CA_57ED_0001, replicate as u64);
             let minima = self.minima(sigma, Some(&mut rng));
             for (slot, m) in out.minima.iter_mut().zip(&minima) {
@@ -238,7 +243,13 @@ pub(crate) fn predict_budgets(
         .filter(|(_, m)| m.is_some())
         .map(|(c, _)| *c)
         .fold(0.0, f64::max);
-    let draws = profiles.replicates(&settings.predict_at, settings.bootstrap, settings.seed);
+    let stop = &settings.interrupt;
+    let draws = profiles.replicates(
+        &settings.predict_at,
+        settings.bootstrap,
+        settings.seed,
+        stop,
+    );
     let calibration = settings
         .calibrate
         .then(|| calibrate(&profiles, &budgets, &minima, settings));
@@ -367,7 +378,8 @@ fn calibrate(
         return result;
     }
     let replicates = settings.bootstrap.clamp(1, ORIGIN_REPLICATES);
-    let observed_sd = full.replicates(&[], replicates, settings.seed).minima;
+    let stop = &settings.interrupt;
+    let observed_sd = full.replicates(&[], replicates, settings.seed, stop).minima;
     let mut units = Vec::new();
     for size in 3..with_minimum.len() {
         let cut = with_minimum[size - 1];
@@ -382,7 +394,7 @@ fn calibrate(
         else {
             continue;
         };
-        let draws = origin.replicates(&targets, replicates, settings.seed);
+        let draws = origin.replicates(&targets, replicates, settings.seed, stop);
         result.origins.push(size);
         for ((&i, point), draws) in held.iter().zip(points).zip(&draws.predictions) {
             let observed = minima[i].expect("held-out budgets have a minimum");

@@ -24,6 +24,7 @@ pub use forecast::{
 };
 
 use crate::error::{Error, Result};
+use crate::interrupt::Interrupt;
 use crate::rng::Rng;
 use crate::stats::{least_squares_line, percentile_interval};
 
@@ -117,6 +118,8 @@ pub struct IsoflopSettings {
     pub predict_at: Vec<f64>,
     /// Widen the intervals of predictions beyond the data by rolling-origin backtests.
     pub calibrate: bool,
+    /// Stops the bootstrap and the rolling origins between replicates ([`Error::Interrupted`]).
+    pub interrupt: Interrupt,
 }
 
 impl Default for IsoflopSettings {
@@ -129,6 +132,7 @@ impl Default for IsoflopSettings {
             level: 0.95,
             predict_at: Vec::new(),
             calibrate: true,
+            interrupt: Interrupt::default(),
         }
     }
 }
@@ -245,6 +249,8 @@ pub fn isoflop(data: &IsoflopData, settings: &IsoflopSettings) -> Result<Isoflop
     if !settings.predict_at.is_empty() {
         forecast::predict_budgets(data, groups, &mut result, &resolved)?;
     }
+    // An interrupted bootstrap stopped early: its intervals are not the analysis's.
+    settings.interrupt.check()?;
     Ok(result)
 }
 
@@ -629,6 +635,9 @@ fn minimum_intervals(
         let (lo, hi) = (fit.xs[0], fit.xs[fit.xs.len() - 1]);
         let mut stars = Vec::with_capacity(settings.bootstrap);
         for replicate in 0..settings.bootstrap {
+            if settings.interrupt.is_interrupted() {
+                return;
+            }
             let mut rng = Rng::stream(
                 settings.seed ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 replicate as u64,
@@ -695,6 +704,9 @@ fn exponent_intervals(result: &mut Isoflop, settings: &IsoflopSettings) {
     }
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for replicate in 0..settings.bootstrap {
+        if settings.interrupt.is_interrupted() {
+            return;
+        }
         let mut rng = Rng::stream(settings.seed, replicate as u64);
         let sample: Vec<(f64, f64, f64)> = (0..pairs.len())
             .map(|_| pairs[rng.below(pairs.len())])
@@ -759,6 +771,33 @@ mod tests {
                 assert_eq!(result.shape, Shape::Cubic);
             }
         }
+    }
+
+    #[test]
+    fn an_interrupt_stops_the_bootstrap() {
+        let mut data = IsoflopData {
+            compute: vec![],
+            size: vec![],
+            loss: vec![],
+            tokens: None,
+        };
+        for c in [1e18, 1e19, 1e20, 1e21] {
+            for i in 0..15 {
+                let n = 1e6 * 10f64.powf(i as f64 * 0.35);
+                data.compute.push(c);
+                data.size.push(n);
+                data.loss
+                    .push(1.7 + 400.0 * n.powf(-0.34) + 410.0 * (c / (6.0 * n)).powf(-0.28));
+            }
+        }
+        let settings = IsoflopSettings {
+            bootstrap: 1000,
+            predict_at: vec![1e23],
+            ..IsoflopSettings::default()
+        };
+        assert!(isoflop(&data, &settings).is_ok());
+        settings.interrupt.interrupt();
+        assert!(matches!(isoflop(&data, &settings), Err(Error::Interrupted)));
     }
 
     #[test]

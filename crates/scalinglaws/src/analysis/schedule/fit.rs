@@ -22,6 +22,7 @@ use crate::fit::lsq::bounded_least_squares;
 use crate::fit::problem::LocalModel;
 use crate::fit::solver::{self, Objective, Options, Termination};
 use crate::fit::{Loss, LossKind, Transform};
+use crate::interrupt::Interrupt;
 
 /// One run's logged curve on its per-step schedule.
 #[derive(Debug, Clone)]
@@ -63,6 +64,9 @@ struct Stage<'a> {
     penalties: &'a [Penalty],
     /// Each value penalty's schedule in the stage's blocks (empty on full schedules).
     anchors: &'a [Option<(Curve, Vec<f64>)>],
+    /// Once set, the law is no longer evaluated (every value is NaN, so each search ends at
+    /// once) and the caller discards what the stage found.
+    stop: &'a Interrupt,
 }
 
 /// What a [`Penalty`] holds near its centre: the log of a parameter (a prior from elsewhere,
@@ -102,6 +106,13 @@ impl Stage<'_> {
     }
 
     fn evaluate(&self, index: usize, p: &[f64], with_gradient: bool) -> Evaluation {
+        if self.stop.is_interrupted() {
+            let n = self.curves[index].steps.len();
+            return Evaluation {
+                values: vec![f64::NAN; n],
+                gradient: with_gradient.then(|| vec![vec![f64::NAN; p.len()]; n]),
+            };
+        }
         let widths = self.widths.map(|w| w[index].as_slice());
         evaluate_in(self.law, &self.curves[index], widths, p, with_gradient)
     }
@@ -514,8 +525,15 @@ fn shape_grid(law: CurveLaw) -> Vec<Vec<(usize, f64)>> {
 /// level by level; one level of 16 measured best: a coarser first level lands far from the
 /// full optimum), then polished on the full schedules with parameters that reached a bound held
 /// there, so the expensive full evaluations are few.
-pub fn fit(law: CurveLaw, curves: &[Curve], fixed: &[Option<f64>]) -> Option<Optimum> {
-    fit_penalized(law, curves, fixed, &[])
+/// A set `stop` ends the search at its next evaluation of the law (the result is then
+/// meaningless: the caller checks the token).
+pub fn fit(
+    law: CurveLaw,
+    curves: &[Curve],
+    fixed: &[Option<f64>],
+    stop: &Interrupt,
+) -> Option<Optimum> {
+    fit_penalized(law, curves, fixed, &[], stop)
 }
 
 /// [`fit`] with `penalties` added to the objective (the optimum's objective includes them).
@@ -524,6 +542,7 @@ pub fn fit_penalized(
     curves: &[Curve],
     fixed: &[Option<f64>],
     penalties: &[Penalty],
+    stop: &Interrupt,
 ) -> Option<Optimum> {
     let total: usize = curves.iter().map(|c| c.lrs.len()).sum();
     let full = Stage {
@@ -532,6 +551,7 @@ pub fn fit_penalized(
         widths: None,
         penalties,
         anchors: &[],
+        stop,
     };
     let coarsened = matches!(law, CurveLaw::MultiPower | CurveLaw::Fsl);
     if !coarsened || total <= COARSEN_ABOVE {
@@ -547,6 +567,7 @@ pub fn fit_penalized(
             widths: Some(&widths),
             penalties,
             anchors: &anchors,
+            stop,
         };
         best = Some(match best {
             None => search(stage, fixed)?,
@@ -577,6 +598,8 @@ pub(super) struct Refitter {
     base_u: Vec<f64>,
     /// The fit in search coordinates.
     fit_u: Vec<f64>,
+    /// Never set: a refit runs to its end.
+    stop: Interrupt,
 }
 
 impl Refitter {
@@ -601,6 +624,7 @@ impl Refitter {
             base: fitted.to_vec(),
             base_u: Vec::new(),
             fit_u: Vec::new(),
+            stop: Interrupt::default(),
         };
         let losses: Vec<Vec<f64>> = refitter.curves.iter().map(|c| c.loss.clone()).collect();
         let (base_u, _) = refitter.minimize(&losses)?;
@@ -635,6 +659,7 @@ impl Refitter {
             widths: self.widths.as_deref(),
             penalties: &[],
             anchors: &[],
+            stop: &self.stop,
         };
         CurveObjective::new(stage, &self.fixed)
     }
@@ -678,6 +703,7 @@ impl Refitter {
             widths: self.widths.as_deref(),
             penalties: &[],
             anchors: &[],
+            stop: &self.stop,
         };
         let mut objective = CurveObjective::new(stage, &fixed);
         let m = objective.minimize(start, &PROFILE, solver::INITIAL_DAMPING);

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Location, Result, Setting, Text};
 use crate::fit::solver::Termination;
+use crate::interrupt::Interrupt;
 use crate::text;
 pub use fit::Curve;
 pub use law::CurveLaw;
@@ -377,6 +378,18 @@ pub fn fit_curves(
     train: &[String],
     fixed: &[(String, f64)],
 ) -> Result<ScheduleFit> {
+    fit_curves_until(law, curves, train, fixed, &Interrupt::default())
+}
+
+/// [`fit_curves`] that `interrupt` stops at the search's next evaluation of the law
+/// ([`Error::Interrupted`]).
+pub fn fit_curves_until(
+    law: CurveLaw,
+    curves: &[Curve],
+    train: &[String],
+    fixed: &[(String, f64)],
+    interrupt: &Interrupt,
+) -> Result<ScheduleFit> {
     let held = held_parameters(law, fixed)?;
     check_train_runs(curves, train)?;
     let is_train = |c: &Curve| train.is_empty() || train.contains(&c.run);
@@ -394,7 +407,9 @@ pub fn fit_curves(
             law.name()
         )));
     }
-    let optimum = fit::fit(law, &training, &held).ok_or_else(|| Error::Fit {
+    let optimum = fit::fit(law, &training, &held, interrupt);
+    interrupt.check()?;
+    let optimum = optimum.ok_or_else(|| Error::Fit {
         message: format!("no start of {} gave a finite objective", law.name()).into(),
     })?;
     let runs: Vec<RunScore> = curves

@@ -458,10 +458,14 @@ pub fn branch_ends(
             let mut branch = walker.clone();
             let mut record = Vec::with_capacity(1);
             branch.walk_from(rates, start, end + 1, &[end], &mut record);
+            // (No record when a stopped walk ended before the branch's end: no value.)
+            let Some(record) = record.first() else {
+                continue;
+            };
             values[i] = match drive {
-                Drive::Decrements => assemble(p, &lattice, &record[0], lr0, end == 0).0,
+                Drive::Decrements => assemble(p, &lattice, record, lr0, end == 0).0,
                 Drive::SquaredRates if end == 0 => 0.0,
-                Drive::SquaredRates => noise_of(&lattice, &record[0], params[5])[0],
+                Drive::SquaredRates => noise_of(&lattice, record, params[5])[0],
             };
         }
     }

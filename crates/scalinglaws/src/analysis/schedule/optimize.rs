@@ -18,6 +18,7 @@ use super::spec::{cooldown_branch, parse, Decay, Schedule};
 use super::ScheduleFit;
 use super::{fsl, multi_power};
 use crate::error::{short_number as short, Error, Result, Setting};
+use crate::interrupt::Interrupt;
 use crate::text;
 
 /// The constraint set and the search's budget.
@@ -177,13 +178,19 @@ fn check_settings(s: &OptimizeSettings) -> Result<()> {
 }
 
 /// The schedule minimising the predicted final loss within the constraint set.
-pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<OptimizedSchedule> {
+/// A set `stop` ends the search between iterations ([`crate::Error::Interrupted`]).
+pub fn optimize(
+    fit: &ScheduleFit,
+    settings: &OptimizeSettings,
+    stop: &Interrupt,
+) -> Result<OptimizedSchedule> {
     let s = settings;
     check_settings(s)?;
     super::check_rate(fit, s.peak, Setting::Peak, text![Setting::Peak])?;
     let p = fit.values();
     let mut scored = Vec::new();
     for text in baselines(s) {
+        stop.check()?;
         let schedule = parse(&text, None)?.main;
         let (loss, _) = final_loss(fit.law, &p, &schedule.lrs);
         scored.push((
@@ -201,7 +208,8 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
         .expect("baselines");
     let best = scored[best_index].0.clone();
     let mut lrs = scored[best_index].1.lrs.clone();
-    let iterations = descend(fit.law, &p, &mut lrs, s);
+    let iterations = descend(fit.law, &p, &mut lrs, s, stop);
+    stop.check()?;
     let (loss, _) = final_loss(fit.law, &p, &lrs);
     let schedule = Schedule { lrs };
     let stable_until = schedule
@@ -245,8 +253,14 @@ pub fn optimize(fit: &ScheduleFit, settings: &OptimizeSettings) -> Result<Optimi
 
 /// Accelerated projected gradient (FISTA, Beck & Teboulle 2009) on the post-warmup learning
 /// rates, with backtracking on the step and a restart whenever the loss would rise (so every
-/// accepted iterate improves on the last); returns the iterations.
-fn descend(law: CurveLaw, p: &[f64], lrs: &mut [f64], s: &OptimizeSettings) -> usize {
+/// accepted iterate improves on the last); returns the iterations (fewer once `stop` is set).
+fn descend(
+    law: CurveLaw,
+    p: &[f64],
+    lrs: &mut [f64],
+    s: &OptimizeSettings,
+    stop: &Interrupt,
+) -> usize {
     let w = s.warmup;
     let (mut value, grad) = final_loss(law, p, lrs);
     let max_grad = grad[w..].iter().fold(0.0f64, |m, g| m.max(g.abs()));
@@ -258,6 +272,9 @@ fn descend(law: CurveLaw, p: &[f64], lrs: &mut [f64], s: &OptimizeSettings) -> u
     let mut momentum = 1.0f64;
     let mut stalled = 0;
     for iteration in 1..=s.max_iterations {
+        if stop.is_interrupted() {
+            return iteration;
+        }
         let (value_y, grad_y) = final_loss(law, p, &y);
         // Backtrack until the quadratic model at y bounds the loss at the projected step.
         let (candidate, v) = loop {

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 use crate::text;
 
 /// The learning rate at every step 0..len.
@@ -229,6 +230,7 @@ impl Base {
             warmup: self.warmup,
             peak: self.peak,
             after: Box::new(after),
+            stop: Interrupt::default(),
         }
     }
 
@@ -317,6 +319,14 @@ pub trait Rates: Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// True once the walks over these rates should end: [`for_each_range`] then visits no
+    /// more ranges, so a pass stops part way and its result is meaningless (the job that set
+    /// the token discards it). Rates written out never stop; a spec's stop on its token
+    /// ([`LazySpec::stop_on`]).
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 impl Rates for [f64] {
@@ -352,7 +362,7 @@ pub fn for_each_range<R: Rates + ?Sized>(
 ) {
     let mut buf = Vec::new();
     let mut start = from;
-    while start < to {
+    while start < to && !rates.stopped() {
         let end = (start + CHUNK).min(to);
         visit(start, rates.range(start, end, &mut buf));
         start = end;
@@ -374,6 +384,8 @@ pub struct SpecRates {
     warmup: usize,
     peak: f64,
     after: Box<dyn Fn(usize) -> f64 + Send + Sync>,
+    /// Ends the walks over these rates once set (see [`Rates::stopped`]).
+    stop: Interrupt,
 }
 
 impl SpecRates {
@@ -403,6 +415,10 @@ impl Rates for SpecRates {
         buf.extend((start..end).map(|s| self.rate(s)));
         buf
     }
+
+    fn stopped(&self) -> bool {
+        self.stop.is_interrupted()
+    }
 }
 
 /// A parsed spec whose rates are computed on demand: the main schedule and, for `cooldowns`,
@@ -424,6 +440,12 @@ pub struct BranchSpec {
 }
 
 impl LazySpec {
+    /// Every walk over the spec's rates (the main schedule's and its branches') ends once
+    /// `interrupt` is set: a prediction then stops part way, and the caller checks the token.
+    pub fn stop_on(&mut self, interrupt: &Interrupt) {
+        self.main.stop = interrupt.clone();
+    }
+
     /// One branch's rates, read on demand.
     pub fn branch(&self, b: &BranchSpec) -> BranchRates<'_> {
         BranchRates {
@@ -472,6 +494,10 @@ impl Rates for BranchRates<'_> {
         buf.clear();
         buf.extend((start..end).map(|s| self.rate(s)));
         buf
+    }
+
+    fn stopped(&self) -> bool {
+        self.main.stopped()
     }
 }
 
