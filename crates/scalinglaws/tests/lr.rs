@@ -303,8 +303,10 @@ fn batch_sizes_give_the_batch_law() {
     assert!((lr_law.param("a").unwrap().value - STRAIGHT.a).abs() < 0.02);
 }
 
+/// A sweep in which no cell holds three learning rates computes nothing: it is refused, naming
+/// what to add (it was an exit 0 with no law, issue 50), with or without points to predict.
 #[test]
-fn sweeps_without_usable_cells_warn_and_cannot_predict() {
+fn sweeps_without_usable_cells_are_refused() {
     let data = LrData {
         size: vec![1e8, 1e8, 2e8, 2e8],
         tokens: vec![1e9, 1e9, 2e9, 2e9],
@@ -312,19 +314,15 @@ fn sweeps_without_usable_cells_warn_and_cannot_predict() {
         loss: vec![3.0, 2.9, 2.8, 2.7],
         ..LrData::default()
     };
-    let analysis = lr_analysis(&data, &LrSettings::default()).unwrap();
-    assert!(analysis.law.is_none());
-    assert_eq!(analysis.counts.few_lrs, 2);
-    assert!(analysis
-        .warnings
-        .iter()
-        .any(|w| w.contains("could not be fitted")));
+    let error = lr_analysis(&data, &LrSettings::default()).unwrap_err().to_string();
+    assert!(error.contains("none of the 2 (N, D) cell(s)"), "{error}");
+    assert!(error.contains("3 or more distinct learning rates"), "{error}");
     let settings = LrSettings {
         targets: vec![(1e9, 1e10)],
         ..LrSettings::default()
     };
     let error = lr_analysis(&data, &settings).unwrap_err().to_string();
-    assert!(error.contains("nothing to predict"), "{error}");
+    assert!(error.contains("3 or more distinct learning rates"), "{error}");
 }
 
 fn lr_seeds(default: u64) -> u64 {
