@@ -76,8 +76,12 @@ def test_ctrl_c_stops_a_long_bootstrap(chinchilla: pd.DataFrame, ctrl_c: None) -
 
 def test_ctrl_c_stops_a_backtest(chinchilla: pd.DataFrame, ctrl_c: None) -> None:
     sent = interrupt_after(0.3)
-    with pytest.raises(KeyboardInterrupt):
-        sl.backtest(chinchilla, rolling=4, calibrate=True, bootstrap=5_000, by="C", **PROTOCOL)
+    sl.set_max_work(10_000)  # 4 splits × 5,000 replicates: the budget would refuse it first
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sl.backtest(chinchilla, rolling=4, calibrate=True, bootstrap=5_000, by="C", **PROTOCOL)
+    finally:
+        sl.set_max_work(None)
     assert sent and time.perf_counter() - sent[0] < 0.5
 
 
