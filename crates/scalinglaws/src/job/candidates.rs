@@ -90,12 +90,17 @@ pub fn build(
 }
 
 /// The work of fitting every candidate `fits` times ([`crate::work`]): the rolling origins or
-/// holdouts of `compare-laws` and `select`, each a fit of at most every row.
+/// holdouts of `compare-laws` and `select`, each a fit of at most every row (a candidate whose
+/// fit cannot start is not counted: it fails alone).
 pub fn estimate(candidates: &[Candidate], fits: f64, what: &str) -> Result<Estimate> {
     let mut total = Estimate::none();
     for candidate in candidates {
-        let shape = crate::fit::shape(&candidate.law, &candidate.data, &candidate.settings)?;
-        total = total.plus(shape.estimate());
+        // A candidate whose fit cannot start fails in its own score, with its reason, as
+        // before; the others are still weighed.
+        let c = candidate;
+        if let Ok(shape) = crate::fit::shape(&c.law, &c.data, &c.settings) {
+            total = total.plus(shape.estimate());
+        }
     }
     Ok(total
         .described(
