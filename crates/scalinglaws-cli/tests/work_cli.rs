@@ -322,8 +322,6 @@ fn products_of_allowed_values_are_refused_up_front() {
         (
             chinchilla_example(&[
                 "backtest",
-                "--law",
-                "chinchilla",
                 "--by",
                 "C",
                 "--rolling",
@@ -340,8 +338,6 @@ fn products_of_allowed_values_are_refused_up_front() {
         (
             chinchilla_example(&[
                 "compare-laws",
-                "--law",
-                "chinchilla",
                 "--formula",
                 "E + A*N^-alpha",
                 "--max-work",
@@ -352,8 +348,6 @@ fn products_of_allowed_values_are_refused_up_front() {
         (
             chinchilla_example(&[
                 "select",
-                "--law",
-                "chinchilla",
                 "--formula",
                 "E + A*N^-alpha",
                 "--check",
@@ -368,20 +362,10 @@ fn products_of_allowed_values_are_refused_up_front() {
     }
 }
 
-/// `args[0]` (a command) on the bundled Chinchilla example with `args[1..]` after its columns.
+/// `args[0]` (a command) on the bundled Chinchilla example under Epoch AI's protocol (the
+/// README's first command, `common::CHINCHILLA`, its law included), then `args[1..]`.
 fn chinchilla_example(args: &[&str]) -> Vec<String> {
-    let data = [
-        "examples/chinchilla/chinchilla_epoch.csv",
-        "--target",
-        "loss",
-        "--map",
-        "N=Model Size",
-        "--map",
-        "C=Training FLOP",
-        "--derive",
-        "D=C/(6*N)",
-    ];
-    [&args[..1], &data[..], &args[1..]]
+    [&args[..1], &common::CHINCHILLA[1..], &args[1..]]
         .concat()
         .iter()
         .map(|a| a.to_string())
