@@ -12,6 +12,7 @@
 
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use anyhow::{Context, Result};
@@ -37,14 +38,22 @@ impl Destination {
     }
 }
 
-/// Writes `text` (a newline is added if missing) to the destination.
+/// Writes `text` (a newline is added if missing) to the destination. A document written to
+/// stdout (a picture, a CSV, the JSON) takes it: the report is then not printed beside it
+/// ([`emit`]), so stdout holds one document a program can read.
 pub fn write(destination: &Destination, text: &str) -> Result<()> {
     let text = with_newline(text);
     match destination {
-        Destination::Stdout => print(&text),
+        Destination::Stdout => {
+            STDOUT_TAKEN.store(true, Ordering::Relaxed);
+            print(&text)
+        }
         Destination::File(path) => write_file(path, text.as_bytes()),
     }
 }
+
+/// Whether a document went to stdout ([`write`]).
+static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
 
 /// The format of the printed reports (`--format`), chosen once before a command runs.
 static REPORT_FORMAT: OnceLock<Format> = OnceLock::new();
@@ -67,10 +76,20 @@ pub fn emit<R: Report + ?Sized>(json: Option<&Destination>, report: &R) -> Resul
         Some(Destination::Stdout) => write(&Destination::Stdout, &export(report, Format::Json)?),
         Some(file) => {
             write(file, &export(report, Format::Json)?)?;
-            print_report(report)
+            print_report_unless_taken(report)
         }
-        None => print_report(report),
+        None => print_report_unless_taken(report),
     }
+}
+
+/// Prints the report, unless a document already took stdout (`--plot -`, `--csv -`): then
+/// stderr says where the report is not.
+fn print_report_unless_taken<R: Report + ?Sized>(report: &R) -> Result<()> {
+    if STDOUT_TAKEN.load(Ordering::Relaxed) {
+        eprintln!("the report is not printed: stdout carries the picture or table asked for with -");
+        return Ok(());
+    }
+    print_report(report)
 }
 
 /// Prints the report in the chosen format.

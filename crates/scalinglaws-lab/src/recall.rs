@@ -85,6 +85,8 @@
 //! smaller rate, and the bound is below the capacity at every d. With L = 3 the bound is looser
 //! (it replaces the sum of the two largest distractors by twice the largest).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rayon::prelude::*;
 use scalinglaws::rng::Rng;
 use scalinglaws::stats::beta_reg;
@@ -109,6 +111,12 @@ pub const MAX_TRIAL_STORE: f64 = (1u64 << 24) as f64;
 /// at most about 5 minutes. Trials stop at their first failure, so real runs are usually far
 /// below it (the default's worst case is 2e11; it runs in about 3 s).
 pub const MAX_WORK: f64 = 3e11;
+/// Most multiply-adds a run may actually do, metered as trials grow: 1e11, about 50 s on 2
+/// cores at the measured 1e9 a core-second (2 trials of d = e = 4,096 grown to 500 keys:
+/// 1.8e10 in 18.2 CPU-s). [`MAX_WORK`] bounds the worst case before the run, but a trial whose
+/// capacity passes the vocabulary cap reaches that worst case (2 trials at d = e = 4,096 and
+/// 4,096 keys: 2e11, over 100 s), so a run that meters past this stops and is refused.
+pub const MAX_RUN_WORK: u64 = 100_000_000_000;
 /// The bounds are capped here (2^52, where f64 still holds every integer).
 pub const BOUND_CAP: f64 = 4_503_599_627_370_496.0;
 /// Grid points of μ over which the bounds are maximised.
@@ -313,16 +321,26 @@ pub fn recall_capacity_with_progress(
         .map(|(&d, &b)| trial_work(d, b) * config.trials)
         .sum();
     let counter = Counter::new(progress, total);
+    let meter = AtomicU64::new(0);
     let mut rows = Vec::with_capacity(config.state_sizes.len());
     for (&d, &capacity_bound) in config.state_sizes.iter().zip(&bounds) {
-        let capacities: Vec<usize> = (0..config.trials)
+        let capacities: Option<Vec<usize>> = (0..config.trials)
             .into_par_iter()
             .map(|k| {
-                let capacity = trial_capacity(d, e, l, config.max_vocab, config.seed, k as u64);
+                let trial = Trial {
+                    d,
+                    e,
+                    l,
+                    max_vocab: config.max_vocab,
+                };
+                let capacity = trial_capacity(&trial, config.seed, k as u64, &meter);
                 counter.add(trial_work(d, capacity_bound));
                 capacity
             })
             .collect();
+        let Some(capacities) = capacities else {
+            return Err(over_run_work(d));
+        };
         rows.push(summarise(config, d, capacities, capacity_bound)?);
     }
     counter.finish();
@@ -369,9 +387,32 @@ fn summarise(
     })
 }
 
+/// The refusal of a run that metered past [`MAX_RUN_WORK`] (deterministic: the trials' work
+/// is, so whether their sum passes the cap does not depend on the threads).
+fn over_run_work(d: usize) -> LabError {
+    LabError::setting(
+        "max_vocab",
+        format!(
+            "the trials grew past {MAX_RUN_WORK:.0e} multiply-adds (about a minute of work) by \
+             state size {d}: their capacity reaches the vocabulary cap; use a smaller vocabulary \
+             cap, fewer trials or state sizes, or a smaller embedding"
+        ),
+    )
+}
+
+/// One trial's sizes: state d, embedding e, context L, vocabulary cap.
+struct Trial {
+    d: usize,
+    e: usize,
+    l: usize,
+    max_vocab: usize,
+}
+
 /// The exact capacity of one trial: keys are added one at a time until the first vocabulary
-/// that is not perfectly recalled; returns the size before it (or `max_vocab`).
-fn trial_capacity(d: usize, e: usize, l: usize, max_vocab: usize, seed: u64, k: u64) -> usize {
+/// that is not perfectly recalled; returns the size before it (or `max_vocab`), or None when
+/// the run's metered work passes [`MAX_RUN_WORK`].
+fn trial_capacity(trial: &Trial, seed: u64, k: u64, meter: &AtomicU64) -> Option<usize> {
+    let &Trial { d, e, l, max_vocab } = trial;
     let mut hash_rng = Rng::stream(seed, 2 * k);
     // Row-major, unscaled: the hash at d is the first d rows (scaled by 1/√(d·e) with the signs).
     let p: Vec<f64> = (0..d * e).map(|_| hash_rng.normal()).collect();
@@ -384,6 +425,10 @@ fn trial_capacity(d: usize, e: usize, l: usize, max_vocab: usize, seed: u64, k: 
     let mut signs = vec![0.0; e];
     let mut scores = Vec::new();
     for n in 0..max_vocab {
+        let work = (d * e + n * d) as u64;
+        if meter.fetch_add(work, Ordering::Relaxed) + work > MAX_RUN_WORK {
+            return None;
+        }
         for chunk in signs.chunks_mut(64) {
             let bits = key_rng.next_u64();
             for (i, s) in chunk.iter_mut().enumerate() {
@@ -406,13 +451,13 @@ fn trial_capacity(d: usize, e: usize, l: usize, max_vocab: usize, seed: u64, k: 
         }
         let norm = dot(&h, &h);
         if failed || top.iter().sum::<f64>() >= norm {
-            return n;
+            return Some(n);
         }
         hashes.extend_from_slice(&h);
         norms.push(norm);
         tops.push(top);
     }
-    max_vocab
+    Some(max_vocab)
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -544,6 +589,26 @@ mod tests {
         }
         assert_eq!(top, vec![0.9, 0.5]);
         assert!(!push_top(&mut top, 0.4, 2));
+    }
+
+    /// A trial stops (None) once the run's metered work would pass the cap, and meters what
+    /// it does: d·e per key hashed plus n·d for the n earlier keys it is compared with.
+    #[test]
+    fn trials_meter_their_work_and_stop_at_the_cap() {
+        let trial = Trial {
+            d: 8,
+            e: 64,
+            l: 2,
+            max_vocab: 4,
+        };
+        let meter = AtomicU64::new(0);
+        let capacity = trial_capacity(&trial, 0, 0, &meter).unwrap();
+        let keys = (capacity + 1).min(4) as u64;
+        let expected = keys * 8 * 64 + 8 * keys * (keys - 1) / 2;
+        assert_eq!(meter.load(Ordering::Relaxed), expected);
+        let full = AtomicU64::new(MAX_RUN_WORK - 8 * 64 + 1);
+        assert_eq!(trial_capacity(&trial, 0, 0, &full), None);
+        assert!(over_run_work(8).to_string().contains("max_vocab"));
     }
 
     #[test]

@@ -16,10 +16,12 @@ use crate::limits::thousands;
 use crate::text;
 
 /// The budget of a run when the caller gives none, in estimated core-seconds: the estimates
-/// run 2–50 times what runs take (tests/work_cli.rs prints it), so on 2 cores a run within it
-/// ends within about a minute. The default fit of a million rows (with its rolling origins) is
-/// estimated at about 100.
-pub const DEFAULT_MAX_WORK: f64 = 240.0;
+/// run 1.4–50 times what runs take (tests/work_cli.rs prints it; the closest measured, a
+/// 4-exponent formula's 256-start grid on 3,000 rows, 102 estimated for 74 taken), so on 2
+/// cores a run within it ends within about a minute. The default fit of a million rows (with
+/// its rolling origins) is estimated at about 103. (240, the first default, let that formula
+/// run past a minute at 5 exponents on fewer rows.)
+pub const DEFAULT_MAX_WORK: f64 = 120.0;
 
 /// [`DEFAULT_MAX_WORK`], for serde defaults.
 pub fn default_max_work() -> f64 {

@@ -325,6 +325,35 @@ fn sweeps_without_usable_cells_are_refused() {
     assert!(error.contains("3 or more distinct learning rates"), "{error}");
 }
 
+/// A sweep of one (N, D) cell fits ln lr* = c: it says nothing of how lr* moves with N or D,
+/// so a prediction at another N or D is refused (it was a tight interval 600× beyond the
+/// data, issue 50); at the cell's own N and D it predicts.
+#[test]
+fn predictions_where_the_law_measured_no_change_are_refused() {
+    let lrs = [8.5e-4, 1.7e-3, 3.4e-3, 6.8e-3, 1.36e-2];
+    let data = LrData {
+        size: vec![1.2e7; 5],
+        tokens: vec![2e8; 5],
+        lr: lrs.to_vec(),
+        loss: vec![5.599, 5.249, 5.082, 5.098, 5.318],
+        ..LrData::default()
+    };
+    let at = |n: f64, d: f64| LrSettings {
+        targets: vec![(n, d)],
+        ..LrSettings::default()
+    };
+    let error = lr_analysis(&data, &at(7e9, 2e8)).unwrap_err();
+    assert!(error.is_input_error());
+    let error = error.to_string();
+    assert!(error.contains("N = 7e9"), "{error}");
+    assert!(error.contains("all at N = 1.2e7"), "{error}");
+    assert!(!error.contains("D = "), "D is the sweep's own: {error}");
+    let error = lr_analysis(&data, &at(1.2e7, 1e10)).unwrap_err().to_string();
+    assert!(error.contains("D = 1e10"), "{error}");
+    let own = lr_analysis(&data, &at(1.2e7, 2e8)).unwrap();
+    assert_eq!(own.predictions.len(), 1);
+}
+
 fn lr_seeds(default: u64) -> u64 {
     std::env::var("SCALINGLAWS_LR_SEEDS")
         .ok()

@@ -495,6 +495,8 @@ struct CandidateRun {
     /// Per common unit: the held-out rows' errors in the fitted space (filled by `select`).
     errors: Vec<Vec<f64>>,
     error: Option<String>,
+    /// The failure was the input's (too few rows, a bad value), not the search's.
+    input_fault: bool,
 }
 
 fn run_candidate(
@@ -510,6 +512,7 @@ fn run_candidate(
         origins: Vec::new(),
         errors: Vec::new(),
         error: None,
+        input_fault: false,
     };
     let result = fit(&candidate.law, &candidate.data, &candidate.settings).and_then(|f| {
         let mut f = FitRecord::from(f);
@@ -535,7 +538,10 @@ fn run_candidate(
             run.fit = Some(fit);
             run.origins = origins;
         }
-        Err(error) => run.error = Some(error.worded(options.voice.0)),
+        Err(error) => {
+            run.input_fault = error.is_input_error();
+            run.error = Some(error.worded(options.voice.0));
+        }
     }
     run
 }
@@ -570,7 +576,13 @@ fn too_few_origins(
             .zip(candidates)
             .map(|(r, c)| format!("{}: {}", c.label, r.error.as_deref().unwrap_or("failed")))
             .collect();
-        return Error::fit(format!("no law could be fitted: {}", reasons.join("; ")));
+        let message = format!("no law could be fitted: {}", reasons.join("; "));
+        // When every law failed on the input (too few rows, a bad value, over the work
+        // budget), the input is at fault, not the search.
+        return match runs.iter().all(|r| r.input_fault) {
+            true => Error::settings(message),
+            false => Error::fit(message),
+        };
     }
     if origin_sizes(groups, most).len() < 2 {
         return Error::settings(format!(
@@ -1069,10 +1081,9 @@ pub fn evaluate(
     }
     interrupted(candidates)?;
     if splits.iter().all(|s| s.error.is_some()) {
-        let reasons: Vec<&str> = splits.iter().filter_map(|s| s.error.as_deref()).collect();
         return Err(Error::fit(format!(
             "no outer split could run a selection: {}",
-            reasons.join("; ")
+            distinct_reasons(splits.iter().filter_map(|s| s.error.as_deref()))
         )));
     }
     let mut labels: Vec<String> = candidates.iter().map(|c| c.label.clone()).collect();
@@ -1092,6 +1103,26 @@ pub fn evaluate(
         winner,
         average,
     })
+}
+
+/// The distinct `reasons`, in first-seen order, each with how many splits gave it when more
+/// than one: 40 splits failing alike read as one reason, not 40.
+fn distinct_reasons<'a>(reasons: impl Iterator<Item = &'a str>) -> String {
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for reason in reasons {
+        match counted.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((reason, 1)),
+        }
+    }
+    let worded: Vec<String> = counted
+        .iter()
+        .map(|(r, n)| match n {
+            1 => r.to_string(),
+            _ => format!("{r} (in {n} splits)"),
+        })
+        .collect();
+    worded.join("; ")
 }
 
 impl EvaluationSplit {
@@ -1156,7 +1187,10 @@ fn outer_split(
         .candidates
         .iter()
         .filter(|c| c.score.is_none())
-        .map(|c| c.label.clone())
+        .map(|c| match &c.error {
+            Some(why) => format!("{} ({why})", c.label),
+            None => c.label.clone(),
+        })
         .collect();
     if !missing.is_empty() {
         return Err(Error::fit(format!(

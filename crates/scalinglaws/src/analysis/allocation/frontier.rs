@@ -202,7 +202,7 @@ pub(super) fn unsolved(goal: Goal, why: Unsolved) -> Error {
     let (lo, hi) = WIDEST_LOG_N;
     let widest = format!("N from {} to {}", decades(lo), decades(hi));
     match (goal, why) {
-        (Goal::Budget(c), Unsolved::NoOptimum) => Error::fit(format!(
+        (Goal::Budget(c), Unsolved::NoOptimum) => Error::settings(format!(
             "at the budget {} the law has no finite optimum along the budget's constraint ({widest}); check the law and the FLOPs formula",
             short_number(c)
         )),

@@ -93,6 +93,9 @@ pub(crate) struct Design {
     terms: Vec<Term>,
     pub n0: f64,
     pub d0: f64,
+    /// The one N (D) of the points when they hold one only (the law then has no ln N term).
+    only_n: Option<f64>,
+    only_d: Option<f64>,
 }
 
 impl Design {
@@ -126,7 +129,16 @@ impl Design {
             (points.iter().map(|p| f(p).ln()).sum::<f64>() / points.len().max(1) as f64).exp()
         };
         let (n0, d0) = centre.unwrap_or_else(|| (mean_log(|p| p.0), mean_log(|p| p.1)));
-        Design { terms, n0, d0 }
+        let only = |count: usize, f: fn(&(f64, f64)) -> f64| {
+            (count == 1).then(|| points.first().map(f)).flatten()
+        };
+        Design {
+            terms,
+            n0,
+            d0,
+            only_n: only(n_values, |p| p.0),
+            only_d: only(d_values, |p| p.1),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -159,6 +171,28 @@ impl Design {
             .filter(|t| t.is_curvature())
             .map(|t| t.name().to_string())
             .collect()
+    }
+
+    /// Why the law cannot predict at (N, D): it has no ln N term (the data hold one N) and N
+    /// is another, or likewise for D. A law without the term would predict the same lr* at
+    /// every N with an interval that knows nothing of how lr* moves with N: wrong in silence.
+    pub fn unmeasured_at(&self, n: f64, d: f64) -> Option<String> {
+        let key = super::cells::key;
+        let unmeasured = |only: Option<f64>, x: f64, name: &str| {
+            let only = only.filter(|o| key(*o) != key(x))?;
+            Some(format!(
+                "{name} = {x:e} (the sweep's cells are all at {name} = {only:e}, so how lr* \
+                 moves with {name} is not measured)"
+            ))
+        };
+        let why: Vec<String> = [
+            unmeasured(self.only_n, n, "N"),
+            unmeasured(self.only_d, d, "D"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!why.is_empty()).then(|| why.join(" and "))
     }
 
     /// What the design leaves out, and why.

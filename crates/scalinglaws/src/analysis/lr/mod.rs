@@ -707,6 +707,14 @@ fn predict(
              nothing to predict with",
         ));
     };
+    for &(n, d) in &settings.targets {
+        if let Some(why) = law.design.unmeasured_at(n, d) {
+            return Err(Error::settings(format!(
+                "cannot predict the optimal LR at {why}; add cells at a second value, or \
+                 predict at the sweep's own"
+            )));
+        }
+    }
     Ok(settings
         .targets
         .iter()
