@@ -1,7 +1,9 @@
 //! Temporary files the command made and must not leave behind. Every output is written to a
 //! temporary file beside its destination and renamed over it (`output.rs`); the temporary file
 //! is made before the work starts (`preflight.rs`), so an interrupt during a long bootstrap or
-//! the final write would leave it there. Each such file is registered here: a [`TempFile`]
+//! the final write would leave it there. (On Linux it has no name until the instant before its
+//! rename, so there is mostly nothing to remove; a PNG's, and every one where the system makes
+//! no unnamed file, is named from the start.) Each named file is registered here: a [`TempFile`]
 //! removes its file when dropped, [`remove_all`] removes every one still registered (at the
 //! end of `main`, after an error, in the panic hook), and on Unix a handler for SIGINT,
 //! SIGTERM and SIGHUP removes them and then lets the signal end the process as it would have

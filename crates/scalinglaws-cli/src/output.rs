@@ -2,11 +2,28 @@
 //! the same directory and renamed over the destination, so a reader (or a crash) never sees a
 //! half-written result: the file is complete or not there at all. The temporary file is made
 //! before the work ([`claim`], from `preflight.rs`), so a destination that cannot be written
-//! is refused at once, and removed on an interrupt (`cleanup.rs`). A replaced file keeps its
-//! mode and, where permitted, its owner. A symbolic link is followed, a dangling one too
-//! (the file it points to is replaced or made, the link kept); a destination that is not a regular
-//! file (`/dev/null`, a named pipe) is written in place, since it cannot be replaced. `-` means
+//! (a directory, a path ending in `/`, a directory that is missing or not writable) is refused
+//! at once, naming the option, not after minutes of fitting. A replaced file keeps its mode and,
+//! where permitted, its owner. A symbolic link is followed, a dangling one too (the file it
+//! points to is replaced or made, the link kept); a destination that is not a regular file
+//! (`/dev/null`, a named pipe) is written in place, since it cannot be replaced. `-` means
 //! stdout. A closed stdout (as in `scalinglaws laws | head -1`) ends the output quietly.
+//!
+//! What a killed process leaves (issue 50). A signal that can be caught (Ctrl-C, SIGTERM,
+//! SIGHUP) removes the temporary files (`cleanup.rs`); `kill -9` cannot be caught. So on Linux
+//! the temporary file has no name while the work runs and while it is written: it is an
+//! `O_TMPFILE` file in the destination's directory (made there so the rename stays on one file
+//! system and the claim proves the directory takes a file), linked as `.NAME.PID.tmp` through
+//! `/proc/self/fd` only once it is whole and synced, and renamed over the destination at once.
+//! A `kill -9` during the work or the write then leaves nothing: the kernel frees an unlinked
+//! file with its last descriptor. Only the instant between the link and the rename, a PNG
+//! (whose encoder picks the format by the file's name, so it is drawn into the named
+//! `.NAME.PID.tmp.png`, made just before the drawing), and file systems or systems without
+//! `O_TMPFILE` (the named file, made at the claim) leave a `.NAME.PID.tmp`; for those, every
+//! write sweeps the temporary files of the same destination whose process is gone. The sweep
+//! alone would not do: a file left by a killed run of 67 MB stays until the next write to the
+//! same name, which may never come.
+//!
 //! What is written comes from the report crate's exporters: JSON for `--json`, the report in
 //! the format `--format` chose (text or markdown) for the terminal.
 
@@ -19,7 +36,7 @@ use anyhow::{Context, Result};
 use scalinglaws_report::{export, Format, Report};
 
 use crate::cleanup::TempFile;
-use crate::input_error;
+use crate::{input_error, InputError};
 
 /// A `--json` argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,40 +156,51 @@ pub fn write_file_with(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> R
     match target(path)? {
         Target::InPlace(device) => fill(&device).map_err(|error| write_error(&shown, &error)),
         Target::Replace { file, temporary } => {
-            let temporary = match take_claim(&temporary) {
+            // A PNG is drawn into a file named like its destination (the module's note).
+            let named_only = needs_name(&temporary);
+            let claimed = take_claim(&temporary)
+                .filter(|claimed| !(named_only && matches!(claimed, Temporary::Unnamed { .. })));
+            let temporary = match claimed {
                 Some(claimed) => claimed,
-                None => create_temporary(&shown, temporary)?,
+                None => create_temporary(&shown, temporary, !named_only)?,
             };
-            fill(temporary.path())
-                .and_then(|()| finish_replacement(temporary.path(), &file))
-                .map_err(|error| write_error(&shown, &error))?;
-            temporary.persisted();
-            Ok(())
+            fill(&temporary.fill_path())
+                .and_then(|()| temporary.replace(&file))
+                .map_err(|error| write_error(&shown, &error))
         }
     }
 }
 
-/// Checks before any work that `path` can be written: the file a link names, not a
-/// directory, in a directory that exists and takes a new file. The temporary file it will be
-/// written to is made now (and removed if the command ends without writing it).
-pub fn claim(path: &Path) -> Result<()> {
+/// Checks before any work that `path`, named by `option`, can be written: the file a link
+/// names, not a directory, in a directory that exists and takes a new file; the refusal names
+/// the option, the path and the fix. The temporary file it will be written to is made now
+/// (unnamed where the system allows, else removed if the command ends without writing it).
+pub fn claim(option: &str, path: &Path) -> Result<()> {
+    claim_file(path).map_err(|error| match error.downcast_ref::<InputError>() {
+        Some(refusal) => input_error(format!("{option}: {refusal}")),
+        None => anyhow::anyhow!("{option}: {error}"),
+    })
+}
+
+fn claim_file(path: &Path) -> Result<()> {
     let shown = path.display().to_string();
     if let Target::Replace { temporary, .. } = target(path)? {
         if lock_claims()
             .iter()
-            .any(|claimed| claimed.path() == temporary)
+            .any(|claimed| claimed.named() == temporary)
         {
             return Ok(());
         }
-        let claimed = create_temporary(&shown, temporary)?;
+        let claimed = create_temporary(&shown, temporary, true)?;
         lock_claims().push(claimed);
     }
     Ok(())
 }
 
 /// Removes the temporary files of earlier writes to the same destination whose process is gone
-/// (a `kill -9` leaves `.NAME.PID.tmp` beside the destination; the next write to it cleans
-/// up). Only on Linux, where `/proc` says whether a process lives; elsewhere nothing is removed.
+/// (a `kill -9` can leave `.NAME.PID.tmp` beside the destination: the module's note; the next
+/// write to it cleans up). Only on Linux, where `/proc` says whether a process lives; elsewhere
+/// nothing is removed.
 fn remove_stale_temporaries(temporary: &Path) {
     if !cfg!(target_os = "linux") {
         return;
@@ -209,20 +237,172 @@ fn remove_stale_temporaries(temporary: &Path) {
 }
 
 /// The temporary files made by [`claim`], each taken by the write of its destination.
-static CLAIMS: Mutex<Vec<TempFile>> = Mutex::new(Vec::new());
+static CLAIMS: Mutex<Vec<Temporary>> = Mutex::new(Vec::new());
 
-fn lock_claims() -> std::sync::MutexGuard<'static, Vec<TempFile>> {
+fn lock_claims() -> std::sync::MutexGuard<'static, Vec<Temporary>> {
     CLAIMS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn take_claim(temporary: &Path) -> Option<TempFile> {
+fn take_claim(temporary: &Path) -> Option<Temporary> {
     let mut claims = lock_claims();
     let index = claims
         .iter()
-        .position(|claimed| claimed.path() == temporary)?;
+        .position(|claimed| claimed.named() == temporary)?;
     Some(claims.swap_remove(index))
+}
+
+/// A destination's temporary file.
+#[derive(Debug)]
+enum Temporary {
+    /// `.NAME.PID.tmp` itself, registered so an interrupt removes it.
+    Named(TempFile),
+    /// An unnamed file in the destination's directory (Linux's `O_TMPFILE`), to be named
+    /// `named` only for the instant before its rename; a killed process leaves nothing.
+    Unnamed { file: std::fs::File, named: PathBuf },
+}
+
+impl Temporary {
+    /// `.NAME.PID.tmp`: the file's name, now or once it is whole.
+    fn named(&self) -> &Path {
+        match self {
+            Temporary::Named(file) => file.path(),
+            Temporary::Unnamed { named, .. } => named,
+        }
+    }
+
+    /// The path the content is written to (an unnamed file's through `/proc/self/fd`).
+    fn fill_path(&self) -> PathBuf {
+        match self {
+            Temporary::Named(file) => file.path().to_path_buf(),
+            Temporary::Unnamed { file, .. } => unnamed::path(file),
+        }
+    }
+
+    /// Gives the written file the replaced file's owner and mode, syncs it and renames it over
+    /// `file` (an unnamed file first linked as its temporary name, registered so an interrupt
+    /// between the two removes it).
+    fn replace(self, file: &Path) -> Result<()> {
+        match self {
+            Temporary::Named(temporary) => {
+                keep_attributes(&std::fs::File::open(temporary.path())?, file)?;
+                std::fs::rename(temporary.path(), file)?;
+                temporary.persisted();
+            }
+            Temporary::Unnamed {
+                file: written,
+                named,
+            } => {
+                keep_attributes(&written, file)?;
+                let linked = TempFile::register(named);
+                unnamed::link(&written, linked.path())?;
+                std::fs::rename(linked.path(), file)?;
+                linked.persisted();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// True for a temporary file whose name must end like its destination's (a PNG's: the encoder
+/// picks the format by the name), which an unnamed file cannot be written through.
+fn needs_name(temporary: &Path) -> bool {
+    temporary
+        .extension()
+        .is_some_and(|extension| extension == "png")
+}
+
+/// Unnamed temporary files (`O_TMPFILE`, named later through `/proc/self/fd`): Linux only.
+#[cfg(target_os = "linux")]
+mod unnamed {
+    use std::ffi::CString;
+    use std::fs::File;
+    use std::io::ErrorKind;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    use std::path::{Path, PathBuf};
+
+    /// An unnamed file in `directory`; None where the file system or kernel makes none (the
+    /// named file is made instead) or `/proc/self/fd` is not there to name it later.
+    pub fn open(directory: &Path) -> std::io::Result<Option<File>> {
+        if !Path::new("/proc/self/fd").is_dir() {
+            return Ok(None);
+        }
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_TMPFILE)
+            .open(directory);
+        match opened {
+            Ok(file) => Ok(Some(file)),
+            // No O_TMPFILE on this file system (EOPNOTSUPP) or kernel (EISDIR, EINVAL).
+            Err(error)
+                if matches!(
+                    error.raw_os_error(),
+                    Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The unnamed file as a path others can open.
+    pub fn path(file: &File) -> PathBuf {
+        PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+    }
+
+    /// Gives the unnamed file the name `named` (a file left there by an earlier process with
+    /// this process's id is not ours to keep).
+    pub fn link(file: &File, named: &Path) -> std::io::Result<()> {
+        let source = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+        let target = CString::new(named.as_os_str().as_bytes())?;
+        let link = || {
+            // SAFETY: two NUL-terminated paths that outlive the call.
+            let linked = unsafe {
+                libc::linkat(
+                    libc::AT_FDCWD,
+                    source.as_ptr(),
+                    libc::AT_FDCWD,
+                    target.as_ptr(),
+                    libc::AT_SYMLINK_FOLLOW,
+                )
+            };
+            match linked {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        };
+        match link() {
+            Err(error) if error.kind() == ErrorKind::AlreadyExists => {
+                std::fs::remove_file(named)?;
+                link()
+            }
+            other => other,
+        }
+    }
+}
+
+/// Elsewhere every temporary file is named.
+#[cfg(not(target_os = "linux"))]
+mod unnamed {
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+
+    pub fn open(_: &Path) -> std::io::Result<Option<File>> {
+        Ok(None)
+    }
+
+    pub fn path(_: &File) -> PathBuf {
+        unreachable!("no unnamed temporary file is made outside Linux")
+    }
+
+    pub fn link(_: &File, _: &Path) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
 }
 
 /// How a destination is written.
@@ -237,19 +417,21 @@ enum Target {
 fn target(path: &Path) -> Result<Target> {
     let shown = path.display().to_string();
     let file = follow_links(path).map_err(|error| write_error(&shown, &error.into()))?;
+    let refuse = |reason: &str| {
+        Err(input_error(format!(
+            "cannot write '{shown}': {reason}; give a file path"
+        )))
+    };
     match std::fs::metadata(&file) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(input_error(format!(
-                "cannot write '{shown}': it is a directory"
-            )))
-        }
+        Ok(meta) if meta.is_dir() => return refuse("it is a directory"),
         Ok(meta) if !meta.is_file() => return Ok(Target::InPlace(file)),
         _ => {}
     }
+    if names_a_directory(&file) {
+        return refuse("a path ending in '/' (or '/.') names a directory");
+    }
     let Some(file_name) = file.file_name() else {
-        return Err(input_error(format!(
-            "cannot write '{shown}': it names no file"
-        )));
+        return refuse("it names no file");
     };
     // A PNG's keeps the extension: the encoder chooses the format by the file's name.
     let suffix = match file.extension() {
@@ -262,6 +444,15 @@ fn target(path: &Path) -> Result<Target> {
         std::process::id()
     ));
     Ok(Target::Replace { file, temporary })
+}
+
+/// True for a path written as a directory's (`out/`, `out/.`), which the file system would
+/// take as the directory `out`, not a file of that name.
+fn names_a_directory(path: &Path) -> bool {
+    let text = path.as_os_str().as_encoded_bytes();
+    let separator = |byte: &u8| *byte == b'/' || (cfg!(windows) && *byte == b'\\');
+    text.last().is_some_and(separator)
+        || (text.ends_with(b".") && text.len() >= 2 && separator(&text[text.len() - 2]))
 }
 
 /// The directory a file is (or will be) in; "." for a bare name.
@@ -290,9 +481,22 @@ pub fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
     )))
 }
 
-/// Makes the (empty) temporary file, registered first so an interrupt removes it.
-fn create_temporary(shown: &str, temporary: PathBuf) -> Result<TempFile> {
+/// Makes the (empty) temporary file: an unnamed one when `unnamed` allows it and the system
+/// has them, else the named file, registered first so an interrupt removes it.
+fn create_temporary(shown: &str, temporary: PathBuf, unnamed: bool) -> Result<Temporary> {
     remove_stale_temporaries(&temporary);
+    if unnamed {
+        match unnamed::open(&directory_of(&temporary)) {
+            Ok(Some(file)) => {
+                return Ok(Temporary::Unnamed {
+                    file,
+                    named: temporary,
+                })
+            }
+            Ok(None) => {}
+            Err(error) => return Err(directory_error(shown, &temporary, error)),
+        }
+    }
     let file = TempFile::register(temporary);
     let create = || {
         std::fs::OpenOptions::new()
@@ -308,45 +512,57 @@ fn create_temporary(shown: &str, temporary: PathBuf) -> Result<TempFile> {
         other => other,
     };
     match created {
-        Ok(_) => Ok(file),
+        Ok(_) => Ok(Temporary::Named(file)),
         Err(error) => Err(directory_error(shown, file.path(), error)),
     }
 }
 
-/// Why the directory of a destination takes no new file, naming it.
+/// Why the directory of a destination takes no new file, naming it, and what to do.
 fn directory_error(shown: &str, temporary: &Path, error: std::io::Error) -> anyhow::Error {
     let directory = directory_of(temporary);
     let place = directory.display();
     let reason = match error.kind() {
-        ErrorKind::NotFound => format!("the directory '{place}' does not exist"),
-        ErrorKind::PermissionDenied => format!("the directory '{place}' is not writable"),
-        ErrorKind::NotADirectory => format!("'{place}' is not a directory"),
+        ErrorKind::NotFound if !directory.is_dir() => format!(
+            "the directory '{place}' does not exist; create it or give a path in an existing \
+             directory"
+        ),
+        // `/proc` and the like: there, but no file can be made in it.
+        ErrorKind::NotFound | ErrorKind::PermissionDenied => format!(
+            "the directory '{place}' is not writable; give a path in a directory you can write to"
+        ),
+        ErrorKind::ReadOnlyFilesystem => format!(
+            "the directory '{place}' is on a read-only file system; give a path in a writable \
+             directory"
+        ),
+        ErrorKind::NotADirectory => {
+            format!("'{place}' is not a directory; give a path in a directory")
+        }
         _ => error.to_string(),
     };
     write_error(shown, &anyhow::Error::new(error).context(reason))
 }
 
-/// Gives the temporary file the replaced file's owner and mode, syncs it, renames it over.
-fn finish_replacement(temporary: &Path, file: &Path) -> Result<()> {
+/// Gives the written file the replaced file's owner and mode (when it replaces one) and syncs
+/// it.
+fn keep_attributes(written: &std::fs::File, file: &Path) -> Result<()> {
     if let Ok(meta) = std::fs::metadata(file) {
-        keep_owner(temporary, &meta);
-        std::fs::set_permissions(temporary, meta.permissions())?;
+        keep_owner(written, &meta);
+        written.set_permissions(meta.permissions())?;
     }
-    std::fs::File::open(temporary)?.sync_all()?;
-    std::fs::rename(temporary, file)?;
+    written.sync_all()?;
     Ok(())
 }
 
 /// The replaced file's owner and group, where this process may give them (root may; others
 /// keep their own, as any program that replaces a file must).
 #[cfg(unix)]
-fn keep_owner(temporary: &Path, meta: &std::fs::Metadata) {
+fn keep_owner(written: &std::fs::File, meta: &std::fs::Metadata) {
     use std::os::unix::fs::MetadataExt;
-    let _ = std::os::unix::fs::chown(temporary, Some(meta.uid()), Some(meta.gid()));
+    let _ = std::os::unix::fs::fchown(written, Some(meta.uid()), Some(meta.gid()));
 }
 
 #[cfg(not(unix))]
-fn keep_owner(_: &Path, _: &std::fs::Metadata) {}
+fn keep_owner(_: &std::fs::File, _: &std::fs::Metadata) {}
 
 /// "cannot write 'PATH': reason" (the innermost message when it already says it all); a path
 /// the user can fix (missing, not permitted, read-only) is their input to fix, exit 2.
@@ -401,6 +617,102 @@ mod tests {
         assert!(!dead.exists());
         assert!(alive.exists(), "process 1 lives");
         assert!(other.exists());
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    /// The names in `directory` that are temporary files.
+    fn temporaries(directory: &Path) -> Vec<String> {
+        std::fs::read_dir(directory)
+            .unwrap()
+            .filter_map(|entry| entry.ok())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(".tmp"))
+            .collect()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let directory =
+            std::env::temp_dir().join(format!("scalinglaws-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        directory
+    }
+
+    /// Issue 50: on Linux a claimed destination's temporary file has no name while the work
+    /// runs (a `kill -9` then leaves nothing), and none after the write.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_claimed_temporary_file_has_no_name_until_it_is_whole() {
+        let directory = scratch("unnamed");
+        let path = directory.join("fit.json");
+        if unnamed::open(&directory).unwrap().is_none() {
+            eprintln!("no O_TMPFILE on this file system: the named file is made instead");
+            std::fs::remove_dir_all(&directory).unwrap();
+            return;
+        }
+        claim("--json", &path).unwrap();
+        assert_eq!(temporaries(&directory), Vec::<String>::new());
+        assert_eq!(std::fs::read_dir(&directory).unwrap().count(), 0);
+        write(&Destination::File(path.clone()), "{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        assert_eq!(temporaries(&directory), Vec::<String>::new());
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    /// Issue 50: a write that fails leaves the old file whole (or none) and no temporary file,
+    /// unnamed (JSON) or named (PNG).
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let directory = scratch("failed");
+        for name in ["fit.json", "fit.png"] {
+            let path = directory.join(name);
+            let failing = |file: &Path| -> Result<()> {
+                std::fs::write(file, "half")?;
+                Err(anyhow::anyhow!("the drawing failed"))
+            };
+            claim("--json", &path).unwrap();
+            let error = write_file_with(&path, failing).expect_err("the fill fails");
+            assert!(error.to_string().contains("the drawing failed"), "{error}");
+            assert!(!path.exists(), "{name}");
+            std::fs::write(&path, "old").unwrap();
+            write_file_with(&path, failing).expect_err("the fill fails");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "old", "{name}");
+            assert_eq!(temporaries(&directory), Vec::<String>::new(), "{name}");
+        }
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    /// Issue 50: a directory, a path written as a directory's, a missing directory and a file
+    /// used as a directory are refused by the claim, naming the option, the path and the fix.
+    #[test]
+    fn unwritable_destinations_are_refused_naming_the_option() {
+        let directory = scratch("refused");
+        std::fs::write(directory.join("data.csv"), "x\n").unwrap();
+        let shown = directory.display();
+        let cases = [
+            ("", "it is a directory; give a file path"),
+            (
+                "new/",
+                "a path ending in '/' (or '/.') names a directory; give a file path",
+            ),
+            ("new/.", "names a directory; give a file path"),
+            (
+                "missing/fit.json",
+                "does not exist; create it or give a path in an existing",
+            ),
+            (
+                "data.csv/fit.json",
+                "is not a directory; give a path in a directory",
+            ),
+        ];
+        for (name, reason) in cases {
+            let path = PathBuf::from(format!("{shown}/{name}"));
+            let error = claim("--json", &path).expect_err(name).to_string();
+            let start = format!("--json: cannot write '{}': ", path.display());
+            assert!(error.starts_with(&start), "{error}");
+            assert!(error.contains(reason), "{error}");
+        }
+        assert!(!directory.join("new").exists());
+        assert_eq!(temporaries(&directory), Vec::<String>::new());
         std::fs::remove_dir_all(&directory).unwrap();
     }
 

@@ -1,6 +1,8 @@
-//! The files a command will read and write, checked before any work: a destination that cannot
-//! be written (its directory missing or not writable, a directory named) is refused at once,
-//! not after a long bootstrap with the printed report lost; a destination that is one of the
+//! The files a command will read and write, checked before any work, before its configuration
+//! is built or its data read: a destination that cannot be written (a directory, a path ending
+//! in `/`, its directory missing or not writable) is refused at once naming the option, not
+//! after a long bootstrap with the printed report lost (issue 50: a directory was let through
+//! here as "not a regular file" and refused only by the write); a destination that is one of the
 //! command's input files (the same file, also through a link or another spelling of its path)
 //! or another destination of the same command is refused, so `--json` never overwrites the
 //! data. The files are found from the parsed command line by their value names (`DATA`,
@@ -49,7 +51,7 @@ pub fn check(command: &Command, matches: &ArgMatches) -> Result<()> {
         if let Some((_, first)) = claimed.iter().find(|(path, _)| *path == target) {
             return Err(same_file_error(output, first, "also written by"));
         }
-        output::claim(&output.path)?;
+        output::claim(&output.option, &output.path)?;
         claimed.push((target, output));
     }
     Ok(())
@@ -146,9 +148,11 @@ fn existing_file(path: &Path) -> Option<std::fs::Metadata> {
         .filter(std::fs::Metadata::is_file)
 }
 
-/// True when the path names something that exists and is not a regular file (a device).
+/// True when the path names something that exists and is neither a regular file nor a
+/// directory (a device, written in place); a directory goes on to [`output::claim`], which
+/// refuses it.
 fn is_special(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|meta| !meta.is_file())
+    std::fs::metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir())
 }
 
 /// The file a destination will be, canonical where its directory exists (so `out.json` and

@@ -1,5 +1,7 @@
 //! Files through the command line (issue 21): outputs are checked before the work and written
-//! whole (an interrupt leaves no temporary file, a replaced file keeps its mode, a dangling
+//! whole (an interrupt, and on Linux a `kill -9`, leaves no temporary file; every option that
+//! writes a file refuses a directory, a path ending in '/', or a directory that is missing or
+//! not writable before any data is read, issue 50; a replaced file keeps its mode, a dangling
 //! link is followed, the data is never overwritten), a PNG that cannot be written names its
 //! path, a missing data file says its error once, `-` reads the data from stdin, and the
 //! reader names an unterminated quote, a number beyond f64, a semicolon file and decimal
@@ -54,6 +56,33 @@ fn temporaries(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// True when process `pid` holds a file in `dir` that has no name (Linux's `O_TMPFILE`, shown
+/// in /proc as `DIR/#INODE (deleted)`): the claim of an output made before the work.
+fn holds_unnamed_file(dir: &Path, pid: u32) -> bool {
+    let Ok(descriptors) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    let dir = dir.canonicalize().unwrap();
+    descriptors.flatten().any(|descriptor| {
+        std::fs::read_link(descriptor.path()).is_ok_and(|target| {
+            target.starts_with(&dir) && target.to_string_lossy().ends_with("(deleted)")
+        })
+    })
+}
+
+/// Waits until the output of process `pid` in `dir` is claimed (its temporary file made,
+/// named or unnamed), so the work has started.
+fn wait_for_claim(dir: &Path, pid: u32) {
+    let start = Instant::now();
+    while temporaries(dir).is_empty() && !holds_unnamed_file(dir, pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no temporary file was made"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -97,14 +126,7 @@ fn interrupted_bootstrap_leaves_no_temporary_file(signal: &str, number: i32) {
         .spawn()
         .unwrap();
     // The output's temporary file is made before the work: wait for it, then interrupt.
-    let start = Instant::now();
-    while temporaries(dir.path()).is_empty() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "no temporary file was made"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_claim(dir.path(), child.id());
     std::thread::sleep(Duration::from_millis(300));
     let sent = Command::new("kill")
         .args([signal, &child.id().to_string()])
@@ -232,6 +254,155 @@ fn an_unwritable_output_is_refused_before_the_work() {
     );
     assert!(output.stdout.is_empty());
     assert_eq!(temporaries(dir.path()), Vec::<String>::new());
+}
+
+/// Issue 50: `kill -9` during the work (which no handler can catch) leaves no temporary file
+/// beside the destination: on Linux it has no name until it is whole.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_kill_9_during_the_work_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = fit_in(
+        dir.path(),
+        &["--bootstrap", "200000", "--max-work", "1e6", "--json", "out.json"],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    wait_for_claim(dir.path(), child.id());
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert_eq!(temporaries(dir.path()), Vec::<String>::new());
+    assert!(!dir.path().join("out.json").exists());
+}
+
+/// Every option that writes a file, with the command's other arguments.
+const OUTPUT_OPTIONS: &[(&[&str], &str)] = &[
+    (&["laws"], "--json"),
+    (&["fit", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--json"),
+    (&["fit", "absent.csv", "--law", "chinchilla", "--target", "loss", "--group", "g"], "--table"),
+    (&["predict", "absent.json", "N=1e9"], "--json"),
+    (&["optimal", "absent.json"], "--json"),
+    (&["isoflop", "absent.csv", "--target", "loss", "--compute", "C", "--size", "N"], "--json"),
+    (&["downstream", "absent.csv", "--target", "acc"], "--json"),
+    (&["downstream", "absent.csv", "--target", "acc"], "--plot"),
+    (&["design", "absent.csv", "--law", "chinchilla", "--goal", "loss", "--candidates", "N=1e8..1e9"], "--json"),
+    (&["design", "absent.csv", "--law", "chinchilla", "--goal", "loss", "--candidates", "N=1e8..1e9"], "--csv"),
+    (&["design", "absent.csv", "--law", "chinchilla", "--goal", "loss", "--candidates", "N=1e8..1e9"], "--plot"),
+    (&["backtest", "absent.csv", "--law", "chinchilla", "--target", "loss", "--by", "N"], "--json"),
+    (&["compare-laws", "absent.csv", "--target", "loss"], "--json"),
+    (&["select", "absent.csv", "--target", "loss"], "--json"),
+    (&["compare", "absent.csv", "--law", "chinchilla", "--target", "loss", "--track", "t"], "--json"),
+    (&["lr", "absent.csv", "--target", "loss", "--lr", "lr", "--size", "N", "--tokens", "D"], "--json"),
+    (&["report", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--output"),
+    (&["report", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--json"),
+    (&["plot", "fit", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--output"),
+    (&["plot", "fit", "absent.csv", "--law", "chinchilla", "--target", "loss", "-o", "f.svg"], "--json"),
+    (&["plot", "frontier", "absent.json"], "--output"),
+    (&["sim", "sgd"], "--output"),
+    (&["sim", "sgd", "-o", "d.csv"], "--plot"),
+    (&["schedule", "fit", "absent.csv"], "--json"),
+    (&["schedule", "fit", "absent.csv"], "--plot"),
+    (&["schedule", "predict", "absent.json", "--schedule", "cosine"], "--json"),
+    (&["schedule", "compare", "absent.json", "--schedule", "cosine"], "--plot"),
+    (&["schedule", "optimize", "absent.json"], "--schedule-csv"),
+    (&["schedule", "cooldown", "absent.json", "--at", "100", "--len", "10"], "--json"),
+    (&["schedule", "cooldown-study", "absent.json"], "--plot"),
+];
+
+/// Issue 50: every option that writes a file refuses a directory before anything else, before
+/// the data or fit it names is read (they do not exist here, and are not complained of),
+/// with exit 2 and a message naming the option, the path and the fix; nothing is left behind.
+#[test]
+fn every_output_option_refuses_a_directory_before_reading_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    for (arguments, option) in OUTPUT_OPTIONS {
+        for destination in ["out", "out/"] {
+            let mut command = scalinglaws();
+            command
+                .current_dir(dir.path())
+                .args(*arguments)
+                .args([*option, destination]);
+            let (code, stderr) = run(&mut command);
+            let expected = format!(
+                "error: {option}: cannot write '{destination}': it is a directory; give a file path"
+            );
+            assert_eq!(code, Some(2), "{arguments:?} {option}: {stderr}");
+            assert!(stderr.contains(&expected), "{arguments:?} {option}: {stderr}");
+            assert!(!stderr.contains("absent"), "{arguments:?} {option}: {stderr}");
+        }
+    }
+    // A default destination too: `report` writes report.html unless told otherwise.
+    std::fs::create_dir(dir.path().join("report.html")).unwrap();
+    let (code, stderr) = run(scalinglaws()
+        .current_dir(dir.path())
+        .args(["report", "absent.csv", "--law", "chinchilla", "--target", "loss"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--output: cannot write 'report.html': it is a directory"),
+        "{stderr}"
+    );
+    assert_eq!(temporaries(dir.path()), Vec::<String>::new());
+}
+
+/// Issue 50: the refusal comes before the work. A bootstrap of 200,000 replicates under a
+/// budget of 0.001 core-seconds is refused by the budget before it starts; a destination that
+/// is a directory (or a path ending in '/') is refused before that, so before any fitting.
+#[test]
+fn a_directory_is_refused_before_the_work_is_costed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let work = ["--bootstrap", "200000", "--max-work", "0.001"];
+    let (code, stderr) = run(&mut fit_in(dir.path(), &work));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--max-work"), "the budget refuses it: {stderr}");
+    for (destination, reason) in [
+        ("out", "it is a directory"),
+        ("new/", "a path ending in '/' (or '/.') names a directory"),
+    ] {
+        let mut command = fit_in(dir.path(), &work);
+        let output = command.args(["--json", destination]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("--json: cannot write '{destination}': {reason}")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("--max-work"), "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+    assert!(!dir.path().join("new").exists());
+    assert_eq!(temporaries(dir.path()), Vec::<String>::new());
+}
+
+/// Issue 50: a directory that takes no new file is refused before the work, naming the fix
+/// (skipped as root, who may write anywhere).
+#[cfg(unix)]
+#[test]
+fn an_unwritable_directory_is_refused_before_the_work() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::write(locked.join("probe"), "").is_ok() {
+        eprintln!("skipped: this user may write into a read-only directory");
+        return;
+    }
+    let work = ["--bootstrap", "200000", "--max-work", "0.001"];
+    let (code, stderr) = run(fit_in(dir.path(), &work).args(["--json", "locked/fit.json"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "--json: cannot write 'locked/fit.json': the directory 'locked' is not writable; \
+             give a path in a directory you can write to"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--max-work"), "{stderr}");
 }
 
 /// Unclear: a PNG that cannot be written says "cannot write PATH: reason", no debug dump.
