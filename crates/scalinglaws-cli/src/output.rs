@@ -103,7 +103,9 @@ pub fn emit<R: Report + ?Sized>(json: Option<&Destination>, report: &R) -> Resul
 /// stderr says where the report is not.
 fn print_report_unless_taken<R: Report + ?Sized>(report: &R) -> Result<()> {
     if STDOUT_TAKEN.load(Ordering::Relaxed) {
-        eprintln!("the report is not printed: stdout carries the picture or table asked for with -");
+        eprintln!(
+            "the report is not printed: stdout carries the picture or table asked for with -"
+        );
         return Ok(());
     }
     print_report(report)

@@ -448,7 +448,10 @@ fn noise_quantiles(residuals: &[f64], lo: f64, hi: f64) -> (f64, f64) {
         return (0.0, 0.0);
     }
     let mut r = residuals.to_vec();
-    ((-quantile(&mut r, lo)).max(0.0), quantile(&mut r, hi).max(0.0))
+    (
+        (-quantile(&mut r, lo)).max(0.0),
+        quantile(&mut r, hi).max(0.0),
+    )
 }
 
 /// How well the prediction intervals of a bootstrap hold one run's logged points.
@@ -739,8 +742,12 @@ mod tests {
     fn intervals_contain_the_prediction_when_the_replicates_miss_it() {
         let curve = synthetic(3, 0.6);
         let fit = fitted(&curve);
-        let mut boot =
-            bootstrap_fit(&fit, std::slice::from_ref(&curve), &BootstrapSettings::new(20)).unwrap();
+        let mut boot = bootstrap_fit(
+            &fit,
+            std::slice::from_ref(&curve),
+            &BootstrapSettings::new(20),
+        )
+        .unwrap();
         for p in &mut boot.replicates {
             p[0] *= 0.5;
         }
