@@ -33,7 +33,7 @@ fn predict_fails(text: &str, needles: &[&str]) {
     );
 }
 
-/// An edited value outside its bounds, a covariance that is not positive semi-definite or
+/// An edited value outside its bounds or far from its own bootstrap interval, a covariance that is not positive semi-definite or
 /// not symmetric, and a bootstrap draw outside its bounds are refused naming the key (issue
 /// 50: a negative alpha predicted 3.34e13 with a confidence interval of [1.95, 2.00]).
 #[test]
@@ -47,6 +47,12 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
             "inside its bounds",
             "was the file edited?",
         ],
+    );
+    // Inside the bounds but far from the file's own bootstrap interval (it predicted outside
+    // its own confidence interval).
+    predict_fails(
+        &text.replacen(&format!("\"value\": {alpha}"), "\"value\": 1e300", 1),
+        &["`params.alpha.value` is 1e300", "near its own bootstrap interval"],
     );
     let value: Value = serde_json::from_str(text).unwrap();
     let cov = &value["covariance"]["values"];

@@ -145,6 +145,7 @@ pub(crate) fn check_values(fit: &FitResult) -> Result<()> {
         if let Some(stderr) = param.boot_stderr {
             at_least_zero(&format!("params.{name}.boot_stderr"), stderr)?;
         }
+        check_near_interval(name, param)?;
     }
     if let Some(covariance) = &fit.covariance {
         for (i, name) in covariance.names.iter().enumerate() {
@@ -170,6 +171,30 @@ fn check_inside(name: &str, param: &ParamResult) -> Result<()> {
         true => check_in_bounds(&key, param.value, None, None),
         false => check_in_bounds(&key, param.value, param.lower, param.upper),
     }
+}
+
+/// How far (in widths of its own bootstrap interval, or bootstrap standard errors) a value may
+/// lie outside that interval: a percentile interval need not contain its estimate, but one
+/// that misses it by more than this was not written by the fit that wrote the value.
+const INTERVAL_SLACK: f64 = 10.0;
+
+/// A parameter's value lies near its own bootstrap interval: an edited value (α = 1e300 beside
+/// an interval of [0.31, 0.38]) would predict far outside the intervals its draws give.
+fn check_near_interval(name: &str, param: &ParamResult) -> Result<()> {
+    let Some([lo, hi]) = param.ci else {
+        return Ok(());
+    };
+    let spread = (hi - lo).max(param.boot_stderr.unwrap_or(0.0));
+    let slack = INTERVAL_SLACK * spread + BOUND_SLACK * param.value.abs().max(1.0);
+    if param.value < lo - slack || param.value > hi + slack {
+        let range = format!(
+            "a value near its own bootstrap interval [{}, {}]",
+            crate::error::short_number(lo),
+            crate::error::short_number(hi)
+        );
+        return Err(edited(&format!("params.{name}.value"), param.value, &range));
+    }
+    Ok(())
 }
 
 /// `value` (a parameter's, or a bootstrap draw of it) is finite and inside the parameter's
