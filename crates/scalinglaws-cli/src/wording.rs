@@ -38,6 +38,8 @@ impl Wording for CommandLine {
     fn word(&self, mention: &Mention) -> String {
         match mention {
             Mention::Name(setting) | Mention::Subject(setting) => option(*setting),
+            // `--rolling` is a flag; its count of origins is typed after `--origins`.
+            Mention::Value(Setting::Rolling, v) => format!("--rolling --origins {}", value(v)),
             Mention::Value(setting, v) => format!("{} {}", option(*setting), value(v)),
             Mention::Key(setting, key) => format!("{} {key}", option(*setting)),
             Mention::Entry(setting, key, v) => format!("{} {key}={}", option(*setting), value(v)),
@@ -77,6 +79,8 @@ mod tests {
         assert_eq!(option(Setting::HoldoutTop), "--holdout-top");
         assert_eq!(option(Setting::Bounds), "--bound");
         assert_eq!(option(Setting::Where), "--where");
+        let origins = Mention::Value(Setting::Rolling, Value::Number("5".into()));
+        assert_eq!(CommandLine.word(&origins), "--rolling --origins 5");
     }
 
     #[test]

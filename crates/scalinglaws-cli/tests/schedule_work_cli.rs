@@ -97,7 +97,7 @@ fn predictions_and_comparisons_over_the_budget_are_refused() {
         ]),
         &[
             "schedule steps evaluated",
-            "lower what --schedule sets",
+            "shrink it with --schedule",
             "--max-work",
         ],
     );
@@ -109,7 +109,7 @@ fn predictions_and_comparisons_over_the_budget_are_refused() {
         &mut compare,
         &[
             "over the 200 schedules",
-            "lower what --schedule sets",
+            "shrink it with --schedule",
             "--max-work",
         ],
     );
@@ -127,7 +127,7 @@ fn prediction_intervals_over_the_budget_are_refused() {
                 .args(["--bootstrap", replicates]),
             &[
                 "bootstrap replicates",
-                "lower what --bootstrap sets",
+                "shrink it with --bootstrap",
                 "--max-work",
             ],
         );
@@ -154,7 +154,7 @@ fn cooldown_studies_over_the_budget_or_on_one_stdout_are_refused() {
         schedule(&fit, "cooldown-study").args(["--steps", "100000000"]),
         &[
             "steps over the training lengths",
-            "lower what --steps sets",
+            "shrink it with --steps",
             "--max-work",
         ],
     );
@@ -199,7 +199,7 @@ fn a_schedule_fit_over_the_budget_is_refused() {
             .args(["--run", "run"]),
         &[
             "steps of the training runs' schedules",
-            "lower what --train sets",
+            "shrink it with --train",
             "--max-work",
         ],
     );

@@ -279,7 +279,7 @@ fn products_of_allowed_values_are_refused_up_front() {
     let cases: Vec<(Vec<String>, &[&str])> = vec![
         (
             fit_power_sum(dir.path(), 9),
-            &["262,144 starts", "lower what --grid sets", "--max-work"],
+            &["262,144 starts", "shrink it with --grid", "--max-work"],
         ),
         (
             [grid_envelope(1_000_000), words(&["--bootstrap", "1000"])].concat(),

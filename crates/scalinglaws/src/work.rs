@@ -214,7 +214,7 @@ impl Estimate {
             if settings.is_empty() {
                 "; use less data"
             } else {
-                "; lower what "
+                "; shrink it with "
             }
             .into(),
         );
@@ -232,9 +232,6 @@ impl Estimate {
             message.push(setting.subject().into());
         }
         let needed = (self.seconds.max(self.bytes / BYTES_PER_WORK) * 1.1).ceil();
-        if !settings.is_empty() {
-            message.push(" sets".into());
-        }
         message.push(", or raise the budget with ".into());
         message.push(Setting::MaxWork.number(needed).into());
         message.push(" to allow it".into());
@@ -419,7 +416,7 @@ mod tests {
         assert!(message.contains("262,144 starts"), "{message}");
         assert!(message.contains("1,000 bootstrap replicates"), "{message}");
         assert!(
-            message.contains("lower what grid or bootstrap sets"),
+            message.contains("shrink it with grid or bootstrap"),
             "{message}"
         );
         assert!(message.contains("max_work="), "{message}");

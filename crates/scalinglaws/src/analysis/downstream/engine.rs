@@ -374,6 +374,7 @@ fn resolve(data: &DownstreamData, targets: &[Target]) -> Result<Vec<Point>> {
                 )));
             }
             let Some(model) = data.model_index(&t.model) else {
+                check_size_measured(data, t)?;
                 return Ok(Point { target: t.clone(), own: None });
             };
             let known = data.models[model].params;
@@ -392,6 +393,28 @@ fn resolve(data: &DownstreamData, targets: &[Target]) -> Result<Vec<Point>> {
             Ok(Point { target: t.clone(), own: own.map(|d| (model, d)) })
         })
         .collect()
+}
+
+/// A new model's forecast moves along model size: data of one size say nothing of how
+/// accuracy changes with N, so a target at another N is refused (it was a ±3 % interval
+/// from one model's checkpoints at 5× its size, issue 50).
+fn check_size_measured(data: &DownstreamData, target: &Target) -> Result<()> {
+    let Some(first) = data.models.first().map(|m| m.params) else {
+        return Ok(());
+    };
+    let one_size = data.models.iter().all(|m| (m.params - first).abs() <= 1e-9 * first);
+    if !one_size || (target.params - first).abs() <= 1e-9 * first {
+        return Ok(());
+    }
+    Err(super::refuse(
+        Setting::At,
+        format!(
+            "target '{}' has N={:e}, but every model in the data has N={first:e}, so how accuracy \
+             moves with model size is not measured; add models of other sizes, or forecast at \
+             N={first:e}",
+            target.model, target.params
+        ),
+    ))
 }
 
 fn diagnoses(ctx: &Context, shapes: &[Shape]) -> Vec<TaskDiagnosis> {
