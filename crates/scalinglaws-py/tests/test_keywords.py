@@ -99,7 +99,16 @@ CASES: List[Tuple[str, Callable[[], Any], str]] = [
     ("downstream at text", lambda: sl.downstream(ISO, target="loss", size="N", tokens="D", at=[{"N": "x", "D": 1e9}]), "at"),
     ("fit_groups group number", lambda: sl.fit_groups(TRACKS, **BASE, group=5), "group"),
     ("set_max_work text", lambda: sl.set_max_work("a"), "seconds"),  # type: ignore[arg-type]
+    # Out of range: refused by the library, whose message names the keyword.
+    ("level out of (0, 1)", fit(level=1.5), "level"),
+    ("optimal level out of (0, 1)", lambda: sl.optimal(law="chinchilla", params=PARAMS, budget=1e22, level=2), "level"),
+    ("cell_tolerance negative", lambda: sl.compare(TRACKS, **BASE, track="recipe", cell_tolerance=-1), "cell_tolerance"),
+    ("lr window 0", lambda: sl.lr(LR, **LR_COLUMNS, window=0), "window"),
+    ("lr holdout 2", lambda: sl.lr(LR, **LR_COLUMNS, holdout=2.0), "holdout"),
+    ("lr max_rise negative", lambda: sl.lr(LR, **LR_COLUMNS, max_rise=-1), "max_rise"),
+    ("lr noise negative", lambda: sl.lr(LR, **LR_COLUMNS, noise=-1), "noise"),
 ]
+
 
 @pytest.mark.parametrize("case, call, keyword", CASES, ids=[c[0] for c in CASES])
 def test_a_bad_keyword_raises_a_scalinglaws_error_naming_it(
@@ -145,7 +154,7 @@ def test_data_of_a_wrong_kind_is_a_data_error_naming_the_column() -> None:
 
 
 def test_numpy_values_and_sequences_of_the_right_type_are_taken() -> None:
-    # numpy scalars and arrays, tuples and sets pass the check as the plain values they hold.
+    # numpy scalars and arrays and tuples pass the check as the plain values they hold.
     frontier = sl.optimal(
         law="chinchilla",
         params={k: np.float64(v) for k, v in PARAMS.items()},
