@@ -94,11 +94,14 @@ pub enum Setting {
     PriorSd,
     MaxWork,
     Every,
+    Level,
+    Window,
+    CellTolerance,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 80] = [
+    pub const ALL: [Setting; 83] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -179,6 +182,9 @@ impl Setting {
         Setting::PriorSd,
         Setting::MaxWork,
         Setting::Every,
+        Setting::Level,
+        Setting::Window,
+        Setting::CellTolerance,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -264,6 +270,9 @@ impl Setting {
             Setting::PriorSd => "prior_sd",
             Setting::MaxWork => "max_work",
             Setting::Every => "every",
+            Setting::Level => "level",
+            Setting::Window => "window",
+            Setting::CellTolerance => "cell_tolerance",
         }
     }
 

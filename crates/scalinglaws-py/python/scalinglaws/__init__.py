@@ -30,7 +30,7 @@ from ._analyses import (
     select,
 )
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
-from ._fit import Fit, Plot, Prediction, fit
+from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
     Allocation,
     AllocationReference,
@@ -116,7 +116,7 @@ from ._results import (
     TrackFit,
     TrackParam,
 )
-from ._scalinglaws import __version__, set_max_work
+from ._scalinglaws import __version__
 from . import lab
 
 __all__ = [

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _scalinglaws
 from ._data import DataLike, call_with_data, name_rows, to_data
 from ._errors import SettingsError
+from ._keywords import check, checked
 from ._fit import (
     Fit,
     count as _count,
@@ -58,6 +59,7 @@ def laws() -> List[LawInfo]:
     return [LawInfo.from_dict(law) for law in json.loads(_scalinglaws.laws())]
 
 
+@checked
 def fit_groups(
     data: DataLike,
     *,
@@ -104,7 +106,7 @@ def fit_groups(
     :meth:`~GroupFits.to_frame` is its ``--table``, its records the lines of its ``--json``.
     The GIL is released while it runs, on a worker thread that Ctrl-C stops."""
     groups = [group] if isinstance(group, str) else list(group)
-    if not groups or not all(isinstance(g, str) for g in groups):
+    if not groups:
         raise SettingsError(
             'group: name a grouping column, or a list of them (group="run", or '
             'group=["task", "mix"])'
@@ -126,6 +128,7 @@ def fit_groups(
     return GroupFits._from_native(json.loads(records), fits, groups)
 
 
+@checked
 def optimal(
     fit: Optional[Fit] = None,
     *,
@@ -173,6 +176,7 @@ def optimal(
     return Frontier.from_dict(document)
 
 
+@checked
 def lr(
     data: DataLike,
     *,
@@ -224,6 +228,7 @@ def lr(
     )
 
 
+@checked
 def isoflop(
     data: DataLike,
     *,
@@ -277,6 +282,7 @@ def isoflop(
     )
 
 
+@checked
 def compare(
     data: DataLike,
     law: Optional[str] = None,
@@ -334,6 +340,7 @@ def compare(
     )
 
 
+@checked
 def backtest(
     data: DataLike,
     law: Optional[str] = None,
@@ -385,6 +392,7 @@ def backtest(
     )
 
 
+@checked
 def select(
     data: DataLike,
     laws: Sequence[str] = (),
@@ -420,8 +428,6 @@ def select(
     old calls and refused unless 0."""
     if seed != 0:
         raise SettingsError("select draws nothing at random; drop seed=")
-    if isinstance(laws, str) or isinstance(formulas, str):
-        raise SettingsError("laws= and formulas= take lists of names or texts, not one string")
     fixes = fix or {}
     candidates = [
         {"label": name, "law": name, "formula": None, "fix": dict(fixes.get(name, {}))}
@@ -433,10 +439,10 @@ def select(
     unknown = set(fixes) - {c["label"] for c in candidates}
     if unknown:
         raise SettingsError(f"fix: {sorted(unknown)} name no candidate law")
-    points = [(name, _values(name, v)) for name, v in (at or {}).items()]
-    warn_threads(threads, stacklevel=3)
-    if isinstance(origins, bool) or not isinstance(origins, numbers.Integral) or not 2 <= origins <= 50:
-        raise SettingsError(f"origins: give a whole number from 2 to 50, not {origins!r}")
+    points = [(name, _list(v)) for name, v in (at or {}).items()]
+    warn_threads(threads, stacklevel=4)
+    if not 2 <= origins <= 50:
+        raise SettingsError(f"origins=: give a whole number from 2 to 50, not {origins!r}")
     request = {
         **recipe(target, map, derive, where, weights),
         "candidates": candidates,
@@ -456,40 +462,14 @@ def select(
     )
 
 
-def _values(name: str, value: Union[float, Sequence[float]]) -> List[float]:
-    """One value or a list of values of ``at``, as a list of floats (SettingsError otherwise)."""
-    if isinstance(value, (bool, str, bytes)):
-        raise SettingsError(f"at: {name}={value!r}: give a number or a list of numbers")
-    items: List[Any]
-    try:
-        items = list(value)  # type: ignore[arg-type]
-    except TypeError:
-        items = [value]  # one number (a float, an int, a numpy scalar)
-    out: List[float] = []
-    for item in items:
-        if isinstance(item, (bool, str, bytes)):
-            raise SettingsError(f"at: {name}: {item!r} is not a number")
-        try:
-            out.append(float(item))
-        except (TypeError, ValueError):
-            raise SettingsError(f"at: {name}: {item!r} is not a number") from None
-    return out
-
-
-
-
 def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
     """A schedule fit's JSON: of the ScheduleFit that schedule_fit returned, or of its document."""
     if isinstance(fit, ScheduleFit):
         return json.dumps(fit.to_dict())
-    if not isinstance(fit, Mapping):
-        raise TypeError(
-            "fit must be the ScheduleFit that schedule_fit returned (or its dict); "
-            f"got {type(fit).__name__}"
-        )
     return json.dumps(fit)
 
 
+@checked
 def schedule_fit(
     data: DataLike,
     *,
@@ -531,6 +511,7 @@ def schedule_fit(
     )
 
 
+@checked
 def schedule_predict(
     fit: Union[ScheduleFit, Mapping[str, Any]], schedule: str, *, every: int = 0
 ) -> SchedulePrediction:
@@ -547,6 +528,7 @@ def schedule_predict(
     )
 
 
+@checked
 def schedule_optimize(
     fit: Union[ScheduleFit, Mapping[str, Any]],
     *,
@@ -575,6 +557,7 @@ def schedule_optimize(
     return OptimizedSchedule.from_dict(document)
 
 
+@checked
 def downstream(
     data: DataLike,
     *,
@@ -611,7 +594,7 @@ def downstream(
         unknown = set(point) - {"N", "D", "model"}
         if unknown or "N" not in point or "D" not in point:
             raise SettingsError(f"at= takes dicts with N, D and optionally model, got {dict(point)!r}")
-        params, tokens_at = float(point["N"]), float(point["D"])
+        params, tokens_at = check("at", point["N"], float), check("at", point["D"], float)
         name = point.get("model") or f"N={params:e} D={tokens_at:e}"
         targets.append({"model": str(name), "params": params, "tokens": tokens_at})
     request = {
@@ -647,6 +630,7 @@ def _column_or_value(value: Union[None, str, float]) -> Union[None, str, float]:
     return float(value)
 
 
+@checked
 def design(
     data: Optional[DataLike] = None,
     *,
@@ -754,12 +738,9 @@ def design(
         # Refits check the expected widths of a fit's design; a prior's they cannot.
         simulations = 0 if prior is not None else 200
     goals = [goal] if isinstance(goal, str) else list(goal)
-    if not all(isinstance(g, str) for g in goals):
-        raise SettingsError(f"goal= takes a goal's text or a list of them, not {goal!r}")
-    whole = isinstance(per_decade, numbers.Integral) and not isinstance(per_decade, bool)
-    if not (whole and 1 <= per_decade <= 100):
+    if not 1 <= per_decade <= 100:
         raise SettingsError(
-            f"per_decade: give a whole number of points per decade from 1 to 100, not {per_decade!r}"
+            f"per_decade=: give a whole number of points per decade from 1 to 100, not {per_decade!r}"
         )
     ratio = _tokens_per_param(tokens_per_param)
     largest = _positive("max_cost", max_cost)
@@ -813,11 +794,10 @@ def design(
 
 
 def _positive(name: str, value: Optional[float]) -> Optional[float]:
-    """A setting that is positive and finite when given, or SettingsError."""
+    """A setting that is positive and finite when given, or SettingsError (a number: the
+    keyword's type is checked by ``@checked``)."""
     if value is None:
         return None
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        raise SettingsError(f"{name}: give a positive number, not {value!r}")
     number = float(value)
     if not (math.isfinite(number) and number > 0):
         raise SettingsError(f"{name}={value!r}: give a positive, finite number")
@@ -828,20 +808,16 @@ def _tokens_per_param(value: Optional[Tuple[float, float]]) -> Optional[List[flo
     """``tokens_per_param``: (low, high) with 0 < low ≤ high, or None for any."""
     if value is None:
         return None
-    try:
-        low, high = (float(v) for v in value)
-    except (TypeError, ValueError):
-        raise SettingsError(
-            f"tokens_per_param: give (low, high), e.g. (2, 500), or None for any; not {value!r}"
-        ) from None
+    low, high = (float(v) for v in value)
     if not (math.isfinite(high) and 0 < low <= high):
         raise SettingsError(f"tokens_per_param={value!r}: give (low, high) with 0 < low <= high")
     return [low, high]
 
 
 def _prior(prior: Mapping[str, Union[float, Tuple[float, float]]]) -> Dict[str, Any]:
-    """``prior``: per parameter a value or a range [low, high], as the library reads it."""
-    if not isinstance(prior, Mapping) or not prior:
+    """``prior``: per parameter a value or a range [low, high], as the library reads it (the
+    types checked by ``@checked``, so here the range)."""
+    if not prior:
         raise SettingsError(
             'prior= takes a dict of the law\'s parameters, each a value or a range (low, high), '
             'e.g. {"E": 1.82, "alpha": (0.2, 0.5)}'
@@ -851,15 +827,11 @@ def _prior(prior: Mapping[str, Union[float, Tuple[float, float]]]) -> Dict[str, 
         if isinstance(entry, numbers.Real) and not isinstance(entry, bool):
             out[str(name)] = float(entry)
             continue
-        bad = f'prior["{name}"]: give a value or a range (low, high) with low < high, not {entry!r}'
-        if isinstance(entry, (bool, str, bytes)):
-            raise SettingsError(bad)
-        try:
-            low, high = (float(v) for v in entry)  # type: ignore[union-attr]
-        except (TypeError, ValueError):
-            raise SettingsError(bad) from None
+        low, high = (float(v) for v in entry)  # type: ignore[union-attr]
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise SettingsError(bad)
+            raise SettingsError(
+                f'prior["{name}"]: give a value or a range (low, high) with low < high, not {entry!r}'
+            )
         out[str(name)] = [low, high]
     return out
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar, Union
 
 import numpy as np
 
-from ._errors import Error
+from ._errors import DataError, Error, SettingsError
 
 DataLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
 
@@ -70,7 +70,7 @@ def to_data(data: DataLike, delimiter: Optional[str] = None) -> Dict[str, Any]:
         path = os.fspath(data)
         return _handover(path, [], {}, {}, path=path, delimiter=delimiter)
     if delimiter is not None:
-        raise TypeError("delimiter applies only when data is a file path")
+        raise SettingsError("delimiter=: applies only when data is a file path; drop it")
     if isinstance(data, Mapping):
         items = [(str(name), values) for name, values in data.items()]
         source = "the dict"
@@ -78,18 +78,18 @@ def to_data(data: DataLike, delimiter: Optional[str] = None) -> Dict[str, Any]:
         items = [(str(name), data[name]) for name in data.columns]
         source = "the DataFrame"
     else:
-        raise TypeError(
-            "data must be a pandas or polars DataFrame, a dict of arrays, or a file path; "
-            f"got {type(data).__name__}"
+        raise DataError(
+            "data: give a pandas or polars DataFrame, a dict of arrays, or a file path; "
+            f"not {type(data).__name__}"
         )
     names: List[str] = []
     numeric: Dict[str, List[float]] = {}
     text: Dict[str, List[str]] = {}
     for name, values in items:
         if name in numeric or name in text:
-            raise ValueError(f"column '{name}' appears twice")
+            raise DataError(f"column '{name}' appears twice")
         names.append(name)
-        as_numbers = _numbers(values)
+        as_numbers = _numbers(values, f"{source}, column '{name}'")
         if as_numbers is not None:
             numeric[name] = as_numbers
         else:
@@ -124,10 +124,16 @@ def _array(values: Any) -> np.ndarray:
     return np.asarray(values)
 
 
-def _numbers(values: Any) -> Optional[List[float]]:
+def _numbers(values: Any, where: str) -> Optional[List[float]]:
     """Floats (missing values as NaN, which the library then reports by row), or None for a
-    column of text."""
+    column of text; DataError (naming the column, ``where``) for dates or durations (whose
+    numbers would be nanoseconds) and for a column that is not one-dimensional."""
     dtype = getattr(values, "dtype", None)
+    if getattr(dtype, "kind", None) in ("m", "M"):
+        raise DataError(
+            f"{where}: dates and durations are not numbers; convert the column to the number "
+            "the law means (e.g. days, or steps)"
+        )
     # pandas nullable numbers (Int64, Float64) with pd.NA.
     if dtype is not None and hasattr(values, "to_numpy"):
         try:
@@ -143,7 +149,11 @@ def _numbers(values: Any) -> Optional[List[float]]:
             pass
     array = _array(values)
     if array.ndim != 1:
-        raise ValueError(f"every column must be one-dimensional; got shape {array.shape}")
+        raise DataError(
+            f"{where}: give one value per row (a one-dimensional column), not shape {array.shape}"
+        )
+    if array.dtype.kind in "mM":
+        return _numbers(array, where)
     if array.dtype.kind in "biuf":
         floats: List[float] = array.astype(float).tolist()
         return floats

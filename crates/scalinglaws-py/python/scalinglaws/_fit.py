@@ -29,6 +29,7 @@ import numpy as np
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._errors import FitCaveatWarning, SettingsError, speak_python
+from ._keywords import checked
 
 if TYPE_CHECKING:
     from ._results import FitCaveat
@@ -207,6 +208,7 @@ class Fit:
         model = self._doc.get("variance")
         return None if model is None else dict(model)
 
+    @checked
     def predict(
         self,
         interval: Optional[str] = None,
@@ -224,7 +226,9 @@ class Fit:
         bound, ...) repeats each as a :class:`FitCaveatWarning`.
         """
         if interval not in (None, "confidence", "prediction"):
-            raise ValueError('interval must be None, "confidence" or "prediction"')
+            raise SettingsError(
+                f'interval=: give None, "confidence" or "prediction", not {interval!r}'
+            )
         names = list(variables)
         given = [np.asarray(variables[n], dtype=float) for n in names]
         arrays = np.broadcast_arrays(*given)
@@ -237,13 +241,13 @@ class Fit:
             for name, raw, a in zip(names, given, arrays)
         }
         values, bounds = _scalinglaws.predict(self._json, columns, float(level), interval)
-        warn_caveats(self._caveat_documents(), stacklevel=3)
+        warn_caveats(self._caveat_documents(), stacklevel=4)
         value = np.frombuffer(values, dtype=float).reshape(shape)
         if interval is None:
             return value
         if bounds is None:
-            raise ValueError(
-                f"no {interval} interval: the fit has neither bootstrap replicates nor a "
+            raise SettingsError(
+                f"interval=: no {interval} interval: the fit has neither bootstrap replicates nor a "
                 "covariance (refit with bootstrap=K)"
             )
         pairs = np.frombuffer(bounds, dtype=float).reshape(shape + (2,))
@@ -269,6 +273,7 @@ class Fit:
         x: Optional[str] = None,
     ) -> str: ...
 
+    @checked
     def plot(
         self,
         path: Optional[PathLike] = None,
@@ -304,6 +309,7 @@ class Fit:
         worth knowing and the warnings."""
         return speak_python(_scalinglaws.report(self._json))
 
+    @checked
     def report_html(self, path: Optional[PathLike] = None, level: Optional[float] = None) -> str:
         """The self-contained HTML page of the fit (as ``scalinglaws report`` writes it:
         tables, inline SVG plots, a backtest; no scripts, no network). Needs the fit's data,
@@ -372,10 +378,19 @@ _PLOT_DEFAULTS: Dict[str, Any] = {"from": 1e18, "to": 1e26, "flops": "6*N*D", "h
 def count(name: str, value: Any) -> int:
     """A whole number ≥ 0 for a count keyword (``bootstrap``, ``seed``, ``threads``): a
     Python or numpy integer, never a bool or a fraction (``int(20.5)`` would drop the half in
-    silence), or SettingsError naming the keyword."""
+    silence), or SettingsError naming the keyword. (``@checked`` refuses the wrong types of a
+    keyword first; this also guards the counts a function works out itself.)"""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
-        raise SettingsError(f"{name}: give a whole number ≥ 0, not {value!r}")
+        raise SettingsError(f"{name}=: give a whole number ≥ 0, not {value!r}")
     return int(value)
+
+
+@checked
+def set_max_work(seconds: Optional[float] = None) -> None:
+    """Sets the work budget of every later call in this process, in estimated core-seconds
+    (the library refuses, before it starts, work estimated above it); None restores the
+    default."""
+    _scalinglaws.set_max_work(seconds)
 
 
 def dump(request: Mapping[str, Any]) -> str:
@@ -384,7 +399,7 @@ def dump(request: Mapping[str, Any]) -> str:
     try:
         return json.dumps(request, allow_nan=False)
     except ValueError:
-        bad = [k for k, v in request.items() if not _finite_tree(v)]
+        bad = [f"{k}=" for k, v in request.items() if not _finite_tree(v)]
         raise SettingsError(
             f"{', '.join(bad) or 'a setting'}: give finite numbers (no NaN or infinity)"
         ) from None
@@ -418,19 +433,20 @@ def _bounds(bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]
     return out
 
 
-def warn_caveats(caveats: Sequence[Mapping[str, Any]], stacklevel: int = 3) -> None:
+def warn_caveats(caveats: Sequence[Mapping[str, Any]], stacklevel: int = 4) -> None:
     """One :class:`FitCaveatWarning` per caveat of a fit (a result's ``fit_caveats``), in the
     words of the command line's ``warning:`` lines; nothing without one. ``stacklevel`` points
-    the warning at the caller's line (3: called from a public function)."""
+    the warning at the caller's line (4: called from a public function, past its ``@checked``
+    wrapper)."""
     if caveats:
         for line in _scalinglaws.caveat_lines(json.dumps(list(caveats))):
             warnings.warn(line, FitCaveatWarning, stacklevel=stacklevel)
 
 
-def warn_threads(threads: Optional[int], stacklevel: int = 4) -> None:
+def warn_threads(threads: Optional[int], stacklevel: int = 5) -> None:
     """A RuntimeWarning, in the command line's words, when ``threads`` is above the library's
     cap (a few per core): the run uses the cap, and the result does not depend on the count.
-    ``stacklevel`` points the warning at the caller's line (4: called from `fit_options`)."""
+    ``stacklevel`` points the warning at the caller's line (5: called from `fit_options`)."""
     if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
         message = _scalinglaws.threads_warning(threads)
         if message is not None:
@@ -448,15 +464,13 @@ def fit_options(
     grid: Optional[Mapping[str, Sequence[float]]],
     seed: int,
     threads: Optional[int],
-    stacklevel: int = 4,
+    stacklevel: int = 5,
 ) -> Dict[str, Any]:
     """The law and fit settings of a request (shared by fit, compare and backtest);
-    ``stacklevel`` points the threads warning at the user's call (4: its caller's caller)."""
+    ``stacklevel`` points the threads warning at the user's call (5: its caller's caller,
+    past the ``@checked`` wrapper)."""
     warn_threads(threads, stacklevel)
     fixed = {k: float(v) for k, v in (fix or {}).items()}
-    for name, value in fixed.items():
-        if not math.isfinite(value):
-            raise ValueError(f"fix: {name}={value} is not a finite value")
     return {
         "law": law,
         "formula": formula,
@@ -489,6 +503,7 @@ def recipe(
     }
 
 
+@checked
 def fit(
     data: DataLike,
     law: Optional[str] = None,
@@ -585,7 +600,7 @@ def fit_request(
     return {
         **recipe(target, map, derive, where, weights),
         **fit_options(
-            law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads, stacklevel=5
+            law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads, stacklevel=6
         ),
         "bootstrap": count("bootstrap", bootstrap),
         "cluster": cluster,

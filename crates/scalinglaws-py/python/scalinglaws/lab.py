@@ -13,8 +13,9 @@ analyses:
 ...                      target="excess_risk")  # doctest: +SKIP
 >>> {name: fit.params["alpha"] for name, fit in fits.fits.items()}  # doctest: +SKIP
 
-Every run is seeded (``seed=``) and bit-identical for any number of threads. A setting out of
-range raises :class:`scalinglaws.SettingsError` naming the keyword (``seeds=: ...``). Ctrl-C
+Every run is seeded (``seed=``) and bit-identical for any number of threads. A setting of the
+wrong type (checked by ``@checked`` against the signature) or out of range raises
+:class:`scalinglaws.SettingsError` naming the keyword (``seeds=: ...``). Ctrl-C
 raises KeyboardInterrupt at once; the run is told to stop and winds down in the background
 (each of its parallel tasks at the end of a seed or trial). pandas is imported only when a
 simulator returns.
@@ -28,6 +29,7 @@ from typing import Any, List, Optional, Sequence, Union
 
 from . import _scalinglaws
 from ._errors import SettingsError
+from ._keywords import checked
 
 __all__ = ["editing", "multi_index", "nvfp4", "recall", "sgd", "sgd_scaling"]
 
@@ -39,89 +41,50 @@ Wholes = Union[int, Sequence[int]]
 Reals = Union[float, Sequence[float]]
 
 
-def _whole(name: str, value: Any) -> Optional[int]:
-    """A whole number ≥ 0 for a count setting (None kept: the simulator's default), or
-    SettingsError naming the keyword."""
+def _whole(name: str, value: Optional[int]) -> Optional[int]:
+    """A count setting (None kept: the simulator's default) that a u64 holds, or
+    SettingsError naming the keyword (its type is checked by ``@checked``)."""
     if value is None:
         return None
-    if not _is_whole(value):
+    if not 0 <= value <= _MOST:
         raise SettingsError(f"{name}=: give a whole number ≥ 0, not {value!r}")
     return int(value)
 
 
-def _is_whole(value: Any) -> bool:
-    """Whether ``value`` is a whole number a count can hold (a Python or numpy integer, not a
-    bool)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        return False
-    return 0 <= int(value) <= _MOST
+def _real(name: str, value: Optional[float]) -> Optional[float]:
+    """A number for a real setting (None kept); the simulator checks its range."""
+    return None if value is None else float(value)
 
 
-def _real(name: str, value: Any) -> Optional[float]:
-    """A number for a real setting (None kept), or SettingsError; the simulator checks its
-    range."""
-    if value is None:
-        return None
-    if isinstance(value, (bool, str, bytes)) or not isinstance(value, numbers.Real):
-        raise SettingsError(f"{name}=: give a number, not {value!r}")
-    return float(value)
-
-
-def _items(name: str, values: Any, what: str) -> Optional[List[Any]]:
+def _items(values: Any) -> Optional[List[Any]]:
     """One value or a list (a sequence, a numpy array) as a list (None kept)."""
     if values is None:
         return None
-    if isinstance(values, (str, bytes, bytearray)):
-        raise SettingsError(f"{name}=: give {what} or a list of them, not {values!r}")
-    if isinstance(values, (numbers.Number, bool)):
-        return [values]
-    try:
-        return list(values)
-    except TypeError:
-        raise SettingsError(f"{name}=: give {what} or a list of them, not {values!r}") from None
+    return [values] if isinstance(values, numbers.Number) else list(values)
 
 
-def _wholes(name: str, values: Any) -> Optional[List[int]]:
+def _wholes(name: str, values: Optional[Wholes]) -> Optional[List[int]]:
     """One whole number ≥ 0 or a list of them, as a list (None kept), or SettingsError."""
-    items = _items(name, values, "a whole number ≥ 0")
+    items = _items(values)
     if items is None:
         return None
-    out: List[int] = []
     for item in items:
-        if not _is_whole(item):
+        if not 0 <= item <= _MOST:
             raise SettingsError(f"{name}=: {item!r} is not a whole number ≥ 0")
-        out.append(int(item))
-    return out
+    return [int(item) for item in items]
 
 
-def _reals(name: str, values: Any) -> Optional[List[float]]:
-    """One number or a list of them, as a list of floats (None kept), or SettingsError."""
-    items = _items(name, values, "a number")
-    if items is None:
-        return None
-    out: List[float] = []
-    for item in items:
-        if isinstance(item, (bool, str, bytes)) or not isinstance(item, numbers.Real):
-            raise SettingsError(f"{name}=: {item!r} is not a number")
-        out.append(float(item))
-    return out
+def _reals(name: str, values: Optional[Reals]) -> Optional[List[float]]:
+    """One number or a list of them, as a list of floats (None kept)."""
+    items = _items(values)
+    return None if items is None else [float(item) for item in items]
 
 
 def _names(name: str, values: Union[None, str, Sequence[str]]) -> Optional[List[str]]:
-    """One name or a list of names (None kept), or SettingsError."""
+    """One name or a list of names (None kept)."""
     if values is None:
         return None
-    items = [values] if isinstance(values, str) else _items(name, values, "a name") or []
-    if not all(isinstance(item, str) for item in items):
-        raise SettingsError(f"{name}=: give a name or a list of names, not {values!r}")
-    return list(items)
-
-
-def _switch(name: str, value: Any) -> Optional[bool]:
-    """True or False for a switch (None kept), or SettingsError."""
-    if value is None or isinstance(value, bool):
-        return value
-    raise SettingsError(f"{name}=: give True or False, not {value!r}")
+    return [values] if isinstance(values, str) else list(values)
 
 
 def _seed(value: Any) -> int:
@@ -141,6 +104,7 @@ def _frame(text: str) -> Any:
     return pd.read_csv(io.StringIO(text), engine="python")
 
 
+@checked
 def nvfp4(
     *,
     dimensions: Optional[Wholes] = None,
@@ -167,12 +131,13 @@ def nvfp4(
         dimensions=_wholes("dimensions", dimensions),
         pairs=_whole("pairs", pairs),
         correlation=_real("correlation", correlation),
-        tensor_scale=_switch("tensor_scale", tensor_scale),
+        tensor_scale=tensor_scale,
         seed=_seed(seed),
     )
     return _frame(text)
 
 
+@checked
 def sgd(
     *,
     dimension: Optional[int] = None,
@@ -217,6 +182,7 @@ def sgd(
     return _frame(text)
 
 
+@checked
 def sgd_scaling(
     *,
     a: Optional[float] = None,
@@ -254,6 +220,7 @@ def sgd_scaling(
     return _frame(text)
 
 
+@checked
 def editing(
     *,
     rows: Optional[int] = None,
@@ -291,6 +258,7 @@ def editing(
     return _frame(text)
 
 
+@checked
 def multi_index(
     *,
     dimensions: Optional[Wholes] = None,
@@ -326,6 +294,7 @@ def multi_index(
     return _frame(text)
 
 
+@checked
 def recall(
     *,
     state_sizes: Optional[Wholes] = None,

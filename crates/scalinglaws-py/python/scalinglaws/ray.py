@@ -20,11 +20,13 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from ._errors import FitError, SettingsError
+from ._keywords import check_keywords, checked
 from ._results import GroupFits
 
 __all__ = ["fit_groups"]
 
 
+@checked
 def fit_groups(
     data: Any,
     *,
@@ -56,10 +58,11 @@ def fit_groups(
     if "threads" in options:
         raise SettingsError("threads=: each Ray task fits with one thread; Ray decides how many run")
     keys = [group] if isinstance(group, str) else list(group)
-    if not keys or not all(isinstance(k, str) for k in keys):
+    if not keys:
         raise SettingsError(f"group= takes a column name or a list of them, not {group!r}")
-    if not (isinstance(max_retries, int) and max_retries >= 0):
+    if max_retries < 0:
         raise SettingsError(f"max_retries= takes a whole number >= 0, not {max_retries!r}")
+    options = check_keywords(local_fit_groups, options)
     from_dataset = isinstance(data, ray.data.Dataset)
     frame = data.to_pandas() if from_dataset else data
     missing = [k for k in keys if k not in getattr(frame, "columns", [])]
@@ -112,7 +115,7 @@ def _batches(frame: Any, keys: List[str], per_task: Optional[int], ray: Any) -> 
     if per_task is None:
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
         per_task = max(1, math.ceil(len(groups) / (4 * cpus)))
-    elif not (isinstance(per_task, int) and per_task >= 1):
+    elif per_task < 1:
         raise SettingsError(f"groups_per_task= takes a whole number >= 1, not {per_task!r}")
     batches = []
     for start in range(0, len(groups), per_task):

@@ -228,12 +228,7 @@ fn validate(data: &EnvelopeData, settings: &EnvelopeSettings) -> Result<()> {
             ));
         }
     }
-    if !(settings.level > 0.0 && settings.level < 1.0) {
-        return Err(Error::settings(format!(
-            "level {}: give a probability between 0 and 1, e.g. 0.95",
-            settings.level
-        )));
-    }
+    crate::uncertainty::check_level(settings.level)?;
     if let EnvelopeMethod::Grid(budgets) = settings.method {
         crate::limits::check_grid_budgets(budgets, Setting::Envelope)?;
     }

@@ -88,6 +88,9 @@ impl TryFrom<OptimalRequest> for OptimalJob {
                 ],
             ));
         }
+        if let Some(level) = request.level {
+            crate::uncertainty::check_level(level)?;
+        }
         let flops = Flops::parse(&request.flops).map_err(|e| e.within(Setting::Flops.subject()))?;
         let mut allowed = vec!["N"];
         allowed.extend(request.held.keys().map(String::as_str));

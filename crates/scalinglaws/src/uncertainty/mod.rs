@@ -23,16 +23,21 @@ pub use intervals::{
 pub use profile::{profile, Profile};
 pub use record::FitRecord;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
+use crate::text;
 
-/// Checks a confidence level given by a user.
+/// Checks a confidence level given by a user (`--level`, `level=`): the one rule for every
+/// analysis that takes one.
 pub fn check_level(level: f64) -> Result<()> {
     if level > 0.0 && level < 1.0 {
         Ok(())
     } else {
-        Err(Error::settings(format!(
-            "the confidence level must lie strictly between 0 and 1 (e.g. 0.95), got {}",
-            crate::error::short_number(level)
-        )))
+        Err(Error::setting(
+            Setting::Level,
+            text![
+                Setting::Level.number(crate::error::short_number(level)),
+                ": give a confidence level strictly between 0 and 1 (e.g. 0.95)"
+            ],
+        ))
     }
 }

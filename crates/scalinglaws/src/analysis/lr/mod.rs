@@ -380,28 +380,46 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
             data.loss[row]
         )));
     }
+    check_settings(settings)
+}
+
+/// The analysis's settings, each refusal naming the setting (`--window`, `window=`).
+fn check_settings(settings: &LrSettings) -> Result<()> {
     if settings.max_rise.is_nan() || settings.max_rise <= 0.0 {
-        return Err(Error::settings(format!(
-            "the largest rise above a cell's best loss must be positive, got {}",
-            short_number(settings.max_rise)
-        )));
+        return Err(Error::setting(
+            Setting::MaxRise,
+            text![
+                Setting::MaxRise.number(short_number(settings.max_rise)),
+                ": the largest rise above a cell's best loss must be positive"
+            ],
+        ));
     }
     if settings.half_window == 0 {
-        return Err(Error::settings(
-            "the window needs at least one LR on each side of the best (got 0)",
+        return Err(Error::setting(
+            Setting::Window,
+            text![
+                Setting::Window.number(0),
+                ": the window needs at least one LR on each side of the best"
+            ],
         ));
     }
     if settings.noise.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
-        return Err(Error::settings(format!(
-            "the loss noise must be a positive number, got {}",
-            short_number(settings.noise.unwrap_or(f64::NAN))
-        )));
+        return Err(Error::setting(
+            Setting::Noise,
+            text![
+                Setting::Noise.number(short_number(settings.noise.unwrap_or(f64::NAN))),
+                ": the loss noise must be a positive number"
+            ],
+        ));
     }
     if !(settings.holdout > 0.0 && settings.holdout < 1.0) {
-        return Err(Error::settings(format!(
-            "the held-out fraction must lie strictly between 0 and 1, got {}",
-            short_number(settings.holdout)
-        )));
+        return Err(Error::setting(
+            Setting::Holdout,
+            text![
+                Setting::Holdout.number(short_number(settings.holdout)),
+                ": the held-out fraction must lie strictly between 0 and 1"
+            ],
+        ));
     }
     for &(tn, td) in &settings.targets {
         if !(tn > 0.0 && td > 0.0 && tn.is_finite() && td.is_finite()) {

@@ -123,15 +123,7 @@ fn training_curves<'a>(fit: &ScheduleFit, curves: &'a [Curve]) -> Result<Vec<&'a
 }
 
 fn check_settings(settings: &BootstrapSettings, shortest: usize) -> Result<()> {
-    if !(settings.level > 0.0 && settings.level < 1.0) {
-        return Err(Error::setting(
-            Setting::Bootstrap,
-            format!(
-                "level {}: give a level strictly between 0 and 1, e.g. 0.95",
-                settings.level
-            ),
-        ));
-    }
+    crate::uncertainty::check_level(settings.level)?;
     crate::limits::check_replicates(settings.replicates, settings.level)?;
     if let Some(block) = settings.block {
         if block == 0 || block > shortest {

@@ -384,7 +384,7 @@ pub fn profile_fit(
     curves: &[Curve],
     settings: &ProfileSettings,
 ) -> Result<CurveProfile> {
-    check_level(settings.level)?;
+    crate::uncertainty::check_level(settings.level)?;
     let training = training_curves(fit, curves)?;
     let residuals = log_residuals(fit, &training)?;
     let held: Vec<Option<f64>> = fit
@@ -516,15 +516,6 @@ impl CurveProfile {
         self.summary.reach = reach;
         self
     }
-}
-
-fn check_level(level: f64) -> Result<()> {
-    if level > 0.0 && level < 1.0 {
-        return Ok(());
-    }
-    Err(Error::settings(format!(
-        "level {level}: give a level strictly between 0 and 1, e.g. 0.95"
-    )))
 }
 
 /// The `q` quantile (linear interpolation between order statistics) of `values` (reordered).

@@ -361,17 +361,15 @@ fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()>
             "every parameter is shared: the tracks would be one law; leave at least one parameter per track",
         ));
     }
-    if !(settings.level > 0.0 && settings.level < 1.0) {
-        return Err(Error::settings(format!(
-            "level {}: give a probability between 0 and 1, e.g. 0.95",
-            settings.level
-        )));
-    }
+    crate::uncertainty::check_level(settings.level)?;
     if !(settings.cell_tolerance > 0.0 && settings.cell_tolerance < 1.0) {
-        return Err(Error::settings(format!(
-            "cell tolerance {}: give a relative tolerance in (0, 1), e.g. 1e-3",
-            settings.cell_tolerance
-        )));
+        return Err(Error::setting(
+            Setting::CellTolerance,
+            text![
+                Setting::CellTolerance.number(settings.cell_tolerance),
+                ": give a relative tolerance in (0, 1), e.g. 1e-3"
+            ],
+        ));
     }
     check_held_names(law, &settings.allocation.held)?;
     let per_track = law
