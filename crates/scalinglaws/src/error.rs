@@ -97,11 +97,13 @@ pub enum Setting {
     Level,
     Window,
     CellTolerance,
+    /// Cooldown lengths (`schedule cooldown --len`).
+    Len,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 83] = [
+    pub const ALL: [Setting; 84] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -185,6 +187,7 @@ impl Setting {
         Setting::Level,
         Setting::Window,
         Setting::CellTolerance,
+        Setting::Len,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -273,6 +276,7 @@ impl Setting {
             Setting::Level => "level",
             Setting::Window => "window",
             Setting::CellTolerance => "cell_tolerance",
+            Setting::Len => "len",
         }
     }
 

@@ -323,7 +323,7 @@ pub fn check_budget(max_work: f64) -> Result<()> {
     Err(Error::setting(
         Setting::MaxWork,
         text![
-            Setting::MaxWork.number(max_work),
+            Setting::MaxWork.number(round(max_work)),
             format!(
                 ": give a budget in core-seconds above 0 and at most {} (the default is {})",
                 round(MAX_MAX_WORK),

@@ -176,7 +176,7 @@ fn check_inside(name: &str, param: &ParamResult) -> Result<()> {
 /// How far (in widths of its own bootstrap interval, or bootstrap standard errors) a value may
 /// lie outside that interval: a percentile interval need not contain its estimate, but one
 /// that misses it by more than this was not written by the fit that wrote the value.
-const INTERVAL_SLACK: f64 = 10.0;
+const INTERVAL_SLACK: f64 = 3.0;
 
 /// A parameter's value lies near its own bootstrap interval: an edited value (α = 1e300 beside
 /// an interval of [0.31, 0.38]) would predict far outside the intervals its draws give.

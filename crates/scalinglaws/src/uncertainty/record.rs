@@ -10,7 +10,7 @@ use std::ops::{Deref, DerefMut};
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::{BootstrapSummary, Calibration, Profile};
-use crate::error::{Error, Result};
+use crate::error::{short_number, Error, Result};
 use crate::fit::result::{check_schema_version, DataSummary};
 use crate::fit::{check_in_bounds, edited};
 use crate::fit::{FitResult, VarianceModel};
@@ -164,6 +164,34 @@ impl FitRecord {
                     false => (param.lower, param.upper),
                 };
                 check_in_bounds(&key, *value, lower, upper)?;
+            }
+        }
+        self.check_draw_intervals(bootstrap)
+    }
+
+    /// Each free parameter's interval is the percentile interval of its draws, as
+    /// `bootstrap::attach` wrote it: draws edited apart from their interval (1e296 beside
+    /// [2.6, 2.7]) would give predictions far outside the parameters' own intervals.
+    fn check_draw_intervals(&self, bootstrap: &BootstrapSummary) -> Result<()> {
+        if bootstrap.draws.is_empty() {
+            return Ok(());
+        }
+        for (index, (name, param)) in self.params.iter().enumerate() {
+            let Some([lo, hi]) = param.ci.filter(|_| !param.fixed) else {
+                continue;
+            };
+            let values: Vec<f64> = bootstrap.draws.iter().map(|d| d[index]).collect();
+            let [a, b] = crate::stats::percentile_interval(values, bootstrap.level);
+            let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-300);
+            if !(close(a, lo) && close(b, hi)) {
+                return Err(Error::settings(format!(
+                    "not a consistent fit file: `params.{name}.ci` is [{}, {}], but its \
+                     bootstrap draws give [{}, {}]; was the file edited? Restore it or fit again",
+                    short_number(lo),
+                    short_number(hi),
+                    short_number(a),
+                    short_number(b)
+                )));
             }
         }
         Ok(())

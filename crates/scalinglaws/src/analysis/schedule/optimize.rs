@@ -420,7 +420,13 @@ pub fn cooldown_table(
         }
         for &length in lengths {
             if length == 0 {
-                return Err(Error::settings("cooldown lengths must be positive"));
+                return Err(Error::setting(
+                    Setting::Len,
+                    text![
+                        Setting::Len.number(0),
+                        ": cooldown lengths must be positive (at least 1 step)"
+                    ],
+                ));
             }
             let branch = cooldown_branch(&constant, start, length, decay, last);
             let end = branch.len() - 1;

@@ -270,6 +270,11 @@ pub fn parse(spec: &str, defaults: Option<SpecDefaults>) -> Result<ParsedSpec> {
 /// long schedule, or of many cooldown branches, reads step by step.
 pub fn parse_rates(spec: &str, defaults: Option<SpecDefaults>) -> Result<LazySpec> {
     let (kind, body) = spec.split_once(':').unwrap_or((spec, ""));
+    const KINDS: [&str; 5] = ["constant", "cosine", "wsd", "step", "cooldowns"];
+    if !KINDS.contains(&kind.trim()) {
+        // Named before its keys are read: their problems mean nothing for an unknown kind.
+        return Err(spec_error(spec, &format!("unknown kind '{}'", kind.trim())));
+    }
     let mut keys = Keys::parse(spec, body)?;
     let base = Base::read(&mut keys, defaults)?;
     let mut branches = Vec::new();
