@@ -121,6 +121,10 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
     short["params"].as_array_mut().unwrap().truncate(4);
     std::fs::write(&edited, short.to_string()).unwrap();
     predict(&["not a consistent schedule fit", "law 'multi_power' has"]);
+    let mut negative = fit.clone();
+    negative["params"][0]["se"] = Value::from(-1.0);
+    std::fs::write(&edited, negative.to_string()).unwrap();
+    predict(&["`params (L0).se` is -1", "was the file edited?"]);
     fit["law"] = Value::from("fsl");
     std::fs::write(&edited, fit.to_string()).unwrap();
     predict(&["law 'fsl' has", "was the file edited?"]);
@@ -155,6 +159,21 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
+    // An unknown kind is named before its keys are read; a cooldown of no steps names --len.
+    fails(
+        scalinglaws_in_root()
+            .args(["schedule", "predict"])
+            .arg(&held)
+            .args(["--schedule", "nosuch:steps=10"]),
+        &["unknown kind 'nosuch'"],
+    );
+    fails(
+        scalinglaws_in_root()
+            .args(["schedule", "cooldown"])
+            .arg(&held)
+            .args(["--at", "10000", "--len", "0"]),
+        &["--len 0: cooldown lengths must be positive"],
+    );
 }
 
 /// Published parameters outside the law's range are refused with exit 2 (issue 50: A < 0 exited
@@ -423,4 +442,91 @@ fn numbers_too_small_or_large_to_fit_are_refused_naming_the_row() {
             ],
         );
     }
+}
+
+/// A picture on stdout (`--plot -`) is all that goes there: the report is not printed after
+/// it, and stderr says so (issue 50: `schedule fit --plot -` printed the SVG, then the text).
+#[test]
+fn a_picture_on_stdout_is_all_that_goes_there() {
+    let output = scalinglaws_in_root()
+        .args([
+            "schedule",
+            "fit",
+            "examples/schedule/runs_400m.csv",
+            "--run",
+            "run",
+            "--warmup",
+            "2160",
+            "--train",
+            "cosine_24000",
+            "--plot",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.trim_start().starts_with("<svg") || stdout.starts_with("<?xml"));
+    assert!(stdout.trim_end().ends_with("</svg>"), "only the SVG");
+    assert!(!stdout.contains("[[Schedule fit]]"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the report is not printed"), "{stderr}");
+}
+
+/// Inputs that cannot answer what is asked are refused with exit 2 naming why: a schedule of
+/// unknown kind (not its keys), a cooldown of length 0 (naming --len), a huge --max-work echoed
+/// short, a select on one row (every law fails on the input), a downstream forecast of a new
+/// model at another size when the data hold one size, a schedule fit with a negative standard
+/// error (issue 50's second hostile pass).
+#[test]
+fn inputs_that_cannot_answer_are_refused_naming_why() {
+    fails(
+        scalinglaws_in_root().args([
+            "fit",
+            "examples/isoflop/runs.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+            "--max-work",
+            "1e308",
+        ]),
+        &["--max-work 1.00e308: give a budget"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.csv");
+    std::fs::write(&one, "C,N,D,loss\n1e18,1.3e7,1.28e10,3.84\n").unwrap();
+    fails(
+        scalinglaws_in_root()
+            .arg("select")
+            .arg(&one)
+            .args(["--target", "loss", "--law", "chinchilla"])
+            .args(["--formula", "E + A*(N*D)^-alpha"]),
+        &["no law could be fitted", "fewer than the 5 parameters"],
+    );
+    let pythia =
+        std::fs::read_to_string(common::root().join("examples/downstream/pythia_zero_shot.csv"))
+            .unwrap();
+    let mut lines = pythia.lines();
+    let header = lines.next().unwrap();
+    let model = header.split(',').position(|c| c == "model").unwrap();
+    let first = lines.clone().next().unwrap().split(',').nth(model).unwrap().to_string();
+    let kept: Vec<&str> = lines
+        .filter(|l| l.split(',').nth(model) == Some(first.as_str()))
+        .collect();
+    let single = dir.path().join("single.csv");
+    std::fs::write(&single, format!("{header}\n{}\n", kept.join("\n"))).unwrap();
+    fails(
+        scalinglaws_in_root().arg("downstream").arg(&single).args([
+            "--size",
+            "params",
+            "--tokens",
+            "tokens",
+            "--target",
+            "accuracy",
+            "--at",
+            "N=6.9e9,D=3e11",
+        ]),
+        &["--at", "how accuracy moves with model size is not measured"],
+    );
 }

@@ -343,7 +343,7 @@ fn products_of_allowed_values_are_refused_up_front() {
                 "--max-work",
                 "1",
             ]),
-            &["2 candidate laws × 52 fits of each law", "--law sets"],
+            &["2 candidate laws × 52 fits of each law", "or --law"],
         ),
         (
             chinchilla_example(&[
@@ -354,7 +354,7 @@ fn products_of_allowed_values_are_refused_up_front() {
                 "--max-work",
                 "1",
             ]),
-            &["2 candidate laws", "fits at rolling origins", "--law sets"],
+            &["2 candidate laws", "fits at rolling origins", "or --law"],
         ),
     ];
     for (args, expected) in cases {
