@@ -97,7 +97,7 @@ pub enum Setting {
     Level,
     Window,
     CellTolerance,
-    /// Cooldown lengths (`schedule cooldown --len`).
+    /// Cooldown lengths (the schedule cooldown workflow's lengths).
     Len,
 }
 

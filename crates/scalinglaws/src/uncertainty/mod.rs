@@ -26,7 +26,7 @@ pub use record::FitRecord;
 use crate::error::{Error, Result, Setting};
 use crate::text;
 
-/// Checks a confidence level given by a user (`--level`, `level=`): the one rule for every
+/// Checks a confidence level given by a user (the `level` setting): the one rule for every
 /// analysis that takes one.
 pub fn check_level(level: f64) -> Result<()> {
     if level > 0.0 && level < 1.0 {

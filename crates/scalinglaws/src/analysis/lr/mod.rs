@@ -383,7 +383,7 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
     check_settings(settings)
 }
 
-/// The analysis's settings, each refusal naming the setting (`--window`, `window=`).
+/// The analysis's settings, each refusal naming the setting (the `window` setting, for one).
 fn check_settings(settings: &LrSettings) -> Result<()> {
     if settings.max_rise.is_nan() || settings.max_rise <= 0.0 {
         return Err(Error::setting(
