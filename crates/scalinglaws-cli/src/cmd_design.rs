@@ -11,7 +11,6 @@ use scalinglaws::error::Setting;
 use scalinglaws::job::design::{CandidateSpace, DesignJob};
 use scalinglaws_report::analyses::design::{runs_csv, DesignReport};
 use scalinglaws_report::plots::design_page;
-use scalinglaws_report::{export, Format};
 
 use crate::figure;
 use crate::input;
@@ -60,18 +59,7 @@ pub fn run(config: &Config) -> Result<()> {
         source: &source,
         cost: &config.job.cost.text,
     };
-    // The CSV or the picture on stdout is all that goes there (the JSON, if asked for, is
-    // then a file: config/design.rs lets one output at most take stdout).
-    let stdout_taken = config.csv.as_ref() == Some(&Destination::Stdout)
-        || config
-            .plot
-            .as_ref()
-            .is_some_and(|p| p.destination == Destination::Stdout);
-    if stdout_taken {
-        return match &config.json {
-            Some(json) => output::write(json, &export(&report, Format::Json)?),
-            None => Ok(()),
-        };
-    }
+    // The CSV or the picture on stdout is all that goes there (`output::emit`; the JSON, if
+    // asked for, is then a file: config/design.rs lets one output at most take stdout).
     output::emit(config.json.as_ref(), &report)
 }

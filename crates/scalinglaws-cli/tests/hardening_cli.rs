@@ -85,6 +85,15 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
         &text.replacen(&draw, "-1.0", 1),
         &["`bootstrap.draws[0] (alpha)` is -1", "inside its bounds"],
     );
+    // Draws inside their bounds but apart from the interval the file gives them.
+    let value: Value = serde_json::from_str(text).unwrap();
+    let draws = value["bootstrap"]["draws"].as_array().unwrap().len();
+    let mut apart = text.to_string();
+    for i in 0..draws {
+        let draw = number_text(&apart, &format!("/bootstrap/draws/{i}/2"));
+        apart = apart.replacen(&format!("{draw},"), "7.5,", 1);
+    }
+    predict_fails(&apart, &["`params.alpha.ci` is", "its bootstrap draws give [7.5, 7.5]"]);
 }
 
 /// A schedule fit cut short or relabelled as another law is refused naming its parameters

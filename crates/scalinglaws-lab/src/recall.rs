@@ -107,9 +107,10 @@ pub const MAX_VOCAB: usize = 1 << 16;
 /// Most stored hashed-key coordinates of one trial (vocabulary × d): 8 bytes each, ≤ 128 MB.
 pub const MAX_TRIAL_STORE: f64 = (1u64 << 24) as f64;
 /// Most multiply-adds of a whole run in the worst case (every trial grows to `max_vocab`):
-/// trials × Σ_d (max_vocab·d·e + max_vocab²·d/2 + 20·d·e), about 1e9 a second on 2 cores, so
-/// at most about 5 minutes. Trials stop at their first failure, so real runs are usually far
-/// below it (the default's worst case is 2e11; it runs in about 3 s).
+/// trials × Σ_d (max_vocab·d·e + max_vocab²·d/2 + 20·d·e), a sanity limit checked before the
+/// run. Trials stop at their first failure, so real runs are usually far below it (the
+/// default's worst case is 2e11; it runs in about 3 s); what a run may actually do is
+/// [`MAX_RUN_WORK`], metered.
 pub const MAX_WORK: f64 = 3e11;
 /// Most multiply-adds a run may actually do, metered as trials grow: 1e11, about 50 s on 2
 /// cores at the measured 1e9 a core-second (2 trials of d = e = 4,096 grown to 500 keys:
@@ -339,6 +340,7 @@ pub fn recall_capacity_with_progress(
             })
             .collect();
         let Some(capacities) = capacities else {
+            counter.finish();
             return Err(over_run_work(d));
         };
         rows.push(summarise(config, d, capacities, capacity_bound)?);

@@ -145,7 +145,7 @@ pub(crate) fn check_values(fit: &FitResult) -> Result<()> {
         if let Some(stderr) = param.boot_stderr {
             at_least_zero(&format!("params.{name}.boot_stderr"), stderr)?;
         }
-        check_near_interval(name, param)?;
+        check_near_interval(name, param, &fit.warnings)?;
     }
     if let Some(covariance) = &fit.covariance {
         for (i, name) in covariance.names.iter().enumerate() {
@@ -178,23 +178,49 @@ fn check_inside(name: &str, param: &ParamResult) -> Result<()> {
 /// that misses it by more than this was not written by the fit that wrote the value.
 const INTERVAL_SLACK: f64 = 3.0;
 
-/// A parameter's value lies near its own bootstrap interval: an edited value (α = 1e300 beside
-/// an interval of [0.31, 0.38]) would predict far outside the intervals its draws give.
-fn check_near_interval(name: &str, param: &ParamResult) -> Result<()> {
-    let Some([lo, hi]) = param.ci else {
+/// The bootstrap interval of a parameter whose value lies more than [`INTERVAL_SLACK`] of its
+/// widths (or bootstrap standard errors) outside it; None when the value is near, or when the
+/// interval says nothing of its spread (one successful replicate, or all at one value).
+pub(crate) fn far_from_interval(param: &ParamResult) -> Option<[f64; 2]> {
+    let [lo, hi] = param.ci?;
+    let spread = (hi - lo).max(param.boot_stderr?);
+    if !(spread > 0.0) {
+        return None;
+    }
+    let slack = INTERVAL_SLACK * spread + BOUND_SLACK * param.value.abs().max(1.0);
+    (param.value < lo - slack || param.value > hi + slack).then_some([lo, hi])
+}
+
+/// The warning a fit carries when its own bootstrap settled far from its estimate
+/// ([`far_from_interval`]), written by `bootstrap::attach`; a file that carries it is read as
+/// written.
+pub(crate) fn far_warning(name: &str, value: f64, [lo, hi]: [f64; 2]) -> String {
+    format!(
+        "the bootstrap interval of {name}, [{}, {}], lies far from its estimate {}: the \
+         replicates settled in another optimum, so the intervals describe that optimum, not the \
+         fit's",
+        crate::error::short_number(lo),
+        crate::error::short_number(hi),
+        crate::error::short_number(value)
+    )
+}
+
+/// A parameter's value lies near its own bootstrap interval, unless the fit said it does not
+/// ([`far_warning`]): an edited value (α = 1e300 beside an interval of [0.31, 0.38]) would
+/// predict far outside the intervals its draws give.
+fn check_near_interval(name: &str, param: &ParamResult, warnings: &[String]) -> Result<()> {
+    let Some(interval) = far_from_interval(param) else {
         return Ok(());
     };
-    let spread = (hi - lo).max(param.boot_stderr.unwrap_or(0.0));
-    let slack = INTERVAL_SLACK * spread + BOUND_SLACK * param.value.abs().max(1.0);
-    if param.value < lo - slack || param.value > hi + slack {
-        let range = format!(
-            "a value near its own bootstrap interval [{}, {}]",
-            crate::error::short_number(lo),
-            crate::error::short_number(hi)
-        );
-        return Err(edited(&format!("params.{name}.value"), param.value, &range));
+    if warnings.contains(&far_warning(name, param.value, interval)) {
+        return Ok(());
     }
-    Ok(())
+    let range = format!(
+        "a value near its own bootstrap interval [{}, {}]",
+        crate::error::short_number(interval[0]),
+        crate::error::short_number(interval[1])
+    );
+    Err(edited(&format!("params.{name}.value"), param.value, &range))
 }
 
 /// `value` (a parameter's, or a bootstrap draw of it) is finite and inside the parameter's

@@ -35,7 +35,7 @@ pub use basins::BasinMap;
 pub use caveats::{BoundSide, FitCaveat};
 pub use diagnostics::Covariance;
 pub use family::{Family, FamilyKind};
-pub(crate) use file::{check_in_bounds, edited};
+pub(crate) use file::{check_in_bounds, edited, far_from_interval, far_warning};
 pub use loss::{Loss, LossKind};
 pub use problem::{Problem, Space, Transform};
 pub use result::{FitResult, ParamResult};

@@ -225,6 +225,14 @@ pub fn attach(result: &mut super::FitRecord, summary: BootstrapSummary) {
         param.boot_stderr = sample_std(&values);
         param.ci = Some(percentile_interval(values, summary.level));
     }
+    let far: Vec<String> = result
+        .params
+        .iter()
+        .filter_map(|(name, p)| {
+            crate::fit::far_from_interval(p).map(|i| crate::fit::far_warning(name, p.value, i))
+        })
+        .collect();
+    result.warnings.extend(far);
     if summary.clusters == Some(result.n_obs) {
         result.warnings.push(format!(
             "every row of '{}' is its own run, so resampling runs is resampling rows; name the column that identifies runs",

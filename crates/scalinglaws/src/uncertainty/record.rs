@@ -105,8 +105,8 @@ impl FitRecord {
         let mut record: FitRecord = serde_json::from_str(text)
             .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
         record.fit.check_read()?;
-        record.check_draws()?;
         record.check_levels()?;
+        record.check_draws()?;
         Ok(record)
     }
 

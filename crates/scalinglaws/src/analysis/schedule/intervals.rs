@@ -335,8 +335,9 @@ pub struct CurveBand {
     pub mean_low: Vec<f64>,
     pub mean_high: Vec<f64>,
     /// Prediction interval of a new logged point: each replicate's curve times exp(a training
-    /// residual), quantiles over replicates and residuals; with a [`Calibration`], each end's
-    /// distance from the fit's curve (in log space) times its factor.
+    /// residual), quantiles over replicates and residuals, each end at least the training
+    /// residuals' quantile away from the fit's curve (so it contains the prediction); with a
+    /// [`Calibration`], each end's distance from the fit's curve (in log space) times its factor.
     pub low: Vec<f64>,
     pub high: Vec<f64>,
     pub level: f64,
