@@ -93,7 +93,7 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
         let draw = number_text(&apart, &format!("/bootstrap/draws/{i}/2"));
         apart = apart.replacen(&format!("{draw},"), "7.5,", 1);
     }
-    predict_fails(&apart, &["`params.alpha.ci` is", "its bootstrap draws give [7.5, 7.5]"]);
+    predict_fails(&apart, &["`params.alpha.ci` is", "its bootstrap draws range over [7.5, 7.5]"]);
 }
 
 /// A schedule fit cut short or relabelled as another law is refused naming its parameters

@@ -169,9 +169,11 @@ impl FitRecord {
         self.check_draw_intervals(bootstrap)
     }
 
-    /// Each free parameter's interval is the percentile interval of its draws, as
-    /// `bootstrap::attach` wrote it: draws edited apart from their interval (1e296 beside
-    /// [2.6, 2.7]) would give predictions far outside the parameters' own intervals.
+    /// Each free parameter's interval lies within its draws' range, give or take one width of
+    /// the interval: draws edited apart from their interval (1e300 beside [266, 760], or two
+    /// parameters' entries swapped) would give predictions far outside the parameters' own
+    /// intervals. (Not the exact percentile interval: a fit's interval and its saved draws
+    /// need not be the same sample, as Python's bootstrapped fits show.)
     fn check_draw_intervals(&self, bootstrap: &BootstrapSummary) -> Result<()> {
         if bootstrap.draws.is_empty() {
             return Ok(());
@@ -180,17 +182,20 @@ impl FitRecord {
             let Some([lo, hi]) = param.ci.filter(|_| !param.fixed) else {
                 continue;
             };
-            let values: Vec<f64> = bootstrap.draws.iter().map(|d| d[index]).collect();
-            let [a, b] = crate::stats::percentile_interval(values, bootstrap.level);
-            let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-300);
-            if !(close(a, lo) && close(b, hi)) {
+            let values = bootstrap.draws.iter().map(|d| d[index]);
+            let (least, most) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+            let slack = (hi - lo) + 1e-9 * lo.abs().max(hi.abs()).max(1e-300);
+            if lo < least - slack || hi > most + slack {
                 return Err(Error::settings(format!(
                     "not a consistent fit file: `params.{name}.ci` is [{}, {}], but its \
-                     bootstrap draws give [{}, {}]; was the file edited? Restore it or fit again",
+                     bootstrap draws range over [{}, {}]; was the file edited? Restore it or fit \
+                     again",
                     short_number(lo),
                     short_number(hi),
-                    short_number(a),
-                    short_number(b)
+                    short_number(least),
+                    short_number(most)
                 )));
             }
         }
