@@ -172,8 +172,9 @@ impl FitRecord {
     /// Each free parameter's interval lies within its draws' range, give or take one width of
     /// the interval: draws edited apart from their interval (1e300 beside [266, 760], or two
     /// parameters' entries swapped) would give predictions far outside the parameters' own
-    /// intervals. (Not the exact percentile interval: a fit's interval and its saved draws
-    /// need not be the same sample, as Python's bootstrapped fits show.)
+    /// intervals. (Not the exact percentile interval, which the tool's own files match: a
+    /// caller may thin or repeat the draws, as the Python interrupt tests repeat 100 draws
+    /// into 10,000, and the file still means what it says.)
     fn check_draw_intervals(&self, bootstrap: &BootstrapSummary) -> Result<()> {
         if bootstrap.draws.is_empty() {
             return Ok(());
