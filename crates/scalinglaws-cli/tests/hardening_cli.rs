@@ -103,14 +103,8 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fit.json");
     let output = scalinglaws_in_root()
-        .args([
-            "schedule",
-            "fit",
-            "examples/schedule/runs_400m.csv",
-            "--run",
-            "run",
-        ])
-        .args(["--warmup", "2160", "--train", "cosine_24000", "--json"])
+        .args(common::SCHEDULE_FIT)
+        .arg("--json")
         .arg(&path)
         .output()
         .unwrap();
@@ -141,22 +135,8 @@ fn schedule_fits_with_another_laws_parameters_are_refused() {
     // loads.
     let held = dir.path().join("held.json");
     let output = scalinglaws_in_root()
-        .args([
-            "schedule",
-            "fit",
-            "examples/schedule/runs_400m.csv",
-            "--run",
-            "run",
-        ])
-        .args([
-            "--warmup",
-            "2160",
-            "--train",
-            "cosine_24000",
-            "--fix",
-            "beta=10",
-            "--json",
-        ])
+        .args(common::SCHEDULE_FIT)
+        .args(["--fix", "beta=10", "--json"])
         .arg(&held)
         .output()
         .unwrap();
@@ -458,19 +438,8 @@ fn numbers_too_small_or_large_to_fit_are_refused_naming_the_row() {
 #[test]
 fn a_picture_on_stdout_is_all_that_goes_there() {
     let output = scalinglaws_in_root()
-        .args([
-            "schedule",
-            "fit",
-            "examples/schedule/runs_400m.csv",
-            "--run",
-            "run",
-            "--warmup",
-            "2160",
-            "--train",
-            "cosine_24000",
-            "--plot",
-            "-",
-        ])
+        .args(common::SCHEDULE_FIT)
+        .args(["--plot", "-"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");

@@ -25,17 +25,7 @@ fn json_of(command: &mut Command) -> Value {
 }
 
 /// `schedule fit` on the bundled 400M curves, trained on cosine_24000.
-const FIT_EXAMPLE: [&str; 9] = [
-    "schedule",
-    "fit",
-    "examples/schedule/runs_400m.csv",
-    "--run",
-    "run",
-    "--warmup",
-    "2160",
-    "--train",
-    "cosine_24000",
-];
+const FIT_EXAMPLE: [&str; 9] = common::SCHEDULE_FIT;
 
 /// A fit of power_area (fast) or multi_power on the 400M example, saved to a temporary file.
 fn saved_fit(law: &str, name: &str) -> (PathBuf, Value) {

@@ -9,6 +9,20 @@ pub mod skip;
 
 pub mod child;
 
+/// `schedule fit` on the bundled 400M curves, trained on cosine_24000 (the README's schedule
+/// example).
+pub const SCHEDULE_FIT: [&str; 9] = [
+    "schedule",
+    "fit",
+    "examples/schedule/runs_400m.csv",
+    "--run",
+    "run",
+    "--warmup",
+    "2160",
+    "--train",
+    "cosine_24000",
+];
+
 /// Epoch AI's protocol on the bundled Chinchilla data (the README's first command).
 pub const CHINCHILLA: &[&str] = &[
     "fit",
