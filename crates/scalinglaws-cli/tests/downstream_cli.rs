@@ -109,6 +109,11 @@ fn bad_input_is_refused_naming_what_to_fix() {
         &mut downstream(&["--at", "N=-1,D=1e9"]),
         &["--at", "positive"],
     );
+    // A data model's N under a misspelt name is that model, not a new one (issue 50).
+    fails(
+        &mut downstream(&["--at", "N=1414647808,D=3e11,model=pythia-1.4B"]),
+        &["--at", "'pythia-1.4b' has its N", "name it exactly"],
+    );
     fails(
         &mut downstream(&["--holdout", "pythia-12b", "--own-until", "1e3"]),
         &["--own-until"],

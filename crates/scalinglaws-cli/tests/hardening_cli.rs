@@ -94,6 +94,20 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
         apart = apart.replacen(&format!("{draw},"), "7.5,", 1);
     }
     predict_fails(&apart, &["`params.alpha.ci` is", "its bootstrap draws range over [7.5, 7.5]"]);
+    // An exponent edited to two widths below its interval: inside its bounds and near its
+    // interval, but the law it makes predicts far from what the file's own draws predict
+    // (issue 50: beta = 1e-300 beside [0.36, 0.56] predicted 12,848 beside a ci of [2.62, 2.63]).
+    let beta = number_text(text, "/params/beta/value");
+    let ci = &value["params"]["beta"]["ci"];
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    predict_fails(
+        &text.replacen(
+            &format!("\"value\": {beta}"),
+            &format!("\"value\": {}", lo - 2.0 * (hi - lo)),
+            1,
+        ),
+        &["its parameters predict", "where its own bootstrap draws predict", "was the file edited?"],
+    );
 }
 
 /// A schedule fit cut short or relabelled as another law is refused naming its parameters
@@ -182,6 +196,35 @@ fn given_parameters_outside_the_laws_range_are_refused() {
         fails(
             scalinglaws_in_root().args(["optimal", "--law", law, "--budget", "1e24"]),
             &[needle, "give a value inside it"],
+        );
+    }
+}
+
+/// A law or FLOPs formula without an optimum says which part is at fault (issue 50: an
+/// exponent held at 0, or FLOPs of 6·N or 0·N·D, gave "no finite optimum ... check the law and
+/// the FLOPs formula" without naming either).
+#[test]
+fn laws_and_flops_without_an_optimum_name_the_part_at_fault() {
+    for (law, needles) in [
+        (
+            "chinchilla[E=1.82,A=482,alpha=0,B=2085,beta=0.366]",
+            ["does not fall as N grows", "alpha = 0"],
+        ),
+        (
+            "chinchilla[E=1.82,A=482,alpha=0.348,B=2085,beta=0]",
+            ["does not fall as D grows", "beta = 0"],
+        ),
+    ] {
+        fails(
+            scalinglaws_in_root().args(["optimal", "--law", law, "--budget", "1e22"]),
+            &needles,
+        );
+    }
+    let law = "chinchilla[E=1.82,A=482,alpha=0.348,B=2085,beta=0.366]";
+    for (flops, needle) in [("6*N", "does not grow with D"), ("0*N*D", "gives 0")] {
+        fails(
+            scalinglaws_in_root().args(["optimal", "--law", law, "--budget", "1e22"]).args(["--flops", flops]),
+            &["--flops", needle, "grow with both"],
         );
     }
 }

@@ -531,6 +531,13 @@ fn families_refuse_what_they_cannot_take() {
     assert!(message(fit(&law, &data, &log)).contains("linear"));
     data.target[3] = -1.0;
     assert!(message(fit(&law, &data, &with_family(FamilyKind::Poisson))).contains("row 4"));
+    // Counts are whole (issue 50: losses fitted as Poisson counts were accepted).
+    data.target[3] = 2.35;
+    let error = message(fit(&law, &data, &with_family(FamilyKind::Poisson)));
+    assert!(
+        error.contains("row 4") && error.contains("whole count"),
+        "{error}"
+    );
     data.target[3] = 1.0;
     data.trials = Some(vec![10.0; data.target.len()]);
     assert!(message(fit(&law, &data, &with_family(FamilyKind::Poisson))).contains("trials"));

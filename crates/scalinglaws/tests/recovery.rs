@@ -199,6 +199,36 @@ fn chinchilla() {
     );
 }
 
+/// The target's unit does not change the fit (issue 50: losses in units of 1e-10 stopped at
+/// "converged NO" with every linear parameter at a bound, because values inside a bound were
+/// moved to at least 1e-6 from it): the exponents are the same and the linear parameters
+/// scale with the unit, none of them "at bound".
+#[test]
+fn the_target_unit_does_not_change_the_fit() {
+    let data = synthesize("chinchilla", &HOFFMANN, chinchilla_grid(8), 3);
+    let reference = fit_law("chinchilla", &data, &FitSettings::default());
+    for unit in [1e-60, 1e-10, 1e10, 1e60] {
+        let scaled = FitData {
+            target: data.target.iter().map(|y| y * unit).collect(),
+            ..data.clone()
+        };
+        let result = fit_law("chinchilla", &scaled, &FitSettings::default());
+        for ((name, got), (_, want)) in result.params.iter().zip(&reference.params) {
+            let expected = if ["E", "A", "B"].contains(&name.as_str()) {
+                want.value * unit
+            } else {
+                want.value
+            };
+            assert!(
+                (got.value / expected - 1.0).abs() < 1e-4,
+                "unit {unit:e}: {name} = {:e}, expected {expected:e}",
+                got.value
+            );
+            assert!(!got.at_bound, "unit {unit:e}: {name} at a bound");
+        }
+    }
+}
+
 #[test]
 fn data_constrained() {
     let truth = [

@@ -352,9 +352,10 @@ fn correlation(covariance: &DMatrix<f64>) -> DMatrix<f64> {
     })
 }
 
-/// Distance from a bound below which a parameter counts as at it.
-fn near(value: f64, bound: f64) -> bool {
-    bound.is_finite() && (value - bound).abs() <= 1e-6 * bound.abs().max(1.0)
+/// Distance from a bound below which a parameter counts as at it: a millionth of the bound,
+/// or of `scale` (the target's size for a linear parameter, 1 for others) near 0.
+fn near(value: f64, bound: f64, scale: f64) -> bool {
+    bound.is_finite() && (value - bound).abs() <= 1e-6 * bound.abs().max(scale)
 }
 
 fn param_results(
@@ -365,11 +366,13 @@ fn param_results(
     upper: &[f64],
     covariance: Option<&DMatrix<f64>>,
 ) -> Vec<(String, ParamResult)> {
+    let target_scale = problem.target_scale();
     law.params
         .iter()
         .enumerate()
         .map(|(i, spec)| {
             let slot = problem.free().iter().position(|&f| f == i);
+            let scale = if spec.linear { target_scale } else { 1.0 };
             let stderr = slot
                 .and_then(|s| covariance.map(|c| c[(s, s)].sqrt()))
                 .and_then(finite);
@@ -377,7 +380,8 @@ fn param_results(
                 value: p[i],
                 stderr,
                 rel_stderr: stderr.and_then(|s| finite(s / p[i].abs())),
-                at_bound: slot.is_some() && (near(p[i], lower[i]) || near(p[i], upper[i])),
+                at_bound: slot.is_some()
+                    && (near(p[i], lower[i], scale) || near(p[i], upper[i], scale)),
                 fixed: slot.is_none(),
                 linear: spec.linear,
                 lower: finite(lower[i]),

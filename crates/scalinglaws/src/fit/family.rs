@@ -875,7 +875,9 @@ pub(super) fn validate_data(
         if kind.proportions() {
             !(0.0..=1.0).contains(&v)
         } else if kind.counts() {
-            v < 0.0
+            // Whole counts only: a loss of 2.35 read as a count has a variance of 2.35, so its
+            // intervals would be nonsense (issue 50).
+            v < 0.0 || (v - v.round()).abs() > 1e-9 * v.max(1.0)
         } else {
             false
         }
@@ -887,7 +889,10 @@ pub(super) fn validate_data(
                 "give the target as successes / trials",
             )
         } else {
-            ("a count (0 or more)", "remove or correct the row")
+            (
+                "a whole count (0 or more)",
+                "give counts, or choose a family for measurements (gaussian, student_t)",
+            )
         };
         return Err(super::data_error(
             Some(row),

@@ -85,7 +85,10 @@ impl Transform {
 
     /// The internal coordinate of p; values on or beyond a bound are first moved strictly inside.
     pub fn internal(self, p: f64) -> f64 {
-        let inside = |gap: f64, scale: f64| gap.max(1e-3 * scale.abs().max(1.0) * 1e-3);
+        let inside = |gap: f64, scale: f64| match gap > 0.0 {
+            true => gap,
+            false => 1e-6 * scale.abs().max(1.0),
+        };
         match self {
             Transform::Identity => p,
             Transform::Lower(lo) => inside(p - lo, lo).ln(),
@@ -254,6 +257,29 @@ impl Problem {
 
     pub fn free(&self) -> &[usize] {
         &self.free
+    }
+
+    /// The median |target| in the target's own units (1 when it has none): the scale of the
+    /// law's linear parameters, so that "near a bound" means the same in any unit.
+    pub fn target_scale(&self) -> f64 {
+        let mut sizes: Vec<f64> = self
+            .target
+            .iter()
+            .map(|&t| match self.space {
+                Space::Log => t.exp(),
+                Space::Linear => t.abs(),
+            })
+            .filter(|v| v.is_finite())
+            .collect();
+        if sizes.is_empty() {
+            return 1.0;
+        }
+        let middle = sizes.len() / 2;
+        let (_, median, _) = sizes.select_nth_unstable_by(middle, f64::total_cmp);
+        match *median > 0.0 {
+            true => *median,
+            false => 1.0,
+        }
     }
 
     pub fn transforms(&self) -> &[Transform] {

@@ -6,7 +6,7 @@
 //! inverts them.
 
 use super::expr::{parse_expr, Expr};
-use crate::error::{Error, Result};
+use crate::error::{clipped, short_number, Error, Result};
 
 /// Halvings of a bracket: 64 take any range below 1e4 to f64 resolution.
 pub(crate) const BISECTION_STEPS: usize = 64;
@@ -69,6 +69,7 @@ impl Flops {
             formula,
             linear_factor: None,
         };
+        flops.check_grows()?;
         // k·N·D when doubling N or D doubles the FLOPs everywhere we probe.
         let k = flops.at(1.0, 1.0);
         let bilinear = [(3.0, 7.0), (1e9, 1e12), (2e11, 5e9)]
@@ -78,6 +79,35 @@ impl Flops {
             linear_factor: (k > 0.0 && bilinear).then_some(k),
             ..flops
         })
+    }
+
+    /// Compute is positive and grows with N and with D wherever we probe (models of 1e6 to 1e12
+    /// parameters on 20 tokens a parameter): else no budget has an allocation, or every budget
+    /// has one at an end of the search, and the formula is what to fix.
+    fn check_grows(&self) -> Result<()> {
+        for n in [1e6, 1e9, 1e12] {
+            let d = 20.0 * n;
+            let here = self.at(n, d);
+            let fault = if !(here.is_finite() && here > 0.0) {
+                Some(format!(
+                    "gives {} at N = {n:e}, D = {d:e}",
+                    short_number(here)
+                ))
+            } else if !(self.at(2.0 * n, d) > here) {
+                Some(format!("does not grow with N (at N = {n:e}, D = {d:e})"))
+            } else if !(self.at(n, 2.0 * d) > here) {
+                Some(format!("does not grow with D (at N = {n:e}, D = {d:e})"))
+            } else {
+                None
+            };
+            if let Some(fault) = fault {
+                return Err(Error::settings(format!(
+                    "the FLOPs formula '{}' {fault}; compute must be positive and grow with both the model size N and the tokens D, as in 6*N*D",
+                    clipped(&self.text, false)
+                )));
+            }
+        }
+        Ok(())
     }
 
     pub fn standard() -> Flops {

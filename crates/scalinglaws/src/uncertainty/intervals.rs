@@ -151,6 +151,7 @@ pub fn predict_fit_intervals_of(
     if let Some(draws) = draws {
         let predictions = from_draws(law, result, &discrete, points, &values, draws, level);
         result.settings.interrupt.check()?;
+        check_draws_agree(law, result, discrete.is_some(), points, &predictions)?;
         return Ok((predictions, IntervalSource::Bootstrap));
     }
     let Some(covariance) = &result.covariance else {
@@ -249,6 +250,67 @@ fn from_draws(
         predictions.push(prediction);
     });
     predictions
+}
+
+/// How far (in widths of the draws' interval, and in residual standard deviations) a value
+/// may lie outside the interval its own draws give before the two are called inconsistent.
+const DRAWS_SLACK_WIDTHS: f64 = 3.0;
+const DRAWS_SLACK_SIGMAS: f64 = 10.0;
+
+/// A fit's parameters predict near what its own bootstrap draws predict: a value more than
+/// [`DRAWS_SLACK_WIDTHS`] widths and [`DRAWS_SLACK_SIGMAS`] residual sds outside the draws'
+/// interval was not written by the fit that wrote the draws (issue 50: β edited to 1e-300,
+/// within its own bounds and near its interval, predicted 12848 beside an interval of
+/// [2.62, 2.63]). A fit whose bootstrap settled elsewhere says so and is not checked.
+fn check_draws_agree(
+    law: &Law,
+    result: &FitRecord,
+    discrete: bool,
+    points: &[Vec<f64>],
+    predictions: &[PointPrediction],
+) -> Result<()> {
+    if result
+        .params
+        .iter()
+        .any(|(_, p)| crate::fit::far_from_interval(p).is_some())
+    {
+        return Ok(());
+    }
+    let space = if discrete {
+        Space::Linear
+    } else {
+        result.settings.space
+    };
+    for (point, prediction) in points.iter().zip(predictions) {
+        let Some([lo, hi]) = prediction.ci else {
+            continue;
+        };
+        let [lo, hi, value] = [lo, hi, prediction.value].map(|v| forward(space, v));
+        let gap = (lo - value).max(value - hi);
+        let sigma = residual_sd_at(result, law, point).unwrap_or(0.0);
+        if gap > DRAWS_SLACK_WIDTHS * (hi - lo) && gap > DRAWS_SLACK_SIGMAS * sigma {
+            let at: Vec<String> = law
+                .variables
+                .iter()
+                .zip(point)
+                .map(|(name, v)| format!("{name} = {}", crate::error::short_number(*v)))
+                .collect();
+            return Err(Error::settings(format!(
+                "not a consistent fit file: at {} its parameters predict {} where its own \
+                 bootstrap draws predict [{}, {}]; was the file edited? Restore it or fit again",
+                at.join(", "),
+                four_digits(prediction.value),
+                four_digits(prediction.ci.expect("checked")[0]),
+                four_digits(prediction.ci.expect("checked")[1]),
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `value` to four significant digits, as a message shows a prediction.
+fn four_digits(value: f64) -> String {
+    crate::error::short_number(format!("{value:.3e}").parse().unwrap_or(value))
 }
 
 /// The residual sd a new run adds at `point`, in the fitted space: σ(x) of the fit's variance

@@ -122,7 +122,10 @@ pub fn optimal(law: &Law, params: &[f64], settings: &AllocationSettings) -> Resu
     };
     let allocations = solve(params);
     stop.check()?;
-    let mut allocations = allocations.map_err(|(goal, why)| unsolved(goal, why))?;
+    let mut allocations = allocations.map_err(|(goal, why)| match why {
+        Unsolved::NoOptimum => no_optimum(goal, stalled(&problem, params, goal)),
+        why => unsolved(goal, why),
+    })?;
     if settings.inference_tokens > 0.0 && !settings.target_losses.is_empty() {
         add_references(law, params, settings, &mut allocations)?;
     }
@@ -228,6 +231,70 @@ pub(super) fn unsolved(goal: Goal, why: Unsolved) -> Error {
             ))
         }
     }
+}
+
+/// A variable the law's loss does not fall with (at a point on the goal's scale, the first
+/// held combination), and the parameters whose change would make it fall: why a law has no
+/// optimum, in its own terms (an exponent held at 0, say).
+fn stalled(problem: &Problem, params: &[f64], goal: Goal) -> Option<String> {
+    let roles = problem.roles(problem.combinations.first()?);
+    let n0 = match goal {
+        Goal::Budget(c) => (c / 6.0).sqrt(),
+        Goal::Loss(_) => 1e9,
+    };
+    let d0 = 20.0 * n0;
+    let falls = |p: &[f64], along_n: bool| {
+        let (n1, d1) = if along_n {
+            (10.0 * n0, d0)
+        } else {
+            (n0, 10.0 * d0)
+        };
+        roles.loss(p, n1, d1) < roles.loss(p, n0, d0)
+    };
+    let along_n = if !falls(params, true) {
+        true
+    } else if !falls(params, false) {
+        false
+    } else {
+        return None;
+    };
+    let movers: Vec<String> = (0..params.len())
+        .filter(|&j| {
+            let step = 0.5 * params[j].abs() + 0.1;
+            [step, -step].iter().any(|s| {
+                let mut moved = params.to_vec();
+                moved[j] += s;
+                falls(&moved, along_n)
+            })
+        })
+        .map(|j| {
+            format!(
+                "{} = {}",
+                problem.law.params[j].name,
+                short_number(params[j])
+            )
+        })
+        .collect();
+    let (variable, value) = if along_n { ("N", n0) } else { ("D", d0) };
+    Some(format!(
+        "the law's loss does not fall as {variable} grows (from {variable} = {value:.2e}){}",
+        if movers.is_empty() {
+            String::new()
+        } else {
+            format!("; the parameters that set its fall: {}", movers.join(", "))
+        }
+    ))
+}
+
+/// The error for a goal without a finite optimum, with why when the law shows it.
+fn no_optimum(goal: Goal, stalled: Option<String>) -> Error {
+    let Some(why) = stalled else {
+        return unsolved(goal, Unsolved::NoOptimum);
+    };
+    Error::settings(format!(
+        "{} the law has no finite optimum: {why}; check the law's parameters",
+        goal_words(goal).0
+    ))
 }
 
 /// "at the budget C" and "the loss", or "for the loss L" and "the compute".

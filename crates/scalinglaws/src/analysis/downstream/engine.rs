@@ -374,6 +374,7 @@ fn resolve(data: &DownstreamData, targets: &[Target]) -> Result<Vec<Point>> {
                 )));
             }
             let Some(model) = data.model_index(&t.model) else {
+                check_not_a_misspelling(data, t)?;
                 check_size_measured(data, t)?;
                 return Ok(Point { target: t.clone(), own: None });
             };
@@ -393,6 +394,29 @@ fn resolve(data: &DownstreamData, targets: &[Target]) -> Result<Vec<Point>> {
             Ok(Point { target: t.clone(), own: own.map(|d| (model, d)) })
         })
         .collect()
+}
+
+/// A target with the N of one of the data's models and a name close to its name is that model
+/// misspelled, not a new one: it would be forecast from the other models instead of its own
+/// checkpoints. (A close name alone is not enough: "pythia-3b" beside "pythia-2b" is new.)
+fn check_not_a_misspelling(data: &DownstreamData, target: &Target) -> Result<()> {
+    let same_size = data
+        .models
+        .iter()
+        .filter(|m| (m.params - target.params).abs() <= 1e-9 * m.params)
+        .map(|m| m.name.as_str());
+    let Some(near) = crate::suggest::closest(&target.model, same_size) else {
+        return Ok(());
+    };
+    Err(super::refuse(
+        Setting::At,
+        format!(
+            "target '{}' is not a model of the data, but '{near}' has its N and a name close to \
+             it: name it exactly to forecast it from its own checkpoints, or give the new model \
+             a name unlike the data's",
+            crate::error::clipped(&target.model, false)
+        ),
+    ))
 }
 
 /// A new model's forecast moves along model size: data of one size say nothing of how
