@@ -181,8 +181,8 @@ impl Design {
         let unmeasured = |only: Option<f64>, x: f64, name: &str| {
             let only = only.filter(|o| key(*o) != key(x))?;
             Some(format!(
-                "{name} = {x:e} (the sweep's cells are all at {name} = {only:e}, so how lr* \
-                 moves with {name} is not measured)"
+                "{name} = {x:e} (the cells the law was fitted on are all at {name} = {only:e}, so \
+                 how lr* moves with {name} is not measured)"
             ))
         };
         let why: Vec<String> = [
@@ -214,14 +214,6 @@ impl Design {
             }
         }
         missing
-    }
-
-    pub fn has_n(&self) -> bool {
-        self.terms.contains(&Term::LogN)
-    }
-
-    pub fn has_d(&self) -> bool {
-        self.terms.contains(&Term::LogD)
     }
 }
 

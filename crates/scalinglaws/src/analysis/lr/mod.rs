@@ -785,7 +785,7 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
         for note in &law.missing {
             warnings.push(format!("the law has no term {note}"));
         }
-        warnings.extend(range_warnings(law, data, settings));
+        warnings.extend(range_warnings(data, settings));
     }
     warnings
 }
@@ -882,7 +882,7 @@ fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<String> {
 }
 
 /// Targets beyond the data, in factors of N and D.
-fn range_warnings(law: &LrLaw, data: &LrData, settings: &LrSettings) -> Vec<String> {
+fn range_warnings(data: &LrData, settings: &LrSettings) -> Vec<String> {
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
     let (n_max, d_max) = (max(&data.size), max(&data.tokens));
     settings
@@ -895,12 +895,6 @@ fn range_warnings(law: &LrLaw, data: &LrData, settings: &LrSettings) -> Vec<Stri
             }
             if d > d_max * 1.0001 {
                 parts.push(format!("{:.1}× the largest D", d / d_max));
-            }
-            if !law.design.has_n() && n > n_max * 1.0001 {
-                parts.push("where the law has no N term".into());
-            }
-            if !law.design.has_d() && d > d_max * 1.0001 {
-                parts.push("where the law has no D term".into());
             }
             (!parts.is_empty()).then(|| {
                 format!(
