@@ -248,9 +248,9 @@ fn the_misfitting_sweep_flags_its_cells_and_reports_the_law() {
         .any(|w| w.contains("edge") || w.contains("sweep")));
 }
 
-/// With batch sizes: each (N, D)'s best batch size from a parabola in ln B, and B* = c·D^b.
-#[test]
-fn batch_sizes_give_the_batch_law() {
+/// A batch sweep over 4 N × 4 D with B* = 0.5·D^0.4; with `edges`, the cells at every D but
+/// the first sweep batch sizes all above their B* (their optimum is at the sweep's edge).
+fn batch_data(edges: bool) -> LrData {
     let mut rng = Rng::new(11);
     let mut data = LrData {
         batch: Some(Vec::new()),
@@ -258,11 +258,12 @@ fn batch_sizes_give_the_batch_law() {
     };
     let (b_coef, b_exp) = (0.5f64, 0.4);
     for &n in &geometric(2e7, 4e8, 4) {
-        for &d in &geometric(1e9, 1e11, 4) {
+        for (j, &d) in geometric(1e9, 1e11, 4).iter().enumerate() {
             let b_star = (b_coef * d.powf(b_exp)).ln();
             let lr_star = STRAIGHT.log_lr(n, d);
+            let shift = if edges && j > 0 { 3.0 } else { 0.2 };
             for db in -2..=2 {
-                let b = b_star + 0.2 + db as f64 * std::f64::consts::LN_2;
+                let b = b_star + shift + db as f64 * std::f64::consts::LN_2;
                 let floor = 3.0 + 0.05 * (b - b_star).powi(2);
                 for step in -2..=2 {
                     let x = lr_star + step as f64 * std::f64::consts::LN_2;
@@ -276,6 +277,35 @@ fn batch_sizes_give_the_batch_law() {
             }
         }
     }
+    data
+}
+
+/// A batch law whose cells hold one D predicts no B* at another D, and says so (issue 50: it
+/// predicted the one D's B* at every D).
+#[test]
+fn no_batch_size_is_predicted_where_its_law_measured_no_change() {
+    let settings = LrSettings {
+        targets: vec![(1e9, 1e12)],
+        ..LrSettings::default()
+    };
+    let analysis = lr_analysis(&batch_data(true), &settings).unwrap();
+    assert!(analysis.batch.as_ref().unwrap().law.is_some());
+    assert_eq!(analysis.predictions[0].b, None);
+    assert!(
+        analysis
+            .warnings
+            .iter()
+            .any(|w| w.contains("no optimal batch size is predicted at D = 1e12")),
+        "{:?}",
+        analysis.warnings
+    );
+}
+
+/// With batch sizes: each (N, D)'s best batch size from a parabola in ln B, and B* = c·D^b.
+#[test]
+fn batch_sizes_give_the_batch_law() {
+    let data = batch_data(false);
+    let (b_coef, b_exp) = (0.5f64, 0.4);
     let settings = LrSettings {
         targets: vec![(1e9, 1e12)],
         ..LrSettings::default()

@@ -173,16 +173,17 @@ impl Design {
             .collect()
     }
 
-    /// Why the law cannot predict at (N, D): it has no ln N term (the data hold one N) and N
-    /// is another, or likewise for D. A law without the term would predict the same lr* at
-    /// every N with an interval that knows nothing of how lr* moves with N: wrong in silence.
-    pub fn unmeasured_at(&self, n: f64, d: f64) -> Option<String> {
+    /// Why the law of `quantity` (lr*, B*) cannot predict at (N, D): it has no ln N term (the
+    /// data hold one N) and N is another, or likewise for D. A law without the term would
+    /// predict the same value at every N with an interval that knows nothing of how it moves
+    /// with N: wrong in silence.
+    pub fn unmeasured_at(&self, n: f64, d: f64, quantity: &str) -> Option<String> {
         let key = super::cells::key;
         let unmeasured = |only: Option<f64>, x: f64, name: &str| {
             let only = only.filter(|o| key(*o) != key(x))?;
             Some(format!(
                 "{name} = {x:e} (the cells the law was fitted on are all at {name} = {only:e}, so \
-                 how lr* moves with {name} is not measured)"
+                 how {quantity} moves with {name} is not measured)"
             ))
         };
         let why: Vec<String> = [

@@ -726,7 +726,7 @@ fn predict(
         ));
     };
     for &(n, d) in &settings.targets {
-        if let Some(why) = law.design.unmeasured_at(n, d) {
+        if let Some(why) = law.design.unmeasured_at(n, d, "lr*") {
             return Err(Error::settings(format!(
                 "cannot predict the optimal LR at {why}; add cells at a second value, or \
                  predict at the sweep's own"
@@ -738,8 +738,10 @@ fn predict(
         .iter()
         .map(|&(n, d)| {
             let (lr_opt, ci) = law.predict(n, d);
+            // B* where its law measured how B* moves with D (else none: see the warnings).
             let b = batch
                 .and_then(|b| b.law.as_ref())
+                .filter(|batch_law| batch_law.design.unmeasured_at(1.0, d, "B*").is_none())
                 .map(|batch_law| batch_law.predict(1.0, d));
             Prediction {
                 n,
@@ -787,7 +789,27 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
         }
         warnings.extend(range_warnings(data, settings));
     }
+    warnings.extend(batch_warnings(analysis));
     warnings
+}
+
+/// Targets at which no optimal batch size is predicted: its law's cells hold one D and the
+/// target is at another.
+fn batch_warnings(analysis: &LrAnalysis) -> Vec<String> {
+    let Some(law) = analysis.batch.as_ref().and_then(|b| b.law.as_ref()) else {
+        return Vec::new();
+    };
+    analysis
+        .predictions
+        .iter()
+        .filter_map(|p| law.design.unmeasured_at(1.0, p.d, "B*"))
+        .map(|why| {
+            format!(
+                "no optimal batch size is predicted at {why}; add cells with an interior optimal \
+                 batch size at a second D"
+            )
+        })
+        .collect()
 }
 
 /// The cells and runs left out, and why.
