@@ -53,6 +53,17 @@ if [[ -z ${SCALINGLAWS_CHROMIUM:-} && ${SCALINGLAWS_NO_INSTALL:-} != 1 ]] \
     fi
 fi
 
+# Formatting first (no build): rustfmt comes with rustup's default profile; a toolchain without
+# it skips the check, saying so.
+if cargo fmt --version >/dev/null 2>&1; then
+    if ! cargo fmt --all -- --check >/dev/null; then
+        echo "the Rust sources are not formatted: run cargo fmt --all (cargo fmt --all -- --check shows where)"
+        exit 1
+    fi
+else
+    echo "skipping the format check: rustfmt is not installed (rustup component add rustfmt)"
+fi
+
 # scalinglaws-py has no Rust tests (its tests are the Python ones below, on the module pip
 # builds); leaving it out keeps PyO3 out of this build.
 cargo test --workspace --exclude scalinglaws-py --release

@@ -119,12 +119,19 @@ fn interrupted_bootstrap_leaves_no_temporary_file(signal: &str, number: i32) {
     let dir = tempfile::tempdir().unwrap();
     let mut child = fit_in(
         dir.path(),
-        &["--bootstrap", "200000", "--max-work", "1e6", "--json", "out.json"],
+        &[
+            "--bootstrap",
+            "200000",
+            "--max-work",
+            "1e6",
+            "--json",
+            "out.json",
+        ],
     )
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     // The output's temporary file is made before the work: wait for it, then interrupt.
     wait_for_claim(dir.path(), child.id());
     std::thread::sleep(Duration::from_millis(300));
@@ -264,7 +271,14 @@ fn a_kill_9_during_the_work_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = fit_in(
         dir.path(),
-        &["--bootstrap", "200000", "--max-work", "1e6", "--json", "out.json"],
+        &[
+            "--bootstrap",
+            "200000",
+            "--max-work",
+            "1e6",
+            "--json",
+            "out.json",
+        ],
     )
     .stdout(Stdio::null())
     .stderr(Stdio::null())
@@ -281,34 +295,206 @@ fn a_kill_9_during_the_work_leaves_no_temporary_file() {
 /// Every option that writes a file, with the command's other arguments.
 const OUTPUT_OPTIONS: &[(&[&str], &str)] = &[
     (&["laws"], "--json"),
-    (&["fit", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--json"),
-    (&["fit", "absent.csv", "--law", "chinchilla", "--target", "loss", "--group", "g"], "--table"),
+    (
+        &[
+            "fit",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+        ],
+        "--json",
+    ),
+    (
+        &[
+            "fit",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+            "--group",
+            "g",
+        ],
+        "--table",
+    ),
     (&["predict", "absent.json", "N=1e9"], "--json"),
     (&["optimal", "absent.json"], "--json"),
-    (&["isoflop", "absent.csv", "--target", "loss", "--compute", "C", "--size", "N"], "--json"),
+    (
+        &[
+            "isoflop",
+            "absent.csv",
+            "--target",
+            "loss",
+            "--compute",
+            "C",
+            "--size",
+            "N",
+        ],
+        "--json",
+    ),
     (&["downstream", "absent.csv", "--target", "acc"], "--json"),
     (&["downstream", "absent.csv", "--target", "acc"], "--plot"),
-    (&["design", "absent.csv", "--law", "chinchilla", "--goal", "loss", "--candidates", "N=1e8..1e9"], "--json"),
-    (&["design", "absent.csv", "--law", "chinchilla", "--goal", "loss", "--candidates", "N=1e8..1e9"], "--csv"),
-    (&["design", "absent.csv", "--law", "chinchilla", "--goal", "loss", "--candidates", "N=1e8..1e9"], "--plot"),
-    (&["backtest", "absent.csv", "--law", "chinchilla", "--target", "loss", "--by", "N"], "--json"),
-    (&["compare-laws", "absent.csv", "--target", "loss"], "--json"),
+    (
+        &[
+            "design",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--goal",
+            "loss",
+            "--candidates",
+            "N=1e8..1e9",
+        ],
+        "--json",
+    ),
+    (
+        &[
+            "design",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--goal",
+            "loss",
+            "--candidates",
+            "N=1e8..1e9",
+        ],
+        "--csv",
+    ),
+    (
+        &[
+            "design",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--goal",
+            "loss",
+            "--candidates",
+            "N=1e8..1e9",
+        ],
+        "--plot",
+    ),
+    (
+        &[
+            "backtest",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+            "--by",
+            "N",
+        ],
+        "--json",
+    ),
+    (
+        &["compare-laws", "absent.csv", "--target", "loss"],
+        "--json",
+    ),
     (&["select", "absent.csv", "--target", "loss"], "--json"),
-    (&["compare", "absent.csv", "--law", "chinchilla", "--target", "loss", "--track", "t"], "--json"),
-    (&["lr", "absent.csv", "--target", "loss", "--lr", "lr", "--size", "N", "--tokens", "D"], "--json"),
-    (&["report", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--output"),
-    (&["report", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--json"),
-    (&["plot", "fit", "absent.csv", "--law", "chinchilla", "--target", "loss"], "--output"),
-    (&["plot", "fit", "absent.csv", "--law", "chinchilla", "--target", "loss", "-o", "f.svg"], "--json"),
+    (
+        &[
+            "compare",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+            "--track",
+            "t",
+        ],
+        "--json",
+    ),
+    (
+        &[
+            "lr",
+            "absent.csv",
+            "--target",
+            "loss",
+            "--lr",
+            "lr",
+            "--size",
+            "N",
+            "--tokens",
+            "D",
+        ],
+        "--json",
+    ),
+    (
+        &[
+            "report",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+        ],
+        "--output",
+    ),
+    (
+        &[
+            "report",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+        ],
+        "--json",
+    ),
+    (
+        &[
+            "plot",
+            "fit",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+        ],
+        "--output",
+    ),
+    (
+        &[
+            "plot",
+            "fit",
+            "absent.csv",
+            "--law",
+            "chinchilla",
+            "--target",
+            "loss",
+            "-o",
+            "f.svg",
+        ],
+        "--json",
+    ),
     (&["plot", "frontier", "absent.json"], "--output"),
     (&["sim", "sgd"], "--output"),
     (&["sim", "sgd", "-o", "d.csv"], "--plot"),
     (&["schedule", "fit", "absent.csv"], "--json"),
     (&["schedule", "fit", "absent.csv"], "--plot"),
-    (&["schedule", "predict", "absent.json", "--schedule", "cosine"], "--json"),
-    (&["schedule", "compare", "absent.json", "--schedule", "cosine"], "--plot"),
+    (
+        &["schedule", "predict", "absent.json", "--schedule", "cosine"],
+        "--json",
+    ),
+    (
+        &["schedule", "compare", "absent.json", "--schedule", "cosine"],
+        "--plot",
+    ),
     (&["schedule", "optimize", "absent.json"], "--schedule-csv"),
-    (&["schedule", "cooldown", "absent.json", "--at", "100", "--len", "10"], "--json"),
+    (
+        &[
+            "schedule",
+            "cooldown",
+            "absent.json",
+            "--at",
+            "100",
+            "--len",
+            "10",
+        ],
+        "--json",
+    ),
     (&["schedule", "cooldown-study", "absent.json"], "--plot"),
 ];
 
@@ -331,15 +517,26 @@ fn every_output_option_refuses_a_directory_before_reading_anything() {
                 "error: {option}: cannot write '{destination}': it is a directory; give a file path"
             );
             assert_eq!(code, Some(2), "{arguments:?} {option}: {stderr}");
-            assert!(stderr.contains(&expected), "{arguments:?} {option}: {stderr}");
-            assert!(!stderr.contains("absent"), "{arguments:?} {option}: {stderr}");
+            assert!(
+                stderr.contains(&expected),
+                "{arguments:?} {option}: {stderr}"
+            );
+            assert!(
+                !stderr.contains("absent"),
+                "{arguments:?} {option}: {stderr}"
+            );
         }
     }
     // A default destination too: `report` writes report.html unless told otherwise.
     std::fs::create_dir(dir.path().join("report.html")).unwrap();
-    let (code, stderr) = run(scalinglaws()
-        .current_dir(dir.path())
-        .args(["report", "absent.csv", "--law", "chinchilla", "--target", "loss"]));
+    let (code, stderr) = run(scalinglaws().current_dir(dir.path()).args([
+        "report",
+        "absent.csv",
+        "--law",
+        "chinchilla",
+        "--target",
+        "loss",
+    ]));
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("--output: cannot write 'report.html': it is a directory"),
@@ -358,7 +555,10 @@ fn a_directory_is_refused_before_the_work_is_costed() {
     let work = ["--bootstrap", "200000", "--max-work", "0.001"];
     let (code, stderr) = run(&mut fit_in(dir.path(), &work));
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("--max-work"), "the budget refuses it: {stderr}");
+    assert!(
+        stderr.contains("--max-work"),
+        "the budget refuses it: {stderr}"
+    );
     for (destination, reason) in [
         ("out", "it is a directory"),
         ("new/", "a path ending in '/' (or '/.') names a directory"),

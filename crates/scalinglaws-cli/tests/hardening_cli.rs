@@ -52,7 +52,10 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
     // its own confidence interval).
     predict_fails(
         &text.replacen(&format!("\"value\": {alpha}"), "\"value\": 1e300", 1),
-        &["`params.alpha.value` is 1e300", "near its own bootstrap interval"],
+        &[
+            "`params.alpha.value` is 1e300",
+            "near its own bootstrap interval",
+        ],
     );
     let value: Value = serde_json::from_str(text).unwrap();
     let cov = &value["covariance"]["values"];
@@ -93,7 +96,13 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
         let draw = number_text(&apart, &format!("/bootstrap/draws/{i}/2"));
         apart = apart.replacen(&format!("{draw},"), "7.5,", 1);
     }
-    predict_fails(&apart, &["`params.alpha.ci` is", "its bootstrap draws range over [7.5, 7.5]"]);
+    predict_fails(
+        &apart,
+        &[
+            "`params.alpha.ci` is",
+            "its bootstrap draws range over [7.5, 7.5]",
+        ],
+    );
     // An exponent edited to two widths below its interval: inside its bounds and near its
     // interval, but the law it makes predicts far from what the file's own draws predict
     // (issue 50: beta = 1e-300 beside [0.36, 0.56] predicted 12,848 beside a ci of [2.62, 2.63]).
@@ -106,7 +115,11 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
             &format!("\"value\": {}", lo - 2.0 * (hi - lo)),
             1,
         ),
-        &["its parameters predict", "where its own bootstrap draws predict", "was the file edited?"],
+        &[
+            "its parameters predict",
+            "where its own bootstrap draws predict",
+            "was the file edited?",
+        ],
     );
 }
 
@@ -223,7 +236,9 @@ fn laws_and_flops_without_an_optimum_name_the_part_at_fault() {
     let law = "chinchilla[E=1.82,A=482,alpha=0.348,B=2085,beta=0.366]";
     for (flops, needle) in [("6*N", "does not grow with D"), ("0*N*D", "gives 0")] {
         fails(
-            scalinglaws_in_root().args(["optimal", "--law", law, "--budget", "1e22"]).args(["--flops", flops]),
+            scalinglaws_in_root()
+                .args(["optimal", "--law", law, "--budget", "1e22"])
+                .args(["--flops", flops]),
             &["--flops", needle, "grow with both"],
         );
     }
@@ -531,7 +546,14 @@ fn inputs_that_cannot_answer_are_refused_naming_why() {
     let mut lines = pythia.lines();
     let header = lines.next().unwrap();
     let model = header.split(',').position(|c| c == "model").unwrap();
-    let first = lines.clone().next().unwrap().split(',').nth(model).unwrap().to_string();
+    let first = lines
+        .clone()
+        .next()
+        .unwrap()
+        .split(',')
+        .nth(model)
+        .unwrap()
+        .to_string();
     let kept: Vec<&str> = lines
         .filter(|l| l.split(',').nth(model) == Some(first.as_str()))
         .collect();

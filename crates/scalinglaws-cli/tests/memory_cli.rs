@@ -145,7 +145,11 @@ fn guard(workload: &str, mut command: Command, dir: &Path) {
 /// None where it cannot be read.
 fn peak_rss_kb(mut command: Command, stderr: &Path) -> Option<u64> {
     let usage = common::child::measured(&mut command, stderr)?;
-    assert!(usage.code == Some(0), "{command:?} failed: {}", usage.stderr);
+    assert!(
+        usage.code == Some(0),
+        "{command:?} failed: {}",
+        usage.stderr
+    );
     Some(usage.peak_kb)
 }
 

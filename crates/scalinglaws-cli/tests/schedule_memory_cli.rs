@@ -39,13 +39,20 @@ fn saved_fit(name: &str) -> PathBuf {
 
 /// The peak resident memory of `command`'s run to success, in MB (None off Linux).
 fn peak_mb(command: &mut Command) -> Option<f64> {
-    let stderr = std::env::temp_dir().join(format!("scalinglaws-schedule-rss-{}.txt", std::process::id()));
+    let stderr = std::env::temp_dir().join(format!(
+        "scalinglaws-schedule-rss-{}.txt",
+        std::process::id()
+    ));
     let Some(usage) = common::child::measured(command, &stderr) else {
         common::skip::skip("peak memory of a child is measured with wait4 on Linux only");
         return None;
     };
     let _ = std::fs::remove_file(&stderr);
-    assert!(usage.code == Some(0), "{command:?} failed: {}", usage.stderr);
+    assert!(
+        usage.code == Some(0),
+        "{command:?} failed: {}",
+        usage.stderr
+    );
     Some(usage.peak_mb())
 }
 

@@ -36,7 +36,10 @@ fn fitted() -> Option<&'static (Vec<Unit>, Folds)> {
             return None;
         }
         let (sets, missing) = studies::load_all(&data);
-        assert!(missing.len() <= 1, "studies that could not be read: {missing:?}");
+        assert!(
+            missing.len() <= 1,
+            "studies that could not be read: {missing:?}"
+        );
         let units = build(&sets);
         let folds = Folds::fit(&units, true).expect("the prior's fits");
         Some((units, folds))
@@ -85,7 +88,10 @@ fn the_prior_holds_on_studies_it_never_saw() {
     assert!((0.90..=0.98).contains(&pooled.over_studies), "{pooled:?}");
     assert!((0.90..=0.98).contains(&pooled.over_units), "{pooled:?}");
     assert!(pooled.lowest_study >= 0.80, "{pooled:?}");
-    assert!(few.over_studies >= 0.85 && few.over_units >= 0.85, "{few:?}");
+    assert!(
+        few.over_studies >= 0.85 && few.over_units >= 0.85,
+        "{few:?}"
+    );
     let kept = repository().join("bench/results/extrapolation_loso.md");
     let recorded = std::fs::read_to_string(&kept).expect("the recorded check");
     assert_eq!(

@@ -33,7 +33,9 @@ impl Wording for Python {
     fn word(&self, mention: &Mention) -> String {
         match mention {
             // The budget is the process's, not a keyword of each call.
-            Mention::Value(Setting::MaxWork, v) => format!("scalinglaws.set_max_work({})", value(v)),
+            Mention::Value(Setting::MaxWork, v) => {
+                format!("scalinglaws.set_max_work({})", value(v))
+            }
             Mention::Name(Setting::MaxWork) | Mention::Subject(Setting::MaxWork) => {
                 "scalinglaws.set_max_work()".to_string()
             }

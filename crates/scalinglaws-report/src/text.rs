@@ -438,7 +438,9 @@ pub(crate) fn extrapolation(out: &mut String, result: &FitRecord) {
         legacy_extrapolation(out, c, scored);
         return;
     };
-    let below = c.smallest_scale.map_or(String::new(), |s| format!(" or below {}", number(s, 4)));
+    let below = c
+        .smallest_scale
+        .map_or(String::new(), |s| format!(" or below {}", number(s, 4)));
     aligned(
         out,
         &[

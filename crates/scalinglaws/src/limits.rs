@@ -68,7 +68,10 @@ pub fn check_curve_points(steps: usize, every: usize) -> Result<()> {
     if points <= MAX_CURVE_POINTS {
         return Ok(());
     }
-    let fits = steps.saturating_sub(1).div_ceil(MAX_CURVE_POINTS - 1).max(1);
+    let fits = steps
+        .saturating_sub(1)
+        .div_ceil(MAX_CURVE_POINTS - 1)
+        .max(1);
     Err(Error::setting(
         Setting::Every,
         text![

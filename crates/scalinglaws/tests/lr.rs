@@ -344,15 +344,23 @@ fn sweeps_without_usable_cells_are_refused() {
         loss: vec![3.0, 2.9, 2.8, 2.7],
         ..LrData::default()
     };
-    let error = lr_analysis(&data, &LrSettings::default()).unwrap_err().to_string();
+    let error = lr_analysis(&data, &LrSettings::default())
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("none of the 2 (N, D) cell(s)"), "{error}");
-    assert!(error.contains("3 or more distinct learning rates"), "{error}");
+    assert!(
+        error.contains("3 or more distinct learning rates"),
+        "{error}"
+    );
     let settings = LrSettings {
         targets: vec![(1e9, 1e10)],
         ..LrSettings::default()
     };
     let error = lr_analysis(&data, &settings).unwrap_err().to_string();
-    assert!(error.contains("3 or more distinct learning rates"), "{error}");
+    assert!(
+        error.contains("3 or more distinct learning rates"),
+        "{error}"
+    );
 }
 
 /// A sweep of one (N, D) cell fits ln lr* = c: it says nothing of how lr* moves with N or D,
@@ -378,7 +386,9 @@ fn predictions_where_the_law_measured_no_change_are_refused() {
     assert!(error.contains("N = 7e9"), "{error}");
     assert!(error.contains("all at N = 1.2e7"), "{error}");
     assert!(!error.contains("D = "), "D is the sweep's own: {error}");
-    let error = lr_analysis(&data, &at(1.2e7, 1e10)).unwrap_err().to_string();
+    let error = lr_analysis(&data, &at(1.2e7, 1e10))
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("D = 1e10"), "{error}");
     let own = lr_analysis(&data, &at(1.2e7, 2e8)).unwrap();
     assert_eq!(own.predictions.len(), 1);

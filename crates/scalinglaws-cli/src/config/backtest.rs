@@ -14,7 +14,7 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
     let holdout = holdout(&args)?;
     let uncertainty = UncertaintySettings {
         bootstrap: replicates(args.bootstrap)?,
-        level: level("--level", args.level)?,
+        level: level(args.level)?,
         calibrate: !args.no_calibration,
         seed: args.settings.seed.unwrap_or(0),
         ..UncertaintySettings::default()

@@ -14,7 +14,6 @@ use super::values::{budget_values, held_values};
 use super::{destination, law_choice, level, recipe, settings_config};
 use crate::args::CompareArgs;
 use crate::input::{self, Recipe};
-use crate::input_error;
 use crate::output::Destination;
 
 /// Everything `compare` and `plot tracks` need: the data, the law, how to fit it, the
@@ -48,12 +47,6 @@ impl CompareConfig {
 }
 
 pub fn compare_config(args: CompareArgs) -> Result<CompareConfig> {
-    if !(args.cell_tolerance > 0.0 && args.cell_tolerance < 1.0) {
-        return Err(input_error(format!(
-            "--cell-tolerance {}: give a relative tolerance in (0, 1), e.g. 1e-3",
-            args.cell_tolerance
-        )));
-    }
     let flops = Flops::parse(&args.flops).context("--flops")?;
     let seed = args.settings.seed.unwrap_or(0);
     let job = CompareJob {
@@ -70,7 +63,7 @@ pub fn compare_config(args: CompareArgs) -> Result<CompareConfig> {
         flops: flops.text.clone(),
         held: held_values(&args.held)?,
         bootstrap: args.bootstrap,
-        level: level("--level", args.level)?,
+        level: level(args.level)?,
         cell_tolerance: args.cell_tolerance,
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),

@@ -21,12 +21,6 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
             "compare-laws needs at least two laws: repeat --law NAME (or --formula TEXT)",
         ));
     }
-    if !(args.holdout_frac > 0.0 && args.holdout_frac < 1.0) {
-        return Err(input_error(format!(
-            "--holdout-frac {}: give a fraction strictly between 0 and 1, e.g. 0.2",
-            args.holdout_frac
-        )));
-    }
     let mut data = recipe(args.data)?;
     let settings = settings_config(args.settings, Some(&mut data.recipe))?;
     Ok(cmd_compare_laws::Config {
@@ -38,7 +32,7 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
             settings,
             by: args.by.map(|b| b.trim().to_string()),
             holdout_frac: args.holdout_frac,
-            level: level("--level", args.level)?,
+            level: level(args.level)?,
             voice: Voice(&crate::wording::CommandLine),
         },
         json: destination(args.json.as_deref()),

@@ -27,7 +27,7 @@ use crate::output::Destination;
 pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
     let (json, csv, plot) = outputs(&args)?;
     let seed = args.settings.seed.unwrap_or(0);
-    let level = level("--level", args.level)?;
+    let level = level(args.level)?;
     let cost = Flops::parse(&args.cost).context("--cost")?;
     let settings = design_settings(&args, cost.clone(), level, seed)?;
     let candidates = candidate_space(&args)?;

@@ -50,7 +50,7 @@ pub fn downstream_config(args: DownstreamArgs) -> Result<cmd_downstream::Config>
             holdout,
             own_until: args.own_until,
             settings: DownstreamSettings {
-                level: level("--level", args.level)?,
+                level: level(args.level)?,
                 anchors: args.anchors,
                 unseen: args.unseen,
                 threads: args.threads,

@@ -107,7 +107,7 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
     let uncertainty = UncertaintySettings {
         bootstrap: replicates(args.bootstrap)?,
         cluster: args.cluster.map(|c| c.trim().to_string()),
-        level: level("--level", args.level)?,
+        level: level(args.level)?,
         profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),
         calibrate: !args.no_calibration,
         by: args.by.map(|b| b.trim().to_string()),

@@ -57,7 +57,7 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             tolerance: args.tolerance,
             bootstrap,
             seed: args.seed,
-            level: level("--level", args.level)?,
+            level: level(args.level)?,
             budgets: predict_at,
             calibrate: !args.no_calibration,
             max_work: args.work.budget()?,

@@ -47,7 +47,7 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
             half_window: args.window,
             max_rise: args.max_rise,
             noise: args.noise,
-            level: level("--level", args.level)?,
+            level: level(args.level)?,
             targets: args
                 .predict
                 .iter()

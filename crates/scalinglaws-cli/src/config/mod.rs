@@ -175,16 +175,10 @@ fn capped_threads(requested: usize) -> usize {
     scalinglaws::limits::threads(requested)
 }
 
-/// A level given on the command line, checked.
-pub fn level(option: &str, value: f64) -> Result<f64> {
-    if value > 0.0 && value < 1.0 {
-        Ok(value)
-    } else {
-        Err(input_error(format!(
-            "{option} {}: give a confidence level strictly between 0 and 1, e.g. 0.95",
-            scalinglaws::error::short_number(value)
-        )))
-    }
+/// A level given on the command line, checked by the library's one rule.
+pub fn level(value: f64) -> Result<f64> {
+    scalinglaws::uncertainty::check_level(value)?;
+    Ok(value)
 }
 
 pub fn replicates(value: Option<usize>) -> Result<Option<usize>> {

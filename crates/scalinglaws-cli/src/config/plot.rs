@@ -148,7 +148,7 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
                     tolerance: args.tolerance,
                     bootstrap: args.bootstrap,
                     seed: args.seed,
-                    level: super::level("--level", args.level)?,
+                    level: super::level(args.level)?,
                     ..Default::default()
                 },
                 output: plot_output(args.output)?,

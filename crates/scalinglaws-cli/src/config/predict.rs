@@ -16,7 +16,7 @@ pub fn predict_config(args: PredictArgs) -> Result<cmd_predict::Config> {
         fit: args.fit,
         job: PredictJob {
             points,
-            level: level("--level", args.level)?,
+            level: level(args.level)?,
         },
         json: destination(args.json.as_deref()),
     })

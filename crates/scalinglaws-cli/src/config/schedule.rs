@@ -187,7 +187,7 @@ fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
             "--interval profile refits no resampled copies: leave out --bootstrap",
         )),
         (Some("profile"), None) => Ok(Some(IntervalMethod::Profile(ProfileSettings {
-            level: level("--level", args.level.unwrap_or(0.95))?,
+            level: level(args.level.unwrap_or(0.95))?,
             ..ProfileSettings::default()
         }))),
         (Some(other), _) => Err(input_error(format!(
@@ -215,7 +215,7 @@ pub fn bootstrap_settings(
         replicates,
         block: None,
         seed: seed.unwrap_or(0),
-        level: level("--level", confidence)?,
+        level: level(confidence)?,
     }))
 }
 

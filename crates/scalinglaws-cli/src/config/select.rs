@@ -37,7 +37,7 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
             settings: settings_config(args.settings, None)?,
             by: args.by.map(|b| b.trim().to_string()),
             origins: args.origins,
-            level: level("--level", args.level)?,
+            level: level(args.level)?,
             calibrate: !args.no_calibration,
             // Points are checked before any fit, so that a typo costs nothing.
             at: named_lists("--at", "VAR=VALUE, e.g. N=7e10", &args.at)?,

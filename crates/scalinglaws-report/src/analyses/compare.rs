@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::analysis::tracks::{Estimate, PairComparison, TrackComparison};
+use scalinglaws::uncertainty::calibration::regime_name;
 
 use crate::analyses::optimal::{interval, prediction_note};
 use crate::text::{columns, level_percent, number};

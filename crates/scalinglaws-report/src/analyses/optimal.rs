@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::analysis::allocation::{Allocation, Frontier};
+use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::uncertainty::{IntervalNote, IntervalSource};
 
 use crate::text::{columns, level_percent, number};
@@ -234,7 +234,7 @@ impl AllocationTable {
         }
         if self.calibrated {
             row.push(a.distance_decades.map_or("-".into(), |d| number(d, 3)));
-                row.push(a.regime.map_or("-", regime_name).to_string());
+            row.push(a.regime.map_or("-", regime_name).to_string());
             row.push(interval(a.pi_fit));
         }
         row.extend(

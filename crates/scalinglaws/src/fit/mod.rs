@@ -122,7 +122,6 @@ pub struct FitSettings {
     pub max_work: f64,
 }
 
-
 impl Default for FitSettings {
     /// The field's standard protocol (Hoffmann et al. 2022; Besiroglu et al. 2024): Huber loss
     /// with delta 1e-3 on log residuals, summed.

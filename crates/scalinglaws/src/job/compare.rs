@@ -15,8 +15,8 @@ use crate::analysis::tracks::{
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting};
 use crate::fit::FitSettings;
-use crate::Law;
 use crate::work::{Estimate, FitShape};
+use crate::Law;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareJob {
@@ -159,11 +159,11 @@ fn estimate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Est
             starts: count as f64 + 1.0 + base.starts,
             ..base.clone()
         };
-        total = total.plus(
-            joint
-                .estimate()
-                .described(count as f64, "tracks", Some(Setting::Track)),
-        );
+        total = total.plus(joint.estimate().described(
+            count as f64,
+            "tracks",
+            Some(Setting::Track),
+        ));
         // A replicate reruns every start of the joint search that reached no optimum of the
         // original (fit/basins.rs): with one start per track, about all of them.
         refit = joint.seconds();
@@ -178,7 +178,8 @@ fn estimate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Est
             crate::limits::check_replicates(settings.bootstrap, settings.level)?;
         }
         let replicates = settings.bootstrap as f64;
-        let draws = replicates * count as f64 * (8.0 * shapes.first().map_or(0, |s| s.free) as f64 + 64.0);
+        let draws =
+            replicates * count as f64 * (8.0 * shapes.first().map_or(0, |s| s.free) as f64 + 64.0);
         total = total.plus(
             Estimate::of(refit, 0.0)
                 .described(count as f64, "tracks", Some(Setting::Track))

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 
 use crate::analysis::allocation::Flops;
 use crate::analysis::design::refuse;
+use crate::analysis::design::Coordinates;
 use crate::analysis::design::{
     design, Candidates, DesignResult, DesignSettings, Knowledge, Quantity, Target,
 };
-use crate::analysis::design::Coordinates;
 use crate::data::recipe::Table;
 use crate::error::{short_number, Result, Setting};
 use crate::fit::FitData;
@@ -283,7 +283,10 @@ impl DesignJob {
         })??;
         result.notes.insert(
             0,
-            format!("designed before any run, from the prior {}", prior.describe()),
+            format!(
+                "designed before any run, from the prior {}",
+                prior.describe()
+            ),
         );
         Ok(DesignOutcome {
             result,
@@ -313,14 +316,7 @@ impl DesignJob {
         // candidates, 200 draws), so 1.5 + 0.25 per goal, an upper fit.
         let goals = 1.5 + 0.25 * s.targets.len() as f64;
         let search = Estimate::of(
-            crate::work::SECONDS_PER_OP
-                * s.runs as f64
-                * count
-                * draws
-                * p
-                * p
-                * exponents
-                * goals,
+            crate::work::SECONDS_PER_OP * s.runs as f64 * count * draws * p * p * exponents * goals,
             8.0 * count * draws * (p + 1.0),
         )
         .described(s.runs as f64, "runs", Some(Setting::Runs))
@@ -329,9 +325,10 @@ impl DesignJob {
         .described(s.targets.len() as f64, "goals", Some(Setting::Goal))
         .repeated(s.rounds as f64, "rounds", Some(Setting::Sequential));
         let refits = (s.simulations + s.rounds.saturating_sub(1)) as f64;
-        let simulations = shape
-            .estimate()
-            .repeated(refits, "simulated refits", Some(Setting::Simulations));
+        let simulations =
+            shape
+                .estimate()
+                .repeated(refits, "simulated refits", Some(Setting::Simulations));
         search.plus(simulations)
     }
 
@@ -467,9 +464,10 @@ fn grid(
     for (v, axis) in law.variables.iter().zip(chosen) {
         let values = axis.values(per_decade);
         if (v == "N" || v == "D") && values.iter().any(|x| !(*x > 0.0)) {
-            return Err(refuse(Setting::Candidates, format!(
-                "{v} must be positive (a run's size and tokens); list positive values"
-            )));
+            return Err(refuse(
+                Setting::Candidates,
+                format!("{v} must be positive (a run's size and tokens); list positive values"),
+            ));
         }
         axes.push(values);
     }
@@ -532,24 +530,34 @@ impl PriorSpec {
         fixed: &BTreeMap<String, f64>,
     ) -> Result<(Vec<f64>, Vec<f64>)> {
         if !(self.sd.is_finite() && self.sd > 0.0) {
-            return Err(refuse(Setting::PriorSd, format!("{} must be positive and finite", short_number(self.sd))));
+            return Err(refuse(
+                Setting::PriorSd,
+                format!("{} must be positive and finite", short_number(self.sd)),
+            ));
         }
         if let Some(name) = self.entries.keys().find(|n| law.param_index(n).is_none()) {
-            return Err(refuse(Setting::Prior, format!(
-                "'{name}' is not a parameter of the law (its parameters are {})",
-                law.param_names().join(", ")
-            )));
+            return Err(refuse(
+                Setting::Prior,
+                format!(
+                    "'{name}' is not a parameter of the law (its parameters are {})",
+                    law.param_names().join(", ")
+                ),
+            ));
         }
         if let Some(name) = fixed.keys().find(|n| law.param_index(n).is_none()) {
-            return Err(refuse(Setting::Fix, format!(
-                "'{name}' is not a parameter of the law (its parameters are {})",
-                law.param_names().join(", ")
-            )));
+            return Err(refuse(
+                Setting::Fix,
+                format!(
+                    "'{name}' is not a parameter of the law (its parameters are {})",
+                    law.param_names().join(", ")
+                ),
+            ));
         }
         if let Some(name) = self.entries.keys().find(|n| fixed.contains_key(*n)) {
-            return Err(refuse(Setting::Prior, format!(
-                "'{name}' is also held at a value; give it a prior or hold it, not both"
-            )));
+            return Err(refuse(
+                Setting::Prior,
+                format!("'{name}' is also held at a value; give it a prior or hold it, not both"),
+            ));
         }
         let mut centre = Vec::with_capacity(law.params.len());
         for p in &law.params {
@@ -565,25 +573,38 @@ impl PriorSpec {
                 }
             };
             if !(value >= p.lower && value <= p.upper) {
-                return Err(refuse(Setting::Prior, format!(
-                    "{}={} lies outside the parameter's bounds [{}, {}]",
-                    p.name, short_number(value), short_number(p.lower), short_number(p.upper)
-                )));
+                return Err(refuse(
+                    Setting::Prior,
+                    format!(
+                        "{}={} lies outside the parameter's bounds [{}, {}]",
+                        p.name,
+                        short_number(value),
+                        short_number(p.lower),
+                        short_number(p.upper)
+                    ),
+                ));
             }
             centre.push(value);
         }
         for p in &law.params {
             if let Some(PriorEntry::Range([lo, hi])) = self.entries.get(&p.name) {
                 if *lo < p.lower || *hi > p.upper || (p.lower >= 0.0 && *lo <= 0.0) {
-                    return Err(refuse(Setting::Prior, format!(
-                        "{}={}..{} reaches outside the parameter's bounds [{}, {}]{}",
-                        p.name,
-                        short_number(*lo),
-                        short_number(*hi),
-                        short_number(p.lower),
-                        short_number(p.upper),
-                        if p.lower >= 0.0 { "; a range of a positive parameter is read in log θ, so its low end must be above 0" } else { "" }
-                    )));
+                    return Err(refuse(
+                        Setting::Prior,
+                        format!(
+                            "{}={}..{} reaches outside the parameter's bounds [{}, {}]{}",
+                            p.name,
+                            short_number(*lo),
+                            short_number(*hi),
+                            short_number(p.lower),
+                            short_number(p.upper),
+                            if p.lower >= 0.0 {
+                                "; a range of a positive parameter is read in log θ, so its low end must be above 0"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ));
                 }
             }
         }
@@ -613,7 +634,10 @@ impl PriorSpec {
                 }
             })
             .collect();
-        let values = self.entries.values().any(|e| matches!(e, PriorEntry::Value(_)));
+        let values = self
+            .entries
+            .values()
+            .any(|e| matches!(e, PriorEntry::Value(_)));
         let sd = if values {
             format!(" (a value with sd {})", short_number(self.sd))
         } else {
@@ -635,10 +659,13 @@ fn entry_centre(param: &crate::law::ParamSpec, entry: PriorEntry) -> Result<f64>
                 (lo + hi) / 2.0
             })
         }
-        _ => Err(refuse(Setting::Prior, format!(
-            "'{}': give a finite value, or a range LOW..HIGH with LOW < HIGH",
-            param.name
-        ))),
+        _ => Err(refuse(
+            Setting::Prior,
+            format!(
+                "'{}': give a finite value, or a range LOW..HIGH with LOW < HIGH",
+                param.name
+            ),
+        )),
     }
 }
 
@@ -661,7 +688,9 @@ pub fn parse_prior(text: &str) -> Result<BTreeMap<String, PriorEntry>> {
         let entry = match value.split_once("..") {
             Some((a, b)) => match (number(a), number(b)) {
                 (Some(lo), Some(hi)) if lo < hi => PriorEntry::Range([lo, hi]),
-                (Some(_), Some(_)) => return Err(bad(part, "the low end is not below the high end")),
+                (Some(_), Some(_)) => {
+                    return Err(bad(part, "the low end is not below the high end"))
+                }
                 _ => return Err(bad(part, "the ends must be numbers")),
             },
             None => PriorEntry::Value(number(value).ok_or_else(|| bad(part, "not a number"))?),
@@ -711,7 +740,12 @@ pub fn parse_ranges(text: &str) -> Result<Vec<(String, Axis)>> {
                 (Some(lo), Some(hi)) if lo > 0.0 && hi > 0.0 => {
                     return Err(bad(part, "the low end is above the high end"))
                 }
-                _ => return Err(bad(part, "a range's ends must be positive numbers (list other values as V1|V2)")),
+                _ => {
+                    return Err(bad(
+                        part,
+                        "a range's ends must be positive numbers (list other values as V1|V2)",
+                    ))
+                }
             },
             None => {
                 let listed: Option<Vec<f64>> = values.split('|').map(number).collect();
@@ -788,13 +822,29 @@ pub fn parse_goal(text: &str) -> Result<Target> {
         let mut tracks = None;
         for p in parts.filter(|p| !p.is_empty()) {
             match p.split_once('=').filter(|(_, v)| v.contains(':')) {
-                Some(_) if tracks.is_some() => return Err(bad("two variables are given as BASELINE:OTHER; give one")),
-                Some((k, v)) => tracks = Some((k.trim().to_string(), two_values(v).ok_or_else(|| bad(&format!("'{v}' is not BASELINE:OTHER, two numbers")))?)),
+                Some(_) if tracks.is_some() => {
+                    return Err(bad("two variables are given as BASELINE:OTHER; give one"))
+                }
+                Some((k, v)) => {
+                    tracks = Some((
+                        k.trim().to_string(),
+                        two_values(v).ok_or_else(|| {
+                            bad(&format!("'{v}' is not BASELINE:OTHER, two numbers"))
+                        })?,
+                    ))
+                }
                 None => insert(&mut pairs, p)?,
             }
         }
-        let (variable, [baseline, other]) = tracks.ok_or_else(|| bad("a multiplier needs the tracks' variable as VAR=BASELINE:OTHER"))?;
-        return Ok(Target::Multiplier { budget, variable, baseline, other, held: pairs });
+        let (variable, [baseline, other]) = tracks
+            .ok_or_else(|| bad("a multiplier needs the tracks' variable as VAR=BASELINE:OTHER"))?;
+        return Ok(Target::Multiplier {
+            budget,
+            variable,
+            baseline,
+            other,
+            held: pairs,
+        });
     }
     let quantity = Quantity::ALL
         .into_iter()

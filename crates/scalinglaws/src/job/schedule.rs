@@ -156,7 +156,11 @@ fn check_saved_params(fit: &ScheduleFit) -> Result<()> {
         crate::fit::check_in_bounds(&key, param.value, lower, upper)?;
         if let Some(se) = param.se.filter(|se| !(*se >= 0.0 && se.is_finite())) {
             let key = format!("params ({}).se", param.name);
-            return Err(crate::fit::edited(&key, se, "a finite standard error of 0 or more"));
+            return Err(crate::fit::edited(
+                &key,
+                se,
+                "a finite standard error of 0 or more",
+            ));
         }
     }
     Ok(())

@@ -426,7 +426,10 @@ fn check_size_measured(data: &DownstreamData, target: &Target) -> Result<()> {
     let Some(first) = data.models.first().map(|m| m.params) else {
         return Ok(());
     };
-    let one_size = data.models.iter().all(|m| (m.params - first).abs() <= 1e-9 * first);
+    let one_size = data
+        .models
+        .iter()
+        .all(|m| (m.params - first).abs() <= 1e-9 * first);
     if !one_size || (target.params - first).abs() <= 1e-9 * first {
         return Ok(());
     }

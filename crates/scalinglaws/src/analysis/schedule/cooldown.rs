@@ -132,12 +132,7 @@ fn check_settings(s: &StudySettings) -> Result<()> {
             s.fraction
         )));
     }
-    if !(s.level > 0.0 && s.level < 1.0) {
-        return Err(Error::settings(format!(
-            "the interval level {} must lie strictly between 0 and 1 (0.95 for 95 %)",
-            s.level
-        )));
-    }
+    crate::uncertainty::check_level(s.level)?;
     if !(s.peak > 0.0 && s.peak.is_finite() && s.last >= 0.0 && s.last < s.peak) {
         return Err(Error::setting(
             Setting::Final,
