@@ -60,9 +60,7 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
         ScheduleConfig::Cooldown { fit, job, json } => {
             let table = job.run(&saved::schedule_fit(&fit)?)?;
             let report = schedule::CooldownReport {
-                rows: &table.rows,
-                peak: table.peak,
-                last: table.last,
+                table: &table,
                 decay: job.decay.name(),
             };
             output::emit(json.as_ref(), &report)

@@ -29,8 +29,11 @@ fn value(value: &Value) -> String {
 /// The command that runs a workflow named in snake_case: `compare-laws`, `schedule fit`.
 fn command(workflow: &str) -> String {
     match workflow {
-        "schedule_fit" => "schedule fit".to_string(),
-        other => other.replace('_', "-"),
+        "cooldown_study" => "schedule cooldown-study".to_string(),
+        other => match other.strip_prefix("schedule_") {
+            Some(command) => format!("schedule {command}"),
+            None => other.replace('_', "-"),
+        },
     }
 }
 

@@ -106,7 +106,8 @@ fn fit_scores_every_run_and_the_saved_fit_answers_schedule_questions() {
         "--len",
         "1000,4000",
     ]));
-    assert_eq!(cooldowns.as_array().unwrap().len(), 4);
+    assert_eq!(cooldowns["kind"], "schedule_cooldown");
+    assert_eq!(cooldowns["rows"].as_array().unwrap().len(), 4);
     scalinglaws_in_root()
         .args([
             "schedule",
@@ -553,6 +554,6 @@ fn fsl_fits_and_its_saved_fit_predicts_and_optimizes() {
     let cooldowns = json_of(
         scalinglaws_in_root().args(["schedule", "cooldown", p, "--at", "8000", "--len", "1000"]),
     );
-    assert_eq!(cooldowns.as_array().unwrap().len(), 1);
+    assert_eq!(cooldowns["rows"].as_array().unwrap().len(), 1);
     std::fs::remove_file(path).ok();
 }

@@ -318,27 +318,41 @@ fn values_no_fit_writes_are_refused_naming_the_key() {
 }
 
 /// A file that is not a fit said "unsupported fit file schema_version None": it says what the
-/// file is (another command's output by its keys, not JSON, not an object, nested too deep).
+/// file is (another command's output by its `kind`, not JSON, not an object, nested too deep).
+/// Every document starts with its `kind` and `schema_version` (issue 49).
 #[test]
 fn a_file_that_is_not_a_fit_says_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let isoflop = dir.path().join("isoflop.json");
     let output = isoflop_runs().arg("--json").arg(&isoflop).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let written = std::fs::read_to_string(&isoflop).unwrap();
+    assert!(
+        written.starts_with("{\n  \"kind\": \"isoflop\",\n  \"schema_version\": 1,"),
+        "{}",
+        &written[..80]
+    );
     let fix = "give the JSON written by `scalinglaws fit --json`";
     fails(
         &mut predict(&isoflop),
         &[
-            "isoflop.json: not a fit file: it has no `schema_version` and looks like the JSON \
-             written by `scalinglaws isoflop --json` (it has `groups`)",
+            "isoflop.json: not a fit file: it is the JSON written by `scalinglaws isoflop --json`",
             fix,
         ],
     );
-    let compare = r#"{"law": "chinchilla", "shared": [], "tracks": [], "pairs": []}"#;
+    let compare = r#"{"kind": "compare", "schema_version": 1, "tracks": [], "pairs": []}"#;
     let cases = [
         (
             compare,
-            "looks like the JSON written by `scalinglaws compare --json`",
+            "it is the JSON written by `scalinglaws compare --json`",
+        ),
+        (
+            r#"{"kind": "schedule_fit", "schema_version": 1}"#,
+            "it is the JSON written by `scalinglaws schedule fit --json`",
+        ),
+        (
+            r#"{"kind": "cooldown_study"}"#,
+            "it is the JSON written by `scalinglaws schedule cooldown-study --json`",
         ),
         ("{}", "not a fit file: it has no `schema_version`; give"),
         (

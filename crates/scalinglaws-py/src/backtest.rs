@@ -7,7 +7,7 @@ use scalinglaws::error::Voice;
 use scalinglaws::job::backtest::{BacktestJob, BacktestRequest};
 
 use crate::data::{table, Data};
-use crate::errors::{interruptible, json_out, py, request};
+use crate::errors::{interruptible, json_document, py, request};
 
 /// Fits on the smaller scales and scores the predictions of the larger ones; returns the
 /// backtest's JSON (as `scalinglaws backtest --json`).
@@ -20,5 +20,5 @@ pub(crate) fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyRes
     job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();
     let result = interruptible(py_, &interrupt, || job.run(&table))?;
-    json_out(&result)
+    json_document(&result)
 }

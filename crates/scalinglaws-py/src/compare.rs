@@ -8,7 +8,7 @@ use serde::Deserialize;
 use scalinglaws::job::compare::CompareJob;
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{interruptible, json_out, py, request};
+use crate::errors::{interruptible, json_document, py, request};
 use crate::fit::{yes, FitOptions};
 
 #[derive(Deserialize)]
@@ -63,5 +63,5 @@ pub(crate) fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
     };
     let interrupt = settings.interrupt.clone();
     let compared = interruptible(py_, &interrupt, || job.run(&table, &recipe, &law, settings))?;
-    json_out(&compared.comparison)
+    json_document(&compared.comparison)
 }

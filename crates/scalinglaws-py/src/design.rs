@@ -16,7 +16,7 @@ use scalinglaws::job::design::{
 use scalinglaws::job::{FitJob, FitRequest};
 
 use crate::data::{table, Data};
-use crate::errors::{interruptible, json_out, py, request};
+use crate::errors::{interruptible, json_document, py, request};
 
 /// The candidate runs of a request: the ranges of a grid (`"N=1e7..1e11,D=1e8..1e13"`), or
 /// the runs themselves, each with a value per law variable.
@@ -119,5 +119,5 @@ pub(crate) fn design(
         Some(table) => job.run(table),
         None => job.run_prior(),
     })?;
-    Ok((json_out(&outcome.result)?, outcome.law.variables))
+    Ok((json_document(&outcome.result)?, outcome.law.variables))
 }

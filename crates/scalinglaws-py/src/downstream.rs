@@ -9,7 +9,7 @@ use scalinglaws::data::recipe::Trials;
 use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{interruptible, json_out, py, request};
+use crate::errors::{interruptible, json_document, py, request};
 
 #[derive(Deserialize)]
 struct DownstreamRequest {
@@ -61,5 +61,5 @@ pub(crate) fn downstream(py_: Python<'_>, data: Data, request_json: &str) -> PyR
     };
     let interrupt = job.settings.interrupt.clone();
     let result = interruptible(py_, &interrupt, || job.run(&table, &recipe.target))?;
-    json_out(&result)
+    json_document(&result)
 }

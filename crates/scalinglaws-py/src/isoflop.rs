@@ -9,7 +9,7 @@ use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::Error;
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{interruptible, json_out, py, request, to_py};
+use crate::errors::{interruptible, json_document, py, request, to_py};
 
 #[derive(Deserialize)]
 struct IsoflopRequest {
@@ -101,5 +101,5 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
     };
     let interrupt = job.interrupt.clone();
     let result = interruptible(py_, &interrupt, || job.run(&table, &recipe.target))?;
-    json_out(&result)
+    json_document(&result)
 }

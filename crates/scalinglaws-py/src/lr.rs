@@ -9,7 +9,7 @@ use scalinglaws::job::lr::LrJob;
 use scalinglaws::Error;
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{json_out, py, request, to_py};
+use crate::errors::{json_document, py, request, to_py};
 
 #[derive(Deserialize)]
 struct LrRequest {
@@ -65,5 +65,5 @@ pub(crate) fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<St
         },
     };
     let analysis = py(py_.detach(|| job.run(&table, &recipe.target)))?;
-    json_out(&analysis)
+    json_document(&analysis)
 }

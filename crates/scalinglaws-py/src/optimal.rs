@@ -9,7 +9,7 @@ use scalinglaws::job::{OptimalJob, OptimalRequest, OptimalSource};
 use scalinglaws::law::catalog;
 use scalinglaws::Error;
 
-use crate::errors::{interruptible, json_out, py, request, to_py};
+use crate::errors::{interruptible, json_document, py, request, to_py};
 use crate::fit::read_fit;
 
 /// Compute-optimal allocation of a fit (`fit_json`) or of a catalog law with given parameters
@@ -44,5 +44,5 @@ pub(crate) fn optimal(
     };
     let job = py(OptimalJob::try_from(request))?;
     let interrupt = job.interrupt.clone();
-    json_out(&interruptible(py_, &interrupt, || job.run(&source))?)
+    json_document(&interruptible(py_, &interrupt, || job.run(&source))?)
 }

@@ -8,7 +8,7 @@ use scalinglaws::data::recipe::Recipe;
 use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
 
 use crate::data::{table, Data};
-use crate::errors::{interruptible, json_out, py, request};
+use crate::errors::{interruptible, json_document, py, request};
 
 #[derive(Deserialize)]
 struct ScheduleFitRequest {
@@ -47,7 +47,7 @@ pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> P
     let table = py(table(data, &recipe))?;
     let logs = py(job.logs(&table, ""))?;
     let fitted = interruptible(py_, &job.interrupt, || job.run(&logs))?;
-    json_out(&fitted.fit)
+    json_document(&fitted.fit)
 }
 
 /// The fitted law's loss curve under a schedule spec (keys left out come from the fit's
@@ -66,7 +66,7 @@ pub(crate) fn schedule_predict(
         interrupt: Default::default(),
     };
     let prediction = interruptible(py_, &job.interrupt, || job.run(&fit))?;
-    json_out(&prediction)
+    json_document(&prediction)
 }
 
 /// The schedule (linear warmup, then non-increasing between `floor` and `peak`) with the lowest
@@ -92,5 +92,5 @@ pub(crate) fn schedule_optimize(
         interrupt: Default::default(),
     };
     let result = interruptible(py_, &job.interrupt, || job.run(&fit))?;
-    Ok((json_out(&result)?, result.lrs))
+    Ok((json_document(&result)?, result.lrs))
 }

@@ -8,7 +8,7 @@ use scalinglaws::error::Voice;
 use scalinglaws::job::select::{SelectJob, SelectRequest};
 
 use crate::data::{table, Data};
-use crate::errors::{interruptible, json_out, py, request};
+use crate::errors::{interruptible, json_document, py, request};
 
 /// Scores candidate laws by rolling-origin backtests, picks the winner, stacks them and
 /// predicts at `at`; returns the JSON of `scalinglaws select --json`.
@@ -21,5 +21,5 @@ pub(crate) fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResul
     job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();
     let outcome = interruptible(py_, &interrupt, || job.run(&table))?;
-    json_out(&outcome)
+    json_document(&outcome)
 }

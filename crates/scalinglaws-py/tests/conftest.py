@@ -68,9 +68,13 @@ def cli() -> pathlib.Path:
 def undeclared(result: Result, where: str = "") -> List[str]:
     """The keys of a result's document (and of every nested result's) that its class does not
     declare as a field: a typed result that mirrors the library's struct has none."""
+    top = not where
     where = where or type(result).__name__
     declared = {type(result)._key.get(f.name, f.name) for f in dataclasses.fields(result) if f.init}
-    missing = [f"{where}.{key}" for key in result.keys() if key not in declared]
+    # A document's own `kind` and `schema_version` (the library's `document` module) say what
+    # it is, not what it holds: no result declares them.
+    envelope = {"kind", "schema_version"} if top else set()
+    missing = [f"{where}.{key}" for key in result.keys() if key not in declared | envelope]
     for item in dataclasses.fields(result):
         if item.init:
             missing += _undeclared_in(getattr(result, item.name), f"{where}.{item.name}")

@@ -349,5 +349,7 @@ def test_threads_above_the_cap_warn_once_in_the_command_lines_words(cli, chinchi
 
 
 def test_a_file_that_is_not_a_fit_says_what_it_is() -> None:
-    with pytest.raises(sl.SettingsError, match=r"it has no `schema_version`.*`scalinglaws\.compare\(\)`"):
+    with pytest.raises(sl.SettingsError, match=r"it is the JSON written by `scalinglaws\.compare\(\)`"):
+        sl.Fit.from_json('{"kind": "compare", "schema_version": 1, "tracks": [], "pairs": []}')
+    with pytest.raises(sl.SettingsError, match=r"it has no `schema_version`"):
         sl.Fit.from_json('{"law": "chinchilla", "tracks": [], "pairs": []}')

@@ -4,12 +4,13 @@
 //! page, or any report's text in a self-contained page). A front end picks a [`Format`]
 //! and calls [`export`]; it never formats a result itself, so the CLI and Python cannot drift.
 
-use serde::Serialize;
+use scalinglaws::document::{envelope, Document};
 
 /// A result that can be written in every format.
 pub trait Report {
-    /// What the JSON export serialises (the result itself, without the report's context).
-    type Json: Serialize + ?Sized;
+    /// What the JSON export serialises (the result itself, without the report's context), as
+    /// the document it is (its `kind` and `schema_version` first).
+    type Json: Document + ?Sized;
 
     /// The value the JSON export writes.
     fn json_value(&self) -> &Self::Json;
@@ -89,7 +90,7 @@ impl Exporter for MarkdownExporter {
 
 impl Exporter for JsonExporter {
     fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
-        crate::json::pretty(report.json_value())
+        crate::json::pretty(&envelope(report.json_value()))
     }
 }
 

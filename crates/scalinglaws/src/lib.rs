@@ -34,6 +34,7 @@
 
 pub mod analysis;
 pub mod data;
+pub mod document;
 pub mod error;
 pub mod fit;
 pub mod interrupt;

@@ -10,6 +10,10 @@ pub struct Listing {
     pub laws: Vec<LawInfo>,
 }
 
+impl scalinglaws::document::Document for Listing {
+    const KIND: &'static str = "laws";
+}
+
 impl crate::Report for Listing {
     type Json = Listing;
     fn json_value(&self) -> &Listing {

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
 use scalinglaws::analysis::schedule::{Comparison, Prediction, ScheduleFit};
+use scalinglaws::job::schedule::Cooldowns;
 
 use crate::text::{columns, number};
 
@@ -67,19 +68,18 @@ impl crate::Report for OptimizedReport<'_> {
 
 /// Cooldowns from a constant run: where they start, how long, and the loss they reach.
 pub struct CooldownReport<'a> {
-    pub rows: &'a [CooldownRow],
-    pub peak: f64,
-    pub last: f64,
+    pub table: &'a Cooldowns,
     pub decay: &'a str,
 }
 
 impl crate::Report for CooldownReport<'_> {
-    type Json = [CooldownRow];
-    fn json_value(&self) -> &[CooldownRow] {
-        self.rows
+    type Json = Cooldowns;
+    fn json_value(&self) -> &Cooldowns {
+        self.table
     }
     fn text(&self) -> String {
-        render_cooldowns(self.rows, self.peak, self.last, self.decay)
+        let t = self.table;
+        render_cooldowns(&t.rows, t.peak, t.last, self.decay)
     }
 }
 

@@ -1,6 +1,6 @@
 //! What a fit file must be before its numbers are trusted: JSON of one object (not too deeply
 //! nested) with this build's `schema_version`, else a message saying what the file is instead
-//! (another command's output is named by the keys that mark it); a catalog law's own formula;
+//! (another command's output is named by its `kind`); a catalog law's own formula;
 //! and values a fit can have (a residual scale or standard error below 0 is an edit, not a
 //! fit). Every message names the key at fault; the front end names the file.
 
@@ -15,21 +15,6 @@ use crate::text;
 /// The most levels of nesting serde_json reads (its recursion limit).
 const MAX_DEPTH: usize = 128;
 
-/// Keys that mark the JSON of another workflow (all of them present), and that workflow; a
-/// longer list first where one's keys hold another's (`compare_laws` has `laws`).
-const OTHER_DOCUMENTS: &[(&[&str], &str)] = &[
-    (&["tracks", "pairs"], "compare"),
-    (&["holdout", "splits", "metrics"], "backtest"),
-    (&["rows", "laws", "tests"], "compare_laws"),
-    (&["selection"], "select"),
-    (&["cells", "noise", "curvature"], "lr"),
-    (&["kind", "train_points"], "schedule_fit"),
-    (&["allocations", "goal"], "optimal"),
-    (&["predictions", "intervals"], "predict"),
-    (&["groups"], "isoflop"),
-    (&["laws"], "laws"),
-];
-
 /// The fix every "not a fit file" message ends with.
 fn give_a_fit() -> Text {
     text!["give the JSON written by ", Mention::Writer("fit")]
@@ -40,8 +25,8 @@ fn not_a_fit(why: impl Into<Text>) -> Error {
 }
 
 /// A fit file's `schema_version` must be the one this build reads. A file that is not JSON,
-/// nests deeper than serde_json reads, is not an object or has no `schema_version` is refused
-/// saying so, naming the workflow whose output it looks like.
+/// nests deeper than serde_json reads, is not an object, names another `kind` or has no
+/// `schema_version` is refused saying so (another kind by the workflow that wrote it).
 pub fn check_schema_version(text: &str) -> Result<()> {
     let document: Value = serde_json::from_str(text).map_err(unreadable)?;
     let Value::Object(keys) = &document else {
@@ -50,13 +35,14 @@ pub fn check_schema_version(text: &str) -> Result<()> {
             kind(&document)
         )));
     };
+    check_kind(keys)?;
     match keys.get("schema_version") {
         Some(version) if version.as_u64() == Some(u64::from(SCHEMA_VERSION)) => Ok(()),
         Some(version) => Err(Error::settings(format!(
             "unsupported fit file schema_version {version}; this build reads version \
              {SCHEMA_VERSION}"
         ))),
-        None => Err(not_a_fit(without_version(keys))),
+        None => Err(not_a_fit("it has no `schema_version`")),
     }
 }
 
@@ -84,25 +70,22 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// An object without `schema_version`: what it looks like, when its keys say.
-fn without_version(keys: &serde_json::Map<String, Value>) -> Text {
-    let found = OTHER_DOCUMENTS
-        .iter()
-        .find(|(marks, _)| marks.iter().all(|mark| keys.contains_key(*mark)));
-    match found {
-        Some((marks, workflow)) => text![
-            "it has no `schema_version` and looks like the JSON written by ",
-            Mention::Writer(workflow),
-            format!(
-                " (it has {})",
-                marks
-                    .iter()
-                    .map(|mark| format!("`{mark}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ],
-        None => "it has no `schema_version`".into(),
+/// A document names its kind (`crate::document`): a fit file's is `fit` (files written
+/// before documents named their kind have none, and are read as fits).
+fn check_kind(keys: &serde_json::Map<String, Value>) -> Result<()> {
+    let Some(kind) = keys.get("kind") else {
+        return Ok(());
+    };
+    match kind.as_str().map(|k| (k, crate::document::known_kind(k))) {
+        Some(("fit", _)) => Ok(()),
+        Some((_, Some(known))) => Err(not_a_fit(text![
+            "it is the JSON written by ",
+            Mention::Writer(known)
+        ])),
+        _ => Err(not_a_fit(format!(
+            "its `kind` is {}, not \"fit\"",
+            crate::error::clipped(&kind.to_string(), false)
+        ))),
     }
 }
 
@@ -339,14 +322,15 @@ mod tests {
         assert!(message("loss,N\n").contains("it is not JSON"));
         let deep = message(&"[".repeat(100_000));
         assert!(deep.contains("nests more than 128 levels deep"), "{deep}");
-        let compare = message(r#"{"law": "chinchilla", "tracks": [], "pairs": []}"#);
+        let compare = message(r#"{"kind": "compare", "schema_version": 1, "tracks": []}"#);
         assert!(
-            compare.contains("looks like the JSON written by the `compare` workflow"),
+            compare.contains("it is the JSON written by the `compare` workflow"),
             "{compare}"
         );
-        assert!(message(r#"{"laws": [], "rows": 3, "tests": []}"#).contains("`compare_laws`"));
+        assert!(message(r#"{"kind": "nonsense"}"#).contains("its `kind` is \"nonsense\""));
         assert!(message("{}").contains("it has no `schema_version`; give the JSON written by"));
         assert!(message(r#"{"schema_version": 2}"#).contains("schema_version 2"));
         assert!(check_schema_version(r#"{"schema_version": 1}"#).is_ok());
+        assert!(check_schema_version(r#"{"kind": "fit", "schema_version": 1}"#).is_ok());
     }
 }

@@ -11,7 +11,8 @@ use crate::law::{catalog, Law};
 
 pub use super::file::check_schema_version;
 
-pub const SCHEMA_VERSION: u32 = 1;
+/// The fit file's layout: the one every document follows.
+pub const SCHEMA_VERSION: u32 = crate::document::SCHEMA_VERSION;
 
 /// Serialises a list of (name, value) pairs as a JSON object in list order.
 pub mod ordered {
@@ -262,7 +263,8 @@ impl FitResult {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        serde_json::to_string_pretty(&crate::document::envelope(self))
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
     /// Reads the fit alone from a fit file (its record's parts are left out: read a

@@ -522,13 +522,9 @@ pub enum PriorEntry {
 pub const PRIOR_SD: f64 = 0.5;
 
 impl PriorSpec {
-    /// Each parameter's centre (fixed ones at their value) in the law's order, and each free
-    /// parameter's prior sd in the design's coordinates.
-    pub fn resolve(
-        &self,
-        law: &Law,
-        fixed: &BTreeMap<String, f64>,
-    ) -> Result<(Vec<f64>, Vec<f64>)> {
+    /// The prior's sd is positive and its names, and the held ones, are the law's parameters,
+    /// none both held and given a prior.
+    fn check_names(&self, law: &Law, fixed: &BTreeMap<String, f64>) -> Result<()> {
         if !(self.sd.is_finite() && self.sd > 0.0) {
             return Err(refuse(
                 Setting::PriorSd,
@@ -559,6 +555,17 @@ impl PriorSpec {
                 format!("'{name}' is also held at a value; give it a prior or hold it, not both"),
             ));
         }
+        Ok(())
+    }
+
+    /// Each parameter's centre (fixed ones at their value) in the law's order, and each free
+    /// parameter's prior sd in the design's coordinates.
+    pub fn resolve(
+        &self,
+        law: &Law,
+        fixed: &BTreeMap<String, f64>,
+    ) -> Result<(Vec<f64>, Vec<f64>)> {
+        self.check_names(law, fixed)?;
         let mut centre = Vec::with_capacity(law.params.len());
         for p in &law.params {
             let value = match (fixed.get(&p.name), self.entries.get(&p.name)) {
@@ -772,6 +779,42 @@ fn two_values(text: &str) -> Option<[f64; 2]> {
 
 /// `optimal_loss@1e23`, `tokens_per_param@1e23,U=2e10`, `loss@N=7e10,D=1.4e12`,
 /// `argmin_lr@N=1e9,D=2e10`, `multiplier@1e23,track=0:1`.
+/// `multiplier@C,VAR=BASELINE:OTHER[,VAR=VALUE...]` after its budget: the tracks' variable with
+/// its two values, and the values held.
+fn multiplier_goal<'a>(
+    parts: impl Iterator<Item = &'a str>,
+    budget: f64,
+    bad: &dyn Fn(&str) -> crate::Error,
+    insert: &dyn Fn(&mut BTreeMap<String, f64>, &str) -> Result<()>,
+) -> Result<Target> {
+    let mut pairs = BTreeMap::new();
+    let mut tracks = None;
+    for p in parts.filter(|p| !p.is_empty()) {
+        match p.split_once('=').filter(|(_, v)| v.contains(':')) {
+            Some(_) if tracks.is_some() => {
+                return Err(bad("two variables are given as BASELINE:OTHER; give one"))
+            }
+            Some((k, v)) => {
+                tracks = Some((
+                    k.trim().to_string(),
+                    two_values(v)
+                        .ok_or_else(|| bad(&format!("'{v}' is not BASELINE:OTHER, two numbers")))?,
+                ))
+            }
+            None => insert(&mut pairs, p)?,
+        }
+    }
+    let (variable, [baseline, other]) = tracks
+        .ok_or_else(|| bad("a multiplier needs the tracks' variable as VAR=BASELINE:OTHER"))?;
+    Ok(Target::Multiplier {
+        budget,
+        variable,
+        baseline,
+        other,
+        held: pairs,
+    })
+}
+
 pub fn parse_goal(text: &str) -> Result<Target> {
     let bad = |why: &str| {
         refuse(Setting::Goal, format!(
@@ -819,32 +862,7 @@ pub fn parse_goal(text: &str) -> Result<Target> {
         .and_then(|b| b.parse().ok())
         .ok_or_else(|| bad("the budget is not a number"))?;
     if kind == "multiplier" {
-        let mut tracks = None;
-        for p in parts.filter(|p| !p.is_empty()) {
-            match p.split_once('=').filter(|(_, v)| v.contains(':')) {
-                Some(_) if tracks.is_some() => {
-                    return Err(bad("two variables are given as BASELINE:OTHER; give one"))
-                }
-                Some((k, v)) => {
-                    tracks = Some((
-                        k.trim().to_string(),
-                        two_values(v).ok_or_else(|| {
-                            bad(&format!("'{v}' is not BASELINE:OTHER, two numbers"))
-                        })?,
-                    ))
-                }
-                None => insert(&mut pairs, p)?,
-            }
-        }
-        let (variable, [baseline, other]) = tracks
-            .ok_or_else(|| bad("a multiplier needs the tracks' variable as VAR=BASELINE:OTHER"))?;
-        return Ok(Target::Multiplier {
-            budget,
-            variable,
-            baseline,
-            other,
-            held: pairs,
-        });
+        return multiplier_goal(parts, budget, &bad, &insert);
     }
     let quantity = Quantity::ALL
         .into_iter()

@@ -51,7 +51,11 @@ pub struct GroupFit {
     pub status: GroupStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::document::nested"
+    )]
     pub fit: Option<FitRecord>,
     /// The setting the failure names, if any (not written: `reason` is its text).
     #[serde(skip)]

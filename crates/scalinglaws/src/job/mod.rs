@@ -27,6 +27,7 @@ pub mod candidates;
 pub mod compare;
 pub mod compare_laws;
 pub mod design;
+pub mod documents;
 pub mod downstream;
 pub mod fit;
 pub mod groups;

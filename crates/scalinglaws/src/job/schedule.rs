@@ -309,11 +309,12 @@ pub struct ScheduleCooldownJob {
 }
 
 /// The cooldown table with the values it used.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Cooldowns {
-    pub rows: Vec<CooldownRow>,
     pub peak: f64,
+    #[serde(rename = "final")]
     pub last: f64,
+    pub rows: Vec<CooldownRow>,
 }
 
 impl ScheduleCooldownJob {

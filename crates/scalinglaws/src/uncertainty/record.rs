@@ -94,7 +94,8 @@ impl DerefMut for FitRecord {
 
 impl FitRecord {
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        serde_json::to_string_pretty(&crate::document::envelope(self))
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
     /// Reads a fit file, checking its schema version first, the fit's formula and values
