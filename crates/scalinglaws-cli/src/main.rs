@@ -26,6 +26,7 @@ mod cmd_sim;
 mod config;
 mod figure;
 mod input;
+mod misplaced;
 mod output;
 mod preflight;
 mod progress;
@@ -87,7 +88,16 @@ fn main() -> ExitCode {
     return_freed_memory_soon();
     cleanup::install();
     let command = Cli::command();
-    let matches = command.clone().get_matches();
+    let matches = match command.clone().try_get_matches_from(std::env::args_os()) {
+        Ok(matches) => matches,
+        Err(error) => match misplaced::explain(&command, &error, &misplaced::argv()) {
+            Some(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
+            None => error.exit(),
+        },
+    };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     // Outputs are checked (and their temporary files made) before any work.
     let outcome = preflight::check(&command, &matches).and_then(|()| run(cli));

@@ -1142,3 +1142,33 @@ fn law_names_are_trimmed_before_choosing_the_residual_space() {
     ]));
     assert_eq!(fit["settings"]["space"], "linear");
 }
+
+/// A flag of another command is named as such, not answered with clap's guess of a look-alike
+/// (`--budget` → `--bound`) or its "use '-- -o'" (issue 52); a law's values in a fit's `--law`
+/// point to `--fix`.
+#[test]
+fn misplaced_flags_and_values_say_where_they_belong() {
+    let fit = ["fit", "runs.csv", "--law", "chinchilla", "--target", "loss"];
+    common::fails(
+        scalinglaws().args(fit).args(["--budget", "1e23"]),
+        &[
+            "'--budget' for `scalinglaws fit`",
+            "`optimal`",
+            "scalinglaws fit --help",
+        ],
+    );
+    common::fails(
+        scalinglaws().args(fit).args(["-o", "report.html"]),
+        &["'-o' for `scalinglaws fit`", "other commands"],
+    );
+    common::fails(
+        common::scalinglaws_in_root().args(CHINCHILLA.iter().map(|a| match *a {
+            "chinchilla" => "chinchilla[E=1.7]",
+            other => other,
+        })),
+        &[
+            "give the law's name alone ('chinchilla')",
+            "--fix \"E=1.7\"",
+        ],
+    );
+}

@@ -209,8 +209,25 @@ pub fn entry(name: &str) -> Option<&'static Entry> {
     ENTRIES.iter().find(|e| e.name == base)
 }
 
+/// `NAME[P=V,...]` where a law's name alone goes (a fit's law): the values are held with the
+/// `fix` setting there (only `optimal`, `compare-laws` and `select` read values in the name).
+fn held_in_the_name(law: &str, values: &str) -> Error {
+    Error::setting(
+        crate::error::Setting::Law,
+        crate::text![
+            format!(
+                "'{law}[{values}]': give the law's name alone ('{law}') and hold parameters with "
+            ),
+            crate::error::Setting::Fix.text(values.to_string())
+        ],
+    )
+}
+
 /// The catalog law called `name` (`bnsl:K` for K breaks).
 pub fn lookup(name: &str) -> Result<Law> {
+    if let Some((law, values)) = name.split_once('[') {
+        return Err(held_in_the_name(law.trim(), values.trim_end_matches(']')));
+    }
     let unknown = || Error::UnknownLaw {
         name: name.to_string(),
         suggestion: crate::suggest::closest(name, names()),
