@@ -116,9 +116,9 @@ fn saved_fits_whose_values_no_fit_writes_are_refused() {
             1,
         ),
         &[
-            "its parameters predict",
+            "the fit's parameters predict",
             "where its own bootstrap draws predict",
-            "was the file edited?",
+            "the file was edited",
         ],
     );
 }

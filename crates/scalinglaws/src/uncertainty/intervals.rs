@@ -261,7 +261,9 @@ const DRAWS_SLACK_SIGMAS: f64 = 10.0;
 /// [`DRAWS_SLACK_WIDTHS`] widths and [`DRAWS_SLACK_SIGMAS`] residual sds outside the draws'
 /// interval was not written by the fit that wrote the draws (issue 50: β edited to 1e-300,
 /// within its own bounds and near its interval, predicted 12848 beside an interval of
-/// [2.62, 2.63]). A fit whose bootstrap settled elsewhere says so and is not checked.
+/// [2.62, 2.63]). A fit whose bootstrap settled elsewhere by a parameter says so and is not
+/// checked; one whose replicates agree parameter by parameter but not here is refused too, with
+/// both causes named: its intervals would not describe its predictions.
 fn check_draws_agree(
     law: &Law,
     result: &FitRecord,
@@ -296,8 +298,9 @@ fn check_draws_agree(
                 .map(|(name, v)| format!("{name} = {}", crate::error::short_number(*v)))
                 .collect();
             return Err(Error::settings(format!(
-                "not a consistent fit file: at {} its parameters predict {} where its own \
-                 bootstrap draws predict [{}, {}]; was the file edited? Restore it or fit again",
+                "at {} the fit's parameters predict {} where its own bootstrap draws predict \
+                 [{}, {}]: the draws do not describe these parameters (the file was edited, or \
+                 the replicates settled in another optimum); restore the file, or fit again",
                 at.join(", "),
                 four_digits(prediction.value),
                 four_digits(prediction.ci.expect("checked")[0]),
