@@ -175,19 +175,11 @@ fn grid_envelope_budgets_are_capped() {
 /// A schedule fit of the bundled curves, saved in `dir`.
 fn schedule_fit(dir: &Path) -> String {
     let path = dir.join("fit.json");
-    succeeds(scalinglaws_in_root().args([
-        "schedule",
-        "fit",
-        "examples/schedule/runs_400m.csv",
-        "--run",
-        "run",
-        "--warmup",
-        "2160",
-        "--train",
-        "cosine_24000",
-        "--json",
-        path.to_str().unwrap(),
-    ]));
+    succeeds(
+        scalinglaws_in_root()
+            .args(common::SCHEDULE_FIT)
+            .args(["--json", path.to_str().unwrap()]),
+    );
     path.to_str().unwrap().to_string()
 }
 

@@ -18,15 +18,7 @@ fn saved_fit(name: &str) -> PathBuf {
         std::process::id()
     ));
     let output = scalinglaws_in_root()
-        .args(["schedule", "fit", "examples/schedule/runs_400m.csv"])
-        .args([
-            "--run",
-            "run",
-            "--warmup",
-            "2160",
-            "--train",
-            "cosine_24000",
-        ])
+        .args(common::SCHEDULE_FIT)
         .arg("--json")
         .arg(&path)
         .output()
