@@ -17,10 +17,13 @@ pub fn run(config: &FitConfig) -> Result<()> {
     match &config.json {
         Some(Destination::Stdout) => output::write(
             &Destination::Stdout,
-            &export(&report(&result), Format::Json)?,
+            &export(&report(&result), Format::Json, &crate::wording::CommandLine)?,
         ),
         Some(file) => {
-            output::write(file, &export(&report(&result), Format::Json)?)?;
+            output::write(
+                file,
+                &export(&report(&result), Format::Json, &crate::wording::CommandLine)?,
+            )?;
             output::print_report(&report(&result))?;
             if let Destination::File(path) = file {
                 eprintln!("wrote {}", path.display());
@@ -99,8 +102,5 @@ fn write_with(
 
 /// The fit's report, its hints worded for the command line.
 fn report(result: &FitRecord) -> FitReport<'_> {
-    FitReport {
-        result,
-        wording: &crate::wording::CommandLine,
-    }
+    FitReport { result }
 }

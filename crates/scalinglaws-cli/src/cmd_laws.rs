@@ -12,7 +12,10 @@ pub fn run(json: &Option<Destination>) -> Result<()> {
     let laws = catalog::listing()?;
     let listing = Listing { laws };
     match json {
-        Some(destination) => output::write(destination, &export(&listing, Format::Json)?),
+        Some(destination) => output::write(
+            destination,
+            &export(&listing, Format::Json, &crate::wording::CommandLine)?,
+        ),
         None => output::print_report(&listing),
     }
 }

@@ -122,7 +122,10 @@ fn save_json<R: Report>(json: Option<&Destination>, report: &R) -> Result<()> {
     let Some(destination) = json else {
         return Ok(());
     };
-    output::write(destination, &export(report, Format::Json)?)?;
+    output::write(
+        destination,
+        &export(report, Format::Json, &crate::wording::CommandLine)?,
+    )?;
     if let Destination::File(path) = destination {
         eprintln!("wrote {}", path.display());
     }
@@ -131,10 +134,7 @@ fn save_json<R: Report>(json: Option<&Destination>, report: &R) -> Result<()> {
 
 /// The fit's JSON, as `fit --json` writes it.
 fn save_fit(json: Option<&Destination>, result: &FitRecord) -> Result<()> {
-    let report = FitReport {
-        result,
-        wording: &crate::wording::CommandLine,
-    };
+    let report = FitReport { result };
     save_json(json, &report)
 }
 

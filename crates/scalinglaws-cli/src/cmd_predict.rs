@@ -30,7 +30,10 @@ pub fn run(config: &Config) -> Result<()> {
         variables: &law.variables,
     };
     match &config.json {
-        Some(destination) => output::write(destination, &export(&report, Format::Json)?),
+        Some(destination) => output::write(
+            destination,
+            &export(&report, Format::Json, &crate::wording::CommandLine)?,
+        ),
         None => output::print_report(&report),
     }
 }

@@ -15,18 +15,22 @@ pub fn run(config: &ReportConfig) -> Result<()> {
     let report = FitPageReport {
         page: &page,
         command: &config.command,
-        wording: &crate::wording::CommandLine,
     };
-    output::write(&config.output, &export(&report, Format::Html)?)?;
+    output::write(
+        &config.output,
+        &export(&report, Format::Html, &crate::wording::CommandLine)?,
+    )?;
     if let Destination::File(path) = &config.output {
         eprintln!("wrote {}", path.display());
     }
     if let Some(json) = &config.json {
         let fit = FitReport {
             result: &page.outcome.result,
-            wording: &crate::wording::CommandLine,
         };
-        output::write(json, &export(&fit, Format::Json)?)?;
+        output::write(
+            json,
+            &export(&fit, Format::Json, &crate::wording::CommandLine)?,
+        )?;
         if let Destination::File(path) = json {
             eprintln!("wrote {}", path.display());
         }

@@ -4,6 +4,7 @@
 //! (`analysis::schedule::profile`), the lines saying how they were made, and their measured
 //! coverage of the fit's held-out runs.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -31,7 +32,7 @@ impl scalinglaws_report::Report for IntervalReport<'_> {
     fn json_value(&self) -> &IntervalPrediction {
         self.0
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render(self.0)
     }
 }
@@ -44,7 +45,7 @@ impl scalinglaws_report::Report for ProfileReport<'_> {
     fn json_value(&self) -> &ProfilePrediction {
         self.0
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         let r = self.0;
         let lines = format!(
             "{}{}",

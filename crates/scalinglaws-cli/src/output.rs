@@ -90,9 +90,15 @@ pub fn report_format() -> Format {
 /// on stdout.
 pub fn emit<R: Report + ?Sized>(json: Option<&Destination>, report: &R) -> Result<()> {
     match json {
-        Some(Destination::Stdout) => write(&Destination::Stdout, &export(report, Format::Json)?),
+        Some(Destination::Stdout) => write(
+            &Destination::Stdout,
+            &export(report, Format::Json, &crate::wording::CommandLine)?,
+        ),
         Some(file) => {
-            write(file, &export(report, Format::Json)?)?;
+            write(
+                file,
+                &export(report, Format::Json, &crate::wording::CommandLine)?,
+            )?;
             print_report_unless_taken(report)
         }
         None => print_report_unless_taken(report),
@@ -113,7 +119,11 @@ fn print_report_unless_taken<R: Report + ?Sized>(report: &R) -> Result<()> {
 
 /// Prints the report in the chosen format.
 pub fn print_report<R: Report + ?Sized>(report: &R) -> Result<()> {
-    print(&export(report, report_format())?)
+    print(&export(
+        report,
+        report_format(),
+        &crate::wording::CommandLine,
+    )?)
 }
 
 /// Prints to stdout; a closed pipe is not an error.

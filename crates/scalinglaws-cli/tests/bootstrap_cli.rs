@@ -359,7 +359,14 @@ fn an_unavailable_profile_keeps_the_fit_and_warns() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let fit: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // The saved fit holds the library's words; the report words them for the command line.
     let warnings = fit["warnings"].to_string();
-    assert!(warnings.contains("--profile E"), "{warnings}");
+    assert!(warnings.contains("profile=\\\"E\\\""), "{warnings}");
     assert!(fit.get("profiles").is_none(), "{}", fit["profiles"]);
+    let report = chinchilla_formula("E + A*N^-alpha + B*D^-beta + c")
+        .args(["--profile", "E"])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&report.stdout);
+    assert!(report.contains("--profile E"), "{report}");
 }

@@ -46,14 +46,17 @@ impl Wording for Options {
 fn the_fit_report_is_the_exporters_in_both_formats() {
     let (text, json) = fit_with_json(&[]);
     let result = FitRecord::from_json(&json).unwrap();
-    let report = FitReport {
-        result: &result,
-        wording: &Options,
-    };
-    assert_eq!(text, export(&report, Format::Text).unwrap());
-    assert_eq!(json, export(&report, Format::Json).unwrap() + "\n");
+    let report = FitReport { result: &result };
+    assert_eq!(text, export(&report, Format::Text, &Options).unwrap());
+    assert_eq!(
+        json,
+        export(&report, Format::Json, &Options).unwrap() + "\n"
+    );
     let (markdown, _) = fit_with_json(&["--format", "markdown"]);
-    assert_eq!(markdown, export(&report, Format::Markdown).unwrap());
+    assert_eq!(
+        markdown,
+        export(&report, Format::Markdown, &Options).unwrap()
+    );
     assert!(markdown.starts_with("### Fit: chinchilla\n"), "{markdown}");
     assert!(
         markdown.contains("| name | value | stderr | relative | bounds | flags |"),
@@ -66,11 +69,8 @@ fn format_html_prints_the_text_report_in_a_self_contained_page() {
     let (text, json) = fit_with_json(&[]);
     let (html, _) = fit_with_json(&["--format", "html"]);
     let result = FitRecord::from_json(&json).unwrap();
-    let report = FitReport {
-        result: &result,
-        wording: &Options,
-    };
-    assert_eq!(html, export(&report, Format::Html).unwrap());
+    let report = FitReport { result: &result };
+    assert_eq!(html, export(&report, Format::Html, &Options).unwrap());
     assert!(html.starts_with("<!DOCTYPE html>\n"), "{html}");
     assert!(html.ends_with("</html>\n"), "{html}");
     assert!(
@@ -117,10 +117,16 @@ fn optimal_prints_the_exporters_report_of_its_json() {
         law: "chinchilla",
         parameters: Parameters::Fitted,
     };
-    assert_eq!(text, export(&report, Format::Text).unwrap());
-    assert_eq!(written, export(&report, Format::Json).unwrap() + "\n");
+    assert_eq!(text, export(&report, Format::Text, &Options).unwrap());
+    assert_eq!(
+        written,
+        export(&report, Format::Json, &Options).unwrap() + "\n"
+    );
     let markdown = optimal("markdown");
-    assert_eq!(markdown, export(&report, Format::Markdown).unwrap());
+    assert_eq!(
+        markdown,
+        export(&report, Format::Markdown, &Options).unwrap()
+    );
     assert!(
         markdown.contains("| budget C | N* | D* | D*/N* | loss |"),
         "{markdown}"
@@ -134,10 +140,10 @@ fn laws_prints_the_exporters_catalog() {
     };
     assert_eq!(
         stdout_of(&["laws"]),
-        export(&listing, Format::Text).unwrap()
+        export(&listing, Format::Text, &Options).unwrap()
     );
     assert_eq!(
         stdout_of(&["laws", "--json", "-"]),
-        export(&listing, Format::Json).unwrap() + "\n"
+        export(&listing, Format::Json, &Options).unwrap() + "\n"
     );
 }

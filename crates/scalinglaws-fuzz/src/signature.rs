@@ -3,7 +3,6 @@
 //! on a new path), a cheap stand-in for coverage feedback on stable Rust. The message's
 //! numbers and quoted text are blanked first, so `row 3` and `row 4` are one kind of answer.
 
-use scalinglaws::error::Voice;
 use scalinglaws::Error;
 
 /// A 64-bit summary of an outcome (FNV-1a over its parts).
@@ -37,7 +36,7 @@ impl Signature {
     /// The signature of a library error: its message as a user reads it, with numbers and
     /// quoted text blanked. Wording the message is part of the test (it must not panic).
     pub fn of_error(step: &str, error: &Error) -> Signature {
-        let words = error.worded(Voice::default().0);
+        let words = error.worded(&scalinglaws::error::Neutral);
         Signature::tag(step).mix(shape(&words).as_bytes())
     }
 

@@ -3,7 +3,6 @@
 
 use pyo3::prelude::*;
 
-use scalinglaws::error::Voice;
 use scalinglaws::job::backtest::{BacktestJob, BacktestRequest};
 
 use crate::data::{table, Data};
@@ -15,7 +14,6 @@ use crate::errors::{interruptible, json_document, py, request};
 pub(crate) fn backtest(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let request: BacktestRequest = request(request_json)?;
     let mut job = py(BacktestJob::try_from(request))?;
-    job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
     job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();

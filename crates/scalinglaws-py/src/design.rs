@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use scalinglaws::analysis::allocation::Flops;
 use scalinglaws::analysis::design::DesignSettings;
-use scalinglaws::error::{Setting, Voice};
+use scalinglaws::error::Setting;
 use scalinglaws::job::design::{
     parse_goal, parse_ranges, CandidateSpace, DesignJob, PriorEntry, PriorSpec, PRIOR_SD,
 };
@@ -70,7 +70,6 @@ pub(crate) fn design(
     // calibrates the fit beyond the data (`DesignJob::run`).
     fit.uncertainty.bootstrap = None;
     fit.uncertainty.level = request.level;
-    fit.voice = Voice(&crate::wording::Python);
     let seed = fit.settings.settings.seed;
     let targets = request
         .goal

@@ -8,7 +8,6 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::data::recipe::Table;
-use scalinglaws::error::Voice;
 use scalinglaws::fit::{Bounds, FitSettings, Space};
 use scalinglaws::job::{self, FitJob, FitRequest, LawChoice};
 use scalinglaws::law::catalog;
@@ -123,7 +122,6 @@ pub(crate) struct FitDataJson {
 pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
     let request: FitRequest = request(request_json)?;
     let mut job = py(FitJob::try_from(request))?;
-    job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
     job.settings.settings.max_work = max_work();
     let interrupt = job.settings.settings.interrupt.clone();
@@ -136,12 +134,13 @@ pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(
 #[pyfunction]
 pub(crate) fn report(fit_json: &str) -> PyResult<String> {
     let (result, _) = py(read_fit(fit_json))?;
-    let report = scalinglaws_report::analyses::fit::FitReport {
-        result: &result,
-        wording: &crate::wording::Python,
-    };
-    scalinglaws_report::export(&report, scalinglaws_report::Format::Text)
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    let report = scalinglaws_report::analyses::fit::FitReport { result: &result };
+    scalinglaws_report::export(
+        &report,
+        scalinglaws_report::Format::Text,
+        &crate::wording::Python,
+    )
+    .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// The self-contained HTML page of a fit (as `scalinglaws report` writes it), from the fit's
@@ -179,9 +178,12 @@ pub(crate) fn report_html(
         let report = scalinglaws_report::html::FitPageReport {
             page: &page,
             command,
-            wording: &crate::wording::Python,
         };
-        let html = scalinglaws_report::export(&report, scalinglaws_report::Format::Html);
+        let html = scalinglaws_report::export(
+            &report,
+            scalinglaws_report::Format::Html,
+            &crate::wording::Python,
+        );
         // A plot stopped part way was drawn as its error: that page is not the fit's.
         interrupt.check()?;
         Ok(html)

@@ -5,7 +5,6 @@
 use pyo3::prelude::*;
 use serde::Deserialize;
 
-use scalinglaws::error::Voice;
 use scalinglaws::job::{FitJob, FitRequest, GroupedFitJob};
 
 use crate::data::{table, Data};
@@ -36,7 +35,6 @@ pub(crate) fn fit_groups(
     // As the command: calibration beyond the data only when `by` asks for it, which the
     // grouped job refuses, naming it (as it refuses profiles, clusters and a variance model).
     fit.uncertainty.calibrate = fit.uncertainty.by.is_some();
-    fit.voice = Voice(&crate::wording::Python);
     let mut job = GroupedFitJob {
         fit,
         groups: request.group,

@@ -4,7 +4,6 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::analysis::lr::{Curvature, Form, LrSettings, Method};
-use scalinglaws::error::Voice;
 use scalinglaws::job::lr::LrJob;
 use scalinglaws::Error;
 
@@ -61,7 +60,6 @@ pub(crate) fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<St
             level: request.level,
             targets: request.predict,
             holdout: request.holdout,
-            voice: Voice(&crate::wording::Python),
         },
     };
     let analysis = py(py_.detach(|| job.run(&table, &recipe.target)))?;

@@ -4,7 +4,6 @@
 
 use pyo3::prelude::*;
 
-use scalinglaws::error::Voice;
 use scalinglaws::job::select::{SelectJob, SelectRequest};
 
 use crate::data::{table, Data};
@@ -16,7 +15,6 @@ use crate::errors::{interruptible, json_document, py, request};
 pub(crate) fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
     let request: SelectRequest = request(request_json)?;
     let mut job = py(SelectJob::try_from(request))?;
-    job.voice = Voice(&crate::wording::Python);
     let table = py(table(data, &job.recipe))?;
     job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();

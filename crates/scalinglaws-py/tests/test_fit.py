@@ -59,6 +59,26 @@ def test_a_saved_fit_loads_in_python_and_predicts_in_the_cli(cli, fitted: sl.Fit
     assert math.isclose(float(fitted.predict(N=7e10, D=1.4e12)), expected, rel_tol=1e-12)
 
 
+def test_a_saved_fit_is_the_same_bytes_from_python_and_the_cli(cli, tmp_path) -> None:
+    """Results carry values, not a front end's words: the file the CLI writes and the file
+    Python saves are byte for byte the same, warnings that mention settings included."""
+    formula = "E + A*N^-alpha + B*D^-beta + c"  # c duplicates E: the profile of E warns
+    written = tmp_path / "cli.json"
+    subprocess.run(
+        [str(cli), "fit", str(EXAMPLE), "--formula", formula, "--target", "loss",
+         "--map", "N=Model Size", "--map", "C=Training FLOP", "--derive", "D=C/(6*N)",
+         "--where", "loss < 3.44", "--bootstrap", "20", "--seed", "3", "--profile", "E",
+         "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    )
+    protocol = {k: v for k, v in PROTOCOL.items() if k != "law"}
+    saved = tmp_path / "python.json"
+    fit = sl.fit(str(EXAMPLE), formula=formula, bootstrap=20, seed=3, profile=["E"], **protocol)
+    fit.save(saved)
+    assert any("profile" in w for w in fit.warnings), fit.warnings
+    assert saved.read_bytes() == written.read_bytes()
+
+
 def test_fit_accessors_and_notebook_table(fitted: sl.Fit) -> None:
     assert list(fitted.params) == ["E", "A", "alpha", "B", "beta"]
     assert fitted.variables == ["N", "D"]

@@ -5,6 +5,7 @@
 //! and calls [`export`]; it never formats a result itself, so the CLI and Python cannot drift.
 
 use scalinglaws::document::{envelope, Document};
+use scalinglaws::error::Wording;
 
 /// A result that can be written in every format.
 pub trait Report {
@@ -15,18 +16,19 @@ pub trait Report {
     /// The value the JSON export writes.
     fn json_value(&self) -> &Self::Json;
 
-    /// The text report, as the CLI prints it.
-    fn text(&self) -> String;
+    /// The text report, as the CLI prints it, its mentions of settings in `wording` (the
+    /// command line's `--where`, Python's `where=`).
+    fn text(&self, wording: &dyn Wording) -> String;
 
     /// The markdown report; by default the text report with its `[[Section]]` lines as
     /// headings and the rest in fenced blocks (alignment kept).
-    fn markdown(&self) -> String {
-        crate::markdown::from_text(&self.text())
+    fn markdown(&self, wording: &dyn Wording) -> String {
+        crate::markdown::from_text(&self.text(wording))
     }
 
     /// The HTML page; by default a self-contained page holding the text report as it prints.
-    fn html(&self) -> String {
-        crate::html::plain_page("scalinglaws report", &self.text())
+    fn html(&self, wording: &dyn Wording) -> String {
+        crate::html::plain_page("scalinglaws report", &self.text(wording))
     }
 }
 
@@ -62,9 +64,13 @@ impl Format {
     }
 }
 
-/// Writes a report in one format.
+/// Writes a report in one format, worded for a front end (the JSON is the same for all).
 pub trait Exporter {
-    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error>;
+    fn export<R: Report + ?Sized>(
+        &self,
+        report: &R,
+        wording: &dyn Wording,
+    ) -> Result<String, serde_json::Error>;
 }
 
 /// The text report.
@@ -77,35 +83,55 @@ pub struct JsonExporter;
 pub struct HtmlExporter;
 
 impl Exporter for TextExporter {
-    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
-        Ok(report.text())
+    fn export<R: Report + ?Sized>(
+        &self,
+        report: &R,
+        wording: &dyn Wording,
+    ) -> Result<String, serde_json::Error> {
+        Ok(report.text(wording))
     }
 }
 
 impl Exporter for MarkdownExporter {
-    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
-        Ok(report.markdown())
+    fn export<R: Report + ?Sized>(
+        &self,
+        report: &R,
+        wording: &dyn Wording,
+    ) -> Result<String, serde_json::Error> {
+        Ok(report.markdown(wording))
     }
 }
 
 impl Exporter for JsonExporter {
-    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
+    fn export<R: Report + ?Sized>(
+        &self,
+        report: &R,
+        _wording: &dyn Wording,
+    ) -> Result<String, serde_json::Error> {
         crate::json::pretty(&envelope(report.json_value()))
     }
 }
 
 impl Exporter for HtmlExporter {
-    fn export<R: Report + ?Sized>(&self, report: &R) -> Result<String, serde_json::Error> {
-        Ok(report.html())
+    fn export<R: Report + ?Sized>(
+        &self,
+        report: &R,
+        wording: &dyn Wording,
+    ) -> Result<String, serde_json::Error> {
+        Ok(report.html(wording))
     }
 }
 
-/// The report in `format`.
-pub fn export<R: Report + ?Sized>(report: &R, format: Format) -> Result<String, serde_json::Error> {
+/// The report in `format`, its words in `wording`.
+pub fn export<R: Report + ?Sized>(
+    report: &R,
+    format: Format,
+    wording: &dyn Wording,
+) -> Result<String, serde_json::Error> {
     match format {
-        Format::Text => TextExporter.export(report),
-        Format::Markdown => MarkdownExporter.export(report),
-        Format::Json => JsonExporter.export(report),
-        Format::Html => HtmlExporter.export(report),
+        Format::Text => TextExporter.export(report, wording),
+        Format::Markdown => MarkdownExporter.export(report, wording),
+        Format::Json => JsonExporter.export(report, wording),
+        Format::Html => HtmlExporter.export(report, wording),
     }
 }

@@ -25,19 +25,16 @@ use crate::plots::{bootstrap_page, fit_page, frontier_page, residuals_page};
 use crate::text::{self, number};
 use crate::Report;
 
-/// The page of a fit: `command` is the line that reproduces the page (shown as typed),
-/// `wording` words the settings the page's text mentions (the front end's own: `--where`).
+/// The page of a fit: `command` is the line that reproduces the page (shown as typed).
 pub struct FitPageReport<'a> {
     pub page: &'a FitPage,
     pub command: &'a str,
-    pub wording: &'a dyn Wording,
 }
 
 impl FitPageReport<'_> {
     fn fit(&self) -> FitReport<'_> {
         FitReport {
             result: &self.page.outcome.result,
-            wording: self.wording,
         }
     }
 }
@@ -47,14 +44,14 @@ impl Report for FitPageReport<'_> {
     fn json_value(&self) -> &FitRecord {
         &self.page.outcome.result
     }
-    fn text(&self) -> String {
-        self.fit().text()
+    fn text(&self, wording: &dyn Wording) -> String {
+        self.fit().text(wording)
     }
-    fn markdown(&self) -> String {
-        self.fit().markdown()
+    fn markdown(&self, wording: &dyn Wording) -> String {
+        self.fit().markdown(wording)
     }
-    fn html(&self) -> String {
-        fit_page_html(self.page, self.command, self.wording)
+    fn html(&self, wording: &dyn Wording) -> String {
+        fit_page_html(self.page, self.command, wording)
     }
 }
 
@@ -93,7 +90,7 @@ fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording) -> String
         escape(&result.formula)
     );
     body.push_str(&parameters(result));
-    body.push_str(&warnings(result));
+    body.push_str(&warnings(result, wording));
     body.push_str(&section(
         "Data and fitted law",
         &picture(fit_page(law, result, data, 0, page.level)),
@@ -227,14 +224,19 @@ fn parameters(result: &FitRecord) -> String {
     )
 }
 
-fn warnings(result: &FitRecord) -> String {
+fn warnings(result: &FitRecord, wording: &dyn Wording) -> String {
     if result.warnings.is_empty() {
         return section("Warnings", "<p>None.</p>");
     }
     let items: String = result
         .warnings
         .iter()
-        .map(|w| format!("<li class=\"warning\">{}</li>\n", escape(w)))
+        .map(|w| {
+            format!(
+                "<li class=\"warning\">{}</li>\n",
+                escape(&w.worded(wording))
+            )
+        })
         .collect();
     section("Warnings", &format!("<ul>\n{items}</ul>"))
 }

@@ -23,7 +23,7 @@ pub fn render(result: &FitRecord, wording: &dyn Wording) -> String {
     residual_scale(&mut out, result);
     extrapolation(&mut out, result);
     correlations(&mut out, result);
-    warnings(&mut out, result);
+    warnings(&mut out, result, wording);
     out
 }
 
@@ -548,13 +548,13 @@ pub(crate) fn correlations(out: &mut String, result: &FitRecord) {
     }
 }
 
-fn warnings(out: &mut String, result: &FitRecord) {
+fn warnings(out: &mut String, result: &FitRecord, wording: &dyn Wording) {
     if result.warnings.is_empty() {
         return;
     }
     let _ = writeln!(out, "[[Warnings]]");
     for warning in &result.warnings {
-        let _ = writeln!(out, "    - {warning}");
+        let _ = writeln!(out, "    - {}", warning.worded(wording));
     }
 }
 

@@ -365,36 +365,6 @@ pub trait Wording: Sync {
     fn word(&self, mention: &Mention) -> String;
 }
 
-/// The wording a front end lends an analysis whose results carry text for its users (the
-/// warnings of the LR analysis), so that the text is worded when it is made; errors need
-/// none ([`Error::worded`]). Two voices are equal when they are the same wording.
-#[derive(Clone, Copy)]
-pub struct Voice(pub &'static dyn Wording);
-
-impl Voice {
-    pub fn word(&self, text: &Text) -> String {
-        text.worded(self.0)
-    }
-}
-
-impl Default for Voice {
-    fn default() -> Self {
-        Voice(&Neutral)
-    }
-}
-
-impl std::fmt::Debug for Voice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Voice")
-    }
-}
-
-impl PartialEq for Voice {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::addr_eq(self.0, other.0)
-    }
-}
-
 /// The library's wording: settings by their snake_case names (`` `where` ``, `holdout_top=3`,
 /// `fix["b"]=0.3`, `map["N"]="COLUMN"`; as a subject, `fix names 'x'`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -510,6 +480,28 @@ impl Text {
         Text { parts }
     }
 
+    /// Whether the text, in the library's words, contains `needle`.
+    pub fn contains(&self, needle: &str) -> bool {
+        self.to_string().contains(needle)
+    }
+
+    /// Whether the text, in the library's words, starts with `prefix`.
+    pub fn starts_with(&self, prefix: &str) -> bool {
+        self.to_string().starts_with(prefix)
+    }
+
+    /// The texts one after the other with `separator` between them.
+    pub fn join(texts: impl IntoIterator<Item = Text>, separator: &str) -> Text {
+        let mut parts = Vec::new();
+        for (i, text) in texts.into_iter().enumerate() {
+            if i > 0 {
+                parts.push(Part::from(separator));
+            }
+            parts.extend(text.parts);
+        }
+        Text { parts }
+    }
+
     /// This text with `before` in front (`"track 'a': "`).
     pub fn after(self, before: impl Into<Text>) -> Text {
         self.around(before, Text::default())
@@ -588,6 +580,26 @@ impl From<Setting> for Text {
 impl From<&Text> for Text {
     fn from(text: &Text) -> Self {
         text.clone()
+    }
+}
+
+/// A text in a saved result is its [`Neutral`] wording, so that a document is the same
+/// whichever front end wrote it; each front end words the text it shows from the result in
+/// memory. Read back, it is literal words.
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Text::from)
     }
 }
 
@@ -733,6 +745,12 @@ impl Error {
     /// The message in the words of a front end (`--fix` for the command line, `fix=` for
     /// Python): what its users read.
     pub fn worded(&self, wording: &dyn Wording) -> String {
+        self.text().worded(wording)
+    }
+
+    /// The message as a [`Text`], its mentions of settings kept for a front end to word: what
+    /// a result stores when an error becomes part of it (a split that could not be fitted).
+    pub fn text(&self) -> Text {
         match self {
             Error::Formula {
                 formula,
@@ -740,36 +758,27 @@ impl Error {
                 message,
             } => {
                 let (shown, caret) = formula_excerpt(formula, *position);
-                format!(
-                    "formula error at character {}: {}\n  {shown}\n  {}^",
-                    position + 1,
-                    message.worded(wording),
-                    " ".repeat(caret)
-                )
+                let at = format!("formula error at character {}: ", position + 1);
+                let excerpt = format!("\n  {shown}\n  {}^", " ".repeat(caret));
+                message.clone().around(at, excerpt)
             }
-            Error::UnknownLaw { name, suggestion } => format!(
-                "unknown law '{name}'{}; {} lists them",
-                suggestion
+            Error::UnknownLaw { name, suggestion } => {
+                let guess = suggestion
                     .as_ref()
                     .map(|s| format!(" (did you mean '{s}'?)"))
-                    .unwrap_or_default(),
-                wording.word(&Mention::LawList)
-            ),
+                    .unwrap_or_default();
+                let head = format!("unknown law '{name}'{guess}; ");
+                crate::text![head, Mention::LawList, " lists them"]
+            }
             Error::Data {
                 location,
                 message,
                 fix,
-            } => format!(
-                "{location}: {}; {}",
-                message.worded(wording),
-                fix.worded(wording)
-            ),
-            Error::Settings { message, .. } => message.worded(wording),
-            Error::Fit { message } => format!("fit failed: {}", message.worded(wording)),
-            Error::Within { setting, inner } => {
-                format!("{}: {}", setting.worded(wording), inner.worded(wording))
-            }
-            Error::Interrupted | Error::Io { .. } => self.to_string(),
+            } => crate::text![format!("{location}: "), message, "; ", fix],
+            Error::Settings { message, .. } => message.clone(),
+            Error::Fit { message } => message.clone().after("fit failed: "),
+            Error::Within { setting, inner } => crate::text![setting, ": ", inner.text()],
+            Error::Interrupted | Error::Io { .. } => Text::from(self.to_string()),
         }
     }
 

@@ -26,7 +26,6 @@ fn nested(law: &str, data: &FitData, scale: &[f64]) -> Metrics {
         bootstrap: None,
         calibrate: Some(CalibrationOptions::default()),
         seed: 0,
-        voice: Default::default(),
     };
     let result = backtest(&law, data, scale, &FitSettings::default(), &options).unwrap();
     for split in &result.splits {

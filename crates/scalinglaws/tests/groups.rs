@@ -64,7 +64,6 @@ fn fit_job(threads: Option<usize>, bootstrap: Option<usize>) -> FitJob {
             calibrate: false,
             ..UncertaintySettings::default()
         },
-        voice: Default::default(),
     }
 }
 

@@ -6,7 +6,7 @@
 use scalinglaws::analysis::lr::{lr_analysis, CellStatus, Form, LrData, LrSettings, Method};
 use scalinglaws::data::recipe::{Filter, Recipe, Table};
 use scalinglaws::data::Dataset;
-use scalinglaws::error::{Mention, Neutral, Voice, Wording};
+use scalinglaws::error::{Mention, Neutral, Wording};
 use scalinglaws::rng::Rng;
 
 mod common;
@@ -660,11 +660,13 @@ fn columns_swept_within_the_cells_are_reported() {
         (20, 16, 16)
     );
     assert!(
-        analysis.warnings[0].contains("(batch=\"batch\")"),
+        analysis.warnings[0]
+            .to_string()
+            .contains("(batch=\"batch\")"),
         "{:?}",
         analysis.warnings
     );
-    // A front end's voice words the settings its way.
+    // A front end words the settings its way.
     struct Options;
     impl Wording for Options {
         fn word(&self, mention: &Mention) -> String {
@@ -674,12 +676,8 @@ fn columns_swept_within_the_cells_are_reported() {
             }
         }
     }
-    let options = LrSettings {
-        voice: Voice(&Options),
-        ..LrSettings::default()
-    };
-    let worded = lr_analysis(&pooled, &options).unwrap().warnings;
-    assert!(worded[0].contains("(--batch batch)"), "{worded:?}");
+    let worded = analysis.warnings[0].worded(&Options);
+    assert!(worded.contains("(--batch batch)"), "{worded}");
     // Given as the batch column: nothing to report; a warmup switched halfway through each
     // (N, D, B) cell's LRs is.
     let lrs = distinct(batched.lr.iter().copied());

@@ -395,7 +395,6 @@ fn backtest_of_an_exact_law_has_no_error() {
             bootstrap: None,
             calibrate: None,
             seed: 0,
-            voice: Default::default(),
         };
         let result = backtest(&law, &data, &n, &FitSettings::default(), &options).unwrap();
         let metrics = result.metrics.unwrap();
@@ -421,7 +420,6 @@ fn chinchilla_backtest_holding_out_the_largest_compute() {
         bootstrap: None,
         calibrate: None,
         seed: 0,
-        voice: Default::default(),
     };
     let result = backtest(&law, &data, &compute, &FitSettings::default(), &options).unwrap();
     let m = result.metrics.unwrap();

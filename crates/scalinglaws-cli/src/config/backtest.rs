@@ -2,7 +2,6 @@
 
 use anyhow::Result;
 use scalinglaws::analysis::backtest::Holdout;
-use scalinglaws::error::Voice;
 use scalinglaws::job::{BacktestJob, UncertaintySettings};
 
 use super::{destination, law_choice, level, recipe, replicates, settings_config};
@@ -31,7 +30,6 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
             by: args.by.trim().to_string(),
             holdout,
             uncertainty,
-            voice: Voice(&crate::wording::CommandLine),
         },
         json: destination(args.json.as_deref()),
     })

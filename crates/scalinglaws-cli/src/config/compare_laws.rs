@@ -1,7 +1,6 @@
 //! `compare-laws`' configuration: the library's `CompareLawsJob`, with the laws checked.
 
 use anyhow::Result;
-use scalinglaws::error::Voice;
 use scalinglaws::job::CompareLawsJob;
 
 use super::{destination, level, recipe, settings_config, LawSpec};
@@ -33,7 +32,6 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
             by: args.by.map(|b| b.trim().to_string()),
             holdout_frac: args.holdout_frac,
             level: level(args.level)?,
-            voice: Voice(&crate::wording::CommandLine),
         },
         json: destination(args.json.as_deref()),
     })

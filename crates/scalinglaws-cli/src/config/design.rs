@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::Flops;
 use scalinglaws::analysis::design::DesignSettings;
 use scalinglaws::data::{Column, Dataset};
-use scalinglaws::error::{short_number, Voice};
+use scalinglaws::error::short_number;
 use scalinglaws::job::design::{
     parse_goal, parse_prior, parse_ranges, CandidateSpace, DesignJob, PriorSpec, PER_DECADE,
     PRIOR_SD, TOKENS_PER_PARAM,
@@ -52,7 +52,6 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
             seed,
             ..UncertaintySettings::default()
         },
-        voice: Voice(&crate::wording::CommandLine),
     };
     Ok(cmd_design::Config {
         path,

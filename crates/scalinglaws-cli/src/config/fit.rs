@@ -121,7 +121,6 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
             law: law_choice(args.law)?,
             settings,
             uncertainty,
-            voice: scalinglaws::error::Voice(&crate::wording::CommandLine),
         },
         json: destination(args.json.as_deref()),
     })

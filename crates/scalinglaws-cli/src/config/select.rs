@@ -2,7 +2,6 @@
 //! rolling origins checked.
 
 use anyhow::Result;
-use scalinglaws::error::Voice;
 use scalinglaws::job::SelectJob;
 
 use super::values::named_lists;
@@ -42,7 +41,6 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
             // Points are checked before any fit, so that a typo costs nothing.
             at: named_lists("--at", "VAR=VALUE, e.g. N=7e10", &args.at)?,
             check: args.check,
-            voice: Voice(&crate::wording::CommandLine),
         },
         json: destination(args.json.as_deref()),
     })

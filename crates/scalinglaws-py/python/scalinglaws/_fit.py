@@ -106,11 +106,12 @@ class Fit:
         return cls(_scalinglaws.check_fit(text))
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes the fit as JSON (whole, through a temporary file and a rename)."""
+        """Writes the fit as JSON (whole, through a temporary file and a rename): the same
+        bytes as ``scalinglaws fit --json PATH`` writes for the same fit."""
         target = os.fspath(path)
         temporary = f"{target}.tmp{os.getpid()}"
         with open(temporary, "w", encoding="utf-8") as handle:
-            handle.write(self._json)
+            handle.write(self._json if self._json.endswith("\n") else self._json + "\n")
         os.replace(temporary, target)
 
     def to_json(self) -> str:
@@ -531,6 +532,7 @@ def fit(
     exposure: Optional[str] = None,
     nu: Optional[float] = None,
     dispersion: Optional[float] = None,
+    profile: Union[None, str, Sequence[str]] = None,
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
@@ -553,7 +555,8 @@ def fit(
     (leave ``loss`` and ``f_scale`` at their defaults): counts take an optional ``exposure``
     column, proportions need ``trials`` (a column, or one number for every row);
     ``dispersion`` and ``nu`` hold the family's nuisance values (default: fitted), and
-    ``Fit.json["family"]`` reports them. The GIL is
+    ``Fit.json["family"]`` reports them. ``profile="alpha"`` (or a list) adds
+    profile-likelihood intervals of those parameters (``Fit.json["profiles"]``). The GIL is
     released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
     second (KeyboardInterrupt; the fit is lost, nothing else changes).
     """
@@ -562,6 +565,7 @@ def fit(
         grid, bootstrap, cluster, level, calibrate, by, heteroscedastic, family, trials,
         exposure, nu, dispersion, seed, threads,
     )
+    request["profiles"] = [profile] if isinstance(profile, str) else list(profile or [])
     document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
     return Fit(document, fitted)
 

@@ -885,7 +885,7 @@ class LrAnalysis(Result):
     one profile per cell); each also has a warning.
     """
     warnings: List[str]
-    """Warnings, worded for Python."""
+    """Warnings, in the library's words (the same whichever front end ran the analysis)."""
     level: float
     """The intervals' level (e.g. 0.95)."""
 

@@ -1,6 +1,7 @@
 //! The report of `backtest`: the held-out runs of every split with their errors and
 //! intervals, and the scores (ARE, RMSE of log residuals, interval coverage).
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::backtest::{Backtest, Holdout, Metrics};
@@ -22,12 +23,12 @@ impl crate::Report for BacktestReport<'_> {
     fn json_value(&self) -> &Backtest {
         self.result
     }
-    fn text(&self) -> String {
-        render(self)
+    fn text(&self, wording: &dyn Wording) -> String {
+        render(self, wording)
     }
 }
 
-fn render(report: &BacktestReport) -> String {
+fn render(report: &BacktestReport, wording: &dyn Wording) -> String {
     let (result, law, source) = (report.result, report.law, report.source);
     let mut out = String::new();
     let _ = writeln!(out, "[[Backtest]]");
@@ -52,6 +53,7 @@ fn render(report: &BacktestReport) -> String {
             split.test_rows
         );
         if let Some(error) = &split.error {
+            let error = error.worded(wording);
             let _ = writeln!(out, "    the training fit failed: {error}");
             continue;
         }

@@ -1,6 +1,7 @@
 //! The report of `compare`: every track's parameters and compute-optimal allocation, and for
 //! each pair the loss gap, the compute multiplier and the odds of winning at each budget.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::tracks::{Estimate, PairComparison, TrackComparison};
@@ -20,7 +21,7 @@ impl crate::Report for CompareReport<'_> {
     fn json_value(&self) -> &TrackComparison {
         self.result
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render(self)
     }
 }

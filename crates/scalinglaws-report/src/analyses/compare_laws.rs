@@ -1,6 +1,7 @@
 //! The report of `compare-laws`: the laws side by side (objective, likelihood, AIC/BIC,
 //! backtest error) and the likelihood-ratio tests between nested laws.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::law_comparison::Comparison;
@@ -20,8 +21,8 @@ impl crate::Report for CompareLawsReport<'_> {
     fn json_value(&self) -> &Comparison {
         self.comparison
     }
-    fn text(&self) -> String {
-        render(self)
+    fn text(&self, wording: &dyn Wording) -> String {
+        render(self, wording)
     }
 }
 
@@ -37,15 +38,15 @@ fn short_label(index: usize, label: &str) -> String {
     format!("#{} {kept}…", index + 1)
 }
 
-fn render(report: &CompareLawsReport) -> String {
+fn render(report: &CompareLawsReport, wording: &dyn Wording) -> String {
     let mut out = String::new();
-    laws_section(&mut out, report);
+    laws_section(&mut out, report, wording);
     tests_section(&mut out, report.comparison);
     out
 }
 
 /// The table of laws with their scores, the labels too long for it and the failures.
-fn laws_section(out: &mut String, report: &CompareLawsReport) {
+fn laws_section(out: &mut String, report: &CompareLawsReport, wording: &dyn Wording) {
     let comparison = report.comparison;
     let _ = writeln!(
         out,
@@ -112,7 +113,10 @@ fn laws_section(out: &mut String, report: &CompareLawsReport) {
             out,
             "    {}: {}",
             law.label,
-            law.error.as_deref().unwrap_or("")
+            law.error
+                .as_ref()
+                .map(|e| e.worded(wording))
+                .unwrap_or_default()
         );
     }
 }

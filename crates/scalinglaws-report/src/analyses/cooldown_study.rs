@@ -2,6 +2,7 @@
 //! cosine at each training length, under a fitted curve law (issue 26; Hägele et al. 2024,
 //! arXiv:2405.18392, on cooldowns), with percentile intervals when replicates were given.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::schedule::cooldown::CooldownStudy;
@@ -15,7 +16,7 @@ impl crate::Report for StudyReport<'_> {
     fn json_value(&self) -> &CooldownStudy {
         self.0
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render(self.0)
     }
 }

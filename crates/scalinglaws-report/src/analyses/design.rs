@@ -4,6 +4,7 @@
 //! and the design's notes, with a warning line per caveat of the fit of the runs so far; and
 //! the runs to launch as CSV.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::design::DesignResult;
@@ -25,7 +26,7 @@ impl crate::Report for DesignReport<'_> {
     fn json_value(&self) -> &DesignResult {
         &self.outcome.result
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         let r = &self.outcome.result;
         let mut out = header(self);
         out.push_str(&crate::caveats::lines(&r.fit_caveats, "    "));

@@ -2,6 +2,7 @@
 //! interval at each target (and the observed accuracy in a backtest), the mean over tasks,
 //! a backtest's scores, and how each method's intervals were calibrated beyond the data.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::downstream::{
@@ -21,7 +22,7 @@ impl crate::Report for DownstreamReport<'_> {
     fn json_value(&self) -> &DownstreamResult {
         self.result
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         let r = self.result;
         let mut out = String::from("[[Downstream accuracy]]\n");
         let informative = r

@@ -7,10 +7,9 @@ use scalinglaws::uncertainty::FitRecord;
 use crate::markdown;
 use crate::text;
 
-/// A fit, its hints worded for a front end (`--where` or `where=`).
+/// A fit; its hints are worded for the front end that exports it (`--where` or `where=`).
 pub struct FitReport<'a> {
     pub result: &'a FitRecord,
-    pub wording: &'a dyn Wording,
 }
 
 impl crate::Report for FitReport<'_> {
@@ -18,11 +17,11 @@ impl crate::Report for FitReport<'_> {
     fn json_value(&self) -> &FitRecord {
         self.result
     }
-    fn text(&self) -> String {
-        text::render(self.result, self.wording)
+    fn text(&self, wording: &dyn Wording) -> String {
+        text::render(self.result, wording)
     }
-    fn markdown(&self) -> String {
-        render_markdown(self.result, self.wording)
+    fn markdown(&self, wording: &dyn Wording) -> String {
+        render_markdown(self.result, wording)
     }
 }
 
@@ -67,7 +66,7 @@ fn render_markdown(result: &FitRecord, wording: &dyn Wording) -> String {
     if !result.warnings.is_empty() {
         out.push_str(&markdown::heading("Warnings"));
         for warning in &result.warnings {
-            out.push_str(&format!("- {warning}\n"));
+            out.push_str(&format!("- {}\n", warning.worded(wording)));
         }
     }
     out.trim_end().to_string() + "\n"
@@ -87,11 +86,8 @@ mod tests {
     fn markdown_of_a_saved_fit() {
         let text = include_str!("../../tests/fixtures/data_constrained_fit.json");
         let result = FitRecord::from_json(text).expect("the fixture reads");
-        let report = FitReport {
-            result: &result,
-            wording: &Neutral,
-        };
-        let markdown = export(&report, Format::Markdown).unwrap();
+        let report = FitReport { result: &result };
+        let markdown = export(&report, Format::Markdown, &Neutral).unwrap();
         let table_rows = markdown
             .lines()
             .filter(|l| l.starts_with("| ") && !l.starts_with("| name") && !l.starts_with("| :"))

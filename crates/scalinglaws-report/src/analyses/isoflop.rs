@@ -2,6 +2,7 @@
 //! backtest on the largest budgets, or the envelope of checkpoints (approach 1), with the
 //! power laws through the minima and predictions at new budgets.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::envelope::Envelope;
@@ -35,7 +36,7 @@ impl<'a> crate::Report for IsoflopReport<'a> {
     fn json_value(&self) -> &IsoflopResult {
         self.result
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         self.result
             .groups
             .iter()

@@ -1,6 +1,7 @@
 //! The report of `laws`: the catalog of built-in laws with formula, variables, parameters and
 //! citation.
 
+use scalinglaws::error::Wording;
 use scalinglaws::law::catalog::LawInfo;
 use serde::Serialize;
 
@@ -19,7 +20,7 @@ impl crate::Report for Listing {
     fn json_value(&self) -> &Listing {
         self
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render(&self.laws)
     }
 }

@@ -2,6 +2,7 @@
 //! with its flags, the law lr* = c·N^a·D^b (and the curved alternative) with the curvature
 //! test, the batch-size law, predictions, and the backtest of extrapolating in D against N.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::lr::{
@@ -35,9 +36,9 @@ impl crate::Report for LrReport<'_> {
     fn json_value(&self) -> &LrAnalysis {
         self.analysis
     }
-    fn text(&self) -> String {
+    fn text(&self, wording: &dyn Wording) -> String {
         let mut text = header(self.analysis, &self.provenance);
-        text.push_str(&render(self.analysis));
+        text.push_str(&render(self.analysis, wording));
         text
     }
 }
@@ -79,7 +80,7 @@ fn header(analysis: &LrAnalysis, provenance: &Provenance) -> String {
     out
 }
 
-fn render(analysis: &LrAnalysis) -> String {
+fn render(analysis: &LrAnalysis, wording: &dyn Wording) -> String {
     let mut out = String::new();
     summary(&mut out, analysis);
     cells(&mut out, &analysis.cells, analysis.level);
@@ -98,7 +99,7 @@ fn render(analysis: &LrAnalysis) -> String {
     if !analysis.warnings.is_empty() {
         let _ = writeln!(out, "\n[[Warnings]]");
         for warning in &analysis.warnings {
-            let _ = writeln!(out, "    - {warning}");
+            let _ = writeln!(out, "    - {}", warning.worded(wording));
         }
     }
     out

@@ -2,6 +2,7 @@
 //! or target loss, with its intervals, the frontier's exponents, the notes that say where
 //! each interval comes from and a warning line per caveat of the fit.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::allocation::{Allocation, Frontier};
@@ -31,10 +32,10 @@ impl crate::Report for OptimalReport<'_> {
     fn json_value(&self) -> &Frontier {
         self.frontier
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render(self)
     }
-    fn markdown(&self) -> String {
+    fn markdown(&self, _wording: &dyn Wording) -> String {
         markdown(self)
     }
 }

@@ -3,6 +3,7 @@
 //! calibrated beyond the data, and a warning line per caveat of the fit. The predictions
 //! themselves are the library's (`scalinglaws::job::predict`); this file renders them.
 
+use scalinglaws::error::Wording;
 use scalinglaws::job::predict::{Prediction, Predictions};
 use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::uncertainty::{FitRecord, IntervalSource};
@@ -22,7 +23,7 @@ impl<'a> crate::Report for PredictReport<'a> {
     fn json_value(&self) -> &Predictions {
         self.predictions
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         let p = self.predictions;
         let rows = rows(self.variables, &self.result.target, &p.predictions);
         let mut text = columns(&rows, &[], "");
@@ -30,7 +31,7 @@ impl<'a> crate::Report for PredictReport<'a> {
         text.push_str(&caveats::lines(&p.fit_caveats, ""));
         text
     }
-    fn markdown(&self) -> String {
+    fn markdown(&self, _wording: &dyn Wording) -> String {
         let p = self.predictions;
         let rows = rows(self.variables, &self.result.target, &p.predictions);
         let mut text = crate::markdown::table(&rows, &[]);

@@ -1,6 +1,7 @@
 //! The reports of `schedule`: a fitted curve law with its runs, a schedule's predicted loss
 //! curve, schedules compared, the optimised schedule and the table of cooldowns.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
@@ -20,7 +21,7 @@ impl crate::Report for FitReport<'_> {
     fn json_value(&self) -> &ScheduleFit {
         self.fit
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render_fit(self.fit, &self.files)
     }
 }
@@ -33,7 +34,7 @@ impl crate::Report for PredictionReport<'_> {
     fn json_value(&self) -> &Prediction {
         self.0
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         let mut out = String::from("[[Schedule prediction]]\n");
         out.push_str(&render_prediction(self.0));
         out
@@ -48,7 +49,7 @@ impl crate::Report for ComparisonReport<'_> {
     fn json_value(&self) -> &Comparison {
         self.0
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render_comparison(self.0)
     }
 }
@@ -61,7 +62,7 @@ impl crate::Report for OptimizedReport<'_> {
     fn json_value(&self) -> &OptimizedSchedule {
         self.0
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         render_optimized(self.0)
     }
 }
@@ -77,7 +78,7 @@ impl crate::Report for CooldownReport<'_> {
     fn json_value(&self) -> &Cooldowns {
         self.table
     }
-    fn text(&self) -> String {
+    fn text(&self, _wording: &dyn Wording) -> String {
         let t = self.table;
         render_cooldowns(&t.rows, t.peak, t.last, self.decay)
     }

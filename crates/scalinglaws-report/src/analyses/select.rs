@@ -2,6 +2,7 @@
 //! stacking weights, predictions whose intervals hold the spread between laws, and the check
 //! of the procedure by nested rolling origins.
 
+use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::selection::{Evaluation, HeldOutScore, Selection};
@@ -16,8 +17,8 @@ impl crate::Report for Output {
     fn json_value(&self) -> &Self {
         self
     }
-    fn text(&self) -> String {
-        render(self)
+    fn text(&self, wording: &dyn Wording) -> String {
+        render(self, wording)
     }
 }
 
@@ -25,7 +26,7 @@ fn optional(value: Option<f64>, digits: usize) -> String {
     value.map_or("-".into(), |v| number(v, digits))
 }
 
-pub fn render(out: &Output) -> String {
+pub fn render(out: &Output, wording: &dyn Wording) -> String {
     let selection = &out.selection;
     let mut text = String::new();
     let _ = writeln!(
@@ -64,12 +65,15 @@ pub fn render(out: &Output) -> String {
             text,
             "    {}: {}",
             c.label,
-            c.error.as_deref().unwrap_or("")
+            c.error
+                .as_ref()
+                .map(|e| e.worded(wording))
+                .unwrap_or_default()
         );
     }
     render_predictions(&mut text, out);
     if let Some(check) = &out.check {
-        render_check(&mut text, check);
+        render_check(&mut text, check, wording);
     }
     text
 }
@@ -172,7 +176,7 @@ fn render_predictions(text: &mut String, out: &Output) {
     );
 }
 
-fn render_check(text: &mut String, check: &Evaluation) {
+fn render_check(text: &mut String, check: &Evaluation, wording: &dyn Wording) {
     let ran = check.splits.iter().filter(|s| s.error.is_none()).count();
     let _ = writeln!(
         text,
@@ -215,7 +219,11 @@ fn render_check(text: &mut String, check: &Evaluation) {
             text,
             "    split at {} groups: {}",
             split.trained_groups,
-            split.error.as_deref().unwrap_or("")
+            split
+                .error
+                .as_ref()
+                .map(|e| e.worded(wording))
+                .unwrap_or_default()
         );
     }
 }

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Mention, Result, Setting, Voice};
+use crate::error::{Error, Mention, Result, Setting, Text};
 use crate::fit::{fit, FitData, FitSettings};
 use crate::law::Law;
 use crate::text;
@@ -59,8 +59,6 @@ pub struct BacktestOptions {
     pub calibrate: Option<CalibrationOptions>,
     /// Seed of the training fits' bootstraps (the fits themselves are deterministic).
     pub seed: u64,
-    /// Whose words a split's stored error uses (a front end's; neutral by default).
-    pub voice: Voice,
 }
 
 /// A held-out run and its prediction.
@@ -148,7 +146,7 @@ pub struct Split {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<SplitCalibration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// What a split's nested calibration found.
@@ -229,11 +227,10 @@ pub fn backtest(
     settings.interrupt.check()?;
     let all: Vec<&BacktestPoint> = splits.iter().flat_map(|s| &s.points).collect();
     if splits.iter().all(|s| s.error.is_some()) {
-        let reasons: Vec<&str> = splits.iter().filter_map(|s| s.error.as_deref()).collect();
-        return Err(Error::fit(format!(
-            "no training fit of the backtest succeeded: {}",
-            reasons.join("; ")
-        )));
+        let reasons = Text::join(splits.iter().filter_map(|s| s.error.clone()), "; ");
+        return Err(Error::fit(
+            reasons.after("no training fit of the backtest succeeded: "),
+        ));
     }
     Ok(Backtest {
         holdout: options.holdout.describe(),
@@ -417,7 +414,7 @@ fn run_split(
     let (result, predictions, source) = match outcome {
         Ok(parts) => parts,
         Err(error) => {
-            split.error = Some(error.worded(options.voice.0));
+            split.error = Some(error.text());
             return (split, IntervalSource::None);
         }
     };

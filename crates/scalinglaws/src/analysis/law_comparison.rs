@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::backtest::{backtest, BacktestOptions, Holdout, Metrics};
-use crate::error::{Error, Result, Voice};
+use crate::error::{Error, Result, Text};
 use crate::fit::likelihood::log_likelihood;
 use crate::fit::{fit, fit_best, problem_for, FitData, FitSettings};
 use crate::law::Law;
@@ -46,7 +46,7 @@ pub struct LawScore {
     pub params: Vec<(String, f64)>,
     pub backtest: Option<Metrics>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// A likelihood-ratio test of a restricted law against a law that nests it.
@@ -81,23 +81,13 @@ pub(crate) struct Fitted {
     free: usize,
 }
 
+/// Fits and backtests each candidate on the same data; the reasons a law could not be fitted
+/// or backtested are stored in its score, for the front end to word.
 pub fn compare_laws(
     candidates: &[Candidate],
     scale: Option<&[f64]>,
     holdout_frac: f64,
     level: f64,
-) -> Result<Comparison> {
-    compare_laws_worded(candidates, scale, holdout_frac, level, Voice::default())
-}
-
-/// [`compare_laws`], the reasons stored in the result (why a law could not be fitted or
-/// backtested) worded in a front end's `voice`.
-pub fn compare_laws_worded(
-    candidates: &[Candidate],
-    scale: Option<&[f64]>,
-    holdout_frac: f64,
-    level: f64,
-    voice: Voice,
 ) -> Result<Comparison> {
     let Some(first) = candidates.first() else {
         return Err(Error::settings("compare-laws needs at least two laws"));
@@ -115,7 +105,7 @@ pub fn compare_laws_worded(
     let mut fitted = Vec::with_capacity(candidates.len());
     let mut input_faults = 0;
     for candidate in candidates {
-        let (score, fit) = score(candidate, scale, holdout_frac, level, voice);
+        let (score, fit) = score(candidate, scale, holdout_frac, level);
         scores.push(score);
         match fit {
             Ok(fit) => fitted.push(Some(fit)),
@@ -126,11 +116,11 @@ pub fn compare_laws_worded(
         }
     }
     if fitted.iter().all(Option::is_none) {
-        let reasons: Vec<String> = scores
-            .iter()
-            .map(|s| format!("{}: {}", s.label, s.error.as_deref().unwrap_or("failed")))
-            .collect();
-        let message = format!("no law could be fitted: {}", reasons.join("; "));
+        let reasons = scores.iter().map(|s| {
+            let error = s.error.clone().unwrap_or_else(|| "failed".into());
+            error.after(format!("{}: ", s.label))
+        });
+        let message = Text::join(reasons, "; ").after("no law could be fitted: ");
         // When every law failed on the input (too few rows, a bad value), the input is at
         // fault, not the search: an input error.
         return Err(match input_faults == candidates.len() {
@@ -204,14 +194,13 @@ fn score(
     scale: Option<&[f64]>,
     holdout_frac: f64,
     level: f64,
-    voice: Voice,
 ) -> (LawScore, std::result::Result<Fitted, bool>) {
     let law = &candidate.law;
     let mut score = blank_score(candidate);
     let fitted = match fit_or_evaluate(candidate, &mut score) {
         Ok(fitted) => fitted,
         Err(error) => {
-            score.error = Some(error.worded(voice.0));
+            score.error = Some(error.text());
             return (score, Err(error.is_input_error()));
         }
     };
@@ -222,11 +211,10 @@ fn score(
             bootstrap: None,
             calibrate: None,
             seed: 0,
-            voice,
         };
         match backtest(law, &candidate.data, scale, &candidate.settings, &options) {
             Ok(result) => score.backtest = result.metrics,
-            Err(error) => score.error = Some(format!("backtest: {}", error.worded(voice.0))),
+            Err(error) => score.error = Some(error.text().after("backtest: ")),
         }
     }
     (score, Ok(fitted))

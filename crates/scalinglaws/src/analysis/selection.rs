@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
-use crate::error::{Error, Result, Voice};
+use crate::error::{Error, Result, Text};
 use crate::fit::{fit, Space};
 use crate::stats::{normal_quantile, weighted_normal_mixture_quantile};
 use crate::uncertainty::calibration::{
@@ -61,8 +61,6 @@ pub struct SelectionOptions {
     pub origins: usize,
     /// Attach each candidate's calibration to its fit, widening its intervals beyond the data.
     pub calibrate: bool,
-    /// Whose words the reasons stored in the result use (why a law or a split failed).
-    pub voice: Voice,
 }
 
 impl Default for SelectionOptions {
@@ -71,7 +69,6 @@ impl Default for SelectionOptions {
             level: 0.95,
             origins: crate::uncertainty::calibration::DEFAULT_ORIGINS,
             calibrate: true,
-            voice: Voice::default(),
         }
     }
 }
@@ -111,7 +108,7 @@ pub struct CandidateScore {
     #[serde(with = "crate::fit::result::ordered")]
     pub params: Vec<(String, f64)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// The scored candidates, the winner and the stacking weights.
@@ -181,7 +178,6 @@ pub fn select(
     let calibration = CalibrationOptions {
         level: options.level,
         origins: options.origins,
-        voice: options.voice,
     };
     let mut runs: Vec<CandidateRun> = candidates
         .iter()
@@ -207,10 +203,9 @@ pub fn select(
         .filter(|&k| scores[k].score.is_some())
         .collect();
     if eligible.is_empty() {
-        return Err(Error::fit(format!(
-            "no law could be scored: {}",
-            reasons(&scores)
-        )));
+        return Err(Error::fit(
+            reasons(&scores).after("no law could be scored: "),
+        ));
     }
     let best = *eligible
         .iter()
@@ -494,7 +489,7 @@ struct CandidateRun {
     origins: Vec<OriginPredictions>,
     /// Per common unit: the held-out rows' errors in the fitted space (filled by `select`).
     errors: Vec<Vec<f64>>,
-    error: Option<String>,
+    error: Option<Text>,
     /// The failure was the input's (too few rows, a bad value), not the search's.
     input_fault: bool,
 }
@@ -540,7 +535,7 @@ fn run_candidate(
         }
         Err(error) => {
             run.input_fault = error.is_input_error();
-            run.error = Some(error.worded(options.voice.0));
+            run.error = Some(error.text());
         }
     }
     run
@@ -571,12 +566,11 @@ fn too_few_origins(
     most: usize,
 ) -> Error {
     if runs.iter().all(|r| r.fit.is_none()) {
-        let reasons: Vec<String> = runs
-            .iter()
-            .zip(candidates)
-            .map(|(r, c)| format!("{}: {}", c.label, r.error.as_deref().unwrap_or("failed")))
-            .collect();
-        let message = format!("no law could be fitted: {}", reasons.join("; "));
+        let reasons = runs.iter().zip(candidates).map(|(r, c)| {
+            let error = r.error.clone().unwrap_or_else(|| "failed".into());
+            error.after(format!("{}: ", c.label))
+        });
+        let message = Text::join(reasons, "; ").after("no law could be fitted: ");
         // When every law failed on the input (too few rows, a bad value, over the work
         // budget), the input is at fault, not the search.
         return match runs.iter().all(|r| r.input_fault) {
@@ -974,18 +968,12 @@ fn project_to_simplex(v: &[f64]) -> Vec<f64> {
     v.iter().map(|x| (x - theta).max(0.0)).collect()
 }
 
-fn reasons(scores: &[CandidateScore]) -> String {
-    scores
-        .iter()
-        .map(|s| {
-            format!(
-                "{}: {}",
-                s.label,
-                s.error.as_deref().unwrap_or("not scored")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
+fn reasons(scores: &[CandidateScore]) -> Text {
+    let reasons = scores.iter().map(|s| {
+        let error = s.error.clone().unwrap_or_else(|| "not scored".into());
+        error.after(format!("{}: ", s.label))
+    });
+    Text::join(reasons, "; ")
 }
 
 /// Held-out scores of one way of predicting (a candidate, the winner, the average) over the
@@ -1018,7 +1006,7 @@ pub struct EvaluationSplit {
     #[serde(with = "crate::fit::result::ordered")]
     pub weights: Vec<(String, f64)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// The selection procedure checked out of sample.
@@ -1072,7 +1060,7 @@ pub fn evaluate(
                 EvaluationSplit {
                     winner: None,
                     weights: Vec::new(),
-                    error: Some(error.worded(options.voice.0)),
+                    error: Some(error.text()),
                     ..EvaluationSplit::empty()
                 }
                 .with(size, scale, &train, &test),
@@ -1081,10 +1069,10 @@ pub fn evaluate(
     }
     interrupted(candidates)?;
     if splits.iter().all(|s| s.error.is_some()) {
-        return Err(Error::fit(format!(
-            "no outer split could run a selection: {}",
-            distinct_reasons(splits.iter().filter_map(|s| s.error.as_deref()))
-        )));
+        let reasons = distinct_reasons(splits.iter().filter_map(|s| s.error.as_ref()));
+        return Err(Error::fit(
+            reasons.after("no outer split could run a selection: "),
+        ));
     }
     let mut labels: Vec<String> = candidates.iter().map(|c| c.label.clone()).collect();
     labels.push("winner".into());
@@ -1107,22 +1095,19 @@ pub fn evaluate(
 
 /// The distinct `reasons`, in first-seen order, each with how many splits gave it when more
 /// than one: 40 splits failing alike read as one reason, not 40.
-fn distinct_reasons<'a>(reasons: impl Iterator<Item = &'a str>) -> String {
-    let mut counted: Vec<(&str, usize)> = Vec::new();
+fn distinct_reasons<'a>(reasons: impl Iterator<Item = &'a Text>) -> Text {
+    let mut counted: Vec<(&Text, usize)> = Vec::new();
     for reason in reasons {
         match counted.iter_mut().find(|(r, _)| *r == reason) {
             Some((_, n)) => *n += 1,
             None => counted.push((reason, 1)),
         }
     }
-    let worded: Vec<String> = counted
-        .iter()
-        .map(|(r, n)| match n {
-            1 => r.to_string(),
-            _ => format!("{r} (in {n} splits)"),
-        })
-        .collect();
-    worded.join("; ")
+    let worded = counted.into_iter().map(|(r, n)| match n {
+        1 => r.clone(),
+        _ => r.clone().around("", format!(" (in {n} splits)")),
+    });
+    Text::join(worded, "; ")
 }
 
 impl EvaluationSplit {

@@ -153,14 +153,15 @@ pub(crate) mod tests {
         let caveats = result.caveats();
         for caveat in &caveats {
             assert!(
-                result.warnings.iter().any(|w| says(caveat, w)),
+                result.warnings.iter().any(|w| says(caveat, &w.to_string())),
                 "{caveat:?} has no warning among {:#?}",
                 result.warnings
             );
         }
-        for warning in result.warnings.iter().filter(|w| is_caveat_warning(w)) {
+        let warnings = result.warnings.iter().map(ToString::to_string);
+        for warning in warnings.filter(|w| is_caveat_warning(w)) {
             assert!(
-                caveats.iter().any(|c| says(c, warning)),
+                caveats.iter().any(|c| says(c, &warning)),
                 "'{warning}' has no caveat among {caveats:?}"
             );
         }

@@ -219,7 +219,7 @@ pub fn summarize(
         covariance: uncertainty.covariance.as_ref().map(|c| labelled(&names, c)),
         correlation: correlation.as_ref().map(|c| labelled(&names, c)),
         condition_number: uncertainty.condition_number,
-        warnings,
+        warnings: warnings.into_iter().map(crate::error::Text::from).collect(),
         variance: None,
         family: None,
     }
@@ -619,7 +619,9 @@ mod tests {
         let result = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         assert_eq!(result.stats.r2, None, "{:?}", result.stats);
         assert!(
-            result.warnings[0].starts_with("the target is 2.5 in every row: R² is undefined"),
+            result.warnings[0]
+                .to_string()
+                .starts_with("the target is 2.5 in every row: R² is undefined"),
             "{:?}",
             result.warnings
         );

@@ -191,11 +191,12 @@ pub(crate) fn far_warning(name: &str, value: f64, [lo, hi]: [f64; 2]) -> String 
 /// A parameter's value lies near its own bootstrap interval, unless the fit said it does not
 /// ([`far_warning`]): an edited value (α = 1e300 beside an interval of [0.31, 0.38]) would
 /// predict far outside the intervals its draws give.
-fn check_near_interval(name: &str, param: &ParamResult, warnings: &[String]) -> Result<()> {
+fn check_near_interval(name: &str, param: &ParamResult, warnings: &[Text]) -> Result<()> {
     let Some(interval) = far_from_interval(param) else {
         return Ok(());
     };
-    if warnings.contains(&far_warning(name, param.value, interval)) {
+    let said = far_warning(name, param.value, interval);
+    if warnings.iter().any(|warning| warning.to_string() == said) {
         return Ok(());
     }
     let range = format!(

@@ -722,17 +722,20 @@ fn fit_with_starts_plain(
     } = prepared;
     let mut result =
         diagnostics::summarize(law, data, settings, &problem, &outcome, &lower, &upper);
-    result
-        .warnings
-        .extend(settings_warnings(settings, &plans, law));
+    result.warnings.extend(
+        settings_warnings(settings, &plans, law)
+            .into_iter()
+            .map(Text::from),
+    );
     let runaway = runaway_warnings(&result, &plans);
     if result.converged && !runaway.is_empty() {
         // Stationary far beyond every start: the search ran off, it did not find an optimum.
         result.converged = false;
         result.termination = solver::Termination::Runaway.describe().to_string();
     }
-    result.warnings.extend(runaway);
-    result.warnings.extend(cutoff_warning(law, data, &result));
+    result.warnings.extend(runaway.into_iter().map(Text::from));
+    let cutoff = cutoff_warning(law, data, &result);
+    result.warnings.extend(cutoff.map(Text::from));
     Ok(result)
 }
 

@@ -301,7 +301,7 @@ pub(super) fn fit_with_starts(
         result.warnings.push(format!(
             "the {} family's nuisance values did not settle in {alternations} alternations of the law and the dispersion; the fit may not be the joint maximum",
             family.kind.name()
-        ));
+        ).into());
     }
     result.family = Some(FamilyFit {
         name: family.kind.name().to_string(),
@@ -356,7 +356,7 @@ fn warn_dispersion_at_bound(result: &mut FitResult, family: Family, nuisance: Op
                 result.warnings.push(format!(
                     "nu is at its upper end ({}): the residuals show no heavy tails, and the gaussian family fits them as well",
                     super::family::NU_RANGE.1
-                ));
+                ).into());
             }
         }
     }

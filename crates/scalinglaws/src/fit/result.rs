@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::FitSettings;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Text};
 use crate::law::{catalog, Law};
 
 pub use super::file::check_schema_version;
@@ -180,7 +180,9 @@ pub struct FitResult {
     pub correlation: Option<Matrix>,
     /// Condition number of the Hessian scaled to unit diagonal.
     pub condition_number: Option<f64>,
-    pub warnings: Vec<String>,
+    /// What the reader should know (a bound reached, a profile that could not be computed),
+    /// worded by the front end that shows it.
+    pub warnings: Vec<Text>,
     /// The fitted residual scale σ(x) = σ0·(x/x0)^s of a heteroscedastic fit (prediction
     /// intervals then use σ at the predicted point).
     #[serde(default, skip_serializing_if = "Option::is_none")]

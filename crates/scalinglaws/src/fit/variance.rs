@@ -539,7 +539,7 @@ pub(super) fn fit(
             result.warnings.push(format!(
                 "the variance exponent s = {:.3} sits at the limit of the values tried (±{:.3}): the data push it further, so σ(x) is not well determined",
                 model.s, profile.limit
-            ));
+            ).into());
         }
         result.variance = Some(model);
         Ok(result)

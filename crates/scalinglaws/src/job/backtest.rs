@@ -14,7 +14,7 @@ use super::fit::{
 use super::UncertaintySettings;
 use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
 use crate::data::recipe::{Recipe, Table};
-use crate::error::{Error, Result, Setting, Voice};
+use crate::error::{Error, Result, Setting};
 use crate::text;
 use crate::uncertainty::CalibrationOptions;
 
@@ -32,9 +32,6 @@ pub struct BacktestJob {
     /// The level of the scored intervals, the replicates of each training fit's bootstrap,
     /// whether its intervals are calibrated, and the seed of its draws (the rest unused).
     pub uncertainty: UncertaintySettings,
-    /// Whose words the errors stored in the result use (a split whose fit failed).
-    #[serde(skip)]
-    pub voice: Voice,
 }
 
 impl BacktestJob {
@@ -75,7 +72,6 @@ impl BacktestJob {
             law: self.law.clone(),
             settings: self.settings.clone(),
             uncertainty: self.uncertainty.clone(),
-            voice: self.voice,
         };
         let (splits, setting) = match self.holdout {
             Holdout::Top(_) => (1, Setting::HoldoutTop),
@@ -89,7 +85,7 @@ impl BacktestJob {
             .repeated(splits, "backtest splits", Some(setting)))
     }
 
-    /// The analysis' options: the holdout, the uncertainty and the voice.
+    /// The analysis' options: the holdout, the uncertainty.
     pub fn options(&self) -> BacktestOptions {
         let uncertainty = &self.uncertainty;
         BacktestOptions {
@@ -98,11 +94,9 @@ impl BacktestJob {
             bootstrap: uncertainty.bootstrap,
             calibrate: uncertainty.calibrate.then(|| CalibrationOptions {
                 level: uncertainty.level,
-                voice: self.voice,
                 ..CalibrationOptions::default()
             }),
             seed: uncertainty.seed,
-            voice: self.voice,
         }
     }
 }
@@ -168,7 +162,6 @@ impl TryFrom<BacktestRequest> for BacktestJob {
                 seed,
                 ..UncertaintySettings::default()
             },
-            voice: Voice::default(),
         })
     }
 }
@@ -221,9 +214,10 @@ mod tests {
 
     static BRACKETS: Brackets = Brackets;
 
-    /// A split that cannot be fitted stores its error in the front end's words.
+    /// A split that cannot be fitted stores its error with its mentions of settings, for each
+    /// front end to word; the saved result words them neutrally.
     #[test]
-    fn a_failed_split_is_worded_in_the_jobs_voice() {
+    fn a_failed_split_keeps_its_mentions_for_the_front_end() {
         use crate::data::{Column, Dataset};
         let n: Vec<f64> = (1..=8).map(|i| 10f64.powi(i)).collect();
         let loss: Vec<f64> = n.iter().map(|n| 2.0 + 50.0 * n.powf(-0.3)).collect();
@@ -252,10 +246,12 @@ mod tests {
             // The first step trains on one scale: fewer rows than the three parameters.
             holdout: Holdout::Rollout(8),
             uncertainty: UncertaintySettings::default(),
-            voice: Voice(&BRACKETS),
         };
         let result = job.run(&table).unwrap();
-        let error = result.splits[0].error.as_deref().expect("the split fails");
-        assert!(error.contains('<'), "{error}");
+        let error = result.splits[0].error.as_ref().expect("the split fails");
+        let worded = error.worded(&BRACKETS);
+        assert!(worded.contains('<'), "{worded}");
+        let saved = serde_json::to_value(&result.splits[0]).unwrap();
+        assert_eq!(saved["error"].as_str(), Some(error.to_string().as_str()));
     }
 }

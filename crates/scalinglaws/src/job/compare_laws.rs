@@ -9,9 +9,9 @@ use serde::Deserialize;
 
 use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
 use super::fit::{default_f_scale, default_level, huber, plain_settings, SettingsJob};
-use crate::analysis::law_comparison::{compare_laws_worded, Comparison};
+use crate::analysis::law_comparison::{compare_laws, Comparison};
 use crate::data::recipe::{Recipe, Table};
-use crate::error::{Error, Result, Setting, Voice};
+use crate::error::{Error, Result, Setting};
 
 /// A comparison to run: the columns, the laws, how to fit them, and the backtest's scale
 /// column and held-out fraction.
@@ -27,9 +27,6 @@ pub struct CompareLawsJob {
     pub holdout_frac: f64,
     /// Level of the intervals of the parameters and the tests.
     pub level: f64,
-    /// Whose words the reasons stored in the result use (why a law failed).
-    #[serde(skip)]
-    pub voice: Voice,
 }
 
 impl CompareLawsJob {
@@ -56,13 +53,7 @@ impl CompareLawsJob {
             candidates::estimate(&candidates, fits, "fits of each law")?
                 .check(first.settings.max_work)?;
         }
-        compare_laws_worded(
-            &candidates,
-            scale.as_deref(),
-            self.holdout_frac,
-            self.level,
-            self.voice,
-        )
+        compare_laws(&candidates, scale.as_deref(), self.holdout_frac, self.level)
     }
 }
 
@@ -127,7 +118,6 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
             by: request.by,
             holdout_frac: request.holdout_frac,
             level: request.level,
-            voice: Voice::default(),
         })
     }
 }

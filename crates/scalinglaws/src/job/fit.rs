@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::candidates::RecipeRequest;
 use crate::data::recipe::{Recipe, Table};
-use crate::error::{Error, Location, Result, Setting, Text, Voice};
+use crate::error::{Error, Location, Result, Setting, Text};
 use crate::fit::{self, Bounds, Family, FamilyKind, FitData, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
 use crate::law::Law;
@@ -130,10 +130,6 @@ pub struct FitJob {
     pub law: LawChoice,
     pub settings: SettingsJob,
     pub uncertainty: UncertaintySettings,
-    /// Whose words the warnings the job writes into the result use (a profile that could not
-    /// be computed names the profile setting in the command line's or Python's words).
-    #[serde(skip)]
-    pub voice: Voice,
 }
 
 /// What [`FitJob::run`] gives: the record (the fit with its data summary, bootstrap, profiles
@@ -277,7 +273,6 @@ impl FitJob {
         let (by, scale) = table.scale(law, data, self.uncertainty.by.as_deref(), Setting::By)?;
         let options = CalibrationOptions {
             level: self.uncertainty.level,
-            voice: self.voice,
             ..CalibrationOptions::default()
         };
         let calibration = calibrate(law, data, &by, &scale, settings, &options)?;
@@ -298,7 +293,7 @@ impl FitJob {
             match profile(law, data, settings, result, name, self.uncertainty.level) {
                 Ok(profile) => result.profiles.push(profile),
                 Err(error) if !error.is_input_error() && !error.is_interrupted() => {
-                    result.warnings.push(error.worded(self.voice.0))
+                    result.warnings.push(error.text())
                 }
                 Err(error) => return Err(error),
             }
@@ -572,7 +567,6 @@ impl TryFrom<FitRequest> for FitJob {
             law,
             settings,
             uncertainty,
-            voice: Voice::default(),
         })
     }
 }

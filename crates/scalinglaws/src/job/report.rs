@@ -211,7 +211,6 @@ fn page_backtest(
         bootstrap: None,
         calibrate: Some(CalibrationOptions::default()),
         seed: 0,
-        voice: crate::error::Voice::default(),
     };
     let fraction = BacktestOptions {
         holdout: Holdout::Fraction(0.2),
@@ -219,7 +218,6 @@ fn page_backtest(
         bootstrap: None,
         calibrate: None,
         seed: 0,
-        voice: crate::error::Voice::default(),
     };
     let settings = &result.settings;
     let outcome = backtest(law, data, &scale, settings, &rolling)

@@ -16,7 +16,7 @@ use crate::analysis::selection::{
     SelectionOptions,
 };
 use crate::data::recipe::{Recipe, Table};
-use crate::error::{Error, Result, Setting, Voice};
+use crate::error::{Error, Result, Setting};
 
 /// A selection to run: the columns, the candidate laws, how to fit them, the scale column,
 /// the rolling origins, the points to predict at and whether to check the procedure.
@@ -37,9 +37,6 @@ pub struct SelectJob {
     pub at: Vec<(String, Vec<f64>)>,
     /// Check the procedure by nested rolling origins.
     pub check: bool,
-    /// Whose words the reasons stored in the result use (why a law or a split failed).
-    #[serde(skip)]
-    pub voice: Voice,
 }
 
 /// What `select` gives: the selection, the predictions at the asked points and the check.
@@ -118,13 +115,12 @@ impl SelectJob {
         })
     }
 
-    /// The analysis' options: the level, the origins, the calibration and the voice.
+    /// The analysis' options: the level, the origins, the calibration.
     pub fn options(&self) -> SelectionOptions {
         SelectionOptions {
             level: self.level,
             origins: self.origins,
             calibrate: self.calibrate,
-            voice: self.voice,
         }
     }
 }
@@ -192,7 +188,6 @@ impl TryFrom<SelectRequest> for SelectJob {
             calibrate: request.calibrate,
             at: request.at,
             check: request.check,
-            voice: Voice::default(),
         })
     }
 }

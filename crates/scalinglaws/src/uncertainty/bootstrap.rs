@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Result, Setting, Text};
 use crate::fit::{BasinMap, FitData, FitResult, FitSettings};
 use crate::law::Law;
 use crate::rng::Rng;
@@ -232,24 +232,27 @@ pub fn attach(result: &mut super::FitRecord, summary: BootstrapSummary) {
             crate::fit::far_from_interval(p).map(|i| crate::fit::far_warning(name, p.value, i))
         })
         .collect();
-    result.warnings.extend(far);
+    result.warnings.extend(far.into_iter().map(Text::from));
     if summary.clusters == Some(result.n_obs) {
         result.warnings.push(format!(
             "every row of '{}' is its own run, so resampling runs is resampling rows; name the column that identifies runs",
             summary.cluster.as_deref().unwrap_or("the cluster column")
-        ));
+        ).into());
     }
     let successful = summary.draws.len();
     if summary.failed * 20 > summary.replicates {
         result.warnings.push(format!(
             "{} of {} bootstrap replicates did not converge and are left out: the intervals may be too narrow",
             summary.failed, summary.replicates
-        ));
+        ).into());
     }
     if successful > 0 && successful < 200 {
-        result.warnings.push(format!(
+        result.warnings.push(
+            format!(
             "only {successful} bootstrap replicates: the interval ends are rough (use 1000 or more)"
-        ));
+        )
+            .into(),
+        );
     }
     result.bootstrap = Some(summary);
 }

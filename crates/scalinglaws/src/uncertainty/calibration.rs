@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::intervals::{back, forward, predict_fit_intervals_of, IntervalSource, PointPrediction};
 use super::prior::{LevelCalibration, Observed, Point, Posterior, PriorModel};
 use super::FitRecord;
-use crate::error::{Error, Result, Voice};
+use crate::error::{Error, Result, Text};
 pub use crate::fit::ScaleRule;
 use crate::fit::{fit, FitData, FitSettings, Space};
 use crate::law::Law;
@@ -54,9 +54,6 @@ pub struct CalibrationOptions {
     pub level: f64,
     /// Most rolling origins.
     pub origins: usize,
-    /// Whose words the reason an origin failed is stored in (a front end's; neutral by
-    /// default).
-    pub voice: Voice,
 }
 
 impl Default for CalibrationOptions {
@@ -64,7 +61,6 @@ impl Default for CalibrationOptions {
         CalibrationOptions {
             level: 0.95,
             origins: DEFAULT_ORIGINS,
-            voice: Voice::default(),
         }
     }
 }
@@ -79,7 +75,7 @@ pub struct CalibrationOrigin {
     pub groups: usize,
     /// Why this origin gave no scores (a failed fit, no covariance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Text>,
 }
 
 /// The measured form error and how it widens prediction intervals beyond the data.
@@ -850,7 +846,7 @@ impl Backtest<'_> {
                         scored.held_out.push(predictions);
                     }
                 }
-                Err(error) => origin.error = Some(error.worded(self.options.voice.0)),
+                Err(error) => origin.error = Some(error.text()),
             }
             scored.origins.push(origin);
         }

@@ -39,7 +39,7 @@ pub use swept::SweptColumn;
 
 use crate::data::recipe::Table;
 use crate::error::{short_number, Error, Result};
-use crate::error::{Setting, Voice};
+use crate::error::{Setting, Text};
 use crate::stats::f_sf;
 use crate::text;
 use cells::{add_intervals, group_cells, pooled_noise, profile_cell, CellWork, Window};
@@ -95,10 +95,6 @@ pub struct LrSettings {
     pub targets: Vec<(f64, f64)>,
     /// Fraction of horizons (per N) and of model sizes held out by the backtests.
     pub holdout: f64,
-    /// Whose words the warnings use for settings (the `batch` setting as an option or a keyword); a job
-    /// takes it from its front end.
-    #[serde(skip)]
-    pub voice: Voice,
 }
 
 impl Default for LrSettings {
@@ -113,7 +109,6 @@ impl Default for LrSettings {
             level: 0.95,
             targets: Vec::new(),
             holdout: 0.25,
-            voice: Voice::default(),
         }
     }
 }
@@ -251,7 +246,7 @@ pub struct LrAnalysis {
     /// Other columns that vary within the cells as a swept knob would (their runs are pooled
     /// into one profile per cell); each also has a warning.
     pub swept: Vec<SweptColumn>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Text>,
     pub level: f64,
 }
 
@@ -773,19 +768,15 @@ fn count(works: &[CellWork], lr_cells: &[usize]) -> Counts {
     counts
 }
 
-/// The warnings of an analysis, in the voice of its front end: swept columns, the cells left
+/// The warnings of an analysis, for its front end to word: swept columns, the cells left
 /// out, what the fit could not estimate or finds doubtful, and targets beyond the data.
-fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<String> {
-    let mut warnings: Vec<String> = analysis
-        .swept
-        .iter()
-        .map(|s| settings.voice.word(&s.describe()))
-        .collect();
+fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<Text> {
+    let mut warnings: Vec<Text> = analysis.swept.iter().map(|s| s.describe()).collect();
     warnings.extend(cell_warnings(&analysis.counts, settings));
     warnings.extend(fit_warnings(analysis, settings));
     if let Some(law) = &analysis.law {
         for note in &law.missing {
-            warnings.push(format!("the law has no term {note}"));
+            warnings.push(format!("the law has no term {note}").into());
         }
         warnings.extend(range_warnings(data, settings));
     }
@@ -795,7 +786,7 @@ fn warnings(analysis: &LrAnalysis, data: &LrData, settings: &LrSettings) -> Vec<
 
 /// Targets at which no optimal batch size is predicted: its law's cells hold one D and the
 /// target is at another.
-fn batch_warnings(analysis: &LrAnalysis) -> Vec<String> {
+fn batch_warnings(analysis: &LrAnalysis) -> Vec<Text> {
     let Some(law) = analysis.batch.as_ref().and_then(|b| b.law.as_ref()) else {
         return Vec::new();
     };
@@ -804,34 +795,40 @@ fn batch_warnings(analysis: &LrAnalysis) -> Vec<String> {
         .iter()
         .filter_map(|p| law.design.unmeasured_at(1.0, p.d, "B*"))
         .map(|why| {
-            format!(
+            Text::from(format!(
                 "no optimal batch size is predicted at {why}; add cells with an interior optimal \
                  batch size at a second D"
-            )
+            ))
         })
         .collect()
 }
 
 /// The cells and runs left out, and why.
-fn cell_warnings(c: &Counts, settings: &LrSettings) -> Vec<String> {
+fn cell_warnings(c: &Counts, settings: &LrSettings) -> Vec<Text> {
     let mut warnings = Vec::new();
     if c.edge > 0 {
-        warnings.push(format!(
-            "{} of {} cells have their lowest loss at the smallest or largest swept LR: their \
+        warnings.push(
+            format!(
+                "{} of {} cells have their lowest loss at the smallest or largest swept LR: their \
              optimum lies at or beyond the sweep, so the law over cells leaves them out (the \
              joint fit uses them as bounds); widen those sweeps",
-            c.edge,
-            c.cells - c.other_batch
-        ));
+                c.edge,
+                c.cells - c.other_batch
+            )
+            .into(),
+        );
     }
     if c.few_lrs > 0 {
-        warnings.push(format!(
+        warnings.push(
+            format!(
             "{} cells swept fewer than 3 LRs and locate no optimum; they are listed but not used",
             c.few_lrs
-        ));
+        )
+            .into(),
+        );
     }
     if c.far > 0 {
-        warnings.push(settings.voice.word(&text![
+        warnings.push(text![
             format!(
                 "{} runs lie more than {}% above their cell's best loss (diverged, or too far \
                  from the optimum for a parabola) and are left out of the parabolas (",
@@ -840,37 +837,43 @@ fn cell_warnings(c: &Counts, settings: &LrSettings) -> Vec<String> {
             ),
             Setting::MaxRise.subject(),
             ")"
-        ]));
+        ]);
     }
     if c.no_minimum > 0 {
-        warnings.push(format!(
-            "{} cells have no minimum (their best LRs do not curve upward) and are not used",
-            c.no_minimum
-        ));
+        warnings.push(
+            format!(
+                "{} cells have no minimum (their best LRs do not curve upward) and are not used",
+                c.no_minimum
+            )
+            .into(),
+        );
     }
     warnings
 }
 
 /// What the fit could not estimate (noise, the law) and the tests that doubt its form.
-fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<String> {
+fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<Text> {
     let mut warnings = Vec::new();
     if analysis.noise.is_none() {
-        warnings.push(settings.voice.word(&text![
+        warnings.push(text![
             "no loss noise could be estimated (no spare degrees of freedom): cells have no \
              intervals and the law over cells is unweighted; give the seed-to-seed noise with ",
             Setting::Noise,
-        ]));
+        ]);
     }
     if analysis.law.is_none() {
-        warnings.push(format!(
-            "the {} law could not be fitted by the {} method: too few usable cells",
-            settings.form.name(),
-            settings.method.name()
-        ));
+        warnings.push(
+            format!(
+                "the {} law could not be fitted by the {} method: too few usable cells",
+                settings.form.name(),
+                settings.method.name()
+            )
+            .into(),
+        );
     }
     if let (Some(test), Form::Loglinear) = (&analysis.curvature, settings.form) {
         if test.significant {
-            warnings.push(settings.voice.word(&text![
+            warnings.push(text![
                 format!(
                     "the curvature test rejects the straight law (F = {:.3}, p = {:.2e}): the \
                      optimal LR bends; consider ",
@@ -878,7 +881,7 @@ fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<String> {
                 ),
                 Setting::Law.text("curved"),
                 ", or extrapolate in D rather than N",
-            ]));
+            ]);
         }
     }
     if let (Some(check), Curvature::Law, Method::Joint) = (
@@ -887,7 +890,7 @@ fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<String> {
         settings.method,
     ) {
         if check.p_value < 1.0 - settings.level {
-            warnings.push(settings.voice.word(&text![
+            warnings.push(text![
                 format!(
                     "the cells' profile curvatures do not follow a power law in N and D (F = \
                      {:.3}, p = {:.2e}; σ = {:.4} with the law against {:.4} with a curvature \
@@ -897,14 +900,14 @@ fn fit_warnings(analysis: &LrAnalysis, settings: &LrSettings) -> Vec<String> {
                 Setting::Curvature.text("cell"),
                 " and ",
                 Setting::Method.text("cells"),
-            ]));
+            ]);
         }
     }
     warnings
 }
 
 /// Targets beyond the data, in factors of N and D.
-fn range_warnings(data: &LrData, settings: &LrSettings) -> Vec<String> {
+fn range_warnings(data: &LrData, settings: &LrSettings) -> Vec<Text> {
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
     let (n_max, d_max) = (max(&data.size), max(&data.tokens));
     settings
@@ -919,12 +922,12 @@ fn range_warnings(data: &LrData, settings: &LrSettings) -> Vec<String> {
                 parts.push(format!("{:.1}× the largest D", d / d_max));
             }
             (!parts.is_empty()).then(|| {
-                format!(
+                Text::from(format!(
                     "the target N={}, D={} extrapolates to {}",
                     short_number(n),
                     short_number(d),
                     parts.join(", ")
-                )
+                ))
             })
         })
         .collect()

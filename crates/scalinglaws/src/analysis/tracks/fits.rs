@@ -122,7 +122,7 @@ pub(super) fn fit_separately(
             .collect(),
         objective: results.iter().map(|r| r.objective).collect(),
         converged: results.iter().map(|r| r.converged).collect(),
-        warnings: results.iter().map(|r| r.warnings.clone()).collect(),
+        warnings: results.iter().map(neutral_warnings).collect(),
         draws,
         predictor: Predictor::Separate(results),
     })
@@ -138,4 +138,10 @@ pub(super) fn in_track(error: Error, label: &str) -> Error {
         },
         other => other,
     }
+}
+
+/// A track fit's warnings as the library words them: the schedule's results hold words (a
+/// joint fit's warnings are rewritten per track, by the names they contain).
+pub(super) fn neutral_warnings(fit: &FitRecord) -> Vec<String> {
+    fit.warnings.iter().map(ToString::to_string).collect()
 }

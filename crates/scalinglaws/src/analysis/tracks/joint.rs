@@ -238,7 +238,7 @@ pub(super) fn joint_fitted(
         objective,
         converged: vec![result.converged; tracks.len()],
         warnings: (0..tracks.len())
-            .map(|t| words.warnings(&result.warnings, t))
+            .map(|t| words.warnings(&super::fits::neutral_warnings(&result), t))
             .collect(),
         draws,
         predictor: Predictor::Joint {
