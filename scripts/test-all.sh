@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as the README gives it and CI runs it:
-#   1. Rust: every crate's unit, golden, property and end-to-end tests (release build);
+#   1. Rust: formatting (rustfmt), lints (clippy -D warnings), then every crate's unit, golden,
+#      property and end-to-end tests (release build);
 #   2. Python: the package built from this checkout with `pip install .` (maturin fetches from
 #      PyPI) into a private virtual environment, its pytest suite (which compares with the CLI
 #      built in step 1), mypy.stubtest on the compiled module's stubs, and mypy --strict on the
@@ -62,6 +63,16 @@ if cargo fmt --version >/dev/null 2>&1; then
     fi
 else
     echo "skipping the format check: rustfmt is not installed (rustup component add rustfmt)"
+fi
+
+# Clippy's lints, any warning an error (the lints it allows, and why, are in Cargo.toml's
+# [workspace.lints]); clippy comes with rustup's default profile, and a toolchain without it
+# skips the check, saying so. A check build: it compiles no code, so it adds little to the tests'.
+if cargo clippy --version >/dev/null 2>&1; then
+    echo "clippy: cargo clippy --workspace --all-targets --release -- -D warnings"
+    cargo clippy --workspace --all-targets --release --quiet -- -D warnings
+else
+    echo "skipping clippy: it is not installed (rustup component add clippy)"
 fi
 
 # scalinglaws-py has no Rust tests (its tests are the Python ones below, on the module pip

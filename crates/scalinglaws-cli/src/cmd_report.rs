@@ -3,8 +3,8 @@
 //! scripts, no network); with `--json`, the page's fit as `fit --json` writes it.
 
 use anyhow::Result;
+use scalinglaws_report::analyses::fit::FitPageReport;
 use scalinglaws_report::analyses::fit::FitReport;
-use scalinglaws_report::html::FitPageReport;
 use scalinglaws_report::{export, Format};
 
 use crate::config::ReportConfig;

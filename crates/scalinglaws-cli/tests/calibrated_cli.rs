@@ -72,7 +72,7 @@ fn unwidened(allocation: &Value) {
     let [lo, hi] = pair(&allocation["pi"]);
     let [flo, fhi] = pair(&allocation["pi_fit"]);
     assert!((lo - flo).abs() <= 1e-12 * flo.abs() && (hi - fhi).abs() <= 1e-12 * fhi.abs());
-    assert!(allocation.get("calibrated").map_or(true, |c| c == false));
+    assert!(allocation.get("calibrated").is_none_or(|c| c == false));
 }
 
 #[test]

@@ -207,7 +207,7 @@ impl MultiIndexConfig {
                 format!("{} given; give 1 to {MAX_DIMENSIONS}", dims.len()),
             ));
         }
-        if let Some(d) = dims.iter().find(|&&d| d < 2 || d > MAX_DIMENSION) {
+        if let Some(d) = dims.iter().find(|&&d| !(2..=MAX_DIMENSION).contains(&d)) {
             return Err(LabError::setting(
                 "dimensions",
                 format!("{d} is out of range; each must be 2 to {MAX_DIMENSION}"),

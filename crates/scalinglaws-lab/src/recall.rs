@@ -188,7 +188,7 @@ impl RecallConfig {
         check_range("context", self.context, 2, MAX_CONTEXT)?;
         check_range("trials", self.trials, 1, MAX_TRIALS)?;
         check_range("max_vocab", self.max_vocab, 2, MAX_VOCAB)?;
-        if !self.delta.is_finite() || !(self.delta > 0.0 && self.delta < 1.0) {
+        if !(self.delta.is_finite() && self.delta > 0.0 && self.delta < 1.0) {
             return Err(LabError::setting(
                 "delta",
                 format!("δ = {}; give a failure probability in (0, 1)", self.delta),

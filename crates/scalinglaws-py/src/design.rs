@@ -86,7 +86,6 @@ pub(crate) fn design(
         Candidates::List(runs) => CandidateSpace::List(runs),
     };
     let cost = py(Flops::parse(&request.cost).map_err(|e| e.within(Setting::Cost.subject())))?;
-    let mut fit = fit;
     fit.settings.settings.max_work = crate::fit::max_work();
     let interrupt = fit.settings.settings.interrupt.clone();
     let job = DesignJob {

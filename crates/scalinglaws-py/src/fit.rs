@@ -166,7 +166,7 @@ pub(crate) fn report_html(
     let level = level
         .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
         .or_else(|| result.calibration.as_ref().map(|c| c.level))
-        .unwrap_or(0.95);
+        .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL);
     // The page backtests the fit and draws its bands (seconds with many bootstrap draws): let
     // Ctrl-C stop both.
     let interrupt = Interrupt::new();
@@ -175,7 +175,7 @@ pub(crate) fn report_html(
     let html = interruptible(py_, &interrupt, || {
         let page = job::FitPage::of(outcome, level)?;
         interrupt.check()?;
-        let report = scalinglaws_report::html::FitPageReport {
+        let report = scalinglaws_report::analyses::fit::FitPageReport {
             page: &page,
             command,
         };

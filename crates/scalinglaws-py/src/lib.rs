@@ -43,6 +43,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The one default level of intervals, for the keywords' defaults (`level=DEFAULT_LEVEL`).
+    module.add("DEFAULT_LEVEL", scalinglaws::uncertainty::DEFAULT_LEVEL)?;
     module.add_function(wrap_pyfunction!(fit::laws, module)?)?;
     module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
     module.add_function(wrap_pyfunction!(groups::fit_groups, module)?)?;

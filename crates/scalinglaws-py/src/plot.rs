@@ -131,7 +131,7 @@ fn fit_page(
                 .level
                 .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
                 .or_else(|| result.calibration.as_ref().map(|c| c.level))
-                .unwrap_or(0.95);
+                .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL);
             let data = data()?;
             interruptible(py_, &interrupt, || {
                 scalinglaws_report::plots::fit_page(&law, &result, &data, x, level)

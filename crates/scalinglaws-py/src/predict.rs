@@ -24,7 +24,7 @@ const WIDTH: usize = std::mem::size_of::<f64>();
 /// A variable's values from the native-endian float64 bytes of its array: the bytes themselves
 /// when they are aligned for f64 (as the buffer of a Python bytes object is), else a copy.
 fn floats<'a>(name: &str, bytes: &'a [u8]) -> Result<Cow<'a, [f64]>, Error> {
-    if bytes.len() % WIDTH != 0 {
+    if !bytes.len().is_multiple_of(WIDTH) {
         return Err(Error::settings(format!(
             "{name}: {} bytes are not float64 values",
             bytes.len()

@@ -1,6 +1,6 @@
 //! The HTML exporter: self-contained pages (inline SVG and CSS, no scripts, no network).
 //! Every report has one ([`plain_page`]: its text report in `<pre>`, the default of
-//! [`Report::html`](crate::Report::html)); a fit's page ([`FitPageReport`], what `scalinglaws
+//! [`Report::html`](crate::Report::html)); a fit's page ([`fit_page_html`], what `scalinglaws
 //! report` and Python's `Fit.report_html` write) has the parameter table and intervals, the
 //! warnings, the plots (data and curves, residuals, the compute-optimal frontier, bootstrap
 //! distributions), the allocation at a few budgets, a backtest, the text report and the command
@@ -20,40 +20,8 @@ use scalinglaws::job::FitPage;
 use scalinglaws::uncertainty::FitRecord;
 use scalinglaws_plot::{Layer, Page};
 
-use crate::analyses::fit::FitReport;
 use crate::plots::{bootstrap_page, fit_page, frontier_page, residuals_page};
 use crate::text::{self, number};
-use crate::Report;
-
-/// The page of a fit: `command` is the line that reproduces the page (shown as typed).
-pub struct FitPageReport<'a> {
-    pub page: &'a FitPage,
-    pub command: &'a str,
-}
-
-impl FitPageReport<'_> {
-    fn fit(&self) -> FitReport<'_> {
-        FitReport {
-            result: &self.page.outcome.result,
-        }
-    }
-}
-
-impl Report for FitPageReport<'_> {
-    type Json = FitRecord;
-    fn json_value(&self) -> &FitRecord {
-        &self.page.outcome.result
-    }
-    fn text(&self, wording: &dyn Wording) -> String {
-        self.fit().text(wording)
-    }
-    fn markdown(&self, wording: &dyn Wording) -> String {
-        self.fit().markdown(wording)
-    }
-    fn html(&self, wording: &dyn Wording) -> String {
-        fit_page_html(self.page, self.command, wording)
-    }
-}
 
 /// A page holding a text report as it prints, for a report with no page of its own.
 pub fn plain_page(title: &str, text: &str) -> String {
@@ -71,7 +39,8 @@ fn document(title: &str, body: &str) -> String {
     )
 }
 
-fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording) -> String {
+/// The page of a fit ([`FitPageReport`](crate::analyses::fit::FitPageReport)'s HTML).
+pub(crate) fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording) -> String {
     let (result, law, data) = (&page.outcome.result, &page.outcome.law, &page.outcome.data);
     let mut body = String::new();
     let title = format!(

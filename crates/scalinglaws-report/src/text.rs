@@ -286,7 +286,7 @@ pub(crate) fn interval_heading(result: &FitRecord) -> Option<String> {
     let level = bootstrap
         .map(|b| b.level)
         .or_else(|| result.profiles.first().map(|p| p.level))
-        .unwrap_or(0.95);
+        .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL);
     let mut sources = Vec::new();
     if let Some(b) = bootstrap {
         let unit = match (&b.cluster, b.clusters) {
@@ -706,6 +706,22 @@ pub fn number(value: f64, significant: usize) -> String {
     format!("{value:.decimals$}")
 }
 
+/// One CSV line: the cells joined by commas, a cell with a comma, a quote or a line break
+/// quoted (RFC 4180), ending in a newline.
+pub fn csv_line(cells: &[String]) -> String {
+    let quoted: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            if c.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    format!("{}\n", quoted.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use scalinglaws::error::Neutral;
@@ -759,20 +775,4 @@ mod tests {
         assert_eq!(number(-0.5, 2), "-0.50");
         assert_eq!(number(f64::NAN, 2), "NaN");
     }
-}
-
-/// One CSV line: the cells joined by commas, a cell with a comma, a quote or a line break
-/// quoted (RFC 4180), ending in a newline.
-pub fn csv_line(cells: &[String]) -> String {
-    let quoted: Vec<String> = cells
-        .iter()
-        .map(|c| {
-            if c.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", c.replace('"', "\"\""))
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    format!("{}\n", quoted.join(","))
 }

@@ -1,7 +1,8 @@
 //! The house rules of ARCHITECTURE.md, checked on the sources so they cannot rot: the library's
 //! rooms import each other without a cycle, the lower rooms never reach up (a fit knows nothing
 //! of intervals, analyses or jobs; `stats` is a leaf), the plot crate draws values it is given
-//! and imports no fit, uncertainty or analysis code, and the CLI's command files stay small.
+//! and imports no fit, uncertainty or analysis code, the CLI's command files stay small, and
+//! the files of one directory never name each other's items in a circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -121,7 +122,7 @@ fn split_top(text: &str) -> Vec<String> {
     parts
         .into_iter()
         .map(|p| {
-            p.split(|c| c == '{')
+            p.split('{')
                 .next()
                 .unwrap_or("")
                 .trim_end_matches(':')
@@ -599,4 +600,902 @@ fn functions_stay_short() {
         "LONG_FUNCTIONS entries no longer over {MAX_BODY_LINES} lines (or gone); remove them:\n{}",
         stale.join("\n")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// File circles
+// ---------------------------------------------------------------------------------------------
+
+/// Circles of sibling files known to exist, as (directory under `crates/`, sorted file names,
+/// reason). Each entry must still be exactly a circle the scan finds, so the list only shrinks
+/// and stays true.
+const KNOWN_CIRCLES: &[(&str, &[&str], &str)] = &[
+    (
+        "scalinglaws/src/fit",
+        &[
+            "diagnostics.rs",
+            "family.rs",
+            "file.rs",
+            "nuisance.rs",
+            "problem.rs",
+            "result.rs",
+            "row_sparse.rs",
+            "search.rs",
+            "smoothed.rs",
+            "solver.rs",
+            "variance.rs",
+        ],
+        "issue 49: not yet untangled",
+    ),
+    (
+        "scalinglaws/src/uncertainty",
+        &[
+            "bootstrap.rs",
+            "calibration.rs",
+            "intervals.rs",
+            "prior.rs",
+            "record.rs",
+        ],
+        "issue 49: not yet untangled",
+    ),
+];
+
+/// A token of code whose comments and literals are already blanked: its text, its line and the
+/// index of its first char (to read a `#[path = ".."]` literal back from the source).
+struct Token {
+    text: String,
+    line: usize,
+    at: usize,
+}
+
+/// Words, `::`, `!=` and single punctuation chars; `!=` is one token so `a != b` is no macro.
+fn tokens_of(code: &[char]) -> Vec<Token> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let (mut out, mut i, mut line) = (Vec::new(), 0, 1);
+    while i < code.len() {
+        let (c, start) = (code[i], i);
+        if c.is_whitespace() {
+            line += usize::from(c == '\n');
+            i += 1;
+            continue;
+        }
+        if word(c) {
+            while i < code.len() && word(code[i]) {
+                i += 1;
+            }
+        } else if matches!((c, code.get(i + 1)), (':', Some(':')) | ('!', Some('='))) {
+            i += 2;
+        } else {
+            i += 1;
+        }
+        let text = code[start..i].iter().collect();
+        out.push(Token {
+            text,
+            line,
+            at: start,
+        });
+    }
+    out
+}
+
+fn is_ident(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_alphabetic() || c == '_')
+}
+
+/// The index of the bracket closing the one at `open` (any of `(`, `[`, `{`).
+fn closing_token(tokens: &[Token], open: usize) -> usize {
+    let mut depth = 0;
+    for (i, token) in tokens.iter().enumerate().skip(open) {
+        match token.text.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.len()
+}
+
+/// One item at the top of a module: its attributes (token ranges inside `#[..]`), whether it is
+/// `pub`, its keyword (`fn`, `use`, `mod`, `impl`, .. or `#!` for an inner attribute), its name,
+/// and the tokens from the keyword to its end.
+struct Item {
+    attrs: Vec<(usize, usize)>,
+    public: bool,
+    kind: String,
+    name: String,
+    keyword: usize,
+    end: usize,
+}
+
+/// The items between tokens `from` and `to` (a file, or the inside of an inline module).
+fn items_in(tokens: &[Token], from: usize, to: usize) -> Vec<Item> {
+    let (mut items, mut attrs, mut i) = (Vec::new(), Vec::new(), from);
+    while i < to {
+        let text = tokens[i].text.as_str();
+        if text == "#" {
+            let inner = tokens.get(i + 1).is_some_and(|t| t.text == "!");
+            let open = if inner { i + 2 } else { i + 1 };
+            let close = closing_token(tokens, open);
+            attrs.push((open + 1, close));
+            if inner {
+                let kind = "#!".to_string();
+                let attrs = std::mem::take(&mut attrs);
+                let (name, public) = (String::new(), false);
+                items.push(Item {
+                    attrs,
+                    public,
+                    kind,
+                    name,
+                    keyword: i,
+                    end: close + 1,
+                });
+            }
+            i = close + 1;
+            continue;
+        }
+        if text == ";" {
+            i += 1;
+            continue;
+        }
+        let (public, keyword) = item_keyword(tokens, i, to);
+        let kind = tokens
+            .get(keyword)
+            .map_or(String::new(), |t| t.text.clone());
+        let name = item_name(tokens, keyword, &kind);
+        let end = item_end(tokens, keyword, to, kind == "use");
+        let attrs = std::mem::take(&mut attrs);
+        items.push(Item {
+            attrs,
+            public,
+            kind,
+            name,
+            keyword,
+            end,
+        });
+        i = end;
+    }
+    items
+}
+
+/// Skips visibility and qualifiers (`pub(crate)`, `unsafe`, `const fn`, `extern "C"`) to the
+/// item's keyword; says whether the item is `pub`.
+fn item_keyword(tokens: &[Token], mut k: usize, to: usize) -> (bool, usize) {
+    let mut public = false;
+    while k < to {
+        let next = tokens.get(k + 1).map_or("", |t| t.text.as_str());
+        match tokens[k].text.as_str() {
+            "pub" => {
+                public = true;
+                k = if next == "(" {
+                    closing_token(tokens, k + 1) + 1
+                } else {
+                    k + 1
+                };
+            }
+            "unsafe" | "async" | "default" | "auto" => k += 1,
+            "extern" if next != "crate" => k += 1,
+            "const" if matches!(next, "fn" | "unsafe" | "async" | "extern") => k += 1,
+            _ => break,
+        }
+    }
+    (public, k)
+}
+
+fn item_name(tokens: &[Token], keyword: usize, kind: &str) -> String {
+    let word = |k: usize| tokens.get(k).map_or(String::new(), |t| t.text.clone());
+    match kind {
+        "fn" | "struct" | "enum" | "trait" | "type" | "const" | "union" | "mod" => {
+            word(keyword + 1)
+        }
+        "static" if word(keyword + 1) == "mut" => word(keyword + 2),
+        "static" => word(keyword + 1),
+        _ => String::new(),
+    }
+}
+
+/// The token after the item: past its `;` or the `}` closing its body (a `use` tree's braces
+/// are not a body).
+fn item_end(tokens: &[Token], keyword: usize, to: usize, is_use: bool) -> usize {
+    let mut depth = 0;
+    for (j, token) in tokens.iter().enumerate().take(to).skip(keyword) {
+        match token.text.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" => depth -= 1,
+            "}" => {
+                depth -= 1;
+                if depth == 0 && !is_use {
+                    return j + 1;
+                }
+            }
+            ";" if depth == 0 => return j + 1,
+            _ => {}
+        }
+    }
+    to
+}
+
+/// `#[cfg(test)]`, `#[cfg(all(test, ..))]`, but not `#[cfg(not(test))]`.
+fn is_test_attr(attr: &[Token]) -> bool {
+    attr.first().is_some_and(|t| t.text == "cfg")
+        && attr.iter().any(|t| t.text == "test")
+        && !attr.iter().any(|t| t.text == "not")
+}
+
+/// The `(path, alias)` pairs of a `use` tree (`a::{b, c::d as e, f::*}`; a glob's alias is
+/// `*`), from word `k` on; returns the word after the subtree.
+fn use_tree(
+    words: &[&str],
+    mut k: usize,
+    prefix: &[String],
+    out: &mut Vec<(Vec<String>, String)>,
+) -> usize {
+    let mut path = prefix.to_vec();
+    if words.get(k) == Some(&"::") {
+        path.push("::".to_string());
+        k += 1;
+    }
+    while k < words.len() {
+        match words[k] {
+            "*" => {
+                out.push((path, "*".to_string()));
+                return k + 1;
+            }
+            "{" => {
+                k += 1;
+                while k < words.len() && words[k] != "}" {
+                    k = use_tree(words, k, &path, out);
+                    k += usize::from(words.get(k) == Some(&","));
+                }
+                return k + 1;
+            }
+            word if words.get(k + 1) == Some(&"::") => {
+                path.push(word.to_string());
+                k += 2;
+            }
+            word => {
+                let renamed = words.get(k + 1) == Some(&"as");
+                let alias = if renamed {
+                    words.get(k + 2).copied()
+                } else {
+                    None
+                };
+                if word == "self" {
+                    let alias = alias.or(path.last().map(String::as_str)).unwrap_or("");
+                    out.push((path.clone(), alias.to_string()));
+                } else {
+                    let alias = alias.unwrap_or(word).to_string();
+                    out.push((
+                        path.iter().cloned().chain([word.to_string()]).collect(),
+                        alias,
+                    ));
+                }
+                return k + if renamed { 3 } else { 1 };
+            }
+        }
+    }
+    k
+}
+
+/// A source file of a crate: its path, its chars (for `#[path]` literals) and its code tokens.
+struct SourceFile {
+    path: PathBuf,
+    source: Vec<char>,
+    tokens: std::rc::Rc<Vec<Token>>,
+}
+
+/// A name a `use` brings in (`*` for a glob), the path it names, whether it is `pub` (a
+/// re-export) and its line.
+struct Import {
+    alias: String,
+    path: Vec<String>,
+    public: bool,
+    line: usize,
+}
+
+/// A module (a file, or an inline `mod x { .. }` in one): its child modules, the items it
+/// defines (name → keyword), its imports, and the token ranges of its code items.
+#[derive(Default)]
+struct Module {
+    file: usize,
+    parent: Option<usize>,
+    children: BTreeMap<String, usize>,
+    defs: BTreeMap<String, String>,
+    imports: Vec<Import>,
+    code: Vec<(usize, usize)>,
+}
+
+/// The modules of one crate root (lib.rs or main.rs); the root module is the first.
+#[derive(Default)]
+struct ModuleTree {
+    files: Vec<SourceFile>,
+    modules: Vec<Module>,
+}
+
+/// Reads a source file, or None when there is none (the tests scan files held in memory).
+type Reader<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
+/// File → file: the first item (and its line) the first file's code names in the second.
+type Edges = BTreeMap<(PathBuf, PathBuf), (String, usize)>;
+
+fn new_module(tree: &mut ModuleTree, file: usize, parent: Option<usize>) -> usize {
+    tree.modules.push(Module {
+        file,
+        parent,
+        ..Module::default()
+    });
+    tree.modules.len() - 1
+}
+
+/// Loads a file as a module and, through its `mod x;` lines, the files below it.
+fn load_file(
+    tree: &mut ModuleTree,
+    path: &Path,
+    parent: Option<usize>,
+    read: Reader,
+) -> Option<usize> {
+    let text = read(path)?;
+    let tokens = std::rc::Rc::new(tokens_of(&blank_non_code(&text)));
+    let end = tokens.len();
+    let source = text.chars().collect();
+    tree.files.push(SourceFile {
+        path: path.to_path_buf(),
+        source,
+        tokens,
+    });
+    let module = new_module(tree, tree.files.len() - 1, parent);
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let name = path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let child_dir = match name.as_str() {
+        "lib.rs" | "main.rs" | "mod.rs" => dir.to_path_buf(),
+        _ => dir.join(path.file_stem().unwrap_or_default()),
+    };
+    fill_module(tree, module, (0, end), &child_dir, read);
+    Some(module)
+}
+
+/// Records the items between the tokens `span` as the module's definitions, imports, child
+/// modules and code, skipping `#[cfg(test)]` items (and the whole file under `#![cfg(test)]`).
+fn fill_module(
+    tree: &mut ModuleTree,
+    module: usize,
+    span: (usize, usize),
+    child_dir: &Path,
+    read: Reader,
+) {
+    let file = tree.modules[module].file;
+    let tokens = std::rc::Rc::clone(&tree.files[file].tokens);
+    for item in items_in(&tokens, span.0, span.1) {
+        if item
+            .attrs
+            .iter()
+            .any(|&(from, to)| is_test_attr(&tokens[from..to]))
+        {
+            if item.kind == "#!" {
+                return;
+            }
+            continue;
+        }
+        match item.kind.as_str() {
+            "#!" => {}
+            "use" => {
+                let words: Vec<&str> = tokens[item.keyword + 1..item.end - 1]
+                    .iter()
+                    .map(|t| t.text.as_str())
+                    .collect();
+                let mut found = Vec::new();
+                use_tree(&words, 0, &[], &mut found);
+                let (public, line) = (item.public, tokens[item.keyword].line);
+                let imports = found.into_iter().map(|(path, alias)| Import {
+                    alias,
+                    path,
+                    public,
+                    line,
+                });
+                tree.modules[module].imports.extend(imports);
+            }
+            "mod" => declare_child(tree, module, &item, child_dir, read),
+            kind => {
+                let defines = [
+                    "fn", "struct", "enum", "trait", "type", "const", "static", "union",
+                ];
+                let m = &mut tree.modules[module];
+                if defines.contains(&kind) && is_ident(&item.name) && item.name != "_" {
+                    m.defs
+                        .entry(item.name.clone())
+                        .or_insert_with(|| kind.to_string());
+                }
+                m.code.push((item.keyword, item.end));
+            }
+        }
+    }
+}
+
+/// A `mod x;` (its file found as rustc does, `#[path]` included) or an inline `mod x { .. }`.
+fn declare_child(
+    tree: &mut ModuleTree,
+    module: usize,
+    item: &Item,
+    child_dir: &Path,
+    read: Reader,
+) {
+    let file = tree.modules[module].file;
+    let tokens = std::rc::Rc::clone(&tree.files[file].tokens);
+    let name = item.name.clone();
+    let child = if tokens[item.end - 1].text == ";" {
+        let file_dir = tree.files[file]
+            .path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        let candidates = match path_attr(&tree.files[file], &item.attrs) {
+            Some(path) => vec![file_dir.join(path)],
+            None => vec![
+                child_dir.join(format!("{name}.rs")),
+                child_dir.join(&name).join("mod.rs"),
+            ],
+        };
+        candidates
+            .iter()
+            .find_map(|path| load_file(tree, path, Some(module), read))
+    } else {
+        let open = (item.keyword..item.end).find(|&i| tokens[i].text == "{");
+        open.map(|open| {
+            let child = new_module(tree, file, Some(module));
+            fill_module(
+                tree,
+                child,
+                (open + 1, item.end - 1),
+                &child_dir.join(&name),
+                read,
+            );
+            child
+        })
+    };
+    if let Some(child) = child {
+        tree.modules[module].children.insert(name, child);
+    }
+}
+
+/// The literal of a `#[path = ".."]` among the attributes, read back from the source (the
+/// tokens have it blanked).
+fn path_attr(file: &SourceFile, attrs: &[(usize, usize)]) -> Option<String> {
+    let (from, to) = attrs
+        .iter()
+        .find(|(from, _)| file.tokens[*from].text == "path")?;
+    let text: String = file.source[file.tokens[*from].at..file.tokens[*to].at]
+        .iter()
+        .collect();
+    text.split('"').nth(1).map(str::to_string)
+}
+
+/// What a path leads to: a module, or an item (name and keyword) defined in a module.
+enum Target {
+    Module(usize),
+    Item {
+        module: usize,
+        name: String,
+        kind: String,
+    },
+}
+
+/// A name in a module's scope: a child module, an item it defines, an explicit import, then a
+/// glob import. `want_module` prefers a module when a path continues after the name.
+fn lookup(
+    tree: &ModuleTree,
+    module: usize,
+    name: &str,
+    want_module: bool,
+    depth: usize,
+) -> Option<Target> {
+    let m = &tree.modules[module];
+    if depth > 16 {
+        return None;
+    }
+    let child = m.children.get(name).map(|&c| Target::Module(c));
+    let def = m.defs.get(name).map(|kind| Target::Item {
+        module,
+        name: name.to_string(),
+        kind: kind.clone(),
+    });
+    let own = if want_module {
+        child.or(def)
+    } else {
+        def.or(child)
+    };
+    if own.is_some() {
+        return own;
+    }
+    let explicit: Vec<&Import> = m.imports.iter().filter(|i| i.alias == name).collect();
+    if !explicit.is_empty() {
+        return explicit
+            .iter()
+            .find_map(|i| resolve(tree, module, &i.path, want_module, depth + 1));
+    }
+    m.imports
+        .iter()
+        .filter(|i| i.alias == "*")
+        .find_map(
+            |glob| match resolve(tree, module, &glob.path, true, depth + 1)? {
+                Target::Module(from) => lookup(tree, from, name, want_module, depth + 1),
+                Target::Item { .. } => None,
+            },
+        )
+}
+
+/// A path (`crate::a::B`, `super::b::C`, `D::new`, `e`) as seen from a module; a path into
+/// another crate or `std` leads nowhere. A path through an item (`Enum::Variant`) stops at it.
+fn resolve(
+    tree: &ModuleTree,
+    module: usize,
+    path: &[String],
+    want_module: bool,
+    depth: usize,
+) -> Option<Target> {
+    let mut rest = path;
+    let mut current = match path.first().map(String::as_str) {
+        None | Some("::") => return None,
+        Some("crate") => {
+            rest = &path[1..];
+            Target::Module(0)
+        }
+        Some("super") | Some("self") => {
+            let mut at = module;
+            while let Some(step) = rest.first().filter(|s| *s == "super" || *s == "self") {
+                if step == "super" {
+                    at = tree.modules[at].parent.unwrap_or(at);
+                }
+                rest = &rest[1..];
+            }
+            Target::Module(at)
+        }
+        Some(first) => {
+            rest = &path[1..];
+            lookup(tree, module, first, path.len() > 1 || want_module, depth)?
+        }
+    };
+    // A module reached by its name (not `crate`, `super`, `self`) may lack an item a macro
+    // makes (`names! { Loss => .. }`): the path still names the module's file.
+    let mut named = !matches!(path[0].as_str(), "crate" | "super" | "self");
+    for (k, segment) in rest.iter().enumerate() {
+        let Target::Module(at) = current else {
+            return Some(current);
+        };
+        let last = k + 1 == rest.len();
+        let imported = tree.modules[at].imports.iter().any(|i| i.alias == *segment);
+        current = match lookup(tree, at, segment, !last || want_module, depth + 1) {
+            Some(target) => target,
+            None if named && !imported => Target::Item {
+                module: at,
+                name: format!("{segment} (made by a macro?)"),
+                kind: "macro-made".to_string(),
+            },
+            None => return None,
+        };
+        named = true;
+    }
+    Some(current)
+}
+
+/// The path starting at token `i` (`a::b::C`) if it starts with a word, and the token after it.
+fn path_at(tokens: &[Token], i: usize, to: usize) -> (Vec<String>, usize) {
+    if !is_ident(&tokens[i].text) {
+        return (Vec::new(), i + 1);
+    }
+    let mut path = vec![tokens[i].text.clone()];
+    let mut j = i;
+    while j + 2 < to && tokens[j + 1].text == "::" && is_ident(&tokens[j + 2].text) {
+        path.push(tokens[j + 2].text.clone());
+        j += 2;
+    }
+    (path, j + 1)
+}
+
+/// Whether the path from token `i` to `next` may name an item: not a method or field after `.`,
+/// not a macro, not the name being defined or bound, not a field before `:`.
+fn may_name_an_item(tokens: &[Token], i: usize, next: usize, segments: usize) -> bool {
+    let text = |k: Option<usize>| {
+        k.and_then(|k| tokens.get(k))
+            .map_or("", |t| t.text.as_str())
+    };
+    let (before, after) = (text(i.checked_sub(1)), text(Some(next)));
+    if matches!(before, "." | "::" | "'") || after == "!" {
+        return false;
+    }
+    let defining = [
+        "fn", "struct", "enum", "trait", "type", "mod", "const", "static", "union", "let", "mut",
+    ];
+    segments > 1 || !(after == ":" || defining.contains(&before))
+}
+
+/// Every item of another file that the module's code names, as (file, item, line), and every
+/// trait it imports privately (for the trait's methods, which name nothing).
+fn references(tree: &ModuleTree, module: usize) -> Vec<(usize, String, usize)> {
+    let m = &tree.modules[module];
+    let tokens = &tree.files[m.file].tokens;
+    let file_of = |module: usize| tree.modules[module].file;
+    let mut found = Vec::new();
+    for &(from, to) in &m.code {
+        let mut i = from;
+        while i < to {
+            let (path, next) = path_at(tokens, i, to);
+            if !path.is_empty() && may_name_an_item(tokens, i, next, path.len()) {
+                if let Some(Target::Item {
+                    module: owner,
+                    name,
+                    ..
+                }) = resolve(tree, module, &path, false, 0)
+                {
+                    if file_of(owner) != m.file {
+                        found.push((file_of(owner), name, tokens[i].line));
+                    }
+                }
+            }
+            i = next;
+        }
+    }
+    for import in m.imports.iter().filter(|i| !i.public && i.alias != "*") {
+        if let Some(Target::Item {
+            module: owner,
+            name,
+            kind,
+        }) = resolve(tree, module, &import.path, false, 0)
+        {
+            if kind == "trait" && file_of(owner) != m.file {
+                found.push((
+                    file_of(owner),
+                    format!("{name} (trait import)"),
+                    import.line,
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// The file → file edges of one crate root (lib.rs or main.rs) and the files below it.
+fn file_edges(root: &Path, read: Reader) -> Edges {
+    let mut tree = ModuleTree::default();
+    let mut edges = Edges::new();
+    if load_file(&mut tree, root, None, read).is_none() {
+        return edges;
+    }
+    for module in 0..tree.modules.len() {
+        let from = &tree.files[tree.modules[module].file].path;
+        for (file, item, line) in references(&tree, module) {
+            let key = (from.clone(), tree.files[file].path.clone());
+            let first = edges.entry(key).or_insert((item.clone(), line));
+            if line < first.1 {
+                *first = (item, line);
+            }
+        }
+    }
+    edges
+}
+
+/// A circle of sibling files: their directory (relative to the scanned base), their sorted
+/// names, and one item named along each edge inside the circle.
+#[derive(Debug, PartialEq)]
+struct Circle {
+    dir: String,
+    files: Vec<String>,
+    edges: Vec<String>,
+}
+
+/// File name → file name → the example item, for the files of one directory.
+type FileGraph = BTreeMap<String, BTreeMap<String, String>>;
+
+/// The circles among sibling files, per directory; `mod.rs`, `lib.rs` and `main.rs` are left
+/// out (they declare and re-export their siblings, so they would join every circle).
+fn file_circles(edges: &Edges, base: &Path) -> Vec<Circle> {
+    let roots = ["mod.rs", "lib.rs", "main.rs"];
+    let name_of = |p: &Path| {
+        p.file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+    };
+    let mut graphs: BTreeMap<String, FileGraph> = BTreeMap::new();
+    for ((from, to), (item, line)) in edges {
+        let (a, b) = (name_of(from), name_of(to));
+        if from == to
+            || from.parent() != to.parent()
+            || roots.contains(&a.as_str())
+            || roots.contains(&b.as_str())
+        {
+            continue;
+        }
+        let dir = from.parent().unwrap_or(Path::new(""));
+        let dir = dir
+            .strip_prefix(base)
+            .unwrap_or(dir)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let example = format!("{item} (line {line})");
+        graphs
+            .entry(dir)
+            .or_default()
+            .entry(a)
+            .or_default()
+            .insert(b, example);
+    }
+    let mut circles = Vec::new();
+    for (dir, graph) in &graphs {
+        for files in strongly_connected(graph) {
+            let mut edges = Vec::new();
+            for from in &files {
+                for (to, example) in &graph[from] {
+                    if files.contains(to) {
+                        edges.push(format!("{from} → {to}: {example}"));
+                    }
+                }
+            }
+            circles.push(Circle {
+                dir: dir.clone(),
+                files,
+                edges,
+            });
+        }
+    }
+    circles
+}
+
+/// The nodes reachable from `from` in one step or more.
+fn reachable(graph: &FileGraph, from: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(node) = stack.pop() {
+        for next in graph.get(&node).into_iter().flat_map(|edges| edges.keys()) {
+            if seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    seen
+}
+
+/// The strongly connected components of more than one node, each sorted: the nodes that reach
+/// a node and are reached from it (by repeated search; a directory holds few files).
+fn strongly_connected(graph: &FileGraph) -> Vec<Vec<String>> {
+    let reach: BTreeMap<&String, BTreeSet<String>> = graph
+        .keys()
+        .map(|node| (node, reachable(graph, node)))
+        .collect();
+    let mut placed = BTreeSet::new();
+    let mut components = Vec::new();
+    for (node, from_node) in &reach {
+        if placed.contains(*node) {
+            continue;
+        }
+        let component: Vec<String> = from_node
+            .iter()
+            .filter(|other| reach.get(other).is_some_and(|r| r.contains(*node)))
+            .cloned()
+            .collect();
+        if component.len() > 1 {
+            placed.extend(component.iter().cloned());
+            components.push(component);
+        }
+    }
+    components
+}
+
+/// Every crate under `crates/` with a `src/`, from each of its roots; also the number of file →
+/// file edges seen, so a blind scan cannot pass.
+fn workspace_file_circles() -> (Vec<Circle>, usize) {
+    let crates = crate_dir("");
+    let read = |path: &Path| fs::read_to_string(path).ok();
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&crates)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    let mut edges = Edges::new();
+    for dir in dirs {
+        for root in ["lib.rs", "main.rs"] {
+            let root = dir.join("src").join(root);
+            if root.is_file() {
+                edges.extend(file_edges(&root, &read));
+            }
+        }
+    }
+    (file_circles(&edges, &crates), edges.len())
+}
+
+#[test]
+fn the_circle_scan_finds_files_naming_each_other_and_skips_one_way_edges() {
+    let sources: BTreeMap<PathBuf, &str> = [
+        ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\nmod e;"),
+        ("src/a.rs", "use crate::b::Bee;\npub struct Ay;\npub fn make() -> Bee { Bee }"),
+        ("src/b.rs", "pub struct Bee;\nfn back() -> super::a::Ay {\n    crate::a::Ay\n}"),
+        (
+            "src/c.rs",
+            "use crate::a::Ay;\npub struct Sea(Ay); // crate::d::Dee\nconst S: &str = \"d::Dee\";\n\
+             #[cfg(test)]\nmod tests { fn t(_: crate::d::Dee) {} }",
+        ),
+        ("src/d.rs", "pub struct Dee(crate::c::Sea);"),
+        ("src/e/mod.rs", "mod f;\nmod g;\npub use f::Eff;\npub use g::Gee;\nfn h(_: Eff, _: Gee) {}"),
+        ("src/e/f.rs", "pub struct Eff(super::Gee);"),
+        ("src/e/g.rs", "pub struct Gee;\nimpl Gee { fn f(_: super::Eff) {} }"),
+    ]
+    .into_iter()
+    .map(|(path, text)| (PathBuf::from(path), text))
+    .collect();
+    let read = |path: &Path| sources.get(path).map(|text| text.to_string());
+    let edges = file_edges(Path::new("src/lib.rs"), &read);
+    let circle = |dir: &str, files: [&str; 2], edges: [&str; 2]| Circle {
+        dir: dir.to_string(),
+        files: files.map(String::from).to_vec(),
+        edges: edges.map(String::from).to_vec(),
+    };
+    assert_eq!(
+        file_circles(&edges, Path::new("")),
+        vec![
+            circle(
+                "src",
+                ["a.rs", "b.rs"],
+                ["a.rs → b.rs: Bee (line 3)", "b.rs → a.rs: Ay (line 2)"]
+            ),
+            circle(
+                "src/e",
+                ["f.rs", "g.rs"],
+                ["f.rs → g.rs: Gee (line 1)", "g.rs → f.rs: Eff (line 2)"]
+            ),
+        ]
+    );
+}
+
+#[test]
+fn no_file_circles_within_a_module() {
+    let (circles, edges) = workspace_file_circles();
+    assert!(edges > 300, "found only {edges} file → file edges");
+    let same = |dir: &str, files: &[&str], circle: &Circle| {
+        circle.dir == dir
+            && files
+                .iter()
+                .copied()
+                .eq(circle.files.iter().map(String::as_str))
+    };
+    let new: Vec<String> = circles
+        .iter()
+        .filter(|c| {
+            !KNOWN_CIRCLES
+                .iter()
+                .any(|(dir, files, _)| same(dir, files, c))
+        })
+        .map(|c| {
+            format!(
+                "{}: {{{}}}\n    {}",
+                c.dir,
+                c.files.join(", "),
+                c.edges.join("\n    ")
+            )
+        })
+        .collect();
+    let stale: Vec<String> = KNOWN_CIRCLES
+        .iter()
+        .filter(|(dir, files, _)| !circles.iter().any(|c| same(dir, files, c)))
+        .map(|(dir, files, _)| format!("{dir}: {{{}}}", files.join(", ")))
+        .collect();
+    let mut problems = String::new();
+    if !new.is_empty() {
+        problems += &format!(
+            "files naming each other in a circle (each names an item of the next); move the shared \
+             items into one file or a lower one, or list the circle in KNOWN_CIRCLES with the \
+             reason:\n{}\n",
+            new.join("\n")
+        );
+    }
+    if !stale.is_empty() {
+        problems += &format!(
+            "KNOWN_CIRCLES entries no longer found as they are listed (untangled, or their files \
+             changed); remove the entry, or update it to the circle above:\n{}\n",
+            stale.join("\n")
+        );
+    }
+    assert!(problems.is_empty(), "{problems}");
 }

@@ -52,7 +52,7 @@ pub struct BacktestArgs {
     pub no_calibration: bool,
 
     /// Level of the prediction intervals whose coverage is scored.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Bootstrap replicates per training fit for the intervals (default: delta method).

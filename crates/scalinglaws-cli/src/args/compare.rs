@@ -45,7 +45,7 @@ pub struct CompareArgs {
     pub bootstrap: usize,
 
     /// Level of the intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Runs of two tracks whose law variables agree within this relative tolerance share a

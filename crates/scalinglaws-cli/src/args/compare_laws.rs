@@ -31,7 +31,7 @@ pub struct CompareLawsArgs {
     pub holdout_frac: f64,
 
     /// Level of the backtest's prediction intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Write the comparison as JSON to PATH (the table still prints), or to stdout with '-'.

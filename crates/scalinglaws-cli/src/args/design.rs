@@ -118,7 +118,7 @@ pub struct DesignArgs {
     pub noise: Option<f64>,
 
     /// Level of the widths (each is the width of an interval at this level).
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Write the design as JSON to PATH (the report still prints), or to stdout with '-'.

@@ -61,7 +61,7 @@ pub struct DownstreamArgs {
     pub unseen: Option<String>,
 
     /// Level of the intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Worker threads [default: all cores]; the result does not depend on it.

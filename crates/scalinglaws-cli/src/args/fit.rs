@@ -43,7 +43,7 @@ pub struct FitArgs {
     pub cluster: Option<String>,
 
     /// Confidence level of bootstrap and profile intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Profile-likelihood interval of a parameter (repeat for several).

@@ -58,7 +58,7 @@ pub struct IsoflopArgs {
     pub seed: u64,
 
     /// Level of the intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Predict N*, D* and the loss at these budgets in FLOPs, with intervals: 1e22, or a list

@@ -66,7 +66,7 @@ pub struct LrArgs {
     pub holdout: f64,
 
     /// Level of the intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Write the analysis as JSON to PATH (the report still prints), or to stdout with '-'.

@@ -74,7 +74,7 @@ pub struct PlotIsoflopArgs {
     pub seed: u64,
 
     /// Level of the intervals on N*.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     #[command(flatten)]

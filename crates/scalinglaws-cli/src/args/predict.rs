@@ -16,7 +16,7 @@ pub struct PredictArgs {
     pub points: Vec<String>,
 
     /// Confidence level of the intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Write the predictions as JSON to PATH instead of the table ('-' for stdout).

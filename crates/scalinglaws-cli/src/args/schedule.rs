@@ -234,7 +234,7 @@ pub struct CooldownStudyArgs {
     #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
     /// Coverage of the percentile intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95, requires = "bootstrap")]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL, requires = "bootstrap")]
     pub level: f64,
     /// Seed of the bootstrap draws [default: 0].
     #[arg(long, value_name = "N", requires = "bootstrap")]

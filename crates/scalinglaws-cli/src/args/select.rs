@@ -30,7 +30,7 @@ pub struct SelectArgs {
     pub origins: usize,
 
     /// Level of the prediction intervals.
-    #[arg(long, value_name = "P", default_value_t = 0.95)]
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
     pub level: f64,
 
     /// Keep each law's own prediction intervals beyond the data (no calibration).

@@ -54,7 +54,6 @@ pub fn lr_config(args: LrArgs) -> Result<cmd_lr::Config> {
                 .map(|text| lr_target(text))
                 .collect::<Result<_>>()?,
             holdout: args.holdout,
-            ..LrSettings::default()
         },
     };
     Ok(cmd_lr::Config {

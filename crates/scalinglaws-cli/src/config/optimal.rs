@@ -32,7 +32,7 @@ pub fn optimal_config(args: OptimalArgs) -> Result<cmd_optimal::Config> {
         max_params: optional_number("--max-params", args.max_params.as_deref())?,
         max_active: optional_number("--max-active", args.max_active.as_deref())?,
         max_tokens: optional_number("--max-tokens", args.max_tokens.as_deref())?,
-        level: args.level.map(|l| level(l)).transpose()?,
+        level: args.level.map(level).transpose()?,
     };
     Ok(cmd_optimal::Config {
         source,

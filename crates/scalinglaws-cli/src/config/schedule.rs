@@ -174,12 +174,13 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
 fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
     let method = args.interval.as_deref();
     match (method, args.bootstrap) {
-        (None | Some("bootstrap"), Some(_)) => {
-            Ok(
-                bootstrap_settings(args.bootstrap, args.seed, args.level.unwrap_or(0.95))?
-                    .map(IntervalMethod::Bootstrap),
-            )
-        }
+        (None | Some("bootstrap"), Some(_)) => Ok(bootstrap_settings(
+            args.bootstrap,
+            args.seed,
+            args.level
+                .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL),
+        )?
+        .map(IntervalMethod::Bootstrap)),
         (Some("bootstrap"), None) => Err(input_error(
             "--interval bootstrap needs --bootstrap K (the refits), e.g. --bootstrap 200",
         )),
@@ -187,7 +188,10 @@ fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
             "--interval profile refits no resampled copies: leave out --bootstrap",
         )),
         (Some("profile"), None) => Ok(Some(IntervalMethod::Profile(ProfileSettings {
-            level: level(args.level.unwrap_or(0.95))?,
+            level: level(
+                args.level
+                    .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL),
+            )?,
             ..ProfileSettings::default()
         }))),
         (Some(other), _) => Err(input_error(format!(

@@ -31,6 +31,9 @@ from ._data import DataLike, call_with_data
 from ._errors import FitCaveatWarning, SettingsError, speak_python
 from ._keywords import checked
 
+DEFAULT_LEVEL: float = _scalinglaws.DEFAULT_LEVEL
+"""The level of every interval no ``level=`` sets (the library's one default)."""
+
 if TYPE_CHECKING:
     from ._results import FitCaveat
 
@@ -213,7 +216,7 @@ class Fit:
     def predict(
         self,
         interval: Optional[str] = None,
-        level: float = 0.95,
+        level: float = DEFAULT_LEVEL,
         **variables: ArrayLike,
     ) -> Union[np.ndarray, Prediction]:
         """The law at the given values of its variables (scalars and arrays broadcast).
@@ -523,7 +526,7 @@ def fit(
     grid: Optional[Mapping[str, Sequence[float]]] = None,
     bootstrap: int = 0,
     cluster: Optional[str] = None,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     calibrate: bool = True,
     by: Optional[str] = None,
     heteroscedastic: Optional[str] = None,

@@ -2,6 +2,7 @@
 from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = [
+    "DEFAULT_LEVEL",
     "__version__",
     "backtest",
     "caveat_lines",
@@ -34,6 +35,8 @@ __all__ = [
     "threads_warning",
     "set_max_work",
 ]
+
+DEFAULT_LEVEL: float
 __version__: str
 
 def laws() -> str: ...

@@ -1,7 +1,9 @@
 //! The report of `fit` (and of Python's `Fit.report()`): the lmfit-style text report of
-//! [`text::render`](crate::text::render), its markdown with pipe tables, and the fit's JSON.
+//! [`text::render`](crate::text::render), its markdown with pipe tables, and the fit's JSON;
+//! and a fit's page (`scalinglaws report`, Python's `Fit.report_html`), drawn by `html.rs`.
 
 use scalinglaws::error::Wording;
+use scalinglaws::job::FitPage;
 use scalinglaws::uncertainty::FitRecord;
 
 use crate::markdown;
@@ -22,6 +24,36 @@ impl crate::Report for FitReport<'_> {
     }
     fn markdown(&self, wording: &dyn Wording) -> String {
         render_markdown(self.result, wording)
+    }
+}
+
+/// The page of a fit: `command` is the line that reproduces the page (shown as typed).
+pub struct FitPageReport<'a> {
+    pub page: &'a FitPage,
+    pub command: &'a str,
+}
+
+impl FitPageReport<'_> {
+    fn fit(&self) -> FitReport<'_> {
+        FitReport {
+            result: &self.page.outcome.result,
+        }
+    }
+}
+
+impl crate::Report for FitPageReport<'_> {
+    type Json = FitRecord;
+    fn json_value(&self) -> &FitRecord {
+        &self.page.outcome.result
+    }
+    fn text(&self, wording: &dyn Wording) -> String {
+        self.fit().text(wording)
+    }
+    fn markdown(&self, wording: &dyn Wording) -> String {
+        self.fit().markdown(wording)
+    }
+    fn html(&self, wording: &dyn Wording) -> String {
+        crate::html::fit_page_html(self.page, self.command, wording)
     }
 }
 

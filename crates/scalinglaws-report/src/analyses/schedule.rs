@@ -291,8 +291,6 @@ fn render_optimized(b: &OptimizedSchedule) -> String {
     out
 }
 
-/// Writes a picture to FILE.svg, FILE.png or - (SVG on stdout).
-
 fn render_cooldowns(rows: &[CooldownRow], peak: f64, last: f64, decay: &str) -> String {
     let mut out = String::from("[[Cooldowns]]\n");
     let _ = writeln!(

@@ -66,7 +66,7 @@ pub struct SelectionOptions {
 impl Default for SelectionOptions {
     fn default() -> Self {
         SelectionOptions {
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             origins: crate::uncertainty::calibration::DEFAULT_ORIGINS,
             calibrate: true,
         }

@@ -314,6 +314,8 @@ const SAMPLE_OPTIMA: usize = 4;
 /// `problem`, e.g. every k-th), and the best of its optima are then finished on every row of
 /// `problem` (the Newton polish, clustering), so the optimum is
 /// that of all the rows. The counts of starts are the sample search's.
+// `search`'s seven arguments and the sample: grouping them would only move the list.
+#[allow(clippy::too_many_arguments)]
 pub fn search_on_sample(
     problem: &Problem,
     sample: &Problem,

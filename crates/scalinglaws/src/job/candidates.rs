@@ -2,7 +2,7 @@
 //! for every front end: each [`CandidateSpec`]'s law, its settings (with the parameters the
 //! spec holds), and its data, all in one fitted space so that their likelihoods compare.
 //! Also the serde shapes the front ends send for them ([`CandidateRequest`], and the
-//! [`RecipeRequest`] of the flat requests).
+//! [`RecipeRequest`](super::fit::RecipeRequest) of the flat requests).
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::fit::{LawChoice, SettingsJob};
 use crate::analysis::law_comparison::Candidate;
-use crate::data::recipe::{Derive, Filter, Recipe, Table};
+use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting, Text};
 use crate::text;
 use crate::work::Estimate;
@@ -149,50 +149,6 @@ impl TryFrom<CandidateRequest> for CandidateSpec {
             label,
             law,
             fixed: request.fix,
-        })
-    }
-}
-
-/// `target`, `map`, `derive`, `where` and `weights` of a flat request, as [`Recipe`].
-#[derive(Debug, Clone, Deserialize)]
-pub struct RecipeRequest {
-    pub target: String,
-    #[serde(default)]
-    pub map: Vec<(String, String)>,
-    #[serde(default)]
-    pub derive: Vec<(String, String)>,
-    #[serde(default, rename = "where")]
-    pub filters: Vec<String>,
-    #[serde(default)]
-    pub weights: Option<String>,
-    #[serde(default)]
-    pub trials: Option<crate::data::recipe::Trials>,
-    #[serde(default)]
-    pub exposure: Option<String>,
-}
-
-impl TryFrom<RecipeRequest> for Recipe {
-    type Error = Error;
-
-    fn try_from(request: RecipeRequest) -> Result<Recipe> {
-        Ok(Recipe {
-            maps: request.map,
-            derives: request
-                .derive
-                .iter()
-                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
-                .collect::<Result<_>>()
-                .map_err(|e| e.within(Setting::Derive.subject()))?,
-            filters: request
-                .filters
-                .iter()
-                .map(|text| Filter::parse(text))
-                .collect::<Result<_>>()
-                .map_err(|e| e.within(Setting::Where.subject()))?,
-            target: request.target,
-            weights: request.weights,
-            trials: request.trials,
-            exposure: request.exposure,
         })
     }
 }

@@ -7,7 +7,8 @@
 
 use serde::Deserialize;
 
-use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
+use super::candidates::{self, CandidateRequest, CandidateSpec};
+use super::fit::RecipeRequest;
 use super::fit::{default_f_scale, default_level, huber, plain_settings, SettingsJob};
 use crate::analysis::law_comparison::{compare_laws, Comparison};
 use crate::data::recipe::{Recipe, Table};

@@ -12,8 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::candidates::RecipeRequest;
-use crate::data::recipe::{Recipe, Table};
+use crate::data::recipe::{Derive, Filter, Recipe, Table};
 use crate::error::{Error, Location, Result, Setting, Text};
 use crate::fit::{self, Bounds, Family, FamilyKind, FitData, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
@@ -113,7 +112,7 @@ impl Default for UncertaintySettings {
         UncertaintySettings {
             bootstrap: None,
             cluster: None,
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             profiles: Vec::new(),
             calibrate: true,
             by: None,
@@ -406,15 +405,9 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
 /// top level (the shape `scalinglaws.fit` sends). [`FitJob`] deserialises through it.
 #[derive(Debug, Clone, Deserialize)]
 pub struct FitRequest {
-    pub target: String,
-    #[serde(default)]
-    pub map: Vec<(String, String)>,
-    #[serde(default)]
-    pub derive: Vec<(String, String)>,
-    #[serde(default, rename = "where")]
-    pub filters: Vec<String>,
-    #[serde(default)]
-    pub weights: Option<String>,
+    /// `target`, `map`, `derive`, `where`, `weights`, `trials` and `exposure`, at the top level.
+    #[serde(flatten)]
+    pub recipe: RecipeRequest,
     #[serde(default)]
     pub law: Option<String>,
     #[serde(default)]
@@ -456,10 +449,6 @@ pub struct FitRequest {
     pub nu: Option<f64>,
     #[serde(default)]
     pub dispersion: Option<f64>,
-    #[serde(default)]
-    pub trials: Option<crate::data::recipe::Trials>,
-    #[serde(default)]
-    pub exposure: Option<String>,
 }
 
 /// The serde defaults every job request shares: the Huber loss at the default scale, 95 %
@@ -473,7 +462,7 @@ pub(super) fn default_f_scale() -> f64 {
 }
 
 pub(super) fn default_level() -> f64 {
-    0.95
+    crate::uncertainty::DEFAULT_LEVEL
 }
 
 pub(super) fn yes() -> bool {
@@ -513,15 +502,7 @@ impl TryFrom<FitRequest> for FitJob {
                 ))
             }
         };
-        let recipe = Recipe::try_from(RecipeRequest {
-            target: request.target,
-            map: request.map,
-            derive: request.derive,
-            filters: request.filters,
-            weights: request.weights,
-            trials: request.trials,
-            exposure: request.exposure,
-        })?;
+        let recipe = Recipe::try_from(request.recipe)?;
         let family = family_setting(request.family.as_deref(), request.nu, request.dispersion)?;
         if family.is_some() && (request.loss != huber() || request.f_scale != default_f_scale()) {
             return Err(Error::setting(
@@ -635,6 +616,50 @@ pub fn space(name: &str) -> Result<Space> {
         other => Err(Error::settings(format!(
             "space '{other}': use \"log\" or \"linear\""
         ))),
+    }
+}
+
+/// `target`, `map`, `derive`, `where` and `weights` of a flat request, as [`Recipe`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct RecipeRequest {
+    pub target: String,
+    #[serde(default)]
+    pub map: Vec<(String, String)>,
+    #[serde(default)]
+    pub derive: Vec<(String, String)>,
+    #[serde(default, rename = "where")]
+    pub filters: Vec<String>,
+    #[serde(default)]
+    pub weights: Option<String>,
+    #[serde(default)]
+    pub trials: Option<crate::data::recipe::Trials>,
+    #[serde(default)]
+    pub exposure: Option<String>,
+}
+
+impl TryFrom<RecipeRequest> for Recipe {
+    type Error = Error;
+
+    fn try_from(request: RecipeRequest) -> Result<Recipe> {
+        Ok(Recipe {
+            maps: request.map,
+            derives: request
+                .derive
+                .iter()
+                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
+                .collect::<Result<_>>()
+                .map_err(|e| e.within(Setting::Derive.subject()))?,
+            filters: request
+                .filters
+                .iter()
+                .map(|text| Filter::parse(text))
+                .collect::<Result<_>>()
+                .map_err(|e| e.within(Setting::Where.subject()))?,
+            target: request.target,
+            weights: request.weights,
+            trials: request.trials,
+            exposure: request.exposure,
+        })
     }
 }
 

@@ -199,7 +199,7 @@ pub fn allocation_from_fit(
     let level = level
         .or_else(|| bootstrap.map(|b| b.level))
         .or_else(|| fit?.calibration.as_ref().map(|c| c.level))
-        .unwrap_or(0.95);
+        .unwrap_or(crate::uncertainty::DEFAULT_LEVEL);
     AllocationSettings {
         draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
         level,

@@ -207,14 +207,14 @@ fn page_backtest(
     };
     let rolling = BacktestOptions {
         holdout: Holdout::Rolling(PAGE_ORIGINS),
-        level: 0.95,
+        level: crate::uncertainty::DEFAULT_LEVEL,
         bootstrap: None,
         calibrate: Some(CalibrationOptions::default()),
         seed: 0,
     };
     let fraction = BacktestOptions {
         holdout: Holdout::Fraction(0.2),
-        level: 0.95,
+        level: crate::uncertainty::DEFAULT_LEVEL,
         bootstrap: None,
         calibrate: None,
         seed: 0,

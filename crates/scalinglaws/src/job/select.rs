@@ -9,7 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::candidates::{self, CandidateRequest, CandidateSpec, RecipeRequest};
+use super::candidates::{self, CandidateRequest, CandidateSpec};
+use super::fit::RecipeRequest;
 use super::fit::{default_f_scale, default_level, huber, plain_settings, yes, SettingsJob};
 use crate::analysis::selection::{
     evaluate, points_by_name, select, value_at, Evaluation, SelectedPrediction, Selection,

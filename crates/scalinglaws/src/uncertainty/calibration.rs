@@ -59,7 +59,7 @@ pub struct CalibrationOptions {
 impl Default for CalibrationOptions {
     fn default() -> Self {
         CalibrationOptions {
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             origins: DEFAULT_ORIGINS,
         }
     }

@@ -191,7 +191,7 @@ pub fn predict_fit_intervals_of(
             }
         }
         if let Some(family) = &discrete {
-            predictions.push(family.from_delta(value, variance.max(0.0).sqrt(), level));
+            predictions.push(family.of_delta(value, variance.max(0.0).sqrt(), level));
             return;
         }
         let to_space = match space {
@@ -241,7 +241,7 @@ fn from_draws(
                 .map(|params| forward(space, bound.eval_row(params, row, scratch))),
         );
         let prediction = match discrete {
-            Some(family) => family.from_draws(&mut means, values[i], level),
+            Some(family) => family.of_draws(&mut means, values[i], level),
             None => {
                 let sigma = residual_sd_at(result, law, &points[i]);
                 bootstrap_interval(&mut means, values[i], space, sigma, level)
@@ -370,7 +370,7 @@ impl Discrete {
     /// The intervals at a point from the bootstrap replicates' predictions `means` (sorted
     /// here): the confidence interval their percentiles, the prediction interval the family's
     /// quantiles mixed over them.
-    fn from_draws(&self, means: &mut [f64], value: f64, level: f64) -> PointPrediction {
+    fn of_draws(&self, means: &mut [f64], value: f64, level: f64) -> PointPrediction {
         if means.iter().any(|m| !m.is_finite()) {
             return PointPrediction::new(value, None, None);
         }
@@ -387,7 +387,7 @@ impl Discrete {
     /// The intervals at a point from the delta method's standard error `se` of the mean: the
     /// confidence interval value ± z·se, the prediction interval the family's quantiles mixed
     /// over equal-probability nodes of N(value, se²).
-    fn from_delta(&self, value: f64, se: f64, level: f64) -> PointPrediction {
+    fn of_delta(&self, value: f64, se: f64, level: f64) -> PointPrediction {
         let half = normal_quantile(0.5 + level / 2.0) * se;
         let ci = self.clamped(value - half, value + half);
         let pi = self

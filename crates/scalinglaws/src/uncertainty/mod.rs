@@ -6,6 +6,11 @@
 //! fit with all of these. (The likelihood of a fit under
 //! its loss's error density lives with the objective, in [`crate::fit::likelihood`].)
 
+/// The level of every interval a caller does not set one for: confidence, prediction and
+/// calibrated intervals, profiles and bands. The one default: every front end's level setting
+/// and every options struct's `Default` read it from here.
+pub const DEFAULT_LEVEL: f64 = 0.95;
+
 pub mod bootstrap;
 pub mod calibration;
 pub mod curves;

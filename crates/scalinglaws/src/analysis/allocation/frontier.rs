@@ -70,10 +70,7 @@ impl Problem<'_> {
                     .map(|(i, v)| (self.law.variables[*i].clone(), *v))
                     .collect();
             }
-            if best
-                .as_ref()
-                .map_or(true, |b| score(&allocation) < score(b))
-            {
+            if best.as_ref().is_none_or(|b| score(&allocation) < score(b)) {
                 best = Some(allocation);
             }
         }

@@ -54,8 +54,8 @@ pub use frontier::optimal;
 pub(crate) use frontier::{add_intervals, split_held};
 
 use crate::law::flops::{bisect, BISECTION_STEPS};
-use roles::{Goal, Roles};
-use search::{allocation_at, Limits, Unsolved, LOG_D_RANGE, WIDEST_LOG_N};
+use roles::{Goal, Limits, Roles, LOG_D_RANGE, WIDEST_LOG_N};
+use search::{allocation_at, Unsolved};
 
 /// The compute-optimal point at one budget (or the cheapest point at one target loss).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -274,7 +274,7 @@ impl AllocationSettings {
             total_params: None,
             inference_tokens: 0.0,
             draws: Vec::new(),
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             max_params: None,
             max_active: None,
             max_tokens: None,

@@ -3,6 +3,25 @@
 
 use super::*;
 
+/// The widest range of ln N the search may reach (N from 1e-10 to 1e100) and of ln D along a
+/// constraint (the same decades): wide enough for any budget a float holds a loss for; an
+/// optimum beyond it is an error, never its edge.
+pub(super) const WIDEST_LOG_N: (f64, f64) = (
+    -10.0 * std::f64::consts::LN_10,
+    100.0 * std::f64::consts::LN_10,
+);
+pub(super) const LOG_D_RANGE: (f64, f64) = WIDEST_LOG_N;
+
+/// The range of ln N the caps allow, and which of its ends a cap (or the inference tokens)
+/// sets; the other ends are those of the widest range.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub(super) lo: f64,
+    pub(super) hi: f64,
+    pub(super) lo_is_cap: bool,
+    pub(super) hi_is_cap: bool,
+}
+
 /// One budget or one target loss.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Goal {
@@ -149,10 +168,7 @@ impl Roles<'_> {
         let Some(u) = self.settings.max_tokens else {
             return Some(lo);
         };
-        let too_many = |log_n: f64| {
-            self.tokens(params, log_n.exp(), goal)
-                .map_or(true, |d| d > u)
-        };
+        let too_many = |log_n: f64| self.tokens(params, log_n.exp(), goal).is_none_or(|d| d > u);
         if lo > hi || too_many(hi) {
             return None;
         }

@@ -4,29 +4,11 @@
 
 use super::*;
 
-/// The widest range of ln N the search may reach (N from 1e-10 to 1e100) and of ln D along a
-/// constraint (the same decades): wide enough for any budget a float holds a loss for; an
-/// optimum beyond it is an error, never its edge.
-pub(super) const WIDEST_LOG_N: (f64, f64) = (
-    -10.0 * std::f64::consts::LN_10,
-    100.0 * std::f64::consts::LN_10,
-);
-pub(super) const LOG_D_RANGE: (f64, f64) = WIDEST_LOG_N;
 /// The first scan covers this many decades of N around a guess; an end where the best point
 /// sits moves out by as many again, up to the widest range.
 pub(super) const WINDOW: f64 = 14.0 * std::f64::consts::LN_10;
 pub(super) const SCAN_POINTS: usize = 141;
 pub(super) const ZOOMS: usize = 8;
-
-/// The range of ln N the caps allow, and which of its ends a cap (or the inference tokens)
-/// sets; the other ends are those of the widest range.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Limits {
-    pub(super) lo: f64,
-    pub(super) hi: f64,
-    pub(super) lo_is_cap: bool,
-    pub(super) hi_is_cap: bool,
-}
 
 /// Why a goal has no allocation.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -18,6 +18,7 @@ pub mod calibrate;
 pub mod data;
 pub mod diagnose;
 mod engine;
+mod forecast;
 pub mod laws;
 pub mod pooled;
 mod replay;
@@ -55,7 +56,7 @@ pub struct DownstreamSettings {
 impl Default for DownstreamSettings {
     fn default() -> Self {
         DownstreamSettings {
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             anchors: 4,
             unseen: None,
             threads: None,
@@ -227,7 +228,7 @@ pub fn forecast(
         ));
     }
     let result = crate::fit::with_threads(settings.threads, || {
-        engine::run(data, targets, None, settings)
+        forecast::run(data, targets, None, settings)
     })?;
     // Interrupted, the fits left failed at once: what the run found is not the analysis's.
     settings.interrupt.check()?;
@@ -246,7 +247,7 @@ pub fn backtest(
     data.validate()?;
     let (training, targets, observed) = replay::holdout_split(data, holdout, own_until)?;
     let result = crate::fit::with_threads(settings.threads, || {
-        engine::run(&training, &targets, Some(&observed), settings)
+        forecast::run(&training, &targets, Some(&observed), settings)
     })?;
     settings.interrupt.check()?;
     result

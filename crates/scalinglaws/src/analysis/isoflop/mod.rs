@@ -129,7 +129,7 @@ impl Default for IsoflopSettings {
             tolerance: 1e-3,
             bootstrap: 0,
             seed: 0,
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             predict_at: Vec::new(),
             calibrate: true,
             interrupt: Interrupt::default(),

@@ -106,7 +106,7 @@ impl Default for LrSettings {
             half_window: 2,
             max_rise: 0.15,
             noise: None,
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             targets: Vec::new(),
             holdout: 0.25,
         }

@@ -58,7 +58,7 @@ impl StudySettings {
             peak: fit.defaults.peak,
             warmup: fit.defaults.warmup,
             last: fit.defaults.peak / 10.0,
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
         }
     }
 }

@@ -16,7 +16,8 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use super::law::{CurveLaw, Evaluation};
+use super::law::CurveLaw;
+use super::Evaluation;
 use super::{fsl, multi_power};
 use crate::fit::lsq::bounded_least_squares;
 use crate::fit::problem::LocalModel;

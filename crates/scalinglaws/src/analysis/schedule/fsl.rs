@@ -40,9 +40,9 @@
 //! direct O(T²) sum and finite differences in the tests. [`final_loss`] sums one step directly
 //! with the gradient with respect to every learning rate (schedule optimisation).
 
-use super::law::Evaluation;
 use super::multi_power;
 use super::spec::{for_each_range, Rates};
+use super::Evaluation;
 
 /// Parameter order of the law.
 pub const PARAMS: [&str; 6] = ["L0", "A", "alpha", "C", "b", "gamma"];

@@ -39,7 +39,7 @@ impl BootstrapSettings {
             replicates,
             block: None,
             seed: 0,
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
         }
     }
 }

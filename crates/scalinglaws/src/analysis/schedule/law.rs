@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::spec::{for_each_range, Rates};
-use super::{fsl, multi_power};
+use super::{fsl, multi_power, Evaluation};
 use crate::error::{Error, Result};
 use crate::fit::Bounds;
 
@@ -26,21 +26,6 @@ pub enum CurveLaw {
     LrAnnealing,
     PowerArea,
     Fsl,
-}
-
-/// Values at the requested steps and, when asked, d value / d parameter (rows × parameters).
-pub struct Evaluation {
-    pub values: Vec<f64>,
-    pub gradient: Option<Vec<Vec<f64>>>,
-}
-
-impl From<multi_power::Curve> for Evaluation {
-    fn from(c: multi_power::Curve) -> Self {
-        Evaluation {
-            values: c.values,
-            gradient: c.gradient.map(|g| g.iter().map(|r| r.to_vec()).collect()),
-        }
-    }
 }
 
 impl CurveLaw {

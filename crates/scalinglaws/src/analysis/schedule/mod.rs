@@ -26,6 +26,21 @@ pub use fit::Curve;
 pub use law::CurveLaw;
 pub use spec::{LazySpec, ParsedSpec, Rates, Schedule, SpecDefaults};
 
+/// Values at the requested steps and, when asked, d value / d parameter (rows × parameters).
+pub struct Evaluation {
+    pub values: Vec<f64>,
+    pub gradient: Option<Vec<Vec<f64>>>,
+}
+
+impl From<multi_power::Curve> for Evaluation {
+    fn from(c: multi_power::Curve) -> Self {
+        Evaluation {
+            values: c.values,
+            gradient: c.gradient.map(|g| g.iter().map(|r| r.to_vec()).collect()),
+        }
+    }
+}
+
 /// One run's log as read: its rows' steps, learning rates and losses, with their locations.
 #[derive(Debug, Clone)]
 pub struct RunLog {

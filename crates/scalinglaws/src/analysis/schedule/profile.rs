@@ -63,7 +63,7 @@ pub struct ProfileSettings {
 impl Default for ProfileSettings {
     fn default() -> Self {
         ProfileSettings {
-            level: 0.95,
+            level: crate::uncertainty::DEFAULT_LEVEL,
             simultaneous: false,
             refinements: 3,
             max_factor: 4096.0,

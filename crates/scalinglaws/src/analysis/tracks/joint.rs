@@ -83,14 +83,14 @@ pub(super) fn joint_data(tracks: &[Track]) -> (FitData, Vec<usize>) {
         }
         for u in 0..tracks.len() {
             let indicator = if u == t { 1.0 } else { 0.0 };
-            data.variables[variables + u].extend(std::iter::repeat(indicator).take(rows));
+            data.variables[variables + u].extend(std::iter::repeat_n(indicator, rows));
         }
         data.target.extend_from_slice(&track.data.target);
         match &track.data.weights {
             Some(w) => weights.extend_from_slice(w),
-            None => weights.extend(std::iter::repeat(1.0).take(rows)),
+            None => weights.extend(std::iter::repeat_n(1.0, rows)),
         }
-        ids.extend(std::iter::repeat(t).take(rows));
+        ids.extend(std::iter::repeat_n(t, rows));
     }
     if tracks.iter().any(|t| t.data.weights.is_some()) {
         data.weights = Some(weights);
