@@ -67,7 +67,8 @@ fi
 
 # Clippy's lints, any warning an error (the lints it allows, and why, are in Cargo.toml's
 # [workspace.lints]); clippy comes with rustup's default profile, and a toolchain without it
-# skips the check, saying so. A check build: it compiles no code, so it adds little to the tests'.
+# skips the check, saying so. A check build (no code generation, PyO3's crate included): about
+# 76 s on 2 cores from a cold target directory, 30 s warm.
 if cargo clippy --version >/dev/null 2>&1; then
     echo "clippy: cargo clippy --workspace --all-targets --release -- -D warnings"
     cargo clippy --workspace --all-targets --release --quiet -- -D warnings

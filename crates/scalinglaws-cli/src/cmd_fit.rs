@@ -100,7 +100,7 @@ fn write_with(
     }
 }
 
-/// The fit's report, its hints worded for the command line.
+/// The fit's report (worded for the command line when exported).
 fn report(result: &FitRecord) -> FitReport<'_> {
     FitReport { result }
 }

@@ -373,3 +373,24 @@ def test_a_file_that_is_not_a_fit_says_what_it_is() -> None:
         sl.Fit.from_json('{"kind": "compare", "schema_version": 1, "tracks": [], "pairs": []}')
     with pytest.raises(sl.SettingsError, match=r"it has no `schema_version`"):
         sl.Fit.from_json('{"law": "chinchilla", "tracks": [], "pairs": []}')
+
+
+def test_saved_messages_read_in_pythons_words(cli, tmp_path) -> None:
+    """A saved result holds the library's neutral words (the same from every front end);
+    Python reads its messages as keywords: a split that cannot be fitted says to hold
+    parameters with ``fix={"NAME": VALUE}``, never the command line's ``--fix``."""
+    runs = tmp_path / "runs.csv"
+    rows = [f"{10.0 ** i},{2.0 + 50.0 * (10.0 ** i) ** -0.3}" for i in range(1, 9)]
+    runs.write_text("N,loss\n" + "\n".join(rows) + "\n")
+    out = subprocess.run(
+        [str(cli), "backtest", str(runs), "--target", "loss", "--formula", "E + A*N^-a",
+         "--by", "N", "--rollout", "--steps", "8", "--json", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    document = json.loads(out)
+    assert 'fix["NAME"]=VALUE' in document["splits"][0]["error"]
+    error = sl.Backtest.from_dict(document).splits[0].error
+    assert error is not None and 'fix={"NAME": VALUE}' in error and "--" not in error, error
+    assert sl._errors.speak_result("give `noise`, see the `fit` workflow") == (
+        "give noise=, see `scalinglaws.fit()`"
+    )

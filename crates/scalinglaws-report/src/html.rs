@@ -69,7 +69,7 @@ pub(crate) fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording
         &picture(residuals_page(law, result, data)),
     ));
     if let Some(computed) = &page.allocation {
-        body.push_str(&allocation(computed, &page.fit_caveats));
+        body.push_str(&allocation(computed, &page.fit_caveats, wording));
     }
     if result
         .bootstrap
@@ -81,7 +81,7 @@ pub(crate) fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording
             &picture(bootstrap_page(result)),
         ));
     }
-    body.push_str(&backtest_section(&page.backtest));
+    body.push_str(&backtest_section(&page.backtest, wording));
     body.push_str(&section(
         "Fit report",
         &format!("<pre>{}</pre>", escape(&text::render(result, wording))),
@@ -210,13 +210,13 @@ fn warnings(result: &FitRecord, wording: &dyn Wording) -> String {
     section("Warnings", &format!("<ul>\n{items}</ul>"))
 }
 
-fn allocation(computed: &PageAllocation, caveats: &[FitCaveat]) -> String {
+fn allocation(computed: &PageAllocation, caveats: &[FitCaveat], wording: &dyn Wording) -> String {
     let top = computed.largest_compute;
     let title = "Compute-optimal allocation (FLOPs = 6·N·D)";
     let frontier = match &computed.table {
         Ok(frontier) => frontier,
         Err(error) => {
-            let why = format!("No allocation: {}", escape(&error.to_string()));
+            let why = format!("No allocation: {}", escape(&error.worded(wording)));
             return section(title, &format!("<p class=\"warning\">{why}</p>"));
         }
     };
@@ -334,11 +334,14 @@ fn distance_table(b: &Backtest) -> String {
 }
 
 /// The page's backtest: rolling origins, calibrated, or the smaller 80 % against the rest.
-fn backtest_section(outcome: &Result<PageBacktest, scalinglaws::Error>) -> String {
+fn backtest_section(
+    outcome: &Result<PageBacktest, scalinglaws::Error>,
+    wording: &dyn Wording,
+) -> String {
     let content = match outcome {
         Err(error) => format!(
             "<p class=\"warning\">No backtest: {}</p>",
-            escape(&error.to_string())
+            escape(&error.worded(wording))
         ),
         Ok(PageBacktest {
             backtest: b,

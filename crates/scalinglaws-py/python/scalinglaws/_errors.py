@@ -64,6 +64,33 @@ def _mapping(match: "re.Match[str]") -> str:
     return f'{_keyword(keyword)}={{"{name}": {value}}}'
 
 
+# The library's own words, as a saved result holds them (the same from every front end):
+# `fix["NAME"]=VALUE` (an entry with its value), `where` (a setting), "the `fit` workflow".
+_NEUTRAL_ENTRY = re.compile(r'\b([a-z][a-z_]*)\["([^"]+)"\]=("[^"]*"|[^\s,;)]+)')
+_NEUTRAL_MAX_WORK = re.compile(r"`max_work`|\bmax_work=([^\s,;)]+)")
+_NEUTRAL_NAME = re.compile(r"`([a-z][a-z_]*)`(?! workflow)")
+_NEUTRAL_WRITER = re.compile(r"the `([a-z][a-z_]*)` workflow")
+
+
+def _speak_neutral(message: str) -> str:
+    """The library's neutral words for settings in Python's (``fix={"NAME": VALUE}``,
+    ``where=``, ``scalinglaws.laws()``)."""
+    message = _NEUTRAL_ENTRY.sub(lambda m: f'{m.group(1)}={{"{m.group(2)}": {m.group(3)}}}', message)
+    message = _NEUTRAL_MAX_WORK.sub(
+        lambda m: f"scalinglaws.set_max_work({m.group(1) or ''})", message
+    )
+    message = _NEUTRAL_WRITER.sub(lambda m: f"`scalinglaws.{m.group(1)}()`", message)
+    message = _NEUTRAL_NAME.sub(lambda m: f"{m.group(1)}=", message)
+    return message.replace("the catalog of laws", "scalinglaws.laws()")
+
+
+def speak_result(message: str) -> str:
+    """A message a saved result holds (a warning, a failed split's error) in Python's words:
+    the library's neutral words (`` `where` ``, ``fix["NAME"]=VALUE``) and the command line's
+    options (from files older than that rule) become keywords."""
+    return speak_python(_speak_neutral(message))
+
+
 def speak_python(message: str) -> str:
     """A library message in the words of the Python API: the command line's options
     (``--where``, ``--fix NAME=VALUE``, ``--space linear``) become the keywords of the

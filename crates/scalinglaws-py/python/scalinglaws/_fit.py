@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._errors import FitCaveatWarning, SettingsError, speak_python
+from ._errors import FitCaveatWarning, SettingsError, speak_python, speak_result
 from ._keywords import checked
 
 DEFAULT_LEVEL: float = _scalinglaws.DEFAULT_LEVEL
@@ -113,7 +113,8 @@ class Fit:
         bytes as ``scalinglaws fit --json PATH`` writes for the same fit."""
         target = os.fspath(path)
         temporary = f"{target}.tmp{os.getpid()}"
-        with open(temporary, "w", encoding="utf-8") as handle:
+        # newline="": "\n" on every system, as the CLI writes it.
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
             handle.write(self._json if self._json.endswith("\n") else self._json + "\n")
         os.replace(temporary, target)
 
@@ -181,7 +182,7 @@ class Fit:
     @property
     def warnings(self) -> List[str]:
         """The library's warnings, in Python's words (``grid=``, not ``--grid``)."""
-        return [speak_python(w) for w in self._doc.get("warnings", [])]
+        return [speak_result(w) for w in self._doc.get("warnings", [])]
 
     @property
     def caveats(self) -> List["FitCaveat"]:

@@ -40,6 +40,7 @@ from typing import (
     get_type_hints,
 )
 
+from ._errors import speak_result
 from ._fit import Fit
 
 R = TypeVar("R", bound="Result")
@@ -98,6 +99,8 @@ class Result:
             hint = hints[item.name]
             if key in document:
                 values[item.name] = _build(hint, document[key], f"{cls.__name__}.{item.name}")
+                if item.name in _WORDED:
+                    values[item.name] = _worded(values[item.name])
             else:
                 values[item.name] = _missing(hint, f"{cls.__name__}.{item.name}")
         result = cls(**values)
@@ -168,6 +171,19 @@ def _missing(hint: Any, where: str) -> Any:
     if hint is bool:
         return False
     raise KeyError(f"{where}: the document has no such key")
+
+
+# Fields holding the library's messages, saved in its neutral words: read in Python's.
+_WORDED = ("error", "warnings")
+
+
+def _worded(value: Any) -> Any:
+    """A message field (a text, a list of texts, or None) in Python's words."""
+    if isinstance(value, str):
+        return speak_result(value)
+    if isinstance(value, list):
+        return [speak_result(v) if isinstance(v, str) else v for v in value]
+    return value
 
 
 def _build(hint: Any, value: Any, where: str) -> Any:

@@ -140,7 +140,7 @@ pub(super) fn in_track(error: Error, label: &str) -> Error {
     }
 }
 
-/// A track fit's warnings as the library words them: the schedule's results hold words (a
+/// A track fit's warnings as the library words them: a comparison's results hold words (a
 /// joint fit's warnings are rewritten per track, by the names they contain).
 pub(super) fn neutral_warnings(fit: &FitRecord) -> Vec<String> {
     fit.warnings.iter().map(ToString::to_string).collect()
