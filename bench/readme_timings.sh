@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command-line timings the README states, measured as a user sees them (wall time of the
 # whole process: start, read, fit, report, write), and written to bench/results/readme_timings.txt
-# with the date, the machine and its load. crates/scalinglaws-cli/tests/readme_blocks.rs checks
+# with the date, the machine and its load. crates/scalinglaws-cli/tests/integration/readme_blocks.rs checks
 # (through tests/readme_claims.txt) that every timing the README states is the one in that file
 # (it times nothing itself).
 #
@@ -84,9 +84,9 @@ time_it() {
     echo "report size, 1,000-replicate bootstrap: $(( ($(stat -c %s "$WORK/boot.html") + 500) / 1000 )) KB"
     if [ "${BENCH_CALIBRATION:-0}" = 1 ]; then
         # Built first, untimed: the figure is the test's run, not its compilation.
-        cargo test --release -q -p scalinglaws --test calibration --no-run >/dev/null 2>&1
-        RUNS=1 time_it "calibration test (tests/calibration.rs)" s \
-            cargo test --release -q -p scalinglaws --test calibration
+        cargo test --release -q -p scalinglaws --test integration calibration:: --no-run >/dev/null 2>&1
+        RUNS=1 time_it "calibration test (tests/integration/calibration.rs)" s \
+            cargo test --release -q -p scalinglaws --test integration calibration::
     fi
     echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$OUT.tmp"

@@ -4,7 +4,7 @@ sweep.csv: 5 model sizes (12M-400M) x 5 horizons (2e8-3e10 tokens) x 5 peak LRs 
 two apart around a guess within +-0.35 e-folds of the true optimum, from the law
 ln lr* = -5.90 - 0.282 ln(N/N0) + 0.005 ln(D/D0) (N0, D0 the geometric means of the grid), with
 loss profiles L = L*(N, D) + k (ln lr - ln lr*)^2, k = 0.2 (D/2e8)^-0.5, and Gaussian noise of
-0.01. The same design as crates/scalinglaws/tests/lr.rs.
+0.01. The same design as crates/scalinglaws/tests/integration/lr.rs.
 
 sweep_batch.csv: 4 sizes x 4 horizons x 5 batch sizes x 5 LRs, with B* = 0.5 D^0.4 and a loss
 penalty of 0.05 per squared e-fold of batch size away from B*, noise 0.002.

@@ -15,7 +15,7 @@ use scalinglaws_corpus::loso::Folds;
 use scalinglaws_corpus::{prior_file, report, studies};
 
 // The library's tests' skip log, compiled here too (as the CLI's tests do).
-#[path = "../../scalinglaws/tests/common/skip.rs"]
+#[path = "../../scalinglaws/tests/integration/common/skip.rs"]
 mod skip;
 use skip::skip;
 

@@ -119,7 +119,7 @@ def test_isoflop_on_porian_et_al_matches_the_command_line_and_the_paper(cli) -> 
                 else:
                     assert value == pytest.approx(reference[key], rel=1e-12), (ours.group, budget.budget, key)
     # And the paper (Porian et al. 2024, testdata/porian2024/fit_results.json): each exponent a
-    # of N* ∝ C^a within 0.03 of the authors' fit, as crates/scalinglaws/tests/isoflop.rs holds.
+    # of N* ∝ C^a within 0.03 of the authors' fit, as crates/scalinglaws/tests/integration/isoflop.rs holds.
     published = {
         tuple(f[k] for k in PORIAN_KEYS): f["basic"]["n_exponent"]
         for f in json.loads((TESTDATA / "porian2024" / "fit_results.json").read_text())

@@ -5,7 +5,7 @@
 //! 5 rolling origins fitted and calibrated, BIC, stacking; budget 1 s), and with a fifth,
 //! 7-parameter law added.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common/mod.rs"]
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};

@@ -8,7 +8,7 @@
 //! (`bench/million_rows.sh` times the same through the command line, with its peak memory);
 //! and binomial fits of 10,000 rows (the likelihood families).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common/mod.rs"]
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};

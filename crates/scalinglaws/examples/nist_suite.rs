@@ -4,7 +4,7 @@
 //! (the README's "Certified accuracy" table). Run with
 //! `cargo run --release -p scalinglaws --example nist_suite [-- --markdown] [-- --own]`.
 
-#[path = "../tests/common/nist.rs"]
+#[path = "../tests/integration/common/nist.rs"]
 mod nist;
 
 use std::time::Instant;

@@ -8,7 +8,7 @@
 //!
 //! The estimate is an upper estimate, not a forecast: a fit is costed as if every start ran
 //! [`STEPS_PER_START`] steps (about twice what the search's merging and culling leave them on
-//! average), so a run usually takes a fraction of its estimate. `tests/work.rs` draws random option combinations and
+//! average), so a run usually takes a fraction of its estimate. `crates/scalinglaws-cli/tests/measured/work_cli.rs` draws random option combinations and
 //! checks that the estimate bounds the measured CPU time and peak memory.
 
 use crate::error::{Error, Result, Setting, Text};
@@ -16,7 +16,7 @@ use crate::limits::thousands;
 use crate::text;
 
 /// The budget of a run when the caller gives none, in estimated core-seconds: the estimates
-/// run 1.4–50 times what runs take (tests/work_cli.rs prints it; the closest measured, a
+/// run 1.4–50 times what runs take (tests/measured/work_cli.rs prints it; the closest measured, a
 /// 4-exponent formula's 256-start grid on 3,000 rows, 102 estimated for 74 taken), so on 2
 /// cores a run within it ends within about a minute. The default fit of a million rows (with
 /// its rolling origins) is estimated at about 103. (240, the first default, let that formula
@@ -36,7 +36,7 @@ pub const BYTES_PER_WORK: f64 = 8e6;
 pub const MAX_MAX_WORK: f64 = 3.2e7;
 
 /// Core-seconds per operation of the fit model (one formula step or one Hessian entry on one
-/// row): 4 ns, above the 1–3.5 ns measured on this project's fits (tests/work.rs holds the
+/// row): 4 ns, above the 1–3.5 ns measured on this project's fits (the CLI crate's tests/measured/work_cli.rs holds the
 /// check).
 pub const SECONDS_PER_OP: f64 = 4e-9;
 

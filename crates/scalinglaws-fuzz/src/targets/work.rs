@@ -9,7 +9,7 @@
 //! [`MARGIN`] times the budget plus [`SLACK`] seconds of CPU (Linux: measured from
 //! `/proc/self/stat`), or the target panics, which the driver records as a failure; memory past the driver's limit is
 //! its failure too. A job refused by the budget is a fine answer; so is any other error. (How
-//! tight the estimates are is `scalinglaws-cli`'s `tests/work_cli.rs`'s to check.)
+//! tight the estimates are is `scalinglaws-cli`'s `tests/measured/work_cli.rs`'s to check.)
 
 use std::collections::BTreeMap;
 

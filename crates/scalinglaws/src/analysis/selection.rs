@@ -21,7 +21,7 @@
 //! one fit, and its units share it), as in the rule's original form. Backtests alone
 //! cannot separate nested laws whose difference shows only farther out than the origins reach:
 //! at 1 % noise a tied-exponent law often extrapolates a true Chinchilla law's data as well as
-//! Chinchilla's own form over 1.5 decades (tests/selection.rs); the in-sample evidence decides
+//! Chinchilla's own form over 1.5 decades (tests/integration/selection.rs); the in-sample evidence decides
 //! those ties.
 //!
 //! **Average.** Stacking (Wolpert 1992; Breiman 1996, "Stacked regressions"; for predictive

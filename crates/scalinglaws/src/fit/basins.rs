@@ -32,7 +32,7 @@
 //! plain search and separate local search).
 //!
 //! That replicates reach the full search's optimum is tested on resampled copies of real data
-//! for several laws and losses (`tests/uncertainty.rs`,
+//! for several laws and losses (`tests/integration/uncertainty.rs`,
 //! `replicate_search_finds_the_full_searchs_optimum`; 2,667 replicates with
 //! `SCALINGLAWS_REPLICATES=1000`, none missed).
 

@@ -472,7 +472,7 @@ fn moe(citation: &str) -> Result<Law> {
 /// As printed, (x/d)^(1/f) overflows f64 once x/d > 10^(308 f): for a sharp break (f = 0.004)
 /// already at x = 17 d, inside the data of a typical fit, where the factor becomes 0 or ∞ and
 /// its gradient NaN. Here the exponent is of the size of log y, so value and gradient stay
-/// finite a million times beyond the data (tests/overflow.rs).
+/// finite a million times beyond the data (tests/integration/overflow.rs).
 fn bnsl(name: &str, citation: &str) -> Result<Law> {
     let breaks = match name.split_once(':') {
         None => 1,

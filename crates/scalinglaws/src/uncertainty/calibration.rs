@@ -37,7 +37,7 @@ pub const MIN_GROUPS: usize = 5;
 /// Fewest (origin, scale group) units a calibration is computed from.
 pub const MIN_UNITS: usize = 6;
 /// Exponent of the form error's growth with decades of extrapolation, sd_form = τ·d^GROWTH.
-/// 1 (linear) over-covered at 100× in the synthetic studies of tests/extrapolation.rs (2.2× the
+/// 1 (linear) over-covered at 100× in the synthetic studies of tests/integration/extrapolation.rs (2.2× the
 /// oracle width with a misspecified law, 1.37× the fit's own width with a well-specified one);
 /// 1/2 stays within 2× and 1.3× there while giving the same coverage on the real backtests.
 pub const GROWTH: f64 = 0.5;

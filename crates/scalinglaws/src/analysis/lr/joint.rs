@@ -9,7 +9,7 @@
 //! tenfold from small short runs to large long ones) follows a power law of its own. A free
 //! curvature per cell would let every weak cell (long horizons, where the profile rises by
 //! about the noise) bend its parabola to any vertex: on the curved synthetic sweeps of
-//! tests/lr.rs (at the real data's noise) the 95% interval of b then covered the truth in 86%
+//! tests/integration/lr.rs (at the real data's noise) the 95% interval of b then covered the truth in 86%
 //! of seeds and its standard error was 72% of its scatter; with the curvature law, 95%. For a given (θ, k-law) the model is linear in the floors, so they are
 //! solved in closed form per cell (variable projection, Golub & Pereyra 1973) and
 //! Levenberg–Marquardt runs on the rest with Kaufman's (1975) Jacobian −P⊥·∂(model)/∂θ, which

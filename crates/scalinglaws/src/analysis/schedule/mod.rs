@@ -3,7 +3,7 @@
 //! run, predict and compare the curves of schedules given as specs, find the schedule that
 //! minimises the predicted final loss, and tabulate cooldowns of the constant-plus-cooldown
 //! regime. A fit on one schedule shape warns that it does not identify a law with an annealing
-//! term (issue 26; which shapes do is measured in `tests/schedule_protocol.rs`).
+//! term (issue 26; which shapes do is measured in `tests/integration/schedule_protocol.rs`).
 
 pub mod cooldown;
 pub mod cost;

@@ -21,7 +21,7 @@
 //! noise, so the threshold may be widened by a factor measured on the training curves alone
 //! (a profile of the fit on their first halves, and the smallest power of two that holds the
 //! later halves at the level), as the bootstrap's calibration does; held-out runs are only
-//! measured (`tests/schedule_intervals.rs`, `bench/results/schedule_intervals.md`).
+//! measured (`tests/integration/schedule_intervals.rs`, `bench/results/schedule_intervals.md`).
 //!
 //! The threshold Δ = ½·χ²_df(level)·s²·τ: s² is the M-estimator's dispersion Σψ(r)²/(n − k) ÷
 //! mean ψ'(r) (the drop-in-dispersion test of Huber-type fits, Schrader & Hettmansperger 1980,

@@ -1,0 +1,36 @@
+//! The library's integration tests, one binary (one link) for the crate: each file is a
+//! module; run one with `cargo test --release -p scalinglaws --test integration -- NAME::`.
+
+mod architecture;
+mod calibration;
+mod common;
+mod cooldown_study;
+mod design;
+mod downstream;
+mod envelope;
+mod extrapolation;
+mod families;
+mod golden;
+mod groups;
+mod heteroscedastic;
+mod isoflop;
+mod isoflop_forecast;
+mod lr;
+mod nist;
+mod no_flags;
+mod overflow;
+mod param_coverage;
+mod properties;
+mod recovery;
+mod saved_fit;
+mod scale;
+mod schedule;
+mod schedule_fsl;
+mod schedule_intervals;
+mod schedule_profiles;
+mod schedule_protocol;
+mod schedule_streaming;
+mod search;
+mod selection;
+mod tracks;
+mod uncertainty;
