@@ -76,9 +76,11 @@ else
     echo "skipping clippy: it is not installed (rustup component add clippy)"
 fi
 
-# scalinglaws-py has no Rust tests (its tests are the Python ones below, on the module pip
-# builds); leaving it out keeps PyO3 out of this build.
-cargo test --workspace --exclude scalinglaws-py --release
+# One build serves the whole script. scalinglaws-py has no Rust tests (its tests are the Python
+# ones below), but selecting it makes cargo resolve the features pip's build of the module
+# resolves (PyO3's macros ask more of syn), so pip reuses this build's library instead of
+# compiling it again; the fuzz driver below is the one this build made for its tests.
+cargo test --workspace --release
 
 VENV=${SCALINGLAWS_VENV:-$ROOT/.venv-test}
 if [[ ! -x $VENV/bin/python ]]; then
@@ -111,6 +113,6 @@ fi
 # panic, hang or runaway allocation (scripts/fuzz.sh; a time-bounded search from the committed
 # corpora, so how many inputs it tries depends on the machine; the crashes it has found are
 # replayed as tests by the fuzz crate).
-bash scripts/fuzz.sh 10
+SCALINGLAWS_FUZZ_BIN=$TARGET/release/scalinglaws-fuzz bash scripts/fuzz.sh 10
 skips
 echo "all tests passed (Rust and Python)"
