@@ -60,7 +60,7 @@ fi
 first_at() { awk -F'\t' -v p="$1" '$2 ~ p { print $1; exit }' "$WORK/second.log"; }
 # finished N: cargo's Nth "Finished ... in T" of the second command (its wording, as printed).
 finished() { grep -E 'Finished `release`' "$WORK/second.log" | sed -n "$1p" | sed 's/.* in //'; }
-minutes() { awk -v s="$1" 'BEGIN { printf "%.1f", s / 60 }'; }
+minutes() { awk -v s="$1" 'BEGIN { printf "%.0f", s / 60 }'; }
 tests_start=$(first_at '^ *Running ')
 pip_start=$(first_at '^building the Python package')
 # Ray's install starts the Python phase (a fresh virtual environment has no Ray).
@@ -80,14 +80,14 @@ target_mb=$(du -sm target | cut -f1)
     echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(uname -sr)"
     echo "load before: $load_before; load after: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "commit: $COMMIT"
-    echo "command 1, in all: $((t1 - t0)) s ($(minutes $((t1 - t0))) minutes; cargo: \"Finished ... in $(grep -E 'Finished `release`' "$WORK/first.log" | head -n 1 | sed 's/.* in //')\")"
-    echo "command 2, in all: $((t2 - t1)) s ($(minutes $((t2 - t1))) minutes)"
+    echo "command 1, in all: $((t1 - t0)) s (about $(minutes $((t1 - t0))) minutes; cargo: \"Finished ... in $(grep -E 'Finished `release`' "$WORK/first.log" | head -n 1 | sed 's/.* in //')\")"
+    echo "command 2, in all: $((t2 - t1)) s (about $(minutes $((t2 - t1))) minutes)"
     echo "command 2, format and lints, then compiling the tests: ${tests_start} s (cargo: \"Finished ... in $(finished 1)\")"
     echo "command 2, running the Rust tests: $((pip_start - tests_start)) s"
     echo "command 2, pip install . (compiling the module): $((pytest_start - pip_start)) s (maturin's cargo: \"Finished ... in $(finished 2)\")"
     echo "command 2, Ray, the Python tests and type checks: $((fuzz_start - pytest_start)) s"
     echo "command 2, the fuzzer: $((t2 - t1 - fuzz_start)) s"
-    echo "disk, peak of the clone: $disk_mb MB (at the end: target/ $target_mb MB, .venv-test $venv_mb MB)"
+    echo "disk, peak of the clone: $disk_mb MB (about $(awk -v m="$disk_mb" 'BEGIN { printf "%.1f", m / 1000 }') GB; at the end: target/ $target_mb MB, .venv-test $venv_mb MB)"
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 cat "$OUT"

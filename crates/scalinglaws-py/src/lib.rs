@@ -45,6 +45,16 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The one default level of intervals, for the keywords' defaults (`level=DEFAULT_LEVEL`).
     module.add("DEFAULT_LEVEL", scalinglaws::uncertainty::DEFAULT_LEVEL)?;
+    // The library's other defaults the keywords show (`f_scale=DEFAULT_F_SCALE`, ...).
+    module.add("DEFAULT_F_SCALE", scalinglaws::fit::DEFAULT_F_SCALE)?;
+    module.add(
+        "DEFAULT_TOLERANCE",
+        scalinglaws::analysis::isoflop::DEFAULT_TOLERANCE,
+    )?;
+    module.add(
+        "DEFAULT_CELL_TOLERANCE",
+        scalinglaws::analysis::tracks::DEFAULT_CELL_TOLERANCE,
+    )?;
     module.add_function(wrap_pyfunction!(fit::laws, module)?)?;
     module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
     module.add_function(wrap_pyfunction!(groups::fit_groups, module)?)?;

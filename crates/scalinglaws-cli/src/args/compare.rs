@@ -50,7 +50,7 @@ pub struct CompareArgs {
 
     /// Runs of two tracks whose law variables agree within this relative tolerance share a
     /// cell (for paired-cell wins).
-    #[arg(long = "cell-tolerance", value_name = "X", default_value_t = 1e-3)]
+    #[arg(long = "cell-tolerance", value_name = "X", default_value_t = scalinglaws::analysis::tracks::DEFAULT_CELL_TOLERANCE)]
     pub cell_tolerance: f64,
 
     /// The column that orders scale for the extrapolation calibration of each track's

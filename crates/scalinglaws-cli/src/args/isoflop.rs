@@ -45,7 +45,7 @@ pub struct IsoflopArgs {
     pub run: Option<String>,
 
     /// Budgets closer than this (relative) are one budget.
-    #[arg(long, value_name = "X", default_value_t = 1e-3)]
+    #[arg(long, value_name = "X", default_value_t = scalinglaws::analysis::isoflop::DEFAULT_TOLERANCE)]
     pub tolerance: f64,
 
     /// Bootstrap replicates for intervals on N*, the exponents and the predictions

@@ -186,7 +186,7 @@ pub struct SettingsArgs {
     pub loss: Loss,
 
     /// Scale of the loss (Huber's delta), in units of the residuals.
-    #[arg(long = "f-scale", value_name = "X", default_value_t = 1e-3)]
+    #[arg(long = "f-scale", value_name = "X", default_value_t = scalinglaws::fit::DEFAULT_F_SCALE)]
     pub f_scale: f64,
 
     /// Where residuals are taken [default: the law's own; log for --formula].

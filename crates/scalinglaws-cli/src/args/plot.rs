@@ -62,7 +62,7 @@ pub struct PlotIsoflopArgs {
     pub shape: String,
 
     /// Budgets closer than this (relative) are one budget.
-    #[arg(long, value_name = "X", default_value_t = 1e-3)]
+    #[arg(long, value_name = "X", default_value_t = scalinglaws::analysis::isoflop::DEFAULT_TOLERANCE)]
     pub tolerance: f64,
 
     /// Bootstrap replicates for the intervals on N*.

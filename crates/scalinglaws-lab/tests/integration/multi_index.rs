@@ -314,10 +314,10 @@ fn bad_settings_are_refused_by_name() {
     }
 }
 
-/// The default cascade as a table (run with the ignored tests shown; about 10 s on 2 cores).
-#[test]
-#[ignore]
-fn print_the_default_cascade() {
+/// The default cascade as a table (about 10 s on 2 cores: `cargo run --release -p scalinglaws-lab --example lab_tables -- multi_index`).
+// An experiment, not a test: run by this crate's `examples/lab_tables.rs`.
+#[allow(dead_code)]
+pub fn print_the_default_cascade() {
     let config = MultiIndexConfig::default();
     let start = std::time::Instant::now();
     let rows = spectral_recovery(&config).unwrap();

@@ -498,10 +498,10 @@ fn absurd_settings_are_refused_by_name() {
 }
 
 /// The default experiment's table (about 10 s on 2 cores in release):
-/// `cargo test --release -p scalinglaws-lab --test integration nvfp4:: -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn print_the_default_snr_table() {
+/// `cargo run --release -p scalinglaws-lab --example lab_tables -- nvfp4`.
+// An experiment, not a test: run by this crate's `examples/lab_tables.rs`.
+#[allow(dead_code)]
+pub fn print_the_default_snr_table() {
     let start = std::time::Instant::now();
     let rows = snr_experiment(&SnrConfig::default()).unwrap();
     println!("{}", SnrRow::csv_header());

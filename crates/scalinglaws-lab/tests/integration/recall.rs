@@ -211,9 +211,9 @@ fn bad_settings_are_refused_naming_the_key() {
 }
 
 /// The default run's table and its run time (ignored: run it explicitly to print them).
-#[test]
-#[ignore]
-fn default_table() {
+// An experiment, not a test: run by this crate's `examples/lab_tables.rs`.
+#[allow(dead_code)]
+pub fn default_table() {
     let start = std::time::Instant::now();
     let rows = recall_capacity(&RecallConfig::default()).unwrap();
     println!("{}", RecallRow::csv_header());

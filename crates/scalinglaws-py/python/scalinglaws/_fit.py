@@ -33,6 +33,8 @@ from ._keywords import checked
 
 DEFAULT_LEVEL: float = _scalinglaws.DEFAULT_LEVEL
 """The level of every interval no ``level=`` sets (the library's one default)."""
+DEFAULT_F_SCALE: float = _scalinglaws.DEFAULT_F_SCALE
+"""The loss scale (Huber's delta) of every fit no ``f_scale=`` sets (the library's one default)."""
 
 if TYPE_CHECKING:
     from ._results import FitCaveat
@@ -520,7 +522,7 @@ def fit(
     where: Union[None, str, Sequence[str]] = None,
     weights: Optional[str] = None,
     loss: str = "huber",
-    f_scale: float = 1e-3,
+    f_scale: float = DEFAULT_F_SCALE,
     space: Optional[str] = None,
     fix: Optional[Mapping[str, float]] = None,
     bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,

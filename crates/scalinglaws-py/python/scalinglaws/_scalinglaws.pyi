@@ -2,7 +2,10 @@
 from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = [
+    "DEFAULT_CELL_TOLERANCE",
+    "DEFAULT_F_SCALE",
     "DEFAULT_LEVEL",
+    "DEFAULT_TOLERANCE",
     "__version__",
     "backtest",
     "caveat_lines",
@@ -36,7 +39,10 @@ __all__ = [
     "set_max_work",
 ]
 
+DEFAULT_CELL_TOLERANCE: float
+DEFAULT_F_SCALE: float
 DEFAULT_LEVEL: float
+DEFAULT_TOLERANCE: float
 __version__: str
 
 def laws() -> str: ...

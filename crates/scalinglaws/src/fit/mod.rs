@@ -70,6 +70,11 @@ impl Bounds {
     }
 }
 
+/// The loss scale every fit uses unless told otherwise: Huber's delta of 1e-3 on log residuals,
+/// the field's standard protocol (Hoffmann et al. 2022; Besiroglu et al. 2024). The one default;
+/// each face's default reads it.
+pub const DEFAULT_F_SCALE: f64 = 1e-3;
+
 /// Everything about a fit except the law and the data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitSettings {
@@ -128,7 +133,7 @@ impl Default for FitSettings {
     fn default() -> Self {
         FitSettings {
             loss: LossKind::Huber,
-            f_scale: 1e-3,
+            f_scale: DEFAULT_F_SCALE,
             space: Space::Log,
             fixed: BTreeMap::new(),
             bounds: BTreeMap::new(),

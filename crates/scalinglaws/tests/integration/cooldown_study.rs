@@ -10,8 +10,8 @@
 //! library's laws with an annealing term (`multi_power`, `lr_annealing`). Then the held-out
 //! final losses are reported once, for both laws, the chosen one marked.
 //!
-//! `cooldown_study_table` (opt-in: `cargo test --release -p scalinglaws --test integration cooldown_study::
-//! -- --ignored`) writes `bench/results/cooldown_study.md`, whose numbers the README quotes;
+//! `cooldown_study_table` (an experiment:
+//! `cargo run --release -p scalinglaws --example schedule_tables -- cooldown_study`) writes `bench/results/cooldown_study.md`, whose numbers the README quotes;
 //! the fast test recomputes the 400M held-out rows of the chosen law and checks the file.
 
 use crate::common;
@@ -100,12 +100,15 @@ fn held_out_cooldowns_at_400m_match_the_recorded_table() {
         let line = final_row("400", law, &f);
         println!("{line}");
         let got = recorded(&results, "400", law, &f.run).unwrap_or_else(|| {
-            panic!("{RESULTS} has no row for {}: rerun the ignored test", f.run)
+            panic!(
+                "{RESULTS} has no row for {}: rerun its experiment (examples/schedule_tables.rs)",
+                f.run
+            )
         });
         for (g, w) in got.iter().zip([f.logged, f.predicted, f.error]) {
             assert!(
                 (g - w).abs() <= 2e-4,
-                "{}: {RESULTS} records {g}, the fit gives {w}: rerun the ignored test",
+                "{}: {RESULTS} records {g}, the fit gives {w}: rerun its experiment (examples/schedule_tables.rs)",
                 f.run
             );
         }
@@ -120,16 +123,17 @@ fn held_out_cooldowns_at_400m_match_the_recorded_table() {
     }
 }
 
-#[test]
-#[ignore = "writes bench/results/cooldown_study.md (about 30 fits, a minute in release)"]
-fn cooldown_study_table() {
+/// Writes bench/results/cooldown_study.md (about 30 fits, a minute in release).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn cooldown_study_table() {
     let curves: Vec<Vec<Curve>> = SIZES
         .iter()
         .map(|s| common::multi_power_curves(s))
         .collect();
     let mut out = String::from(
         "# Constant LR with cooldowns: the held-out cooldowns' final losses\n\n\
-         Written by `cargo test --release -p scalinglaws --test integration cooldown_study:: -- --ignored`.\n\
+         Written by `cargo run --release -p scalinglaws --example schedule_tables -- cooldown_study`.\n\
          Fitted on `constant_24000` + `wsdcon_3` + `wsdcon_9` + `wsdcon_18` (two-stage runs: the peak\n\
          3e-4 to step 8000, then a constant 3e-5, 9e-5 or 1.8e-4), read with `--warmup 2160`.\n\n",
     );

@@ -4,8 +4,8 @@
 //! MIT), with the protocol of `tests/integration/schedule_protocol.rs`: per model size, fit on the training
 //! runs as `schedule fit --warmup 2160` reads them, R² of each held-out run.
 //!
-//! `comparison_table` (opt-in: `cargo test --release -p scalinglaws --test integration schedule_fsl:: --
-//! --ignored`) writes `bench/results/fsl_vs_multi_power.md` for three training sets: (a)
+//! `comparison_table` (an experiment:
+//! `cargo run --release -p scalinglaws --example schedule_tables -- fsl_vs_multi_power`) writes `bench/results/fsl_vs_multi_power.md` for three training sets: (a)
 //! cosine_24000 + constant_24000, (b) constant_24000 + wsdcon_18, (c) cosine_24000 alone. The
 //! fast test recomputes the 25M columns of (a) and checks the file against them. The other
 //! tests check the law recovers its own parameters from synthetic curves of two shapes.
@@ -84,21 +84,23 @@ fn cosine_plus_constant_at_25m_matches_the_recorded_table() {
         println!("{line}");
         let first = line[2..].split(" |").next().unwrap();
         let want = common::recorded_row(&line, first).unwrap();
-        let got = common::recorded_row(&results, first)
-            .unwrap_or_else(|| panic!("{RESULTS} has no row '{first}': rerun the ignored test"));
+        let got = common::recorded_row(&results, first).unwrap_or_else(|| {
+            panic!("{RESULTS} has no row '{first}': rerun its experiment (examples/schedule_tables.rs)")
+        });
         // The recorded row holds 25M, 100M, 400M (multi_power, fsl each): 25M comes first.
         for (g, w) in got[..2].iter().zip(&want) {
             assert!(
                 (g - w).abs() <= 2e-5,
-                "{first}: {RESULTS} records {g}, the fit gives {w}: rerun the ignored test"
+                "{first}: {RESULTS} records {g}, the fit gives {w}: rerun its experiment (examples/schedule_tables.rs)"
             );
         }
     }
 }
 
-#[test]
-#[ignore = "writes bench/results/fsl_vs_multi_power.md (18 fits, about 35 s in release)"]
-fn comparison_table() {
+/// Writes bench/results/fsl_vs_multi_power.md (18 fits, about 35 s in release).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn comparison_table() {
     let curves: Vec<Vec<Curve>> = SIZES
         .iter()
         .map(|s| common::multi_power_curves(s))
@@ -107,7 +109,7 @@ fn comparison_table() {
     let _ = writeln!(
         out,
         "# The functional scaling law (fsl) against the multi-power law (issue 26)\n\n\
-         Written by `cargo test --release -p scalinglaws --test integration schedule_fsl:: -- --ignored`\n\
+         Written by `cargo run --release -p scalinglaws --example schedule_tables -- fsl_vs_multi_power`\n\
          (crates/scalinglaws/tests/integration/schedule_fsl.rs). Data: the 27 curves of Luo et al. 2025\n\
          (testdata/multipower_law, MIT), read as `schedule fit --warmup 2160` reads them. Each fit\n\
          is the library's global search (Huber δ = 1e-3 on log loss, summed; no prior) on the\n\

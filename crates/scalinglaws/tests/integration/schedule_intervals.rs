@@ -3,8 +3,8 @@
 //! `schedule fit --warmup 2160` reads the logs, and the coverage of its 95 % prediction
 //! intervals on the logged points of the other 8 schedules, per model size.
 //!
-//! `intervals_table` (opt-in: `cargo test --release -p scalinglaws --test integration schedule_intervals::
-//! -- --ignored`) writes `bench/results/schedule_intervals.md` with 200 replicates; the fast
+//! `intervals_table` (an experiment:
+//! `cargo run --release -p scalinglaws --example schedule_tables -- schedule_intervals`) writes `bench/results/schedule_intervals.md` with 200 replicates; the fast
 //! test recomputes the 25M totals from 20 replicates and checks them against the file.
 //!
 //! The same for the profile-likelihood band (`analysis::schedule::profile`; Venzon &
@@ -69,12 +69,12 @@ fn assert_matches_recorded(rows: &[Coverage], row: &[f64]) {
     let (c, w) = held_out_totals(rows);
     assert!(
         (100.0 * c - row[0]).abs() <= 0.051,
-        "coverage {c} against {}: rerun the ignored test",
+        "coverage {c} against {}: rerun its experiment (examples/schedule_tables.rs)",
         row[0]
     );
     assert!(
         (w - row[1]).abs() <= 0.6e-5,
-        "width {w} against {}: rerun the ignored test",
+        "width {w} against {}: rerun its experiment (examples/schedule_tables.rs)",
         row[1]
     );
 }
@@ -88,14 +88,15 @@ fn held_out_totals(rows: &[Coverage]) -> (f64, f64) {
     (covered as f64 / points as f64, width / points as f64)
 }
 
-#[test]
-#[ignore = "writes bench/results/schedule_intervals.md (3 fits and 600 refits, minutes)"]
-fn intervals_table() {
+/// Writes bench/results/schedule_intervals.md (3 fits and 600 refits, minutes).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn intervals_table() {
     let measured: Vec<(CurveBootstrap, Vec<Coverage>, Vec<Coverage>)> =
         SIZES.iter().map(|s| measure(s, REPLICATES, true)).collect();
     let mut out = String::from(
         "# Curve prediction intervals of a single-schedule fit\n\n\
-         Written by `cargo test --release -p scalinglaws --test integration schedule_intervals:: -- --ignored`.\n\
+         Written by `cargo run --release -p scalinglaws --example schedule_tables -- schedule_intervals schedule_intervals_profiles`.\n\
          The multi-power law fitted on `cosine_24000` alone (`schedule fit --warmup 2160`), its\n\
          moving-block bootstrap (blocks of n^(1/3) logged steps, 200 refits, seed 0) and the\n\
          95 % prediction interval of a logged point at each logged step of every run: the share\n\
@@ -157,13 +158,14 @@ fn intervals_table() {
 }
 
 /// The 25M held-out totals from 20 replicates, recomputed: the same numbers as the row the
-/// ignored test recorded (the bootstrap is seeded and deterministic).
+/// experiment recorded (the bootstrap is seeded and deterministic).
 #[test]
 fn held_out_coverage_matches_the_recorded_table() {
-    let text = std::fs::read_to_string(common::root().join(RESULTS))
-        .unwrap_or_else(|e| panic!("{RESULTS}: {e}: run the ignored test"));
-    let row =
-        common::recorded_row(&text, FAST_ROW).expect("the fast test's row: rerun the ignored test");
+    let text = std::fs::read_to_string(common::root().join(RESULTS)).unwrap_or_else(|e| {
+        panic!("{RESULTS}: {e}: run its experiment (examples/schedule_tables.rs)")
+    });
+    let row = common::recorded_row(&text, FAST_ROW)
+        .expect("the fast test's row: rerun its experiment (examples/schedule_tables.rs)");
     let (_, rows, _) = measure("25", FAST_REPLICATES, false);
     assert_matches_recorded(&rows, &row);
 }
@@ -293,9 +295,10 @@ fn split_results(text: &str) -> (&str, &str) {
     }
 }
 
-#[test]
-#[ignore = "writes the profile section of bench/results/schedule_intervals.md (3 sizes, minutes)"]
-fn profile_table() {
+/// Writes the profile section of bench/results/schedule_intervals.md (3 sizes, minutes).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn profile_table() {
     let settings = ProfileSettings::default();
     let measured: Vec<(CurveProfile, Vec<Vec<Coverage>>)> = SIZES
         .iter()
@@ -338,8 +341,9 @@ fn fast_settings() -> ProfileSettings {
 /// profile draws nothing at random), and the band holds the training curve at the level.
 #[test]
 fn profile_coverage_matches_the_recorded_table() {
-    let text = std::fs::read_to_string(common::root().join(RESULTS))
-        .unwrap_or_else(|e| panic!("{RESULTS}: {e}: run the ignored test"));
+    let text = std::fs::read_to_string(common::root().join(RESULTS)).unwrap_or_else(|e| {
+        panic!("{RESULTS}: {e}: run its experiment (examples/schedule_tables.rs)")
+    });
     let row = common::recorded_row(&text, PROFILE_FAST_ROW)
         .expect("the fast test's row: run profile_table");
     let (profile, by_factor) = measure_profile("25", &fast_settings());

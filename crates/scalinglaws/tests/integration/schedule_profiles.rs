@@ -16,7 +16,7 @@
 //! Also (issue 26's point 1): the fsl and multi_power fits on cosine_24000 + constant_24000 with
 //! a finite-strength prior from the other two model sizes, against the unpenalised fits.
 //!
-//! Opt-in (`cargo test --release -p scalinglaws --test integration schedule_profiles:: -- --ignored`):
+//! Opt-in (`cargo run --release -p scalinglaws --example schedule_tables -- schedule_profiles schedule_profiles_a1`):
 //! `profiles_table` writes `bench/results/schedule_profiles.md` (the cooldown profiles and the
 //! priors), `cosine_constant_profiles_table` writes `bench/results/schedule_profiles_a1.md` (the
 //! cosine + constant profiles over `wsdcon_3`). The fast test recomputes the 400M
@@ -294,8 +294,9 @@ fn cooldown_profile_at_400m_matches_the_recorded_table() {
         println!("{line}");
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let prefix = format!("| 400 | lr_annealing | {} |", cells[3]);
-        let got = recorded(&results, &prefix)
-            .unwrap_or_else(|| panic!("{RESULTS} has no row '{prefix}': rerun the ignored test"));
+        let got = recorded(&results, &prefix).unwrap_or_else(|| {
+            panic!("{RESULTS} has no row '{prefix}': rerun its experiment (examples/schedule_tables.rs)")
+        });
         let want: Vec<&str> = cells[4..cells.len() - 1].to_vec();
         // error, training Huber, RMSE, ρ, statistic, verdict, held-out R².
         let tolerances = [2e-4, 1e-6, 2e-5, 0.02, 0.05, 0.0, 2e-5];
@@ -303,11 +304,11 @@ fn cooldown_profile_at_400m_matches_the_recorded_table() {
             match (g.parse::<f64>(), w.parse::<f64>()) {
                 (Ok(g), Ok(w)) => assert!(
                     (g - w).abs() <= tol + 1e-3 * w.abs(),
-                    "{prefix}: {RESULTS} records {g}, the refit gives {w}: rerun the ignored test"
+                    "{prefix}: {RESULTS} records {g}, the refit gives {w}: rerun its experiment (examples/schedule_tables.rs)"
                 ),
                 _ => assert_eq!(
                     g, w,
-                    "{prefix}: the verdict changed: rerun the ignored test"
+                    "{prefix}: the verdict changed: rerun its experiment (examples/schedule_tables.rs)"
                 ),
             }
         }
@@ -327,16 +328,17 @@ fn cooldown_profile_at_400m_matches_the_recorded_table() {
     );
 }
 
-#[test]
-#[ignore = "writes bench/results/schedule_profiles.md (about 80 fits, about 10 minutes in release on 2 cores)"]
-fn profiles_table() {
+/// Writes bench/results/schedule_profiles.md (about 80 fits, about 10 minutes in release on 2 cores).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn profiles_table() {
     let curves: Vec<Vec<Curve>> = SIZES
         .iter()
         .map(|s| common::multi_power_curves(s))
         .collect();
     let mut out = String::from(
         "# Profiles of the training objective over held-out predictions (issue 26)\n\n\
-         Written by `cargo test --release -p scalinglaws --test integration schedule_profiles:: -- --ignored`\n\
+         Written by `cargo run --release -p scalinglaws --example schedule_tables -- schedule_profiles`\n\
          (crates/scalinglaws/tests/integration/schedule_profiles.rs; the method is in its header). Each row is\n\
          a refit of the training runs with the held-out run's predicted final loss forced to\n\
          logged + d (a stiff penalty; `error` is the refit's predicted − logged, ≈ d); `statistic`\n\
@@ -352,12 +354,13 @@ fn profiles_table() {
     std::fs::write(&path, out).unwrap();
 }
 
-#[test]
-#[ignore = "writes bench/results/schedule_profiles_a1.md (32 fits, about 8 minutes in release on 2 cores)"]
-fn cosine_constant_profiles_table() {
+/// Writes bench/results/schedule_profiles_a1.md (32 fits, about 8 minutes in release on 2 cores).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn cosine_constant_profiles_table() {
     let mut out = String::from(
         "# Profiles over a held-out prediction of the cosine + constant fits (issue 26, point 1)\n\n\
-         Written by `cargo test --release -p scalinglaws --test integration schedule_profiles:: -- --ignored`\n\
+         Written by `cargo run --release -p scalinglaws --example schedule_tables -- schedule_profiles_a1`\n\
          (crates/scalinglaws/tests/integration/schedule_profiles.rs; the method is in its header and in\n\
          bench/results/schedule_profiles.md).\n\n",
     );

@@ -4,8 +4,8 @@
 //! interpolated between logged steps with the 2160-step warmup rebuilt (`warmup` 2160, the
 //! README's command), fitted by the library's global search with no prior.
 //!
-//! `identifiability_table` (opt-in: `cargo test --release -p scalinglaws --test
-//! schedule_protocol -- --ignored`) fits every pair of the 9 schedules and every triple of
+//! `identifiability_table` (an experiment:
+//! `cargo run --release -p scalinglaws --example schedule_tables -- schedule_identifiability`) fits every pair of the 9 schedules and every triple of
 //! `cosine_24000` + `constant_24000` + one more, per model size, and writes
 //! `bench/results/schedule_identifiability.md`, whose rows the README quotes. The fast tests
 //! recompute the `cosine_24000` + `constant_24000` rows and check the file against them, and
@@ -111,13 +111,14 @@ fn cosine_plus_constant_rows_match_the_recorded_table() {
             .filter(|c| !c.trim().is_empty())
             .map(|c| c.trim().parse().unwrap())
             .collect();
-        let got = common::recorded_row(&results, first)
-            .unwrap_or_else(|| panic!("{RESULTS} has no row '{first}': rerun the ignored test"));
+        let got = common::recorded_row(&results, first).unwrap_or_else(|| {
+            panic!("{RESULTS} has no row '{first}': rerun its experiment (examples/schedule_tables.rs)")
+        });
         assert_eq!(got.len(), want.len(), "{first}");
         for (g, w) in got.iter().zip(&want) {
             assert!(
                 (g - w).abs() <= 2e-5,
-                "{first}: {RESULTS} records {g}, the fit gives {w}: rerun the ignored test"
+                "{first}: {RESULTS} records {g}, the fit gives {w}: rerun its experiment (examples/schedule_tables.rs)"
             );
         }
     }
@@ -174,9 +175,10 @@ fn a_single_shape_fit_warns_and_names_the_parameters_in_a_limit() {
     );
 }
 
-#[test]
-#[ignore = "writes bench/results/schedule_identifiability.md (about 140 fits, a few minutes)"]
-fn identifiability_table() {
+/// Writes bench/results/schedule_identifiability.md (about 140 fits, a few minutes).
+// An experiment, not a test: run by this crate's `examples/schedule_tables.rs`.
+#[allow(dead_code)]
+pub fn identifiability_table() {
     let curves: Vec<Vec<Curve>> = SIZES
         .iter()
         .map(|s| common::multi_power_curves(s))
@@ -207,7 +209,7 @@ fn identifiability_table() {
     let _ = writeln!(
         out,
         "# Which training schedules identify the multi-power law (issue 26)\n\n\
-         Written by `cargo test --release -p scalinglaws --test integration schedule_protocol:: -- --ignored`\n\
+         Written by `cargo run --release -p scalinglaws --example schedule_tables -- schedule_identifiability`\n\
          (crates/scalinglaws/tests/integration/schedule_protocol.rs). Data: the 27 curves of Luo et al. 2025\n\
          (testdata/multipower_law, MIT), read as `schedule fit --warmup 2160` reads them (the\n\
          logged lr interpolated between logged steps, the 2160-step linear warmup rebuilt).\n\

@@ -106,6 +106,9 @@ impl Shape {
     }
 }
 
+/// How close (relative) two runs' budgets must be to share a budget unless told otherwise.
+pub const DEFAULT_TOLERANCE: f64 = 1e-3;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct IsoflopSettings {
     pub shape: Shape,
@@ -126,7 +129,7 @@ impl Default for IsoflopSettings {
     fn default() -> Self {
         IsoflopSettings {
             shape: Shape::Auto,
-            tolerance: 1e-3,
+            tolerance: DEFAULT_TOLERANCE,
             bootstrap: 0,
             seed: 0,
             level: crate::uncertainty::DEFAULT_LEVEL,

@@ -64,6 +64,10 @@ pub struct Track {
     pub data: FitData,
 }
 
+/// How close (relative) two tracks' runs' law variables must be to share a cell unless told
+/// otherwise.
+pub const DEFAULT_CELL_TOLERANCE: f64 = 1e-3;
+
 #[derive(Debug, Clone)]
 pub struct TrackSettings {
     pub fit: FitSettings,
