@@ -175,7 +175,7 @@ fn parameters(result: &FitRecord) -> String {
         );
     }
     let level = result.bootstrap.as_ref().map_or(String::new(), |b| {
-        format!(" ({}% bootstrap)", (b.level * 100.0).round())
+        format!(" ({} bootstrap)", level_percent(b.level))
     });
     section(
         "Parameters",
@@ -252,7 +252,8 @@ fn allocation(computed: &PageAllocation, caveats: &[FitCaveat], wording: &dyn Wo
             number(top, 3),
             if frontier.draws > 0 {
                 format!(
-                    ", with 95% intervals from {} bootstrap draws",
+                    ", with {} intervals from {} bootstrap draws",
+                    level_percent(frontier.level.unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL)),
                     frontier.draws
                 )
             } else {
@@ -288,6 +289,11 @@ fn allocation_rows(frontier: &Frontier) -> String {
     rows
 }
 
+/// A level as the page names it: 0.95 is "95%", 0.975 "97.5%".
+fn level_percent(level: f64) -> String {
+    format!("{}%", (level * 1000.0).round() / 10.0)
+}
+
 fn percent(share: Option<f64>) -> String {
     share.map_or("-".into(), |c| format!("{}%", number(100.0 * c, 3)))
 }
@@ -295,9 +301,10 @@ fn percent(share: Option<f64>) -> String {
 /// Coverage of the held-out runs against the distance of the extrapolation.
 fn distance_table(b: &Backtest) -> String {
     let bins = [(0.0, 0.25), (0.25, 0.5), (0.5, 1.0), (1.0, f64::INFINITY)];
-    let mut rows = String::from(
+    let mut rows = format!(
         "<table>\n<tr><th>decades beyond the training data</th><th>runs</th>\
-         <th>inside the 95% interval</th><th>inside the fit's own</th></tr>\n",
+         <th>inside the {} interval</th><th>inside the fit's own</th></tr>\n",
+        level_percent(b.level)
     );
     for (lo, hi) in bins {
         let points: Vec<_> = b
@@ -370,14 +377,15 @@ fn backtest_section(
                         m.points
                     )
                 };
+                let level = level_percent(b.level);
                 format!(
                     "<p>{how}</p>\n<table>\n<tr><th>measure</th><th>value</th></tr>\n\
                      <tr><td>mean absolute relative error</td><td>{}%</td></tr>\n\
                      <tr><td>median absolute relative error</td><td>{}%</td></tr>\n\
                      <tr><td>largest absolute relative error</td><td>{}%</td></tr>\n\
                      <tr><td>bias (mean signed relative error)</td><td>{}%</td></tr>\n\
-                     <tr><td>runs inside their 95% prediction interval</td><td>{}</td></tr>\n\
-                     <tr><td>runs inside the fit's own 95% interval</td><td>{}</td></tr>\n</table>\n{}",
+                     <tr><td>runs inside their {level} prediction interval</td><td>{}</td></tr>\n\
+                     <tr><td>runs inside the fit's own {level} interval</td><td>{}</td></tr>\n</table>\n{}",
                     number(100.0 * m.are_mean, 3),
                     number(100.0 * m.are_median, 3),
                     number(100.0 * m.are_max, 3),
@@ -406,5 +414,13 @@ mod tests {
             "{page}"
         );
         assert!(!page.contains("<script"), "{page}");
+    }
+
+    #[test]
+    fn levels_are_named_as_percentages_without_spurious_digits() {
+        assert_eq!(level_percent(0.95), "95%");
+        assert_eq!(level_percent(0.975), "97.5%");
+        assert_eq!(level_percent(0.8), "80%");
+        assert_eq!(level_percent(0.999), "99.9%");
     }
 }

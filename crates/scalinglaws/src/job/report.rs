@@ -148,7 +148,8 @@ fn largest_compute(law: &Law, data: &FitData) -> Option<f64> {
 
 fn page_allocation(law: &Law, result: &FitRecord, top: f64) -> PageAllocation {
     let budgets: Vec<f64> = [1.0, 10.0, 100.0].iter().map(|m| top * m).collect();
-    // The table's intervals are at 95 % whatever the bootstrap's level (the page says so).
+    // The table's intervals are at the default level whatever the bootstrap's (the page says
+    // which: it prints the frontier's level).
     let settings = AllocationSettings {
         draws: result
             .bootstrap
