@@ -40,16 +40,7 @@ pub(crate) struct FitOptions {
 
 impl FitOptions {
     pub(crate) fn law(&self, table: &Table) -> Result<Law, Error> {
-        match (&self.law, &self.formula) {
-            (Some(name), None) => catalog::lookup(name),
-            (None, Some(text)) => {
-                let is_variable = |name: &str| table.resolve(name).is_some();
-                Law::from_formula(text, &is_variable)
-            }
-            _ => Err(Error::settings(
-                "give exactly one of law=\"NAME\" and formula=\"TEXT\"",
-            )),
-        }
+        LawChoice::from_request(self.law.clone(), self.formula.clone())?.build(table)
     }
 
     pub(crate) fn settings(&self) -> Result<FitSettings, Error> {

@@ -261,6 +261,22 @@ def test_every_error_class(chinchilla: pd.DataFrame) -> None:
         sl.fit(42, **PROTOCOL)  # type: ignore[arg-type]
 
 
+def test_a_law_and_a_formula_together_are_refused_in_pythons_words(chinchilla: pd.DataFrame) -> None:
+    # One rule in the library (LawChoice::from_request), worded by each face.
+    both = {**PROTOCOL, "formula": "E + A*N^-alpha + B*D^-beta"}
+    with pytest.raises(sl.SettingsError, match=r'exactly one of law="NAME" and formula="TEXT"'):
+        sl.fit(chinchilla, **both)
+    neither = {key: value for key, value in PROTOCOL.items() if key != "law"}
+    with pytest.raises(sl.SettingsError, match=r'exactly one of law="NAME" and formula="TEXT"'):
+        sl.fit(chinchilla, **neither)
+
+
+def test_a_cluster_without_a_bootstrap_is_refused_not_ignored(chinchilla: pd.DataFrame) -> None:
+    with pytest.raises(sl.SettingsError, match=r"cluster= resamples whole runs.*bootstrap=K"):
+        sl.fit(chinchilla, cluster="Model Size", **PROTOCOL)
+    assert all(ci is None for ci in sl.fit(chinchilla, bootstrap=0, **PROTOCOL).ci.values())
+
+
 def test_count_keywords_are_whole_numbers_named_in_the_error(chinchilla: pd.DataFrame) -> None:
     # Issue 50: bootstrap=-1 raised RuntimeError "malformed request ... column 242", and
     # bootstrap=20.5 ran 20 replicates in silence.

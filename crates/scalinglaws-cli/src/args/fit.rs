@@ -34,7 +34,7 @@ pub struct FitArgs {
     pub settings: SettingsArgs,
 
     /// Refit K resampled copies of the data (each with the full search) for percentile
-    /// intervals; the replicates are kept in the JSON for later intervals.
+    /// intervals; the replicates are kept in the JSON for later intervals (0: no bootstrap).
     #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
 

@@ -54,15 +54,10 @@ pub fn destination(json: Option<&str>) -> Option<Destination> {
 
 pub use scalinglaws::job::{LawChoice, SettingsJob};
 
+/// The law the arguments name (clap already enforces one of the two; the library holds the
+/// rule for every face).
 pub fn law_choice(args: LawArgs) -> Result<LawChoice> {
-    match (args.law, args.formula) {
-        (Some(name), None) => Ok(LawChoice::Catalog(name.trim().to_string())),
-        (None, Some(text)) => Ok(LawChoice::Formula(text)),
-        // clap enforces exactly one of the two.
-        _ => Err(input_error(
-            "give exactly one of --law NAME and --formula TEXT",
-        )),
-    }
+    Ok(LawChoice::from_request(args.law, args.formula)?)
 }
 
 pub fn recipe(args: DataArgs) -> Result<Recipe> {
@@ -181,13 +176,9 @@ pub fn level(value: f64) -> Result<f64> {
     Ok(value)
 }
 
+/// `--bootstrap K` as every face reads a count of replicates (0: no bootstrap).
 pub fn replicates(value: Option<usize>) -> Result<Option<usize>> {
-    match value {
-        Some(0) => Err(input_error(
-            "--bootstrap 0: give the number of replicates, e.g. --bootstrap 1000",
-        )),
-        other => Ok(other),
-    }
+    Ok(value.and_then(scalinglaws::uncertainty::replicates))
 }
 
 /// The command as typed, quoted for a POSIX shell where needed.

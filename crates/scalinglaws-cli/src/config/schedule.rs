@@ -173,7 +173,8 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
 /// without `--bootstrap` or `--interval`; clap refuses `--seed` without `--bootstrap`).
 fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
     let method = args.interval.as_deref();
-    match (method, args.bootstrap) {
+    // `--bootstrap 0` is no bootstrap, as everywhere.
+    match (method, replicates(args.bootstrap)?) {
         (None | Some("bootstrap"), Some(_)) => Ok(bootstrap_settings(
             args.bootstrap,
             args.seed,
@@ -197,6 +198,9 @@ fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
         (Some(other), _) => Err(input_error(format!(
             "--interval {other}: give bootstrap or profile"
         ))),
+        (None, None) if args.seed.is_some() => Err(input_error(
+            "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
+        )),
         (None, None) if args.level.is_some() => Err(input_error(
             "--level sets the prediction intervals' level: give --bootstrap K or --interval \
              profile with it",
@@ -213,6 +217,11 @@ pub fn bootstrap_settings(
     confidence: f64,
 ) -> Result<Option<BootstrapSettings>> {
     let Some(replicates) = replicates(bootstrap)? else {
+        if seed.is_some() {
+            return Err(input_error(
+                "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
+            ));
+        }
         return Ok(None);
     };
     Ok(Some(BootstrapSettings {

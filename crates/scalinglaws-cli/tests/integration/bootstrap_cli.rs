@@ -203,10 +203,18 @@ fn profile_of_an_unknown_parameter_exits_2() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn zero_bootstrap_replicates_exit_2() {
+fn zero_bootstrap_replicates_mean_no_bootstrap_as_in_python() {
+    let plain = stdout_json(chinchilla("fit").args(["--json", "-"]));
+    let zero = stdout_json(chinchilla("fit").args(["--bootstrap", "0", "--json", "-"]));
+    assert!(zero["bootstrap"].is_null(), "{}", zero["bootstrap"]);
+    assert_eq!(zero["params"], plain["params"]);
+    // What only a bootstrap uses is then refused, not ignored (the library's rule).
     fails(
-        chinchilla("fit").args(["--bootstrap", "0"]),
-        &["--bootstrap 0"],
+        chinchilla("fit").args(["--bootstrap", "0", "--cluster", "Model Size"]),
+        &[
+            "--cluster resamples whole runs for the bootstrap",
+            "--bootstrap K",
+        ],
     );
 }
 

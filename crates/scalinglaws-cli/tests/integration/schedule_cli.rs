@@ -297,7 +297,6 @@ fn cooldown_study_tabulates_cooldown_and_cosine_and_refuses_bad_options() {
     for (extra, message) in [
         (["--fraction", "1.5"], "--fraction 1.5"),
         (["--level", "0.9"], "--bootstrap"),
-        (["--bootstrap", "0"], "--bootstrap 0"),
         (["--steps", "2000"], "--steps 2000"),
         (["--final", "0.01"], "--final"),
         (["--decay", "quadratic"], "--decay"),
@@ -390,7 +389,12 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
     let predict = ["schedule", "predict", p, "--schedule", "constant"];
     let with =
         |extra: &[&'static str]| -> Vec<&str> { predict.iter().chain(extra).copied().collect() };
-    fails_with(&with(&["--bootstrap", "0"]), "--bootstrap 0");
+    // 0 replicates is no bootstrap, as everywhere: a level then has nothing to apply to.
+    fails_with(
+        &with(&["--bootstrap", "0", "--level", "0.9"]),
+        "--bootstrap",
+    );
+    fails_with(&with(&["--bootstrap", "0", "--seed", "1"]), "--seed seeds");
     fails_with(&with(&["--bootstrap", "5"]), "at least 20");
     fails_with(&with(&["--bootstrap", "20", "--level", "1.5"]), "--level");
     fails_with(&with(&["--level", "0.9"]), "--bootstrap");

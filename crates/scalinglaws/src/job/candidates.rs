@@ -133,15 +133,7 @@ impl TryFrom<CandidateRequest> for CandidateSpec {
     type Error = Error;
 
     fn try_from(request: CandidateRequest) -> Result<CandidateSpec> {
-        let law = match (request.law, request.formula) {
-            (Some(name), None) => LawChoice::Catalog(name),
-            (None, Some(text)) => LawChoice::Formula(text),
-            _ => {
-                return Err(Error::settings(
-                    "give each candidate exactly one of law=\"NAME\" and formula=\"TEXT\"",
-                ))
-            }
-        };
+        let law = LawChoice::from_request(request.law, request.formula)?;
         let label = request.label.unwrap_or_else(|| match &law {
             LawChoice::Catalog(text) | LawChoice::Formula(text) => text.clone(),
         });

@@ -33,6 +33,24 @@ pub enum LawChoice {
 }
 
 impl LawChoice {
+    /// The law a request names: exactly one of a catalog name and a formula. The one check of
+    /// this rule; every face's request comes through here.
+    pub fn from_request(law: Option<String>, formula: Option<String>) -> Result<LawChoice> {
+        match (law, formula) {
+            (Some(name), None) => Ok(LawChoice::Catalog(name.trim().to_string())),
+            (None, Some(text)) => Ok(LawChoice::Formula(text)),
+            _ => Err(Error::setting(
+                Setting::Law,
+                text![
+                    "give exactly one of ",
+                    Setting::Law.text("NAME"),
+                    " and ",
+                    Setting::Formula.text("TEXT")
+                ],
+            )),
+        }
+    }
+
     /// The law; a formula's variables are the table's columns (and map/derive names), and
     /// its errors name the formula setting.
     pub fn build(&self, table: &Table) -> Result<Law> {
@@ -252,6 +270,17 @@ impl FitJob {
     }
 
     fn resampling(&self, table: &Table) -> Result<Resampling> {
+        if self.uncertainty.cluster.is_some() && self.uncertainty.bootstrap.is_none() {
+            return Err(Error::setting(
+                Setting::Cluster,
+                text![
+                    Setting::Cluster.named(),
+                    " resamples whole runs for the bootstrap: give ",
+                    Setting::Bootstrap.number("K"),
+                    " (K > 0) with it, or leave it out"
+                ],
+            ));
+        }
         Ok(match &self.uncertainty.cluster {
             None => Resampling::Rows,
             Some(column) => Resampling::Clusters {
@@ -493,15 +522,7 @@ impl TryFrom<FitRequest> for FitJob {
     type Error = Error;
 
     fn try_from(request: FitRequest) -> Result<FitJob> {
-        let law = match (request.law, request.formula) {
-            (Some(name), None) => LawChoice::Catalog(name),
-            (None, Some(text)) => LawChoice::Formula(text),
-            _ => {
-                return Err(Error::settings(
-                    "give exactly one of law=\"NAME\" and formula=\"TEXT\"",
-                ))
-            }
-        };
+        let law = LawChoice::from_request(request.law, request.formula)?;
         let recipe = Recipe::try_from(request.recipe)?;
         let family = family_setting(request.family.as_deref(), request.nu, request.dispersion)?;
         if family.is_some() && (request.loss != huber() || request.f_scale != default_f_scale()) {
@@ -535,7 +556,7 @@ impl TryFrom<FitRequest> for FitJob {
             heteroscedastic: request.heteroscedastic,
         };
         let uncertainty = UncertaintySettings {
-            bootstrap: (request.bootstrap > 0).then_some(request.bootstrap),
+            bootstrap: crate::uncertainty::replicates(request.bootstrap),
             cluster: request.cluster,
             level: request.level,
             profiles: request.profiles,

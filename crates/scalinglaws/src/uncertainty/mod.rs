@@ -31,6 +31,13 @@ pub use record::FitRecord;
 use crate::error::{Error, Result, Setting};
 use crate::text;
 
+/// A count of bootstrap replicates as every face reads it: 0 means no bootstrap (None). The one
+/// reading: a request's `bootstrap` and every face's count of replicates come through here; a
+/// count too small for its level is refused later, by [`crate::limits::check_replicates`].
+pub fn replicates(count: usize) -> Option<usize> {
+    (count > 0).then_some(count)
+}
+
 /// Checks a confidence level given by a user (the `level` setting): the one rule for every
 /// analysis that takes one.
 pub fn check_level(level: f64) -> Result<()> {
