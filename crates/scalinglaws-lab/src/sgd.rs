@@ -108,6 +108,54 @@ pub const MAX_LOG_STEPS: usize = 100_000;
 /// Most steps of a schedule: the engine's own cap on a learning-rate schedule.
 pub const MAX_STEPS: usize = scalinglaws::limits::MAX_SCHEDULE_STEPS;
 
+/// Most steps a front end's run (or a data-scaling horizon) may ask for: its per-step learning
+/// rates are held (80 MB at the cap) before the run's work is weighed against the caps above.
+pub const MAX_RUN_STEPS: usize = 10_000_000;
+
+/// Most logged steps per decade a front end may ask for: more than any plot can show.
+pub const MAX_PER_DECADE: usize = 1_000;
+
+/// Logged steps per decade by default: those of `SgdConfig::default()`'s `log_steps`.
+pub const DEFAULT_PER_DECADE: usize = 4;
+
+/// A constant-rate run of `steps` steps (None: the default run's) logged about `per_decade`
+/// times a decade (None: [`DEFAULT_PER_DECADE`]): its `lrs` and `log_steps`. The one check of
+/// both counts for every face; an error names `steps` or `per_decade`.
+pub fn constant_run(
+    lr: Option<f64>,
+    steps: Option<usize>,
+    per_decade: Option<usize>,
+) -> Result<(Vec<f64>, Vec<usize>)> {
+    let defaults = SgdConfig::default();
+    let steps = steps.unwrap_or(defaults.lrs.len());
+    if steps == 0 || steps > MAX_RUN_STEPS {
+        return Err(LabError::setting(
+            "steps",
+            format!("{steps} is out of range; give 1 to {MAX_RUN_STEPS} steps"),
+        ));
+    }
+    let per_decade = per_decade.unwrap_or(DEFAULT_PER_DECADE);
+    if !(1..=MAX_PER_DECADE).contains(&per_decade) {
+        return Err(LabError::setting(
+            "per_decade",
+            format!("{per_decade} is out of range; give 1 to {MAX_PER_DECADE}"),
+        ));
+    }
+    let lr = lr.unwrap_or(defaults.lrs[0]);
+    Ok((vec![lr; steps], log_spaced_steps(steps, per_decade)))
+}
+
+/// Refuses a data-scaling horizon longer than a run may take ([`MAX_RUN_STEPS`]; `horizons`).
+pub fn check_horizons(horizons: &[usize]) -> Result<()> {
+    match horizons.iter().max().filter(|&&h| h > MAX_RUN_STEPS) {
+        Some(longest) => Err(LabError::setting(
+            "horizons",
+            format!("{longest} is more than the {MAX_RUN_STEPS} steps a run may take; use fewer"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Most coordinate-steps (M × steps) of the exact recursion in one call: about 1 ns each on
 /// one core (measured), so ≤ ~10 s.
 pub const MAX_EXACT_WORK: f64 = 1e10;
@@ -204,7 +252,7 @@ impl Default for SgdConfig {
             noise: 0.5,
             batch: 1,
             lrs: vec![0.2; 1000],
-            log_steps: log_spaced_steps(1000, 4),
+            log_steps: log_spaced_steps(1000, DEFAULT_PER_DECADE),
             seeds: 1000,
             seed: 0,
         }
@@ -1218,6 +1266,30 @@ fn least_squares(x: &[f64], y: &[f64]) -> (f64, f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_front_ends_counts_are_checked_here_and_default_to_the_default_run() {
+        let key = |r: Result<(Vec<f64>, Vec<usize>)>| match r {
+            Err(LabError::Setting { key, .. }) => key,
+            Ok(_) => "accepted",
+        };
+        assert_eq!(key(constant_run(None, Some(0), None)), "steps");
+        assert_eq!(
+            key(constant_run(None, Some(MAX_RUN_STEPS + 1), None)),
+            "steps"
+        );
+        assert_eq!(key(constant_run(None, None, Some(0))), "per_decade");
+        assert_eq!(
+            key(constant_run(None, None, Some(MAX_PER_DECADE + 1))),
+            "per_decade"
+        );
+        let (lrs, log_steps) = constant_run(None, None, None).unwrap();
+        let default = SgdConfig::default();
+        assert_eq!(lrs.len(), default.lrs.len());
+        assert_eq!(log_steps, default.log_steps);
+        assert!(check_horizons(&[10, MAX_RUN_STEPS]).is_ok());
+        assert!(check_horizons(&[MAX_RUN_STEPS + 1]).is_err());
+    }
 
     #[test]
     fn log_spaced_steps_start_at_zero_end_at_steps_and_increase() {

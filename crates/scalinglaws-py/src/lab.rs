@@ -25,24 +25,12 @@ use scalinglaws_lab::multi_index::{
 use scalinglaws_lab::nvfp4::{snr_experiment_with_progress, SnrConfig, SnrRow};
 use scalinglaws_lab::recall::{recall_capacity_with_progress, RecallConfig, RecallRow};
 use scalinglaws_lab::sgd::{
-    data_scaling_with_progress, log_spaced_steps, scaling_csv, sgd_csv, simulate_with_progress,
-    Optimizer, ScalingConfig, SgdConfig, Shape,
+    check_horizons, constant_run, data_scaling_with_progress, scaling_csv, sgd_csv,
+    simulate_with_progress, Optimizer, ScalingConfig, SgdConfig, Shape,
 };
-use scalinglaws_lab::{LabError, Progress, Result as LabResult};
+use scalinglaws_lab::{Progress, Result as LabResult};
 
 use crate::errors::{lab_to_py, wait_for};
-
-/// Steps of `lab.sgd` (and the longest horizon of `lab.sgd_scaling`) at most, the cap of
-/// `scalinglaws sim`: the per-step learning rates are held (80 MB at the cap) before the lab
-/// weighs the run's work against its own caps.
-const MAX_STEPS: usize = 10_000_000;
-
-/// Logged steps per decade of `lab.sgd` at most: more than any plot can show.
-const MAX_PER_DECADE: usize = 1_000;
-
-/// Logged steps per decade of `lab.sgd` by default: those of `SgdConfig::default()`'s
-/// `log_steps` (`log_spaced_steps(1000, 4)`).
-const PER_DECADE: usize = 4;
 
 /// What a simulation unwinds with once Ctrl-C has set its token. The lab takes no token of its
 /// own: the listener of its progress reports unwinds at each report once the token is set
@@ -109,11 +97,6 @@ fn csv(header: &str, lines: impl Iterator<Item = String>) -> String {
     text
 }
 
-/// `key` refused: out of range, `message` says why and the fix.
-fn refused(key: &'static str, message: String) -> PyErr {
-    lab_to_py(LabError::setting(key, message))
-}
-
 /// The SNR of NVFP4 dot products against the dimension (`scalinglaws sim nvfp4`; `tensor_scale`
 /// false is its `--no-tensor-scale`); returns the dataset's CSV text.
 #[pyfunction]
@@ -163,16 +146,7 @@ pub(crate) fn lab_sgd(
     seed: u64,
 ) -> PyResult<String> {
     let defaults = SgdConfig::default();
-    let steps = steps.unwrap_or(defaults.lrs.len());
-    if steps == 0 || steps > MAX_STEPS {
-        let message = format!("{steps} is out of range; give 1 to {MAX_STEPS} steps");
-        return Err(refused("steps", message));
-    }
-    let per_decade = per_decade.unwrap_or(PER_DECADE);
-    if !(1..=MAX_PER_DECADE).contains(&per_decade) {
-        let message = format!("{per_decade} is out of range; give 1 to {MAX_PER_DECADE}");
-        return Err(refused("per_decade", message));
-    }
+    let (lrs, log_steps) = constant_run(lr, steps, per_decade).map_err(lab_to_py)?;
     let optimizers = match optimizer {
         None => Optimizer::ALL.to_vec(),
         Some(names) => names
@@ -187,8 +161,8 @@ pub(crate) fn lab_sgd(
         b: b.unwrap_or(defaults.b),
         noise: noise.unwrap_or(defaults.noise),
         batch: batch.unwrap_or(defaults.batch),
-        lrs: vec![lr.unwrap_or(defaults.lrs[0]); steps],
-        log_steps: log_spaced_steps(steps, per_decade),
+        lrs,
+        log_steps,
         seeds: seeds.unwrap_or(defaults.seeds),
         seed,
         ..defaults
@@ -216,11 +190,7 @@ pub(crate) fn lab_sgd_scaling(
     let hard = ScalingConfig::hard();
     let defaults = ScalingConfig::new(a.unwrap_or(hard.a), b.unwrap_or(hard.b));
     let horizons = horizons.unwrap_or_else(|| defaults.horizons.clone());
-    if let Some(&longest) = horizons.iter().max().filter(|&&h| h > MAX_STEPS) {
-        let message =
-            format!("{longest} is more than the {MAX_STEPS} steps a run may take; use fewer");
-        return Err(refused("horizons", message));
-    }
+    check_horizons(&horizons).map_err(lab_to_py)?;
     let config = ScalingConfig {
         dimension: dimension.unwrap_or(defaults.dimension),
         horizons,

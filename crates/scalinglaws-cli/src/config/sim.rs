@@ -7,7 +7,9 @@ use scalinglaws_lab::editing::EditingConfig;
 use scalinglaws_lab::multi_index::MultiIndexConfig;
 use scalinglaws_lab::nvfp4::SnrConfig;
 use scalinglaws_lab::recall::RecallConfig;
-use scalinglaws_lab::sgd::{log_spaced_steps, Optimizer, ScalingConfig, SgdConfig, Shape};
+use scalinglaws_lab::sgd::{
+    check_horizons, constant_run, Optimizer, ScalingConfig, SgdConfig, Shape,
+};
 use scalinglaws_lab::LabError;
 
 use super::plot::picture;
@@ -49,13 +51,6 @@ pub fn sim_outputs(run: &RunArgs) -> Result<SimOutputs> {
     Ok(SimOutputs { csv, plot })
 }
 
-/// Steps of `sim sgd` at most: the per-step learning rates are held (80 MB at the cap) before
-/// the lab weighs the run's work against its own caps.
-const MAX_SIM_STEPS: usize = 10_000_000;
-
-/// Logged steps per decade at most: more than any plot can show.
-const MAX_PER_DECADE: usize = 1_000;
-
 /// `sim nvfp4`.
 pub fn nvfp4_config(args: &Nvfp4Args) -> SnrConfig {
     let defaults = SnrConfig::default();
@@ -74,26 +69,15 @@ pub fn nvfp4_config(args: &Nvfp4Args) -> SnrConfig {
 /// `sim sgd`: the run and the optimizers (all three by default).
 pub fn sgd_config(args: &SgdArgs) -> Result<(SgdConfig, Vec<Optimizer>)> {
     let defaults = SgdConfig::default();
-    let steps = args.steps.unwrap_or(defaults.lrs.len());
-    if steps == 0 || steps > MAX_SIM_STEPS {
-        return Err(input_error(format!(
-            "--steps: {steps} is out of range; give 1 to {MAX_SIM_STEPS} steps"
-        )));
-    }
-    let per_decade = args.per_decade.unwrap_or(4);
-    if !(1..=MAX_PER_DECADE).contains(&per_decade) {
-        return Err(input_error(format!(
-            "--per-decade: {per_decade} is out of range; give 1 to {MAX_PER_DECADE}"
-        )));
-    }
+    let (lrs, log_steps) = constant_run(args.lr, args.steps, args.per_decade).map_err(worded)?;
     let config = SgdConfig {
         dimension: args.dimension.unwrap_or(defaults.dimension),
         a: args.a.unwrap_or(defaults.a),
         b: args.b.unwrap_or(defaults.b),
         noise: args.noise.unwrap_or(defaults.noise),
         batch: args.batch.unwrap_or(defaults.batch),
-        lrs: vec![args.lr.unwrap_or(defaults.lrs[0]); steps],
-        log_steps: log_spaced_steps(steps, per_decade),
+        lrs,
+        log_steps,
         seeds: args.seeds.unwrap_or(defaults.seeds),
         seed: args.run.seed,
     };
@@ -117,11 +101,7 @@ pub fn scaling_config(args: &SgdScalingArgs) -> Result<ScalingConfig> {
     if !args.horizons.is_empty() {
         config.horizons = args.horizons.clone();
     }
-    if let Some(&longest) = config.horizons.iter().max().filter(|&&h| h > MAX_SIM_STEPS) {
-        return Err(input_error(format!(
-            "--horizons: {longest} is more than the {MAX_SIM_STEPS} steps a run may take; use fewer"
-        )));
-    }
+    check_horizons(&config.horizons).map_err(worded)?;
     if let Some(fraction) = args.decay {
         config.shape = Shape::Decay { fraction };
     }
