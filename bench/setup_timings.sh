@@ -20,8 +20,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=$ROOT/bench/results/build_times.txt
 WORK=$(mktemp -d)
-trap 'kill "$SAMPLER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill "${SAMPLER:-}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 export SCALINGLAWS_CHROMIUM=${SCALINGLAWS_CHROMIUM:-/nonexistent}
+# A new user's defaults: the checkout's own target/ and .venv-test, a fresh skip log.
+unset CARGO_TARGET_DIR SCALINGLAWS_VENV SCALINGLAWS_SKIP_LOG SCALINGLAWS_NO_INSTALL
 
 git clone -q "$ROOT" "$WORK/scalinglaws"
 cd "$WORK/scalinglaws"
@@ -39,7 +41,11 @@ SAMPLER=$!
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
-bash -c "${COMMANDS[0]}" >"$WORK/first.log" 2>&1
+if ! bash -c "${COMMANDS[0]}" >"$WORK/first.log" 2>&1; then
+    tail -n 40 "$WORK/first.log" >&2
+    echo "the first command failed" >&2
+    exit 1
+fi
 t1=$(date +%s)
 # Each line of the second command, stamped with the seconds since it started.
 set +e
@@ -66,7 +72,7 @@ pip_start=$(first_at '^building the Python package')
 # Ray's install starts the Python phase (a fresh virtual environment has no Ray).
 pytest_start=$(first_at '^installing Ray')
 pytest_start=${pytest_start:-$pip_start}
-fuzz_start=$(first_at '^table: ')
+fuzz_start=$(first_at '^fuzzing every input parser')
 disk_mb=$(sort -n "$WORK/disk.txt" | tail -n 1)
 venv_mb=$(du -sm .venv-test | cut -f1)
 target_mb=$(du -sm target | cut -f1)
@@ -83,11 +89,11 @@ target_mb=$(du -sm target | cut -f1)
     echo "command 1, in all: $((t1 - t0)) s (about $(minutes $((t1 - t0))) minutes; cargo: \"Finished ... in $(grep -E 'Finished `release`' "$WORK/first.log" | head -n 1 | sed 's/.* in //')\")"
     echo "command 2, in all: $((t2 - t1)) s (about $(minutes $((t2 - t1))) minutes)"
     echo "command 2, format and lints, then compiling the tests: ${tests_start} s (cargo: \"Finished ... in $(finished 1)\")"
-    echo "command 2, running the Rust tests: $((pip_start - tests_start)) s"
-    echo "command 2, pip install . (compiling the module): $((pytest_start - pip_start)) s (maturin's cargo: \"Finished ... in $(finished 2)\")"
+    echo "command 2, running the Rust tests (and making the virtual environment): $((pip_start - tests_start)) s"
+    echo "command 2, pip install . (downloading the test dependencies, compiling the module): $((pytest_start - pip_start)) s (maturin's cargo: \"Finished ... in $(finished 2)\")"
     echo "command 2, Ray, the Python tests and type checks: $((fuzz_start - pytest_start)) s"
     echo "command 2, the fuzzer: $((t2 - t1 - fuzz_start)) s"
-    echo "disk, peak of the clone: $disk_mb MB (about $(awk -v m="$disk_mb" 'BEGIN { printf "%.1f", m / 1000 }') GB; at the end: target/ $target_mb MB, .venv-test $venv_mb MB)"
+    echo "disk, peak of the checkout (target/, .venv-test; not pip's or cargo's caches): $disk_mb MB (about $(awk -v m="$disk_mb" 'BEGIN { printf "%.1f", m / 1000 }') GB; at the end: target/ $target_mb MB, .venv-test $venv_mb MB)"
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 cat "$OUT"

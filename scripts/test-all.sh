@@ -109,10 +109,11 @@ fi
 (cd / && "$PY" -m mypy.stubtest scalinglaws._scalinglaws)
 "$PY" -m mypy --strict crates/scalinglaws-py/python/scalinglaws
 "$PY" examples/python/quickstart.py >/dev/null
-# Fuzzing, after the tests: every input parser for 10 s each (50 s in all), failing on any
+# Fuzzing, after the tests: every input parser for 10 s each (60 s in all), failing on any
 # panic, hang or runaway allocation (scripts/fuzz.sh; a time-bounded search from the committed
 # corpora, so how many inputs it tries depends on the machine; the crashes it has found are
 # replayed as tests by the fuzz crate).
+echo "fuzzing every input parser for 10 s each (scripts/fuzz.sh)"
 SCALINGLAWS_FUZZ_BIN=$TARGET/release/scalinglaws-fuzz bash scripts/fuzz.sh 10
 skips
 echo "all tests passed (Rust and Python)"

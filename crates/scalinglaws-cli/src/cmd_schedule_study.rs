@@ -62,18 +62,23 @@ pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
     }
     let (plot, json) =
         crate::config::schedule::plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
+    // `--bootstrap 0` is no bootstrap: a level then has no interval to set.
+    if args.level.is_some() && crate::config::replicates(args.bootstrap)?.is_none() {
+        return Err(input_error(
+            "--level sets the bootstrap intervals' level: give --bootstrap K (K > 0) with it",
+        ));
+    }
+    let level = args
+        .level
+        .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL);
     Ok(StudyConfig {
         max_work: args.work.budget()?,
         fit: args.saved.fit,
         steps: args.steps,
         fraction: args.fraction,
         decay: args.decay.into(),
-        level: args.level,
-        bootstrap: crate::config::schedule::bootstrap_settings(
-            args.bootstrap,
-            args.seed,
-            args.level,
-        )?,
+        level,
+        bootstrap: crate::config::schedule::bootstrap_settings(args.bootstrap, args.seed, level)?,
         peak: args.peak,
         warmup: args.warmup,
         last: args.last,

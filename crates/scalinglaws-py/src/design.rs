@@ -11,7 +11,8 @@ use scalinglaws::analysis::allocation::Flops;
 use scalinglaws::analysis::design::DesignSettings;
 use scalinglaws::error::Setting;
 use scalinglaws::job::design::{
-    parse_goal, parse_ranges, CandidateSpace, DesignJob, PriorEntry, PriorSpec, PRIOR_SD,
+    parse_goal, parse_ranges, simulations, CandidateSpace, DesignJob, PriorEntry, PriorSpec,
+    PRIOR_SD,
 };
 use scalinglaws::job::{FitJob, FitRequest};
 
@@ -43,7 +44,8 @@ struct DesignRequest {
     spend: Option<f64>,
     runs: usize,
     draws: usize,
-    simulations: usize,
+    /// None: the library's default (none before any run).
+    simulations: Option<usize>,
     sequential: usize,
     noise: Option<f64>,
     level: f64,
@@ -85,6 +87,7 @@ pub(crate) fn design(
         },
         Candidates::List(runs) => CandidateSpace::List(runs),
     };
+    let refits = py(simulations(request.simulations, request.prior.is_some()))?;
     let cost = py(Flops::parse(&request.cost).map_err(|e| e.within(Setting::Cost.subject())))?;
     fit.settings.settings.max_work = crate::fit::max_work();
     let interrupt = fit.settings.settings.interrupt.clone();
@@ -103,7 +106,7 @@ pub(crate) fn design(
             spend: request.spend,
             flops: cost,
             draws: request.draws,
-            simulations: request.simulations,
+            simulations: refits,
             rounds: request.sequential,
             level: request.level,
             seed,

@@ -51,6 +51,9 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_TOLERANCE",
         scalinglaws::analysis::isoflop::DEFAULT_TOLERANCE,
     )?;
+    module.add("DESIGN_PER_DECADE", scalinglaws::job::design::PER_DECADE)?;
+    let [low, high] = scalinglaws::job::design::TOKENS_PER_PARAM;
+    module.add("DESIGN_TOKENS_PER_PARAM", (low, high))?;
     module.add(
         "DEFAULT_CELL_TOLERANCE",
         scalinglaws::analysis::tracks::DEFAULT_CELL_TOLERANCE,

@@ -275,6 +275,8 @@ def test_a_cluster_without_a_bootstrap_is_refused_not_ignored(chinchilla: pd.Dat
     with pytest.raises(sl.SettingsError, match=r"cluster= resamples whole runs.*bootstrap=K"):
         sl.fit(chinchilla, cluster="Model Size", **PROTOCOL)
     assert all(ci is None for ci in sl.fit(chinchilla, bootstrap=0, **PROTOCOL).ci.values())
+    # 0 replicates is no bootstrap in every workflow (uncertainty::replicates).
+    assert sl.backtest(chinchilla, by="C", holdout_frac=0.2, bootstrap=0, **PROTOCOL).splits
 
 
 def test_count_keywords_are_whole_numbers_named_in_the_error(chinchilla: pd.DataFrame) -> None:

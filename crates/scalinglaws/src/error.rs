@@ -87,6 +87,7 @@ pub enum Setting {
     Spend,
     Draws,
     Simulations,
+    PerDecade,
     Sequential,
     Candidates,
     Cost,
@@ -103,7 +104,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 84] = [
+    pub const ALL: [Setting; 85] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -177,6 +178,7 @@ impl Setting {
         Setting::Spend,
         Setting::Draws,
         Setting::Simulations,
+        Setting::PerDecade,
         Setting::Sequential,
         Setting::Candidates,
         Setting::Cost,
@@ -266,6 +268,7 @@ impl Setting {
             Setting::Spend => "spend",
             Setting::Draws => "draws",
             Setting::Simulations => "simulations",
+            Setting::PerDecade => "per_decade",
             Setting::Sequential => "sequential",
             Setting::Candidates => "candidates",
             Setting::Cost => "cost",

@@ -233,9 +233,9 @@ pub struct CooldownStudyArgs {
     /// --bootstrap`) for percentile intervals of each loss and of the difference.
     #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
-    /// Coverage of the percentile intervals.
-    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL, requires = "bootstrap")]
-    pub level: f64,
+    /// Coverage of the percentile intervals [default: 0.95].
+    #[arg(long, value_name = "P", requires = "bootstrap")]
+    pub level: Option<f64>,
     /// Seed of the bootstrap draws [default: 0].
     #[arg(long, value_name = "N", requires = "bootstrap")]
     pub seed: Option<u64>,

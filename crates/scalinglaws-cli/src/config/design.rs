@@ -11,8 +11,8 @@ use scalinglaws::analysis::design::DesignSettings;
 use scalinglaws::data::{Column, Dataset};
 use scalinglaws::error::short_number;
 use scalinglaws::job::design::{
-    parse_goal, parse_prior, parse_ranges, CandidateSpace, DesignJob, PriorSpec, PER_DECADE,
-    PRIOR_SD, TOKENS_PER_PARAM,
+    parse_goal, parse_prior, parse_ranges, simulations, CandidateSpace, DesignJob, PriorSpec,
+    PER_DECADE, PRIOR_SD, TOKENS_PER_PARAM,
 };
 use scalinglaws::job::{FitJob, UncertaintySettings};
 
@@ -175,28 +175,12 @@ fn design_settings(
         spend: positive("--spend", args.spend, "1e21")?,
         flops,
         draws: args.draws,
-        simulations: simulations(args)?,
+        simulations: simulations(args.simulations, args.prior.is_some())?,
         rounds: args.sequential,
         level,
         seed,
     })
 }
-
-/// Simulated refits: 200 by default, none before any run (a refit of the batch's outcomes
-/// does not carry the prior the expected widths rest on).
-fn simulations(args: &DesignArgs) -> Result<usize> {
-    match (args.simulations, &args.prior) {
-        (Some(k), Some(_)) if k > 0 => Err(input_error(format!(
-            "--simulations {k} with --prior: the expected widths of a design before any run rest on the prior, which a refit of simulated outcomes does not carry, so they cannot be checked that way; drop --simulations"
-        ))),
-        (Some(k), _) => Ok(k),
-        (None, Some(_)) => Ok(0),
-        (None, None) => Ok(SIMULATIONS),
-    }
-}
-
-/// Simulated refits by default (the help of `--simulations` states it).
-const SIMULATIONS: usize = 200;
 
 /// `--candidates` (a grid, shaped by `--per-decade`, `--tokens-per-param` and `--max-cost`)
 /// or `--candidates-file` (a list); clap makes sure exactly one is given.
@@ -205,12 +189,8 @@ fn candidate_space(args: &DesignArgs) -> Result<CandidateSpace> {
         return Ok(CandidateSpace::List(candidate_list(path)?));
     }
     let ranges = parse_ranges(args.candidates.as_deref().unwrap_or_default())?;
+    // The library checks the count (design's one rule).
     let per_decade = args.per_decade.unwrap_or(PER_DECADE);
-    if !(1..=100).contains(&per_decade) {
-        return Err(input_error(format!(
-            "--per-decade {per_decade}: give 1 to 100 points per decade, e.g. --per-decade {PER_DECADE}"
-        )));
-    }
     Ok(CandidateSpace::Grid {
         ranges,
         per_decade,

@@ -173,8 +173,14 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
 /// without `--bootstrap` or `--interval`; clap refuses `--seed` without `--bootstrap`).
 fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
     let method = args.interval.as_deref();
-    // `--bootstrap 0` is no bootstrap, as everywhere.
-    match (method, replicates(args.bootstrap)?) {
+    // `--bootstrap 0` is no bootstrap, as everywhere; a seed then seeds nothing.
+    let bootstrap = replicates(args.bootstrap)?;
+    if bootstrap.is_none() && args.seed.is_some() {
+        return Err(input_error(
+            "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
+        ));
+    }
+    match (method, bootstrap) {
         (None | Some("bootstrap"), Some(_)) => Ok(bootstrap_settings(
             args.bootstrap,
             args.seed,
@@ -198,9 +204,6 @@ fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
         (Some(other), _) => Err(input_error(format!(
             "--interval {other}: give bootstrap or profile"
         ))),
-        (None, None) if args.seed.is_some() => Err(input_error(
-            "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
-        )),
         (None, None) if args.level.is_some() => Err(input_error(
             "--level sets the prediction intervals' level: give --bootstrap K or --interval \
              profile with it",

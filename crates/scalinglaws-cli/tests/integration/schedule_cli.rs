@@ -304,6 +304,14 @@ fn cooldown_study_tabulates_cooldown_and_cosine_and_refuses_bad_options() {
         let args: Vec<&str> = study.iter().copied().chain(extra).collect();
         fails_with(&args, message);
     }
+    // `--bootstrap 0` is no bootstrap: what only a bootstrap uses is refused, not ignored.
+    for (extra, message) in [
+        (["--bootstrap", "0", "--level", "0.9"], "--level sets"),
+        (["--bootstrap", "0", "--seed", "1"], "--seed seeds"),
+    ] {
+        let args: Vec<&str> = study.iter().copied().chain(extra).collect();
+        fails_with(&args, message);
+    }
     std::fs::remove_file(path).ok();
 }
 
@@ -395,6 +403,10 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
         "--bootstrap",
     );
     fails_with(&with(&["--bootstrap", "0", "--seed", "1"]), "--seed seeds");
+    fails_with(
+        &with(&["--bootstrap", "0", "--interval", "profile", "--seed", "1"]),
+        "--seed seeds",
+    );
     fails_with(&with(&["--bootstrap", "5"]), "at least 20");
     fails_with(&with(&["--bootstrap", "20", "--level", "1.5"]), "--level");
     fails_with(&with(&["--level", "0.9"]), "--bootstrap");

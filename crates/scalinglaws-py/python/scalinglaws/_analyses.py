@@ -641,8 +641,8 @@ def design(
     formula: Optional[str] = None,
     goal: Union[str, Sequence[str]],
     candidates: Union[str, Sequence[Mapping[str, float]], Any],
-    per_decade: int = 8,
-    tokens_per_param: Optional[Tuple[float, float]] = (2, 500),
+    per_decade: int = _scalinglaws.DESIGN_PER_DECADE,
+    tokens_per_param: Optional[Tuple[float, float]] = _scalinglaws.DESIGN_TOKENS_PER_PARAM,
     max_cost: Optional[float] = None,
     cost: str = "6*N*D",
     spend: Optional[float] = None,
@@ -716,13 +716,6 @@ def design(
             raise SettingsError(
                 f"prior= designs before any run and reads no data: drop {', '.join(reads)}"
             )
-        if simulations:
-            raise SettingsError(
-                f"simulations={simulations!r} with prior=: before any run the expected widths "
-                "rest on the prior, which a refit of simulated outcomes does not carry, so "
-                "simulated refits cannot check them; drop simulations= (fit the batch's real "
-                "outcomes, then design the next round from them)"
-            )
     else:
         if prior_sd is not None:
             raise SettingsError(
@@ -736,14 +729,7 @@ def design(
             )
         if target is None:
             raise SettingsError('target=: name the column of data the law predicts, e.g. target="loss"')
-    if simulations is None:
-        # Refits check the expected widths of a fit's design; a prior's they cannot.
-        simulations = 0 if prior is not None else 200
     goals = [goal] if isinstance(goal, str) else list(goal)
-    if not 1 <= per_decade <= 100:
-        raise SettingsError(
-            f"per_decade=: give a whole number of points per decade from 1 to 100, not {per_decade!r}"
-        )
     ratio = _tokens_per_param(tokens_per_param)
     largest = _positive("max_cost", max_cost)
     listed = _candidate_runs(candidates)
@@ -751,8 +737,8 @@ def design(
         shaped = [
             f"{name}="
             for name, given in (
-                ("per_decade", per_decade != 8),
-                ("tokens_per_param", ratio != [2.0, 500.0]),
+                ("per_decade", per_decade != _scalinglaws.DESIGN_PER_DECADE),
+                ("tokens_per_param", ratio != list(_scalinglaws.DESIGN_TOKENS_PER_PARAM)),
                 ("max_cost", largest is not None),
             )
             if given
@@ -779,7 +765,7 @@ def design(
         "spend": _positive("spend", spend),
         "runs": _count("runs", runs),
         "draws": _count("draws", draws),
-        "simulations": _count("simulations", simulations),
+        "simulations": None if simulations is None else _count("simulations", simulations),
         "sequential": _count("sequential", sequential),
         "noise": _positive("noise", noise),
         "level": float(level),

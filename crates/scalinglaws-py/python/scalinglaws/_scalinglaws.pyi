@@ -6,6 +6,8 @@ __all__ = [
     "DEFAULT_F_SCALE",
     "DEFAULT_LEVEL",
     "DEFAULT_TOLERANCE",
+    "DESIGN_PER_DECADE",
+    "DESIGN_TOKENS_PER_PARAM",
     "__version__",
     "backtest",
     "caveat_lines",
@@ -43,6 +45,8 @@ DEFAULT_CELL_TOLERANCE: float
 DEFAULT_F_SCALE: float
 DEFAULT_LEVEL: float
 DEFAULT_TOLERANCE: float
+DESIGN_PER_DECADE: int
+DESIGN_TOKENS_PER_PARAM: Tuple[float, float]
 __version__: str
 
 def laws() -> str: ...

@@ -156,7 +156,7 @@ impl TryFrom<BacktestRequest> for BacktestJob {
             by: request.by,
             holdout,
             uncertainty: UncertaintySettings {
-                bootstrap: request.bootstrap,
+                bootstrap: request.bootstrap.and_then(crate::uncertainty::replicates),
                 level: request.level,
                 calibrate: request.calibrate,
                 seed,

@@ -176,8 +176,35 @@ impl Axis {
     }
 }
 
-/// Points per decade of a candidate grid by default.
+/// Points per decade of a candidate grid by default, and at most.
 pub const PER_DECADE: usize = 8;
+pub const MAX_PER_DECADE: usize = 100;
+
+/// Simulated refits of a design of the runs so far by default.
+pub const SIMULATIONS: usize = 200;
+
+/// The simulated refits of a design: those given, else [`SIMULATIONS`], and none before any
+/// run (`prior`), where they are refused: the expected widths then rest on the prior, which a
+/// refit of simulated outcomes does not carry. The one rule for every face.
+pub fn simulations(given: Option<usize>, prior: bool) -> Result<usize> {
+    match (given, prior) {
+        (Some(k), true) if k > 0 => Err(crate::Error::setting(
+            Setting::Simulations,
+            crate::text![
+                Setting::Simulations.number(k),
+                " with ",
+                Setting::Prior.named(),
+                ": before any run the expected widths rest on the prior, which a refit of \
+                 simulated outcomes does not carry, so simulated refits cannot check them; drop ",
+                Setting::Simulations.named(),
+                " (fit the batch's real outcomes, then design the next round from them)"
+            ],
+        )),
+        (Some(k), _) => Ok(k),
+        (None, true) => Ok(0),
+        (None, false) => Ok(SIMULATIONS),
+    }
+}
 /// Tokens per parameter of a grid's candidates by default: from undertrained to 25× past
 /// Chinchilla's 20 (runs outside it are rarely launched, and the law is least tested there).
 pub const TOKENS_PER_PARAM: [f64; 2] = [2.0, 500.0];
@@ -428,10 +455,10 @@ fn grid(
     max_cost: Option<f64>,
     flops: &Flops,
 ) -> Result<Vec<Vec<f64>>> {
-    if !(1..=100).contains(&per_decade) {
+    if !(1..=MAX_PER_DECADE).contains(&per_decade) {
         return Err(refuse(
-            Setting::Candidates,
-            format!("{per_decade} points per decade; give 1 to 100"),
+            Setting::PerDecade,
+            format!("{per_decade} points per decade; give 1 to {MAX_PER_DECADE}"),
         ));
     }
     if let Some((name, _)) = ranges.iter().find(|(n, _)| law.variable_index(n).is_none()) {
