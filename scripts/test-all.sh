@@ -88,7 +88,7 @@ if [[ ! -x $VENV/bin/python ]]; then
 fi
 PY=$VENV/bin/python
 "$PY" -m pip install --quiet --upgrade pip
-echo "building the Python package with pip install . (compiles Rust with PyO3: about 2 minutes on 2 cores after the tests' build)"
+echo "building the Python package with pip install . (reuses the tests' build: its PyO3 glue compiles in about 15 s on 2 cores)"
 PIP_LOG=$(mktemp "${TMPDIR:-/tmp}/scalinglaws-pip.XXXXXX")
 # -v shows cargo's progress: its Compiling/Finished lines are shown as they come, the rest logged.
 if ! "$PY" -m pip install -v ".[test]" 2>&1 | tee "$PIP_LOG" \
