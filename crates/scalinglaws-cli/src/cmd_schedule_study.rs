@@ -63,7 +63,7 @@ pub fn config(args: CooldownStudyArgs) -> Result<StudyConfig> {
     let (plot, json) =
         crate::config::schedule::plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     // `--bootstrap 0` is no bootstrap: a level then has no interval to set.
-    if args.level.is_some() && crate::config::replicates(args.bootstrap)?.is_none() {
+    if args.level.is_some() && crate::config::replicates(args.bootstrap).is_none() {
         return Err(input_error(
             "--level sets the bootstrap intervals' level: give --bootstrap K (K > 0) with it",
         ));

@@ -12,7 +12,7 @@ use crate::input_error;
 pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
     let holdout = holdout(&args)?;
     let uncertainty = UncertaintySettings {
-        bootstrap: replicates(args.bootstrap)?,
+        bootstrap: replicates(args.bootstrap),
         level: level(args.level)?,
         calibrate: !args.no_calibration,
         seed: args.settings.seed.unwrap_or(0),

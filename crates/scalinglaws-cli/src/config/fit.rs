@@ -105,7 +105,7 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
     let mut settings = settings_config(args.settings, Some(&mut data.recipe))?;
     settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());
     let uncertainty = UncertaintySettings {
-        bootstrap: replicates(args.bootstrap)?,
+        bootstrap: replicates(args.bootstrap),
         cluster: args.cluster.map(|c| c.trim().to_string()),
         level: level(args.level)?,
         profiles: args.profiles.iter().map(|p| p.trim().to_string()).collect(),

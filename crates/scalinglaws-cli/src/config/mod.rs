@@ -177,8 +177,8 @@ pub fn level(value: f64) -> Result<f64> {
 }
 
 /// `--bootstrap K` as every face reads a count of replicates (0: no bootstrap).
-pub fn replicates(value: Option<usize>) -> Result<Option<usize>> {
-    Ok(value.and_then(scalinglaws::uncertainty::replicates))
+pub fn replicates(value: Option<usize>) -> Option<usize> {
+    value.and_then(scalinglaws::uncertainty::replicates)
 }
 
 /// The command as typed, quoted for a POSIX shell where needed.

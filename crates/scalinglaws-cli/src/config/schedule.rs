@@ -174,7 +174,7 @@ fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
 fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
     let method = args.interval.as_deref();
     // `--bootstrap 0` is no bootstrap, as everywhere; a seed then seeds nothing.
-    let bootstrap = replicates(args.bootstrap)?;
+    let bootstrap = replicates(args.bootstrap);
     if bootstrap.is_none() && args.seed.is_some() {
         return Err(input_error(
             "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
@@ -219,7 +219,7 @@ pub fn bootstrap_settings(
     seed: Option<u64>,
     confidence: f64,
 ) -> Result<Option<BootstrapSettings>> {
-    let Some(replicates) = replicates(bootstrap)? else {
+    let Some(replicates) = replicates(bootstrap) else {
         if seed.is_some() {
             return Err(input_error(
                 "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
