@@ -6,7 +6,10 @@
 #      PyPI) into a private virtual environment, its pytest suite (which compares with the CLI
 #      built in step 1), mypy.stubtest on the compiled module's stubs, and mypy --strict on the
 #      package.
-#   3. Fuzzing: every input parser for 10 s (scripts/fuzz.sh), failing on any crash.
+#   3. The book (docs/, mkdocs.yml): built with --strict by scripts/book.sh into target/book
+#      before the Python tests, which check its links and, in headless Chromium, its pages and
+#      search from file://;
+#   4. Fuzzing: every input parser for 10 s (scripts/fuzz.sh), failing on any crash.
 # What cannot run on this machine is skipped and said at the end, with the reason: the tests on
 # unlicensed data read beside the checkout (../shared/data, absent from a fresh clone), and the
 # report's headless-Chromium test where no Chromium can be had (this script installs Debian's
@@ -91,7 +94,7 @@ PY=$VENV/bin/python
 echo "building the Python package with pip install . (reuses the tests' build: its PyO3 glue compiles in about 15 s on 2 cores)"
 PIP_LOG=$(mktemp "${TMPDIR:-/tmp}/scalinglaws-pip.XXXXXX")
 # -v shows cargo's progress: its Compiling/Finished lines are shown as they come, the rest logged.
-if ! "$PY" -m pip install -v ".[test]" 2>&1 | tee "$PIP_LOG" \
+if ! "$PY" -m pip install -v ".[test,docs]" 2>&1 | tee "$PIP_LOG" \
     | { grep --line-buffered -E '^ *(Compiling|Finished) ' || true; }; then
     tail -n 60 "$PIP_LOG"
     echo "pip install failed: the whole log is $PIP_LOG"
@@ -104,7 +107,10 @@ if ! "$PY" -c "import ray, pyarrow" 2>/dev/null; then
     echo "installing Ray for the tests of scalinglaws.ray (pip install ray)"
     "$PY" -m pip install --quiet "ray[data]>=2.9" || echo "could not install Ray: the Ray tests will be skipped"
 fi
-(cd crates/scalinglaws-py/tests && SCALINGLAWS_BIN=$TARGET/release/scalinglaws "$PY" -m pytest -q -rs)
+echo "building the book (scripts/book.sh)"
+SCALINGLAWS_VENV=$VENV bash scripts/book.sh
+(cd crates/scalinglaws-py/tests && SCALINGLAWS_BIN=$TARGET/release/scalinglaws \
+    SCALINGLAWS_BOOK=$ROOT/target/book SCALINGLAWS_REQUIRE_BOOK=1 "$PY" -m pytest -q -rs)
 # Run from outside the checkout so that the installed package, not the source folder, is checked.
 (cd / && "$PY" -m mypy.stubtest scalinglaws._scalinglaws)
 "$PY" -m mypy --strict crates/scalinglaws-py/python/scalinglaws

@@ -1,9 +1,9 @@
-//! The lab's figures in the README cannot drift: every `scalinglaws sim ... --plot NAME.svg`
-//! command the README shows is run here as shown (its files in a scratch folder), and what it
-//! draws must be, byte for byte, the committed `docs/lab/NAME.svg` the README displays (which
-//! the README must reference), and the dataset it writes (`-o NAME.csv`) the committed
-//! `bench/results/lab_NAME.csv`, the run the README's numbers come from. Every file under
-//! `docs/lab/` must be drawn by one of these commands.
+//! The lab's figures in the book cannot drift: every `scalinglaws sim ... --plot NAME.svg`
+//! command the book's lab page (`docs/guide/lab.md`) shows is run here as shown (its files in a
+//! scratch folder), and what it draws must be, byte for byte, the committed `docs/lab/NAME.svg`
+//! the page displays (which the page must reference), and the dataset it writes (`-o NAME.csv`)
+//! the committed `bench/results/lab_NAME.csv`, the run the page's numbers come from. Every file
+//! under `docs/lab/` must be drawn by one of these commands.
 //!
 //! After a deliberate change of a figure, `SCALINGLAWS_BLESS_FIGURES=1 cargo test --release
 //! -p scalinglaws-cli --test integration lab_figures::` rewrites the figures (never the datasets: a default
@@ -16,11 +16,13 @@ use std::process::Command;
 
 use common::root;
 
-/// The README's `scalinglaws sim` commands that draw a figure, in README order.
+/// The lab page of the book.
+const PAGE: &str = "docs/guide/lab.md";
+
+/// The lab page's `scalinglaws sim` commands that draw a figure, in order.
 fn figure_commands() -> Vec<String> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    readme
-        .lines()
+    let page = std::fs::read_to_string(root().join(PAGE)).unwrap();
+    page.lines()
         .filter(|line| line.starts_with("scalinglaws sim ") && line.contains("--plot "))
         .map(str::to_string)
         .collect()
@@ -35,7 +37,7 @@ fn value_of<'a>(words: &[&'a str], option: &str) -> &'a str {
     words[at + 1]
 }
 
-/// Runs one README command in a scratch folder and compares its figure and dataset with the
+/// Runs one command of the lab page in a scratch folder and compares its figure and dataset with the
 /// committed ones (or rewrites the figure when blessing).
 fn check(command: &str) {
     let words: Vec<&str> = command.split_whitespace().collect();
@@ -82,7 +84,7 @@ fn check(command: &str) {
     );
 }
 
-/// The README commands that draw `figure` (a file name under docs/lab).
+/// The lab page's commands that draw `figure` (a file name under docs/lab).
 fn commands_drawing(figure: &str) -> Vec<String> {
     figure_commands()
         .into_iter()
@@ -95,14 +97,14 @@ fn check_figure(figure: &str) {
     assert_eq!(
         commands.len(),
         1,
-        "the README should show one command drawing {figure}: {commands:?}"
+        "{PAGE} should show one command drawing {figure}: {commands:?}"
     );
     check(&commands[0]);
 }
 
 #[test]
-fn the_readme_shows_every_figure_it_draws_and_draws_every_figure() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_lab_page_shows_every_figure_it_draws_and_draws_every_figure() {
+    let page = std::fs::read_to_string(root().join(PAGE)).unwrap();
     let commands = figure_commands();
     assert!(commands.len() >= 6, "{commands:?}");
     let mut drawn: Vec<String> = Vec::new();
@@ -110,8 +112,8 @@ fn the_readme_shows_every_figure_it_draws_and_draws_every_figure() {
         let words: Vec<&str> = command.split_whitespace().collect();
         let figure = value_of(&words, "--plot");
         assert!(
-            readme.contains(&format!("(docs/lab/{figure})")),
-            "the README shows `{command}` but not its figure docs/lab/{figure}"
+            page.contains(&format!("(../lab/{figure})")),
+            "{PAGE} shows `{command}` but not its figure docs/lab/{figure}"
         );
         drawn.push(figure.to_string());
     }
@@ -123,7 +125,7 @@ fn the_readme_shows_every_figure_it_draws_and_draws_every_figure() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
             drawn.contains(&name),
-            "docs/lab/{name} is drawn by no command the README shows"
+            "docs/lab/{name} is drawn by no command {PAGE} shows"
         );
     }
 }

@@ -1,8 +1,13 @@
-//! The README is true, and stays so.
+//! The README and the book are true, and stay so.
+//!
+//! **Documents.** `README.md`, then the book's pages (`docs/`) in the order of `mkdocs.yml`'s
+//! `nav`, read as one text: blocks run in that order, and the numbers rule covers every page. A
+//! page whose first line is `<!-- generated` (the command-line and Python references, written
+//! from the code) is neither run nor read for numbers.
 //!
 //! **Blocks.** Every fenced block that shows program output is marked, on the line before it:
 //! - `<!-- checked: tests/integration/readme_blocks.rs -->`: a shell session (commands with `\`
-//!   continuations; `scalinglaws` is this build's binary), run in README order in one scratch
+//!   continuations; `scalinglaws` is this build's binary), run in document order in one scratch
 //!   folder that sees the repository's `examples/` and `testdata/`; every output line it shows
 //!   (`# ...`, with `# ...` alone for lines left out) must appear, exactly, in what its command
 //!   printed, and the command must succeed;
@@ -16,13 +21,13 @@
 //! An unmarked block of any other kind fails the test. A command piped to `jq` runs without the
 //! pipe where `jq` is missing.
 //!
-//! **Numbers in prose.** Every number the README states outside its blocks, from its first
+//! **Numbers in prose.** Every number a document states outside its blocks, from its first
 //! line to its last, must be printed by a checked block (or be an input of its command), or be listed in
 //! `tests/readme_claims.txt` with the file that establishes it, which must contain it. Exempt by
 //! rule: years (1900–2099), equation, figure, table and issue numbers, numbers inside inline
 //! code (options and values a user types) or link targets, ISO dates, and digits that are part of a name
 //! (x0, R², log10, H200). A time or a size (`2.9 s`, `154 KB`) must be listed (timings in
-//! `bench/results/readme_timings.txt`, written by `bench/readme_timings.sh`). Editing a number in the README without the tool printing it, or
+//! `bench/results/readme_timings.txt`, written by `bench/readme_timings.sh`). Editing a number in a document without the tool printing it, or
 //! without the establishing file stating it, fails here. An entry whose third field is
 //! `unrecorded` names the test or benchmark that measures the number but writes it nowhere yet:
 //! the number is then only registered (an edit still fails until the register is edited too),
@@ -55,6 +60,7 @@ enum Kind {
 }
 
 struct Block {
+    file: String,
     line: usize,
     kind: Kind,
     steps: Vec<Step>,
@@ -79,8 +85,39 @@ fn marker_kind(marker: &str) -> Kind {
     }
 }
 
-/// The checked blocks, in README order; panics naming any unmarked block that shows output.
-fn checked_blocks(readme: &str) -> Vec<Block> {
+/// The README, then the book's pages in `mkdocs.yml`'s nav order (generated pages left out):
+/// (path from the repository's root, text).
+fn documents() -> Vec<(String, String)> {
+    let read = |path: &str| {
+        std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let config = read("mkdocs.yml");
+    let nav = config
+        .split("\nnav:\n")
+        .nth(1)
+        .expect("mkdocs.yml has a nav");
+    let pages = nav
+        .lines()
+        .take_while(|l| l.starts_with(' '))
+        .filter_map(|l| {
+            l.trim()
+                .strip_suffix(".md")
+                .map(|p| p.rsplit(' ').next().unwrap())
+        })
+        .map(|p| format!("docs/{p}.md"));
+    std::iter::once("README.md".to_string())
+        .chain(pages)
+        .map(|path| {
+            let text = read(&path);
+            (path, text)
+        })
+        .filter(|(_, text)| !text.starts_with("<!-- generated"))
+        .collect()
+}
+
+/// The checked blocks of one document, in order; panics naming any unmarked block that shows
+/// output.
+fn checked_blocks(file: &str, readme: &str) -> Vec<Block> {
     let lines: Vec<&str> = readme.lines().collect();
     let mut blocks = Vec::new();
     let mut unmarked = Vec::new();
@@ -108,7 +145,7 @@ fn checked_blocks(readme: &str) -> Vec<Block> {
                 _ => true,
             };
             if shows_output {
-                unmarked.push(format!("line {}: {}", open + 1, lines[open]));
+                unmarked.push(format!("{file} line {}: {}", open + 1, lines[open]));
             }
             continue;
         }
@@ -147,6 +184,7 @@ fn checked_blocks(readme: &str) -> Vec<Block> {
             }
         }
         blocks.push(Block {
+            file: file.to_string(),
             line: open + 1,
             kind,
             steps,
@@ -154,7 +192,7 @@ fn checked_blocks(readme: &str) -> Vec<Block> {
     }
     assert!(
         unmarked.is_empty(),
-        "README blocks that show output but are not checked (mark them `{CHECKED} -->` or `{NOT_OUTPUT} WHY -->`):\n{}",
+        "blocks that show output but are not checked (mark them `{CHECKED} -->` or `{NOT_OUTPUT} WHY -->`):\n{}",
         unmarked.join("\n")
     );
     blocks
@@ -201,7 +239,8 @@ fn run_blocks(blocks: &[Block]) -> String {
                 assert_eq!(
                     output.status.code(),
                     Some(2),
-                    "README line {}: `{}` should fail with exit code 2; it printed:\n{stdout}{stderr}",
+                    "{} line {}: `{}` should fail with exit code 2; it printed:\n{stdout}{stderr}",
+                    block.file,
                     block.line,
                     step.command
                 );
@@ -209,7 +248,8 @@ fn run_blocks(blocks: &[Block]) -> String {
             } else {
                 assert!(
                     output.status.success(),
-                    "README line {}: `{}` failed: {stderr}",
+                    "{} line {}: `{}` failed: {stderr}",
+                    block.file,
                     block.line,
                     step.command
                 );
@@ -219,7 +259,8 @@ fn run_blocks(blocks: &[Block]) -> String {
             for shown in &step.shown {
                 assert!(
                     lines.contains(&shown.trim_end()),
-                    "README line {}: the README shows a line that `{}` does not print:\n{shown}\nit printed:\n{printed}",
+                    "{} line {}: it shows a line that `{}` does not print:\n{shown}\nit printed:\n{printed}",
+                    block.file,
                     block.line,
                     step.command
                 );
@@ -234,9 +275,10 @@ fn run_blocks(blocks: &[Block]) -> String {
     corpus
 }
 
-/// A number stated in the README's prose, with its line.
+/// A number stated in a document's prose, with its file and line.
 #[derive(Debug)]
 struct Stated {
+    file: String,
     line: usize,
     number: String,
     measurement: bool,
@@ -359,8 +401,8 @@ fn numbers_and_kinds(line: &str) -> Vec<(String, bool)> {
     out
 }
 
-/// The prose numbers of the README's checked region.
-fn stated_numbers(readme: &str) -> Vec<Stated> {
+/// The prose numbers of one document.
+fn stated_numbers(file: &str, readme: &str) -> Vec<Stated> {
     let mut out = Vec::new();
     let mut in_fence = false;
     for (i, line) in readme.lines().enumerate() {
@@ -373,6 +415,7 @@ fn stated_numbers(readme: &str) -> Vec<Stated> {
         }
         for (number, measurement) in numbers_and_kinds(line) {
             out.push(Stated {
+                file: file.to_string(),
                 line: i + 1,
                 number,
                 measurement,
@@ -433,7 +476,7 @@ fn allowed() -> Vec<(String, String, Option<String>)> {
         .collect()
 }
 
-fn check_numbers(readme: &str, corpus: &str) {
+fn check_numbers(documents: &[(String, String)], corpus: &str) {
     let mut allowed = allowed();
     // `TABLE<TAB>FILE`: a README table row that FILE holds (a table a program wrote) is
     // established as a whole.
@@ -450,7 +493,10 @@ fn check_numbers(readme: &str, corpus: &str) {
     });
     let mut unestablished = Vec::new();
     let mut used = BTreeSet::new();
-    for stated in stated_numbers(readme) {
+    let stated_all = documents
+        .iter()
+        .flat_map(|(file, text)| stated_numbers(file, text));
+    for stated in stated_all {
         if !stated.measurement && states(corpus, &stated.number) {
             continue;
         }
@@ -463,7 +509,8 @@ fn check_numbers(readme: &str, corpus: &str) {
             .collect();
         if sources.is_empty() {
             unestablished.push(format!(
-                "line {}: {} (no checked block prints it and tests/readme_claims.txt does not list it)\n    {}",
+                "{} line {}: {} (no checked block prints it and tests/readme_claims.txt does not list it)\n    {}",
+                stated.file,
                 stated.line, stated.number, stated.text
             ));
             continue;
@@ -487,7 +534,8 @@ fn check_numbers(readme: &str, corpus: &str) {
             };
             if !states(&hay, number) {
                 unestablished.push(format!(
-                    "line {}: {number}: readme_claims.txt names {file}{}, which does not state it\n    {}",
+                    "{} line {}: {number}: readme_claims.txt names {file}{}, which does not state it\n    {}",
+                    stated.file,
                     stated.line,
                     key.as_ref().map(|k| format!(" (line '{k}')")).unwrap_or_default(),
                     stated.text
@@ -497,7 +545,7 @@ fn check_numbers(readme: &str, corpus: &str) {
     }
     assert!(
         unestablished.is_empty(),
-        "{} numbers in the README's prose are not established:\n{}",
+        "{} numbers in the prose of the README and the book are not established:\n{}",
         unestablished.len(),
         unestablished.join("\n")
     );
@@ -508,27 +556,30 @@ fn check_numbers(readme: &str, corpus: &str) {
         .collect();
     assert!(
         stale.is_empty(),
-        "readme_claims.txt lists numbers the README no longer needs it for: {stale:?}"
+        "readme_claims.txt lists numbers the README and the book no longer need it for: {stale:?}"
     );
 }
 
 #[test]
-fn the_readme_shows_what_the_commands_print_and_states_only_established_numbers() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let blocks = checked_blocks(&readme);
+fn the_readme_and_the_book_show_what_the_commands_print_and_state_only_established_numbers() {
+    let documents = documents();
+    let blocks: Vec<Block> = documents
+        .iter()
+        .flat_map(|(file, text)| checked_blocks(file, text))
+        .collect();
     assert!(
         blocks.len() >= 20,
-        "the README has {} checked blocks",
+        "the README and the book have {} checked blocks",
         blocks.len()
     );
     let corpus = run_blocks(&blocks);
     for internal in ["track__", "__1", "__2"] {
         assert!(
             !corpus.contains(internal),
-            "a README command prints an internal name ({internal}):\n{corpus}"
+            "a command of the README or the book prints an internal name ({internal}):\n{corpus}"
         );
     }
-    check_numbers(&readme, &corpus);
+    check_numbers(&documents, &corpus);
 }
 
 #[test]
@@ -557,12 +608,9 @@ fn prose_numbers_are_read_by_the_rules() {
 }
 
 #[test]
-fn the_readmes_law_table_lists_every_catalog_law() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let table: Vec<&str> = readme
-        .split("## Built-in laws")
-        .nth(1)
-        .expect("a section '## Built-in laws'")
+fn the_books_law_table_lists_every_catalog_law() {
+    let page = std::fs::read_to_string(root().join("docs/reference/laws.md")).unwrap();
+    let table: Vec<&str> = page
         .lines()
         .skip_while(|l| !l.starts_with('|'))
         .take_while(|l| l.starts_with('|'))
@@ -578,7 +626,7 @@ fn the_readmes_law_table_lists_every_catalog_law() {
             table
                 .iter()
                 .any(|row| row.starts_with(&format!("| `{name}`"))),
-            "`scalinglaws laws` lists '{name}', which the README's table of built-in laws lacks"
+            "`scalinglaws laws` lists '{name}', which the book's table of built-in laws (docs/reference/laws.md) lacks"
         );
     }
 }
