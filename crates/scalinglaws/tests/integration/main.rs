@@ -34,3 +34,4 @@ mod search;
 mod selection;
 mod tracks;
 mod uncertainty;
+mod versions;
