@@ -15,6 +15,15 @@ if ! "$VENV/bin/python" -c "import mkdocs, material, mkdocstrings_handlers.pytho
     echo "installing MkDocs, Material and mkdocstrings into $VENV (pip install \".[docs]\")"
     "$VENV/bin/python" -m pip install --quiet ".[docs]"
 fi
-# --strict: a broken link, a missing page or an anchor that is not there fails the build.
-NO_MKDOCS_2_WARNING=1 "$VENV/bin/python" -m mkdocs build --strict --quiet
+# --strict: a broken link, a missing page or an anchor that is not there fails the build. Not
+# --quiet, which hides the warnings from --strict too; the INFO lines are left out instead.
+LOG=$(mktemp "${TMPDIR:-/tmp}/scalinglaws-book.XXXXXX")
+status=0
+NO_MKDOCS_2_WARNING=1 "$VENV/bin/python" -m mkdocs build --strict >"$LOG" 2>&1 || status=$?
+grep -v '^INFO ' "$LOG" || true
+rm -f "$LOG"
+if [[ $status != 0 ]]; then
+    echo "the book did not build (mkdocs build --strict, exit $status)"
+    exit "$status"
+fi
 echo "the book: $PWD/target/book/index.html"

@@ -110,3 +110,29 @@ def test_pages_render_and_search_works_from_file_urls(book: pathlib.Path) -> Non
             headless(browser, f"{scratch}/{name}", "--window-size=1280,1600",
                      f"--screenshot={shot}", url.as_uri())
             assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"no screenshot of {url}"
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor, as MkDocs' toc and GitHub make it (for the headings we write)."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\s-]", "", text)
+    return re.sub(r"\s+", "-", text.strip())
+
+
+def test_the_readmes_links_reach_files_and_headings_that_exist() -> None:
+    """The README is outside the book, so MkDocs does not check its links: this does."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", readme):
+        if target.startswith(("https://", "http://", "mailto:")):
+            continue
+        path, _, anchor = target.partition("#")
+        file = ROOT / path if path else ROOT / "README.md"
+        if not file.exists():
+            broken.append(f"{target}: no such file")
+            continue
+        if anchor and file.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), re.M)
+            if anchor not in {slug(h) for h in headings}:
+                broken.append(f"{target}: no such heading in {path or 'README.md'}")
+    assert not broken, "README links to nothing:\n" + "\n".join(broken)
