@@ -5,6 +5,8 @@
 
 mod args;
 mod cleanup;
+#[cfg(test)]
+mod cli_reference;
 mod cmd_backtest;
 mod cmd_compare;
 mod cmd_compare_laws;
