@@ -6,10 +6,12 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::job::compare::CompareJob;
+use scalinglaws_report::analyses::compare::CompareReport;
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{interruptible, json_document, py, request};
+use crate::errors::{interruptible, py, request};
 use crate::fit::{yes, FitOptions};
+use crate::report::{reported, Reported};
 
 #[derive(Deserialize)]
 struct CompareRequest {
@@ -38,9 +40,9 @@ struct CompareRequest {
 }
 
 /// Recipe comparison of the tracks of the data; returns the comparison's JSON (as
-/// `scalinglaws compare --json`).
+/// `scalinglaws compare --json`) and its text report.
 #[pyfunction]
-pub(crate) fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+pub(crate) fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: CompareRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
@@ -63,5 +65,8 @@ pub(crate) fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
     };
     let interrupt = settings.interrupt.clone();
     let compared = interruptible(py_, &interrupt, || job.run(&table, &recipe, &law, settings))?;
-    json_document(&compared.comparison)
+    reported(&CompareReport {
+        result: &compared.comparison,
+        track: &job.track,
+    })
 }

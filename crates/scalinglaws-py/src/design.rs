@@ -15,9 +15,10 @@ use scalinglaws::job::design::{
     PRIOR_SD,
 };
 use scalinglaws::job::{FitJob, FitRequest};
+use scalinglaws_report::analyses::design::DesignReport;
 
 use crate::data::{table, Data};
-use crate::errors::{interruptible, json_document, py, request};
+use crate::errors::{interruptible, py, request};
 
 /// The candidate runs of a request: the ranges of a grid (`"N=1e7..1e11,D=1e8..1e13"`), or
 /// the runs themselves, each with a value per law variable.
@@ -56,16 +57,16 @@ struct DesignRequest {
 }
 
 /// The design from the runs in `data` (with `data` None: from the request's prior); returns
-/// the document of `scalinglaws design --json` and the law's variables in the law's order
-/// (the document's runs name them in alphabetical order; the table of the runs to launch
-/// follows the law, as the command's `--csv`).
+/// the document of `scalinglaws design --json`, the law's variables in the law's order (the
+/// document's runs name them in alphabetical order; the table of the runs to launch follows
+/// the law, as the command's `--csv`), and the design's text report.
 #[pyfunction]
 #[pyo3(signature = (data, request_json))]
 pub(crate) fn design(
     py_: Python<'_>,
     data: Option<Data>,
     request_json: &str,
-) -> PyResult<(String, Vec<String>)> {
+) -> PyResult<(String, Vec<String>, String)> {
     let request: DesignRequest = request(request_json)?;
     let mut fit = py(FitJob::try_from(request.fit))?;
     // The design fits with the loss only and no bootstrap (as the command); the job itself
@@ -120,5 +121,11 @@ pub(crate) fn design(
         Some(table) => job.run(table),
         None => job.run_prior(),
     })?;
-    Ok((json_document(&outcome.result)?, outcome.law.variables))
+    let source = table.as_ref().map_or("none", |t| t.dataset.source());
+    let (document, text) = crate::report::reported(&DesignReport {
+        outcome: &outcome,
+        source,
+        cost: &job.cost.text,
+    })?;
+    Ok((document, outcome.law.variables, text))
 }

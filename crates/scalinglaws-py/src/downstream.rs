@@ -7,9 +7,11 @@ use serde::Deserialize;
 use scalinglaws::analysis::downstream::{DownstreamSettings, Target};
 use scalinglaws::data::recipe::Trials;
 use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
+use scalinglaws_report::analyses::downstream::DownstreamReport;
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{interruptible, json_document, py, request};
+use crate::errors::{interruptible, py, request};
+use crate::report::{reported, Reported};
 
 #[derive(Deserialize)]
 struct DownstreamRequest {
@@ -34,9 +36,9 @@ struct DownstreamRequest {
 }
 
 /// Forecasts (with `at`) or a backtest (with `holdout`) of every informative task; returns the
-/// document of `scalinglaws downstream --json`.
+/// document of `scalinglaws downstream --json` and its text report.
 #[pyfunction]
-pub(crate) fn downstream(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+pub(crate) fn downstream(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: DownstreamRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
@@ -61,5 +63,8 @@ pub(crate) fn downstream(py_: Python<'_>, data: Data, request_json: &str) -> PyR
     };
     let interrupt = job.settings.interrupt.clone();
     let result = interruptible(py_, &interrupt, || job.run(&table, &recipe.target))?;
-    json_document(&result)
+    reported(&DownstreamReport {
+        result: &result,
+        source: table.dataset.source(),
+    })
 }

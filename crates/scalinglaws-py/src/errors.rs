@@ -134,7 +134,9 @@ pub(crate) fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {
 
 /// A result as the document it is (`kind` and `schema_version` first), as the command line's
 /// `--json` writes it.
-pub(crate) fn json_document<T: scalinglaws::document::Document>(value: &T) -> PyResult<String> {
+pub(crate) fn json_document<T: scalinglaws::document::Document + ?Sized>(
+    value: &T,
+) -> PyResult<String> {
     json_out(&scalinglaws::document::envelope(value))
 }
 

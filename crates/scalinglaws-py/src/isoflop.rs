@@ -7,9 +7,11 @@ use scalinglaws::analysis::envelope::EnvelopeMethod;
 use scalinglaws::analysis::isoflop::Shape;
 use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::Error;
+use scalinglaws_report::analyses::isoflop::{Columns, IsoflopReport};
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{interruptible, json_document, py, request, to_py};
+use crate::errors::{interruptible, py, request, to_py};
+use crate::report::{reported, Reported};
 
 #[derive(Deserialize)]
 struct IsoflopRequest {
@@ -56,9 +58,9 @@ fn check_isoflop_request(request: &IsoflopRequest, envelope: bool) -> Result<(),
 }
 
 /// IsoFLOP analysis (or Chinchilla's approach 1 with `envelope`) per group; returns
-/// {"groups": [...]} as `scalinglaws isoflop --json`.
+/// {"groups": [...]} as `scalinglaws isoflop --json`, and its text report.
 #[pyfunction]
-pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: IsoflopRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
@@ -101,5 +103,12 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
     };
     let interrupt = job.interrupt.clone();
     let result = interruptible(py_, &interrupt, || job.run(&table, &recipe.target))?;
-    json_document(&result)
+    reported(&IsoflopReport {
+        result: &result,
+        columns: Columns {
+            compute: &job.compute,
+            size: &job.size,
+            run: job.run.as_deref(),
+        },
+    })
 }

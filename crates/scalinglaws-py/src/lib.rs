@@ -14,9 +14,10 @@
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
 //! rows), `plot`, and one per analysis (`predict`, `optimal`, `isoflop`, `downstream`,
-//! `design`, `lr`, `compare`, `backtest`, `select`, `schedule`), and `lab` (the simulators of
-//! `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this file only
-//! registers the functions.
+//! `design`, `lr`, `compare`, `backtest`, `select`, `schedule`), `report` (each analysis's
+//! text report, returned beside its document, as the command prints it), and `lab` (the
+//! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
+//! file only registers the functions.
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
@@ -34,6 +35,7 @@ mod lr;
 mod optimal;
 mod plot;
 mod predict;
+mod report;
 mod schedule;
 mod select;
 mod wording;

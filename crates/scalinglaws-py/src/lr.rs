@@ -4,11 +4,14 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::analysis::lr::{Curvature, Form, LrSettings, Method};
+use scalinglaws::data::recipe::Table;
 use scalinglaws::job::lr::LrJob;
 use scalinglaws::Error;
+use scalinglaws_report::analyses::lr::{LrReport, Provenance};
 
 use crate::data::{table, Data, RecipeRequest};
-use crate::errors::{json_document, py, request, to_py};
+use crate::errors::{py, request, to_py};
+use crate::report::{filter, reported, Reported};
 
 #[derive(Deserialize)]
 struct LrRequest {
@@ -30,9 +33,10 @@ struct LrRequest {
     level: f64,
 }
 
-/// The learning-rate (and batch-size) analysis; returns the JSON of `scalinglaws lr --json`.
+/// The learning-rate (and batch-size) analysis; returns the JSON of `scalinglaws lr --json`
+/// and its text report.
 #[pyfunction]
-pub(crate) fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+pub(crate) fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: LrRequest = request(request_json)?;
     let recipe = py(request.recipe.recipe())?;
     let table = py(table(data, &recipe))?;
@@ -63,5 +67,25 @@ pub(crate) fn lr(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<St
         },
     };
     let analysis = py(py_.detach(|| job.run(&table, &recipe.target)))?;
-    json_document(&analysis)
+    reported(&LrReport {
+        analysis: &analysis,
+        provenance: provenance(&table, &job, &request.recipe),
+    })
+}
+
+/// Where the runs came from, the filters in Python's words (`where="..."`).
+fn provenance<'a>(table: &'a Table, job: &LrJob, recipe: &RecipeRequest) -> Provenance<'a> {
+    Provenance {
+        source: table.dataset.source(),
+        rows_read: table.rows_read,
+        rows_filtered: table.rows_filtered,
+        filters: recipe.filters.iter().map(|f| filter(f)).collect(),
+        columns: [
+            table.describe(&job.size),
+            table.describe(&job.tokens),
+            table.describe(&job.lr),
+            table.describe(&recipe.target),
+        ],
+        batch: job.batch.as_deref().map(|b| table.describe(b)),
+    }
 }

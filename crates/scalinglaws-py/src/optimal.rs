@@ -8,12 +8,15 @@ use pyo3::prelude::*;
 use scalinglaws::job::{OptimalJob, OptimalRequest, OptimalSource};
 use scalinglaws::law::catalog;
 use scalinglaws::Error;
+use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
 
-use crate::errors::{interruptible, json_document, py, request, to_py};
+use crate::errors::{interruptible, py, request, to_py};
 use crate::fit::read_fit;
+use crate::report::{reported, Reported};
 
 /// Compute-optimal allocation of a fit (`fit_json`) or of a catalog law with given parameters
-/// (`law`, `params`); returns the frontier's JSON (as `scalinglaws optimal --json`).
+/// (`law`, `params`); returns the frontier's JSON (as `scalinglaws optimal --json`) and its
+/// text report (as the command prints it).
 #[pyfunction]
 #[pyo3(signature = (request_json, fit_json=None, law=None, params=None))]
 pub(crate) fn optimal(
@@ -22,7 +25,7 @@ pub(crate) fn optimal(
     fit_json: Option<&str>,
     law: Option<&str>,
     params: Option<HashMap<String, f64>>,
-) -> PyResult<String> {
+) -> PyResult<Reported> {
     let request: OptimalRequest = request(request_json)?;
     let source = match (fit_json, law) {
         (Some(_), _) if params.is_some() => {
@@ -42,7 +45,16 @@ pub(crate) fn optimal(
             )))
         }
     };
+    let parameters = match source {
+        OptimalSource::Fit(_) => Parameters::Fitted,
+        OptimalSource::Published { .. } => Parameters::Given,
+    };
     let job = py(OptimalJob::try_from(request))?;
     let interrupt = job.interrupt.clone();
-    json_document(&interruptible(py_, &interrupt, || job.run(&source))?)
+    let frontier = interruptible(py_, &interrupt, || job.run(&source))?;
+    reported(&OptimalReport {
+        frontier: &frontier,
+        law: &py(source.label())?,
+        parameters,
+    })
 }

@@ -6,9 +6,11 @@ use serde::Deserialize;
 use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
 use scalinglaws::data::recipe::Recipe;
 use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
+use scalinglaws_report::analyses::schedule::{FitReport, OptimizedReport, PredictionReport};
 
 use crate::data::{table, Data};
 use crate::errors::{interruptible, json_document, py, request};
+use crate::report::{reported, Reported};
 
 #[derive(Deserialize)]
 struct ScheduleFitRequest {
@@ -25,9 +27,9 @@ struct ScheduleFitRequest {
 }
 
 /// Fits a curve law to the logged loss curves of some runs and scores it on every run; returns
-/// the fit's JSON (as `scalinglaws schedule fit --json`).
+/// the fit's JSON (as `scalinglaws schedule fit --json`) and its text report.
 #[pyfunction]
-pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<String> {
+pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: ScheduleFitRequest = request(request_json)?;
     let job = ScheduleFitJob {
         run: Some(request.run),
@@ -47,18 +49,22 @@ pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> P
     let table = py(table(data, &recipe))?;
     let logs = py(job.logs(&table, ""))?;
     let fitted = interruptible(py_, &job.interrupt, || job.run(&logs))?;
-    json_document(&fitted.fit)
+    reported(&FitReport {
+        fit: &fitted.fit,
+        files: vec![table.dataset.source().to_string()],
+    })
 }
 
 /// The fitted law's loss curve under a schedule spec (keys left out come from the fit's
-/// training run), every `every` steps (0: about 200 points); returns the prediction's JSON.
+/// training run), every `every` steps (0: about 200 points); returns the prediction's JSON and
+/// its text report.
 #[pyfunction]
 pub(crate) fn schedule_predict(
     py_: Python<'_>,
     fit_json: &str,
     schedule: &str,
     every: usize,
-) -> PyResult<String> {
+) -> PyResult<Reported> {
     let fit = py(ScheduleFit::from_json(fit_json))?;
     let job = SchedulePredictJob {
         schedule: schedule.to_string(),
@@ -66,11 +72,12 @@ pub(crate) fn schedule_predict(
         interrupt: Default::default(),
     };
     let prediction = interruptible(py_, &job.interrupt, || job.run(&fit))?;
-    json_document(&prediction)
+    reported(&PredictionReport(&prediction))
 }
 
 /// The schedule (linear warmup, then non-increasing between `floor` and `peak`) with the lowest
-/// predicted final loss; returns the result's JSON and its whole schedule, one lr per step.
+/// predicted final loss; returns the result's JSON, its whole schedule (one lr per step) and
+/// its text report.
 #[pyfunction]
 #[pyo3(signature = (fit_json, steps, peak, warmup=None, floor=None, max_iterations=400))]
 pub(crate) fn schedule_optimize(
@@ -81,7 +88,7 @@ pub(crate) fn schedule_optimize(
     warmup: Option<usize>,
     floor: Option<f64>,
     max_iterations: usize,
-) -> PyResult<(String, Vec<f64>)> {
+) -> PyResult<(String, Vec<f64>, String)> {
     let fit = py(ScheduleFit::from_json(fit_json))?;
     let job = ScheduleOptimizeJob {
         steps: Some(steps),
@@ -92,5 +99,6 @@ pub(crate) fn schedule_optimize(
         interrupt: Default::default(),
     };
     let result = interruptible(py_, &job.interrupt, || job.run(&fit))?;
-    Ok((json_document(&result)?, result.lrs))
+    let text = scalinglaws_report::Report::text(&OptimizedReport(&result), &crate::wording::Python);
+    Ok((json_document(&result)?, result.lrs, text))
 }

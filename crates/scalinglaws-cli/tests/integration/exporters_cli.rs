@@ -27,17 +27,20 @@ fn fit_with_json(extra: &[&str]) -> (String, String) {
     (stdout, std::fs::read_to_string(&path).unwrap())
 }
 
-/// The command line's words for the only mention a fit report makes (`--where`), so the
-/// exporters' output can be compared with what the command printed.
+/// The command line's words for the mentions a fit report and a frontier's make (`--where`,
+/// `--max-params`, `--bootstrap K`), so the exporters' output can be compared with what the
+/// command printed.
 struct Options;
 
 impl Wording for Options {
     fn word(&self, mention: &Mention) -> String {
+        let option = |setting: &scalinglaws::error::Setting| {
+            format!("--{}", setting.name().replace('_', "-"))
+        };
         match mention {
-            Mention::Name(setting) | Mention::Subject(setting) => {
-                format!("--{}", setting.name().replace('_', "-"))
-            }
-            other => panic!("a fit report does not mention {other:?}"),
+            Mention::Name(setting) | Mention::Subject(setting) => option(setting),
+            Mention::Value(setting, value) => format!("{} {}", option(setting), value.raw()),
+            other => panic!("a fit or frontier report does not mention {other:?}"),
         }
     }
 }

@@ -167,15 +167,15 @@ def optimal(
         "inference_tokens": float(inference_tokens),
         "level": level,
     }
-    text = _scalinglaws.optimal(
+    native = _scalinglaws.optimal(
         dump(request),
         fit_json=fit.to_json() if fit is not None else None,
         law=law,
         params=None if params is None else {k: float(v) for k, v in params.items()},
     )
-    document = json.loads(text)
-    warn_caveats(document.get("fit_caveats", []))
-    return Frontier.from_dict(document)
+    frontier = Frontier._from_native(native)
+    warn_caveats(frontier.get("fit_caveats", []))
+    return frontier
 
 
 @checked
@@ -225,9 +225,7 @@ def lr(
         "holdout": float(holdout),
         "level": float(level),
     }
-    return LrAnalysis.from_dict(
-        json.loads(call_with_data(_scalinglaws.lr, data, delimiter, dump(request)))
-    )
+    return LrAnalysis._from_native(call_with_data(_scalinglaws.lr, data, delimiter, dump(request)))
 
 
 @checked
@@ -279,8 +277,8 @@ def isoflop(
         "backtest": None if backtest is None else _count("backtest", backtest),
         "calibrate": bool(calibrate),
     }
-    return IsoflopAnalysis.from_dict(
-        json.loads(call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request)))
+    return IsoflopAnalysis._from_native(
+        call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request))
     )
 
 
@@ -337,8 +335,8 @@ def compare(
         "calibrate": bool(calibrate),
         "by": by,
     }
-    return TrackComparison.from_dict(
-        json.loads(call_with_data(_scalinglaws.compare, data, delimiter, dump(request)))
+    return TrackComparison._from_native(
+        call_with_data(_scalinglaws.compare, data, delimiter, dump(request))
     )
 
 
@@ -389,9 +387,7 @@ def backtest(
         "level": float(level),
         "bootstrap": bootstrap,
     }
-    return Backtest.from_dict(
-        json.loads(call_with_data(_scalinglaws.backtest, data, delimiter, dump(request)))
-    )
+    return Backtest._from_native(call_with_data(_scalinglaws.backtest, data, delimiter, dump(request)))
 
 
 @checked
@@ -459,8 +455,8 @@ def select(
         "at": points,
         "check": bool(check),
     }
-    return SelectionResult.from_dict(
-        json.loads(call_with_data(_scalinglaws.select, data, delimiter, dump(request)))
+    return SelectionResult._from_native(
+        call_with_data(_scalinglaws.select, data, delimiter, dump(request))
     )
 
 
@@ -508,9 +504,7 @@ def schedule_fit(
         "warmup": _count("warmup", warmup),
         "fix": [[k, v] for k, v in fixed.items()],
     }
-    return ScheduleFit.from_dict(
-        json.loads(call_with_data(_scalinglaws.schedule_fit, data, None, dump(request)))
-    )
+    return ScheduleFit._from_native(call_with_data(_scalinglaws.schedule_fit, data, None, dump(request)))
 
 
 @checked
@@ -523,10 +517,8 @@ def schedule_predict(
     training-run values in ``fit.defaults``). The curve is sampled every ``every`` steps (0:
     about 200 points). Returns the curve (schedule, steps_total, peak_lr, final_lr, final_loss,
     steps, lr, loss, and ``cooldowns`` for a cooldowns spec)."""
-    return SchedulePrediction.from_dict(
-        json.loads(
-            _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
-        )
+    return SchedulePrediction._from_native(
+        _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
     )
 
 
@@ -546,7 +538,7 @@ def schedule_optimize(
     Projected gradient descent from the best of the standard schedules (constant, cosine, WSD),
     so never worse than those ``baselines``. Returns the result; ``lr`` holds the whole
     schedule, one learning rate per step, and ``shape`` 41 (step, lr) samples."""
-    text, lrs = _scalinglaws.schedule_optimize(
+    text, lrs, report = _scalinglaws.schedule_optimize(
         _fit_json(fit),
         _count("steps", steps),
         float(peak),
@@ -556,7 +548,7 @@ def schedule_optimize(
     )
     document = json.loads(text)
     document["lr"] = lrs
-    return OptimizedSchedule.from_dict(document)
+    return OptimizedSchedule._from_document(document)._reported(report)
 
 
 @checked
@@ -620,8 +612,8 @@ def downstream(
         raise SettingsError("downstream needs targets: at=[{'N': ..., 'D': ...}] or holdout=[MODEL, ...]")
     if targets and request["holdout"]:
         raise SettingsError("give at= (new models) or holdout= (a backtest), not both")
-    return DownstreamAnalysis.from_dict(
-        json.loads(call_with_data(_scalinglaws.downstream, data, delimiter, dump(request)))
+    return DownstreamAnalysis._from_native(
+        call_with_data(_scalinglaws.downstream, data, delimiter, dump(request))
     )
 
 
@@ -773,12 +765,12 @@ def design(
         "prior_sd": None if prior_sd is None else float(prior_sd),
     }
     if data is None:
-        text, variables = _scalinglaws.design(None, dump(request))
+        text, variables, report = _scalinglaws.design(None, dump(request))
     else:
-        text, variables = call_with_data(_scalinglaws.design, data, delimiter, dump(request))
+        text, variables, report = call_with_data(_scalinglaws.design, data, delimiter, dump(request))
     document = json.loads(text)
     warn_caveats(document.get("fit_caveats", []))
-    return DesignAnalysis.from_dict(document)._in_law_order(variables)
+    return DesignAnalysis._from_document(document)._in_law_order(variables)._reported(report)
 
 
 def _positive(name: str, value: Optional[float]) -> Optional[float]:

@@ -47,6 +47,10 @@ _NUMBER = re.compile(r"--([a-z][a-z-]*) ([-+]?[0-9][0-9.eE+-]*)")
 _ENTRY = re.compile(r"--(bound|grid|set|shared|profile|fix) ([A-Za-z_][A-Za-z0-9_]*):")
 # "--fix names 'x'": the keyword as a subject.
 _SUBJECT = re.compile(r"--([a-z][a-z-]*)(?= names )")
+# Options that are no keyword: the document `--json` writes is the result's `to_dict()`, and
+# `--no-calibration` is `calibrate=False`.
+_FLAG = re.compile(r"(?<![\w-])--(json|no-calibration)(?![\w-])")
+_FLAGS = {"json": "to_dict()", "no-calibration": "calibrate=False"}
 # Any other option: "--where" becomes "where=".
 _OPTION = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
 
@@ -95,6 +99,7 @@ def speak_python(message: str) -> str:
     """A library message in the words of the Python API: the command line's options
     (``--where``, ``--fix NAME=VALUE``, ``--space linear``) become the keywords of the
     functions (``where=``, ``fix={"NAME": VALUE}``, ``space="linear"``)."""
+    message = _FLAG.sub(lambda m: _FLAGS[m.group(1)], message)
     message = _MAPPING.sub(_mapping, message)
     message = _TEXT.sub(lambda m: f'{_keyword(m.group(1))}="{m.group(2)}"', message)
     message = _NUMBER.sub(lambda m: f"{_keyword(m.group(1))}={m.group(2)}", message)

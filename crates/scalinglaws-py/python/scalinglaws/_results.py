@@ -3,6 +3,13 @@ returns (the same document as the command's ``--json``), one class per result st
 Rust library, its fields named as the JSON names them (``N``, ``D``, ``covered_N``), nested
 where the document nests.
 
+An analysis's result prints as the text report the command prints for it (``print(result)``,
+and as that text in a notebook): the report is written by the library's report crate when the
+analysis runs, where the request's context (the data's name, the columns, the law) is known,
+and kept beside the document, not in it (``to_dict()`` and saved JSON are the document alone).
+A result read back with :meth:`Result.from_dict`, and the parts of a result, have no report:
+they print as their ``repr``.
+
 Every result keeps the document it was built from: :meth:`Result.to_dict` gives it back
 whole (including keys a newer library writes that this version does not declare), and
 ``result["key"]`` reads a key of it as plain JSON values, so code written for the dicts the
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import html
 import json
 import math
 import sys
@@ -40,7 +48,7 @@ from typing import (
     get_type_hints,
 )
 
-from ._errors import speak_result
+from ._errors import speak_python, speak_result
 from ._fit import Fit
 
 R = TypeVar("R", bound="Result")
@@ -76,6 +84,10 @@ class Result:
         default=None, init=False, repr=False, compare=False
     )
 
+    _report: Optional[str] = field(default=None, init=False, repr=False, compare=False)
+    """The text report the command prints for this result, in Python's words (None for a
+    result read back with :meth:`from_dict`, and for the parts of a result)."""
+
     _key: ClassVar[Dict[str, str]] = {}
     """Fields whose JSON key is not their name (a Python keyword): {field: key}."""
 
@@ -106,6 +118,31 @@ class Result:
         result = cls(**values)
         object.__setattr__(result, "_document", document)
         return result
+
+    @classmethod
+    def _from_native(cls: Type[R], native: Tuple[str, str]) -> R:
+        """The result of what the compiled module returns for an analysis: its document (JSON
+        text) and its text report."""
+        document, report = native
+        return cls._from_document(json.loads(document))._reported(report)
+
+    def _reported(self: R, report: str) -> R:
+        """This result with its text report (the report crate's, in Python's words)."""
+        object.__setattr__(self, "_report", speak_python(report))
+        return self
+
+    def __str__(self) -> str:
+        """The text report, as the command prints it for the same analysis (``[[Section]]``
+        headers and tables); a result without one (read back with :meth:`from_dict`, or a part
+        of a result) prints as its ``repr``."""
+        return repr(self) if self._report is None else self._report
+
+    def _repr_html_(self) -> Optional[str]:
+        """In a notebook, the text report as it prints (None, so the ``repr`` is shown, for a
+        result without one)."""
+        if self._report is None:
+            return None
+        return f'<pre class="scalinglaws-report">{html.escape(self._report)}</pre>'
 
     def to_dict(self) -> Dict[str, Any]:
         """The JSON document, as plain dicts, lists and numbers (a copy: changing it changes

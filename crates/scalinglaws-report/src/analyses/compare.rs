@@ -1,7 +1,7 @@
 //! The report of `compare`: every track's parameters and compute-optimal allocation, and for
 //! each pair the loss gap, the compute multiplier and the odds of winning at each budget.
 
-use scalinglaws::error::Wording;
+use scalinglaws::error::{Setting, Wording};
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::tracks::{Estimate, PairComparison, TrackComparison};
@@ -21,8 +21,8 @@ impl crate::Report for CompareReport<'_> {
     fn json_value(&self) -> &TrackComparison {
         self.result
     }
-    fn text(&self, _wording: &dyn Wording) -> String {
-        render(self)
+    fn text(&self, wording: &dyn Wording) -> String {
+        render(self, wording)
     }
 }
 
@@ -45,7 +45,7 @@ fn estimate(e: &Estimate, digits: usize) -> String {
     }
 }
 
-fn render(report: &CompareReport) -> String {
+fn render(report: &CompareReport, wording: &dyn Wording) -> String {
     let result = report.result;
     let mut out = String::new();
     let tracks: Vec<String> = result
@@ -96,7 +96,8 @@ fn render(report: &CompareReport) -> String {
     } else {
         let _ = writeln!(
             out,
-            "    no bootstrap intervals of parameters, allocations and gaps: add --bootstrap K (parameters show their standard errors in --json)"
+            "    no bootstrap intervals of parameters, allocations and gaps: add {} (parameters show their standard errors in --json)",
+            wording.word(&Setting::Bootstrap.number("K"))
         );
     }
     out

@@ -2,7 +2,7 @@
 //! backtest on the largest budgets, or the envelope of checkpoints (approach 1), with the
 //! power laws through the minima and predictions at new budgets.
 
-use scalinglaws::error::Wording;
+use scalinglaws::error::{Setting, Wording};
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::envelope::Envelope;
@@ -36,24 +36,24 @@ impl<'a> crate::Report for IsoflopReport<'a> {
     fn json_value(&self) -> &IsoflopResult {
         self.result
     }
-    fn text(&self, _wording: &dyn Wording) -> String {
+    fn text(&self, wording: &dyn Wording) -> String {
         self.result
             .groups
             .iter()
-            .map(|g| render(g, &self.columns))
+            .map(|g| render(g, &self.columns, wording))
             .collect()
     }
 }
 
-fn render(group: &GroupAnalysis, config: &Columns) -> String {
+fn render(group: &GroupAnalysis, config: &Columns, wording: &dyn Wording) -> String {
     let label = if group.group.is_empty() {
         String::new()
     } else {
         format!(" {}:", describe(&group.group))
     };
     match &group.analysis {
-        Analysis::Profiles(result) => render_profiles(result, &label, config),
-        Analysis::Backtest(result) => render_backtest(result, &label, config),
+        Analysis::Profiles(result) => render_profiles(result, &label, config, wording),
+        Analysis::Backtest(result) => render_backtest(result, &label, config, wording),
         Analysis::Envelope(result) => render_envelope(result, &label, config),
     }
 }
@@ -123,7 +123,12 @@ fn power_laws(n_star: &Option<PowerLaw>, d_star: &Option<PowerLaw>) -> String {
     out
 }
 
-fn render_profiles(result: &Isoflop, label: &str, config: &Columns) -> String {
+fn render_profiles(
+    result: &Isoflop,
+    label: &str,
+    config: &Columns,
+    wording: &dyn Wording,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -167,7 +172,7 @@ fn render_profiles(result: &Isoflop, label: &str, config: &Columns) -> String {
             result.bootstrap
         );
     }
-    out.push_str(&render_predictions(result));
+    out.push_str(&render_predictions(result, wording));
     out
 }
 
@@ -199,7 +204,7 @@ fn prediction_rows(predictions: &[BudgetPrediction]) -> Vec<Vec<String>> {
     rows
 }
 
-fn render_predictions(result: &Isoflop) -> String {
+fn render_predictions(result: &Isoflop, wording: &dyn Wording) -> String {
     let mut out = String::new();
     if let Some(note) = &result.predictions_note {
         let _ = writeln!(out, "    predictions: {note}");
@@ -209,15 +214,17 @@ fn render_predictions(result: &Isoflop) -> String {
     }
     let _ = writeln!(out, "[[Predictions at new budgets]]");
     out.push_str(&columns(&prediction_rows(&result.predictions), &[], "    "));
-    out.push_str(&interval_note(result));
+    out.push_str(&interval_note(result, wording));
     out.push_str("    loss*: the power law through the budgets' minimum losses, no interval (it has no irreducible term; fit and predict give calibrated losses)\n");
     out
 }
 
-fn interval_note(result: &Isoflop) -> String {
+/// Where the predictions' intervals come from (the hint for none worded for the front end).
+fn interval_note(result: &Isoflop, wording: &dyn Wording) -> String {
     let level = level_percent(result.level);
     if result.bootstrap == 0 {
-        return "    no intervals: give --bootstrap K\n".into();
+        let bootstrap = wording.word(&Setting::Bootstrap.number("K"));
+        return format!("    no intervals: give {bootstrap}\n");
     }
     let bootstrap = format!(
         "{} bootstrap replicates of the runs within budgets (each redrawn around its budget's curve at the pooled scatter)",
@@ -254,7 +261,12 @@ fn percent(share: Option<f64>) -> String {
     share.map_or("-".into(), |s| format!("{:.1}%", 100.0 * s))
 }
 
-fn render_backtest(result: &IsoflopBacktest, label: &str, config: &Columns) -> String {
+fn render_backtest(
+    result: &IsoflopBacktest,
+    label: &str,
+    config: &Columns,
+    wording: &dyn Wording,
+) -> String {
     let mut out = String::new();
     let training = &result.training;
     let _ = writeln!(
@@ -311,6 +323,6 @@ fn render_backtest(result: &IsoflopBacktest, label: &str, config: &Columns) -> S
         out,
         "    observed: each held-out budget's own minimum under the same shape"
     );
-    out.push_str(&interval_note(training));
+    out.push_str(&interval_note(training, wording));
     out
 }

@@ -2,7 +2,7 @@
 //! or target loss, with its intervals, the frontier's exponents, the notes that say where
 //! each interval comes from and a warning line per caveat of the fit.
 
-use scalinglaws::error::Wording;
+use scalinglaws::error::{Setting, Wording};
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::allocation::{Allocation, Frontier};
@@ -32,21 +32,21 @@ impl crate::Report for OptimalReport<'_> {
     fn json_value(&self) -> &Frontier {
         self.frontier
     }
-    fn text(&self, _wording: &dyn Wording) -> String {
-        render(self)
+    fn text(&self, wording: &dyn Wording) -> String {
+        render(self, wording)
     }
-    fn markdown(&self, _wording: &dyn Wording) -> String {
-        markdown(self)
+    fn markdown(&self, wording: &dyn Wording) -> String {
+        markdown(self, wording)
     }
 }
 
 /// The allocation table as a pipe table, the heading and notes around it.
-fn markdown(report: &OptimalReport) -> String {
-    let text = render(report);
+fn markdown(report: &OptimalReport, wording: &dyn Wording) -> String {
+    let text = render(report, wording);
     let mut lines = text.lines();
     let heading = lines.next().unwrap_or("");
     let table = AllocationTable::new(report.frontier);
-    let rows = table.rows(report.frontier);
+    let rows = table.rows(report.frontier, wording);
     let notes: Vec<&str> = lines.skip(rows.len()).collect();
     let mut out = crate::markdown::from_text(heading);
     out.push_str(&crate::markdown::table(&rows, &[]));
@@ -55,7 +55,7 @@ fn markdown(report: &OptimalReport) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-fn render(report: &OptimalReport) -> String {
+fn render(report: &OptimalReport, wording: &dyn Wording) -> String {
     let (frontier, law) = (report.frontier, report.law);
     let mut out = String::new();
     let mut context: Vec<String> = frontier
@@ -84,7 +84,7 @@ fn render(report: &OptimalReport) -> String {
         context.iter().map(|c| format!(", {c}")).collect::<String>()
     );
     let table = AllocationTable::new(frontier);
-    out.push_str(&columns(&table.rows(frontier), &[], "    "));
+    out.push_str(&columns(&table.rows(frontier, wording), &[], "    "));
     if let Some(e) = &frontier.exponents {
         let _ = writeln!(
             out,
@@ -122,9 +122,15 @@ fn render(report: &OptimalReport) -> String {
             let (what, why) = match report.parameters {
                 Parameters::Fitted => (
                     "no bootstrap intervals of N*, D* and the mean loss",
-                    "the fit has no bootstrap replicates (fit with --bootstrap K)",
+                    format!(
+                        "the fit has no bootstrap replicates (fit with {})",
+                        wording.word(&Setting::Bootstrap.number("K"))
+                    ),
                 ),
-                Parameters::Given => ("no intervals", "the parameters are given, not fitted"),
+                Parameters::Given => (
+                    "no intervals",
+                    "the parameters are given, not fitted".to_string(),
+                ),
             };
             let _ = writeln!(out, "    {what}: {why}");
         }
@@ -192,7 +198,7 @@ impl AllocationTable {
         }
     }
 
-    fn rows(&self, frontier: &Frontier) -> Vec<Vec<String>> {
+    fn rows(&self, frontier: &Frontier, wording: &dyn Wording) -> Vec<Vec<String>> {
         let budget = if frontier.goal == "target_loss" {
             "compute C"
         } else {
@@ -218,11 +224,11 @@ impl AllocationTable {
             header.push("cap".into());
         }
         let mut rows = vec![header];
-        rows.extend(frontier.allocations.iter().map(|a| self.row(a)));
+        rows.extend(frontier.allocations.iter().map(|a| self.row(a, wording)));
         rows
     }
 
-    fn row(&self, a: &Allocation) -> Vec<String> {
+    fn row(&self, a: &Allocation, wording: &dyn Wording) -> Vec<String> {
         let mut row = vec![
             self.cell(a.budget, a.ci.get("budget"), 4),
             self.cell(a.n, a.ci.get("N"), 4),
@@ -251,18 +257,22 @@ impl AllocationTable {
             row.push(a.inference_flops.map_or("-".into(), |f| number(f, 4)));
         }
         if self.cap {
-            row.push(
-                match a.binding.as_deref() {
-                    Some("max_params") => "total at --max-params",
-                    Some("max_active") => "N at --max-active",
-                    Some("max_tokens") => "D at --max-tokens",
-                    _ => "",
-                }
-                .into(),
-            );
+            row.push(cap(a.binding.as_deref(), wording));
         }
         row
     }
+}
+
+/// The cap an allocation sits at, naming its setting in the front end's words: `total at
+/// --max-params` (`max_params=` in Python); empty when none binds.
+fn cap(binding: Option<&str>, wording: &dyn Wording) -> String {
+    let (what, setting) = match binding {
+        Some("max_params") => ("total", Setting::MaxParams),
+        Some("max_active") => ("N", Setting::MaxActive),
+        Some("max_tokens") => ("D", Setting::MaxTokens),
+        _ => return String::new(),
+    };
+    format!("{what} at {}", wording.word(&setting.named()))
 }
 
 /// "[lo, hi]", or "-".
