@@ -1162,7 +1162,14 @@ fn misplaced_flags_and_values_say_where_they_belong() {
         &["'-o' for `scalinglaws fit`", "other commands"],
     );
     common::fails(
-        scalinglaws().args(["predict", "fit.json", "N=1e9", "D=2e10", "--bootstrap", "100"]),
+        scalinglaws().args([
+            "predict",
+            "fit.json",
+            "N=1e9",
+            "D=2e10",
+            "--bootstrap",
+            "100",
+        ]),
         &[
             "'--bootstrap' for `scalinglaws predict`",
             "an option of `fit`",
