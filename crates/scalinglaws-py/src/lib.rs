@@ -6,7 +6,7 @@
 //! errors become `scalinglaws.DataError`, `FormulaError`, `SettingsError` or `FitError`
 //! (all `scalinglaws.Error`) with the library's message; the GIL is released while the
 //! library works, and every call that can run long (fits with bootstrap and calibration,
-//! grouped fits, backtests, selections, comparisons, IsoFLOP analyses, allocations, designs,
+//! grouped fits, backtests, selections, comparisons of recipes and of laws, IsoFLOP analyses, allocations, designs,
 //! downstream forecasts, the schedule's fit, predictions and optimiser, predictions of a fit,
 //! its plots and its page; the lab's simulations) runs on a worker thread that Ctrl-C stops
 //! within a fraction of a second (see `errors::interruptible`; `tests/test_interrupt.py`).
@@ -14,7 +14,7 @@
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
 //! rows), `plot`, and one per analysis (`predict`, `optimal`, `isoflop`, `downstream`,
-//! `design`, `lr`, `compare`, `backtest`, `select`, `schedule`), `report` (each analysis's
+//! `design`, `lr`, `compare`, `compare_laws`, `backtest`, `select`, `schedule`), `report` (each analysis's
 //! text report, returned beside its document, as the command prints it), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
@@ -23,6 +23,7 @@
 
 mod backtest;
 mod compare;
+mod compare_laws;
 mod data;
 mod design;
 mod downstream;
@@ -80,6 +81,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest::backtest, module)?)?;
     module.add_function(wrap_pyfunction!(select::select, module)?)?;
+    module.add_function(wrap_pyfunction!(compare_laws::compare_laws, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_predict, module)?)?;

@@ -40,6 +40,7 @@ from ._results import (
     OptimizedSchedule,
     ScheduleFit,
     SchedulePrediction,
+    LawComparison,
     SelectionResult,
     TrackComparison,
 )
@@ -457,6 +458,66 @@ def select(
     }
     return SelectionResult._from_native(
         call_with_data(_scalinglaws.select, data, delimiter, dump(request))
+    )
+
+
+@checked
+def compare_laws(
+    data: DataLike,
+    laws: Union[Sequence[str], Mapping[str, str]] = (),
+    formulas: Sequence[str] = (),
+    *,
+    target: str,
+    by: Optional[str] = None,
+    holdout_frac: Optional[float] = None,
+    level: float = DEFAULT_LEVEL,
+    fix: Optional[Mapping[str, Mapping[str, float]]] = None,
+    map: Optional[Mapping[str, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    where: Union[None, str, Sequence[str]] = None,
+    weights: Optional[str] = None,
+    loss: str = "huber",
+    f_scale: float = DEFAULT_F_SCALE,
+    space: Optional[str] = None,
+    threads: Optional[int] = None,
+    delimiter: Optional[str] = None,
+) -> LawComparison:
+    """Fits several laws to the same rows and compares them, as ``scalinglaws compare-laws
+    --json``: each law's objective, log-likelihood, AIC, BIC and (with ``by``, the column that
+    orders scale) its backtest on the largest ``holdout_frac`` of the rows (the library's
+    default: 0.2), and a likelihood-ratio test wherever one law nests another. ``laws`` are
+    catalog names (each law's label is its name) or a dict from label to name, so that one law
+    can appear twice; ``fix`` maps a label to parameters held at values (a published fit
+    against the refitted law: ``laws={"refit": "chinchilla", "published": "chinchilla"},
+    fix={"published": {"E": 1.69, ...}}``); ``formulas`` are laws as text, labelled by their
+    text."""
+    named = dict(laws) if isinstance(laws, Mapping) else {name: name for name in laws}
+    fixes = fix or {}
+    candidates = [
+        {"label": label, "law": name, "formula": None, "fix": dict(fixes.get(label, {}))}
+        for label, name in named.items()
+    ] + [
+        {"label": text, "law": None, "formula": text, "fix": dict(fixes.get(text, {}))}
+        for text in formulas
+    ]
+    unknown = set(fixes) - {c["label"] for c in candidates}
+    if unknown:
+        raise SettingsError(f"fix: {sorted(unknown)} name no law of laws= or formulas=")
+    warn_threads(threads, stacklevel=4)
+    request: Dict[str, Any] = {
+        **recipe(target, map, derive, where, weights),
+        "laws": candidates,
+        "loss": loss,
+        "f_scale": float(f_scale),
+        "space": space,
+        "threads": threads,
+        "by": by,
+        "level": float(level),
+    }
+    if holdout_frac is not None:
+        request["holdout_frac"] = float(holdout_frac)
+    return LawComparison._from_native(
+        call_with_data(_scalinglaws.compare_laws, data, delimiter, dump(request))
     )
 
 

@@ -2016,6 +2016,84 @@ class SelectionResult(Result):
         return _frame(rows)
 
 
+@dataclass(frozen=True, repr=False)
+class LawScore(Result):
+    """One law of a comparison. Rust: ``scalinglaws::analysis::law_comparison::LawScore``."""
+
+    label: str
+    """The law as named in ``laws=`` (its label) or its formula's text."""
+    formula: str
+    """The law's formula."""
+    free_params: int
+    """Parameters fitted (those held at values by ``fix=`` not counted)."""
+    objective: Optional[float]
+    """The fit's objective (None where the law could not be fitted: see ``error``)."""
+    log_likelihood: Optional[float]
+    """Log-likelihood under the loss's error density, maximised over the parameters and the
+    error scale."""
+    aic: Optional[float]
+    bic: Optional[float]
+    converged: Optional[bool]
+    params: Dict[str, float]
+    """Every parameter's value (fitted or held)."""
+    backtest: Optional[BacktestMetrics]
+    """Scores on the held-out largest rows (with ``by=``)."""
+    error: Optional[str]
+    """Why the law could not be fitted, where it could not."""
+
+
+@dataclass(frozen=True, repr=False)
+class NestedTest(Result):
+    """A likelihood-ratio test of a law against one that nests it (Wilks 1938). Rust:
+    ``scalinglaws::analysis::law_comparison::NestedTest``."""
+
+    restricted: str
+    """The nested law's label."""
+    general: str
+    """The nesting law's label."""
+    df: int
+    """Degrees of freedom: the parameters the general law frees."""
+    statistic: float
+    """Twice the log-likelihood gain of the general law."""
+    p_value: float
+    on_boundary: bool
+    """Whether the restriction puts a parameter on a bound of the general law (the χ² reference
+    is then only approximate)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LawComparison(Result):
+    """What :func:`scalinglaws.compare_laws` returns (the document of ``scalinglaws
+    compare-laws --json``)."""
+
+    rows: int
+    """Rows every law was fitted to."""
+    laws: List[LawScore]
+    tests: List[NestedTest]
+    """Likelihood-ratio tests between nested laws."""
+    backtest_holdout: Optional[str]
+    """Which rows the backtests held out (with ``by=``)."""
+
+    def to_frame(self) -> Any:
+        """One row per law: its label, free parameters, objective, log-likelihood, AIC, BIC
+        and, with a backtest, its mean absolute relative error."""
+        rows = []
+        for law in self.laws:
+            row: Dict[str, Any] = {
+                "label": law.label,
+                "free_params": law.free_params,
+                "objective": law.objective,
+                "log_likelihood": law.log_likelihood,
+                "aic": law.aic,
+                "bic": law.bic,
+                "converged": law.converged,
+            }
+            if law.backtest is not None:
+                row["backtest_are_mean"] = law.backtest.are_mean
+            rows.append(row)
+        return _frame(rows)
+
+
 # ---------------------------------------------------------------------------------------------
 # Downstream accuracy
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,68 @@
+"""sl.compare_laws: the same comparison as `scalinglaws compare-laws --json` on the bundled
+Chinchilla data, document for document, and Hoffmann et al.'s published parameters tested
+against the refitted law as Epoch AI test them."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import scalinglaws as sl
+from conftest import undeclared
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "examples" / "chinchilla" / "chinchilla_epoch.csv"
+RECIPE = dict(
+    target="loss",
+    map={"N": "Model Size", "C": "Training FLOP"},
+    derive={"D": "C/(6*N)"},
+    where="loss < 3.44",
+)
+PUBLISHED = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.3392, "beta": 0.2849}
+
+
+def test_compare_laws_is_the_documents_the_command_line_writes() -> None:
+    result = sl.compare_laws(DATA, laws=["chinchilla"], formulas=["E + A*N^-alpha"], by="C",
+                             **RECIPE)
+    assert isinstance(result, sl.LawComparison) and not undeclared(result)
+    assert [law.label for law in result.laws] == ["chinchilla", "E + A*N^-alpha"]
+    assert all(law.backtest is not None for law in result.laws)
+    [test] = result.tests
+    assert (test.restricted, test.general) == ("E + A*N^-alpha", "chinchilla")
+    assert list(result.to_frame()["label"]) == ["chinchilla", "E + A*N^-alpha"]
+    assert str(result).startswith("[[")
+    binary = os.environ.get("SCALINGLAWS_BIN")
+    if not binary:
+        pytest.skip("SCALINGLAWS_BIN is not set: no CLI to compare with")
+    cli = subprocess.run(
+        [
+            binary, "compare-laws", str(DATA), "--target", "loss", "--map", "N=Model Size",
+            "--map", "C=Training FLOP", "--derive", "D=C/(6*N)", "--where", "loss < 3.44",
+            "--law", "chinchilla", "--formula", "E + A*N^-alpha", "--by", "C", "--json", "-",
+        ],
+        check=True, capture_output=True, text=True,
+    )
+    assert result.to_dict() == json.loads(cli.stdout)
+
+
+def test_published_parameters_are_rejected_against_the_refitted_law() -> None:
+    result = sl.compare_laws(DATA, laws={"refit": "chinchilla", "published": "chinchilla"},
+                             fix={"published": PUBLISHED}, **RECIPE)
+    [test] = result.tests
+    assert (test.restricted, test.general, test.df) == ("published", "refit", 5)
+    assert test.p_value < 1e-10
+    published = result.laws[1]
+    assert published.free_params == 0 and published.params["alpha"] == pytest.approx(0.3392)
+
+
+def test_compare_laws_refuses_what_it_cannot_do() -> None:
+    with pytest.raises(sl.SettingsError, match="fix"):
+        sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], fix={"nope": {"E": 1.0}},
+                        **RECIPE)
+    with pytest.raises(sl.SettingsError, match="holdout_frac"):
+        sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], by="C", holdout_frac=1.5,
+                        **RECIPE)
+    with pytest.raises(sl.SettingsError):
+        sl.compare_laws(DATA, laws=["chinchilla"], **RECIPE)

@@ -1,0 +1,86 @@
+"""Every workflow the command line has, Python has: each command of `scalinglaws --help`
+(and of its `schedule`, `plot` and `sim` groups) maps to the Python function or method that does
+the same work, and the ones Python lacks are listed here with the reason, so that the list can
+only shrink (a command that gains a Python face must move from GAPS to PYTHON)."""
+
+import pathlib
+import re
+import subprocess
+from typing import List
+
+import scalinglaws as sl
+import scalinglaws.lab
+
+# CLI command -> what does its work in Python (a name under `scalinglaws`, dotted for methods).
+PYTHON = {
+    "laws": "laws",
+    "fit": "fit",
+    "predict": "Fit.predict",
+    "optimal": "optimal",
+    "isoflop": "isoflop",
+    "downstream": "downstream",
+    "design": "design",
+    "backtest": "backtest",
+    "compare-laws": "compare_laws",
+    "select": "select",
+    "compare": "compare",
+    "lr": "lr",
+    "report": "Fit.report_html",
+    "schedule fit": "schedule_fit",
+    "schedule predict": "schedule_predict",
+    "schedule optimize": "schedule_optimize",
+    "plot fit": "Fit.plot",
+    "plot residuals": "Fit.plot",
+    "plot frontier": "Fit.plot",
+    "plot bootstrap": "Fit.plot",
+    "sim nvfp4": "lab.nvfp4",
+    "sim sgd": "lab.sgd",
+    "sim sgd-scaling": "lab.sgd_scaling",
+    "sim editing": "lab.editing",
+    "sim multi-index": "lab.multi_index",
+    "sim recall": "lab.recall",
+}
+
+# CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
+GAPS = {
+    "schedule compare": "several schedules side by side: call schedule_predict per schedule",
+    "schedule cooldown": "cooldowns from a constant run: no Python function yet",
+    "schedule cooldown-study": "constant + cooldown against cosine: no Python function yet",
+    "plot isoflop": "the IsoFLOP picture: no Python plot of an IsoFLOP analysis yet",
+    "plot tracks": "the recipes picture: no Python plot of a comparison yet",
+}
+
+
+def commands(cli: pathlib.Path, *group: str) -> List[str]:
+    """The subcommands `scalinglaws [GROUP] --help` lists (without `help`)."""
+    text = subprocess.run(
+        [str(cli), *group, "--help"], check=True, capture_output=True, text=True
+    ).stdout
+    listed = text.split("Commands:", 1)[1].split("\n\n", 1)[0]
+    names = re.findall(r"^  ([a-z][a-z0-9-]*)  ", listed, re.M)
+    return [" ".join([*group, n]) for n in names if n != "help"]
+
+
+def test_every_command_has_a_python_face_or_a_stated_gap(cli: pathlib.Path) -> None:
+    found = []
+    for command in commands(cli):
+        if command in ("schedule", "plot", "sim"):
+            found += commands(cli, command)
+        else:
+            found.append(command)
+    assert len(found) >= 25, found
+    unmapped = [c for c in found if c not in PYTHON and c not in GAPS]
+    assert not unmapped, f"commands with no Python face and no stated gap: {unmapped}"
+    both = set(PYTHON) & set(GAPS)
+    assert not both, f"listed as done and as a gap: {both}"
+    stale = [c for c in [*PYTHON, *GAPS] if c not in found]
+    assert not stale, f"listed here but not commands of the CLI: {stale}"
+
+
+def test_every_python_face_exists() -> None:
+    for command, name in PYTHON.items():
+        target: object = scalinglaws.lab if name.startswith("lab.") else sl
+        for part in name.removeprefix("lab.").split("."):
+            assert hasattr(target, part), f"{command}: scalinglaws.{name} does not exist"
+            target = getattr(target, part)
+        assert callable(target), f"{command}: scalinglaws.{name} is not callable"
