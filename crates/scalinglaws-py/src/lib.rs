@@ -86,6 +86,8 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_predict, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;
+    module.add_function(wrap_pyfunction!(schedule::schedule_compare, module)?)?;
+    module.add_function(wrap_pyfunction!(schedule::schedule_cooldown, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_nvfp4, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_sgd, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_sgd_scaling, module)?)?;

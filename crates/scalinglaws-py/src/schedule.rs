@@ -5,8 +5,13 @@ use serde::Deserialize;
 
 use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
 use scalinglaws::data::recipe::Recipe;
-use scalinglaws::job::schedule::{ScheduleFitJob, ScheduleOptimizeJob, SchedulePredictJob};
-use scalinglaws_report::analyses::schedule::{FitReport, OptimizedReport, PredictionReport};
+use scalinglaws::job::schedule::{
+    ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
+    SchedulePredictJob,
+};
+use scalinglaws_report::analyses::schedule::{
+    ComparisonReport, CooldownReport, FitReport, OptimizedReport, PredictionReport,
+};
 
 use crate::data::{table, Data};
 use crate::errors::{interruptible, json_document, py, request};
@@ -101,4 +106,38 @@ pub(crate) fn schedule_optimize(
     let result = interruptible(py_, &job.interrupt, || job.run(&fit))?;
     let text = scalinglaws_report::Report::text(&OptimizedReport(&result), &crate::wording::Python);
     Ok((json_document(&result)?, result.lrs, text))
+}
+
+/// Several schedules' curves and final losses under the fitted law, side by side (the request
+/// is `schedule compare`'s job: `schedules`, `every`); returns the comparison's JSON (as
+/// `scalinglaws schedule compare --json`) and its text report.
+#[pyfunction]
+pub(crate) fn schedule_compare(
+    py_: Python<'_>,
+    fit_json: &str,
+    request_json: &str,
+) -> PyResult<Reported> {
+    let fit = py(ScheduleFit::from_json(fit_json))?;
+    let mut job: ScheduleCompareJob = request(request_json)?;
+    job.max_work = crate::fit::max_work();
+    let comparison = py(py_.detach(|| job.run(&fit)))?;
+    reported(&ComparisonReport(&comparison))
+}
+
+/// The loss after a cooldown of each length started at each step, off a constant run (the
+/// request is `schedule cooldown`'s job); returns the table's JSON (as `scalinglaws schedule
+/// cooldown --json`) and its text report.
+#[pyfunction]
+pub(crate) fn schedule_cooldown(
+    py_: Python<'_>,
+    fit_json: &str,
+    request_json: &str,
+) -> PyResult<Reported> {
+    let fit = py(ScheduleFit::from_json(fit_json))?;
+    let job: ScheduleCooldownJob = request(request_json)?;
+    let table = py(py_.detach(|| job.run(&fit)))?;
+    reported(&CooldownReport {
+        table: &table,
+        decay: job.decay.name(),
+    })
 }

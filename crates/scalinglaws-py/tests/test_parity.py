@@ -29,6 +29,8 @@ PYTHON = {
     "schedule fit": "schedule_fit",
     "schedule predict": "schedule_predict",
     "schedule optimize": "schedule_optimize",
+    "schedule compare": "schedule_compare",
+    "schedule cooldown": "schedule_cooldown",
     "plot fit": "Fit.plot",
     "plot residuals": "Fit.plot",
     "plot frontier": "Fit.plot",
@@ -43,8 +45,6 @@ PYTHON = {
 
 # CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
 GAPS = {
-    "schedule compare": "several schedules side by side: call schedule_predict per schedule",
-    "schedule cooldown": "cooldowns from a constant run: no Python function yet",
     "schedule cooldown-study": "constant + cooldown against cosine: no Python function yet",
     "plot isoflop": "the IsoFLOP picture: no Python plot of an IsoFLOP analysis yet",
     "plot tracks": "the recipes picture: no Python plot of a comparison yet",

@@ -120,6 +120,24 @@ names! {
 mod tests {
     use super::*;
 
+    /// The clap default of `schedule cooldown --decay` is the library's, which Python's
+    /// `decay=None` gets.
+    #[test]
+    fn the_cooldown_default_is_the_librarys() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cooldown {
+            #[command(flatten)]
+            args: crate::args::schedule::CooldownArgs,
+        }
+        let parsed = Cooldown::try_parse_from(["cooldown", "fit.json", "--at", "1", "--len", "1"])
+            .expect("parses");
+        assert_eq!(
+            Decay::from(parsed.args.decay),
+            scalinglaws::job::schedule::COOLDOWN_DECAY
+        );
+    }
+
     /// Every name of `T` as clap parses it, with the library's name of what it maps to.
     fn spelled<T: ValueEnum + Copy, L>(name: impl Fn(L) -> String) -> Vec<(String, String)>
     where

@@ -37,7 +37,9 @@ from ._results import (
     IsoflopAnalysis,
     LawInfo,
     LrAnalysis,
+    CooldownTable,
     OptimizedSchedule,
+    ScheduleComparison,
     ScheduleFit,
     SchedulePrediction,
     LawComparison,
@@ -581,6 +583,48 @@ def schedule_predict(
     return SchedulePrediction._from_native(
         _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
     )
+
+
+@checked
+def schedule_compare(
+    fit: Union[ScheduleFit, Mapping[str, Any]], schedules: Sequence[str], *, every: int = 0
+) -> ScheduleComparison:
+    """Several schedules' curves and final losses under a schedule fit, side by side, as
+    ``scalinglaws schedule compare --json``: ``schedules`` are specs as
+    :func:`schedule_predict` takes them, each curve sampled every ``every`` steps (0: about 200
+    points); ``best`` names the lowest final loss and ``final_gap`` each schedule's gap to it."""
+    request = {"schedules": list(schedules), "every": _count("every", every)}
+    return ScheduleComparison._from_native(
+        _scalinglaws.schedule_compare(_fit_json(fit), dump(request))
+    )
+
+
+@checked
+def schedule_cooldown(
+    fit: Union[ScheduleFit, Mapping[str, Any]],
+    *,
+    at: Sequence[int],
+    lengths: Sequence[int],
+    peak: Optional[float] = None,
+    warmup: Optional[int] = None,
+    final: Optional[float] = None,
+    decay: Optional[str] = None,
+) -> CooldownTable:
+    """The loss after a cooldown of each of ``lengths`` steps started at each step of ``at``,
+    off a constant run at ``peak`` (default: the fit's training run's) after ``warmup`` steps,
+    decaying to ``final`` (default ``peak/100``) in the shape ``decay`` ("linear", "exp" or
+    "cosine"; default the library's, linear), as ``scalinglaws schedule cooldown --json``:
+    each row's loss, the constant run's at the same step, and the gain."""
+    request: Dict[str, Any] = {
+        "at": [_count("at", a) for a in at],
+        "lengths": [_count("lengths", n) for n in lengths],
+        "peak": None if peak is None else float(peak),
+        "warmup": None if warmup is None else _count("warmup", warmup),
+        "final": None if final is None else float(final),
+    }
+    if decay is not None:
+        request["decay"] = decay
+    return CooldownTable._from_native(_scalinglaws.schedule_cooldown(_fit_json(fit), dump(request)))
 
 
 @checked

@@ -1846,6 +1846,74 @@ class SchedulePrediction(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class ScheduleComparison(Result):
+    """What :func:`scalinglaws.schedule_compare` returns (the document of ``scalinglaws schedule
+    compare --json``). Rust: ``scalinglaws::analysis::schedule::Comparison``."""
+
+    law: CurveLaw
+    """The fit's curve law."""
+    schedules: List[SchedulePrediction]
+    """Each schedule's predicted curve, in the order given."""
+    best: str
+    """The schedule with the lowest predicted final loss."""
+    final_gap: List[float]
+    """Each schedule's final loss minus the best one's."""
+
+    def to_frame(self) -> Any:
+        """One row per schedule: its spec, steps, peak and final learning rate, final loss and
+        gap to the best."""
+        return _frame(
+            [
+                {
+                    "schedule": p.schedule,
+                    "steps_total": p.steps_total,
+                    "peak_lr": p.peak_lr,
+                    "final_lr": p.final_lr,
+                    "final_loss": p.final_loss,
+                    "final_gap": gap,
+                }
+                for p, gap in zip(self.schedules, self.final_gap)
+            ]
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class CooldownRow(Result):
+    """One cooldown of a cooldown table. Rust:
+    ``scalinglaws::analysis::schedule::optimize::CooldownRow``."""
+
+    start: int
+    """The step the cooldown starts at."""
+    length: int
+    """Its length in steps."""
+    end_step: int
+    """The step it ends at."""
+    loss: float
+    """The predicted loss at ``end_step``."""
+    constant_loss: float
+    """The constant run's loss at the same step."""
+    gain: float
+    """``constant_loss - loss``."""
+
+
+@dataclass(frozen=True, repr=False)
+class CooldownTable(Result):
+    """What :func:`scalinglaws.schedule_cooldown` returns (the document of ``scalinglaws
+    schedule cooldown --json``)."""
+
+    peak: float
+    """The constant learning rate the cooldowns start from."""
+    final: float
+    """The learning rate at the end of each cooldown."""
+    rows: List[CooldownRow]
+    """One row per (start, length)."""
+
+    def to_frame(self) -> Any:
+        """The rows as a pandas DataFrame."""
+        return _frame([r.to_dict() for r in self.rows])
+
+
+@dataclass(frozen=True, repr=False)
 class OptimizeSettings(Result):
     """The constraint set and the search's budget. Rust:
     ``scalinglaws::analysis::schedule::optimize::OptimizeSettings``.

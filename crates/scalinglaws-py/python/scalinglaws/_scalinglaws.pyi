@@ -34,6 +34,8 @@ __all__ = [
     "predict",
     "report",
     "report_html",
+    "schedule_compare",
+    "schedule_cooldown",
     "schedule_fit",
     "schedule_optimize",
     "schedule_predict",
@@ -89,6 +91,8 @@ def plot_svg(
     kind: str, fit_json: str, request_json: str, data_json: Optional[str] = None
 ) -> str: ...
 def schedule_fit(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
+def schedule_compare(fit_json: str, request_json: str) -> Tuple[str, str]: ...
+def schedule_cooldown(fit_json: str, request_json: str) -> Tuple[str, str]: ...
 def schedule_predict(fit_json: str, schedule: str, every: int) -> Tuple[str, str]: ...
 def schedule_optimize(
     fit_json: str,

@@ -304,8 +304,16 @@ pub struct ScheduleCooldownJob {
     /// The learning rate at the end of a cooldown [default: peak/100].
     #[serde(default, rename = "final")]
     pub last: Option<f64>,
-    /// The shape of each cooldown.
+    /// The shape of each cooldown [default: [`COOLDOWN_DECAY`]].
+    #[serde(default = "cooldown_decay")]
     pub decay: Decay,
+}
+
+/// The default shape of a cooldown (`schedule cooldown` and the cooldown study).
+pub const COOLDOWN_DECAY: Decay = Decay::Linear;
+
+fn cooldown_decay() -> Decay {
+    COOLDOWN_DECAY
 }
 
 /// The cooldown table with the values it used.

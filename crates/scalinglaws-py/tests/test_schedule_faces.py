@@ -1,0 +1,60 @@
+"""sl.schedule_compare and sl.schedule_cooldown: the documents `scalinglaws schedule compare`
+and `schedule cooldown --json` write for the same saved fit, and their reports."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import scalinglaws as sl
+from conftest import undeclared
+
+ROOT = Path(__file__).resolve().parents[3]
+RUNS = ROOT / "examples" / "schedule" / "runs_400m.csv"
+SCHEDULES = ["constant", "wsd:decay_start=20000,final=3e-5"]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    fit = sl.schedule_fit(RUNS, warmup=2160, train=["cosine_24000"])
+    path = tmp_path_factory.mktemp("schedule") / "fit.json"
+    path.write_text(json.dumps(fit.to_dict()), encoding="utf-8")
+    return path
+
+
+def cli_document(cli: Path, *args: str) -> dict:
+    done = subprocess.run([str(cli), "schedule", *args, "--json", "-"], check=True,
+                          capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def test_schedule_compare_is_the_commands_document(saved: Path, cli: Path) -> None:
+    fit = json.loads(saved.read_text(encoding="utf-8"))
+    result = sl.schedule_compare(fit, SCHEDULES)
+    assert isinstance(result, sl.ScheduleComparison) and not undeclared(result)
+    assert result.best == SCHEDULES[1] and result.final_gap[1] == 0.0
+    assert list(result.to_frame()["schedule"]) == SCHEDULES
+    assert str(result).startswith("[[")
+    args = ["compare", str(saved)] + [a for s in SCHEDULES for a in ("--schedule", s)]
+    assert result.to_dict() == cli_document(cli, *args)
+
+
+def test_schedule_cooldown_is_the_commands_document(saved: Path, cli: Path) -> None:
+    fit = json.loads(saved.read_text(encoding="utf-8"))
+    result = sl.schedule_cooldown(fit, at=[8000, 16000], lengths=[1000, 4000])
+    assert isinstance(result, sl.CooldownTable) and not undeclared(result)
+    assert len(result.rows) == 4 and all(r.gain > 0 for r in result.rows)
+    assert str(result).startswith("[[")
+    expected = cli_document(cli, "cooldown", str(saved), "--at", "8000,16000", "--len", "1000,4000")
+    assert result.to_dict() == expected
+    cosine = sl.schedule_cooldown(fit, at=[8000], lengths=[1000], decay="cosine")
+    assert cosine.rows[0].loss != result.rows[0].loss
+
+
+def test_schedule_faces_refuse_bad_requests(saved: Path) -> None:
+    fit = json.loads(saved.read_text(encoding="utf-8"))
+    with pytest.raises(sl.SettingsError):
+        sl.schedule_cooldown(fit, at=[8000], lengths=[1000], decay="square")
+    with pytest.raises(sl.Error):
+        sl.schedule_compare(fit, ["nonsense:peak=1"])
