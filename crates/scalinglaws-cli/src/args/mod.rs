@@ -53,7 +53,8 @@ pub struct Cli {
     pub command: Command,
     /// How a printed report is written: text for the terminal, markdown for a pull request
     /// or a wiki, html for a self-contained page (--json is unchanged).
-    #[arg(long, global = true, value_name = "FORMAT", value_enum, default_value_t = ReportFormat::Text)]
+    #[arg(long, global = true, value_name = "FORMAT", value_enum, default_value_t = ReportFormat::Text,
+          display_order = 900)]
     pub format: ReportFormat,
 }
 
@@ -129,7 +130,7 @@ pub struct LawsArgs {
 #[derive(Debug, Args)]
 pub struct DataArgs {
     /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter);
-    /// - reads standard input: CSV (or --delimiter), JSON Lines when it starts with '{'.
+    /// '-' reads standard input: CSV (or --delimiter), JSON Lines when it starts with '{'.
     #[arg(value_name = "DATA", required = true)]
     pub data: Option<PathBuf>,
 
@@ -225,7 +226,8 @@ pub struct SettingsArgs {
     /// Covariance behind the standard errors [default: auto: gauss_newton for --loss linear,
     /// smoothed_sandwich for robust losses, hessian (the observed information) under --family;
     /// sandwich is the plain H⁻¹BH⁻¹].
-    #[arg(long, value_name = "KIND", value_enum, default_value_t = CovarianceKind::Auto)]
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = CovarianceKind::Auto,
+          hide_default_value = true)]
     pub covariance: CovarianceKind,
 
     /// Maximise a likelihood instead of the robust loss [default: none, the robust least

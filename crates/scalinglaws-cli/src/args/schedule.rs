@@ -60,8 +60,9 @@ pub struct FitArgs {
     /// The runs to fit on, comma separated [default: all]; the others are scored only.
     #[arg(long, value_name = "RUN,...", value_delimiter = ',')]
     pub train: Vec<String>,
-    /// Linear warmup steps before the first logged step (0 → first logged lr, from step 0 to
-    /// warmup−1, numpy linspace); 0: the first logged lr from step 0.
+    /// Linear warmup rebuilt before the first logged step: steps 0 to STEPS−1 rise from 0 to
+    /// the first logged lr (numpy linspace), which then holds until the first logged step. With
+    /// 0 (no warmup), every step before the first logged one takes the first logged lr.
     #[arg(long, value_name = "STEPS", default_value_t = 0)]
     pub warmup: usize,
     /// Hold a parameter at a value: gamma=0.6.
@@ -95,12 +96,21 @@ pub struct PredictArgs {
 
     #[command(flatten)]
     pub saved: SavedFit,
-    /// The schedule: cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5 (keys left out take the
-    /// fit's training run values; see `schedule predict --help`).
+    /// The schedule, KIND:KEY=VALUE,... (e.g.
+    /// cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5), one of:
+    /// cosine:peak=P,warmup=W,steps=T,final=F;
+    /// wsd:peak=P,warmup=W,steps=T,decay_start=D,final=F,decay=exp|linear|cosine (decay
+    /// default exp); constant:peak=P,warmup=W,steps=T;
+    /// step:peak=P,warmup=W,steps=T,at=S1/S2/...,factor=G (the lr is multiplied by G at each
+    /// of S1, S2, ...; G default 0.1);
+    /// cooldowns:peak=P,warmup=W,steps=T,every=E,len=K,final=F,decay=exp|linear|cosine (a
+    /// constant run with a K-step cooldown branching off every E steps; decay default linear).
+    /// Left out, peak, warmup and steps take the fit's training run's values and final is
+    /// peak/10; decay_start, at, every and len are required. The warmup rises linearly from 0.
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub schedule: String,
     /// Report the curve every K steps [default: about 200 points].
-    #[arg(long, value_name = "K", default_value_t = 0)]
+    #[arg(long, value_name = "K", default_value_t = 0, hide_default_value = true)]
     pub every: usize,
     #[command(flatten)]
     pub intervals: IntervalArgs,
@@ -108,6 +118,7 @@ pub struct PredictArgs {
     /// --bootstrap): FILE.svg, FILE.png or - (SVG on stdout).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<String>,
+    /// Write the prediction as JSON to FILE (the report still prints), or to stdout with '-'.
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }
@@ -140,14 +151,16 @@ pub struct CompareArgs {
 
     #[command(flatten)]
     pub saved: SavedFit,
-    /// A schedule spec (repeat, at least twice).
+    /// A schedule spec, as in `schedule predict --schedule` (repeat, at least twice).
     #[arg(long = "schedule", value_name = "SPEC", required = true)]
     pub schedules: Vec<String>,
-    #[arg(long, value_name = "K", default_value_t = 0)]
+    /// Report each schedule's curve every K steps [default: about 200 points per schedule].
+    #[arg(long, value_name = "K", default_value_t = 0, hide_default_value = true)]
     pub every: usize,
     /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<String>,
+    /// Write the comparison as JSON to FILE (the report still prints), or to stdout with '-'.
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }
@@ -177,6 +190,8 @@ pub struct OptimizeArgs {
     /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<String>,
+    /// Write the optimised schedule as JSON to FILE (the report still prints), or to stdout
+    /// with '-'.
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }
@@ -208,6 +223,7 @@ pub struct CooldownArgs {
     /// Shape of the cooldown.
     #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]
     pub decay: CooldownShape,
+    /// Write the cooldowns as JSON to FILE (the table still prints), or to stdout with '-'.
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }
@@ -229,8 +245,8 @@ pub struct CooldownStudyArgs {
     /// Shape of the cooldown.
     #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]
     pub decay: CooldownShape,
-    /// Refit K block-resampled copies of the fit's training curves (the bootstrap of `predict
-    /// --bootstrap`) for percentile intervals of each loss and of the difference.
+    /// Refit K block-resampled copies of the fit's training curves (the bootstrap of `schedule
+    /// predict --bootstrap`) for percentile intervals of each loss and of the difference.
     #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
     /// Coverage of the percentile intervals [default: 0.95].
@@ -252,6 +268,7 @@ pub struct CooldownStudyArgs {
     /// FILE.svg, FILE.png or - (SVG on stdout).
     #[arg(long, value_name = "FILE")]
     pub plot: Option<String>,
+    /// Write the study as JSON to FILE (the report still prints), or to stdout with '-'.
     #[arg(long, value_name = "FILE|-")]
     pub json: Option<String>,
 }
