@@ -56,33 +56,8 @@ fn markdown(report: &OptimalReport, wording: &dyn Wording) -> String {
 }
 
 fn render(report: &OptimalReport, wording: &dyn Wording) -> String {
-    let (frontier, law) = (report.frontier, report.law);
-    let mut out = String::new();
-    let mut context: Vec<String> = frontier
-        .held
-        .iter()
-        .map(|(k, v)| format!("{k} = {}", number(*v, 4)))
-        .collect();
-    context.extend(frontier.choices.iter().map(|(k, v)| {
-        let values: Vec<String> = v.iter().map(|x| number(*x, 4)).collect();
-        format!("{k} chosen from {}", values.join(", "))
-    }));
-    if let Some(t) = frontier.inference_tokens {
-        context.push(format!("{} inference tokens (2·N·T FLOPs)", number(t, 3)));
-    }
-    let target = frontier.goal == "target_loss";
-    let _ = writeln!(
-        out,
-        "[[{}]] {law}, FLOPs = {} ({}){}",
-        if target {
-            "Least-compute allocation for a target loss"
-        } else {
-            "Compute-optimal allocation"
-        },
-        frontier.flops,
-        frontier.method,
-        context.iter().map(|c| format!(", {c}")).collect::<String>()
-    );
+    let frontier = report.frontier;
+    let mut out = header(frontier, report.law);
     let table = AllocationTable::new(frontier);
     out.push_str(&columns(&table.rows(frontier, wording), &[], "    "));
     if let Some(e) = &frontier.exponents {
@@ -109,37 +84,65 @@ fn render(report: &OptimalReport, wording: &dyn Wording) -> String {
     if let Some(formula) = &frontier.total_params {
         let _ = writeln!(out, "    total parameters = {formula}");
     }
-    match frontier.level {
-        Some(level) => {
-            let _ = writeln!(
-                out,
-                "    intervals: {}% percentiles over {} bootstrap replicates of the fit (the loss's: a confidence interval of the law's mean at the optimum)",
-                level_percent(level),
-                frontier.draws
-            );
-        }
-        None => {
-            let (what, why) = match report.parameters {
-                Parameters::Fitted => (
-                    "no bootstrap intervals of N*, D* and the mean loss",
-                    format!(
-                        "the fit has no bootstrap replicates (fit with {})",
-                        wording.word(&Setting::Bootstrap.number("K"))
-                    ),
-                ),
-                Parameters::Given => (
-                    "no intervals",
-                    "the parameters are given, not fitted".to_string(),
-                ),
-            };
-            let _ = writeln!(out, "    {what}: {why}");
-        }
-    }
+    out.push_str(&intervals_line(report, wording));
     if let Some(note) = &frontier.prediction_intervals {
         out.push_str(&prediction_note(note, "(N*, D*)"));
     }
     out.push_str(&crate::caveats::lines(&frontier.fit_caveats, "    "));
     out
+}
+
+/// The section's first line: what is allocated, under which FLOPs formula and held values.
+fn header(frontier: &Frontier, law: &str) -> String {
+    let mut context: Vec<String> = frontier
+        .held
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", number(*v, 4)))
+        .collect();
+    context.extend(frontier.choices.iter().map(|(k, v)| {
+        let values: Vec<String> = v.iter().map(|x| number(*x, 4)).collect();
+        format!("{k} chosen from {}", values.join(", "))
+    }));
+    if let Some(t) = frontier.inference_tokens {
+        context.push(format!("{} inference tokens (2·N·T FLOPs)", number(t, 3)));
+    }
+    let title = if frontier.goal == "target_loss" {
+        "Least-compute allocation for a target loss"
+    } else {
+        "Compute-optimal allocation"
+    };
+    format!(
+        "[[{title}]] {law}, FLOPs = {} ({}){}\n",
+        frontier.flops,
+        frontier.method,
+        context.iter().map(|c| format!(", {c}")).collect::<String>()
+    )
+}
+
+/// Where the intervals come from, or why there are none.
+fn intervals_line(report: &OptimalReport, wording: &dyn Wording) -> String {
+    let frontier = report.frontier;
+    if let Some(level) = frontier.level {
+        return format!(
+            "    intervals: {}% percentiles over {} bootstrap replicates of the fit (the loss's: a confidence interval of the law's mean at the optimum)\n",
+            level_percent(level),
+            frontier.draws
+        );
+    }
+    let (what, why) = match report.parameters {
+        Parameters::Fitted => (
+            "no bootstrap intervals of N*, D* and the mean loss",
+            format!(
+                "the fit has no bootstrap replicates (fit with {})",
+                wording.word(&Setting::Bootstrap.number("K"))
+            ),
+        ),
+        Parameters::Given => (
+            "no intervals",
+            "the parameters are given, not fitted".to_string(),
+        ),
+    };
+    format!("    {what}: {why}\n")
 }
 
 /// Says what the "loss pi" column is, and whether (how) it is calibrated beyond the data.
