@@ -15,8 +15,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
+pub use super::record::BootstrapSummary;
 use crate::error::{Error, Result, Setting, Text};
 use crate::fit::{BasinMap, FitData, FitResult, FitSettings};
 use crate::law::Law;
@@ -43,24 +43,6 @@ pub struct BootstrapOptions {
     pub level: f64,
     pub seed: u64,
     pub resampling: Resampling,
-}
-
-/// The bootstrap as stored in a fit file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BootstrapSummary {
-    /// Replicates asked for (`draws` holds those that succeeded).
-    pub replicates: usize,
-    pub seed: u64,
-    /// The column whose runs were resampled whole (None: rows).
-    pub cluster: Option<String>,
-    /// Number of clusters (runs) when resampling runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clusters: Option<usize>,
-    pub level: f64,
-    /// Replicates whose search did not converge or could not be fitted (left out of `draws`).
-    pub failed: usize,
-    /// Every successful replicate's parameters, in the law's order.
-    pub draws: Vec<Vec<f64>>,
 }
 
 /// Refits `options.replicates` resampled copies of `data`. `progress` is called with the number

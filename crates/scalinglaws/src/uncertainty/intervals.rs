@@ -11,72 +11,14 @@
 //! at the fit's trials or exposure, mixed over the same draws or delta-method nodes
 //! ([`super::predictive`]), and the confidence interval stays inside the family's domain.
 
-use serde::{Deserialize, Serialize};
-
-use super::calibration::Regime;
+pub(crate) use super::prediction::{back, forward};
+pub use super::prediction::{IntervalSource, PointPrediction};
 use super::predictive::{normal_nodes, Predictive};
 use super::FitRecord;
 use crate::error::{Error, Result};
 use crate::fit::{FitResult, Space};
 use crate::law::Law;
 use crate::stats::{normal_mixture_quantile, normal_quantile, quantile_sorted};
-
-/// Where intervals came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IntervalSource {
-    Bootstrap,
-    Delta,
-    /// Neither bootstrap draws nor a covariance: no intervals.
-    None,
-}
-
-impl IntervalSource {
-    pub fn describe(self) -> &'static str {
-        match self {
-            IntervalSource::Bootstrap => "bootstrap percentiles",
-            IntervalSource::Delta => "delta method",
-            IntervalSource::None => "none available",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointPrediction {
-    pub value: f64,
-    /// Confidence interval of the law's mean (parameter uncertainty only).
-    pub ci: Option<[f64; 2]>,
-    /// Prediction interval of a new run: calibrated beyond the data when the fit carries a
-    /// calibration (`calibrated`), else the fit's own.
-    pub pi: Option<[f64; 2]>,
-    /// The fit's own prediction interval (parameters plus residual scatter), before calibration.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pi_fit: Option<[f64; 2]>,
-    /// Whether `pi` was widened by the fit's extrapolation calibration.
-    #[serde(default)]
-    pub calibrated: bool,
-    /// Signed decades from the fitted range in the law's own scale (with a calibration):
-    /// beyond the largest fitted run (> 0), below the smallest (< 0), inside (0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distance_decades: Option<f64>,
-    /// How `pi` was made (with a calibration).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub regime: Option<Regime>,
-}
-
-impl PointPrediction {
-    pub fn new(value: f64, ci: Option<[f64; 2]>, pi: Option<[f64; 2]>) -> PointPrediction {
-        PointPrediction {
-            value,
-            ci,
-            pi,
-            pi_fit: pi,
-            calibrated: false,
-            distance_decades: None,
-            regime: None,
-        }
-    }
-}
 
 /// The fit's predictions at `points` (one value per law variable each) with intervals at
 /// `level`; prediction intervals are widened beyond the data by the fit's calibration when it
@@ -394,22 +336,6 @@ impl Discrete {
             .predictive
             .and_then(|f| f.interval(&normal_nodes(value, se), level));
         PointPrediction::new(value, ci, pi)
-    }
-}
-
-/// y in the fitted space.
-pub(crate) fn forward(space: Space, y: f64) -> f64 {
-    match space {
-        Space::Log => y.ln(),
-        Space::Linear => y,
-    }
-}
-
-/// Back from the fitted space to y.
-pub(crate) fn back(space: Space, z: f64) -> f64 {
-    match space {
-        Space::Log => z.exp(),
-        Space::Linear => z,
     }
 }
 

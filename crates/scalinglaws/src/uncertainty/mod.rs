@@ -15,18 +15,20 @@ pub mod bootstrap;
 pub mod calibration;
 pub mod curves;
 pub mod intervals;
+pub mod prediction;
 pub mod predictive;
 pub mod prior;
 pub mod profile;
 pub mod record;
+pub mod widening;
 
-pub use bootstrap::{bootstrap, BootstrapOptions, BootstrapSummary, Resampling};
-pub use calibration::{calibrate, Calibration, CalibrationOptions, IntervalNote, ScaleRule};
-pub use intervals::{
-    predict_with_intervals, predict_with_intervals_of, IntervalSource, PointPrediction,
-};
+pub use bootstrap::{bootstrap, BootstrapOptions, Resampling};
+pub use calibration::{calibrate, CalibrationOptions, IntervalNote, ScaleRule};
+pub use intervals::{predict_with_intervals, predict_with_intervals_of};
+pub use prediction::{IntervalSource, PointPrediction};
 pub use profile::{profile, Profile};
-pub use record::FitRecord;
+pub use record::{BootstrapSummary, FitRecord};
+pub use widening::Calibration;
 
 use crate::error::{Error, Result, Setting};
 use crate::text;

@@ -577,3 +577,29 @@ fn unpack(v: &[f64]) -> PriorModel {
         span: v[8],
     }
 }
+
+/// The smallest value whose weighted share of `sorted` (value, weight) pairs, at or below it,
+/// reaches `level`.
+pub(crate) fn weighted_quantile(sorted: &[(f64, f64)], level: f64) -> f64 {
+    let total: f64 = sorted.iter().map(|p| p.1).sum();
+    let mut running = 0.0;
+    for &(value, weight) in sorted {
+        running += weight;
+        if running >= level * total * (1.0 - 1e-12) {
+            return value;
+        }
+    }
+    sorted.last().map_or(0.0, |p| p.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_weighted_quantile_counts_weights() {
+        let sorted = [(0.0, 1.0), (1.0, 1.0), (2.0, 2.0)];
+        assert!((weighted_quantile(&sorted, 0.5) - 1.0).abs() < 1e-12);
+        assert!((weighted_quantile(&sorted, 0.51) - 2.0).abs() < 1e-12);
+    }
+}

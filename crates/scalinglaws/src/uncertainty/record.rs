@@ -9,7 +9,7 @@ use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::{BootstrapSummary, Calibration, Profile};
+use super::{Calibration, Profile};
 use crate::error::{short_number, Error, Result};
 use crate::fit::result::{check_schema_version, DataSummary};
 use crate::fit::{check_in_bounds, edited};
@@ -30,6 +30,24 @@ pub struct FitRecord {
     /// How prediction intervals beyond the data are widened (rolling-origin backtests).
     #[serde(default)]
     pub calibration: Option<Calibration>,
+}
+
+/// The bootstrap as stored in a fit file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapSummary {
+    /// Replicates asked for (`draws` holds those that succeeded).
+    pub replicates: usize,
+    pub seed: u64,
+    /// The column whose runs were resampled whole (None: rows).
+    pub cluster: Option<String>,
+    /// Number of clusters (runs) when resampling runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<usize>,
+    pub level: f64,
+    /// Replicates whose search did not converge or could not be fitted (left out of `draws`).
+    pub failed: usize,
+    /// Every successful replicate's parameters, in the law's order.
+    pub draws: Vec<Vec<f64>>,
 }
 
 /// The record as written: the fit's keys without `variance`, the record's parts, then
@@ -232,7 +250,7 @@ const MAX_SCALE_FACTOR: f64 = 1e3;
 
 /// A saved prior's values are ones a fit writes: positive spreads and growth, finite means, a
 /// posterior of finite non-negative weights summing to one with positive bias variances.
-fn check_prior(update: &super::calibration::PriorUpdate) -> Result<()> {
+fn check_prior(update: &super::widening::PriorUpdate) -> Result<()> {
     let m = &update.model;
     let positive = [
         ("calibration.prior.model.log_tau_sd", m.log_tau_sd),
