@@ -1196,9 +1196,11 @@ fn may_name_an_item(tokens: &[Token], i: usize, next: usize, segments: usize) ->
         return false;
     }
     let defining = [
-        "fn", "struct", "enum", "trait", "type", "mod", "const", "static", "union", "let", "mut",
+        "fn", "struct", "enum", "trait", "type", "mod", "const", "static", "union", "let",
     ];
-    segments > 1 || !(after == ":" || defining.contains(&before))
+    // `let mut x`, `mut x: T` bind a name; `&mut T` and `*mut T` name a type.
+    let binding_mut = before == "mut" && !matches!(text(i.checked_sub(2)), "&" | "*");
+    segments > 1 || !(after == ":" || defining.contains(&before) || binding_mut)
 }
 
 /// Every item of another file that the module's code names, as (file, item, line), and every
