@@ -11,6 +11,7 @@ use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
 use super::likelihood;
+use super::numerics::{constant_target, finite, r_squared, scaled_inverse};
 use super::result::{FitResult, Matrix, Optima, ParamResult, Stats, SCHEMA_VERSION};
 use super::search::SearchOutcome;
 use super::solver::{eigenvalues, Termination};
@@ -42,10 +43,6 @@ pub(super) fn ill_conditioned(condition: f64) -> bool {
 /// Whether a rival optimum's relative gap is a near tie with the best.
 pub(super) fn near_tie(relative_gap: f64) -> bool {
     relative_gap < NEAR_TIE
-}
-
-fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
 }
 
 /// Which covariance of the parameters a fit reports (its standard errors).
@@ -113,20 +110,6 @@ impl Covariance {
                 ))
             })
     }
-}
-
-/// The inverse of a symmetric positive-definite matrix, scaled to unit diagonal first (so that
-/// parameters of very different sizes do not spoil the Cholesky factorisation).
-pub(super) fn scaled_inverse(m: &DMatrix<f64>) -> Option<DMatrix<f64>> {
-    let k = m.nrows();
-    let scale: Vec<f64> = (0..k)
-        .map(|i| m[(i, i)].abs().sqrt().max(f64::MIN_POSITIVE))
-        .collect();
-    let scaled = DMatrix::from_fn(k, k, |i, j| m[(i, j)] / (scale[i] * scale[j]));
-    let inverse = nalgebra::Cholesky::new(scaled).map(|c| c.inverse())?;
-    Some(DMatrix::from_fn(k, k, |i, j| {
-        inverse[(i, j)] / (scale[i] * scale[j])
-    }))
 }
 
 struct Uncertainty {
@@ -435,26 +418,6 @@ fn stats(problem: &Problem, p: &[f64], residuals: &[f64], settings: &FitSettings
         n_params: problem.dim(),
         dof: problem.n_rows().saturating_sub(problem.dim()),
     }
-}
-
-/// R² = 1 − SS_res/SS_tot in the fitted space; None when the target is the same in every row
-/// of positive weight, where SS_tot is 0 (or rounding) and R² says nothing.
-pub(super) fn r_squared(target: &[f64], weights: &[f64], ss_res: f64, ss_tot: f64) -> Option<f64> {
-    match constant_target(target, weights) {
-        Some(_) => None,
-        None => finite(1.0 - ss_res / ss_tot),
-    }
-}
-
-/// The one value of a target that is the same in every row of positive weight.
-fn constant_target(target: &[f64], weights: &[f64]) -> Option<f64> {
-    let mut weighted = target
-        .iter()
-        .zip(weights)
-        .filter(|(_, w)| **w > 0.0)
-        .map(|(y, _)| *y);
-    let first = weighted.next()?;
-    weighted.all(|y| y == first).then_some(first)
 }
 
 /// A constant target: R² is not reported, and the law has nothing to explain.

@@ -27,7 +27,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::problem::Space;
+use super::space::Space;
 use crate::stats::{digamma, ln_gamma, trigamma};
 
 /// A noise model (see the module doc).

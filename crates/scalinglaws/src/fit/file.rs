@@ -46,6 +46,56 @@ pub fn check_schema_version(text: &str) -> Result<()> {
     }
 }
 
+/// Reading a fit file: here, with the checks it runs, so that result.rs (the model) names
+/// nothing of this file.
+impl FitResult {
+    /// Reads the fit alone from a fit file (its record's parts are left out: read a
+    /// `FitRecord` for those), checking its schema version first and its formula and values
+    /// after (the checks of this file). Parses straight from the text so that parameters and
+    /// variables keep their order.
+    pub fn from_json(text: &str) -> Result<FitResult> {
+        check_schema_version(text)?;
+        let mut result: FitResult = serde_json::from_str(text)
+            .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
+        result.check_read()?;
+        Ok(result)
+    }
+
+    /// The checks of a fit just read from a file: the shapes of its matrices, a catalog law's
+    /// formula (filled in when left out) and values no fit writes.
+    pub(crate) fn check_read(&mut self) -> Result<()> {
+        self.check_shapes()?;
+        check_formula(self)?;
+        check_values(self)
+    }
+
+    /// The covariance and correlation must match the parameters (a hand-edited or truncated
+    /// file is refused here rather than misread later).
+    fn check_shapes(&self) -> Result<()> {
+        let broken = |what: String| {
+            Err(Error::settings(format!(
+                "not a consistent fit file: {what}"
+            )))
+        };
+        for (label, matrix) in [
+            ("covariance", &self.covariance),
+            ("correlation", &self.correlation),
+        ] {
+            let Some(m) = matrix else { continue };
+            let k = m.names.len();
+            if m.values.len() != k || m.values.iter().any(|row| row.len() != k) {
+                return broken(format!("the {label} matrix is not {k} × {k}"));
+            }
+            if let Some(name) = m.names.iter().find(|n| self.param(n).is_none()) {
+                return broken(format!(
+                    "the {label} names '{name}', which is not a parameter"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why a text that serde_json cannot read is no fit file.
 fn unreadable(error: serde_json::Error) -> Error {
     if error.to_string().starts_with("recursion limit exceeded") {

@@ -10,18 +10,23 @@ pub mod caveats;
 pub mod diagnostics;
 pub mod family;
 mod file;
+mod kernel;
 pub mod likelihood;
 pub mod loss;
 pub mod lsq;
 pub(crate) mod nuisance;
+mod numerics;
 pub mod problem;
 pub mod result;
+mod row_groups;
 pub mod scale;
 pub mod search;
 pub mod smoothed;
 pub mod solver;
+mod space;
 pub mod starts;
 pub mod variance;
+mod variance_model;
 
 use std::collections::BTreeMap;
 

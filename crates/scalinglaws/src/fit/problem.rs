@@ -7,7 +7,6 @@ use std::ops::Range;
 
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use super::family::{FamilyTerms, RowFamily};
 use super::loss::Loss;
@@ -17,29 +16,13 @@ use crate::law::tape::{BoundTape, Scratch};
 
 #[path = "row_sparse.rs"]
 mod row_sparse;
-pub use row_sparse::RowGroups;
+pub use super::row_groups::RowGroups;
+pub use super::space::Space;
 
 /// Rows per block of the whole-column sweeps: a sweep's buffers hold (tape operations) × this
 /// many values, and larger data are swept block by block, in parallel, the blocks' sums added
 /// in block order (the same result at any thread count). Data up to this size are one block.
 pub const BLOCK_ROWS: usize = 1 << 16;
-
-/// Where residuals are taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Space {
-    Log,
-    Linear,
-}
-
-impl Space {
-    pub fn name(self) -> &'static str {
-        match self {
-            Space::Log => "log",
-            Space::Linear => "linear",
-        }
-    }
-}
 
 /// Map between a bounded parameter p and its unbounded internal coordinate u.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -922,7 +905,7 @@ impl RowTerms<'_> {
     ) -> f64 {
         match (self.weighting, self.problem.space) {
             (Weighting::Smoothing(bandwidth), _) => {
-                super::smoothed::smoothed_curvature(self.problem.loss, r, bandwidth) - terms.d2
+                super::kernel::smoothed_curvature(self.problem.loss, r, bandwidth) - terms.d2
             }
             (Weighting::LeverageMeat(inverse), _) => {
                 let lever = w * dr * dr * self.quadratic_form(row, inverse);

@@ -268,52 +268,6 @@ impl FitResult {
         serde_json::to_string_pretty(&crate::document::envelope(self))
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
-
-    /// Reads the fit alone from a fit file (its record's parts are left out: read a
-    /// `FitRecord` for those), checking its schema version first and its formula and values
-    /// after ([`super::file`]). Parses straight from the text so that parameters and variables
-    /// keep their order.
-    pub fn from_json(text: &str) -> Result<FitResult> {
-        check_schema_version(text)?;
-        let mut result: FitResult = serde_json::from_str(text)
-            .map_err(|e| Error::settings(format!("not a fit file: {e}")))?;
-        result.check_read()?;
-        Ok(result)
-    }
-
-    /// The checks of a fit just read from a file: the shapes of its matrices, a catalog law's
-    /// formula (filled in when left out) and values no fit writes.
-    pub(crate) fn check_read(&mut self) -> Result<()> {
-        self.check_shapes()?;
-        super::file::check_formula(self)?;
-        super::file::check_values(self)
-    }
-
-    /// The covariance and correlation must match the parameters (a hand-edited or truncated
-    /// file is refused here rather than misread later).
-    fn check_shapes(&self) -> Result<()> {
-        let broken = |what: String| {
-            Err(Error::settings(format!(
-                "not a consistent fit file: {what}"
-            )))
-        };
-        for (label, matrix) in [
-            ("covariance", &self.covariance),
-            ("correlation", &self.correlation),
-        ] {
-            let Some(m) = matrix else { continue };
-            let k = m.names.len();
-            if m.values.len() != k || m.values.iter().any(|row| row.len() != k) {
-                return broken(format!("the {label} matrix is not {k} × {k}"));
-            }
-            if let Some(name) = m.names.iter().find(|n| self.param(n).is_none()) {
-                return broken(format!(
-                    "the {label} names '{name}', which is not a parameter"
-                ));
-            }
-        }
-        Ok(())
-    }
 }
 
 fn is_zero(count: &usize) -> bool {

@@ -26,11 +26,11 @@
 //! refused with a settings error rather than mixed with a variance model they do not imply.
 
 use nalgebra::{DMatrix, DVector};
-use serde::{Deserialize, Serialize};
 
-use super::ScaleRule;
-use super::{data_error, with_threads, FamilyKind, FitData, FitResult, FitSettings, LossKind};
+use super::variance_model::{reweighted, scale_of_rows, user_weights};
+pub use super::variance_model::{Heteroscedastic, VarianceModel};
 use super::{fit_best_plain, fit_with_starts_plain, prepare, run_search, with_warm_starts};
+use super::{with_threads, FamilyKind, FitData, FitResult, FitSettings, LossKind};
 use crate::error::{Error, Result};
 use crate::fit::result::Stats;
 use crate::law::Law;
@@ -48,66 +48,6 @@ const MAX_EVALUATIONS: usize = 60;
 /// ŝ is known once its bracket is this narrow.
 const S_TOLERANCE: f64 = 1e-7;
 
-/// The variance model asked of a fit: σ varies with the column `by`, computed at a row or a
-/// new point by `rule` from the law's variables.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Heteroscedastic {
-    /// The column σ varies with (a variable of the law, or a column such as C = 6·N·D).
-    pub by: String,
-    pub rule: ScaleRule,
-}
-
-/// The fitted variance model σ(x) = σ0·(x/x0)^s of a heteroscedastic fit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VarianceModel {
-    pub method: String,
-    pub by: String,
-    pub rule: ScaleRule,
-    /// Weighted geometric mean of x over the fitted rows.
-    pub x0: f64,
-    /// Residual sd at x0 in the fitted space, √(Σwᵢrᵢ²(xᵢ/x0)^(−2s)/(W − k)) (the fit's
-    /// `stats.residual_scale`).
-    pub sigma0: f64,
-    pub s: f64,
-    /// From the observed information of the joint likelihood (None when it is singular).
-    pub s_stderr: Option<f64>,
-    /// 2·(L(0) − L(ŝ)), the likelihood-ratio statistic of s = 0, and its χ²₁ p-value.
-    pub lr_statistic: f64,
-    pub lr_p_value: f64,
-    /// Log-likelihood of the homoscedastic fit (s = 0) the test compares with.
-    pub log_likelihood_homoscedastic: f64,
-    /// Profile evaluations (weighted refits) the search for ŝ took.
-    pub evaluations: usize,
-    /// ŝ reached the largest |s| tried: the data push it further.
-    pub at_limit: bool,
-}
-
-impl VarianceModel {
-    /// σ(x)/σ0 = (x/x0)^s.
-    pub fn relative_sd(&self, x: f64) -> f64 {
-        (x / self.x0).powf(self.s)
-    }
-
-    /// σ in the fitted space at a point (one value per law variable); None when its x is not
-    /// a positive number.
-    pub fn sd_at(&self, law: &Law, point: &[f64]) -> Option<f64> {
-        let x = self.rule.at(law, point)?;
-        (x.is_finite() && x > 0.0).then(|| self.sigma0 * self.relative_sd(x))
-    }
-
-    /// `data` with its weights multiplied by the model's inverse variances (x0 and s held):
-    /// the fixed-weight problem a heteroscedastic fit ends on (profiles refit it).
-    pub fn weighted_data(&self, law: &Law, data: &FitData) -> Result<FitData> {
-        let by = Heteroscedastic {
-            by: self.by.clone(),
-            rule: self.rule.clone(),
-        };
-        let x = scale_of_rows(law, data, &by)?;
-        let log_ratio: Vec<f64> = x.iter().map(|v| (v / self.x0).ln()).collect();
-        Ok(reweighted(data, &user_weights(data), &log_ratio, self.s))
-    }
-}
-
 /// One point of the profile likelihood in s.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProfilePoint {
@@ -121,50 +61,6 @@ pub struct ProfilePoint {
     /// The weighted objective ½Σωᵢrᵢ² at θ̂(s).
     pub objective: f64,
     pub converged: bool,
-}
-
-/// x of every row by the model's rule, each a positive number.
-fn scale_of_rows(law: &Law, data: &FitData, by: &Heteroscedastic) -> Result<Vec<f64>> {
-    (0..data.target.len())
-        .map(|row| {
-            let point: Vec<f64> = data.variables.iter().map(|c| c[row]).collect();
-            match by.rule.at(law, &point) {
-                Some(x) if x.is_finite() && x > 0.0 => Ok(x),
-                other => Err(data_error(
-                    Some(row),
-                    &by.by,
-                    format!(
-                        "{} is not a positive number, but the heteroscedastic variance model takes log({})",
-                        other.map_or("missing".to_string(), |x| x.to_string()),
-                        by.by
-                    ),
-                    "remove the row, or let sigma vary with a positive column",
-                )),
-            }
-        })
-        .collect()
-}
-
-fn user_weights(data: &FitData) -> Vec<f64> {
-    data.weights
-        .clone()
-        .unwrap_or_else(|| vec![1.0; data.target.len()])
-}
-
-fn reweighted(data: &FitData, weights: &[f64], log_ratio: &[f64], s: f64) -> FitData {
-    FitData {
-        variables: data.variables.clone(),
-        target: data.target.clone(),
-        weights: Some(
-            weights
-                .iter()
-                .zip(log_ratio)
-                .map(|(w, l)| w * (-2.0 * s * l).exp())
-                .collect(),
-        ),
-        trials: data.trials.clone(),
-        exposure: data.exposure.clone(),
-    }
 }
 
 /// The profile likelihood in s of one law, data set and settings.
@@ -604,7 +500,7 @@ fn variance_model(
 fn s_stderr(profile: &ProfileNll, best: &ProfilePoint) -> Option<f64> {
     let information = joint_information(profile, best)?;
     let k = information.nrows();
-    let inverse = super::diagnostics::scaled_inverse(&information)?;
+    let inverse = super::numerics::scaled_inverse(&information)?;
     let variance = inverse[(k - 1, k - 1)];
     (variance.is_finite() && variance > 0.0).then(|| variance.sqrt())
 }
@@ -674,7 +570,7 @@ fn stats(profile: &ProfileNll, best: &ProfilePoint, result: &FitResult, s: f64) 
     let log_likelihood = finite(log_likelihood);
     let with_scale = k + 2.0;
     Ok(Stats {
-        r2: super::diagnostics::r_squared(target, weights, ss_res, ss_tot),
+        r2: super::numerics::r_squared(target, weights, ss_res, ss_tot),
         rmse: finite((ss_res / total).sqrt()),
         log_likelihood,
         aic: log_likelihood.and_then(|l| finite(2.0 * with_scale - 2.0 * l)),

@@ -609,23 +609,7 @@ fn functions_stay_short() {
 /// Circles of sibling files known to exist, as (directory under `crates/`, sorted file names,
 /// reason). Each entry must still be exactly a circle the scan finds, so the list only shrinks
 /// and stays true.
-const KNOWN_CIRCLES: &[(&str, &[&str], &str)] = &[(
-    "scalinglaws/src/fit",
-    &[
-        "diagnostics.rs",
-        "family.rs",
-        "file.rs",
-        "nuisance.rs",
-        "problem.rs",
-        "result.rs",
-        "row_sparse.rs",
-        "search.rs",
-        "smoothed.rs",
-        "solver.rs",
-        "variance.rs",
-    ],
-    "issue 49: not yet untangled",
-)];
+const KNOWN_CIRCLES: &[(&str, &[&str], &str)] = &[];
 
 /// A token of code whose comments and literals are already blanked: its text, its line and the
 /// index of its first char (to read a `#[path = ".."]` literal back from the source).
