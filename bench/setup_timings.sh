@@ -91,7 +91,7 @@ target_mb=$(du -sm target | cut -f1)
     echo "command 2, format and lints, then compiling the tests: ${tests_start} s (cargo: \"Finished ... in $(finished 1)\")"
     echo "command 2, running the Rust tests (and making the virtual environment): $((pip_start - tests_start)) s"
     echo "command 2, pip install . (downloading the test dependencies, compiling the module): $((pytest_start - pip_start)) s (maturin's cargo: \"Finished ... in $(finished 2)\")"
-    echo "command 2, Ray, the Python tests and type checks: $((fuzz_start - pytest_start)) s"
+    echo "command 2, Ray, the book, the Python tests and type checks: $((fuzz_start - pytest_start)) s"
     echo "command 2, the fuzzer: $((t2 - t1 - fuzz_start)) s"
     echo "disk, peak of the checkout (target/, .venv-test; not pip's or cargo's caches): $disk_mb MB (about $(awk -v m="$disk_mb" 'BEGIN { printf "%.1f", m / 1000 }') GB; at the end: target/ $target_mb MB, .venv-test $venv_mb MB)"
 } >"$OUT.tmp"

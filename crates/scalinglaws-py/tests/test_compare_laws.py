@@ -3,7 +3,6 @@ Chinchilla data, document for document, and Hoffmann et al.'s published paramete
 against the refitted law as Epoch AI test them."""
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -23,7 +22,7 @@ RECIPE = dict(
 PUBLISHED = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.3392, "beta": 0.2849}
 
 
-def test_compare_laws_is_the_documents_the_command_line_writes() -> None:
+def test_compare_laws_is_the_documents_the_command_line_writes(cli: Path) -> None:
     result = sl.compare_laws(DATA, laws=["chinchilla"], formulas=["E + A*N^-alpha"], by="C",
                              **RECIPE)
     assert isinstance(result, sl.LawComparison) and not undeclared(result)
@@ -33,18 +32,15 @@ def test_compare_laws_is_the_documents_the_command_line_writes() -> None:
     assert (test.restricted, test.general) == ("E + A*N^-alpha", "chinchilla")
     assert list(result.to_frame()["label"]) == ["chinchilla", "E + A*N^-alpha"]
     assert str(result).startswith("[[")
-    binary = os.environ.get("SCALINGLAWS_BIN")
-    if not binary:
-        pytest.skip("SCALINGLAWS_BIN is not set: no CLI to compare with")
-    cli = subprocess.run(
+    done = subprocess.run(
         [
-            binary, "compare-laws", str(DATA), "--target", "loss", "--map", "N=Model Size",
+            str(cli), "compare-laws", str(DATA), "--target", "loss", "--map", "N=Model Size",
             "--map", "C=Training FLOP", "--derive", "D=C/(6*N)", "--where", "loss < 3.44",
             "--law", "chinchilla", "--formula", "E + A*N^-alpha", "--by", "C", "--json", "-",
         ],
         check=True, capture_output=True, text=True,
     )
-    assert result.to_dict() == json.loads(cli.stdout)
+    assert result.to_dict() == json.loads(done.stdout)
 
 
 def test_published_parameters_are_rejected_against_the_refitted_law() -> None:

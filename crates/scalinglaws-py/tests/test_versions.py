@@ -2,7 +2,7 @@
 the code needs. This machine has one Python, so the promise is checked by reading the code:
 vermin (a static analyser of the language and standard-library features each file uses, from
 PyPI, in the `test` extra) must find nothing newer than requires-python in the package, its
-tests and the examples. Without vermin the test skips, saying so."""
+tests, the examples and the Python of bench/ and scripts/. Without vermin the test skips, saying so."""
 
 import pathlib
 import re
@@ -28,6 +28,7 @@ def test_no_python_file_needs_a_newer_python_than_requires_python() -> None:
         ROOT / "crates" / "scalinglaws-py" / "tests",
         ROOT / "examples",
         ROOT / "bench",
+        ROOT / "scripts",
     ]
     done = subprocess.run(
         [sys.executable, "-c", "import sys; from vermin.main import main; sys.exit(main())",

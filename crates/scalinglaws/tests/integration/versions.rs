@@ -1,7 +1,7 @@
 //! The minimum Rust version the README states is the one every crate of the build accepts.
 //!
-//! `rust-version` in the workspace's `Cargo.toml` is the promise (the README quotes it, and the
-//! readme test checks the quote). This machine has one toolchain, so the promise cannot be
+//! `rust-version` in the workspace's `Cargo.toml` is the promise (the README and the book's
+//! set-up page quote it; a test here checks the quotes). This machine has one toolchain, so the promise cannot be
 //! checked by compiling with that version; what can be checked is everything a toolchain of that
 //! version would refuse up front: every package in `Cargo.lock` (dependencies, dev and build ones
 //! included) that declares a `rust-version` declares one no newer than ours. Clippy's
@@ -55,6 +55,26 @@ fn no_crate_of_the_build_needs_a_newer_rust_than_the_workspace_promises() {
         "the workspace promises Rust {promised} (Cargo.toml's rust-version, quoted by the README), \
          but: {newer:?}; pin an older version (cargo update -p NAME --precise V) or raise the promise"
     );
+}
+
+/// The README and the book's set-up page state the promise as it is.
+#[test]
+fn the_readme_and_the_book_quote_the_promised_rust() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let manifest = std::fs::read_to_string(format!("{root}/Cargo.toml")).unwrap();
+    let promised = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("the workspace's Cargo.toml sets rust-version")
+        .trim_matches('"');
+    let quote = format!("Rust ({promised} or later)");
+    for page in ["README.md", "docs/getting-started.md"] {
+        let text = std::fs::read_to_string(format!("{root}/{page}")).unwrap();
+        assert!(
+            text.contains(&quote),
+            "{page} should say \"{quote}\" (Cargo.toml's rust-version)"
+        );
+    }
 }
 
 #[test]
