@@ -393,6 +393,30 @@ def backtest(
     return Backtest._from_native(call_with_data(_scalinglaws.backtest, data, delimiter, dump(request)))
 
 
+def _candidates(
+    named: Sequence[Tuple[str, str]],
+    formulas: Sequence[str],
+    fix: Optional[Mapping[str, Mapping[str, float]]],
+) -> List[Dict[str, Any]]:
+    """The laws of ``select`` and ``compare_laws`` as the library's candidates: catalog laws by
+    label (``named``: (label, name) pairs, in order; a label given twice is the library's to
+    refuse), then formulas labelled by their text, each with the values
+    ``fix`` holds for its label (a label of ``fix`` that names no law is refused: only this
+    layer knows the labels)."""
+    fixes = fix or {}
+    candidates = [
+        {"label": label, "law": name, "formula": None, "fix": dict(fixes.get(label, {}))}
+        for label, name in named
+    ] + [
+        {"label": text, "law": None, "formula": text, "fix": dict(fixes.get(text, {}))}
+        for text in formulas
+    ]
+    unknown = set(fixes) - {c["label"] for c in candidates}
+    if unknown:
+        raise SettingsError(f"fix: {sorted(unknown)} name no law of laws= or formulas=")
+    return candidates
+
+
 @checked
 def select(
     data: DataLike,
@@ -429,17 +453,7 @@ def select(
     old calls and refused unless 0."""
     if seed != 0:
         raise SettingsError("select draws nothing at random; drop seed=")
-    fixes = fix or {}
-    candidates = [
-        {"label": name, "law": name, "formula": None, "fix": dict(fixes.get(name, {}))}
-        for name in laws
-    ] + [
-        {"label": text, "law": None, "formula": text, "fix": dict(fixes.get(text, {}))}
-        for text in formulas
-    ]
-    unknown = set(fixes) - {c["label"] for c in candidates}
-    if unknown:
-        raise SettingsError(f"fix: {sorted(unknown)} name no candidate law")
+    candidates = _candidates([(name, name) for name in laws], formulas, fix)
     points = [(name, _list(v)) for name, v in (at or {}).items()]
     warn_threads(threads, stacklevel=4)
     if not 2 <= origins <= 50:
@@ -493,18 +507,8 @@ def compare_laws(
     against the refitted law: ``laws={"refit": "chinchilla", "published": "chinchilla"},
     fix={"published": {"E": 1.69, ...}}``); ``formulas`` are laws as text, labelled by their
     text."""
-    named = dict(laws) if isinstance(laws, Mapping) else {name: name for name in laws}
-    fixes = fix or {}
-    candidates = [
-        {"label": label, "law": name, "formula": None, "fix": dict(fixes.get(label, {}))}
-        for label, name in named.items()
-    ] + [
-        {"label": text, "law": None, "formula": text, "fix": dict(fixes.get(text, {}))}
-        for text in formulas
-    ]
-    unknown = set(fixes) - {c["label"] for c in candidates}
-    if unknown:
-        raise SettingsError(f"fix: {sorted(unknown)} name no law of laws= or formulas=")
+    named = list(laws.items()) if isinstance(laws, Mapping) else [(name, name) for name in laws]
+    candidates = _candidates(named, formulas, fix)
     warn_threads(threads, stacklevel=4)
     request: Dict[str, Any] = {
         **recipe(target, map, derive, where, weights),

@@ -10,6 +10,20 @@
 
 use std::process::Command;
 
+/// The repository's root.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// The workspace's `rust-version`: the promise.
+fn promised() -> String {
+    let manifest = std::fs::read_to_string(format!("{ROOT}/Cargo.toml")).unwrap();
+    manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("the workspace's Cargo.toml sets rust-version")
+        .trim_matches('"')
+        .to_string()
+}
+
 /// `1.89`, `1.89.0` → (1, 89, 0).
 fn version(text: &str) -> (u32, u32, u32) {
     let mut parts = text.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
@@ -22,13 +36,8 @@ fn version(text: &str) -> (u32, u32, u32) {
 
 #[test]
 fn no_crate_of_the_build_needs_a_newer_rust_than_the_workspace_promises() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let manifest = std::fs::read_to_string(format!("{root}/Cargo.toml")).unwrap();
-    let promised = manifest
-        .lines()
-        .find_map(|l| l.strip_prefix("rust-version = "))
-        .expect("the workspace's Cargo.toml sets rust-version")
-        .trim_matches('"');
+    let root = ROOT;
+    let promised = promised();
     let output = Command::new(env!("CARGO"))
         .args(["metadata", "--format-version", "1", "--locked"])
         .current_dir(root)
@@ -46,7 +55,7 @@ fn no_crate_of_the_build_needs_a_newer_rust_than_the_workspace_promises() {
         .iter()
         .filter_map(|p| {
             let needs = p["rust_version"].as_str()?;
-            (version(needs) > version(promised))
+            (version(needs) > version(&promised))
                 .then(|| format!("{} {} needs Rust {needs}", p["name"], p["version"]))
         })
         .collect();
@@ -60,13 +69,8 @@ fn no_crate_of_the_build_needs_a_newer_rust_than_the_workspace_promises() {
 /// The README and the book's set-up page state the promise as it is.
 #[test]
 fn the_readme_and_the_book_quote_the_promised_rust() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let manifest = std::fs::read_to_string(format!("{root}/Cargo.toml")).unwrap();
-    let promised = manifest
-        .lines()
-        .find_map(|l| l.strip_prefix("rust-version = "))
-        .expect("the workspace's Cargo.toml sets rust-version")
-        .trim_matches('"');
+    let root = ROOT;
+    let promised = promised();
     let quote = format!("Rust ({promised} or later)");
     for page in ["README.md", "docs/getting-started.md"] {
         let text = std::fs::read_to_string(format!("{root}/{page}")).unwrap();
