@@ -34,6 +34,7 @@ mod preflight;
 mod progress;
 mod saved;
 mod wording;
+mod workflow;
 
 use std::process::ExitCode;
 

@@ -15,7 +15,8 @@
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
 //! rows), `plot`, and one per analysis (`predict`, `optimal`, `isoflop`, `downstream`,
 //! `design`, `lr`, `compare`, `compare_laws`, `backtest`, `select`, `schedule`), `report` (each analysis's
-//! text report, returned beside its document, as the command prints it), and `lab` (the
+//! text report, returned beside its document, as the command prints it), `workflows` (the one
+//! entry of every workflow of `scalinglaws::workflow`), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
@@ -40,6 +41,7 @@ mod report;
 mod schedule;
 mod select;
 mod wording;
+mod workflows;
 
 use pyo3::prelude::*;
 
@@ -88,6 +90,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_compare, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_cooldown, module)?)?;
+    module.add_function(wrap_pyfunction!(workflows::run_workflow, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_nvfp4, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_sgd, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_sgd_scaling, module)?)?;

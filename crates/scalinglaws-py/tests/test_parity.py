@@ -43,6 +43,11 @@ PYTHON = {
     "sim recall": "lab.recall",
 }
 
+# The workflows of `scalinglaws::workflow` have generated Python functions of their own name.
+PYTHON.update(
+    {name.replace("_", "-"): name for name in sl._workflows.__all__ if name[0].islower()}
+)
+
 # CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
 GAPS = {
     "schedule cooldown-study": "constant + cooldown against cosine: no Python function yet",

@@ -66,9 +66,21 @@ pub const KINDS: &[&str] = &[
     "cooldown_study",
 ];
 
+macro_rules! workflow_kinds {
+    ($($name:ident => $workflow:ty),* $(,)?) => {
+        /// The kinds of the workflows of `crate::workflow`, each its workflow's name.
+        const WORKFLOW_KINDS: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+crate::for_each_workflow!(workflow_kinds);
+
 /// The kind a document's `kind` names, when it is one the tool writes.
 pub fn known_kind(kind: &str) -> Option<&'static str> {
-    KINDS.iter().copied().find(|k| *k == kind)
+    KINDS
+        .iter()
+        .chain(WORKFLOW_KINDS)
+        .copied()
+        .find(|k| *k == kind)
 }
 
 /// `value` as the document it is.

@@ -46,6 +46,7 @@ pub mod stats;
 pub mod suggest;
 pub mod uncertainty;
 pub mod work;
+pub mod workflow;
 
 pub use error::{Error, Result};
 pub use interrupt::Interrupt;

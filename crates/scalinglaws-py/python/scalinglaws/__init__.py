@@ -128,6 +128,8 @@ from ._results import (
     TrackParam,
 )
 from ._scalinglaws import __version__
+from ._workflows import *  # noqa: F401,F403 - generated: every workflow and its results
+from . import _workflows
 from . import lab
 
 __all__ = [
@@ -250,3 +252,4 @@ __all__ = [
     "schedule_predict",
     "select",
 ]
+__all__ += _workflows.__all__

@@ -27,6 +27,7 @@ import dataclasses
 import html
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import (
@@ -88,6 +89,10 @@ class Result:
     """The text report the command prints for this result, in Python's words (None for a
     result read back with :meth:`from_dict`, and for the parts of a result)."""
 
+    _text: Optional[str] = field(default=None, init=False, repr=False, compare=False)
+    """The document as the library wrote it (None for a result read back with
+    :meth:`from_dict`, and for the parts of a result): what :meth:`save` writes."""
+
     _key: ClassVar[Dict[str, str]] = {}
     """Fields whose JSON key is not their name (a Python keyword): {field: key}."""
 
@@ -124,7 +129,16 @@ class Result:
         """The result of what the compiled module returns for an analysis: its document (JSON
         text) and its text report."""
         document, report = native
-        return cls._from_document(json.loads(document))._reported(report)
+        result = cls._from_document(json.loads(document))._reported(report)
+        object.__setattr__(result, "_text", document)
+        return result
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the document to ``path`` as the command's ``--json`` writes it: the same
+        bytes for the same analysis, whichever face ran it."""
+        text = self._text if self._text is not None else json.dumps(self.to_dict(), indent=2)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text if text.endswith("\n") else text + "\n")
 
     def _reported(self: R, report: str) -> R:
         """This result with its text report (the report crate's, in Python's words)."""

@@ -34,6 +34,7 @@ __all__ = [
     "predict",
     "report",
     "report_html",
+    "run_workflow",
     "schedule_compare",
     "schedule_cooldown",
     "schedule_fit",
@@ -75,6 +76,7 @@ def optimal(
     params: Optional[Dict[str, float]] = None,
 ) -> Tuple[str, str]: ...
 def isoflop(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
+def run_workflow(data: Dict[str, Any], name: str, spec_json: str) -> Tuple[str, str]: ...
 def downstream(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def design(
     data: Optional[Dict[str, Any]], request_json: str

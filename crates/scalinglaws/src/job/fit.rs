@@ -149,6 +149,16 @@ pub struct FitJob {
     pub uncertainty: UncertaintySettings,
 }
 
+/// A fit job's schema is its request's: the shape it is deserialised from.
+impl schemars::JsonSchema for FitJob {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        FitRequest::schema_name()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        FitRequest::json_schema(generator)
+    }
+}
+
 /// What [`FitJob::run`] gives: the record (the fit with its data summary, bootstrap, profiles
 /// and calibration), and the law and data it was fitted with (for plots and reports).
 #[derive(Debug, Clone)]
@@ -432,50 +442,70 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
 
 /// A fit request as JSON: the recipe, the law, the settings and the uncertainty, all at the
 /// top level (the shape `scalinglaws.fit` sends). [`FitJob`] deserialises through it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 pub struct FitRequest {
     /// `target`, `map`, `derive`, `where`, `weights`, `trials` and `exposure`, at the top level.
     #[serde(flatten)]
     pub recipe: RecipeRequest,
+    /// A built-in law (`chinchilla`, `bnsl:2`; see `laws`): exactly one of law and formula.
     #[serde(default)]
     pub law: Option<String>,
+    /// A law as a formula of columns and parameters (`E + A*N^-alpha`).
     #[serde(default)]
     pub formula: Option<String>,
+    /// The robust loss per residual: `huber`, `linear`, `soft_l1`, `cauchy` or `arctan`.
     #[serde(default = "huber")]
     pub loss: String,
+    /// The scale at which the robust loss turns from quadratic to linear.
     #[serde(default = "default_f_scale")]
     pub f_scale: f64,
+    /// Where residuals are taken: `log` or `linear` (None: the law's own).
     #[serde(default)]
     pub space: Option<String>,
+    /// Parameters held at given values: {name: value}.
     #[serde(default)]
     pub fix: BTreeMap<String, f64>,
+    /// Bounds of parameters: {name: (low, high)}, None for no bound on that side.
     #[serde(default)]
     pub bounds: BTreeMap<String, (Option<f64>, Option<f64>)>,
+    /// Start values of parameters for the global search: {name: [values]}.
     #[serde(default)]
     pub grid: BTreeMap<String, Vec<f64>>,
+    /// Seed of every random step (the fit itself is deterministic).
     #[serde(default)]
     pub seed: u64,
+    /// Worker threads (None: every core).
     #[serde(default)]
     pub threads: Option<usize>,
-    /// Replicates; 0 for none.
+    /// Bootstrap replicates of the fit (0: none).
     #[serde(default)]
     pub bootstrap: usize,
+    /// Resample whole runs named by this column instead of rows.
     #[serde(default)]
     pub cluster: Option<String>,
+    /// Level of the intervals.
     #[serde(default = "default_level")]
     pub level: f64,
+    /// Parameters given profile-likelihood intervals.
     #[serde(default)]
     pub profiles: Vec<String>,
+    /// Widen prediction intervals beyond the data by the law's form error (the cross-study
+    /// prior updated by the fit's backtests).
     #[serde(default = "yes")]
     pub calibrate: bool,
+    /// The column that orders scale for that calibration.
     #[serde(default)]
     pub by: Option<String>,
+    /// The column the residual scale varies with (linear loss only).
     #[serde(default)]
     pub heteroscedastic: Option<String>,
+    /// A likelihood family for counts or proportions (`poisson`, `binomial`, ...).
     #[serde(default)]
     pub family: Option<String>,
+    /// The Student-t family's degrees of freedom (None: fitted).
     #[serde(default)]
     pub nu: Option<f64>,
+    /// A family's dispersion (None: fitted).
     #[serde(default)]
     pub dispersion: Option<f64>,
 }
@@ -641,21 +671,84 @@ pub fn space(name: &str) -> Result<Space> {
 }
 
 /// `target`, `map`, `derive`, `where` and `weights` of a flat request, as [`Recipe`].
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 pub struct RecipeRequest {
+    /// The column the law predicts.
     pub target: String,
-    #[serde(default)]
+    /// Law variables read from columns of other names: {variable: column}, in order.
+    #[serde(default, deserialize_with = "pairs")]
+    #[schemars(with = "BTreeMap<String, String>")]
     pub map: Vec<(String, String)>,
-    #[serde(default)]
+    /// Columns computed from others: {name: expression}, in order (each may use those before).
+    #[serde(default, deserialize_with = "pairs")]
+    #[schemars(with = "BTreeMap<String, String>")]
     pub derive: Vec<(String, String)>,
-    #[serde(default, rename = "where")]
+    /// Row filters (`loss < 3.4`), one or several; rows failing any are left out and counted.
+    #[serde(default, rename = "where", deserialize_with = "one_or_many")]
+    #[schemars(with = "OneOrMany")]
     pub filters: Vec<String>,
+    /// A column of per-row weights.
     #[serde(default)]
     pub weights: Option<String>,
+    /// A proportion family's trials: a column, or one count for every row.
     #[serde(default)]
     pub trials: Option<crate::data::recipe::Trials>,
+    /// A count family's exposure column.
     #[serde(default)]
     pub exposure: Option<String>,
+}
+
+/// One text or several: the shape of `where`.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// `where` as one filter or a list of them.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<String>, D::Error> {
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(text) => vec![text],
+        OneOrMany::Many(texts) => texts,
+    })
+}
+
+/// Named texts in the order given: an object (`{"N": "params"}`, read in its order) or a list
+/// of pairs (`[["N", "params"]]`).
+fn pairs<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<(String, String)>, D::Error> {
+    struct Pairs;
+    impl<'de> serde::de::Visitor<'de> for Pairs {
+        type Value = Vec<(String, String)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of texts, or a list of [name, text] pairs")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            let mut pairs = Vec::new();
+            while let Some(pair) = map.next_entry()? {
+                pairs.push(pair);
+            }
+            Ok(pairs)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            let mut pairs = Vec::new();
+            while let Some(pair) = seq.next_element()? {
+                pairs.push(pair);
+            }
+            Ok(pairs)
+        }
+    }
+    deserializer.deserialize_any(Pairs)
 }
 
 impl TryFrom<RecipeRequest> for Recipe {

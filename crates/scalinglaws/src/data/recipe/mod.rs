@@ -51,7 +51,7 @@ pub struct Recipe {
 }
 
 /// The trials n of a proportion family: a column, or one count for every row.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Trials {
     Count(f64),

@@ -1,0 +1,79 @@
+//! Workflows in one shape: a [`Workflow`] is a serde `Spec` (every setting, its default and,
+//! in its deserialisation or `check`, every rule between settings), an `Output` document, and a
+//! `run` on the prepared table with a [`Ctx`] (the interrupt, the work budget). Each face runs
+//! every workflow of [`for_each_workflow!`] the same way: the command line by one generic
+//! runner, Python by one native entry and functions generated from the specs' JSON Schemas
+//! (`schemars`), so a new setting is written once, in its spec, and a new workflow in its own
+//! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::data::recipe::{Recipe, Table};
+use crate::document::Document;
+use crate::error::Result;
+use crate::interrupt::Interrupt;
+
+/// What a run takes besides its spec and table: when to stop, and how much work it may do.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// Stops the run between steps ([`crate::Error::Interrupted`]).
+    pub interrupt: Interrupt,
+    /// The most work the run may do, in core-seconds ([`crate::work`]); None: the default.
+    pub max_work: Option<f64>,
+}
+
+impl Default for Ctx {
+    fn default() -> Self {
+        Ctx {
+            interrupt: Interrupt::new(),
+            max_work: None,
+        }
+    }
+}
+
+/// A workflow over a table of runs.
+pub trait Workflow {
+    /// Its name: the document kind it writes, the command (`_` as `-`), the Python function.
+    const NAME: &'static str;
+    /// One line on what it answers (the command's help, the Python function's first line).
+    const SUMMARY: &'static str;
+    /// Every setting; deserialising one checks each value and every rule between them.
+    type Spec: DeserializeOwned + JsonSchema + Sync;
+    /// What it gives: a document of kind [`Workflow::NAME`].
+    type Output: Document + JsonSchema + Send;
+    /// Every rule between settings that needs no data, checked before the data are read.
+    fn check(_spec: &Self::Spec) -> Result<()> {
+        Ok(())
+    }
+    /// Which columns feed it: the table is read and prepared with this recipe.
+    fn recipe(spec: &Self::Spec) -> &Recipe;
+    /// The workflow on `table` (prepared with [`Workflow::recipe`]).
+    fn run(spec: &Self::Spec, table: &Table, ctx: &Ctx) -> Result<Self::Output>;
+}
+
+/// Calls `$callback! { NAME => Type, ... }` with every workflow: the one list that the command
+/// line's runner, Python's native entry and the Python generator read.
+#[macro_export]
+macro_rules! for_each_workflow {
+    ($callback:ident) => {
+        $callback! {}
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! check_names {
+        ($($name:ident => $workflow:ty),* $(,)?) => {
+            $(assert_eq!(stringify!($name), <$workflow as Workflow>::NAME);
+              assert_eq!(<<$workflow as Workflow>::Output as Document>::KIND, stringify!($name));)*
+        };
+    }
+
+    #[test]
+    fn each_listed_name_is_its_workflows_name_and_document_kind() {
+        for_each_workflow!(check_names);
+    }
+}

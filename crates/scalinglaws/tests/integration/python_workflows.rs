@@ -1,0 +1,404 @@
+//! The Python face of the library's workflows, generated: for every workflow of
+//! `scalinglaws::for_each_workflow!`, a function whose keywords, types, defaults and docs are
+//! its spec's JSON Schema, and frozen result classes whose fields are its document's schema.
+//! The file (`crates/scalinglaws-py/python/scalinglaws/_workflows.py`) is never edited by
+//! hand: this test fails when it differs from what the schemas give, and
+//! `SCALINGLAWS_BLESS=1 cargo test --release -p scalinglaws --test integration -- python_workflows::`
+//! rewrites it. So a setting added to a spec reaches Python with no hand edit.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use scalinglaws::workflow::Workflow;
+use schemars::schema_for;
+use serde_json::Value;
+
+/// What the generator reads of one workflow.
+struct Entry {
+    name: &'static str,
+    summary: &'static str,
+    spec: Value,
+    output: Value,
+}
+
+macro_rules! entries {
+    ($($name:ident => $workflow:ty),* $(,)?) => {
+        [$(Entry {
+            name: <$workflow as Workflow>::NAME,
+            summary: <$workflow as Workflow>::SUMMARY,
+            spec: inlined(schema_for!(<$workflow as Workflow>::Spec).to_value()),
+            output: inlined(schema_for!(<$workflow as Workflow>::Output).to_value()),
+        }),*]
+    };
+}
+
+/// The schema with every reference to a definition that is not an object (a choice of
+/// shapes, `where`'s text or texts) replaced by the definition: objects become classes, the
+/// rest are annotations.
+fn inlined(mut schema: Value) -> Value {
+    let defs = schema["$defs"].clone();
+    inline(&mut schema, &defs);
+    schema
+}
+
+fn inline(value: &mut Value, defs: &Value) {
+    let target = value["$ref"]
+        .as_str()
+        .map(|r| r.rsplit('/').next().unwrap_or(r).to_string());
+    if let Some(def) = target.map(|name| &defs[name.as_str()]) {
+        if def["type"] != "object" {
+            // The definition's shape, with the reference's own description and default.
+            let mut shape = def.clone();
+            for (key, own) in value.as_object().into_iter().flatten() {
+                if key != "$ref" {
+                    shape[key] = own.clone();
+                }
+            }
+            *value = shape;
+        }
+    }
+    match value {
+        Value::Object(map) => map.values_mut().for_each(|v| inline(v, defs)),
+        Value::Array(items) => items.iter_mut().for_each(|v| inline(v, defs)),
+        _ => {}
+    }
+}
+
+const HEADER: &str = r#""""The library's workflows (``scalinglaws::workflow``), generated from their JSON Schemas by
+``crates/scalinglaws/tests/integration/python_workflows.rs``: do not edit; regenerate with
+``SCALINGLAWS_BLESS=1 cargo test --release -p scalinglaws --test integration -- python_workflows::``.
+
+Each function takes the data (a path, a dict of columns or a DataFrame) and the workflow's
+settings as keywords, checks each by its annotation, and returns the workflow's document as a
+typed result: ``print(result)`` is the command's report, ``result.to_dict()`` the document that
+``scalinglaws NAME --json`` writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+# Any and ClassVar: the base class's annotations are resolved in this module too.
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _scalinglaws
+from ._data import DataLike, call_with_data
+from ._fit import dump
+from ._keywords import checked
+from ._results import Result
+"#;
+
+/// The whole generated module.
+fn module(entries: &[Entry]) -> String {
+    let mut classes = BTreeMap::new();
+    let mut functions = String::new();
+    for entry in entries {
+        let result = title(&entry.output);
+        collect_classes(&entry.output, &mut classes);
+        functions += &function(entry, &result);
+    }
+    let mut names: Vec<String> = entries.iter().map(|e| e.name.to_string()).collect();
+    names.extend(classes.keys().cloned());
+    let mut out = String::from(HEADER);
+    let listed: Vec<String> = names.iter().map(|n| format!("    \"{n}\",\n")).collect();
+    let _ = write!(out, "\n__all__ = [\n{}]\n", listed.concat());
+    for class in classes.values() {
+        out += class;
+    }
+    out + &functions
+}
+
+fn title(schema: &Value) -> String {
+    schema["title"]
+        .as_str()
+        .expect("a titled schema")
+        .to_string()
+}
+
+/// The schema's object and every object it defines, as result classes by name.
+fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, String>) {
+    classes.insert(title(schema), class(&title(schema), schema));
+    if let Some(defs) = schema["$defs"].as_object() {
+        for (name, def) in defs {
+            if def["type"] == "object" {
+                classes.insert(name.clone(), class(name, def));
+            }
+        }
+    }
+}
+
+/// A frozen result class with the object's properties as fields.
+fn class(name: &str, schema: &Value) -> String {
+    let mut out = format!("\n\n@dataclass(frozen=True, repr=False)\nclass {name}(Result):\n");
+    let _ = writeln!(out, "    {}\n", docstring(schema, "    "));
+    for (field, property) in properties(schema) {
+        let _ = writeln!(out, "    {field}: {}", hint(&property, Face::Output));
+        if let Some(text) = property["description"].as_str() {
+            let _ = writeln!(out, "    {}", quoted(text, "    "));
+        }
+    }
+    out
+}
+
+/// The object's properties in a stable order: the required ones first, each group by name.
+fn properties(schema: &Value) -> Vec<(String, Value)> {
+    let required = required(schema);
+    let mut all: Vec<(String, Value)> = schema["properties"]
+        .as_object()
+        .map(|p| p.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    all.sort_by_key(|(name, _)| (!required.contains(name), name.clone()));
+    all
+}
+
+fn required(schema: &Value) -> Vec<String> {
+    schema["required"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Which side of the call a type is on: keywords take any mapping or sequence; results hold
+/// dicts and lists.
+#[derive(Clone, Copy, PartialEq)]
+enum Face {
+    Input,
+    Output,
+}
+
+/// The Python annotation of a schema.
+fn hint(schema: &Value, face: Face) -> String {
+    if let Some(reference) = schema["$ref"].as_str() {
+        return reference
+            .rsplit('/')
+            .next()
+            .unwrap_or(reference)
+            .to_string();
+    }
+    if let Some(choices) = schema["anyOf"].as_array() {
+        let (nulls, others): (Vec<&Value>, Vec<&Value>) =
+            choices.iter().partition(|c| c["type"] == "null");
+        let inner: Vec<String> = others.iter().map(|c| hint(c, face)).collect();
+        let joined = match inner.len() {
+            1 => inner[0].clone(),
+            _ => format!("Union[{}]", inner.join(", ")),
+        };
+        return optional(joined, !nulls.is_empty());
+    }
+    match &schema["type"] {
+        Value::Array(types) => {
+            let kind = types.iter().find(|t| *t != "null").cloned();
+            let mut one = schema.clone();
+            one["type"] = kind.unwrap_or(Value::Null);
+            optional(hint(&one, face), types.iter().any(|t| t == "null"))
+        }
+        Value::String(kind) => plain(kind, schema, face),
+        _ => "object".to_string(),
+    }
+}
+
+fn optional(hint: String, nullable: bool) -> String {
+    if nullable {
+        format!("Optional[{hint}]")
+    } else {
+        hint
+    }
+}
+
+fn plain(kind: &str, schema: &Value, face: Face) -> String {
+    match kind {
+        "string" => "str".into(),
+        "number" => "float".into(),
+        "integer" => "int".into(),
+        "boolean" => "bool".into(),
+        "object" => {
+            let value = hint(&schema["additionalProperties"], face);
+            match face {
+                Face::Input => format!("Mapping[str, {value}]"),
+                Face::Output => format!("Dict[str, {value}]"),
+            }
+        }
+        "array" => array(schema, face),
+        other => panic!("no Python type for the schema type '{other}'"),
+    }
+}
+
+fn array(schema: &Value, face: Face) -> String {
+    if let Some(items) = schema["prefixItems"].as_array() {
+        let inner: Vec<String> = items.iter().map(|i| hint(i, face)).collect();
+        return format!("Tuple[{}]", inner.join(", "));
+    }
+    let item = hint(&schema["items"], face);
+    let fixed = schema["minItems"]
+        .as_u64()
+        .filter(|n| Some(*n) == schema["maxItems"].as_u64());
+    match (fixed, face) {
+        (Some(n), _) if n <= 4 => format!("Tuple[{}]", vec![item; n as usize].join(", ")),
+        (_, Face::Input) => format!("Sequence[{item}]"),
+        (_, Face::Output) => format!("List[{item}]"),
+    }
+}
+
+/// The workflow's function: the data, `law` and `formula` positional when the spec has them,
+/// then the spec's keywords (required first), then `delimiter` for text data.
+fn function(entry: &Entry, result: &str) -> String {
+    let spec = &entry.spec;
+    let keywords = properties(spec);
+    let positional = ["law", "formula"];
+    let mut out = format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name);
+    for name in positional {
+        if let Some((_, property)) = keywords.iter().find(|(n, _)| n == name) {
+            let _ = writeln!(out, "    {name}: {} = None,", hint(property, Face::Input));
+        }
+    }
+    out += "    *,\n";
+    let required = required(spec);
+    for (name, property) in keywords
+        .iter()
+        .filter(|(n, _)| !positional.contains(&n.as_str()))
+    {
+        let _ = writeln!(
+            out,
+            "    {}",
+            keyword(name, property, required.contains(name))
+        );
+    }
+    out += "    delimiter: Optional[str] = None,\n";
+    let _ = writeln!(out, ") -> {result}:");
+    let _ = writeln!(out, "    {}", function_doc(entry, &keywords));
+    out += "    spec = {\n";
+    for (name, _) in &keywords {
+        let _ = writeln!(out, "        \"{name}\": {name},");
+    }
+    out += "    }\n";
+    let _ = write!(
+        out,
+        "    return {result}._from_native(\n        call_with_data(\n            _scalinglaws.run_workflow,\n            data,\n            delimiter,\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
+        entry.name
+    );
+    out
+}
+
+/// One keyword: its annotation, and its default (None where the default is empty or none).
+fn keyword(name: &str, property: &Value, required: bool) -> String {
+    let annotation = hint(property, Face::Input);
+    if required {
+        return format!("{name}: {annotation},");
+    }
+    let default = match &property["default"] {
+        Value::Bool(true) => "True".to_string(),
+        Value::Bool(false) => "False".to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("{s:?}"),
+        _ => "None".to_string(),
+    };
+    let annotation = match default.as_str() {
+        "None" if !annotation.starts_with("Optional[") => format!("Optional[{annotation}]"),
+        _ => annotation,
+    };
+    format!("{name}: {annotation} = {default},")
+}
+
+/// The function's docstring: the workflow's summary, then each keyword's description.
+fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
+    let mut text = format!(
+        "{}. As ``scalinglaws {} --json``.\n\n",
+        entry.summary,
+        entry.name.replace('_', "-")
+    );
+    for (name, property) in keywords {
+        let about = property["description"].as_str().unwrap_or("");
+        let _ = writeln!(text, "- ``{name}``: {}", about.replace('\n', " "));
+    }
+    text += "- ``delimiter``: The delimiter of a text file of runs (None: by its extension).";
+    quoted(&text, "    ")
+}
+
+/// A schema's description as a docstring.
+fn docstring(schema: &Value, indent: &str) -> String {
+    quoted(schema["description"].as_str().unwrap_or(""), indent)
+}
+
+/// A Python docstring of `text` (Rust's `code` as ``code``), wrapped, its lines after
+/// `indent`.
+fn quoted(text: &str, indent: &str) -> String {
+    let text = text
+        .replace("``", "`")
+        .replace('`', "``")
+        .replace("\"\"\"", "'''");
+    let lines: Vec<String> = text
+        .lines()
+        .flat_map(|line| wrapped(line, 96 - indent.len()))
+        .collect();
+    let body = lines
+        .iter()
+        .map(|line| match line.is_empty() {
+            true => String::new(),
+            false => format!("{indent}{line}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let body = body.strip_prefix(indent).unwrap_or(&body);
+    if lines.len() > 1 {
+        format!("\"\"\"{body}\n{indent}\"\"\"")
+    } else {
+        format!("\"\"\"{body}\"\"\"")
+    }
+}
+
+/// `line` broken at spaces into lines of at most `width` characters (a list item's later
+/// lines indented under its text).
+fn wrapped(line: &str, width: usize) -> Vec<String> {
+    let hang = if line.starts_with("- ") { "  " } else { "" };
+    let mut lines = vec![String::new()];
+    for word in line.split(' ') {
+        let last = lines.last_mut().expect("a line");
+        if !last.trim().is_empty() && last.chars().count() + 1 + word.chars().count() > width {
+            lines.push(format!("{hang}{word}"));
+        } else if last.is_empty() {
+            last.push_str(word);
+        } else {
+            last.push(' ');
+            last.push_str(word);
+        }
+    }
+    lines
+}
+
+fn target() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scalinglaws-py/python/scalinglaws/_workflows.py")
+}
+
+#[test]
+fn the_python_module_is_what_the_schemas_give() {
+    let generated = module(&scalinglaws::for_each_workflow!(entries));
+    let path = target();
+    if std::env::var_os("SCALINGLAWS_BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("write _workflows.py");
+        return;
+    }
+    let written = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        written == generated,
+        "{} is not what the workflows' schemas give: run SCALINGLAWS_BLESS=1 cargo test --release \
+         -p scalinglaws --test integration -- python_workflows:: and commit it",
+        path.display()
+    );
+}
+
+#[test]
+fn every_schema_type_has_a_python_annotation() {
+    let int_or_null = serde_json::json!({"type": ["integer", "null"]});
+    assert_eq!(hint(&int_or_null, Face::Input), "Optional[int]");
+    let pair = serde_json::json!({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2});
+    assert_eq!(hint(&pair, Face::Output), "Tuple[float, float]");
+    let names = serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}});
+    assert_eq!(hint(&names, Face::Input), "Mapping[str, str]");
+    assert_eq!(hint(&names, Face::Output), "Dict[str, str]");
+    let one_or_many = serde_json::json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]});
+    assert_eq!(hint(&one_or_many, Face::Input), "Union[str, Sequence[str]]");
+}
