@@ -96,6 +96,9 @@ pub enum Command {
     /// the winner, stacking weights, and predictions whose intervals hold the spread between
     /// laws; --check tests the procedure by nested rolling origins.
     Select(Box<SelectArgs>),
+    /// How far the prediction at a point moves when each scale group is left out of the fit:
+    /// the full fit's prediction and interval, then one refit per left-out group.
+    Sensitivity(Box<crate::cmd_sensitivity::SensitivityArgs>),
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.
     Compare(Box<CompareArgs>),

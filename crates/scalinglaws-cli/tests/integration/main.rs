@@ -31,4 +31,5 @@ mod schedule_cli;
 mod schedule_work_cli;
 mod select_cli;
 mod semantics_cli;
+mod sensitivity_cli;
 mod sim_cli;

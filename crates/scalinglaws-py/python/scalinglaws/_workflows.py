@@ -20,4 +20,182 @@ from ._keywords import checked
 from ._results import Result
 
 __all__ = [
+    "sensitivity",
+    "DroppedGroup",
+    "FullPrediction",
+    "SensitivityResult",
 ]
+
+
+@dataclass(frozen=True, repr=False)
+class DroppedGroup(Result):
+    """The prediction without one scale group."""
+
+    rows: int
+    """Runs in the group (left out of this refit)."""
+    scale_high: float
+    """The largest value of the scale column in the group."""
+    scale_low: float
+    """The smallest value of the scale column in the group."""
+    change: Optional[float]
+    """value / full prediction − 1."""
+    converged: Optional[bool]
+    """Whether the refit converged."""
+    error: Optional[str]
+    """Why the refit failed."""
+    value: Optional[float]
+    """The refit's prediction at the point (None: the refit failed)."""
+    within_pi: Optional[bool]
+    """Whether the refit's prediction lies inside the full fit's prediction interval."""
+
+
+@dataclass(frozen=True, repr=False)
+class FullPrediction(Result):
+    """The prediction of the fit of every run at the point, with its intervals."""
+
+    value: float
+    """The law's prediction."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of the law's mean."""
+    distance_decades: Optional[float]
+    """Signed decades from the fitted range (beyond the largest run > 0)."""
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval of a new run (calibrated beyond the data when the fit is)."""
+
+
+@dataclass(frozen=True, repr=False)
+class SensitivityResult(Result):
+    """How far the prediction at a point moves when each scale group is left out of the fit."""
+
+    at: Dict[str, float]
+    """The point, by the law's variables."""
+    by: str
+    """The column that orders scale."""
+    data: str
+    """Where the runs came from."""
+    full: FullPrediction
+    """The prediction of the fit of every run."""
+    groups: List[DroppedGroup]
+    """One entry per scale group, from the smallest scale up."""
+    law: str
+    """The law as reports name it."""
+    level: float
+    """The level of the intervals."""
+    max_change: Optional[float]
+    """The largest |change| over the groups refitted."""
+    most_influential: Optional[int]
+    """The scale group whose dropping moves the prediction most (its index in ``groups``)."""
+
+
+@checked
+def sensitivity(
+    data: DataLike,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    at: Mapping[str, float],
+    by: str,
+    target: str,
+    bootstrap: int = 0,
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    calibrate: bool = True,
+    cluster: Optional[str] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    dispersion: Optional[float] = None,
+    exposure: Optional[str] = None,
+    f_scale: float = 0.001,
+    family: Optional[str] = None,
+    fix: Optional[Mapping[str, float]] = None,
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    heteroscedastic: Optional[str] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    nu: Optional[float] = None,
+    profiles: Optional[Sequence[str]] = None,
+    seed: int = 0,
+    space: Optional[str] = None,
+    threads: Optional[int] = None,
+    trials: Optional[Union[float, str]] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> SensitivityResult:
+    """How far the prediction at a point moves when each scale group is left out of the fit. As
+    ``scalinglaws sensitivity --json``.
+
+    - ``at``: The point to predict at: a value for each of the law's variables.
+    - ``by``: The column that orders scale (e.g. compute): its groups are dropped one at a time.
+    - ``target``: The column the law predicts.
+    - ``bootstrap``: Bootstrap replicates of the fit (0: none).
+    - ``bounds``: Bounds of parameters: {name: (low, high)}, None for no bound on that side.
+    - ``calibrate``: Widen prediction intervals beyond the data by the law's form error (the
+      cross-study prior updated by the fit's backtests).
+    - ``cluster``: Resample whole runs named by this column instead of rows.
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``dispersion``: A family's dispersion (None: fitted).
+    - ``exposure``: A count family's exposure column.
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``family``: A likelihood family for counts or proportions (``poisson``, ``binomial``,
+      ...).
+    - ``fix``: Parameters held at given values: {name: value}.
+    - ``formula``: A law as a formula of columns and parameters (``E + A*N^-alpha``).
+    - ``grid``: Start values of parameters for the global search: {name: [values]}.
+    - ``heteroscedastic``: The column the residual scale varies with (linear loss only).
+    - ``law``: A built-in law (``chinchilla``, ``bnsl:2``; see ``laws``): exactly one of law and
+      formula.
+    - ``level``: Level of the intervals.
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``nu``: The Student-t family's degrees of freedom (None: fitted).
+    - ``profiles``: Parameters given profile-likelihood intervals.
+    - ``seed``: Seed of every random step (the fit itself is deterministic).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
+    - ``threads``: Worker threads (None: every core).
+    - ``trials``: A proportion family's trials: a column, or one count for every row.
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "at": at,
+        "by": by,
+        "target": target,
+        "bootstrap": bootstrap,
+        "bounds": bounds,
+        "calibrate": calibrate,
+        "cluster": cluster,
+        "derive": derive,
+        "dispersion": dispersion,
+        "exposure": exposure,
+        "f_scale": f_scale,
+        "family": family,
+        "fix": fix,
+        "formula": formula,
+        "grid": grid,
+        "heteroscedastic": heteroscedastic,
+        "law": law,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "nu": nu,
+        "profiles": profiles,
+        "seed": seed,
+        "space": space,
+        "threads": threads,
+        "trials": trials,
+        "weights": weights,
+        "where": where,
+    }
+    return SensitivityResult._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "sensitivity",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )

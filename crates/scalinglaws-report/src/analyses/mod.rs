@@ -18,3 +18,4 @@ pub mod optimal;
 pub mod predict;
 pub mod schedule;
 pub mod select;
+pub mod sensitivity;

@@ -6,6 +6,8 @@
 //! (`schemars`), so a new setting is written once, in its spec, and a new workflow in its own
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
+pub mod sensitivity;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -57,7 +59,9 @@ pub trait Workflow {
 #[macro_export]
 macro_rules! for_each_workflow {
     ($callback:ident) => {
-        $callback! {}
+        $callback! {
+            sensitivity => $crate::workflow::sensitivity::Sensitivity,
+        }
     };
 }
 

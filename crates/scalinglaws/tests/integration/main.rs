@@ -33,6 +33,7 @@ mod schedule_protocol;
 mod schedule_streaming;
 mod search;
 mod selection;
+mod sensitivity;
 mod tracks;
 mod uncertainty;
 mod versions;

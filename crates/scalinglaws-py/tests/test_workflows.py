@@ -1,0 +1,61 @@
+"""The generated Python face of the library's workflows (`scalinglaws._workflows`, written from
+the workflows' JSON Schemas by `crates/scalinglaws/tests/integration/python_workflows.rs`): each
+function gives the document the command writes, byte for byte once both are written as the
+command writes JSON, prints the command's report, and refuses what the library refuses."""
+
+import inspect
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import scalinglaws as sl
+from conftest import EXAMPLE, ROOT
+
+RECIPE = {
+    "target": "loss",
+    "map": {"N": "Model Size", "C": "Training FLOP"},
+    "derive": {"D": "C/(6*N)"},
+    "where": "loss < 3.44",
+}
+RECIPE_CLI = [
+    "--target", "loss", "--map", "N=Model Size", "--map", "C=Training FLOP",
+    "--derive", "D=C/(6*N)", "--where", "loss < 3.44",
+]
+DATA = str(EXAMPLE.relative_to(ROOT))
+
+
+def test_sensitivity_writes_the_commands_document_and_prints_its_report(
+    cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the document names the data as given
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "sensitivity", DATA, "--law", "chinchilla", *RECIPE_CLI, "--by", "C",
+         "--at", "N=7e10", "--at", "D=1.4e12", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.sensitivity(DATA, "chinchilla", by="C", at={"N": 7e10, "D": 1.4e12}, **RECIPE)
+    assert isinstance(result, sl.SensitivityResult)
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert result.to_dict() == json.loads(written.read_text())
+    assert str(result) == shown
+    assert len(result.groups) >= 3 and all(isinstance(g, sl.DroppedGroup) for g in result.groups)
+    assert result.max_change == pytest.approx(
+        max(abs(g.change) for g in result.groups if g.change is not None)
+    )
+
+
+def test_keywords_are_the_specs_and_bad_ones_are_refused() -> None:
+    keywords = inspect.signature(sl.sensitivity).parameters
+    assert keywords["level"].default == sl._scalinglaws.DEFAULT_LEVEL
+    assert keywords["by"].default is inspect.Parameter.empty  # required by the spec
+    with pytest.raises(sl.SettingsError, match="at="):
+        sl.sensitivity(EXAMPLE, "chinchilla", by="C", at=7e10, **RECIPE)  # type: ignore[arg-type]
+    with pytest.raises(sl.SettingsError, match="did you mean 'D'"):
+        sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "Dx": 1.4e12}, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="heteroscedastic="):
+        sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "D": 1e12},
+                       heteroscedastic="N", **RECIPE)
