@@ -33,6 +33,10 @@ pub struct SensitivityArgs {
     #[arg(long, value_name = "NAME=VALUE", required = true)]
     pub at: Vec<String>,
 
+    /// Refuse a point more than D decades beyond the largest run (in the law's own scale).
+    #[arg(long = "max-decades", value_name = "D")]
+    pub max_decades: Option<f64>,
+
     /// Bootstrap replicates of the full fit for its intervals (0: none).
     #[arg(long, value_name = "K")]
     pub bootstrap: Option<usize>,
@@ -74,6 +78,7 @@ pub fn run(args: SensitivityArgs) -> Result<()> {
         fit: fit.job,
         by: args.by.trim().to_string(),
         at,
+        max_decades: args.max_decades,
     };
     run_workflow::<Sensitivity>(&io, &spec)
 }

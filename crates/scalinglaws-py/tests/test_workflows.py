@@ -56,6 +56,9 @@ def test_keywords_are_the_specs_and_bad_ones_are_refused() -> None:
         sl.sensitivity(EXAMPLE, "chinchilla", by="C", at=7e10, **RECIPE)  # type: ignore[arg-type]
     with pytest.raises(sl.SettingsError, match="did you mean 'D'"):
         sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "Dx": 1.4e12}, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="more than max_decades=1"):
+        sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "D": 1.4e12},
+                       max_decades=1, **RECIPE)
     with pytest.raises(sl.SettingsError, match="heteroscedastic="):
         sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "D": 1e12},
                        heteroscedastic="N", **RECIPE)

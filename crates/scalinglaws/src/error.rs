@@ -36,6 +36,7 @@ pub enum Setting {
     MaxParams,
     MaxRise,
     MaxTokens,
+    MaxDecades,
     Method,
     Noise,
     Peak,
@@ -104,7 +105,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 85] = [
+    pub const ALL: [Setting; 86] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -127,6 +128,7 @@ impl Setting {
         Setting::MaxParams,
         Setting::MaxRise,
         Setting::MaxTokens,
+        Setting::MaxDecades,
         Setting::Method,
         Setting::Noise,
         Setting::Peak,
@@ -217,6 +219,7 @@ impl Setting {
             Setting::MaxParams => "max_params",
             Setting::MaxRise => "max_rise",
             Setting::MaxTokens => "max_tokens",
+            Setting::MaxDecades => "max_decades",
             Setting::Method => "method",
             Setting::Noise => "noise",
             Setting::Peak => "peak",

@@ -54,3 +54,32 @@ fn a_bad_point_or_scale_is_refused_naming_the_option() {
         &["nosuch"],
     );
 }
+
+#[test]
+fn a_point_beyond_max_decades_is_refused() {
+    let point = ["--by", "C", "--at", "N=7e10", "--at", "D=1.4e12"];
+    fails(
+        chinchilla("sensitivity")
+            .args(point)
+            .args(["--max-decades", "1"]),
+        &["decades beyond the largest run, more than --max-decades 1"],
+    );
+    fails(
+        chinchilla("sensitivity")
+            .args(point)
+            .args(["--max-decades", "0"]),
+        &["--max-decades 0: give a positive number of decades"],
+    );
+    fails(
+        chinchilla("sensitivity")
+            .args(point)
+            .args(["--max-decades", "3", "--no-calibration"]),
+        &["--max-decades needs the calibration"],
+    );
+    let within = stdout(
+        chinchilla("sensitivity")
+            .args(point)
+            .args(["--max-decades", "3"]),
+    );
+    assert!(within.starts_with("[[Sensitivity]]"), "{within}");
+}

@@ -111,6 +111,7 @@ def sensitivity(
     level: float = 0.95,
     loss: str = "huber",
     map: Optional[Mapping[str, str]] = None,
+    max_decades: Optional[float] = None,
     nu: Optional[float] = None,
     profiles: Optional[Sequence[str]] = None,
     seed: int = 0,
@@ -149,6 +150,8 @@ def sensitivity(
     - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
       ``arctan``.
     - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``max_decades``: Refuse a point more than this many decades beyond the largest run (in the
+      law's own scale; None: no limit).
     - ``nu``: The Student-t family's degrees of freedom (None: fitted).
     - ``profiles``: Parameters given profile-likelihood intervals.
     - ``seed``: Seed of every random step (the fit itself is deterministic).
@@ -181,6 +184,7 @@ def sensitivity(
         "level": level,
         "loss": loss,
         "map": map,
+        "max_decades": max_decades,
         "nu": nu,
         "profiles": profiles,
         "seed": seed,

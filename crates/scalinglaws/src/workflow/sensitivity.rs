@@ -35,6 +35,63 @@ pub struct SensitivitySpec {
     pub by: String,
     /// The point to predict at: a value for each of the law's variables.
     pub at: BTreeMap<String, f64>,
+    /// Refuse a point more than this many decades beyond the largest run (in the law's own
+    /// scale; None: no limit).
+    #[serde(default)]
+    pub max_decades: Option<f64>,
+}
+
+impl SensitivitySpec {
+    /// `max_decades`, when given, is a positive number of decades, and the fit is calibrated
+    /// (the calibration measures a point's distance from the runs).
+    fn check_max_decades(&self) -> Result<()> {
+        if self.max_decades.is_some() && !self.fit.uncertainty.calibrate {
+            return Err(Error::setting(
+                Setting::MaxDecades,
+                text![
+                    Setting::MaxDecades.subject(),
+                    " needs the calibration that measures a point's distance from the runs, \
+                     which is turned off: keep it, or drop the limit"
+                ],
+            ));
+        }
+        match self.max_decades {
+            Some(limit) if !(limit > 0.0 && limit.is_finite()) => Err(Error::setting(
+                Setting::MaxDecades,
+                text![
+                    Setting::MaxDecades.number(limit),
+                    ": give a positive number of decades"
+                ],
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a point beyond `max_decades` (and one whose distance is not measured).
+    fn check_distance(&self, distance: Option<f64>) -> Result<()> {
+        let Some(limit) = self.max_decades else {
+            return Ok(());
+        };
+        match distance {
+            Some(d) if d <= limit => Ok(()),
+            Some(d) => Err(Error::setting(
+                Setting::MaxDecades,
+                text![
+                    format!("the point is {d:.2} decades beyond the largest run, more than "),
+                    Setting::MaxDecades.number(limit),
+                    ": predict nearer, or raise the limit"
+                ],
+            )),
+            None => Err(Error::setting(
+                Setting::MaxDecades,
+                text![
+                    Setting::MaxDecades.subject(),
+                    " needs the point's distance from the runs, which only a calibrated fit \
+                     measures, and this fit has no calibration: drop the limit"
+                ],
+            )),
+        }
+    }
 }
 
 /// The prediction of the fit of every run at the point, with its intervals.
@@ -105,6 +162,10 @@ impl Workflow for Sensitivity {
     type Spec = SensitivitySpec;
     type Output = SensitivityResult;
 
+    fn check(spec: &SensitivitySpec) -> Result<()> {
+        spec.check_max_decades()
+    }
+
     fn recipe(spec: &SensitivitySpec) -> &Recipe {
         &spec.fit.recipe
     }
@@ -154,6 +215,7 @@ impl Workflow for Sensitivity {
         .points_of(record, law)?;
         let (predicted, _) = predict_with_intervals_of(law, record, &points, level)?;
         let full = &predicted[0];
+        spec.check_distance(full.distance_decades)?;
         let scales = Groups {
             of_row: &group_of,
             scale: &scale,
