@@ -80,7 +80,7 @@ pub fn run(args: SensitivityArgs) -> Result<()> {
         at,
         max_decades: args.max_decades,
     };
-    run_workflow::<Sensitivity>(&io, &spec)
+    run_workflow::<Sensitivity>(&io, &spec, &scalinglaws::workflow::Ctx::default())
 }
 
 /// `--at NAME=VALUE` flags as the point.

@@ -1,17 +1,21 @@
 //! The one runner of the library's workflows (`scalinglaws::workflow`): a command's file turns
-//! its arguments into the workflow's spec (syntax only), and this reads the runs with the
-//! spec's recipe, runs the workflow, prints its report and writes its document.
+//! its arguments into the workflow's spec (syntax only), and this checks the spec, loads the
+//! input (the runs, read with the spec's recipe, or a saved fit), runs the workflow, prints its
+//! report and writes its document.
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
+use scalinglaws::analysis::schedule::ScheduleFit;
+use scalinglaws::data::recipe::{Recipe, Table};
 use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws_report::Report;
 
 use crate::input;
 use crate::output::{self, Destination};
 
-/// Where a workflow's runs come from, and where its document goes.
+/// Where a workflow's input comes from (a file of runs, or a saved fit), and where its
+/// document goes.
 #[derive(Debug)]
 pub struct Io {
     pub path: PathBuf,
@@ -19,13 +23,32 @@ pub struct Io {
     pub json: Option<Destination>,
 }
 
-/// Reads the runs, runs `W` with `spec`, prints the report and writes the document.
-pub fn run<W: Workflow>(io: &Io, spec: &W::Spec) -> Result<()>
+/// How the command line loads each kind of input.
+pub trait Load: Sized {
+    fn load(io: &Io, recipe: Option<&Recipe>) -> Result<Self>;
+}
+
+impl Load for Table {
+    fn load(io: &Io, recipe: Option<&Recipe>) -> Result<Table> {
+        let recipe = recipe.ok_or_else(|| anyhow!("a workflow over runs names no recipe"))?;
+        input::read(&io.path, io.delimiter, recipe)
+    }
+}
+
+impl Load for ScheduleFit {
+    fn load(io: &Io, _recipe: Option<&Recipe>) -> Result<ScheduleFit> {
+        crate::saved::schedule_fit(&io.path)
+    }
+}
+
+/// Checks `spec`, loads the input, runs `W`, prints the report and writes the document.
+pub fn run<W: Workflow>(io: &Io, spec: &W::Spec, ctx: &Ctx) -> Result<()>
 where
+    W::Input: Load,
     W::Output: Report<Json = W::Output>,
 {
     W::check(spec)?;
-    let table = input::read(&io.path, io.delimiter, W::recipe(spec))?;
-    let output = W::run(spec, &table, &Ctx::default())?;
+    let input = W::Input::load(io, W::recipe(spec))?;
+    let output = W::run(spec, &input, ctx)?;
     output::emit(io.json.as_ref(), &output)
 }

@@ -1,11 +1,13 @@
 //! The one native entry of the library's workflows (`scalinglaws::workflow`): the name, the
-//! data and the spec as JSON in; the document and its text report out. The Python functions
-//! that call it, their keywords and their result classes are generated from the workflows'
-//! JSON Schemas (`python/scalinglaws/_workflows.py`), so a workflow or a setting added to the
-//! library reaches Python without a hand edit here.
+//! input (the data, or a saved fit's JSON) and the spec as JSON in; the document and its text
+//! report out. The Python functions that call it, their keywords and their result classes are
+//! generated from the workflows' JSON Schemas (`python/scalinglaws/_workflows.py`), so a
+//! workflow or a setting added to the library reaches Python without a hand edit here.
 
 use pyo3::prelude::*;
 
+use scalinglaws::analysis::schedule::ScheduleFit;
+use scalinglaws::data::recipe::{Recipe, Table};
 use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws::Error;
 use scalinglaws_report::{export, Format, Report};
@@ -14,19 +16,38 @@ use crate::data::{table, Data};
 use crate::errors::{interruptible, py, request, to_py};
 use crate::report::Reported;
 
-/// Runs the workflow `name` on `data` with the spec `spec_json`; returns its document (as the
-/// command's `--json`) and its text report.
+/// How Python hands each kind of input over.
+trait Take: Sized {
+    fn take(input: &Bound<'_, PyAny>, recipe: Option<&Recipe>) -> PyResult<Self>;
+}
+
+impl Take for Table {
+    fn take(input: &Bound<'_, PyAny>, recipe: Option<&Recipe>) -> PyResult<Table> {
+        let recipe = recipe.ok_or_else(|| to_py(Error::settings("no recipe for the data")))?;
+        py(table(input.extract::<Data>()?, recipe))
+    }
+}
+
+impl Take for ScheduleFit {
+    fn take(input: &Bound<'_, PyAny>, _recipe: Option<&Recipe>) -> PyResult<ScheduleFit> {
+        py(ScheduleFit::from_json(&input.extract::<String>()?))
+    }
+}
+
+/// Runs the workflow `name` on `input` (the data as `to_data` hands them over, or a saved fit's
+/// JSON) with the spec `spec_json`; returns its document (as the command's `--json` writes it)
+/// and its text report.
 #[pyfunction]
 pub(crate) fn run_workflow(
     py_: Python<'_>,
-    data: Data,
+    input: &Bound<'_, PyAny>,
     name: &str,
     spec_json: &str,
 ) -> PyResult<Reported> {
     macro_rules! dispatch {
         ($($listed:ident => $workflow:ty),* $(,)?) => {
             match name {
-                $(stringify!($listed) => run::<$workflow>(py_, data, spec_json),)*
+                $(stringify!($listed) => run::<$workflow>(py_, input, spec_json),)*
                 other => Err(to_py(Error::settings(format!("no workflow is named '{other}'")))),
             }
         };
@@ -34,18 +55,23 @@ pub(crate) fn run_workflow(
     scalinglaws::for_each_workflow!(dispatch)
 }
 
-fn run<W: Workflow>(py_: Python<'_>, data: Data, spec_json: &str) -> PyResult<Reported>
+fn run<W: Workflow>(
+    py_: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    spec_json: &str,
+) -> PyResult<Reported>
 where
+    W::Input: Take,
     W::Output: Report<Json = W::Output>,
 {
     let spec: W::Spec = request(spec_json)?;
     py(W::check(&spec))?;
-    let table = py(table(data, W::recipe(&spec)))?;
+    let input = W::Input::take(input, W::recipe(&spec))?;
     let ctx = Ctx {
         max_work: Some(crate::fit::max_work()),
         ..Ctx::default()
     };
-    let output = interruptible(py_, &ctx.interrupt, || W::run(&spec, &table, &ctx))?;
+    let output = interruptible(py_, &ctx.interrupt, || W::run(&spec, &input, &ctx))?;
     // The document as the command writes it, byte for byte (`Result.save` writes this text).
     let document = export(&output, Format::Json, &crate::wording::Python)
         .map_err(|e| to_py(Error::settings(format!("the result is not JSON: {e}"))))?;

@@ -44,13 +44,10 @@ PYTHON = {
 }
 
 # The workflows of `scalinglaws::workflow` have generated Python functions of their own name.
-PYTHON.update(
-    {name.replace("_", "-"): name for name in sl._workflows.__all__ if name[0].islower()}
-)
+PYTHON.update({command: name for name, command in sl._workflows.COMMANDS.items()})
 
 # CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
 GAPS = {
-    "schedule cooldown-study": "constant + cooldown against cosine: no Python function yet",
     "plot isoflop": "the IsoFLOP picture: no Python plot of an IsoFLOP analysis yet",
     "plot tracks": "the recipes picture: no Python plot of a comparison yet",
 }

@@ -58,3 +58,35 @@ def test_schedule_faces_refuse_bad_requests(saved: Path) -> None:
         sl.schedule_cooldown(fit, at=[8000], lengths=[1000], decay="square")
     with pytest.raises(sl.Error):
         sl.schedule_compare(fit, ["nonsense:peak=1"])
+
+
+def test_cooldown_study_is_the_commands_document_byte_for_byte(
+    saved: Path, cli: Path, tmp_path: Path
+) -> None:
+    fit = json.loads(saved.read_text(encoding="utf-8"))
+    result = sl.cooldown_study(fit, steps=[12000, 24000], bootstrap=20, seed=3)
+    assert isinstance(result, sl.CooldownStudy) and not undeclared(result)
+    assert [r.steps for r in result.rows] == [12000, 24000]
+    assert result.replicates + result.dropped == 20
+    assert all(r.difference_interval is not None for r in result.rows)
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "schedule", "cooldown-study", str(saved), "--steps", "12000,24000",
+         "--bootstrap", "20", "--seed", "3", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+
+
+def test_cooldown_study_refuses_what_the_library_refuses(saved: Path) -> None:
+    fit = json.loads(saved.read_text(encoding="utf-8"))
+    with pytest.raises(sl.SettingsError, match="level sets the bootstrap intervals' level: give bootstrap=K"):
+        sl.cooldown_study(fit, level=0.9)
+    with pytest.raises(sl.SettingsError, match="fraction=1.5"):
+        sl.cooldown_study(fit, fraction=1.5)
+    with pytest.raises(sl.SettingsError, match="steps=1: each training length"):
+        sl.cooldown_study(fit, steps=[1])
+    with pytest.raises(sl.SettingsError, match="decay="):
+        sl.cooldown_study(fit, decay="square")  # type: ignore[arg-type]

@@ -37,6 +37,8 @@ pub enum Setting {
     MaxRise,
     MaxTokens,
     MaxDecades,
+    Fraction,
+    Seed,
     Method,
     Noise,
     Peak,
@@ -105,7 +107,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 86] = [
+    pub const ALL: [Setting; 88] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -129,6 +131,8 @@ impl Setting {
         Setting::MaxRise,
         Setting::MaxTokens,
         Setting::MaxDecades,
+        Setting::Fraction,
+        Setting::Seed,
         Setting::Method,
         Setting::Noise,
         Setting::Peak,
@@ -220,6 +224,8 @@ impl Setting {
             Setting::MaxRise => "max_rise",
             Setting::MaxTokens => "max_tokens",
             Setting::MaxDecades => "max_decades",
+            Setting::Fraction => "fraction",
+            Setting::Seed => "seed",
             Setting::Method => "method",
             Setting::Noise => "noise",
             Setting::Peak => "peak",

@@ -11,20 +11,44 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 # Any and ClassVar: the base class's annotations are resolved in this module too.
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
+from ._analyses import _fit_json
 from ._data import DataLike, call_with_data
 from ._fit import dump
 from ._keywords import checked
-from ._results import Result
+from ._results import Result, ScheduleFit
 
 __all__ = [
     "sensitivity",
+    "cooldown_study",
+    "CooldownStudy",
     "DroppedGroup",
     "FullPrediction",
     "SensitivityResult",
+    "StudyRow",
+    "StudySettings",
 ]
+
+# The command that runs each workflow.
+COMMANDS = {
+    "sensitivity": "sensitivity",
+    "cooldown_study": "schedule cooldown-study",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class CooldownStudy(Result):
+    """The study's table with the values it used."""
+
+    dropped: int
+    """Replicates left out because the law gave a non-finite loss on some schedule."""
+    law: Literal["multi_power", "lr_annealing", "power_area", "fsl"]
+    replicates: int
+    """Replicates whose losses were finite at every T (the intervals' sample)."""
+    rows: List[StudyRow]
+    settings: StudySettings
 
 
 @dataclass(frozen=True, repr=False)
@@ -85,6 +109,45 @@ class SensitivityResult(Result):
     """The largest |change| over the groups refitted."""
     most_influential: Optional[int]
     """The scale group whose dropping moves the prediction most (its index in ``groups``)."""
+
+
+@dataclass(frozen=True, repr=False)
+class StudyRow(Result):
+    """One compute of the study."""
+
+    constant_loss: float
+    """The constant run's loss at step T − 1, with no cooldown."""
+    cooldown_loss: float
+    cooldown_start: int
+    """The step where the cooldown branches off the constant run."""
+    cosine_loss: float
+    difference: float
+    """cooldown_loss − cosine_loss: negative where constant + cooldown does better."""
+    steps: int
+    """T: both schedules' length; their final loss is at step T − 1."""
+    cooldown_interval: Optional[Tuple[float, float]]
+    """Percentile intervals over the replicates (absent without replicates)."""
+    cosine_interval: Optional[Tuple[float, float]]
+    difference_interval: Optional[Tuple[float, float]]
+
+
+@dataclass(frozen=True, repr=False)
+class StudySettings(Result):
+    """What the study compares."""
+
+    decay: Literal["linear", "cosine", "exp"]
+    """The cooldown's shape."""
+    final: float
+    """Where the cooldown and the cosine end."""
+    fraction: float
+    """The cooldown's share of T: it starts at T − round(fraction·T)."""
+    level: float
+    """The intervals' coverage (0.95: the 2.5 % and 97.5 % percentiles)."""
+    peak: float
+    """The constant learning rate and the cosine's peak."""
+    steps: List[int]
+    """The training lengths T (steps; one compute each at a fixed model size)."""
+    warmup: int
 
 
 @checked
@@ -200,6 +263,56 @@ def sensitivity(
             data,
             delimiter,
             "sensitivity",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def cooldown_study(
+    fit: Union[ScheduleFit, Mapping[str, Any]],
+    *,
+    bootstrap: int = 0,
+    decay: Literal["linear", "cosine", "exp"] = "linear",
+    final: Optional[float] = None,
+    fraction: float = 0.2,
+    level: Optional[float] = None,
+    peak: Optional[float] = None,
+    seed: Optional[int] = None,
+    steps: Optional[Sequence[int]] = None,
+    warmup: Optional[int] = None,
+) -> CooldownStudy:
+    """Constant learning rate with a cooldown against a cosine at each training length, under a
+    schedule fit. As ``scalinglaws schedule cooldown-study --json``.
+
+    - ``bootstrap``: Bootstrap replicates of the fit's training curves for percentile intervals
+      (0: none).
+    - ``decay``: The cooldown's shape.
+    - ``final``: Learning rate at the end of the cooldown and of the cosine (None: peak/10).
+    - ``fraction``: The cooldown's share of each run, strictly between 0 and 1.
+    - ``level``: Coverage of the percentile intervals (None: 0.95); needs a bootstrap.
+    - ``peak``: Peak (constant) learning rate, also the cosine's (None: the fit's training
+      run's).
+    - ``seed``: Seed of the bootstrap's draws (None: 0); needs a bootstrap.
+    - ``steps``: Training lengths in steps (empty: 0.5, 1, 2 and 4 times the fit's training
+      run).
+    - ``warmup``: Warmup steps (None: the fit's training run's).
+    """
+    spec = {
+        "bootstrap": bootstrap,
+        "decay": decay,
+        "final": final,
+        "fraction": fraction,
+        "level": level,
+        "peak": peak,
+        "seed": seed,
+        "steps": steps,
+        "warmup": warmup,
+    }
+    return CooldownStudy._from_native(
+        _scalinglaws.run_workflow(
+            _fit_json(fit),
+            "cooldown_study",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -9,15 +9,14 @@ use scalinglaws::analysis::schedule::cooldown::CooldownStudy;
 
 use crate::text::{columns, number};
 
-pub struct StudyReport<'a>(pub &'a CooldownStudy);
-
-impl crate::Report for StudyReport<'_> {
+/// The study is its own report: it holds the law and every setting the report names.
+impl crate::Report for CooldownStudy {
     type Json = CooldownStudy;
     fn json_value(&self) -> &CooldownStudy {
-        self.0
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        render(self.0)
+        render(self)
     }
 }
 

@@ -1,16 +1,19 @@
 //! Workflows in one shape: a [`Workflow`] is a serde `Spec` (every setting, its default and,
 //! in its deserialisation or `check`, every rule between settings), an `Output` document, and a
-//! `run` on the prepared table with a [`Ctx`] (the interrupt, the work budget). Each face runs
+//! `run` on its [`Input`] (the runs as a prepared table, or a saved fit) with a [`Ctx`] (the
+//! interrupt, the work budget). Each face runs
 //! every workflow of [`for_each_workflow!`] the same way: the command line by one generic
 //! runner, Python by one native entry and functions generated from the specs' JSON Schemas
 //! (`schemars`), so a new setting is written once, in its spec, and a new workflow in its own
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
+pub mod cooldown_study;
 pub mod sensitivity;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::analysis::schedule::ScheduleFit;
 use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
 use crate::error::Result;
@@ -34,12 +37,28 @@ impl Default for Ctx {
     }
 }
 
-/// A workflow over a table of runs.
+/// What a workflow reads besides its spec; each face knows how to load each kind.
+pub trait Input: Sync {
+    /// `table` (the runs, read with the spec's recipe) or `schedule_fit` (a saved fit).
+    const KIND: &'static str;
+}
+
+impl Input for Table {
+    const KIND: &'static str = "table";
+}
+
+impl Input for ScheduleFit {
+    const KIND: &'static str = "schedule_fit";
+}
+
+/// A workflow: its spec, its input, its document.
 pub trait Workflow {
     /// Its name: the document kind it writes, the command (`_` as `-`), the Python function.
     const NAME: &'static str;
     /// One line on what it answers (the command's help, the Python function's first line).
     const SUMMARY: &'static str;
+    /// The command that runs it, as typed after `scalinglaws`.
+    const COMMAND: &'static str = Self::NAME;
     /// Every setting; deserialising one checks each value and every rule between them.
     type Spec: DeserializeOwned + JsonSchema + Sync;
     /// What it gives: a document of kind [`Workflow::NAME`].
@@ -48,10 +67,14 @@ pub trait Workflow {
     fn check(_spec: &Self::Spec) -> Result<()> {
         Ok(())
     }
-    /// Which columns feed it: the table is read and prepared with this recipe.
-    fn recipe(spec: &Self::Spec) -> &Recipe;
-    /// The workflow on `table` (prepared with [`Workflow::recipe`]).
-    fn run(spec: &Self::Spec, table: &Table, ctx: &Ctx) -> Result<Self::Output>;
+    /// What it reads.
+    type Input: Input;
+    /// Which columns feed it when its input is a table: read and prepared with this recipe.
+    fn recipe(_spec: &Self::Spec) -> Option<&Recipe> {
+        None
+    }
+    /// The workflow on its input (a table prepared with [`Workflow::recipe`]).
+    fn run(spec: &Self::Spec, input: &Self::Input, ctx: &Ctx) -> Result<Self::Output>;
 }
 
 /// Calls `$callback! { NAME => Type, ... }` with every workflow: the one list that the command
@@ -61,6 +84,7 @@ macro_rules! for_each_workflow {
     ($callback:ident) => {
         $callback! {
             sensitivity => $crate::workflow::sensitivity::Sensitivity,
+            cooldown_study => $crate::workflow::cooldown_study::CooldownStudyWorkflow,
         }
     };
 }

@@ -166,8 +166,10 @@ impl Workflow for Sensitivity {
         spec.check_max_decades()
     }
 
-    fn recipe(spec: &SensitivitySpec) -> &Recipe {
-        &spec.fit.recipe
+    type Input = Table;
+
+    fn recipe(spec: &SensitivitySpec) -> Option<&Recipe> {
+        Some(&spec.fit.recipe)
     }
 
     fn run(spec: &SensitivitySpec, table: &Table, ctx: &Ctx) -> Result<SensitivityResult> {

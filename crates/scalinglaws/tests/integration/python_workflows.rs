@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use scalinglaws::workflow::Workflow;
+use scalinglaws::workflow::{Input, Workflow};
 use schemars::schema_for;
 use serde_json::Value;
 
@@ -18,6 +18,9 @@ use serde_json::Value;
 struct Entry {
     name: &'static str,
     summary: &'static str,
+    command: &'static str,
+    /// What it reads: `table` or `schedule_fit`.
+    input: &'static str,
     spec: Value,
     output: Value,
 }
@@ -27,6 +30,8 @@ macro_rules! entries {
         [$(Entry {
             name: <$workflow as Workflow>::NAME,
             summary: <$workflow as Workflow>::SUMMARY,
+            command: <$workflow as Workflow>::COMMAND,
+            input: <<$workflow as Workflow>::Input as Input>::KIND,
             spec: inlined(schema_for!(<$workflow as Workflow>::Spec).to_value()),
             output: inlined(schema_for!(<$workflow as Workflow>::Output).to_value()),
         }),*]
@@ -78,13 +83,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 # Any and ClassVar: the base class's annotations are resolved in this module too.
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
+from ._analyses import _fit_json
 from ._data import DataLike, call_with_data
 from ._fit import dump
 from ._keywords import checked
-from ._results import Result
+from ._results import Result, ScheduleFit
 "#;
 
 /// The whole generated module.
@@ -101,6 +107,15 @@ fn module(entries: &[Entry]) -> String {
     let mut out = String::from(HEADER);
     let listed: Vec<String> = names.iter().map(|n| format!("    \"{n}\",\n")).collect();
     let _ = write!(out, "\n__all__ = [\n{}]\n", listed.concat());
+    let commands: Vec<String> = entries
+        .iter()
+        .map(|e| format!("    \"{}\": \"{}\",\n", e.name, e.command))
+        .collect();
+    let _ = write!(
+        out,
+        "\n# The command that runs each workflow.\nCOMMANDS = {{\n{}}}\n",
+        commands.concat()
+    );
     for class in classes.values() {
         out += class;
     }
@@ -178,13 +193,22 @@ fn hint(schema: &Value, face: Face) -> String {
             .unwrap_or(reference)
             .to_string();
     }
-    if let Some(choices) = schema["anyOf"].as_array() {
+    if let Some(value) = schema.get("const") {
+        return format!("Literal[{value}]");
+    }
+    let choices = schema["anyOf"].as_array().or(schema["oneOf"].as_array());
+    if let Some(choices) = choices {
         let (nulls, others): (Vec<&Value>, Vec<&Value>) =
             choices.iter().partition(|c| c["type"] == "null");
         let inner: Vec<String> = others.iter().map(|c| hint(c, face)).collect();
-        let joined = match inner.len() {
-            1 => inner[0].clone(),
-            _ => format!("Union[{}]", inner.join(", ")),
+        let literals: Option<Vec<&str>> = inner
+            .iter()
+            .map(|h| h.strip_prefix("Literal[")?.strip_suffix(']'))
+            .collect();
+        let joined = match (literals, inner.len()) {
+            (Some(values), _) => format!("Literal[{}]", values.join(", ")),
+            (None, 1) => inner[0].clone(),
+            (None, _) => format!("Union[{}]", inner.join(", ")),
         };
         return optional(joined, !nulls.is_empty());
     }
@@ -210,6 +234,15 @@ fn optional(hint: String, nullable: bool) -> String {
 
 fn plain(kind: &str, schema: &Value, face: Face) -> String {
     match kind {
+        "string" if schema["enum"].is_array() => {
+            let choices: Vec<String> = schema["enum"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| format!("{c}"))
+                .collect();
+            format!("Literal[{}]", choices.join(", "))
+        }
         "string" => "str".into(),
         "number" => "float".into(),
         "integer" => "int".into(),
@@ -248,7 +281,14 @@ fn function(entry: &Entry, result: &str) -> String {
     let spec = &entry.spec;
     let keywords = properties(spec);
     let positional = ["law", "formula"];
-    let mut out = format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name);
+    let table = entry.input == "table";
+    let mut out = match table {
+        true => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
+        false => format!(
+            "\n\n@checked\ndef {}(\n    fit: Union[ScheduleFit, Mapping[str, Any]],\n",
+            entry.name
+        ),
+    };
     for name in positional {
         if let Some((_, property)) = keywords.iter().find(|(n, _)| n == name) {
             let _ = writeln!(out, "    {name}: {} = None,", hint(property, Face::Input));
@@ -266,7 +306,9 @@ fn function(entry: &Entry, result: &str) -> String {
             keyword(name, property, required.contains(name))
         );
     }
-    out += "    delimiter: Optional[str] = None,\n";
+    if table {
+        out += "    delimiter: Optional[str] = None,\n";
+    }
     let _ = writeln!(out, ") -> {result}:");
     let _ = writeln!(out, "    {}", function_doc(entry, &keywords));
     out += "    spec = {\n";
@@ -274,6 +316,14 @@ fn function(entry: &Entry, result: &str) -> String {
         let _ = writeln!(out, "        \"{name}\": {name},");
     }
     out += "    }\n";
+    if !table {
+        let _ = write!(
+            out,
+            "    return {result}._from_native(\n        _scalinglaws.run_workflow(\n            _fit_json(fit),\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
+            entry.name
+        );
+        return out;
+    }
     let _ = write!(
         out,
         "    return {result}._from_native(\n        call_with_data(\n            _scalinglaws.run_workflow,\n            data,\n            delimiter,\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
@@ -306,14 +356,15 @@ fn keyword(name: &str, property: &Value, required: bool) -> String {
 fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
     let mut text = format!(
         "{}. As ``scalinglaws {} --json``.\n\n",
-        entry.summary,
-        entry.name.replace('_', "-")
+        entry.summary, entry.command
     );
     for (name, property) in keywords {
         let about = property["description"].as_str().unwrap_or("");
         let _ = writeln!(text, "- ``{name}``: {}", about.replace('\n', " "));
     }
-    text += "- ``delimiter``: The delimiter of a text file of runs (None: by its extension).";
+    if entry.input == "table" {
+        text += "- ``delimiter``: The delimiter of a text file of runs (None: by its extension).";
+    }
     quoted(&text, "    ")
 }
 

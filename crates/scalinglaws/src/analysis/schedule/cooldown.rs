@@ -29,7 +29,7 @@ use crate::stats::percentile_interval;
 use crate::text;
 
 /// What the study compares.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StudySettings {
     /// The training lengths T (steps; one compute each at a fixed model size).
     pub steps: Vec<usize>,
@@ -76,7 +76,7 @@ pub fn default_steps(fit: &ScheduleFit) -> Vec<usize> {
 }
 
 /// One compute of the study.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StudyRow {
     /// T: both schedules' length; their final loss is at step T − 1.
     pub steps: usize,
@@ -98,7 +98,7 @@ pub struct StudyRow {
 }
 
 /// The study's table with the values it used.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CooldownStudy {
     pub law: CurveLaw,
     pub settings: StudySettings,
@@ -119,18 +119,31 @@ pub struct Pair {
     pub cosine: Schedule,
 }
 
-fn check_settings(s: &StudySettings) -> Result<()> {
+pub fn check_settings(s: &StudySettings) -> Result<()> {
     if s.steps.is_empty() {
         return Err(Error::setting(
             Setting::Steps,
             text!["the study needs at least one ", Setting::Steps.subject()],
         ));
     }
+    if let Some(t) = s.steps.iter().find(|&&t| t < 2) {
+        return Err(Error::setting(
+            Setting::Steps,
+            text![
+                Setting::Steps.number(*t),
+                ": each training length needs at least 2 steps"
+            ],
+        ));
+    }
     if !(s.fraction > 0.0 && s.fraction < 1.0) {
-        return Err(Error::settings(format!(
-            "the cooldown fraction {} must lie strictly between 0 and 1 (0.2: the last 20 % of the run)",
-            s.fraction
-        )));
+        return Err(Error::setting(
+            Setting::Fraction,
+            text![
+                Setting::Fraction.number(s.fraction),
+                ": the cooldown's share of the run must lie strictly between 0 and 1 (0.2: the \
+                 last 20 %)"
+            ],
+        ));
     }
     crate::uncertainty::check_level(s.level)?;
     if !(s.peak > 0.0 && s.peak.is_finite() && s.last >= 0.0 && s.last < s.peak) {

@@ -19,7 +19,7 @@ use super::{fsl, multi_power, Evaluation};
 use crate::error::{Error, Result};
 use crate::fit::Bounds;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CurveLaw {
     MultiPower,

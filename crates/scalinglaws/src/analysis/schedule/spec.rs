@@ -31,7 +31,7 @@ pub struct SpecDefaults {
 }
 
 /// How a decay phase falls from the peak to its final value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Decay {
     /// Geometric: peak^((T−s)/(T−d))·final^((s−d)/(T−d)) (the multi-power paper's WSD).
