@@ -62,3 +62,10 @@ def test_keywords_are_the_specs_and_bad_ones_are_refused() -> None:
     with pytest.raises(sl.SettingsError, match="heteroscedastic="):
         sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "D": 1e12},
                        heteroscedastic="N", **RECIPE)
+
+
+def test_a_thread_count_above_the_cap_warns_at_the_callers_line() -> None:
+    with pytest.warns(RuntimeWarning) as caught:
+        sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "D": 1.4e12},
+                       threads=100_000, **RECIPE)
+    assert caught[0].filename == __file__

@@ -134,8 +134,10 @@ class Result:
         return result
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes the document to ``path`` as the command's ``--json`` writes it: the same
-        bytes for the same analysis, whichever face ran it."""
+        """Writes the document to ``path``. A result of a function generated from the library's
+        workflows (``scalinglaws._workflows``: ``sensitivity``, ``cooldown_study``) is written
+        as the command's ``--json`` writes it, the same bytes whichever face ran it; the other
+        analyses' results hold the same document in compact JSON, written as they hold it."""
         text = self._text if self._text is not None else json.dumps(self.to_dict(), indent=2)
         with open(path, "w", encoding="utf-8") as out:
             out.write(text if text.endswith("\n") else text + "\n")

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 from . import _scalinglaws
 from ._analyses import _fit_json
 from ._data import DataLike, call_with_data
-from ._fit import dump
+from ._fit import dump, warn_threads
 from ._keywords import checked
 from ._results import Result, ScheduleFit
 
@@ -257,6 +257,7 @@ def sensitivity(
         "weights": weights,
         "where": where,
     }
+    warn_threads(threads, 4)
     return SensitivityResult._from_native(
         call_with_data(
             _scalinglaws.run_workflow,

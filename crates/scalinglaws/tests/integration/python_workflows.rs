@@ -88,7 +88,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 from . import _scalinglaws
 from ._analyses import _fit_json
 from ._data import DataLike, call_with_data
-from ._fit import dump
+from ._fit import dump, warn_threads
 from ._keywords import checked
 from ._results import Result, ScheduleFit
 "#;
@@ -316,6 +316,10 @@ fn function(entry: &Entry, result: &str) -> String {
         let _ = writeln!(out, "        \"{name}\": {name},");
     }
     out += "    }\n";
+    if keywords.iter().any(|(name, _)| name == "threads") {
+        // The library's warning of a count above its cap, at the user's line (past `@checked`).
+        out += "    warn_threads(threads, 4)\n";
+    }
     if !table {
         let _ = write!(
             out,
