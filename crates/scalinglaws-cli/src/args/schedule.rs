@@ -240,7 +240,8 @@ pub struct CooldownStudyArgs {
     #[arg(long, value_name = "T,...", value_delimiter = ',')]
     pub steps: Vec<usize>,
     /// The cooldown's share of each run: it starts at T − fraction·T.
-    #[arg(long, value_name = "F", default_value_t = 0.2)]
+    #[arg(long, value_name = "F",
+          default_value_t = scalinglaws::analysis::schedule::cooldown::DEFAULT_FRACTION)]
     pub fraction: f64,
     /// Shape of the cooldown.
     #[arg(long, value_name = "SHAPE", value_enum, default_value_t = CooldownShape::Linear)]

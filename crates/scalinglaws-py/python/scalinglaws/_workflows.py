@@ -31,12 +31,6 @@ __all__ = [
     "StudySettings",
 ]
 
-# The command that runs each workflow.
-COMMANDS = {
-    "sensitivity": "sensitivity",
-    "cooldown_study": "schedule cooldown-study",
-}
-
 
 @dataclass(frozen=True, repr=False)
 class CooldownStudy(Result):
@@ -185,8 +179,8 @@ def sensitivity(
     where: Optional[Union[str, Sequence[str]]] = None,
     delimiter: Optional[str] = None,
 ) -> SensitivityResult:
-    """How far the prediction at a point moves when each scale group is left out of the fit. As
-    ``scalinglaws sensitivity --json``.
+    """How far the prediction at a point moves when each scale group is left out of the fit. The
+    same document as the command line's ``--json``.
 
     - ``at``: The point to predict at: a value for each of the law's variables.
     - ``by``: The column that orders scale (e.g. compute): its groups are dropped one at a time.
@@ -284,7 +278,7 @@ def cooldown_study(
     warmup: Optional[int] = None,
 ) -> CooldownStudy:
     """Constant learning rate with a cooldown against a cosine at each training length, under a
-    schedule fit. As ``scalinglaws schedule cooldown-study --json``.
+    schedule fit. The same document as the command line's ``--json``.
 
     - ``bootstrap``: Bootstrap replicates of the fit's training curves for percentile intervals
       (0: none).

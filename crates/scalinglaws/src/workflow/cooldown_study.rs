@@ -52,11 +52,11 @@ pub struct CooldownStudySpec {
 }
 
 fn default_fraction() -> f64 {
-    0.2
+    cooldown::DEFAULT_FRACTION
 }
 
 fn default_decay() -> Decay {
-    Decay::Linear
+    crate::job::schedule::COOLDOWN_DECAY
 }
 
 impl CooldownStudySpec {
@@ -93,7 +93,6 @@ impl Workflow for CooldownStudyWorkflow {
     const NAME: &'static str = "cooldown_study";
     const SUMMARY: &'static str =
         "Constant learning rate with a cooldown against a cosine at each training length, under a schedule fit";
-    const COMMAND: &'static str = "schedule cooldown-study";
     type Spec = CooldownStudySpec;
     type Output = CooldownStudy;
     type Input = ScheduleFit;

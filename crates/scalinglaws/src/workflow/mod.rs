@@ -57,8 +57,6 @@ pub trait Workflow {
     const NAME: &'static str;
     /// One line on what it answers (the command's help, the Python function's first line).
     const SUMMARY: &'static str;
-    /// The command that runs it, as typed after `scalinglaws`.
-    const COMMAND: &'static str = Self::NAME;
     /// Every setting; deserialising one checks each value and every rule between them.
     type Spec: DeserializeOwned + JsonSchema + Sync;
     /// What it gives: a document of kind [`Workflow::NAME`].

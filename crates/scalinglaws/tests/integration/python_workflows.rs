@@ -18,7 +18,6 @@ use serde_json::Value;
 struct Entry {
     name: &'static str,
     summary: &'static str,
-    command: &'static str,
     /// What it reads: `table` or `schedule_fit`.
     input: &'static str,
     spec: Value,
@@ -30,7 +29,6 @@ macro_rules! entries {
         [$(Entry {
             name: <$workflow as Workflow>::NAME,
             summary: <$workflow as Workflow>::SUMMARY,
-            command: <$workflow as Workflow>::COMMAND,
             input: <<$workflow as Workflow>::Input as Input>::KIND,
             spec: inlined(schema_for!(<$workflow as Workflow>::Spec).to_value()),
             output: inlined(schema_for!(<$workflow as Workflow>::Output).to_value()),
@@ -107,15 +105,6 @@ fn module(entries: &[Entry]) -> String {
     let mut out = String::from(HEADER);
     let listed: Vec<String> = names.iter().map(|n| format!("    \"{n}\",\n")).collect();
     let _ = write!(out, "\n__all__ = [\n{}]\n", listed.concat());
-    let commands: Vec<String> = entries
-        .iter()
-        .map(|e| format!("    \"{}\": \"{}\",\n", e.name, e.command))
-        .collect();
-    let _ = write!(
-        out,
-        "\n# The command that runs each workflow.\nCOMMANDS = {{\n{}}}\n",
-        commands.concat()
-    );
     for class in classes.values() {
         out += class;
     }
@@ -359,8 +348,8 @@ fn keyword(name: &str, property: &Value, required: bool) -> String {
 /// The function's docstring: the workflow's summary, then each keyword's description.
 fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
     let mut text = format!(
-        "{}. As ``scalinglaws {} --json``.\n\n",
-        entry.summary, entry.command
+        "{}. The same document as the command line's ``--json``.\n\n",
+        entry.summary
     );
     for (name, property) in keywords {
         let about = property["description"].as_str().unwrap_or("");

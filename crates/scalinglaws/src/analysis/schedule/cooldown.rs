@@ -28,6 +28,9 @@ use crate::error::{Error, Result, Setting};
 use crate::stats::percentile_interval;
 use crate::text;
 
+/// The cooldown's share of each run when none is given (the last 20 %).
+pub const DEFAULT_FRACTION: f64 = 0.2;
+
 /// What the study compares.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StudySettings {
@@ -53,7 +56,7 @@ impl StudySettings {
     pub fn for_fit(fit: &ScheduleFit) -> StudySettings {
         StudySettings {
             steps: default_steps(fit),
-            fraction: 0.2,
+            fraction: DEFAULT_FRACTION,
             decay: Decay::Linear,
             peak: fit.defaults.peak,
             warmup: fit.defaults.warmup,
