@@ -1,10 +1,11 @@
 //! `scalinglaws sim`: runs one of the lab's simulators and writes its rows as a CSV dataset
-//! (stdout, or a file written whole) and, with `--plot`, its figure (`scalinglaws-report::lab`
+//! (stdout, or a file written whole) and, with `--plot`, its figure (`scalinglaws_lab::figures`
 //! chooses what it shows). A run longer than a second shows a progress bar on a terminal. The
 //! lab names a bad setting by its key; `config/sim.rs` words it as the option that sets it.
 
 use anyhow::Result;
 use scalinglaws_lab::editing::{editing_csv, editing_with_progress};
+use scalinglaws_lab::figures as lab;
 use scalinglaws_lab::multi_index::{spectral_recovery_with_progress, RecoveryRow};
 use scalinglaws_lab::nvfp4::{snr_experiment_with_progress, SnrRow};
 use scalinglaws_lab::recall::{recall_capacity_with_progress, RecallRow};
@@ -12,7 +13,6 @@ use scalinglaws_lab::sgd::{
     data_scaling_with_progress, divergences, scaling_csv, sgd_csv, simulate_with_progress,
 };
 use scalinglaws_plot::Page;
-use scalinglaws_report::lab;
 
 use crate::args::sim::{
     EditingArgs, MultiIndexArgs, Nvfp4Args, RecallArgs, SgdArgs, SgdScalingArgs, SimArgs, Simulator,

@@ -1,5 +1,5 @@
 //! The lab's figures (`scalinglaws sim NAME --plot FILE`), one page per simulator, each drawn
-//! from the plain values of [`crate::inputs`] that `scalinglaws-report::lab` fills from the
+//! from the plain values of [`crate::inputs`] that `scalinglaws_lab::figures` fills from the
 //! simulator's own rows, so a figure shows exactly the numbers its dataset holds:
 //! - `sgd`: excess risk against the step, SGD exact and by Monte Carlo, and signSGD (log–log);
 //! - `sgd-scaling`: the tuned excess risk against the training length per optimizer, with the

@@ -4,7 +4,7 @@
 //! embedded font (`font`). SVG for reports, PNG for slides; no system fonts needed. The crate
 //! depends on no part of the library: it computes nothing a reader could check against a
 //! report (`scalinglaws-report::plots` turns the library's results into its inputs, and
-//! `scalinglaws-report::lab` the lab's).
+//! `scalinglaws_lab::figures` the lab's).
 
 pub mod figure;
 pub mod font;

@@ -170,6 +170,8 @@ CASES: Dict[str, Tuple[Callable[[], Any], Callable[[Any], Any]]] = {
         schedule_fit,
         lambda fit: sl.schedule_optimize(fit, steps=200_000, peak=3e-4, max_iterations=2_000),
     ),
+    # The cooldown study's intervals from 5,000 bootstrap refits of the fit's training curves.
+    "cooldown_study": (schedule_fit, lambda fit: sl.cooldown_study(fit, bootstrap=5_000)),
     # A million points with calibrated prediction intervals (a minute).
     "Fit.predict": (plain, lambda fit: fit.predict(N=N, D=D, interval="prediction")),
     # The page of a fit with 10,000 draws: its backtest, allocations and bands (5 s).

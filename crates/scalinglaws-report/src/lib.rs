@@ -11,7 +11,7 @@
 //!   backtest, compare-laws, select, schedule, downstream, design, laws);
 //! - [`caveats`]: the warning lines a fit's caveats repeat wherever its predictions are used;
 //! - [`plots`]: the library's computed curves, frontiers and bands turned into the plot
-//!   crate's plain inputs; [`lab`]: the same for the lab's simulators (`scalinglaws sim`).
+//!   crate's plain inputs (the lab's figures are the lab's own: `scalinglaws_lab::figures`).
 //!
 //! It is a crate of its own, not a module of the library, so that the library stays free of
 //! plotting (plotters, fonts) and of presentation: `scalinglaws` computes, this crate words.
@@ -23,7 +23,6 @@ pub mod caveats;
 pub mod export;
 pub mod html;
 pub mod json;
-pub mod lab;
 pub mod markdown;
 pub mod plots;
 pub mod text;

@@ -3,7 +3,8 @@
 //! units of work (bootstrap replicates, the starts' rounds of a search, backtest splits and
 //! the other loops of fits, all of which go through one search; the IsoFLOP and envelope
 //! replicates and budgets, the allocations' draws, blocks of predicted points and their
-//! intervals, the chunks of a schedule's passes and the evaluations of a curve law's search)
+//! intervals, the chunks of a schedule's passes, the evaluations of a curve law's search and
+//! the replicates of a schedule fit's bootstrap)
 //! and then stops with [`Error::Interrupted`], discarding what the loop left part done. A run
 //! that is never interrupted computes exactly what it would without a token: the checks read
 //! the flag and change nothing else.

@@ -232,6 +232,7 @@ pub fn bootstrap_settings(
         block: None,
         seed: seed.unwrap_or(0),
         level: level(confidence)?,
+        stop: Default::default(),
     }))
 }
 

@@ -14,6 +14,7 @@ use crate::analysis::schedule::intervals::{self, BootstrapSettings};
 use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{cost, ScheduleFit};
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 use crate::text;
 
 /// The workflow.
@@ -78,13 +79,14 @@ impl CooldownStudySpec {
         }
     }
 
-    /// The bootstrap asked for (None: no intervals).
-    fn bootstrap(&self) -> Option<BootstrapSettings> {
+    /// The bootstrap asked for (None: no intervals), stopped by `stop`.
+    fn bootstrap(&self, stop: &Interrupt) -> Option<BootstrapSettings> {
         crate::uncertainty::replicates(self.bootstrap).map(|replicates| BootstrapSettings {
             replicates,
             block: None,
             seed: self.seed.unwrap_or(0),
             level: self.level.unwrap_or(crate::uncertainty::DEFAULT_LEVEL),
+            stop: stop.clone(),
         })
     }
 }
@@ -137,7 +139,7 @@ impl Workflow for CooldownStudyWorkflow {
     fn run(spec: &CooldownStudySpec, fit: &ScheduleFit, ctx: &Ctx) -> Result<CooldownStudy> {
         let settings = spec.settings_for(fit);
         cooldown::check_settings(&settings)?;
-        let bootstrap = spec.bootstrap();
+        let bootstrap = spec.bootstrap(&ctx.interrupt);
         let replicates = bootstrap.as_ref().map_or(0, |b| b.replicates);
         let mut estimate = cost::study(&settings, replicates);
         if replicates > 0 {

@@ -254,6 +254,36 @@ fn the_plot_crate_draws_what_it_is_given() {
     }
 }
 
+/// The lab is a wing of its own: it depends on the engine, and no engine crate (the library,
+/// its reports, its plots) names the lab in its manifest or its code, so the engine builds,
+/// tests and ships without it.
+#[test]
+fn the_engine_knows_nothing_of_the_lab() {
+    for name in ["scalinglaws", "scalinglaws-report", "scalinglaws-plot"] {
+        let manifest = fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
+        let depends = manifest
+            .lines()
+            .map(|line| line.split('#').next().unwrap_or("").trim())
+            .any(|line| line.starts_with("scalinglaws-lab"));
+        assert!(!depends, "{name}/Cargo.toml depends on scalinglaws-lab");
+        let mut files = Vec::new();
+        rust_files(&crate_dir(name).join("src"), &mut files);
+        for file in files {
+            let code = code_of(&fs::read_to_string(&file).unwrap());
+            assert!(
+                !code.contains("scalinglaws_lab"),
+                "{} names the lab: the lab's code lives in scalinglaws-lab",
+                file.display()
+            );
+        }
+    }
+    let lab = fs::read_to_string(crate_dir("scalinglaws-lab").join("Cargo.toml")).unwrap();
+    assert!(
+        lab.lines().any(|l| l.trim().starts_with("scalinglaws ")),
+        "the lab depends on the engine"
+    );
+}
+
 #[test]
 fn the_command_files_stay_small() {
     let src = crate_dir("scalinglaws-cli").join("src");

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::fit::{Curve, Refitter};
 use super::{predict, CurveLaw, ParsedSpec, Prediction, ScheduleFit};
 use crate::error::{Error, Result, Setting};
+use crate::interrupt::Interrupt;
 use crate::rng::Rng;
 use crate::text;
 
@@ -30,6 +31,9 @@ pub struct BootstrapSettings {
     pub seed: u64,
     /// Level of the intervals (0.95: from the 2.5 % to the 97.5 % quantile).
     pub level: f64,
+    /// Stops the refits between replicates ([`Error::Interrupted`]); never set unless its
+    /// holder sets it, and not part of the settings' value.
+    pub stop: Interrupt,
 }
 
 impl BootstrapSettings {
@@ -40,6 +44,7 @@ impl BootstrapSettings {
             block: None,
             seed: 0,
             level: crate::uncertainty::DEFAULT_LEVEL,
+            stop: Interrupt::default(),
         }
     }
 }
@@ -225,8 +230,14 @@ pub fn bootstrap_fit(
         })?;
     let outcomes: Vec<Option<(Vec<f64>, bool)>> = (0..settings.replicates)
         .into_par_iter()
-        .map(|i| replicate(&refitter, &fitted, centre, block, settings.seed, i))
+        .map(|i| {
+            // A stopped bootstrap refits nothing more; what it gave is discarded below.
+            (!settings.stop.is_interrupted())
+                .then(|| replicate(&refitter, &fitted, centre, block, settings.seed, i))
+                .flatten()
+        })
         .collect();
+    settings.stop.check()?;
     let failed = outcomes.iter().filter(|o| o.is_none()).count();
     let not_converged = outcomes
         .iter()
@@ -857,5 +868,15 @@ mod tests {
             );
         }
         assert!(bootstrap_fit(&fit, &[], &BootstrapSettings::new(30)).is_err());
+    }
+
+    #[test]
+    fn a_set_token_stops_the_bootstrap() {
+        let curve = synthetic(2, 0.0);
+        let fit = fitted(&curve);
+        let settings = BootstrapSettings::new(30);
+        settings.stop.interrupt();
+        let stopped = bootstrap_fit(&fit, std::slice::from_ref(&curve), &settings);
+        assert!(matches!(stopped, Err(Error::Interrupted)), "{stopped:?}");
     }
 }

@@ -1,15 +1,14 @@
-//! From the lab's results (`scalinglaws-lab`) to the plot crate's plain inputs: which curves each
-//! simulator's figure shows, every value taken from the rows its dataset holds (and the
-//! summaries the lab computed from them), so `sim NAME --plot` draws exactly what `sim NAME`
-//! writes. The CLI draws through here, and so can Python.
+//! From the lab's results to the plot crate's plain inputs: which curves each simulator's
+//! figure shows, every value taken from the rows its dataset holds (and the summaries the lab
+//! computed from them), so `sim NAME --plot` draws exactly what `sim NAME` writes. The lab's
+//! figures live in the lab's own wing: the engine's report crate knows nothing of the lab, and
+//! the CLI and Python draw through here.
 
-use scalinglaws_lab::editing::{EditingConfig, EditingResult, EditingRow, Variant};
-use scalinglaws_lab::multi_index::{transitions, MultiIndexConfig, RecoveryRow};
-use scalinglaws_lab::nvfp4::{SnrConfig, SnrRow};
-use scalinglaws_lab::recall::{RecallConfig, RecallRow};
-use scalinglaws_lab::sgd::{
-    DataScaling, Optimizer, Regime, ScalingConfig, SgdConfig, SgdRow, Shape,
-};
+use crate::editing::{EditingConfig, EditingResult, EditingRow, Variant};
+use crate::multi_index::{transitions, MultiIndexConfig, RecoveryRow};
+use crate::nvfp4::{SnrConfig, SnrRow};
+use crate::recall::{RecallConfig, RecallRow};
+use crate::sgd::{DataScaling, Optimizer, Regime, ScalingConfig, SgdConfig, SgdRow, Shape};
 use scalinglaws_plot::inputs::{
     Band, CascadePanel, CascadePlot, DataScalingPlot, EditingCurves, EditingPlot, LabCurve,
     RecallPlot, RiskPlot, ScalingCurve, SnrCurve, SnrPlot,
