@@ -599,11 +599,18 @@ pub(super) struct Refitter {
     base_u: Vec<f64>,
     /// The fit in search coordinates.
     fit_u: Vec<f64>,
-    /// Never set: a refit runs to its end.
+    /// Ends a refit at its next evaluation of the law (its result is then discarded by the
+    /// caller, which checks the token); unset unless [`Refitter::stopped_by`] gives one.
     stop: Interrupt,
 }
 
 impl Refitter {
+    /// The refitter with its refits stopped by `stop` (a bootstrap's interrupt).
+    pub(super) fn stopped_by(mut self, stop: &Interrupt) -> Refitter {
+        self.stop = stop.clone();
+        self
+    }
+
     pub(super) fn new(
         law: CurveLaw,
         curves: &[Curve],

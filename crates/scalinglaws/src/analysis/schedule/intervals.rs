@@ -224,10 +224,11 @@ pub fn bootstrap_fit(
     let residual_sd = (residuals.iter().map(|r| r * r).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
     let block = settings.block.unwrap_or_else(|| default_block(longest));
     let owned: Vec<Curve> = training.iter().map(|c| (*c).clone()).collect();
-    let refitter =
-        Refitter::new(fit.law, &owned, &held_values(fit), &fit.values()).ok_or_else(|| {
+    let refitter = Refitter::new(fit.law, &owned, &held_values(fit), &fit.values())
+        .ok_or_else(|| {
             Error::fit("the bootstrap's refit of the training curves themselves failed")
-        })?;
+        })?
+        .stopped_by(&settings.stop);
     let outcomes: Vec<Option<(Vec<f64>, bool)>> = (0..settings.replicates)
         .into_par_iter()
         .map(|i| {
