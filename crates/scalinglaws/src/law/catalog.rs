@@ -67,6 +67,18 @@ pub const ENTRIES: &[Entry] = &[
         default_space: DefaultSpace::Log,
     },
     Entry {
+        name: "vocab",
+        summary: "unigram-normalised loss in non-vocabulary parameters N_nv, vocabulary parameters N_v = V*d and tokens D; fitted loss is negative, hence -E",
+        citation: "Tao et al. 2024, Scaling Laws with Vocabulary: Larger Models Deserve Larger Vocabularies (NeurIPS 2024), Approach 3 (parametric fit of the loss), with alpha1 = beta as the authors fit it (approach3_isoloss.py); published fit A1 = 1.831, A2 = 0.1958, B = 2.124, E = 5.533, alpha1 = beta = 0.4466, alpha2 = 0.6707 (optimal_Nv_predict.py; N_nv in millions, N_v and D in millions and billions)",
+        default_space: DefaultSpace::Linear,
+    },
+    Entry {
+        name: "parscale",
+        summary: "parallel scaling: P parallel streams of a model with N parameters are worth N*(k*log(P) + 1) parameters",
+        citation: "Chen et al. 2025, Parallel Scaling Law for Language Models (ParScale), the parallel scaling law L = (A/(N (k log P + 1)))^alpha + E; the authors' parametric_fit.py on their 24 runs per corpus gives E = 0.6912, A = 1.131e7, alpha = 0.1894, k = 0.3935 on Stack-V2-Python",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
         name: "bnsl",
         summary: "broken neural scaling law, one break (bnsl:K for K breaks)",
         citation: "Caballero et al. 2022, Broken Neural Scaling Laws, eq. 1",
@@ -304,6 +316,7 @@ pub fn lookup(name: &str) -> Result<Law> {
             ],
         ),
         "moe" => moe(entry.citation),
+        "vocab" | "parscale" => recent(name, entry.citation),
         "logistic" => Law::with_specs(
             "logistic",
             "lo + span*sigmoid(k*(x - x0))",
@@ -419,6 +432,44 @@ fn bounded(name: &str, citation: &str) -> Result<Law> {
             vec![
                 linear("a"),
                 spec("b", -INF, INF, &[0.25, 0.5, 0.75, 1.0], false),
+            ],
+        ),
+    }
+}
+
+/// Laws of 2024-25 papers that scale one more axis than Chinchilla's.
+///
+/// `vocab`: Tao et al. 2024, Approach 3: L_u = -E + A1/N_nv^alpha1 + A2/N_v^alpha2 + B/D^beta
+/// with beta = alpha1, as `approach3_isoloss.py` fits it (its Huber delta 1e-3 on the linear
+/// residual of the unigram-normalised loss, which is negative). `parscale`: Chen et al. 2025,
+/// L = (A/(N*(k*log(P) + 1)))^alpha + E, fitted by the authors with Huber delta 1e-3 on log
+/// residuals (this library's default protocol).
+fn recent(name: &str, citation: &str) -> Result<Law> {
+    match name {
+        "vocab" => Law::with_specs(
+            name,
+            "A1*N_nv^-alpha1 + A2*N_v^-alpha2 + B*D^-alpha1 - E",
+            citation,
+            &["N_nv", "N_v", "D"],
+            vec![
+                linear("E"),
+                linear("A1"),
+                spec("alpha1", 0.0, INF, EXPONENT_GRID, false),
+                linear("A2"),
+                spec("alpha2", 0.0, INF, EXPONENT_GRID, false),
+                linear("B"),
+            ],
+        ),
+        _ => Law::with_specs(
+            name,
+            "E + (A/(N*(k*log(P) + 1)))^alpha",
+            citation,
+            &["N", "P"],
+            vec![
+                linear("E"),
+                spec("A", 0.0, INF, &[1e5, 1e7, 1e9], false),
+                spec("alpha", 0.0, INF, &[0.1, 0.2, 0.4, 0.8], false),
+                spec("k", 0.0, INF, &[0.2, 0.5, 1.0], false),
             ],
         ),
     }

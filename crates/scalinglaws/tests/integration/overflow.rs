@@ -382,6 +382,60 @@ const CASES: &[Case] = &[
         params: &[("a", 1e-3), ("b", 1.2)],
         variables: &[("N", 1.2e10, true)],
     },
+    // Tao et al. 2024's published Approach-3 fit, in their units (N_nv and N_v in millions,
+    // D in billions of tokens).
+    Case {
+        law: "vocab",
+        regime: "smooth (Tao et al. 2024, published fit)",
+        params: &[
+            ("E", 5.5328),
+            ("A1", 1.8314),
+            ("alpha1", 0.4466),
+            ("A2", 0.1958),
+            ("alpha2", 0.6707),
+            ("B", 2.1241),
+        ],
+        variables: &[
+            ("N_nv", 1130.0, true),
+            ("N_v", 197.0, true),
+            ("D", 120.0, true),
+        ],
+    },
+    Case {
+        law: "vocab",
+        regime: "sharp (steep exponents)",
+        params: &[
+            ("E", 5.0),
+            ("A1", 50.0),
+            ("alpha1", 2.0),
+            ("A2", 20.0),
+            ("alpha2", 3.0),
+            ("B", 40.0),
+        ],
+        variables: &[
+            ("N_nv", 1130.0, true),
+            ("N_v", 197.0, true),
+            ("D", 120.0, true),
+        ],
+    },
+    // Chen et al. 2025, the authors' fit on Stack-V2-Python.
+    Case {
+        law: "parscale",
+        regime: "smooth (Chen et al. 2025, Stack-V2-Python)",
+        params: &[
+            ("E", 0.6912),
+            ("A", 1.1306e7),
+            ("alpha", 0.1894),
+            ("k", 0.3935),
+        ],
+        variables: &[("N", 4.4e9, true), ("P", 8.0, true)],
+    },
+    Case {
+        law: "parscale",
+        regime: "sharp (steep exponent, strong streams)",
+        params: &[("E", 1.0), ("A", 1e8), ("alpha", 2.5), ("k", 3.0)],
+        variables: &[("N", 4.4e9, true), ("P", 8.0, true)],
+    },
 ];
 
 /// Ludziejewski et al. 2025, Table 3.
