@@ -79,6 +79,18 @@ pub const ENTRIES: &[Entry] = &[
         default_space: DefaultSpace::Log,
     },
     Entry {
+        name: "precision",
+        summary: "Chinchilla in effective parameters: training weights, activations and KV cache in P_w, P_a, P_kv bits shrink N to N*(1 - exp(-P/gamma)) per part",
+        citation: "Kumar et al. 2024, Scaling Laws for Precision (ICLR 2025), eq. 4's effective parameter count in eq. 1's Chinchilla form, without the post-training quantization term delta_PTQ of eq. 2; published coefficients not reproduced here (synthetic recovery test)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "mixing",
+        summary: "data mixing law: loss against the mixture proportions of 2 training domains (mixing:K for K), exponential in a linear combination of them",
+        citation: "Ye et al. 2024, Data Mixing Laws: Optimizing Data Mixtures by Predicting Language Modeling Performance (ICLR 2025), L_i = c_i + k_i exp(sum_j t_ij r_j); the first domain's proportion is left out (the proportions sum to 1, so its t folds into k)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
         name: "bnsl",
         summary: "broken neural scaling law, one break (bnsl:K for K breaks)",
         citation: "Caballero et al. 2022, Broken Neural Scaling Laws, eq. 1",
@@ -316,7 +328,7 @@ pub fn lookup(name: &str) -> Result<Law> {
             ],
         ),
         "moe" => moe(entry.citation),
-        "vocab" | "parscale" => recent(name, entry.citation),
+        "vocab" | "parscale" | "precision" => recent(name, entry.citation),
         "logistic" => Law::with_specs(
             "logistic",
             "lo + span*sigmoid(k*(x - x0))",
@@ -350,6 +362,7 @@ pub fn lookup(name: &str) -> Result<Law> {
         }
         "bounded_sigmoid" | "error_from_loss" | "count_power" => bounded(name, entry.citation),
         _ if entry.name == "bnsl" => bnsl(name, entry.citation),
+        _ if entry.name == "mixing" => mixing(name, entry.citation),
         _ => Err(unknown()),
     }?;
     Ok(law)
@@ -460,6 +473,7 @@ fn recent(name: &str, citation: &str) -> Result<Law> {
                 linear("B"),
             ],
         ),
+        "precision" => precision(citation),
         _ => Law::with_specs(
             name,
             "E + (A/(N*(k*log(P) + 1)))^alpha",
@@ -473,6 +487,61 @@ fn recent(name: &str, citation: &str) -> Result<Law> {
             ],
         ),
     }
+}
+
+/// Kumar et al. 2024: N_eff = N (1 - e^(-P_w/gamma_w)) (1 - e^(-P_a/gamma_a))
+/// (1 - e^(-P_kv/gamma_kv)) in place of N in Chinchilla's law (their eqs. 1 and 4).
+fn precision(citation: &str) -> Result<Law> {
+    let gamma = |name: &str, grid: &[f64]| spec(name, 0.0, INF, grid, false);
+    Law::with_specs(
+        "precision",
+        "Neff = N*(1 - exp(-P_w/gamma_w))*(1 - exp(-P_a/gamma_a))*(1 - exp(-P_kv/gamma_kv)); \
+         E + A*Neff^-alpha + B*D^-beta",
+        citation,
+        &["N", "D", "P_w", "P_a", "P_kv"],
+        vec![
+            linear("E"),
+            linear("A"),
+            spec("alpha", 0.0, INF, EXPONENT_GRID, false),
+            linear("B"),
+            spec("beta", 0.0, INF, EXPONENT_GRID, false),
+            gamma("gamma_w", &[1.0, 3.0]),
+            gamma("gamma_a", &[2.0]),
+            gamma("gamma_kv", &[2.0]),
+        ],
+    )
+}
+
+/// Ye et al. 2024's data mixing law for one validation domain over `k` training domains:
+/// L = c + k·exp(Σ_j t_j r_j). The proportions sum to 1, so one t is redundant (adding a
+/// constant to every t_j multiplies k by its exponential): the first domain's term is folded
+/// into k, leaving t_2..t_K, each the paper's t_j − t_1, and the variables r_2..r_K.
+fn mixing(name: &str, citation: &str) -> Result<Law> {
+    let domains = match name.split_once(':') {
+        None => 2,
+        Some((_, k)) => k
+            .parse::<usize>()
+            .ok()
+            .filter(|k| (2..=6).contains(k))
+            .ok_or_else(|| {
+                Error::settings(format!(
+                    "'{name}': the number of domains after 'mixing:' must be 2 to 6"
+                ))
+            })?,
+    };
+    let terms: Vec<String> = (2..=domains).map(|j| format!("t{j}*r{j}")).collect();
+    let formula = format!("c + k*exp({})", terms.join(" + "));
+    let variables: Vec<String> = (2..=domains).map(|j| format!("r{j}")).collect();
+    let variables: Vec<&str> = variables.iter().map(String::as_str).collect();
+    let mut params = vec![spec("c", -INF, INF, &[], true), linear("k")];
+    for j in 2..=domains {
+        params.push(spec(&format!("t{j}"), -INF, INF, &[-1.0, 1.0], false));
+    }
+    let law = Law::with_specs("mixing", &formula, citation, &variables, params)?;
+    Ok(Law {
+        name: Some(name.to_string()),
+        ..law
+    })
 }
 
 fn data_constrained(citation: &str) -> Result<Law> {
@@ -582,7 +651,10 @@ pub(crate) mod tests {
 
     #[test]
     fn every_entry_builds_and_its_linear_parameters_are_affine() {
-        for name in names().into_iter().chain(["bnsl:2", "bnsl:3"]) {
+        for name in names()
+            .into_iter()
+            .chain(["bnsl:2", "bnsl:3", "mixing:3", "mixing:6"])
+        {
             let law = lookup(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             let linear: Vec<&str> = law
                 .params
@@ -603,6 +675,8 @@ pub(crate) mod tests {
             other => panic!("{other:?}"),
         }
         assert!(lookup("bnsl:9").is_err());
+        assert!(lookup("mixing:1").is_err());
+        assert!(lookup("mixing:7").is_err());
     }
 
     /// Ludziejewski et al. 2025, Table 3's fit: at E = 1 the law is m·N^μ + n·D^ν + c with
