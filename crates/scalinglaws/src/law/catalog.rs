@@ -68,8 +68,8 @@ pub const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "vocab",
-        summary: "unigram-normalised loss in non-vocabulary parameters N_nv, vocabulary parameters N_v = V*d and tokens D; fitted loss is negative, hence -E",
-        citation: "Tao et al. 2024, Scaling Laws with Vocabulary: Larger Models Deserve Larger Vocabularies (NeurIPS 2024), Approach 3 (parametric fit of the loss), with alpha1 = beta as the authors fit it (approach3_isoloss.py); published fit A1 = 1.831, A2 = 0.1958, B = 2.124, E = 5.533, alpha1 = beta = 0.4466, alpha2 = 0.6707 (optimal_Nv_predict.py; N_nv in millions, N_v and D in millions and billions)",
+        summary: "unigram-normalised loss (negative, hence -E) in non-vocabulary parameters N_nv, vocabulary parameters N_v = V*d and tokens D",
+        citation: "Tao et al. 2024, Scaling Laws with Vocabulary: Larger Models Deserve Larger Vocabularies (NeurIPS 2024), Approach 3 (parametric fit of the loss), with alpha1 = beta as the authors fit it (approach3_isoloss.py); published fit A1 = 1.831, A2 = 0.1958, B = 2.124, E = 5.533, alpha1 = beta = 0.4466, alpha2 = 0.6707 (optimal_Nv_predict.py), with N_nv and N_v in millions and D in billions of tokens converted from characters at V/1000 (the authors' code evaluates its characters-to-tokens fit at the normalised V; the coefficients fit the data only that way)",
         default_space: DefaultSpace::Linear,
     },
     Entry {
