@@ -67,6 +67,30 @@ pub const ENTRIES: &[Entry] = &[
         default_space: DefaultSpace::Log,
     },
     Entry {
+        name: "vocab",
+        summary: "unigram-normalised loss (negative, hence -E) in non-vocabulary parameters N_nv, vocabulary parameters N_v = V*d and tokens D",
+        citation: "Tao et al. 2024, Scaling Laws with Vocabulary: Larger Models Deserve Larger Vocabularies (NeurIPS 2024), Approach 3 (parametric fit of the loss), with alpha1 = beta as the authors fit it (approach3_isoloss.py); published fit A1 = 1.831, A2 = 0.1958, B = 2.124, E = 5.533, alpha1 = beta = 0.4466, alpha2 = 0.6707 (optimal_Nv_predict.py), with N_nv and N_v in millions and D in billions of tokens converted from characters at V/1000 (the authors' code evaluates its characters-to-tokens fit at the normalised V; the coefficients fit the data only that way)",
+        default_space: DefaultSpace::Linear,
+    },
+    Entry {
+        name: "parscale",
+        summary: "parallel scaling: P parallel streams of a model with N parameters are worth N*(k*log(P) + 1) parameters",
+        citation: "Chen et al. 2025, Parallel Scaling Law for Language Models (ParScale), the parallel scaling law L = (A/(N (k log P + 1)))^alpha + E; the authors' parametric_fit.py on their 24 runs per corpus gives E = 0.6912, A = 1.131e7, alpha = 0.1894, k = 0.3935 on Stack-V2-Python",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "precision",
+        summary: "Chinchilla in effective parameters: training weights, activations and KV cache in P_w, P_a, P_kv bits shrink N to N*(1 - exp(-P/gamma)) per part",
+        citation: "Kumar et al. 2024, Scaling Laws for Precision (ICLR 2025), eq. 4's effective parameter count in eq. 1's Chinchilla form, without the post-training quantization term delta_PTQ of eq. 2; published coefficients not reproduced here (synthetic recovery test)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "mixing",
+        summary: "data mixing law: loss against the mixture proportions of 2 training domains (mixing:K for K), exponential in a linear combination of them",
+        citation: "Ye et al. 2024, Data Mixing Laws: Optimizing Data Mixtures by Predicting Language Modeling Performance (ICLR 2025), L_i = c_i + k_i exp(sum_j t_ij r_j); the first domain's proportion is left out (the proportions sum to 1, so its t folds into k)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
         name: "bnsl",
         summary: "broken neural scaling law, one break (bnsl:K for K breaks)",
         citation: "Caballero et al. 2022, Broken Neural Scaling Laws, eq. 1",
@@ -304,6 +328,7 @@ pub fn lookup(name: &str) -> Result<Law> {
             ],
         ),
         "moe" => moe(entry.citation),
+        "vocab" | "parscale" | "precision" => recent(name, entry.citation),
         "logistic" => Law::with_specs(
             "logistic",
             "lo + span*sigmoid(k*(x - x0))",
@@ -337,6 +362,7 @@ pub fn lookup(name: &str) -> Result<Law> {
         }
         "bounded_sigmoid" | "error_from_loss" | "count_power" => bounded(name, entry.citation),
         _ if entry.name == "bnsl" => bnsl(name, entry.citation),
+        _ if entry.name == "mixing" => mixing(name, entry.citation),
         _ => Err(unknown()),
     }?;
     Ok(law)
@@ -422,6 +448,100 @@ fn bounded(name: &str, citation: &str) -> Result<Law> {
             ],
         ),
     }
+}
+
+/// Laws of 2024-25 papers that scale one more axis than Chinchilla's.
+///
+/// `vocab`: Tao et al. 2024, Approach 3: L_u = -E + A1/N_nv^alpha1 + A2/N_v^alpha2 + B/D^beta
+/// with beta = alpha1, as `approach3_isoloss.py` fits it (its Huber delta 1e-3 on the linear
+/// residual of the unigram-normalised loss, which is negative). `parscale`: Chen et al. 2025,
+/// L = (A/(N*(k*log(P) + 1)))^alpha + E, fitted by the authors with Huber delta 1e-3 on log
+/// residuals (this library's default protocol).
+fn recent(name: &str, citation: &str) -> Result<Law> {
+    match name {
+        "vocab" => Law::with_specs(
+            name,
+            "A1*N_nv^-alpha1 + A2*N_v^-alpha2 + B*D^-alpha1 - E",
+            citation,
+            &["N_nv", "N_v", "D"],
+            vec![
+                linear("E"),
+                linear("A1"),
+                spec("alpha1", 0.0, INF, EXPONENT_GRID, false),
+                linear("A2"),
+                spec("alpha2", 0.0, INF, EXPONENT_GRID, false),
+                linear("B"),
+            ],
+        ),
+        "precision" => precision(citation),
+        _ => Law::with_specs(
+            name,
+            "E + (A/(N*(k*log(P) + 1)))^alpha",
+            citation,
+            &["N", "P"],
+            vec![
+                linear("E"),
+                spec("A", 0.0, INF, &[1e5, 1e7, 1e9], false),
+                spec("alpha", 0.0, INF, &[0.1, 0.2, 0.4, 0.8], false),
+                spec("k", 0.0, INF, &[0.2, 0.5, 1.0], false),
+            ],
+        ),
+    }
+}
+
+/// Kumar et al. 2024: N_eff = N (1 - e^(-P_w/gamma_w)) (1 - e^(-P_a/gamma_a))
+/// (1 - e^(-P_kv/gamma_kv)) in place of N in Chinchilla's law (their eqs. 1 and 4).
+fn precision(citation: &str) -> Result<Law> {
+    let gamma = |name: &str, grid: &[f64]| spec(name, 0.0, INF, grid, false);
+    Law::with_specs(
+        "precision",
+        "Neff = N*(1 - exp(-P_w/gamma_w))*(1 - exp(-P_a/gamma_a))*(1 - exp(-P_kv/gamma_kv)); \
+         E + A*Neff^-alpha + B*D^-beta",
+        citation,
+        &["N", "D", "P_w", "P_a", "P_kv"],
+        vec![
+            linear("E"),
+            linear("A"),
+            spec("alpha", 0.0, INF, EXPONENT_GRID, false),
+            linear("B"),
+            spec("beta", 0.0, INF, EXPONENT_GRID, false),
+            gamma("gamma_w", &[1.0, 3.0]),
+            gamma("gamma_a", &[2.0]),
+            gamma("gamma_kv", &[2.0]),
+        ],
+    )
+}
+
+/// Ye et al. 2024's data mixing law for one validation domain over `k` training domains:
+/// L = c + k·exp(Σ_j t_j r_j). The proportions sum to 1, so one t is redundant (adding a
+/// constant to every t_j multiplies k by its exponential): the first domain's term is folded
+/// into k, leaving t_2..t_K, each the paper's t_j − t_1, and the variables r_2..r_K.
+fn mixing(name: &str, citation: &str) -> Result<Law> {
+    let domains = match name.split_once(':') {
+        None => 2,
+        Some((_, k)) => k
+            .parse::<usize>()
+            .ok()
+            .filter(|k| (2..=6).contains(k))
+            .ok_or_else(|| {
+                Error::settings(format!(
+                    "'{name}': the number of domains after 'mixing:' must be 2 to 6"
+                ))
+            })?,
+    };
+    let terms: Vec<String> = (2..=domains).map(|j| format!("t{j}*r{j}")).collect();
+    let formula = format!("c + k*exp({})", terms.join(" + "));
+    let variables: Vec<String> = (2..=domains).map(|j| format!("r{j}")).collect();
+    let variables: Vec<&str> = variables.iter().map(String::as_str).collect();
+    let mut params = vec![spec("c", -INF, INF, &[], true), linear("k")];
+    for j in 2..=domains {
+        params.push(spec(&format!("t{j}"), -INF, INF, &[-1.0, 1.0], false));
+    }
+    let law = Law::with_specs("mixing", &formula, citation, &variables, params)?;
+    Ok(Law {
+        name: Some(name.to_string()),
+        ..law
+    })
 }
 
 fn data_constrained(citation: &str) -> Result<Law> {
@@ -531,7 +651,10 @@ pub(crate) mod tests {
 
     #[test]
     fn every_entry_builds_and_its_linear_parameters_are_affine() {
-        for name in names().into_iter().chain(["bnsl:2", "bnsl:3"]) {
+        for name in names()
+            .into_iter()
+            .chain(["bnsl:2", "bnsl:3", "mixing:3", "mixing:6"])
+        {
             let law = lookup(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             let linear: Vec<&str> = law
                 .params
@@ -552,6 +675,8 @@ pub(crate) mod tests {
             other => panic!("{other:?}"),
         }
         assert!(lookup("bnsl:9").is_err());
+        assert!(lookup("mixing:1").is_err());
+        assert!(lookup("mixing:7").is_err());
     }
 
     /// Ludziejewski et al. 2025, Table 3's fit: at E = 1 the law is m·N^μ + n·D^ν + c with

@@ -21,6 +21,7 @@ mod no_flags;
 mod overflow;
 mod param_coverage;
 mod properties;
+mod published_laws;
 mod python_workflows;
 mod recovery;
 mod saved_fit;

@@ -382,6 +382,118 @@ const CASES: &[Case] = &[
         params: &[("a", 1e-3), ("b", 1.2)],
         variables: &[("N", 1.2e10, true)],
     },
+    // Tao et al. 2024's published Approach-3 fit, in their units (N_nv and N_v in millions,
+    // D in billions of tokens).
+    Case {
+        law: "vocab",
+        regime: "smooth (Tao et al. 2024, published fit)",
+        params: &[
+            ("E", 5.5328),
+            ("A1", 1.8314),
+            ("alpha1", 0.4466),
+            ("A2", 0.1958),
+            ("alpha2", 0.6707),
+            ("B", 2.1241),
+        ],
+        variables: &[
+            ("N_nv", 1130.0, true),
+            ("N_v", 197.0, true),
+            ("D", 120.0, true),
+        ],
+    },
+    Case {
+        law: "vocab",
+        regime: "sharp (steep exponents)",
+        params: &[
+            ("E", 5.0),
+            ("A1", 50.0),
+            ("alpha1", 2.0),
+            ("A2", 20.0),
+            ("alpha2", 3.0),
+            ("B", 40.0),
+        ],
+        variables: &[
+            ("N_nv", 1130.0, true),
+            ("N_v", 197.0, true),
+            ("D", 120.0, true),
+        ],
+    },
+    // Chen et al. 2025, the authors' fit on Stack-V2-Python.
+    Case {
+        law: "parscale",
+        regime: "smooth (Chen et al. 2025, Stack-V2-Python)",
+        params: &[
+            ("E", 0.6912),
+            ("A", 1.1306e7),
+            ("alpha", 0.1894),
+            ("k", 0.3935),
+        ],
+        variables: &[("N", 4.4e9, true), ("P", 8.0, true)],
+    },
+    Case {
+        law: "parscale",
+        regime: "sharp (steep exponent, strong streams)",
+        params: &[("E", 1.0), ("A", 1e8), ("alpha", 2.5), ("k", 3.0)],
+        variables: &[("N", 4.4e9, true), ("P", 8.0, true)],
+    },
+    // Kumar et al. 2024's effective parameters, at plausible values (the published fit was not
+    // found) and at steep ones.
+    Case {
+        law: "precision",
+        regime: "smooth (Chinchilla base, gamma of a few bits)",
+        params: &[
+            ("E", 2.0),
+            ("A", 500.0),
+            ("alpha", 0.35),
+            ("B", 1000.0),
+            ("beta", 0.32),
+            ("gamma_w", 2.7),
+            ("gamma_a", 2.2),
+            ("gamma_kv", 1.0),
+        ],
+        variables: &[
+            ("N", 2.2e8, true),
+            ("D", 2.6e10, true),
+            ("P_w", 16.0, false),
+            ("P_a", 16.0, false),
+            ("P_kv", 16.0, false),
+        ],
+    },
+    Case {
+        law: "precision",
+        regime: "sharp (steep exponents, low precision)",
+        params: &[
+            ("E", 1.0),
+            ("A", 1e9),
+            ("alpha", 1.5),
+            ("B", 1e9),
+            ("beta", 1.2),
+            ("gamma_w", 6.0),
+            ("gamma_a", 5.0),
+            ("gamma_kv", 4.0),
+        ],
+        variables: &[
+            ("N", 2.2e8, true),
+            ("D", 2.6e10, true),
+            ("P_w", 3.0, false),
+            ("P_a", 4.0, false),
+            ("P_kv", 4.0, false),
+        ],
+    },
+    // Ye et al. 2024's mixing law, in two domains: a gentle and a steep dependence on the
+    // proportion (which never grows beyond 1).
+    Case {
+        law: "mixing",
+        regime: "smooth (a domain that helps)",
+        params: &[("c", 1.5), ("k", 1.2), ("t2", -0.8)],
+        variables: &[("r2", 1.0, false)],
+    },
+    Case {
+        law: "mixing",
+        regime: "sharp (steep exponent)",
+        params: &[("c", 0.5), ("k", 1e-3), ("t2", 40.0)],
+        variables: &[("r2", 1.0, false)],
+    },
 ];
 
 /// Ludziejewski et al. 2025, Table 3.

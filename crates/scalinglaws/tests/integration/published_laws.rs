@@ -1,0 +1,523 @@
+//! Golden tests of the catalog laws added from 2024-25 papers (issue 51): each law evaluated
+//! with its published coefficients reproduces the published values, and where the paper's data
+//! is at hand the library's own fit of it comes back to the published fit.
+//!
+//! - `vocab` (Tao et al. 2024): the authors' 1,200 runs (`../shared/data/vocab_scaling_tao2024`,
+//!   no licence, so read in place and skipped when absent) and a synthetic recovery on their
+//!   design that runs everywhere.
+//! - `parscale` (Chen et al. 2025): the 48 losses the authors released with their fitting
+//!   script (`parametric_fit.py` of QwenLM/ParScale, the losses of the paper's pre-training runs),
+//!   kept here as constants.
+
+use crate::common;
+
+use scalinglaws::fit::{fit, problem_for, FitData, FitResult, FitSettings, LossKind, Space};
+use scalinglaws::law::catalog;
+use scalinglaws::rng::Rng;
+use scalinglaws::Law;
+
+fn values(law: &Law, given: &[(&str, f64)]) -> Vec<f64> {
+    law.params
+        .iter()
+        .map(|p| {
+            given
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .unwrap_or_else(|| panic!("no value for {}", p.name))
+                .1
+        })
+        .collect()
+}
+
+fn data(points: &[Vec<f64>], target: Vec<f64>) -> FitData {
+    let n_vars = points[0].len();
+    FitData {
+        variables: (0..n_vars)
+            .map(|v| points.iter().map(|p| p[v]).collect())
+            .collect(),
+        target,
+        weights: None,
+        trials: None,
+        exposure: None,
+    }
+}
+
+/// R² and RMSE of `params` on the data, in the target's own (linear) units.
+fn r2_rmse(law: &Law, params: &[f64], points: &[Vec<f64>], target: &[f64]) -> (f64, f64) {
+    let mean = target.iter().sum::<f64>() / target.len() as f64;
+    let (mut ss_res, mut ss_tot) = (0.0, 0.0);
+    for (point, y) in points.iter().zip(target) {
+        ss_res += (law.eval(params, point) - y).powi(2);
+        ss_tot += (y - mean).powi(2);
+    }
+    (1.0 - ss_res / ss_tot, (ss_res / target.len() as f64).sqrt())
+}
+
+fn objective_at(law: &Law, data: &FitData, settings: &FitSettings, params: &[f64]) -> f64 {
+    let problem = problem_for(law, data, settings).unwrap();
+    problem.objective_natural(params, &mut problem.tape().scratch())
+}
+
+fn relative(a: f64, b: f64) -> f64 {
+    (a - b).abs() / b.abs()
+}
+
+// ---------------------------------------------------------------------------------------------
+// vocab: Tao et al. 2024
+// ---------------------------------------------------------------------------------------------
+
+/// The shipped Approach-3 coefficients (`optimal_Nv_predict.py` of sail-sg/scaling-with-vocab),
+/// in the authors' normalised units: N_nv in millions, N_v = (V/1e3)·(d/1e3), D in billions of
+/// tokens.
+const TAO_PUBLISHED: &[(&str, f64)] = &[
+    ("A1", 1.8313851559554126),
+    ("A2", 0.19584238398665638),
+    ("B", 2.1241123120064955),
+    ("E", 5.5327846803337435),
+    ("alpha1", 0.44660634152009615),
+    ("alpha2", 0.6707374679896795),
+];
+
+/// Tokens per character at vocabulary size `v` (the authors' `H_to_D`, `utils.py`).
+fn tokens_per_character(v: f64) -> f64 {
+    let l = v.min(200_000.0).ln();
+    0.00639222 * l * l - 0.15811069 * l + 1.20470122
+}
+
+/// One run of `exp_data.csv`: (N_nv, N_v, D) in the authors' units and L_u. `quirk`: evaluate
+/// the characters-to-tokens polynomial at V/1000, as `approach3_isoloss.py` does (PROVENANCE.md,
+/// "Traps"); the published coefficients were fitted that way.
+fn tao_point(row: &[f64], quirk: bool) -> Vec<f64> {
+    let (v, d, h, n_nv) = (row[0], row[1], row[2], row[3]);
+    let per_char = tokens_per_character(if quirk { v / 1e3 } else { v });
+    vec![n_nv / 1e6, (v / 1e3) * (d / 1e3), h / 1e9 * per_char]
+}
+
+/// The rows the authors fit (FLOPs ≥ 2.18e17: 1,054 of 1,200), as (row, L_u).
+fn tao_rows(path: &std::path::Path) -> Vec<(Vec<f64>, f64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "vocab_size,embed_dim,num_characters,Non_vocab_parameters,FLOPs,Lossu"
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .map(|line| line.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 1200);
+    rows.into_iter()
+        .filter(|row| row[4] >= 2.18e17)
+        .map(|row| {
+            let lossu = row[5];
+            (row, lossu)
+        })
+        .collect()
+}
+
+/// The published coefficients reproduce the 1,054 fitted runs with R² = 0.972 and RMSE 0.091
+/// (the re-check in PROVENANCE.md) only under the authors' V/1000 quirk; with the tokens
+/// counted at the true V the same numbers explain almost nothing (R² ≈ 0.04). The library's
+/// fit under the authors' protocol (Huber δ = 1e-3 on linear residuals, the exponents of N_nv
+/// and D tied) reaches an objective no worse than the published coefficients', with E, A1,
+/// alpha1 and B within 0.5 % of theirs, alpha2 within 2 %, A2 within 5 %, and every
+/// prediction within 0.01 nats.
+#[test]
+fn vocab_reproduces_the_published_fit_of_tao_2024() {
+    let Some(path) = common::skip::shared(
+        "vocab_scaling_tao2024/exp_data.csv",
+        "Tao et al. 2024 golden fit",
+    ) else {
+        return;
+    };
+    let rows = tao_rows(&path);
+    assert_eq!(rows.len(), 1054);
+    let law = catalog::lookup("vocab").unwrap();
+    let published = values(&law, TAO_PUBLISHED);
+    let target: Vec<f64> = rows.iter().map(|(_, y)| *y).collect();
+    let quirk: Vec<Vec<f64>> = rows.iter().map(|(r, _)| tao_point(r, true)).collect();
+    let (r2, rmse) = r2_rmse(&law, &published, &quirk, &target);
+    eprintln!("published coefficients, quirk: R2 {r2:.4}, RMSE {rmse:.4}");
+    assert!((r2 - 0.972).abs() < 5e-4, "R2 {r2}");
+    assert!((rmse - 0.091).abs() < 5e-4, "RMSE {rmse}");
+    let true_v: Vec<Vec<f64>> = rows.iter().map(|(r, _)| tao_point(r, false)).collect();
+    let (r2_true_v, _) = r2_rmse(&law, &published, &true_v, &target);
+    eprintln!("published coefficients, tokens at the true V: R2 {r2_true_v:.4}");
+    assert!(r2_true_v < 0.1, "R2 at the true V {r2_true_v}");
+
+    let settings = FitSettings {
+        space: Space::Linear,
+        loss: LossKind::Huber,
+        f_scale: 1e-3,
+        ..FitSettings::default()
+    };
+    let fit_data = data(&quirk, target.clone());
+    let result = fit(&law, &fit_data, &settings).unwrap();
+    eprintln!("{}", result.to_json());
+    assert!(result.converged, "{}", result.termination);
+    let at_published = objective_at(&law, &fit_data, &settings, &published);
+    assert!(
+        result.objective <= at_published * (1.0 + 1e-9),
+        "objective {} above the published coefficients' {at_published}",
+        result.objective
+    );
+    check_vocab_fit(&law, &result, &published, &quirk);
+}
+
+fn check_vocab_fit(law: &Law, result: &FitResult, published: &[f64], points: &[Vec<f64>]) {
+    // Measured: E 5.5349, A1 1.8289, alpha1 0.4453, A2 0.1907, alpha2 0.6637, B 2.1220. The
+    // published numbers are the best of 486 L-BFGS-B starts chosen by a relative MSE, not the
+    // exact Huber optimum, hence tolerances of a few parts in a thousand (alpha2 and A2, the
+    // vocabulary term, are the least determined: standard errors 0.14 and 0.06).
+    for (name, tolerance) in [
+        ("E", 0.005),
+        ("A1", 0.005),
+        ("alpha1", 0.005),
+        ("A2", 0.05),
+        ("alpha2", 0.02),
+        ("B", 0.005),
+    ] {
+        let got = result.param(name).unwrap().value;
+        let want = published[law.param_index(name).unwrap()];
+        assert!(
+            relative(got, want) < tolerance,
+            "{name} {got} vs published {want}"
+        );
+    }
+    let fitted = result.param_values();
+    let worst = points
+        .iter()
+        .map(|p| (law.eval(&fitted, p) - law.eval(published, p)).abs())
+        .fold(0.0, f64::max);
+    eprintln!("largest difference from the published predictions: {worst:.4}");
+    assert!(worst < 0.01, "a prediction {worst} nats from the published");
+}
+
+/// Synthetic recovery on the authors' design (6 sizes × 10 vocabularies × 10 points along
+/// training, the sizes, widths and vocabularies of exp_data.csv), from the published
+/// coefficients with additive noise of 0.01 nats (a tenth of the published fit's RMSE): every
+/// parameter comes back within 3 of its reported standard errors, alpha1 within 0.01, the
+/// weakly determined alpha2 (the vocabulary term is the smallest) within 0.05 and E within 1 %.
+/// Runs without ../shared.
+#[test]
+fn vocab_recovers_the_published_coefficients_from_synthetic_runs() {
+    let law = catalog::lookup("vocab").unwrap();
+    let truth = values(&law, TAO_PUBLISHED);
+    let sizes = [
+        (33.2, 0.512),
+        (84.8, 0.768),
+        (150.8, 0.768),
+        (316.4, 1.024),
+        (631.7, 1.536),
+        (1129.9, 2.048),
+    ];
+    let vocabularies = [
+        4.096, 6.144, 8.192, 10.24, 16.384, 24.576, 32.768, 48.128, 64.512, 96.256,
+    ];
+    let mut rng = Rng::new(51);
+    let (mut points, mut target) = (Vec::new(), Vec::new());
+    for (n_nv, d) in sizes {
+        for v in vocabularies {
+            // Tokens from 20 to 400 per non-vocabulary parameter (in the authors' units,
+            // millions of parameters and billions of tokens).
+            for i in 0..10 {
+                let tokens = n_nv * 1e-3 * 20.0 * 20f64.powf(i as f64 / 9.0);
+                let point = vec![n_nv, v * d, tokens];
+                target.push(law.eval(&truth, &point) + 0.01 * rng.normal());
+                points.push(point);
+            }
+        }
+    }
+    let settings = FitSettings {
+        space: Space::Linear,
+        ..FitSettings::default()
+    };
+    let result = fit(&law, &data(&points, target), &settings).unwrap();
+    assert!(result.converged, "{}", result.termination);
+    for (name, want) in TAO_PUBLISHED {
+        let got = result.param(name).unwrap();
+        let stderr = got.stderr.expect("a standard error");
+        eprintln!("{name}: {} ± {stderr} (truth {want})", got.value);
+        assert!(
+            (got.value - want).abs() < 3.0 * stderr,
+            "{name} {} vs {want}: beyond 3 standard errors ({stderr})",
+            got.value
+        );
+    }
+    for (name, tolerance) in [("alpha1", 0.01), ("alpha2", 0.05)] {
+        let got = result.param(name).unwrap().value;
+        let want = truth[law.param_index(name).unwrap()];
+        assert!((got - want).abs() < tolerance, "{name} {got} vs {want}");
+    }
+    let e = result.param("E").unwrap().value;
+    assert!(relative(e, 5.5328) < 0.01, "E {e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// parscale: Chen et al. 2025
+// ---------------------------------------------------------------------------------------------
+
+/// Non-embedding parameters of the runs, one row per P = 1, 2, 4, 8 (parametric_fit.py).
+const PARSCALE_N: [[f64; 6]; 4] = [
+    [
+        535813376.0,
+        693753856.0,
+        1088376320.0,
+        1571472384.0,
+        2774773760.0,
+        4353203200.0,
+    ],
+    [
+        538195842.0,
+        696738818.0,
+        1092762882.0,
+        1577522690.0,
+        2784937986.0,
+        4368529922.0,
+    ],
+    [
+        540577412.0,
+        699722756.0,
+        1097148164.0,
+        1583571460.0,
+        2795100164.0,
+        4383854084.0,
+    ],
+    [
+        545340552.0,
+        705690632.0,
+        1105918728.0,
+        1595669000.0,
+        2815424520.0,
+        4414502408.0,
+    ],
+];
+
+/// Losses on Stack-V2-Python, rows as in [`PARSCALE_N`].
+const PARSCALE_STACK: [[f64; 6]; 4] = [
+    [1.1722, 1.1496, 1.1131, 1.0817, 1.0451, 1.0213],
+    [1.1507, 1.1262, 1.094, 1.0623, 1.0244, 1.0025],
+    [1.1354, 1.1124, 1.0808, 1.049, 1.0126, 0.9906],
+    [1.1231, 1.0997, 1.0688, 1.0383, 1.0016, 0.9794],
+];
+
+/// Losses on the Pile.
+const PARSCALE_PILE: [[f64; 6]; 4] = [
+    [2.1113, 2.0671, 2.0027, 1.9539, 1.8876, 1.8451],
+    [2.0772, 2.0363, 1.973, 1.9266, 1.861, 1.8137],
+    [2.0544, 2.0128, 1.9509, 1.904, 1.8394, 1.7938],
+    [2.0364, 1.9933, 1.9318, 1.8856, 1.8218, 1.7772],
+];
+
+/// The authors' fit (their parametric_fit.py: Huber δ = 1e-3 on log residuals, L-BFGS-B from
+/// 300 starts, re-run with scipy 1.17) as (E, A, alpha, k, R²); their A is printed in units of
+/// 1e9 parameters. The Stack-V2-Python values are those of the authors' online calculator
+/// (parscale-parallel-scaling-law.hf.space), which prints L(2.8B, P = 4) = 1.01548.
+const PARSCALE_STACK_FIT: [f64; 5] = [0.69123678, 0.01130616e9, 0.18937067, 0.393463, 0.99783];
+const PARSCALE_PILE_FIT: [f64; 5] = [1.28876563, 0.19735203e9, 0.19633308, 0.33445557, 0.99868];
+
+fn parscale_data(losses: &[[f64; 6]; 4]) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let mut points = Vec::new();
+    let mut target = Vec::new();
+    for (row, p) in [1.0, 2.0, 4.0, 8.0].into_iter().enumerate() {
+        for col in 0..6 {
+            points.push(vec![PARSCALE_N[row][col], p]);
+            target.push(losses[row][col]);
+        }
+    }
+    (points, target)
+}
+
+fn parscale_params(law: &Law, fit: &[f64; 5]) -> Vec<f64> {
+    let given = [
+        ("E", fit[0]),
+        ("A", fit[1]),
+        ("alpha", fit[2]),
+        ("k", fit[3]),
+    ];
+    values(law, &given)
+}
+
+/// The authors' calculator: a 2.8B model with P = 4 has loss 1.01548 and is worth a 4.33B
+/// model with P = 1, 3.4B with P = 2 and 2.38B with P = 8 (N·(k·log P + 1) held).
+#[test]
+fn parscale_reproduces_the_published_calculator() {
+    let law = catalog::lookup("parscale").unwrap();
+    let params = parscale_params(&law, &PARSCALE_STACK_FIT);
+    let loss = law.eval(&params, &[2.8e9, 4.0]);
+    assert!((loss - 1.01548).abs() < 5e-6, "{loss}");
+    for (p, equivalent) in [(1.0, 4.33e9), (2.0, 3.4e9), (8.0, 2.38e9)] {
+        // The size with P streams whose loss equals the 2.8B model's at P = 4, by bisection.
+        let (mut lo, mut hi) = (1e8f64, 1e11f64);
+        for _ in 0..200 {
+            let mid = (lo * hi).sqrt();
+            if law.eval(&params, &[mid, p]) > loss {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        // The calculator prints two or three significant digits.
+        assert!(
+            relative(lo, equivalent) < 5e-3,
+            "P={p}: {lo:e} vs {equivalent:e}"
+        );
+    }
+}
+
+/// The library's default fit (the same Huber δ = 1e-3 on log residuals) of each corpus's 24
+/// runs reaches an objective no worse than the authors' fit and its parameters: E, alpha and
+/// k within 0.2 %, A (which moves with alpha along a ridge) within 1 %, and R² to 1e-4 of
+/// theirs.
+#[test]
+fn parscale_fit_reproduces_the_authors_fit() {
+    let law = catalog::lookup("parscale").unwrap();
+    for (name, losses, published) in [
+        ("Stack-V2-Python", &PARSCALE_STACK, &PARSCALE_STACK_FIT),
+        ("Pile", &PARSCALE_PILE, &PARSCALE_PILE_FIT),
+    ] {
+        let (points, target) = parscale_data(losses);
+        let fit_data = data(&points, target.clone());
+        let settings = FitSettings::default();
+        let result = fit(&law, &fit_data, &settings).unwrap();
+        eprintln!("{name}: {}", result.to_json());
+        assert!(result.converged, "{name}: {}", result.termination);
+        let theirs = parscale_params(&law, published);
+        let at_theirs = objective_at(&law, &fit_data, &settings, &theirs);
+        assert!(
+            result.objective <= at_theirs * (1.0 + 1e-6),
+            "{name}: objective {} above the authors' {at_theirs}",
+            result.objective
+        );
+        // The same optimum of the same objective: measured differences are below 1e-3
+        // relative (scipy's L-BFGS-B stops early along the ridge of A and alpha, whose
+        // relative standard errors are 7-20 %).
+        for (param, want, tolerance) in [
+            ("E", published[0], 2e-3),
+            ("A", published[1], 1e-2),
+            ("alpha", published[2], 2e-3),
+            ("k", published[3], 2e-3),
+        ] {
+            let got = result.param(param).unwrap().value;
+            assert!(
+                relative(got, want) < tolerance,
+                "{name}: {param} {got} vs the authors' {want}"
+            );
+        }
+        let (r2, _) = r2_rmse(&law, &result.param_values(), &points, &target);
+        assert!((r2 - published[4]).abs() < 1e-4, "{name}: R2 {r2}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// precision: Kumar et al. 2024 (published coefficients not found: synthetic recovery)
+// ---------------------------------------------------------------------------------------------
+
+/// Plausible values, not the paper's (whose fitted constants we could not find): a Chinchilla
+/// base and precision scales like those the paper's figures show (weights more sensitive than
+/// activations, the KV cache least).
+const PRECISION_TRUTH: &[(&str, f64)] = &[
+    ("E", 2.0),
+    ("A", 500.0),
+    ("alpha", 0.35),
+    ("B", 1000.0),
+    ("beta", 0.32),
+    ("gamma_w", 2.7),
+    ("gamma_a", 2.2),
+    ("gamma_kv", 1.0),
+];
+
+/// The paper's design in small: 4 sizes (30M to 220M) × 4 token counts (1.5B to 26B) × 19
+/// precision settings (each part alone at 3, 4, 5, 6 or 8 bits with the others at 16, all
+/// three at 4, 6 and 8, and all at 16), with 1 % multiplicative noise. Every parameter comes
+/// back within 3 of its reported standard errors; the exponents within 0.03, and gamma_w and
+/// gamma_a within 10 % (gamma_kv = 1 moves the loss by under 5 % even at 3 bits, so only its
+/// standard-error test applies).
+#[test]
+fn precision_recovers_its_parameters_from_synthetic_runs() {
+    let law = catalog::lookup("precision").unwrap();
+    let truth = values(&law, PRECISION_TRUTH);
+    let mut settings_p = vec![[16.0, 16.0, 16.0], [4.0; 3], [6.0; 3], [8.0; 3]];
+    for part in 0..3 {
+        for bits in [3.0, 4.0, 5.0, 6.0, 8.0] {
+            let mut p = [16.0; 3];
+            p[part] = bits;
+            settings_p.push(p);
+        }
+    }
+    let mut rng = Rng::new(2024);
+    let (mut points, mut target) = (Vec::new(), Vec::new());
+    for n in [30e6, 60e6, 120e6, 220e6] {
+        for d in [1.5e9, 5e9, 13e9, 26e9] {
+            for p in &settings_p {
+                let point = vec![n, d, p[0], p[1], p[2]];
+                target.push(law.eval(&truth, &point) * (1.0 + 0.01 * rng.normal()));
+                points.push(point);
+            }
+        }
+    }
+    let result = fit(&law, &data(&points, target), &FitSettings::default()).unwrap();
+    assert!(result.converged, "{}", result.termination);
+    for (name, want) in PRECISION_TRUTH {
+        let got = result.param(name).unwrap();
+        let stderr = got.stderr.expect("a standard error");
+        eprintln!("{name}: {} ± {stderr} (truth {want})", got.value);
+        assert!(
+            (got.value - want).abs() < 3.0 * stderr,
+            "{name} {} vs {want}: beyond 3 standard errors ({stderr})",
+            got.value
+        );
+    }
+    for (name, tolerance) in [("alpha", 0.03), ("beta", 0.03)] {
+        let got = result.param(name).unwrap().value;
+        let want = truth[law.param_index(name).unwrap()];
+        assert!((got - want).abs() < tolerance, "{name} {got} vs {want}");
+    }
+    for name in ["gamma_w", "gamma_a"] {
+        let got = result.param(name).unwrap().value;
+        let want = truth[law.param_index(name).unwrap()];
+        assert!(relative(got, want) < 0.1, "{name} {got} vs {want}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mixing:K: Ye et al. 2024 (no published coefficients to evaluate: synthetic recovery)
+// ---------------------------------------------------------------------------------------------
+
+/// Three domains on the simplex in steps of 0.1 (the 66 mixtures, each domain from 0 to 1),
+/// from c = 1.5, k = 1.2, t2 = −0.8 (the second domain helps), t3 = 0.6 (the third hurts),
+/// with 0.5 % multiplicative noise: every parameter within 3 standard errors and 0.05 of the
+/// truth, and the fitted law's best mixture is the truth's (all of the second domain).
+#[test]
+fn mixing_recovers_its_parameters_from_synthetic_mixtures() {
+    let law = catalog::lookup("mixing:3").unwrap();
+    assert_eq!(law.variables, ["r2", "r3"]);
+    let truth_named = [("c", 1.5), ("k", 1.2), ("t2", -0.8), ("t3", 0.6)];
+    let truth = values(&law, &truth_named);
+    let mut rng = Rng::new(2403);
+    let (mut points, mut target) = (Vec::new(), Vec::new());
+    for i in 0..=10 {
+        for j in 0..=(10 - i) {
+            let point = vec![i as f64 / 10.0, j as f64 / 10.0];
+            target.push(law.eval(&truth, &point) * (1.0 + 0.005 * rng.normal()));
+            points.push(point);
+        }
+    }
+    assert_eq!(points.len(), 66);
+    let result = fit(&law, &data(&points, target), &FitSettings::default()).unwrap();
+    assert!(result.converged, "{}", result.termination);
+    for (name, want) in truth_named {
+        let got = result.param(name).unwrap();
+        let stderr = got.stderr.expect("a standard error");
+        assert!(
+            (got.value - want).abs() < (3.0 * stderr).min(0.05),
+            "{name} {} vs {want} (standard error {stderr})",
+            got.value
+        );
+    }
+    let fitted = result.param_values();
+    let best = points
+        .iter()
+        .min_by(|a, b| law.eval(&fitted, a).total_cmp(&law.eval(&fitted, b)))
+        .unwrap();
+    assert_eq!(best, &vec![1.0, 0.0], "the fitted law's best mixture");
+}
