@@ -2,6 +2,8 @@
 //! library gets typed columns with checked values, and so that every complaint about a value can
 //! name the file, data row, file line and column it came from, even after rows are filtered out.
 
+#[cfg(feature = "parquet")]
+mod parquet;
 mod read;
 pub mod recipe;
 
@@ -144,7 +146,8 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Reads CSV (.csv), TSV (.tsv, .tab) or JSON Lines (.jsonl, .ndjson) chosen by extension;
+    /// Reads CSV (.csv), TSV (.tsv, .tab), JSON Lines (.jsonl, .ndjson) or Parquet (.parquet,
+    /// .pq, or any name when the file starts with `PAR1`) chosen by extension;
     /// `delimiter` overrides the extension and forces delimited text (so `data.txt` with
     /// `Some(b';')` works). An unknown extension with no delimiter is an error that names the
     /// file and suggests giving the delimiter.
@@ -153,7 +156,7 @@ impl Dataset {
     }
 
     /// Reads a stream (standard input) named `source` in messages: delimited by `delimiter`
-    /// when given, else JSON Lines when its first character that is not blank is `{`, else
+    /// when given, else Parquet when it starts with `PAR1`, else JSON Lines when its first character that is not blank is `{`, else
     /// CSV. The stream is read whole before it is parsed.
     pub fn read_stream(
         source: &str,

@@ -1,4 +1,5 @@
-//! Readers that turn a CSV/TSV or JSON Lines file into a `Dataset`. They live apart from the
+//! Readers that turn a CSV/TSV or JSON Lines file (or, through `parquet.rs`, a Parquet file)
+//! into a `Dataset`. They live apart from the
 //! dataset's accessors because all the format details (header, quoting, BOM, line endings,
 //! UTF-8, JSON value kinds) and the read-time error messages belong here.
 
@@ -17,7 +18,11 @@ const UTF8_FIX: &str = "save the file as UTF-8 text";
 enum Format {
     Delimited(u8),
     JsonLines,
+    Parquet,
 }
+
+/// The first bytes of a Parquet file.
+const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
 
 pub(super) fn read_file(path: &Path, delimiter: Option<u8>) -> Result<Dataset> {
     let source = path.display().to_string();
@@ -35,7 +40,43 @@ pub(super) fn read_file(path: &Path, delimiter: Option<u8>) -> Result<Dataset> {
             read_delimited(&source, without_bom(file), separator, guessed, &reopen)
         }
         Format::JsonLines => read_json_lines(&source, without_bom(file)),
+        Format::Parquet => {
+            drop(file);
+            let bytes = std::fs::read(path).map_err(|error| Error::Io {
+                path: source.clone(),
+                source: error,
+            })?;
+            read_parquet(&source, bytes)
+        }
     }
+}
+
+/// A Parquet file's bytes as a dataset (or, in a build without the `parquet` feature, an
+/// error that says so).
+fn read_parquet(source: &str, bytes: Vec<u8>) -> Result<Dataset> {
+    #[cfg(feature = "parquet")]
+    {
+        super::parquet::read_parquet(source, bytes.into())
+    }
+    #[cfg(not(feature = "parquet"))]
+    {
+        drop(bytes);
+        Err(data_error(
+            file_location(source, None),
+            "the file is Parquet, and this build of scalinglaws reads no Parquet (it was built \
+             without the `parquet` feature)",
+            "build it with its default features, or write the table as CSV",
+        ))
+    }
+}
+
+/// Whether the file at `path` starts with Parquet's magic bytes.
+fn starts_as_parquet(path: &Path) -> bool {
+    let mut start = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut start))
+        .is_ok()
+        && &start == PARQUET_MAGIC
 }
 
 /// Reads a stream (standard input) whole: delimited by `delimiter` when given, else JSON Lines
@@ -50,6 +91,9 @@ pub(super) fn read_stream(
         path: source.to_string(),
         source: error,
     })?;
+    if delimiter.is_none() && bytes.starts_with(PARQUET_MAGIC) {
+        return read_parquet(source, bytes);
+    }
     let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     match delimiter {
@@ -85,6 +129,8 @@ fn choose_format(path: &Path, source: &str, delimiter: Option<u8>) -> Result<For
         Some("csv") => Ok(Format::Delimited(b',')),
         Some("tsv") | Some("tab") => Ok(Format::Delimited(b'\t')),
         Some("jsonl") | Some("ndjson") => Ok(Format::JsonLines),
+        Some("parquet") | Some("pq") => Ok(Format::Parquet),
+        _ if starts_as_parquet(path) => Ok(Format::Parquet),
         other => {
             let message = match other {
                 Some(extension) => {
@@ -96,7 +142,7 @@ fn choose_format(path: &Path, source: &str, delimiter: Option<u8>) -> Result<For
                 file_location(source, None),
                 message,
                 text![
-                    "name the file .csv, .tsv, .tab, .jsonl or .ndjson, or give the delimiter \
+                    "name the file .csv, .tsv, .tab, .jsonl, .ndjson or .parquet, or give the delimiter \
                      with ",
                     Setting::Delimiter,
                     " (e.g. ",

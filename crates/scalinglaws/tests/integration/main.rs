@@ -20,6 +20,8 @@ mod nist;
 mod no_flags;
 mod overflow;
 mod param_coverage;
+#[cfg(feature = "parquet")]
+mod parquet_input;
 mod properties;
 mod published_laws;
 mod python_workflows;

@@ -4,6 +4,8 @@
 
 pub mod lr;
 pub mod nist;
+#[cfg(feature = "parquet")]
+pub mod parquet_writer;
 pub mod real;
 pub mod skip;
 
