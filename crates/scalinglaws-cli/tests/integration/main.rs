@@ -23,6 +23,8 @@ mod limits_cli;
 mod lr_cli;
 mod optimal_cli;
 mod overflow_cli;
+#[cfg(feature = "parquet")]
+mod parquet_cli;
 mod plots_cli;
 mod prior_cli;
 mod readme_blocks;

@@ -1,6 +1,6 @@
 //! The table target: the input is a data file. An optional first line picks the format as a
-//! file name or `--delimiter` would (`%%csv`, `%%tsv`, `%%jsonl`, `%%delim=;`; CSV without
-//! one); the rest is written to a file in a private temporary directory and read with
+//! file name or `--delimiter` would (`%%csv`, `%%tsv`, `%%jsonl`, `%%parquet`, `%%delim=;`;
+//! CSV without one); the rest is written to a file in a private temporary directory and read with
 //! `Dataset::read`, as every command reads its DATA. Every column is then asked for as numbers
 //! and as text, and the table prepared as `fit --target loss` (or its last column) prepares it,
 //! with a law's data taken from it.
@@ -15,10 +15,11 @@ use crate::Signature;
 
 /// The format line, the extension it gives the file and the delimiter it forces.
 fn format_of(input: &[u8]) -> (&[u8], &'static str, Option<u8>) {
-    let choices: [(&[u8], &str, Option<u8>); 3] = [
+    let choices: [(&[u8], &str, Option<u8>); 4] = [
         (b"%%csv\n", "csv", None),
         (b"%%tsv\n", "tsv", None),
         (b"%%jsonl\n", "jsonl", None),
+        (b"%%parquet\n", "parquet", None),
     ];
     for (line, extension, delimiter) in choices {
         if let Some(rest) = input.strip_prefix(line) {

@@ -9,6 +9,11 @@ pub mod skip;
 
 pub mod child;
 
+// The library's tests' Parquet writer.
+#[cfg(feature = "parquet")]
+#[path = "../../../../scalinglaws/tests/integration/common/parquet_writer.rs"]
+pub mod parquet_writer;
+
 /// `schedule fit` on the bundled 400M curves, trained on cosine_24000 (the README's schedule
 /// example).
 pub const SCHEDULE_FIT: [&str; 9] = [

@@ -4,7 +4,7 @@
 //! command line's tests (the latter through `#[path]`).
 #![allow(dead_code)]
 
-use parquet::basic::Compression;
+use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
 use parquet::data_type::{
     BoolType, ByteArray, ByteArrayType, DataType, DoubleType, FixedLenByteArray,
     FixedLenByteArrayType, FloatType, Int32Type, Int64Type,
@@ -12,10 +12,12 @@ use parquet::data_type::{
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::Type;
 use std::path::Path;
 use std::sync::Arc;
 
 /// One column's cells, as the physical type stores them.
+#[derive(Clone)]
 pub enum Cells {
     F64(Vec<Option<f64>>),
     F32(Vec<Option<f32>>),
@@ -43,6 +45,18 @@ impl Cells {
         }
     }
 
+    fn has_null(&self) -> bool {
+        match self {
+            Cells::F64(v) => v.iter().any(Option::is_none),
+            Cells::F32(v) => v.iter().any(Option::is_none),
+            Cells::I32(v) => v.iter().any(Option::is_none),
+            Cells::I64(v) => v.iter().any(Option::is_none),
+            Cells::Bool(v) => v.iter().any(Option::is_none),
+            Cells::Bytes(v) | Cells::Fixed(v) => v.iter().any(Option::is_none),
+            Cells::NullLists(_) => true,
+        }
+    }
+
     /// Text cells (UTF-8 strings).
     pub fn text(cells: &[&str]) -> Cells {
         Cells::Bytes(cells.iter().map(|c| Some(c.as_bytes().to_vec())).collect())
@@ -61,7 +75,54 @@ pub fn write(
     group_rows: usize,
     compression: Compression,
 ) {
-    let schema = Arc::new(parse_message_type(schema).expect("a valid schema"));
+    let schema = parse_message_type(schema).expect("a valid schema");
+    write_schema(path, schema, columns, group_rows, compression);
+}
+
+/// Writes flat named columns (any names, spaces included): doubles, floats, integers,
+/// booleans, and bytes as UTF-8 strings; a column with a null is optional.
+pub fn write_named(path: &Path, columns: &[(&str, Cells)], group_rows: usize) {
+    let fields = columns
+        .iter()
+        .map(|(name, cells)| {
+            let (physical, text) = match cells {
+                Cells::F64(_) => (PhysicalType::DOUBLE, false),
+                Cells::F32(_) => (PhysicalType::FLOAT, false),
+                Cells::I32(_) => (PhysicalType::INT32, false),
+                Cells::I64(_) => (PhysicalType::INT64, false),
+                Cells::Bool(_) => (PhysicalType::BOOLEAN, false),
+                Cells::Bytes(_) => (PhysicalType::BYTE_ARRAY, true),
+                Cells::Fixed(_) | Cells::NullLists(_) => panic!("use write with a schema"),
+            };
+            let repetition = if cells.has_null() {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            };
+            let mut field =
+                Type::primitive_type_builder(name, physical).with_repetition(repetition);
+            if text {
+                field = field.with_logical_type(Some(LogicalType::String));
+            }
+            Arc::new(field.build().unwrap())
+        })
+        .collect();
+    let schema = Type::group_type_builder("table")
+        .with_fields(fields)
+        .build()
+        .unwrap();
+    let cells: Vec<Cells> = columns.iter().map(|(_, c)| c.clone()).collect();
+    write_schema(path, schema, &cells, group_rows, Compression::SNAPPY);
+}
+
+fn write_schema(
+    path: &Path,
+    schema: Type,
+    columns: &[Cells],
+    group_rows: usize,
+    compression: Compression,
+) {
+    let schema = Arc::new(schema);
     let properties = Arc::new(
         WriterProperties::builder()
             .set_compression(compression)
