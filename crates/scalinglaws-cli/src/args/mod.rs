@@ -132,8 +132,9 @@ pub struct LawsArgs {
 /// reads data).
 #[derive(Debug, Args)]
 pub struct DataArgs {
-    /// The runs: .csv, .tsv/.tab or .jsonl/.ndjson (or any delimited text with --delimiter);
-    /// '-' reads standard input: CSV (or --delimiter), JSON Lines when it starts with '{'.
+    /// The runs: .csv, .tsv/.tab, .jsonl/.ndjson or .parquet/.pq (or any delimited text with
+    /// --delimiter); '-' reads standard input: CSV (or --delimiter), Parquet when it starts
+    /// with PAR1, JSON Lines when it starts with '{'.
     #[arg(value_name = "DATA", required = true)]
     pub data: Option<PathBuf>,
 

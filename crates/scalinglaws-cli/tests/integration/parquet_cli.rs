@@ -174,3 +174,26 @@ fn a_bad_parquet_file_exits_2_naming_the_file_and_the_column() {
         ],
     );
 }
+
+/// The bundled Parquet copy of the Chinchilla example (what the Python tests and a reader
+/// trying `fit examples/chinchilla/chinchilla_epoch.parquet` use) holds the CSV's table;
+/// `SCALINGLAWS_BLESS=1` writes it again from the CSV.
+#[test]
+fn the_bundled_parquet_example_is_the_csv_table() {
+    let parquet = root().join("examples/chinchilla/chinchilla_epoch.parquet");
+    if std::env::var_os("SCALINGLAWS_BLESS").is_some() {
+        chinchilla_parquet(&parquet, 1 << 20);
+    }
+    let csv = Dataset::read(&root().join(CHINCHILLA[1]), None).unwrap();
+    let bundled = Dataset::read(&parquet, None).unwrap();
+    assert_eq!(csv.column_names(), bundled.column_names());
+    // The same numbers bit for bit (a copy, not a computation), and the same text.
+    let bits = |column: &Column| match column {
+        Column::Numeric(values) => values.iter().map(|v| v.to_bits().to_string()).collect(),
+        Column::Text(cells) => cells.clone(),
+    };
+    for name in csv.column_names() {
+        let (a, b) = (csv.column(name).unwrap(), bundled.column(name).unwrap());
+        assert_eq!(bits(a), bits(b), "{name}");
+    }
+}

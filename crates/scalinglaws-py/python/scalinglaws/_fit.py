@@ -546,7 +546,7 @@ def fit(
     """Fits a law (a catalog name, or a formula) to runs.
 
     ``data`` is a pandas or polars DataFrame, a dict of arrays, or a path (.csv, .tsv,
-    .jsonl). ``map={"N": "Model Size"}`` names columns for the law, ``derive={"D":
+    .jsonl, .parquet). ``map={"N": "Model Size"}`` names columns for the law, ``derive={"D":
     "C/(6*N)"}`` adds computed columns (in order), ``where="loss < 3.44"`` (or a list) keeps
     the rows where the comparison holds. The fit is the CLI's: Huber loss with ``f_scale`` on
     log residuals, summed, by default; ``bootstrap=K`` adds K resampled refits (whole runs of
