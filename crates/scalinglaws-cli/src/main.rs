@@ -24,6 +24,7 @@ mod cmd_schedule;
 mod cmd_schedule_intervals;
 mod cmd_schedule_study;
 mod cmd_select;
+mod cmd_qc;
 mod cmd_sensitivity;
 mod cmd_sim;
 mod config;
@@ -133,6 +134,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::CompareLaws(args) => cmd_compare_laws::run(&config::compare_laws_config(*args)?),
         Command::Select(args) => cmd_select::run(&config::select_config(*args)?),
         Command::Sensitivity(args) => cmd_sensitivity::run(*args),
+        Command::Qc(args) => cmd_qc::run(*args),
         Command::Compare(args) => cmd_compare::run(&config::compare_config(*args)?),
         Command::Lr(args) => cmd_lr::run(&config::lr_config(*args)?),
         Command::Schedule(args) => cmd_schedule::run(config::schedule_config(args)?),

@@ -18,4 +18,5 @@ pub mod optimal;
 pub mod predict;
 pub mod schedule;
 pub mod select;
+pub mod qc;
 pub mod sensitivity;

@@ -2,6 +2,7 @@
 //! library gets typed columns with checked values, and so that every complaint about a value can
 //! name the file, data row, file line and column it came from, even after rows are filtered out.
 
+pub mod qc;
 mod read;
 pub mod recipe;
 
