@@ -32,9 +32,10 @@ pub struct QcArgs {
     #[arg(long = "scale", value_name = "COLUMN")]
     pub scale: Vec<String>,
 
-    /// The column of the compute budget: runs far above their budget's best are flagged.
-    #[arg(long, value_name = "COLUMN")]
-    pub budget: Option<String>,
+    /// The column of the compute budget (repeat to add columns that tell configurations
+    /// apart): runs far above the best run of their budget are flagged.
+    #[arg(long = "budget", value_name = "COLUMN")]
+    pub budget: Vec<String>,
 
     /// The column of steps or tokens seen: checkpoints at 0 are flagged (and before --warmup).
     #[arg(long, value_name = "COLUMN")]
@@ -74,7 +75,7 @@ pub fn run(args: QcArgs) -> Result<()> {
         recipe: data.recipe,
         law,
         scale: trim(args.scale),
-        budget: args.budget.map(|b| b.trim().to_string()),
+        budget: trim(args.budget),
         step: args.step.map(|s| s.trim().to_string()),
         settings: QcSettings {
             cutoff: args.cutoff,

@@ -8,7 +8,7 @@ use scalinglaws::data::qc::{Flag, QcReport, Rule};
 use scalinglaws::error::Wording;
 use scalinglaws::workflow::qc::QcResult;
 
-use crate::text::{columns, number};
+use crate::text::{columns, number, shortest};
 
 /// Flags listed in a report before the rest are counted (the JSON holds every one).
 const SHOWN: usize = 40;
@@ -39,8 +39,8 @@ fn render(result: &QcResult, wording: &dyn Wording) -> String {
     if !result.scale.is_empty() {
         let _ = writeln!(out, "    scale      {}", result.scale.join(", "));
     }
-    if let Some(budget) = &result.budget {
-        let _ = writeln!(out, "    budget     {budget}");
+    if !result.budget.is_empty() {
+        let _ = writeln!(out, "    budget     {}", result.budget.join(", "));
     }
     if let Some(step) = &result.step {
         let warmup = result
@@ -52,7 +52,8 @@ fn render(result: &QcResult, wording: &dyn Wording) -> String {
     out
 }
 
-/// The rules and the flags of a QC report; `removed` names the rows a fit left out.
+/// The rules and the flags of a QC report; `removed` names the rows a fit left out (a fit's
+/// section lists only the rules that ran: the others need settings only `qc` takes).
 pub fn section(report: &QcReport, removed: Option<&[usize]>, wording: &dyn Wording) -> String {
     let mut out = String::new();
     let rows_flagged = {
@@ -66,11 +67,14 @@ pub fn section(report: &QcReport, removed: Option<&[usize]>, wording: &dyn Wordi
         "    {} of {} rows flagged (modified z cutoff {}, near-duplicate tolerance {})",
         rows_flagged,
         report.rows,
-        number(report.cutoff, 3),
-        number(report.duplicate_tolerance, 2)
+        shortest(report.cutoff),
+        shortest(report.duplicate_tolerance)
     );
     let mut table = vec![vec!["rule".to_string(), "flagged".to_string()]];
     for check in &report.rules {
+        if removed.is_some() && check.not_checked.is_some() {
+            continue;
+        }
         let flagged = match &check.not_checked {
             None => check.flagged.to_string(),
             Some(why) => format!("not checked: {}", why.worded(wording)),
@@ -111,6 +115,7 @@ fn listing(rows: &[usize]) -> String {
 pub fn reason(flag: &Flag) -> String {
     let value = |v: Option<f64>| v.map_or("-".to_string(), |v| number(v, 4));
     let loss = value(flag.loss);
+    let threshold = flag.threshold.map_or("-".to_string(), shortest);
     let other = flag.other_row.map_or("-".to_string(), |r| r.to_string());
     match flag.rule {
         Rule::NonFinite => match (&flag.written, flag.loss) {
@@ -121,33 +126,32 @@ pub fn reason(flag: &Flag) -> String {
         },
         Rule::Duplicate => format!("repeats row {other} exactly (loss {loss})"),
         Rule::NearDuplicate => format!(
-            "repeats row {other} within a relative {} (tolerance {})",
-            value(flag.value),
-            value(flag.threshold)
+            "repeats row {other} within a relative {} (tolerance {threshold})",
+            value(flag.value)
         ),
         Rule::Initialisation => "step 0: the model before any update".to_string(),
         Rule::Warmup => format!(
             "step {} is before the warm-up length {}",
             value(flag.value),
-            value(flag.threshold)
+            threshold
         ),
         Rule::LawOutlier => format!(
             "loss {loss} against the law's {} (modified z {}, cutoff ±{})",
             value(flag.expected),
             signed(flag.value),
-            value(flag.threshold)
+            threshold
         ),
         Rule::NeighbourOutlier => format!(
             "loss {loss} against {} for its scale (median; z {} against the pooled run-to-run spread, cutoff ±{})",
             value(flag.expected),
             signed(flag.value),
-            value(flag.threshold)
+            threshold
         ),
         Rule::AboveFrontier => format!(
             "loss {loss} against its budget's best {} (row {other}); the gap's modified z {} > {}",
             value(flag.expected),
             signed(flag.value),
-            value(flag.threshold)
+            threshold
         ),
     }
 }

@@ -310,13 +310,7 @@ impl FitJob {
     }
 
     fn qc_columns(&self, table: &Table, law: &Law, settings: &FitSettings) -> qc_stage::QcColumns {
-        qc_stage::fit_columns(
-            table,
-            law,
-            &self.recipe.target,
-            self.uncertainty.by.as_deref(),
-            settings.space,
-        )
+        qc_stage::fit_columns(table, law, &self.recipe.target, settings.space)
     }
 
     /// The work of the whole job before it starts ([`crate::work`]): the fit, its rolling

@@ -41,10 +41,10 @@ pub struct QcRequest {
     /// law's variables when a law is given).
     #[serde(default)]
     pub scale: Vec<String>,
-    /// The column of the compute budget: the runs of one budget are the cells of the
-    /// frontier rule.
+    /// The column of the compute budget, with any columns that tell configurations apart:
+    /// the runs equal on all of them are the cells of the frontier rule.
     #[serde(default)]
-    pub budget: Option<String>,
+    pub budget: Vec<String>,
     /// The column of steps (or tokens seen): checkpoints at 0, and before `warmup`.
     #[serde(default)]
     pub step: Option<String>,
@@ -79,7 +79,7 @@ pub struct QcSpec {
     pub recipe: Recipe,
     pub law: Option<LawChoice>,
     pub scale: Vec<String>,
-    pub budget: Option<String>,
+    pub budget: Vec<String>,
     pub step: Option<String>,
     pub settings: QcSettings,
     pub log: bool,
@@ -107,7 +107,7 @@ impl TryFrom<QcRequest> for QcSpec {
             recipe: Recipe::try_from(request.recipe)?,
             law,
             scale: trim(request.scale),
-            budget: request.budget.map(|b| b.trim().to_string()),
+            budget: trim(request.budget),
             step: request.step.map(|s| s.trim().to_string()),
             settings: QcSettings {
                 cutoff: request.cutoff,
@@ -172,7 +172,7 @@ pub struct QcResult {
     pub law: Option<String>,
     /// The scale columns (with the loss, the columns compared for duplicates).
     pub scale: Vec<String>,
-    pub budget: Option<String>,
+    pub budget: Vec<String>,
     pub step: Option<String>,
     pub warmup: Option<f64>,
     /// Whether losses were compared in log space.
@@ -210,7 +210,7 @@ impl Workflow for Qc {
         };
         let columns = QcColumns {
             target: spec.recipe.target.clone(),
-            keys: scale.clone(),
+            keys: duplicate_keys(table, &scale, &spec.budget, spec.step.as_deref()),
             scale: scale.clone(),
             budget: spec.budget.clone(),
             step: spec.step.clone(),
@@ -242,4 +242,19 @@ impl Workflow for Qc {
             report,
         })
     }
+}
+
+/// The columns compared (with the loss) for duplicates: the scale, budget and step columns,
+/// each once; when none is given, every column of the table (a row repeated whole).
+fn duplicate_keys(table: &Table, scale: &[String], budget: &[String], step: Option<&str>) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for name in scale.iter().chain(budget).map(String::as_str).chain(step) {
+        if !keys.iter().any(|k| k == name) {
+            keys.push(name.to_string());
+        }
+    }
+    if keys.is_empty() {
+        keys = table.dataset.column_names().to_vec();
+    }
+    keys
 }

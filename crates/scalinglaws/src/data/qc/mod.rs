@@ -24,14 +24,16 @@
 //! 4. `law_outlier`: the row's log loss minus the fitted law's, as a modified z-score
 //!    (Iglewicz & Hoaglin 1993, see [`robust`]) over every row, beyond ±[`DEFAULT_CUTOFF`]
 //!    (3.5, their recommended cutoff).
-//! 5. `neighbour_outlier`: the row's log loss against the median of its neighbours at the
-//!    same scale (the rows equal on every scale column, e.g. seeds of one (N, D)), its
-//!    deviation scaled by the robust σ of all such deviations pooled over the scales (the
-//!    run-to-run noise, one σ for the study); judged in scales of [`MIN_CELL`] rows or more.
-//! 6. `above_frontier`: within a cell of one budget (the rows of one compute budget, with
-//!    [`MIN_CELL`] rows or more), the row's log loss above the cell's best; the gaps pooled
-//!    over every cell, and a gap whose modified z-score passes the cutoff is flagged (one
-//!    sided: a run far above what its budget achieved elsewhere).
+//! 5. `neighbour_outlier`: the row's log loss against its neighbours at the same scale (the
+//!    rows equal on every scale column, e.g. seeds of one (N, D)): its modified z-score within
+//!    that cell, beyond ±cutoff, in cells of [`MIN_CELL`] rows or more. Each cell has its own
+//!    spread: a spread pooled over cells was tried and flagged ordinary seed noise of the
+//!    noisier cells, since run-to-run noise differs between scales.
+//! 6. `above_frontier`: within a cell of one budget (the rows of one compute budget and
+//!    configuration, [`MIN_CELL`] or more), a row whose log loss lies above the cell's median
+//!    by more than the cutoff in modified z (one-sided: far above what its budget achieved;
+//!    the flag names the cell's best run). An IsoFLOP profile's arms do not pass it: for a
+//!    parabola sampled evenly across its range the largest modified z is about 2.2.
 
 pub mod duplicates;
 pub mod robust;
@@ -49,9 +51,9 @@ pub const DEFAULT_CUTOFF: f64 = 3.5;
 /// Rows whose compared columns agree within this relative difference are near-duplicates.
 pub const DEFAULT_DUPLICATE_TOLERANCE: f64 = 1e-6;
 
-/// The fewest rows of a scale or a budget whose rows are judged against each other (with two,
-/// neither stands out from the other).
-pub const MIN_CELL: usize = 3;
+/// The fewest rows of a scale or a budget whose rows are judged against each other: the
+/// median and MAD of fewer rest on one or two deviations (with two rows neither stands out).
+pub const MIN_CELL: usize = 5;
 
 /// A rule of QC.
 #[derive(
@@ -428,7 +430,7 @@ impl Outliers<'_> {
         cells
     }
 
-    /// Rule 5: the deviation from the scale's median, in units of the pooled run-to-run σ.
+    /// Rule 5: a row against the other runs at its scale (two-sided).
     fn neighbours(&self) -> Result<Vec<Flag>, Text> {
         let Some(scale) = self.input.scale else {
             return Err(text![
@@ -437,67 +439,61 @@ impl Outliers<'_> {
                 " (or a law, whose variables place each run)"
             ]);
         };
-        let cells: Vec<Vec<usize>> = self
-            .cells(scale)
-            .into_iter()
-            .filter(|rows| rows.len() >= 2)
-            .collect();
-        if cells.is_empty() {
-            return Err(text!["no two runs share a scale"]);
-        }
-        let mut deviations: Vec<(usize, f64, f64, usize)> = Vec::new();
-        for rows in &cells {
-            let values: Vec<f64> = rows.iter().map(|&r| self.value[r]).collect();
-            let centre = robust::median(&values).unwrap_or(f64::NAN);
-            deviations.extend(rows.iter().map(|&r| (r, self.value[r] - centre, centre, rows.len())));
-        }
-        let all: Vec<f64> = deviations.iter().map(|d| d.1).collect();
-        let sigma = robust::sigma_about(&all, 0.0);
-        if sigma <= 0.0 {
-            return Ok(Vec::new());
-        }
-        Ok(deviations
-            .into_iter()
-            .filter(|&(_, d, _, size)| size >= MIN_CELL && (d / sigma).abs() > self.cutoff)
-            .map(|(row, d, centre, _)| self.flag(row, Rule::NeighbourOutlier, d / sigma, centre, None))
-            .collect())
+        self.within_cells(scale, Rule::NeighbourOutlier)
+            .ok_or_else(|| text![format!("no scale has {MIN_CELL} runs or more")])
     }
 
-    /// Rule 6: the gap above the budget's best loss, as a modified z-score over every gap.
+    /// Rule 6: a row far above the others of its budget (one-sided).
     fn frontier(&self) -> Result<Vec<Flag>, Text> {
         let Some(budget) = self.input.budget else {
             return Err(text!["no budget column: give ", Setting::Budget.text("COLUMN")]);
         };
+        self.within_cells(budget, Rule::AboveFrontier)
+            .ok_or_else(|| text![format!("no budget has {MIN_CELL} runs or more")])
+    }
+
+    /// The modified z-score of each row against its cell's median and MAD, in the cells of
+    /// [`MIN_CELL`] rows or more (None: there is no such cell). The neighbour rule compares
+    /// with the median both ways; the frontier rule flags only rows above, naming the cell's
+    /// best run.
+    fn within_cells(&self, ids: &[usize], rule: Rule) -> Option<Vec<Flag>> {
         let cells: Vec<Vec<usize>> = self
-            .cells(budget)
+            .cells(ids)
             .into_iter()
             .filter(|rows| rows.len() >= MIN_CELL)
             .collect();
         if cells.is_empty() {
-            return Err(text![format!("no budget has {MIN_CELL} runs or more")]);
+            return None;
         }
-        let mut gaps: Vec<(usize, f64, usize)> = Vec::new();
+        let mut flags = Vec::new();
         for rows in &cells {
+            let values: Vec<f64> = rows.iter().map(|&r| self.value[r]).collect();
+            let Some(robust) = Robust::of(&values) else {
+                continue;
+            };
             let best = rows
                 .iter()
                 .copied()
                 .min_by(|&a, &b| self.value[a].total_cmp(&self.value[b]))
                 .unwrap_or(rows[0]);
-            gaps.extend(rows.iter().map(|&r| (r, self.value[r] - self.value[best], best)));
+            for &row in rows {
+                let Some(z) = robust.z(self.value[row]) else {
+                    continue;
+                };
+                let flagged = match rule {
+                    Rule::AboveFrontier => z > self.cutoff,
+                    _ => z.abs() > self.cutoff,
+                };
+                if !flagged {
+                    continue;
+                }
+                flags.push(match rule {
+                    Rule::AboveFrontier => self.flag(row, rule, z, self.value[best], Some(best)),
+                    _ => self.flag(row, rule, z, robust.centre, None),
+                });
+            }
         }
-        let all: Vec<f64> = gaps.iter().map(|g| g.1).collect();
-        let Some(robust) = Robust::of(&all) else {
-            return Ok(Vec::new());
-        };
-        Ok(gaps
-            .into_iter()
-            .filter_map(|(row, gap, best)| {
-                let z = robust.z(gap)?;
-                (z > self.cutoff).then(|| {
-                    self.flag(row, Rule::AboveFrontier, z, self.value[best], Some(best))
-                })
-            })
-            .collect())
+        Some(flags)
     }
 }
 
