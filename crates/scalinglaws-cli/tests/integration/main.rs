@@ -25,6 +25,7 @@ mod optimal_cli;
 mod overflow_cli;
 mod plots_cli;
 mod prior_cli;
+mod qc_cli;
 mod readme_blocks;
 mod report;
 mod schedule_cli;

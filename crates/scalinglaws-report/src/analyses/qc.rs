@@ -92,7 +92,13 @@ pub fn section(report: &QcReport, removed: Option<&[usize]>, wording: &dyn Wordi
         );
     }
     for flag in report.flags.iter().take(SHOWN) {
-        let _ = writeln!(out, "    row {}: {}: {}", flag.row, flag.rule.name(), reason(flag));
+        let _ = writeln!(
+            out,
+            "    row {}: {}: {}",
+            flag.row,
+            flag.rule.name(),
+            reason(flag)
+        );
     }
     if report.flags.len() > SHOWN {
         let _ = writeln!(
@@ -142,13 +148,13 @@ pub fn reason(flag: &Flag) -> String {
             threshold
         ),
         Rule::NeighbourOutlier => format!(
-            "loss {loss} against {} for its scale (median; z {} against the pooled run-to-run spread, cutoff ±{})",
+            "loss {loss} against {}, the median of its scale (modified z {}, cutoff ±{})",
             value(flag.expected),
             signed(flag.value),
             threshold
         ),
         Rule::AboveFrontier => format!(
-            "loss {loss} against its budget's best {} (row {other}); the gap's modified z {} > {}",
+            "loss {loss} against its budget's best {} (row {other}); modified z {} in its budget, cutoff {}",
             value(flag.expected),
             signed(flag.value),
             threshold

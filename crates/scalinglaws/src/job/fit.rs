@@ -268,7 +268,9 @@ impl FitJob {
                     settings,
                     recipe: &self.recipe,
                 };
-                let report = qc_stage::check_table(table, &columns, &thresholds, Some(&with), None)?;
+                // A family's residuals have no one scale: no law rule (see `qc_after`).
+                let with = settings.family.is_none().then_some(&with);
+                let report = qc_stage::check_table(table, &columns, &thresholds, with, None)?;
                 if report.flags.is_empty() {
                     return Ok((None, None));
                 }
@@ -295,13 +297,25 @@ impl FitJob {
         params: &[f64],
     ) -> Result<Option<FitQc>> {
         let columns = self.qc_columns(table, law, settings);
+        if settings.family.is_some() {
+            // A family's residuals have no one scale (their spread follows the mean): the law
+            // rule's median/MAD does not apply, and the data rules ran before the fit.
+            let thresholds = crate::data::qc::QcSettings::default();
+            let report = qc_stage::check_table(table, &columns, &thresholds, None, None)?;
+            return Ok((!report.flags.is_empty()).then_some(FitQc {
+                mode: QcMode::Warn,
+                report,
+                removed: Vec::new(),
+            }));
+        }
         let with = qc_stage::QcLaw {
             law,
             settings,
             recipe: &self.recipe,
         };
         let thresholds = crate::data::qc::QcSettings::default();
-        let report = qc_stage::check_table(table, &columns, &thresholds, Some(&with), Some(params))?;
+        let report =
+            qc_stage::check_table(table, &columns, &thresholds, Some(&with), Some(params))?;
         Ok((!report.flags.is_empty()).then_some(FitQc {
             mode: QcMode::Warn,
             report,

@@ -4,8 +4,8 @@
 //! leave) and checks every row against it. What a fit does with the flags ([`QcMode`]) is
 //! decided here once, for every face.
 
-pub use crate::data::qc::{FitQc, QcMode};
 use crate::data::qc::{self, Flag, Key, QcInput, QcReport, QcSettings};
+pub use crate::data::qc::{FitQc, QcMode};
 use crate::data::recipe::Table;
 use crate::data::Column;
 use crate::error::{Error, Result, Setting};
@@ -46,19 +46,18 @@ struct Read {
 
 impl Read {
     fn of(table: &Table, columns: &QcColumns) -> Result<Read> {
+        // The table's own complaint about a missing name (with its suggestion), then the column.
         let name = |c: &str, setting: Setting| -> Result<String> {
-            table.resolve(c).map(str::to_string).ok_or_else(|| {
-                Error::setting(
-                    setting,
-                    text![
-                        Setting::text(setting, c),
-                        format!(
-                            ": the data has no such column; the columns are {}",
-                            table.dataset.column_names().join(", ")
-                        )
-                    ],
-                )
-            })
+            let column = table.resolve(c).map(str::to_string);
+            match column {
+                Some(column) => Ok(column),
+                None => Err(table.labels(c, setting.subject()).err().unwrap_or_else(|| {
+                    Error::setting(
+                        setting,
+                        text![Setting::text(setting, c), ": no such column"],
+                    )
+                })),
+            }
         };
         let target = name(&columns.target, Setting::Target)?;
         let written = table.dataset.text(&target)?;
@@ -83,7 +82,13 @@ impl Read {
                 .map(|c| table.dataset.text(&name(c, setting)?))
                 .collect::<Result<_>>()?;
             let joined: Vec<String> = (0..table.dataset.n_rows())
-                .map(|r| cells.iter().map(|c| c[r].trim()).collect::<Vec<_>>().join("\u{1f}"))
+                .map(|r| {
+                    cells
+                        .iter()
+                        .map(|c| c[r].trim())
+                        .collect::<Vec<_>>()
+                        .join("\u{1f}")
+                })
                 .collect();
             Ok(crate::data::label_ids(&joined).0)
         };
@@ -161,7 +166,11 @@ pub fn check_table(
         Some(params) => params.to_vec(),
         None => {
             let first = qc::check(&read.input(None), settings);
-            let keep: Vec<bool> = first.flagged_rows(&read.file_rows).iter().map(|f| !f).collect();
+            let keep: Vec<bool> = first
+                .flagged_rows(&read.file_rows)
+                .iter()
+                .map(|f| !f)
+                .collect();
             let rest = table.keep_rows(&keep);
             let data = rest.fit_data(with.law, with.recipe, with.settings.space)?;
             crate::fit::fit(with.law, &data, with.settings)?.param_values()
@@ -215,11 +224,7 @@ pub fn fit_columns(table: &Table, law: &Law, target: &str, space: Space) -> QcCo
 /// The fit's rows that a non-finite flag names, as an error when the mode keeps them (the fit
 /// cannot use them).
 pub fn refuse_unusable(report: &QcReport, table: &Table) -> Result<()> {
-    let Some(flag) = report
-        .flags
-        .iter()
-        .find(|f| f.rule == qc::Rule::NonFinite)
-    else {
+    let Some(flag) = report.flags.iter().find(|f| f.rule == qc::Rule::NonFinite) else {
         return Ok(());
     };
     let count = report

@@ -123,7 +123,11 @@ impl QcSpec {
     /// The thresholds in range, and a warm-up length only with a step column.
     fn check(&self) -> Result<()> {
         let settings = &self.settings;
-        positive(Setting::Cutoff, settings.cutoff, "a cutoff above 0 (3.5 is the usual)")?;
+        positive(
+            Setting::Cutoff,
+            settings.cutoff,
+            "a cutoff above 0 (3.5 is the usual)",
+        )?;
         let tolerance = settings.duplicate_tolerance;
         if !(tolerance.is_finite() && (0.0..1.0).contains(&tolerance)) {
             return Err(Error::setting(
@@ -246,7 +250,12 @@ impl Workflow for Qc {
 
 /// The columns compared (with the loss) for duplicates: the scale, budget and step columns,
 /// each once; when none is given, every column of the table (a row repeated whole).
-fn duplicate_keys(table: &Table, scale: &[String], budget: &[String], step: Option<&str>) -> Vec<String> {
+fn duplicate_keys(
+    table: &Table,
+    scale: &[String],
+    budget: &[String],
+    step: Option<&str>,
+) -> Vec<String> {
     let mut keys: Vec<String> = Vec::new();
     for name in scale.iter().chain(budget).map(String::as_str).chain(step) {
         if !keys.iter().any(|k| k == name) {

@@ -23,6 +23,7 @@ mod param_coverage;
 mod properties;
 mod published_laws;
 mod python_workflows;
+mod qc;
 mod recovery;
 mod saved_fit;
 mod scale;

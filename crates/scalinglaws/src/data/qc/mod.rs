@@ -408,7 +408,8 @@ impl Outliers<'_> {
             .zip(&residual)
             .filter_map(|(&row, &r)| {
                 let z = robust.z(r)?;
-                (z.abs() > self.cutoff).then(|| self.flag(row, Rule::LawOutlier, z, fitted[row], None))
+                (z.abs() > self.cutoff)
+                    .then(|| self.flag(row, Rule::LawOutlier, z, fitted[row], None))
             })
             .collect())
     }
@@ -446,7 +447,10 @@ impl Outliers<'_> {
     /// Rule 6: a row far above the others of its budget (one-sided).
     fn frontier(&self) -> Result<Vec<Flag>, Text> {
         let Some(budget) = self.input.budget else {
-            return Err(text!["no budget column: give ", Setting::Budget.text("COLUMN")]);
+            return Err(text![
+                "no budget column: give ",
+                Setting::Budget.text("COLUMN")
+            ]);
         };
         self.within_cells(budget, Rule::AboveFrontier)
             .ok_or_else(|| text![format!("no budget has {MIN_CELL} runs or more")])
@@ -548,4 +552,3 @@ pub struct FitQc {
     /// The file's rows removed before the fit (exclude).
     pub removed: Vec<usize>,
 }
-
