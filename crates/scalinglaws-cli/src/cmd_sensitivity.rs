@@ -67,6 +67,7 @@ pub fn run(args: SensitivityArgs) -> Result<()> {
         by: Some(args.by.clone()),
         no_calibration: args.no_calibration,
         heteroscedastic: None,
+        qc: None,
         json: None,
     })?;
     let io = Io {

@@ -19,6 +19,7 @@ mod cmd_lr;
 mod cmd_optimal;
 mod cmd_plot;
 mod cmd_predict;
+mod cmd_qc;
 mod cmd_report;
 mod cmd_schedule;
 mod cmd_schedule_intervals;
@@ -133,6 +134,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::CompareLaws(args) => cmd_compare_laws::run(&config::compare_laws_config(*args)?),
         Command::Select(args) => cmd_select::run(&config::select_config(*args)?),
         Command::Sensitivity(args) => cmd_sensitivity::run(*args),
+        Command::Qc(args) => cmd_qc::run(*args),
         Command::Compare(args) => cmd_compare::run(&config::compare_config(*args)?),
         Command::Lr(args) => cmd_lr::run(&config::lr_config(*args)?),
         Command::Schedule(args) => cmd_schedule::run(config::schedule_config(args)?),

@@ -61,6 +61,13 @@ pub(crate) fn header_rows(
                     .join(" and ")
             ));
         }
+        if let Some(qc) = result.qc.as_ref().filter(|qc| !qc.removed.is_empty()) {
+            rows_line.push_str(&format!(
+                "; {} removed by {}",
+                qc.removed.len(),
+                wording.word(&Setting::Qc.text("exclude"))
+            ));
+        }
         rows.push(("rows", rows_line));
     } else {
         rows.push(("rows", result.n_obs.to_string()));

@@ -103,11 +103,19 @@ pub enum Setting {
     CellTolerance,
     /// Cooldown lengths (the schedule cooldown workflow's lengths).
     Len,
+    /// Quality control of the runs (`qc`: warn, exclude or off).
+    Qc,
+    /// The cutoff of QC's modified z-scores.
+    Cutoff,
+    /// QC's relative tolerance of near-duplicate rows.
+    DuplicateTolerance,
+    /// The columns that place a run at one scale (QC's neighbours).
+    Scale,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 88] = [
+    pub const ALL: [Setting; 92] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -196,6 +204,10 @@ impl Setting {
         Setting::Window,
         Setting::CellTolerance,
         Setting::Len,
+        Setting::Qc,
+        Setting::Cutoff,
+        Setting::DuplicateTolerance,
+        Setting::Scale,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -289,6 +301,10 @@ impl Setting {
             Setting::Window => "window",
             Setting::CellTolerance => "cell_tolerance",
             Setting::Len => "len",
+            Setting::Qc => "qc",
+            Setting::Cutoff => "cutoff",
+            Setting::DuplicateTolerance => "duplicate_tolerance",
+            Setting::Scale => "scale",
         }
     }
 

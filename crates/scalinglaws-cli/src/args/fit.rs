@@ -65,6 +65,12 @@ pub struct FitArgs {
     #[arg(long, value_name = "COLUMN")]
     pub heteroscedastic: Option<String>,
 
+    /// Quality control of the runs before the fit: warn (flag diverged, duplicated and
+    /// out-of-line rows, fit every row), exclude (remove the flagged rows; the report lists
+    /// them) or off [default: warn].
+    #[arg(long, value_name = "warn|exclude|off")]
+    pub qc: Option<String>,
+
     /// Write the fit as JSON to PATH (the report still prints), or to stdout instead of the
     /// report with '-'. With --group: one JSON Lines record per group (the table then prints
     /// only when --table asks for it).

@@ -99,6 +99,10 @@ pub enum Command {
     /// How far the prediction at a point moves when each scale group is left out of the fit:
     /// the full fit's prediction and interval, then one refit per left-out group.
     Sensitivity(Box<crate::cmd_sensitivity::SensitivityArgs>),
+    /// Flag the runs to set aside before a fit, each row with its rule, value and threshold:
+    /// broken or diverged losses, repeated rows, checkpoints at initialisation or in warm-up,
+    /// runs out of line with their scale, their budget's best or a fitted law. Removes nothing.
+    Qc(Box<crate::cmd_qc::QcArgs>),
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.
     Compare(Box<CompareArgs>),

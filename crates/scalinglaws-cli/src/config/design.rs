@@ -52,6 +52,7 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
             seed,
             ..UncertaintySettings::default()
         },
+        qc: Default::default(),
     };
     Ok(cmd_design::Config {
         path,

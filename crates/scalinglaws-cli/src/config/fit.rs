@@ -121,6 +121,10 @@ pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
             law: law_choice(args.law)?,
             settings,
             uncertainty,
+            qc: match args.qc.as_deref() {
+                None => Default::default(),
+                Some(name) => scalinglaws::job::qc::QcMode::from_name(name)?,
+            },
         },
         json: destination(args.json.as_deref()),
     })

@@ -27,6 +27,7 @@ mod overflow_cli;
 mod parquet_cli;
 mod plots_cli;
 mod prior_cli;
+mod qc_cli;
 mod readme_blocks;
 mod report;
 mod schedule_cli;

@@ -539,6 +539,7 @@ def fit(
     nu: Optional[float] = None,
     dispersion: Optional[float] = None,
     profile: Union[None, str, Sequence[str]] = None,
+    qc: Optional[str] = None,
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
@@ -562,7 +563,11 @@ def fit(
     column, proportions need ``trials`` (a column, or one number for every row);
     ``dispersion`` and ``nu`` hold the family's nuisance values (default: fitted), and
     ``Fit.json["family"]`` reports them. ``profile="alpha"`` (or a list) adds
-    profile-likelihood intervals of those parameters (``Fit.json["profiles"]``). The GIL is
+    profile-likelihood intervals of those parameters (``Fit.json["profiles"]``). ``qc`` is
+    the quality control of the runs before the fit (None: the library's default, ``"warn"``):
+    ``"warn"`` flags diverged, duplicated and out-of-line rows and fits every row,
+    ``"exclude"`` removes the flagged rows, ``"off"`` skips it; ``Fit.json["qc"]`` lists every
+    flag (row, rule, value, threshold) and the rows removed (see :func:`scalinglaws.qc`). The GIL is
     released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
     second (KeyboardInterrupt; the fit is lost, nothing else changes).
     """
@@ -572,6 +577,8 @@ def fit(
         exposure, nu, dispersion, seed, threads,
     )
     request["profiles"] = [profile] if isinstance(profile, str) else list(profile or [])
+    if qc is not None:
+        request["qc"] = qc
     document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
     return Fit(document, fitted)
 

@@ -23,9 +23,13 @@ from ._results import Result, ScheduleFit
 __all__ = [
     "sensitivity",
     "cooldown_study",
+    "qc",
     "CooldownStudy",
     "DroppedGroup",
+    "Flag",
     "FullPrediction",
+    "QcResult",
+    "RuleCheck",
     "SensitivityResult",
     "StudyRow",
     "StudySettings",
@@ -68,6 +72,32 @@ class DroppedGroup(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class Flag(Result):
+    """One flagged row: what a face needs to say why, as values."""
+
+    row: int
+    """The row as the user's file numbers it (1-based data row)."""
+    rule: Literal["non_finite", "duplicate", "near_duplicate", "initialisation", "warmup", "law_outlier", "neighbour_outlier", "above_frontier"]
+    """A rule of QC."""
+    expected: Optional[float]
+    """What the loss was compared with: the law's prediction, the scale's median, the
+    budget's best loss.
+    """
+    loss: Optional[float]
+    """The row's loss (None: not a number)."""
+    other_row: Optional[int]
+    """The other row the flag names: the earlier copy of a duplicate, the best run of a budget."""
+    threshold: Optional[float]
+    """The threshold ``value`` crossed (the cutoff, the tolerance, the warm-up length)."""
+    value: Optional[float]
+    """What the rule measured: a modified z-score (the outlier rules), the largest relative
+    difference from the earlier row (duplicates), the step (warm-up, initialisation).
+    """
+    written: Optional[str]
+    """The loss cell as written, when it is not a finite number."""
+
+
+@dataclass(frozen=True, repr=False)
 class FullPrediction(Result):
     """The prediction of the fit of every run at the point, with its intervals."""
 
@@ -79,6 +109,46 @@ class FullPrediction(Result):
     """Signed decades from the fitted range (beyond the largest run > 0)."""
     pi: Optional[Tuple[float, float]]
     """Prediction interval of a new run (calibrated beyond the data when the fit is)."""
+
+
+@dataclass(frozen=True, repr=False)
+class QcResult(Result):
+    """Every rule's outcome and every flag of the runs."""
+
+    budget: List[str]
+    cutoff: float
+    """The cutoff on modified z-scores."""
+    data: str
+    """Where the runs came from."""
+    duplicate_tolerance: float
+    """The relative tolerance of near-duplicates."""
+    flags: List[Flag]
+    """Every flag, by row then rule."""
+    log: bool
+    """Whether losses were compared in log space."""
+    rows: int
+    """Rows checked."""
+    rules: List[RuleCheck]
+    scale: List[str]
+    """The scale columns (with the loss, the columns compared for duplicates)."""
+    target: str
+    """The loss column."""
+    law: Optional[str]
+    """The law fitted for the law rule, as reports name it."""
+    step: Optional[str]
+    warmup: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
+class RuleCheck(Result):
+    """Whether a rule ran, and what it flagged."""
+
+    flagged: int
+    """Rows flagged by the rule."""
+    rule: Literal["non_finite", "duplicate", "near_duplicate", "initialisation", "warmup", "law_outlier", "neighbour_outlier", "above_frontier"]
+    """A rule of QC."""
+    not_checked: Optional[str]
+    """Why the rule did not run (None: it ran)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -171,6 +241,7 @@ def sensitivity(
     max_decades: Optional[float] = None,
     nu: Optional[float] = None,
     profiles: Optional[Sequence[str]] = None,
+    qc: Literal["warn", "exclude", "off"] = "warn",
     seed: int = 0,
     space: Optional[str] = None,
     threads: Optional[int] = None,
@@ -211,6 +282,9 @@ def sensitivity(
       law's own scale; None: no limit).
     - ``nu``: The Student-t family's degrees of freedom (None: fitted).
     - ``profiles``: Parameters given profile-likelihood intervals.
+    - ``qc``: Quality control of the runs before the fit: ``warn`` (flag diverged, duplicated
+      and out-of-line rows and fit every row), ``exclude`` (remove the flagged rows, listing
+      them) or ``off``.
     - ``seed``: Seed of every random step (the fit itself is deterministic).
     - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
     - ``threads``: Worker threads (None: every core).
@@ -244,6 +318,7 @@ def sensitivity(
         "max_decades": max_decades,
         "nu": nu,
         "profiles": profiles,
+        "qc": qc,
         "seed": seed,
         "space": space,
         "threads": threads,
@@ -308,6 +383,86 @@ def cooldown_study(
         _scalinglaws.run_workflow(
             _fit_json(fit),
             "cooldown_study",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def qc(
+    data: DataLike,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    target: str,
+    budget: Optional[Sequence[str]] = None,
+    cutoff: float = 3.5,
+    derive: Optional[Mapping[str, str]] = None,
+    duplicate_tolerance: float = 1e-6,
+    exposure: Optional[str] = None,
+    linear: bool = False,
+    map: Optional[Mapping[str, str]] = None,
+    scale: Optional[Sequence[str]] = None,
+    step: Optional[str] = None,
+    trials: Optional[Union[float, str]] = None,
+    warmup: Optional[float] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> QcResult:
+    """Flag the runs to set aside before a fit: broken or diverged losses, repeated rows, early
+    checkpoints, outliers. The same document as the command line's ``--json``.
+
+    - ``target``: The column the law predicts.
+    - ``budget``: The column of the compute budget, with any columns that tell configurations
+      apart: the runs equal on all of them are the cells of the frontier rule.
+    - ``cutoff``: The cutoff on modified z-scores (Iglewicz & Hoaglin's 3.5).
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``duplicate_tolerance``: The relative tolerance within which rows are near-duplicates.
+    - ``exposure``: A count family's exposure column.
+    - ``formula``: A law as a formula, instead of ``law``.
+    - ``law``: A built-in law to fit to the runs the data rules leave, for the law rule (None:
+      no law rule).
+    - ``linear``: Compare losses as they are instead of in log space (losses that can be zero or
+      negative).
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``scale``: Columns whose equal values place runs at one scale (e.g. N and D): the
+      neighbours of the neighbour rule, and (with the loss) the columns compared for duplicates
+      (none: the law's variables when a law is given).
+    - ``step``: The column of steps (or tokens seen): checkpoints at 0, and before ``warmup``.
+    - ``trials``: A proportion family's trials: a column, or one count for every row.
+    - ``warmup``: The warm-up length, in the step column's units (None: that rule does not run;
+      none is assumed).
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "target": target,
+        "budget": budget,
+        "cutoff": cutoff,
+        "derive": derive,
+        "duplicate_tolerance": duplicate_tolerance,
+        "exposure": exposure,
+        "formula": formula,
+        "law": law,
+        "linear": linear,
+        "map": map,
+        "scale": scale,
+        "step": step,
+        "trials": trials,
+        "warmup": warmup,
+        "weights": weights,
+        "where": where,
+    }
+    return QcResult._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "qc",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -20,11 +20,33 @@ impl crate::Report for FitReport<'_> {
         self.result
     }
     fn text(&self, wording: &dyn Wording) -> String {
-        text::render(self.result, wording)
+        text::render(self.result, wording) + &quality(self.result, wording)
     }
     fn markdown(&self, wording: &dyn Wording) -> String {
-        render_markdown(self.result, wording)
+        let qc = quality(self.result, wording);
+        let qc = match qc.is_empty() {
+            true => qc,
+            false => format!("\n```text\n{qc}```\n"),
+        };
+        render_markdown(self.result, wording) + &qc
     }
+}
+
+/// The QC section of a fit that flagged rows: the flags (warn) or the rows removed (exclude).
+fn quality(result: &FitRecord, wording: &dyn Wording) -> String {
+    let Some(qc) = &result.qc else {
+        return String::new();
+    };
+    let title = match qc.mode {
+        scalinglaws::job::qc::QcMode::Exclude => {
+            "[[Quality control]] flagged rows removed before the fit\n".to_string()
+        }
+        _ => format!(
+            "[[Quality control]] flagged rows, all fitted ({} removes them)\n",
+            wording.word(&scalinglaws::error::Setting::Qc.text("exclude"))
+        ),
+    };
+    title + &super::qc::section(&qc.report, Some(&qc.removed), wording)
 }
 
 /// The page of a fit: `command` is the line that reproduces the page (shown as typed).

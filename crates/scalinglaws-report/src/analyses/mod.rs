@@ -16,6 +16,7 @@ pub mod laws;
 pub mod lr;
 pub mod optimal;
 pub mod predict;
+pub mod qc;
 pub mod schedule;
 pub mod select;
 pub mod sensitivity;

@@ -4,6 +4,7 @@
 
 #[cfg(feature = "parquet")]
 mod parquet;
+pub mod qc;
 mod read;
 pub mod recipe;
 

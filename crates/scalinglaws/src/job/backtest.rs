@@ -72,6 +72,7 @@ impl BacktestJob {
             law: self.law.clone(),
             settings: self.settings.clone(),
             uncertainty: self.uncertainty.clone(),
+            qc: crate::job::qc::QcMode::Off,
         };
         let (splits, setting) = match self.holdout {
             Holdout::Top(_) => (1, Setting::HoldoutTop),

@@ -25,6 +25,8 @@ use crate::uncertainty::{
 };
 use crate::work::{Estimate, FitShape};
 
+use super::qc::{self as qc_stage, FitQc, QcMode};
+
 /// Which law to fit: a catalog name (`chinchilla`, `bnsl:2`) or a formula.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LawChoice {
@@ -147,6 +149,8 @@ pub struct FitJob {
     pub law: LawChoice,
     pub settings: SettingsJob,
     pub uncertainty: UncertaintySettings,
+    /// Quality control of the runs before the fit (`crate::data::qc`): warn, exclude or off.
+    pub qc: QcMode,
 }
 
 /// A fit job's schema is its request's: the shape it is deserialised from.
@@ -200,6 +204,8 @@ impl FitJob {
         let mut settings = self.settings.for_law(&self.law);
         // The record of the seed the uncertainty steps use (nothing reads it back).
         settings.seed = self.uncertainty.seed;
+        let (kept, mut qc) = self.qc_before(table, &law, &settings)?;
+        let table = kept.as_ref().unwrap_or(table);
         let data = table.fit_data(&law, recipe, settings.space)?;
         if let Some(column) = &self.settings.heteroscedastic {
             check_variance_loss(&settings, column)?;
@@ -216,6 +222,10 @@ impl FitJob {
             .plus(more(&shape))
             .check(settings.max_work)?;
         let mut result = FitRecord::from(fit::fit(&law, &data, &settings)?);
+        if self.qc == QcMode::Warn {
+            qc = self.qc_after(table, &law, &settings, &result.param_values())?;
+        }
+        result.qc = qc;
         if self.uncertainty.calibrate {
             self.calibrate(&mut result, &law, &data, &settings, table)?;
         }
@@ -232,6 +242,89 @@ impl FitJob {
         }
         result.data = Some(table.describe_fit(&mut result.fit, &law, recipe));
         Ok(FitOutcome { result, law, data })
+    }
+
+    /// The QC stage before the fit: with `exclude`, the table without the flagged rows and
+    /// the record of them; with `warn`, a check that the fit can use every row (the flags are
+    /// recorded after the fit, against its law).
+    fn qc_before(
+        &self,
+        table: &Table,
+        law: &Law,
+        settings: &FitSettings,
+    ) -> Result<(Option<Table>, Option<FitQc>)> {
+        let columns = self.qc_columns(table, law, settings);
+        let thresholds = crate::data::qc::QcSettings::default();
+        match self.qc {
+            QcMode::Off => Ok((None, None)),
+            QcMode::Warn => {
+                let report = qc_stage::check_table(table, &columns, &thresholds, None, None)?;
+                qc_stage::refuse_unusable(&report, table)?;
+                Ok((None, None))
+            }
+            QcMode::Exclude => {
+                let with = qc_stage::QcLaw {
+                    law,
+                    settings,
+                    recipe: &self.recipe,
+                };
+                // A family's residuals have no one scale: no law rule (see `qc_after`).
+                let with = settings.family.is_none().then_some(&with);
+                let report = qc_stage::check_table(table, &columns, &thresholds, with, None)?;
+                if report.flags.is_empty() {
+                    return Ok((None, None));
+                }
+                let keep = qc_stage::kept(&report, table);
+                let removed = qc_stage::flagged_file_rows(&report.flags);
+                Ok((
+                    Some(table.keep_rows(&keep)),
+                    Some(FitQc {
+                        mode: QcMode::Exclude,
+                        report,
+                        removed,
+                    }),
+                ))
+            }
+        }
+    }
+
+    /// The flags of `warn` against the fitted law (None: nothing flagged).
+    fn qc_after(
+        &self,
+        table: &Table,
+        law: &Law,
+        settings: &FitSettings,
+        params: &[f64],
+    ) -> Result<Option<FitQc>> {
+        let columns = self.qc_columns(table, law, settings);
+        if settings.family.is_some() {
+            // A family's residuals have no one scale (their spread follows the mean): the law
+            // rule's median/MAD does not apply, and the data rules ran before the fit.
+            let thresholds = crate::data::qc::QcSettings::default();
+            let report = qc_stage::check_table(table, &columns, &thresholds, None, None)?;
+            return Ok((!report.flags.is_empty()).then_some(FitQc {
+                mode: QcMode::Warn,
+                report,
+                removed: Vec::new(),
+            }));
+        }
+        let with = qc_stage::QcLaw {
+            law,
+            settings,
+            recipe: &self.recipe,
+        };
+        let thresholds = crate::data::qc::QcSettings::default();
+        let report =
+            qc_stage::check_table(table, &columns, &thresholds, Some(&with), Some(params))?;
+        Ok((!report.flags.is_empty()).then_some(FitQc {
+            mode: QcMode::Warn,
+            report,
+            removed: Vec::new(),
+        }))
+    }
+
+    fn qc_columns(&self, table: &Table, law: &Law, settings: &FitSettings) -> qc_stage::QcColumns {
+        qc_stage::fit_columns(table, law, &self.recipe.target, settings.space)
     }
 
     /// The work of the whole job before it starts ([`crate::work`]): the fit, its rolling
@@ -508,6 +601,11 @@ pub struct FitRequest {
     /// A family's dispersion (None: fitted).
     #[serde(default)]
     pub dispersion: Option<f64>,
+    /// Quality control of the runs before the fit: `warn` (flag diverged, duplicated and
+    /// out-of-line rows and fit every row), `exclude` (remove the flagged rows, listing them)
+    /// or `off`.
+    #[serde(default)]
+    pub qc: QcMode,
 }
 
 /// The serde defaults every job request shares: the Huber loss at the default scale, 95 %
@@ -599,6 +697,7 @@ impl TryFrom<FitRequest> for FitJob {
             law,
             settings,
             uncertainty,
+            qc: request.qc,
         })
     }
 }

@@ -35,6 +35,7 @@ pub mod isoflop;
 pub mod lr;
 pub mod optimal;
 pub mod predict;
+pub mod qc;
 pub mod report;
 pub mod schedule;
 pub mod select;

@@ -30,6 +30,9 @@ pub struct FitRecord {
     /// How prediction intervals beyond the data are widened (rolling-origin backtests).
     #[serde(default)]
     pub calibration: Option<Calibration>,
+    /// Quality control of the runs, when it flagged any (every flag, and the rows removed).
+    #[serde(default)]
+    pub qc: Option<crate::data::qc::FitQc>,
 }
 
 /// The bootstrap as stored in a fit file.
@@ -65,6 +68,8 @@ struct Written<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     calibration: &'a Option<Calibration>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    qc: &'a Option<crate::data::qc::FitQc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     variance: &'a Option<VarianceModel>,
 }
 
@@ -79,6 +84,7 @@ impl Serialize for FitRecord {
             bootstrap: &self.bootstrap,
             profiles: &self.profiles,
             calibration: &self.calibration,
+            qc: &self.qc,
             variance: &self.fit.variance,
         }
         .serialize(s)
@@ -93,6 +99,7 @@ impl From<FitResult> for FitRecord {
             bootstrap: None,
             profiles: Vec::new(),
             calibration: None,
+            qc: None,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
 pub mod cooldown_study;
+pub mod qc;
 pub mod sensitivity;
 
 use schemars::JsonSchema;
@@ -83,6 +84,7 @@ macro_rules! for_each_workflow {
         $callback! {
             sensitivity => $crate::workflow::sensitivity::Sensitivity,
             cooldown_study => $crate::workflow::cooldown_study::CooldownStudyWorkflow,
+            qc => $crate::workflow::qc::Qc,
         }
     };
 }

@@ -64,6 +64,7 @@ fn fit_job(threads: Option<usize>, bootstrap: Option<usize>) -> FitJob {
             calibrate: false,
             ..UncertaintySettings::default()
         },
+        qc: scalinglaws::job::qc::QcMode::Off,
     }
 }
 

@@ -25,6 +25,7 @@ mod parquet_input;
 mod properties;
 mod published_laws;
 mod python_workflows;
+mod qc;
 mod recovery;
 mod saved_fit;
 mod scale;

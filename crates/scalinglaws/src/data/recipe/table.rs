@@ -185,6 +185,18 @@ impl Table {
         self.dataset.positive(column, why)
     }
 
+    /// The table without the rows where `keep` is false (rows a QC stage set aside), its names
+    /// and counts as they were: the rows left remember their rows in the file.
+    pub fn keep_rows(&self, keep: &[bool]) -> Table {
+        Table {
+            dataset: self.dataset.filter(keep),
+            aliases: self.aliases.clone(),
+            derived: self.derived.clone(),
+            rows_read: self.rows_read,
+            rows_filtered: self.rows_filtered,
+        }
+    }
+
     /// The row of the file (1-based, as a spreadsheet numbers data rows) of kept row `index`.
     pub fn file_row(&self, index: usize) -> Option<usize> {
         self.dataset.location(index, None).row

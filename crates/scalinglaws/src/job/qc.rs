@@ -1,0 +1,271 @@
+//! QC on a prepared table, for the `qc` workflow and the fit's QC stage: reads the columns the
+//! rules of [`crate::data::qc`] compare (the loss as written, the columns that place a run,
+//! the scale, the budget, the step), fits the law when one is given (on the rows the data rules
+//! leave) and checks every row against it. What a fit does with the flags ([`QcMode`]) is
+//! decided here once, for every face.
+
+use crate::data::qc::{self, Flag, Key, QcInput, QcReport, QcSettings};
+pub use crate::data::qc::{FitQc, QcMode};
+use crate::data::recipe::Table;
+use crate::data::Column;
+use crate::error::{Error, Result, Setting};
+use crate::fit::{FitSettings, Space};
+use crate::law::Law;
+use crate::text;
+
+/// Which columns QC reads from the table.
+#[derive(Debug, Clone, Default)]
+pub struct QcColumns {
+    /// The loss.
+    pub target: String,
+    /// Columns that, with the loss, make rows duplicates (the columns that place a run).
+    pub keys: Vec<String>,
+    /// Columns whose equal values make rows neighbours at one scale.
+    pub scale: Vec<String>,
+    /// The columns whose equal values make one budget (the frontier's cells): the compute
+    /// budget, with the columns that tell configurations apart.
+    pub budget: Vec<String>,
+    /// The column of steps or tokens seen.
+    pub step: Option<String>,
+    /// Compare losses in log space.
+    pub log: bool,
+}
+
+/// The columns read, owned, from which a [`QcInput`] borrows.
+struct Read {
+    loss: Vec<f64>,
+    written: Vec<String>,
+    file_rows: Vec<usize>,
+    numbers: Vec<Vec<f64>>,
+    labels: Vec<Vec<usize>>,
+    scale: Option<Vec<usize>>,
+    budget: Option<Vec<usize>>,
+    step: Option<Vec<f64>>,
+    log: bool,
+}
+
+impl Read {
+    fn of(table: &Table, columns: &QcColumns) -> Result<Read> {
+        // The table's own complaint about a missing name (with its suggestion), then the column.
+        let name = |c: &str, setting: Setting| -> Result<String> {
+            let column = table.resolve(c).map(str::to_string);
+            match column {
+                Some(column) => Ok(column),
+                None => Err(table.labels(c, setting.subject()).err().unwrap_or_else(|| {
+                    Error::setting(
+                        setting,
+                        text![Setting::text(setting, c), ": no such column"],
+                    )
+                })),
+            }
+        };
+        let target = name(&columns.target, Setting::Target)?;
+        let written = table.dataset.text(&target)?;
+        let loss = match table.dataset.column(&target)? {
+            Column::Numeric(values) => values.clone(),
+            Column::Text(cells) => cells
+                .iter()
+                .map(|c| c.trim().parse::<f64>().unwrap_or(f64::NAN))
+                .collect(),
+        };
+        let (mut numbers, mut labels) = (Vec::new(), Vec::new());
+        for key in &columns.keys {
+            let column = name(key, Setting::Scale)?;
+            match table.dataset.column(&column)? {
+                Column::Numeric(values) => numbers.push(values.clone()),
+                Column::Text(cells) => labels.push(crate::data::label_ids(cells).0),
+            }
+        }
+        let ids = |names: &[String], setting: Setting| -> Result<Vec<usize>> {
+            let cells: Vec<Vec<String>> = names
+                .iter()
+                .map(|c| table.dataset.text(&name(c, setting)?))
+                .collect::<Result<_>>()?;
+            let joined: Vec<String> = (0..table.dataset.n_rows())
+                .map(|r| {
+                    cells
+                        .iter()
+                        .map(|c| c[r].trim())
+                        .collect::<Vec<_>>()
+                        .join("\u{1f}")
+                })
+                .collect();
+            Ok(crate::data::label_ids(&joined).0)
+        };
+        let scale = match columns.scale.is_empty() {
+            true => None,
+            false => Some(ids(&columns.scale, Setting::Scale)?),
+        };
+        let budget = match columns.budget.is_empty() {
+            true => None,
+            false => Some(ids(&columns.budget, Setting::Budget)?),
+        };
+        let step = match &columns.step {
+            None => None,
+            Some(s) => Some(table.dataset.numeric_or_missing(&name(s, Setting::Step)?)?),
+        };
+        let file_rows = (0..table.dataset.n_rows())
+            .map(|r| table.file_row(r).unwrap_or(r + 1))
+            .collect();
+        Ok(Read {
+            loss,
+            written,
+            file_rows,
+            numbers,
+            labels,
+            scale,
+            budget,
+            step,
+            log: columns.log,
+        })
+    }
+
+    fn input<'a>(&'a self, predicted: Option<&'a [f64]>) -> QcInput<'a> {
+        let keys = self
+            .numbers
+            .iter()
+            .map(|v| Key::Number(v))
+            .chain(self.labels.iter().map(|v| Key::Label(v)))
+            .collect();
+        QcInput {
+            loss: &self.loss,
+            written: Some(&self.written),
+            file_rows: &self.file_rows,
+            log: self.log,
+            keys,
+            scale: self.scale.as_deref(),
+            budget: self.budget.as_deref(),
+            step: self.step.as_deref(),
+            predicted,
+        }
+    }
+}
+
+/// The law and how to fit it, for the law rule.
+pub struct QcLaw<'a> {
+    pub law: &'a Law,
+    pub settings: &'a FitSettings,
+    pub recipe: &'a crate::data::recipe::Recipe,
+}
+
+/// QC of `table`. With a law, the law is fitted to the rows the data rules (non-finite,
+/// duplicates, warm-up) leave, and every row is checked against it; `fitted` gives the
+/// parameters instead when the fit is already done (a fit that only warns).
+pub fn check_table(
+    table: &Table,
+    columns: &QcColumns,
+    settings: &QcSettings,
+    law: Option<&QcLaw>,
+    fitted: Option<&[f64]>,
+) -> Result<QcReport> {
+    let read = Read::of(table, columns)?;
+    let Some(with) = law else {
+        return Ok(qc::check(&read.input(None), settings));
+    };
+    let params = match fitted {
+        Some(params) => params.to_vec(),
+        None => {
+            let first = qc::check(&read.input(None), settings);
+            let keep: Vec<bool> = first
+                .flagged_rows(&read.file_rows)
+                .iter()
+                .map(|f| !f)
+                .collect();
+            let rest = table.keep_rows(&keep);
+            let data = rest.fit_data(with.law, with.recipe, with.settings.space)?;
+            crate::fit::fit(with.law, &data, with.settings)?.param_values()
+        }
+    };
+    let predicted = predictions(table, with.law, &params)?;
+    Ok(qc::check(&read.input(Some(&predicted)), settings))
+}
+
+/// The law's prediction for every row of `table` (NaN where a variable is not a number).
+pub fn predictions(table: &Table, law: &Law, params: &[f64]) -> Result<Vec<f64>> {
+    let columns: Vec<Vec<f64>> = law
+        .variables
+        .iter()
+        .map(|v| {
+            let column = table.resolve(v).unwrap_or(v);
+            table.dataset.numeric_or_missing(column)
+        })
+        .collect::<Result<_>>()?;
+    Ok((0..table.dataset.n_rows())
+        .map(|r| {
+            let point: Vec<f64> = columns.iter().map(|c| c[r]).collect();
+            if point.iter().all(|x| x.is_finite()) {
+                law.eval(params, &point)
+            } else {
+                f64::NAN
+            }
+        })
+        .collect())
+}
+
+/// The columns a fit's QC reads: the law's variables place each run (and make its scale),
+/// and a column `step` when the table has one. The frontier rule is left to the `qc`
+/// workflow, where the caller names the budget: on the public studies it flagged the designed
+/// arms of IsoFLOP profiles and learning-rate sweeps more often than broken runs (3 of 10
+/// sampled flags right, bench/results/qc_hand_check.txt).
+pub fn fit_columns(table: &Table, law: &Law, target: &str, space: Space) -> QcColumns {
+    let step = table.resolve("step").map(|_| "step".to_string());
+    let mut keys = law.variables.clone();
+    keys.extend(step.clone());
+    QcColumns {
+        target: target.to_string(),
+        keys,
+        scale: law.variables.clone(),
+        budget: Vec::new(),
+        step,
+        log: space == Space::Log,
+    }
+}
+
+/// The fit's rows that a non-finite flag names, as an error when the mode keeps them (the fit
+/// cannot use them).
+pub fn refuse_unusable(report: &QcReport, table: &Table) -> Result<()> {
+    let Some(flag) = report.flags.iter().find(|f| f.rule == qc::Rule::NonFinite) else {
+        return Ok(());
+    };
+    let count = report
+        .flags
+        .iter()
+        .filter(|f| f.rule == qc::Rule::NonFinite)
+        .count();
+    Err(Error::Data {
+        location: crate::error::Location {
+            file: table.dataset.source().to_string(),
+            row: Some(flag.row),
+            line: None,
+            column: None,
+        },
+        message: format!(
+            "the loss '{}' cannot be fitted ({count} row{} like it)",
+            flag.written.as_deref().unwrap_or("?"),
+            if count == 1 { "" } else { "s" }
+        )
+        .into(),
+        fix: text![
+            "remove the rows, filter them out with ",
+            Setting::Where,
+            ", or set them aside with ",
+            Setting::Qc.text("exclude")
+        ],
+    })
+}
+
+/// The rows (0-based, of `table`) that no flag names.
+pub fn kept(report: &QcReport, table: &Table) -> Vec<bool> {
+    let rows: Vec<usize> = (0..table.dataset.n_rows())
+        .map(|r| table.file_row(r).unwrap_or(r + 1))
+        .collect();
+    report.flagged_rows(&rows).iter().map(|f| !f).collect()
+}
+
+/// The file's rows of the flags, each once, in order.
+pub fn flagged_file_rows(flags: &[Flag]) -> Vec<usize> {
+    let mut rows: Vec<usize> = flags.iter().map(|f| f.row).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
+}
