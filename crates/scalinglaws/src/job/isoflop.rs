@@ -10,7 +10,8 @@ use crate::analysis::envelope::{
     envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
 };
 use crate::analysis::isoflop::{
-    isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Shape,
+    isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Method,
+    Shape,
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
@@ -47,6 +48,10 @@ pub struct IsoflopJob {
     /// New budgets at which to predict N*, D* and the loss.
     #[serde(default)]
     pub budgets: Vec<f64>,
+    /// What predicts there (and in a backtest): `auto` (default) chooses between the
+    /// per-budget minima and the joint law by a backtest over the budgets.
+    #[serde(default)]
+    pub method: Method,
     /// Widen the intervals of predictions beyond the data by rolling-origin backtests.
     pub calibrate: bool,
     /// The work budget ([`crate::work`]), in estimated core-seconds.
@@ -98,6 +103,7 @@ impl IsoflopJob {
             seed: self.seed,
             level: self.level,
             predict_at: self.budgets.clone(),
+            method: self.method,
             calibrate: self.calibrate,
             interrupt: self.interrupt.clone(),
         }
