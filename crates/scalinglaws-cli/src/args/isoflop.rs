@@ -76,6 +76,13 @@ pub struct IsoflopArgs {
     #[arg(long, value_name = "K", conflicts_with_all = ["envelope", "budgets"])]
     pub backtest: Option<usize>,
 
+    /// What predicts at --budget (and in --backtest): joint (Chinchilla's law fitted to a
+    /// window of the runs, the window chosen by a backtest over the budgets; approach 3),
+    /// profiles (power laws through the per-budget minima; approach 2), or auto (whichever of
+    /// the two that backtest prefers) [default: joint].
+    #[arg(long, value_name = "joint|profiles|auto")]
+    pub method: Option<String>,
+
     /// Keep the bootstrap's intervals beyond the data (no rolling-origin calibration).
     #[arg(long = "no-calibration")]
     pub no_calibration: bool,
