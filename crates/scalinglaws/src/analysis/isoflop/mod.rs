@@ -21,7 +21,7 @@ mod joint;
 use serde::{Deserialize, Serialize};
 
 pub use choice::{
-    Candidate, CandidateScore, JointForecast, Method, MethodChoice, AHEAD, SELECTION_ORIGINS,
+    Candidate, CandidateScore, JointForecast, Method, MethodChoice, AHEAD, MIN_SELECTION_UNITS,
     WINDOWS,
 };
 pub use forecast::{
