@@ -35,6 +35,12 @@ fn true_n_star(c: f64) -> f64 {
     g * (c / 6.0).powf(beta / (alpha + beta))
 }
 
+/// Hoffmann et al.'s loss at (N, D).
+fn true_loss(n: f64, d: f64) -> f64 {
+    let (a, alpha, b, beta) = HOFFMANN;
+    1.69 + a * n.powf(-alpha) + b * d.powf(-beta)
+}
+
 #[test]
 fn budget_predictions_hold_the_true_optimum() {
     let result = stdout_json(&mut isoflop(&[
@@ -45,29 +51,52 @@ fn budget_predictions_hold_the_true_optimum() {
     ]));
     let group = &result["groups"][0];
     assert_eq!(group["approach"], "profiles");
+    assert_eq!(group["method_choice"]["method"], "joint");
+    assert_eq!(group["method_choice"]["chosen"]["method"], "joint");
+    assert!(group["joint"]["calibrated"].as_bool().unwrap());
+    assert_eq!(group["profile_predictions"].as_array().unwrap().len(), 2);
+    let predictions = group["predictions"].as_array().unwrap();
+    assert_eq!(predictions.len(), 2);
+    for p in predictions {
+        let c = p["budget"].as_f64().unwrap();
+        let (n, d) = (true_n_star(c), c / (6.0 * true_n_star(c)));
+        for (key, truth) in [("N", n), ("D", d), ("loss", true_loss(n, d))] {
+            let [lo, hi] = pair(&p[key]["interval"]);
+            assert!(
+                lo <= truth && truth <= hi,
+                "{key} {truth:e} outside [{lo:e}, {hi:e}] at {c:e}"
+            );
+        }
+        assert!(p["decades_out"].as_f64().unwrap() > 0.9);
+    }
+}
+
+#[test]
+fn the_profiles_predict_as_before_with_method_profiles() {
+    let result = stdout_json(&mut isoflop(&[
+        "--budget",
+        "3.16e22,3.16e23",
+        "--method",
+        "profiles",
+        "--json",
+        "-",
+    ]));
+    let group = &result["groups"][0];
     assert_eq!(group["shape"], "parabola:all");
     assert!(group["shape_choice"]["reason"]
         .as_str()
         .unwrap()
         .contains("not rejected"));
     assert!(group["calibration"]["calibrated"].as_bool().unwrap());
-    let predictions = group["predictions"].as_array().unwrap();
-    assert_eq!(predictions.len(), 2);
-    for p in predictions {
+    assert!(group.get("method_choice").is_none() && group.get("joint").is_none());
+    for p in group["predictions"].as_array().unwrap() {
         let c = p["budget"].as_f64().unwrap();
         let (n, d) = (true_n_star(c), c / (6.0 * true_n_star(c)));
         let [lo, hi] = pair(&p["N"]["interval"]);
-        assert!(
-            lo <= n && n <= hi,
-            "N* {n:e} outside [{lo:e}, {hi:e}] at {c:e}"
-        );
+        assert!(lo <= n && n <= hi, "N* {n:e} outside [{lo:e}, {hi:e}]");
         let [lo, hi] = pair(&p["D"]["interval"]);
-        assert!(
-            lo <= d && d <= hi,
-            "D* {d:e} outside [{lo:e}, {hi:e}] at {c:e}"
-        );
+        assert!(lo <= d && d <= hi, "D* {d:e} outside [{lo:e}, {hi:e}]");
         assert!(p["loss"].get("interval").is_none());
-        assert!(p["decades_out"].as_f64().unwrap() > 0.9);
     }
 }
 
@@ -79,6 +108,15 @@ fn the_table_names_the_calibration_and_the_shape() {
     assert!(text.contains("[[Predictions at new budgets]]"), "{text}");
     assert!(text.contains("shape auto: lack of fit"), "{text}");
     assert!(text.contains("widened beyond the data"), "{text}");
+    assert!(
+        text.contains("method joint: smallest mean |ln D* error|"),
+        "{text}"
+    );
+    assert!(text.contains("joint law: chinchilla fitted to"), "{text}");
+    assert!(
+        text.contains("[[Per-budget minima's predictions (diagnostic)]]"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -107,6 +145,11 @@ fn options_that_cannot_act_are_refused() {
         (vec!["--budget", "abc"], "--budget"),
         (vec!["--backtest", "7"], "backtest"),
         (vec!["--backtest", "0"], "backtest"),
+        (
+            vec!["--budget", "1e22", "--method", "parabola"],
+            "--method parabola",
+        ),
+        (vec!["--method", "joint"], "--method"),
     ] {
         let output = isoflop(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
