@@ -470,23 +470,23 @@ fn main() {
             scores[0].d.len()
         );
         println!(
-            "  {:72} {:>8} {:>8} {:>9} {:>9}",
+            "  {:72} {:>8} {:>8} {:>15} {:>9}",
             "method", "D*", "N*", "D* cover", "width ×"
         );
         for (name, s) in names.iter().zip(scores) {
             let cover = match s.covered.len() {
                 0 => "-".to_string(),
-                n => format!(
-                    "{:.3}",
-                    s.covered.iter().filter(|c| **c).count() as f64 / n as f64
-                ),
+                n => {
+                    let k = s.covered.iter().filter(|c| **c).count();
+                    format!("{:.3} ({k}/{n})", k as f64 / n as f64)
+                }
             };
             let width = match s.widths.len() {
                 0 => "-".to_string(),
                 _ => format!("{:.3}", Score::mean(&s.widths).exp()),
             };
             println!(
-                "  {:72} {:8.4} {:8.4} {:>9} {:>9}",
+                "  {:72} {:8.4} {:8.4} {:>15} {:>9}",
                 name,
                 Score::mean(&s.d),
                 Score::mean(&s.n),
