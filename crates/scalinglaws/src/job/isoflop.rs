@@ -11,7 +11,7 @@ use crate::analysis::envelope::{
 };
 use crate::analysis::isoflop::{
     isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Method,
-    Shape,
+    Shape, WINDOWS,
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
@@ -170,6 +170,20 @@ impl IsoflopJob {
                 "passes (once and per bootstrap replicate)",
                 Some(Setting::Bootstrap),
             );
+        }
+        let forecasting = !self.budgets.is_empty() || self.backtest.is_some();
+        if forecasting && self.envelope.is_none() && self.method != Method::Profiles {
+            // The joint law: every candidate window at each rolling origin (about 8; fewer
+            // rows each), the widening's origins, the fit itself and its bootstrap.
+            let law = crate::law::catalog::lookup("chinchilla")?;
+            let settings = crate::fit::FitSettings::default();
+            let fit = crate::fit::shape_of_rows(&law, &settings, rows as usize).estimate();
+            let fits = (WINDOWS.len() + 1) as f64 * 8.0 + 7.0 + replicates;
+            estimate = estimate.plus(fit.work_only().repeated(
+                fits,
+                "joint-law fits (the windows' backtest, the widening, the bootstrap)",
+                Some(Setting::Method),
+            ));
         }
         Ok(estimate)
     }

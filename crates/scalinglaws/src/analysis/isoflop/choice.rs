@@ -331,6 +331,10 @@ fn calibrate(study: &Study, window: Window, fit: JointFit) -> JointForecast {
         tau_d: 0.0,
         tau_loss: 0.0,
     };
+    if !study.settings.calibrate {
+        forecast.reason = Some("calibration not asked for".into());
+        return forecast;
+    }
     let mut units = Vec::new();
     let first = m
         .saturating_sub(CALIBRATION_ORIGINS)
