@@ -437,3 +437,58 @@ pub(crate) fn predict_by_choice(
     result.method_choice = Some(choice);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_are_named_and_a_bad_name_names_the_setting() {
+        for method in Method::ALL {
+            assert_eq!(Method::parse(method.name()).unwrap(), method);
+        }
+        assert_eq!(Method::default(), Method::Joint);
+        let error = Method::parse("parabola").unwrap_err();
+        assert_eq!(error.key(), Some(Setting::Method));
+        assert!(error.to_string().contains("joint, profiles"), "{error}");
+    }
+
+    /// Noiseless profiles of Hoffmann et al.'s law: the joint law predicts the closed-form
+    /// optimum one decade out, and the per-budget minima are kept beside it.
+    #[test]
+    fn the_joint_law_recovers_the_optimum_of_exact_profiles() {
+        let (e, a, alpha, b, beta) = (1.69, 406.4, 0.34, 410.7, 0.28);
+        let mut data = IsoflopData {
+            compute: vec![],
+            size: vec![],
+            loss: vec![],
+            tokens: None,
+        };
+        for k in 0..7 {
+            let c = 1e18 * 10f64.powf(0.5 * k as f64);
+            for i in 0..9 {
+                let n = 1e7 * 10f64.powf(0.25 * i as f64 + 0.25 * k as f64);
+                data.compute.push(c);
+                data.size.push(n);
+                data.loss
+                    .push(e + a * n.powf(-alpha) + b * (c / (6.0 * n)).powf(-beta));
+            }
+        }
+        let target: f64 = 1e22;
+        let g = (alpha * a / (beta * b)).powf(1.0 / (alpha + beta));
+        let n_star = g * (target / 6.0).powf(beta / (alpha + beta));
+        let settings = IsoflopSettings {
+            predict_at: vec![target],
+            ..IsoflopSettings::default()
+        };
+        let result = isoflop(&data, &settings).unwrap();
+        let choice = result.method_choice.as_ref().unwrap();
+        assert!(matches!(choice.chosen, Candidate::Joint(_)), "{choice:?}");
+        assert_eq!(result.profile_predictions.len(), 1);
+        let predicted = result.predictions[0].n.value;
+        assert!(
+            (predicted / n_star).ln().abs() < 1e-3,
+            "{predicted:e} {n_star:e}"
+        );
+    }
+}
