@@ -11,7 +11,7 @@ use crate::analysis::envelope::{
 };
 use crate::analysis::isoflop::{
     isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Method,
-    Shape, WINDOWS,
+    Shape, MAX_JOINT_REPLICATES, WINDOWS,
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
@@ -173,14 +173,18 @@ impl IsoflopJob {
         }
         let forecasting = !self.budgets.is_empty() || self.backtest.is_some();
         if forecasting && self.envelope.is_none() && self.method != Method::Profiles {
-            // The joint law: every candidate window at each rolling origin (about 8; fewer
-            // rows each), the widening's origins, the fit itself and its bootstrap.
+            // The joint law: every candidate window at each rolling origin (about 8 origins,
+            // about a third of the rows each), the widening's origins and the fit itself, then
+            // the bootstrap's warm refits on a window (about half the rows).
             let law = crate::law::catalog::lookup("chinchilla")?;
             let settings = crate::fit::FitSettings::default();
-            let fit = crate::fit::shape_of_rows(&law, &settings, rows as usize).estimate();
-            let fits = (WINDOWS.len() + 1) as f64 * 8.0 + 7.0 + replicates;
-            estimate = estimate.plus(fit.work_only().repeated(
-                fits,
+            let full = crate::fit::shape_of_rows(&law, &settings, rows as usize);
+            let half = crate::fit::shape_of_rows(&law, &settings, (rows / 2.0).ceil() as usize);
+            let fits = ((WINDOWS.len() + 1) as f64 * 8.0 + 5.0) * 0.35 + 1.0;
+            let refits = replicates.min(MAX_JOINT_REPLICATES as f64);
+            let seconds = fits * full.seconds() + refits * half.refit_seconds();
+            estimate = estimate.plus(Estimate::of(seconds, 0.0).described(
+                fits + refits,
                 "joint-law fits (the windows' backtest, the widening, the bootstrap)",
                 Some(Setting::Method),
             ));
