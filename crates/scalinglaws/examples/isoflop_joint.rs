@@ -3,8 +3,10 @@
 //! (a) today's default `isoflop` (a curve in ln N per budget, power law through the minima),
 //! (b) the field's scipy recipe (a parabola in ln D through every run of a budget, a line
 //!     through ln D* against ln C), and
-//! (c) a joint Chinchilla fit of every run, then its compute-optimal allocation (Hoffmann et
-//!     al. 2022, Approach 3), with bootstrap intervals?
+//! (c) `auto`, the new default: the joint Chinchilla law (Hoffmann et al. 2022, Approach 3)
+//!     on the window of the runs the backtest over the study's own budgets finds best, when it
+//!     beats the per-budget minima there by more than a standard error, else the minima;
+//! and by `joint` (that best window whatever the minima do) and Approach 3 on every run?
 //! Studies: Porian et al. 2024's fifteen configurations (testdata/porian2024) and Chinchilla's
 //! runs as digitised by Epoch AI (examples/chinchilla), binned to Hoffmann et al.'s nine
 //! IsoFLOP budgets. Run `bash bench/isoflop_joint.sh`.
@@ -14,7 +16,6 @@ use std::path::PathBuf;
 
 use scalinglaws::analysis::isoflop::{
     isoflop, joint_forecast, BudgetPrediction, IsoflopData, IsoflopSettings, Method, Shape, Window,
-    WINDOWS,
 };
 use scalinglaws::data::Dataset;
 
@@ -199,7 +200,7 @@ fn method_b(train: &IsoflopData, targets: &[f64]) -> Predicted {
     }
 }
 
-/// `isoflop` by `method`: (a) is `profiles`, (c) `joint`.
+/// `isoflop` by `method`: (a) is `profiles`, (c) `auto`.
 fn by_method(train: &IsoflopData, targets: &[f64], replicates: usize, method: Method) -> Predicted {
     let settings = IsoflopSettings {
         bootstrap: replicates,
@@ -216,7 +217,7 @@ fn by_method(train: &IsoflopData, targets: &[f64], replicates: usize, method: Me
     }
 }
 
-/// The joint law on a fixed window, no intervals (for the sensitivity table).
+/// The joint law on a fixed window, no intervals (approach 3 on every run).
 fn fixed_window(train: &IsoflopData, targets: &[f64], window: Window) -> Predicted {
     match joint_forecast(train, window, targets, &IsoflopSettings::default()) {
         Ok((_, p)) => from_predictions(&p, targets.len(), false),
@@ -239,33 +240,32 @@ fn own_minima(data: &IsoflopData) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-/// The methods compared: (a), (b), (c), then the joint law alone and on fixed windows.
+/// The methods compared: (a), (b), (c), then `joint` (the best window, never the minima)
+/// and approach 3 on every run.
 fn columns() -> Vec<String> {
-    let mut out: Vec<String> = [
-        "a: default isoflop (profiles)",
+    [
+        "a: profiles (per-budget minima; the default before)",
         "b: scipy parabola in ln D",
-        "c: new default (joint law, window by backtest)",
-        "auto: profiles or joint law by backtest",
+        "c: auto (new default: best joint window if > 1 s.e. better)",
+        "joint: the best joint window by the backtest",
+        "approach 3: the joint law on every run",
     ]
     .map(String::from)
-    .to_vec();
-    out.extend(
-        WINDOWS
-            .iter()
-            .map(|w| format!("joint law on {}", w.describe())),
-    );
-    out
+    .to_vec()
 }
 
 fn predict_all(train: &IsoflopData, targets: &[f64], replicates: usize) -> Vec<Predicted> {
-    let mut out = vec![
+    let all = Window {
+        budgets: None,
+        half: None,
+    };
+    vec![
         by_method(train, targets, replicates, Method::Profiles),
         method_b(train, targets),
-        by_method(train, targets, replicates, Method::Joint),
         by_method(train, targets, replicates, Method::Auto),
-    ];
-    out.extend(WINDOWS.iter().map(|&w| fixed_window(train, targets, w)));
-    out
+        by_method(train, targets, replicates, Method::Joint),
+        fixed_window(train, targets, all),
+    ]
 }
 
 #[derive(Default, Clone)]
@@ -410,6 +410,7 @@ fn main() {
         "{:46} {:5} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}  {:>6} {:>6}  window of (c)",
         "study", "truth", "a lnD", "b lnD", "c lnD", "a lnN", "b lnN", "c lnN", "cov a", "cov c"
     );
+    let started = std::time::Instant::now();
     let names = columns();
     let mut totals: BTreeMap<(&str, &str), Vec<Score>> = BTreeMap::new();
     for study in &studies {
@@ -463,6 +464,11 @@ fn main() {
             );
         }
     }
+    println!();
+    println!(
+        "wall time of the studies: {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     for ((family, label), scores) in &totals {
         println!();
         println!(
@@ -470,7 +476,7 @@ fn main() {
             scores[0].d.len()
         );
         println!(
-            "  {:72} {:>8} {:>8} {:>15} {:>9}",
+            "  {:62} {:>8} {:>8} {:>15} {:>9}",
             "method", "D*", "N*", "D* cover", "width ×"
         );
         for (name, s) in names.iter().zip(scores) {
@@ -486,7 +492,7 @@ fn main() {
                 _ => format!("{:.3}", Score::mean(&s.widths).exp()),
             };
             println!(
-                "  {:72} {:8.4} {:8.4} {:>15} {:>9}",
+                "  {:62} {:8.4} {:8.4} {:>15} {:>9}",
                 name,
                 Score::mean(&s.d),
                 Score::mean(&s.n),

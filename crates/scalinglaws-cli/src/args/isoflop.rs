@@ -76,11 +76,12 @@ pub struct IsoflopArgs {
     #[arg(long, value_name = "K", conflicts_with_all = ["envelope", "budgets"])]
     pub backtest: Option<usize>,
 
-    /// What predicts at --budget (and in --backtest): joint (Chinchilla's law fitted to a
-    /// window of the runs, the window chosen by a backtest over the budgets; approach 3),
-    /// profiles (power laws through the per-budget minima; approach 2), or auto (whichever of
-    /// the two that backtest prefers) [default: joint].
-    #[arg(long, value_name = "joint|profiles|auto")]
+    /// What predicts at --budget (and in --backtest), chosen by a backtest over the data's own
+    /// budgets: auto (the joint law, Chinchilla's law fitted to the best window of the runs,
+    /// when it beats the per-budget minima there by more than a standard error, else the
+    /// minima; the report says which and why), joint (the best window always; approach 3) or
+    /// profiles (power laws through the per-budget minima; approach 2) [default: auto].
+    #[arg(long, value_name = "auto|joint|profiles")]
     pub method: Option<String>,
 
     /// Keep the bootstrap's intervals beyond the data (no rolling-origin calibration).

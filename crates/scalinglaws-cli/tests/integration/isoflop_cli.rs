@@ -41,11 +41,44 @@ fn true_loss(n: f64, d: f64) -> f64 {
     1.69 + a * n.powf(-alpha) + b * d.powf(-beta)
 }
 
+/// The default, `auto`: the choice between the joint law's best window and the per-budget
+/// minima is reported with its numbers, and what predicts holds the true N* and D*.
 #[test]
-fn budget_predictions_hold_the_true_optimum() {
+fn the_default_says_what_it_chose_and_why() {
     let result = stdout_json(&mut isoflop(&[
         "--budget",
         "3.16e22,3.16e23",
+        "--json",
+        "-",
+    ]));
+    let group = &result["groups"][0];
+    let choice = &group["method_choice"];
+    assert_eq!(choice["method"], "auto");
+    let reason = choice["reason"].as_str().unwrap();
+    assert!(reason.contains("standard error"), "{reason}");
+    assert!(choice["standard_error"].as_f64().unwrap() > 0.0);
+    let joint = choice["chosen"]["method"] == "joint";
+    assert_eq!(group.get("joint").is_some(), joint, "{choice}");
+    for p in group["predictions"].as_array().unwrap() {
+        let c = p["budget"].as_f64().unwrap();
+        let (n, d) = (true_n_star(c), c / (6.0 * true_n_star(c)));
+        for (key, truth) in [("N", n), ("D", d)] {
+            let [lo, hi] = pair(&p[key]["interval"]);
+            assert!(
+                lo <= truth && truth <= hi,
+                "{key} {truth:e} outside [{lo:e}, {hi:e}]"
+            );
+        }
+    }
+}
+
+#[test]
+fn budget_predictions_by_the_joint_law_hold_the_true_optimum() {
+    let result = stdout_json(&mut isoflop(&[
+        "--budget",
+        "3.16e22,3.16e23",
+        "--method",
+        "joint",
         "--json",
         "-",
     ]));
@@ -108,10 +141,13 @@ fn the_table_names_the_calibration_and_the_shape() {
     assert!(text.contains("[[Predictions at new budgets]]"), "{text}");
     assert!(text.contains("shape auto: lack of fit"), "{text}");
     assert!(text.contains("widened beyond the data"), "{text}");
-    assert!(
-        text.contains("method joint: smallest mean |ln D* error|"),
-        "{text}"
-    );
+    assert!(text.contains("method auto: over "), "{text}");
+    let output = isoflop(&["--budget", "3.16e22", "--method", "joint"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("method joint: mean |ln D* error|"), "{text}");
     assert!(text.contains("joint law: chinchilla fitted to"), "{text}");
     assert!(
         text.contains("[[Per-budget minima's predictions (diagnostic)]]"),

@@ -21,8 +21,8 @@ mod joint;
 use serde::{Deserialize, Serialize};
 
 pub use choice::{
-    Candidate, CandidateScore, JointForecast, Method, MethodChoice, AHEAD, MAX_JOINT_REPLICATES,
-    MIN_SELECTION_UNITS, WINDOWS,
+    joint_fit_rows, windows, Candidate, CandidateScore, JointForecast, Method, MethodChoice,
+    MAX_JOINT_REPLICATES, MIN_TRAINING_BUDGETS,
 };
 pub use forecast::{
     isoflop_backtest, BudgetPrediction, ForecastCalibration, HeldOutBudget, IsoflopBacktest,
