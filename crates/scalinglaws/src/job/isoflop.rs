@@ -115,7 +115,7 @@ impl IsoflopJob {
         let columns = self.columns(table, target)?;
         let grouped = table.group_rows(&self.groups, Setting::Group)?;
         let mut estimate = self.estimate(columns.loss.len())?;
-        for (_, rows) in &grouped {
+        for rows in grouped.values() {
             estimate = estimate.plus(self.joint_estimate(&columns, rows)?);
         }
         estimate.check(self.max_work)?;
