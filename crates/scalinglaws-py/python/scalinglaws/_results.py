@@ -1128,7 +1128,7 @@ IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]
 
 
 @dataclass(frozen=True, repr=False)
-class CandidateScore(Result):
+class IsoflopCandidateScore(Result):
     """A candidate's score in the backtest over the budgets. Rust:
     ``scalinglaws::analysis::isoflop::CandidateScore``."""
 
@@ -1156,7 +1156,7 @@ class MethodChoice(Result):
     """The best joint window's mean |ln D* error| less the minima's (``auto``)."""
     standard_error: Optional[float]
     """That difference's standard error over the units."""
-    scores: List[CandidateScore]
+    scores: List[IsoflopCandidateScore]
     """Every candidate's score."""
     reason: str
     """Why, in words, with the numbers."""
