@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Issue 51, item 4: what `isoflop --budget` should predict N* and D* with. On each IsoFLOP study,
 # the two largest budgets are held out and predicted from the smaller ones by
-#   (a) the per-budget minima's power laws (`--method profiles`, the default before issue 51),
+#   (a) the per-budget minima's power laws (`--method profiles`, the default),
 #   (b) the field's scipy recipe: a parabola in ln D through every run of a budget, a line
 #       through the vertices in ln C,
-#   (c) `auto`, the new default: the joint law (Chinchilla's law on the window of the runs with
+#   (c) `--method auto` (opt-in): the joint law (Chinchilla's law on the window of the runs with
 #       the most runs within one standard error of the best in a backtest over the study's own
 #       budgets, then its compute-optimal allocation) when it beats the per-budget minima in
 #       that backtest by more than a standard error, else the minima; intervals widened by

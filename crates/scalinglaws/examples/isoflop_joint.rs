@@ -1,9 +1,9 @@
 //! Measurement for issue 51 item 4: at the two largest budgets of each IsoFLOP study, held
 //! out, how far is D* predicted from the smaller budgets by
-//! (a) today's default `isoflop` (a curve in ln N per budget, power law through the minima),
+//! (a) the default `isoflop` (a curve in ln N per budget, power law through the minima),
 //! (b) the field's scipy recipe (a parabola in ln D through every run of a budget, a line
 //!     through ln D* against ln C), and
-//! (c) `auto`, the new default: the joint Chinchilla law (Hoffmann et al. 2022, Approach 3)
+//! (c) `--method auto`: the joint Chinchilla law (Hoffmann et al. 2022, Approach 3)
 //!     on the window of the runs the backtest over the study's own budgets finds best, when it
 //!     beats the per-budget minima there by more than a standard error, else the minima;
 //! and by `joint` (that best window whatever the minima do) and Approach 3 on every run?
@@ -244,9 +244,9 @@ fn own_minima(data: &IsoflopData) -> Vec<(f64, f64, f64)> {
 /// and approach 3 on every run.
 fn columns() -> Vec<String> {
     [
-        "a: profiles (per-budget minima; the default before)",
+        "a: profiles (per-budget minima; the default)",
         "b: scipy parabola in ln D",
-        "c: auto (new default: best joint window if > 1 s.e. better)",
+        "c: auto (best joint window if > 1 s.e. better)",
         "joint: the best joint window by the backtest",
         "approach 3: the joint law on every run",
     ]
@@ -503,10 +503,11 @@ fn main() {
     }
 }
 
-/// What the default chose on `train`, in a few words.
+/// What `auto` chose on `train`, in a few words.
 fn chosen(train: &IsoflopData, targets: &[f64]) -> String {
     let settings = IsoflopSettings {
         predict_at: targets.to_vec(),
+        method: Method::Auto,
         calibrate: false,
         ..IsoflopSettings::default()
     };

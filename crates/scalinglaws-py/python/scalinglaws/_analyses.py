@@ -261,13 +261,13 @@ def isoflop(
     the loss at new budgets with calibrated intervals; ``backtest=K`` scores the K largest
     budgets held out; ``bootstrap`` defaults to 1000 with either, else 0.
 
-    ``method`` says what predicts at new budgets, chosen by a backtest over the data's own
-    budgets (rolling origins predicting the larger budgets' minima as far ahead as asked):
-    ``"auto"`` (the library's default, when None) takes the joint law (Chinchilla's law fitted
-    to the best window of the runs, approach 3) when it beats the per-budget minima there by
-    more than one standard error, else the minima; ``"joint"`` takes the best window always;
-    ``"profiles"`` the power laws through the per-budget minima (approach 2). The group's
-    ``method_choice`` says what was chosen and why, ``joint`` holds the joint fit, and
+    ``method`` says what predicts at new budgets: ``"profiles"`` (the library's default, when
+    None) the power laws through the per-budget minima (approach 2); ``"auto"`` takes the joint
+    law (Chinchilla's law fitted to the window of the runs chosen by a backtest over the data's
+    own budgets, rolling origins predicting the larger budgets' minima as far ahead as asked;
+    approach 3) when it beats the per-budget minima there by more than one standard error, else
+    the minima; ``"joint"`` takes that best window always. With ``"auto"`` or ``"joint"`` the
+    group's ``method_choice`` says what was chosen and why, ``joint`` holds the joint fit, and
     ``profile_predictions`` keeps the minima's predictions as a diagnostic. As ``scalinglaws
     isoflop --json``."""
     budgets = [float(budget)] if isinstance(budget, (int, float)) else [float(b) for b in budget or []]

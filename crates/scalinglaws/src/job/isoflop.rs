@@ -48,8 +48,9 @@ pub struct IsoflopJob {
     /// New budgets at which to predict N*, D* and the loss.
     #[serde(default)]
     pub budgets: Vec<f64>,
-    /// What predicts there (and in a backtest): `auto` (default) chooses between the
-    /// per-budget minima and the joint law by a backtest over the budgets.
+    /// What predicts there (and in a backtest): the per-budget minima (`profiles`, the
+    /// default), the joint law (`joint`), or (`auto`) whichever a backtest over the budgets
+    /// prefers.
     #[serde(default)]
     pub method: Method,
     /// Widen the intervals of predictions beyond the data by rolling-origin backtests.

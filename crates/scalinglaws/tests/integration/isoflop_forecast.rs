@@ -431,16 +431,17 @@ fn porian_by_method(studies: &[Study], method: Predictor) -> (f64, usize, usize)
 }
 
 /// On Porian et al.'s fifteen configurations, the two largest budgets held out and the truth
-/// the paper's own optimum there: the default (`auto`: the joint law's window chosen by a
-/// backtest over each configuration's own budgets, taken over the per-budget minima only when
-/// better there by more than a standard error) and `joint` predict D* closer than the scipy
+/// the paper's own optimum there: `--method auto` (the joint law's window chosen by a backtest
+/// over each configuration's own budgets, taken over the per-budget minima only when better
+/// there by more than a standard error) and `joint` predict D* closer than the scipy
 /// recipe (a parabola in ln D through every run of a budget) with intervals holding the truth
 /// at least 85 % of the time. Neither is closer than the per-budget minima here
 /// (bench/results/isoflop_joint.txt: auto 0.0672, joint 0.0641, minima 0.0640, scipy 0.1047;
 /// on Chinchilla's runs auto 0.0800 against 0.1359 and 0.1511): the test holds them within a
-/// tenth of the minima's error so that a change which makes the choice worse fails.
+/// tenth of the minima's error so that a change which makes the choice worse fails (the
+/// default stays `profiles`, the minima, for that reason).
 #[test]
-fn the_default_beats_the_scipy_parabola_and_covers_on_porian() {
+fn auto_and_joint_beat_the_scipy_parabola_and_cover_on_porian() {
     let studies = porian_studies().expect("testdata/porian2024 is in the repository");
     let minima = score(Method::Shape(Shape::Auto, false), &studies).0;
     let scipy = score(Method::Shape(Shape::ParabolaAll, true), &studies).0;
