@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::analysis::envelope::EnvelopeMethod;
-use scalinglaws::analysis::isoflop::Shape;
+use scalinglaws::analysis::isoflop::{Method, Shape};
 use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::Error;
 use scalinglaws_report::analyses::isoflop::{Columns, IsoflopReport};
@@ -33,6 +33,9 @@ struct IsoflopRequest {
     budget: Vec<f64>,
     #[serde(default)]
     backtest: Option<usize>,
+    /// What predicts at new budgets; the job's default when absent.
+    #[serde(default)]
+    method: Option<String>,
     calibrate: bool,
 }
 
@@ -83,6 +86,12 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
         })
         .transpose()?;
     py(check_isoflop_request(&request, method.is_some()))?;
+    let predictor = request
+        .method
+        .as_deref()
+        .map(|name| py(Method::parse(name)))
+        .transpose()?
+        .unwrap_or_default();
     let job = IsoflopJob {
         compute: request.compute,
         size: request.size,
@@ -97,6 +106,7 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
         seed: request.seed,
         level: request.level,
         budgets: request.budget,
+        method: predictor,
         calibrate: request.calibrate,
         max_work: crate::fit::max_work(),
         interrupt: Default::default(),

@@ -220,6 +220,32 @@ def test_isoflop_predicts_at_new_budgets_and_backtests() -> None:
         sl.isoflop(str(runs), compute="C", size="N", target="loss", calibrate=False)
 
 
+def test_isoflop_method_chooses_what_predicts_at_new_budgets() -> None:
+    runs = str(ROOT / "examples" / "isoflop" / "runs.csv")
+    columns = dict(compute="C", size="N", target="loss", budget=3.16e22, bootstrap=50)
+    auto = sl.isoflop(runs, **columns, method="auto")
+    choice = auto.groups[0].method_choice
+    assert choice is not None and choice.method == "auto" and "standard error" in choice.reason
+    assert not undeclared(auto)
+    joint = sl.isoflop(runs, **columns, method="joint")
+    group = joint.groups[0]
+    assert group.method_choice is not None and isinstance(group.method_choice.chosen, sl.JointCandidate)
+    assert group.joint is not None and group.joint.fit.law == "chinchilla"
+    assert len(group.profile_predictions) == 1 and not undeclared(joint)
+    # Hoffmann et al.'s law, whose runs these are: N* = 8.68e9 at 3.16e22 FLOPs.
+    low, high = group.predictions[0].N.interval
+    assert low < 8.68e9 < high
+    profiles = sl.isoflop(runs, **columns, method="profiles").groups[0]
+    assert profiles.method_choice is None and profiles.joint is None
+    # The default (method=None) is the library's: the per-budget minima, as "profiles".
+    default = sl.isoflop(runs, **columns).groups[0]
+    assert default.method_choice is None and default.joint is None
+    assert not default.profile_predictions
+    assert default.predictions[0].D.value == pytest.approx(profiles.predictions[0].D.value, rel=1e-12)
+    with pytest.raises(sl.SettingsError, match="parabola"):
+        sl.isoflop(runs, **columns, method="parabola")
+
+
 def test_lr_names_a_swept_batch_column_in_python_words() -> None:
     sweep = EXAMPLE.parent.parent / "lr" / "sweep_batch.csv"
     pooled = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss")

@@ -76,6 +76,14 @@ pub struct IsoflopArgs {
     #[arg(long, value_name = "K", conflicts_with_all = ["envelope", "budgets"])]
     pub backtest: Option<usize>,
 
+    /// What predicts at --budget (and in --backtest): profiles (power laws through the
+    /// per-budget minima; approach 2), auto (the joint law, Chinchilla's law fitted to the
+    /// window of the runs chosen by a backtest over the data's own budgets, when it beats the
+    /// per-budget minima there by more than a standard error, else the minima; the report says
+    /// which and why) or joint (that best window always; approach 3) [default: profiles].
+    #[arg(long, value_name = "auto|joint|profiles")]
+    pub method: Option<String>,
+
     /// Keep the bootstrap's intervals beyond the data (no rolling-origin calibration).
     #[arg(long = "no-calibration")]
     pub no_calibration: bool,

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use scalinglaws::analysis::envelope::EnvelopeMethod;
-use scalinglaws::analysis::isoflop::Shape;
+use scalinglaws::analysis::isoflop::{Method, Shape};
 use scalinglaws::job::isoflop::IsoflopJob;
 
 use super::values::budget_values;
@@ -31,6 +31,17 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             "--no-calibration acts on predictions beyond the data: give --budget C or --backtest K",
         ));
     }
+    if args.method.is_some() && !forecasting {
+        return Err(input_error(
+            "--method chooses what predicts at new budgets: give --budget C or --backtest K",
+        ));
+    }
+    let method = args
+        .method
+        .as_deref()
+        .map(|m| Method::parse(m.trim()))
+        .transpose()?
+        .unwrap_or_default();
     let bootstrap = args.bootstrap.unwrap_or(if forecasting { 1000 } else { 0 });
     let envelope = args
         .envelope
@@ -59,6 +70,7 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             seed: args.seed,
             level: level(args.level)?,
             budgets: predict_at,
+            method,
             calibrate: !args.no_calibration,
             max_work: args.work.budget()?,
             interrupt: Default::default(),

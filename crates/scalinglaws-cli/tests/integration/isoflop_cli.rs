@@ -35,39 +35,110 @@ fn true_n_star(c: f64) -> f64 {
     g * (c / 6.0).powf(beta / (alpha + beta))
 }
 
+/// Hoffmann et al.'s loss at (N, D).
+fn true_loss(n: f64, d: f64) -> f64 {
+    let (a, alpha, b, beta) = HOFFMANN;
+    1.69 + a * n.powf(-alpha) + b * d.powf(-beta)
+}
+
+/// `--method auto`: the choice between the joint law's best window and the per-budget minima
+/// is reported with its numbers, and what predicts holds the true N* and D*.
 #[test]
-fn budget_predictions_hold_the_true_optimum() {
+fn auto_says_what_it_chose_and_why() {
     let result = stdout_json(&mut isoflop(&[
         "--budget",
         "3.16e22,3.16e23",
+        "--method",
+        "auto",
+        "--json",
+        "-",
+    ]));
+    let group = &result["groups"][0];
+    let choice = &group["method_choice"];
+    assert_eq!(choice["method"], "auto");
+    let reason = choice["reason"].as_str().unwrap();
+    assert!(reason.contains("standard error"), "{reason}");
+    assert!(choice["standard_error"].as_f64().unwrap() > 0.0);
+    let joint = choice["chosen"]["method"] == "joint";
+    assert_eq!(group.get("joint").is_some(), joint, "{choice}");
+    for p in group["predictions"].as_array().unwrap() {
+        let c = p["budget"].as_f64().unwrap();
+        let (n, d) = (true_n_star(c), c / (6.0 * true_n_star(c)));
+        for (key, truth) in [("N", n), ("D", d)] {
+            let [lo, hi] = pair(&p[key]["interval"]);
+            assert!(
+                lo <= truth && truth <= hi,
+                "{key} {truth:e} outside [{lo:e}, {hi:e}]"
+            );
+        }
+    }
+}
+
+#[test]
+fn budget_predictions_by_the_joint_law_hold_the_true_optimum() {
+    let result = stdout_json(&mut isoflop(&[
+        "--budget",
+        "3.16e22,3.16e23",
+        "--method",
+        "joint",
         "--json",
         "-",
     ]));
     let group = &result["groups"][0];
     assert_eq!(group["approach"], "profiles");
-    assert_eq!(group["shape"], "parabola:all");
-    assert!(group["shape_choice"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("not rejected"));
-    assert!(group["calibration"]["calibrated"].as_bool().unwrap());
+    assert_eq!(group["method_choice"]["method"], "joint");
+    assert_eq!(group["method_choice"]["chosen"]["method"], "joint");
+    assert!(group["joint"]["calibrated"].as_bool().unwrap());
+    assert_eq!(group["profile_predictions"].as_array().unwrap().len(), 2);
     let predictions = group["predictions"].as_array().unwrap();
     assert_eq!(predictions.len(), 2);
     for p in predictions {
         let c = p["budget"].as_f64().unwrap();
         let (n, d) = (true_n_star(c), c / (6.0 * true_n_star(c)));
-        let [lo, hi] = pair(&p["N"]["interval"]);
-        assert!(
-            lo <= n && n <= hi,
-            "N* {n:e} outside [{lo:e}, {hi:e}] at {c:e}"
-        );
-        let [lo, hi] = pair(&p["D"]["interval"]);
-        assert!(
-            lo <= d && d <= hi,
-            "D* {d:e} outside [{lo:e}, {hi:e}] at {c:e}"
-        );
-        assert!(p["loss"].get("interval").is_none());
+        for (key, truth) in [("N", n), ("D", d), ("loss", true_loss(n, d))] {
+            let [lo, hi] = pair(&p[key]["interval"]);
+            assert!(
+                lo <= truth && truth <= hi,
+                "{key} {truth:e} outside [{lo:e}, {hi:e}] at {c:e}"
+            );
+        }
         assert!(p["decades_out"].as_f64().unwrap() > 0.9);
+    }
+}
+
+/// The default, as `--method profiles`: the per-budget minima's power laws predict, with no
+/// `method_choice` and no joint law, as before `--method` existed.
+#[test]
+fn the_default_predicts_by_the_profiles_as_before() {
+    for method in [&[][..], &["--method", "profiles"][..]] {
+        let mut args = vec!["--budget", "3.16e22,3.16e23", "--json", "-"];
+        args.extend_from_slice(method);
+        let result = stdout_json(&mut isoflop(&args));
+        let group = &result["groups"][0];
+        assert_eq!(group["approach"], "profiles");
+        assert_eq!(group["shape"], "parabola:all");
+        assert!(group["shape_choice"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not rejected"));
+        assert!(group["calibration"]["calibrated"].as_bool().unwrap());
+        assert!(
+            group.get("method_choice").is_none() && group.get("joint").is_none(),
+            "{method:?}"
+        );
+        assert!(group.get("profile_predictions").is_none(), "{method:?}");
+        let predictions = group["predictions"].as_array().unwrap();
+        assert_eq!(predictions.len(), 2);
+        for p in predictions {
+            let c = p["budget"].as_f64().unwrap();
+            let (n, d) = (true_n_star(c), c / (6.0 * true_n_star(c)));
+            let [lo, hi] = pair(&p["N"]["interval"]);
+            assert!(lo <= n && n <= hi, "N* {n:e} outside [{lo:e}, {hi:e}]");
+            let [lo, hi] = pair(&p["D"]["interval"]);
+            assert!(lo <= d && d <= hi, "D* {d:e} outside [{lo:e}, {hi:e}]");
+            assert!(p["loss"].get("interval").is_none());
+            assert!(p["decades_out"].as_f64().unwrap() > 0.9);
+        }
     }
 }
 
@@ -79,6 +150,24 @@ fn the_table_names_the_calibration_and_the_shape() {
     assert!(text.contains("[[Predictions at new budgets]]"), "{text}");
     assert!(text.contains("shape auto: lack of fit"), "{text}");
     assert!(text.contains("widened beyond the data"), "{text}");
+    assert!(!text.contains("method auto"), "{text}");
+    let output = isoflop(&["--budget", "3.16e22", "--method", "auto"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("method auto: over "), "{text}");
+    let output = isoflop(&["--budget", "3.16e22", "--method", "joint"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("method joint: mean |ln D* error|"), "{text}");
+    assert!(text.contains("joint law: chinchilla fitted to"), "{text}");
+    assert!(
+        text.contains("[[Per-budget minima's predictions (diagnostic)]]"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -107,6 +196,11 @@ fn options_that_cannot_act_are_refused() {
         (vec!["--budget", "abc"], "--budget"),
         (vec!["--backtest", "7"], "backtest"),
         (vec!["--backtest", "0"], "backtest"),
+        (
+            vec!["--budget", "1e22", "--method", "parabola"],
+            "--method parabola",
+        ),
+        (vec!["--method", "joint"], "--method"),
     ] {
         let output = isoflop(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);

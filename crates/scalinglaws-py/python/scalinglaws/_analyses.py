@@ -249,6 +249,7 @@ def isoflop(
     level: float = DEFAULT_LEVEL,
     budget: Union[None, float, Sequence[float]] = None,
     backtest: Optional[int] = None,
+    method: Optional[str] = None,
     calibrate: bool = True,
     map: Optional[Mapping[str, str]] = None,
     derive: Optional[Mapping[str, str]] = None,
@@ -258,7 +259,16 @@ def isoflop(
     """IsoFLOP analysis per group (or Chinchilla's approach 1 with ``envelope="hull"``):
     minima per budget and the power laws N* ∝ C^a, D* ∝ C^b. ``budget`` predicts N*, D* and
     the loss at new budgets with calibrated intervals; ``backtest=K`` scores the K largest
-    budgets held out; ``bootstrap`` defaults to 1000 with either, else 0. As ``scalinglaws
+    budgets held out; ``bootstrap`` defaults to 1000 with either, else 0.
+
+    ``method`` says what predicts at new budgets: ``"profiles"`` (the library's default, when
+    None) the power laws through the per-budget minima (approach 2); ``"auto"`` takes the joint
+    law (Chinchilla's law fitted to the window of the runs chosen by a backtest over the data's
+    own budgets, rolling origins predicting the larger budgets' minima as far ahead as asked;
+    approach 3) when it beats the per-budget minima there by more than one standard error, else
+    the minima; ``"joint"`` takes that best window always. With ``"auto"`` or ``"joint"`` the
+    group's ``method_choice`` says what was chosen and why, ``joint`` holds the joint fit, and
+    ``profile_predictions`` keeps the minima's predictions as a diagnostic. As ``scalinglaws
     isoflop --json``."""
     budgets = [float(budget)] if isinstance(budget, (int, float)) else [float(b) for b in budget or []]
     if bootstrap is None:
@@ -278,6 +288,7 @@ def isoflop(
         "level": float(level),
         "budget": budgets,
         "backtest": None if backtest is None else _count("backtest", backtest),
+        "method": method,
         "calibrate": bool(calibrate),
     }
     return IsoflopAnalysis._from_native(

@@ -1089,6 +1089,117 @@ class ForecastCalibration(Result):
     coverage_calibrated: Optional[float]
 
 
+IsoflopMethod = Literal["auto", "joint", "profiles"]
+"""What predicts at new budgets (``method=`` of :func:`scalinglaws.isoflop`)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopWindow(Result):
+    """The runs the joint law is fitted to. Rust: ``scalinglaws::analysis::isoflop::Window``."""
+
+    budgets: Optional[int]
+    """The largest this many budgets (None: every budget)."""
+    half: Optional[int]
+    """Per budget, the runs within this many sizes of its lowest loss (None: every run)."""
+
+
+@dataclass(frozen=True, repr=False)
+class ProfilesCandidate(Result):
+    """The power laws through the per-budget minima, as a candidate of the backtest over the
+    budgets. Rust: ``scalinglaws::analysis::isoflop::Candidate::Profiles``."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("method", "profiles")
+
+    method: Literal["profiles"]
+
+
+@dataclass(frozen=True, repr=False)
+class JointCandidate(IsoflopWindow):
+    """The joint law on a window of the runs, as a candidate of the backtest over the budgets.
+    Rust: ``scalinglaws::analysis::isoflop::Candidate::Joint``."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("method", "joint")
+
+    method: Literal["joint"]
+
+
+IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]
+"""One way to predict at new budgets, by its ``method``."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopCandidateScore(Result):
+    """A candidate's score in the backtest over the budgets. Rust:
+    ``scalinglaws::analysis::isoflop::CandidateScore``."""
+
+    candidate: IsoflopCandidate
+    mean_abs_ln_error_D: Optional[float]
+    """Mean |ln D* error| over the held-out budgets (None when it failed to predict one)."""
+
+
+@dataclass(frozen=True, repr=False)
+class MethodChoice(Result):
+    """What made the predictions at new budgets, and why. Rust:
+    ``scalinglaws::analysis::isoflop::MethodChoice``."""
+
+    method: IsoflopMethod
+    """The method asked for."""
+    chosen: IsoflopCandidate
+    """What predicts."""
+    origins: List[int]
+    """Training sizes (in budgets) of the rolling origins compared."""
+    units: int
+    """(origin, held-out budget) units scored."""
+    horizon_decades: float
+    """How far ahead each origin predicted: the requested budgets' decades beyond the data."""
+    difference: Optional[float]
+    """The best joint window's mean |ln D* error| less the minima's (``auto``)."""
+    standard_error: Optional[float]
+    """That difference's standard error over the units."""
+    scores: List[IsoflopCandidateScore]
+    """Every candidate's score."""
+    reason: str
+    """Why, in words, with the numbers."""
+
+
+@dataclass(frozen=True, repr=False)
+class JointFit(Result):
+    """The joint law fitted to a window of the runs. Rust:
+    ``scalinglaws::analysis::isoflop::JointFit``."""
+
+    law: str
+    window: IsoflopWindow
+    runs: int
+    """Runs in the window."""
+    params: List[Tuple[str, float]]
+    """The fitted parameters, in the law's order."""
+    objective: float
+    converged: bool
+    flops: str
+    """The FLOPs formula of the allocation at new budgets."""
+    bootstrap: int
+    """Bootstrap replicates asked for."""
+    failed: int
+    """Replicates that failed to converge."""
+
+
+@dataclass(frozen=True, repr=False)
+class JointForecast(Result):
+    """The joint law's predictions: its fit and how its intervals were widened. Rust:
+    ``scalinglaws::analysis::isoflop::JointForecast``."""
+
+    fit: JointFit
+    calibrated: bool
+    reason: Optional[str]
+    """Why not calibrated, when not."""
+    origins: List[int]
+    units: int
+    tau_n: float
+    """τ of N*, D* and the loss, per decade^g in ln units."""
+    tau_d: float
+    tau_loss: float
+
+
 @dataclass(frozen=True, repr=False)
 class Isoflop(Result):
     """An IsoFLOP analysis (Chinchilla's approach 2): a profile and its minimum per budget, and the
@@ -1115,7 +1226,15 @@ class Isoflop(Result):
     predictions_note: Optional[str]
     """Why no predictions were made, when some were asked for."""
     calibration: Optional[ForecastCalibration]
-    """How the prediction intervals beyond the data were calibrated."""
+    """How the per-budget minima's prediction intervals beyond the data were calibrated."""
+    method_choice: Optional[MethodChoice]
+    """What predicts at the new budgets and why (absent under ``method="profiles"``)."""
+    joint: Optional[JointForecast]
+    """The joint law behind ``predictions``, when it was chosen."""
+    profile_predictions: List[BudgetPrediction]
+    """The per-budget minima's predictions, kept as a diagnostic when the joint law predicts."""
+    profile_predictions_note: Optional[str]
+    """Why the per-budget minima made no predictions, when the joint law predicts."""
 
     def to_frame(self) -> Any:
         """The budgets' minima as a pandas DataFrame, one row per budget."""

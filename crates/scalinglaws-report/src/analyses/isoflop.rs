@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use scalinglaws::analysis::envelope::Envelope;
 use scalinglaws::analysis::isoflop::{
-    BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest, PowerLaw, Quantity,
+    BudgetPrediction, ForecastCalibration, Isoflop, IsoflopBacktest, JointForecast, PowerLaw,
+    Quantity,
 };
 
 use scalinglaws::job::isoflop::{
@@ -209,13 +210,80 @@ fn render_predictions(result: &Isoflop, wording: &dyn Wording) -> String {
     if let Some(note) = &result.predictions_note {
         let _ = writeln!(out, "    predictions: {note}");
     }
+    if let Some(choice) = &result.method_choice {
+        let _ = writeln!(
+            out,
+            "    method {}: {}",
+            choice.method.name(),
+            choice.reason
+        );
+    }
     if result.predictions.is_empty() {
         return out;
     }
     let _ = writeln!(out, "[[Predictions at new budgets]]");
     out.push_str(&columns(&prediction_rows(&result.predictions), &[], "    "));
-    out.push_str(&interval_note(result, wording));
-    out.push_str("    loss*: the power law through the budgets' minimum losses, no interval (it has no irreducible term; fit and predict give calibrated losses)\n");
+    let Some(joint) = &result.joint else {
+        out.push_str(&interval_note(result, wording));
+        out.push_str("    loss*: the power law through the budgets' minimum losses, no interval (it has no irreducible term; fit and predict give calibrated losses)\n");
+        return out;
+    };
+    out.push_str(&joint_note(joint, result.level));
+    if let Some(note) = &result.profile_predictions_note {
+        let _ = writeln!(out, "    per-budget minima: {note}");
+    }
+    if !result.profile_predictions.is_empty() {
+        let _ = writeln!(out, "[[Per-budget minima's predictions (diagnostic)]]");
+        out.push_str(&columns(
+            &prediction_rows(&result.profile_predictions),
+            &[],
+            "    ",
+        ));
+        out.push_str(&interval_note(result, wording));
+    }
+    out
+}
+
+/// The joint law behind the predictions and how their intervals were made.
+fn joint_note(joint: &JointForecast, level: f64) -> String {
+    let fit = &joint.fit;
+    let params: Vec<String> = fit
+        .params
+        .iter()
+        .map(|(name, value)| format!("{name} = {}", number(*value, 4)))
+        .collect();
+    let mut out = format!(
+        "    joint law: {} fitted to {} runs ({}), {}; compute {}\n",
+        fit.law,
+        fit.runs,
+        fit.window.describe(),
+        params.join(", "),
+        fit.flops
+    );
+    let bootstrap = match fit.bootstrap {
+        0 => "no bootstrap".to_string(),
+        k => format!(
+            "{k} bootstrap replicates of the runs ({} failed)",
+            fit.failed
+        ),
+    };
+    let level = level_percent(level);
+    let _ = if joint.calibrated {
+        writeln!(
+            out,
+            "    intervals: {level}% from {bootstrap}, widened beyond the data: sd² = sd_boot² + (τ·d^0.5)², τ(ln D*) = {} from {} rolling origins ({} held-out budgets)",
+            number(joint.tau_d, 4),
+            joint.origins.len(),
+            joint.units
+        )
+    } else {
+        writeln!(
+            out,
+            "    intervals: {level}% percentiles over {bootstrap}; not calibrated beyond the data: {}",
+            joint.reason.as_deref().unwrap_or("")
+        )
+    };
+    out.push_str("    loss*: the joint law's loss at (N*, D*)\n");
     out
 }
 
@@ -323,6 +391,17 @@ fn render_backtest(
         out,
         "    observed: each held-out budget's own minimum under the same shape"
     );
-    out.push_str(&interval_note(training, wording));
+    if let Some(choice) = &training.method_choice {
+        let _ = writeln!(
+            out,
+            "    method {}: {}",
+            choice.method.name(),
+            choice.reason
+        );
+    }
+    match &training.joint {
+        Some(joint) => out.push_str(&joint_note(joint, training.level)),
+        None => out.push_str(&interval_note(training, wording)),
+    }
     out
 }

@@ -10,7 +10,8 @@ use crate::analysis::envelope::{
     envelope, Envelope, EnvelopeData, EnvelopeMethod, EnvelopeSettings,
 };
 use crate::analysis::isoflop::{
-    isoflop, isoflop_backtest, Isoflop, IsoflopBacktest, IsoflopData, IsoflopSettings, Shape,
+    isoflop, isoflop_backtest, joint_fit_rows, Isoflop, IsoflopBacktest, IsoflopData,
+    IsoflopSettings, Method, Shape, MAX_JOINT_REPLICATES,
 };
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
@@ -47,6 +48,11 @@ pub struct IsoflopJob {
     /// New budgets at which to predict N*, D* and the loss.
     #[serde(default)]
     pub budgets: Vec<f64>,
+    /// What predicts there (and in a backtest): the per-budget minima (`profiles`, the
+    /// default), the joint law (`joint`), or (`auto`) whichever a backtest over the budgets
+    /// prefers.
+    #[serde(default)]
+    pub method: Method,
     /// Widen the intervals of predictions beyond the data by rolling-origin backtests.
     pub calibrate: bool,
     /// The work budget ([`crate::work`]), in estimated core-seconds.
@@ -98,6 +104,7 @@ impl IsoflopJob {
             seed: self.seed,
             level: self.level,
             predict_at: self.budgets.clone(),
+            method: self.method,
             calibrate: self.calibrate,
             interrupt: self.interrupt.clone(),
         }
@@ -107,9 +114,14 @@ impl IsoflopJob {
     /// group names the group.
     pub fn run(&self, table: &Table, target: &str) -> Result<IsoflopResult> {
         let columns = self.columns(table, target)?;
-        self.estimate(columns.loss.len())?.check(self.max_work)?;
+        let grouped = table.group_rows(&self.groups, Setting::Group)?;
+        let mut estimate = self.estimate(columns.loss.len())?;
+        for rows in grouped.values() {
+            estimate = estimate.plus(self.joint_estimate(&columns, rows)?);
+        }
+        estimate.check(self.max_work)?;
         let mut groups = Vec::new();
-        for (key, rows) in table.group_rows(&self.groups, Setting::Group)? {
+        for (key, rows) in grouped {
             let group: BTreeMap<String, String> = self.groups.iter().cloned().zip(key).collect();
             let analysis = self.analyse(&columns, &rows);
             self.interrupt.check()?;
@@ -168,6 +180,40 @@ impl IsoflopJob {
         Ok(estimate)
     }
 
+    /// The work of the joint law's fits on one group's runs ([`crate::work`]): each fit the
+    /// backtest over the budgets makes, counted from the group's own budgets and windows
+    /// ([`joint_fit_rows`]), then the bootstrap's warm refits of the final fit (at most
+    /// [`MAX_JOINT_REPLICATES`]). None under `profiles`, an envelope or without predictions.
+    fn joint_estimate(&self, columns: &Columns, rows: &[usize]) -> Result<Estimate> {
+        let forecasting = !self.budgets.is_empty() || self.backtest.is_some();
+        if !forecasting || self.envelope.is_some() || self.method == Method::Profiles {
+            return Ok(Estimate::of(0.0, 0.0));
+        }
+        let data = self.data(columns, rows);
+        let law = crate::law::catalog::lookup("chinchilla")?;
+        let settings = crate::fit::FitSettings::default();
+        let shape = |n: usize| crate::fit::shape_of_rows(&law, &settings, n);
+        let fits = joint_fit_rows(&data, self.tolerance);
+        let refits = self.bootstrap.min(MAX_JOINT_REPLICATES) as f64;
+        let seconds = fits.iter().map(|&n| shape(n).seconds()).sum::<f64>()
+            + refits * shape(data.loss.len()).refit_seconds();
+        Ok(Estimate::of(seconds, 0.0).described(
+            fits.len() as f64 + refits,
+            "joint-law fits (the windows' backtest over the budgets, the bootstrap)",
+            Some(Setting::Method),
+        ))
+    }
+
+    fn data(&self, columns: &Columns, rows: &[usize]) -> IsoflopData {
+        let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
+        IsoflopData {
+            compute: pick(&columns.compute),
+            size: pick(&columns.size),
+            loss: pick(&columns.loss),
+            tokens: columns.tokens.as_deref().map(pick),
+        }
+    }
+
     fn columns(&self, table: &Table, target: &str) -> Result<Columns> {
         let why = "IsoFLOP profiles are fitted on logs";
         let positive = |column: &str, role: Setting| table.positive_values(column, role, why);
@@ -189,13 +235,7 @@ impl IsoflopJob {
     }
 
     fn analyse(&self, columns: &Columns, rows: &[usize]) -> Result<Analysis> {
-        let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
-        let data = IsoflopData {
-            compute: pick(&columns.compute),
-            size: pick(&columns.size),
-            loss: pick(&columns.loss),
-            tokens: columns.tokens.as_deref().map(pick),
-        };
+        let data = self.data(columns, rows);
         match (self.envelope, self.backtest) {
             (None, Some(hold_out)) => {
                 isoflop_backtest(&data, &self.settings(), hold_out).map(Analysis::Backtest)

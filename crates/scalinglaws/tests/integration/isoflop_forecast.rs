@@ -17,7 +17,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings, Shape};
+use scalinglaws::analysis::isoflop::{
+    isoflop, IsoflopData, IsoflopSettings, Method as Predictor, Shape,
+};
 use scalinglaws::data::Dataset;
 use scalinglaws::fit::{fit, FitData, FitSettings};
 use scalinglaws::law::catalog;
@@ -245,6 +247,7 @@ fn predict(method: Method, data: &IsoflopData, budgets: &[f64]) -> Vec<Option<(f
             let settings = IsoflopSettings {
                 shape,
                 predict_at: budgets.to_vec(),
+                method: Predictor::Profiles,
                 ..IsoflopSettings::default()
             };
             match isoflop(&swapped, &settings) {
@@ -398,6 +401,65 @@ fn the_default_shape_extrapolates_best_on_porian_and_synthetic_studies() {
     }
 }
 
+// ---- The choice of what predicts at new budgets (issue 51) ----------------------------------
+
+/// Mean |ln D* error| and the intervals' coverage of `method` at the two largest budgets of
+/// each of Porian et al.'s configurations, held out, the paper's own optimum the truth.
+fn porian_by_method(studies: &[Study], method: Predictor) -> (f64, usize, usize) {
+    let (mut errors, mut covered, mut scored) = (Vec::new(), 0usize, 0usize);
+    for study in studies {
+        let budgets: Vec<f64> = study.truth.iter().map(|t| t.0).collect();
+        let settings = IsoflopSettings {
+            predict_at: budgets,
+            bootstrap: 50,
+            method,
+            ..IsoflopSettings::default()
+        };
+        let result = isoflop(&study.data, &settings).unwrap();
+        let choice = result.method_choice.as_ref().unwrap();
+        assert!(!choice.reason.is_empty() && choice.units > 0, "{choice:?}");
+        for (p, truth) in result.predictions.iter().zip(&study.truth) {
+            errors.push((p.d.value.ln() - truth.2.ln()).abs());
+            if let Some([lo, hi]) = p.d.interval {
+                scored += 1;
+                covered += usize::from(lo <= truth.2 && truth.2 <= hi);
+            }
+        }
+    }
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    (mean, covered, scored)
+}
+
+/// On Porian et al.'s fifteen configurations, the two largest budgets held out and the truth
+/// the paper's own optimum there: `--method auto` (the joint law's window chosen by a backtest
+/// over each configuration's own budgets, taken over the per-budget minima only when better
+/// there by more than a standard error) and `joint` predict D* closer than the scipy
+/// recipe (a parabola in ln D through every run of a budget) with intervals holding the truth
+/// at least 85 % of the time. Neither is closer than the per-budget minima here
+/// (bench/results/isoflop_joint.txt: auto 0.0672, joint 0.0641, minima 0.0640, scipy 0.1047;
+/// on Chinchilla's runs auto 0.0800 against 0.1359 and 0.1511): the test holds them within a
+/// tenth of the minima's error so that a change which makes the choice worse fails (the
+/// default stays `profiles`, the minima, for that reason).
+#[test]
+fn auto_and_joint_beat_the_scipy_parabola_and_cover_on_porian() {
+    let studies = porian_studies().expect("testdata/porian2024 is in the repository");
+    let minima = score(Method::Shape(Shape::Auto, false), &studies).0;
+    let scipy = score(Method::Shape(Shape::ParabolaAll, true), &studies).0;
+    for method in [Predictor::Auto, Predictor::Joint] {
+        let (error, covered, scored) = porian_by_method(&studies, method);
+        println!(
+            "Porian, mean |ln D* error| at the 2 largest budgets: {} {error:.4}, per-budget minima {minima:.4}, scipy parabola in ln D {scipy:.4}; intervals hold {covered} of {scored}",
+            method.name()
+        );
+        assert_eq!(scored, 30);
+        assert!(
+            error < scipy && error < 1.1 * minima,
+            "{error} {minima} {scipy}"
+        );
+        assert!(covered as f64 / scored as f64 >= 0.85, "{covered}/{scored}");
+    }
+}
+
 // ---- Coverage of `isoflop --budget` -------------------------------------------------------
 
 #[test]
@@ -413,6 +475,7 @@ fn budget_intervals_cover_the_true_optimum_beyond_the_data() {
             predict_at: vec![target],
             bootstrap: 200,
             seed,
+            method: Predictor::Profiles,
             ..IsoflopSettings::default()
         };
         let result = isoflop(&data, &settings).unwrap();

@@ -206,6 +206,28 @@ impl Profiles<'_> {
     }
 }
 
+/// Each budget's compute (the geometric mean of its runs').
+pub(crate) fn budgets_of(data: &IsoflopData, groups: &[Vec<usize>]) -> Vec<f64> {
+    groups
+        .iter()
+        .map(|rows| super::geometric_mean(rows.iter().map(|&r| data.compute[r])))
+        .collect()
+}
+
+/// Each budget's own minimum (ln N*, ln D*, ln loss*) under `shape`, None without one.
+pub(crate) fn own_minima(
+    data: &IsoflopData,
+    groups: &[Vec<usize>],
+    shape: Shape,
+) -> Vec<Option<[f64; 3]>> {
+    Profiles {
+        data,
+        groups: groups.to_vec(),
+        shape,
+    }
+    .minima(0.0, None)
+}
+
 /// Bootstrap draws: per target, per replicate, the three ln predictions; per budget, the
 /// replicates' minima.
 struct Replicates {
@@ -565,7 +587,7 @@ pub fn isoflop_backtest(
     Ok(summarise(training, held_out))
 }
 
-fn subset(data: &IsoflopData, rows: &[usize]) -> IsoflopData {
+pub(crate) fn subset(data: &IsoflopData, rows: &[usize]) -> IsoflopData {
     let pick = |column: &[f64]| rows.iter().map(|&r| column[r]).collect::<Vec<f64>>();
     IsoflopData {
         compute: pick(&data.compute),

@@ -14,14 +14,21 @@
 //! A minimum that falls outside its window in a replicate counts as a failed replicate, and no
 //! interval is given when more than half fail.
 
+mod choice;
 mod forecast;
+mod joint;
 
 use serde::{Deserialize, Serialize};
 
+pub use choice::{
+    joint_fit_rows, windows, Candidate, CandidateScore, JointForecast, Method, MethodChoice,
+    MAX_JOINT_REPLICATES, MIN_TRAINING_BUDGETS,
+};
 pub use forecast::{
     isoflop_backtest, BudgetPrediction, ForecastCalibration, HeldOutBudget, IsoflopBacktest,
     Quantity,
 };
+pub use joint::{joint_forecast, JointFit, Window};
 
 use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
@@ -119,6 +126,9 @@ pub struct IsoflopSettings {
     pub level: f64,
     /// New budgets at which to predict N*, D* and the loss.
     pub predict_at: Vec<f64>,
+    /// What predicts there: the per-budget minima, the joint law, or (`auto`) whichever a
+    /// backtest over the budgets prefers.
+    pub method: Method,
     /// Widen the intervals of predictions beyond the data by rolling-origin backtests.
     pub calibrate: bool,
     /// Stops the bootstrap and the rolling origins between replicates ([`Error::Interrupted`]).
@@ -134,6 +144,7 @@ impl Default for IsoflopSettings {
             seed: 0,
             level: crate::uncertainty::DEFAULT_LEVEL,
             predict_at: Vec::new(),
+            method: Method::default(),
             calibrate: true,
             interrupt: Interrupt::default(),
         }
@@ -200,15 +211,26 @@ pub struct Isoflop {
     /// How `auto` chose the shape (absent when the shape was given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape_choice: Option<ShapeChoice>,
-    /// Predictions at the requested new budgets.
+    /// Predictions at the requested new budgets (by `method_choice.chosen`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub predictions: Vec<BudgetPrediction>,
     /// Why no predictions were made, when some were asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictions_note: Option<String>,
-    /// How the prediction intervals beyond the data were calibrated.
+    /// How the profiles' prediction intervals beyond the data were calibrated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<ForecastCalibration>,
+    /// What predicts at the new budgets and why (absent for `profiles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method_choice: Option<MethodChoice>,
+    /// The joint law behind `predictions`, when it was chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint: Option<JointForecast>,
+    /// The per-budget minima's predictions, kept as a diagnostic when the joint law predicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profile_predictions: Vec<BudgetPrediction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_predictions_note: Option<String>,
 }
 
 /// The choice made by [`Shape::Auto`]: a lack-of-fit F test of the parabola through every point
@@ -250,7 +272,10 @@ pub fn isoflop(data: &IsoflopData, settings: &IsoflopSettings) -> Result<Isoflop
     let mut result = minima_and_power_laws(data, &groups, &resolved);
     result.shape_choice = shape_choice;
     if !settings.predict_at.is_empty() {
-        forecast::predict_budgets(data, groups, &mut result, &resolved)?;
+        forecast::predict_budgets(data, groups.clone(), &mut result, &resolved)?;
+        if settings.method != Method::Profiles {
+            choice::predict_by_choice(data, &groups, &mut result, &resolved)?;
+        }
     }
     // An interrupted bootstrap stopped early: its intervals are not the analysis's.
     settings.interrupt.check()?;
@@ -284,6 +309,10 @@ fn minima_and_power_laws(
         predictions: Vec::new(),
         predictions_note: None,
         calibration: None,
+        method_choice: None,
+        joint: None,
+        profile_predictions: Vec::new(),
+        profile_predictions_note: None,
     };
     if settings.bootstrap > 0 {
         exponent_intervals(&mut result, settings);
