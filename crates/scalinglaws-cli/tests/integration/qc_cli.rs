@@ -86,8 +86,12 @@ fn fit_warns_by_default_and_exclude_removes_and_lists_the_rows() {
         "--map",
         "x=N",
     ];
-    // The default keeps every row, so the missing loss stops the fit, naming the way out.
-    fails(scalinglaws().args(fit), &["row 50", "--qc exclude"]);
+    // The default keeps every row, so the missing loss stops the fit with the table's own
+    // message (file, row, line and column), as without QC.
+    fails(
+        scalinglaws().args(fit),
+        &["row 50 (line 51), column 'loss'"],
+    );
     let report = stdout(scalinglaws().args(fit).args(["--qc", "exclude"]));
     assert!(
         report.contains("47 used of 50 read; 3 removed by --qc exclude"),

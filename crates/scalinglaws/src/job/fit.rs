@@ -245,23 +245,24 @@ impl FitJob {
     }
 
     /// The QC stage before the fit: with `exclude`, the table without the flagged rows and
-    /// the record of them; with `warn`, a check that the fit can use every row (the flags are
-    /// recorded after the fit, against its law).
+    /// the record of them. `warn` and `off` change nothing here: a row the fit cannot use gets
+    /// the table's own message (file, row, line and column), and `warn`'s flags are recorded
+    /// after the fit, against its law. A law variable the table lacks is left to the same
+    /// message, for every mode.
     fn qc_before(
         &self,
         table: &Table,
         law: &Law,
         settings: &FitSettings,
     ) -> Result<(Option<Table>, Option<FitQc>)> {
+        let unresolved = law.variables.iter().any(|v| table.resolve(v).is_none());
+        if self.qc != QcMode::Exclude || unresolved {
+            return Ok((None, None));
+        }
         let columns = self.qc_columns(table, law, settings);
         let thresholds = crate::data::qc::QcSettings::default();
         match self.qc {
-            QcMode::Off => Ok((None, None)),
-            QcMode::Warn => {
-                let report = qc_stage::check_table(table, &columns, &thresholds, None, None)?;
-                qc_stage::refuse_unusable(&report, table)?;
-                Ok((None, None))
-            }
+            QcMode::Off | QcMode::Warn => Ok((None, None)),
             QcMode::Exclude => {
                 let with = qc_stage::QcLaw {
                     law,

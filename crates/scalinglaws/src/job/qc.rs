@@ -221,39 +221,6 @@ pub fn fit_columns(table: &Table, law: &Law, target: &str, space: Space) -> QcCo
     }
 }
 
-/// The fit's rows that a non-finite flag names, as an error when the mode keeps them (the fit
-/// cannot use them).
-pub fn refuse_unusable(report: &QcReport, table: &Table) -> Result<()> {
-    let Some(flag) = report.flags.iter().find(|f| f.rule == qc::Rule::NonFinite) else {
-        return Ok(());
-    };
-    let count = report
-        .flags
-        .iter()
-        .filter(|f| f.rule == qc::Rule::NonFinite)
-        .count();
-    Err(Error::Data {
-        location: crate::error::Location {
-            file: table.dataset.source().to_string(),
-            row: Some(flag.row),
-            line: None,
-            column: None,
-        },
-        message: format!(
-            "the loss '{}' cannot be fitted ({count} row{} like it)",
-            flag.written.as_deref().unwrap_or("?"),
-            if count == 1 { "" } else { "s" }
-        )
-        .into(),
-        fix: text![
-            "remove the rows, filter them out with ",
-            Setting::Where,
-            ", or set them aside with ",
-            Setting::Qc.text("exclude")
-        ],
-    })
-}
-
 /// The rows (0-based, of `table`) that no flag names.
 pub fn kept(report: &QcReport, table: &Table) -> Vec<bool> {
     let rows: Vec<usize> = (0..table.dataset.n_rows())

@@ -344,7 +344,7 @@ fn the_fit_warns_by_default_and_exclude_removes_exactly_the_flagged_rows() {
 }
 
 #[test]
-fn a_fit_that_keeps_a_missing_loss_says_how_to_set_it_aside() {
+fn a_fit_that_keeps_a_missing_loss_names_the_cell_and_exclude_sets_it_aside() {
     let dataset = Dataset::read_stream(
         "runs.csv",
         "N,loss\n1e7,4.1\n2e7,3.8\n4e7,\n8e7,3.3\n1.6e8,3.1\n".as_bytes(),
@@ -359,7 +359,8 @@ fn a_fit_that_keeps_a_missing_loss_says_how_to_set_it_aside() {
     let table = Table::prepare(dataset, &recipe).unwrap();
     let error = fit_job("warn").run(&table, &|_| {}).unwrap_err();
     let text = error.to_string();
-    assert!(text.contains("row 3") && text.contains("qc"), "{text}");
+    // The table's own message, as without QC: file, row, line and column.
+    assert!(text.contains("row 3 (line 4), column 'loss'"), "{text}");
     let fitted = fit_job("exclude").run(&table, &|_| {}).unwrap().result;
     assert_eq!(fitted.qc.as_ref().unwrap().removed, vec![3]);
 }
