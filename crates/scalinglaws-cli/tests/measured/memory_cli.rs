@@ -46,8 +46,9 @@ const MARGIN: f64 = 1.25;
 const CEILINGS: [Ceiling; 3] = [
     Ceiling {
         workload: "million_row_chinchilla_fit",
-        recorded_mb: 245.0,
-        measured: "2026-12-05",
+        // 245 MB before fit's QC stage (2026-12-05); the stage's columns and groups add 41.
+        recorded_mb: 286.0,
+        measured: "2026-12-06",
         goal_mb: Some(300.0),
     },
     Ceiling {

@@ -34,7 +34,9 @@ pub struct QcColumns {
 /// The columns read, owned, from which a [`QcInput`] borrows.
 struct Read {
     loss: Vec<f64>,
-    written: Vec<String>,
+    /// The loss cells as written: None for a numeric column whose every value is finite (a
+    /// million rows' text is not copied when no flag would quote it).
+    written: Option<Vec<String>>,
     file_rows: Vec<usize>,
     numbers: Vec<Vec<f64>>,
     labels: Vec<Vec<usize>>,
@@ -60,14 +62,18 @@ impl Read {
             }
         };
         let target = name(&columns.target, Setting::Target)?;
-        let written = table.dataset.text(&target)?;
-        let loss = match table.dataset.column(&target)? {
+        let loss: Vec<f64> = match table.dataset.column(&target)? {
             Column::Numeric(values) => values.clone(),
             Column::Text(cells) => cells
                 .iter()
                 .map(|c| c.trim().parse::<f64>().unwrap_or(f64::NAN))
                 .collect(),
         };
+        let quoted = match table.dataset.column(&target)? {
+            Column::Numeric(_) => loss.iter().any(|v| !v.is_finite()),
+            Column::Text(_) => true,
+        };
+        let written = quoted.then(|| table.dataset.text(&target)).transpose()?;
         let (mut numbers, mut labels) = (Vec::new(), Vec::new());
         for key in &columns.keys {
             let column = name(key, Setting::Scale)?;
@@ -77,6 +83,22 @@ impl Read {
             }
         }
         let ids = |names: &[String], setting: Setting| -> Result<Vec<usize>> {
+            let resolved: Vec<String> = names
+                .iter()
+                .map(|c| name(c, setting))
+                .collect::<Result<_>>()?;
+            let numeric: Vec<&Vec<f64>> = resolved
+                .iter()
+                .filter_map(|c| match table.dataset.column(c) {
+                    Ok(Column::Numeric(values)) => Some(values),
+                    _ => None,
+                })
+                .collect();
+            if numeric.len() == resolved.len() {
+                // Numbers are grouped by value, without a text copy of every cell (a fit of a
+                // million rows groups its law's variables here).
+                return Ok(numeric_ids(&numeric, table.dataset.n_rows()));
+            }
             let cells: Vec<Vec<String>> = names
                 .iter()
                 .map(|c| table.dataset.text(&name(c, setting)?))
@@ -129,7 +151,7 @@ impl Read {
             .collect();
         QcInput {
             loss: &self.loss,
-            written: Some(&self.written),
+            written: self.written.as_deref(),
             file_rows: &self.file_rows,
             log: self.log,
             keys,
@@ -139,6 +161,35 @@ impl Read {
             predicted,
         }
     }
+}
+
+/// Ids of the rows by their values in `columns` (rows with the same values share an id), in
+/// the order each value first appears, by a sort of the rows rather than a copy of each key.
+fn numeric_ids(columns: &[&Vec<f64>], rows: usize) -> Vec<usize> {
+    let key = |r: usize| columns.iter().map(move |c| c[r].to_bits());
+    let mut order: Vec<usize> = (0..rows).collect();
+    order.sort_by(|&a, &b| key(a).cmp(key(b)).then(a.cmp(&b)));
+    // Each row's group, named by the first row holding its values.
+    let mut first = vec![0usize; rows];
+    for (at, &row) in order.iter().enumerate() {
+        first[row] = if at > 0 && key(order[at - 1]).eq(key(row)) {
+            first[order[at - 1]]
+        } else {
+            row
+        };
+    }
+    let mut id_of_first = vec![usize::MAX; rows];
+    let mut next = 0;
+    (0..rows)
+        .map(|r| {
+            let head = first[r];
+            if id_of_first[head] == usize::MAX {
+                id_of_first[head] = next;
+                next += 1;
+            }
+            id_of_first[head]
+        })
+        .collect()
 }
 
 /// The law and how to fit it, for the law rule.
