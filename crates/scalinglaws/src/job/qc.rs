@@ -62,18 +62,7 @@ impl Read {
             }
         };
         let target = name(&columns.target, Setting::Target)?;
-        let loss: Vec<f64> = match table.dataset.column(&target)? {
-            Column::Numeric(values) => values.clone(),
-            Column::Text(cells) => cells
-                .iter()
-                .map(|c| c.trim().parse::<f64>().unwrap_or(f64::NAN))
-                .collect(),
-        };
-        let quoted = match table.dataset.column(&target)? {
-            Column::Numeric(_) => loss.iter().any(|v| !v.is_finite()),
-            Column::Text(_) => true,
-        };
-        let written = quoted.then(|| table.dataset.text(&target)).transpose()?;
+        let (loss, written) = loss_of(table, &target)?;
         let (mut numbers, mut labels) = (Vec::new(), Vec::new());
         for key in &columns.keys {
             let column = name(key, Setting::Scale)?;
@@ -87,14 +76,7 @@ impl Read {
                 .iter()
                 .map(|c| name(c, setting))
                 .collect::<Result<_>>()?;
-            let numeric: Vec<&Vec<f64>> = resolved
-                .iter()
-                .filter_map(|c| match table.dataset.column(c) {
-                    Ok(Column::Numeric(values)) => Some(values),
-                    _ => None,
-                })
-                .collect();
-            if numeric.len() == resolved.len() {
+            if let Some(numeric) = numeric_columns(table, &resolved) {
                 // Numbers are grouped by value, without a text copy of every cell (a fit of a
                 // million rows groups its law's variables here).
                 return Ok(numeric_ids(&numeric, table.dataset.n_rows()));
@@ -161,6 +143,35 @@ impl Read {
             predicted,
         }
     }
+}
+
+/// The loss column as numbers (a cell that is no number: NaN), and as written when a flag may
+/// quote it: a text column, or a numeric one holding a value that is not finite.
+fn loss_of(table: &Table, target: &str) -> Result<(Vec<f64>, Option<Vec<String>>)> {
+    let loss: Vec<f64> = match table.dataset.column(target)? {
+        Column::Numeric(values) => values.clone(),
+        Column::Text(cells) => cells
+            .iter()
+            .map(|c| c.trim().parse::<f64>().unwrap_or(f64::NAN))
+            .collect(),
+    };
+    let quoted = match table.dataset.column(target)? {
+        Column::Numeric(_) => loss.iter().any(|v| !v.is_finite()),
+        Column::Text(_) => true,
+    };
+    let written = quoted.then(|| table.dataset.text(target)).transpose()?;
+    Ok((loss, written))
+}
+
+/// The columns' numbers, when every one is numeric.
+fn numeric_columns<'t>(table: &'t Table, columns: &[String]) -> Option<Vec<&'t Vec<f64>>> {
+    columns
+        .iter()
+        .map(|c| match table.dataset.column(c) {
+            Ok(Column::Numeric(values)) => Some(values),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Ids of the rows by their values in `columns` (rows with the same values share an id), in
