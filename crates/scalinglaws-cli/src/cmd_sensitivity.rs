@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 use scalinglaws::workflow::sensitivity::{Sensitivity, SensitivitySpec};
 
-use crate::args::{DataArgs, FitArgs, LawArgs, SettingsArgs};
+use crate::args::{DataArgs, FitArgs, LawArgs, SettingsArgs, SweepArgs};
 use crate::config::{destination, fit_config};
 use crate::input_error;
 use crate::workflow::{run as run_workflow, Io};
@@ -17,6 +17,9 @@ use crate::workflow::{run as run_workflow, Io};
 pub struct SensitivityArgs {
     #[command(flatten)]
     pub data: DataArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     #[command(flatten)]
     pub law: LawArgs,
@@ -58,6 +61,7 @@ pub fn run(args: SensitivityArgs) -> Result<()> {
     let at = point(&args.at)?;
     let fit = fit_config(FitArgs {
         data: args.data,
+        sweep: args.sweep,
         law: args.law,
         settings: args.settings,
         bootstrap: args.bootstrap,

@@ -93,6 +93,7 @@ impl RecipeRequest {
             weights: self.weights.clone(),
             trials: None,
             exposure: None,
+            sweep: Vec::new(),
         })
     }
 }

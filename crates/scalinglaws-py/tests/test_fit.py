@@ -424,3 +424,39 @@ def test_a_parquet_file_fits_as_its_csv() -> None:
     assert math.isclose(from_parquet.objective, from_csv.objective, rel_tol=1e-12)
     for name, value in from_csv.params.items():
         assert math.isclose(from_parquet.params[name], value, rel_tol=1e-12), name
+
+
+def sweep_runs() -> pd.DataFrame:
+    """Runs of a Chinchilla law at 4 sizes x 3 token counts, each swept over 4 learning rates,
+    the loss times exp(0.05 (ln lr - ln 2.8e-3)^2): every cell's frontier is the law."""
+    rows = []
+    for i in range(4):
+        n = 2e7 * 3**i
+        for j in range(3):
+            d = 20 * n * 2**j
+            law = 1.8 + 400 * n**-0.34 + 2000 * d**-0.36
+            for k in range(4):
+                lr = 1e-3 * 2**k
+                rows.append({"N": n, "D": d, "lr": lr,
+                             "loss": law * math.exp(0.05 * math.log(lr / 2.8e-3) ** 2)})
+    return pd.DataFrame(rows)
+
+
+def test_a_sweep_fits_each_cells_frontier_as_the_command_line_does(cli, tmp_path) -> None:
+    runs = sweep_runs()
+    fit = sl.fit(runs, "chinchilla", target="loss", sweep="lr", calibrate=False)
+    sweep = fit.sweep
+    assert fit.n_obs == 12 and len(sweep["cells"]) == 12 and sweep["runs"] == 48
+    assert all(cell["method"] == "curve" for cell in sweep["cells"])
+    assert "[[Sweep frontier]]" in fit.report()
+    path = tmp_path / "sweep.csv"
+    runs.to_csv(path, index=False)
+    args = [str(cli), "fit", str(path), "--law", "chinchilla", "--target", "loss", "--sweep",
+            "lr", "--no-calibration", "--json", "-"]
+    reference = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    assert reference["sweep"] == sweep
+    assert math.isclose(fit.objective, reference["objective"], rel_tol=1e-12)
+    with pytest.raises(sl.SettingsError, match=r'sweep="N": the column is the law\'s variable N'):
+        sl.fit(runs, "chinchilla", target="loss", sweep="N")
+    with pytest.raises(sl.SettingsError, match="qc judges every run"):
+        sl.qc(runs, target="loss", sweep="lr")

@@ -111,11 +111,13 @@ pub enum Setting {
     DuplicateTolerance,
     /// The columns that place a run at one scale (QC's neighbours).
     Scale,
+    /// Swept columns: a fit reads each cell's frontier (`data::sweep`).
+    Sweep,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 92] = [
+    pub const ALL: [Setting; 93] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -208,6 +210,7 @@ impl Setting {
         Setting::Cutoff,
         Setting::DuplicateTolerance,
         Setting::Scale,
+        Setting::Sweep,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -305,6 +308,7 @@ impl Setting {
             Setting::Cutoff => "cutoff",
             Setting::DuplicateTolerance => "duplicate_tolerance",
             Setting::Scale => "scale",
+            Setting::Sweep => "sweep",
         }
     }
 

@@ -2,12 +2,15 @@
 
 use clap::Args;
 
-use super::{DataArgs, SettingsArgs};
+use super::{DataArgs, SettingsArgs, SweepArgs};
 
 #[derive(Debug, Args)]
 pub struct CompareLawsArgs {
     #[command(flatten)]
     pub data: DataArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     /// A law to compare (repeat): a catalog name, optionally with parameters held at values,
     /// e.g. "chinchilla[E=1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]".

@@ -3,7 +3,7 @@
 
 use clap::{ArgGroup, Args};
 
-use super::{DataArgs, LawArgs, SettingsArgs};
+use super::{DataArgs, LawArgs, SettingsArgs, SweepArgs};
 
 #[derive(Debug, Args)]
 #[command(group(
@@ -15,6 +15,9 @@ use super::{DataArgs, LawArgs, SettingsArgs};
 pub struct DesignArgs {
     #[command(flatten)]
     pub data: DataArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     #[command(flatten)]
     pub law: LawArgs,

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{DataArgs, LawArgs, SettingsArgs};
+use super::{DataArgs, LawArgs, SettingsArgs, SweepArgs};
 
 /// `fit`'s own arguments: a fit's, and the grouping that makes it one fit per group.
 #[derive(Debug, Args)]
@@ -26,6 +26,9 @@ pub struct FitCommandArgs {
 pub struct FitArgs {
     #[command(flatten)]
     pub data: DataArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     #[command(flatten)]
     pub law: LawArgs,

@@ -169,6 +169,25 @@ pub struct DataArgs {
     pub delimiter: Option<String>,
 }
 
+/// Runs that differ only in swept settings (every command that fits a law to runs).
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// A swept column (repeat for several: learning rate, batch size, weight decay): the law is
+    /// fitted to each cell's frontier (per value of the law's variables: the minimum of the
+    /// parabola in the log setting through the best run and its two neighbours when one column
+    /// varies over 3 values or more, else the best run), not to every run. The report lists
+    /// the frontier and the runs set aside.
+    #[arg(long = "sweep", value_name = "COLUMN")]
+    pub sweep: Vec<String>,
+}
+
+impl SweepArgs {
+    /// The swept columns, as typed.
+    pub fn columns(&self) -> Vec<String> {
+        self.sweep.iter().map(|c| c.trim().to_string()).collect()
+    }
+}
+
 /// The work budget (every command that computes more than a formula at a point).
 #[derive(Debug, Args)]
 pub struct WorkArgs {

@@ -2,12 +2,15 @@
 
 use clap::Args;
 
-use super::{DataArgs, SettingsArgs};
+use super::{DataArgs, SettingsArgs, SweepArgs};
 
 #[derive(Debug, Args)]
 pub struct SelectArgs {
     #[command(flatten)]
     pub data: DataArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     /// A candidate law (repeat): a catalog name, optionally with parameters held at values.
     #[arg(long = "law", value_name = "NAME[P=V,...]")]

@@ -21,6 +21,7 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
         ));
     }
     let mut data = recipe(args.data)?;
+    data.recipe.sweep = args.sweep.columns();
     let settings = settings_config(args.settings, Some(&mut data.recipe))?;
     Ok(cmd_compare_laws::Config {
         path: data.path,

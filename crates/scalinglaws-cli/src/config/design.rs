@@ -33,10 +33,15 @@ pub fn design_config(args: DesignArgs) -> Result<cmd_design::Config> {
     let candidates = candidate_space(&args)?;
     let noise = positive("--noise", args.noise, "0.01")?;
     let prior = prior(&args)?;
+    let sweep = args.sweep.columns();
     let (path, delimiter, data) = match &prior {
+        Some(_) if !sweep.is_empty() => return Err(input_error(
+            "--sweep picks the frontier of the runs so far; with --prior there are none: drop one",
+        )),
         Some(_) => (None, None, Default::default()),
         None => {
-            let data = recipe(args.data)?;
+            let mut data = recipe(args.data)?;
+            data.recipe.sweep = sweep;
             (Some(data.path), data.delimiter, data.recipe)
         }
     };

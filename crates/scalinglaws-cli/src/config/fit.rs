@@ -101,6 +101,7 @@ pub fn fit_command(args: FitCommandArgs) -> Result<FitCommand> {
 
 pub fn fit_config(args: FitArgs) -> Result<FitConfig> {
     let mut data = recipe(args.data)?;
+    data.recipe.sweep = args.sweep.columns();
     let seed = args.settings.seed.unwrap_or(0);
     let mut settings = settings_config(args.settings, Some(&mut data.recipe))?;
     settings.heteroscedastic = args.heteroscedastic.map(|c| c.trim().to_string());

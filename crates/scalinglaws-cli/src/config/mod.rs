@@ -91,6 +91,7 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
             weights: args.weights.map(|w| w.trim().to_string()),
             trials: None,
             exposure: None,
+            sweep: Vec::new(),
         },
     })
 }

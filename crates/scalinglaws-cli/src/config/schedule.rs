@@ -129,6 +129,7 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
                 weights: None,
                 trials: None,
                 exposure: None,
+                sweep: Vec::new(),
             },
         })
         .collect();

@@ -26,7 +26,8 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
             args.origins
         )));
     }
-    let data = recipe(args.data)?;
+    let mut data = recipe(args.data)?;
+    data.recipe.sweep = args.sweep.columns();
     Ok(cmd_select::Config {
         path: data.path,
         delimiter: data.delimiter,

@@ -36,3 +36,4 @@ mod select_cli;
 mod semantics_cli;
 mod sensitivity_cli;
 mod sim_cli;
+mod sweep_cli;

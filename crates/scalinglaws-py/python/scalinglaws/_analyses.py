@@ -446,6 +446,7 @@ def select(
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
     weights: Optional[str] = None,
+    sweep: Union[None, str, Sequence[str]] = None,
     loss: str = "huber",
     f_scale: float = DEFAULT_F_SCALE,
     space: Optional[str] = None,
@@ -460,8 +461,9 @@ def select(
     stacked value, its interval (a mixture of the weighted laws' predictive normals, so it
     includes the spread between laws), the winner's and every law's; ``check=True`` adds
     ``check``, the procedure scored by nested rolling origins. ``fix`` maps a law's label to
-    parameters held at values. A selection draws nothing at random: ``seed`` is kept for
-    old calls and refused unless 0."""
+    parameters held at values. ``sweep`` (a column or a list) weighs the laws on each cell's
+    frontier, as :func:`scalinglaws.fit` does. A selection draws nothing at random: ``seed``
+    is kept for old calls and refused unless 0."""
     if seed != 0:
         raise SettingsError("select draws nothing at random; drop seed=")
     candidates = _candidates([(name, name) for name in laws], formulas, fix)
@@ -482,6 +484,7 @@ def select(
         "calibrate": bool(calibrate),
         "at": points,
         "check": bool(check),
+        "sweep": sweep or [],
     }
     return SelectionResult._from_native(
         call_with_data(_scalinglaws.select, data, delimiter, dump(request))
@@ -503,6 +506,7 @@ def compare_laws(
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
     weights: Optional[str] = None,
+    sweep: Union[None, str, Sequence[str]] = None,
     loss: str = "huber",
     f_scale: float = DEFAULT_F_SCALE,
     space: Optional[str] = None,
@@ -517,7 +521,8 @@ def compare_laws(
     can appear twice; ``fix`` maps a label to parameters held at values (a published fit
     against the refitted law: ``laws={"refit": "chinchilla", "published": "chinchilla"},
     fix={"published": {"E": 1.69, ...}}``); ``formulas`` are laws as text, labelled by their
-    text."""
+    text. ``sweep`` (a column or a list) compares the laws on each cell's frontier, as
+    :func:`scalinglaws.fit` does."""
     named = list(laws.items()) if isinstance(laws, Mapping) else [(name, name) for name in laws]
     candidates = _candidates(named, formulas, fix)
     warn_threads(threads, stacklevel=4)
@@ -530,6 +535,7 @@ def compare_laws(
         "threads": threads,
         "by": by,
         "level": float(level),
+        "sweep": sweep or [],
     }
     if holdout_frac is not None:
         request["holdout_frac"] = float(holdout_frac)
@@ -770,6 +776,7 @@ def design(
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
     weights: Optional[str] = None,
+    sweep: Union[None, str, Sequence[str]] = None,
     loss: str = "huber",
     f_scale: float = DEFAULT_F_SCALE,
     space: Optional[str] = None,
@@ -798,6 +805,8 @@ def design(
     ``draws`` parameter draws; the widths it expects are checked by ``simulations`` refits on
     simulated outcomes (default 200), and ``sequential=K`` plans a campaign of K rounds.
     ``noise`` (the sd of a run's outcome in the fitted space) replaces the fit's residual scale.
+    ``sweep`` (a column or a list) fits the runs so far on each cell's frontier, as
+    :func:`fit` does.
 
     Before any run, give no ``data`` but a ``prior``: per parameter of the law a value or a
     range ``(low, high)`` (read as the centre ± 2 sd; a value has sd ``prior_sd``, default
@@ -820,6 +829,7 @@ def design(
                 ("derive", derive),
                 ("where", where),
                 ("weights", weights),
+                ("sweep", sweep),
                 ("delimiter", delimiter),
             )
             if value is not None
@@ -883,6 +893,7 @@ def design(
         "level": float(level),
         "prior": None if prior is None else _prior(prior),
         "prior_sd": None if prior_sd is None else float(prior_sd),
+        "sweep": sweep or [],
     }
     if data is None:
         text, variables, report = _scalinglaws.design(None, dump(request))

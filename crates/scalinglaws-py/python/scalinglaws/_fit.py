@@ -215,6 +215,14 @@ class Fit:
         model = self._doc.get("variance")
         return None if model is None else dict(model)
 
+    @property
+    def sweep(self) -> Optional[Dict[str, Any]]:
+        """The frontier of a ``sweep=`` fit (keys ``columns``, ``variables``, ``runs``,
+        ``cells``: each cell's ``values``, ``rows``, ``best_row``, ``best``, ``frontier``,
+        ``method``, ``reason``, ``optimum``; ``at_edge``, ``choice_sd``), or None."""
+        frontier = self._doc.get("sweep")
+        return None if frontier is None else dict(frontier)
+
     @checked
     def predict(
         self,
@@ -540,6 +548,7 @@ def fit(
     dispersion: Optional[float] = None,
     profile: Union[None, str, Sequence[str]] = None,
     qc: Optional[str] = None,
+    sweep: Union[None, str, Sequence[str]] = None,
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
@@ -553,7 +562,7 @@ def fit(
     log residuals, summed, by default; ``bootstrap=K`` adds K resampled refits (whole runs of
     ``cluster`` when given) for intervals. Prediction intervals beyond the data are
     calibrated by rolling-origin backtests ordered by ``by`` (default: a column ``C``, else
-    6*N*D, else the law's first variable) unless ``calibrate=False``; ``Fit.json["calibration"]``
+    6*N*D, else the law's first variable) unless ``calibrate=False``; ``Fit.to_dict()["calibration"]``
     says how, or why not. ``heteroscedastic="C"`` (a variable of the law, or compute C =
     6*N*D; needs ``loss="linear"``) fits a residual scale sigma(x) = sigma0*(x/x0)^s with the
     law, so prediction intervals use sigma at each point; ``Fit.variance`` holds it.
@@ -562,12 +571,17 @@ def fit(
     (leave ``loss`` and ``f_scale`` at their defaults): counts take an optional ``exposure``
     column, proportions need ``trials`` (a column, or one number for every row);
     ``dispersion`` and ``nu`` hold the family's nuisance values (default: fitted), and
-    ``Fit.json["family"]`` reports them. ``profile="alpha"`` (or a list) adds
-    profile-likelihood intervals of those parameters (``Fit.json["profiles"]``). ``qc`` is
+    ``Fit.to_dict()["family"]`` reports them. ``profile="alpha"`` (or a list) adds
+    profile-likelihood intervals of those parameters (``Fit.to_dict()["profiles"]``). ``qc`` is
     the quality control of the runs before the fit (None: the library's default, ``"warn"``):
     ``"warn"`` flags diverged, duplicated and out-of-line rows and fits every row,
-    ``"exclude"`` removes the flagged rows, ``"off"`` skips it; ``Fit.json["qc"]`` lists every
-    flag (row, rule, value, threshold) and the rows removed (see :func:`scalinglaws.qc`). The GIL is
+    ``"exclude"`` removes the flagged rows, ``"off"`` skips it; ``Fit.to_dict()["qc"]`` lists every
+    flag (row, rule, value, threshold) and the rows removed (see :func:`scalinglaws.qc`).
+    ``sweep="lr"`` (or a list: learning rate, batch size, ...) fits the law to each cell's
+    frontier (per value of the law's variables: the minimum of the parabola in the log setting
+    through the best run and its two neighbours where one swept column varies over 3 values or
+    more, else the best run); ``Fit.to_dict()["sweep"]`` lists each cell's runs, its frontier and
+    how it was found, and prediction intervals add the frontier choice's sd. The GIL is
     released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
     second (KeyboardInterrupt; the fit is lost, nothing else changes).
     """
@@ -579,6 +593,8 @@ def fit(
     request["profiles"] = [profile] if isinstance(profile, str) else list(profile or [])
     if qc is not None:
         request["qc"] = qc
+    if sweep is not None:
+        request["sweep"] = sweep
     document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
     return Fit(document, fitted)
 

@@ -244,6 +244,7 @@ def sensitivity(
     qc: Literal["warn", "exclude", "off"] = "warn",
     seed: int = 0,
     space: Optional[str] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
     threads: Optional[int] = None,
     trials: Optional[Union[float, str]] = None,
     weights: Optional[str] = None,
@@ -287,6 +288,10 @@ def sensitivity(
       them) or ``off``.
     - ``seed``: Seed of every random step (the fit itself is deterministic).
     - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
+    - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
+      fitted to each cell's frontier (per value of the law's variables: the minimum of a
+      parabola through the best setting and its neighbours, else the best run), not to every
+      run.
     - ``threads``: Worker threads (None: every core).
     - ``trials``: A proportion family's trials: a column, or one count for every row.
     - ``weights``: A column of per-row weights.
@@ -321,6 +326,7 @@ def sensitivity(
         "qc": qc,
         "seed": seed,
         "space": space,
+        "sweep": sweep,
         "threads": threads,
         "trials": trials,
         "weights": weights,
@@ -404,6 +410,7 @@ def qc(
     map: Optional[Mapping[str, str]] = None,
     scale: Optional[Sequence[str]] = None,
     step: Optional[str] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
     trials: Optional[Union[float, str]] = None,
     warmup: Optional[float] = None,
     weights: Optional[str] = None,
@@ -431,6 +438,10 @@ def qc(
       neighbours of the neighbour rule, and (with the loss) the columns compared for duplicates
       (none: the law's variables when a law is given).
     - ``step``: The column of steps (or tokens seen): checkpoints at 0, and before ``warmup``.
+    - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
+      fitted to each cell's frontier (per value of the law's variables: the minimum of a
+      parabola through the best setting and its neighbours, else the best run), not to every
+      run.
     - ``trials``: A proportion family's trials: a column, or one count for every row.
     - ``warmup``: The warm-up length, in the step column's units (None: that rule does not run;
       none is assumed).
@@ -452,6 +463,7 @@ def qc(
         "map": map,
         "scale": scale,
         "step": step,
+        "sweep": sweep,
         "trials": trials,
         "warmup": warmup,
         "weights": weights,

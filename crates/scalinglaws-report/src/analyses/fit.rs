@@ -20,10 +20,13 @@ impl crate::Report for FitReport<'_> {
         self.result
     }
     fn text(&self, wording: &dyn Wording) -> String {
-        text::render(self.result, wording) + &quality(self.result, wording)
+        text::render(self.result, wording)
+            + &quality(self.result, wording)
+            + &super::sweep::section(self.result.sweep.as_ref(), wording)
     }
     fn markdown(&self, wording: &dyn Wording) -> String {
-        let qc = quality(self.result, wording);
+        let qc = quality(self.result, wording)
+            + &super::sweep::section(self.result.sweep.as_ref(), wording);
         let qc = match qc.is_empty() {
             true => qc,
             false => format!("\n```text\n{qc}```\n"),
@@ -46,7 +49,15 @@ fn quality(result: &FitRecord, wording: &dyn Wording) -> String {
             wording.word(&scalinglaws::error::Setting::Qc.text("exclude"))
         ),
     };
-    title + &super::qc::section(&qc.report, Some(&qc.removed), wording)
+    // After a sweep the law's rules judged the frontier rows: a cell's best run, its loss the
+    // cell's frontier (the data rules judged every run before the frontier was taken).
+    let swept = match result.sweep.is_some() && qc.mode != scalinglaws::job::qc::QcMode::Exclude {
+        true => {
+            "    each row is a cell's best run, its loss the cell's frontier (see Sweep frontier)\n"
+        }
+        false => "",
+    };
+    title + swept + &super::qc::section(&qc.report, Some(&qc.removed), wording)
 }
 
 /// The page of a fit: `command` is the line that reproduces the page (shown as typed).

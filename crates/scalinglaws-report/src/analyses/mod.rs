@@ -20,3 +20,4 @@ pub mod qc;
 pub mod schedule;
 pub mod select;
 pub mod sensitivity;
+pub mod sweep;

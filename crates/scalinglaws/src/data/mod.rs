@@ -7,6 +7,7 @@ mod parquet;
 pub mod qc;
 mod read;
 pub mod recipe;
+pub mod sweep;
 
 use crate::error::{Error, Location, Result, Setting, Text};
 use crate::suggest;

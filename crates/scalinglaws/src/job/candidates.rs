@@ -4,6 +4,7 @@
 //! Also the serde shapes the front ends send for them ([`CandidateRequest`], and the
 //! [`RecipeRequest`](super::fit::RecipeRequest) of the flat requests).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -12,6 +13,7 @@ use super::fit::{LawChoice, SettingsJob};
 use crate::analysis::law_comparison::Candidate;
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting, Text};
+use crate::law::Law;
 use crate::text;
 use crate::work::Estimate;
 
@@ -33,14 +35,17 @@ impl CandidateSpec {
 }
 
 /// Every candidate of `specs` with its settings and data from `table`, all in one fitted
-/// space; `settings` are common to all (a spec's held values added).
-pub fn build(
-    table: &Table,
+/// space; `settings` are common to all (a spec's held values added). With a sweep in `recipe`
+/// every candidate reads the same cells' frontier, and the table returned is that frontier's
+/// (else `table`): the rows the candidates' data hold.
+pub fn build<'a>(
+    table: &'a Table,
     recipe: &Recipe,
     specs: &[CandidateSpec],
     settings: &SettingsJob,
-) -> Result<Vec<Candidate>> {
+) -> Result<(Vec<Candidate>, Cow<'a, Table>)> {
     let mut candidates: Vec<Candidate> = Vec::with_capacity(specs.len());
+    let mut rows: Option<Cow<'a, Table>> = None;
     for spec in specs {
         let law = spec.law.build(table).map_err(|e| e.within(spec.named()))?;
         let mut fit_settings = settings.for_law(&spec.law);
@@ -78,7 +83,12 @@ pub fn build(
                 ));
             }
         }
-        let data = table.fit_data(&law, recipe, fit_settings.space)?;
+        if let Some(first) = candidates.first() {
+            check_same_cells(table, recipe, &first.law, &law)?;
+        }
+        let (swept, _) = table.swept(&law, recipe, fit_settings.space)?;
+        let data = swept.fit_data(&law, recipe, fit_settings.space)?;
+        rows.get_or_insert(swept);
         candidates.push(Candidate {
             label: spec.label.clone(),
             law,
@@ -86,7 +96,41 @@ pub fn build(
             data,
         });
     }
-    Ok(candidates)
+    Ok((candidates, rows.unwrap_or(Cow::Borrowed(table))))
+}
+
+/// With a sweep, every candidate reads the same columns as the first, so that their cells and
+/// frontiers are the same rows: laws scored on different data do not compare.
+fn check_same_cells(table: &Table, recipe: &Recipe, first: &Law, law: &Law) -> Result<()> {
+    if recipe.sweep.is_empty() {
+        return Ok(());
+    }
+    let columns = |law: &Law| -> Vec<String> {
+        let mut c: Vec<String> = law
+            .variables
+            .iter()
+            .map(|v| table.resolve(v).unwrap_or(v).to_string())
+            .collect();
+        c.sort_unstable();
+        c
+    };
+    if columns(first) == columns(law) {
+        return Ok(());
+    }
+    Err(Error::setting(
+        Setting::Sweep,
+        text![
+            Setting::Sweep.subject(),
+            format!(
+                ": {} reads {} but {} reads {}, so their cells and frontiers differ; weigh laws \
+                 of the same variables, or aggregate the sweep before",
+                first.label(),
+                first.variables.join(", "),
+                law.label(),
+                law.variables.join(", ")
+            )
+        ],
+    ))
 }
 
 /// The work of fitting every candidate `fits` times ([`crate::work`]): the rolling origins or

@@ -38,7 +38,8 @@ impl CompareLawsJob {
     }
 
     fn run_on_pool(&self, table: &Table) -> Result<Comparison> {
-        let candidates = candidates::build(table, &self.recipe, &self.laws, &self.settings)?;
+        let (candidates, table) =
+            candidates::build(table, &self.recipe, &self.laws, &self.settings)?;
         let scale = self
             .by
             .as_deref()

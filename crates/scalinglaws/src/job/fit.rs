@@ -205,7 +205,11 @@ impl FitJob {
         // The record of the seed the uncertainty steps use (nothing reads it back).
         settings.seed = self.uncertainty.seed;
         let (kept, mut qc) = self.qc_before(table, &law, &settings)?;
-        let table = kept.as_ref().unwrap_or(table);
+        let (table, sweep) = kept
+            .as_ref()
+            .unwrap_or(table)
+            .swept(&law, recipe, settings.space)?;
+        let table = table.as_ref();
         let data = table.fit_data(&law, recipe, settings.space)?;
         if let Some(column) = &self.settings.heteroscedastic {
             check_variance_loss(&settings, column)?;
@@ -226,6 +230,7 @@ impl FitJob {
             qc = self.qc_after(table, &law, &settings, &result.param_values())?;
         }
         result.qc = qc;
+        result.sweep = sweep;
         if self.uncertainty.calibrate {
             self.calibrate(&mut result, &law, &data, &settings, table)?;
         }
@@ -796,6 +801,12 @@ pub struct RecipeRequest {
     /// A count family's exposure column.
     #[serde(default)]
     pub exposure: Option<String>,
+    /// Swept columns (learning rate, batch size, ...): one or several. The law is fitted to
+    /// each cell's frontier (per value of the law's variables: the minimum of a parabola
+    /// through the best setting and its neighbours, else the best run), not to every run.
+    #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(with = "OneOrMany")]
+    pub sweep: Vec<String>,
 }
 
 /// One text or several: the shape of `where`.
@@ -873,6 +884,7 @@ impl TryFrom<RecipeRequest> for Recipe {
             weights: request.weights,
             trials: request.trials,
             exposure: request.exposure,
+            sweep: request.sweep,
         })
     }
 }

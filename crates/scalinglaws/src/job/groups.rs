@@ -180,6 +180,7 @@ impl GroupedFitJob {
                 self.fit.settings.heteroscedastic.is_some(),
                 Setting::Heteroscedastic,
             ),
+            (!self.fit.recipe.sweep.is_empty(), Setting::Sweep),
         ];
         match steps.into_iter().find(|(asked, _)| *asked) {
             None => Ok(()),

@@ -66,7 +66,8 @@ impl SelectJob {
     }
 
     fn run_on_pool(&self, table: &Table) -> Result<SelectOutcome> {
-        let candidates = candidates::build(table, &self.recipe, &self.candidates, &self.settings)?;
+        let (candidates, table) =
+            candidates::build(table, &self.recipe, &self.candidates, &self.settings)?;
         let Some(first) = candidates.first() else {
             return Err(Error::setting(Setting::Law, "select needs candidate laws"));
         };

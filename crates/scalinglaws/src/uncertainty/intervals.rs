@@ -1,6 +1,7 @@
 //! Intervals at new points. The confidence interval (`ci`) covers the law's mean there; the
 //! prediction interval (`pi`) covers a new run, adding the residual scatter σ̂ of the fit
-//! (`stats.residual_scale`) as normal noise in the fitted space. Both come from the bootstrap
+//! (`stats.residual_scale`, with a sweep's frontier choice sd in quadrature) as normal noise in
+//! the fitted space. Both come from the bootstrap
 //! draws when the fit has them (ci: percentiles of the replicates' predictions; pi: quantiles
 //! of the mixture of N(replicate prediction, σ̂²)), else from the delta method (the gradient of
 //! the prediction with the fit's covariance: var = gᵀΣg, and σ̂² added for pi). Intervals are
@@ -259,12 +260,19 @@ fn four_digits(value: f64) -> String {
 }
 
 /// The residual sd a new run adds at `point`, in the fitted space: σ(x) of the fit's variance
-/// model when it has one, else its one residual scale σ̂.
-pub fn residual_sd_at(result: &FitResult, law: &Law, point: &[f64]) -> Option<f64> {
-    match &result.variance {
+/// model when it has one, else its one residual scale σ̂; a sweep's frontier adds its choice's
+/// sd in quadrature (`crate::data::sweep`: how far the estimator's choice moves a cell).
+pub fn residual_sd_at(result: &FitRecord, law: &Law, point: &[f64]) -> Option<f64> {
+    let sigma = match &result.variance {
         Some(model) => model.sd_at(law, point),
         None => result.stats.residual_scale,
-    }
+    }?;
+    let choice = result
+        .sweep
+        .as_ref()
+        .and_then(|s| s.choice_sd)
+        .unwrap_or(0.0);
+    Some(sigma.hypot(choice))
 }
 
 /// A count or proportion family of the fit, with the distribution a new observation has

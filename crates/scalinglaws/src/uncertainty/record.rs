@@ -33,6 +33,10 @@ pub struct FitRecord {
     /// Quality control of the runs, when it flagged any (every flag, and the rows removed).
     #[serde(default)]
     pub qc: Option<crate::data::qc::FitQc>,
+    /// The frontier of a sweep, when the recipe named swept columns: each cell's runs, its
+    /// frontier and how it was found.
+    #[serde(default)]
+    pub sweep: Option<crate::data::sweep::Frontier>,
 }
 
 /// The bootstrap as stored in a fit file.
@@ -70,6 +74,8 @@ struct Written<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     qc: &'a Option<crate::data::qc::FitQc>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    sweep: &'a Option<crate::data::sweep::Frontier>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     variance: &'a Option<VarianceModel>,
 }
 
@@ -85,6 +91,7 @@ impl Serialize for FitRecord {
             profiles: &self.profiles,
             calibration: &self.calibration,
             qc: &self.qc,
+            sweep: &self.sweep,
             variance: &self.fit.variance,
         }
         .serialize(s)
@@ -100,6 +107,7 @@ impl From<FitResult> for FitRecord {
             profiles: Vec::new(),
             calibration: None,
             qc: None,
+            sweep: None,
         }
     }
 }

@@ -122,6 +122,16 @@ impl TryFrom<QcRequest> for QcSpec {
 impl QcSpec {
     /// The thresholds in range, and a warm-up length only with a step column.
     fn check(&self) -> Result<()> {
+        if !self.recipe.sweep.is_empty() {
+            return Err(Error::setting(
+                Setting::Sweep,
+                text![
+                    Setting::Sweep.subject(),
+                    ": qc judges every run, not a sweep's frontier; drop it here (a fit with \
+                     it fits the frontier of the runs its QC stage kept)"
+                ],
+            ));
+        }
         let settings = &self.settings;
         positive(
             Setting::Cutoff,

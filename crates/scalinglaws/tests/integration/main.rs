@@ -38,6 +38,7 @@ mod schedule_streaming;
 mod search;
 mod selection;
 mod sensitivity;
+mod sweep;
 mod tracks;
 mod uncertainty;
 mod versions;

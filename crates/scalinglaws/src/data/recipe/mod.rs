@@ -14,13 +14,14 @@
 //!
 //! The files: `syntax.rs` reads option text (names, assignments, constants, positions);
 //! `derive.rs` and `filter.rs` parse derived columns and filters; `prepare.rs` applies them to
-//! a dataset; `table.rs` is the prepared [`Table`] and what it answers; `names.rs` resolves
+//! a dataset; `frontier.rs` turns a sweep's runs into each cell's frontier row; `table.rs` is the prepared [`Table`] and what it answers; `names.rs` resolves
 //! names and words a missing one; `positive.rs` says why a law needs a variable positive.
 //!
 //! [`Setting::Map`]: crate::error::Setting::Map
 
 mod derive;
 mod filter;
+mod frontier;
 mod names;
 mod positive;
 mod prepare;
@@ -48,6 +49,9 @@ pub struct Recipe {
     pub trials: Option<Trials>,
     /// A column of exposures (the `poisson` and `negative_binomial` families).
     pub exposure: Option<String>,
+    /// Swept columns (learning rate, batch size, ...): a fit reads each cell's frontier
+    /// ([`Table::swept`], `crate::data::sweep`), not every run.
+    pub sweep: Vec<String>,
 }
 
 /// The trials n of a proportion family: a column, or one count for every row.

@@ -43,7 +43,7 @@ impl Table {
 
     /// The column named `name` (via alias or derive) or an error naming the file and the
     /// column, with a suggestion.
-    fn require<'a>(&'a self, name: &'a str, role: &Text) -> Result<&'a str> {
+    pub(super) fn require<'a>(&'a self, name: &'a str, role: &Text) -> Result<&'a str> {
         self.resolve(name)
             .ok_or_else(|| missing(&self.dataset, &self.aliases, &self.derived, name, role))
     }

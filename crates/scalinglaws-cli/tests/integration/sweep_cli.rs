@@ -1,0 +1,153 @@
+//! End-to-end tests of `--sweep`: `fit` reports and writes each cell's frontier and the runs
+//! it set aside, `select` weighs laws on the same frontier, `design` plans from it, and what a
+//! frontier cannot act with exits 2 naming the option.
+
+use std::io::Write as _;
+
+use crate::common;
+
+use common::{fails, scalinglaws, stdout, stdout_json};
+
+/// Runs of L = 1.8 + 400 N^-0.34 + 2000 D^-0.36 at 4 sizes × 3 token counts, each swept over
+/// 4 learning rates a factor 2 apart, the loss × exp(0.05 (ln lr − ln lr*)²), lr* between the
+/// second and third rates; a group column for `--group`.
+fn sweep_file() -> tempfile::NamedTempFile {
+    let mut file = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
+    writeln!(file, "N,D,lr,loss,g").unwrap();
+    for i in 0..4 {
+        let n = 2e7 * 3f64.powi(i);
+        for j in 0..3 {
+            let d = 20.0 * n * 2f64.powi(j);
+            let law = 1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36);
+            for k in 0..4 {
+                let lr = 1e-3 * 2f64.powi(k);
+                let penalty = (0.05 * (lr / 2.8e-3f64).ln().powi(2)).exp();
+                writeln!(file, "{n},{d},{lr},{},a", law * penalty).unwrap();
+            }
+        }
+    }
+    file
+}
+
+#[test]
+fn fit_reports_and_writes_each_cells_frontier() {
+    let file = sweep_file();
+    let path = file.path().to_str().unwrap();
+    let fit = [
+        "fit",
+        path,
+        "--target",
+        "loss",
+        "--law",
+        "chinchilla",
+        "--sweep",
+        "lr",
+    ];
+    let report = stdout(scalinglaws().args(fit).arg("--no-calibration"));
+    assert!(report.contains("[[Sweep frontier]]"), "{report}");
+    assert!(report.contains("(--sweep lr)"), "{report}");
+    assert!(
+        report.contains("12 cells (one per value of N, D) from 48 runs"),
+        "{report}"
+    );
+    assert!(report.contains("set aside: 36 runs"), "{report}");
+    let json = stdout_json(
+        scalinglaws()
+            .args(fit)
+            .args(["--no-calibration", "--json", "-"]),
+    );
+    assert_eq!(json["n_obs"], 12);
+    let cells = json["sweep"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 12);
+    for cell in cells {
+        assert_eq!(cell["method"], "curve", "{cell}");
+        assert_eq!(cell["rows"].as_array().unwrap().len(), 4);
+        let lr = cell["optimum"][0].as_f64().unwrap();
+        assert!((lr / 2.8e-3 - 1.0).abs() < 1e-9, "{cell}");
+    }
+}
+
+#[test]
+fn select_weighs_laws_on_one_frontier() {
+    let file = sweep_file();
+    let path = file.path().to_str().unwrap();
+    let json = stdout_json(scalinglaws().args([
+        "select",
+        path,
+        "--target",
+        "loss",
+        "--law",
+        "chinchilla",
+        "--law",
+        "chinchilla[E=1.8]",
+        "--sweep",
+        "lr",
+        "--no-calibration",
+        "--json",
+        "-",
+    ]));
+    let text = json.to_string();
+    assert!(text.contains("chinchilla[E=1.8]"), "{text}");
+    // Laws of different variables have different cells: refused, naming the option.
+    fails(
+        scalinglaws().args([
+            "select",
+            path,
+            "--target",
+            "loss",
+            "--law",
+            "chinchilla",
+            "--formula",
+            "E + A*N^-alpha",
+            "--sweep",
+            "lr",
+        ]),
+        &["--sweep", "cells and frontiers differ"],
+    );
+}
+
+#[test]
+fn what_a_frontier_cannot_act_with_is_refused_by_name() {
+    let file = sweep_file();
+    let path = file.path().to_str().unwrap();
+    let fit = |extra: &[&str]| {
+        let mut c = scalinglaws();
+        c.args(["fit", path, "--target", "loss", "--law", "chinchilla"])
+            .args(extra);
+        c
+    };
+    fails(
+        &mut fit(&["--sweep", "N"]),
+        &["--sweep N", "law's variable N"],
+    );
+    fails(
+        &mut fit(&["--sweep", "loss"]),
+        &["--sweep loss", "is the target"],
+    );
+    fails(
+        &mut fit(&["--sweep", "rate"]),
+        &["--sweep", "no such column"],
+    );
+    fails(
+        &mut fit(&["--sweep", "lr", "--group", "g"]),
+        &["--sweep", "not run per group"],
+    );
+    fails(
+        scalinglaws().args([
+            "design",
+            "--law",
+            "chinchilla",
+            "--prior",
+            "E=1.8,A=400,alpha=0.3..0.4,B=2000,beta=0.36",
+            "--noise",
+            "0.01",
+            "--goal",
+            "loss@N=1e9,D=2e10",
+            "--candidates",
+            "N=1e7..1e8,D=2e8..2e9",
+            "--sweep",
+            "lr",
+        ]),
+        &["--sweep", "--prior"],
+    );
+}

@@ -1,0 +1,173 @@
+//! Sweeps (`sweep`, `scalinglaws::data::sweep`): a law is fitted to each cell's frontier. On a
+//! synthetic learning-rate sweep whose frontier is known exactly (the loss is the law times a
+//! penalty quadratic in log lr), the frontier fit recovers the law where fitting every run does
+//! not; the record names each cell's runs, best row and method; settings the frontier cannot
+//! act on are refused with the setting named; and a fit without a sweep is unchanged.
+
+use scalinglaws::data::recipe::{Recipe, Table};
+use scalinglaws::data::sweep::{BestReason, FrontierMethod};
+use scalinglaws::data::Dataset;
+use scalinglaws::job::FitJob;
+
+const E: f64 = 1.8;
+const A: f64 = 400.0;
+const ALPHA: f64 = 0.34;
+const B: f64 = 2000.0;
+const BETA: f64 = 0.36;
+
+fn law(n: f64, d: f64) -> f64 {
+    E + A * n.powf(-ALPHA) + B * d.powf(-BETA)
+}
+
+/// 5 sizes × 4 token counts, each swept over 5 learning rates a factor 2 apart; the optimal lr
+/// falls with size and sits between two of the sweep's rates except at the largest size (below
+/// its sweep: the best run is at the low end). Loss = law × exp(0.05 (ln lr − ln lr*)²), so the
+/// log loss is exactly quadratic in log lr and the frontier is the law.
+fn sweep_runs() -> (Vec<(String, Vec<f64>)>, usize) {
+    let (mut n, mut d, mut lr, mut loss) = (vec![], vec![], vec![], vec![]);
+    for i in 0..5 {
+        let size = 2e7 * 3f64.powi(i);
+        let shift = if i == 4 { -2.2 } else { 0.3 };
+        let best_lr = 4e-3 * (size / 2e7).powf(-0.5) * 2f64.powf(shift);
+        for j in 0..4 {
+            let tokens = 20.0 * size * 2f64.powi(j);
+            for k in -2..=2 {
+                let rate = 4e-3 * (size / 2e7).powf(-0.5) * 2f64.powi(k);
+                n.push(size);
+                d.push(tokens);
+                lr.push(rate);
+                loss.push(law(size, tokens) * (0.05 * (rate / best_lr).ln().powi(2)).exp());
+            }
+        }
+    }
+    let rows = n.len();
+    let columns = vec![
+        ("N".to_string(), n),
+        ("D".to_string(), d),
+        ("lr".to_string(), lr),
+        ("loss".to_string(), loss),
+    ];
+    (columns, rows)
+}
+
+fn table() -> Table {
+    let (columns, _) = sweep_runs();
+    let dataset = Dataset::from_numeric("sweep.csv", columns).unwrap();
+    let recipe = Recipe {
+        target: "loss".into(),
+        ..Default::default()
+    };
+    Table::prepare(dataset, &recipe).unwrap()
+}
+
+fn job(extra: serde_json::Value) -> FitJob {
+    let mut request = serde_json::json!({
+        "target": "loss", "law": "chinchilla", "calibrate": false, "qc": "off"
+    });
+    request
+        .as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    serde_json::from_value(request).unwrap()
+}
+
+#[test]
+fn the_frontier_fit_recovers_the_law_that_every_run_hides() {
+    let table = table();
+    let swept = job(serde_json::json!({"sweep": "lr"}))
+        .run(&table, &|_| {})
+        .unwrap()
+        .result;
+    let frontier = swept.sweep.as_ref().expect("the frontier is recorded");
+    assert_eq!(frontier.cells.len(), 20);
+    assert_eq!(frontier.runs, 100);
+    assert_eq!(swept.n_obs, 20);
+    // The largest size's best run is at the low end of its sweep: an upper bound, said so.
+    assert_eq!(frontier.at_edge, 4);
+    let mut edges = frontier
+        .cells
+        .iter()
+        .filter(|c| c.reason == Some(BestReason::Edge));
+    assert!(edges.all(|c| c.values[0] > 1e9));
+    // Every other cell's frontier is the curve's minimum, the law itself (the penalty is
+    // exactly quadratic in log lr, so the parabola is exact), at the optimal lr.
+    for cell in frontier
+        .cells
+        .iter()
+        .filter(|c| c.method == FrontierMethod::Curve)
+    {
+        let truth = law(cell.values[0], cell.values[1]);
+        assert!((cell.frontier / truth - 1.0).abs() < 1e-12, "{cell:?}");
+        assert!(cell.frontier <= cell.best);
+        assert_eq!(cell.rows.len(), 5);
+        assert!(cell.rows.contains(&cell.best_row));
+    }
+    assert_eq!(frontier.curve_cells(), 16);
+    assert_eq!(frontier.discarded_rows().len(), 80);
+    let choice = frontier.choice_sd.expect("curve cells give a choice sd");
+    assert!(choice > 0.0 && choice < 0.05, "{choice}");
+    // The frontier fit recovers the exponents; a fit of every run is pulled off them.
+    let all = job(serde_json::json!({}))
+        .run(&table, &|_| {})
+        .unwrap()
+        .result;
+    let error = |fit: &scalinglaws::uncertainty::FitRecord| {
+        (fit.value("alpha").unwrap() - ALPHA).abs() + (fit.value("beta").unwrap() - BETA).abs()
+    };
+    assert!(error(&swept) < 0.02, "frontier: {}", error(&swept));
+    assert!(
+        error(&all) > 2.0 * error(&swept),
+        "all runs: {}",
+        error(&all)
+    );
+}
+
+#[test]
+fn the_frontier_widens_prediction_intervals_by_its_choice() {
+    let table = table();
+    let fit = job(serde_json::json!({"sweep": "lr"}))
+        .run(&table, &|_| {})
+        .unwrap()
+        .result;
+    let point = vec![vec![5e9, 2e11]];
+    let (with, _) =
+        scalinglaws::uncertainty::intervals::predict_fit_intervals(&fit, &point, 0.95).unwrap();
+    let mut without = fit.clone();
+    without.sweep.as_mut().unwrap().choice_sd = None;
+    let (bare, _) =
+        scalinglaws::uncertainty::intervals::predict_fit_intervals(&without, &point, 0.95).unwrap();
+    let width = |p: &scalinglaws::uncertainty::PointPrediction| {
+        let [lo, hi] = p.pi.unwrap();
+        (hi / lo).ln()
+    };
+    assert!(width(&with[0]) > width(&bare[0]));
+    // And the record reads back from its JSON.
+    let back = scalinglaws::uncertainty::FitRecord::from_json(&fit.to_json()).unwrap();
+    assert_eq!(back.sweep, fit.sweep);
+}
+
+#[test]
+fn settings_a_frontier_cannot_act_on_are_refused_by_name() {
+    let table = table();
+    for (extra, words) in [
+        (serde_json::json!({"sweep": "N"}), "law's variable N"),
+        (serde_json::json!({"sweep": "loss"}), "is the target"),
+        (serde_json::json!({"sweep": ["lr", "lr"]}), "named twice"),
+        (serde_json::json!({"sweep": "lrr"}), "did you mean 'lr'"),
+    ] {
+        let error = job(extra).run(&table, &|_| {}).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("sweep"), "{text}");
+        assert!(text.contains(words), "{text}");
+    }
+}
+
+#[test]
+fn a_fit_without_a_sweep_writes_no_frontier() {
+    let fit = job(serde_json::json!({}))
+        .run(&table(), &|_| {})
+        .unwrap()
+        .result;
+    assert!(fit.sweep.is_none());
+    assert!(!fit.to_json().contains("\"sweep\""));
+}
