@@ -64,7 +64,9 @@ pub enum Config {
 pub fn run(config: &Config) -> Result<()> {
     let (page, output) = match config {
         Config::Fit { fit, x, output } => {
-            let FitOutcome { result, law, data } = fit.run()?;
+            let FitOutcome {
+                result, law, data, ..
+            } = fit.run()?;
             let index = match x {
                 None => 0,
                 Some(name) => law.variable_index(name).ok_or_else(|| {
@@ -79,7 +81,9 @@ pub fn run(config: &Config) -> Result<()> {
             (page, output)
         }
         Config::Residuals { fit, output } => {
-            let FitOutcome { result, law, data } = fit.run()?;
+            let FitOutcome {
+                result, law, data, ..
+            } = fit.run()?;
             let page = residuals_page(&law, &result, &data)?;
             save_fit(fit.json.as_ref(), &result)?;
             (page, output)

@@ -162,7 +162,12 @@ pub(crate) fn report_html(
     // Ctrl-C stop both.
     let interrupt = Interrupt::new();
     result.settings.interrupt = interrupt.clone();
-    let outcome = job::FitOutcome { result, law, data };
+    let outcome = job::FitOutcome {
+        result,
+        law,
+        data,
+        rows: None,
+    };
     let html = interruptible(py_, &interrupt, || {
         let page = job::FitPage::of(outcome, level)?;
         interrupt.check()?;

@@ -37,6 +37,9 @@ struct IsoflopRequest {
     #[serde(default)]
     method: Option<String>,
     calibrate: bool,
+    /// Swept columns (the profiles read each cell's frontier).
+    #[serde(default)]
+    sweep: Vec<String>,
 }
 
 /// Options that cannot act together are refused rather than ignored.
@@ -109,6 +112,7 @@ pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResu
         method: predictor,
         calibrate: request.calibrate,
         max_work: crate::fit::max_work(),
+        sweep: request.sweep.clone(),
         interrupt: Default::default(),
     };
     let interrupt = job.interrupt.clone();

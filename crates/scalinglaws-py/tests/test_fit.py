@@ -460,3 +460,21 @@ def test_a_sweep_fits_each_cells_frontier_as_the_command_line_does(cli, tmp_path
         sl.fit(runs, "chinchilla", target="loss", sweep="N")
     with pytest.raises(sl.SettingsError, match="qc judges every run"):
         sl.qc(runs, target="loss", sweep="lr")
+
+
+def test_isoflop_profiles_read_a_sweeps_frontier() -> None:
+    rows = []
+    for c in (1e17, 1e18, 1e19):
+        for k in range(-2, 3):
+            n = (c / 120) ** 0.5 * 2 ** (k * 0.5)
+            d = c / (6 * n)
+            law = 1.8 + 400 * n**-0.34 + 2000 * d**-0.36
+            for j in range(4):
+                lr = 1e-3 * 2**j
+                rows.append({"C": c, "N": n, "lr": lr,
+                             "loss": law * math.exp(0.05 * math.log(lr / 2.8e-3) ** 2)})
+    runs = pd.DataFrame(rows)
+    swept = sl.isoflop(runs, compute="C", size="N", target="loss", sweep="lr")
+    assert swept.sweep is not None and len(swept.sweep["cells"]) == 15
+    assert "[[Sweep frontier]]" in str(swept)
+    assert sl.isoflop(runs, compute="C", size="N", target="loss").sweep is None

@@ -21,7 +21,7 @@ use scalinglaws::uncertainty::FitRecord;
 use scalinglaws_plot::{Layer, Page};
 
 use crate::plots::{bootstrap_page, fit_page, frontier_page, residuals_page};
-use crate::text::{self, number};
+use crate::text::number;
 
 /// A page holding a text report as it prints, for a report with no page of its own.
 pub fn plain_page(title: &str, text: &str) -> String {
@@ -40,7 +40,13 @@ fn document(title: &str, body: &str) -> String {
 }
 
 /// The page of a fit ([`FitPageReport`](crate::analyses::fit::FitPageReport)'s HTML).
-pub(crate) fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording) -> String {
+/// `report` is the fit's text report (with its QC and sweep sections), shown whole.
+pub(crate) fn fit_page_html(
+    page: &FitPage,
+    command: &str,
+    report: &str,
+    wording: &dyn Wording,
+) -> String {
     let (result, law, data) = (&page.outcome.result, &page.outcome.law, &page.outcome.data);
     let mut body = String::new();
     let title = format!(
@@ -84,7 +90,7 @@ pub(crate) fn fit_page_html(page: &FitPage, command: &str, wording: &dyn Wording
     body.push_str(&backtest_section(&page.backtest, wording));
     body.push_str(&section(
         "Fit report",
-        &format!("<pre>{}</pre>", escape(&text::render(result, wording))),
+        &format!("<pre>{}</pre>", escape(report)),
     ));
     body.push_str(&section(
         "Reproduce",

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{DataArgs, WorkArgs};
+use super::{DataArgs, SweepArgs, WorkArgs};
 
 #[derive(Debug, Args)]
 pub struct IsoflopArgs {
@@ -11,6 +11,9 @@ pub struct IsoflopArgs {
 
     #[command(flatten)]
     pub work: WorkArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     /// The column of each run's compute budget in FLOPs (runs within --tolerance share one).
     #[arg(long, value_name = "COLUMN")]

@@ -73,6 +73,7 @@ pub fn isoflop_config(args: IsoflopArgs) -> Result<cmd_isoflop::Config> {
             method,
             calibrate: !args.no_calibration,
             max_work: args.work.budget()?,
+            sweep: args.sweep.columns(),
             interrupt: Default::default(),
         },
         json: destination(args.json.as_deref()),

@@ -151,3 +151,94 @@ fn what_a_frontier_cannot_act_with_is_refused_by_name() {
         &["--sweep", "--prior"],
     );
 }
+
+/// IsoFLOP profiles of a learning-rate sweep: 3 budgets × 5 sizes, each swept over 4 rates.
+fn isoflop_sweep_file() -> tempfile::NamedTempFile {
+    let mut file = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
+    writeln!(file, "C,N,lr,loss").unwrap();
+    for c in [1e17, 1e18, 1e19] {
+        for k in -2..=2 {
+            let n = (c / 120.0f64).sqrt() * 2f64.powf(k as f64 * 0.5);
+            let d = c / (6.0 * n);
+            let law = 1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36);
+            for j in 0..4 {
+                let lr = 1e-3 * 2f64.powi(j);
+                let penalty = (0.05 * (lr / 2.8e-3f64).ln().powi(2)).exp();
+                writeln!(file, "{c},{n},{lr},{}", law * penalty).unwrap();
+            }
+        }
+    }
+    file
+}
+
+#[test]
+fn isoflop_profiles_read_each_cells_frontier() {
+    let file = isoflop_sweep_file();
+    let path = file.path().to_str().unwrap();
+    let args = [
+        "isoflop",
+        path,
+        "--compute",
+        "C",
+        "--size",
+        "N",
+        "--target",
+        "loss",
+    ];
+    let report = stdout(scalinglaws().args(args).args(["--sweep", "lr"]));
+    assert!(
+        report.contains("15 cells (one per value of C, N) from 60 runs"),
+        "{report}"
+    );
+    assert!(
+        report.contains("not added to the intervals here"),
+        "{report}"
+    );
+    let json = stdout_json(
+        scalinglaws()
+            .args(args)
+            .args(["--sweep", "lr", "--json", "-"]),
+    );
+    let budgets = json["groups"][0]["budgets"].as_array().unwrap();
+    assert!(budgets.iter().all(|b| b["points"] == 5), "{budgets:?}");
+    // Each profile's minimum is the law's (the frontier removes the penalty exactly).
+    let first = &budgets[0];
+    let (n, loss) = (
+        first["N"].as_f64().unwrap(),
+        first["loss"].as_f64().unwrap(),
+    );
+    let d = 1e17 / (6.0 * n);
+    let law = 1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36);
+    assert!((loss / law - 1.0).abs() < 0.01, "{loss} vs {law}");
+    fails(
+        scalinglaws()
+            .args(args)
+            .args(["--sweep", "lr", "--group", "lr"]),
+        &["--sweep", "not run per group"],
+    );
+}
+
+#[test]
+fn sensitivity_leaves_out_scale_groups_of_the_frontier() {
+    let file = sweep_file();
+    let path = file.path().to_str().unwrap();
+    let json = stdout_json(scalinglaws().args([
+        "sensitivity",
+        path,
+        "--target",
+        "loss",
+        "--law",
+        "chinchilla",
+        "--sweep",
+        "lr",
+        "--by",
+        "N",
+        "--at",
+        "N=1e10",
+        "--at",
+        "D=2e11",
+        "--json",
+        "-",
+    ]));
+    assert_eq!(json["groups"].as_array().unwrap().len(), 4, "{json}");
+}

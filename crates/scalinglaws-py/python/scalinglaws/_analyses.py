@@ -251,6 +251,7 @@ def isoflop(
     backtest: Optional[int] = None,
     method: Optional[str] = None,
     calibrate: bool = True,
+    sweep: Union[None, str, Sequence[str]] = None,
     map: Optional[Mapping[str, str]] = None,
     derive: Optional[Mapping[str, str]] = None,
     where: Union[None, str, Sequence[str]] = None,
@@ -268,8 +269,9 @@ def isoflop(
     approach 3) when it beats the per-budget minima there by more than one standard error, else
     the minima; ``"joint"`` takes that best window always. With ``"auto"`` or ``"joint"`` the
     group's ``method_choice`` says what was chosen and why, ``joint`` holds the joint fit, and
-    ``profile_predictions`` keeps the minima's predictions as a diagnostic. As ``scalinglaws
-    isoflop --json``."""
+    ``profile_predictions`` keeps the minima's predictions as a diagnostic. ``sweep`` (a column
+    or a list: learning rate, ...) makes each (budget, size) cell's frontier the profile's
+    point, as :func:`fit` does for a law. As ``scalinglaws isoflop --json``."""
     budgets = [float(budget)] if isinstance(budget, (int, float)) else [float(b) for b in budget or []]
     if bootstrap is None:
         bootstrap = 1000 if budgets or backtest is not None else 0
@@ -290,6 +292,7 @@ def isoflop(
         "backtest": None if backtest is None else _count("backtest", backtest),
         "method": method,
         "calibrate": bool(calibrate),
+        "sweep": [sweep] if isinstance(sweep, str) else list(sweep or []),
     }
     return IsoflopAnalysis._from_native(
         call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request))

@@ -2170,6 +2170,10 @@ class IsoflopAnalysis(Result):
     groups: List[IsoflopGroupResult]
     """One analysis per group, in order of first appearance."""
 
+    sweep: Optional[Dict[str, Any]] = None
+    """The frontier of ``sweep=`` (each (budget, size) cell's runs, frontier and method), as
+    :attr:`scalinglaws.Fit.sweep`; None without a sweep."""
+
     def to_frame(self) -> Any:
         """One row per group: its ``group=`` values, the approach, and the power laws N* ∝ C^a
         (``n_star_exponent``, ``n_star_coef``, ``n_star_r2``, ``n_star_ci_low``/``_high``) and

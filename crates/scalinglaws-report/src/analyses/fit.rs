@@ -22,11 +22,11 @@ impl crate::Report for FitReport<'_> {
     fn text(&self, wording: &dyn Wording) -> String {
         text::render(self.result, wording)
             + &quality(self.result, wording)
-            + &super::sweep::section(self.result.sweep.as_ref(), wording)
+            + &super::sweep::section(self.result.sweep.as_ref(), true, wording)
     }
     fn markdown(&self, wording: &dyn Wording) -> String {
         let qc = quality(self.result, wording)
-            + &super::sweep::section(self.result.sweep.as_ref(), wording);
+            + &super::sweep::section(self.result.sweep.as_ref(), true, wording);
         let qc = match qc.is_empty() {
             true => qc,
             false => format!("\n```text\n{qc}```\n"),
@@ -49,9 +49,9 @@ fn quality(result: &FitRecord, wording: &dyn Wording) -> String {
             wording.word(&scalinglaws::error::Setting::Qc.text("exclude"))
         ),
     };
-    // After a sweep the law's rules judged the frontier rows: a cell's best run, its loss the
-    // cell's frontier (the data rules judged every run before the frontier was taken).
-    let swept = match result.sweep.is_some() && qc.mode != scalinglaws::job::qc::QcMode::Exclude {
+    // After a sweep QC judges the frontier rows: a cell's best run, its loss the cell's
+    // frontier.
+    let swept = match result.sweep.is_some() {
         true => {
             "    each row is a cell's best run, its loss the cell's frontier (see Sweep frontier)\n"
         }
@@ -86,7 +86,8 @@ impl crate::Report for FitPageReport<'_> {
         self.fit().markdown(wording)
     }
     fn html(&self, wording: &dyn Wording) -> String {
-        crate::html::fit_page_html(self.page, self.command, wording)
+        let report = self.fit().text(wording);
+        crate::html::fit_page_html(self.page, self.command, &report, wording)
     }
 }
 

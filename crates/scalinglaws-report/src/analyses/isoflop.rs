@@ -38,11 +38,13 @@ impl<'a> crate::Report for IsoflopReport<'a> {
         self.result
     }
     fn text(&self, wording: &dyn Wording) -> String {
-        self.result
+        let groups: String = self
+            .result
             .groups
             .iter()
             .map(|g| render(g, &self.columns, wording))
-            .collect()
+            .collect();
+        groups + &super::sweep::section(self.result.sweep.as_ref(), false, wording)
     }
 }
 

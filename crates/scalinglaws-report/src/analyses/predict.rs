@@ -106,7 +106,7 @@ fn interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> Stri
 
 /// The residual σ a new run adds: one value, or σ(x) of a heteroscedastic fit.
 fn residual_sd(result: &FitRecord) -> String {
-    match &result.variance {
+    let sigma = match &result.variance {
         Some(v) => format!(
             "{}·({}/{})^{}",
             number(v.sigma0, 3),
@@ -118,6 +118,10 @@ fn residual_sd(result: &FitRecord) -> String {
             .stats
             .residual_scale
             .map_or("-".into(), |s| number(s, 3)),
+    };
+    match result.sweep.as_ref().and_then(|s| s.choice_sd) {
+        Some(choice) => format!("{sigma} and the sweep's choice sd {}", number(choice, 3)),
+        None => sigma,
     }
 }
 

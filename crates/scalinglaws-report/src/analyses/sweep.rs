@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use scalinglaws::data::sweep::{BestReason, Frontier, FrontierMethod};
+use scalinglaws::data::sweep::{Axis, BestReason, Frontier, FrontierMethod};
 use scalinglaws::error::{Setting, Wording};
 
 use crate::text::{columns, number, shortest};
@@ -12,8 +12,9 @@ use crate::text::{columns, number, shortest};
 /// Cells listed in a report before the rest are counted (the JSON holds every one).
 const SHOWN: usize = 40;
 
-/// The section, empty for a fit without a sweep.
-pub fn section(frontier: Option<&Frontier>, wording: &dyn Wording) -> String {
+/// The section, empty without a sweep; `widens` says whether the choice sd widens the
+/// analysis's prediction intervals (a fit's do; IsoFLOP profiles' bootstrap does not add it).
+pub fn section(frontier: Option<&Frontier>, widens: bool, wording: &dyn Wording) -> String {
     let Some(frontier) = frontier else {
         return String::new();
     };
@@ -25,7 +26,7 @@ pub fn section(frontier: Option<&Frontier>, wording: &dyn Wording) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "[[Sweep frontier]] the law is fitted to each cell's frontier ({})",
+        "[[Sweep frontier]] each cell's frontier stands for its runs ({})",
         swept.join(" ")
     );
     let curves = frontier.curve_cells();
@@ -48,10 +49,13 @@ pub fn section(frontier: Option<&Frontier>, wording: &dyn Wording) -> String {
         );
     }
     if let Some(sd) = frontier.choice_sd {
+        let use_of = match widens {
+            true => "added to the residual scatter of prediction intervals",
+            false => "not added to the intervals here",
+        };
         let _ = writeln!(
             out,
-            "    choice sd {} (best run minus curve, root mean square in the fitted space), \
-             added to the residual scatter of prediction intervals",
+            "    choice sd {} (best run minus curve, root mean square in the fitted space), {use_of}",
             number(sd, 3)
         );
     }
@@ -60,12 +64,15 @@ pub fn section(frontier: Option<&Frontier>, wording: &dyn Wording) -> String {
         let _ = writeln!(out, "    ... {} more cells in the JSON", cells - SHOWN);
     }
     let discarded = frontier.discarded_rows();
-    let _ = writeln!(
-        out,
-        "    set aside: {} runs (rows {})",
-        discarded.len(),
-        row_ranges(&discarded)
-    );
+    let _ = match discarded.is_empty() {
+        true => writeln!(out, "    set aside: none (every cell has one run)"),
+        false => writeln!(
+            out,
+            "    set aside: {} runs (rows {})",
+            discarded.len(),
+            row_ranges(&discarded)
+        ),
+    };
     out
 }
 
@@ -84,7 +91,13 @@ fn cell_table(frontier: &Frontier) -> String {
         row.push(number(cell.best, 6));
         row.push(number(cell.frontier, 6));
         row.extend(cell.optimum.iter().map(|v| number(*v, 4)));
-        row.push(method(cell.method, cell.reason).into());
+        row.push(
+            match cell.axis {
+                Some(Axis::Linear) => "curve (in the setting: one is not positive)",
+                _ => method(cell.method, cell.reason),
+            }
+            .into(),
+        );
         rows.push(row);
     }
     let left = [rows[0].len() - 1];

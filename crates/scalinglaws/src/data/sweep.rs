@@ -11,8 +11,8 @@
 //! - **curve**: when exactly one swept column varies in the cell, over three settings or more,
 //!   and the best setting is not at an end of the sweep, the frontier is the minimum of the
 //!   parabola through the best setting and its two neighbours, in the target's fitted space
-//!   (log loss for log residuals) against the setting's log (its value when some setting is not
-//!   positive): three-point parabolic interpolation (Press et al., *Numerical Recipes*, 3rd ed.,
+//!   (log loss for log residuals) against the setting's log (its value when a setting of the
+//!   cell is not positive; the cell records which): three-point parabolic interpolation (Press et al., *Numerical Recipes*, 3rd ed.,
 //!   §10.3). Those three values bracket the minimum, so the parabola is convex and its vertex
 //!   lies between the neighbours, never beyond what was swept.
 //! - **best**: otherwise the best run, with the reason: one setting, two settings, the best at
@@ -20,7 +20,8 @@
 //!   and [`Frontier::at_edge`] counts these cells), several swept columns varying, or a flat
 //!   bracket.
 //!
-//! Runs of one setting (seeds, repeats) count as one setting at their best run.
+//! Runs of one setting (seeds, repeats) count as one setting at their best run. A run of weight
+//! 0 (when the fit has weights) cannot be a cell's best unless every run of the cell has 0.
 //!
 //! The frontier's own uncertainty: [`Frontier::choice_sd`] is the root mean square, over the
 //! curve cells, of the best run minus the curve's minimum in the fitted space: how far the choice
@@ -79,6 +80,18 @@ pub struct FrontierCell {
     /// Each swept column's setting at the frontier: the curve's vertex for the curve's column,
     /// the best run's setting otherwise.
     pub optimum: Vec<f64>,
+    /// A curve's axis: `log` (the log of the setting, every setting of the cell positive) or
+    /// `linear` (the setting itself); None for a best run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<Axis>,
+}
+
+/// The axis of a cell's curve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Axis {
+    Log,
+    Linear,
 }
 
 /// The frontier of a sweep, as a fit records it.
@@ -118,6 +131,50 @@ impl Frontier {
             .filter(|c| c.method == FrontierMethod::Curve)
             .count()
     }
+
+    /// A frontier read from a fit file holds what a fit writes: finite losses (positive when
+    /// `log`), no frontier above its cell's best run, and the choice sd its curve cells give
+    /// (it widens every prediction interval, so an edited one is refused, naming the key).
+    pub fn check_read(&self, log: bool) -> crate::error::Result<()> {
+        use crate::fit::edited;
+        let space = |y: f64| if log { y.ln() } else { y };
+        for (i, cell) in self.cells.iter().enumerate() {
+            for (key, value) in [("best", cell.best), ("frontier", cell.frontier)] {
+                if !value.is_finite() || (log && value <= 0.0) {
+                    let what = "a finite loss (positive in log space)";
+                    return Err(edited(&format!("sweep.cells[{i}].{key}"), value, what));
+                }
+            }
+            if cell.frontier > cell.best * (1.0 + 1e-12) {
+                let what = "at most its cell's best run";
+                return Err(edited(
+                    &format!("sweep.cells[{i}].frontier"),
+                    cell.frontier,
+                    what,
+                ));
+            }
+        }
+        let gaps: Vec<f64> = self
+            .cells
+            .iter()
+            .filter(|c| c.method == FrontierMethod::Curve)
+            .map(|c| space(c.best) - space(c.frontier))
+            .collect();
+        let rms = (!gaps.is_empty())
+            .then(|| (gaps.iter().map(|g| g * g).sum::<f64>() / gaps.len() as f64).sqrt());
+        match (self.choice_sd, rms) {
+            (None, None) => Ok(()),
+            (Some(sd), Some(rms)) if (sd - rms).abs() <= 1e-9 * rms + 1e-12 => Ok(()),
+            (sd, rms) => Err(edited(
+                "sweep.choice_sd",
+                sd.unwrap_or(f64::NAN),
+                &format!(
+                    "the root mean square of its curve cells' gaps ({})",
+                    rms.map_or("none: no curve cell".into(), crate::error::short_number)
+                ),
+            )),
+        }
+    }
 }
 
 /// The columns of a sweep, read from a table: which cell each row is in, each swept column's
@@ -129,6 +186,8 @@ pub struct SweepColumns<'a> {
     pub settings: &'a [Vec<f64>],
     /// The target of each row in the fitted space (log y for log residuals).
     pub target: &'a [f64],
+    /// Each row's weight, when the fit has weights (a run of weight 0 cannot be a cell's best).
+    pub weights: Option<&'a [f64]>,
 }
 
 /// A cell's frontier in the fitted space, before the record is worded in the target's units.
@@ -141,6 +200,9 @@ pub struct CellChoice {
     pub method: FrontierMethod,
     pub reason: Option<BestReason>,
     pub optimum: Vec<f64>,
+    /// Whether the curve was taken in the log of the setting (every setting of the cell
+    /// positive) or in the setting itself.
+    pub log: bool,
 }
 
 /// Each cell's rows, in order of the cells' numbers.
@@ -155,19 +217,27 @@ pub fn cells(cell_of_row: &[usize]) -> Vec<Vec<usize>> {
 
 /// The frontier of every cell (see the module's rules).
 pub fn frontier(columns: &SweepColumns<'_>) -> Vec<CellChoice> {
-    let log_axis: Vec<bool> = columns
-        .settings
-        .iter()
-        .map(|values| values.iter().all(|v| *v > 0.0))
-        .collect();
     cells(columns.cell_of_row)
         .iter()
-        .map(|rows| cell_frontier(columns, rows, &log_axis))
+        .map(|rows| cell_frontier(columns, &weighted(columns, rows)))
         .collect()
 }
 
+/// The cell's runs that count: those of positive weight (a run of weight 0 is not fitted, so
+/// it cannot stand for its cell), or every run when none has one.
+fn weighted(columns: &SweepColumns<'_>, rows: &[usize]) -> Vec<usize> {
+    let Some(weights) = columns.weights else {
+        return rows.to_vec();
+    };
+    let counted: Vec<usize> = rows.iter().copied().filter(|&r| weights[r] > 0.0).collect();
+    match counted.is_empty() {
+        true => rows.to_vec(),
+        false => counted,
+    }
+}
+
 /// One cell's frontier.
-fn cell_frontier(columns: &SweepColumns<'_>, rows: &[usize], log_axis: &[bool]) -> CellChoice {
+fn cell_frontier(columns: &SweepColumns<'_>, rows: &[usize]) -> CellChoice {
     let best = best_row(columns, rows);
     let optimum_of_best: Vec<f64> = columns.settings.iter().map(|s| s[best]).collect();
     let best_choice = |reason| CellChoice {
@@ -176,6 +246,7 @@ fn cell_frontier(columns: &SweepColumns<'_>, rows: &[usize], log_axis: &[bool]) 
         method: FrontierMethod::Best,
         reason: Some(reason),
         optimum: optimum_of_best.clone(),
+        log: true,
     };
     let varying: Vec<usize> = (0..columns.settings.len())
         .filter(|&c| {
@@ -188,11 +259,11 @@ fn cell_frontier(columns: &SweepColumns<'_>, rows: &[usize], log_axis: &[bool]) 
         [column] => *column,
         _ => return best_choice(BestReason::SeveralColumns),
     };
-    let points = setting_minima(columns, rows, column, log_axis[column]);
-    let at = points
-        .iter()
-        .position(|p| p.1 == columns.target[best])
-        .unwrap_or(0);
+    // The log of the setting when every setting of the cell is positive, else its value.
+    let log = rows.iter().all(|&r| columns.settings[column][r] > 0.0);
+    let points = setting_minima(columns, rows, column, log);
+    let best_at = axis(columns.settings[column][best], log);
+    let at = points.iter().position(|p| p.0 == best_at).unwrap_or(0);
     if points.len() < 3 {
         return best_choice(BestReason::TwoSettings);
     }
@@ -203,13 +274,14 @@ fn cell_frontier(columns: &SweepColumns<'_>, rows: &[usize], log_axis: &[bool]) 
         None => best_choice(BestReason::Flat),
         Some((u, value)) => {
             let mut optimum = optimum_of_best;
-            optimum[column] = if log_axis[column] { u.exp() } else { u };
+            optimum[column] = if log { u.exp() } else { u };
             CellChoice {
                 best,
                 value,
                 method: FrontierMethod::Curve,
                 reason: None,
                 optimum,
+                log,
             }
         }
     }
@@ -237,8 +309,16 @@ fn setting_minima(
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     points.dedup_by(|later, earlier| later.0 == earlier.0);
-    let axis = |x: f64| if log { x.ln() } else { x };
-    points.into_iter().map(|(x, y)| (axis(x), y)).collect()
+    points.into_iter().map(|(x, y)| (axis(x, log), y)).collect()
+}
+
+/// A setting on the curve's axis: its log, or itself.
+fn axis(x: f64, log: bool) -> f64 {
+    if log {
+        x.ln()
+    } else {
+        x
+    }
 }
 
 /// The vertex (u, y) of the parabola through three points with increasing u whose middle y is
@@ -277,6 +357,7 @@ mod tests {
             cell_of_row: cell,
             settings: &settings,
             target: loss,
+            weights: None,
         })
     }
 
@@ -326,6 +407,53 @@ mod tests {
         assert_eq!(c.method, FrontierMethod::Curve);
         assert_eq!(c.best, 2);
         assert!(c.value <= 2.5);
+    }
+
+    #[test]
+    fn a_setting_that_is_not_positive_changes_only_its_own_cells_axis() {
+        // Two cells of the same parabola in ln lr; the second also has a run at lr = 0.
+        let cell = [0, 0, 0, 1, 1, 1, 1];
+        let lr = [0.001, 0.002, 0.004, 0.0, 0.001, 0.002, 0.004];
+        let y = |x: f64| (x.ln() - 0.0025f64.ln()).powi(2) + 2.0;
+        let loss = [
+            y(0.001),
+            y(0.002),
+            y(0.004),
+            9.0,
+            y(0.001),
+            y(0.002),
+            y(0.004),
+        ];
+        let c = choices(&cell, &lr, &loss);
+        assert!(c[0].log && !c[1].log);
+        assert!((c[0].value - 2.0).abs() < 1e-12);
+        assert!((c[0].optimum[0] / 0.0025 - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_tie_between_settings_is_judged_at_the_best_runs_own_setting() {
+        // The best run (the first of two equal losses) is at 0.002, inside the sweep.
+        let c = &choices(
+            &[0, 0, 0, 0],
+            &[0.001, 0.002, 0.004, 0.008],
+            &[3.0, 2.5, 2.5, 3.0],
+        )[0];
+        assert_eq!(c.best, 1);
+        assert_eq!(c.method, FrontierMethod::Curve);
+    }
+
+    #[test]
+    fn a_run_of_weight_zero_cannot_stand_for_its_cell() {
+        let settings = vec![vec![0.001, 0.002, 0.004]];
+        let weights = [1.0, 0.0, 1.0];
+        let c = &frontier(&SweepColumns {
+            cell_of_row: &[0, 0, 0],
+            settings: &settings,
+            target: &[3.0, 2.0, 2.5],
+            weights: Some(&weights),
+        })[0];
+        assert_eq!(c.best, 2);
+        assert_eq!(c.reason, Some(BestReason::TwoSettings));
     }
 
     #[test]

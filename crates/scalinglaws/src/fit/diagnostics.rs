@@ -302,7 +302,6 @@ fn uncertainty(
             ..none
         };
     };
-    let covariance = symmetric(covariance);
     let valid =
         covariance.iter().all(|v| v.is_finite()) && (0..k).all(|i| covariance[(i, i)] > 0.0);
     Uncertainty {
@@ -311,13 +310,6 @@ fn uncertainty(
         kind,
         no_dof: false,
     }
-}
-
-/// The mean of a matrix and its transpose. A sandwich's products leave its mirror entries apart
-/// by rounding, up to 1e-8 relative in an ill-conditioned fit, and a fit file's check of
-/// symmetry would then refuse the fit's own file; entries already equal stay bit for bit.
-fn symmetric(m: DMatrix<f64>) -> DMatrix<f64> {
-    (&m + m.transpose()) * 0.5
 }
 
 /// H⁻¹BH⁻¹·n/(n − k), B = Σ (wᵢ ρ'(rᵢ))² ∇rᵢ∇rᵢᵀ.

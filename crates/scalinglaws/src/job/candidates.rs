@@ -84,9 +84,14 @@ pub fn build<'a>(
             }
         }
         if let Some(first) = candidates.first() {
-            check_same_cells(table, recipe, &first.law, &law)?;
+            check_same_cells(
+                table,
+                recipe,
+                (&first.label, &first.law),
+                (&spec.label, &law),
+            )?;
         }
-        let (swept, _) = table.swept(&law, recipe, fit_settings.space)?;
+        let (swept, _) = table.swept(&law, recipe, &fit_settings)?;
         let data = swept.fit_data(&law, recipe, fit_settings.space)?;
         rows.get_or_insert(swept);
         candidates.push(Candidate {
@@ -101,7 +106,12 @@ pub fn build<'a>(
 
 /// With a sweep, every candidate reads the same columns as the first, so that their cells and
 /// frontiers are the same rows: laws scored on different data do not compare.
-fn check_same_cells(table: &Table, recipe: &Recipe, first: &Law, law: &Law) -> Result<()> {
+fn check_same_cells(
+    table: &Table,
+    recipe: &Recipe,
+    (first_label, first): (&str, &Law),
+    (label, law): (&str, &Law),
+) -> Result<()> {
     if recipe.sweep.is_empty() {
         return Ok(());
     }
@@ -122,11 +132,9 @@ fn check_same_cells(table: &Table, recipe: &Recipe, first: &Law, law: &Law) -> R
         text![
             Setting::Sweep.subject(),
             format!(
-                ": {} reads {} but {} reads {}, so their cells and frontiers differ; weigh laws \
-                 of the same variables, or aggregate the sweep before",
-                first.label(),
+                ": '{first_label}' reads {} but '{label}' reads {}, so their cells and \
+                 frontiers differ; weigh laws of the same variables, or aggregate the sweep before",
                 first.variables.join(", "),
-                law.label(),
                 law.variables.join(", ")
             )
         ],

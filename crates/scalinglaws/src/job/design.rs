@@ -250,12 +250,17 @@ impl DesignJob {
         let outcome = fit.run(table, &|_| {})?;
         let law = outcome.law.clone();
         let settings = self.fit.settings.for_law(&self.fit.law);
+        // A new run of a swept fit is a new cell's frontier: its noise adds the choice's sd.
+        let swept_noise = outcome.result.sweep.as_ref().and_then(|s| {
+            let sigma = outcome.result.stats.residual_scale?;
+            Some(sigma.hypot(s.choice_sd.unwrap_or(0.0)))
+        });
         let knowledge = Knowledge::from_fit(
             law.clone(),
             settings,
             outcome.data.clone(),
             &outcome.result.fit,
-            self.noise,
+            self.noise.or(swept_noise),
         )?;
         let candidates = self.candidates(&law)?;
         crate::analysis::design::check(&knowledge, &candidates, &self.settings)?;

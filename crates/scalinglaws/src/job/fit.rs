@@ -8,11 +8,13 @@
 //! `weights`, `law`/`formula`, `loss`, `f_scale`, `space`, `fix`, `bounds`, `grid`, `seed`,
 //! `threads`, `bootstrap`, `cluster`, `level`, `calibrate`, `by`, `heteroscedastic`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
 use crate::data::recipe::{Derive, Filter, Recipe, Table};
+use crate::data::sweep::Frontier;
 use crate::error::{Error, Location, Result, Setting, Text};
 use crate::fit::{self, Bounds, Family, FamilyKind, FitData, FitSettings, LossKind, Space};
 use crate::law::catalog::{self, DefaultSpace};
@@ -170,6 +172,10 @@ pub struct FitOutcome {
     pub result: FitRecord,
     pub law: Law,
     pub data: FitData,
+    /// The rows fitted, when they are not the input table's own (a sweep's frontier rows, or
+    /// the rows QC's `exclude` kept): what a workflow that reads more columns of the fitted
+    /// rows (sensitivity's scale) reads.
+    pub rows: Option<Table>,
 }
 
 impl FitJob {
@@ -204,12 +210,8 @@ impl FitJob {
         let mut settings = self.settings.for_law(&self.law);
         // The record of the seed the uncertainty steps use (nothing reads it back).
         settings.seed = self.uncertainty.seed;
-        let (kept, mut qc) = self.qc_before(table, &law, &settings)?;
-        let (table, sweep) = kept
-            .as_ref()
-            .unwrap_or(table)
-            .swept(&law, recipe, settings.space)?;
-        let table = table.as_ref();
+        let (rows, mut qc, sweep) = self.rows_to_fit(table, &law, &settings)?;
+        let table = rows.as_ref().unwrap_or(table);
         let data = table.fit_data(&law, recipe, settings.space)?;
         if let Some(column) = &self.settings.heteroscedastic {
             check_variance_loss(&settings, column)?;
@@ -246,7 +248,31 @@ impl FitJob {
             attach(&mut result, summary);
         }
         result.data = Some(table.describe_fit(&mut result.fit, &law, recipe));
-        Ok(FitOutcome { result, law, data })
+        Ok(FitOutcome {
+            result,
+            law,
+            data,
+            rows,
+        })
+    }
+
+    /// The rows the fit reads: under a sweep each cell's frontier row, then without the rows
+    /// QC's `exclude` flags among them (QC judges the frontier rows, so a sweep's planned arms
+    /// are not outliers); None when they are `table`'s own.
+    fn rows_to_fit(
+        &self,
+        table: &Table,
+        law: &Law,
+        settings: &FitSettings,
+    ) -> Result<(Option<Table>, Option<FitQc>, Option<Frontier>)> {
+        let (swept, sweep) = table.swept(law, &self.recipe, settings)?;
+        let (kept, qc) = self.qc_before(swept.as_ref(), law, settings)?;
+        let rows = match (kept, swept) {
+            (Some(kept), _) => Some(kept),
+            (None, Cow::Owned(frontier)) => Some(frontier),
+            (None, Cow::Borrowed(_)) => None,
+        };
+        Ok((rows, qc, sweep))
     }
 
     /// The QC stage before the fit: with `exclude`, the table without the flagged rows and
@@ -329,8 +355,16 @@ impl FitJob {
         }))
     }
 
+    /// The columns QC reads. Under a sweep the swept columns tell runs apart (two arms of
+    /// one cell with one loss are no duplicates), and no neighbour rule runs (a cell's rows
+    /// are its frontier, one each).
     fn qc_columns(&self, table: &Table, law: &Law, settings: &FitSettings) -> qc_stage::QcColumns {
-        qc_stage::fit_columns(table, law, &self.recipe.target, settings.space)
+        let mut columns = qc_stage::fit_columns(table, law, &self.recipe.target, settings.space);
+        if !self.recipe.sweep.is_empty() {
+            columns.keys.extend(self.recipe.sweep.iter().cloned());
+            columns.scale.clear();
+        }
+        columns
     }
 
     /// The work of the whole job before it starts ([`crate::work`]): the fit, its rolling

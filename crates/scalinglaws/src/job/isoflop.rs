@@ -14,6 +14,7 @@ use crate::analysis::isoflop::{
     IsoflopSettings, Method, Shape, MAX_JOINT_REPLICATES,
 };
 use crate::data::recipe::Table;
+use crate::data::sweep::Frontier;
 use crate::error::{Error, Result, Setting};
 use crate::interrupt::Interrupt;
 use crate::work::Estimate;
@@ -58,6 +59,10 @@ pub struct IsoflopJob {
     /// The work budget ([`crate::work`]), in estimated core-seconds.
     #[serde(default = "crate::work::default_max_work")]
     pub max_work: f64,
+    /// Swept columns (learning rate, ...): the profiles read each (budget, size) cell's
+    /// frontier (`crate::data::sweep`), not every run.
+    #[serde(default)]
+    pub sweep: Vec<String>,
     /// Stops the analysis between replicates, budgets and groups ([`Error::Interrupted`]).
     #[serde(skip)]
     pub interrupt: Interrupt,
@@ -84,6 +89,9 @@ pub struct GroupAnalysis {
 #[derive(Debug, Clone, Serialize)]
 pub struct IsoflopResult {
     pub groups: Vec<GroupAnalysis>,
+    /// The frontier of a sweep, when swept columns were named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Frontier>,
 }
 
 /// The columns the analyses read, one value per kept row.
@@ -113,6 +121,8 @@ impl IsoflopJob {
     /// Runs the analysis on every group of `table` (its target is the loss). An error in a
     /// group names the group.
     pub fn run(&self, table: &Table, target: &str) -> Result<IsoflopResult> {
+        let (table, sweep) = self.swept(table, target)?;
+        let table = table.as_ref();
         let columns = self.columns(table, target)?;
         let grouped = table.group_rows(&self.groups, Setting::Group)?;
         let mut estimate = self.estimate(columns.loss.len())?;
@@ -132,7 +142,28 @@ impl IsoflopJob {
             groups.push(GroupAnalysis { group, analysis });
         }
         refuse_if_nothing_found(&groups)?;
-        Ok(IsoflopResult { groups })
+        Ok(IsoflopResult { groups, sweep })
+    }
+
+    /// With a sweep, the table of each cell's frontier: a cell is one budget and size (and
+    /// token count when given). Not yet per group: cells would merge across groups.
+    fn swept<'a>(
+        &self,
+        table: &'a Table,
+        target: &str,
+    ) -> Result<(std::borrow::Cow<'a, Table>, Option<Frontier>)> {
+        if !self.sweep.is_empty() && !self.groups.is_empty() {
+            return Err(Error::setting(
+                Setting::Sweep,
+                crate::text![
+                    Setting::Sweep.subject(),
+                    " is not run per group yet; drop it, or analyse each group's rows alone"
+                ],
+            ));
+        }
+        let mut cells = vec![self.compute.clone(), self.size.clone()];
+        cells.extend(self.tokens.clone());
+        table.swept_by(&cells, target, &self.sweep)
     }
 
     /// The work of the analysis of `rows` runs ([`crate::work`]): the envelope passes over

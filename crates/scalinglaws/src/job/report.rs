@@ -91,7 +91,9 @@ impl FitPage {
     /// The page's analyses of a fit already made (Python's saved fit and its data); an
     /// interrupted analysis is an error, any other failure is kept on the page.
     pub fn of(outcome: FitOutcome, level: f64) -> Result<FitPage> {
-        let FitOutcome { result, law, data } = &outcome;
+        let FitOutcome {
+            result, law, data, ..
+        } = &outcome;
         let allocates = law.variables.len() == 2
             && law.variable_index("N").is_some()
             && law.variable_index("D").is_some();
@@ -257,7 +259,12 @@ mod tests {
         };
         let fit = crate::fit::fit(&law, &data, &FitSettings::default()).unwrap();
         let result = FitRecord::from(fit);
-        FitOutcome { result, law, data }
+        FitOutcome {
+            result,
+            law,
+            data,
+            rows: None,
+        }
     }
 
     #[test]

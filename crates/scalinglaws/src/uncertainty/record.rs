@@ -141,6 +141,9 @@ impl FitRecord {
         record.fit.check_read()?;
         record.check_levels()?;
         record.check_draws()?;
+        if let Some(frontier) = &record.sweep {
+            frontier.check_read(record.settings.space == crate::fit::Space::Log)?;
+        }
         Ok(record)
     }
 

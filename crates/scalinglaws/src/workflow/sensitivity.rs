@@ -189,17 +189,7 @@ impl Workflow for Sensitivity {
                 ],
             ));
         }
-        let scale = table.values(&spec.by, Setting::By)?;
-        let (group_of, count) = scale_groups(&scale);
-        if count < 3 {
-            return Err(Error::setting(
-                Setting::By,
-                text![format!(
-                    "'{}' forms {count} scale group(s); leaving one out needs at least 3",
-                    spec.by
-                )],
-            ));
-        }
+        let (_, (_, count)) = scale_of(table, &spec.by)?;
         let refits = |shape: &crate::work::FitShape| {
             shape.estimate().repeated(
                 count as f64,
@@ -208,6 +198,9 @@ impl Workflow for Sensitivity {
             )
         };
         let outcome = job.run_adding(table, &|_| {}, &refits)?;
+        // The scale of the rows fitted (a sweep's frontier rows, or those QC kept).
+        let (scale, (group_of, count)) =
+            scale_of(outcome.rows.as_ref().unwrap_or(table), &spec.by)?;
         let (law, record) = (&outcome.law, &outcome.result);
         let level = job.uncertainty.level;
         let points = PredictJob {
@@ -339,4 +332,20 @@ fn most_influential(groups: &[DroppedGroup]) -> (Option<usize>, Option<f64>) {
         .filter_map(|(index, g)| g.change.map(|c| (index, c.abs())))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map_or((None, None), |(index, change)| (Some(index), Some(change)))
+}
+
+/// The scale column `by` of `table` and its scale groups, refused below 3 groups (leaving one
+/// out needs at least 3).
+fn scale_of(table: &Table, by: &str) -> Result<(Vec<f64>, (Vec<usize>, usize))> {
+    let scale = table.values(by, Setting::By)?;
+    let (group_of, count) = scale_groups(&scale);
+    if count < 3 {
+        return Err(Error::setting(
+            Setting::By,
+            text![format!(
+                "'{by}' forms {count} scale group(s); leaving one out needs at least 3"
+            )],
+        ));
+    }
+    Ok((scale, (group_of, count)))
 }

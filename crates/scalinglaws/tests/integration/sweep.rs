@@ -163,6 +163,52 @@ fn settings_a_frontier_cannot_act_on_are_refused_by_name() {
 }
 
 #[test]
+fn copies_counts_and_edited_files_are_refused() {
+    // A derived copy of the target or of a cell's column is not a setting.
+    let (columns, _) = sweep_runs();
+    let dataset = Dataset::from_numeric("sweep.csv", columns).unwrap();
+    let recipe = Recipe {
+        target: "loss".into(),
+        derives: vec![
+            scalinglaws::data::recipe::Derive::parse("L=loss").unwrap(),
+            scalinglaws::data::recipe::Derive::parse("size=N").unwrap(),
+        ],
+        ..Default::default()
+    };
+    let table = Table::prepare(dataset, &recipe).unwrap();
+    for (sweep, words) in [("L", "copies the target"), ("size", "copies N row for row")] {
+        let error = job(serde_json::json!({"sweep": sweep}))
+            .run(&table, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(words), "{error}");
+    }
+    // A count family's frontier would be no count.
+    let error = job(serde_json::json!({"sweep": "lr", "family": "poisson"}))
+        .run(&self::table(), &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("not a count"), "{error}");
+    // A fit file whose frontier was edited is refused, naming the key.
+    let fit = job(serde_json::json!({"sweep": "lr"}))
+        .run(&self::table(), &|_| {})
+        .unwrap()
+        .result;
+    let mut edited = fit.clone();
+    edited.sweep.as_mut().unwrap().choice_sd = Some(0.5);
+    let error = scalinglaws::uncertainty::FitRecord::from_json(&edited.to_json()).unwrap_err();
+    assert!(error.to_string().contains("`sweep.choice_sd`"), "{error}");
+    let mut edited = fit.clone();
+    let cell = &mut edited.sweep.as_mut().unwrap().cells[0];
+    cell.frontier = 2.0 * cell.best;
+    let error = scalinglaws::uncertainty::FitRecord::from_json(&edited.to_json()).unwrap_err();
+    assert!(
+        error.to_string().contains("at most its cell's best run"),
+        "{error}"
+    );
+}
+
+#[test]
 fn a_fit_without_a_sweep_writes_no_frontier() {
     let fit = job(serde_json::json!({}))
         .run(&table(), &|_| {})
