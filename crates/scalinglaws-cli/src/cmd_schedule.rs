@@ -23,21 +23,7 @@ use scalinglaws_report::plots::schedules_page;
 pub fn run(config: ScheduleConfig) -> Result<()> {
     match config {
         ScheduleConfig::Fit(c) => run_fit(c),
-        ScheduleConfig::Predict {
-            fit,
-            job,
-            max_work,
-            intervals,
-            plot,
-            json,
-        } => crate::cmd_schedule_intervals::run_predict(
-            &saved::schedule_fit(&fit)?,
-            &job,
-            max_work,
-            intervals.as_ref(),
-            plot.as_ref(),
-            json,
-        ),
+        ScheduleConfig::Predict(c) => crate::cmd_schedule_predict::run(&c),
         ScheduleConfig::Compare {
             fit,
             job,

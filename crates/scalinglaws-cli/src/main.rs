@@ -22,7 +22,7 @@ mod cmd_predict;
 mod cmd_qc;
 mod cmd_report;
 mod cmd_schedule;
-mod cmd_schedule_intervals;
+mod cmd_schedule_predict;
 mod cmd_schedule_study;
 mod cmd_select;
 mod cmd_sensitivity;

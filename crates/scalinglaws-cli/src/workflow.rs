@@ -47,8 +47,24 @@ where
     W::Input: Load,
     W::Output: Report<Json = W::Output>,
 {
+    run_drawing::<W>(io, spec, ctx, |_, _| Ok(()))
+}
+
+/// [`run`], with `draw` given the input and the document before the report is printed (the
+/// figure a command draws from them, which may take standard output).
+pub fn run_drawing<W: Workflow>(
+    io: &Io,
+    spec: &W::Spec,
+    ctx: &Ctx,
+    draw: impl FnOnce(&W::Input, &W::Output) -> Result<()>,
+) -> Result<()>
+where
+    W::Input: Load,
+    W::Output: Report<Json = W::Output>,
+{
     W::check(spec)?;
     let input = W::Input::load(io, W::recipe(spec))?;
     let output = W::run(spec, &input, ctx)?;
+    draw(&input, &output)?;
     output::emit(io.json.as_ref(), &output)
 }

@@ -86,7 +86,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(compare_laws::compare_laws, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
-    module.add_function(wrap_pyfunction!(schedule::schedule_predict, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_compare, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_cooldown, module)?)?;

@@ -1,4 +1,5 @@
-//! Loss-curve laws of the learning-rate schedule: fit, predict, optimise.
+//! Loss-curve laws of the learning-rate schedule: fit, compare, optimise (predict is the
+//! library's workflow `schedule_predict`, run by `workflows.rs`).
 
 use pyo3::prelude::*;
 use serde::Deserialize;
@@ -7,10 +8,9 @@ use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
 use scalinglaws::data::recipe::Recipe;
 use scalinglaws::job::schedule::{
     ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
-    SchedulePredictJob,
 };
 use scalinglaws_report::analyses::schedule::{
-    ComparisonReport, CooldownReport, FitReport, OptimizedReport, PredictionReport,
+    ComparisonReport, CooldownReport, FitReport, OptimizedReport,
 };
 
 use crate::data::{table, Data};
@@ -58,26 +58,6 @@ pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> P
         fit: &fitted.fit,
         files: vec![table.dataset.source().to_string()],
     })
-}
-
-/// The fitted law's loss curve under a schedule spec (keys left out come from the fit's
-/// training run), every `every` steps (0: about 200 points); returns the prediction's JSON and
-/// its text report.
-#[pyfunction]
-pub(crate) fn schedule_predict(
-    py_: Python<'_>,
-    fit_json: &str,
-    schedule: &str,
-    every: usize,
-) -> PyResult<Reported> {
-    let fit = py(ScheduleFit::from_json(fit_json))?;
-    let job = SchedulePredictJob {
-        schedule: schedule.to_string(),
-        every,
-        interrupt: Default::default(),
-    };
-    let prediction = interruptible(py_, &job.interrupt, || job.run(&fit))?;
-    reported(&PredictionReport(&prediction))
 }
 
 /// The schedule (linear warmup, then non-increasing between `floor` and `peak`) with the lowest

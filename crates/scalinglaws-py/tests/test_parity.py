@@ -27,7 +27,6 @@ PYTHON = {
     "lr": "lr",
     "report": "Fit.report_html",
     "schedule fit": "schedule_fit",
-    "schedule predict": "schedule_predict",
     "schedule optimize": "schedule_optimize",
     "schedule compare": "schedule_compare",
     "schedule cooldown": "schedule_cooldown",
@@ -44,7 +43,8 @@ PYTHON = {
 }
 
 # The workflows of `scalinglaws::workflow` have generated Python functions, each named as its
-# command's last word (`sensitivity`, `schedule cooldown-study`).
+# command's last word (`sensitivity`, `schedule cooldown-study`) or as its whole command
+# (`schedule predict`: `schedule_predict`).
 WORKFLOWS = [name for name in sl._workflows.__all__ if name[0].islower()]
 
 # CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
@@ -74,7 +74,11 @@ def test_every_command_has_a_python_face_or_a_stated_gap(cli: pathlib.Path) -> N
     assert len(found) >= 25, found
     faces = dict(PYTHON)
     for name in WORKFLOWS:
-        runs = [c for c in found if c.split()[-1] == name.replace("_", "-")]
+        runs = [
+            c
+            for c in found
+            if c.split()[-1] == name.replace("_", "-") or c.replace(" ", "_") == name
+        ]
         assert len(runs) == 1, f"{name}: no one command of its name: {runs}"
         faces[runs[0]] = name
     unmapped = [c for c in found if c not in faces and c not in GAPS]

@@ -83,6 +83,27 @@ def test_schedule_predict_and_optimize(fit: sl.ScheduleFit) -> None:
     assert list(best.to_frame()["lr"]) == lrs
 
 
+def test_schedule_predict_gives_the_commands_intervals(fit: sl.ScheduleFit) -> None:
+    """`bootstrap=K` and `interval="profile"` are `schedule predict`'s `--bootstrap K` and
+    `--interval profile`: the band and how it was made as optional parts of one document."""
+    plain = sl.schedule_predict(fit, "constant")
+    assert plain.band is None and plain.bootstrap is None and plain.profile is None
+    boot = sl.schedule_predict(fit, "constant", bootstrap=20, seed=3)
+    assert not undeclared(boot) and boot.bootstrap is not None and boot.profile is None
+    assert boot.band is not None and boot.loss == plain.loss and boot.bootstrap.seed == 3
+    assert all(lo < y < hi for lo, y, hi in zip(boot.band.low, boot.loss, boot.band.high))
+    assert boot.held_out is not None and [h.run for h in boot.held_out] == ["wsd"]
+    assert "moving-block bootstrap" in str(boot) and "pi low" in str(boot)
+    band = sl.schedule_predict(fit, "constant", interval="profile", level=0.9)
+    assert not undeclared(band) and band.profile is not None and band.bootstrap is None
+    assert band.band is not None and band.band.level == 0.9
+    assert "profile likelihood" in str(band)
+    with pytest.raises(sl.SettingsError, match=r'interval="bootstrap" needs bootstrap=K'):
+        sl.schedule_predict(fit, "constant", interval="bootstrap")
+    with pytest.raises(sl.SettingsError, match=r"level sets the prediction intervals' level"):
+        sl.schedule_predict(fit, "constant", level=0.9)
+
+
 def test_schedule_errors_are_the_package_errors(fit: sl.ScheduleFit) -> None:
     with pytest.raises(sl.SettingsError, match="unknown kind"):
         sl.schedule_predict(fit, "triangle")

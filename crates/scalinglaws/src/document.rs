@@ -59,7 +59,6 @@ pub const KINDS: &[&str] = &[
     "design",
     "laws",
     "schedule_fit",
-    "schedule_predict",
     "schedule_compare",
     "schedule_optimize",
     "schedule_cooldown",

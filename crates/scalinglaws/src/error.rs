@@ -113,11 +113,13 @@ pub enum Setting {
     Scale,
     /// Swept columns: a fit reads each cell's frontier (`data::sweep`).
     Sweep,
+    /// How a schedule prediction's intervals are made (`bootstrap` or `profile`).
+    Interval,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 93] = [
+    pub const ALL: [Setting; 94] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -211,6 +213,7 @@ impl Setting {
         Setting::DuplicateTolerance,
         Setting::Scale,
         Setting::Sweep,
+        Setting::Interval,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -309,6 +312,7 @@ impl Setting {
             Setting::DuplicateTolerance => "duplicate_tolerance",
             Setting::Scale => "scale",
             Setting::Sweep => "sweep",
+            Setting::Interval => "interval",
         }
     }
 

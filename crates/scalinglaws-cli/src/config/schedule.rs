@@ -5,46 +5,26 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use scalinglaws::analysis::schedule::intervals::BootstrapSettings;
-use scalinglaws::analysis::schedule::profile::ProfileSettings;
 use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
 use scalinglaws::job::schedule::{
     ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
-    SchedulePredictJob,
 };
 
 pub use super::plot::plot_and_json;
-use super::{destination, level, parse_delimiter, parse_fixes, replicates};
+use super::{destination, parse_delimiter, parse_fixes};
 use crate::args::schedule::{
-    CompareArgs, CooldownArgs, FitArgs, IntervalArgs, OptimizeArgs, PredictArgs, ScheduleArgs,
-    ScheduleKind,
+    CompareArgs, CooldownArgs, FitArgs, OptimizeArgs, ScheduleArgs, ScheduleKind,
 };
 use crate::figure;
 use crate::input::Recipe;
 use crate::input_error;
 use crate::output::Destination;
 
-/// How `schedule predict` makes its prediction intervals.
-#[derive(Debug)]
-pub enum IntervalMethod {
-    Bootstrap(BootstrapSettings),
-    Profile(ProfileSettings),
-}
-
 /// One subcommand's job, with the saved fit it reads and where its outputs go.
 #[derive(Debug)]
 pub enum ScheduleConfig {
     Fit(ScheduleFitConfig),
-    Predict {
-        fit: PathBuf,
-        job: SchedulePredictJob,
-        /// `--max-work`.
-        max_work: f64,
-        /// `--bootstrap` or `--interval`: prediction intervals.
-        intervals: Option<IntervalMethod>,
-        plot: Option<figure::Output>,
-        json: Option<Destination>,
-    },
+    Predict(Box<crate::cmd_schedule_predict::PredictConfig>),
     Compare {
         fit: PathBuf,
         job: ScheduleCompareJob,
@@ -80,7 +60,9 @@ pub struct ScheduleFitConfig {
 pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
     Ok(match args.kind {
         ScheduleKind::Fit(a) => ScheduleConfig::Fit(fit_config(a)?),
-        ScheduleKind::Predict(a) => predict_config(a)?,
+        ScheduleKind::Predict(a) => {
+            ScheduleConfig::Predict(Box::new(crate::cmd_schedule_predict::config(a)?))
+        }
         ScheduleKind::Compare(a) => compare_config(a)?,
         ScheduleKind::Optimize(a) => optimize_config(a)?,
         ScheduleKind::Cooldown(a) => cooldown_config(a),
@@ -152,89 +134,6 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
         plot,
         json,
     })
-}
-
-fn predict_config(args: PredictArgs) -> Result<ScheduleConfig> {
-    let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
-    Ok(ScheduleConfig::Predict {
-        fit: args.saved.fit,
-        job: SchedulePredictJob {
-            schedule: args.schedule,
-            every: args.every,
-            interrupt: Default::default(),
-        },
-        max_work: args.work.budget()?,
-        intervals: interval_settings(&args.intervals)?,
-        plot,
-        json,
-    })
-}
-
-/// `--interval`, `--bootstrap`, `--level` and `--seed` as the intervals' settings (None
-/// without `--bootstrap` or `--interval`; clap refuses `--seed` without `--bootstrap`).
-fn interval_settings(args: &IntervalArgs) -> Result<Option<IntervalMethod>> {
-    let method = args.interval.as_deref();
-    // `--bootstrap 0` is no bootstrap, as everywhere; a seed then seeds nothing.
-    let bootstrap = replicates(args.bootstrap);
-    if bootstrap.is_none() && args.seed.is_some() {
-        return Err(input_error(
-            "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
-        ));
-    }
-    match (method, bootstrap) {
-        (None | Some("bootstrap"), Some(_)) => Ok(bootstrap_settings(
-            args.bootstrap,
-            args.seed,
-            args.level
-                .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL),
-        )?
-        .map(IntervalMethod::Bootstrap)),
-        (Some("bootstrap"), None) => Err(input_error(
-            "--interval bootstrap needs --bootstrap K (the refits), e.g. --bootstrap 200",
-        )),
-        (Some("profile"), Some(_)) => Err(input_error(
-            "--interval profile refits no resampled copies: leave out --bootstrap",
-        )),
-        (Some("profile"), None) => Ok(Some(IntervalMethod::Profile(ProfileSettings {
-            level: level(
-                args.level
-                    .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL),
-            )?,
-            ..ProfileSettings::default()
-        }))),
-        (Some(other), _) => Err(input_error(format!(
-            "--interval {other}: give bootstrap or profile"
-        ))),
-        (None, None) if args.level.is_some() => Err(input_error(
-            "--level sets the prediction intervals' level: give --bootstrap K or --interval \
-             profile with it",
-        )),
-        (None, None) => Ok(None),
-    }
-}
-
-/// A curve bootstrap's settings from `--bootstrap`, `--seed` and `--level` (None without
-/// `--bootstrap`).
-pub fn bootstrap_settings(
-    bootstrap: Option<usize>,
-    seed: Option<u64>,
-    confidence: f64,
-) -> Result<Option<BootstrapSettings>> {
-    let Some(replicates) = replicates(bootstrap) else {
-        if seed.is_some() {
-            return Err(input_error(
-                "--seed seeds the bootstrap's draws: give --bootstrap K (K > 0) with it",
-            ));
-        }
-        return Ok(None);
-    };
-    Ok(Some(BootstrapSettings {
-        replicates,
-        block: None,
-        seed: seed.unwrap_or(0),
-        level: level(confidence)?,
-        stop: Default::default(),
-    }))
 }
 
 fn compare_config(args: CompareArgs) -> Result<ScheduleConfig> {

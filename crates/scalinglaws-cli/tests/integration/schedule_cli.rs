@@ -333,7 +333,7 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
         "3",
     ];
     let out = json_of(scalinglaws_in_root().args(args));
-    let loss = out["prediction"]["loss"].as_array().unwrap();
+    let loss = out["loss"].as_array().unwrap();
     let (low, high) = (
         out["band"]["low"].as_array().unwrap(),
         out["band"]["high"].as_array().unwrap(),
@@ -348,11 +348,12 @@ fn predict_bootstrap_gives_intervals_and_refuses_bad_values() {
         assert!(l < y && y < h, "step {i}: {l} {y} {h}");
     }
     assert_eq!(
-        out["replicates"].as_u64().unwrap() + out["failed"].as_u64().unwrap(),
+        out["bootstrap"]["replicates"].as_u64().unwrap()
+            + out["bootstrap"]["failed"].as_u64().unwrap(),
         20
     );
     assert_eq!(out["held_out"].as_array().unwrap().len(), 8);
-    assert_eq!(out["seed"].as_u64(), Some(3));
+    assert_eq!(out["bootstrap"]["seed"].as_u64(), Some(3));
     scalinglaws_in_root()
         .args(args)
         .assert()
@@ -460,7 +461,7 @@ fn predict_profile_gives_a_band_and_refuses_bad_values() {
         "0.9",
     ];
     let out = json_of(scalinglaws_in_root().args(args));
-    let loss = out["prediction"]["loss"].as_array().unwrap();
+    let loss = out["loss"].as_array().unwrap();
     let (low, high) = (
         out["band"]["low"].as_array().unwrap(),
         out["band"]["high"].as_array().unwrap(),

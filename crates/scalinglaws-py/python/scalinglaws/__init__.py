@@ -31,7 +31,6 @@ from ._analyses import (
     schedule_cooldown,
     schedule_fit,
     schedule_optimize,
-    schedule_predict,
     select,
 )
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
@@ -47,7 +46,6 @@ from ._results import (
     BudgetPrediction,
     CandidateScore,
     CellWins,
-    CooldownPoint,
     CooldownRow,
     CooldownTable,
     DesignAnalysis,
@@ -122,7 +120,6 @@ from ._results import (
     ScheduleEstimate,
     ScheduleComparison,
     ScheduleFit,
-    SchedulePrediction,
     SelectedPrediction,
     Selection,
     SelectionResult,
@@ -153,7 +150,6 @@ __all__ = [
     "BudgetPrediction",
     "CandidateScore",
     "CellWins",
-    "CooldownPoint",
     "CooldownRow",
     "CooldownTable",
     "DataError",
@@ -236,7 +232,6 @@ __all__ = [
     "ScheduleEstimate",
     "ScheduleComparison",
     "ScheduleFit",
-    "SchedulePrediction",
     "SelectedPrediction",
     "Selection",
     "SelectionResult",
@@ -267,7 +262,6 @@ __all__ = [
     "schedule_cooldown",
     "schedule_fit",
     "schedule_optimize",
-    "schedule_predict",
     "select",
 ]
 __all__ += _workflows.__all__

@@ -41,7 +41,7 @@ from ._results import (
     OptimizedSchedule,
     ScheduleComparison,
     ScheduleFit,
-    SchedulePrediction,
+    _fit_json,
     LawComparison,
     SelectionResult,
     TrackComparison,
@@ -547,13 +547,6 @@ def compare_laws(
     )
 
 
-def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
-    """A schedule fit's JSON: of the ScheduleFit that schedule_fit returned, or of its document."""
-    if isinstance(fit, ScheduleFit):
-        return json.dumps(fit.to_dict())
-    return json.dumps(fit)
-
-
 @checked
 def schedule_fit(
     data: DataLike,
@@ -592,21 +585,6 @@ def schedule_fit(
         "fix": [[k, v] for k, v in fixed.items()],
     }
     return ScheduleFit._from_native(call_with_data(_scalinglaws.schedule_fit, data, None, dump(request)))
-
-
-@checked
-def schedule_predict(
-    fit: Union[ScheduleFit, Mapping[str, Any]], schedule: str, *, every: int = 0
-) -> SchedulePrediction:
-    """The loss curve a schedule fit predicts under ``schedule``, a spec such as
-    ``"cosine:peak=3e-4,warmup=200,steps=6000,final=3e-5"``, ``"wsd:decay_start=4800"`` or
-    ``"constant"`` (kinds: constant, cosine, wsd, step, cooldowns; keys left out take the fit's
-    training-run values in ``fit.defaults``). The curve is sampled every ``every`` steps (0:
-    about 200 points). Returns the curve (schedule, steps_total, peak_lr, final_lr, final_loss,
-    steps, lr, loss, and ``cooldowns`` for a cooldowns spec)."""
-    return SchedulePrediction._from_native(
-        _scalinglaws.schedule_predict(_fit_json(fit), str(schedule), _count("every", every))
-    )
 
 
 @checked

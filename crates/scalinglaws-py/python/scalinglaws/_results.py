@@ -1932,52 +1932,26 @@ class SavedCurve(Result):
     """The logged losses."""
 
 
-@dataclass(frozen=True, repr=False)
-class CooldownPoint(Result):
-    """One branch of a ``cooldowns`` spec. Rust:
-    ``scalinglaws::analysis::schedule::CooldownPoint``.
-    """
+class CurveFrame:
+    """The DataFrame view of a predicted curve (:class:`SchedulePrediction`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
 
-    start: int
-    """The step the cooldown starts at."""
-    length: int
-    """Its length in steps."""
-    end_step: int
-    """The step it ends at."""
-    loss: float
-    """The predicted loss at ``end_step``."""
-    constant_loss: float
-    """The constant run's loss at the same step (what the cooldown gains over it)."""
-
-
-@dataclass(frozen=True, repr=False)
-class SchedulePrediction(Result):
-    """A predicted curve. Rust: ``scalinglaws::analysis::schedule::Prediction``."""
-
-    schedule: str
-    """The schedule spec."""
-    steps_total: int
-    """Steps in the schedule."""
-    peak_lr: float
-    """Its largest learning rate."""
-    final_lr: float
-    """The learning rate at the last step."""
-    final_loss: float
-    """The predicted loss at the last step."""
     steps: List[int]
-    """The sampled steps."""
     lr: List[float]
-    """The learning rate at each sampled step."""
     loss: List[float]
-    """The predicted loss at each sampled step."""
-    cooldowns: List[CooldownPoint]
-    """For ``cooldowns`` specs: each branch's start, end step and predicted loss there."""
 
     def to_frame(self) -> Any:
         """The predicted curve as a pandas DataFrame: ``step``, ``lr``, ``loss``."""
         return _frame(
             [{"step": s, "lr": r, "loss": v} for s, r, v in zip(self.steps, self.lr, self.loss)]
         )
+
+
+def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
+    """A schedule fit's JSON: of the ScheduleFit that schedule_fit returned, or of its document."""
+    if isinstance(fit, ScheduleFit):
+        return json.dumps(fit.to_dict())
+    return json.dumps(fit)
 
 
 @dataclass(frozen=True, repr=False)
@@ -2729,3 +2703,8 @@ class GroupFits:
         by = ", ".join(self.columns)
         fitted = len(self.groups) - failed
         return f"GroupFits({len(self.groups)} groups by {by}: {fitted} fitted, {failed} failed)"
+
+
+# The generated workflows' results that the classes above name (a schedule comparison's curves
+# are `schedule_predict`'s documents); imported last, as `_workflows.py` builds on this module.
+from ._workflows import CooldownPoint, SchedulePrediction  # noqa: E402

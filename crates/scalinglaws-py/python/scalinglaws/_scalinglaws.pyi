@@ -39,7 +39,6 @@ __all__ = [
     "schedule_cooldown",
     "schedule_fit",
     "schedule_optimize",
-    "schedule_predict",
     "select",
     "threads_warning",
     "set_max_work",
@@ -95,7 +94,6 @@ def plot_svg(
 def schedule_fit(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def schedule_compare(fit_json: str, request_json: str) -> Tuple[str, str]: ...
 def schedule_cooldown(fit_json: str, request_json: str) -> Tuple[str, str]: ...
-def schedule_predict(fit_json: str, schedule: str, every: int) -> Tuple[str, str]: ...
 def schedule_optimize(
     fit_json: str,
     steps: int,

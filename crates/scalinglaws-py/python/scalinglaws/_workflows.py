@@ -14,26 +14,90 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
-from ._analyses import _fit_json
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import checked
-from ._results import Result, ScheduleFit
+from ._results import CurveFrame, Result, ScheduleFit, _fit_json
 
 __all__ = [
     "sensitivity",
     "cooldown_study",
     "qc",
+    "schedule_predict",
+    "BootstrapBand",
+    "BootstrapCalibration",
+    "CooldownPoint",
     "CooldownStudy",
+    "Coverage",
+    "CurveBand",
     "DroppedGroup",
     "Flag",
     "FullPrediction",
+    "ParameterReach",
+    "ProfileCalibration",
+    "ProfileSummary",
     "QcResult",
     "RuleCheck",
+    "SchedulePrediction",
     "SensitivityResult",
     "StudyRow",
     "StudySettings",
 ]
+
+
+@dataclass(frozen=True, repr=False)
+class BootstrapBand(Result):
+    """How the bootstrap's band was made."""
+
+    block: int
+    """Logged steps per resampled block."""
+    failed: int
+    """Replicates whose refit failed."""
+    not_converged: int
+    """Replicates whose refit did not converge."""
+    replicates: int
+    """Replicates refitted (those that failed left out)."""
+    residual_sd: float
+    """Standard deviation of the training curves' log residuals."""
+    seed: int
+    """Seed of the draws."""
+    calibration: Optional[BootstrapCalibration]
+    """The widening measured on the training curves' later halves (None: the bootstrap's own
+    intervals).
+    """
+
+
+@dataclass(frozen=True, repr=False)
+class BootstrapCalibration(Result):
+    """How much the prediction intervals are widened, measured on the training curves alone: the
+    fit on the first half of each training curve's logged steps is bootstrapped alike, and
+    ``factor`` is the level quantile of |ln y − ln ŷ| / (the interval's half-width on that side,
+    in log space) over the later half's points (at least 1). Extrapolating in time along a
+    training curve stands in for extrapolating to other schedules, which no training data can
+    measure directly; the held-out coverage is measured, not calibrated on.
+    """
+
+    factor: float
+    failed: int
+    """Replicates of the half fit that failed."""
+    points: int
+    """Logged points of the later halves it was measured on."""
+
+
+@dataclass(frozen=True, repr=False)
+class CooldownPoint(Result):
+    """One branch of a ``cooldowns`` spec: where it starts and ends, and the loss it reaches."""
+
+    constant_loss: float
+    """The constant run's loss at the same step (what the cooldown gains over it)."""
+    end_step: int
+    """The step it ends at."""
+    length: int
+    """Its length in steps."""
+    loss: float
+    """The predicted loss at ``end_step``."""
+    start: int
+    """The step the cooldown starts at."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -47,6 +111,38 @@ class CooldownStudy(Result):
     """Replicates whose losses were finite at every T (the intervals' sample)."""
     rows: List[StudyRow]
     settings: StudySettings
+
+
+@dataclass(frozen=True, repr=False)
+class Coverage(Result):
+    """How well the prediction intervals of a bootstrap hold one run's logged points."""
+
+    covered: int
+    """Logged points inside their step's prediction interval."""
+    mean_width: float
+    """Mean of high − low over the logged steps, in loss units."""
+    points: int
+    run: str
+
+
+@dataclass(frozen=True, repr=False)
+class CurveBand(Result):
+    """Per-step intervals of a predicted curve."""
+
+    high: List[float]
+    level: float
+    loss: List[float]
+    """The fit's curve."""
+    low: List[float]
+    """Prediction interval of a new logged point: each replicate's curve times exp(a training
+    residual), quantiles over replicates and residuals, each end at least the training
+    residuals' quantile away from the fit's curve (so it contains the prediction); with a
+    [``Calibration``], each end's distance from the fit's curve (in log space) times its factor.
+    """
+    mean_high: List[float]
+    mean_low: List[float]
+    """Interval of the mean curve (the replicates' curves' quantiles)."""
+    steps: List[int]
 
 
 @dataclass(frozen=True, repr=False)
@@ -112,6 +208,65 @@ class FullPrediction(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class ParameterReach(Result):
+    """How far one parameter reaches inside the region."""
+
+    estimate: float
+    high: float
+    high_open: bool
+    low: float
+    """The lowest and highest values of the parameter among the fits inside the region (the
+    fit's where the parameter is held).
+    """
+    low_open: bool
+    """Whether the parameter's trace reached its bound (or e^12 times the fit) without leaving
+    the region: the data leave that direction open.
+    """
+    name: str
+
+
+@dataclass(frozen=True, repr=False)
+class ProfileCalibration(Result):
+    """What the calibration on the training curves' later halves found."""
+
+    coverage: float
+    """Their share inside the half fit's band at that factor."""
+    factor: float
+    """The threshold's factor chosen."""
+    points: int
+    """Logged points of the later halves."""
+    reached: bool
+    """Whether that share reached the level (false: the largest factor explored, short of it)."""
+
+
+@dataclass(frozen=True, repr=False)
+class ProfileSummary(Result):
+    """How the threshold was set and how far each parameter reaches inside it."""
+
+    base_threshold: float
+    """Δ = ½·χ²·s²·τ."""
+    df: float
+    """Degrees of freedom of the χ² quantile."""
+    dispersion: float
+    """The M-estimator's dispersion s² of the log residuals."""
+    factor: float
+    """The factor the band's threshold is Δ times (1 without a calibration)."""
+    failed: int
+    fits: int
+    """Fits inside the threshold (the fit included)."""
+    inflation: float
+    """(1 + ρ)/(1 − ρ): the inflation of the dispersion for that autocorrelation."""
+    lag1: float
+    """Lag-1 autocorrelation of consecutive log residuals (clamped to [0, 0.99])."""
+    level: float
+    reach: List[ParameterReach]
+    threshold: float
+    """The band's threshold: the largest rise of the objective above the fit's inside it."""
+    trials: int
+    calibration: Optional[ProfileCalibration]
+
+
+@dataclass(frozen=True, repr=False)
 class QcResult(Result):
     """Every rule's outcome and every flag of the runs."""
 
@@ -149,6 +304,40 @@ class RuleCheck(Result):
     """A rule of QC."""
     not_checked: Optional[str]
     """Why the rule did not run (None: it ran)."""
+
+
+@dataclass(frozen=True, repr=False)
+class SchedulePrediction(CurveFrame, Result):
+    """The predicted curve, with its prediction intervals when they were asked for."""
+
+    final_loss: float
+    """The predicted loss at the last step."""
+    final_lr: float
+    """The learning rate at the last step."""
+    loss: List[float]
+    """The predicted loss at each sampled step."""
+    lr: List[float]
+    """The learning rate at each sampled step."""
+    peak_lr: float
+    """Its largest learning rate."""
+    schedule: str
+    """The schedule spec."""
+    steps: List[int]
+    """The sampled steps."""
+    steps_total: int
+    """Steps in the schedule."""
+    band: Optional[CurveBand]
+    """The prediction intervals at each sampled step (absent without intervals)."""
+    bootstrap: Optional[BootstrapBand]
+    """How the bootstrap's intervals were made (present under the bootstrap)."""
+    cooldowns: List[CooldownPoint]
+    """For ``cooldowns`` specs: each branch's start, end step and predicted loss there."""
+    held_out: Optional[List[Coverage]]
+    """The intervals' coverage of each held-out run's logged points (absent without
+    intervals; empty when the fit trained on every run).
+    """
+    profile: Optional[ProfileSummary]
+    """How the profile band's threshold was set (present under the profile)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -475,6 +664,48 @@ def qc(
             data,
             delimiter,
             "qc",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def schedule_predict(
+    fit: Union[ScheduleFit, Mapping[str, Any]],
+    schedule: str,
+    *,
+    bootstrap: int = 0,
+    every: int = 0,
+    interval: Optional[Literal["bootstrap", "profile"]] = None,
+    level: Optional[float] = None,
+    seed: Optional[int] = None,
+) -> SchedulePrediction:
+    """The loss curve a schedule fit predicts for a schedule, with prediction intervals when asked.
+    The same document as the command line's ``--json``.
+
+    - ``schedule``: The schedule, KIND:KEY=VALUE,... (e.g.
+      ``cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5``; kinds: constant, cosine, wsd,
+      step, cooldowns); keys left out take the fit's training run's values.
+    - ``bootstrap``: Bootstrap replicates of the fit's training curves for prediction intervals
+      of each logged point (0: none).
+    - ``every``: Report the curve every K steps (0: about 200 points).
+    - ``interval``: How the prediction intervals are made (None: by the bootstrap when
+      replicates are given, else no intervals).
+    - ``level``: Level of the prediction intervals (None: 0.95); needs intervals.
+    - ``seed``: Seed of the bootstrap's draws (None: 0); needs a bootstrap.
+    """
+    spec = {
+        "schedule": schedule,
+        "bootstrap": bootstrap,
+        "every": every,
+        "interval": interval,
+        "level": level,
+        "seed": seed,
+    }
+    return SchedulePrediction._from_native(
+        _scalinglaws.run_workflow(
+            _fit_json(fit),
+            "schedule_predict",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -18,6 +18,7 @@ pub mod optimal;
 pub mod predict;
 pub mod qc;
 pub mod schedule;
+pub mod schedule_predict;
 pub mod select;
 pub mod sensitivity;
 pub mod sweep;

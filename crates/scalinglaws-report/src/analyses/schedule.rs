@@ -1,11 +1,12 @@
-//! The reports of `schedule`: a fitted curve law with its runs, a schedule's predicted loss
-//! curve, schedules compared, the optimised schedule and the table of cooldowns.
+//! The reports of `schedule`: a fitted curve law with its runs, schedules compared, the
+//! optimised schedule and the table of cooldowns (a schedule's predicted curve is
+//! `schedule_predict.rs`'s).
 
 use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
-use scalinglaws::analysis::schedule::{Comparison, Prediction, ScheduleFit};
+use scalinglaws::analysis::schedule::{Comparison, ScheduleFit};
 use scalinglaws::job::schedule::Cooldowns;
 
 use crate::text::{columns, number};
@@ -23,21 +24,6 @@ impl crate::Report for FitReport<'_> {
     }
     fn text(&self, _wording: &dyn Wording) -> String {
         render_fit(self.fit, &self.files)
-    }
-}
-
-/// A schedule's predicted loss curve.
-pub struct PredictionReport<'a>(pub &'a Prediction);
-
-impl crate::Report for PredictionReport<'_> {
-    type Json = Prediction;
-    fn json_value(&self) -> &Prediction {
-        self.0
-    }
-    fn text(&self, _wording: &dyn Wording) -> String {
-        let mut out = String::from("[[Schedule prediction]]\n");
-        out.push_str(&render_prediction(self.0));
-        out
     }
 }
 
@@ -151,54 +137,6 @@ fn render_fit(fit: &ScheduleFit, files: &[String]) -> String {
         for w in &fit.warnings {
             let _ = writeln!(out, "    - {w}");
         }
-    }
-    out
-}
-
-fn render_prediction(p: &Prediction) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "    schedule  {}", p.schedule);
-    let _ = writeln!(
-        out,
-        "    final     loss {} at step {} (lr {} → {})",
-        number(p.final_loss, 6),
-        p.steps_total - 1,
-        number(p.peak_lr, 3),
-        number(p.final_lr, 3)
-    );
-    let mut rows = vec![vec!["step".to_string(), "lr".into(), "loss".into()]];
-    let stride = (p.steps.len() / 12).max(1);
-    for i in (0..p.steps.len())
-        .step_by(stride)
-        .chain([p.steps.len() - 1])
-    {
-        rows.push(vec![
-            p.steps[i].to_string(),
-            number(p.lr[i], 4),
-            number(p.loss[i], 6),
-        ]);
-    }
-    rows.dedup();
-    out.push_str(&columns(&rows, &[], "    "));
-    if !p.cooldowns.is_empty() {
-        out.push_str("    cooldowns (branch from the constant run)\n");
-        let mut rows = vec![vec![
-            "start".to_string(),
-            "length".into(),
-            "end".into(),
-            "loss".into(),
-            "constant".into(),
-        ]];
-        for c in &p.cooldowns {
-            rows.push(vec![
-                c.start.to_string(),
-                c.length.to_string(),
-                c.end_step.to_string(),
-                number(c.loss, 6),
-                number(c.constant_loss, 6),
-            ]);
-        }
-        out.push_str(&columns(&rows, &[], "    "));
     }
     out
 }

@@ -8,12 +8,8 @@ use crate::analysis::downstream::DownstreamResult;
 use crate::analysis::law_comparison::Comparison as LawComparison;
 use crate::analysis::lr::LrAnalysis;
 use crate::analysis::schedule::cooldown::CooldownStudy;
-use crate::analysis::schedule::intervals::IntervalPrediction;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
-use crate::analysis::schedule::profile::ProfilePrediction;
-use crate::analysis::schedule::{
-    Comparison as ScheduleComparison, Prediction as SchedulePrediction, ScheduleFit,
-};
+use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
 use crate::analysis::tracks::TrackComparison;
 use crate::document::Document;
 use crate::fit::FitResult;
@@ -61,9 +57,6 @@ documents! {
     LrAnalysis => "lr",
     DownstreamResult => "downstream",
     DesignResult => "design",
-    SchedulePrediction => "schedule_predict",
-    IntervalPrediction => "schedule_predict",
-    ProfilePrediction => "schedule_predict",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",
     Cooldowns => "schedule_cooldown",

@@ -9,6 +9,7 @@
 
 pub mod cooldown_study;
 pub mod qc;
+pub mod schedule_predict;
 pub mod sensitivity;
 
 use schemars::JsonSchema;
@@ -85,6 +86,7 @@ macro_rules! for_each_workflow {
             sensitivity => $crate::workflow::sensitivity::Sensitivity,
             cooldown_study => $crate::workflow::cooldown_study::CooldownStudyWorkflow,
             qc => $crate::workflow::qc::Qc,
+            schedule_predict => $crate::workflow::schedule_predict::SchedulePredict,
         }
     };
 }

@@ -84,12 +84,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
-from ._analyses import _fit_json
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import checked
-from ._results import Result, ScheduleFit
+from ._results import CurveFrame, Result, ScheduleFit, _fit_json
 "#;
+
+/// Hand-written methods a generated class takes from a base in `_results.py`, by class: a view
+/// the schema cannot give (a DataFrame of a curve).
+const BASES: &[(&str, &str)] = &[("SchedulePrediction", "CurveFrame")];
 
 /// The whole generated module.
 fn module(entries: &[Entry]) -> String {
@@ -132,7 +135,11 @@ fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, String>) {
 
 /// A frozen result class with the object's properties as fields.
 fn class(name: &str, schema: &Value) -> String {
-    let mut out = format!("\n\n@dataclass(frozen=True, repr=False)\nclass {name}(Result):\n");
+    let base = BASES
+        .iter()
+        .find(|(class, _)| *class == name)
+        .map_or(String::new(), |(_, base)| format!("{base}, "));
+    let mut out = format!("\n\n@dataclass(frozen=True, repr=False)\nclass {name}({base}Result):\n");
     let _ = writeln!(out, "    {}\n", docstring(schema, "    "));
     for (field, property) in properties(schema) {
         let _ = writeln!(out, "    {field}: {}", hint(&property, Face::Output));
@@ -264,12 +271,12 @@ fn array(schema: &Value, face: Face) -> String {
     }
 }
 
-/// The workflow's function: the data, `law` and `formula` positional when the spec has them,
-/// then the spec's keywords (required first), then `delimiter` for text data.
+/// The workflow's function: the data, `schedule`, `law` and `formula` positional when the
+/// spec has them, then the spec's keywords (required first), then `delimiter` for text data.
 fn function(entry: &Entry, result: &str) -> String {
     let spec = &entry.spec;
     let keywords = properties(spec);
-    let positional = ["law", "formula"];
+    let positional = ["schedule", "law", "formula"];
     let table = entry.input == "table";
     let mut out = match table {
         true => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
@@ -278,13 +285,18 @@ fn function(entry: &Entry, result: &str) -> String {
             entry.name
         ),
     };
+    let required = required(spec);
     for name in positional {
         if let Some((_, property)) = keywords.iter().find(|(n, _)| n == name) {
-            let _ = writeln!(out, "    {name}: {} = None,", hint(property, Face::Input));
+            let default = if required.iter().any(|r| r == name) {
+                ""
+            } else {
+                " = None"
+            };
+            let _ = writeln!(out, "    {name}: {}{default},", hint(property, Face::Input));
         }
     }
     out += "    *,\n";
-    let required = required(spec);
     for (name, property) in keywords
         .iter()
         .filter(|(n, _)| !positional.contains(&n.as_str()))

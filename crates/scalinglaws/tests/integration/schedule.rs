@@ -16,7 +16,10 @@ use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{
     fit_curves, fit_curves_until, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
 };
+use scalinglaws::error::Setting;
 use scalinglaws::job::schedule::{ScheduleOptimizeJob, SchedulePredictJob};
+use scalinglaws::workflow::schedule_predict::{SchedulePredict, SchedulePredictSpec};
+use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws::{Error, Interrupt};
 
 use common::MULTI_POWER_RUNS as RUNS;
@@ -800,6 +803,54 @@ fn an_interrupt_stops_the_fit_the_predictions_and_the_optimiser() {
         job.run(&fit).unwrap().lrs,
         optimize(&fit, &settings, &Interrupt::new()).unwrap().lrs
     );
+}
+
+/// The `schedule_predict` workflow: without intervals its document is the job's curve, key for
+/// key (so `schedule predict --json` writes what it wrote before it was a workflow); each rule
+/// between its settings names the setting it refuses, before any fit is read.
+#[test]
+fn the_schedule_predict_workflow_is_the_jobs_curve_and_checks_its_settings() {
+    let (fit, _) = published_400m_setting();
+    let spec = |json: &str| -> SchedulePredictSpec { serde_json::from_str(json).unwrap() };
+    let plain = spec(r#"{"schedule": "cosine", "every": 1000}"#);
+    SchedulePredict::check(&plain).unwrap();
+    let document = SchedulePredict::run(&plain, &fit, &Ctx::default()).unwrap();
+    let job = SchedulePredictJob {
+        schedule: "cosine".into(),
+        every: 1000,
+        interrupt: Interrupt::new(),
+    };
+    assert_eq!(
+        serde_json::to_value(&document).unwrap(),
+        serde_json::to_value(job.run(&fit).unwrap()).unwrap()
+    );
+    for (json, key) in [
+        (r#"{"schedule": "cosine", "seed": 1}"#, Setting::Seed),
+        (
+            r#"{"schedule": "cosine", "bootstrap": 0, "interval": "profile", "seed": 1}"#,
+            Setting::Seed,
+        ),
+        (
+            r#"{"schedule": "cosine", "interval": "bootstrap"}"#,
+            Setting::Interval,
+        ),
+        (
+            r#"{"schedule": "cosine", "interval": "profile", "bootstrap": 20}"#,
+            Setting::Interval,
+        ),
+        (r#"{"schedule": "cosine", "level": 0.9}"#, Setting::Level),
+        (
+            r#"{"schedule": "cosine", "bootstrap": 20, "level": 1.5}"#,
+            Setting::Level,
+        ),
+        (
+            r#"{"schedule": "cosine", "interval": "profile", "level": 1.5}"#,
+            Setting::Level,
+        ),
+    ] {
+        let refused = SchedulePredict::check(&spec(json)).unwrap_err();
+        assert_eq!(refused.key(), Some(key), "{json}: {refused:?}");
+    }
 }
 
 fn published_400m_setting() -> (ScheduleFit, OptimizeSettings) {

@@ -80,7 +80,8 @@ pub struct CurveBootstrap {
 /// in log space) over the later half's points (at least 1). Extrapolating in time along a
 /// training curve stands in for extrapolating to other schedules, which no training data can
 /// measure directly; the held-out coverage is measured, not calibrated on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "BootstrapCalibration")]
 pub struct Calibration {
     pub factor: f64,
     /// Logged points of the later halves it was measured on.
@@ -338,7 +339,7 @@ pub fn bootstrap_fit_calibrated(
 }
 
 /// Per-step intervals of a predicted curve.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CurveBand {
     pub steps: Vec<usize>,
     /// The fit's curve.
@@ -460,7 +461,7 @@ fn noise_quantiles(residuals: &[f64], lo: f64, hi: f64) -> (f64, f64) {
 }
 
 /// How well the prediction intervals of a bootstrap hold one run's logged points.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Coverage {
     pub run: String,
     pub points: usize,

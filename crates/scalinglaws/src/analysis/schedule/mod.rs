@@ -507,26 +507,39 @@ pub fn score(law: CurveLaw, params: &[f64], curve: &Curve, train: bool) -> RunSc
 }
 
 /// A predicted curve.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Prediction {
+    /// The schedule spec.
     pub schedule: String,
+    /// Steps in the schedule.
     pub steps_total: usize,
+    /// Its largest learning rate.
     pub peak_lr: f64,
+    /// The learning rate at the last step.
     pub final_lr: f64,
+    /// The predicted loss at the last step.
     pub final_loss: f64,
+    /// The sampled steps.
     pub steps: Vec<usize>,
+    /// The learning rate at each sampled step.
     pub lr: Vec<f64>,
+    /// The predicted loss at each sampled step.
     pub loss: Vec<f64>,
     /// For `cooldowns` specs: each branch's start, end step and predicted loss there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cooldowns: Vec<CooldownPoint>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One branch of a `cooldowns` spec: where it starts and ends, and the loss it reaches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CooldownPoint {
+    /// The step the cooldown starts at.
     pub start: usize,
+    /// Its length in steps.
     pub length: usize,
+    /// The step it ends at.
     pub end_step: usize,
+    /// The predicted loss at `end_step`.
     pub loss: f64,
     /// The constant run's loss at the same step (what the cooldown gains over it).
     pub constant_loss: f64,

@@ -73,7 +73,7 @@ impl Default for ProfileSettings {
 }
 
 /// How far one parameter reaches inside the region.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ParameterReach {
     pub name: String,
     pub estimate: f64,
@@ -108,7 +108,7 @@ pub struct CurveProfile {
 }
 
 /// What the calibration on the training curves' later halves found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProfileCalibration {
     /// The threshold's factor chosen.
     pub factor: f64,
@@ -121,7 +121,7 @@ pub struct ProfileCalibration {
 }
 
 /// How the threshold was set and how far each parameter reaches inside it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProfileSummary {
     pub level: f64,
     /// Degrees of freedom of the χ² quantile.

@@ -1,130 +1,95 @@
-//! `schedule predict --bootstrap` / `--interval profile`: a predicted curve with prediction
-//! intervals from the moving-block bootstrap of the fit's training curves (Künsch 1989; the
-//! library's `analysis::schedule::intervals`) or from its profile-likelihood band
-//! (`analysis::schedule::profile`), the lines saying how they were made, and their measured
-//! coverage of the fit's held-out runs.
+//! The report of `schedule predict`: a schedule's predicted loss curve and, when intervals
+//! were asked for, its prediction band with the lines saying how it was made (the
+//! moving-block bootstrap of the fit's training curves, Künsch 1989, or the profile-likelihood
+//! band, Venzon & Moolgavkar 1988) and its measured coverage of the fit's held-out runs.
 
-use scalinglaws::error::Wording;
+use scalinglaws::error::{Setting, Wording};
 use std::fmt::Write as _;
 
-use anyhow::Result;
-use scalinglaws::analysis::schedule::intervals::{
-    predict_with_intervals, Coverage, CurveBand, IntervalPrediction,
-};
-use scalinglaws::analysis::schedule::profile::{
-    predict_with_profile, ProfilePrediction, ProfileSummary,
-};
-use scalinglaws::analysis::schedule::{spec, Prediction, ScheduleFit};
-use scalinglaws::job::schedule::SchedulePredictJob;
-use scalinglaws_report::analyses::schedule;
-use scalinglaws_report::plots::schedules_page_with_bands;
-use scalinglaws_report::text::{columns, number};
+use scalinglaws::analysis::schedule::intervals::{Coverage, CurveBand};
+use scalinglaws::analysis::schedule::profile::ProfileSummary;
+use scalinglaws::analysis::schedule::Prediction;
+use scalinglaws::workflow::schedule_predict::{BootstrapBand, SchedulePrediction};
 
-use crate::config::schedule::IntervalMethod;
-use crate::figure::{self, Output};
-use crate::output::{self, Destination};
+use crate::text::{columns, number};
 
-/// The prediction with intervals, as text and JSON.
-struct IntervalReport<'a>(&'a IntervalPrediction);
-
-impl scalinglaws_report::Report for IntervalReport<'_> {
-    type Json = IntervalPrediction;
-    fn json_value(&self) -> &IntervalPrediction {
-        self.0
+/// The prediction is its own report: the curve, and the band with how it was made.
+impl crate::Report for SchedulePrediction {
+    type Json = SchedulePrediction;
+    fn json_value(&self) -> &SchedulePrediction {
+        self
     }
-    fn text(&self, _wording: &dyn Wording) -> String {
-        render(self.0)
-    }
-}
-
-/// The profile band, as text and JSON.
-struct ProfileReport<'a>(&'a ProfilePrediction);
-
-impl scalinglaws_report::Report for ProfileReport<'_> {
-    type Json = ProfilePrediction;
-    fn json_value(&self) -> &ProfilePrediction {
-        self.0
-    }
-    fn text(&self, _wording: &dyn Wording) -> String {
-        let r = self.0;
-        let lines = format!(
-            "{}{}",
-            profile_lines(&r.profile),
-            coverage_line(&r.held_out, r.band.level)
-        );
-        render_band(&r.prediction, &r.band, &lines)
-    }
-}
-
-/// `schedule predict`: the curve, with prediction intervals under `--bootstrap` or
-/// `--interval profile`, and its plot under `--plot` (the band drawn when there are
-/// intervals).
-pub fn run_predict(
-    fit: &ScheduleFit,
-    job: &SchedulePredictJob,
-    max_work: f64,
-    method: Option<&IntervalMethod>,
-    plot: Option<&Output>,
-    json: Option<Destination>,
-) -> Result<()> {
-    let Some(method) = method else {
-        let prediction = job.run_within(fit, max_work)?;
-        if let Some(target) = plot {
-            draw(fit, &prediction, None, target)?;
+    fn text(&self, wording: &dyn Wording) -> String {
+        let Some(band) = &self.band else {
+            let mut out = String::from("[[Schedule prediction]]\n");
+            out.push_str(&render_prediction(&self.curve));
+            return out;
+        };
+        let held_out = self.held_out.as_deref().unwrap_or_default();
+        let mut lines = String::new();
+        if let Some(boot) = &self.bootstrap {
+            lines.push_str(&bootstrap_lines(boot, band.level));
         }
-        return output::emit(json.as_ref(), &schedule::PredictionReport(&prediction));
-    };
-    match method {
-        IntervalMethod::Bootstrap(s) => job.check_intervals(fit, max_work, s.replicates, None)?,
-        IntervalMethod::Profile(s) => job.check_intervals(fit, max_work, 0, Some(s))?,
-    }
-    let parsed = spec::parse(&job.schedule, Some(fit.defaults))?;
-    match method {
-        IntervalMethod::Bootstrap(settings) => {
-            let result = predict_with_intervals(fit, &parsed, job.every, settings)?;
-            if let Some(target) = plot {
-                draw(fit, &result.prediction, Some(&result.band), target)?;
-            }
-            output::emit(json.as_ref(), &IntervalReport(&result))
+        if let Some(profile) = &self.profile {
+            lines.push_str(&profile_lines(profile));
         }
-        IntervalMethod::Profile(settings) => {
-            let result = predict_with_profile(fit, &parsed, job.every, settings)?;
-            if let Some(target) = plot {
-                draw(fit, &result.prediction, Some(&result.band), target)?;
-            }
-            output::emit(json.as_ref(), &ProfileReport(&result))
-        }
+        lines.push_str(&coverage_line(held_out, band.level, wording));
+        render_band(&self.curve, band, &lines)
     }
 }
 
-fn draw(
-    fit: &ScheduleFit,
-    prediction: &Prediction,
-    band: Option<&CurveBand>,
-    target: &Output,
-) -> Result<()> {
-    let title = match band {
-        Some(b) => format!(
-            "{} under the fitted {} ({}% prediction interval)",
-            prediction.schedule,
-            fit.law.name(),
-            b.level * 100.0
-        ),
-        None => format!(
-            "{} under the fitted {}",
-            prediction.schedule,
-            fit.law.name()
-        ),
-    };
-    let page =
-        schedules_page_with_bands(&title, std::slice::from_ref(prediction), &[None], &[band])?;
-    figure::write(&page, target)
-}
-
-/// How the intervals were made and how well they held the fit's held-out runs.
-fn method_lines(r: &IntervalPrediction) -> String {
+fn render_prediction(p: &Prediction) -> String {
     let mut out = String::new();
-    let level = r.band.level * 100.0;
+    let _ = writeln!(out, "    schedule  {}", p.schedule);
+    let _ = writeln!(
+        out,
+        "    final     loss {} at step {} (lr {} → {})",
+        number(p.final_loss, 6),
+        p.steps_total - 1,
+        number(p.peak_lr, 3),
+        number(p.final_lr, 3)
+    );
+    let mut rows = vec![vec!["step".to_string(), "lr".into(), "loss".into()]];
+    let stride = (p.steps.len() / 12).max(1);
+    for i in (0..p.steps.len())
+        .step_by(stride)
+        .chain([p.steps.len() - 1])
+    {
+        rows.push(vec![
+            p.steps[i].to_string(),
+            number(p.lr[i], 4),
+            number(p.loss[i], 6),
+        ]);
+    }
+    rows.dedup();
+    out.push_str(&columns(&rows, &[], "    "));
+    if !p.cooldowns.is_empty() {
+        out.push_str("    cooldowns (branch from the constant run)\n");
+        let mut rows = vec![vec![
+            "start".to_string(),
+            "length".into(),
+            "end".into(),
+            "loss".into(),
+            "constant".into(),
+        ]];
+        for c in &p.cooldowns {
+            rows.push(vec![
+                c.start.to_string(),
+                c.length.to_string(),
+                c.end_step.to_string(),
+                number(c.loss, 6),
+                number(c.constant_loss, 6),
+            ]);
+        }
+        out.push_str(&columns(&rows, &[], "    "));
+    }
+    out
+}
+
+/// How the bootstrap's intervals were made.
+fn bootstrap_lines(r: &BootstrapBand, level: f64) -> String {
+    let mut out = String::new();
+    let level = level * 100.0;
     let _ = writeln!(
         out,
         "    intervals {level}% prediction intervals of a logged point: moving-block bootstrap \
@@ -151,7 +116,6 @@ fn method_lines(r: &IntervalPrediction) -> String {
             let _ = writeln!(out, "    widened   no: the bootstrap's own intervals");
         }
     }
-    out.push_str(&coverage_line(&r.held_out, r.band.level));
     out
 }
 
@@ -214,11 +178,13 @@ fn profile_lines(s: &ProfileSummary) -> String {
 }
 
 /// The intervals' measured coverage of the fit's held-out runs.
-fn coverage_line(held_out: &[Coverage], level: f64) -> String {
+fn coverage_line(held_out: &[Coverage], level: f64, wording: &dyn Wording) -> String {
     let Some(c) = Coverage::pooled(held_out) else {
-        return "    coverage  not measured: the fit has no held-out runs (fit with --train to \
-                measure it); a fit on one schedule shape covers other shapes less than the level\n"
-            .into();
+        return format!(
+            "    coverage  not measured: the fit has no held-out runs (fit with {} to measure \
+             it); a fit on one schedule shape covers other shapes less than the level\n",
+            wording.word(&Setting::Train.named())
+        );
     };
     let parts: Vec<String> = held_out
         .iter()
@@ -235,10 +201,6 @@ fn coverage_line(held_out: &[Coverage], level: f64) -> String {
         100.0 * c,
         parts.join(", ")
     )
-}
-
-fn render(r: &IntervalPrediction) -> String {
-    render_band(&r.prediction, &r.band, &method_lines(r))
 }
 
 /// The prediction with its band: the final loss and interval, the lines on the method, and a
