@@ -8,6 +8,17 @@ use crate::common;
 
 use common::{fails, scalinglaws, stdout, stdout_json};
 
+/// The law every test file is drawn from.
+fn law(n: f64, d: f64) -> f64 {
+    1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36)
+}
+
+/// A run's loss at learning rate `lr`: the law × exp(0.05 (ln lr − ln 2.8e-3)²), so the log
+/// loss is exactly quadratic in log lr and every cell's frontier is the law.
+fn swept_loss(n: f64, d: f64, lr: f64) -> f64 {
+    law(n, d) * (0.05 * (lr / 2.8e-3f64).ln().powi(2)).exp()
+}
+
 /// Runs of L = 1.8 + 400 N^-0.34 + 2000 D^-0.36 at 4 sizes × 3 token counts, each swept over
 /// 4 learning rates a factor 2 apart, the loss × exp(0.05 (ln lr − ln lr*)²), lr* between the
 /// second and third rates; a group column for `--group`.
@@ -18,11 +29,9 @@ fn sweep_file() -> tempfile::NamedTempFile {
         let n = 2e7 * 3f64.powi(i);
         for j in 0..3 {
             let d = 20.0 * n * 2f64.powi(j);
-            let law = 1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36);
             for k in 0..4 {
                 let lr = 1e-3 * 2f64.powi(k);
-                let penalty = (0.05 * (lr / 2.8e-3f64).ln().powi(2)).exp();
-                writeln!(file, "{n},{d},{lr},{},a", law * penalty).unwrap();
+                writeln!(file, "{n},{d},{lr},{},a", swept_loss(n, d, lr)).unwrap();
             }
         }
     }
@@ -160,11 +169,9 @@ fn isoflop_sweep_file() -> tempfile::NamedTempFile {
         for k in -2..=2 {
             let n = (c / 120.0f64).sqrt() * 2f64.powf(k as f64 * 0.5);
             let d = c / (6.0 * n);
-            let law = 1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36);
             for j in 0..4 {
                 let lr = 1e-3 * 2f64.powi(j);
-                let penalty = (0.05 * (lr / 2.8e-3f64).ln().powi(2)).exp();
-                writeln!(file, "{c},{n},{lr},{}", law * penalty).unwrap();
+                writeln!(file, "{c},{n},{lr},{}", swept_loss(n, d, lr)).unwrap();
             }
         }
     }
@@ -207,9 +214,8 @@ fn isoflop_profiles_read_each_cells_frontier() {
         first["N"].as_f64().unwrap(),
         first["loss"].as_f64().unwrap(),
     );
-    let d = 1e17 / (6.0 * n);
-    let law = 1.8 + 400.0 * n.powf(-0.34) + 2000.0 * d.powf(-0.36);
-    assert!((loss / law - 1.0).abs() < 0.01, "{loss} vs {law}");
+    let truth = law(n, 1e17 / (6.0 * n));
+    assert!((loss / truth - 1.0).abs() < 0.01, "{loss} vs {truth}");
     fails(
         scalinglaws()
             .args(args)
