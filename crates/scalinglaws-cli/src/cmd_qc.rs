@@ -33,7 +33,8 @@ pub struct QcArgs {
     pub scale: Vec<String>,
 
     /// The column of the compute budget (repeat to add columns that tell configurations
-    /// apart): runs far above the best run of their budget are flagged.
+    /// apart): a run more than 10 % above the curve the other runs of its budget trace along a
+    /// --scale column that varies (a swept learning rate, a profile's size) is flagged.
     #[arg(long = "budget", value_name = "COLUMN")]
     pub budget: Vec<String>,
 
@@ -46,7 +47,8 @@ pub struct QcArgs {
     #[arg(long, value_name = "STEPS")]
     pub warmup: Option<f64>,
 
-    /// The cutoff on robust (median/MAD) modified z-scores (Iglewicz & Hoaglin 1993).
+    /// The cutoff on robust (median/MAD) modified z-scores of the law and neighbour rules
+    /// (Iglewicz & Hoaglin 1993).
     #[arg(long, value_name = "Z", default_value_t = DEFAULT_CUTOFF)]
     pub cutoff: f64,
 

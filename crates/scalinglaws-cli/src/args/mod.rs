@@ -101,7 +101,8 @@ pub enum Command {
     Sensitivity(Box<crate::cmd_sensitivity::SensitivityArgs>),
     /// Flag the runs to set aside before a fit, each row with its rule, value and threshold:
     /// broken or diverged losses, repeated rows, checkpoints at initialisation or in warm-up,
-    /// runs out of line with their scale, their budget's best or a fitted law. Removes nothing.
+    /// runs out of line with their scale or a fitted law, runs far above the curve of their
+    /// budget's sweep. Removes nothing.
     Qc(Box<crate::cmd_qc::QcArgs>),
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.

@@ -175,18 +175,26 @@ class Flag(Result):
     """The row as the user's file numbers it (1-based data row)."""
     rule: Literal["non_finite", "duplicate", "near_duplicate", "initialisation", "warmup", "law_outlier", "neighbour_outlier", "above_frontier"]
     """A rule of QC."""
+    column: Optional[str]
+    """The setting along which a run stands above its neighbours (above_frontier)."""
     expected: Optional[float]
-    """What the loss was compared with: the law's prediction, the scale's median, the
-    budget's best loss.
+    """What the loss was compared with: the law's prediction, the mean of the other runs at
+    its scale, the loss its neighbours along a setting allow at most.
     """
     loss: Optional[float]
     """The row's loss (None: not a number)."""
     other_row: Optional[int]
-    """The other row the flag names: the earlier copy of a duplicate, the best run of a budget."""
+    """The other row the flag names: the earlier copy of a duplicate, the neighbour whose
+    loss bounds a run above its budget's curve.
+    """
     threshold: Optional[float]
-    """The threshold ``value`` crossed (the cutoff, the tolerance, the warm-up length)."""
+    """The threshold ``value`` crossed (the cutoff, the t as rare as the cutoff, the jump, the
+    tolerance, the warm-up length).
+    """
     value: Optional[float]
-    """What the rule measured: a modified z-score (the outlier rules), the largest relative
+    """What the rule measured: a modified z-score (the law rule), a deletion t (the neighbour
+    rule), how far above
+    its neighbours' bound as a fraction of it (above_frontier), the largest relative
     difference from the earlier row (duplicates), the step (warm-up, initialisation).
     """
     written: Optional[str]
@@ -611,8 +619,10 @@ def qc(
 
     - ``target``: The column the law predicts.
     - ``budget``: The column of the compute budget, with any columns that tell configurations
-      apart: the runs equal on all of them are the cells of the frontier rule.
-    - ``cutoff``: The cutoff on modified z-scores (Iglewicz & Hoaglin's 3.5).
+      apart: the runs equal on all of them are the cells of the frontier rule, which follows
+      each numeric scale column that varies within a cell (a swept setting, a profile's size).
+    - ``cutoff``: The cutoff on modified z-scores of the law and neighbour rules (Iglewicz &
+      Hoaglin's 3.5).
     - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
       before).
     - ``duplicate_tolerance``: The relative tolerance within which rows are near-duplicates.

@@ -148,18 +148,25 @@ pub fn reason(flag: &Flag) -> String {
             threshold
         ),
         Rule::NeighbourOutlier => format!(
-            "loss {loss} against {}, the median of its scale (modified z {}, cutoff ±{})",
+            "loss {loss} against {}, the mean of the other runs at its scale (t {}, beyond ±{}: \
+             as rare as the cutoff)",
             value(flag.expected),
             signed(flag.value),
-            threshold
+            flag.threshold.map_or("-".to_string(), |t| number(t, 3))
         ),
         Rule::AboveFrontier => format!(
-            "loss {loss} against its budget's best {} (row {other}); modified z {} in its budget, cutoff {}",
+            "loss {loss} is {} above {}, the most its neighbours along {} allow (row {other}); \
+             threshold {}",
+            percent(flag.value),
             value(flag.expected),
-            signed(flag.value),
-            threshold
+            flag.column.as_deref().unwrap_or("its setting"),
+            percent(flag.threshold)
         ),
     }
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or("-".to_string(), |v| format!("{:.0} %", 100.0 * v))
 }
 
 fn signed(value: Option<f64>) -> String {

@@ -38,8 +38,9 @@ struct Read {
     /// million rows' text is not copied when no flag would quote it).
     written: Option<Vec<String>>,
     file_rows: Vec<usize>,
-    numbers: Vec<Vec<f64>>,
-    labels: Vec<Vec<usize>>,
+    /// The compared columns: (name, numbers) and (name, label ids).
+    numbers: Vec<(String, Vec<f64>)>,
+    labels: Vec<(String, Vec<usize>)>,
     scale: Option<Vec<usize>>,
     budget: Option<Vec<usize>>,
     step: Option<Vec<f64>>,
@@ -67,8 +68,8 @@ impl Read {
         for key in &columns.keys {
             let column = name(key, Setting::Scale)?;
             match table.dataset.column(&column)? {
-                Column::Numeric(values) => numbers.push(values.clone()),
-                Column::Text(cells) => labels.push(crate::data::label_ids(cells).0),
+                Column::Numeric(values) => numbers.push((key.clone(), values.clone())),
+                Column::Text(cells) => labels.push((key.clone(), crate::data::label_ids(cells).0)),
             }
         }
         let ids = |names: &[String], setting: Setting| -> Result<Vec<usize>> {
@@ -128,8 +129,14 @@ impl Read {
         let keys = self
             .numbers
             .iter()
-            .map(|v| Key::Number(v))
-            .chain(self.labels.iter().map(|v| Key::Label(v)))
+            .map(|(_, v)| Key::Number(v))
+            .chain(self.labels.iter().map(|(_, v)| Key::Label(v)))
+            .collect();
+        let key_names = self
+            .numbers
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .chain(self.labels.iter().map(|(name, _)| name.as_str()))
             .collect();
         QcInput {
             loss: &self.loss,
@@ -137,6 +144,7 @@ impl Read {
             file_rows: &self.file_rows,
             log: self.log,
             keys,
+            key_names,
             scale: self.scale.as_deref(),
             budget: self.budget.as_deref(),
             step: self.step.as_deref(),
@@ -266,9 +274,8 @@ pub fn predictions(table: &Table, law: &Law, params: &[f64]) -> Result<Vec<f64>>
 
 /// The columns a fit's QC reads: the law's variables place each run (and make its scale),
 /// and a column `step` when the table has one. The frontier rule is left to the `qc`
-/// workflow, where the caller names the budget: on the public studies it flagged the designed
-/// arms of IsoFLOP profiles and learning-rate sweeps more often than broken runs (3 of 10
-/// sampled flags right, bench/results/qc_hand_check.txt).
+/// workflow, where the caller names the budget whose runs trace one curve: a fit knows no
+/// budget, and the runs of a law's grid are not one sweep.
 pub fn fit_columns(table: &Table, law: &Law, target: &str, space: Space) -> QcColumns {
     let step = table.resolve("step").map(|_| "step".to_string());
     let mut keys = law.variables.clone();

@@ -1,10 +1,11 @@
 //! Which runs would a careful user set aside before fitting? The `qc` workflow reads the runs
 //! and flags, row by row with its rule, value and threshold, diverged or broken losses,
 //! repeated rows, checkpoints at initialisation or inside a warm-up the caller gives, runs out
-//! of line with their neighbours at one scale or far above their budget's best, and, when a
-//! law is given, runs far from the law fitted to the others. The rules and their thresholds
-//! are `crate::data::qc`'s (median/MAD modified z-scores, Iglewicz & Hoaglin 1993); the fit's
-//! QC stage (`FitJob`'s `qc`) uses the same. Nothing is removed: the document lists every flag.
+//! of line with their neighbours at one scale, runs far above the curve the other runs of
+//! their budget trace along a setting, and, when a law is given, runs far from the law fitted
+//! to the others. The rules and their thresholds are `crate::data::qc`'s (median/MAD modified
+//! z-scores, Iglewicz & Hoaglin 1993; a 10 % jump above the neighbours' bound); the fit's QC
+//! stage (`FitJob`'s `qc`) uses the same. Nothing is removed: the document lists every flag.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,7 +43,8 @@ pub struct QcRequest {
     #[serde(default)]
     pub scale: Vec<String>,
     /// The column of the compute budget, with any columns that tell configurations apart:
-    /// the runs equal on all of them are the cells of the frontier rule.
+    /// the runs equal on all of them are the cells of the frontier rule, which follows each
+    /// numeric scale column that varies within a cell (a swept setting, a profile's size).
     #[serde(default)]
     pub budget: Vec<String>,
     /// The column of steps (or tokens seen): checkpoints at 0, and before `warmup`.
@@ -52,7 +54,8 @@ pub struct QcRequest {
     /// assumed).
     #[serde(default)]
     pub warmup: Option<f64>,
-    /// The cutoff on modified z-scores (Iglewicz & Hoaglin's 3.5).
+    /// The cutoff on modified z-scores of the law and neighbour rules (Iglewicz & Hoaglin's
+    /// 3.5).
     #[serde(default = "default_cutoff")]
     pub cutoff: f64,
     /// The relative tolerance within which rows are near-duplicates.

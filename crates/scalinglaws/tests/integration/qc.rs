@@ -41,6 +41,7 @@ fn input<'a>(loss: &'a [f64], file_rows: &'a [usize]) -> QcInput<'a> {
         file_rows,
         log: true,
         keys: Vec::new(),
+        key_names: Vec::new(),
         scale: None,
         budget: None,
         step: None,
@@ -64,11 +65,14 @@ fn clean_runs_give_no_flag_under_any_rule() {
     let ids: Vec<usize> = (0..n.len()).map(|i| i / 6).collect();
     let predicted: Vec<f64> = n.iter().map(|n| 1.7 + 400.0 * n.powf(-0.34)).collect();
     let step: Vec<f64> = vec![1000.0; n.len()];
+    // One budget along the sizes: the frontier rule follows N.
+    let one = vec![0; n.len()];
     let report = check(
         &QcInput {
             keys: vec![Key::Number(&n)],
+            key_names: vec!["N"],
             scale: Some(&ids),
-            budget: Some(&ids),
+            budget: Some(&one),
             step: Some(&step),
             predicted: Some(&predicted),
             ..input(&loss, &file_rows)
@@ -177,7 +181,7 @@ fn step_zero_is_initialisation_and_the_warmup_rule_runs_only_with_a_length() {
 }
 
 #[test]
-fn a_diverged_run_is_far_from_the_law_its_seeds_and_its_budget() {
+fn a_diverged_run_is_far_from_the_law_and_its_seeds() {
     let (n, mut loss) = runs();
     loss[20] = 9.5; // a diverged seed
     let file_rows = rows(loss.len());
@@ -186,39 +190,90 @@ fn a_diverged_run_is_far_from_the_law_its_seeds_and_its_budget() {
     let report = check(
         &QcInput {
             scale: Some(&ids),
-            budget: Some(&ids),
             predicted: Some(&predicted),
             ..input(&loss, &file_rows)
         },
         &QcSettings::default(),
     );
-    for rule in [
-        Rule::LawOutlier,
-        Rule::NeighbourOutlier,
-        Rule::AboveFrontier,
-    ] {
+    for rule in [Rule::LawOutlier, Rule::NeighbourOutlier] {
         assert_eq!(flagged(&report, rule), vec![21], "{rule:?}");
     }
-    let frontier = report
-        .flags
-        .iter()
-        .find(|f| f.rule == Rule::AboveFrontier)
-        .unwrap();
-    assert!(frontier.value.unwrap() > 3.5 && frontier.threshold == Some(3.5));
-    let best = frontier.other_row.unwrap();
-    assert!((19..=24).contains(&best) && best != 21);
-    // A run far below the law is an outlier too; one below its budget's best is not above it.
+    // A run far below the law is an outlier too.
     loss[20] = 0.5;
     let low = check(
         &QcInput {
-            budget: Some(&ids),
             predicted: Some(&predicted),
             ..input(&loss, &file_rows)
         },
         &QcSettings::default(),
     );
     assert_eq!(flagged(&low, Rule::LawOutlier), vec![21]);
-    assert!(flagged(&low, Rule::AboveFrontier).is_empty());
+}
+
+/// A learning-rate sweep at three sizes (8 rates each, the loss a parabola in log lr about
+/// lr* = 2e-3 whose low-rate end rises 40 % above the best) and an IsoFLOP profile (11 sizes at
+/// one budget, tokens C/6N, a parabola in log N rising 60 % at its ends).
+fn sweeps() -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<usize>) {
+    let (mut size, mut setting, mut loss, mut budget) = (vec![], vec![], vec![], vec![]);
+    for (b, n) in [1e8f64, 2e8, 4e8].into_iter().enumerate() {
+        for k in 0..8 {
+            let lr = 1e-4 * 2f64.powi(k);
+            let base = 1.7 + 400.0 * n.powf(-0.34);
+            size.push(n);
+            setting.push(lr);
+            loss.push(base * (1.0 + 0.02 * (lr / 2e-3).ln().powi(2)));
+            budget.push(b);
+        }
+    }
+    for k in 0..11 {
+        let n = 1e7 * 1.6f64.powi(k);
+        size.push(n);
+        setting.push(1e18 / (6.0 * n));
+        loss.push(3.0 * (1.0 + 0.04 * (n / 1e8).ln().powi(2)));
+        budget.push(3);
+    }
+    (size, setting, loss, budget)
+}
+
+#[test]
+fn the_arms_of_sweeps_and_profiles_lie_on_their_curve_and_a_diverged_run_does_not() {
+    let (size, setting, mut loss, budget) = sweeps();
+    let file_rows = rows(loss.len());
+    let run = |loss: &[f64]| {
+        check(
+            &QcInput {
+                keys: vec![Key::Number(&size), Key::Number(&setting)],
+                key_names: vec!["N", "lr"],
+                budget: Some(&budget),
+                ..input(loss, &file_rows)
+            },
+            &QcSettings::default(),
+        )
+    };
+    // Far from each budget's best, the designed arms are not flagged.
+    assert!(flagged(&run(&loss), Rule::AboveFrontier).is_empty());
+    // The highest rate of the middle size diverges (+30 %), and a profile's inner run jumps
+    // (+25 %) between two smooth neighbours; the second of two diverged ends is found once the
+    // first leaves its line.
+    loss[15] *= 1.3;
+    loss[24 + 6] *= 1.25;
+    loss[22] *= 1.6;
+    loss[23] *= 2.0;
+    let report = run(&loss);
+    assert_eq!(flagged(&report, Rule::AboveFrontier), vec![16, 23, 24, 31]);
+    let flag = report
+        .flags
+        .iter()
+        .find(|f| f.rule == Rule::AboveFrontier && f.row == 31)
+        .unwrap();
+    assert_eq!(flag.column.as_deref(), Some("N"));
+    assert!(flag.value.unwrap() > 0.2 && flag.value.unwrap() < 0.3);
+    assert_eq!(flag.threshold, Some(0.10));
+    assert!([30, 32].contains(&flag.other_row.unwrap()));
+    // Without a budget, or with no setting varying over four values, the rule does not run.
+    let alone = check(&input(&loss, &file_rows), &QcSettings::default());
+    let rule = alone.rules.iter().find(|r| r.rule == Rule::AboveFrontier);
+    assert!(rule.unwrap().not_checked.is_some());
 }
 
 #[test]

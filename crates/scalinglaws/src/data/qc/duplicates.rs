@@ -67,6 +67,7 @@ pub fn find(input: &QcInput, usable: &[bool], tolerance: f64) -> (Vec<Flag>, Vec
             written: None,
             expected: Some(loss[other]),
             other_row: Some(input.file_rows[other]),
+            column: None,
         };
         match rule {
             Rule::Duplicate => exact.push(flag),

@@ -24,18 +24,20 @@
 //! 4. `law_outlier`: the row's log loss minus the fitted law's, as a modified z-score
 //!    (Iglewicz & Hoaglin 1993, see [`robust`]) over every row, beyond ±[`DEFAULT_CUTOFF`]
 //!    (3.5, their recommended cutoff).
-//! 5. `neighbour_outlier`: the row's log loss against its neighbours at the same scale (the
-//!    rows equal on every scale column, e.g. seeds of one (N, D)): its modified z-score within
-//!    that cell, beyond ±cutoff, in cells of [`MIN_CELL`] rows or more. Each cell has its own
-//!    spread: a spread pooled over cells was tried and flagged ordinary seed noise of the
-//!    noisier cells, since run-to-run noise differs between scales.
-//! 6. `above_frontier`: within a cell of one budget (the rows of one compute budget and
-//!    configuration, [`MIN_CELL`] or more), a row whose log loss lies above the cell's median
-//!    by more than the cutoff in modified z (one-sided: far above what its budget achieved;
-//!    the flag names the cell's best run). An IsoFLOP profile's arms do not pass it: for a
-//!    parabola sampled evenly across its range the largest modified z is about 2.2.
+//! 5. `neighbour_outlier`: the row's log loss against the other runs at its scale (the rows
+//!    equal on every scale column, e.g. seeds of one (N, D)), in cells of [`MIN_CELL`] rows or
+//!    more: its deletion t (the others' mean and spread, Student's t on n − 2 degrees of
+//!    freedom), beyond the t as rare as ±cutoff is for a z-score (see [`neighbours`]: a
+//!    modified z-score over a handful of seeds flags ordinary noise).
+//! 6. `above_frontier`: within a budget (the rows equal on the budget columns), a run whose
+//!    loss jumps more than [`frontier::FRONTIER_JUMP`] (10 %) above the smooth curve its
+//!    neighbours trace along one setting (an IsoFLOP profile's size, a swept learning rate):
+//!    the designed arms of a profile or a sweep lie on that curve, however far from the best
+//!    run; a diverged run does not (see [`frontier`]).
 
 pub mod duplicates;
+pub mod frontier;
+pub mod neighbours;
 pub mod robust;
 
 use schemars::JsonSchema;
@@ -105,23 +107,30 @@ pub struct Flag {
     /// The row as the user's file numbers it (1-based data row).
     pub row: usize,
     pub rule: Rule,
-    /// What the rule measured: a modified z-score (the outlier rules), the largest relative
+    /// What the rule measured: a modified z-score (the law rule), a deletion t (the neighbour
+    /// rule), how far above
+    /// its neighbours' bound as a fraction of it (above_frontier), the largest relative
     /// difference from the earlier row (duplicates), the step (warm-up, initialisation).
     pub value: Option<f64>,
-    /// The threshold `value` crossed (the cutoff, the tolerance, the warm-up length).
+    /// The threshold `value` crossed (the cutoff, the t as rare as the cutoff, the jump, the
+    /// tolerance, the warm-up length).
     pub threshold: Option<f64>,
     /// The row's loss (None: not a number).
     pub loss: Option<f64>,
     /// The loss cell as written, when it is not a finite number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
-    /// What the loss was compared with: the law's prediction, the scale's median, the
-    /// budget's best loss.
+    /// What the loss was compared with: the law's prediction, the mean of the other runs at
+    /// its scale, the loss its neighbours along a setting allow at most.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<f64>,
-    /// The other row the flag names: the earlier copy of a duplicate, the best run of a budget.
+    /// The other row the flag names: the earlier copy of a duplicate, the neighbour whose
+    /// loss bounds a run above its budget's curve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_row: Option<usize>,
+    /// The setting along which a run stands above its neighbours (above_frontier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
 }
 
 /// Whether a rule ran, and what it flagged.
@@ -177,8 +186,11 @@ pub struct QcInput<'a> {
     pub file_rows: &'a [usize],
     /// Losses compared in log space (the loss must be positive), else as they are.
     pub log: bool,
-    /// The columns that, with the loss, make two rows duplicates.
+    /// The columns that, with the loss, make two rows duplicates (and, within a budget, the
+    /// settings along which the frontier rule looks).
     pub keys: Vec<Key<'a>>,
+    /// The name of each of `keys`, in order.
+    pub key_names: Vec<&'a str>,
     /// Each row's scale (rows of one scale are neighbours), when scale columns are given.
     pub scale: Option<&'a [usize]>,
     /// Each row's budget (the cells of the frontier rule), when a budget column is given.
@@ -294,6 +306,7 @@ fn non_finite(input: &QcInput, value: &[f64]) -> Vec<Flag> {
                 written: input.written.map(|cells| cells[row].clone()),
                 expected: None,
                 other_row: None,
+                column: None,
             }
         })
         .collect()
@@ -325,6 +338,7 @@ fn early(
         written: None,
         expected: None,
         other_row: None,
+        column: None,
     };
     let init: Vec<Flag> = (0..step.len())
         .filter(|&row| step[row] == 0.0)
@@ -375,6 +389,7 @@ impl Outliers<'_> {
             written: None,
             expected: Some(back(expected)),
             other_row: other.map(|o| self.input.file_rows[o]),
+            column: None,
         }
     }
 
@@ -444,7 +459,7 @@ impl Outliers<'_> {
             .ok_or_else(|| text![format!("no scale has {MIN_CELL} runs or more")])
     }
 
-    /// Rule 6: a row far above the others of its budget (one-sided).
+    /// Rule 6: a run far above the curve of its budget's other runs (one-sided).
     fn frontier(&self) -> Result<Vec<Flag>, Text> {
         let Some(budget) = self.input.budget else {
             return Err(text![
@@ -452,14 +467,23 @@ impl Outliers<'_> {
                 Setting::Budget.text("COLUMN")
             ]);
         };
-        self.within_cells(budget, Rule::AboveFrontier)
-            .ok_or_else(|| text![format!("no budget has {MIN_CELL} runs or more")])
+        let rule = frontier::Frontier {
+            input: self.input,
+            value: self.value,
+            clean: self.clean,
+            budget,
+        };
+        rule.flags().ok_or_else(|| {
+            text![format!(
+                "no budget has {} runs or more along a setting that varies within it",
+                frontier::MIN_LINE
+            )]
+        })
     }
 
-    /// The modified z-score of each row against its cell's median and MAD, in the cells of
-    /// [`MIN_CELL`] rows or more (None: there is no such cell). The neighbour rule compares
-    /// with the median both ways; the frontier rule flags only rows above, naming the cell's
-    /// best run.
+    /// Each row's deletion t against the other rows of its scale, in the scales of
+    /// [`MIN_CELL`] rows or more (None: there is no such scale), flagged both ways beyond the
+    /// t as rare as the cutoff (see [`neighbours`]).
     fn within_cells(&self, ids: &[usize], rule: Rule) -> Option<Vec<Flag>> {
         let cells: Vec<Vec<usize>> = self
             .cells(ids)
@@ -472,29 +496,13 @@ impl Outliers<'_> {
         let mut flags = Vec::new();
         for rows in &cells {
             let values: Vec<f64> = rows.iter().map(|&r| self.value[r]).collect();
-            let Some(robust) = Robust::of(&values) else {
-                continue;
-            };
-            let best = rows
-                .iter()
-                .copied()
-                .min_by(|&a, &b| self.value[a].total_cmp(&self.value[b]))
-                .unwrap_or(rows[0]);
-            for &row in rows {
-                let Some(z) = robust.z(self.value[row]) else {
+            for (&row, found) in rows.iter().zip(neighbours::deletions(&values, self.cutoff)) {
+                let Some(d) = found.filter(|d| d.t.abs() > d.critical) else {
                     continue;
                 };
-                let flagged = match rule {
-                    Rule::AboveFrontier => z > self.cutoff,
-                    _ => z.abs() > self.cutoff,
-                };
-                if !flagged {
-                    continue;
-                }
-                flags.push(match rule {
-                    Rule::AboveFrontier => self.flag(row, rule, z, self.value[best], Some(best)),
-                    _ => self.flag(row, rule, z, robust.centre, None),
-                });
+                let mut flag = self.flag(row, rule, d.t, d.others_mean, None);
+                flag.threshold = Some(d.critical);
+                flags.push(flag);
             }
         }
         Some(flags)
