@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{DataArgs, LawArgs, SettingsArgs};
+use super::{DataArgs, LawArgs, SettingsArgs, SweepArgs};
 
 #[derive(Debug, Args)]
 pub struct BacktestArgs {
@@ -14,6 +14,9 @@ pub struct BacktestArgs {
 
     #[command(flatten)]
     pub settings: SettingsArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 
     /// The column that orders scale (e.g. compute): fit on small values, predict large ones.
     #[arg(long, value_name = "COLUMN")]

@@ -19,6 +19,7 @@ pub fn backtest_config(args: BacktestArgs) -> Result<cmd_backtest::Config> {
         ..UncertaintySettings::default()
     };
     let mut data = recipe(args.data)?;
+    data.recipe.sweep = args.sweep.columns();
     let settings = settings_config(args.settings, Some(&mut data.recipe))?;
     Ok(cmd_backtest::Config {
         path: data.path,

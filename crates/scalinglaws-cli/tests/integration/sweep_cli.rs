@@ -248,3 +248,51 @@ fn sensitivity_leaves_out_scale_groups_of_the_frontier() {
     ]));
     assert_eq!(json["groups"].as_array().unwrap().len(), 4, "{json}");
 }
+
+#[test]
+fn backtest_scores_the_frontier_of_the_held_out_sizes() {
+    let file = sweep_file();
+    let path = file.path().to_str().unwrap();
+    let args = [
+        "backtest",
+        path,
+        "--target",
+        "loss",
+        "--law",
+        "chinchilla",
+        "--by",
+        "N",
+        "--holdout-top",
+        "1",
+        "--no-calibration",
+    ];
+    let json = stdout_json(
+        scalinglaws()
+            .args(args)
+            .args(["--sweep", "lr", "--json", "-"]),
+    );
+    // 12 cells, the 3 of the largest size held out, each scored against its frontier: the law.
+    assert_eq!(json["sweep"]["cells"].as_array().unwrap().len(), 12);
+    let points = json["splits"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for point in points {
+        let cell = json["sweep"]["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["best_row"] == point["row"])
+            .unwrap();
+        let (n, d) = (
+            cell["values"][0].as_f64().unwrap(),
+            cell["values"][1].as_f64().unwrap(),
+        );
+        let actual = point["actual"].as_f64().unwrap();
+        assert!((actual / law(n, d) - 1.0).abs() < 1e-9, "{point}");
+    }
+    let text = stdout(scalinglaws().args(args).args(["--sweep", "lr"]));
+    assert!(text.contains("[[Sweep frontier]]"), "{text}");
+    // Without the sweep, every run of the largest size is scored.
+    let every = stdout_json(scalinglaws().args(args).args(["--json", "-"]));
+    assert_eq!(every["splits"][0]["points"].as_array().unwrap().len(), 12);
+    assert!(every.get("sweep").is_none());
+}

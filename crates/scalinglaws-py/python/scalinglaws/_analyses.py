@@ -385,13 +385,15 @@ def backtest(
     seed: int = 0,
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
+    sweep: Union[None, str, Sequence[str]] = None,
 ) -> Backtest:
     """Fits on the smaller scales (by ``by``) and scores the predictions of the held-out
     larger ones. As ``scalinglaws backtest --json``. ``rolling=K`` predicts every run beyond
     each of K rolling origins. The intervals scored are the ones :meth:`Fit.predict` gives: the
     cross-study prior on the law's form error beyond the data, updated by backtests nested
     inside each split's own training rows (``pi``; ``pi_fit`` is the fit's own);
-    ``calibrate=False`` scores the fits' own instead."""
+    ``calibrate=False`` scores the fits' own instead. ``sweep`` (a column or a list) backtests
+    each cell's frontier, as ``fit(sweep=...)``."""
     request = {
         **recipe(target, map, derive, where, weights),
         **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
@@ -403,6 +405,7 @@ def backtest(
         "calibrate": bool(calibrate),
         "level": float(level),
         "bootstrap": bootstrap,
+        "sweep": [sweep] if isinstance(sweep, str) else list(sweep or []),
     }
     return Backtest._from_native(call_with_data(_scalinglaws.backtest, data, delimiter, dump(request)))
 

@@ -1610,6 +1610,9 @@ class Backtest(Result):
     """Each split's fit and scores."""
     metrics: Optional[BacktestMetrics]
     """Over every held-out point of every split."""
+    sweep: Optional[Dict[str, Any]] = None
+    """The frontier of a ``sweep=`` backtest, as :attr:`Fit.sweep` (each row a cell's
+    frontier; each training fit's intervals add the choice sd of its own cells), or None."""
 
     def to_frame(self) -> Any:
         """Every held-out run of every split as a pandas DataFrame (``split`` numbers the splits

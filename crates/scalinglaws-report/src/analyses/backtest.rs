@@ -90,6 +90,8 @@ fn render(report: &BacktestReport, wording: &dyn Wording) -> String {
             scores(&mut out, m, result.level);
         }
     }
+    // Each training fit adds the choice sd of its own cells; the section shows all cells'.
+    out.push_str(&super::sweep::section(result.sweep.as_ref(), true, wording));
     out
 }
 

@@ -9,8 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::sweep::Frontier;
 use crate::error::{Error, Mention, Result, Setting, Text};
-use crate::fit::{fit, FitData, FitSettings};
+use crate::fit::{fit, FitData, FitSettings, Space};
 use crate::law::Law;
 use crate::text;
 use crate::uncertainty::bootstrap::attach;
@@ -169,6 +170,18 @@ pub struct Backtest {
     pub splits: Vec<Split>,
     /// Over every held-out point of every split.
     pub metrics: Option<Metrics>,
+    /// The sweep's frontier whose rows were backtested (each row a cell's frontier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Frontier>,
+}
+
+/// A sweep's frontier under the backtest's rows: row `i` of the data is the frontier row of
+/// `frontier.cells[cell_of_row[i]]`. Each training fit records the frontier of its own cells,
+/// so that its intervals add the choice sd of those cells alone (`crate::data::sweep`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweptRows {
+    pub frontier: Frontier,
+    pub cell_of_row: Vec<usize>,
 }
 
 /// Backtests `law` on `data`, ordering scale by `scale` (one value per row).
@@ -178,6 +191,18 @@ pub fn backtest(
     scale: &[f64],
     settings: &FitSettings,
     options: &BacktestOptions,
+) -> Result<Backtest> {
+    backtest_swept(law, data, scale, settings, options, None)
+}
+
+/// [`backtest`] on the frontier rows of a sweep (`sweep`: which cell each row stands for).
+pub fn backtest_swept(
+    law: &Law,
+    data: &FitData,
+    scale: &[f64],
+    settings: &FitSettings,
+    options: &BacktestOptions,
+    sweep: Option<&SweptRows>,
 ) -> Result<Backtest> {
     crate::uncertainty::check_level(options.level)?;
     // Before any split: a refused count is the caller's, not a training fit's failure.
@@ -216,8 +241,16 @@ pub fn backtest(
     }
     let mut intervals = IntervalSource::None;
     let mut splits = Vec::with_capacity(partitions.len());
+    let run = SplitRun {
+        law,
+        data,
+        scale,
+        settings,
+        options,
+        sweep,
+    };
     for (train, test) in partitions {
-        let (split, source) = run_split(law, data, scale, settings, options, &train, &test);
+        let (split, source) = run.split(&train, &test);
         if split.error.is_none() {
             intervals = source;
         }
@@ -238,6 +271,7 @@ pub fn backtest(
         intervals,
         metrics: metrics(&all),
         splits,
+        sweep: sweep.map(|s| s.frontier.clone()),
     })
 }
 
@@ -360,78 +394,96 @@ fn training_fit(
     Ok(result)
 }
 
-fn run_split(
-    law: &Law,
-    data: &FitData,
-    scale: &[f64],
-    settings: &FitSettings,
-    options: &BacktestOptions,
-    train: &[usize],
-    test: &[usize],
-) -> (Split, IntervalSource) {
-    let trained_up_to = train
-        .iter()
-        .map(|&i| scale[i])
-        .fold(f64::NEG_INFINITY, f64::max);
-    let mut split = Split::empty(trained_up_to, train.len(), test.len());
-    let train_data = data.subset(train);
-    let outcome = training_fit(law, &train_data, settings, options).and_then(|result| {
-        let points: Vec<Vec<f64>> = test
+/// What every split of one backtest shares.
+struct SplitRun<'a> {
+    law: &'a Law,
+    data: &'a FitData,
+    scale: &'a [f64],
+    settings: &'a FitSettings,
+    options: &'a BacktestOptions,
+    sweep: Option<&'a SweptRows>,
+}
+
+impl SplitRun<'_> {
+    /// The frontier of the training rows' cells, as their fit records it.
+    fn training_sweep(&self, train: &[usize]) -> Option<Frontier> {
+        let sweep = self.sweep?;
+        let mut cells: Vec<usize> = train.iter().map(|&i| sweep.cell_of_row[i]).collect();
+        cells.sort_unstable();
+        cells.dedup();
+        let log = self.settings.space == Space::Log;
+        Some(sweep.frontier.of_cells(&cells, log))
+    }
+
+    /// The split that trains on `train` and scores `test`.
+    fn split(&self, train: &[usize], test: &[usize]) -> (Split, IntervalSource) {
+        let (law, data, scale) = (self.law, self.data, self.scale);
+        let (settings, options) = (self.settings, self.options);
+        let trained_up_to = train
             .iter()
-            .map(|&i| data.variables.iter().map(|c| c[i]).collect())
-            .collect();
-        let (mut predictions, source) = predict_fit_intervals(&result, &points, options.level)?;
-        if let Some(calibration_options) = &options.calibrate {
-            let train_scale: Vec<f64> = train.iter().map(|&i| scale[i]).collect();
-            let calibration = calibrate(
-                law,
-                &train_data,
-                "scale",
-                &train_scale,
-                settings,
-                calibration_options,
-            )?;
-            for (prediction, &row) in predictions.iter_mut().zip(test) {
-                let at_bound = result.has_param_at_bound();
-                calibration.widen_at_level(
-                    prediction,
-                    scale[row],
-                    settings.space,
-                    options.level,
-                    at_bound,
-                );
+            .map(|&i| scale[i])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut split = Split::empty(trained_up_to, train.len(), test.len());
+        let train_data = data.subset(train);
+        let outcome = training_fit(law, &train_data, settings, options).and_then(|mut result| {
+            result.sweep = self.training_sweep(train);
+            let points: Vec<Vec<f64>> = test
+                .iter()
+                .map(|&i| data.variables.iter().map(|c| c[i]).collect())
+                .collect();
+            let (mut predictions, source) = predict_fit_intervals(&result, &points, options.level)?;
+            if let Some(calibration_options) = &options.calibrate {
+                let train_scale: Vec<f64> = train.iter().map(|&i| scale[i]).collect();
+                let calibration = calibrate(
+                    law,
+                    &train_data,
+                    "scale",
+                    &train_scale,
+                    settings,
+                    calibration_options,
+                )?;
+                for (prediction, &row) in predictions.iter_mut().zip(test) {
+                    let at_bound = result.has_param_at_bound();
+                    calibration.widen_at_level(
+                        prediction,
+                        scale[row],
+                        settings.space,
+                        options.level,
+                        at_bound,
+                    );
+                }
+                split.calibration = Some(SplitCalibration {
+                    calibrated: calibration.calibrated,
+                    tau_per_decade: calibration.tau_per_decade,
+                    held_out: calibration.held_out,
+                    units: calibration.units,
+                    reason: calibration.reason,
+                });
             }
-            split.calibration = Some(SplitCalibration {
-                calibrated: calibration.calibrated,
-                tau_per_decade: calibration.tau_per_decade,
-                held_out: calibration.held_out,
-                units: calibration.units,
-                reason: calibration.reason,
-            });
-        }
-        Ok((result, predictions, source))
-    });
-    let (result, predictions, source) = match outcome {
-        Ok(parts) => parts,
-        Err(error) => {
-            split.error = Some(error.text());
-            return (split, IntervalSource::None);
-        }
-    };
-    split.objective = Some(result.objective);
-    split.converged = Some(result.converged);
-    split.params = result
-        .params
-        .iter()
-        .map(|(n, p)| (n.clone(), p.value))
-        .collect();
-    split.points = test
-        .iter()
-        .zip(predictions)
-        .map(|(&row, prediction)| held_out_point(data, scale, row, &prediction, trained_up_to))
-        .collect();
-    split.metrics = metrics(&split.points.iter().collect::<Vec<_>>());
-    (split, source)
+            Ok((result, predictions, source))
+        });
+        let (result, predictions, source) = match outcome {
+            Ok(parts) => parts,
+            Err(error) => {
+                split.error = Some(error.text());
+                return (split, IntervalSource::None);
+            }
+        };
+        split.objective = Some(result.objective);
+        split.converged = Some(result.converged);
+        split.params = result
+            .params
+            .iter()
+            .map(|(n, p)| (n.clone(), p.value))
+            .collect();
+        split.points = test
+            .iter()
+            .zip(predictions)
+            .map(|(&row, prediction)| held_out_point(data, scale, row, &prediction, trained_up_to))
+            .collect();
+        split.metrics = metrics(&split.points.iter().collect::<Vec<_>>());
+        (split, source)
+    }
 }
 
 /// Held-out run `row` against its prediction by a fit trained up to `trained_up_to`.

@@ -137,7 +137,6 @@ impl Frontier {
     /// (it widens every prediction interval, so an edited one is refused, naming the key).
     pub fn check_read(&self, log: bool) -> crate::error::Result<()> {
         use crate::fit::edited;
-        let space = |y: f64| if log { y.ln() } else { y };
         for (i, cell) in self.cells.iter().enumerate() {
             for (key, value) in [("best", cell.best), ("frontier", cell.frontier)] {
                 if !value.is_finite() || (log && value <= 0.0) {
@@ -154,14 +153,7 @@ impl Frontier {
                 ));
             }
         }
-        let gaps: Vec<f64> = self
-            .cells
-            .iter()
-            .filter(|c| c.method == FrontierMethod::Curve)
-            .map(|c| space(c.best) - space(c.frontier))
-            .collect();
-        let rms = (!gaps.is_empty())
-            .then(|| (gaps.iter().map(|g| g * g).sum::<f64>() / gaps.len() as f64).sqrt());
+        let rms = gaps_rms(&self.cells, log);
         match (self.choice_sd, rms) {
             (None, None) => Ok(()),
             (Some(sd), Some(rms)) if (sd - rms).abs() <= 1e-9 * rms + 1e-12 => Ok(()),
@@ -175,6 +167,38 @@ impl Frontier {
             )),
         }
     }
+}
+
+impl Frontier {
+    /// The frontier of the cells `keep` (indices into `cells`) alone, its edge count and
+    /// choice sd recomputed from them (`log`: the fit's residuals are in log space): what a fit
+    /// of those cells' rows records, as a backtest's training fit.
+    pub fn of_cells(&self, keep: &[usize], log: bool) -> Frontier {
+        let cells: Vec<FrontierCell> = keep.iter().map(|&i| self.cells[i].clone()).collect();
+        Frontier {
+            columns: self.columns.clone(),
+            variables: self.variables.clone(),
+            runs: cells.iter().map(|c| c.rows.len()).sum(),
+            at_edge: cells
+                .iter()
+                .filter(|c| c.reason == Some(BestReason::Edge))
+                .count(),
+            choice_sd: gaps_rms(&cells, log),
+            cells,
+        }
+    }
+}
+
+/// The root mean square of (best run − frontier) over the curve cells, in the fitted space
+/// (None without a curve cell).
+fn gaps_rms(cells: &[FrontierCell], log: bool) -> Option<f64> {
+    let space = |y: f64| if log { y.ln() } else { y };
+    let gaps: Vec<f64> = cells
+        .iter()
+        .filter(|c| c.method == FrontierMethod::Curve)
+        .map(|c| space(c.best) - space(c.frontier))
+        .collect();
+    (!gaps.is_empty()).then(|| (gaps.iter().map(|g| g * g).sum::<f64>() / gaps.len() as f64).sqrt())
 }
 
 /// The columns of a sweep, read from a table: which cell each row is in, each swept column's

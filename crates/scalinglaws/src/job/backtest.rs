@@ -1,7 +1,9 @@
 //! [`BacktestJob`]: does the law extrapolate on this data? The backtest workflow, written once
 //! for every front end: build the law, its settings and data, check that the rows can
 //! determine it, read the scale column, fit on the smaller scales and score the held-out
-//! larger ones (`analysis::backtest`), and number the held-out rows as the file does.
+//! larger ones (`analysis::backtest`), and number the held-out rows as the file does. With a
+//! sweep in the recipe, the rows are each cell's frontier (`Table::swept`), and each training
+//! fit's intervals carry the choice sd of its own cells.
 //!
 //! Python deserialises the job from the flat request it sends ([`BacktestRequest`]: the fit
 //! request's fields, `by`, and one of `holdout_top`, `holdout_frac`, `rollout`, `rolling`).
@@ -12,8 +14,9 @@ use super::fit::{
     check_enough_rows, default_level, yes, FitJob, FitRequest, LawChoice, SettingsJob,
 };
 use super::UncertaintySettings;
-use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
+use crate::analysis::backtest::{backtest_swept, Backtest, BacktestOptions, Holdout, SweptRows};
 use crate::data::recipe::{Recipe, Table};
+use crate::data::sweep::Frontier;
 use crate::error::{Error, Result, Setting};
 use crate::text;
 use crate::uncertainty::CalibrationOptions;
@@ -45,12 +48,17 @@ impl BacktestJob {
     fn run_on_pool(&self, table: &Table) -> Result<Backtest> {
         let law = self.law.build(table)?;
         let settings = self.settings.for_law(&self.law);
+        // With a sweep, each cell's frontier row stands for the cell (`Table::swept`).
+        let (table, frontier) = table.swept(&law, &self.recipe, &settings)?;
+        let table = table.as_ref();
         let data = table.fit_data(&law, &self.recipe, settings.space)?;
         check_enough_rows(&law, &settings, table)?;
         let scale = table.values(&self.by, Setting::By)?;
         self.estimate(&law, &data, &settings)?
             .check(settings.max_work)?;
-        let mut result = backtest(&law, &data, &scale, &settings, &self.options())
+        let sweep = frontier.map(|frontier| swept_rows(table, frontier));
+        let options = self.options();
+        let mut result = backtest_swept(&law, &data, &scale, &settings, &options, sweep.as_ref())
             .map_err(|e| e.within(text![format!("backtest by '{}'", self.by)]))?;
         for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
             point.row = table.file_row(point.row).unwrap_or(point.row + 1);
@@ -164,6 +172,23 @@ impl TryFrom<BacktestRequest> for BacktestJob {
                 ..UncertaintySettings::default()
             },
         })
+    }
+}
+
+/// Which cell of `frontier` each row of the frontier table `table` stands for (its best run).
+fn swept_rows(table: &Table, frontier: Frontier) -> SweptRows {
+    let cell_of_best: std::collections::HashMap<usize, usize> = frontier
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| (cell.best_row, i))
+        .collect();
+    let cell_of_row = (0..table.dataset.n_rows())
+        .map(|r| cell_of_best[&table.file_row(r).unwrap_or(r + 1)])
+        .collect();
+    SweptRows {
+        frontier,
+        cell_of_row,
     }
 }
 

@@ -217,3 +217,70 @@ fn a_fit_without_a_sweep_writes_no_frontier() {
     assert!(fit.sweep.is_none());
     assert!(!fit.to_json().contains("\"sweep\""));
 }
+
+#[test]
+fn a_backtest_of_a_sweep_scores_each_cells_frontier_with_its_training_cells_choice() {
+    let table = table();
+    let request = |sweep: bool| {
+        let mut request = serde_json::json!({
+            "target": "loss", "law": "chinchilla", "calibrate": false,
+            "by": "N", "holdout_top": 1
+        });
+        if sweep {
+            request["sweep"] = serde_json::json!("lr");
+        }
+        serde_json::from_value::<scalinglaws::job::BacktestJob>(request).unwrap()
+    };
+    let swept = request(true).run(&table).unwrap();
+    let frontier = swept
+        .sweep
+        .as_ref()
+        .expect("the backtest records its frontier");
+    assert_eq!(frontier.cells.len(), 20);
+    // One held-out row per cell of the largest size, each its cell's frontier; the law fitted
+    // to the smaller sizes' exact frontier predicts the law there.
+    let points = &swept.splits[0].points;
+    assert_eq!(points.len(), 4);
+    for point in points {
+        let cell = frontier
+            .cells
+            .iter()
+            .find(|c| c.best_row == point.row)
+            .unwrap();
+        assert!((point.actual - cell.frontier).abs() < 1e-12);
+        let expected = law(cell.values[0], cell.values[1]);
+        assert!((point.predicted / expected - 1.0).abs() < 1e-6, "{point:?}");
+    }
+    // The training cells' own choice sd: the curve cells of the four smaller sizes.
+    let training: Vec<usize> = (0..frontier.cells.len())
+        .filter(|&i| frontier.cells[i].values[0] < 1e9)
+        .collect();
+    let own = frontier.of_cells(&training, true);
+    assert_eq!(own.cells.len(), 16);
+    assert!(own.choice_sd.unwrap() > 0.0);
+    assert_eq!(
+        frontier.of_cells(&(0..20).collect::<Vec<_>>(), true),
+        *frontier
+    );
+    // The same frontier rows backtested without the sweep give the same predictions and
+    // narrower intervals: the choice sd is what widens them.
+    let law = scalinglaws::law::catalog::lookup("chinchilla").unwrap();
+    let recipe = Recipe {
+        target: "loss".into(),
+        sweep: vec!["lr".into()],
+        ..Default::default()
+    };
+    let (rows, _) = table
+        .swept(&law, &recipe, &scalinglaws::fit::FitSettings::default())
+        .unwrap();
+    let bare = request(false).run(&rows).unwrap();
+    for (with, without) in points.iter().zip(&bare.splits[0].points) {
+        assert_eq!(with.row, without.row);
+        assert!((with.predicted / without.predicted - 1.0).abs() < 1e-9);
+        let width = |p: &scalinglaws::analysis::backtest::BacktestPoint| {
+            let [lo, hi] = p.pi.unwrap();
+            (hi / lo).ln()
+        };
+        assert!(width(with) > width(without), "{with:?} {without:?}");
+    }
+}
