@@ -34,7 +34,8 @@ pub struct QcArgs {
 
     /// The column of the compute budget (repeat to add columns that tell configurations
     /// apart): a run more than 10 % above the curve the other runs of its budget trace along a
-    /// --scale column that varies (a swept learning rate, a profile's size) is flagged.
+    /// --scale (or --step) column that varies (a swept learning rate, a profile's size) is
+    /// flagged.
     #[arg(long = "budget", value_name = "COLUMN")]
     pub budget: Vec<String>,
 
@@ -47,8 +48,8 @@ pub struct QcArgs {
     #[arg(long, value_name = "STEPS")]
     pub warmup: Option<f64>,
 
-    /// The cutoff on robust (median/MAD) modified z-scores of the law and neighbour rules
-    /// (Iglewicz & Hoaglin 1993).
+    /// The cutoff of the law rule on robust (median/MAD) modified z-scores (Iglewicz &
+    /// Hoaglin 1993), and of the neighbour rule as the deletion t as rare as |z| > cutoff.
     #[arg(long, value_name = "Z", default_value_t = DEFAULT_CUTOFF)]
     pub cutoff: f64,
 

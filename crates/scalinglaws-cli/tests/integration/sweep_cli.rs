@@ -295,4 +295,11 @@ fn backtest_scores_the_frontier_of_the_held_out_sizes() {
     let every = stdout_json(scalinglaws().args(args).args(["--json", "-"]));
     assert_eq!(every["splits"][0]["points"].as_array().unwrap().len(), 12);
     assert!(every.get("sweep").is_none());
+    // Ordering scale by the swept column is refused, naming both options.
+    let mut by_lr = args.to_vec();
+    by_lr[7] = "lr";
+    fails(
+        scalinglaws().args(&by_lr).args(["--sweep", "lr"]),
+        &["--by lr", "is a swept column"],
+    );
 }

@@ -280,7 +280,9 @@ class QcResult(Result):
 
     budget: List[str]
     cutoff: float
-    """The cutoff on modified z-scores."""
+    """The cutoff: on modified z-scores (the law rule), and the deletion t as rare as it (the
+    neighbour rule).
+    """
     data: str
     """Where the runs came from."""
     duplicate_tolerance: float
@@ -620,9 +622,10 @@ def qc(
     - ``target``: The column the law predicts.
     - ``budget``: The column of the compute budget, with any columns that tell configurations
       apart: the runs equal on all of them are the cells of the frontier rule, which follows
-      each numeric scale column that varies within a cell (a swept setting, a profile's size).
-    - ``cutoff``: The cutoff on modified z-scores of the law and neighbour rules (Iglewicz &
-      Hoaglin's 3.5).
+      each numeric scale (or step) column that varies within a cell (a swept setting, a
+      profile's size).
+    - ``cutoff``: The cutoff of the law rule on modified z-scores (Iglewicz & Hoaglin's 3.5),
+      and of the neighbour rule as the deletion t as rare as |z| > cutoff.
     - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
       before).
     - ``duplicate_tolerance``: The relative tolerance within which rows are near-duplicates.

@@ -49,6 +49,16 @@ impl BacktestJob {
         let law = self.law.build(table)?;
         let settings = self.settings.for_law(&self.law);
         // With a sweep, each cell's frontier row stands for the cell (`Table::swept`).
+        if self.recipe.sweep.iter().any(|c| c.trim() == self.by.trim()) {
+            return Err(Error::setting(
+                Setting::By,
+                text![
+                    Setting::By.text(self.by.as_str()),
+                    " is a swept column: a cell's runs differ in it; order scale by a column \
+                     constant within each cell (N, D or C)"
+                ],
+            ));
+        }
         let (table, frontier) = table.swept(&law, &self.recipe, &settings)?;
         let table = table.as_ref();
         let data = table.fit_data(&law, &self.recipe, settings.space)?;
@@ -56,7 +66,9 @@ impl BacktestJob {
         let scale = table.values(&self.by, Setting::By)?;
         self.estimate(&law, &data, &settings)?
             .check(settings.max_work)?;
-        let sweep = frontier.map(|frontier| swept_rows(table, frontier));
+        let sweep = frontier
+            .map(|frontier| swept_rows(table, frontier))
+            .transpose()?;
         let options = self.options();
         let mut result = backtest_swept(&law, &data, &scale, &settings, &options, sweep.as_ref())
             .map_err(|e| e.within(text![format!("backtest by '{}'", self.by)]))?;
@@ -175,8 +187,9 @@ impl TryFrom<BacktestRequest> for BacktestJob {
     }
 }
 
-/// Which cell of `frontier` each row of the frontier table `table` stands for (its best run).
-fn swept_rows(table: &Table, frontier: Frontier) -> SweptRows {
+/// Which cell of `frontier` each row of the frontier table `table` stands for (its best run,
+/// by the file row both record).
+fn swept_rows(table: &Table, frontier: Frontier) -> Result<SweptRows> {
     let cell_of_best: std::collections::HashMap<usize, usize> = frontier
         .cells
         .iter()
@@ -184,12 +197,19 @@ fn swept_rows(table: &Table, frontier: Frontier) -> SweptRows {
         .map(|(i, cell)| (cell.best_row, i))
         .collect();
     let cell_of_row = (0..table.dataset.n_rows())
-        .map(|r| cell_of_best[&table.file_row(r).unwrap_or(r + 1)])
-        .collect();
-    SweptRows {
+        .map(|r| {
+            let row = table.file_row(r).unwrap_or(r + 1);
+            cell_of_best.get(&row).copied().ok_or_else(|| {
+                Error::fit(text![format!(
+                    "row {row} of the sweep's frontier stands for none of its cells"
+                )])
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    Ok(SweptRows {
         frontier,
         cell_of_row,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -44,7 +44,8 @@ pub struct QcRequest {
     pub scale: Vec<String>,
     /// The column of the compute budget, with any columns that tell configurations apart:
     /// the runs equal on all of them are the cells of the frontier rule, which follows each
-    /// numeric scale column that varies within a cell (a swept setting, a profile's size).
+    /// numeric scale (or step) column that varies within a cell (a swept setting, a profile's
+    /// size).
     #[serde(default)]
     pub budget: Vec<String>,
     /// The column of steps (or tokens seen): checkpoints at 0, and before `warmup`.
@@ -54,8 +55,8 @@ pub struct QcRequest {
     /// assumed).
     #[serde(default)]
     pub warmup: Option<f64>,
-    /// The cutoff on modified z-scores of the law and neighbour rules (Iglewicz & Hoaglin's
-    /// 3.5).
+    /// The cutoff of the law rule on modified z-scores (Iglewicz & Hoaglin's 3.5), and of the
+    /// neighbour rule as the deletion t as rare as |z| > cutoff.
     #[serde(default = "default_cutoff")]
     pub cutoff: f64,
     /// The relative tolerance within which rows are near-duplicates.

@@ -448,3 +448,38 @@ fn the_bundled_clean_examples_give_no_flag() {
         );
     }
 }
+
+#[test]
+fn the_frontier_rule_on_edge_cases_flags_only_a_jump() {
+    let rows = |n| (1..=n).collect::<Vec<usize>>();
+    let judge = |loss: &[f64], setting: &[f64], log: bool| {
+        let budget = vec![0; loss.len()];
+        let file_rows = rows(loss.len());
+        let report = check(
+            &QcInput {
+                log,
+                keys: vec![Key::Number(setting)],
+                key_names: vec!["lr"],
+                budget: Some(&budget),
+                ..input(loss, &file_rows)
+            },
+            &QcSettings::default(),
+        );
+        flagged(&report, Rule::AboveFrontier)
+    };
+    let lr = [1.0, 2.0, 3.0, 4.0, 5.0];
+    // Linear losses on their bound, at or through zero: nothing stands above.
+    assert!(judge(&[0.0; 5], &lr, false).is_empty());
+    assert!(judge(&[-1.0, 0.0, 1.0, 2.0, 3.0], &lr, false).is_empty());
+    // An end reached by a falling side is not judged (the rule's limit: a run that diverged
+    // past the best one there looks like a sweep's designed low-rate end); one reached by a
+    // rising side is.
+    assert!(judge(&[3.0, 2.8, 2.7, 2.65, 10.0], &lr, true).is_empty());
+    assert_eq!(judge(&[3.0, 2.8, 2.7, 2.75, 10.0], &lr, true), vec![5]);
+    // −0 and 0 are one position, whose two runs share one bound.
+    let signed = [-0.0, 0.0, 1.0, 2.0, 3.0];
+    assert!(judge(&[2.0, 2.5, 2.1, 2.2, 2.3], &signed, false).is_empty());
+    // A setting that is not a number places no run.
+    let nan = [1.0, 2.0, f64::NAN, 4.0, 5.0];
+    assert!(judge(&[2.0, 2.1, 9.0, 2.2, 2.3], &nan, true).is_empty());
+}

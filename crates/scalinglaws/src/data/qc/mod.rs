@@ -149,7 +149,8 @@ pub struct RuleCheck {
 pub struct QcReport {
     /// Rows checked.
     pub rows: usize,
-    /// The cutoff on modified z-scores.
+    /// The cutoff: on modified z-scores (the law rule), and the deletion t as rare as it (the
+    /// neighbour rule).
     pub cutoff: f64,
     /// The relative tolerance of near-duplicates.
     pub duplicate_tolerance: f64,

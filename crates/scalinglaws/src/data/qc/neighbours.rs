@@ -18,7 +18,7 @@
 //! the noisier cells, since run-to-run noise differs between scales.
 
 use crate::stats::normal::normal_sf;
-use crate::stats::test_statistics::t_quantile;
+use crate::stats::test_statistics::t_cdf;
 
 /// A run's deletion t within its cell, with the others' mean and the cell's critical |t|.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,9 +28,34 @@ pub struct Deletion {
     pub critical: f64,
 }
 
-/// The critical |t| on `df` degrees of freedom as rare as |z| > `cutoff` under the normal.
+/// The critical |t| on `df` degrees of freedom as rare as |z| > `cutoff` under the normal:
+/// the t whose lower tail P(T < −t) equals the normal's upper tail beyond `cutoff`, by
+/// bisection on the lower tail, which keeps its precision however far out (1 − tail would
+/// round to 1 beyond a cutoff of about 8).
 pub fn critical_t(cutoff: f64, df: f64) -> f64 {
-    t_quantile(1.0 - normal_sf(cutoff), df)
+    let tail = normal_sf(cutoff);
+    if !(tail > 0.0) || !(df > 0.0) {
+        return f64::INFINITY;
+    }
+    let (mut lo, mut hi) = (0.0f64, cutoff.max(1.0));
+    while t_cdf(-hi, df) > tail {
+        lo = hi;
+        hi *= 2.0;
+        if hi > 1e300 {
+            return f64::INFINITY;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if hi - lo <= 1e-13 * mid {
+            break;
+        }
+        match t_cdf(-mid, df) > tail {
+            true => lo = mid,
+            false => hi = mid,
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// Each value's deletion t against the others of `values` (None where the others have no
@@ -48,8 +73,13 @@ pub fn deletions(values: &[f64], cutoff: f64) -> Vec<Option<Deletion>> {
         .iter()
         .map(|&x| {
             let others_mean = (mean * count - x) / (count - 1.0);
-            // Σ over the others of (v − x̄₋)² = Σ (v − x̄)² − n/(n − 1) (x − x̄)².
-            let others_squares = (squares - count / (count - 1.0) * (x - mean).powi(2)).max(0.0);
+            // Σ over the others of (v − x̄₋)² = Σ (v − x̄)² − n/(n − 1) (x − x̄)²; a remainder
+            // at rounding level means the others have no spread.
+            let others_squares = squares - count / (count - 1.0) * (x - mean).powi(2);
+            let others_squares = match others_squares > 1e-12 * squares {
+                true => others_squares,
+                false => 0.0,
+            };
             let sd = (others_squares / (count - 2.0)).sqrt();
             let scale = sd * (1.0 + 1.0 / (count - 1.0)).sqrt();
             (scale > 0.0).then(|| Deletion {
@@ -86,6 +116,9 @@ mod tests {
         let at3 = critical_t(3.5, 3.0);
         assert!((at3 - 16.7265).abs() < 1e-3, "{at3}");
         assert!((critical_t(3.5, 1e6) - 3.5).abs() < 1e-3);
+        // A cutoff far in the tail keeps its value (1 − sf would round to 1); scipy's t.isf.
+        assert!((critical_t(9.0, 30.0) / 20.796573516352158 - 1.0).abs() < 1e-6);
+        assert!((critical_t(9.0, 1e6) / 9.000184503197293 - 1.0).abs() < 1e-6);
         assert!(critical_t(3.5, 8.0) > critical_t(3.5, 30.0));
     }
 
@@ -96,6 +129,10 @@ mod tests {
         assert!(d.t > d.critical, "{d:?}");
         let flat = deletions(&[1.0, 1.0, 1.0, 2.0], 3.5);
         assert!(flat[3].is_none());
+        // Four equal log losses and one other: the others' spread is rounding, not a spread.
+        let v = 0.93_f64.ln();
+        let rounding = deletions(&[v, v, v, v, 1.1_f64.ln()], 3.5);
+        assert!(rounding[4].is_none(), "{:?}", rounding[4]);
         assert!(deletions(&[1.0, 2.0], 3.5).iter().all(Option::is_none));
     }
 }
