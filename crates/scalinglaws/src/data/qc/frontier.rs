@@ -68,7 +68,7 @@ impl Frontier<'_> {
     pub fn flags(&self) -> Option<Vec<Flag>> {
         let mut judged = false;
         let mut found: HashMap<usize, Above> = HashMap::new();
-        for cell in self.cells() {
+        for cell in super::clean_cells(self.budget, self.clean) {
             for (key, line) in self.lines(&cell) {
                 judged = true;
                 for above in self.judge(key, &line) {
@@ -106,23 +106,6 @@ impl Frontier<'_> {
             other_row: Some(input.file_rows[above.neighbour]),
             column: input.key_names.get(above.key).map(|s| s.to_string()),
         }
-    }
-
-    /// The clean rows of each budget, in order of first appearance.
-    fn cells(&self) -> Vec<Vec<usize>> {
-        let mut cells: Vec<Vec<usize>> = Vec::new();
-        let mut index: HashMap<usize, usize> = HashMap::new();
-        for (row, &id) in self.budget.iter().enumerate() {
-            if !self.clean[row] {
-                continue;
-            }
-            let at = *index.entry(id).or_insert_with(|| {
-                cells.push(Vec::new());
-                cells.len() - 1
-            });
-            cells[at].push(row);
-        }
-        cells
     }
 
     /// The lines of a budget: (the numeric key along which the line runs, its rows).

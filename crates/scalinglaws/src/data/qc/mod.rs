@@ -430,23 +430,6 @@ impl Outliers<'_> {
             .collect())
     }
 
-    /// The clean rows of each cell of `ids`, in order of first appearance.
-    fn cells(&self, ids: &[usize]) -> Vec<Vec<usize>> {
-        let mut cells: Vec<Vec<usize>> = Vec::new();
-        let mut index = std::collections::HashMap::new();
-        for (row, &id) in ids.iter().enumerate() {
-            if !self.clean[row] {
-                continue;
-            }
-            let at = *index.entry(id).or_insert_with(|| {
-                cells.push(Vec::new());
-                cells.len() - 1
-            });
-            cells[at].push(row);
-        }
-        cells
-    }
-
     /// Rule 5: a row against the other runs at its scale (two-sided).
     fn neighbours(&self) -> Result<Vec<Flag>, Text> {
         let Some(scale) = self.input.scale else {
@@ -486,8 +469,7 @@ impl Outliers<'_> {
     /// [`MIN_CELL`] rows or more (None: there is no such scale), flagged both ways beyond the
     /// t as rare as the cutoff (see [`neighbours`]).
     fn within_cells(&self, ids: &[usize], rule: Rule) -> Option<Vec<Flag>> {
-        let cells: Vec<Vec<usize>> = self
-            .cells(ids)
+        let cells: Vec<Vec<usize>> = clean_cells(ids, self.clean)
             .into_iter()
             .filter(|rows| rows.len() >= MIN_CELL)
             .collect();
@@ -508,6 +490,23 @@ impl Outliers<'_> {
         }
         Some(flags)
     }
+}
+
+/// The clean rows of each cell of `ids` (one id per row), in order of first appearance.
+fn clean_cells(ids: &[usize], clean: &[bool]) -> Vec<Vec<usize>> {
+    let mut cells: Vec<Vec<usize>> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    for (row, &id) in ids.iter().enumerate() {
+        if !clean[row] {
+            continue;
+        }
+        let at = *index.entry(id).or_insert_with(|| {
+            cells.push(Vec::new());
+            cells.len() - 1
+        });
+        cells[at].push(row);
+    }
+    cells
 }
 
 /// What a fit does with QC's flags.
