@@ -85,9 +85,27 @@ pub const ENTRIES: &[Entry] = &[
         default_space: DefaultSpace::Log,
     },
     Entry {
+        name: "farseer",
+        summary: "loss in parameters N and tokens D whose floor, data coefficient and data exponent each vary with N as exp(a*N^b + c)",
+        citation: "Li et al. 2025, Predictable Scale: Part II, Farseer: A Refined Scaling Law in Large Language Models (arXiv 2506.10972), L = exp(a3 N^gamma + b3) + exp(a2 N^beta + b2) D^-exp(a1 N^alpha + b1), written with A3 = exp(b3) and A2 = exp(b2) (linear); its fit a3 = -0.062465, gamma = 0.13, b3 = 0.128488, a2 = 230.734, beta = -0.1729, b2 = -1.544210, a1 = -1.665631, alpha = 0.0459, b1 = 3.133347 (N and D in raw counts, L in bits per character) is second-hand, from the benchmark of PlanarG/active-sl (farseer_scaling_law/laws.py), not checked against the paper",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "distillation",
+        summary: "student's loss distilled from a teacher of loss L_T: the teacher's loss plus a gap in student parameters N_S and distillation tokens D_S that a teacher much stronger than the student's supervised loss L_sup narrows less",
+        citation: "Busbridge et al. 2025, Distillation Scaling Laws (ICML 2025), eq. 8: L_S = L_T + L_T^-c0 (1 + (L_T/(L_sup d1))^(1/f1))^(-c1 f1) (A N_S^-alpha + B D_S^-beta)^gamma, with L_sup the student's supervised loss at (N_S, D_S) given as a column (their eq. 1, E + (A N^-alpha + B D^-beta)^gamma, whose fit E = 1.220, A = 3355, alpha = 0.408, B = 18186, beta = 0.431, gamma = 0.452 is second-hand, from the benchmark of PlanarG/active-sl); the form is transcribed from that benchmark, not checked against the paper; its fitted c0, c1, d1, f1 were not found (synthetic recovery test)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
         name: "mixing",
         summary: "data mixing law: loss against the mixture proportions of 2 training domains (mixing:K for K), exponential in a linear combination of them",
         citation: "Ye et al. 2024, Data Mixing Laws: Optimizing Data Mixtures by Predicting Language Modeling Performance (ICLR 2025), L_i = c_i + k_i exp(sum_j t_ij r_j); the first domain's proportion is left out (the proportions sum to 1, so its t folds into k)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "m4",
+        summary: "learning curve that leaves a plateau eps_0 = eps_inf + d (chance) and becomes a power law in x towards eps_inf; x0 is where the transition is half done, alpha its sharpness",
+        citation: "Alabdulmohsin, Neyshabur & Zhai 2022, Revisiting Neural Scaling Laws in Language and Vision (NeurIPS), the M4 estimator (eps - eps_inf)/(eps_0 - eps)^alpha = beta x^c, written with d = eps_0 - eps_inf and (x0/x)^c = beta x^-c d^(alpha-1) (so beta = x0^c d^(1-alpha) and the paper's c is minus this one), solved exactly by m4root",
         default_space: DefaultSpace::Log,
     },
     Entry {
@@ -188,6 +206,18 @@ E + A*Np^-alpha + B*Dp^-beta";
 /// printed: alpha, beta < 0. At E = 1, E-hat = E_start and the law is Chinchilla's in N and D.
 pub const MOE_FORMULA: &str = "Eh = 1/(1/(E - 1 + 1/(1/E_start - 1/E_max)) + 1/E_max); \
 a*Eh^delta*N^(alpha + gamma*log(Eh)) + b*Eh^omega*D^(beta + zeta*log(Eh)) + c";
+
+/// Alabdulmohsin et al. 2022's M4 with the loss explicit: ε = ε∞ + d·u where u solves
+/// u = (x0/x)^c·(1 − u)^α (`m4root`). ε∞ and d enter linearly; at α = 0 it is ε∞ + d·(x0/x)^c
+/// (their M2) until it reaches the plateau ε∞ + d.
+pub const M4_FORMULA: &str = "eps_inf + d*m4root((x0/x)^c, alpha)";
+
+/// Li et al. 2025's Farseer law, with exp(b3) and exp(b2) as the linear A3 and A2.
+pub const FARSEER_FORMULA: &str = "A3*exp(a3*N^gamma) + A2*exp(a2*N^beta)*D^-exp(a1*N^alpha + b1)";
+
+/// Busbridge et al. 2025's distillation law (eq. 8), the teacher-student factor in a stable form.
+pub const DISTILLATION_FORMULA: &str =
+    "L_T + L_T^-c0*exp(-c1*f1*softplus(log(L_T/(L_sup*d1))/f1))*(A*N_S^-alpha + B*D_S^-beta)^gamma";
 
 /// One catalog law as listed to users (by the command line and `scalinglaws.laws()`).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -328,7 +358,22 @@ pub fn lookup(name: &str) -> Result<Law> {
             ],
         ),
         "moe" => moe(entry.citation),
-        "vocab" | "parscale" | "precision" => recent(name, entry.citation),
+        "m4" => Law::with_specs(
+            "m4",
+            M4_FORMULA,
+            entry.citation,
+            &["x"],
+            vec![
+                linear("eps_inf"),
+                linear("d"),
+                quantiles("x0", 0.0, "x", &[0.0, 0.1, 0.5, 1.0]),
+                spec("c", 0.0, INF, &[0.1, 0.3, 0.6, 1.0], false),
+                spec("alpha", 0.0, INF, &[0.25, 1.0, 2.0], false),
+            ],
+        ),
+        "vocab" | "parscale" | "precision" | "farseer" | "distillation" => {
+            recent(name, entry.citation)
+        }
         "logistic" => Law::with_specs(
             "logistic",
             "lo + span*sigmoid(k*(x - x0))",
@@ -474,6 +519,8 @@ fn recent(name: &str, citation: &str) -> Result<Law> {
             ],
         ),
         "precision" => precision(citation),
+        "farseer" => farseer(citation),
+        "distillation" => distillation(citation),
         _ => Law::with_specs(
             name,
             "E + (A/(N*(k*log(P) + 1)))^alpha",
@@ -508,6 +555,56 @@ fn precision(citation: &str) -> Result<Law> {
             gamma("gamma_w", &[1.0, 3.0]),
             gamma("gamma_a", &[2.0]),
             gamma("gamma_kv", &[2.0]),
+        ],
+    )
+}
+
+/// Li et al. 2025 (Farseer): each of Chinchilla's D-term coefficient, D exponent and floor
+/// becomes a function exp(a·N^b + c) of N. The floor's and the D term's factors exp(b3) and
+/// exp(b2) are fitted as the linear A3 and A2; the other seven are searched from starts around
+/// the published fit, in raw N and D (the law is not scale-free: a3·N^gamma changes meaning
+/// with N's unit).
+fn farseer(citation: &str) -> Result<Law> {
+    let free = |name: &str, grid: &[f64]| spec(name, -INF, INF, grid, false);
+    Law::with_specs(
+        "farseer",
+        FARSEER_FORMULA,
+        citation,
+        &["N", "D"],
+        vec![
+            linear("A3"),
+            free("a3", &[-0.3, -0.06]),
+            spec("gamma", 0.0, INF, &[0.13, 0.3], false),
+            linear("A2"),
+            free("a2", &[10.0, 230.0]),
+            free("beta", &[-0.17, -0.05]),
+            free("a1", &[-1.7, -0.5]),
+            free("alpha", &[0.05, 0.15]),
+            free("b1", &[0.5, 3.1]),
+        ],
+    )
+}
+
+/// Busbridge et al. 2025, eq. 8. The broken-power-law factor (1 + z^(1/f1))^(-c1·f1) of
+/// z = L_T/(L_sup·d1) is written as exp(-c1·f1·softplus(log(z)/f1)), finite for sharp transitions
+/// (as `bnsl`). Every parameter is nonlinear; the starts span the supervised fit's scale.
+fn distillation(citation: &str) -> Result<Law> {
+    let positive = |name: &str, grid: &[f64]| spec(name, 0.0, INF, grid, false);
+    Law::with_specs(
+        "distillation",
+        DISTILLATION_FORMULA,
+        citation,
+        &["L_T", "L_sup", "N_S", "D_S"],
+        vec![
+            spec("c0", -INF, INF, &[0.0, 1.0], false),
+            positive("c1", &[0.5, 2.0]),
+            positive("d1", &[1.0]),
+            positive("f1", &[1.0]),
+            positive("A", &[300.0, 3000.0]),
+            positive("alpha", &[0.3, 0.5]),
+            positive("B", &[2000.0, 20000.0]),
+            positive("beta", &[0.3, 0.5]),
+            positive("gamma", &[0.5]),
         ],
     )
 }

@@ -142,6 +142,7 @@ impl BoundTape {
             Op::Min(a, b) => binary(a, b, out, f64::min),
             Op::Max(a, b) => binary(a, b, out, f64::max),
             Op::Atan2(a, b) => binary(a, b, out, f64::atan2),
+            Op::M4Root(a, b) => binary(a, b, out, crate::law::implicit::m4root),
             Op::Neg(a) => unary(a, out, |x| -x),
             Op::PowConst(a, c) => {
                 for (o, x) in out.iter_mut().zip(col(a)) {
@@ -250,6 +251,12 @@ impl BoundTape {
                 let r2 = |r: usize| cx[r] * cx[r] + cy[r] * cy[r];
                 add(y, &|r| cx[r] / r2(r));
                 add(x, &|r| -cy[r] / r2(r));
+            }
+            Op::M4Root(g, a) => {
+                let (cg, ca) = (col(g), col(a));
+                let d = |r: usize| crate::law::implicit::m4root_derivatives(cg[r], ca[r]);
+                add(g, &|r| d(r)[1]);
+                add(a, &|r| d(r)[2]);
             }
         }
     }

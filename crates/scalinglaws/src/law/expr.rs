@@ -12,7 +12,8 @@
 //!
 //! Functions: `exp log log10 sqrt sigmoid softplus min max`, the elementary functions `sin cos
 //! tan atan tanh abs log1p expm1` (radians; `log` is natural), and two-argument `atan2(y, x)` and
-//! `pow(a, b)` (the same as `a^b`). `softplus(z) = log(1 + exp(z))` is evaluated without
+//! `pow(a, b)` (the same as `a^b`), and `m4root(g, a)`, the root u in [0, 1] of u = g·(1 − u)^a
+//! (the implicit M4 law of Alabdulmohsin et al. 2022; [`crate::law::implicit`]). `softplus(z) = log(1 + exp(z))` is evaluated without
 //! overflow (≈ z for large z), so a factor that overflows as written, such as
 //! `(1 + (x/d)^(1/f))^(-c*f)`, stays finite as `exp(-c*f*softplus(log(x/d)/f))`. The one named constant is `pi`; every other identifier is a
 //! variable or a parameter: `E` is a parameter, not Euler's number. Which identifiers are
@@ -50,13 +51,14 @@ pub enum Func {
     Log1p,
     Expm1,
     Softplus,
+    M4Root,
 }
 
 /// The one named constant of the language.
 pub const PI_NAME: &str = "pi";
 
 impl Func {
-    pub const ALL: [Func; 18] = [
+    pub const ALL: [Func; 19] = [
         Func::Exp,
         Func::Log,
         Func::Log10,
@@ -75,6 +77,7 @@ impl Func {
         Func::Log1p,
         Func::Expm1,
         Func::Softplus,
+        Func::M4Root,
     ];
 
     pub fn name(self) -> &'static str {
@@ -97,6 +100,7 @@ impl Func {
             Func::Log1p => "log1p",
             Func::Expm1 => "expm1",
             Func::Softplus => "softplus",
+            Func::M4Root => "m4root",
         }
     }
 
@@ -106,7 +110,7 @@ impl Func {
 
     fn arity(self) -> usize {
         match self {
-            Func::Min | Func::Max | Func::Atan2 | Func::Pow => 2,
+            Func::Min | Func::Max | Func::Atan2 | Func::Pow | Func::M4Root => 2,
             _ => 1,
         }
     }
@@ -172,6 +176,7 @@ impl Expr {
                     Func::Min => x.min(args[1].eval_f64(lookup)?),
                     Func::Max => x.max(args[1].eval_f64(lookup)?),
                     Func::Atan2 => x.atan2(args[1].eval_f64(lookup)?),
+                    Func::M4Root => crate::law::implicit::m4root(x, args[1].eval_f64(lookup)?),
                     Func::Pow => x.powf(args[1].eval_f64(lookup)?),
                     Func::Sin => x.sin(),
                     Func::Cos => x.cos(),

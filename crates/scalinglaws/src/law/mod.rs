@@ -6,7 +6,9 @@
 pub mod catalog;
 pub mod expr;
 pub mod flops;
+pub mod implicit;
 pub mod real;
+pub mod stable;
 pub mod tape;
 
 use std::collections::HashMap;

@@ -23,15 +23,7 @@ pub enum Unary {
     Softplus,
 }
 
-/// Numerically stable logistic function 1 / (1 + exp(-x)).
-pub fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
+pub use super::stable::{sigmoid, softplus};
 
 /// σ'(x) = σ(x)·σ(−x), accurate to a few ulps for every x: the textbook σ(1 − σ) loses all
 /// digits of 1 − σ(x) once σ(x) rounds to 1 (x > 37), where σ(−x) keeps them.
@@ -42,17 +34,6 @@ fn sigmoid_slope(x: f64, sigmoid_x: f64) -> f64 {
         1.0 - sigmoid_x
     };
     sigmoid_x * complement
-}
-
-/// softplus(x) = log(1 + exp(x)), evaluated as max(x, 0) + log1p(exp(−|x|)): exp never sees a
-/// positive argument, so no overflow, and log1p keeps the digits of the small correction (the
-/// log1pexp of Mächler 2012, "Accurately Computing log(1 − exp(−|a|))", eq. 10, in one branch).
-/// softplus(x) = x + log1p(exp(−x)) ≈ x for large x and ≈ exp(x) for very negative x.
-pub fn softplus(x: f64) -> f64 {
-    if x.is_nan() {
-        return x; // f64::max would drop the NaN
-    }
-    x.max(0.0) + (-x.abs()).exp().ln_1p()
 }
 
 impl Unary {
@@ -164,6 +145,8 @@ pub trait Real: Clone {
     fn powc(&self, c: f64) -> Self;
     /// The angle of the point (x, self), in (−π, π].
     fn atan2(&self, x: &Self) -> Self;
+    /// The root u of u = self·(1 − u)^a ([`crate::law::implicit`]).
+    fn m4root(&self, a: &Self) -> Self;
     /// self^exponent for a positive base.
     fn pow(&self, exponent: &Self) -> Self {
         self.unary(Unary::Ln).mul(exponent).unary(Unary::Exp)
@@ -206,6 +189,9 @@ impl Real for f64 {
     }
     fn atan2(&self, x: &Self) -> Self {
         f64::atan2(*self, *x)
+    }
+    fn m4root(&self, a: &Self) -> Self {
+        crate::law::implicit::m4root(*self, *a)
     }
     fn pow(&self, exponent: &Self) -> Self {
         self.powf(*exponent)
@@ -349,6 +335,11 @@ impl<J: Jet> Real for J {
     fn atan2(&self, x: &Self) -> Self {
         let [f, fy, fx, fyy, fyx, fxx] = atan2_derivatives(self.parts().0, x.parts().0);
         jet_chain2(self, x, f, fy, fx, fyy, fyx, fxx)
+    }
+    fn m4root(&self, a: &Self) -> Self {
+        let [u, ug, ua, ugg, uga, uaa] =
+            crate::law::implicit::m4root_derivatives(self.parts().0, a.parts().0);
+        jet_chain2(self, a, u, ug, ua, ugg, uga, uaa)
     }
     fn pow_data(ln_x: f64, exponent: &Self) -> Self {
         let f = (exponent.parts().0 * ln_x).exp();
@@ -565,6 +556,13 @@ impl Real for Wide {
             return Wide::UNDEFINED;
         }
         Wide::from_f64(self.to_f64().atan2(x.to_f64()))
+    }
+    fn m4root(&self, a: &Self) -> Self {
+        if !self.is_defined() || !a.is_defined() {
+            return Wide::UNDEFINED;
+        }
+        // The root is in [0, 1]: an argument beyond f64 saturates it.
+        Wide::from_f64(crate::law::implicit::m4root(self.to_f64(), a.to_f64()))
     }
     fn dimension(&self) -> usize {
         0

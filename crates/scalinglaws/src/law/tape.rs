@@ -41,6 +41,8 @@ pub enum Op {
     Max(Slot, Slot),
     /// atan2(y, x): the angle of the point (x, y).
     Atan2(Slot, Slot),
+    /// m4root(g, a): the root u of u = g·(1 − u)^a.
+    M4Root(Slot, Slot),
 }
 
 impl Op {
@@ -63,6 +65,7 @@ impl Op {
             Min(a, b) => (40, s(a), s(b)),
             Max(a, b) => (41, s(a), s(b)),
             Atan2(a, b) => (42, s(a), s(b)),
+            M4Root(a, b) => (43, s(a), s(b)),
         }
     }
 
@@ -79,7 +82,8 @@ impl Op {
             | Pow(a, b)
             | Min(a, b)
             | Max(a, b)
-            | Atan2(a, b) => [Some(a), Some(b)],
+            | Atan2(a, b)
+            | M4Root(a, b) => [Some(a), Some(b)],
         }
     }
 
@@ -98,6 +102,7 @@ impl Op {
             Min(a, b) => Min(f(a), f(b)),
             Max(a, b) => Max(f(a), f(b)),
             Atan2(a, b) => Atan2(f(a), f(b)),
+            M4Root(a, b) => M4Root(f(a), f(b)),
             leaf => leaf,
         }
     }
@@ -217,6 +222,7 @@ impl Builder {
                     Func::Min => Op::Min(a, self.expr(&args[1], resolve, symbol)),
                     Func::Max => Op::Max(a, self.expr(&args[1], resolve, symbol)),
                     Func::Atan2 => Op::Atan2(a, self.expr(&args[1], resolve, symbol)),
+                    Func::M4Root => Op::M4Root(a, self.expr(&args[1], resolve, symbol)),
                     // The parser turns pow(a, b) into a^b; kept for completeness.
                     Func::Pow => Op::Pow(a, self.expr(&args[1], resolve, symbol)),
                 };
@@ -246,6 +252,7 @@ fn eval_op_f64(op: &Op, slot: &impl Fn(Slot) -> f64, data: &impl Fn(u32) -> f64)
         Op::Min(a, b) => slot(a).min(slot(b)),
         Op::Max(a, b) => slot(a).max(slot(b)),
         Op::Atan2(a, b) => slot(a).atan2(slot(b)),
+        Op::M4Root(a, b) => crate::law::implicit::m4root(slot(a), slot(b)),
     }
 }
 
@@ -290,6 +297,7 @@ impl Tape {
                 Op::PowData(..) => T::constant(f64::NAN, n),
                 Op::Unary(u, x) => s(x).unary(u),
                 Op::Atan2(y, x) => s(y).atan2(s(x)),
+                Op::M4Root(g, a) => s(g).m4root(s(a)),
                 Op::Min(x, y) => if s(x).value() <= s(y).value() {
                     s(x)
                 } else {
@@ -645,6 +653,7 @@ impl BoundTape {
             Op::Min(a, b) => v[u(a)].min(v[u(b)]),
             Op::Max(a, b) => v[u(a)].max(v[u(b)]),
             Op::Atan2(a, b) => v[u(a)].atan2(v[u(b)]),
+            Op::M4Root(a, b) => crate::law::implicit::m4root(v[u(a)], v[u(b)]),
         }
     }
 
@@ -686,6 +695,10 @@ impl BoundTape {
                 let (vy, vx) = (v[u(y)], v[u(x)]);
                 let r2 = vx * vx + vy * vy;
                 [(y, vx / r2), (x, -vy / r2)]
+            }
+            Op::M4Root(g, a) => {
+                let d = crate::law::implicit::m4root_derivatives(v[u(g)], v[u(a)]);
+                [(g, d[1]), (a, d[2])]
             }
         }
     }
@@ -942,6 +955,7 @@ impl BoundTape {
             Op::PowData(c, e) => T::pow_data(self.data(c, row), s(e)),
             Op::Unary(u, x) => s(x).unary(u),
             Op::Atan2(y, x) => s(y).atan2(s(x)),
+            Op::M4Root(g, a) => s(g).m4root(s(a)),
             Op::Min(x, y) => if s(x).value() <= s(y).value() {
                 s(x)
             } else {

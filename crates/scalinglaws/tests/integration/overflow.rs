@@ -494,6 +494,110 @@ const CASES: &[Case] = &[
         params: &[("c", 0.5), ("k", 1e-3), ("t2", 40.0)],
         variables: &[("r2", 1.0, false)],
     },
+    // Alabdulmohsin et al. 2022's M4: a gentle learning curve, and one that leaves its plateau
+    // abruptly (alpha 6) and falls steeply.
+    Case {
+        law: "m4",
+        regime: "smooth (alpha 1.3)",
+        params: &[
+            ("eps_inf", 0.3),
+            ("d", 0.6),
+            ("x0", 2e6),
+            ("c", 0.55),
+            ("alpha", 1.3),
+        ],
+        variables: &[("x", 4e9, true)],
+    },
+    Case {
+        law: "m4",
+        regime: "sharp (alpha 6, c 2)",
+        params: &[
+            ("eps_inf", 0.05),
+            ("d", 0.9),
+            ("x0", 1e7),
+            ("c", 2.0),
+            ("alpha", 6.0),
+        ],
+        variables: &[("x", 1e9, true)],
+    },
+    // Li et al. 2025's Farseer at its fit (second-hand), and with a data exponent that grows
+    // steeply with N.
+    Case {
+        law: "farseer",
+        regime: "Li et al. 2025 (second-hand fit)",
+        params: &[
+            ("A3", 1.137108),
+            ("a3", -0.062465473),
+            ("gamma", 0.13),
+            ("A2", 0.213480),
+            ("a2", 230.73437),
+            ("beta", -0.1729),
+            ("a1", -1.665630816),
+            ("alpha", 0.0459),
+            ("b1", 3.133347),
+        ],
+        variables: &[("N", 2.5e10, true), ("D", 5e11, true)],
+    },
+    Case {
+        law: "farseer",
+        regime: "sharp (the data exponent grows as N^0.3)",
+        params: &[
+            ("A3", 1.5),
+            ("a3", -0.3),
+            ("gamma", 0.1),
+            ("A2", 5.0),
+            ("a2", 10.0),
+            ("beta", -0.1),
+            ("a1", 0.01),
+            ("alpha", 0.3),
+            ("b1", -2.0),
+        ],
+        variables: &[("N", 1e10, true), ("D", 1e11, true)],
+    },
+    // Busbridge et al. 2025's distillation law: a smooth teacher-student transition and a sharp
+    // one (f1 0.02), the student growing.
+    Case {
+        law: "distillation",
+        regime: "smooth (f1 0.6)",
+        params: &[
+            ("c0", 0.8),
+            ("c1", 1.5),
+            ("d1", 1.2),
+            ("f1", 0.6),
+            ("A", 3355.0),
+            ("alpha", 0.408),
+            ("B", 18186.0),
+            ("beta", 0.431),
+            ("gamma", 0.452),
+        ],
+        variables: &[
+            ("L_T", 2.0, false),
+            ("L_sup", 2.3, false),
+            ("N_S", 7.75e9, true),
+            ("D_S", 5e11, true),
+        ],
+    },
+    Case {
+        law: "distillation",
+        regime: "sharp (f1 0.02)",
+        params: &[
+            ("c0", 0.5),
+            ("c1", 2.0),
+            ("d1", 0.9),
+            ("f1", 0.02),
+            ("A", 3355.0),
+            ("alpha", 0.408),
+            ("B", 18186.0),
+            ("beta", 0.431),
+            ("gamma", 0.452),
+        ],
+        variables: &[
+            ("L_T", 1.9, false),
+            ("L_sup", 2.0, false),
+            ("N_S", 7.75e9, true),
+            ("D_S", 5e11, true),
+        ],
+    },
 ];
 
 /// Ludziejewski et al. 2025, Table 3.

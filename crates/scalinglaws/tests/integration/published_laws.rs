@@ -8,6 +8,12 @@
 //! - `parscale` (Chen et al. 2025): the 48 losses the authors released with their fitting
 //!   script (`parametric_fit.py` of QwenLM/ParScale, the losses of the paper's pre-training runs),
 //!   kept here as constants.
+//! - `m4` (Alabdulmohsin et al. 2022): the paper's implicit equation and the authors' own solver
+//!   checked by evaluation, a synthetic recovery, and the 5 NMT curves of the authors' benchmark
+//!   (Apache License 2.0, kept here as constants) extrapolated one doubling.
+//! - `farseer` (Li et al. 2025) and `distillation` (Busbridge et al. 2025): forms and
+//!   coefficients known only second-hand, so the printed form checked by evaluation and synthetic
+//!   recoveries of the curve beyond the data (neither design identifies every parameter).
 
 use crate::common;
 
@@ -520,4 +526,370 @@ fn mixing_recovers_its_parameters_from_synthetic_mixtures() {
         .min_by(|a, b| law.eval(&fitted, a).total_cmp(&law.eval(&fitted, b)))
         .unwrap();
     assert_eq!(best, &vec![1.0, 0.0], "the fitted law's best mixture");
+}
+
+// ---------------------------------------------------------------------------------------------
+// m4: Alabdulmohsin, Neyshabur & Zhai 2022 (no fitted parameters published: the benchmark's NMT
+// curves, a synthetic recovery and the paper's implicit equation checked by evaluation)
+// ---------------------------------------------------------------------------------------------
+
+/// The paper's (β, c, α, ε∞, ε₀) of a catalog `m4` parameter vector: β = x0^c·d^(1−α), the
+/// paper's exponent is −c and ε₀ = ε∞ + d.
+fn m4_paper_form(law: &Law, p: &[f64]) -> (f64, f64, f64, f64, f64) {
+    let get = |name: &str| p[law.param_index(name).unwrap()];
+    let (eps_inf, d, x0, c, alpha) = (get("eps_inf"), get("d"), get("x0"), get("c"), get("alpha"));
+    (
+        x0.powf(c) * d.powf(1.0 - alpha),
+        -c,
+        alpha,
+        eps_inf,
+        eps_inf + d,
+    )
+}
+
+/// The catalog law is the paper's implicit M4, (ε − ε∞)/(ε₀ − ε)^α = β·x^c, to rounding, at
+/// learning-curve settings from the plateau to the power-law tail, and agrees with the authors'
+/// own solver (a grid of 10,000 points over [ε∞, ε₀]) to its resolution.
+#[test]
+fn m4_is_the_papers_implicit_equation() {
+    let law = catalog::lookup("m4").unwrap();
+    for (eps_inf, d, x0, c, alpha) in [
+        (0.3, 0.6, 2e6, 0.55, 1.3),
+        (0.05, 0.95, 1e7, 0.3, 0.4),
+        (1.8, 2.0, 3e3, 0.9, 3.0),
+        (0.2, 0.7, 5e4, 0.45, 0.0),
+    ] {
+        let given = [
+            ("eps_inf", eps_inf),
+            ("d", d),
+            ("x0", x0),
+            ("c", c),
+            ("alpha", alpha),
+        ];
+        let p = values(&law, &given);
+        let (beta, c_paper, alpha, eps_inf, eps_0) = m4_paper_form(&law, &p);
+        for k in 0..30 {
+            let x = 1e2 * 2f64.powi(k);
+            let eps = law.eval(&p, &[x]);
+            assert!(eps > eps_inf && eps <= eps_0, "x {x}: {eps}");
+            let lhs = (eps - eps_inf) / (eps_0 - eps).powf(alpha);
+            let rhs = beta * x.powf(c_paper);
+            if eps_0 - eps > 1e-9 * d {
+                assert!(relative(lhs, rhs) < 1e-9, "x {x}: {lhs} vs {rhs}");
+            }
+            // The authors' predict_loss: the grid point of [0, b] closest to solving
+            // w = f·(b − w)^α, with b = ε₀ − ε∞ and f = β·x^c.
+            let b = eps_0 - eps_inf;
+            let grid = (0..10_000).map(|i| b * i as f64 / 9_999.0);
+            let w = grid
+                .min_by(|u, v| {
+                    let miss = |w: f64| (w - rhs * (b - w).powf(alpha)).abs();
+                    miss(*u).total_cmp(&miss(*v))
+                })
+                .unwrap();
+            assert!(
+                (eps - eps_inf - w).abs() <= b / 9_999.0,
+                "x {x}: {eps} vs {}",
+                w + eps_inf
+            );
+        }
+    }
+}
+
+/// A learning curve of 14 sizes doubling from 5e5 (the NMT benchmark's spacing) from
+/// ε∞ = 0.3, d = 0.6, x0 = 2e6, c = 0.55, α = 1.3 with 0.3 % noise: each parameter within 3 of
+/// its standard errors, and the curve one decade beyond the data within 1 %.
+#[test]
+fn m4_recovers_its_parameters_from_a_synthetic_learning_curve() {
+    let law = catalog::lookup("m4").unwrap();
+    let truth_named = [
+        ("eps_inf", 0.3),
+        ("d", 0.6),
+        ("x0", 2e6),
+        ("c", 0.55),
+        ("alpha", 1.3),
+    ];
+    let truth = values(&law, &truth_named);
+    let mut rng = Rng::new(2022);
+    let points: Vec<Vec<f64>> = (0..14).map(|k| vec![5e5 * 2f64.powi(k)]).collect();
+    let target = points
+        .iter()
+        .map(|p| law.eval(&truth, p) * (1.0 + 0.003 * rng.normal()))
+        .collect();
+    let result = fit(&law, &data(&points, target), &FitSettings::default()).unwrap();
+    assert!(result.converged, "{}", result.termination);
+    for (name, want) in truth_named {
+        let got = result.param(name).unwrap();
+        let stderr = got.stderr.expect("a standard error");
+        assert!(
+            (got.value - want).abs() < 3.0 * stderr,
+            "{name} {} vs {want} (standard error {stderr})",
+            got.value
+        );
+    }
+    let beyond = [5e5 * 2f64.powi(13) * 10.0];
+    let fitted = result.param_values();
+    assert!(relative(law.eval(&fitted, &beyond), law.eval(&truth, &beyond)) < 0.01);
+}
+
+/// The NMT learning curves of the authors' benchmark (google-research/google-research,
+/// `revisiting_neural_scaling_laws/data/benchmark.lang.csv`, Apache License 2.0): log-perplexity
+/// against examples seen for 5 architectures, each curve's last point (5.12e8) held out as the
+/// paper holds it out. (model, examples seen, loss, 1 = fitted / 0 = held out.)
+const M4_NMT: &[(&str, f64, f64, u8)] = &[
+    ("6 Enc, 6 Dec", 500000.0, 0.9311752923076924, 1),
+    ("6 Enc, 6 Dec", 1000000.0, 0.7439282076923077, 1),
+    ("6 Enc, 6 Dec", 2000000.0, 0.6362391538461539, 1),
+    ("6 Enc, 6 Dec", 4000000.0, 0.5567884999999999, 1),
+    ("6 Enc, 6 Dec", 8000000.0, 0.4820073461538462, 1),
+    ("6 Enc, 6 Dec", 16000000.0, 0.40960946153846156, 1),
+    ("6 Enc, 6 Dec", 32000000.0, 0.3737405153846154, 1),
+    ("6 Enc, 6 Dec", 64000000.0, 0.3531731307692308, 1),
+    ("6 Enc, 6 Dec", 128000000.0, 0.34907098076923077, 1),
+    ("6 Enc, 6 Dec", 256000000.0, 0.3402780576923077, 1),
+    ("6 Enc, 6 Dec", 512000000.0, 0.3401562576923077, 0),
+    ("28 Enc, 6 Dec", 1000000.0, 0.759195326923077, 1),
+    ("28 Enc, 6 Dec", 2000000.0, 0.6557881538461537, 1),
+    ("28 Enc, 6 Dec", 4000000.0, 0.5905543076923077, 1),
+    ("28 Enc, 6 Dec", 8000000.0, 0.5085194230769231, 1),
+    ("28 Enc, 6 Dec", 16000000.0, 0.43818853846153843, 1),
+    ("28 Enc, 6 Dec", 32000000.0, 0.38691630769230767, 1),
+    ("28 Enc, 6 Dec", 64000000.0, 0.35276568846153844, 1),
+    ("28 Enc, 6 Dec", 128000000.0, 0.32963344615384615, 1),
+    ("28 Enc, 6 Dec", 256000000.0, 0.31268725, 1),
+    ("28 Enc, 6 Dec", 512000000.0, 0.30665264615384613, 0),
+    ("6 Enc, 28 Dec", 500000.0, 0.9903227692307692, 1),
+    ("6 Enc, 28 Dec", 1000000.0, 0.8178963653846154, 1),
+    ("6 Enc, 28 Dec", 2000000.0, 0.6847281153846153, 1),
+    ("6 Enc, 28 Dec", 4000000.0, 0.596147423076923, 1),
+    ("6 Enc, 28 Dec", 8000000.0, 0.5069471923076923, 1),
+    ("6 Enc, 28 Dec", 16000000.0, 0.42430973076923073, 1),
+    ("6 Enc, 28 Dec", 32000000.0, 0.37750491538461534, 1),
+    ("6 Enc, 28 Dec", 64000000.0, 0.3420281192307692, 1),
+    ("6 Enc, 28 Dec", 128000000.0, 0.31908395384615384, 1),
+    ("6 Enc, 28 Dec", 256000000.0, 0.3003186461538462, 1),
+    ("6 Enc, 28 Dec", 512000000.0, 0.2968776230769231, 0),
+    ("Dec-only", 500000.0, 0.8737086153846153, 1),
+    ("Dec-only", 1000000.0, 0.7362287307692307, 1),
+    ("Dec-only", 2000000.0, 0.6165888076923077, 1),
+    ("Dec-only", 4000000.0, 0.5085202692307692, 1),
+    ("Dec-only", 8000000.0, 0.4542861923076923, 1),
+    ("Dec-only", 16000000.0, 0.40974884615384616, 1),
+    ("Dec-only", 32000000.0, 0.3964682692307692, 1),
+    ("Dec-only", 64000000.0, 0.3865734615384615, 1),
+    ("Dec-only", 128000000.0, 0.3861453846153846, 1),
+    ("Dec-only", 256000000.0, 0.38069770769230765, 1),
+    ("Dec-only", 512000000.0, 0.3823245269230769, 0),
+    ("TEnc-LSTM", 1000000.0, 0.7960001153846155, 1),
+    ("TEnc-LSTM", 2000000.0, 0.6451591538461537, 1),
+    ("TEnc-LSTM", 4000000.0, 0.555179576923077, 1),
+    ("TEnc-LSTM", 8000000.0, 0.5057018846153847, 1),
+    ("TEnc-LSTM", 16000000.0, 0.44988049999999996, 1),
+    ("TEnc-LSTM", 32000000.0, 0.40848719230769226, 1),
+    ("TEnc-LSTM", 64000000.0, 0.39109538461538457, 1),
+    ("TEnc-LSTM", 128000000.0, 0.38673849999999993, 1),
+    ("TEnc-LSTM", 256000000.0, 0.37468914615384613, 1),
+    ("TEnc-LSTM", 512000000.0, 0.3724219692307692, 0),
+];
+
+/// The log error at each NMT curve's held-out point of a law fitted to the rest of the curve.
+fn nmt_held_out_log_errors(name: &str) -> Vec<f64> {
+    let law = catalog::lookup(name).unwrap();
+    let models = [
+        "6 Enc, 6 Dec",
+        "28 Enc, 6 Dec",
+        "6 Enc, 28 Dec",
+        "Dec-only",
+        "TEnc-LSTM",
+    ];
+    models
+        .iter()
+        .map(|model| {
+            let rows: Vec<_> = M4_NMT.iter().filter(|r| r.0 == *model).collect();
+            let train: Vec<_> = rows.iter().filter(|r| r.3 == 1).collect();
+            let points: Vec<Vec<f64>> = train.iter().map(|r| vec![r.1]).collect();
+            let target = train.iter().map(|r| r.2).collect();
+            let result = fit(&law, &data(&points, target), &FitSettings::default()).unwrap();
+            let held = rows.iter().find(|r| r.3 == 0).unwrap();
+            let predicted = law.eval(&result.param_values(), &[held.1]);
+            eprintln!(
+                "{name} {model}: {predicted} vs {} ({:?})",
+                held.2,
+                result.param_values()
+            );
+            (predicted / held.2).ln()
+        })
+        .collect()
+}
+
+/// On the 5 NMT curves, M4 fitted by the library predicts each held-out point (one doubling
+/// beyond the fitted curve) within 3.5 % (measured: 0.5 % to 3.0 %, all below the truth) and
+/// with a third of the log RMSE of the saturating power law, the paper's M2 (measured: 0.0155
+/// against 0.0466), as the paper reports for its own M4 fits. Two of the five fits run off (d
+/// and alpha without bound) and still extrapolate: the curve, not each parameter, is
+/// identified; one stops at alpha = 0, where M4 is M2 and both predict alike.
+#[test]
+fn m4_extrapolates_the_benchmarks_nmt_curves() {
+    let rmse =
+        |errors: &[f64]| (errors.iter().map(|e| e * e).sum::<f64>() / errors.len() as f64).sqrt();
+    let m4 = nmt_held_out_log_errors("m4");
+    let m2 = nmt_held_out_log_errors("power_offset");
+    assert!(m4.iter().all(|e| e.abs() < 0.035), "{m4:?}");
+    assert!(rmse(&m4) < 0.5 * rmse(&m2), "m4 {m4:?} power_offset {m2:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// farseer: Li et al. 2025 (coefficients second-hand: evaluation of the paper's form and a
+// synthetic recovery from other values than the starts are centred on)
+// ---------------------------------------------------------------------------------------------
+
+/// The fit as the benchmark of PlanarG/active-sl carries it (farseer_scaling_law/laws.py):
+/// (a3, gamma, b3, a2, beta, b2, a1, alpha, b1).
+const FARSEER_SECOND_HAND: [f64; 9] = [
+    -0.062465473,
+    0.13,
+    0.1284880679442551,
+    230.73437075885855,
+    -0.1729,
+    -1.544209554,
+    -1.665630816,
+    0.0459,
+    3.133347198805445,
+];
+
+/// The paper's form, L = exp(a3 N^γ + b3) + exp(a2 N^β + b2)·D^(−exp(a1 N^α + b1)).
+fn farseer_as_printed(c: &[f64; 9], n: f64, d: f64) -> f64 {
+    let [a3, gamma, b3, a2, beta, b2, a1, alpha, b1] = *c;
+    (a3 * n.powf(gamma) + b3).exp()
+        + (a2 * n.powf(beta) + b2).exp() * d.powf(-(a1 * n.powf(alpha) + b1).exp())
+}
+
+/// The catalog's parameters (A3 = exp(b3), A2 = exp(b2)) of the paper's nine.
+fn farseer_params(law: &Law, c: &[f64; 9]) -> Vec<f64> {
+    let [a3, gamma, b3, a2, beta, b2, a1, alpha, b1] = *c;
+    let given = [
+        ("A3", b3.exp()),
+        ("a3", a3),
+        ("gamma", gamma),
+        ("A2", b2.exp()),
+        ("a2", a2),
+        ("beta", beta),
+        ("a1", a1),
+        ("alpha", alpha),
+        ("b1", b1),
+    ];
+    values(law, &given)
+}
+
+/// The catalog law with A3 = exp(b3) and A2 = exp(b2) is the printed form, to rounding, over the
+/// benchmark's range (N 1e8 to 2.5e10, D 1e9 to 5e11: 0.41 to 0.74 bits per character).
+#[test]
+fn farseer_is_the_printed_form() {
+    let law = catalog::lookup("farseer").unwrap();
+    let params = farseer_params(&law, &FARSEER_SECOND_HAND);
+    for n in [9.96e7, 1e9, 2.51e10] {
+        for d in [1e9, 1e11, 5.12e11] {
+            let printed = farseer_as_printed(&FARSEER_SECOND_HAND, n, d);
+            assert!((0.40..0.75).contains(&printed), "{n:e} {d:e}: {printed}");
+            assert!(relative(law.eval(&params, &[n, d]), printed) < 1e-13);
+        }
+    }
+}
+
+/// A 6 × 6 design (N 1e8 to 1e10, D 1e9 to 3e11) from coefficients unlike those the starts are
+/// centred on (a3 = −0.1, γ = 0.11, b3 = 0.3, a2 = 150, β = −0.15, b2 = −1, a1 = −1.2,
+/// α = 0.06, b1 = 2.6), with 0.3 % noise: the search converges to an objective no worse than
+/// the truth's, and the loss one decade beyond the data in N and D is within 1 %. The nine
+/// parameters are not each identified by such a design: with α near 0, a1·N^α + b1 is nearly
+/// linear in log N, and the floor's (A3, a3, γ) trade against each other (this draw: a3 = −0.006
+/// ± 0.028 against −0.1); the paper fits its law to about 1,000 runs.
+#[test]
+fn farseer_recovers_a_synthetic_fit() {
+    let law = catalog::lookup("farseer").unwrap();
+    let truth_paper = [-0.1, 0.11, 0.3, 150.0, -0.15, -1.0, -1.2, 0.06, 2.6];
+    let truth = farseer_params(&law, &truth_paper);
+    let mut rng = Rng::new(2506);
+    let (mut points, mut target) = (Vec::new(), Vec::new());
+    for n in [1e8, 2.5e8, 6e8, 1.5e9, 4e9, 1e10] {
+        for d in [1e9, 3e9, 1e10, 3e10, 1e11, 3e11] {
+            target.push(law.eval(&truth, &[n, d]) * (1.0 + 0.003 * rng.normal()));
+            points.push(vec![n, d]);
+        }
+    }
+    let data = data(&points, target);
+    let settings = FitSettings::default();
+    let result = fit(&law, &data, &settings).unwrap();
+    assert!(result.converged, "{}", result.termination);
+    let fitted = result.param_values();
+    assert!(
+        objective_at(&law, &data, &settings, &fitted)
+            <= objective_at(&law, &data, &settings, &truth)
+    );
+    let beyond = [1e11, 3e12];
+    assert!(relative(law.eval(&fitted, &beyond), law.eval(&truth, &beyond)) < 0.01);
+}
+
+// ---------------------------------------------------------------------------------------------
+// distillation: Busbridge et al. 2025 (the teacher-student coefficients not found: synthetic
+// recovery, with the supervised part at its second-hand published fit)
+// ---------------------------------------------------------------------------------------------
+
+/// The supervised law of the paper (eq. 1) at its fit as the PlanarG/active-sl benchmark
+/// carries it: E + (A N^−α + B D^−β)^γ, E = 1.220, A = 3355, α = 0.408, B = 18186, β = 0.431,
+/// γ = 0.452.
+fn distillation_supervised(n: f64, d: f64) -> f64 {
+    1.220 + (3355.0 * n.powf(-0.408) + 18186.0 * d.powf(-0.431)).powf(0.452)
+}
+
+/// Teachers of loss 1.6 to 3.6, students of 1.4e8 to 7.75e9 parameters distilled on 4e9 to
+/// 5e11 tokens (the paper's ranges), from c0 = 0.8, c1 = 1.5, d1 = 1.2, f1 = 0.6 and the
+/// supervised fit's A, α, B, β, γ, with 0.3 % noise. The search reaches an objective below the
+/// truth's, and the students' losses beyond the data (a 3e10 student on 2e12 tokens, a teacher
+/// of 1.4) are within 0.5 %. The parameters are not each identified by such a design: in this
+/// draw c1 and d1 run off together (the fit says so) to the law's limit
+/// exp(−k·(L_T/L_sup)^(1/f1)), and c0 trades against γ, A and B.
+#[test]
+fn distillation_recovers_the_students_losses() {
+    let law = catalog::lookup("distillation").unwrap();
+    assert_eq!(law.variables, ["L_T", "L_sup", "N_S", "D_S"]);
+    let truth_named = [
+        ("c0", 0.8),
+        ("c1", 1.5),
+        ("d1", 1.2),
+        ("f1", 0.6),
+        ("A", 3355.0),
+        ("alpha", 0.408),
+        ("B", 18186.0),
+        ("beta", 0.431),
+        ("gamma", 0.452),
+    ];
+    let truth = values(&law, &truth_named);
+    let point = |t: f64, n: f64, d: f64| vec![t, distillation_supervised(n, d), n, d];
+    let mut rng = Rng::new(2502);
+    let (mut points, mut target) = (Vec::new(), Vec::new());
+    for teacher in [1.6, 1.9, 2.2, 2.5, 2.8, 3.2, 3.6] {
+        for n in [1.4e8, 5e8, 1.8e9, 7.75e9] {
+            for d in [4e9, 2e10, 1e11, 5e11] {
+                let p = point(teacher, n, d);
+                target.push(law.eval(&truth, &p) * (1.0 + 0.003 * rng.normal()));
+                points.push(p);
+            }
+        }
+    }
+    let data = data(&points, target);
+    let settings = FitSettings::default();
+    let result = fit(&law, &data, &settings).unwrap();
+    let fitted = result.param_values();
+    assert!(
+        objective_at(&law, &data, &settings, &fitted)
+            <= objective_at(&law, &data, &settings, &truth)
+    );
+    for beyond in [
+        point(1.6, 3e10, 2e12),
+        point(1.4, 3e10, 2e12),
+        point(2.5, 7.75e9, 2e12),
+    ] {
+        let (got, want) = (law.eval(&fitted, &beyond), law.eval(&truth, &beyond));
+        assert!(relative(got, want) < 0.005, "{beyond:?}: {got} vs {want}");
+    }
 }
