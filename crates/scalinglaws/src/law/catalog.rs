@@ -104,7 +104,7 @@ pub const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "m4",
-        summary: "learning curve that leaves a plateau eps_0 = eps_inf + d (chance) and becomes a power law in x towards eps_inf; x0 is where the transition is half done, alpha its sharpness",
+        summary: "learning curve that leaves a plateau eps_0 = eps_inf + d (chance) and becomes a power law in x towards eps_inf; at x = x0 the root u solves u = (1 - u)^alpha (half way for alpha = 1), alpha sets how long the plateau holds",
         citation: "Alabdulmohsin, Neyshabur & Zhai 2022, Revisiting Neural Scaling Laws in Language and Vision (NeurIPS), the M4 estimator (eps - eps_inf)/(eps_0 - eps)^alpha = beta x^c, written with d = eps_0 - eps_inf and (x0/x)^c = beta x^-c d^(alpha-1) (so beta = x0^c d^(1-alpha) and the paper's c is minus this one), solved exactly by m4root",
         default_space: DefaultSpace::Log,
     },

@@ -253,13 +253,21 @@ impl BoundTape {
                 add(x, &|r| -cy[r] / r2(r));
             }
             Op::M4Root(g, a) => {
-                let (cg, ca) = (col(g), col(a));
-                let d = |r: usize| crate::law::implicit::m4root_derivatives(cg[r], ca[r]);
-                add(g, &|r| d(r)[1]);
-                add(a, &|r| d(r)[2]);
+                let d = m4root_rows(col(g), col(a));
+                add(g, &|r| d[r][1]);
+                add(a, &|r| d[r][2]);
             }
         }
     }
+}
+
+/// The root's partials row by row, one solve per row for both (the root is not recovered
+/// exactly from its value where 1 − u is tiny).
+fn m4root_rows(g: &[f64], a: &[f64]) -> Vec<[f64; 6]> {
+    g.iter()
+        .zip(a)
+        .map(|(g, a)| crate::law::implicit::m4root_derivatives(*g, *a))
+        .collect()
 }
 
 fn map1(x: &[f64], out: &mut [f64], f: fn(f64) -> f64) {

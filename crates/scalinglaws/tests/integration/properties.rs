@@ -144,8 +144,8 @@ fn gradients_and_hessians_match_finite_differences_on_random_formulas() {
     assert!(checked > 300, "only {checked} derivatives checked");
 }
 
-/// The elementary functions (sin cos tan atan atan2 tanh abs pow log1p expm1 softplus, pi, and
-/// sigmoid far into its tail): reverse sweep, column sweep and hyper-dual gradients and Hessians
+/// The elementary functions (sin cos tan atan atan2 tanh abs pow log1p expm1 softplus m4root,
+/// pi, and sigmoid far into its tail): reverse sweep, column sweep and hyper-dual gradients and Hessians
 /// against central differences.
 #[test]
 fn elementary_functions_have_exact_derivatives() {
@@ -158,6 +158,7 @@ fn elementary_functions_have_exact_derivatives() {
         "log1p(a*x) + expm1(b*y/5) * c",
         "softplus(a*x - b*y) + c*softplus(-8*a*x) + sigmoid(40*b - y)",
         "c*exp(-a*b*softplus(log(x/b)/(0.05*a)))",
+        "c*m4root((a/x)^b, 3*c*y) + m4root(a*y, b)",
     ];
     let mut rng = Rng::new(20261201);
     let mut checked = 0;

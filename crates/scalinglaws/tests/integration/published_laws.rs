@@ -548,8 +548,10 @@ fn m4_paper_form(law: &Law, p: &[f64]) -> (f64, f64, f64, f64, f64) {
 }
 
 /// The catalog law is the paper's implicit M4, (ε − ε∞)/(ε₀ − ε)^α = β·x^c, to rounding, at
-/// learning-curve settings from the plateau to the power-law tail, and agrees with the authors'
-/// own solver (a grid of 10,000 points over [ε∞, ε₀]) to its resolution.
+/// learning-curve settings from the plateau to the power-law tail, and agrees with the grid the
+/// authors' solver searches (10,000 points over [ε∞, ε₀]) to its resolution. (At α = 0 their
+/// code skips the grid and returns ε∞ + β·x^c uncapped; the catalog law, like the grid, stops at
+/// the plateau ε₀.)
 #[test]
 fn m4_is_the_papers_implicit_equation() {
     let law = catalog::lookup("m4").unwrap();
@@ -724,10 +726,10 @@ fn nmt_held_out_log_errors(name: &str) -> Vec<f64> {
 
 /// On the 5 NMT curves, M4 fitted by the library predicts each held-out point (one doubling
 /// beyond the fitted curve) within 3.5 % (measured: 0.5 % to 3.0 %, all below the truth) and
-/// with a third of the log RMSE of the saturating power law, the paper's M2 (measured: 0.0155
-/// against 0.0466), as the paper reports for its own M4 fits. Two of the five fits run off (d
-/// and alpha without bound) and still extrapolate: the curve, not each parameter, is
-/// identified; one stops at alpha = 0, where M4 is M2 and both predict alike.
+/// with less than half the log RMSE of the saturating power law, the paper's M2 (measured: a
+/// third, 0.0155 against 0.0466), as the paper reports for its own M4 fits. Measured, not
+/// asserted: two of the five fits run off (d and alpha without bound) and still extrapolate
+/// (the curve, not each parameter, is identified); one stops at alpha = 0, where M4 is M2.
 #[test]
 fn m4_extrapolates_the_benchmarks_nmt_curves() {
     let rmse =
@@ -801,8 +803,9 @@ fn farseer_is_the_printed_form() {
 /// α = 0.06, b1 = 2.6), with 0.3 % noise: the search converges to an objective no worse than
 /// the truth's, and the loss one decade beyond the data in N and D is within 1 %. The nine
 /// parameters are not each identified by such a design: with α near 0, a1·N^α + b1 is nearly
-/// linear in log N, and the floor's (A3, a3, γ) trade against each other (this draw: a3 = −0.006
-/// ± 0.028 against −0.1); the paper fits its law to about 1,000 runs.
+/// linear in log N, and the floor's (A3, a3, γ) trade against each other (measured on this
+/// draw, not asserted: a3 = −0.006 ± 0.028 against −0.1); the paper fits its law to about
+/// 1,000 runs.
 #[test]
 fn farseer_recovers_a_synthetic_fit() {
     let law = catalog::lookup("farseer").unwrap();
@@ -845,8 +848,8 @@ fn distillation_supervised(n: f64, d: f64) -> f64 {
 /// 5e11 tokens (the paper's ranges), from c0 = 0.8, c1 = 1.5, d1 = 1.2, f1 = 0.6 and the
 /// supervised fit's A, α, B, β, γ, with 0.3 % noise. The search reaches an objective below the
 /// truth's, and the students' losses beyond the data (a 3e10 student on 2e12 tokens, a teacher
-/// of 1.4) are within 0.5 %. The parameters are not each identified by such a design: in this
-/// draw c1 and d1 run off together (the fit says so) to the law's limit
+/// of 1.4) are within 0.5 %. The parameters are not each identified by such a design (measured,
+/// not asserted): in this draw c1 and d1 run off together (the fit says so) to the law's limit
 /// exp(−k·(L_T/L_sup)^(1/f1)), and c0 trades against γ, A and B.
 #[test]
 fn distillation_recovers_the_students_losses() {
