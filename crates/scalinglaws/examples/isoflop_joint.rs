@@ -413,6 +413,7 @@ fn main() {
     let started = std::time::Instant::now();
     let names = columns();
     let mut totals: BTreeMap<(&str, &str), Vec<Score>> = BTreeMap::new();
+    let mut per_study: BTreeMap<(&str, &str), Vec<Vec<f64>>> = BTreeMap::new();
     for study in &studies {
         let mut budgets: Vec<f64> = study.data.compute.clone();
         budgets.sort_by(f64::total_cmp);
@@ -440,6 +441,10 @@ fn main() {
             let total = totals
                 .entry((family, label))
                 .or_insert_with(|| vec![Score::default(); names.len()]);
+            if scores.iter().all(|s| s.d.len() == scores[0].d.len()) {
+                let means = scores.iter().map(|s| Score::mean(&s.d)).collect();
+                per_study.entry((family, label)).or_default().push(means);
+            }
             for (t, s) in total.iter_mut().zip(scores.clone()) {
                 t.d.extend(s.d);
                 t.n.extend(s.n);
@@ -469,7 +474,8 @@ fn main() {
         "wall time of the studies: {:.0} s",
         started.elapsed().as_secs_f64()
     );
-    for ((family, label), scores) in &totals {
+    for (key, scores) in &totals {
+        let (family, label) = key;
         println!();
         println!(
             "{family}, truth {label}: mean |ln error| over {} held-out budgets",
@@ -500,6 +506,30 @@ fn main() {
                 width
             );
         }
+        print_differences(&names, per_study.get(key).map_or(&[][..], Vec::as_slice));
+    }
+}
+
+/// Each method's mean |ln D* error| minus the per-budget minima's (a), averaged over studies,
+/// with the standard error of that mean over studies (a study's two held-out budgets share its
+/// runs, so the study, not the budget, is the independent unit). Studies where some method
+/// predicted fewer budgets than another are left out of this comparison.
+fn print_differences(names: &[String], studies: &[Vec<f64>]) {
+    let k = studies.len();
+    if k < 2 {
+        return;
+    }
+    println!("  paired over {k} studies: D* error minus (a)'s, mean ± standard error over studies");
+    for (m, name) in names.iter().enumerate().skip(1) {
+        let diffs: Vec<f64> = studies.iter().map(|s| s[m] - s[0]).collect();
+        let mean = Score::mean(&diffs);
+        let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
+        println!(
+            "    {:60} {:+8.4} ± {:.4}",
+            name,
+            mean,
+            (var / k as f64).sqrt()
+        );
     }
 }
 

@@ -108,6 +108,8 @@ impl Target {
                 "max(",
                 "sigmoid(",
                 "softplus(",
+                "m4root(",
+                ",",
                 "where ",
                 "derive ",
                 "map ",

@@ -49,7 +49,8 @@ fn render(laws: &[LawInfo]) -> String {
         out.push_str(&format!("    {}\n", law.citation));
     }
     out.push_str(
-        "\n`bnsl:K` gives a broken power law with K breaks (1 to 4). \
+        "\n`bnsl:K` gives a broken power law with K breaks (1 to 4); `mixing:K` and \
+         `mixture_additive:K` take K training domains (2 to 6). \
          Fit any other law with --formula \"TEXT\".\n",
     );
     out

@@ -1,6 +1,6 @@
 //! The built-in laws: each a formula of the law language with its citation, variables,
 //! parameter bounds, default start grid and linear parameters. `bnsl:K` gives a broken power
-//! law with K breaks.
+//! law with K breaks; `mixing:K` and `mixture_additive:K` take K training domains.
 
 use super::{Grid, Law, ParamSpec};
 use crate::error::{Error, Result};
@@ -100,6 +100,12 @@ pub const ENTRIES: &[Entry] = &[
         name: "mixing",
         summary: "data mixing law: loss against the mixture proportions of 2 training domains (mixing:K for K), exponential in a linear combination of them",
         citation: "Ye et al. 2024, Data Mixing Laws: Optimizing Data Mixtures by Predicting Language Modeling Performance (ICLR 2025), L_i = c_i + k_i exp(sum_j t_ij r_j); the first domain's proportion is left out (the proportions sum to 1, so its t folds into k)",
+        default_space: DefaultSpace::Log,
+    },
+    Entry {
+        name: "mixture_additive",
+        summary: "loss in parameters N, tokens D and the proportions h1..hK of K = 2 training domains (mixture_additive:K for K); the mixture moves only the floor, so the best mixture is the same at every scale",
+        citation: "Shukor et al. 2025, Scaling Laws for Optimal Data Mixtures (arXiv 2507.09404), the additive law L = E + 1/(sum_i C_i h_i^gamma_i) + A/N^alpha + B/D^beta, written with g_i for gamma_i; the form is second-hand (a summary of the paper), not checked against it, and no published coefficients were found (synthetic recovery test); the paper's joint law, in which A and B also depend on the mixture, was not found and is not in the catalog",
         default_space: DefaultSpace::Log,
     },
     Entry {
@@ -408,6 +414,7 @@ pub fn lookup(name: &str) -> Result<Law> {
         "bounded_sigmoid" | "error_from_loss" | "count_power" => bounded(name, entry.citation),
         _ if entry.name == "bnsl" => bnsl(name, entry.citation),
         _ if entry.name == "mixing" => mixing(name, entry.citation),
+        _ if entry.name == "mixture_additive" => mixture_additive(name, entry.citation),
         _ => Err(unknown()),
     }?;
     Ok(law)
@@ -614,18 +621,7 @@ fn distillation(citation: &str) -> Result<Law> {
 /// constant to every t_j multiplies k by its exponential): the first domain's term is folded
 /// into k, leaving t_2..t_K, each the paper's t_j − t_1, and the variables r_2..r_K.
 fn mixing(name: &str, citation: &str) -> Result<Law> {
-    let domains = match name.split_once(':') {
-        None => 2,
-        Some((_, k)) => k
-            .parse::<usize>()
-            .ok()
-            .filter(|k| (2..=6).contains(k))
-            .ok_or_else(|| {
-                Error::settings(format!(
-                    "'{name}': the number of domains after 'mixing:' must be 2 to 6"
-                ))
-            })?,
-    };
+    let domains = count_in_name(name, "domains", 2, 2..=6)?;
     let terms: Vec<String> = (2..=domains).map(|j| format!("t{j}*r{j}")).collect();
     let formula = format!("c + k*exp({})", terms.join(" + "));
     let variables: Vec<String> = (2..=domains).map(|j| format!("r{j}")).collect();
@@ -635,6 +631,58 @@ fn mixing(name: &str, citation: &str) -> Result<Law> {
         params.push(spec(&format!("t{j}"), -INF, INF, &[-1.0, 1.0], false));
     }
     let law = Law::with_specs("mixing", &formula, citation, &variables, params)?;
+    Ok(Law {
+        name: Some(name.to_string()),
+        ..law
+    })
+}
+
+/// The K of a name `LAW:K` (`default` without a colon), refused outside `range`.
+fn count_in_name(
+    name: &str,
+    noun: &str,
+    default: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> Result<usize> {
+    let Some((base, k)) = name.split_once(':') else {
+        return Ok(default);
+    };
+    k.parse::<usize>()
+        .ok()
+        .filter(|k| range.contains(k))
+        .ok_or_else(|| {
+            Error::settings(format!(
+                "'{name}': the number of {noun} after '{base}:' must be {} to {}",
+                range.start(),
+                range.end()
+            ))
+        })
+}
+
+/// Shukor et al. 2025's additive law over `k` training domains with proportions h1..hK:
+/// L = E + 1/(Σ_j C_j·h_j^g_j) + A·N^−α + B·D^−β. E, A and B are linear; each domain has a
+/// weight C_j ≥ 0 started at 1 and an exponent g_j started at 0.2 and 1 (free: a domain that
+/// hurts the target has g_j < 0), so the grid has 4·2^K starts (256 for six domains). Every
+/// proportion is kept (unlike `mixing`): the C_j are not redundant, as Ye et al.'s t_j are.
+fn mixture_additive(name: &str, citation: &str) -> Result<Law> {
+    let domains = count_in_name(name, "domains", 2, 2..=6)?;
+    let terms: Vec<String> = (1..=domains).map(|j| format!("C{j}*h{j}^g{j}")).collect();
+    let formula = format!("E + 1/({}) + A*N^-alpha + B*D^-beta", terms.join(" + "));
+    let mut variables: Vec<String> = (1..=domains).map(|j| format!("h{j}")).collect();
+    variables.extend(["N".to_string(), "D".to_string()]);
+    let variables: Vec<&str> = variables.iter().map(String::as_str).collect();
+    let mut params = vec![linear("E")];
+    for j in 1..=domains {
+        params.push(spec(&format!("C{j}"), 0.0, INF, &[1.0], false));
+        params.push(spec(&format!("g{j}"), -INF, INF, &[0.2, 1.0], false));
+    }
+    params.extend([
+        linear("A"),
+        spec("alpha", 0.0, INF, &[0.25, 0.5], false),
+        linear("B"),
+        spec("beta", 0.0, INF, &[0.25, 0.5], false),
+    ]);
+    let law = Law::with_specs("mixture_additive", &formula, citation, &variables, params)?;
     Ok(Law {
         name: Some(name.to_string()),
         ..law
@@ -691,18 +739,7 @@ fn moe(citation: &str) -> Result<Law> {
 /// its gradient NaN. Here the exponent is of the size of log y, so value and gradient stay
 /// finite a million times beyond the data (tests/integration/overflow.rs).
 fn bnsl(name: &str, citation: &str) -> Result<Law> {
-    let breaks = match name.split_once(':') {
-        None => 1,
-        Some((_, k)) => k
-            .parse::<usize>()
-            .ok()
-            .filter(|k| (1..=4).contains(k))
-            .ok_or_else(|| {
-                Error::settings(format!(
-                    "'{name}': the number of breaks after 'bnsl:' must be 1 to 4"
-                ))
-            })?,
-    };
+    let breaks = count_in_name(name, "breaks", 1, 1..=4)?;
     let mut formula = "a + b*x^-c0".to_string();
     let mut params = vec![
         linear("a"),
@@ -748,10 +785,13 @@ pub(crate) mod tests {
 
     #[test]
     fn every_entry_builds_and_its_linear_parameters_are_affine() {
-        for name in names()
-            .into_iter()
-            .chain(["bnsl:2", "bnsl:3", "mixing:3", "mixing:6"])
-        {
+        for name in names().into_iter().chain([
+            "bnsl:2",
+            "bnsl:3",
+            "mixing:3",
+            "mixing:6",
+            "mixture_additive:6",
+        ]) {
             let law = lookup(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             let linear: Vec<&str> = law
                 .params
@@ -774,6 +814,11 @@ pub(crate) mod tests {
         assert!(lookup("bnsl:9").is_err());
         assert!(lookup("mixing:1").is_err());
         assert!(lookup("mixing:7").is_err());
+        let refused = lookup("mixture_additive:7").unwrap_err().to_string();
+        assert!(
+            refused.contains("number of domains after 'mixture_additive:' must be 2 to 6"),
+            "{refused}"
+        );
     }
 
     /// Ludziejewski et al. 2025, Table 3's fit: at E = 1 the law is m·N^μ + n·D^ν + c with

@@ -148,6 +148,20 @@ impl Expr {
         }
     }
 
+    /// Visits every node of the tree, each before its children.
+    pub fn for_each_node(&self, visit: &mut impl FnMut(&Expr)) {
+        visit(self);
+        match self {
+            Expr::Num(_) | Expr::Ident { .. } => {}
+            Expr::Neg(a) => a.for_each_node(visit),
+            Expr::Bin(_, a, b) => {
+                a.for_each_node(visit);
+                b.for_each_node(visit);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.for_each_node(visit)),
+        }
+    }
+
     /// Evaluates on f64 with `lookup` giving the value of each identifier (None: unknown name,
     /// reported by the caller). Used for derived columns, filters and constant grids.
     pub fn eval_f64(&self, lookup: &impl Fn(&str) -> Option<f64>) -> Option<f64> {

@@ -452,8 +452,10 @@ fn expand_locals(name: &str, uses: &HashMap<&str, Vec<String>>, needed: &mut Vec
     }
 }
 
-/// Calls `found` with every identifier inside a log/log10/sqrt argument or inside the base of
-/// a power whose exponent is not a literal number.
+/// Calls `found` with every identifier inside a log/log10/sqrt argument, inside either argument
+/// of m4root (NaN below 0; 0 itself is allowed by the function but refused here with the
+/// rest, which keeps one rule), or inside the base of a power whose exponent is not a literal
+/// number.
 fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str)) {
     use expr::Func;
     match expr {
@@ -469,6 +471,10 @@ fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str)) {
         Expr::Call(func, args) => {
             if matches!(func, Func::Log | Func::Log10 | Func::Sqrt) {
                 args[0].for_each_ident(&mut |name, _| found(name));
+            }
+            if matches!(func, Func::M4Root) {
+                args.iter()
+                    .for_each(|arg| arg.for_each_ident(&mut |name, _| found(name)));
             }
             args.iter().for_each(|a| collect_positive(a, found));
         }
@@ -712,6 +718,8 @@ mod tests {
         assert_eq!(dc.positive_variables(), vec!["N", "D", "U"]);
         let logistic = catalog::lookup("logistic").unwrap();
         assert!(logistic.positive_variables().is_empty());
+        let m4root = law("E + m4root(g, a*t) + u", &["g", "t", "u"]);
+        assert_eq!(m4root.positive_variables(), vec!["g", "t"]);
     }
 
     #[test]

@@ -494,6 +494,50 @@ const CASES: &[Case] = &[
         params: &[("c", 0.5), ("k", 1e-3), ("t2", 40.0)],
         variables: &[("r2", 1.0, false)],
     },
+    // Shukor et al. 2025's additive mixture law in two domains: gentle exponents, and a steep
+    // domain beside one that hurts (g2 < 0), with steep N and D terms.
+    Case {
+        law: "mixture_additive",
+        regime: "smooth (g 0.6 and 0.3)",
+        params: &[
+            ("E", 1.8),
+            ("C1", 2.0),
+            ("g1", 0.6),
+            ("C2", 0.8),
+            ("g2", 0.3),
+            ("A", 400.0),
+            ("alpha", 0.34),
+            ("B", 1200.0),
+            ("beta", 0.28),
+        ],
+        variables: &[
+            ("h1", 0.9, false),
+            ("h2", 0.7, false),
+            ("N", 1.4e9, true),
+            ("D", 3e10, true),
+        ],
+    },
+    Case {
+        law: "mixture_additive",
+        regime: "sharp (g1 6, g2 -0.5, exponents above 1)",
+        params: &[
+            ("E", 0.5),
+            ("C1", 50.0),
+            ("g1", 6.0),
+            ("C2", 0.01),
+            ("g2", -0.5),
+            ("A", 1e8),
+            ("alpha", 1.2),
+            ("B", 1e9),
+            ("beta", 1.1),
+        ],
+        variables: &[
+            ("h1", 1.0, false),
+            ("h2", 0.5, false),
+            ("N", 1e8, true),
+            ("D", 1e9, true),
+        ],
+    },
     // Alabdulmohsin et al. 2022's M4: a gentle learning curve, and one that leaves its plateau
     // abruptly (alpha 6) and falls steeply.
     Case {

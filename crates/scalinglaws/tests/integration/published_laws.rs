@@ -14,6 +14,8 @@
 //! - `farseer` (Li et al. 2025) and `distillation` (Busbridge et al. 2025): forms and
 //!   coefficients known only second-hand, so the printed form checked by evaluation and synthetic
 //!   recoveries of the curve beyond the data (neither design identifies every parameter).
+//! - `mixture_additive` (Shukor et al. 2025): form second-hand, no coefficients published that
+//!   we found, so a synthetic recovery of the loss beyond the data and of the best mixture.
 
 use crate::common;
 
@@ -895,4 +897,132 @@ fn distillation_recovers_the_students_losses() {
         let (got, want) = (law.eval(&fitted, &beyond), law.eval(&truth, &beyond));
         assert!(relative(got, want) < 0.005, "{beyond:?}: {got} vs {want}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mixture_additive:K: Shukor et al. 2025 (form second-hand, no published coefficients:
+// synthetic recovery)
+// ---------------------------------------------------------------------------------------------
+
+/// The truth of the recovery test: a floor and Chinchilla-like N and D terms, and three domains
+/// whose best mixture is interior, (0.52, 0.28, 0.20) on a 1 % grid, with a mixture term of
+/// 0.70 there against 0.87 to 1.22 near the corners.
+const MIXTURE_TRUTH: &[(&str, f64)] = &[
+    ("E", 1.8),
+    ("C1", 1.0),
+    ("g1", 0.5),
+    ("C2", 0.8),
+    ("g2", 0.4),
+    ("C3", 0.6),
+    ("g3", 0.6),
+    ("A", 400.0),
+    ("alpha", 0.34),
+    ("B", 1200.0),
+    ("beta", 0.28),
+];
+
+/// The mixture of a 1 % grid over the 3-domain simplex, every proportion at least `least`, that
+/// the law at `params` predicts best, at any one scale (the additive law's best mixture does
+/// not depend on scale).
+fn best_mixture(law: &Law, params: &[f64], least: usize) -> Vec<f64> {
+    let mut best = (f64::INFINITY, vec![]);
+    for i in least..=(100 - 2 * least) {
+        for j in least..=(100 - least - i) {
+            let h = vec![
+                i as f64 / 100.0,
+                j as f64 / 100.0,
+                (100 - i - j) as f64 / 100.0,
+            ];
+            let loss = law.eval(params, &[h[0], h[1], h[2], 1e9, 2e10]);
+            if loss < best.0 {
+                best = (loss, h);
+            }
+        }
+    }
+    best.1
+}
+
+/// A design like the paper's small ones: 10 mixtures spanning the simplex (every proportion
+/// 0.1 to 0.8) × 4 sizes (1e8 to 1.4e9) × 3 token counts (10, 20 and 40 per parameter).
+const MIXTURE_DESIGN: [[f64; 3]; 10] = [
+    [0.8, 0.1, 0.1],
+    [0.1, 0.8, 0.1],
+    [0.1, 0.1, 0.8],
+    [0.6, 0.2, 0.2],
+    [0.2, 0.6, 0.2],
+    [0.2, 0.2, 0.6],
+    [0.4, 0.4, 0.2],
+    [0.4, 0.2, 0.4],
+    [0.2, 0.4, 0.4],
+    [1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0],
+];
+
+/// One noisy draw of [`MIXTURE_DESIGN`] at 0.3 % multiplicative noise, and the mixture whose
+/// four runs have the lowest mean log loss (what a user picks without a law).
+fn mixture_runs(law: &Law, truth: &[f64], seed: u64) -> (FitData, [f64; 3]) {
+    let mut rng = Rng::new(seed);
+    let (mut points, mut target) = (Vec::new(), Vec::new());
+    let mut observed_best = (f64::INFINITY, MIXTURE_DESIGN[0]);
+    for h in MIXTURE_DESIGN {
+        let mut sum_log = 0.0;
+        for n in [1e8, 2.5e8, 6e8, 1.4e9] {
+            for tokens_per_parameter in [10.0, 20.0, 40.0] {
+                let point = vec![h[0], h[1], h[2], n, tokens_per_parameter * n];
+                let loss = law.eval(truth, &point) * (1.0 + 0.003 * rng.normal());
+                sum_log += loss.ln();
+                target.push(loss);
+                points.push(point);
+            }
+        }
+        if sum_log < observed_best.0 {
+            observed_best = (sum_log, h);
+        }
+    }
+    (data(&points, target), observed_best.1)
+}
+
+/// 12 noisy draws of [`MIXTURE_DESIGN`]. Each fit reaches an objective no worse than the
+/// truth's and predicts a model 10 times larger on 10 times more tokens, at a mixture not in
+/// the data, within 1 % (measured: 0.03 to 0.54 %). Within the design's range (every proportion
+/// at least 10 %) the fitted law's best mixture loses under 0.2 % against the truth's best
+/// (measured: at most 0.13 %), and over the whole simplex the median draw's loses less than
+/// the best mixture in the data does (measured: 0.008 % against 0.08 %). Not asserted, since
+/// the design cannot see it: in 3 of the 12 draws the fit puts the third domain's exponent
+/// near 1 and its best mixture at the 1 % edge, where no run has less than 10 % of any domain
+/// (a loss 0.78 % above the best).
+#[test]
+fn mixture_additive_recovers_the_best_mixture_from_synthetic_runs() {
+    let law = catalog::lookup("mixture_additive:3").unwrap();
+    assert_eq!(law.variables, ["h1", "h2", "h3", "N", "D"]);
+    let truth = values(&law, MIXTURE_TRUTH);
+    let settings = FitSettings::default();
+    let at = |h: &[f64]| law.eval(&truth, &[h[0], h[1], h[2], 1e9, 2e10]);
+    let true_best = best_mixture(&law, &truth, 1);
+    let (mut simplex_gaps, mut observed_gaps) = (Vec::new(), Vec::new());
+    for seed in 2507..2519 {
+        let (data, observed_best) = mixture_runs(&law, &truth, seed);
+        let fitted = fit(&law, &data, &settings).unwrap().param_values();
+        assert!(
+            objective_at(&law, &data, &settings, &fitted)
+                <= objective_at(&law, &data, &settings, &truth)
+        );
+        let beyond = [0.3, 0.5, 0.2, 1.4e10, 2.8e11];
+        let (got, want) = (law.eval(&fitted, &beyond), law.eval(&truth, &beyond));
+        assert!(relative(got, want) < 0.01, "draw {seed}: {got} vs {want}");
+        let inside = best_mixture(&law, &fitted, 10);
+        let gap = relative(at(&inside), at(&best_mixture(&law, &truth, 10)));
+        assert!(
+            gap < 2e-3,
+            "draw {seed}: best mixture {inside:?}, loss {gap} above"
+        );
+        simplex_gaps.push(relative(
+            at(&best_mixture(&law, &fitted, 1)),
+            at(&true_best),
+        ));
+        observed_gaps.push(relative(at(&observed_best), at(&true_best)));
+    }
+    simplex_gaps.sort_by(f64::total_cmp);
+    observed_gaps.sort_by(f64::total_cmp);
+    eprintln!("gaps over the simplex {simplex_gaps:?}; best mixture in the data {observed_gaps:?}");
+    assert!(simplex_gaps[6] < observed_gaps[6]);
 }

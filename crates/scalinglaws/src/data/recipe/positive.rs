@@ -1,5 +1,5 @@
-//! Why a law needs a variable positive (it raises it to a fitted power or takes its log), so
-//! that the complaint about a value <= 0 says what in the law requires it.
+//! Why a law needs a variable positive (it raises it to a fitted power, takes its log or passes
+//! it to m4root), so that the complaint about a value <= 0 says what in the law requires it.
 
 use crate::law::expr::{BinOp, Expr, Func};
 use crate::law::Law;
@@ -17,8 +17,43 @@ pub fn why_positive(law: &Law, variable: &str) -> String {
     {
         find_positive_use(expr, variable, &mut reason);
     }
-    let use_ = reason.unwrap_or_else(|| format!("raises {variable} to a fitted power"));
+    let only_m4root = !program_has(program, &|e| power_base_holds(e, variable))
+        && program_has(program, &|e| m4root_holds(e, variable));
+    let use_ = reason.unwrap_or_else(|| match only_m4root {
+        true => format!("passes {variable} to m4root (NaN below 0)"),
+        false => format!("raises {variable} to a fitted power"),
+    });
     format!("the law {use_}")
+}
+
+/// Whether `test` holds at some node of the law's definitions or body.
+fn program_has(program: &crate::law::expr::Program, test: &dyn Fn(&Expr) -> bool) -> bool {
+    let mut found = false;
+    for expr in program
+        .definitions
+        .iter()
+        .map(|(_, e)| e)
+        .chain([&program.body])
+    {
+        expr.for_each_node(&mut |node| found |= test(node));
+    }
+    found
+}
+
+fn contains(expr: &Expr, variable: &str) -> bool {
+    let mut found = false;
+    expr.for_each_ident(&mut |name, _| found |= name == variable);
+    found
+}
+
+/// A power with a fitted exponent whose base holds `variable`, as in (x0/x)^c.
+fn power_base_holds(expr: &Expr, variable: &str) -> bool {
+    matches!(expr, Expr::Bin(BinOp::Pow, base, exponent)
+        if !matches!(**exponent, Expr::Num(_)) && contains(base, variable))
+}
+
+fn m4root_holds(expr: &Expr, variable: &str) -> bool {
+    matches!(expr, Expr::Call(Func::M4Root, args) if args.iter().any(|a| contains(a, variable)))
 }
 
 fn find_positive_use(expr: &Expr, variable: &str, reason: &mut Option<String>) {
@@ -48,5 +83,20 @@ fn find_positive_use(expr: &Expr, variable: &str, reason: &mut Option<String>) {
                 find_positive_use(arg, variable, reason);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reason_names_the_use_that_needs_the_variable_positive() {
+        let is_variable = |name: &str| ["x", "t", "u"].contains(&name);
+        let law = Law::from_formula("E + m4root((x0/x)^c, a*t) + log(u)", &is_variable).unwrap();
+        let why = |variable| why_positive(&law, variable);
+        assert_eq!(why("x"), "the law raises x to a fitted power");
+        assert_eq!(why("t"), "the law passes t to m4root (NaN below 0)");
+        assert_eq!(why("u"), "the law takes log(u)");
     }
 }
