@@ -275,6 +275,8 @@ struct Score {
     covered: Vec<bool>,
     /// ln(hi/lo) of the D* intervals.
     widths: Vec<f64>,
+    /// |ln D* error| at each held-out budget with a truth, None where the method gave none.
+    by_target: Vec<Option<f64>>,
 }
 
 impl Score {
@@ -297,6 +299,8 @@ fn score(predicted: &[Predicted], targets: &[f64], truth: &[(f64, f64, f64)]) ->
             continue;
         };
         for (m, p) in predicted.iter().enumerate() {
+            let error = p[t].map(|(_, d, _)| (d.ln() - d_true.ln()).abs());
+            out[m].by_target.push(error);
             let Some((n, d, ci)) = p[t] else { continue };
             out[m].d.push((d.ln() - d_true.ln()).abs());
             out[m].n.push((n.ln() - n_true.ln()).abs());
@@ -413,7 +417,7 @@ fn main() {
     let started = std::time::Instant::now();
     let names = columns();
     let mut totals: BTreeMap<(&str, &str), Vec<Score>> = BTreeMap::new();
-    let mut per_study: BTreeMap<(&str, &str), Vec<Vec<f64>>> = BTreeMap::new();
+    let mut per_study: BTreeMap<(&str, &str), Vec<Vec<Vec<Option<f64>>>>> = BTreeMap::new();
     for study in &studies {
         let mut budgets: Vec<f64> = study.data.compute.clone();
         budgets.sort_by(f64::total_cmp);
@@ -441,10 +445,8 @@ fn main() {
             let total = totals
                 .entry((family, label))
                 .or_insert_with(|| vec![Score::default(); names.len()]);
-            if scores.iter().all(|s| s.d.len() == scores[0].d.len()) {
-                let means = scores.iter().map(|s| Score::mean(&s.d)).collect();
-                per_study.entry((family, label)).or_default().push(means);
-            }
+            let errors = scores.iter().map(|s| s.by_target.clone()).collect();
+            per_study.entry((family, label)).or_default().push(errors);
             for (t, s) in total.iter_mut().zip(scores.clone()) {
                 t.d.extend(s.d);
                 t.n.extend(s.n);
@@ -510,22 +512,36 @@ fn main() {
     }
 }
 
-/// Each method's mean |ln D* error| minus the per-budget minima's (a), averaged over studies,
-/// with the standard error of that mean over studies (a study's two held-out budgets share its
-/// runs, so the study, not the budget, is the independent unit). Studies where some method
-/// predicted fewer budgets than another are left out of this comparison.
-fn print_differences(names: &[String], studies: &[Vec<f64>]) {
-    let k = studies.len();
-    if k < 2 {
+/// Each method's |ln D* error| minus the per-budget minima's (a), paired budget by budget:
+/// per study the mean over the held-out budgets both predicted, then the mean over studies
+/// (weighted equally) with its standard error over studies (a study's held-out budgets share
+/// its runs, so the study, not the budget, is the independent unit). `studies[s][m][t]` is
+/// method m's error at target t of study s.
+fn print_differences(names: &[String], studies: &[Vec<Vec<Option<f64>>>]) {
+    if studies.len() < 2 {
         return;
     }
-    println!("  paired over {k} studies: D* error minus (a)'s, mean ± standard error over studies");
+    println!("  paired: D* error minus (a)'s over the budgets both predicted, per study, then mean ± standard error over studies");
     for (m, name) in names.iter().enumerate().skip(1) {
-        let diffs: Vec<f64> = studies.iter().map(|s| s[m] - s[0]).collect();
+        let diffs: Vec<f64> = studies
+            .iter()
+            .filter_map(|study| {
+                let pairs: Vec<f64> = study[m]
+                    .iter()
+                    .zip(&study[0])
+                    .filter_map(|(e, a)| Some((*e)? - (*a)?))
+                    .collect();
+                (!pairs.is_empty()).then(|| Score::mean(&pairs))
+            })
+            .collect();
+        let k = diffs.len();
+        if k < 2 {
+            continue;
+        }
         let mean = Score::mean(&diffs);
         let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (k - 1) as f64;
         println!(
-            "    {:60} {:+8.4} ± {:.4}",
+            "    {:60} {:+8.4} ± {:.4} ({k} studies)",
             name,
             mean,
             (var / k as f64).sqrt()

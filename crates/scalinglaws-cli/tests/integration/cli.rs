@@ -653,6 +653,17 @@ fn zero_or_negative_value_under_a_log() {
         &["--formula", "a + b*log(x)", "--target", "y"],
         &["row 2 (line 3), column 'x'", "takes log(x)"],
     );
+    // Inside m4root (NaN below 0), as the M4 learning curve uses it.
+    fit_fails(
+        "runs.csv",
+        "x,y\n1,0.5\n2,0.4\n-3,0.3\n4,0.25\n5,0.2\n6,0.18\n",
+        &["--formula", "E + m4root(x, a)", "--target", "y"],
+        &[
+            "row 3 (line 4), column 'x'",
+            "-3 is not positive",
+            "passes x to m4root, whose arguments must be positive",
+        ],
+    );
 }
 
 #[test]

@@ -105,7 +105,7 @@ pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "mixture_additive",
         summary: "loss in parameters N, tokens D and the proportions h1..hK of K = 2 training domains (mixture_additive:K for K); the mixture moves only the floor, so the best mixture is the same at every scale",
-        citation: "Shukor et al. 2025, Scaling Laws for Optimal Data Mixtures (arXiv 2507.09404), the additive law L = E + 1/(sum_i C_i h_i^gamma_i) + A/N^alpha + B/D^beta, written with g_i for gamma_i; the form is second-hand (a summary of the paper), not checked against it, and no published coefficients were found (synthetic recovery test); the paper's joint law, in which A and B also depend on the mixture, was not found and is not in the catalog",
+        citation: "Shukor et al. 2025, Scaling Laws for Optimal Data Mixtures (arXiv 2507.09404), the additive law L = E + 1/(sum_i C_i h_i^gamma_i) + A/N^alpha + B/D^beta, written with g_i for gamma_i; the form is second-hand (a summary of the paper), not checked against it, and no published coefficients were found (synthetic recovery test); the form of the paper's joint law (whose A and B also depend on the mixture) was not found, so it is not in the catalog",
         default_space: DefaultSpace::Log,
     },
     Entry {
@@ -283,7 +283,8 @@ fn held_in_the_name(law: &str, values: &str) -> Error {
     )
 }
 
-/// The catalog law called `name` (`bnsl:K` for K breaks).
+/// The catalog law called `name` (`bnsl:K` for K breaks, `mixing:K` and `mixture_additive:K`
+/// for K domains).
 pub fn lookup(name: &str) -> Result<Law> {
     if let Some((law, values)) = name.split_once('[') {
         return Err(held_in_the_name(law.trim(), values.trim_end_matches(']')));

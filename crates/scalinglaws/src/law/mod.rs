@@ -406,9 +406,15 @@ impl Law {
     }
 
     /// Variables whose values must be positive: those inside the base of a power with a
-    /// non-constant exponent, or inside the argument of `log`, `log10` or `sqrt`, directly or
-    /// through local definitions. (Conservative: `(x/d)^f` asks x > 0.)
+    /// non-constant exponent, or inside the argument of `log`, `log10`, `sqrt` or `m4root`,
+    /// directly or through local definitions. (Conservative: `(x/d)^f` asks x > 0.)
     pub fn positive_variables(&self) -> Vec<&str> {
+        self.positive_uses().into_iter().map(|(v, _)| v).collect()
+    }
+
+    /// [`Law::positive_variables`] with, for each, the first use in text order that needs it
+    /// positive (what a refusal of a value <= 0 names).
+    pub fn positive_uses(&self) -> Vec<(&str, PositiveUse)> {
         let program = &self.program;
         let mut uses: HashMap<&str, Vec<String>> = HashMap::new();
         for (name, expr) in &program.definitions {
@@ -416,19 +422,23 @@ impl Law {
             expr.for_each_ident(&mut |id, _| ids.push(id.to_string()));
             uses.insert(name.as_str(), ids);
         }
-        let mut needed: Vec<String> = Vec::new();
+        let mut needed: Vec<(String, PositiveUse)> = Vec::new();
         for expr in program
             .definitions
             .iter()
             .map(|(_, e)| e)
             .chain([&program.body])
         {
-            collect_positive(expr, &mut |name| expand_locals(name, &uses, &mut needed));
+            collect_positive(expr, &mut |name, use_| {
+                expand_locals(name, use_, &uses, &mut needed)
+            });
         }
         self.variables
             .iter()
-            .map(String::as_str)
-            .filter(|v| needed.iter().any(|n| n == v))
+            .filter_map(|v| {
+                let (_, use_) = needed.iter().find(|(n, _)| n == v)?;
+                Some((v.as_str(), *use_))
+            })
             .collect()
     }
 
@@ -439,44 +449,105 @@ impl Law {
     }
 }
 
-/// Adds `name` and, for a local definition, every identifier it is built from.
-fn expand_locals(name: &str, uses: &HashMap<&str, Vec<String>>, needed: &mut Vec<String>) {
-    if needed.iter().any(|n| n == name) {
+/// Why a law needs a variable positive: where it first appears in a place that requires it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PositiveUse {
+    /// In the base of a power whose exponent is not a literal number; `direct` when the base is
+    /// the variable itself.
+    FittedPower { direct: bool },
+    /// In an argument of log, log10, sqrt or m4root (NaN below 0; m4root allows 0, refused here
+    /// with the rest to keep one rule).
+    Argument { func: expr::Func, direct: bool },
+}
+
+impl PositiveUse {
+    /// "raises N to a fitted power", "takes log(x)", ... for the message of a value <= 0.
+    pub fn words(self, variable: &str) -> String {
+        match self {
+            PositiveUse::FittedPower { direct: true } => {
+                format!("raises {variable} to a fitted power")
+            }
+            PositiveUse::FittedPower { direct: false } => {
+                format!("raises an expression in {variable} to a fitted power")
+            }
+            PositiveUse::Argument {
+                func: expr::Func::M4Root,
+                direct,
+            } => {
+                let what = if direct { "" } else { "an expression in " };
+                format!("passes {what}{variable} to m4root, whose arguments must be positive")
+            }
+            PositiveUse::Argument { func, direct: true } => {
+                format!("takes {}({variable})", func.name())
+            }
+            PositiveUse::Argument {
+                func,
+                direct: false,
+            } => {
+                format!("takes {} of an expression in {variable}", func.name())
+            }
+        }
+    }
+}
+
+/// Adds `name` with its use and, for a local definition, every identifier it is built from
+/// (no longer direct: the use is through the local).
+fn expand_locals(
+    name: &str,
+    use_: PositiveUse,
+    uses: &HashMap<&str, Vec<String>>,
+    needed: &mut Vec<(String, PositiveUse)>,
+) {
+    if needed.iter().any(|(n, _)| n == name) {
         return;
     }
-    needed.push(name.to_string());
+    needed.push((name.to_string(), use_));
+    let indirect = match use_ {
+        PositiveUse::FittedPower { .. } => PositiveUse::FittedPower { direct: false },
+        PositiveUse::Argument { func, .. } => PositiveUse::Argument {
+            func,
+            direct: false,
+        },
+    };
     if let Some(ids) = uses.get(name) {
         for id in ids {
-            expand_locals(id, uses, needed);
+            expand_locals(id, indirect, uses, needed);
         }
     }
 }
 
 /// Calls `found` with every identifier inside a log/log10/sqrt argument, inside either argument
-/// of m4root (NaN below 0; 0 itself is allowed by the function but refused here with the
-/// rest, which keeps one rule), or inside the base of a power whose exponent is not a literal
-/// number.
-fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str)) {
+/// of m4root, or inside the base of a power whose exponent is not a literal number, with where;
+/// inner uses first, so the first use of a variable is the most specific.
+fn collect_positive(expr: &Expr, found: &mut impl FnMut(&str, PositiveUse)) {
     use expr::Func;
     match expr {
         Expr::Num(_) | Expr::Ident { .. } => {}
         Expr::Neg(a) => collect_positive(a, found),
         Expr::Bin(op, a, b) => {
-            if *op == BinOp::Pow && !matches!(b.as_ref(), Expr::Num(_)) {
-                a.for_each_ident(&mut |name, _| found(name));
-            }
             collect_positive(a, found);
             collect_positive(b, found);
+            if *op == BinOp::Pow && !matches!(b.as_ref(), Expr::Num(_)) {
+                let use_ = PositiveUse::FittedPower {
+                    direct: matches!(a.as_ref(), Expr::Ident { .. }),
+                };
+                a.for_each_ident(&mut |name, _| found(name, use_));
+            }
         }
         Expr::Call(func, args) => {
-            if matches!(func, Func::Log | Func::Log10 | Func::Sqrt) {
-                args[0].for_each_ident(&mut |name, _| found(name));
-            }
-            if matches!(func, Func::M4Root) {
-                args.iter()
-                    .for_each(|arg| arg.for_each_ident(&mut |name, _| found(name)));
-            }
+            let checked = match func {
+                Func::Log | Func::Log10 | Func::Sqrt => &args[..1],
+                Func::M4Root => &args[..],
+                _ => &[],
+            };
             args.iter().for_each(|a| collect_positive(a, found));
+            for arg in checked {
+                let use_ = PositiveUse::Argument {
+                    func: *func,
+                    direct: matches!(arg, Expr::Ident { .. }),
+                };
+                arg.for_each_ident(&mut |name, _| found(name, use_));
+            }
         }
     }
 }
@@ -708,7 +779,7 @@ mod tests {
     }
 
     #[test]
-    fn positive_variables_are_those_under_powers_and_logs() {
+    fn positive_variables_are_those_under_powers_logs_and_m4root() {
         let l = law(
             "E + A*N^-alpha + B*D^2 + c*log(x) + d*y",
             &["N", "D", "x", "y"],

@@ -532,7 +532,7 @@ const CASES: &[Case] = &[
             ("beta", 1.1),
         ],
         variables: &[
-            ("h1", 1.0, false),
+            ("h1", 0.3, false),
             ("h2", 0.5, false),
             ("N", 1e8, true),
             ("D", 1e9, true),
