@@ -1,52 +1,200 @@
 //! Rule 2 of QC: rows that repeat an earlier row. Two rows are duplicates when the loss and
 //! every compared column are equal, near-duplicates when each agrees within a relative
 //! tolerance, |a − b| ≤ tol·max(|a|, |b|), labels always exactly. The first row of a group is
-//! kept and each later one flagged naming it. Rows are visited in the order of their loss, so a
-//! row is compared only with those whose loss lies within the tolerance of its own: the work is
-//! rows × the rows sharing a loss, not rows².
+//! kept and each later one flagged naming it: each row's copy is the earliest kept row (one
+//! that copies no earlier row) that agrees with it on every column.
+//!
+//! Only kept rows can be named, and no two kept rows agree on every column. Each number is
+//! placed in a bucket of its logarithm 32 tolerances wide (zero, infinities and NaN in their
+//! own), so two kept rows never share a cell of buckets unless they differ somewhere by more
+//! than the tolerance, and the values that agree with a number lie in one or two buckets. A
+//! row looks in those few cells (about 1.06 per numeric column on average, at most 2) for
+//! kept rows and compares only those: the work is about rows × cells, whatever the rows share
+//! (comparing every row whose loss agrees took minutes on 10^6 rows with two losses, and
+//! longer on 10^6 rows within the tolerance of each other).
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::{Flag, Key, QcInput, Rule};
 
 /// The exact and the near duplicates among the `usable` rows.
 pub fn find(input: &QcInput, usable: &[bool], tolerance: f64) -> (Vec<Flag>, Vec<Flag>) {
-    let loss = input.loss;
-    let mut order: Vec<usize> = (0..loss.len()).filter(|&r| usable[r]).collect();
-    order.sort_by(|&a, &b| loss[a].total_cmp(&loss[b]).then(a.cmp(&b)));
-    let mut position = vec![usize::MAX; loss.len()];
-    for (at, &row) in order.iter().enumerate() {
-        position[row] = at;
-    }
-    let mut copy_of: Vec<Option<(usize, f64)>> = vec![None; loss.len()];
-    for row in 0..loss.len() {
-        if !usable[row] {
-            continue;
-        }
+    let rows = input.loss.len();
+    let buckets = Buckets::new(tolerance);
+    let mut first_in_cell: HashMap<u64, usize> = HashMap::new();
+    let mut next_in_cell: Vec<usize> = vec![usize::MAX; rows];
+    let mut copy_of: Vec<Option<(usize, f64)>> = vec![None; rows];
+    for row in (0..rows).filter(|&r| usable[r]) {
+        let ranges: Vec<CellRange> = (0..=input.keys.len())
+            .map(|column| buckets.agreeing(value(input, column, row)))
+            .collect();
         let mut best: Option<(usize, f64)> = None;
-        let mut consider = |other: usize| {
-            if other >= row || copy_of[other].is_some() {
-                return;
-            }
-            if let Some(difference) = difference(input, row, other, tolerance) {
-                if best.is_none_or(|(b, _)| other < b) {
-                    best = Some((other, difference));
+        for_each_cell(&ranges, &mut |cell| {
+            let mut other = first_in_cell.get(&cell).copied().unwrap_or(usize::MAX);
+            while other != usize::MAX {
+                if let Some(difference) = difference(input, row, other, tolerance) {
+                    if best.is_none_or(|(b, _)| other < b) {
+                        best = Some((other, difference));
+                    }
                 }
+                other = next_in_cell[other];
             }
-        };
-        let at = position[row];
-        for &other in order[at + 1..].iter() {
-            if !close(loss[row], loss[other], tolerance) {
-                break;
-            }
-            consider(other);
-        }
-        for &other in order[..at].iter().rev() {
-            if !close(loss[row], loss[other], tolerance) {
-                break;
-            }
-            consider(other);
+        });
+        if best.is_none() {
+            let own: Vec<CellRange> = ranges.iter().map(CellRange::own).collect();
+            for_each_cell(&own, &mut |cell| {
+                next_in_cell[row] = first_in_cell.insert(cell, row).unwrap_or(usize::MAX);
+            });
         }
         copy_of[row] = best;
     }
+    flags(input, &copy_of, tolerance)
+}
+
+/// Row `row`'s value in column `column` (0: the loss).
+fn value(input: &QcInput, column: usize, row: usize) -> Value {
+    match column {
+        0 => Value::Number(input.loss[row]),
+        _ => match &input.keys[column - 1] {
+            Key::Number(values) => Value::Number(values[row]),
+            Key::Label(ids) => Value::Label(ids[row]),
+        },
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Value {
+    Number(f64),
+    Label(usize),
+}
+
+/// One column's part of a cell: a number's bucket, or a label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Bucket {
+    Positive(i64),
+    Negative(i64),
+    Zero,
+    PositiveInfinity,
+    NegativeInfinity,
+    NaN,
+    Label(usize),
+}
+
+/// The buckets of one column that hold every value agreeing with a row's, and its own.
+#[derive(Debug, Clone, Copy)]
+struct CellRange {
+    own: Bucket,
+    /// For a finite nonzero number: the first and last bucket index of the agreeing values.
+    span: Option<(i64, i64)>,
+}
+
+impl CellRange {
+    fn own(&self) -> CellRange {
+        CellRange {
+            own: self.own,
+            span: None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.span.map_or(1, |(lo, hi)| (hi - lo + 1) as usize)
+    }
+
+    fn at(&self, i: usize) -> Bucket {
+        match (self.own, self.span) {
+            (Bucket::Positive(_), Some((lo, _))) => Bucket::Positive(lo + i as i64),
+            (Bucket::Negative(_), Some((lo, _))) => Bucket::Negative(lo + i as i64),
+            (own, _) => own,
+        }
+    }
+}
+
+/// Buckets of ln|x| of width 32 tolerances (at least 1e-15, so an index fits an i64).
+struct Buckets {
+    tolerance: f64,
+    width: f64,
+}
+
+impl Buckets {
+    fn new(tolerance: f64) -> Self {
+        Buckets {
+            tolerance,
+            width: (32.0 * tolerance).max(1e-15),
+        }
+    }
+
+    fn index(&self, magnitude: f64) -> i64 {
+        let clamped = magnitude.clamp(f64::from_bits(1), f64::MAX);
+        (clamped.ln() / self.width).floor() as i64
+    }
+
+    /// The buckets of the values that agree with `value` (0 agrees only with 0, an infinity
+    /// or NaN only with itself): for a number x, those of [|x|(1 − tol), |x|/(1 − tol)].
+    fn agreeing(&self, value: Value) -> CellRange {
+        let x = match value {
+            Value::Label(id) => return single(Bucket::Label(id)),
+            Value::Number(x) => x,
+        };
+        if x.is_nan() {
+            return single(Bucket::NaN);
+        }
+        if x == 0.0 {
+            return single(Bucket::Zero);
+        }
+        if x.is_infinite() {
+            return single(match x > 0.0 {
+                true => Bucket::PositiveInfinity,
+                false => Bucket::NegativeInfinity,
+            });
+        }
+        let magnitude = x.abs();
+        // Widened by about 4.5 units in the last place, for the rounding of both bounds and
+        // of `close`.
+        let low = magnitude * (1.0 - self.tolerance) * (1.0 - 1e-15);
+        let high = magnitude / (1.0 - self.tolerance) * (1.0 + 1e-15);
+        let index = self.index(magnitude);
+        CellRange {
+            own: match x > 0.0 {
+                true => Bucket::Positive(index),
+                false => Bucket::Negative(index),
+            },
+            span: Some((self.index(low), self.index(high))),
+        }
+    }
+}
+
+fn single(bucket: Bucket) -> CellRange {
+    CellRange {
+        own: bucket,
+        span: None,
+    }
+}
+
+/// Calls `visit` with the fingerprint of every cell, one bucket of each column's range (a
+/// collision of fingerprints only adds rows to compare).
+fn for_each_cell(ranges: &[CellRange], visit: &mut impl FnMut(u64)) {
+    let mut at = vec![0usize; ranges.len()];
+    loop {
+        let mut hasher = DefaultHasher::new();
+        for (range, &i) in ranges.iter().zip(&at) {
+            range.at(i).hash(&mut hasher);
+        }
+        visit(hasher.finish());
+        let Some(column) = (0..ranges.len()).find(|&c| at[c] + 1 < ranges[c].len()) else {
+            return;
+        };
+        at[column] += 1;
+        at[..column].iter_mut().for_each(|i| *i = 0);
+    }
+}
+
+/// The flags of the rows that copy an earlier one.
+fn flags(
+    input: &QcInput,
+    copy_of: &[Option<(usize, f64)>],
+    tolerance: f64,
+) -> (Vec<Flag>, Vec<Flag>) {
     let mut exact = Vec::new();
     let mut near = Vec::new();
     for (row, copy) in copy_of.iter().enumerate() {
@@ -63,9 +211,9 @@ pub fn find(input: &QcInput, usable: &[bool], tolerance: f64) -> (Vec<Flag>, Vec
             rule,
             value: Some(difference),
             threshold: Some(tolerance),
-            loss: Some(loss[row]),
+            loss: Some(input.loss[row]),
             written: None,
-            expected: Some(loss[other]),
+            expected: Some(input.loss[other]),
             other_row: Some(input.file_rows[other]),
             column: None,
         };
@@ -77,9 +225,9 @@ pub fn find(input: &QcInput, usable: &[bool], tolerance: f64) -> (Vec<Flag>, Vec
     (exact, near)
 }
 
-/// Whether two numbers agree within the relative tolerance.
+/// Whether two numbers agree within the relative tolerance (an infinity only with itself).
 fn close(a: f64, b: f64, tolerance: f64) -> bool {
-    a == b || (a - b).abs() <= tolerance * a.abs().max(b.abs())
+    a == b || (a.is_finite() && b.is_finite() && (a - b).abs() <= tolerance * a.abs().max(b.abs()))
 }
 
 /// The largest relative difference between two rows over the loss and the keys, when every
@@ -115,4 +263,90 @@ fn difference(input: &QcInput, a: usize, b: usize, tolerance: f64) -> Option<f64
         largest = largest.max(d);
     }
     Some(largest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The rule as stated, by comparing every pair: each row's copy is the earliest earlier
+    /// row, not itself a copy, that agrees on every column.
+    fn every_pair(input: &QcInput, usable: &[bool], tolerance: f64) -> Vec<Option<usize>> {
+        let mut copy_of: Vec<Option<usize>> = vec![None; input.loss.len()];
+        for row in (0..input.loss.len()).filter(|&r| usable[r]) {
+            copy_of[row] = (0..row).find(|&other| {
+                usable[other]
+                    && copy_of[other].is_none()
+                    && difference(input, row, other, tolerance).is_some()
+            });
+        }
+        copy_of
+    }
+
+    fn input<'a>(loss: &'a [f64], rows: &'a [usize], keys: Vec<Key<'a>>) -> QcInput<'a> {
+        QcInput {
+            loss,
+            written: None,
+            file_rows: rows,
+            log: true,
+            key_names: keys.iter().map(|_| "key").collect(),
+            keys,
+            scale: None,
+            budget: None,
+            step: None,
+            predicted: None,
+        }
+    }
+
+    /// Random tables whose values come from a few, some within the tolerance of each other
+    /// across a bucket's edge (and 0, -0, NaN and infinities in the keys): the search finds what comparing every
+    /// pair finds, row for row.
+    #[test]
+    fn the_search_finds_what_comparing_every_pair_finds() {
+        let tolerance: f64 = 1e-3;
+        // Two that agree on either side of a bucket's edge (buckets are 32 tolerances wide).
+        let edge = (32.0 * tolerance).exp();
+        let numbers = [
+            1.0,
+            1.0005,
+            1.0015,
+            edge * (1.0 - 4e-4),
+            edge * (1.0 + 4e-4),
+            -edge * (1.0 + 4e-4),
+            0.0,
+            -0.0,
+            -1.0,
+            -1.0004,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let mut rng = Rng::new(51);
+        for case in 0..300 {
+            let rows = 2 + case % 60;
+            let mut pick = |values: &[f64]| -> Vec<f64> {
+                (0..rows)
+                    .map(|_| values[(rng.uniform() * values.len() as f64) as usize % values.len()])
+                    .collect()
+            };
+            let loss = pick(&numbers[..5]);
+            let second = pick(&numbers[..6]);
+            let first = pick(&numbers);
+            let labels: Vec<usize> = (0..rows).map(|r| (r * 7 + case) % 3).collect();
+            let file_rows: Vec<usize> = (1..=rows).collect();
+            let usable: Vec<bool> = (0..rows).map(|r| (r + case) % 11 != 0).collect();
+            let keys = vec![
+                Key::Number(&first),
+                Key::Label(&labels),
+                Key::Number(&second),
+            ];
+            let input = input(&loss, &file_rows, keys);
+            let (exact, near) = find(&input, &usable, tolerance);
+            let mut found: Vec<Option<usize>> = vec![None; rows];
+            for flag in exact.iter().chain(&near) {
+                found[flag.row - 1] = flag.other_row.map(|r| r - 1);
+            }
+            assert_eq!(found, every_pair(&input, &usable, tolerance), "case {case}");
+        }
+    }
 }
