@@ -123,8 +123,9 @@ struct Buckets {
 
 impl Buckets {
     fn new(tolerance: f64) -> Self {
-        // Below 2^-55 no two different numbers agree: they differ by at least 2^-53 of the
-        // larger, tol times which rounds below that.
+        // Below 2^-55 no two different numbers agree: two normal numbers differ by at least
+        // half a unit in the last place of the larger, over 2^-54 of it, and tol times the
+        // larger rounds to about 2^-55 of it.
         let exact = tolerance < 2f64.powi(-55);
         let shift = match exact {
             true => 0,
