@@ -33,7 +33,6 @@ mod fit;
 mod groups;
 mod isoflop;
 mod lab;
-mod lr;
 mod optimal;
 mod plot;
 mod predict;
@@ -79,7 +78,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(isoflop::isoflop, module)?)?;
     module.add_function(wrap_pyfunction!(downstream::downstream, module)?)?;
     module.add_function(wrap_pyfunction!(design::design, module)?)?;
-    module.add_function(wrap_pyfunction!(lr::lr, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest::backtest, module)?)?;
     module.add_function(wrap_pyfunction!(select::select, module)?)?;

@@ -21,9 +21,3 @@ pub(crate) fn reported<R: Report + ?Sized>(report: &R) -> PyResult<Reported> {
         report.text(&crate::wording::Python),
     ))
 }
-
-/// A filter as a user gives it in Python (`where="loss > 0"`), for a report that lists them.
-pub(crate) fn filter(text: &str) -> String {
-    use scalinglaws::error::{Setting, Wording};
-    crate::wording::Python.word(&Setting::Where.text(text))
-}

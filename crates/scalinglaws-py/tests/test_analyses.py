@@ -183,7 +183,7 @@ def test_lr_matches_the_command_line_and_flags_the_real_sweep() -> None:
     assert a.ci[0] < -0.282 < a.ci[1]
     assert result.predictions[0].ci[0] < result.predictions[0].lr_opt
     assert result.counts.cells == 25 and result.backtest.n_extrapolation.description
-    with pytest.raises(sl.SettingsError, match="law 'bent'"):
+    with pytest.raises(sl.SettingsError, match="law=: give 'loglinear' or 'curved', not 'bent'"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", law="bent")
     # The real sweep has no license: read beside the checkout, the rest skipped where absent.
     frame = pd.read_csv(shared("lr_sweep_misfitting/lr_sweep_dense_tidy.csv", "the real sweep's part"))

@@ -69,3 +69,30 @@ def test_a_thread_count_above_the_cap_warns_at_the_callers_line() -> None:
         sl.sensitivity(EXAMPLE, "chinchilla", by="C", at={"N": 7e10, "D": 1.4e12},
                        threads=100_000, **RECIPE)
     assert caught[0].filename == __file__
+
+
+def test_lr_writes_the_commands_document_and_words_its_filters_in_python(
+    cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the document names the data as given
+    sweep = "examples/lr/sweep.csv"
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "lr", sweep, "--lr", "peak_lr", "--size", "params", "--tokens", "tokens",
+         "--target", "loss", "--where", "params > 2e7", "--predict", "N=7e9,D=1.4e11",
+         "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss",
+                   where="params > 2e7", predict=[(7e9, 1.4e11)])
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert result.data.rows_filtered > 0 and result.columns.lr == "peak_lr"
+    # The one difference: each face words the filter as its user typed it.
+    assert str(result) == shown.replace('--where "params > 2e7"', 'where="params > 2e7"')
+    assert 'where="params > 2e7"' in str(result)
+    with pytest.raises(sl.SettingsError, match="window=0"):
+        sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", window=0)
+    with pytest.raises(sl.SettingsError, match="predict=.*N = -1 is not a positive number"):
+        sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss",
+              predict=[(-1, 2)])

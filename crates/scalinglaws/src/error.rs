@@ -115,11 +115,13 @@ pub enum Setting {
     Sweep,
     /// How a schedule prediction's intervals are made (`bootstrap` or `profile`).
     Interval,
+    /// Targets of `lr`'s predictions, (N, D) pairs.
+    Predict,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 94] = [
+    pub const ALL: [Setting; 95] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -214,6 +216,7 @@ impl Setting {
         Setting::Scale,
         Setting::Sweep,
         Setting::Interval,
+        Setting::Predict,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -313,6 +316,7 @@ impl Setting {
             Setting::Scale => "scale",
             Setting::Sweep => "sweep",
             Setting::Interval => "interval",
+            Setting::Predict => "predict",
         }
     }
 

@@ -10,7 +10,6 @@ mod design;
 mod downstream;
 mod fit;
 mod isoflop;
-mod lr;
 pub mod names;
 mod optimal;
 mod plot;
@@ -33,7 +32,6 @@ pub use self::design::DesignArgs;
 pub use self::downstream::DownstreamArgs;
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
-pub use self::lr::LrArgs;
 pub use self::optimal::OptimalArgs;
 pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
 pub use self::predict::PredictArgs;
@@ -110,7 +108,7 @@ pub enum Command {
     /// The learning rate (and batch size) to use at a target scale: each (N, D) cell's optimal
     /// LR with flags, the law lr* = c·N^a·D^b (or curved) with a curvature test, predictions,
     /// and a backtest of extrapolating in D against in N.
-    Lr(Box<LrArgs>),
+    Lr(Box<crate::cmd_lr::LrArgs>),
     /// Loss curves under learning-rate schedules: fit a curve law (multi-power, LR annealing)
     /// to logged runs, then predict, compare and optimise schedules and cooldowns.
     Schedule(ScheduleArgs),

@@ -34,6 +34,14 @@ macro_rules! names {
     };
 }
 
+/// The command-line name of a library value: a library default as clap shows it.
+pub fn named<N: ValueEnum + Copy + Into<L>, L: PartialEq>(value: L) -> N {
+    *N::value_variants()
+        .iter()
+        .find(|name| (**name).into() == value)
+        .expect("every library value has a command-line name (tested below)")
+}
+
 names! {
     /// `--loss`: the robust loss per residual.
     Loss => LossKind {

@@ -36,7 +36,6 @@ from ._results import (
     GroupFits,
     IsoflopAnalysis,
     LawInfo,
-    LrAnalysis,
     CooldownTable,
     OptimizedSchedule,
     ScheduleComparison,
@@ -179,56 +178,6 @@ def optimal(
     frontier = Frontier._from_native(native)
     warn_caveats(frontier.get("fit_caveats", []))
     return frontier
-
-
-@checked
-def lr(
-    data: DataLike,
-    *,
-    lr: str,
-    size: str,
-    tokens: str,
-    target: str,
-    batch: Optional[str] = None,
-    law: str = "loglinear",
-    method: str = "joint",
-    curvature: str = "law",
-    predict: Optional[Sequence[Tuple[float, float]]] = None,
-    window: int = 2,
-    max_rise: float = 0.15,
-    noise: Optional[float] = None,
-    holdout: float = 0.25,
-    level: float = DEFAULT_LEVEL,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    delimiter: Optional[str] = None,
-) -> LrAnalysis:
-    """The learning rate (and batch size) to use at a target scale: per-cell optima with
-    flags, the law ln lr* = c + a ln N + b ln D (``law="curved"`` adds squared logs) by the
-    joint fit or over cells, the curvature test, predictions at ``predict=[(N, D), ...]``, and
-    the D- against N-extrapolation backtest. Give ``batch`` whenever the batch size is swept:
-    ``result.swept`` lists other numeric columns that vary within the cells as a swept knob
-    would (pooled into one profile per cell), each with a warning naming the keyword that
-    handles it (``batch="COLUMN"``, or ``where=`` to keep one value). As ``scalinglaws lr
-    --json``."""
-    request = {
-        **recipe(target, map, derive, where),
-        "lr": lr,
-        "size": size,
-        "tokens": tokens,
-        "batch": batch,
-        "law": law,
-        "method": method,
-        "curvature": curvature,
-        "predict": [[float(n), float(d)] for n, d in (predict or [])],
-        "window": _count("window", window),
-        "max_rise": float(max_rise),
-        "noise": None if noise is None else float(noise),
-        "holdout": float(holdout),
-        "level": float(level),
-    }
-    return LrAnalysis._from_native(call_with_data(_scalinglaws.lr, data, delimiter, dump(request)))
 
 
 @checked

@@ -17,22 +17,40 @@ from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import checked
-from ._results import CurveFrame, Result, ScheduleFit, _fit_json
+from ._results import CellsFrame, CurveFrame, Result, ScheduleFit, _fit_json
 
 __all__ = [
     "sensitivity",
     "cooldown_study",
     "qc",
     "schedule_predict",
+    "lr",
     "BootstrapBand",
     "BootstrapCalibration",
     "CooldownPoint",
     "CooldownStudy",
     "Coverage",
     "CurveBand",
+    "DataSummary",
     "DroppedGroup",
     "Flag",
     "FullPrediction",
+    "LrAnalysis",
+    "LrBacktest",
+    "LrBacktestSplit",
+    "LrBatchAnalysis",
+    "LrBatchCell",
+    "LrCell",
+    "LrColumnsRead",
+    "LrCounts",
+    "LrCurvatureLawCheck",
+    "LrCurvatureTest",
+    "LrHeldOut",
+    "LrLaw",
+    "LrNoise",
+    "LrParam",
+    "LrPrediction",
+    "LrReference",
     "ParameterReach",
     "ProfileCalibration",
     "ProfileSummary",
@@ -42,6 +60,7 @@ __all__ = [
     "SensitivityResult",
     "StudyRow",
     "StudySettings",
+    "SweptColumn",
 ]
 
 
@@ -146,6 +165,22 @@ class CurveBand(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class DataSummary(Result):
+    """Where the data came from and what happened to its rows."""
+
+    derived: List[str]
+    """Columns derived before the fit (``VAR=EXPR``)."""
+    filters: List[str]
+    """The filters, as given."""
+    rows_filtered: int
+    """Rows removed by explicit filters (the ``where`` setting)."""
+    rows_read: int
+    """Rows read."""
+    source: str
+    """The data file (or what the data were given as)."""
+
+
+@dataclass(frozen=True, repr=False)
 class DroppedGroup(Result):
     """The prediction without one scale group."""
 
@@ -213,6 +248,349 @@ class FullPrediction(Result):
     """Signed decades from the fitted range (beyond the largest run > 0)."""
     pi: Optional[Tuple[float, float]]
     """Prediction interval of a new run (calibrated beyond the data when the fit is)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrAnalysis(CellsFrame, Result):
+    """The learning-rate analysis (what ``lr`` returns): where the runs came from, per-cell optima,
+    the law of the optimal LR, the curvature test, predictions and the extrapolation backtest.
+    """
+
+    backtest: LrBacktest
+    """The D- against N-extrapolation backtest."""
+    cells: List[LrCell]
+    """One per (N, D) (and batch size, when given)."""
+    columns: LrColumnsRead
+    """How the size, tokens, learning-rate, loss (and batch) columns were read."""
+    counts: LrCounts
+    """How many cells fall in each state."""
+    data: DataSummary
+    """Where the runs came from, and what the filters removed."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    predictions: List[LrPrediction]
+    """lr* (and B*) at each target of ``predict``."""
+    runs: int
+    """Runs in the sweep."""
+    swept: List[SweptColumn]
+    """Other columns that vary within the cells as a swept knob would (their runs are pooled
+    into one profile per cell); each also has a warning.
+    """
+    warnings: List[str]
+    """Warnings, each naming the setting that would change it."""
+    alternative: Optional[LrLaw]
+    """The same form by the other method, for comparison."""
+    batch: Optional[LrBatchAnalysis]
+    """The batch-size analysis, when a batch column is given."""
+    curvature: Optional[LrCurvatureTest]
+    """Whether the curved form fits significantly better (by the joint fit when it exists)."""
+    curvature_law_check: Optional[LrCurvatureLawCheck]
+    """Whether the cells' profile curvatures follow the joint fit's power law."""
+    law: Optional[LrLaw]
+    """The law of the chosen method and form."""
+    noise: Optional[LrNoise]
+    """The loss noise level the intervals use."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBacktest(Result):
+    """The law's extrapolation in D and in N, scored on held-out cells."""
+
+    d_extrapolation: LrBacktestSplit
+    """Fit on the shorter horizons at every N, predict the longest."""
+    form: Literal["loglinear", "curved"]
+    """The form of the law backtested."""
+    holdout: float
+    """The share of the largest scales held out."""
+    method: Literal["cells", "joint"]
+    """The method of the law backtested."""
+    n_extrapolation: LrBacktestSplit
+    """Fit on the smaller models, predict the largest."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBacktestSplit(Result):
+    """One extrapolation direction."""
+
+    description: str
+    """Which cells trained and which were held out."""
+    held_out_cells: int
+    """Held-out cells, and how many of them have an interior optimum to score."""
+    scored: List[LrHeldOut]
+    """The held-out cells scored."""
+    train_cells: int
+    """Cells the law was refitted to."""
+    bias_log2: Optional[float]
+    """Mean signed log₂ error (positive: the law predicts too large an LR)."""
+    coverage: Optional[float]
+    """Share of the scored cells inside their prediction interval."""
+    mean_abs_log2_error: Optional[float]
+    """Mean |log₂ error|: 1 means a factor of two off."""
+    mean_loss_penalty: Optional[float]
+    """Mean of ``loss_penalty``."""
+    note: Optional[str]
+    """Why the split has no scores."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBatchAnalysis(Result):
+    """The batch-size analysis, when a batch column is given."""
+
+    cells: List[LrBatchCell]
+    """One profile over batch sizes per (N, D)."""
+    law: Optional[LrLaw]
+    """ln B* = c + b·ln(D/D₀), i.e. B* = coef·D^b."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrBatchCell(Result):
+    """One (N, D)'s profile over batch sizes."""
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
+    b_best: float
+    """The batch size whose best run has the lowest loss."""
+    batches: int
+    """Distinct batch sizes."""
+    edge: bool
+    """Whether the best batch size is the smallest or the largest swept."""
+    status: Literal["ok", "edge_low", "edge_high", "few_lrs", "no_minimum"]
+    """Whether the optimum was located, and if not why."""
+    b_opt: Optional[float]
+    """The parabola's vertex in ln B."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of ``b_opt``."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCell(Result):
+    """One cell's sweep and its optimum."""
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
+    edge: bool
+    """Whether the best swept LR is the smallest or the largest swept."""
+    far: int
+    """Runs left out of the parabola because their loss is more than the window's ``max_rise``
+    above the cell's best (diverged, or too far from the optimum for a parabola).
+    """
+    loss_best: float
+    """The loss of the run at ``lr_best``."""
+    lr_best: float
+    """The swept LR with the lowest loss."""
+    lr_range: Tuple[float, float]
+    """The smallest and largest swept LR."""
+    lrs: int
+    """Distinct LRs swept."""
+    runs: int
+    """Runs in the cell."""
+    status: Literal["ok", "edge_low", "edge_high", "few_lrs", "no_minimum"]
+    """Whether the optimum was located, and if not why."""
+    used: bool
+    """Whether the cell feeds the law over cells (status ok, and at the best batch size)."""
+    B: Optional[float]
+    """Batch size, when the data have one."""
+    ci: Optional[Tuple[float, float]]
+    """Fieller confidence interval of ``lr_opt`` (None when unbounded or no noise level is known)."""
+    curvature: Optional[float]
+    """The parabola's coefficient k in L = m + k·(ln lr − ln lr*)²: the loss paid per squared
+    e-fold of LR away from the optimum.
+    """
+    loss_opt: Optional[float]
+    """The parabola's loss at its vertex."""
+    lr_opt: Optional[float]
+    """The parabola's vertex (also for edge cells, where it extrapolates beyond the sweep)."""
+    se_log: Optional[float]
+    """Delta-method standard error of ln ``lr_opt`` (the weight of the cell in the law)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrColumnsRead(Result):
+    """How each column of the sweep was read (a ``map``ped or ``derive``d column by its source)."""
+
+    D: str
+    """Training tokens D."""
+    N: str
+    """Model size N."""
+    loss: str
+    """The loss."""
+    lr: str
+    """The learning rate."""
+    B: Optional[str]
+    """The batch size, when given."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCounts(Result):
+    """How many cells fall in each state."""
+
+    cells: int
+    """Cells (one per (N, D) pair, and batch size when given)."""
+    edge: int
+    """Cells whose best LR is at the edge of the sweep."""
+    far: int
+    """Runs left out of their cell's parabola as too far above its best loss."""
+    few_lrs: int
+    """Cells with too few LRs for a parabola."""
+    joint: int
+    """Cells the joint fit uses (three or more LRs, edge cells included)."""
+    no_minimum: int
+    """Cells whose parabola has no minimum."""
+    other_batch: int
+    """Cells at a batch size other than their (N, D)'s best."""
+    used: int
+    """Cells with an interior optimum that feed the law over cells."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCurvatureLawCheck(Result):
+    """Whether the cells' curvatures follow the power law: the F test of the joint fit with the
+    curvature law against the one with a free curvature per cell (loglinear law).
+    """
+
+    df: Tuple[int, int]
+    """The F test's degrees of freedom."""
+    f: float
+    """The F statistic."""
+    p_value: float
+    """The test's p-value."""
+    sigma_cell: float
+    """The residual scale of the fit with a free curvature per cell."""
+    sigma_law: float
+    """The residual scale of the fit with the curvature law."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrCurvatureTest(Result):
+    """The F test of the curved form against the loglinear one."""
+
+    df: Tuple[int, int]
+    """Numerator and denominator degrees of freedom."""
+    f: float
+    """The F statistic."""
+    method: Literal["cells", "joint"]
+    """The fit the test was made on."""
+    p_value: float
+    """The test's p-value."""
+    significant: bool
+    """p below 1 − level: the straight law is rejected."""
+    terms: List[str]
+    """The curvature terms tested."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrHeldOut(Result):
+    """One held-out cell."""
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
+    log2_error: float
+    """log₂(predicted / lr_opt)."""
+    lr_opt: float
+    """The cell's own optimum."""
+    predicted: float
+    """The law's prediction of the optimum."""
+    covered: Optional[bool]
+    """Whether ``pi`` covers ``lr_opt``."""
+    loss_penalty: Optional[float]
+    """Loss paid on this cell for training at the predicted LR instead of its optimum."""
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval for the cell's optimum (None without a noise level)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrLaw(Result):
+    """A fitted law of the optimal LR."""
+
+    cells: int
+    """Cells (and, for the joint fit, runs) the law was fitted to."""
+    curvature_law: List[LrParam]
+    """The joint fit's curvature law ln k(N, D) = k0 + kN·ln(N/N₀) + kD·ln(D/D₀), k being the
+    loss paid per squared e-fold of LR away from the optimum.
+    """
+    dof: int
+    """Degrees of freedom."""
+    form: Literal["loglinear", "curved"]
+    """The shape of the law."""
+    formula: str
+    """ln lr* = c + a·ln(N/N₀) + b·ln(D/D₀) [+ a2·ln²(N/N₀) + b2·ln²(D/D₀)]."""
+    method: Literal["cells", "joint"]
+    """Fitted over the cells' optima, or jointly to every run."""
+    missing: List[str]
+    """Terms the data cannot support."""
+    params: List[LrParam]
+    """The coefficients, in the formula's order."""
+    reference: LrReference
+    """N₀ and D₀ of the formula."""
+    scale: float
+    """Residual scale: s = √(χ²/dof) of the weighted cell fit (1 when the cells' standard
+    errors explain the scatter), or the loss noise σ of the joint fit.
+    """
+    coef: Optional[float]
+    """For the loglinear form: lr* = coef·N^a·D^b, with its interval."""
+    coef_ci: Optional[Tuple[float, float]]
+    """The interval of ``coef``."""
+    runs: Optional[int]
+    """Runs the joint fit used."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrNoise(Result):
+    """The loss noise level the intervals use."""
+
+    sigma: float
+    """The standard deviation of a run's loss."""
+    source: Literal["given", "cells", "joint"]
+    """Given, or estimated from the cells or the joint fit."""
+    dof: Optional[int]
+    """Degrees of freedom of the estimate (None when given)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrParam(Result):
+    """One coefficient with its standard error and interval."""
+
+    ci: Tuple[float, float]
+    """Confidence interval at the analysis's ``level``."""
+    name: str
+    """The coefficient's name (``c``, ``a``, ``b``, ...)."""
+    se: float
+    """Standard error."""
+    value: float
+
+
+@dataclass(frozen=True, repr=False)
+class LrPrediction(Result):
+    """lr* (and B*) at a target."""
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
+    ci: Tuple[float, float]
+    """Confidence interval of ``lr_opt``."""
+    lr_opt: float
+    """The optimal learning rate."""
+    B: Optional[float]
+    """The optimal batch size, when the batch is swept."""
+    b_ci: Optional[Tuple[float, float]]
+    """Confidence interval of ``B``."""
+
+
+@dataclass(frozen=True, repr=False)
+class LrReference(Result):
+    """The centre of the logs."""
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -411,6 +789,28 @@ class StudySettings(Result):
     steps: List[int]
     """The training lengths T (steps; one compute each at a fixed model size)."""
     warmup: int
+
+
+@dataclass(frozen=True, repr=False)
+class SweptColumn(Result):
+    """A column whose values vary within the cells as a swept knob would."""
+
+    also: List[str]
+    """Other columns that split the cells' runs the same way."""
+    cells: int
+    """Cells in all."""
+    column: str
+    """The column's name."""
+    common_value: float
+    """The value a row filter would keep: the most common one."""
+    setting: str
+    """The setting that handles it: ``batch`` (profile each value, use each (N, D)'s best), or
+    ``where`` (keep one value) when a batch column is already given.
+    """
+    values: int
+    """Distinct values over the sweep."""
+    varying_cells: int
+    """Cells in which it varies among runs (of ``cells``)."""
 
 
 @checked
@@ -719,6 +1119,88 @@ def schedule_predict(
         _scalinglaws.run_workflow(
             _fit_json(fit),
             "schedule_predict",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def lr(
+    data: DataLike,
+    *,
+    lr: str,
+    size: str,
+    target: str,
+    tokens: str,
+    batch: Optional[str] = None,
+    curvature: Literal["law", "cell"] = "law",
+    derive: Optional[Mapping[str, str]] = None,
+    holdout: float = 0.25,
+    law: Literal["loglinear", "curved"] = "loglinear",
+    level: float = 0.95,
+    map: Optional[Mapping[str, str]] = None,
+    max_rise: float = 0.15,
+    method: Literal["cells", "joint"] = "joint",
+    noise: Optional[float] = None,
+    predict: Optional[Sequence[Tuple[float, float]]] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    window: int = 2,
+    delimiter: Optional[str] = None,
+) -> LrAnalysis:
+    """The learning rate (and batch size) to use at a target scale, from LR sweeps on smaller runs.
+    The same document as the command line's ``--json``.
+
+    - ``lr``: The column of each run's (peak) learning rate.
+    - ``size``: The column of model size N.
+    - ``target``: The column the law predicts.
+    - ``tokens``: The column of training tokens D.
+    - ``batch``: The column of batch size: cells become (N, D, B), and B* = c·D^b is fitted too.
+    - ``curvature``: The joint fit's profile curvatures: law (ln k linear in ln N and ln D;
+      calibrated) or cell (a free curvature per cell).
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``holdout``: Fraction of horizons (per N) and of model sizes the backtests hold out.
+    - ``law``: The law of the optimal LR: loglinear (ln lr* linear in ln N and ln D) or curved
+      (adds squared logs).
+    - ``level``: Level of the intervals.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``max_rise``: Runs whose loss is more than this fraction above their cell's best are left
+      out of the parabola (diverged, or too far from the optimum).
+    - ``method``: joint: one fit over every run near each cell's optimum (edge cells count as
+      bounds); cells: weighted least squares on the per-cell optima.
+    - ``noise``: The loss noise σ (seed-to-seed standard deviation), when known (None:
+      estimated).
+    - ``predict``: Where to predict lr* (and B*): (N, D) pairs.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``window``: Distinct LRs on each side of a cell's best one that its parabola uses.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "lr": lr,
+        "size": size,
+        "target": target,
+        "tokens": tokens,
+        "batch": batch,
+        "curvature": curvature,
+        "derive": derive,
+        "holdout": holdout,
+        "law": law,
+        "level": level,
+        "map": map,
+        "max_rise": max_rise,
+        "method": method,
+        "noise": noise,
+        "predict": predict,
+        "where": where,
+        "window": window,
+    }
+    return LrAnalysis._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "lr",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

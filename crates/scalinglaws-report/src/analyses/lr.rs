@@ -2,77 +2,66 @@
 //! with its flags, the law lr* = c·N^a·D^b (and the curved alternative) with the curvature
 //! test, the batch-size law, predictions, and the backtest of extrapolating in D against N.
 
-use scalinglaws::error::Wording;
+use scalinglaws::error::{Setting, Wording};
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::lr::{
     BatchAnalysis, Cell, CellStatus, LrAnalysis, LrLaw, NoiseSource, Split,
 };
+use scalinglaws::workflow::lr::LrResult;
 
 use crate::text::{columns, level_percent, number};
 
-/// Where the runs came from, as the front end describes its columns and filters.
-pub struct Provenance<'a> {
-    /// The data file.
-    pub source: &'a str,
-    pub rows_read: usize,
-    pub rows_filtered: usize,
-    /// The filters as the user gave them (`--where "..."`).
-    pub filters: Vec<String>,
-    /// How the size, tokens, learning-rate and loss columns were read.
-    pub columns: [String; 4],
-    /// How the batch-size column was read, if there is one.
-    pub batch: Option<String>,
-}
-
-/// An LR analysis with where its runs came from.
-pub struct LrReport<'a> {
-    pub analysis: &'a LrAnalysis,
-    pub provenance: Provenance<'a>,
-}
-
-impl crate::Report for LrReport<'_> {
-    type Json = LrAnalysis;
-    fn json_value(&self) -> &LrAnalysis {
-        self.analysis
+impl crate::Report for LrResult {
+    type Json = LrResult;
+    fn json_value(&self) -> &LrResult {
+        self
     }
     fn text(&self, wording: &dyn Wording) -> String {
-        let mut text = header(self.analysis, &self.provenance);
-        text.push_str(&render(self.analysis, wording));
+        let mut text = header(self, wording);
+        text.push_str(&render(&self.analysis, wording));
         text
     }
 }
 
-fn header(analysis: &LrAnalysis, provenance: &Provenance) -> String {
+fn header(result: &LrResult, wording: &dyn Wording) -> String {
+    let (analysis, data, read) = (&result.analysis, &result.data, &result.columns);
     let mut out = String::from("[[Learning rate]]\n");
-    let source = provenance.source;
     let _ = writeln!(
         out,
-        "    data      {source}: {} runs in {} cells ({})",
+        "    data      {}: {} runs in {} cells ({})",
+        data.source,
         analysis.runs,
         analysis.counts.cells,
-        if provenance.batch.is_some() {
+        if read.b.is_some() {
             "N × D × B"
         } else {
             "N × D"
         }
     );
-    if provenance.rows_filtered > 0 {
+    if data.rows_filtered > 0 {
+        let filters: Vec<String> = data
+            .filters
+            .iter()
+            .map(|f| wording.word(&Setting::Where.text(f.as_str())))
+            .collect();
         let _ = writeln!(
             out,
             "    rows      {} used of {} read; {} removed by {}",
-            provenance.rows_read - provenance.rows_filtered,
-            provenance.rows_read,
-            provenance.rows_filtered,
-            provenance.filters.join(", ")
+            data.rows_read - data.rows_filtered,
+            data.rows_read,
+            data.rows_filtered,
+            filters.join(", ")
         );
     }
-    let [size, tokens, lr, loss] = &provenance.columns;
     let _ = writeln!(
         out,
-        "    columns   N = {size}, D = {tokens}, lr = {lr}, loss = {loss}{}",
-        provenance
-            .batch
+        "    columns   N = {}, D = {}, lr = {}, loss = {}{}",
+        read.n,
+        read.d,
+        read.lr,
+        read.loss,
+        read.b
             .as_deref()
             .map(|b| format!(", B = {b}"))
             .unwrap_or_default()

@@ -136,12 +136,15 @@ pub struct Matrix {
 }
 
 /// Where the data came from and what happened to its rows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DataSummary {
+    /// The data file (or what the data were given as).
     pub source: String,
+    /// Rows read.
     pub rows_read: usize,
     /// Rows removed by explicit filters (the `where` setting).
     pub rows_filtered: usize,
+    /// The filters, as given.
     pub filters: Vec<String>,
     /// Columns derived before the fit (`VAR=EXPR`).
     pub derived: Vec<String>,

@@ -6,7 +6,6 @@ use crate::analysis::backtest::Backtest;
 use crate::analysis::design::DesignResult;
 use crate::analysis::downstream::DownstreamResult;
 use crate::analysis::law_comparison::Comparison as LawComparison;
-use crate::analysis::lr::LrAnalysis;
 use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
 use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
@@ -54,7 +53,6 @@ documents! {
     TrackComparison => "compare",
     LawComparison => "compare_laws",
     SelectOutcome => "select",
-    LrAnalysis => "lr",
     DownstreamResult => "downstream",
     DesignResult => "design",
     ScheduleComparison => "schedule_compare",

@@ -809,9 +809,10 @@ pub fn space(name: &str) -> Result<Space> {
     }
 }
 
-/// `target`, `map`, `derive`, `where` and `weights` of a flat request, as [`Recipe`].
+/// `target`, `map`, `derive` and `where` of a flat request: the columns an analysis over a
+/// table reads, as [`Recipe`] (with no weights, trials, exposure or sweep).
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-pub struct RecipeRequest {
+pub struct TableRequest {
     /// The column the law predicts.
     pub target: String,
     /// Law variables read from columns of other names: {variable: column}, in order.
@@ -826,6 +827,14 @@ pub struct RecipeRequest {
     #[serde(default, rename = "where", deserialize_with = "one_or_many")]
     #[schemars(with = "OneOrMany")]
     pub filters: Vec<String>,
+}
+
+/// [`TableRequest`] with `weights`, `trials`, `exposure` and `sweep`: a fit's recipe, as
+/// [`Recipe`].
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct RecipeRequest {
+    #[serde(flatten)]
+    pub table: TableRequest,
     /// A column of per-row weights.
     #[serde(default)]
     pub weights: Option<String>,
@@ -896,10 +905,10 @@ fn pairs<'de, D: serde::Deserializer<'de>>(
     deserializer.deserialize_any(Pairs)
 }
 
-impl TryFrom<RecipeRequest> for Recipe {
+impl TryFrom<TableRequest> for Recipe {
     type Error = Error;
 
-    fn try_from(request: RecipeRequest) -> Result<Recipe> {
+    fn try_from(request: TableRequest) -> Result<Recipe> {
         Ok(Recipe {
             maps: request.map,
             derives: request
@@ -915,10 +924,24 @@ impl TryFrom<RecipeRequest> for Recipe {
                 .collect::<Result<_>>()
                 .map_err(|e| e.within(Setting::Where.subject()))?,
             target: request.target,
+            weights: None,
+            trials: None,
+            exposure: None,
+            sweep: Vec::new(),
+        })
+    }
+}
+
+impl TryFrom<RecipeRequest> for Recipe {
+    type Error = Error;
+
+    fn try_from(request: RecipeRequest) -> Result<Recipe> {
+        Ok(Recipe {
             weights: request.weights,
             trials: request.trials,
             exposure: request.exposure,
             sweep: request.sweep,
+            ..Recipe::try_from(request.table)?
         })
     }
 }

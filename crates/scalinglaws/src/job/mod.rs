@@ -15,8 +15,8 @@
 //!   bootstrap draws and level);
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
 //!   backtest), computed so that the report crate only draws;
-//! - [`isoflop`], [`lr`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
-//!   (IsoFLOP profiles and envelopes, learning-rate laws, recipe tracks, loss curves under
+//! - [`isoflop`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
+//!   (IsoFLOP profiles and envelopes, recipe tracks, loss curves under
 //!   schedules);
 //! - [`backtest`]: [`BacktestJob`], does a law extrapolate (fit small, score large);
 //! - [`candidates`], [`compare_laws`], [`select`]: laws weighed against each other
@@ -32,7 +32,6 @@ pub mod downstream;
 pub mod fit;
 pub mod groups;
 pub mod isoflop;
-pub mod lr;
 pub mod optimal;
 pub mod predict;
 pub mod qc;

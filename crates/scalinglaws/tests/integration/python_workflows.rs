@@ -87,12 +87,15 @@ from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import checked
-from ._results import CurveFrame, Result, ScheduleFit, _fit_json
+from ._results import CellsFrame, CurveFrame, Result, ScheduleFit, _fit_json
 "#;
 
 /// Hand-written methods a generated class takes from a base in `_results.py`, by class: a view
 /// the schema cannot give (a DataFrame of a curve).
-const BASES: &[(&str, &str)] = &[("SchedulePrediction", "CurveFrame")];
+const BASES: &[(&str, &str)] = &[
+    ("SchedulePrediction", "CurveFrame"),
+    ("LrAnalysis", "CellsFrame"),
+];
 
 /// The whole generated module.
 fn module(entries: &[Entry]) -> String {
@@ -122,12 +125,23 @@ fn title(schema: &Value) -> String {
 }
 
 /// The schema's object and every object it defines, as result classes by name.
+/// Two workflows' types of one name must be one type: a second shape under a name is a
+/// panic (give one a schema name of its own, `#[schemars(rename = "...")]`).
 fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, String>) {
-    classes.insert(title(schema), class(&title(schema), schema));
+    let mut add = |name: &str, def: &Value| {
+        let class = class(name, def);
+        if let Some(before) = classes.insert(name.to_string(), class.clone()) {
+            assert!(
+                before == class,
+                "two result types are named {name}: rename one"
+            );
+        }
+    };
+    add(&title(schema), schema);
     if let Some(defs) = schema["$defs"].as_object() {
         for (name, def) in defs {
             if def["type"] == "object" {
-                classes.insert(name.clone(), class(name, def));
+                add(name, def);
             }
         }
     }
@@ -276,7 +290,12 @@ fn array(schema: &Value, face: Face) -> String {
 fn function(entry: &Entry, result: &str) -> String {
     let spec = &entry.spec;
     let keywords = properties(spec);
-    let positional = ["schedule", "law", "formula"];
+    // `law` is positional as the other of `formula` (a law's name, not lr's form).
+    let has_formula = keywords.iter().any(|(n, _)| n == "formula");
+    let positional: Vec<&str> = ["schedule", "law", "formula"]
+        .into_iter()
+        .filter(|name| *name != "law" || has_formula)
+        .collect();
     let table = entry.input == "table";
     let mut out = match table {
         true => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
@@ -286,7 +305,7 @@ fn function(entry: &Entry, result: &str) -> String {
         ),
     };
     let required = required(spec);
-    for name in positional {
+    for name in positional.iter().copied() {
         if let Some((_, property)) = keywords.iter().find(|(n, _)| n == name) {
             let default = if required.iter().any(|r| r == name) {
                 ""

@@ -7,6 +7,7 @@
 //!   own vertex variance (times s² for the law over cells);
 //! - the loss the error costs on that cell's own parabola, k·(ln lr̂ − ln lr*)².
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::cells::{key, CellStatus, CellWork};
@@ -14,46 +15,63 @@ use super::law::{Form, Method};
 use super::{fit_law, LrSettings};
 
 /// One held-out cell.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrHeldOut")]
 pub struct HeldOut {
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
     /// The cell's own optimum.
     pub lr_opt: f64,
+    /// The law's prediction of the optimum.
     pub predicted: f64,
     /// Prediction interval for the cell's optimum (None without a noise level).
     pub pi: Option<[f64; 2]>,
     /// log₂(predicted / lr_opt).
     pub log2_error: f64,
+    /// Whether `pi` covers `lr_opt`.
     pub covered: Option<bool>,
     /// Loss paid on this cell for training at the predicted LR instead of its optimum.
     pub loss_penalty: Option<f64>,
 }
 
 /// One extrapolation direction.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrBacktestSplit")]
 pub struct Split {
+    /// Which cells trained and which were held out.
     pub description: String,
+    /// Cells the law was refitted to.
     pub train_cells: usize,
     /// Held-out cells, and how many of them have an interior optimum to score.
     pub held_out_cells: usize,
+    /// The held-out cells scored.
     pub scored: Vec<HeldOut>,
+    /// Mean |log₂ error|: 1 means a factor of two off.
     pub mean_abs_log2_error: Option<f64>,
     /// Mean signed log₂ error (positive: the law predicts too large an LR).
     pub bias_log2: Option<f64>,
+    /// Share of the scored cells inside their prediction interval.
     pub coverage: Option<f64>,
+    /// Mean of `loss_penalty`.
     pub mean_loss_penalty: Option<f64>,
     /// Why the split has no scores.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The law's extrapolation in D and in N, scored on held-out cells.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrBacktest")]
 pub struct Backtest {
+    /// The method of the law backtested.
     pub method: Method,
+    /// The form of the law backtested.
     pub form: Form,
+    /// The share of the largest scales held out.
     pub holdout: f64,
     /// Fit on the shorter horizons at every N, predict the longest.
     pub d_extrapolation: Split,

@@ -13,10 +13,11 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Why a cell's optimum is (or is not) used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CellStatus {
     /// An interior optimum from an upward parabola.
@@ -44,15 +45,19 @@ impl CellStatus {
 }
 
 /// One cell's sweep and its optimum.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrCell")]
 pub struct Cell {
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
     /// Batch size, when the data have one.
     #[serde(rename = "B", skip_serializing_if = "Option::is_none")]
     pub b: Option<f64>,
+    /// Runs in the cell.
     pub runs: usize,
     /// Distinct LRs swept.
     pub lrs: usize,
@@ -61,8 +66,9 @@ pub struct Cell {
     pub far: usize,
     /// The smallest and largest swept LR.
     pub lr_range: [f64; 2],
-    /// The swept LR with the lowest loss, and that loss.
+    /// The swept LR with the lowest loss.
     pub lr_best: f64,
+    /// The loss of the run at `lr_best`.
     pub loss_best: f64,
     /// The parabola's vertex (also for edge cells, where it extrapolates beyond the sweep).
     pub lr_opt: Option<f64>,
@@ -75,7 +81,9 @@ pub struct Cell {
     /// The parabola's coefficient k in L = m + k·(ln lr − ln lr*)²: the loss paid per squared
     /// e-fold of LR away from the optimum.
     pub curvature: Option<f64>,
+    /// Whether the best swept LR is the smallest or the largest swept.
     pub edge: bool,
+    /// Whether the optimum was located, and if not why.
     pub status: CellStatus,
     /// Whether the cell feeds the law over cells (status ok, and at the best batch size).
     pub used: bool,

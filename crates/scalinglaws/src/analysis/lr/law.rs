@@ -10,15 +10,18 @@
 //! 1/se² (their delta-method standard errors), the scale estimated from the weighted residuals
 //! (s² = χ²/dof), t intervals. The curvature test is the F test of the nested forms.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::{f_sf, t_quantile};
 
 /// The shape of the law.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Form {
+    /// ln lr* linear in ln N and ln D.
     Loglinear,
+    /// With squared logs (the bend of learning-rate transfer).
     Curved,
 }
 
@@ -38,7 +41,7 @@ impl Form {
 }
 
 /// How the law is estimated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// Weighted least squares on the per-cell optima.
@@ -219,41 +222,54 @@ impl Design {
 }
 
 /// One coefficient with its standard error and interval.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrParam")]
 pub struct Param {
+    /// The coefficient's name (`c`, `a`, `b`, ...).
     pub name: String,
     pub value: f64,
+    /// Standard error.
     pub se: f64,
+    /// Confidence interval at the analysis's `level`.
     pub ci: [f64; 2],
 }
 
 /// The centre of the logs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrReference")]
 pub struct Reference {
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
 }
 
 /// A fitted law of the optimal LR.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct LrLaw {
+    /// Fitted over the cells' optima, or jointly to every run.
     pub method: Method,
     pub form: Form,
     /// ln lr* = c + a·ln(N/N₀) + b·ln(D/D₀) [+ a2·ln²(N/N₀) + b2·ln²(D/D₀)].
     pub formula: String,
+    /// N₀ and D₀ of the formula.
     pub reference: Reference,
+    /// The coefficients, in the formula's order.
     pub params: Vec<Param>,
     /// For the loglinear form: lr* = coef·N^a·D^b, with its interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coef: Option<f64>,
+    /// The interval of `coef`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coef_ci: Option<[f64; 2]>,
     /// Cells (and, for the joint fit, runs) the law was fitted to.
     pub cells: usize,
+    /// Runs the joint fit used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runs: Option<usize>,
+    /// Degrees of freedom.
     pub dof: usize,
     /// Residual scale: s = √(χ²/dof) of the weighted cell fit (1 when the cells' standard
     /// errors explain the scatter), or the loss noise σ of the joint fit.
@@ -430,14 +446,18 @@ fn formula(design: &Design) -> String {
 }
 
 /// The F test of the curved form against the loglinear one.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrCurvatureTest")]
 pub struct CurvatureTest {
+    /// The fit the test was made on.
     pub method: Method,
     /// The curvature terms tested.
     pub terms: Vec<String>,
+    /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
     pub df: [usize; 2],
+    /// The test's p-value.
     pub p_value: f64,
     /// p below 1 − level: the straight law is rejected.
     pub significant: bool,

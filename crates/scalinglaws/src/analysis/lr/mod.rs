@@ -30,6 +30,7 @@ mod joint;
 mod law;
 mod swept;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use backtest::{Backtest, HeldOut, Split};
@@ -77,23 +78,35 @@ impl LrData {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The analysis's settings, each default once (in [`Default`]), named as every face names
+/// them (`law`, `window`, `predict`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct LrSettings {
+    /// The law of the optimal LR: loglinear (ln lr* linear in ln N and ln D) or curved (adds
+    /// squared logs).
+    #[serde(rename = "law")]
     pub form: Form,
+    /// joint: one fit over every run near each cell's optimum (edge cells count as bounds);
+    /// cells: weighted least squares on the per-cell optima.
     pub method: Method,
+    /// The joint fit's profile curvatures: law (ln k linear in ln N and ln D; calibrated) or
+    /// cell (a free curvature per cell).
     pub curvature: Curvature,
-    /// Distinct LRs on each side of the best one that the parabola uses.
+    /// Distinct LRs on each side of a cell's best one that its parabola uses.
+    #[serde(rename = "window")]
     pub half_window: usize,
-    /// Runs whose loss exceeds their cell's best by more than this fraction are left out of
-    /// the parabola as diverged.
+    /// Runs whose loss is more than this fraction above their cell's best are left out of the
+    /// parabola (diverged, or too far from the optimum).
     pub max_rise: f64,
-    /// The loss noise σ (seed-to-seed standard deviation), when known.
+    /// The loss noise σ (seed-to-seed standard deviation), when known (None: estimated).
     pub noise: Option<f64>,
+    /// Level of the intervals.
     pub level: f64,
-    /// Where to predict lr*: (N, D).
+    /// Where to predict lr* (and B*): (N, D) pairs.
+    #[serde(rename = "predict")]
     pub targets: Vec<(f64, f64)>,
-    /// Fraction of horizons (per N) and of model sizes held out by the backtests.
+    /// Fraction of horizons (per N) and of model sizes the backtests hold out.
     pub holdout: f64,
 }
 
@@ -114,7 +127,7 @@ impl Default for LrSettings {
 }
 
 /// How the joint fit treats the curvature of each cell's profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Curvature {
     /// ln k = k0 + kN·ln N + kD·ln D (calibrated: see `joint.rs`).
@@ -140,20 +153,26 @@ impl Curvature {
 
 /// Whether the cells' curvatures follow the power law: the F test of the joint fit with the
 /// curvature law against the one with a free curvature per cell (loglinear law).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrCurvatureLawCheck")]
 pub struct CurvatureLawCheck {
+    /// The F statistic.
     pub f: f64,
+    /// The F test's degrees of freedom.
     pub df: [usize; 2],
+    /// The test's p-value.
     pub p_value: f64,
-    /// The residual scales of the two fits.
+    /// The residual scale of the fit with the curvature law.
     pub sigma_law: f64,
+    /// The residual scale of the fit with a free curvature per cell.
     pub sigma_cell: f64,
 }
 
 /// Where the loss noise σ came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NoiseSource {
+    /// Given with the `noise` setting.
     Given,
     /// Pooled over the residuals of the cells' parabolas.
     Cells,
@@ -161,22 +180,31 @@ pub enum NoiseSource {
     Joint,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// The loss noise level the intervals use.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrNoise")]
 pub struct Noise {
+    /// The standard deviation of a run's loss.
     pub sigma: f64,
+    /// Given, or estimated from the cells or the joint fit.
     pub source: NoiseSource,
     /// Degrees of freedom of the estimate (None when given).
     pub dof: Option<usize>,
 }
 
 /// How many cells fall in each state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[schemars(rename = "LrCounts")]
 pub struct Counts {
+    /// Cells (one per (N, D) pair, and batch size when given).
     pub cells: usize,
     /// Cells with an interior optimum that feed the law over cells.
     pub used: usize,
+    /// Cells whose best LR is at the edge of the sweep.
     pub edge: usize,
+    /// Cells with too few LRs for a parabola.
     pub few_lrs: usize,
+    /// Cells whose parabola has no minimum.
     pub no_minimum: usize,
     /// Cells at a batch size other than their (N, D)'s best.
     pub other_batch: usize,
@@ -187,49 +215,72 @@ pub struct Counts {
 }
 
 /// lr* (and B*) at a target.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrPrediction")]
 pub struct Prediction {
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
+    /// The optimal learning rate.
     pub lr_opt: f64,
+    /// Confidence interval of `lr_opt`.
     pub ci: [f64; 2],
+    /// The optimal batch size, when the batch is swept.
     #[serde(rename = "B", skip_serializing_if = "Option::is_none")]
     pub b: Option<f64>,
+    /// Confidence interval of `B`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub b_ci: Option<[f64; 2]>,
 }
 
 /// One (N, D)'s profile over batch sizes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrBatchCell")]
 pub struct BatchCell {
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
     /// Distinct batch sizes.
     pub batches: usize,
     /// The batch size whose best run has the lowest loss.
     pub b_best: f64,
+    /// The parabola's vertex in ln B.
     pub b_opt: Option<f64>,
+    /// Confidence interval of `b_opt`.
     pub ci: Option<[f64; 2]>,
+    /// Whether the best batch size is the smallest or the largest swept.
     pub edge: bool,
+    /// Whether the optimum was located, and if not why.
     pub status: CellStatus,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The batch-size analysis, when a batch column is given.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "LrBatchAnalysis")]
 pub struct BatchAnalysis {
+    /// One profile over batch sizes per (N, D).
     pub cells: Vec<BatchCell>,
     /// ln B* = c + b·ln(D/D₀), i.e. B* = coef·D^b.
     pub law: Option<LrLaw>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The learning-rate analysis: per-cell optima, the law of the optimal LR, the curvature
+/// test, predictions and the extrapolation backtest.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct LrAnalysis {
+    /// Runs in the sweep.
     pub runs: usize,
+    /// How many cells fall in each state.
     pub counts: Counts,
+    /// One per (N, D) (and batch size, when given).
     pub cells: Vec<Cell>,
+    /// The loss noise level the intervals use.
     pub noise: Option<Noise>,
     /// The law of the chosen method and form.
     pub law: Option<LrLaw>,
@@ -239,14 +290,19 @@ pub struct LrAnalysis {
     pub curvature: Option<CurvatureTest>,
     /// Whether the cells' profile curvatures follow the joint fit's power law.
     pub curvature_law_check: Option<CurvatureLawCheck>,
+    /// The batch-size analysis, when a batch column is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchAnalysis>,
+    /// lr* (and B*) at each target of `predict`.
     pub predictions: Vec<Prediction>,
+    /// The D- against N-extrapolation backtest.
     pub backtest: Backtest,
     /// Other columns that vary within the cells as a swept knob would (their runs are pooled
     /// into one profile per cell); each also has a warning.
     pub swept: Vec<SweptColumn>,
+    /// Warnings, each naming the setting that would change it.
     pub warnings: Vec<Text>,
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
 }
 
@@ -375,10 +431,16 @@ fn validate(data: &LrData, settings: &LrSettings) -> Result<()> {
             data.loss[row]
         )));
     }
-    check_settings(settings)
+    settings.check()
 }
 
-/// The analysis's settings, each refusal naming the setting (the `window` setting, for one).
+impl LrSettings {
+    /// Each setting in range, each refusal naming its setting (`window`, for one).
+    pub fn check(&self) -> Result<()> {
+        check_settings(self)
+    }
+}
+
 fn check_settings(settings: &LrSettings) -> Result<()> {
     if settings.max_rise.is_nan() || settings.max_rise <= 0.0 {
         return Err(Error::setting(
@@ -417,10 +479,20 @@ fn check_settings(settings: &LrSettings) -> Result<()> {
         ));
     }
     for &(tn, td) in &settings.targets {
-        if !(tn > 0.0 && td > 0.0 && tn.is_finite() && td.is_finite()) {
-            return Err(Error::settings(format!(
-                "the target N={tn}, D={td} needs positive N and D"
-            )));
+        for (name, value) in [("N", tn), ("D", td)] {
+            if !(value > 0.0 && value.is_finite()) {
+                let target = format!("N={},D={}", short_number(tn), short_number(td));
+                return Err(Error::setting(
+                    Setting::Predict,
+                    text![
+                        Setting::Predict.text(target),
+                        format!(
+                            ": {name} = {} is not a positive number",
+                            short_number(value)
+                        )
+                    ],
+                ));
+            }
         }
     }
     crate::uncertainty::check_level(settings.level)

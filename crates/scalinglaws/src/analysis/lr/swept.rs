@@ -19,6 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::data::recipe::is_identifier;
@@ -26,8 +27,9 @@ use crate::error::{Setting, Text};
 use crate::text;
 
 /// A column whose values vary within the cells as a swept knob would.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SweptColumn {
+    /// The column's name.
     pub column: String,
     /// Other columns that split the cells' runs the same way.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -36,6 +38,7 @@ pub struct SweptColumn {
     pub values: usize,
     /// Cells in which it varies among runs (of `cells`).
     pub varying_cells: usize,
+    /// Cells in all.
     pub cells: usize,
     /// The setting that handles it: `batch` (profile each value, use each (N, D)'s best), or
     /// `where` (keep one value) when a batch column is already given.

@@ -349,6 +349,11 @@ impl Table {
             .iter()
             .map(|variable| (variable.clone(), self.describe(variable)))
             .collect();
+        self.summary(recipe)
+    }
+
+    /// Where the rows came from and what `recipe`'s filters removed.
+    pub fn summary(&self, recipe: &Recipe) -> DataSummary {
         DataSummary {
             source: self.dataset.source().to_string(),
             rows_read: self.rows_read,
