@@ -13,10 +13,10 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
-//! rows), `plot`, and one per analysis (`predict`, `optimal`, `isoflop`, `downstream`,
-//! `design`, `lr`, `compare`, `compare_laws`, `backtest`, `select`, `schedule`), `report` (each analysis's
+//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`, `isoflop`,
+//! `design`, `compare`, `compare_laws`, `backtest`, `select`, `schedule`), `report` (each analysis's
 //! text report, returned beside its document, as the command prints it), `workflows` (the one
-//! entry of every workflow of `scalinglaws::workflow`), and `lab` (the
+//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, ...), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
@@ -27,7 +27,6 @@ mod compare;
 mod compare_laws;
 mod data;
 mod design;
-mod downstream;
 mod errors;
 mod fit;
 mod groups;
@@ -76,7 +75,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
     module.add_function(wrap_pyfunction!(isoflop::isoflop, module)?)?;
-    module.add_function(wrap_pyfunction!(downstream::downstream, module)?)?;
     module.add_function(wrap_pyfunction!(design::design, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
     module.add_function(wrap_pyfunction!(backtest::backtest, module)?)?;

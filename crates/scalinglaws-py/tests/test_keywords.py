@@ -96,7 +96,7 @@ CASES: List[Tuple[str, Callable[[], Any], str]] = [
     ("schedule_optimize steps negative", lambda: sl.schedule_optimize({}, steps=-1, peak=3e-4), "steps"),
     ("optimal params text", lambda: sl.optimal(law="chinchilla", params={"E": "x"}, budget=1e22), "params"),
     ("optimal budget text", lambda: sl.optimal(law="chinchilla", params=PARAMS, budget="1e22"), "budget"),
-    ("downstream at text", lambda: sl.downstream(ISO, target="loss", size="N", tokens="D", at=[{"N": "x", "D": 1e9}]), "at"),
+    ("downstream at text", lambda: sl.downstream(ISO, target="loss", size="N", tokens="D", at=[{"N": "x", "D": 1e9}]), "at[0].N"),
     ("fit_groups group number", lambda: sl.fit_groups(TRACKS, **BASE, group=5), "group"),
     ("set_max_work text", lambda: sl.set_max_work("a"), "seconds"),  # type: ignore[arg-type]
     # Out of range: refused by the library, whose message names the keyword.

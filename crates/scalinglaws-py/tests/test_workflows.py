@@ -96,3 +96,27 @@ def test_lr_writes_the_commands_document_and_words_its_filters_in_python(
     with pytest.raises(sl.SettingsError, match="predict=.*N = -1 is not a positive number"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss",
               predict=[(-1, 2)])
+
+
+def test_downstream_writes_the_commands_document_and_names_targets_alike(
+    cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    evals = "examples/downstream/pythia_zero_shot.csv"
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "downstream", evals, "--target", "accuracy", "--size", "params", "--tokens",
+         "tokens", "--trials", "questions", "--chance", "chance", "--at", "N=3e10,D=3e11",
+         "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.downstream(evals, target="accuracy", size="params", tokens="tokens",
+                           trials="questions", chance="chance", at=[{"N": 3e10, "D": 3e11}])
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+    # A target without a name is named by the library, the same from either face.
+    assert {f.model for f in result.forecasts} == {"N=3e10 D=3e11"}
+    with pytest.raises(sl.SettingsError, match="own_until="):
+        sl.downstream(evals, target="accuracy", size="params", tokens="tokens",
+                      holdout="pythia-12b", own_until=-1.0)

@@ -54,7 +54,6 @@ pub const KINDS: &[&str] = &[
     "compare",
     "compare_laws",
     "select",
-    "downstream",
     "design",
     "laws",
     "schedule_fit",

@@ -7,7 +7,6 @@ mod backtest;
 mod compare;
 mod compare_laws;
 mod design;
-mod downstream;
 mod fit;
 mod isoflop;
 pub mod names;
@@ -29,7 +28,6 @@ pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
-pub use self::downstream::DownstreamArgs;
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::isoflop::IsoflopArgs;
 pub use self::optimal::OptimalArgs;
@@ -74,7 +72,7 @@ pub enum Command {
     /// Task accuracy at a larger model from smaller models' evaluations (and a model's own
     /// early checkpoints): each task diagnosed, then forecast by the logistic law, the
     /// two-stage chain and the pooled trajectory model, with calibrated intervals.
-    Downstream(Box<DownstreamArgs>),
+    Downstream(Box<crate::cmd_downstream::DownstreamArgs>),
     /// Which runs to launch next: fit the runs so far, then choose among candidate runs the
     /// batch that most narrows the goals' intervals (the compute-optimal loss, N*, D* or
     /// D*/N* at a budget, or the loss at a point) within a spend and a number of runs.

@@ -31,7 +31,6 @@ from ._fit import (
 from ._results import (
     Backtest,
     DesignAnalysis,
-    DownstreamAnalysis,
     Frontier,
     GroupFits,
     IsoflopAnalysis,
@@ -608,79 +607,6 @@ def schedule_optimize(
     document = json.loads(text)
     document["lr"] = lrs
     return OptimizedSchedule._from_document(document)._reported(report)
-
-
-@checked
-def downstream(
-    data: DataLike,
-    *,
-    target: str,
-    size: str,
-    tokens: str,
-    model: str = "model",
-    task: str = "task",
-    loss: Optional[str] = None,
-    trials: Union[None, str, float] = None,
-    chance: Union[None, str, float] = None,
-    at: Optional[Sequence[Mapping[str, Any]]] = None,
-    holdout: Union[None, str, Sequence[str]] = None,
-    own_until: Optional[float] = None,
-    anchors: int = 4,
-    unseen: Optional[str] = None,
-    level: float = DEFAULT_LEVEL,
-    threads: Optional[int] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    delimiter: Optional[str] = None,
-) -> DownstreamAnalysis:
-    """Task accuracy at larger models from evaluations in long format (one row per model,
-    checkpoint and task; ``target`` is the accuracy): each task diagnosed, then forecast by the
-    logistic law, the two-stage chain (with ``loss``) and the pooled trajectory model, with
-    intervals calibrated by replays inside the data. ``at=[{"N": 6.9e9, "D": 3e11}]`` forecasts
-    new models (add ``"model": NAME`` to forecast a model of the data from its own
-    checkpoints); ``holdout=[...]`` backtests held-out models (``own_until`` keeps their
-    checkpoints up to that many tokens). ``trials`` and ``chance`` are a column or one value.
-    As ``scalinglaws downstream --json``; ``.to_frame()`` gives the per-task forecasts."""
-    targets = []
-    for point in at or []:
-        unknown = set(point) - {"N", "D", "model"}
-        if unknown or "N" not in point or "D" not in point:
-            raise SettingsError(f"at= takes dicts with N, D and optionally model, got {dict(point)!r}")
-        params, tokens_at = check("at", point["N"], float), check("at", point["D"], float)
-        name = point.get("model") or f"N={params:e} D={tokens_at:e}"
-        targets.append({"model": str(name), "params": params, "tokens": tokens_at})
-    request = {
-        **recipe(target, map, derive, where),
-        "model": model,
-        "task": task,
-        "size": size,
-        "tokens": tokens,
-        "loss": loss,
-        "trials": _column_or_value(trials),
-        "chance": _column_or_value(chance),
-        "at": targets,
-        "holdout": [holdout] if isinstance(holdout, str) else list(holdout or []),
-        "own_until": None if own_until is None else float(own_until),
-        "anchors": _count("anchors", anchors),
-        "unseen": unseen,
-        "level": float(level),
-        "threads": None if threads is None else _count("threads", threads),
-    }
-    if not targets and not request["holdout"]:
-        raise SettingsError("downstream needs targets: at=[{'N': ..., 'D': ...}] or holdout=[MODEL, ...]")
-    if targets and request["holdout"]:
-        raise SettingsError("give at= (new models) or holdout= (a backtest), not both")
-    return DownstreamAnalysis._from_native(
-        call_with_data(_scalinglaws.downstream, data, delimiter, dump(request))
-    )
-
-
-def _column_or_value(value: Union[None, str, float]) -> Union[None, str, float]:
-    """A column name as it is, a number as a float."""
-    if value is None or isinstance(value, str):
-        return value
-    return float(value)
 
 
 @checked

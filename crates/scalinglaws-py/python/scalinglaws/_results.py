@@ -1925,114 +1925,11 @@ class LawComparison(Result):
 # Downstream accuracy
 # ---------------------------------------------------------------------------------------------
 
-TaskShape = Literal["at_chance", "monotone", "plateau", "emergent", "non_monotone"]
-"""What a task's accuracy does as models grow (``at_chance``: no forecast is informative)."""
+class ForecastsFrame:
+    """The DataFrame view of a downstream analysis's forecasts (:class:`DownstreamAnalysis`,
+    generated in ``_workflows.py``, takes it: a view its schema cannot give)."""
 
-DownstreamMethod = Literal["logistic", "two_stage", "pooled"]
-"""The logistic law in log compute, the two-stage chain through a loss law, the pooled
-trajectory model."""
-
-DownstreamMode = Literal["across_sizes", "across_checkpoints"]
-"""A model not yet trained, or a model's later checkpoints from its own earlier ones."""
-
-
-@dataclass(frozen=True, repr=False)
-class DownstreamForecast(Result):
-    """One method's forecast. Rust: ``scalinglaws::analysis::downstream::Forecast``."""
-
-    value: float
-    interval: Interval
-    """At the analysis' level, calibrated by replays inside the data."""
-
-
-@dataclass(frozen=True, repr=False)
-class TaskDiagnosis(Result):
-    """A task's shape. Rust: ``scalinglaws::analysis::downstream::TaskDiagnosis``."""
-
-    task: str
-    shape: TaskShape
-    chance: float
-    questions: Optional[float]
-    best: float
-    """The best accuracy any model scored."""
-    points: List[Tuple[float, float]]
-    """Each model's last checkpoint on the task: (compute 6·N·D, accuracy), by compute."""
-
-
-@dataclass(frozen=True, repr=False)
-class TaskForecast(Result):
-    """Every method's forecast of one task at one target (None: the method could not be used;
-    the notes say why). Rust: ``scalinglaws::analysis::downstream::TaskForecast``."""
-
-    task: str
-    shape: TaskShape
-    model: str
-    params: float
-    tokens: float
-    mode: DownstreamMode
-    logistic: Optional[DownstreamForecast]
-    two_stage: Optional[DownstreamForecast]
-    pooled: Optional[DownstreamForecast]
-    observed: Optional[float] = None
-    """The held-out accuracy, in a backtest."""
-
-
-@dataclass(frozen=True, repr=False)
-class DownstreamAverage(Result):
-    """The mean over the forecast tasks at one target (its interval the mean of the tasks'
-    bounds). Rust: ``scalinglaws::analysis::downstream::Average``."""
-
-    model: str
-    tokens: float
-    tasks: int
-    logistic: Optional[DownstreamForecast]
-    two_stage: Optional[DownstreamForecast]
-    pooled: Optional[DownstreamForecast]
-    observed: Optional[float] = None
-
-
-@dataclass(frozen=True, repr=False)
-class DownstreamCalibration(Result):
-    """How one method's intervals were calibrated in one mode. Rust:
-    ``scalinglaws::analysis::downstream::MethodCalibration``."""
-
-    mode: DownstreamMode
-    method: DownstreamMethod
-    replayed: str
-    replays: int
-    gamma: float
-    """The share of the pooled trend that carried on in the replays (1 for the baselines)."""
-    sigma: float
-    """The interval's added standard deviation per unit of horizon."""
-    replay_mae: Optional[float]
-
-
-@dataclass(frozen=True, repr=False)
-class DownstreamScore(Result):
-    """A backtest's score of one method. Rust: ``scalinglaws::analysis::downstream::Score``."""
-
-    method: DownstreamMethod
-    forecasts: int
-    mae: float
-    """Mean absolute error, in accuracy points."""
-    coverage: float
-    width: float
-    """Mean interval width, in accuracy points."""
-
-
-@dataclass(frozen=True, repr=False)
-class DownstreamAnalysis(Result):
-    """What :func:`scalinglaws.downstream` returns (the document of ``scalinglaws downstream
-    --json``). Rust: ``scalinglaws::analysis::downstream::DownstreamResult``."""
-
-    level: float
-    tasks: List[TaskDiagnosis]
-    forecasts: List[TaskForecast]
-    averages: List[DownstreamAverage]
-    calibration: List[DownstreamCalibration]
-    notes: List[str]
-    scores: List[DownstreamScore] = field(default_factory=list)
-    """A backtest's scores (empty for plain forecasts)."""
+    forecasts: List[Any]
 
     def to_frame(self) -> Any:
         """One row per task and target: ``task``, ``shape``, ``model``, ``params``, ``tokens``,
@@ -2050,7 +1947,7 @@ class DownstreamAnalysis(Result):
                 "mode": f.mode,
             }
             for name in ("logistic", "two_stage", "pooled"):
-                forecast: Optional[DownstreamForecast] = getattr(f, name)
+                forecast = getattr(f, name)
                 row[name] = math.nan if forecast is None else forecast.value
                 row.update(_pairs(name, None if forecast is None else forecast.interval))
             row["observed"] = math.nan if f.observed is None else f.observed

@@ -17,7 +17,7 @@ from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import checked
-from ._results import CellsFrame, CurveFrame, Result, ScheduleFit, _fit_json
+from ._results import CellsFrame, CurveFrame, ForecastsFrame, Result, ScheduleFit, _fit_json
 
 __all__ = [
     "sensitivity",
@@ -25,6 +25,7 @@ __all__ = [
     "qc",
     "schedule_predict",
     "lr",
+    "downstream",
     "BootstrapBand",
     "BootstrapCalibration",
     "CooldownPoint",
@@ -32,6 +33,11 @@ __all__ = [
     "Coverage",
     "CurveBand",
     "DataSummary",
+    "DownstreamAnalysis",
+    "DownstreamAverage",
+    "DownstreamCalibration",
+    "DownstreamForecast",
+    "DownstreamScore",
     "DroppedGroup",
     "Flag",
     "FullPrediction",
@@ -61,6 +67,8 @@ __all__ = [
     "StudyRow",
     "StudySettings",
     "SweptColumn",
+    "TaskDiagnosis",
+    "TaskForecast",
 ]
 
 
@@ -178,6 +186,97 @@ class DataSummary(Result):
     """Rows read."""
     source: str
     """The data file (or what the data were given as)."""
+
+
+@dataclass(frozen=True, repr=False)
+class DownstreamAnalysis(ForecastsFrame, Result):
+    """Every task's forecasts (or a backtest's), with where the evaluations came from."""
+
+    averages: List[DownstreamAverage]
+    """The mean over the forecast tasks at each target."""
+    calibration: List[DownstreamCalibration]
+    """How each method's intervals were calibrated, by mode."""
+    data: DataSummary
+    """Where the evaluations came from, and what the filters removed."""
+    forecasts: List[TaskForecast]
+    """Every informative task's forecasts at every target."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    notes: List[str]
+    """What could not be done, and why."""
+    tasks: List[TaskDiagnosis]
+    """Each task's diagnosis."""
+    scores: List[DownstreamScore]
+    """A backtest's scores (empty for plain forecasts)."""
+
+
+@dataclass(frozen=True, repr=False)
+class DownstreamAverage(Result):
+    """The mean over the forecast tasks at one target. Its interval is the mean of the tasks'
+    bounds: exact if the tasks' errors move together, wider than needed if they do not.
+    """
+
+    model: str
+    """The target model."""
+    tasks: int
+    """Tasks averaged."""
+    tokens: float
+    """Its tokens D."""
+    logistic: Optional[DownstreamForecast]
+    observed: Optional[float]
+    """The mean held-out accuracy, in a backtest."""
+    pooled: Optional[DownstreamForecast]
+    two_stage: Optional[DownstreamForecast]
+
+
+@dataclass(frozen=True, repr=False)
+class DownstreamCalibration(Result):
+    """One method's calibration in one mode, and the replays it came from."""
+
+    gamma: float
+    """Share of the trend kept (1 for the baselines, which have none)."""
+    method: Literal["logistic", "two_stage", "pooled"]
+    """The three methods."""
+    mode: Literal["across_sizes", "across_checkpoints"]
+    """How a forecast reaches its target: a model not yet trained (across sizes), or a model's
+    later checkpoints from its own earlier ones (across checkpoints).
+    """
+    replayed: str
+    """Where the replays came from (the origins, or the models whose checkpoints were hidden)."""
+    replays: int
+    """Replayed forecasts (0: none could be made; the intervals are the method's own)."""
+    sigma: float
+    """Added variance per unit of horizon, as a standard deviation."""
+    replay_mae: Optional[float]
+    """Mean absolute error of the replays at the learned γ, in accuracy points."""
+
+
+@dataclass(frozen=True, repr=False)
+class DownstreamForecast(Result):
+    """One method's forecast: its value and interval at the settings' level."""
+
+    interval: Tuple[float, float]
+    """At the analysis' level, calibrated by replays inside the data."""
+    value: float
+    """The forecast accuracy."""
+
+
+@dataclass(frozen=True, repr=False)
+class DownstreamScore(Result):
+    """A backtest's score of one method: mean absolute error in accuracy points, and the share of
+    observed accuracies inside the intervals.
+    """
+
+    coverage: float
+    """Share of observed accuracies inside their intervals."""
+    forecasts: int
+    """Forecasts scored."""
+    mae: float
+    """Mean absolute error, in accuracy points."""
+    method: Literal["logistic", "two_stage", "pooled"]
+    """The three methods."""
+    width: float
+    """Mean width of the intervals, in accuracy points."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -813,6 +912,52 @@ class SweptColumn(Result):
     """Cells in which it varies among runs (of ``cells``)."""
 
 
+@dataclass(frozen=True, repr=False)
+class TaskDiagnosis(Result):
+    """A task's diagnosis and what it rests on."""
+
+    best: float
+    """The best accuracy any model scored (at any checkpoint)."""
+    chance: float
+    """Its chance level."""
+    points: List[Tuple[float, float]]
+    """Each model's last checkpoint on the task: [compute 6·N·D, accuracy], by compute."""
+    shape: Literal["at_chance", "monotone", "plateau", "emergent", "non_monotone"]
+    """What its accuracy does as models grow."""
+    task: str
+    questions: Optional[float]
+    """Its number of questions, when given."""
+
+
+@dataclass(frozen=True, repr=False)
+class TaskForecast(Result):
+    """Every method's forecast of one task at one target (None: the method could not be used;
+    the result's notes say why), and the observed accuracy in a backtest.
+    """
+
+    mode: Literal["across_sizes", "across_checkpoints"]
+    """How a forecast reaches its target: a model not yet trained (across sizes), or a model's
+    later checkpoints from its own earlier ones (across checkpoints).
+    """
+    model: str
+    """The target model."""
+    params: float
+    """Its parameters N."""
+    shape: Literal["at_chance", "monotone", "plateau", "emergent", "non_monotone"]
+    """The task's diagnosis."""
+    task: str
+    tokens: float
+    """Its tokens D."""
+    logistic: Optional[DownstreamForecast]
+    """The logistic law's forecast."""
+    observed: Optional[float]
+    """The held-out accuracy, in a backtest."""
+    pooled: Optional[DownstreamForecast]
+    """The pooled trajectory model's forecast."""
+    two_stage: Optional[DownstreamForecast]
+    """The two-stage chain's forecast (needs a loss)."""
+
+
 @checked
 def sensitivity(
     data: DataLike,
@@ -1201,6 +1346,94 @@ def lr(
             data,
             delimiter,
             "lr",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def downstream(
+    data: DataLike,
+    *,
+    target: str,
+    anchors: int = 4,
+    at: Optional[Sequence[Mapping[str, Union[float, str]]]] = None,
+    chance: Optional[Union[float, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    holdout: Optional[Union[str, Sequence[str]]] = None,
+    level: float = 0.95,
+    loss: Optional[str] = None,
+    map: Optional[Mapping[str, str]] = None,
+    model: str = "model",
+    own_until: Optional[float] = None,
+    size: str = "N",
+    task: str = "task",
+    threads: Optional[int] = None,
+    tokens: str = "D",
+    trials: Optional[Union[float, str]] = None,
+    unseen: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> DownstreamAnalysis:
+    """Task accuracy at larger models from the evaluations of smaller ones (and a model's own early
+    checkpoints). The same document as the command line's ``--json``.
+
+    - ``target``: The column the law predicts.
+    - ``anchors``: How many of the largest model sizes the pooled model's trend runs through (2
+      to 64).
+    - ``at``: Models to forecast: each a mapping of N and D (and ``model``, the name of a model
+      of the data to forecast from its own checkpoints), e.g. {"N": 6.9e9, "D": 3e11}.
+    - ``chance``: Each task's chance level: a column (constant within a task) or one value
+      (None: 0).
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``holdout``: A backtest: hold out these models and forecast them from the rest.
+    - ``level``: Level of the intervals.
+    - ``loss``: The column of each checkpoint's loss (the two-stage chain needs it).
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``model``: The column naming each evaluation's model (a run whose checkpoints are
+      evaluated).
+    - ``own_until``: With ``holdout``: keep the held-out models' checkpoints up to this many
+      tokens and forecast their later ones.
+    - ``size``: The column of model size N.
+    - ``task``: The column naming each evaluation's task.
+    - ``threads``: Worker threads (None: all cores). The result does not depend on it.
+    - ``tokens``: The column of training tokens D at the checkpoint.
+    - ``trials``: Each task's number of questions: a column (constant within a task) or one
+      count. Gives binomial errors and the binomial likelihood of the logistic fits.
+    - ``unseen``: Tasks whose names start with this are unseen by the pooled model: its slope
+      prior, γ and σ are learned from the other tasks only (a zero-shot transfer check).
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "target": target,
+        "anchors": anchors,
+        "at": at,
+        "chance": chance,
+        "derive": derive,
+        "holdout": holdout,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "model": model,
+        "own_until": own_until,
+        "size": size,
+        "task": task,
+        "threads": threads,
+        "tokens": tokens,
+        "trials": trials,
+        "unseen": unseen,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    return DownstreamAnalysis._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "downstream",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

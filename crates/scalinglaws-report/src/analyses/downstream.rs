@@ -9,21 +9,17 @@ use scalinglaws::analysis::downstream::{
     DownstreamResult, Forecast, Method, MethodCalibration, Mode, Shape,
 };
 
+use scalinglaws::workflow::downstream::DownstreamAnalysis;
+
 use crate::text::{columns, level_percent, number};
 
-/// A downstream result with the data file it came from.
-pub struct DownstreamReport<'a> {
-    pub result: &'a DownstreamResult,
-    pub source: &'a str,
-}
-
-impl crate::Report for DownstreamReport<'_> {
-    type Json = DownstreamResult;
-    fn json_value(&self) -> &DownstreamResult {
-        self.result
+impl crate::Report for DownstreamAnalysis {
+    type Json = DownstreamAnalysis;
+    fn json_value(&self) -> &DownstreamAnalysis {
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        let r = self.result;
+        let r = &self.result;
         let mut out = String::from("[[Downstream accuracy]]\n");
         let informative = r
             .tasks
@@ -33,7 +29,7 @@ impl crate::Report for DownstreamReport<'_> {
         let _ = writeln!(
             out,
             "    data      {}: {} tasks, {informative} informative",
-            self.source,
+            self.data.source,
             r.tasks.len()
         );
         let _ = writeln!(out, "    intervals {} % (each method's, calibrated by replays inside the data; see Calibration)", level_percent(r.level));

@@ -4,7 +4,6 @@
 use crate::analysis::allocation::Frontier;
 use crate::analysis::backtest::Backtest;
 use crate::analysis::design::DesignResult;
-use crate::analysis::downstream::DownstreamResult;
 use crate::analysis::law_comparison::Comparison as LawComparison;
 use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
@@ -53,7 +52,6 @@ documents! {
     TrackComparison => "compare",
     LawComparison => "compare_laws",
     SelectOutcome => "select",
-    DownstreamResult => "downstream",
     DesignResult => "design",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",

@@ -855,13 +855,13 @@ pub struct RecipeRequest {
 /// One text or several: the shape of `where`.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
-enum OneOrMany {
+pub(crate) enum OneOrMany {
     One(String),
     Many(Vec<String>),
 }
 
 /// `where` as one filter or a list of them.
-fn one_or_many<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn one_or_many<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> std::result::Result<Vec<String>, D::Error> {
     Ok(match OneOrMany::deserialize(deserializer)? {

@@ -28,7 +28,6 @@ pub mod compare;
 pub mod compare_laws;
 pub mod design;
 pub mod documents;
-pub mod downstream;
 pub mod fit;
 pub mod groups;
 pub mod isoflop;

@@ -8,6 +8,7 @@
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
 pub mod cooldown_study;
+pub mod downstream;
 pub mod lr;
 pub mod qc;
 pub mod schedule_predict;
@@ -89,6 +90,7 @@ macro_rules! for_each_workflow {
             qc => $crate::workflow::qc::Qc,
             schedule_predict => $crate::workflow::schedule_predict::SchedulePredict,
             lr => $crate::workflow::lr::Lr,
+            downstream => $crate::workflow::downstream::Downstream,
         }
     };
 }

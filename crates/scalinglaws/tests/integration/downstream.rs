@@ -10,7 +10,7 @@ use std::time::Instant;
 use scalinglaws::analysis::downstream::{DownstreamResult, DownstreamSettings, Method, Shape};
 use scalinglaws::data::recipe::{Recipe, Table, Trials};
 use scalinglaws::data::Dataset;
-use scalinglaws::job::downstream::{ColumnOrValue, DownstreamJob};
+use scalinglaws::workflow::downstream::{ColumnOrValue, DownstreamJob};
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/downstream/pythia_zero_shot.csv")

@@ -87,7 +87,7 @@ from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import checked
-from ._results import CellsFrame, CurveFrame, Result, ScheduleFit, _fit_json
+from ._results import CellsFrame, CurveFrame, ForecastsFrame, Result, ScheduleFit, _fit_json
 "#;
 
 /// Hand-written methods a generated class takes from a base in `_results.py`, by class: a view
@@ -95,6 +95,7 @@ from ._results import CellsFrame, CurveFrame, Result, ScheduleFit, _fit_json
 const BASES: &[(&str, &str)] = &[
     ("SchedulePrediction", "CurveFrame"),
     ("LrAnalysis", "CellsFrame"),
+    ("DownstreamAnalysis", "ForecastsFrame"),
 ];
 
 /// The whole generated module.

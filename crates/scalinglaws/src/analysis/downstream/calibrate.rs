@@ -20,7 +20,7 @@ pub struct Replay {
 }
 
 /// What the replays taught one method.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Calibration {
     /// Replayed forecasts (0: none could be made; the intervals are the method's own).
     pub replays: usize,

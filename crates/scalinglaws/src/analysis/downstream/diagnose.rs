@@ -10,7 +10,7 @@ use super::data::{binomial_variance, compute, DownstreamData, Series};
 use crate::stats::normal_quantile;
 
 /// The shape of a task's accuracy against compute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Shape {
     AtChance,

@@ -24,6 +24,7 @@ pub mod pooled;
 mod replay;
 pub mod trend;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use calibrate::Calibration;
@@ -34,12 +35,13 @@ use crate::error::{Error, Result, Setting};
 use crate::fit::FitSettings;
 use crate::interrupt::Interrupt;
 
-/// How the forecasts are made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How the forecasts are made; each default once, in [`Default`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct DownstreamSettings {
     /// Level of the intervals.
     pub level: f64,
-    /// How many of the largest model sizes the pooled model's trend runs through.
+    /// How many of the largest model sizes the pooled model's trend runs through (2 to 64).
     pub anchors: usize,
     /// Tasks whose names start with this are unseen by the pooled model: its slope prior, γ
     /// and σ are learned from the other tasks only (a zero-shot transfer check).
@@ -50,6 +52,7 @@ pub struct DownstreamSettings {
     pub threads: Option<usize>,
     /// Stops the fits and replays ([`Error::Interrupted`]).
     #[serde(skip)]
+    #[schemars(skip)]
     pub interrupt: Interrupt,
 }
 
@@ -77,11 +80,14 @@ impl DownstreamSettings {
 }
 
 /// The three methods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
+    /// A sigmoid in log compute per task.
     Logistic,
+    /// A loss law in N and D, then a sigmoid in the loss per task.
     TwoStage,
+    /// The pooled trajectory model.
     Pooled,
 }
 
@@ -99,10 +105,12 @@ impl Method {
 
 /// How a forecast reaches its target: a model not yet trained (across sizes), or a model's
 /// later checkpoints from its own earlier ones (across checkpoints).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
+    /// A model not yet trained.
     AcrossSizes,
+    /// A model's later checkpoints from its own earlier ones.
     AcrossCheckpoints,
 }
 
@@ -116,25 +124,36 @@ pub struct Target {
 }
 
 /// One method's forecast: its value and interval at the settings' level.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "DownstreamForecast")]
 pub struct Forecast {
+    /// The forecast accuracy.
     pub value: f64,
+    /// At the analysis' level, calibrated by replays inside the data.
     pub interval: [f64; 2],
 }
 
 /// Every method's forecast of one task at one target (None: the method could not be used;
 /// the result's notes say why), and the observed accuracy in a backtest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskForecast {
     pub task: String,
+    /// The task's diagnosis.
     pub shape: Shape,
+    /// The target model.
     pub model: String,
+    /// Its parameters N.
     pub params: f64,
+    /// Its tokens D.
     pub tokens: f64,
     pub mode: Mode,
+    /// The logistic law's forecast.
     pub logistic: Option<Forecast>,
+    /// The two-stage chain's forecast (needs a loss).
     pub two_stage: Option<Forecast>,
+    /// The pooled trajectory model's forecast.
     pub pooled: Option<Forecast>,
+    /// The held-out accuracy, in a backtest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<f64>,
 }
@@ -150,11 +169,14 @@ impl TaskForecast {
 }
 
 /// A task's diagnosis and what it rests on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TaskDiagnosis {
     pub task: String,
+    /// What its accuracy does as models grow.
     pub shape: Shape,
+    /// Its chance level.
     pub chance: f64,
+    /// Its number of questions, when given.
     pub questions: Option<f64>,
     /// The best accuracy any model scored (at any checkpoint).
     pub best: f64,
@@ -164,20 +186,26 @@ pub struct TaskDiagnosis {
 
 /// The mean over the forecast tasks at one target. Its interval is the mean of the tasks'
 /// bounds: exact if the tasks' errors move together, wider than needed if they do not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "DownstreamAverage")]
 pub struct Average {
+    /// The target model.
     pub model: String,
+    /// Its tokens D.
     pub tokens: f64,
+    /// Tasks averaged.
     pub tasks: usize,
     pub logistic: Option<Forecast>,
     pub two_stage: Option<Forecast>,
     pub pooled: Option<Forecast>,
+    /// The mean held-out accuracy, in a backtest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed: Option<f64>,
 }
 
 /// One method's calibration in one mode, and the replays it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "DownstreamCalibration")]
 pub struct MethodCalibration {
     pub mode: Mode,
     pub method: Method,
@@ -189,27 +217,37 @@ pub struct MethodCalibration {
 
 /// A backtest's score of one method: mean absolute error in accuracy points, and the share of
 /// observed accuracies inside the intervals.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "DownstreamScore")]
 pub struct Score {
     pub method: Method,
+    /// Forecasts scored.
     pub forecasts: usize,
+    /// Mean absolute error, in accuracy points.
     pub mae: f64,
+    /// Share of observed accuracies inside their intervals.
     pub coverage: f64,
     /// Mean width of the intervals, in accuracy points.
     pub width: f64,
 }
 
 /// Everything a downstream analysis returns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DownstreamResult {
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
+    /// Each task's diagnosis.
     pub tasks: Vec<TaskDiagnosis>,
+    /// Every informative task's forecasts at every target.
     pub forecasts: Vec<TaskForecast>,
+    /// The mean over the forecast tasks at each target.
     pub averages: Vec<Average>,
+    /// How each method's intervals were calibrated, by mode.
     pub calibration: Vec<MethodCalibration>,
     /// A backtest's scores (empty for plain forecasts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scores: Vec<Score>,
+    /// What could not be done, and why.
     pub notes: Vec<String>,
 }
 
@@ -256,6 +294,13 @@ pub fn backtest(
 /// An error of the setting `key`, led by the setting as each front end names it.
 fn refuse(key: Setting, message: impl Into<String>) -> Error {
     Error::setting(key, crate::text![key.subject(), ": ", message.into()])
+}
+
+impl DownstreamSettings {
+    /// The level and the anchors in range.
+    pub fn check(&self) -> Result<()> {
+        check(self)
+    }
 }
 
 fn check(settings: &DownstreamSettings) -> Result<()> {
