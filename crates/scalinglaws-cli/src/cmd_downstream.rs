@@ -62,12 +62,12 @@ pub struct DownstreamArgs {
     pub at: Vec<String>,
 
     /// Backtest: hold out these models (comma list, repeatable) and forecast them from the rest.
-    #[arg(long, value_name = "MODEL[,MODEL]", conflicts_with = "at")]
+    #[arg(long, value_name = "MODEL[,MODEL]")]
     pub holdout: Vec<String>,
 
     /// With --holdout: keep the held-out models' checkpoints up to this many tokens and
     /// forecast their later ones.
-    #[arg(long = "own-until", value_name = "TOKENS", requires = "holdout")]
+    #[arg(long = "own-until", value_name = "TOKENS")]
     pub own_until: Option<f64>,
 
     /// How many of the largest model sizes the pooled model's trend runs through.
@@ -100,11 +100,11 @@ pub fn run(args: DownstreamArgs) -> Result<()> {
     let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     let data = recipe(args.data)?;
     let job = DownstreamJob {
-        model: args.model.trim().to_string(),
-        task: args.task.trim().to_string(),
-        size: args.size.trim().to_string(),
-        tokens: args.tokens.trim().to_string(),
-        loss: args.loss.map(|l| l.trim().to_string()),
+        model: args.model,
+        task: args.task,
+        size: args.size,
+        tokens: args.tokens,
+        loss: args.loss,
         questions: args.trials.as_deref().map(column_or_count),
         chance: args.chance.as_deref().map(column_or_value),
         at: args.at.iter().map(|t| target(t)).collect::<Result<_>>()?,
@@ -112,8 +112,8 @@ pub fn run(args: DownstreamArgs) -> Result<()> {
             .holdout
             .iter()
             .flat_map(|h| h.split(','))
-            .map(|h| h.trim().to_string())
-            .filter(|h| !h.is_empty())
+            .filter(|h| !h.trim().is_empty())
+            .map(str::to_string)
             .collect(),
         own_until: args.own_until,
         settings: DownstreamSettings {
@@ -123,7 +123,8 @@ pub fn run(args: DownstreamArgs) -> Result<()> {
             threads: args.threads,
             interrupt: Default::default(),
         },
-    };
+    }
+    .trimmed();
     let spec = DownstreamSpec {
         recipe: data.recipe,
         job,
@@ -186,7 +187,7 @@ fn target(text: &str) -> Result<Target> {
 fn column_or_count(text: &str) -> Trials {
     match text.trim().parse::<f64>() {
         Ok(n) => Trials::Count(n),
-        Err(_) => Trials::Column(text.trim().to_string()),
+        Err(_) => Trials::Column(text.to_string()),
     }
 }
 
@@ -194,6 +195,6 @@ fn column_or_count(text: &str) -> Trials {
 fn column_or_value(text: &str) -> ColumnOrValue {
     match text.trim().parse::<f64>() {
         Ok(x) => ColumnOrValue::Value(x),
-        Err(_) => ColumnOrValue::Column(text.trim().to_string()),
+        Err(_) => ColumnOrValue::Column(text.to_string()),
     }
 }

@@ -90,11 +90,12 @@ pub fn run(args: LrArgs) -> Result<()> {
     let spec = LrSpec {
         recipe: data.recipe,
         columns: LrColumns {
-            lr: args.lr.trim().to_string(),
-            size: args.size.trim().to_string(),
-            tokens: args.tokens.trim().to_string(),
-            batch: args.batch.map(|b| b.trim().to_string()),
-        },
+            lr: args.lr,
+            size: args.size,
+            tokens: args.tokens,
+            batch: args.batch,
+        }
+        .trimmed(),
         settings: LrSettings {
             form: args.law.into(),
             method: args.method.into(),

@@ -64,7 +64,7 @@ where
     W::Input: Take,
     W::Output: Report<Json = W::Output>,
 {
-    let spec: W::Spec = request(spec_json)?;
+    let spec = py(W::spec(request(spec_json)?))?;
     py(W::check(&spec))?;
     let input = W::Input::take(input, W::recipe(&spec))?;
     let ctx = Ctx {

@@ -93,7 +93,7 @@ def test_lr_writes_the_commands_document_and_words_its_filters_in_python(
     assert 'where="params > 2e7"' in str(result)
     with pytest.raises(sl.SettingsError, match="window=0"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss", window=0)
-    with pytest.raises(sl.SettingsError, match="predict=.*N = -1 is not a positive number"):
+    with pytest.raises(sl.SettingsError, match="predict=: the target.s N = -1 is not a positive number"):
         sl.lr(sweep, lr="peak_lr", size="params", tokens="tokens", target="loss",
               predict=[(-1, 2)])
 
@@ -120,3 +120,24 @@ def test_downstream_writes_the_commands_document_and_names_targets_alike(
     with pytest.raises(sl.SettingsError, match="own_until="):
         sl.downstream(evals, target="accuracy", size="params", tokens="tokens",
                       holdout="pythia-12b", own_until=-1.0)
+
+
+def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
+    sweep = "examples/lr/sweep.csv"
+    columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")
+    # A count (a usize in the spec) below 0 is refused by its annotation, naming it.
+    with pytest.raises(sl.SettingsError, match=r"window=: give a whole number ≥ 0, not -1"):
+        sl.lr(ROOT / sweep, **columns, window=-1)
+    # The recipe is parsed by the library after the request is read: a formula error stays one.
+    with pytest.raises(sl.FormulaError, match="where"):
+        sl.lr(ROOT / sweep, **columns, where="loss <")
+    with pytest.raises(sl.FormulaError, match="where"):
+        sl.qc(ROOT / sweep, target="loss", where="loss <")
+    evals = ROOT / "examples" / "downstream" / "pythia_zero_shot.csv"
+    pythia = dict(target="accuracy", size="params", tokens="tokens")
+    with pytest.raises(sl.SettingsError, match=r"at= \(the N and D of a new model\), or holdout="):
+        sl.downstream(evals, **pythia)
+    with pytest.raises(sl.SettingsError, match=r"at=: the target's N = -1 is not a positive number"):
+        sl.downstream(evals, **pythia, at=[{"N": -1, "D": 3e11}])
+    named = sl.downstream(evals, **pythia, at=[{"N": 3e10, "D": 3e11, "model": " "}])
+    assert {f.model for f in named.forecasts} == {"N=3e10 D=3e11"}

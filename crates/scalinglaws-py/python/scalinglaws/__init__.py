@@ -8,7 +8,7 @@ with honest intervals, and decide how to spend compute.
 >>> fit.params["alpha"]  # doctest: +SKIP
 
 Every analysis returns a typed result (``sl.optimal`` a :class:`Frontier`, ``sl.lr`` an
-:class:`LrAnalysis`, ...; see :mod:`scalinglaws._results`): attributes named as the JSON names
+:class:`LrAnalysis`, ...; see :mod:`scalinglaws._results` and :mod:`scalinglaws._workflows`): attributes named as the JSON names
 them, ``to_dict()`` for the document itself, ``to_frame()`` for a pandas table, and
 ``print(result)`` for the text report the command prints for the same analysis (shown as that
 text in a notebook; a result read back with ``from_dict`` has none and prints its ``repr``).

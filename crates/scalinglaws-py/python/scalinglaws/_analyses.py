@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _scalinglaws
 from ._data import DataLike, call_with_data, name_rows, to_data
 from ._errors import SettingsError
-from ._keywords import check, checked
+from ._keywords import checked
 from ._fit import (
     DEFAULT_F_SCALE,
     DEFAULT_LEVEL,

@@ -18,7 +18,7 @@ import inspect
 import numbers
 import os
 import typing
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, cast
+from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 
@@ -35,6 +35,15 @@ _WORDS: Dict[Any, Tuple[str, str]] = {
     float: ("a number", "numbers"),
     _NONE: ("None", "None"),
 }
+
+
+class _NonNegative:
+    """The mark of a whole number that cannot be negative (a count: Rust's ``usize``)."""
+
+
+Count = Annotated[int, _NonNegative()]
+"""A whole number ≥ 0: the annotation the generated functions give a Rust ``usize`` (its
+type, which the library's JSON cannot carry below 0, not a range)."""
 
 
 class _Refused(Exception):
@@ -102,6 +111,8 @@ def describe(hint: Any, many: bool = False) -> str:
     if not _known(hint):
         return "any values" if many else "any value"
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Annotated:
+        return describe(args[0], many) + (" ≥ 0" if _counts(hint) else "")
     if origin is typing.Union:
         words = [describe(a, many) for a in args if a is not _NONE and _known(a)]
         return " or ".join(words + (["None"] if _NONE in args else []))
@@ -129,6 +140,11 @@ def _plain(hint: Any, value: Any, path: str) -> Any:
     if hint in _WORDS:
         return _scalar(hint, value, path)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Annotated:
+        plain = _plain(args[0], value, path)
+        if _counts(hint) and plain < 0:
+            raise _Refused(path, value, hint)
+        return plain
     if origin is typing.Union:
         return _union(hint, args, value, path)
     if origin is typing.Literal:
@@ -214,6 +230,11 @@ def _items(value: Any, path: str, hint: Any) -> List[Any]:
         raise _Refused(path, value, hint) from None
 
 
+def _counts(hint: Any) -> bool:
+    """Whether an ``Annotated`` hint is marked a count (:data:`Count`)."""
+    return any(isinstance(mark, _NonNegative) for mark in getattr(hint, "__metadata__", ()))
+
+
 def _known(hint: Any) -> bool:
     """Whether ``hint`` says something checkable (not Any, a TypeVar or an unresolved name)."""
     return hint is not Any and not isinstance(hint, (TypeVar, typing.ForwardRef, str))
@@ -232,7 +253,7 @@ def _hints(function: Callable[..., Any], signature: inspect.Signature) -> Dict[s
     be: a name only imported for type checking)."""
     namespace = {**getattr(function, "__globals__", {}), "os": os}
     try:
-        resolved = typing.get_type_hints(function, globalns=namespace)
+        resolved = typing.get_type_hints(function, globalns=namespace, include_extras=True)
     except Exception:  # noqa: BLE001 - then one by one, below
         resolved = {}
     hints: Dict[str, Any] = {}

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
-from ._keywords import checked
+from ._keywords import Count, checked
 from ._results import CellsFrame, CurveFrame, ForecastsFrame, Result, ScheduleFit, _fit_json
 
 __all__ = [
@@ -967,7 +967,7 @@ def sensitivity(
     at: Mapping[str, float],
     by: str,
     target: str,
-    bootstrap: int = 0,
+    bootstrap: Count = 0,
     bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
     calibrate: bool = True,
     cluster: Optional[str] = None,
@@ -986,10 +986,10 @@ def sensitivity(
     nu: Optional[float] = None,
     profiles: Optional[Sequence[str]] = None,
     qc: Literal["warn", "exclude", "off"] = "warn",
-    seed: int = 0,
+    seed: Count = 0,
     space: Optional[str] = None,
     sweep: Optional[Union[str, Sequence[str]]] = None,
-    threads: Optional[int] = None,
+    threads: Optional[Count] = None,
     trials: Optional[Union[float, str]] = None,
     weights: Optional[str] = None,
     where: Optional[Union[str, Sequence[str]]] = None,
@@ -1000,7 +1000,8 @@ def sensitivity(
 
     - ``at``: The point to predict at: a value for each of the law's variables.
     - ``by``: The column that orders scale (e.g. compute): its groups are dropped one at a time.
-    - ``target``: The column the law predicts.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
     - ``bootstrap``: Bootstrap replicates of the fit (0: none).
     - ``bounds``: Bounds of parameters: {name: (low, high)}, None for no bound on that side.
     - ``calibrate``: Widen prediction intervals beyond the data by the law's form error (the
@@ -1092,15 +1093,15 @@ def sensitivity(
 def cooldown_study(
     fit: Union[ScheduleFit, Mapping[str, Any]],
     *,
-    bootstrap: int = 0,
+    bootstrap: Count = 0,
     decay: Literal["linear", "cosine", "exp"] = "linear",
     final: Optional[float] = None,
     fraction: float = 0.2,
     level: Optional[float] = None,
     peak: Optional[float] = None,
-    seed: Optional[int] = None,
-    steps: Optional[Sequence[int]] = None,
-    warmup: Optional[int] = None,
+    seed: Optional[Count] = None,
+    steps: Optional[Sequence[Count]] = None,
+    warmup: Optional[Count] = None,
 ) -> CooldownStudy:
     """Constant learning rate with a cooldown against a cosine at each training length, under a
     schedule fit. The same document as the command line's ``--json``.
@@ -1164,7 +1165,8 @@ def qc(
     """Flag the runs to set aside before a fit: broken or diverged losses, repeated rows, early
     checkpoints, outliers. The same document as the command line's ``--json``.
 
-    - ``target``: The column the law predicts.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
     - ``budget``: The column of the compute budget, with any columns that tell configurations
       apart: the runs equal on all of them are the cells of the frontier rule, which follows
       each numeric scale (or step) column that varies within a cell (a swept setting, a
@@ -1232,11 +1234,11 @@ def schedule_predict(
     fit: Union[ScheduleFit, Mapping[str, Any]],
     schedule: str,
     *,
-    bootstrap: int = 0,
-    every: int = 0,
+    bootstrap: Count = 0,
+    every: Count = 0,
     interval: Optional[Literal["bootstrap", "profile"]] = None,
     level: Optional[float] = None,
-    seed: Optional[int] = None,
+    seed: Optional[Count] = None,
 ) -> SchedulePrediction:
     """The loss curve a schedule fit predicts for a schedule, with prediction intervals when asked.
     The same document as the command line's ``--json``.
@@ -1289,7 +1291,7 @@ def lr(
     noise: Optional[float] = None,
     predict: Optional[Sequence[Tuple[float, float]]] = None,
     where: Optional[Union[str, Sequence[str]]] = None,
-    window: int = 2,
+    window: Count = 2,
     delimiter: Optional[str] = None,
 ) -> LrAnalysis:
     """The learning rate (and batch size) to use at a target scale, from LR sweeps on smaller runs.
@@ -1297,9 +1299,13 @@ def lr(
 
     - ``lr``: The column of each run's (peak) learning rate.
     - ``size``: The column of model size N.
-    - ``target``: The column the law predicts.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
     - ``tokens``: The column of training tokens D.
     - ``batch``: The column of batch size: cells become (N, D, B), and B* = c·D^b is fitted too.
+      Give it whenever the batch size is swept: the result's ``swept`` lists other numeric
+      columns that vary within the cells as a swept knob would (pooled into one profile per
+      cell), each with a warning naming the setting that handles it.
     - ``curvature``: The joint fit's profile curvatures: law (ln k linear in ln N and ln D;
       calibrated) or cell (a free curvature per cell).
     - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
@@ -1356,7 +1362,7 @@ def downstream(
     data: DataLike,
     *,
     target: str,
-    anchors: int = 4,
+    anchors: Count = 4,
     at: Optional[Sequence[Mapping[str, Union[float, str]]]] = None,
     chance: Optional[Union[float, str]] = None,
     derive: Optional[Mapping[str, str]] = None,
@@ -1368,7 +1374,7 @@ def downstream(
     own_until: Optional[float] = None,
     size: str = "N",
     task: str = "task",
-    threads: Optional[int] = None,
+    threads: Optional[Count] = None,
     tokens: str = "D",
     trials: Optional[Union[float, str]] = None,
     unseen: Optional[str] = None,
@@ -1378,7 +1384,8 @@ def downstream(
     """Task accuracy at larger models from the evaluations of smaller ones (and a model's own early
     checkpoints). The same document as the command line's ``--json``.
 
-    - ``target``: The column the law predicts.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
     - ``anchors``: How many of the largest model sizes the pooled model's trend runs through (2
       to 64).
     - ``at``: Models to forecast: each a mapping of N and D (and ``model``, the name of a model

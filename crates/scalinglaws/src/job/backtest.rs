@@ -163,9 +163,17 @@ impl TryFrom<BacktestRequest> for BacktestJob {
             (None, None, Some(g), None) => Holdout::Rollout(g),
             (None, None, None, Some(k)) if k >= 1 => Holdout::Rolling(k),
             _ => {
-                return Err(Error::settings(
-                    "give exactly one of holdout_top=K, holdout_frac=F, rollout=G and rolling=K (K >= 1)",
-                ))
+                return Err(Error::settings(text![
+                    "give exactly one of ",
+                    Setting::HoldoutTop.number("K"),
+                    ", ",
+                    Setting::HoldoutFrac.number("F"),
+                    ", ",
+                    Setting::Rollout.number("G"),
+                    " and ",
+                    Setting::Rolling.number("K"),
+                    " (K >= 1)"
+                ]))
             }
         };
         let seed = request.fit.seed;

@@ -813,7 +813,7 @@ pub fn space(name: &str) -> Result<Space> {
 /// table reads, as [`Recipe`] (with no weights, trials, exposure or sweep).
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 pub struct TableRequest {
-    /// The column the law predicts.
+    /// The target column: the loss the laws predict (for `downstream`, the accuracy).
     pub target: String,
     /// Law variables read from columns of other names: {variable: column}, in order.
     #[serde(default, deserialize_with = "pairs")]

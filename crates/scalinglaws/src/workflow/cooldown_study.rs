@@ -95,7 +95,12 @@ impl Workflow for CooldownStudyWorkflow {
     const NAME: &'static str = "cooldown_study";
     const SUMMARY: &'static str =
         "Constant learning rate with a cooldown against a cosine at each training length, under a schedule fit";
+    type Request = CooldownStudySpec;
     type Spec = CooldownStudySpec;
+
+    fn spec(request: CooldownStudySpec) -> Result<CooldownStudySpec> {
+        Ok(request)
+    }
     type Output = CooldownStudy;
     type Input = ScheduleFit;
 

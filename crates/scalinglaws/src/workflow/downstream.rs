@@ -58,6 +58,28 @@ pub struct DownstreamJob {
 }
 
 impl DownstreamJob {
+    /// The column and model names without surrounding spaces (as every face reads them).
+    pub fn trimmed(self) -> DownstreamJob {
+        let trim = |text: String| text.trim().to_string();
+        DownstreamJob {
+            model: trim(self.model),
+            task: trim(self.task),
+            size: trim(self.size),
+            tokens: trim(self.tokens),
+            loss: self.loss.map(trim),
+            questions: match self.questions {
+                Some(Trials::Column(c)) => Some(Trials::Column(trim(c))),
+                other => other,
+            },
+            chance: match self.chance {
+                Some(ColumnOrValue::Column(c)) => Some(ColumnOrValue::Column(trim(c))),
+                other => other,
+            },
+            holdout: self.holdout.into_iter().map(trim).collect(),
+            ..self
+        }
+    }
+
     /// Forecasts (or backtests) from the table, whose target column is the accuracy.
     pub fn run(&self, table: &Table, target: &str) -> Result<DownstreamResult> {
         self.check()?;
@@ -77,10 +99,10 @@ impl DownstreamJob {
                     Setting::At,
                     text![
                         "downstream needs targets: ",
-                        Setting::At.text("N=6.9e9,D=3e11"),
-                        " for a new model, or ",
-                        Setting::Holdout.text("MODEL"),
-                        " for a backtest"
+                        Setting::At,
+                        " (the N and D of a new model), or ",
+                        Setting::Holdout,
+                        " (models of the data to forecast, a backtest)"
                     ],
                 ))
             }
@@ -210,14 +232,16 @@ impl TryFrom<TargetRequest> for Target {
     /// The target, its N and D positive, named by them when it has no name.
     fn try_from(request: TargetRequest) -> Result<Target> {
         let (params, tokens) = (request.n, request.d);
-        let written = || format!("N={},D={}", short_number(params), short_number(tokens));
         for (name, value) in [("N", params), ("D", tokens)] {
             if !(value.is_finite() && value > 0.0) {
                 return Err(Error::setting(
                     Setting::At,
                     text![
-                        Setting::At.text(written()),
-                        format!(": {name} must be a positive number")
+                        Setting::At,
+                        format!(
+                            ": the target's {name} = {} is not a positive number",
+                            short_number(value)
+                        )
                     ],
                 ));
             }
@@ -226,6 +250,7 @@ impl TryFrom<TargetRequest> for Target {
             model: request
                 .model
                 .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty())
                 .unwrap_or_else(|| format!("N={params:e} D={tokens:e}")),
             params,
             tokens,
@@ -310,46 +335,36 @@ fn tokens_column() -> String {
 }
 
 /// The spec: the recipe parsed, the targets named (the rest is checked by `check`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(try_from = "DownstreamRequest")]
+#[derive(Debug, Clone)]
 pub struct DownstreamSpec {
     pub recipe: Recipe,
     pub job: DownstreamJob,
-}
-
-impl JsonSchema for DownstreamSpec {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        DownstreamRequest::schema_name()
-    }
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        DownstreamRequest::json_schema(generator)
-    }
 }
 
 impl TryFrom<DownstreamRequest> for DownstreamSpec {
     type Error = Error;
 
     fn try_from(request: DownstreamRequest) -> Result<DownstreamSpec> {
-        let trim = |text: String| text.trim().to_string();
+        let job = DownstreamJob {
+            model: request.model,
+            task: request.task,
+            size: request.size,
+            tokens: request.tokens,
+            loss: request.loss,
+            questions: request.trials,
+            chance: request.chance,
+            at: request
+                .at
+                .into_iter()
+                .map(Target::try_from)
+                .collect::<Result<_>>()?,
+            holdout: request.holdout,
+            own_until: request.own_until,
+            settings: request.settings,
+        };
         Ok(DownstreamSpec {
             recipe: Recipe::try_from(request.table)?,
-            job: DownstreamJob {
-                model: trim(request.model),
-                task: trim(request.task),
-                size: trim(request.size),
-                tokens: trim(request.tokens),
-                loss: request.loss.map(trim),
-                questions: request.trials,
-                chance: request.chance,
-                at: request
-                    .at
-                    .into_iter()
-                    .map(Target::try_from)
-                    .collect::<Result<_>>()?,
-                holdout: request.holdout.into_iter().map(trim).collect(),
-                own_until: request.own_until,
-                settings: request.settings,
-            },
+            job: job.trimmed(),
         })
     }
 }
@@ -371,7 +386,12 @@ impl Workflow for Downstream {
     const NAME: &'static str = "downstream";
     const SUMMARY: &'static str =
         "Task accuracy at larger models from the evaluations of smaller ones (and a model's own early checkpoints)";
+    type Request = DownstreamRequest;
     type Spec = DownstreamSpec;
+
+    fn spec(request: DownstreamRequest) -> Result<DownstreamSpec> {
+        DownstreamSpec::try_from(request)
+    }
     type Output = DownstreamAnalysis;
     type Input = Table;
 

@@ -3,7 +3,7 @@
 //! (loglinear, Step Law 2025, or curved) by the joint fit or over the cells' optima, the
 //! curvature test, the batch-size law, predictions, and the backtest of extrapolating in D
 //! against N. The computation is `analysis::lr`; every setting, its default and its range are
-//! its [`LrSettings`]', and the rules of the columns are here, once: the command line's `lr`
+//! its [`LrSettings`], and the rules of the columns are here, once: the command line's `lr`
 //! and Python's `lr` only build this spec.
 
 use schemars::JsonSchema;
@@ -30,13 +30,17 @@ pub struct LrColumns {
     pub size: String,
     /// The column of training tokens D.
     pub tokens: String,
-    /// The column of batch size: cells become (N, D, B), and B* = c·D^b is fitted too.
+    /// The column of batch size: cells become (N, D, B), and B* = c·D^b is fitted too. Give
+    /// it whenever the batch size is swept: the result's `swept` lists other numeric columns
+    /// that vary within the cells as a swept knob would (pooled into one profile per cell),
+    /// each with a warning naming the setting that handles it.
     #[serde(default)]
     pub batch: Option<String>,
 }
 
 impl LrColumns {
-    fn trimmed(self) -> LrColumns {
+    /// The names without surrounding spaces (as every face reads a column's name).
+    pub fn trimmed(self) -> LrColumns {
         LrColumns {
             lr: self.lr.trim().to_string(),
             size: self.size.trim().to_string(),
@@ -59,21 +63,11 @@ pub struct LrRequest {
 }
 
 /// The spec: the recipe parsed, the columns trimmed (the settings are checked by `check`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(try_from = "LrRequest")]
+#[derive(Debug, Clone)]
 pub struct LrSpec {
     pub recipe: Recipe,
     pub columns: LrColumns,
     pub settings: LrSettings,
-}
-
-impl JsonSchema for LrSpec {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        LrRequest::schema_name()
-    }
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        LrRequest::json_schema(generator)
-    }
 }
 
 impl TryFrom<LrRequest> for LrSpec {
@@ -152,7 +146,12 @@ impl Workflow for Lr {
     const NAME: &'static str = "lr";
     const SUMMARY: &'static str =
         "The learning rate (and batch size) to use at a target scale, from LR sweeps on smaller runs";
+    type Request = LrRequest;
     type Spec = LrSpec;
+
+    fn spec(request: LrRequest) -> Result<LrSpec> {
+        LrSpec::try_from(request)
+    }
     type Output = LrResult;
     type Input = Table;
 

@@ -61,8 +61,14 @@ pub trait Workflow {
     const NAME: &'static str;
     /// One line on what it answers (the command's help, the Python function's first line).
     const SUMMARY: &'static str;
-    /// Every setting; deserialising one checks each value and every rule between them.
-    type Spec: DeserializeOwned + JsonSchema + Sync;
+    /// What a face sends, as it is written (its JSON Schema is the Python function's
+    /// keywords); [`Workflow::spec`] makes it the spec.
+    type Request: DeserializeOwned + JsonSchema;
+    /// Every setting, parsed (the command line builds it directly from its arguments).
+    type Spec: Sync;
+    /// The request parsed (a recipe's texts, a law's name), its errors the library's own
+    /// (a formula error stays one, and names its setting, in each face's words).
+    fn spec(request: Self::Request) -> Result<Self::Spec>;
     /// What it gives: a document of kind [`Workflow::NAME`].
     type Output: Document + JsonSchema + Send;
     /// Every rule between settings that needs no data, checked before the data are read.

@@ -77,8 +77,7 @@ fn default_tolerance() -> f64 {
 }
 
 /// The spec: the recipe parsed, the law chosen (the thresholds are checked by `check`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(try_from = "QcRequest")]
+#[derive(Debug, Clone)]
 pub struct QcSpec {
     pub recipe: Recipe,
     pub law: Option<LawChoice>,
@@ -87,15 +86,6 @@ pub struct QcSpec {
     pub step: Option<String>,
     pub settings: QcSettings,
     pub log: bool,
-}
-
-impl JsonSchema for QcSpec {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        QcRequest::schema_name()
-    }
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        QcRequest::json_schema(generator)
-    }
 }
 
 impl TryFrom<QcRequest> for QcSpec {
@@ -207,7 +197,12 @@ impl Workflow for Qc {
     const NAME: &'static str = "qc";
     const SUMMARY: &'static str =
         "Flag the runs to set aside before a fit: broken or diverged losses, repeated rows, early checkpoints, outliers";
+    type Request = QcRequest;
     type Spec = QcSpec;
+
+    fn spec(request: QcRequest) -> Result<QcSpec> {
+        QcSpec::try_from(request)
+    }
     type Output = QcResult;
     type Input = Table;
 

@@ -177,7 +177,12 @@ impl Workflow for SchedulePredict {
     const NAME: &'static str = "schedule_predict";
     const SUMMARY: &'static str =
         "The loss curve a schedule fit predicts for a schedule, with prediction intervals when asked";
+    type Request = SchedulePredictSpec;
     type Spec = SchedulePredictSpec;
+
+    fn spec(request: SchedulePredictSpec) -> Result<SchedulePredictSpec> {
+        Ok(request)
+    }
     type Output = SchedulePrediction;
     type Input = ScheduleFit;
 

@@ -159,7 +159,12 @@ impl Workflow for Sensitivity {
     const NAME: &'static str = "sensitivity";
     const SUMMARY: &'static str =
         "How far the prediction at a point moves when each scale group is left out of the fit";
+    type Request = SensitivitySpec;
     type Spec = SensitivitySpec;
+
+    fn spec(request: SensitivitySpec) -> Result<SensitivitySpec> {
+        Ok(request)
+    }
     type Output = SensitivityResult;
 
     fn check(spec: &SensitivitySpec) -> Result<()> {

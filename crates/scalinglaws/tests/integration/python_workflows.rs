@@ -30,7 +30,7 @@ macro_rules! entries {
             name: <$workflow as Workflow>::NAME,
             summary: <$workflow as Workflow>::SUMMARY,
             input: <<$workflow as Workflow>::Input as Input>::KIND,
-            spec: inlined(schema_for!(<$workflow as Workflow>::Spec).to_value()),
+            spec: inlined(schema_for!(<$workflow as Workflow>::Request).to_value()),
             output: inlined(schema_for!(<$workflow as Workflow>::Output).to_value()),
         }),*]
     };
@@ -86,7 +86,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
-from ._keywords import checked
+from ._keywords import Count, checked
 from ._results import CellsFrame, CurveFrame, ForecastsFrame, Result, ScheduleFit, _fit_json
 "#;
 
@@ -256,6 +256,8 @@ fn plain(kind: &str, schema: &Value, face: Face) -> String {
         }
         "string" => "str".into(),
         "number" => "float".into(),
+        // A count (Rust's usize: `minimum` 0) is checked as one where it is given.
+        "integer" if face == Face::Input && schema["minimum"] == 0 => "Count".into(),
         "integer" => "int".into(),
         "boolean" => "bool".into(),
         "object" => {

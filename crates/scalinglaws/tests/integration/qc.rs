@@ -322,7 +322,7 @@ fn qc_spec(extra: serde_json::Value) -> QcSpec {
     for (key, value) in extra.as_object().unwrap() {
         request[key] = value.clone();
     }
-    serde_json::from_value(request).unwrap()
+    Qc::spec(serde_json::from_value(request).unwrap()).unwrap()
 }
 
 #[test]

@@ -442,12 +442,12 @@ impl LrSettings {
 }
 
 fn check_settings(settings: &LrSettings) -> Result<()> {
-    if settings.max_rise.is_nan() || settings.max_rise <= 0.0 {
+    if !(settings.max_rise > 0.0 && settings.max_rise.is_finite()) {
         return Err(Error::setting(
             Setting::MaxRise,
             text![
                 Setting::MaxRise.number(short_number(settings.max_rise)),
-                ": the largest rise above a cell's best loss must be positive"
+                ": the largest rise above a cell's best loss must be a positive number, e.g. 0.15"
             ],
         ));
     }
@@ -481,13 +481,12 @@ fn check_settings(settings: &LrSettings) -> Result<()> {
     for &(tn, td) in &settings.targets {
         for (name, value) in [("N", tn), ("D", td)] {
             if !(value > 0.0 && value.is_finite()) {
-                let target = format!("N={},D={}", short_number(tn), short_number(td));
                 return Err(Error::setting(
                     Setting::Predict,
                     text![
-                        Setting::Predict.text(target),
+                        Setting::Predict,
                         format!(
-                            ": {name} = {} is not a positive number",
+                            ": the target's {name} = {} is not a positive number",
                             short_number(value)
                         )
                     ],
