@@ -8,7 +8,10 @@ use serde::Deserialize;
 use scalinglaws::job::compare::CompareJob;
 use scalinglaws_report::analyses::compare::CompareReport;
 
-use crate::data::{table, Data, RecipeRequest};
+use scalinglaws::data::recipe::Recipe;
+use scalinglaws::job::fit::RecipeRequest;
+
+use crate::data::{table, Data};
 use crate::errors::{interruptible, py, request};
 use crate::fit::{yes, FitOptions};
 use crate::report::{reported, Reported};
@@ -44,7 +47,7 @@ struct CompareRequest {
 #[pyfunction]
 pub(crate) fn compare(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: CompareRequest = request(request_json)?;
-    let recipe = py(request.recipe.recipe())?;
+    let recipe = py(Recipe::try_from(request.recipe.clone()))?;
     let table = py(table(data, &recipe))?;
     let law = py(request.options.law(&table))?;
     let settings = py(request.options.settings())?;

@@ -1,14 +1,13 @@
-//! The data as the Python layer hands it over (columns or a file path) and the recipe of a
-//! request (`map`, `derive`, `where`, `target`, `weights`), as the library's `Table`.
+//! The data as the Python layer hands it over (columns or a file path), as the library's
+//! `Table` under a request's recipe (which the library parses: `job::fit::TableRequest` and
+//! `RecipeRequest`).
 
 use std::collections::HashMap;
 
 use pyo3::prelude::*;
-use serde::Deserialize;
 
-use scalinglaws::data::recipe::{Derive, Filter, Recipe, Table};
+use scalinglaws::data::recipe::{Recipe, Table};
 use scalinglaws::data::{Column, Dataset};
-use scalinglaws::error::Setting;
 use scalinglaws::Error;
 
 /// The data as the Python layer hands it over: named columns (numbers or text, in order), or a
@@ -57,44 +56,6 @@ impl Data {
             })
             .collect();
         Dataset::from_columns(source, columns)
-    }
-}
-
-/// `map`, `derive`, `where`, `target` and `weights` of a request.
-#[derive(Deserialize)]
-pub(crate) struct RecipeRequest {
-    pub(crate) target: String,
-    #[serde(default)]
-    pub(crate) map: Vec<(String, String)>,
-    #[serde(default)]
-    pub(crate) derive: Vec<(String, String)>,
-    #[serde(default, rename = "where")]
-    pub(crate) filters: Vec<String>,
-    pub(crate) weights: Option<String>,
-}
-
-impl RecipeRequest {
-    pub(crate) fn recipe(&self) -> Result<Recipe, Error> {
-        Ok(Recipe {
-            maps: self.map.clone(),
-            derives: self
-                .derive
-                .iter()
-                .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.within(Setting::Derive.subject()))?,
-            filters: self
-                .filters
-                .iter()
-                .map(|text| Filter::parse(text))
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.within(Setting::Where.subject()))?,
-            target: self.target.clone(),
-            weights: self.weights.clone(),
-            trials: None,
-            exposure: None,
-            sweep: Vec::new(),
-        })
     }
 }
 

@@ -9,14 +9,17 @@ use scalinglaws::job::isoflop::IsoflopJob;
 use scalinglaws::Error;
 use scalinglaws_report::analyses::isoflop::{Columns, IsoflopReport};
 
-use crate::data::{table, Data, RecipeRequest};
+use scalinglaws::data::recipe::Recipe;
+use scalinglaws::job::fit::TableRequest;
+
+use crate::data::{table, Data};
 use crate::errors::{interruptible, py, request, to_py};
 use crate::report::{reported, Reported};
 
 #[derive(Deserialize)]
 struct IsoflopRequest {
     #[serde(flatten)]
-    recipe: RecipeRequest,
+    recipe: TableRequest,
     compute: String,
     size: String,
     tokens: Option<String>,
@@ -68,7 +71,7 @@ fn check_isoflop_request(request: &IsoflopRequest, envelope: bool) -> Result<(),
 #[pyfunction]
 pub(crate) fn isoflop(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: IsoflopRequest = request(request_json)?;
-    let recipe = py(request.recipe.recipe())?;
+    let recipe = py(Recipe::try_from(request.recipe.clone()))?;
     let table = py(table(data, &recipe))?;
     let shape = Shape::from_name(&request.shape).ok_or_else(|| {
         to_py(Error::settings(format!(

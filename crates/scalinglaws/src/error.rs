@@ -117,11 +117,13 @@ pub enum Setting {
     Interval,
     /// Targets of `lr`'s predictions, (N, D) pairs.
     Predict,
+    /// Rolling origins of `select` (most of them).
+    Origins,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 95] = [
+    pub const ALL: [Setting; 96] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -217,6 +219,7 @@ impl Setting {
         Setting::Sweep,
         Setting::Interval,
         Setting::Predict,
+        Setting::Origins,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -317,6 +320,7 @@ impl Setting {
             Setting::Sweep => "sweep",
             Setting::Interval => "interval",
             Setting::Predict => "predict",
+            Setting::Origins => "origins",
         }
     }
 

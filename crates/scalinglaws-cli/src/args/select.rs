@@ -29,7 +29,7 @@ pub struct SelectArgs {
     pub by: Option<String>,
 
     /// Most rolling origins.
-    #[arg(long, value_name = "K", default_value_t = 5)]
+    #[arg(long, value_name = "K", default_value_t = scalinglaws::analysis::selection::SelectionOptions::default().origins)]
     pub origins: usize,
 
     /// Level of the prediction intervals.

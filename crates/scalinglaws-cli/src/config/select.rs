@@ -20,12 +20,6 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
             "select needs candidate laws: repeat --law NAME (or --formula TEXT)",
         ));
     }
-    if !(2..=50).contains(&args.origins) {
-        return Err(input_error(format!(
-            "--origins {}: give between 2 and 50 rolling origins (default 5)",
-            args.origins
-        )));
-    }
     let mut data = recipe(args.data)?;
     data.recipe.sweep = args.sweep.columns();
     Ok(cmd_select::Config {

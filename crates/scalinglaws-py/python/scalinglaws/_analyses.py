@@ -423,8 +423,6 @@ def select(
     candidates = _candidates([(name, name) for name in laws], formulas, fix)
     points = [(name, _list(v)) for name, v in (at or {}).items()]
     warn_threads(threads, stacklevel=4)
-    if not 2 <= origins <= 50:
-        raise SettingsError(f"origins=: give a whole number from 2 to 50, not {origins!r}")
     request = {
         **recipe(target, map, derive, where, weights),
         "candidates": candidates,

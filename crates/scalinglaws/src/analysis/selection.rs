@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
-use crate::error::{Error, Result, Text};
+use crate::error::{Error, Result, Setting, Text};
 use crate::fit::{fit, Space};
 use crate::stats::{normal_quantile, weighted_normal_mixture_quantile};
 use crate::uncertainty::calibration::{
@@ -422,14 +422,23 @@ fn mixture(laws: &[LawPrediction], space: Space, level: f64) -> (f64, Option<[f6
     (back(space, centre), pi, between)
 }
 
+/// The most rolling origins a selection scores (each is a fit of every law).
+pub const MAX_ORIGINS: usize = 50;
+
 fn check_options(options: &SelectionOptions) -> Result<()> {
     crate::uncertainty::check_level(options.level)?;
-    if options.origins < 2 {
-        return Err(Error::settings(format!(
-            "{} rolling origins: scoring laws needs at least 2",
-            options.origins
-        ))
-        .within("origins"));
+    if !(2..=MAX_ORIGINS).contains(&options.origins) {
+        return Err(Error::setting(
+            Setting::Origins,
+            crate::text![
+                Setting::Origins.number(options.origins),
+                format!(
+                    ": give between 2 and {MAX_ORIGINS} rolling origins (scoring laws needs at \
+                     least 2; default {})",
+                    SelectionOptions::default().origins
+                )
+            ],
+        ));
     }
     Ok(())
 }
