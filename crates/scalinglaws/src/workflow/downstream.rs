@@ -388,34 +388,22 @@ impl Workflow for Downstream {
         "Task accuracy at larger models from the evaluations of smaller ones (and a model's own early checkpoints)";
     type Request = DownstreamRequest;
     type Spec = DownstreamSpec;
+    type Output = DownstreamAnalysis;
+    type Input = Table;
 
     fn spec(request: DownstreamRequest) -> Result<DownstreamSpec> {
         DownstreamSpec::try_from(request)
     }
-    type Output = DownstreamAnalysis;
-    type Input = Table;
 
     /// The recipe's weights, trials, exposure and sweep refused (each evaluation's weight is
     /// its binomial error, from `trials` of its own), then the job's rules.
     fn check(spec: &DownstreamSpec) -> Result<()> {
-        let recipe = &spec.recipe;
-        let refused = [
-            (recipe.weights.is_some(), Setting::Weights),
-            (recipe.exposure.is_some(), Setting::Exposure),
-            (!recipe.sweep.is_empty(), Setting::Sweep),
+        let why = text![
+            "each evaluation's weight is its binomial error (",
+            Setting::Trials,
+            ")"
         ];
-        if let Some((_, setting)) = refused.into_iter().find(|(given, _)| *given) {
-            return Err(Error::setting(
-                setting,
-                text![
-                    "downstream does not use ",
-                    setting,
-                    ": each evaluation's weight is its binomial error (",
-                    Setting::Trials,
-                    ")"
-                ],
-            ));
-        }
+        super::refuse_unused_recipe(&spec.recipe, "downstream", why)?;
         spec.job.check()
     }
 

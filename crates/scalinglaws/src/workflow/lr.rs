@@ -86,23 +86,8 @@ impl LrSpec {
     /// The settings in range; a recipe with weights, trials, exposure or a sweep refused (each
     /// run counts once in its cell's profile, and the LR is the sweep).
     fn check(&self) -> Result<()> {
-        let recipe = &self.recipe;
-        let refused = [
-            (recipe.weights.is_some(), Setting::Weights),
-            (recipe.trials.is_some(), Setting::Trials),
-            (recipe.exposure.is_some(), Setting::Exposure),
-            (!recipe.sweep.is_empty(), Setting::Sweep),
-        ];
-        if let Some((_, setting)) = refused.into_iter().find(|(given, _)| *given) {
-            return Err(Error::setting(
-                setting,
-                text![
-                    "lr does not use ",
-                    setting,
-                    ": each run counts once in its cell's profile; drop it"
-                ],
-            ));
-        }
+        let why = text!["each run counts once in its cell's profile; drop it"];
+        super::refuse_unused_recipe(&self.recipe, "lr", why)?;
         self.settings.check()
     }
 }
@@ -148,12 +133,12 @@ impl Workflow for Lr {
         "The learning rate (and batch size) to use at a target scale, from LR sweeps on smaller runs";
     type Request = LrRequest;
     type Spec = LrSpec;
+    type Output = LrResult;
+    type Input = Table;
 
     fn spec(request: LrRequest) -> Result<LrSpec> {
         LrSpec::try_from(request)
     }
-    type Output = LrResult;
-    type Input = Table;
 
     fn check(spec: &LrSpec) -> Result<()> {
         spec.check()

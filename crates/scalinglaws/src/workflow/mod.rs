@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use crate::analysis::schedule::ScheduleFit;
 use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
-use crate::error::Result;
+use crate::error::{Error, Result, Setting, Text};
 use crate::interrupt::Interrupt;
 
 /// What a run takes besides its spec and table: when to stop, and how much work it may do.
@@ -83,6 +83,25 @@ pub trait Workflow {
     }
     /// The workflow on its input (a table prepared with [`Workflow::recipe`]).
     fn run(spec: &Self::Spec, input: &Self::Input, ctx: &Ctx) -> Result<Self::Output>;
+}
+
+/// Refuses the parts of a recipe that `workflow`, an analysis over a table that reads no
+/// weights, counts or sweep, cannot use (weights, trials, exposure, swept columns), naming
+/// the first one given and `why` it does not apply.
+pub(crate) fn refuse_unused_recipe(recipe: &Recipe, workflow: &str, why: Text) -> Result<()> {
+    let given = [
+        (recipe.weights.is_some(), Setting::Weights),
+        (recipe.trials.is_some(), Setting::Trials),
+        (recipe.exposure.is_some(), Setting::Exposure),
+        (!recipe.sweep.is_empty(), Setting::Sweep),
+    ];
+    match given.into_iter().find(|(given, _)| *given) {
+        None => Ok(()),
+        Some((_, setting)) => Err(Error::setting(
+            setting,
+            crate::text![format!("{workflow} does not use "), setting, ": ", why],
+        )),
+    }
 }
 
 /// Calls `$callback! { NAME => Type, ... }` with every workflow: the one list that the command
