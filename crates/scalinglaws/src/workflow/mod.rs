@@ -1,10 +1,11 @@
-//! Workflows in one shape: a [`Workflow`] is a serde `Spec` (every setting, its default and,
-//! in its deserialisation or `check`, every rule between settings), an `Output` document, and a
-//! `run` on its [`Input`] (the runs as a prepared table, or a saved fit) with a [`Ctx`] (the
-//! interrupt, the work budget). Each face runs
+//! Workflows in one shape: a [`Workflow`] is a serde `Request` (every setting as a face sends
+//! it, with its one default), the `Spec` it becomes by `spec` (texts parsed, errors the
+//! library's own; the command line builds the spec directly), `check` (every rule between
+//! settings), an `Output` document, and a `run` on its [`Input`] (the runs as a prepared
+//! table, or a saved fit) with a [`Ctx`] (the interrupt, the work budget). Each face runs
 //! every workflow of [`for_each_workflow!`] the same way: the command line by one generic
 //! runner, Python by one native entry and functions generated from the specs' JSON Schemas
-//! (`schemars`), so a new setting is written once, in its spec, and a new workflow in its own
+//! (`schemars`), so a new setting is written once, in its request, and a new workflow in its own
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
 pub mod cooldown_study;
