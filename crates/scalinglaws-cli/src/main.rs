@@ -130,7 +130,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Isoflop(args) => cmd_isoflop::run(&config::isoflop_config(*args)?),
         Command::Downstream(args) => cmd_downstream::run(*args),
         Command::Design(args) => cmd_design::run(&config::design_config(*args)?),
-        Command::Backtest(args) => cmd_backtest::run(&config::backtest_config(*args)?),
+        Command::Backtest(args) => cmd_backtest::run(*args),
         Command::CompareLaws(args) => cmd_compare_laws::run(&config::compare_laws_config(*args)?),
         Command::Select(args) => cmd_select::run(&config::select_config(*args)?),
         Command::Sensitivity(args) => cmd_sensitivity::run(*args),

@@ -43,6 +43,8 @@ impl Wording for CommandLine {
             Mention::Name(setting) | Mention::Subject(setting) => option(*setting),
             // `--rolling` is a flag; its count of origins is typed after `--origins`.
             Mention::Value(Setting::Rolling, v) => format!("--rolling --origins {}", value(v)),
+            // `--rollout` too; its count of groups is typed after `--steps`.
+            Mention::Value(Setting::Rollout, v) => format!("--rollout --steps {}", value(v)),
             Mention::Value(setting, v) => format!("{} {}", option(*setting), value(v)),
             Mention::Key(setting, key) => format!("{} {key}", option(*setting)),
             Mention::Entry(setting, key, v) => format!("{} {key}={}", option(*setting), value(v)),

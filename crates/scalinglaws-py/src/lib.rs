@@ -22,7 +22,6 @@
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
-mod backtest;
 mod compare;
 mod compare_laws;
 mod data;
@@ -77,7 +76,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(isoflop::isoflop, module)?)?;
     module.add_function(wrap_pyfunction!(design::design, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
-    module.add_function(wrap_pyfunction!(backtest::backtest, module)?)?;
     module.add_function(wrap_pyfunction!(select::select, module)?)?;
     module.add_function(wrap_pyfunction!(compare_laws::compare_laws, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;

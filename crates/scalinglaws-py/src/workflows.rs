@@ -64,6 +64,8 @@ where
     W::Input: Take,
     W::Output: Report<Json = W::Output>,
 {
+    let value: serde_json::Value = request(spec_json)?;
+    py(scalinglaws::workflow::refuse_unknown_settings::<W>(&value))?;
     let spec = py(W::spec(request(spec_json)?))?;
     py(W::check(&spec))?;
     let input = W::Input::take(input, W::recipe(&spec))?;

@@ -466,13 +466,14 @@ def test_a_backtest_of_a_sweep_scores_each_cells_frontier_as_the_command_line_do
     runs = sweep_runs()
     result = sl.backtest(runs, "chinchilla", target="loss", by="N", holdout_top=1, sweep="lr",
                          calibrate=False)
-    assert len(result.sweep["cells"]) == 12 and len(result.splits[0].points) == 3
+    assert result.sweep is not None
+    assert len(result.sweep.cells) == 12 and len(result.splits[0].points) == 3
     path = tmp_path / "sweep.csv"
     runs.to_csv(path, index=False)
     args = [str(cli), "backtest", str(path), "--law", "chinchilla", "--target", "loss", "--by", "N",
             "--holdout-top", "1", "--sweep", "lr", "--no-calibration", "--json", "-"]
     reference = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
-    assert reference["sweep"] == result.sweep
+    assert reference["sweep"] == result.sweep.to_dict()
     assert [p["predicted"] for p in reference["splits"][0]["points"]] == [
         p.predicted for p in result.splits[0].points]
     assert sl.backtest(runs, "chinchilla", target="loss", by="N", holdout_top=1,

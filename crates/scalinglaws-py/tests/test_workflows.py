@@ -122,6 +122,33 @@ def test_downstream_writes_the_commands_document_and_names_targets_alike(
                       holdout="pythia-12b", own_until=-1.0)
 
 
+def test_backtest_writes_the_commands_document_and_checks_the_holdout_once(
+    cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "backtest", DATA, "--law", "chinchilla", *RECIPE_CLI, "--by", "C",
+         "--rollout", "--steps", "3", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.backtest(DATA, "chinchilla", by="C", rollout=3, **RECIPE)
+    assert isinstance(result, sl.Backtest) and result.scheme == "rollout"
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+    assert len(result.to_frame()) == sum(len(s.points) for s in result.splits)
+    # The holdout's rules are the library's, worded for Python (a 0 was once an index panic).
+    with pytest.raises(sl.SettingsError, match="holdout_top=0: hold out at least 1 scale"):
+        sl.backtest(DATA, "chinchilla", by="C", holdout_top=0, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="holdout_frac=-0.5: give a fraction"):
+        sl.backtest(DATA, "chinchilla", by="C", holdout_frac=-0.5, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="rollout=1: give at least 2 groups"):
+        sl.backtest(DATA, "chinchilla", by="C", rollout=1, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="exactly one of holdout_top="):
+        sl.backtest(DATA, "chinchilla", by="C", **RECIPE)
+
+
 def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
     sweep = "examples/lr/sweep.csv"
     columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")
@@ -141,3 +168,13 @@ def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
         sl.downstream(evals, **pythia, at=[{"N": -1, "D": 3e11}])
     named = sl.downstream(evals, **pythia, at=[{"N": 3e10, "D": 3e11, "model": " "}])
     assert {f.model for f in named.forecasts} == {"N=3e10 D=3e11"}
+
+
+def test_the_native_entry_refuses_a_key_that_names_no_setting() -> None:
+    from scalinglaws._data import call_with_data
+
+    request = {"target": "loss", "law": "chinchilla", "by": "C", "holdout_top": 1,
+               "profiles": ["E"]}
+    with pytest.raises(sl.SettingsError, match="'profiles' is not a setting of backtest"):
+        call_with_data(sl._scalinglaws.run_workflow, EXAMPLE, None, "backtest",
+                       json.dumps(request))

@@ -3,7 +3,6 @@
 //! settings). Only clap attributes and doc strings live here; turning arguments into the
 //! library's jobs and configurations is `config/`.
 
-mod backtest;
 mod compare;
 mod compare_laws;
 mod design;
@@ -24,7 +23,6 @@ use clap::{Args, Parser, Subcommand};
 pub use self::names::ReportFormat;
 use self::names::{CovarianceKind, Loss, ResidualSpace};
 
-pub use self::backtest::BacktestArgs;
 pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
@@ -84,7 +82,7 @@ pub enum Command {
     Design(Box<DesignArgs>),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
-    Backtest(Box<BacktestArgs>),
+    Backtest(Box<crate::cmd_backtest::BacktestArgs>),
     /// Fit several laws to the same data: objective, likelihood, AIC/BIC, backtest error, and
     /// likelihood-ratio tests between nested laws.
     CompareLaws(Box<CompareLawsArgs>),

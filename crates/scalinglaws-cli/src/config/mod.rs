@@ -4,7 +4,6 @@
 //! law choice, fit settings, levels, `--fix`/`--bound`/`--grid`); the files below hold one
 //! command or group each.
 
-mod backtest;
 mod compare;
 mod compare_laws;
 mod design;
@@ -30,7 +29,6 @@ use crate::input::{self, Derive, Filter, Recipe};
 use crate::input_error;
 use crate::output::Destination;
 
-pub use self::backtest::backtest_config;
 pub use self::compare::{compare_config, CompareConfig};
 pub use self::compare_laws::compare_laws_config;
 pub use self::design::design_config;

@@ -29,7 +29,6 @@ from ._fit import (
     warn_threads,
 )
 from ._results import (
-    Backtest,
     DesignAnalysis,
     Frontier,
     GroupFits,
@@ -303,59 +302,6 @@ def compare(
     return TrackComparison._from_native(
         call_with_data(_scalinglaws.compare, data, delimiter, dump(request))
     )
-
-
-@checked
-def backtest(
-    data: DataLike,
-    law: Optional[str] = None,
-    formula: Optional[str] = None,
-    *,
-    target: str,
-    by: str,
-    holdout_top: Optional[int] = None,
-    holdout_frac: Optional[float] = None,
-    rollout: Optional[int] = None,
-    rolling: Optional[int] = None,
-    calibrate: bool = True,
-    level: float = DEFAULT_LEVEL,
-    bootstrap: Optional[int] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    weights: Optional[str] = None,
-    loss: str = "huber",
-    f_scale: float = DEFAULT_F_SCALE,
-    space: Optional[str] = None,
-    fix: Optional[Mapping[str, float]] = None,
-    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
-    grid: Optional[Mapping[str, Sequence[float]]] = None,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    delimiter: Optional[str] = None,
-    sweep: Union[None, str, Sequence[str]] = None,
-) -> Backtest:
-    """Fits on the smaller scales (by ``by``) and scores the predictions of the held-out
-    larger ones. As ``scalinglaws backtest --json``. ``rolling=K`` predicts every run beyond
-    each of K rolling origins. The intervals scored are the ones :meth:`Fit.predict` gives: the
-    cross-study prior on the law's form error beyond the data, updated by backtests nested
-    inside each split's own training rows (``pi``; ``pi_fit`` is the fit's own);
-    ``calibrate=False`` scores the fits' own instead. ``sweep`` (a column or a list) backtests
-    each cell's frontier, as ``fit(sweep=...)``."""
-    request = {
-        **recipe(target, map, derive, where, weights),
-        **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
-        "by": by,
-        "holdout_top": holdout_top,
-        "holdout_frac": holdout_frac,
-        "rollout": rollout,
-        "rolling": rolling,
-        "calibrate": bool(calibrate),
-        "level": float(level),
-        "bootstrap": bootstrap,
-        "sweep": [sweep] if isinstance(sweep, str) else list(sweep or []),
-    }
-    return Backtest._from_native(call_with_data(_scalinglaws.backtest, data, delimiter, dump(request)))
 
 
 def _candidates(

@@ -1115,150 +1115,6 @@ class TrackComparison(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class BacktestPoint(Result):
-    """A held-out run and its prediction. Rust: ``scalinglaws::analysis::backtest::BacktestPoint``.
-    """
-
-    row: int
-    """Index of the row in the data given to the backtest."""
-    scale: float
-    """Its value of the scale column."""
-    actual: float
-    """The observed value."""
-    predicted: float
-    """The training fit's prediction."""
-    ci: Optional[Tuple[float, float]]
-    """Confidence interval of the mean there."""
-    pi: Optional[Tuple[float, float]]
-    """The prediction interval scored: calibrated when the backtest calibrates."""
-    pi_fit: Optional[Tuple[float, float]]
-    """The training fit's own prediction interval (before any calibration)."""
-    distance_decades: float
-    """Decades beyond the training data."""
-    calibrated: bool
-    """Whether ``pi`` was widened by a calibration."""
-    relative_error: float
-    """(predicted − actual) / actual."""
-    log_residual: Optional[float]
-    """ln predicted − ln actual (None unless both are positive)."""
-
-
-@dataclass(frozen=True, repr=False)
-class BacktestMetrics(Result):
-    """Scores of a set of held-out predictions. Rust: ``scalinglaws::analysis::backtest::Metrics``.
-    """
-
-    points: int
-    """Held-out runs scored."""
-    are_mean: float
-    """Mean absolute relative error."""
-    are_median: float
-    """Median absolute relative error."""
-    are_max: float
-    """Largest absolute relative error."""
-    rmse_log: Optional[float]
-    """Root mean square of the log residuals."""
-    bias: float
-    """Mean signed relative error (> 0: the law over-predicts)."""
-    pi_coverage: Optional[float]
-    """Share of held-out runs inside their prediction interval (of those with one)."""
-    with_intervals: int
-    """Held-out runs with a prediction interval (a training fit without a covariance has none)."""
-    ci_coverage: Optional[float]
-    """Share of held-out runs inside the confidence interval of the mean (expected to be lower than
-    the level: runs scatter around the mean).
-    """
-    pi_fit_coverage: Optional[float]
-    """Coverage of the training fits' own prediction intervals (before calibration)."""
-    pi_width: Optional[float]
-    """Mean relative width (hi − lo) / predicted of the scored and of the fits' own intervals."""
-    pi_fit_width: Optional[float]
-    calibrated: int
-    """Held-out runs whose interval was calibrated, and the coverage and mean width of those
-    calibrated intervals and of the fits' own intervals on the same runs.
-    """
-    calibrated_coverage: Optional[float]
-    calibrated_fit_coverage: Optional[float]
-    calibrated_width: Optional[float]
-    calibrated_fit_width: Optional[float]
-
-
-@dataclass(frozen=True, repr=False)
-class SplitCalibration(Result):
-    """What a split's nested calibration found. Rust:
-    ``scalinglaws::analysis::backtest::SplitCalibration``.
-    """
-
-    calibrated: bool
-    """Whether the split's intervals were widened."""
-    tau_per_decade: float
-    """The calibration's widening per decade beyond the data."""
-    held_out: int
-    """Held-out runs and (origin, scale group) units inside the training rows it used."""
-    units: int
-    reason: Optional[str]
-    """Why not, when not."""
-
-
-@dataclass(frozen=True, repr=False)
-class BacktestSplit(Result):
-    """One training set and its held-out rows. Rust: ``scalinglaws::analysis::backtest::Split``."""
-
-    trained_up_to: float
-    """Largest scale in the training set."""
-    train_rows: int
-    """Rows the fit was trained on."""
-    test_rows: int
-    """Rows held out and scored."""
-    objective: Optional[float]
-    """The training fit (None when it failed; see ``error``)."""
-    converged: Optional[bool]
-    """Whether the training fit converged."""
-    params: Dict[str, float]
-    """The training fit's parameters by name."""
-    points: List[BacktestPoint]
-    """The held-out runs and their predictions."""
-    metrics: Optional[BacktestMetrics]
-    """The split's scores."""
-    calibration: Optional[SplitCalibration]
-    """The nested calibration of this split's intervals (when the backtest calibrates)."""
-    error: Optional[str]
-    """Why this part failed, when it did (it is then left out of the summaries)."""
-
-
-@dataclass(frozen=True, repr=False)
-class Backtest(Result):
-    """A backtest (what :func:`scalinglaws.backtest` returns): fits on the smaller scales, scored on
-    the held-out larger ones. Rust: ``scalinglaws::analysis::backtest::Backtest``.
-    """
-
-    holdout: str
-    """How rows were held out, in words."""
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-    intervals: IntervalSource
-    """Where the training fits' intervals come from."""
-    splits: List[BacktestSplit]
-    """Each split's fit and scores."""
-    metrics: Optional[BacktestMetrics]
-    """Over every held-out point of every split."""
-    sweep: Optional[Dict[str, Any]] = None
-    """The frontier of a ``sweep=`` backtest, as :attr:`Fit.sweep` (each row a cell's
-    frontier; each training fit's intervals add the choice sd of its own cells), or None."""
-
-    def to_frame(self) -> Any:
-        """Every held-out run of every split as a pandas DataFrame (``split`` numbers the splits
-        from 0; ``trained_up_to`` is the split's)."""
-        return _frame(
-            [
-                _row(point, split=i, trained_up_to=split.trained_up_to)
-                for i, split in enumerate(self.splits)
-                for point in split.points
-            ]
-        )
-
-
-@dataclass(frozen=True, repr=False)
 class CandidateScore(Result):
     """A candidate's rolling-backtest score. Rust:
     ``scalinglaws::analysis::selection::CandidateScore``.
@@ -1579,6 +1435,24 @@ class CurveFrame:
         """The predicted curve as a pandas DataFrame: ``step``, ``lr``, ``loss``."""
         return _frame(
             [{"step": s, "lr": r, "loss": v} for s, r, v in zip(self.steps, self.lr, self.loss)]
+        )
+
+
+class SplitsFrame:
+    """The DataFrame view of a backtest's held-out runs (:class:`Backtest`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    splits: List[Any]
+
+    def to_frame(self) -> Any:
+        """Every held-out run of every split as a pandas DataFrame (``split`` numbers the splits
+        from 0; ``trained_up_to`` is the split's)."""
+        return _frame(
+            [
+                _row(point, split=i, trained_up_to=split.trained_up_to)
+                for i, split in enumerate(self.splits)
+                for point in split.points
+            ]
         )
 
 
@@ -2251,3 +2125,9 @@ class GroupFits:
 # The generated workflows' results that the classes above name (a schedule comparison's curves
 # are `schedule_predict`'s documents); imported last, as `_workflows.py` builds on this module.
 from ._workflows import CooldownPoint, SchedulePrediction  # noqa: E402
+
+
+# Classes generated from the library's schemas that hand-written classes above name (their
+# hints are resolved in this module): imported last, once every name `_workflows` takes from
+# this module is defined.
+from ._workflows import BacktestMetrics  # noqa: E402

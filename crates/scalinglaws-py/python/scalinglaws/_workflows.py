@@ -17,7 +17,15 @@ from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import Count, checked
-from ._results import CellsFrame, CurveFrame, ForecastsFrame, Result, ScheduleFit, _fit_json
+from ._results import (
+    CellsFrame,
+    CurveFrame,
+    ForecastsFrame,
+    Result,
+    ScheduleFit,
+    SplitsFrame,
+    _fit_json,
+)
 
 __all__ = [
     "sensitivity",
@@ -26,6 +34,11 @@ __all__ = [
     "schedule_predict",
     "lr",
     "downstream",
+    "backtest",
+    "Backtest",
+    "BacktestMetrics",
+    "BacktestPoint",
+    "BacktestSplit",
     "BootstrapBand",
     "BootstrapCalibration",
     "CooldownPoint",
@@ -40,6 +53,7 @@ __all__ = [
     "DownstreamScore",
     "DroppedGroup",
     "Flag",
+    "FrontierCell",
     "FullPrediction",
     "LrAnalysis",
     "LrBacktest",
@@ -64,12 +78,140 @@ __all__ = [
     "RuleCheck",
     "SchedulePrediction",
     "SensitivityResult",
+    "SplitCalibration",
     "StudyRow",
     "StudySettings",
+    "SweepFrontier",
     "SweptColumn",
     "TaskDiagnosis",
     "TaskForecast",
 ]
+
+
+@dataclass(frozen=True, repr=False)
+class Backtest(SplitsFrame, Result):
+    """A backtest (what ``backtest`` returns): where the runs came from, the law, the scale column
+    and the scheme of holding out, with every split's fit and scores.
+    """
+
+    by: str
+    """The column that orders scale."""
+    data: DataSummary
+    """Where the runs came from, and what the filters removed."""
+    holdout: str
+    """How rows were held out, in words."""
+    intervals: Literal["bootstrap", "delta", "none"]
+    """Where the training fits' intervals come from."""
+    law: str
+    """The law as reports name it."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    scheme: Literal["top", "fraction", "rollout", "rolling"]
+    """How the rows were held out (``holdout`` says it in words, with its number)."""
+    splits: List[BacktestSplit]
+    """Each split's fit and scores."""
+    metrics: Optional[BacktestMetrics]
+    """Over every held-out point of every split."""
+    sweep: Optional[SweepFrontier]
+    """The sweep's frontier whose rows were backtested (each row a cell's frontier)."""
+
+
+@dataclass(frozen=True, repr=False)
+class BacktestMetrics(Result):
+    """Scores of a set of held-out predictions."""
+
+    are_max: float
+    """Largest absolute relative error."""
+    are_mean: float
+    """Mean absolute relative error."""
+    are_median: float
+    """Median absolute relative error."""
+    bias: float
+    """Mean signed relative error (> 0: the law over-predicts)."""
+    points: int
+    """Held-out runs scored."""
+    with_intervals: int
+    """Held-out runs with a prediction interval (a training fit without a covariance has none)."""
+    calibrated: int
+    """Held-out runs whose interval was calibrated, and the coverage and mean width of those
+    calibrated intervals and of the fits' own intervals on the same runs.
+    """
+    calibrated_coverage: Optional[float]
+    """Coverage of the calibrated intervals."""
+    calibrated_fit_coverage: Optional[float]
+    """Coverage of the fits' own intervals on the same runs."""
+    calibrated_fit_width: Optional[float]
+    """Mean relative width of the fits' own intervals on the same runs."""
+    calibrated_width: Optional[float]
+    """Mean relative width of the calibrated intervals."""
+    ci_coverage: Optional[float]
+    """Share of held-out runs inside the confidence interval of the mean (expected to be lower
+    than the level: runs scatter around the mean).
+    """
+    pi_coverage: Optional[float]
+    """Share of held-out runs inside their prediction interval (of those with one)."""
+    pi_fit_coverage: Optional[float]
+    """Coverage of the training fits' own prediction intervals (before calibration)."""
+    pi_fit_width: Optional[float]
+    """Mean relative width of the training fits' own intervals."""
+    pi_width: Optional[float]
+    """Mean relative width (hi − lo) / predicted of the scored and of the fits' own intervals."""
+    rmse_log: Optional[float]
+    """Root mean square of the log residuals."""
+
+
+@dataclass(frozen=True, repr=False)
+class BacktestPoint(Result):
+    """A held-out run and its prediction."""
+
+    actual: float
+    """The observed value."""
+    distance_decades: float
+    """Decades beyond the training data."""
+    predicted: float
+    """The training fit's prediction."""
+    relative_error: float
+    """(predicted − actual) / actual."""
+    row: int
+    """Index of the row in the data given to the backtest."""
+    scale: float
+    """Its value of the scale column."""
+    calibrated: bool
+    """Whether ``pi`` was widened by a calibration."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of the mean there."""
+    log_residual: Optional[float]
+    """ln predicted − ln actual (None unless both are positive)."""
+    pi: Optional[Tuple[float, float]]
+    """The prediction interval scored: calibrated when the backtest calibrates."""
+    pi_fit: Optional[Tuple[float, float]]
+    """The training fit's own prediction interval (before any calibration)."""
+
+
+@dataclass(frozen=True, repr=False)
+class BacktestSplit(Result):
+    """One training set and its held-out rows."""
+
+    params: Dict[str, float]
+    """The training fit's parameters by name."""
+    points: List[BacktestPoint]
+    """The held-out runs and their predictions."""
+    test_rows: int
+    """Rows held out and scored."""
+    train_rows: int
+    """Rows the fit was trained on."""
+    trained_up_to: float
+    """Largest scale in the training set."""
+    calibration: Optional[SplitCalibration]
+    """The nested calibration of this split's intervals (when the backtest calibrates)."""
+    converged: Optional[bool]
+    """Whether the training fit converged."""
+    error: Optional[str]
+    """Why the training fit failed, when it did (the split is then left out of the scores)."""
+    metrics: Optional[BacktestMetrics]
+    """The split's scores."""
+    objective: Optional[float]
+    """The training fit's objective (None when it failed; see ``error``)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -333,6 +475,34 @@ class Flag(Result):
     """
     written: Optional[str]
     """The loss cell as written, when it is not a finite number."""
+
+
+@dataclass(frozen=True, repr=False)
+class FrontierCell(Result):
+    """One cell's frontier."""
+
+    best: float
+    """The best run's target, in the target's units."""
+    best_row: int
+    """The file row of the cell's best run (the row that stands for the cell in the fit)."""
+    frontier: float
+    """The frontier, in the target's units (the best run's target unless the method is curve)."""
+    method: Literal["curve", "best"]
+    """How a cell's frontier was found."""
+    optimum: List[float]
+    """Each swept column's setting at the frontier: the curve's vertex for the curve's column,
+    the best run's setting otherwise.
+    """
+    rows: List[int]
+    """The file rows of the cell's runs."""
+    values: List[float]
+    """The cell's value of each law variable ([``Frontier::variables``])."""
+    axis: Optional[Literal["log", "linear"]]
+    """A curve's axis: ``log`` (the log of the setting, every setting of the cell positive) or
+    ``linear`` (the setting itself); None for a best run.
+    """
+    reason: Optional[Literal["one_setting", "two_settings", "edge", "several_columns", "flat"]]
+    """Why the best run was taken (None for a curve)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -852,6 +1022,22 @@ class SensitivityResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class SplitCalibration(Result):
+    """What a split's nested calibration found."""
+
+    calibrated: bool
+    """Whether the split's intervals were widened."""
+    held_out: int
+    """Held-out runs inside the training rows it used."""
+    tau_per_decade: float
+    """The calibration's form error sd one decade beyond the data."""
+    units: int
+    """(origin, scale group) units inside the training rows it used."""
+    reason: Optional[str]
+    """Why not, when not."""
+
+
+@dataclass(frozen=True, repr=False)
 class StudyRow(Result):
     """One compute of the study."""
 
@@ -888,6 +1074,26 @@ class StudySettings(Result):
     steps: List[int]
     """The training lengths T (steps; one compute each at a fixed model size)."""
     warmup: int
+
+
+@dataclass(frozen=True, repr=False)
+class SweepFrontier(Result):
+    """The frontier of a sweep, as a fit records it."""
+
+    at_edge: int
+    """Cells whose best run is at an end of a sweep of three settings or more."""
+    cells: List[FrontierCell]
+    """One entry per cell, in the order of each cell's first run."""
+    columns: List[str]
+    """The swept columns, as named."""
+    runs: int
+    """The runs the sweep read (every row of the prepared data)."""
+    variables: List[str]
+    """The law's variables, whose values make a cell."""
+    choice_sd: Optional[float]
+    """The root mean square of (best run − curve minimum) over the curve cells, in the fitted
+    space (None without a curve cell): added to a new run's scatter in prediction intervals.
+    """
 
 
 @dataclass(frozen=True, repr=False)
@@ -978,13 +1184,11 @@ def sensitivity(
     family: Optional[str] = None,
     fix: Optional[Mapping[str, float]] = None,
     grid: Optional[Mapping[str, Sequence[float]]] = None,
-    heteroscedastic: Optional[str] = None,
     level: float = 0.95,
     loss: str = "huber",
     map: Optional[Mapping[str, str]] = None,
     max_decades: Optional[float] = None,
     nu: Optional[float] = None,
-    profiles: Optional[Sequence[str]] = None,
     qc: Literal["warn", "exclude", "off"] = "warn",
     seed: Count = 0,
     space: Optional[str] = None,
@@ -1017,7 +1221,6 @@ def sensitivity(
     - ``fix``: Parameters held at given values: {name: value}.
     - ``formula``: A law as a formula of columns and parameters (``E + A*N^-alpha``).
     - ``grid``: Start values of parameters for the global search: {name: [values]}.
-    - ``heteroscedastic``: The column the residual scale varies with (linear loss only).
     - ``law``: A built-in law (``chinchilla``, ``bnsl:2``; see ``laws``): exactly one of law and
       formula.
     - ``level``: Level of the intervals.
@@ -1027,10 +1230,7 @@ def sensitivity(
     - ``max_decades``: Refuse a point more than this many decades beyond the largest run (in the
       law's own scale; None: no limit).
     - ``nu``: The Student-t family's degrees of freedom (None: fitted).
-    - ``profiles``: Parameters given profile-likelihood intervals.
-    - ``qc``: Quality control of the runs before the fit: ``warn`` (flag diverged, duplicated
-      and out-of-line rows and fit every row), ``exclude`` (remove the flagged rows, listing
-      them) or ``off``.
+    - ``qc``: Quality control of the runs before the fits: ``warn``, ``exclude`` or ``off``.
     - ``seed``: Seed of every random step (the fit itself is deterministic).
     - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
     - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
@@ -1060,14 +1260,12 @@ def sensitivity(
         "fix": fix,
         "formula": formula,
         "grid": grid,
-        "heteroscedastic": heteroscedastic,
         "law": law,
         "level": level,
         "loss": loss,
         "map": map,
         "max_decades": max_decades,
         "nu": nu,
-        "profiles": profiles,
         "qc": qc,
         "seed": seed,
         "space": space,
@@ -1441,6 +1639,134 @@ def downstream(
             data,
             delimiter,
             "downstream",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def backtest(
+    data: DataLike,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    by: str,
+    target: str,
+    bootstrap: Count = 0,
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    calibrate: bool = True,
+    derive: Optional[Mapping[str, str]] = None,
+    dispersion: Optional[float] = None,
+    exposure: Optional[str] = None,
+    f_scale: float = 0.001,
+    family: Optional[str] = None,
+    fix: Optional[Mapping[str, float]] = None,
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    holdout_frac: Optional[float] = None,
+    holdout_top: Optional[Count] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    nu: Optional[float] = None,
+    rolling: Optional[Count] = None,
+    rollout: Optional[Count] = None,
+    seed: Count = 0,
+    space: Optional[str] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    threads: Optional[Count] = None,
+    trials: Optional[Union[float, str]] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> Backtest:
+    """Fits on the smaller scales and scores the predictions of the held-out larger ones. The same
+    document as the command line's ``--json``.
+
+    - ``by``: The column that orders scale (e.g. compute): fit on small values, predict large
+      ones.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
+    - ``bootstrap``: Bootstrap replicates per training fit for its intervals (0: the delta
+      method).
+    - ``bounds``: Bounds of parameters: {name: (low, high)}, None for no bound on that side.
+    - ``calibrate``: Score each split's intervals as ``predict`` would give them, calibrated
+      beyond the data (the cross-study prior updated by backtests nested inside each split's own
+      training rows); false scores the training fits' own.
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``dispersion``: A family's dispersion (None: fitted).
+    - ``exposure``: A count family's exposure column.
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``family``: A likelihood family for counts or proportions (``poisson``, ``binomial``,
+      ...).
+    - ``fix``: Parameters held at given values: {name: value}.
+    - ``formula``: A law as a formula of columns and parameters (``E + A*N^-alpha``).
+    - ``grid``: Start values of parameters for the global search: {name: [values]}.
+    - ``holdout_frac``: Hold out the largest fraction F of rows by ``by`` (ties held out
+      together).
+    - ``holdout_top``: Hold out the rows at the K largest distinct values of ``by``.
+    - ``law``: A built-in law (``chinchilla``, ``bnsl:2``; see ``laws``): exactly one of law and
+      formula.
+    - ``level``: Level of the prediction intervals whose coverage is scored.
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``nu``: The Student-t family's degrees of freedom (None: fitted).
+    - ``rolling``: Rolling origins, at most this many: fit on the scale groups up to each origin
+      (from half the groups to all but the last) and predict every run beyond it.
+    - ``rollout``: Rollout over this many groups of scales: fit up to each group, predict the
+      next.
+    - ``seed``: Seed of every random step (the fit itself is deterministic).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
+    - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
+      fitted to each cell's frontier (per value of the law's variables: the minimum of a
+      parabola through the best setting and its neighbours, else the best run), not to every
+      run.
+    - ``threads``: Worker threads (None: every core).
+    - ``trials``: A proportion family's trials: a column, or one count for every row.
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "by": by,
+        "target": target,
+        "bootstrap": bootstrap,
+        "bounds": bounds,
+        "calibrate": calibrate,
+        "derive": derive,
+        "dispersion": dispersion,
+        "exposure": exposure,
+        "f_scale": f_scale,
+        "family": family,
+        "fix": fix,
+        "formula": formula,
+        "grid": grid,
+        "holdout_frac": holdout_frac,
+        "holdout_top": holdout_top,
+        "law": law,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "nu": nu,
+        "rolling": rolling,
+        "rollout": rollout,
+        "seed": seed,
+        "space": space,
+        "sweep": sweep,
+        "threads": threads,
+        "trials": trials,
+        "weights": weights,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    return Backtest._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "backtest",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -4,36 +4,27 @@
 use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
-use scalinglaws::analysis::backtest::{Backtest, Holdout, Metrics};
+use scalinglaws::analysis::backtest::Metrics;
+use scalinglaws::workflow::backtest::BacktestResult;
 
 use crate::text::{columns, level_percent, number};
 
-/// A backtest with what its report names: the law, the data file and the scale it held out by.
-pub struct BacktestReport<'a> {
-    pub result: &'a Backtest,
-    pub law: &'a str,
-    pub source: &'a str,
-    /// The column the runs were ordered by (`--by`).
-    pub by: &'a str,
-    pub holdout: Holdout,
-}
-
-impl crate::Report for BacktestReport<'_> {
-    type Json = Backtest;
-    fn json_value(&self) -> &Backtest {
-        self.result
+impl crate::Report for BacktestResult {
+    type Json = BacktestResult;
+    fn json_value(&self) -> &BacktestResult {
+        self
     }
     fn text(&self, wording: &dyn Wording) -> String {
         render(self, wording)
     }
 }
 
-fn render(report: &BacktestReport, wording: &dyn Wording) -> String {
-    let (result, law, source) = (report.result, report.law, report.source);
+fn render(report: &BacktestResult, wording: &dyn Wording) -> String {
+    let result = &report.backtest;
     let mut out = String::new();
     let _ = writeln!(out, "[[Backtest]]");
-    let _ = writeln!(out, "    law        {law}");
-    let _ = writeln!(out, "    data       {source}");
+    let _ = writeln!(out, "    law        {}", report.law);
+    let _ = writeln!(out, "    data       {}", report.data.source);
     let _ = writeln!(out, "    held out   {} by '{}'", result.holdout, report.by);
     let _ = writeln!(
         out,
@@ -41,7 +32,6 @@ fn render(report: &BacktestReport, wording: &dyn Wording) -> String {
         level_percent(result.level),
         result.intervals.describe()
     );
-    let rollout = matches!(report.holdout, Holdout::Rollout(_) | Holdout::Rolling(_));
     for (index, split) in result.splits.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -77,8 +67,8 @@ fn render(report: &BacktestReport, wording: &dyn Wording) -> String {
                 ),
             };
         }
-        if !rollout {
-            points(&mut out, split, report.by);
+        if !report.scheme.steps() {
+            points(&mut out, split, &report.by);
         }
         if let Some(m) = &split.metrics {
             scores(&mut out, m, result.level);

@@ -7,6 +7,7 @@
 //! calibration nested inside its training rows (`uncertainty::calibration`), so that the
 //! measured coverage is honest.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::data::sweep::Frontier;
@@ -37,7 +38,83 @@ pub enum Holdout {
     Rolling(usize),
 }
 
+/// A rollout's groups of scales when none are given.
+pub const DEFAULT_ROLLOUT_GROUPS: usize = 6;
+/// Rolling origins' most origins when none are given.
+pub const DEFAULT_ROLLING_ORIGINS: usize = 5;
+
 impl Holdout {
+    /// The one rule of each scheme's number: at least one scale held out, a fraction strictly
+    /// between 0 and 1, a rollout over at least 2 groups, at least 1 rolling origin.
+    pub fn check(&self) -> Result<()> {
+        let refused = |setting: Setting, mention: Mention, rule: &str| {
+            Err(Error::setting(setting, text![mention, format!(": {rule}")]))
+        };
+        match *self {
+            Holdout::Top(0) => refused(
+                Setting::HoldoutTop,
+                Setting::HoldoutTop.number(0),
+                "hold out at least 1 scale",
+            ),
+            Holdout::Fraction(f) if !(f > 0.0 && f < 1.0) => refused(
+                Setting::HoldoutFrac,
+                Setting::HoldoutFrac.number(f),
+                "give a fraction strictly between 0 and 1, e.g. 0.2",
+            ),
+            Holdout::Rollout(g) if g < 2 => refused(
+                Setting::Rollout,
+                Setting::Rollout.number(g),
+                "give at least 2 groups of scales",
+            ),
+            Holdout::Rolling(0) => refused(
+                Setting::Rolling,
+                Setting::Rolling.number(0),
+                "give at least 1 origin",
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// The scheme of the one number given: the rows at the `top` largest scales, the largest
+    /// `fraction` of rows, a `rollout` over groups or `rolling` origins (each checked by
+    /// [`Holdout::check`]); none or several given are refused.
+    pub fn one_of(
+        top: Option<usize>,
+        fraction: Option<f64>,
+        rollout: Option<usize>,
+        rolling: Option<usize>,
+    ) -> Result<Holdout> {
+        match (top, fraction, rollout, rolling) {
+            (Some(k), None, None, None) => Ok(Holdout::Top(k)),
+            (None, Some(f), None, None) => Ok(Holdout::Fraction(f)),
+            (None, None, Some(g), None) => Ok(Holdout::Rollout(g)),
+            (None, None, None, Some(k)) => Ok(Holdout::Rolling(k)),
+            _ => Err(Error::setting(
+                Setting::HoldoutTop,
+                text![
+                    "say what to hold out: give exactly one of ",
+                    Setting::HoldoutTop,
+                    ", ",
+                    Setting::HoldoutFrac,
+                    ", ",
+                    Setting::Rollout,
+                    " and ",
+                    Setting::Rolling
+                ],
+            )),
+        }
+    }
+
+    /// Which scheme, as a value (its number is in [`Holdout::describe`]).
+    pub fn scheme(&self) -> HoldoutScheme {
+        match self {
+            Holdout::Top(_) => HoldoutScheme::Top,
+            Holdout::Fraction(_) => HoldoutScheme::Fraction,
+            Holdout::Rollout(_) => HoldoutScheme::Rollout,
+            Holdout::Rolling(_) => HoldoutScheme::Rolling,
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Holdout::Top(k) => format!("the {k} largest scales"),
@@ -45,6 +122,29 @@ impl Holdout {
             Holdout::Rollout(g) => format!("rollout over {g} groups of scales"),
             Holdout::Rolling(k) => format!("every run beyond each of {k} rolling origins"),
         }
+    }
+}
+
+/// How the rows were held out: the largest scales once (`top`, `fraction`), or step by step
+/// (`rollout`, `rolling`: several splits, each training on the scales below its held-out ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HoldoutScheme {
+    /// The rows at the K largest distinct scales.
+    Top,
+    /// The largest fraction of rows by scale.
+    Fraction,
+    /// Fit up to each group of scales, predict the next.
+    Rollout,
+    /// Fit up to each rolling origin, predict every run beyond it.
+    Rolling,
+}
+
+impl HoldoutScheme {
+    /// Whether the splits step through the scales (each split's runs are then summed up, not
+    /// listed one by one).
+    pub fn steps(self) -> bool {
+        matches!(self, HoldoutScheme::Rollout | HoldoutScheme::Rolling)
     }
 }
 
@@ -63,14 +163,17 @@ pub struct BacktestOptions {
 }
 
 /// A held-out run and its prediction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BacktestPoint {
     /// Index of the row in the data given to the backtest.
     pub row: usize,
     /// Its value of the scale column.
     pub scale: f64,
+    /// The observed value.
     pub actual: f64,
+    /// The training fit's prediction.
     pub predicted: f64,
+    /// Confidence interval of the mean there.
     pub ci: Option<[f64; 2]>,
     /// The prediction interval scored: calibrated when the backtest calibrates.
     pub pi: Option<[f64; 2]>,
@@ -89,12 +192,16 @@ pub struct BacktestPoint {
 }
 
 /// Scores of a set of held-out predictions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "BacktestMetrics")]
 pub struct Metrics {
+    /// Held-out runs scored.
     pub points: usize,
     /// Mean absolute relative error.
     pub are_mean: f64,
+    /// Median absolute relative error.
     pub are_median: f64,
+    /// Largest absolute relative error.
     pub are_max: f64,
     /// Root mean square of the log residuals.
     pub rmse_log: Option<f64>,
@@ -113,60 +220,83 @@ pub struct Metrics {
     /// Mean relative width (hi − lo) / predicted of the scored and of the fits' own intervals.
     #[serde(default)]
     pub pi_width: Option<f64>,
+    /// Mean relative width of the training fits' own intervals.
     #[serde(default)]
     pub pi_fit_width: Option<f64>,
     /// Held-out runs whose interval was calibrated, and the coverage and mean width of those
     /// calibrated intervals and of the fits' own intervals on the same runs.
     #[serde(default)]
     pub calibrated: usize,
+    /// Coverage of the calibrated intervals.
     #[serde(default)]
     pub calibrated_coverage: Option<f64>,
+    /// Coverage of the fits' own intervals on the same runs.
     #[serde(default)]
     pub calibrated_fit_coverage: Option<f64>,
+    /// Mean relative width of the calibrated intervals.
     #[serde(default)]
     pub calibrated_width: Option<f64>,
+    /// Mean relative width of the fits' own intervals on the same runs.
     #[serde(default)]
     pub calibrated_fit_width: Option<f64>,
 }
 
 /// One training set and its held-out rows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "BacktestSplit")]
 pub struct Split {
     /// Largest scale in the training set.
     pub trained_up_to: f64,
+    /// Rows the fit was trained on.
     pub train_rows: usize,
+    /// Rows held out and scored.
     pub test_rows: usize,
-    /// The training fit (None when it failed; see `error`).
+    /// The training fit's objective (None when it failed; see `error`).
     pub objective: Option<f64>,
+    /// Whether the training fit converged.
     pub converged: Option<bool>,
+    /// The training fit's parameters by name.
     #[serde(with = "crate::fit::result::ordered")]
+    #[schemars(with = "std::collections::BTreeMap<String, f64>")]
     pub params: Vec<(String, f64)>,
+    /// The held-out runs and their predictions.
     pub points: Vec<BacktestPoint>,
+    /// The split's scores.
     pub metrics: Option<Metrics>,
     /// The nested calibration of this split's intervals (when the backtest calibrates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<SplitCalibration>,
+    /// Why the training fit failed, when it did (the split is then left out of the scores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Text>,
 }
 
 /// What a split's nested calibration found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SplitCalibration {
+    /// Whether the split's intervals were widened.
     pub calibrated: bool,
+    /// The calibration's form error sd one decade beyond the data.
     pub tau_per_decade: f64,
-    /// Held-out runs and (origin, scale group) units inside the training rows it used.
+    /// Held-out runs inside the training rows it used.
     pub held_out: usize,
+    /// (origin, scale group) units inside the training rows it used.
     pub units: usize,
+    /// Why not, when not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Every split's fit and scores, and the scores over all held-out runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Backtest {
+    /// How rows were held out, in words.
     pub holdout: String,
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
+    /// Where the training fits' intervals come from.
     pub intervals: IntervalSource,
+    /// Each split's fit and scores.
     pub splits: Vec<Split>,
     /// Over every held-out point of every split.
     pub metrics: Option<Metrics>,
@@ -277,6 +407,7 @@ pub fn backtest_swept(
 
 /// (training rows, held-out rows) of every split.
 fn partitions(scale: &[f64], holdout: Holdout) -> Result<Vec<(Vec<usize>, Vec<usize>)>> {
+    holdout.check()?;
     let mut distinct: Vec<f64> = scale.to_vec();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
@@ -605,6 +736,30 @@ mod tests {
         // 70% = 7 rows reaches into the tie at 3, which is held out whole.
         let parts = partitions(&scale, Holdout::Fraction(0.7)).unwrap();
         assert_eq!(parts[0].0, vec![0, 1]);
+    }
+
+    /// Holding out no scale indexed past the distinct values (a panic) before the rule.
+    #[test]
+    fn a_holdout_out_of_range_is_refused_before_any_split() {
+        let scale: Vec<f64> = (1..=9).map(f64::from).collect();
+        for bad in [
+            Holdout::Top(0),
+            Holdout::Fraction(0.0),
+            Holdout::Fraction(-0.5),
+            Holdout::Fraction(1.0),
+            Holdout::Fraction(f64::NAN),
+            Holdout::Rollout(1),
+            Holdout::Rolling(0),
+        ] {
+            let error = partitions(&scale, bad).unwrap_err();
+            assert!(error.key().is_some(), "{bad:?}: {error}");
+        }
+        assert!(Holdout::one_of(None, None, None, None).is_err());
+        assert!(Holdout::one_of(Some(1), Some(0.2), None, None).is_err());
+        assert_eq!(
+            Holdout::one_of(None, None, Some(3), None).unwrap(),
+            Holdout::Rollout(3)
+        );
     }
 
     #[test]

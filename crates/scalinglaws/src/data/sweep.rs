@@ -96,6 +96,7 @@ pub enum Axis {
 
 /// The frontier of a sweep, as a fit records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "SweepFrontier")]
 pub struct Frontier {
     /// The swept columns, as named.
     pub columns: Vec<String>,

@@ -573,13 +573,12 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
 // The serde shape: the flat request Python sends
 // ---------------------------------------------------------------------------------------------
 
-/// A fit request as JSON: the recipe, the law, the settings and the uncertainty, all at the
-/// top level (the shape `scalinglaws.fit` sends). [`FitJob`] deserialises through it.
+/// How a law is named and fitted, as JSON: the law, the robust loss, the space, held and
+/// bounded parameters, start values, the seed, the threads and a likelihood family. Every
+/// request that fits a law flattens it (`fit`, `sensitivity`, `backtest`), so each takes these
+/// settings under one name, with one default, parsed once ([`ModelRequest::model`]).
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-pub struct FitRequest {
-    /// `target`, `map`, `derive`, `where`, `weights`, `trials` and `exposure`, at the top level.
-    #[serde(flatten)]
-    pub recipe: RecipeRequest,
+pub struct ModelRequest {
     /// A built-in law (`chinchilla`, `bnsl:2`; see `laws`): exactly one of law and formula.
     #[serde(default)]
     pub law: Option<String>,
@@ -610,28 +609,6 @@ pub struct FitRequest {
     /// Worker threads (None: every core).
     #[serde(default)]
     pub threads: Option<usize>,
-    /// Bootstrap replicates of the fit (0: none).
-    #[serde(default)]
-    pub bootstrap: usize,
-    /// Resample whole runs named by this column instead of rows.
-    #[serde(default)]
-    pub cluster: Option<String>,
-    /// Level of the intervals.
-    #[serde(default = "default_level")]
-    pub level: f64,
-    /// Parameters given profile-likelihood intervals.
-    #[serde(default)]
-    pub profiles: Vec<String>,
-    /// Widen prediction intervals beyond the data by the law's form error (the cross-study
-    /// prior updated by the fit's backtests).
-    #[serde(default = "yes")]
-    pub calibrate: bool,
-    /// The column that orders scale for that calibration.
-    #[serde(default)]
-    pub by: Option<String>,
-    /// The column the residual scale varies with (linear loss only).
-    #[serde(default)]
-    pub heteroscedastic: Option<String>,
     /// A likelihood family for counts or proportions (`poisson`, `binomial`, ...).
     #[serde(default)]
     pub family: Option<String>,
@@ -641,6 +618,70 @@ pub struct FitRequest {
     /// A family's dispersion (None: fitted).
     #[serde(default)]
     pub dispersion: Option<f64>,
+}
+
+impl ModelRequest {
+    /// The law and how it is fitted (no variance model: a request that takes one sets it).
+    pub fn model(self) -> Result<(LawChoice, SettingsJob)> {
+        let law = LawChoice::from_request(self.law, self.formula)?;
+        let family = family_setting(self.family.as_deref(), self.nu, self.dispersion)?;
+        if family.is_some() && (self.loss != huber() || self.f_scale != default_f_scale()) {
+            return Err(Error::setting(
+                Setting::Family,
+                text![
+                    Setting::Family.named(),
+                    " replaces the loss with a likelihood: drop ",
+                    Setting::Loss,
+                    " and f_scale"
+                ],
+            ));
+        }
+        let settings = SettingsJob {
+            settings: FitSettings {
+                loss: loss(&self.loss)?,
+                f_scale: self.f_scale,
+                fixed: self.fix,
+                bounds: self
+                    .bounds
+                    .into_iter()
+                    .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
+                    .collect(),
+                grids: self.grid,
+                seed: self.seed,
+                threads: self.threads,
+                family,
+                ..FitSettings::default()
+            },
+            space: self.space.as_deref().map(space).transpose()?,
+            heteroscedastic: None,
+        };
+        Ok((law, settings))
+    }
+}
+
+/// A fit request as JSON: the recipe, the law and how it is fitted, and the uncertainty, all
+/// at the top level (the shape `scalinglaws.fit` sends). [`FitJob`] deserialises through it.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct FitRequest {
+    /// `target`, `map`, `derive`, `where`, `weights`, `trials` and `exposure`, at the top level.
+    #[serde(flatten)]
+    pub recipe: RecipeRequest,
+    /// `law` or `formula`, `loss`, `f_scale`, `space`, `fix`, `bounds`, `grid`, `seed`,
+    /// `threads` and a `family`, at the top level.
+    #[serde(flatten)]
+    pub model: ModelRequest,
+    /// The fit's intervals (`bootstrap`, `cluster`, `level`, `calibrate`), at the top level.
+    #[serde(flatten)]
+    pub uncertainty: UncertaintyRequest,
+    /// Parameters given profile-likelihood intervals.
+    #[serde(default)]
+    pub profiles: Vec<String>,
+    /// The column that orders scale for the calibration.
+    #[serde(default)]
+    pub by: Option<String>,
+    /// The column the residual scale varies with (linear loss only).
+    #[serde(default)]
+    pub heteroscedastic: Option<String>,
     /// Quality control of the runs before the fit: `warn` (flag diverged, duplicated and
     /// out-of-line rows and fit every row), `exclude` (remove the flagged rows, listing them)
     /// or `off`.
@@ -648,21 +689,55 @@ pub struct FitRequest {
     pub qc: QcMode,
 }
 
+/// The intervals asked of a fit, as JSON: the bootstrap and how it resamples, the level, and
+/// whether prediction intervals are calibrated beyond the data.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct UncertaintyRequest {
+    /// Bootstrap replicates of the fit (0: none).
+    #[serde(default)]
+    pub bootstrap: usize,
+    /// Resample whole runs named by this column instead of rows.
+    #[serde(default)]
+    pub cluster: Option<String>,
+    /// Level of the intervals.
+    #[serde(default = "default_level")]
+    pub level: f64,
+    /// Widen prediction intervals beyond the data by the law's form error (the cross-study
+    /// prior updated by the fit's backtests).
+    #[serde(default = "yes")]
+    pub calibrate: bool,
+}
+
+impl UncertaintyRequest {
+    /// The settings, drawing with `seed` (the model's), calibrating by scale column `by`.
+    pub fn settings(self, seed: u64, by: Option<String>) -> UncertaintySettings {
+        UncertaintySettings {
+            bootstrap: crate::uncertainty::replicates(self.bootstrap),
+            cluster: self.cluster,
+            level: self.level,
+            profiles: Vec::new(),
+            calibrate: self.calibrate,
+            by,
+            seed,
+        }
+    }
+}
+
 /// The serde defaults every job request shares: the Huber loss at the default scale, 95 %
 /// intervals, calibration on.
-pub(super) fn huber() -> String {
+pub(crate) fn huber() -> String {
     LossKind::Huber.name().to_string()
 }
 
-pub(super) fn default_f_scale() -> f64 {
+pub(crate) fn default_f_scale() -> f64 {
     FitSettings::default().f_scale
 }
 
-pub(super) fn default_level() -> f64 {
+pub(crate) fn default_level() -> f64 {
     crate::uncertainty::DEFAULT_LEVEL
 }
 
-pub(super) fn yes() -> bool {
+pub(crate) fn yes() -> bool {
     true
 }
 
@@ -690,53 +765,17 @@ impl TryFrom<FitRequest> for FitJob {
     type Error = Error;
 
     fn try_from(request: FitRequest) -> Result<FitJob> {
-        let law = LawChoice::from_request(request.law, request.formula)?;
-        let recipe = Recipe::try_from(request.recipe)?;
-        let family = family_setting(request.family.as_deref(), request.nu, request.dispersion)?;
-        if family.is_some() && (request.loss != huber() || request.f_scale != default_f_scale()) {
-            return Err(Error::setting(
-                Setting::Family,
-                text![
-                    Setting::Family.named(),
-                    " replaces the loss with a likelihood: drop ",
-                    Setting::Loss,
-                    " and f_scale"
-                ],
-            ));
-        }
-        let settings = SettingsJob {
-            settings: FitSettings {
-                loss: loss(&request.loss)?,
-                f_scale: request.f_scale,
-                fixed: request.fix,
-                bounds: request
-                    .bounds
-                    .into_iter()
-                    .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
-                    .collect(),
-                grids: request.grid,
-                seed: request.seed,
-                threads: request.threads,
-                family,
-                ..FitSettings::default()
-            },
-            space: request.space.as_deref().map(space).transpose()?,
-            heteroscedastic: request.heteroscedastic,
-        };
-        let uncertainty = UncertaintySettings {
-            bootstrap: crate::uncertainty::replicates(request.bootstrap),
-            cluster: request.cluster,
-            level: request.level,
-            profiles: request.profiles,
-            calibrate: request.calibrate,
-            by: request.by,
-            seed: request.seed,
-        };
+        let seed = request.model.seed;
+        let (law, mut settings) = request.model.model()?;
+        settings.heteroscedastic = request.heteroscedastic;
         Ok(FitJob {
-            recipe,
+            recipe: Recipe::try_from(request.recipe)?,
             law,
             settings,
-            uncertainty,
+            uncertainty: UncertaintySettings {
+                profiles: request.profiles,
+                ..request.uncertainty.settings(seed, request.by)
+            },
             qc: request.qc,
         })
     }

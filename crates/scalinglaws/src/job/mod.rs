@@ -18,11 +18,9 @@
 //! - [`isoflop`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
 //!   (IsoFLOP profiles and envelopes, recipe tracks, loss curves under
 //!   schedules);
-//! - [`backtest`]: [`BacktestJob`], does a law extrapolate (fit small, score large);
 //! - [`candidates`], [`compare_laws`], [`select`]: laws weighed against each other
 //!   ([`CandidateSpec`] built against the data once, [`CompareLawsJob`], [`SelectJob`]).
 
-pub mod backtest;
 pub mod candidates;
 pub mod compare;
 pub mod compare_laws;
@@ -38,7 +36,6 @@ pub mod report;
 pub mod schedule;
 pub mod select;
 
-pub use backtest::BacktestJob;
 pub use candidates::CandidateSpec;
 pub use compare_laws::CompareLawsJob;
 pub use select::{SelectJob, SelectOutcome};

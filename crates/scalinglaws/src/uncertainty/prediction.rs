@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::fit::Space;
 
 /// Where intervals came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IntervalSource {
     Bootstrap,

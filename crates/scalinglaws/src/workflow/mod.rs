@@ -8,6 +8,7 @@
 //! (`schemars`), so a new setting is written once, in its request, and a new workflow in its own
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
+pub mod backtest;
 pub mod cooldown_study;
 pub mod downstream;
 pub mod lr;
@@ -86,6 +87,33 @@ pub trait Workflow {
     fn run(spec: &Self::Spec, input: &Self::Input, ctx: &Ctx) -> Result<Self::Output>;
 }
 
+/// Refuses a key of a request (as JSON) that names no setting of `W`. serde ignores an unknown
+/// key of a request that flattens its parts, so without this a misspelt setting, or one of
+/// another workflow, would be dropped without a word.
+pub fn refuse_unknown_settings<W: Workflow>(request: &serde_json::Value) -> Result<()> {
+    let schema = schemars::schema_for!(W::Request);
+    let known = schema.get("properties").and_then(|p| p.as_object());
+    let is_known = |key: &&String| known.is_some_and(|k| k.contains_key(*key));
+    let mut given = request
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, _)| key);
+    match given.find(|key| !is_known(key)) {
+        None => Ok(()),
+        Some(key) => {
+            let mut settings: Vec<&String> = known.into_iter().flatten().map(|(k, _)| k).collect();
+            settings.sort();
+            let listed: Vec<&str> = settings.iter().map(|k| k.as_str()).collect();
+            Err(Error::settings(format!(
+                "'{key}' is not a setting of {}; it takes {}",
+                W::NAME,
+                listed.join(", ")
+            )))
+        }
+    }
+}
+
 /// Refuses the parts of a recipe that `workflow`, an analysis over a table that reads no
 /// weights, counts or sweep, cannot use (weights, trials, exposure, swept columns), naming
 /// the first one given and `why` it does not apply.
@@ -117,6 +145,7 @@ macro_rules! for_each_workflow {
             schedule_predict => $crate::workflow::schedule_predict::SchedulePredict,
             lr => $crate::workflow::lr::Lr,
             downstream => $crate::workflow::downstream::Downstream,
+            backtest => $crate::workflow::backtest::BacktestWorkflow,
         }
     };
 }
@@ -130,6 +159,24 @@ mod tests {
             $(assert_eq!(stringify!($name), <$workflow as Workflow>::NAME);
               assert_eq!(<<$workflow as Workflow>::Output as Document>::KIND, stringify!($name));)*
         };
+    }
+
+    /// A backtest request once flattened the whole fit request: its profiles, cluster and QC
+    /// were read and dropped. Now they are no settings of it, and refused by name.
+    #[test]
+    fn a_key_that_names_no_setting_is_refused_by_name() {
+        use backtest::BacktestWorkflow;
+        let request = serde_json::json!({"target": "loss", "law": "chinchilla", "by": "C",
+            "holdout_top": 1, "where": ["C > 1"], "family": null});
+        assert!(refuse_unknown_settings::<BacktestWorkflow>(&request).is_ok());
+        for key in ["profiles", "cluster", "qc", "holdout_tpo"] {
+            let mut wrong = request.clone();
+            wrong[key] = serde_json::json!(null);
+            let error = refuse_unknown_settings::<BacktestWorkflow>(&wrong).unwrap_err();
+            assert!(error
+                .to_string()
+                .contains(&format!("'{key}' is not a setting of backtest")));
+        }
     }
 
     #[test]

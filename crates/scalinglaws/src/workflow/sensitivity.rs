@@ -16,6 +16,8 @@ use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
 use crate::error::{Error, Result, Setting, Text};
 use crate::fit::{FitData, FitSettings};
+use crate::job::fit::{ModelRequest, RecipeRequest, UncertaintyRequest};
+use crate::job::qc::QcMode;
 use crate::job::{FitJob, PredictJob};
 use crate::law::Law;
 use crate::text;
@@ -25,12 +27,23 @@ use crate::uncertainty::predict_with_intervals_of;
 /// The workflow.
 pub struct Sensitivity;
 
-/// What to refit and where to predict.
+/// What to refit and where to predict, as a face sends it: `fit`'s recipe, law and settings,
+/// the full fit's uncertainty (no profiles, and no variance model: neither acts here), the
+/// scale column and the point.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SensitivitySpec {
-    /// The runs' columns, the law and how it is fitted, as `fit` takes them.
+pub struct SensitivityRequest {
+    /// `target`, `map`, `derive`, `where`, `weights`, `trials` and `exposure`.
     #[serde(flatten)]
-    pub fit: FitJob,
+    pub recipe: RecipeRequest,
+    /// The law and how it is fitted.
+    #[serde(flatten)]
+    pub model: ModelRequest,
+    /// The full fit's intervals: `bootstrap`, `cluster`, `level`, `calibrate`.
+    #[serde(flatten)]
+    pub uncertainty: UncertaintyRequest,
+    /// Quality control of the runs before the fits: `warn`, `exclude` or `off`.
+    #[serde(default)]
+    pub qc: QcMode,
     /// The column that orders scale (e.g. compute): its groups are dropped one at a time.
     pub by: String,
     /// The point to predict at: a value for each of the law's variables.
@@ -41,7 +54,61 @@ pub struct SensitivitySpec {
     pub max_decades: Option<f64>,
 }
 
+/// What to refit and where to predict, parsed.
+#[derive(Debug, Clone)]
+pub struct SensitivitySpec {
+    /// The runs' columns, the law and how it is fitted, as `fit` takes them.
+    pub fit: FitJob,
+    /// The column that orders scale (e.g. compute): its groups are dropped one at a time.
+    pub by: String,
+    /// The point to predict at: a value for each of the law's variables.
+    pub at: BTreeMap<String, f64>,
+    /// Refuse a point more than this many decades beyond the largest run (None: no limit).
+    pub max_decades: Option<f64>,
+}
+
+impl TryFrom<SensitivityRequest> for SensitivitySpec {
+    type Error = Error;
+
+    fn try_from(request: SensitivityRequest) -> Result<SensitivitySpec> {
+        let seed = request.model.seed;
+        let (law, settings) = request.model.model()?;
+        let by = request.by.trim().to_string();
+        let uncertainty = request.uncertainty.settings(seed, Some(by.clone()));
+        Ok(SensitivitySpec {
+            fit: FitJob {
+                recipe: Recipe::try_from(request.recipe)?,
+                law,
+                settings,
+                uncertainty,
+                qc: request.qc,
+            },
+            by,
+            at: request.at,
+            max_decades: request.max_decades,
+        })
+    }
+}
+
 impl SensitivitySpec {
+    /// Refuses what a fit takes and this workflow does not use: a variance model, profiles.
+    fn check_unused(&self) -> Result<()> {
+        let unused = [
+            (
+                self.fit.settings.heteroscedastic.is_some(),
+                Setting::Heteroscedastic,
+            ),
+            (!self.fit.uncertainty.profiles.is_empty(), Setting::Profile),
+        ];
+        match unused.into_iter().find(|(given, _)| *given) {
+            None => Ok(()),
+            Some((_, setting)) => Err(Error::setting(
+                setting,
+                text!["sensitivity does not take ", setting, ": drop it"],
+            )),
+        }
+    }
+
     /// `max_decades`, when given, is a positive number of decades, and the fit is calibrated
     /// (the calibration measures a point's distance from the runs).
     fn check_max_decades(&self) -> Result<()> {
@@ -159,15 +226,16 @@ impl Workflow for Sensitivity {
     const NAME: &'static str = "sensitivity";
     const SUMMARY: &'static str =
         "How far the prediction at a point moves when each scale group is left out of the fit";
-    type Request = SensitivitySpec;
+    type Request = SensitivityRequest;
     type Spec = SensitivitySpec;
 
-    fn spec(request: SensitivitySpec) -> Result<SensitivitySpec> {
-        Ok(request)
+    fn spec(request: SensitivityRequest) -> Result<SensitivitySpec> {
+        SensitivitySpec::try_from(request)
     }
     type Output = SensitivityResult;
 
     fn check(spec: &SensitivitySpec) -> Result<()> {
+        spec.check_unused()?;
         spec.check_max_decades()
     }
 
@@ -183,16 +251,6 @@ impl Workflow for Sensitivity {
         job.settings.settings.interrupt = ctx.interrupt.clone();
         if let Some(max_work) = ctx.max_work {
             job.settings.settings.max_work = max_work;
-        }
-        if job.settings.heteroscedastic.is_some() {
-            return Err(Error::setting(
-                Setting::Heteroscedastic,
-                text![
-                    "sensitivity does not take ",
-                    Setting::Heteroscedastic,
-                    ": drop it"
-                ],
-            ));
         }
         let (_, (_, count)) = scale_of(table, &spec.by)?;
         let refits = |shape: &crate::work::FitShape| {

@@ -87,7 +87,15 @@ from . import _scalinglaws
 from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import Count, checked
-from ._results import CellsFrame, CurveFrame, ForecastsFrame, Result, ScheduleFit, _fit_json
+from ._results import (
+    CellsFrame,
+    CurveFrame,
+    ForecastsFrame,
+    Result,
+    ScheduleFit,
+    SplitsFrame,
+    _fit_json,
+)
 "#;
 
 /// Hand-written methods a generated class takes from a base in `_results.py`, by class: a view
@@ -96,6 +104,7 @@ const BASES: &[(&str, &str)] = &[
     ("SchedulePrediction", "CurveFrame"),
     ("LrAnalysis", "CellsFrame"),
     ("DownstreamAnalysis", "ForecastsFrame"),
+    ("Backtest", "SplitsFrame"),
 ];
 
 /// The whole generated module.
@@ -479,4 +488,35 @@ fn every_schema_type_has_a_python_annotation() {
     assert_eq!(hint(&names, Face::Output), "Dict[str, str]");
     let one_or_many = serde_json::json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]});
     assert_eq!(hint(&one_or_many, Face::Input), "Union[str, Sequence[str]]");
+}
+
+/// A generated class must not share its name with a hand-written one: `from ._workflows import *`
+/// would shadow the package's own (the sweep's frontier once hid `optimal`'s `Frontier`).
+#[test]
+fn no_generated_class_shadows_a_hand_written_one() {
+    let generated = module(&scalinglaws::for_each_workflow!(entries));
+    let classes = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("class "))
+            .map(|rest| rest.split(['(', ':']).next().unwrap_or(rest).to_string())
+            .collect()
+    };
+    let ours = classes(&generated);
+    let package = target().parent().expect("the package folder").to_path_buf();
+    for entry in std::fs::read_dir(&package).expect("the package folder") {
+        let path = entry.expect("an entry").path();
+        let is_hand_written = path.extension().is_some_and(|e| e == "py") && path != target();
+        if !is_hand_written {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a module");
+        for name in classes(&text) {
+            assert!(
+                !ours.contains(&name),
+                "{} defines {name}, and so does a generated class: give the Rust type another \
+                 schema name (#[schemars(rename = \"...\")])",
+                path.display()
+            );
+        }
+    }
 }

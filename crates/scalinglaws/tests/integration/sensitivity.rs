@@ -26,9 +26,12 @@ fn table(off: f64) -> Table {
 }
 
 fn spec() -> SensitivitySpec {
-    serde_json::from_value(serde_json::json!({
-        "law": "power_offset", "target": "loss", "map": {"x": "N"}, "by": "N", "at": {"x": 1e11}
-    }))
+    Sensitivity::spec(
+        serde_json::from_value(serde_json::json!({
+            "law": "power_offset", "target": "loss", "map": {"x": "N"}, "by": "N", "at": {"x": 1e11}
+        }))
+        .unwrap(),
+    )
     .unwrap()
 }
 

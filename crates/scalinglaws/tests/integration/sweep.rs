@@ -229,7 +229,8 @@ fn a_backtest_of_a_sweep_scores_each_cells_frontier_with_its_training_cells_choi
         if sweep {
             request["sweep"] = serde_json::json!("lr");
         }
-        serde_json::from_value::<scalinglaws::job::BacktestJob>(request).unwrap()
+        use scalinglaws::workflow::{backtest::BacktestWorkflow, Workflow};
+        BacktestWorkflow::spec(serde_json::from_value(request).unwrap()).unwrap()
     };
     let swept = request(true).run(&table).unwrap();
     let frontier = swept

@@ -1,30 +1,76 @@
-//! [`BacktestJob`]: does the law extrapolate on this data? The backtest workflow, written once
-//! for every front end: build the law, its settings and data, check that the rows can
-//! determine it, read the scale column, fit on the smaller scales and score the held-out
-//! larger ones (`analysis::backtest`), and number the held-out rows as the file does. With a
-//! sweep in the recipe, the rows are each cell's frontier (`Table::swept`), and each training
-//! fit's intervals carry the choice sd of its own cells.
-//!
-//! Python deserialises the job from the flat request it sends ([`BacktestRequest`]: the fit
-//! request's fields, `by`, and one of `holdout_top`, `holdout_frac`, `rollout`, `rolling`).
+//! Does the law extrapolate on this data? Fit on the smaller scales, score the predictions of
+//! the held-out larger ones (`analysis::backtest`): build the law, its settings and data, check
+//! that the rows can determine it, read the scale column, and number the held-out rows as the
+//! file does. With a sweep in the recipe, the rows are each cell's frontier (`Table::swept`),
+//! and each training fit's intervals carry the choice sd of its own cells. The holdout's
+//! numbers, defaults and rules are `analysis::backtest::Holdout`'s; the command line's
+//! `backtest` and Python's `backtest` only build this spec.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::fit::{
-    check_enough_rows, default_level, yes, FitJob, FitRequest, LawChoice, SettingsJob,
+use super::{Ctx, Workflow};
+use crate::analysis::backtest::{
+    backtest_swept, Backtest, BacktestOptions, Holdout, HoldoutScheme, SweptRows,
 };
-use super::UncertaintySettings;
-use crate::analysis::backtest::{backtest_swept, Backtest, BacktestOptions, Holdout, SweptRows};
 use crate::data::recipe::{Recipe, Table};
 use crate::data::sweep::Frontier;
+use crate::document::Document;
 use crate::error::{Error, Result, Setting};
+use crate::fit::result::DataSummary;
+use crate::job::fit::{
+    check_enough_rows, default_level, yes, FitJob, LawChoice, ModelRequest, RecipeRequest,
+    SettingsJob,
+};
+use crate::job::UncertaintySettings;
 use crate::text;
 use crate::uncertainty::CalibrationOptions;
 
+/// The workflow.
+pub struct BacktestWorkflow;
+
+/// A backtest as a face sends it: the recipe, the law and how it is fitted, the scale column,
+/// exactly one way of holding out, and the scored intervals (level, the training fits'
+/// bootstrap, whether they are calibrated).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct BacktestRequest {
+    /// `target`, `map`, `derive`, `where`, `weights`, `trials`, `exposure` and `sweep`.
+    #[serde(flatten)]
+    pub recipe: RecipeRequest,
+    /// The law and how it is fitted.
+    #[serde(flatten)]
+    pub model: ModelRequest,
+    /// The column that orders scale (e.g. compute): fit on small values, predict large ones.
+    pub by: String,
+    /// Hold out the rows at the K largest distinct values of `by`.
+    #[serde(default)]
+    pub holdout_top: Option<usize>,
+    /// Hold out the largest fraction F of rows by `by` (ties held out together).
+    #[serde(default)]
+    pub holdout_frac: Option<f64>,
+    /// Rollout over this many groups of scales: fit up to each group, predict the next.
+    #[serde(default)]
+    pub rollout: Option<usize>,
+    /// Rolling origins, at most this many: fit on the scale groups up to each origin (from
+    /// half the groups to all but the last) and predict every run beyond it.
+    #[serde(default)]
+    pub rolling: Option<usize>,
+    /// Score each split's intervals as `predict` would give them, calibrated beyond the data
+    /// (the cross-study prior updated by backtests nested inside each split's own training
+    /// rows); false scores the training fits' own.
+    #[serde(default = "yes")]
+    pub calibrate: bool,
+    /// Level of the prediction intervals whose coverage is scored.
+    #[serde(default = "default_level")]
+    pub level: f64,
+    /// Bootstrap replicates per training fit for its intervals (0: the delta method).
+    #[serde(default)]
+    pub bootstrap: usize,
+}
+
 /// A backtest to run: the columns, the law, how to fit it, the scale column, what to hold out
 /// and the uncertainty of the training fits.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(try_from = "BacktestRequest")]
+#[derive(Debug, Clone)]
 pub struct BacktestJob {
     pub recipe: Recipe,
     pub law: LawChoice,
@@ -37,19 +83,54 @@ pub struct BacktestJob {
     pub uncertainty: UncertaintySettings,
 }
 
-impl BacktestJob {
-    /// The backtest on `table` (prepared with this job's recipe), its held-out rows numbered
-    /// as the file numbers them.
-    pub fn run(&self, table: &Table) -> Result<Backtest> {
-        // Every step on the pool of `threads` workers, not only the fits' searches.
-        crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
-    }
+impl TryFrom<BacktestRequest> for BacktestJob {
+    type Error = Error;
 
-    fn run_on_pool(&self, table: &Table) -> Result<Backtest> {
-        let law = self.law.build(table)?;
-        let settings = self.settings.for_law(&self.law);
+    fn try_from(request: BacktestRequest) -> Result<BacktestJob> {
+        let holdout = holdout(&request)?;
+        let seed = request.model.seed;
+        let (law, settings) = request.model.model()?;
+        Ok(BacktestJob {
+            recipe: Recipe::try_from(request.recipe)?,
+            law,
+            settings,
+            by: request.by.trim().to_string(),
+            holdout,
+            uncertainty: UncertaintySettings {
+                bootstrap: crate::uncertainty::replicates(request.bootstrap),
+                level: request.level,
+                calibrate: request.calibrate,
+                seed,
+                ..UncertaintySettings::default()
+            },
+        })
+    }
+}
+
+/// The one way of holding out a request gives.
+fn holdout(request: &BacktestRequest) -> Result<Holdout> {
+    Holdout::one_of(
+        request.holdout_top,
+        request.holdout_frac,
+        request.rollout,
+        request.rolling,
+    )
+}
+
+impl BacktestJob {
+    /// Every rule that needs no data: the holdout's number and the level in range, and the
+    /// scale column not a swept one.
+    pub fn check(&self) -> Result<()> {
+        self.holdout.check()?;
+        crate::uncertainty::check_level(self.uncertainty.level)?;
+        if self.by.is_empty() {
+            return Err(Error::setting(
+                Setting::By,
+                text!["name the column that orders scale: ", Setting::By.named()],
+            ));
+        }
         // With a sweep, each cell's frontier row stands for the cell (`Table::swept`).
-        if self.recipe.sweep.iter().any(|c| c.trim() == self.by.trim()) {
+        if self.recipe.sweep.iter().any(|c| c.trim() == self.by) {
             return Err(Error::setting(
                 Setting::By,
                 text![
@@ -59,6 +140,20 @@ impl BacktestJob {
                 ],
             ));
         }
+        Ok(())
+    }
+
+    /// The backtest on `table` (prepared with this job's recipe), its held-out rows numbered
+    /// as the file numbers them.
+    pub fn run(&self, table: &Table) -> Result<Backtest> {
+        self.check()?;
+        // Every step on the pool of `threads` workers, not only the fits' searches.
+        crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
+    }
+
+    fn run_on_pool(&self, table: &Table) -> Result<Backtest> {
+        let law = self.law.build(table)?;
+        let settings = self.settings.for_law(&self.law);
         let (table, frontier) = table.swept(&law, &self.recipe, &settings)?;
         let table = table.as_ref();
         let data = table.fit_data(&law, &self.recipe, settings.space)?;
@@ -122,75 +217,61 @@ impl BacktestJob {
     }
 }
 
-/// A backtest request as JSON: a fit request (recipe, law, settings, `seed`) with the scale
-/// column, the holdout, the level, the training fits' bootstrap and whether they calibrate.
-#[derive(Debug, Clone, Deserialize)]
-pub struct BacktestRequest {
-    #[serde(flatten)]
-    pub fit: FitRequest,
+/// A backtest (what `backtest` returns): where the runs came from, the law, the scale column
+/// and the scheme of holding out, with every split's fit and scores.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "Backtest")]
+pub struct BacktestResult {
+    /// The law as reports name it.
+    pub law: String,
+    /// Where the runs came from, and what the filters removed.
+    pub data: DataSummary,
+    /// The column that orders scale.
     pub by: String,
-    #[serde(default)]
-    pub holdout_top: Option<usize>,
-    #[serde(default)]
-    pub holdout_frac: Option<f64>,
-    #[serde(default)]
-    pub rollout: Option<usize>,
-    #[serde(default)]
-    pub rolling: Option<usize>,
-    /// Score each split's intervals as `predict` would print them, calibrated beyond the data
-    /// (default: yes; no scores the fits' own).
-    #[serde(default = "yes")]
-    pub calibrate: bool,
-    #[serde(default = "default_level")]
-    pub level: f64,
-    /// Replicates of each training fit's bootstrap (None: none).
-    #[serde(default)]
-    pub bootstrap: Option<usize>,
+    /// How the rows were held out (`holdout` says it in words, with its number).
+    pub scheme: HoldoutScheme,
+    #[serde(flatten)]
+    pub backtest: Backtest,
 }
 
-impl TryFrom<BacktestRequest> for BacktestJob {
-    type Error = Error;
+impl Document for BacktestResult {
+    const KIND: &'static str = "backtest";
+}
 
-    fn try_from(request: BacktestRequest) -> Result<BacktestJob> {
-        let holdout = match (
-            request.holdout_top,
-            request.holdout_frac,
-            request.rollout,
-            request.rolling,
-        ) {
-            (Some(k), None, None, None) => Holdout::Top(k),
-            (None, Some(f), None, None) => Holdout::Fraction(f),
-            (None, None, Some(g), None) => Holdout::Rollout(g),
-            (None, None, None, Some(k)) if k >= 1 => Holdout::Rolling(k),
-            _ => {
-                return Err(Error::settings(text![
-                    "give exactly one of ",
-                    Setting::HoldoutTop.number("K"),
-                    ", ",
-                    Setting::HoldoutFrac.number("F"),
-                    ", ",
-                    Setting::Rollout.number("G"),
-                    " and ",
-                    Setting::Rolling.number("K"),
-                    " (K >= 1)"
-                ]))
-            }
-        };
-        let seed = request.fit.seed;
-        let fit = FitJob::try_from(request.fit)?;
-        Ok(BacktestJob {
-            recipe: fit.recipe,
-            law: fit.law,
-            settings: fit.settings,
-            by: request.by,
-            holdout,
-            uncertainty: UncertaintySettings {
-                bootstrap: request.bootstrap.and_then(crate::uncertainty::replicates),
-                level: request.level,
-                calibrate: request.calibrate,
-                seed,
-                ..UncertaintySettings::default()
-            },
+impl Workflow for BacktestWorkflow {
+    const NAME: &'static str = "backtest";
+    const SUMMARY: &'static str =
+        "Fits on the smaller scales and scores the predictions of the held-out larger ones";
+    type Request = BacktestRequest;
+    type Spec = BacktestJob;
+    type Output = BacktestResult;
+    type Input = Table;
+
+    fn spec(request: BacktestRequest) -> Result<BacktestJob> {
+        BacktestJob::try_from(request)
+    }
+
+    fn check(spec: &BacktestJob) -> Result<()> {
+        spec.check()
+    }
+
+    fn recipe(spec: &BacktestJob) -> Option<&Recipe> {
+        Some(&spec.recipe)
+    }
+
+    fn run(spec: &BacktestJob, table: &Table, ctx: &Ctx) -> Result<BacktestResult> {
+        let mut job = spec.clone();
+        job.settings.settings.interrupt = ctx.interrupt.clone();
+        if let Some(max_work) = ctx.max_work {
+            job.settings.settings.max_work = max_work;
+        }
+        let backtest = job.run(table)?;
+        Ok(BacktestResult {
+            law: job.law.build(table)?.label().to_string(),
+            data: table.summary(&job.recipe),
+            by: job.by.clone(),
+            scheme: job.holdout.scheme(),
+            backtest,
         })
     }
 }
@@ -227,13 +308,14 @@ mod tests {
 
     #[test]
     fn a_python_request_deserialises_into_a_job() {
-        let job: BacktestJob = serde_json::from_str(
+        let request: BacktestRequest = serde_json::from_str(
             r#"{"target": "loss", "law": "chinchilla", "loss": "huber", "f_scale": 0.001,
                 "space": null, "seed": 5, "threads": null, "by": "C", "holdout_top": null,
                 "holdout_frac": 0.2, "rollout": null, "rolling": null, "calibrate": true,
-                "level": 0.9, "bootstrap": null}"#,
+                "level": 0.9, "bootstrap": 0}"#,
         )
         .unwrap();
+        let job = BacktestJob::try_from(request).unwrap();
         assert_eq!(job.holdout, Holdout::Fraction(0.2));
         assert_eq!(job.by, "C");
         let options = job.options();
