@@ -120,7 +120,7 @@ pub fn run(args: DownstreamArgs) -> Result<()> {
             level: args.level,
             anchors: args.anchors,
             unseen: args.unseen,
-            threads: args.threads,
+            threads: args.threads.map(crate::config::capped_threads),
             interrupt: Default::default(),
         },
     }

@@ -50,7 +50,6 @@ pub const KINDS: &[&str] = &[
     "predict",
     "optimal",
     "isoflop",
-    "backtest",
     "compare",
     "compare_laws",
     "select",

@@ -30,7 +30,7 @@ pub struct CompareLawsArgs {
     pub by: Option<String>,
 
     /// Fraction of rows the backtest holds out.
-    #[arg(long = "holdout-frac", value_name = "F", default_value_t = 0.2)]
+    #[arg(long = "holdout-frac", value_name = "F", default_value_t = scalinglaws::job::compare_laws::DEFAULT_HOLDOUT_FRAC)]
     pub holdout_frac: f64,
 
     /// Level of the backtest's prediction intervals.

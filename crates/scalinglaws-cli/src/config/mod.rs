@@ -155,7 +155,7 @@ fn family_config(
 
 /// `--threads N`, at most the library's cap (a few per core): above it a warning, once, and
 /// the cap (the result does not depend on the count; threads are started up front).
-fn capped_threads(requested: usize) -> usize {
+pub fn capped_threads(requested: usize) -> usize {
     static WARNED: std::sync::Once = std::sync::Once::new();
     if let Some(warning) = scalinglaws::limits::threads_warning(requested) {
         WARNED.call_once(|| {

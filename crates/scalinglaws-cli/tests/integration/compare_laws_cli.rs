@@ -86,6 +86,25 @@ fn compare_laws_with_one_law_exits_2() {
     );
 }
 
+/// A held-out fraction out of range is refused before any fit (it was each law's failed
+/// backtest, exit 0), by the backtest's one rule.
+#[test]
+fn compare_laws_refuses_a_fraction_out_of_range_exits_2() {
+    fails(
+        compare_laws().args([
+            "--law",
+            "chinchilla",
+            "--law",
+            "power_offset",
+            "--by",
+            "C",
+            "--holdout-frac",
+            "1.5",
+        ]),
+        &["--holdout-frac 1.5: give a fraction strictly between 0 and 1"],
+    );
+}
+
 #[test]
 fn compare_laws_unclosed_bracket_exits_2() {
     fails(

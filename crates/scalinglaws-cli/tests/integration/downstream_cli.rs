@@ -66,6 +66,21 @@ fn a_backtest_scores_every_method_in_its_json() {
         .all(|f| f["observed"].is_number()));
 }
 
+/// `--threads` above a few per core is capped with the one warning every command gives.
+#[test]
+fn threads_beyond_a_few_per_core_warn_once() {
+    let output = downstream(&["--at", "N=3e10,D=6e11", "--threads", "100000"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.matches("warning: --threads 100000").count(),
+        1,
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_new_model_gets_a_forecast_inside_its_interval() {
     let output = downstream(&["--at", "N=3e10,D=6e11", "--json", "-"])

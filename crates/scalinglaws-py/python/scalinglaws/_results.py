@@ -127,7 +127,7 @@ class Result:
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes the document to ``path``. A result of a function generated from the library's
-        workflows (``scalinglaws._workflows``: ``sensitivity``, ``cooldown_study``) is written
+        workflows (``scalinglaws._workflows``: ``sensitivity``, ``backtest``, ``lr``, ...) is written
         as the command's ``--json`` writes it, the same bytes whichever face ran it; the other
         analyses' results hold the same document in compact JSON, written as they hold it."""
         text = self._text if self._text is not None else json.dumps(self.to_dict(), indent=2)

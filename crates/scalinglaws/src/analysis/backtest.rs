@@ -89,19 +89,17 @@ impl Holdout {
             (None, Some(f), None, None) => Ok(Holdout::Fraction(f)),
             (None, None, Some(g), None) => Ok(Holdout::Rollout(g)),
             (None, None, None, Some(k)) => Ok(Holdout::Rolling(k)),
-            _ => Err(Error::setting(
+            // No one setting is at fault: the error is the choice's.
+            _ => Err(Error::settings(text![
+                "say what to hold out: give exactly one of ",
                 Setting::HoldoutTop,
-                text![
-                    "say what to hold out: give exactly one of ",
-                    Setting::HoldoutTop,
-                    ", ",
-                    Setting::HoldoutFrac,
-                    ", ",
-                    Setting::Rollout,
-                    " and ",
-                    Setting::Rolling
-                ],
-            )),
+                ", ",
+                Setting::HoldoutFrac,
+                ", ",
+                Setting::Rollout,
+                " and ",
+                Setting::Rolling
+            ])),
         }
     }
 

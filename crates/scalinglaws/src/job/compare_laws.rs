@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::candidates::{self, CandidateRequest, CandidateSpec};
 use super::fit::RecipeRequest;
 use super::fit::{default_f_scale, default_level, huber, plain_settings, SettingsJob};
+use crate::analysis::backtest::Holdout;
 use crate::analysis::law_comparison::{compare_laws, Comparison};
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting};
@@ -30,9 +31,14 @@ pub struct CompareLawsJob {
     pub level: f64,
 }
 
+/// The largest fraction of rows by scale each law's backtest holds out, when none is given.
+pub const DEFAULT_HOLDOUT_FRAC: f64 = 0.2;
+
 impl CompareLawsJob {
-    /// The comparison on `table` (prepared with this job's recipe).
+    /// The comparison on `table` (prepared with this job's recipe). The held-out fraction is
+    /// checked first, by the backtest's one rule, whether or not a scale column asks for it.
     pub fn run(&self, table: &Table) -> Result<Comparison> {
+        Holdout::Fraction(self.holdout_frac).check()?;
         // Every step on the pool of `threads` workers, not only the fits' searches.
         crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
     }
@@ -84,7 +90,7 @@ pub struct CompareLawsRequest {
 }
 
 fn default_holdout_frac() -> f64 {
-    0.2
+    DEFAULT_HOLDOUT_FRAC
 }
 
 impl TryFrom<CompareLawsRequest> for CompareLawsJob {
@@ -93,15 +99,6 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
     fn try_from(request: CompareLawsRequest) -> Result<CompareLawsJob> {
         if request.laws.len() < 2 {
             return Err(Error::settings("compare-laws needs at least two laws"));
-        }
-        if !(request.holdout_frac > 0.0 && request.holdout_frac < 1.0) {
-            return Err(Error::setting(
-                Setting::HoldoutFrac,
-                crate::text![
-                    Setting::HoldoutFrac.number(crate::error::short_number(request.holdout_frac)),
-                    ": give a fraction strictly between 0 and 1, e.g. 0.2"
-                ],
-            ));
         }
         let settings = plain_settings(
             &request.loss,

@@ -2,7 +2,6 @@
 //! result type so that the leaf that writes and reads the kinds imports none of them.
 
 use crate::analysis::allocation::Frontier;
-use crate::analysis::backtest::Backtest;
 use crate::analysis::design::DesignResult;
 use crate::analysis::law_comparison::Comparison as LawComparison;
 use crate::analysis::schedule::cooldown::CooldownStudy;
@@ -48,7 +47,6 @@ documents! {
     Predictions => "predict",
     Frontier => "optimal",
     IsoflopResult => "isoflop",
-    Backtest => "backtest",
     TrackComparison => "compare",
     LawComparison => "compare_laws",
     SelectOutcome => "select",

@@ -4,9 +4,10 @@
 //! intervals and the bootstrap, and records where every number came from.
 //!
 //! A job is plain data: the CLI fills one from its parsed arguments, Python deserialises one
-//! from the flat request it sends ([`FitRequest`]: `target`, `map`, `derive`, `where`,
-//! `weights`, `law`/`formula`, `loss`, `f_scale`, `space`, `fix`, `bounds`, `grid`, `seed`,
-//! `threads`, `bootstrap`, `cluster`, `level`, `calibrate`, `by`, `heteroscedastic`).
+//! from the flat request it sends ([`FitRequest`]: the recipe of [`RecipeRequest`], the law and
+//! how it is fitted of [`ModelRequest`], the intervals of [`UncertaintyRequest`], and
+//! `profiles`, `by`, `heteroscedastic`, `qc`). Other workflows that fit a law flatten the same
+//! parts, each only those it uses.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

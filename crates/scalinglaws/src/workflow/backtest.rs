@@ -123,14 +123,15 @@ impl BacktestJob {
     pub fn check(&self) -> Result<()> {
         self.holdout.check()?;
         crate::uncertainty::check_level(self.uncertainty.level)?;
-        if self.by.is_empty() {
+        let by = self.by.trim();
+        if by.is_empty() {
             return Err(Error::setting(
                 Setting::By,
                 text!["name the column that orders scale: ", Setting::By.named()],
             ));
         }
         // With a sweep, each cell's frontier row stands for the cell (`Table::swept`).
-        if self.recipe.sweep.iter().any(|c| c.trim() == self.by) {
+        if self.recipe.sweep.iter().any(|c| c.trim() == by) {
             return Err(Error::setting(
                 Setting::By,
                 text![
