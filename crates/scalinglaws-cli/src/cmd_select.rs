@@ -22,6 +22,7 @@ pub struct Config {
 
 pub fn run(config: &Config) -> Result<()> {
     let job = &config.job;
+    job.check()?;
     let table = input::read(&config.path, config.delimiter, &job.recipe)?;
     let outcome = job.run(&table)?;
     output::emit(config.json.as_ref(), &outcome)

@@ -14,6 +14,9 @@ pub struct CommandLine;
 pub fn option(setting: Setting) -> String {
     match setting {
         Setting::Bounds => "--bound".to_string(),
+        // A candidate law per flag.
+        Setting::Laws => "--law".to_string(),
+        Setting::Formulas => "--formula".to_string(),
         other => format!("--{}", other.name().replace('_', "-")),
     }
 }

@@ -18,6 +18,7 @@ use crate::report::{reported, Reported};
 #[pyfunction]
 pub(crate) fn compare_laws(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let mut job: CompareLawsJob = request(request_json)?;
+    py(job.check())?;
     let table = py(table(data, &job.recipe))?;
     job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();

@@ -16,6 +16,7 @@ use crate::report::{reported, Reported};
 pub(crate) fn select(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<Reported> {
     let request: SelectRequest = request(request_json)?;
     let mut job = py(SelectJob::try_from(request))?;
+    py(job.check())?;
     let table = py(table(data, &job.recipe))?;
     job.settings.settings.max_work = crate::fit::max_work();
     let interrupt = job.settings.settings.interrupt.clone();

@@ -60,5 +60,8 @@ def test_compare_laws_refuses_what_it_cannot_do() -> None:
     with pytest.raises(sl.SettingsError, match="holdout_frac"):
         sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], by="C", holdout_frac=1.5,
                         **RECIPE)
-    with pytest.raises(sl.SettingsError):
+    # The library's rule, worded with Python's keywords (it once held Python syntax itself).
+    with pytest.raises(sl.SettingsError, match="at least two laws: give them by laws= or formulas="):
         sl.compare_laws(DATA, laws=["chinchilla"], **RECIPE)
+    with pytest.raises(sl.SettingsError, match="select needs candidate laws: give them by laws="):
+        sl.select(DATA, **RECIPE)

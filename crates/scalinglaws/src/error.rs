@@ -93,6 +93,11 @@ pub enum Setting {
     PerDecade,
     Sequential,
     Candidates,
+    /// The candidate laws of `select` and `compare-laws` by name (one flag each on the
+    /// command line, a list in Python).
+    Laws,
+    /// The candidate laws of `select` and `compare-laws` as formulas.
+    Formulas,
     Cost,
     Prior,
     PriorSd,
@@ -123,7 +128,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 96] = [
+    pub const ALL: [Setting; 98] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -203,6 +208,8 @@ impl Setting {
         Setting::PerDecade,
         Setting::Sequential,
         Setting::Candidates,
+        Setting::Laws,
+        Setting::Formulas,
         Setting::Cost,
         Setting::Prior,
         Setting::PriorSd,
@@ -304,6 +311,8 @@ impl Setting {
             Setting::PerDecade => "per_decade",
             Setting::Sequential => "sequential",
             Setting::Candidates => "candidates",
+            Setting::Laws => "laws",
+            Setting::Formulas => "formulas",
             Setting::Cost => "cost",
             Setting::Prior => "prior",
             Setting::PriorSd => "prior_sd",

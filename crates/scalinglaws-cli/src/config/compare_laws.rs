@@ -15,11 +15,6 @@ pub fn compare_laws_config(args: CompareLawsArgs) -> Result<cmd_compare_laws::Co
         ));
     }
     let laws = LawSpec::all(&args.laws, &args.formulas)?;
-    if laws.len() < 2 {
-        return Err(input_error(
-            "compare-laws needs at least two laws: repeat --law NAME (or --formula TEXT)",
-        ));
-    }
     let mut data = recipe(args.data)?;
     data.recipe.sweep = args.sweep.columns();
     let settings = settings_config(args.settings, Some(&mut data.recipe))?;

@@ -15,11 +15,6 @@ pub fn select_config(args: SelectArgs) -> Result<cmd_select::Config> {
         return Err(input_error("select draws nothing at random; drop --seed"));
     }
     let laws = LawSpec::all(&args.laws, &args.formulas)?;
-    if laws.is_empty() {
-        return Err(input_error(
-            "select needs candidate laws: repeat --law NAME (or --formula TEXT)",
-        ));
-    }
     let mut data = recipe(args.data)?;
     data.recipe.sweep = args.sweep.columns();
     Ok(cmd_select::Config {

@@ -35,10 +35,26 @@ pub struct CompareLawsJob {
 pub const DEFAULT_HOLDOUT_FRAC: f64 = 0.2;
 
 impl CompareLawsJob {
-    /// The comparison on `table` (prepared with this job's recipe). The held-out fraction is
-    /// checked first, by the backtest's one rule, whether or not a scale column asks for it.
+    /// The rules that need no data: two laws at least, and the held-out fraction by the
+    /// backtest's one rule (whether or not a scale column asks for the backtest).
+    pub fn check(&self) -> Result<()> {
+        if self.laws.len() < 2 {
+            return Err(Error::setting(
+                Setting::Laws,
+                crate::text![
+                    "compare-laws needs at least two laws: give them by ",
+                    Setting::Laws,
+                    " or ",
+                    Setting::Formulas
+                ],
+            ));
+        }
+        Holdout::Fraction(self.holdout_frac).check()
+    }
+
+    /// The comparison on `table` (prepared with this job's recipe), once [`Self::check`] holds.
     pub fn run(&self, table: &Table) -> Result<Comparison> {
-        Holdout::Fraction(self.holdout_frac).check()?;
+        self.check()?;
         // Every step on the pool of `threads` workers, not only the fits' searches.
         crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
     }
@@ -97,9 +113,6 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
     type Error = Error;
 
     fn try_from(request: CompareLawsRequest) -> Result<CompareLawsJob> {
-        if request.laws.len() < 2 {
-            return Err(Error::settings("compare-laws needs at least two laws"));
-        }
         let settings = plain_settings(
             &request.loss,
             request.f_scale,
@@ -137,6 +150,7 @@ mod tests {
         assert!((job.holdout_frac - 0.2).abs() < 1e-12);
         let one: CompareLawsRequest =
             serde_json::from_str(r#"{"target": "loss", "laws": [{"law": "chinchilla"}]}"#).unwrap();
-        assert!(CompareLawsJob::try_from(one).unwrap_err().is_input_error());
+        let error = CompareLawsJob::try_from(one).unwrap().check().unwrap_err();
+        assert!(error.is_input_error() && error.key() == Some(Setting::Laws));
     }
 }

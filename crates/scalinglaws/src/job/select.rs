@@ -61,6 +61,7 @@ pub struct PointOut {
 impl SelectJob {
     /// The selection on `table` (prepared with this job's recipe).
     pub fn run(&self, table: &Table) -> Result<SelectOutcome> {
+        self.check()?;
         // Every step on the pool of `threads` workers, not only the fits' searches.
         crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
     }
@@ -69,7 +70,7 @@ impl SelectJob {
         let (candidates, table) =
             candidates::build(table, &self.recipe, &self.candidates, &self.settings)?;
         let Some(first) = candidates.first() else {
-            return Err(Error::setting(Setting::Law, "select needs candidate laws"));
+            return Err(Error::fit("no candidate law was built"));
         };
         let (by, scale) = table.scale(&first.law, &first.data, self.by.as_deref(), Setting::By)?;
         // Each candidate is fitted on all rows and at every origin (at most one per scale
@@ -115,6 +116,22 @@ impl SelectJob {
             predictions,
             check,
         })
+    }
+
+    /// The rules that need no data: a candidate law at least.
+    pub fn check(&self) -> Result<()> {
+        if self.candidates.is_empty() {
+            return Err(Error::setting(
+                Setting::Laws,
+                crate::text![
+                    "select needs candidate laws: give them by ",
+                    Setting::Laws,
+                    " or ",
+                    Setting::Formulas
+                ],
+            ));
+        }
+        Ok(())
     }
 
     /// The analysis' options: the level, the origins, the calibration.
@@ -165,11 +182,6 @@ impl TryFrom<SelectRequest> for SelectJob {
     type Error = Error;
 
     fn try_from(request: SelectRequest) -> Result<SelectJob> {
-        if request.candidates.is_empty() {
-            return Err(Error::settings(
-                "give candidate laws: laws=[\"chinchilla\", ...] or formulas=[...]",
-            ));
-        }
         let settings = plain_settings(
             &request.loss,
             request.f_scale,
@@ -226,8 +238,8 @@ mod tests {
     fn a_request_without_candidates_is_a_settings_error() {
         let request: SelectRequest =
             serde_json::from_str(r#"{"target": "loss", "candidates": []}"#).unwrap();
-        let error = SelectJob::try_from(request).unwrap_err();
-        assert!(error.is_input_error());
+        let error = SelectJob::try_from(request).unwrap().check().unwrap_err();
+        assert!(error.is_input_error() && error.key() == Some(Setting::Laws));
         assert!(error.to_string().contains("candidate laws"), "{error}");
     }
 }
