@@ -147,12 +147,17 @@ impl BacktestJob {
     /// The backtest on `table` (prepared with this job's recipe), its held-out rows numbered
     /// as the file numbers them.
     pub fn run(&self, table: &Table) -> Result<Backtest> {
+        Ok(self.run_labelled(table)?.1)
+    }
+
+    /// [`Self::run`], with the label of the law it built (as reports name it).
+    fn run_labelled(&self, table: &Table) -> Result<(String, Backtest)> {
         self.check()?;
         // Every step on the pool of `threads` workers, not only the fits' searches.
         crate::fit::with_threads(self.settings.settings.threads, || self.run_on_pool(table))?
     }
 
-    fn run_on_pool(&self, table: &Table) -> Result<Backtest> {
+    fn run_on_pool(&self, table: &Table) -> Result<(String, Backtest)> {
         let law = self.law.build(table)?;
         let settings = self.settings.for_law(&self.law);
         let (table, frontier) = table.swept(&law, &self.recipe, &settings)?;
@@ -171,7 +176,7 @@ impl BacktestJob {
         for point in result.splits.iter_mut().flat_map(|s| s.points.iter_mut()) {
             point.row = table.file_row(point.row).unwrap_or(point.row + 1);
         }
-        Ok(result)
+        Ok((law.label().to_string(), result))
     }
 
     /// The work of the backtest before it starts ([`crate::work`]): each split's training fit
@@ -266,9 +271,9 @@ impl Workflow for BacktestWorkflow {
         if let Some(max_work) = ctx.max_work {
             job.settings.settings.max_work = max_work;
         }
-        let backtest = job.run(table)?;
+        let (law, backtest) = job.run_labelled(table)?;
         Ok(BacktestResult {
-            law: job.law.build(table)?.label().to_string(),
+            law,
             data: table.summary(&job.recipe),
             by: job.by.clone(),
             scheme: job.holdout.scheme(),

@@ -74,7 +74,8 @@ impl TryFrom<SensitivityRequest> for SensitivitySpec {
         let seed = request.model.seed;
         let (law, settings) = request.model.model()?;
         let by = request.by.trim().to_string();
-        let uncertainty = request.uncertainty.settings(seed, Some(by.clone()));
+        // `run` orders the full fit's calibration by `by`.
+        let uncertainty = request.uncertainty.settings(seed, None);
         Ok(SensitivitySpec {
             fit: FitJob {
                 recipe: Recipe::try_from(request.recipe)?,
