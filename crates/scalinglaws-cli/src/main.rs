@@ -127,7 +127,7 @@ fn run(cli: Cli) -> Result<()> {
         },
         Command::Predict(args) => cmd_predict::run(&config::predict_config(args)?),
         Command::Optimal(args) => cmd_optimal::run(&config::optimal_config(*args)?),
-        Command::Isoflop(args) => cmd_isoflop::run(&config::isoflop_config(*args)?),
+        Command::Isoflop(args) => cmd_isoflop::run(*args),
         Command::Downstream(args) => cmd_downstream::run(*args),
         Command::Design(args) => cmd_design::run(&config::design_config(*args)?),
         Command::Backtest(args) => cmd_backtest::run(*args),

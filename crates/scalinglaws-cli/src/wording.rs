@@ -17,6 +17,8 @@ pub fn option(setting: Setting) -> String {
         // A candidate law per flag.
         Setting::Laws => "--law".to_string(),
         Setting::Formulas => "--formula".to_string(),
+        // Calibration is on unless this flag is given.
+        Setting::Calibrate => "--no-calibration".to_string(),
         other => format!("--{}", other.name().replace('_', "-")),
     }
 }
@@ -48,6 +50,8 @@ impl Wording for CommandLine {
             Mention::Value(Setting::Rolling, v) => format!("--rolling --origins {}", value(v)),
             // `--rollout` too; its count of groups is typed after `--steps`.
             Mention::Value(Setting::Rollout, v) => format!("--rollout --steps {}", value(v)),
+            // A flag: the value it sets (calibration off) is its presence.
+            Mention::Value(Setting::Calibrate, _) => option(Setting::Calibrate),
             Mention::Value(setting, v) => format!("{} {}", option(*setting), value(v)),
             Mention::Key(setting, key) => format!("{} {key}", option(*setting)),
             Mention::Entry(setting, key, v) => format!("{} {key}={}", option(*setting), value(v)),

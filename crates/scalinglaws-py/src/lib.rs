@@ -13,10 +13,10 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
-//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`, `isoflop`,
-//! `design`, `compare`, `compare_laws`, `backtest`, `select`, `schedule`), `report` (each analysis's
+//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`, `design`,
+//! `compare`, `compare_laws`, `select`, `schedule`), `report` (each analysis's
 //! text report, returned beside its document, as the command prints it), `workflows` (the one
-//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, ...), and `lab` (the
+//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, ...), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
@@ -29,7 +29,6 @@ mod design;
 mod errors;
 mod fit;
 mod groups;
-mod isoflop;
 mod lab;
 mod optimal;
 mod plot;
@@ -73,7 +72,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
-    module.add_function(wrap_pyfunction!(isoflop::isoflop, module)?)?;
     module.add_function(wrap_pyfunction!(design::design, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
     module.add_function(wrap_pyfunction!(select::select, module)?)?;

@@ -149,6 +149,44 @@ def test_backtest_writes_the_commands_document_and_checks_the_holdout_once(
         sl.backtest(DATA, "chinchilla", by="C", **RECIPE)
 
 
+def test_isoflop_writes_the_commands_document_and_holds_its_defaults_once(
+    cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    data = "testdata/porian2024/isoflop_points.csv"
+    keys = ["dataset", "hparams", "warmup", "decay", "param_count", "val"]
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "isoflop", data, "--compute", "flops", "--size", "n", "--target", "loss",
+         "--tokens", "t", *[a for k in keys for a in ("--group", k)], "--backtest", "2",
+         "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.isoflop(data, compute="flops", size="n", target="loss", tokens="t", group=keys,
+                        backtest=2)
+    assert isinstance(result, sl.IsoflopAnalysis)
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+    group = result.groups[0]
+    # A backtest without bootstrap= draws the library's default replicates, from either face.
+    assert isinstance(group, sl.IsoflopBacktestGroup) and group.training.bootstrap == 1000
+    assert len(group.to_frame()) == len(group.held_out) == 2
+    assert len(result.to_frame()) == 15
+    # Without predictions, none.
+    plain = sl.isoflop(data, compute="flops", size="n", target="loss", group=keys)
+    assert isinstance(plain.groups[0], sl.IsoflopGroup) and plain.groups[0].bootstrap == 0
+    # The rules between keywords are the library's, worded for Python.
+    with pytest.raises(sl.SettingsError, match="calibrate=False acts on predictions"):
+        sl.isoflop(data, compute="flops", size="n", target="loss", calibrate=False)
+    with pytest.raises(sl.SettingsError, match="budget= predicts from per-budget profiles; drop envelope="):
+        sl.isoflop(data, compute="flops", size="n", target="loss", envelope="hull", budget=1e22)
+    with pytest.raises(sl.SettingsError, match="tolerance=1.5: give a relative tolerance"):
+        sl.isoflop(data, compute="flops", size="n", target="loss", tolerance=1.5)
+    with pytest.raises(sl.SettingsError, match="sweep is not run per group yet"):
+        sl.isoflop(data, compute="flops", size="n", target="loss", group="dataset", sweep="t")
+
+
 def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
     sweep = "examples/lr/sweep.csv"
     columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")

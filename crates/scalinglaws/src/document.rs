@@ -49,7 +49,6 @@ pub const KINDS: &[&str] = &[
     "fit",
     "predict",
     "optimal",
-    "isoflop",
     "compare",
     "compare_laws",
     "select",

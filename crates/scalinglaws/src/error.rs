@@ -124,11 +124,20 @@ pub enum Setting {
     Predict,
     /// Rolling origins of `select` (most of them).
     Origins,
+    /// How close (relative) two runs' budgets must be to share one (`isoflop`).
+    Tolerance,
+    /// `isoflop`'s held-out largest budgets.
+    Backtest,
+    /// The local curve through each IsoFLOP budget's minimum.
+    Shape,
+    /// Whether intervals beyond the data are calibrated (the command line's
+    /// `--no-calibration` turns it off).
+    Calibrate,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 98] = [
+    pub const ALL: [Setting; 102] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -227,6 +236,10 @@ impl Setting {
         Setting::Interval,
         Setting::Predict,
         Setting::Origins,
+        Setting::Tolerance,
+        Setting::Backtest,
+        Setting::Shape,
+        Setting::Calibrate,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -330,6 +343,10 @@ impl Setting {
             Setting::Interval => "interval",
             Setting::Predict => "predict",
             Setting::Origins => "origins",
+            Setting::Tolerance => "tolerance",
+            Setting::Backtest => "backtest",
+            Setting::Shape => "shape",
+            Setting::Calibrate => "calibrate",
         }
     }
 

@@ -7,7 +7,6 @@ mod compare;
 mod compare_laws;
 mod design;
 mod fit;
-mod isoflop;
 pub mod names;
 mod optimal;
 mod plot;
@@ -27,7 +26,6 @@ pub use self::compare::CompareArgs;
 pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
-pub use self::isoflop::IsoflopArgs;
 pub use self::optimal::OptimalArgs;
 pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
 pub use self::predict::PredictArgs;
@@ -66,7 +64,7 @@ pub enum Command {
     Optimal(Box<OptimalArgs>),
     /// IsoFLOP analysis: per compute budget, the loss-optimal model size, and the power laws
     /// N* ∝ C^a, D* ∝ C^b through the minima.
-    Isoflop(Box<IsoflopArgs>),
+    Isoflop(Box<crate::cmd_isoflop::IsoflopArgs>),
     /// Task accuracy at a larger model from smaller models' evaluations (and a model's own
     /// early checkpoints): each task diagnosed, then forecast by the logistic law, the
     /// two-stage chain and the pooled trajectory model, with calibrated intervals.

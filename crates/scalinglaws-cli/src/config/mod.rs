@@ -8,7 +8,6 @@ mod compare;
 mod compare_laws;
 mod design;
 mod fit;
-mod isoflop;
 mod law_spec;
 mod optimal;
 pub(crate) mod plot;
@@ -17,7 +16,7 @@ mod report;
 pub mod schedule;
 mod select;
 pub mod sim;
-mod values;
+pub(crate) mod values;
 
 use std::collections::BTreeMap;
 
@@ -33,7 +32,6 @@ pub use self::compare::{compare_config, CompareConfig};
 pub use self::compare_laws::compare_laws_config;
 pub use self::design::design_config;
 pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
-pub use self::isoflop::isoflop_config;
 pub use self::law_spec::LawSpec;
 pub use self::optimal::optimal_config;
 pub use self::plot::plot_config;

@@ -144,7 +144,7 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
                     })
                     .collect::<Result<_>>()?,
                 settings: scalinglaws::analysis::isoflop::IsoflopSettings {
-                    shape: super::isoflop::shape(args.shape.trim())?,
+                    shape: scalinglaws::analysis::isoflop::Shape::parse(args.shape.trim())?,
                     tolerance: args.tolerance,
                     bootstrap: args.bootstrap,
                     seed: args.seed,

@@ -201,6 +201,14 @@ fn options_that_cannot_act_are_refused() {
             "--method parabola",
         ),
         (vec!["--method", "joint"], "--method"),
+        // The rules between options are the library's (exit 2, worded as options), not clap's.
+        (
+            vec!["--envelope", "hull", "--budget", "1e22"],
+            "drop --envelope",
+        ),
+        (vec!["--budget", "1e22", "--backtest", "2"], "not both"),
+        (vec!["--tolerance", "1.5"], "--tolerance 1.5"),
+        (vec!["--level", "1.5"], "level"),
     ] {
         let output = isoflop(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -268,7 +276,7 @@ fn isoflop_input_errors_exit_2() {
             "--shape",
             "spline",
         ]),
-        &["--shape 'spline'", "cubic, parabola, parabola3"],
+        &["--shape spline", "cubic, parabola, parabola3"],
     );
     fails(
         scalinglaws().arg("isoflop").arg(porian()).args([
@@ -349,6 +357,6 @@ fn isoflop_envelope_errors_exit_2() {
         command
     };
     fails(&mut base("grid"), &["--run"]);
-    fails(&mut base("convex"), &["--envelope 'convex'", "hull"]);
+    fails(&mut base("convex"), &["--envelope convex", "hull"]);
     fails(base("hull").args(["--bootstrap", "10"]), &["--run"]);
 }

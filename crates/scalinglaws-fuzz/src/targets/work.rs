@@ -18,7 +18,7 @@ use scalinglaws::data::{Column, Dataset};
 use scalinglaws::job::compare::CompareJob;
 use scalinglaws::job::fit::{FitJob, FitRequest};
 use scalinglaws::job::groups::GroupedFitJob;
-use scalinglaws::job::isoflop::IsoflopJob;
+use scalinglaws::workflow::isoflop::IsoflopJob;
 use scalinglaws::Error;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -32,7 +32,6 @@ from ._results import (
     DesignAnalysis,
     Frontier,
     GroupFits,
-    IsoflopAnalysis,
     LawInfo,
     CooldownTable,
     OptimizedSchedule,
@@ -176,74 +175,6 @@ def optimal(
     frontier = Frontier._from_native(native)
     warn_caveats(frontier.get("fit_caveats", []))
     return frontier
-
-
-@checked
-def isoflop(
-    data: DataLike,
-    *,
-    compute: str,
-    size: str,
-    target: str,
-    tokens: Optional[str] = None,
-    group: Union[None, str, Sequence[str]] = None,
-    shape: str = "auto",
-    tolerance: float = _scalinglaws.DEFAULT_TOLERANCE,
-    envelope: Optional[str] = None,
-    run: Optional[str] = None,
-    bootstrap: Optional[int] = None,
-    seed: int = 0,
-    level: float = DEFAULT_LEVEL,
-    budget: Union[None, float, Sequence[float]] = None,
-    backtest: Optional[int] = None,
-    method: Optional[str] = None,
-    calibrate: bool = True,
-    sweep: Union[None, str, Sequence[str]] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    delimiter: Optional[str] = None,
-) -> IsoflopAnalysis:
-    """IsoFLOP analysis per group (or Chinchilla's approach 1 with ``envelope="hull"``):
-    minima per budget and the power laws N* ∝ C^a, D* ∝ C^b. ``budget`` predicts N*, D* and
-    the loss at new budgets with calibrated intervals; ``backtest=K`` scores the K largest
-    budgets held out; ``bootstrap`` defaults to 1000 with either, else 0.
-
-    ``method`` says what predicts at new budgets: ``"profiles"`` (the library's default, when
-    None) the power laws through the per-budget minima (approach 2); ``"auto"`` takes the joint
-    law (Chinchilla's law fitted to the window of the runs chosen by a backtest over the data's
-    own budgets, rolling origins predicting the larger budgets' minima as far ahead as asked;
-    approach 3) when it beats the per-budget minima there by more than one standard error, else
-    the minima; ``"joint"`` takes that best window always. With ``"auto"`` or ``"joint"`` the
-    group's ``method_choice`` says what was chosen and why, ``joint`` holds the joint fit, and
-    ``profile_predictions`` keeps the minima's predictions as a diagnostic. ``sweep`` (a column
-    or a list: learning rate, ...) makes each (budget, size) cell's frontier the profile's
-    point, as :func:`fit` does for a law. As ``scalinglaws isoflop --json``."""
-    budgets = [float(budget)] if isinstance(budget, (int, float)) else [float(b) for b in budget or []]
-    if bootstrap is None:
-        bootstrap = 1000 if budgets or backtest is not None else 0
-    request = {
-        **recipe(target, map, derive, where),
-        "compute": compute,
-        "size": size,
-        "tokens": tokens,
-        "group": [group] if isinstance(group, str) else list(group or []),
-        "shape": shape,
-        "tolerance": float(tolerance),
-        "envelope": envelope,
-        "run": run,
-        "bootstrap": _count("bootstrap", bootstrap),
-        "seed": _count("seed", seed),
-        "level": float(level),
-        "budget": budgets,
-        "backtest": None if backtest is None else _count("backtest", backtest),
-        "method": method,
-        "calibrate": bool(calibrate),
-        "sweep": [sweep] if isinstance(sweep, str) else list(sweep or []),
-    }
-    return IsoflopAnalysis._from_native(
-        call_with_data(_scalinglaws.isoflop, data, delimiter, dump(request))
-    )
 
 
 @checked

@@ -57,15 +57,10 @@ R = TypeVar("R", bound="Result")
 Interval = Tuple[float, float]
 """An interval (low, high)."""
 
-Shape = Literal["auto", "cubic", "parabola", "parabola3", "parabola:all", "cubic:all"]
-"""The polynomial fitted to each IsoFLOP profile (``isoflop(shape=...)``)."""
 CurveLaw = Literal["multi_power", "lr_annealing", "power_area", "fsl"]
 """A loss-curve law of the learning-rate schedule (``schedule_fit(law=...)``)."""
 IntervalSource = Literal["bootstrap", "delta", "none"]
 """Where a fit's own intervals come from: bootstrap replicates, the delta method, or none."""
-Approach = Literal["profiles", "backtest", "envelope"]
-"""An IsoFLOP group's approach: profiles per budget (Chinchilla's approach 2), its backtest on
-held-out budgets, or the envelope of checkpoints (approach 1)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -596,380 +591,6 @@ class Frontier(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class IsoflopBudget(Result):
-    """One budget's profile and its minimum. Rust: ``scalinglaws::analysis::isoflop::Budget``."""
-
-    budget: float
-    """The compute budget C (FLOPs)."""
-    points: int
-    """Points on the profile."""
-    N: Optional[float]
-    """N* at the profile's minimum."""
-    D: Optional[float]
-    """D* at the minimum."""
-    loss: Optional[float]
-    """The loss at the minimum."""
-    n_ci: Optional[Tuple[float, float]]
-    """Percentile interval of N* (residual bootstrap of the local fit)."""
-    note: Optional[str]
-    """Why the budget has no minimum (left out of the power law)."""
-    curve: Optional[LocalCurve]
-    """The local curve through the minimum (for plots)."""
-
-
-@dataclass(frozen=True, repr=False)
-class LocalCurve(Result):
-    """A budget's local polynomial ln loss = Σ cₖ (ln N)ᵏ over the sizes it was fitted to. Rust:
-    ``scalinglaws::analysis::isoflop::LocalCurve``.
-    """
-
-    _key: ClassVar[Dict[str, str]] = {"from_": "from"}
-
-    coefficients: List[float]
-    """c₀, c₁, ...: the polynomial's coefficients."""
-    from_: float
-    """The smallest N of its window (the JSON key ``from``: a Python keyword)."""
-    to: float
-    """The largest N of its window."""
-
-
-@dataclass(frozen=True, repr=False)
-class PowerLaw(Result):
-    """A power law y = coef · C^exponent through the minima. Rust:
-    ``scalinglaws::analysis::isoflop::PowerLaw``.
-    """
-
-    exponent: float
-    coef: float
-    r2: float
-    """R² of the fit in logs."""
-    ci: Optional[Tuple[float, float]]
-    """Percentile interval of the exponent (with a bootstrap)."""
-
-
-@dataclass(frozen=True, repr=False)
-class ShapeChoice(Result):
-    """The choice made by [`Shape::Auto`]: a lack-of-fit F test of the parabola through every point
-    against the local cubic's scatter. Rust: ``scalinglaws::analysis::isoflop::ShapeChoice``.
-    """
-
-    chosen: Shape
-    """The shape chosen."""
-    statistic: Optional[float]
-    """Mean square of the wide parabola's residuals over the local cubic's."""
-    dof: Optional[Tuple[int, int]]
-    """Degrees of freedom of the two mean squares."""
-    p_value: Optional[float]
-    """The test's p-value."""
-    reason: str
-    """Why that shape, in words."""
-
-
-@dataclass(frozen=True, repr=False)
-class Quantity(Result):
-    """One predicted quantity: the point value, its interval, and the bootstrap's own interval.
-    Rust: ``scalinglaws::analysis::isoflop::forecast::Quantity``.
-    """
-
-    value: float
-    interval: Optional[Tuple[float, float]]
-    """The calibrated interval when calibrated, else the bootstrap's."""
-    bootstrap_interval: Optional[Tuple[float, float]]
-    """Percentile interval over the bootstrap replicates (the minima's noise only)."""
-
-
-@dataclass(frozen=True, repr=False)
-class BudgetPrediction(Result):
-    """A prediction at one new budget. Rust:
-    ``scalinglaws::analysis::isoflop::forecast::BudgetPrediction``.
-    """
-
-    budget: float
-    """The compute budget C (FLOPs)."""
-    decades_out: float
-    """Decades beyond the largest budget with a minimum (0 inside the data)."""
-    N: Quantity
-    """N* there."""
-    D: Quantity
-    """D* there."""
-    loss: Quantity
-    """The minimum loss there."""
-
-
-@dataclass(frozen=True, repr=False)
-class ForecastCalibration(Result):
-    """How the intervals beyond the data were widened. Rust:
-    ``scalinglaws::analysis::isoflop::forecast::ForecastCalibration``.
-    """
-
-    calibrated: bool
-    """Whether the intervals are widened beyond the data."""
-    reason: Optional[str]
-    """Why not, when not."""
-    origins: List[int]
-    """Training sizes (in budgets) of the rolling origins."""
-    units: int
-    """(origin, held-out budget) units scored."""
-    max_distance_decades: float
-    """The farthest a scored unit lay beyond its training budgets, in decades."""
-    tau_n: float
-    """τ of N*, D* and the loss, per decade^g in ln units."""
-    tau_d: float
-    tau_loss: float
-    coverage_bootstrap: Optional[float]
-    """Share of the units whose D* fell inside the bootstrap-only interval, and after widening."""
-    coverage_calibrated: Optional[float]
-
-
-IsoflopMethod = Literal["auto", "joint", "profiles"]
-"""What predicts at new budgets (``method=`` of :func:`scalinglaws.isoflop`)."""
-
-
-@dataclass(frozen=True, repr=False)
-class IsoflopWindow(Result):
-    """The runs the joint law is fitted to. Rust: ``scalinglaws::analysis::isoflop::Window``."""
-
-    budgets: Optional[int]
-    """The largest this many budgets (None: every budget)."""
-    half: Optional[int]
-    """Per budget, the runs within this many sizes of its lowest loss (None: every run)."""
-
-
-@dataclass(frozen=True, repr=False)
-class ProfilesCandidate(Result):
-    """The power laws through the per-budget minima, as a candidate of the backtest over the
-    budgets. Rust: ``scalinglaws::analysis::isoflop::Candidate::Profiles``."""
-
-    _tag: ClassVar[Tuple[str, str]] = ("method", "profiles")
-
-    method: Literal["profiles"]
-
-
-@dataclass(frozen=True, repr=False)
-class JointCandidate(IsoflopWindow):
-    """The joint law on a window of the runs, as a candidate of the backtest over the budgets.
-    Rust: ``scalinglaws::analysis::isoflop::Candidate::Joint``."""
-
-    _tag: ClassVar[Tuple[str, str]] = ("method", "joint")
-
-    method: Literal["joint"]
-
-
-IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]
-"""One way to predict at new budgets, by its ``method``."""
-
-
-@dataclass(frozen=True, repr=False)
-class IsoflopCandidateScore(Result):
-    """A candidate's score in the backtest over the budgets. Rust:
-    ``scalinglaws::analysis::isoflop::CandidateScore``."""
-
-    candidate: IsoflopCandidate
-    mean_abs_ln_error_D: Optional[float]
-    """Mean |ln D* error| over the held-out budgets (None when it failed to predict one)."""
-
-
-@dataclass(frozen=True, repr=False)
-class MethodChoice(Result):
-    """What made the predictions at new budgets, and why. Rust:
-    ``scalinglaws::analysis::isoflop::MethodChoice``."""
-
-    method: IsoflopMethod
-    """The method asked for."""
-    chosen: IsoflopCandidate
-    """What predicts."""
-    origins: List[int]
-    """Training sizes (in budgets) of the rolling origins compared."""
-    units: int
-    """(origin, held-out budget) units scored."""
-    horizon_decades: float
-    """How far ahead each origin predicted: the requested budgets' decades beyond the data."""
-    difference: Optional[float]
-    """The best joint window's mean |ln D* error| less the minima's (``auto``)."""
-    standard_error: Optional[float]
-    """That difference's standard error over the units."""
-    scores: List[IsoflopCandidateScore]
-    """Every candidate's score."""
-    reason: str
-    """Why, in words, with the numbers."""
-
-
-@dataclass(frozen=True, repr=False)
-class JointFit(Result):
-    """The joint law fitted to a window of the runs. Rust:
-    ``scalinglaws::analysis::isoflop::JointFit``."""
-
-    law: str
-    window: IsoflopWindow
-    runs: int
-    """Runs in the window."""
-    params: List[Tuple[str, float]]
-    """The fitted parameters, in the law's order."""
-    objective: float
-    converged: bool
-    flops: str
-    """The FLOPs formula of the allocation at new budgets."""
-    bootstrap: int
-    """Bootstrap replicates asked for."""
-    failed: int
-    """Replicates that failed to converge."""
-
-
-@dataclass(frozen=True, repr=False)
-class JointForecast(Result):
-    """The joint law's predictions: its fit and how its intervals were widened. Rust:
-    ``scalinglaws::analysis::isoflop::JointForecast``."""
-
-    fit: JointFit
-    calibrated: bool
-    reason: Optional[str]
-    """Why not calibrated, when not."""
-    origins: List[int]
-    units: int
-    tau_n: float
-    """τ of N*, D* and the loss, per decade^g in ln units."""
-    tau_d: float
-    tau_loss: float
-
-
-@dataclass(frozen=True, repr=False)
-class Isoflop(Result):
-    """An IsoFLOP analysis (Chinchilla's approach 2): a profile and its minimum per budget, and the
-    power laws N* ∝ C^a, D* ∝ C^b through the minima. Rust:
-    ``scalinglaws::analysis::isoflop::Isoflop``.
-    """
-
-    shape: Shape
-    """The polynomial fitted to each profile."""
-    budgets: List[IsoflopBudget]
-    """One profile per budget, in increasing order."""
-    n_star: Optional[PowerLaw]
-    """N* ∝ C^a."""
-    d_star: Optional[PowerLaw]
-    """D* ∝ C^b."""
-    bootstrap: int
-    """Bootstrap replicates asked for."""
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-    shape_choice: Optional[ShapeChoice]
-    """How ``auto`` chose the shape (absent when the shape was given)."""
-    predictions: List[BudgetPrediction]
-    """Predictions at the requested new budgets."""
-    predictions_note: Optional[str]
-    """Why no predictions were made, when some were asked for."""
-    calibration: Optional[ForecastCalibration]
-    """How the per-budget minima's prediction intervals beyond the data were calibrated."""
-    method_choice: Optional[MethodChoice]
-    """What predicts at the new budgets and why (absent under ``method="profiles"``)."""
-    joint: Optional[JointForecast]
-    """The joint law behind ``predictions``, when it was chosen."""
-    profile_predictions: List[BudgetPrediction]
-    """The per-budget minima's predictions, kept as a diagnostic when the joint law predicts."""
-    profile_predictions_note: Optional[str]
-    """Why the per-budget minima made no predictions, when the joint law predicts."""
-
-    def to_frame(self) -> Any:
-        """The budgets' minima as a pandas DataFrame, one row per budget."""
-        return _frame([_row(b) for b in self.budgets])
-
-
-@dataclass(frozen=True, repr=False)
-class HeldOutBudget(Result):
-    """One held-out budget of an IsoFLOP backtest. Rust:
-    ``scalinglaws::analysis::isoflop::forecast::HeldOutBudget``.
-    """
-
-    predicted: BudgetPrediction
-    """The prediction from the training budgets."""
-    observed_N: Optional[float]
-    """N* and D* of the held-out budget's own profile (None without a minimum)."""
-    observed_D: Optional[float]
-    ln_error_N: Optional[float]
-    """ln predicted − ln observed, of N* and D*."""
-    ln_error_D: Optional[float]
-    covered_N: Optional[bool]
-    """Whether the prediction intervals cover the observed N* and D*."""
-    covered_D: Optional[bool]
-
-
-@dataclass(frozen=True, repr=False)
-class IsoflopBacktest(Result):
-    """`isoflop` fitted on all but the largest budgets, scored on them. Rust:
-    ``scalinglaws::analysis::isoflop::forecast::IsoflopBacktest``.
-    """
-
-    training: Isoflop
-    """The analysis of the training budgets, with its predictions at the held-out ones."""
-    held_out: List[HeldOutBudget]
-    """The held-out budgets, scored."""
-    mean_abs_ln_error_N: Optional[float]
-    """Mean |ln error| of N* and of D* over the held-out budgets."""
-    mean_abs_ln_error_D: Optional[float]
-    coverage_N: Optional[float]
-    """Share of held-out budgets whose N* (D*) the intervals cover."""
-    coverage_D: Optional[float]
-
-    def to_frame(self) -> Any:
-        """The held-out budgets as a pandas DataFrame: predicted N*, D* and loss with their
-        intervals beside the observed N*, D* and the errors."""
-        rows = []
-        for held in self.held_out:
-            predicted = held.predicted
-            row: Dict[str, Any] = {"budget": predicted.budget, "decades_out": predicted.decades_out}
-            for name in ("N", "D", "loss"):
-                quantity: Quantity = getattr(predicted, name)
-                row[name] = quantity.value
-                row.update(_pairs(name, quantity.interval))
-            rows.append(_row(held, **row))
-        return _frame(rows)
-
-
-@dataclass(frozen=True, repr=False)
-class EnvelopePoint(Result):
-    """One point of the envelope: at compute C, the lowest loss and the N, D that reach it. Rust:
-    ``scalinglaws::analysis::envelope::EnvelopePoint``.
-    """
-
-    budget: float
-    """The compute budget C (FLOPs)."""
-    N: float
-    D: float
-    loss: float
-    run: Optional[str]
-    """The run the point comes from, with run labels."""
-
-
-@dataclass(frozen=True, repr=False)
-class Envelope(Result):
-    """Chinchilla's approach 1: the envelope of every run's checkpoints, the lowest loss at each
-    compute, and the power laws through it. Rust: ``scalinglaws::analysis::envelope::Envelope``.
-    """
-
-    method: str
-    """``hull`` or ``grid:K`` (K log-spaced budgets)."""
-    checkpoints: int
-    """Checkpoints read."""
-    runs: int
-    """Distinct runs (0 without run labels)."""
-    points: List[EnvelopePoint]
-    """The envelope's points, by compute."""
-    n_star: Optional[PowerLaw]
-    """N* ∝ C^a and D* ∝ C^b through the envelope's points."""
-    d_star: Optional[PowerLaw]
-    bootstrap: int
-    """Bootstrap replicates over runs (0: none), and how many gave both power laws (the intervals'
-    draws).
-    """
-    bootstrap_used: int
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-
-    def to_frame(self) -> Any:
-        """The envelope's points as a pandas DataFrame."""
-        return _frame([_row(p) for p in self.points])
-
-
-@dataclass(frozen=True, repr=False)
 class TrackParam(Result):
     """A parameter of one track, with its interval. Rust:
     ``scalinglaws::analysis::tracks::TrackParam``.
@@ -1456,6 +1077,74 @@ class SplitsFrame:
         )
 
 
+class BudgetsFrame:
+    """The DataFrame view of an IsoFLOP analysis's budgets (:class:`Isoflop`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    budgets: List[Any]
+
+    def to_frame(self) -> Any:
+        """The budgets' minima as a pandas DataFrame, one row per budget."""
+        return _frame([_row(b) for b in self.budgets])
+
+
+class EnvelopePointsFrame:
+    """The DataFrame view of an envelope's points (:class:`Envelope`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    points: List[Any]
+
+    def to_frame(self) -> Any:
+        """The envelope's points as a pandas DataFrame."""
+        return _frame([_row(p) for p in self.points])
+
+
+class HeldOutBudgetsFrame:
+    """The DataFrame view of an IsoFLOP backtest's held-out budgets (:class:`IsoflopBacktest`,
+    generated in ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    held_out: List[Any]
+
+    def to_frame(self) -> Any:
+        """The held-out budgets as a pandas DataFrame: predicted N*, D* and loss with their
+        intervals beside the observed N*, D* and the errors."""
+        rows = []
+        for held in self.held_out:
+            predicted = held.predicted
+            row: Dict[str, Any] = {"budget": predicted.budget, "decades_out": predicted.decades_out}
+            for name in ("N", "D", "loss"):
+                quantity = getattr(predicted, name)
+                row[name] = quantity.value
+                row.update(_pairs(name, quantity.interval))
+            rows.append(_row(held, **row))
+        return _frame(rows)
+
+
+class IsoflopGroupsFrame:
+    """The DataFrame view of an IsoFLOP analysis's groups (:class:`IsoflopAnalysis`, generated
+    in ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    groups: List[Any]
+
+    def to_frame(self) -> Any:
+        """One row per group: its ``group=`` values, the approach, and the power laws N* ∝ C^a
+        (``n_star_exponent``, ``n_star_coef``, ``n_star_r2``, ``n_star_ci_low``/``_high``) and
+        D* ∝ C^b (``d_star_...``)."""
+        rows = []
+        for group in self.groups:
+            row: Dict[str, Any] = dict(group.group)
+            row["approach"] = group.approach
+            fitted = group.training if group.approach == "backtest" else group
+            for name in ("n_star", "d_star"):
+                law = getattr(fitted, name)
+                row[f"{name}_exponent"] = math.nan if law is None else law.exponent
+                row[f"{name}_coef"] = math.nan if law is None else law.coef
+                row[f"{name}_r2"] = math.nan if law is None else law.r2
+                row.update(_pairs(f"{name}_ci", None if law is None else law.ci))
+            rows.append(row)
+        return _frame(rows)
+
+
 class CellsFrame:
     """The DataFrame view of a result's cells (:class:`LrAnalysis`, generated in
     ``_workflows.py``, takes it: a view its schema cannot give)."""
@@ -1616,75 +1305,6 @@ class OptimizedSchedule(Result):
         if self.lr:
             return _frame([{"step": i, "lr": v} for i, v in enumerate(self.lr)])
         return _frame([{"step": i, "lr": v} for i, v in self.shape])
-
-
-@dataclass(frozen=True, repr=False)
-class IsoflopGroup(Isoflop):
-    """One group's IsoFLOP profiles (``approach == "profiles"``): an :class:`Isoflop` with the
-    values that define the group."""
-
-    _tag: ClassVar[Tuple[str, str]] = ("approach", "profiles")
-
-    group: Dict[str, str]
-    """The group's value of each ``group=`` column (empty without ``group=``)."""
-    approach: Literal["profiles"]
-
-
-@dataclass(frozen=True, repr=False)
-class IsoflopBacktestGroup(IsoflopBacktest):
-    """One group's IsoFLOP backtest (``approach == "backtest"``, from ``backtest=K``)."""
-
-    _tag: ClassVar[Tuple[str, str]] = ("approach", "backtest")
-
-    group: Dict[str, str]
-    """The group's value of each ``group=`` column (empty without ``group=``)."""
-    approach: Literal["backtest"]
-
-
-@dataclass(frozen=True, repr=False)
-class EnvelopeGroup(Envelope):
-    """One group's envelope (``approach == "envelope"``, from ``envelope=``)."""
-
-    _tag: ClassVar[Tuple[str, str]] = ("approach", "envelope")
-
-    group: Dict[str, str]
-    """The group's value of each ``group=`` column (empty without ``group=``)."""
-    approach: Literal["envelope"]
-
-
-IsoflopGroupResult = Union[IsoflopGroup, IsoflopBacktestGroup, EnvelopeGroup]
-"""One group's analysis, by its ``approach``."""
-
-
-@dataclass(frozen=True, repr=False)
-class IsoflopAnalysis(Result):
-    """The IsoFLOP analysis of every group (what :func:`scalinglaws.isoflop` returns; the document
-    of ``scalinglaws isoflop --json``)."""
-
-    groups: List[IsoflopGroupResult]
-    """One analysis per group, in order of first appearance."""
-
-    sweep: Optional[Dict[str, Any]] = None
-    """The frontier of ``sweep=`` (each (budget, size) cell's runs, frontier and method), as
-    :attr:`scalinglaws.Fit.sweep`; None without a sweep."""
-
-    def to_frame(self) -> Any:
-        """One row per group: its ``group=`` values, the approach, and the power laws N* ∝ C^a
-        (``n_star_exponent``, ``n_star_coef``, ``n_star_r2``, ``n_star_ci_low``/``_high``) and
-        D* ∝ C^b (``d_star_...``)."""
-        rows = []
-        for group in self.groups:
-            row: Dict[str, Any] = dict(group.group)
-            row["approach"] = group.approach
-            fitted = group.training if isinstance(group, IsoflopBacktestGroup) else group
-            for name in ("n_star", "d_star"):
-                law: Optional[PowerLaw] = getattr(fitted, name)
-                row[f"{name}_exponent"] = math.nan if law is None else law.exponent
-                row[f"{name}_coef"] = math.nan if law is None else law.coef
-                row[f"{name}_r2"] = math.nan if law is None else law.r2
-                row.update(_pairs(f"{name}_ci", None if law is None else law.ci))
-            rows.append(row)
-        return _frame(rows)
 
 
 @dataclass(frozen=True, repr=False)

@@ -17,7 +17,6 @@ __all__ = [
     "fit",
     "fit_caveats",
     "fit_groups",
-    "isoflop",
     "lab_editing",
     "lab_multi_index",
     "lab_nvfp4",
@@ -71,7 +70,6 @@ def optimal(
     law: Optional[str] = None,
     params: Optional[Dict[str, float]] = None,
 ) -> Tuple[str, str]: ...
-def isoflop(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def run_workflow(input: Any, name: str, spec_json: str) -> Tuple[str, str]: ...
 def design(
     data: Optional[Dict[str, Any]], request_json: str

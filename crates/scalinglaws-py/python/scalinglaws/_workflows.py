@@ -18,9 +18,13 @@ from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import Count, checked
 from ._results import (
+    BudgetsFrame,
     CellsFrame,
     CurveFrame,
+    EnvelopePointsFrame,
     ForecastsFrame,
+    HeldOutBudgetsFrame,
+    IsoflopGroupsFrame,
     Result,
     ScheduleFit,
     SplitsFrame,
@@ -35,12 +39,14 @@ __all__ = [
     "lr",
     "downstream",
     "backtest",
+    "isoflop",
     "Backtest",
     "BacktestMetrics",
     "BacktestPoint",
     "BacktestSplit",
     "BootstrapBand",
     "BootstrapCalibration",
+    "BudgetPrediction",
     "CooldownPoint",
     "CooldownStudy",
     "Coverage",
@@ -52,9 +58,26 @@ __all__ = [
     "DownstreamForecast",
     "DownstreamScore",
     "DroppedGroup",
+    "Envelope",
+    "EnvelopeGroup",
+    "EnvelopePoint",
     "Flag",
+    "ForecastCalibration",
     "FrontierCell",
     "FullPrediction",
+    "HeldOutBudget",
+    "Isoflop",
+    "IsoflopAnalysis",
+    "IsoflopBacktest",
+    "IsoflopBacktestGroup",
+    "IsoflopBudget",
+    "IsoflopCandidateScore",
+    "IsoflopGroup",
+    "IsoflopWindow",
+    "JointCandidate",
+    "JointFit",
+    "JointForecast",
+    "LocalCurve",
     "LrAnalysis",
     "LrBacktest",
     "LrBacktestSplit",
@@ -71,13 +94,18 @@ __all__ = [
     "LrParam",
     "LrPrediction",
     "LrReference",
+    "MethodChoice",
     "ParameterReach",
+    "PowerLaw",
     "ProfileCalibration",
     "ProfileSummary",
+    "ProfilesCandidate",
     "QcResult",
+    "Quantity",
     "RuleCheck",
     "SchedulePrediction",
     "SensitivityResult",
+    "ShapeChoice",
     "SplitCalibration",
     "StudyRow",
     "StudySettings",
@@ -251,6 +279,18 @@ class BootstrapCalibration(Result):
     """Replicates of the half fit that failed."""
     points: int
     """Logged points of the later halves it was measured on."""
+
+
+@dataclass(frozen=True, repr=False)
+class BudgetPrediction(Result):
+    """A prediction at one new budget."""
+
+    D: Quantity
+    N: Quantity
+    budget: float
+    decades_out: float
+    """Decades beyond the largest budget with a minimum (0 inside the data)."""
+    loss: Quantity
 
 
 @dataclass(frozen=True, repr=False)
@@ -444,6 +484,51 @@ class DroppedGroup(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class Envelope(EnvelopePointsFrame, Result):
+    """Chinchilla's approach 1: the envelope of every run's checkpoints, the lowest loss at each
+    compute, and the power laws through it.
+    """
+
+    bootstrap: int
+    """Bootstrap replicates over runs (0: none), and how many gave both power laws (the
+    intervals' draws).
+    """
+    checkpoints: int
+    level: float
+    method: str
+    """``hull`` or ``grid:K`` (K log-spaced budgets)."""
+    points: List[EnvelopePoint]
+    runs: int
+    """Distinct runs (0 without run labels)."""
+    bootstrap_used: int
+    d_star: Optional[PowerLaw]
+    n_star: Optional[PowerLaw]
+    """N* ∝ C^a and D* ∝ C^b through the envelope's points."""
+
+
+@dataclass(frozen=True, repr=False)
+class EnvelopeGroup(Envelope):
+    """One group's envelope (from ``envelope=``)."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("approach", "envelope")
+
+    approach: Literal["envelope"]
+    group: Dict[str, str]
+    """The group's value of each ``group`` column (empty without groups)."""
+
+
+@dataclass(frozen=True, repr=False)
+class EnvelopePoint(Result):
+    """One point of the envelope: at compute C, the lowest loss and the N, D that reach it."""
+
+    D: float
+    N: float
+    budget: float
+    loss: float
+    run: Optional[str]
+
+
+@dataclass(frozen=True, repr=False)
 class Flag(Result):
     """One flagged row: what a face needs to say why, as values."""
 
@@ -475,6 +560,26 @@ class Flag(Result):
     """
     written: Optional[str]
     """The loss cell as written, when it is not a finite number."""
+
+
+@dataclass(frozen=True, repr=False)
+class ForecastCalibration(Result):
+    """How the intervals beyond the data were widened."""
+
+    calibrated: bool
+    max_distance_decades: float
+    origins: List[int]
+    """Training sizes (in budgets) of the rolling origins."""
+    tau_d: float
+    tau_loss: float
+    tau_n: float
+    """τ of N*, D* and the loss, per decade^g in ln units."""
+    units: int
+    """(origin, held-out budget) units scored."""
+    coverage_bootstrap: Optional[float]
+    """Share of the units whose D* fell inside the bootstrap-only interval, and after widening."""
+    coverage_calibrated: Optional[float]
+    reason: Optional[str]
 
 
 @dataclass(frozen=True, repr=False)
@@ -517,6 +622,200 @@ class FullPrediction(Result):
     """Signed decades from the fitted range (beyond the largest run > 0)."""
     pi: Optional[Tuple[float, float]]
     """Prediction interval of a new run (calibrated beyond the data when the fit is)."""
+
+
+@dataclass(frozen=True, repr=False)
+class HeldOutBudget(Result):
+    """One held-out budget of an IsoFLOP backtest."""
+
+    predicted: BudgetPrediction
+    """The prediction from the training budgets."""
+    covered_D: Optional[bool]
+    covered_N: Optional[bool]
+    ln_error_D: Optional[float]
+    ln_error_N: Optional[float]
+    """ln observed − ln predicted."""
+    observed_D: Optional[float]
+    observed_N: Optional[float]
+    """The budget's own minimum (same shape), absent when it has none."""
+
+
+@dataclass(frozen=True, repr=False)
+class Isoflop(BudgetsFrame, Result):
+    """An IsoFLOP analysis (Chinchilla's approach 2): a profile and its minimum per budget, and
+    the power laws N* ∝ C^a, D* ∝ C^b through the minima.
+    """
+
+    bootstrap: int
+    budgets: List[IsoflopBudget]
+    level: float
+    shape: Literal["auto", "cubic", "parabola", "parabola3", "parabola:all", "cubic:all"]
+    """The local curve through the points around a budget's minimum."""
+    calibration: Optional[ForecastCalibration]
+    """How the profiles' prediction intervals beyond the data were calibrated."""
+    d_star: Optional[PowerLaw]
+    """D* ∝ C^b."""
+    joint: Optional[JointForecast]
+    """The joint law behind ``predictions``, when it was chosen."""
+    method_choice: Optional[MethodChoice]
+    """What predicts at the new budgets and why (absent for ``profiles``)."""
+    n_star: Optional[PowerLaw]
+    """N* ∝ C^a."""
+    predictions: List[BudgetPrediction]
+    """Predictions at the requested new budgets (by ``method_choice.chosen``)."""
+    predictions_note: Optional[str]
+    """Why no predictions were made, when some were asked for."""
+    profile_predictions: List[BudgetPrediction]
+    """The per-budget minima's predictions, kept as a diagnostic when the joint law predicts."""
+    profile_predictions_note: Optional[str]
+    shape_choice: Optional[ShapeChoice]
+    """How ``auto`` chose the shape (absent when the shape was given)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopAnalysis(IsoflopGroupsFrame, Result):
+    """The IsoFLOP analysis of every group, and the columns it read."""
+
+    compute: str
+    """The column of the compute budgets."""
+    groups: List[Union[IsoflopGroup, IsoflopBacktestGroup, EnvelopeGroup]]
+    """One analysis per group, in order of first appearance."""
+    size: str
+    """The column of model size."""
+    run: Optional[str]
+    """The column naming each checkpoint's run, when given."""
+    sweep: Optional[SweepFrontier]
+    """The frontier of a sweep, when swept columns were named."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopBacktest(HeldOutBudgetsFrame, Result):
+    """``isoflop`` fitted on all but the largest budgets, scored on them."""
+
+    held_out: List[HeldOutBudget]
+    training: Isoflop
+    """The analysis of the training budgets, with its predictions at the held-out ones."""
+    coverage_D: Optional[float]
+    coverage_N: Optional[float]
+    """Share of the scored held-out budgets inside their intervals."""
+    mean_abs_ln_error_D: Optional[float]
+    mean_abs_ln_error_N: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopBacktestGroup(IsoflopBacktest):
+    """One group's IsoFLOP backtest (from ``backtest=K``)."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("approach", "backtest")
+
+    approach: Literal["backtest"]
+    group: Dict[str, str]
+    """The group's value of each ``group`` column (empty without groups)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopBudget(Result):
+    """One budget's profile and its minimum."""
+
+    budget: float
+    points: int
+    D: Optional[float]
+    N: Optional[float]
+    curve: Optional[LocalCurve]
+    """The local curve through the minimum (for plots)."""
+    loss: Optional[float]
+    n_ci: Optional[Tuple[float, float]]
+    """Percentile interval of N* (residual bootstrap of the local fit)."""
+    note: Optional[str]
+    """Why the budget has no minimum (left out of the power law)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopCandidateScore(Result):
+    """A candidate's score in the backtest over the budgets."""
+
+    candidate: Union[ProfilesCandidate, JointCandidate]
+    """One way to predict at new budgets, by its ``method``."""
+    mean_abs_ln_error_D: Optional[float]
+    """Mean |ln D* error| over the units (absent when it failed to predict one of them)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopGroup(Isoflop):
+    """One group's IsoFLOP profiles."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("approach", "profiles")
+
+    approach: Literal["profiles"]
+    group: Dict[str, str]
+    """The group's value of each ``group`` column (empty without groups)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IsoflopWindow(Result):
+    """The runs the joint law is fitted to."""
+
+    budgets: Optional[int]
+    """The largest this many budgets (None: every budget)."""
+    half: Optional[int]
+    """Per budget, the runs within this many sizes of its lowest loss (None: every run)."""
+
+
+@dataclass(frozen=True, repr=False)
+class JointCandidate(IsoflopWindow):
+    """The joint law on a window of the runs, as a candidate of the backtest over the budgets."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("method", "joint")
+
+    method: Literal["joint"]
+
+
+@dataclass(frozen=True, repr=False)
+class JointFit(Result):
+    """The joint law fitted to every run: what the predictions at new budgets come from."""
+
+    bootstrap: int
+    """Bootstrap replicates asked for and those that failed to converge."""
+    converged: bool
+    failed: int
+    flops: str
+    """The FLOPs formula of the allocation at new budgets."""
+    law: str
+    """The catalog law (``chinchilla``)."""
+    objective: float
+    """The fit's objective (Huber δ = 1e-3 on log loss, summed)."""
+    params: List[Tuple[str, float]]
+    """Its fitted parameters, in the law's order: (name, value)."""
+    runs: int
+    """Runs in the window."""
+    window: IsoflopWindow
+
+
+@dataclass(frozen=True, repr=False)
+class JointForecast(Result):
+    """The joint law's predictions: its fit and how its intervals were widened."""
+
+    calibrated: bool
+    fit: JointFit
+    origins: List[int]
+    tau_d: float
+    tau_loss: float
+    tau_n: float
+    """τ of N*, D* and the loss, per decade^g in ln units."""
+    units: int
+    reason: Optional[str]
+
+
+@dataclass(frozen=True, repr=False)
+class LocalCurve(Result):
+    """A budget's local polynomial ln loss = Σ cₖ (ln N)ᵏ over the sizes it was fitted to."""
+
+    _key: ClassVar[Dict[str, str]] = {"from_": "from"}
+
+    coefficients: List[float]
+    from_: float
+    """The smallest and largest N of its window."""
+    to: float
 
 
 @dataclass(frozen=True, repr=False)
@@ -863,6 +1162,28 @@ class LrReference(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class MethodChoice(Result):
+    """What made the predictions at new budgets, and why."""
+
+    chosen: Union[ProfilesCandidate, JointCandidate]
+    """One way to predict at new budgets, by its ``method``."""
+    horizon_decades: float
+    """How far ahead each origin predicted: the requested budgets' decades beyond the data."""
+    method: Literal["auto", "joint", "profiles"]
+    """How ``isoflop`` predicts N*, D* and the loss at new budgets."""
+    origins: List[int]
+    """Training sizes (in budgets) of the origins compared, and the units scored."""
+    reason: str
+    scores: List[IsoflopCandidateScore]
+    units: int
+    difference: Optional[float]
+    """The best joint window's mean |ln D* error| less the profiles', and that difference's
+    standard error over the units (``auto`` only; absent with fewer than two units).
+    """
+    standard_error: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
 class ParameterReach(Result):
     """How far one parameter reaches inside the region."""
 
@@ -878,6 +1199,16 @@ class ParameterReach(Result):
     the region: the data leave that direction open.
     """
     name: str
+
+
+@dataclass(frozen=True, repr=False)
+class PowerLaw(Result):
+    """A power law y = coef · C^exponent through the minima."""
+
+    coef: float
+    exponent: float
+    r2: float
+    ci: Optional[Tuple[float, float]]
 
 
 @dataclass(frozen=True, repr=False)
@@ -922,6 +1253,17 @@ class ProfileSummary(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class ProfilesCandidate(Result):
+    """The power laws through the per-budget minima, as a candidate of the backtest over the
+    budgets.
+    """
+
+    _tag: ClassVar[Tuple[str, str]] = ("method", "profiles")
+
+    method: Literal["profiles"]
+
+
+@dataclass(frozen=True, repr=False)
 class QcResult(Result):
     """Every rule's outcome and every flag of the runs."""
 
@@ -949,6 +1291,17 @@ class QcResult(Result):
     """The law fitted for the law rule, as reports name it."""
     step: Optional[str]
     warmup: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
+class Quantity(Result):
+    """One predicted quantity: the point value, its interval, and the bootstrap's own interval."""
+
+    value: float
+    bootstrap_interval: Optional[Tuple[float, float]]
+    """Percentile interval over the bootstrap replicates (the minima's noise only)."""
+    interval: Optional[Tuple[float, float]]
+    """The calibrated interval when calibrated, else the bootstrap's."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1019,6 +1372,23 @@ class SensitivityResult(Result):
     """The largest |change| over the groups refitted."""
     most_influential: Optional[int]
     """The scale group whose dropping moves the prediction most (its index in ``groups``)."""
+
+
+@dataclass(frozen=True, repr=False)
+class ShapeChoice(Result):
+    """The choice made by [``Shape::Auto``]: a lack-of-fit F test of the parabola through every
+    point
+    against the local cubic's scatter.
+    """
+
+    chosen: Literal["auto", "cubic", "parabola", "parabola3", "parabola:all", "cubic:all"]
+    """The local curve through the points around a budget's minimum."""
+    reason: str
+    dof: Optional[Tuple[int, int]]
+    """Degrees of freedom of the two mean squares."""
+    p_value: Optional[float]
+    statistic: Optional[float]
+    """Mean square of the wide parabola's residuals over the local cubic's."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1767,6 +2137,108 @@ def backtest(
             data,
             delimiter,
             "backtest",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def isoflop(
+    data: DataLike,
+    *,
+    compute: str,
+    size: str,
+    target: str,
+    backtest: Optional[Count] = None,
+    bootstrap: Optional[Count] = None,
+    budget: Optional[Union[float, Sequence[float]]] = None,
+    calibrate: bool = True,
+    derive: Optional[Mapping[str, str]] = None,
+    envelope: Optional[str] = None,
+    group: Optional[Union[str, Sequence[str]]] = None,
+    level: float = 0.95,
+    map: Optional[Mapping[str, str]] = None,
+    method: Optional[Literal["auto", "joint", "profiles"]] = None,
+    run: Optional[str] = None,
+    seed: Count = 0,
+    shape: Literal["auto", "cubic", "parabola", "parabola3", "parabola:all", "cubic:all"] = "auto",
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    tokens: Optional[str] = None,
+    tolerance: float = 0.001,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> IsoflopAnalysis:
+    """IsoFLOP analysis per group: the minimum per budget and the power laws N* ∝ C^a, D* ∝ C^b.
+    The same document as the command line's ``--json``.
+
+    - ``compute``: The column of each run's compute budget in FLOPs (runs within ``tolerance``
+      share one).
+    - ``size``: The column of model size N.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
+    - ``backtest``: Fit on all but the K largest budgets, predict their N* and D*, and score the
+      errors and the intervals' coverage.
+    - ``bootstrap``: Bootstrap replicates for intervals on N*, the exponents and the predictions
+      (None: 1,000 with ``budget`` or ``backtest``, else 0).
+    - ``budget``: Predict N*, D* and the loss at these budgets in FLOPs, with intervals: one or
+      several.
+    - ``calibrate``: Widen the intervals of predictions beyond the data by rolling-origin
+      backtests (false: the bootstrap's own).
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``envelope``: Chinchilla's approach 1 on checkpoints instead of per-budget profiles:
+      ``hull`` (the lower convex hull of the checkpoints) or ``grid``, ``grid:K`` (every run's
+      interpolated curve at K log-spaced budgets; 1,500 by default).
+    - ``group``: Analyse the runs of each value of this column (or these columns) separately.
+    - ``level``: Level of the intervals.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``method``: What predicts at new budgets (and in a backtest): ``profiles`` (power laws
+      through the per-budget minima; approach 2; None means it), ``auto`` (the joint law,
+      Chinchilla's law fitted to the window of the runs chosen by a backtest over the data's own
+      budgets, when it beats the minima there by more than a standard error, else the minima) or
+      ``joint`` (that best window always; approach 3).
+    - ``run``: The column naming each checkpoint's run (the grid envelope and its bootstrap need
+      it).
+    - ``seed``: Seed of the bootstrap.
+    - ``shape``: The local curve through each budget's minimum: ``auto`` (the parabola through
+      every point unless a lack-of-fit test rejects it, then the cubic), ``cubic`` (5 nearest
+      points), ``parabola`` (5), ``parabola3``, ``parabola:all``, ``cubic:all``.
+    - ``sweep``: Swept columns (learning rate, ...), one or several: each (budget, size) cell's
+      frontier is the profile's point, not every run.
+    - ``tokens``: The column of training tokens D (None: D* = C/(6 N*)).
+    - ``tolerance``: Budgets closer than this (relative) are one budget.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "compute": compute,
+        "size": size,
+        "target": target,
+        "backtest": backtest,
+        "bootstrap": bootstrap,
+        "budget": budget,
+        "calibrate": calibrate,
+        "derive": derive,
+        "envelope": envelope,
+        "group": group,
+        "level": level,
+        "map": map,
+        "method": method,
+        "run": run,
+        "seed": seed,
+        "shape": shape,
+        "sweep": sweep,
+        "tokens": tokens,
+        "tolerance": tolerance,
+        "where": where,
+    }
+    return IsoflopAnalysis._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "isoflop",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -11,40 +11,37 @@ use scalinglaws::analysis::isoflop::{
     Quantity,
 };
 
-use scalinglaws::job::isoflop::{
-    describe_group as describe, Analysis, GroupAnalysis, IsoflopResult,
-};
+use scalinglaws::data::recipe::describe_group as describe;
+use scalinglaws::workflow::isoflop::{Analysis, GroupAnalysis, IsoflopResult};
 
 use crate::text::{columns, level_percent, number};
 
-/// The columns the report names: compute (`--compute`), size (`--size`) and the run column of
-/// an envelope (`--run`).
+/// The columns the report names: compute, size and the run column of an envelope (the
+/// document's own).
 #[derive(Debug, Clone, Copy)]
-pub struct Columns<'a> {
-    pub compute: &'a str,
-    pub size: &'a str,
-    pub run: Option<&'a str>,
+struct Columns<'a> {
+    compute: &'a str,
+    size: &'a str,
+    run: Option<&'a str>,
 }
 
-/// Every group's analysis, with the columns it names.
-pub struct IsoflopReport<'a> {
-    pub result: &'a IsoflopResult,
-    pub columns: Columns<'a>,
-}
-
-impl<'a> crate::Report for IsoflopReport<'a> {
+impl crate::Report for IsoflopResult {
     type Json = IsoflopResult;
     fn json_value(&self) -> &IsoflopResult {
-        self.result
+        self
     }
     fn text(&self, wording: &dyn Wording) -> String {
+        let columns = Columns {
+            compute: &self.compute,
+            size: &self.size,
+            run: self.run.as_deref(),
+        };
         let groups: String = self
-            .result
             .groups
             .iter()
-            .map(|g| render(g, &self.columns, wording))
+            .map(|g| render(g, &columns, wording))
             .collect();
-        groups + &super::sweep::section(self.result.sweep.as_ref(), false, wording)
+        groups + &super::sweep::section(self.sweep.as_ref(), false, wording)
     }
 }
 

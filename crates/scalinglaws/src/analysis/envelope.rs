@@ -100,7 +100,7 @@ pub struct EnvelopeSettings {
 }
 
 /// One point of the envelope: at compute C, the lowest loss and the N, D that reach it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EnvelopePoint {
     pub budget: f64,
     #[serde(rename = "N")]
@@ -112,8 +112,12 @@ pub struct EnvelopePoint {
     pub run: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Chinchilla's approach 1: the envelope of every run's checkpoints, the lowest loss at each
+/// compute, and the power laws through it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Envelope {
+    /// `hull` or `grid:K` (K log-spaced budgets).
+    #[schemars(with = "String")]
     pub method: EnvelopeMethod,
     pub checkpoints: usize,
     /// Distinct runs (0 without run labels).

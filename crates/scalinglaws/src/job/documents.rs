@@ -10,7 +10,6 @@ use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
 use crate::analysis::tracks::TrackComparison;
 use crate::document::Document;
 use crate::fit::FitResult;
-use crate::job::isoflop::IsoflopResult;
 use crate::job::predict::Predictions;
 use crate::job::schedule::Cooldowns;
 use crate::job::select::SelectOutcome;
@@ -46,7 +45,6 @@ macro_rules! documents {
 documents! {
     Predictions => "predict",
     Frontier => "optimal",
-    IsoflopResult => "isoflop",
     TrackComparison => "compare",
     LawComparison => "compare_laws",
     SelectOutcome => "select",

@@ -137,7 +137,7 @@ impl GroupedFitJob {
                     false => error.within(format!(
                         "none of the {} groups could be fitted; the first, {}",
                         fits.len(),
-                        super::isoflop::describe_group(&fits[0].group)
+                        crate::data::recipe::describe_group(&fits[0].group)
                     )),
                 });
             }

@@ -15,9 +15,8 @@
 //!   bootstrap draws and level);
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
 //!   backtest), computed so that the report crate only draws;
-//! - [`isoflop`], [`compare`], [`schedule`]: the analyses of run logs and sweeps
-//!   (IsoFLOP profiles and envelopes, recipe tracks, loss curves under
-//!   schedules);
+//! - [`compare`], [`schedule`]: the analyses of run logs and sweeps (recipe tracks, loss
+//!   curves under schedules);
 //! - [`candidates`], [`compare_laws`], [`select`]: laws weighed against each other
 //!   ([`CandidateSpec`] built against the data once, [`CompareLawsJob`], [`SelectJob`]).
 
@@ -28,7 +27,6 @@ pub mod design;
 pub mod documents;
 pub mod fit;
 pub mod groups;
-pub mod isoflop;
 pub mod optimal;
 pub mod predict;
 pub mod qc;

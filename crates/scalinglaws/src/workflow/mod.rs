@@ -11,6 +11,7 @@
 pub mod backtest;
 pub mod cooldown_study;
 pub mod downstream;
+pub mod isoflop;
 pub mod lr;
 pub mod qc;
 pub mod schedule_predict;
@@ -146,6 +147,7 @@ macro_rules! for_each_workflow {
             lr => $crate::workflow::lr::Lr,
             downstream => $crate::workflow::downstream::Downstream,
             backtest => $crate::workflow::backtest::BacktestWorkflow,
+            isoflop => $crate::workflow::isoflop::IsoflopWorkflow,
         }
     };
 }

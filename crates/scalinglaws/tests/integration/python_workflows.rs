@@ -37,8 +37,9 @@ macro_rules! entries {
 }
 
 /// The schema with every reference to a definition that is not an object (a choice of
-/// shapes, `where`'s text or texts) replaced by the definition: objects become classes, the
-/// rest are annotations.
+/// shapes, `where`'s text or texts), or that is a choice of tagged objects, replaced by the
+/// definition: objects become classes, the rest are annotations (a choice of tagged objects a
+/// `Union` of their classes).
 fn inlined(mut schema: Value) -> Value {
     let defs = schema["$defs"].clone();
     inline(&mut schema, &defs);
@@ -50,7 +51,7 @@ fn inline(value: &mut Value, defs: &Value) {
         .as_str()
         .map(|r| r.rsplit('/').next().unwrap_or(r).to_string());
     if let Some(def) = target.map(|name| &defs[name.as_str()]) {
-        if def["type"] != "object" {
+        if def["type"] != "object" || def["oneOf"].is_array() {
             // The definition's shape, with the reference's own description and default.
             let mut shape = def.clone();
             for (key, own) in value.as_object().into_iter().flatten() {
@@ -88,9 +89,13 @@ from ._data import DataLike, call_with_data
 from ._fit import dump, warn_threads
 from ._keywords import Count, checked
 from ._results import (
+    BudgetsFrame,
     CellsFrame,
     CurveFrame,
+    EnvelopePointsFrame,
     ForecastsFrame,
+    HeldOutBudgetsFrame,
+    IsoflopGroupsFrame,
     Result,
     ScheduleFit,
     SplitsFrame,
@@ -105,7 +110,18 @@ const BASES: &[(&str, &str)] = &[
     ("LrAnalysis", "CellsFrame"),
     ("DownstreamAnalysis", "ForecastsFrame"),
     ("Backtest", "SplitsFrame"),
+    ("Isoflop", "BudgetsFrame"),
+    ("Envelope", "EnvelopePointsFrame"),
+    ("IsoflopBacktest", "HeldOutBudgetsFrame"),
+    ("IsoflopAnalysis", "IsoflopGroupsFrame"),
 ];
+
+/// A generated class: the class it extends (a tagged variant's content), and its text.
+#[derive(Clone, PartialEq)]
+struct Class {
+    base: Option<String>,
+    text: String,
+}
 
 /// The whole generated module.
 fn module(entries: &[Entry]) -> String {
@@ -121,10 +137,29 @@ fn module(entries: &[Entry]) -> String {
     let mut out = String::from(HEADER);
     let listed: Vec<String> = names.iter().map(|n| format!("    \"{n}\",\n")).collect();
     let _ = write!(out, "\n__all__ = [\n{}]\n", listed.concat());
-    for class in classes.values() {
-        out += class;
+    let mut written = Vec::new();
+    for name in classes.keys() {
+        write_class(name, &classes, &mut written, &mut out);
     }
     out + &functions
+}
+
+/// The class `name`, after the class it extends (Python needs a base defined first).
+fn write_class(
+    name: &str,
+    classes: &BTreeMap<String, Class>,
+    written: &mut Vec<String>,
+    out: &mut String,
+) {
+    if written.iter().any(|w| w == name) {
+        return;
+    }
+    let class = &classes[name];
+    if let Some(base) = &class.base {
+        write_class(base, classes, written, out);
+    }
+    written.push(name.to_string());
+    *out += &class.text;
 }
 
 fn title(schema: &Value) -> String {
@@ -134,12 +169,13 @@ fn title(schema: &Value) -> String {
         .to_string()
 }
 
-/// The schema's object and every object it defines, as result classes by name.
+/// The schema's object and every object it defines, as result classes by name; a choice of
+/// tagged objects (a Rust enum with `#[serde(tag = "...")]`, flattened or not) gives a class
+/// per variant, named by its title, extending the class of the variant's content.
 /// Two workflows' types of one name must be one type: a second shape under a name is a
 /// panic (give one a schema name of its own, `#[schemars(rename = "...")]`).
-fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, String>) {
-    let mut add = |name: &str, def: &Value| {
-        let class = class(name, def);
+fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, Class>) {
+    let mut add = |name: &str, class: Class| {
         if let Some(before) = classes.insert(name.to_string(), class.clone()) {
             assert!(
                 before == class,
@@ -147,31 +183,98 @@ fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, String>) {
             );
         }
     };
-    add(&title(schema), schema);
-    if let Some(defs) = schema["$defs"].as_object() {
-        for (name, def) in defs {
-            if def["type"] == "object" {
-                add(name, def);
+    add(&title(schema), class(&title(schema), schema));
+    let Some(defs) = schema["$defs"].as_object() else {
+        return;
+    };
+    for (name, def) in defs {
+        match def["oneOf"].as_array() {
+            Some(variants) => {
+                for variant in variants.iter().filter(|v| v["type"] == "object") {
+                    let name = variant["title"]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("a variant of {name} has no title"));
+                    add(name, class(name, &with_shared_fields(variant, def)));
+                }
             }
+            None if def["type"] == "object" => add(name, class(name, def)),
+            None => {}
         }
     }
 }
 
-/// A frozen result class with the object's properties as fields.
-fn class(name: &str, schema: &Value) -> String {
-    let base = BASES
-        .iter()
-        .find(|(class, _)| *class == name)
-        .map_or(String::new(), |(_, base)| format!("{base}, "));
-    let mut out = format!("\n\n@dataclass(frozen=True, repr=False)\nclass {name}({base}Result):\n");
+/// A tagged variant with the fields its enum's container holds beside the tag (a struct
+/// that flattens the enum).
+fn with_shared_fields(variant: &Value, container: &Value) -> Value {
+    let mut merged = variant.clone();
+    for (field, property) in container["properties"].as_object().into_iter().flatten() {
+        merged["properties"][field] = property.clone();
+    }
+    let mut all = required(variant);
+    all.extend(required(container));
+    merged["required"] = serde_json::json!(all);
+    merged
+}
+
+/// Python's keywords that a JSON key may be: the field is the key with `_` after it.
+const KEYWORDS: &[&str] = &[
+    "and", "as", "class", "def", "del", "for", "from", "global", "if", "import", "in", "is",
+    "lambda", "not", "or", "pass", "return", "with", "yield",
+];
+
+/// A frozen result class with the object's properties as fields; a tagged variant (an object
+/// with a title, one constant field and its content by reference) extends its content's class
+/// and says its tag.
+fn class(name: &str, schema: &Value) -> Class {
+    let content = schema["$ref"]
+        .as_str()
+        .map(|r| hint(&serde_json::json!({"$ref": r}), Face::Output));
+    let bases = match (&content, BASES.iter().find(|(class, _)| *class == name)) {
+        (Some(content), _) => content.clone(),
+        (None, Some((_, base))) => format!("{base}, Result"),
+        (None, None) => "Result".to_string(),
+    };
+    let mut out = format!("\n\n@dataclass(frozen=True, repr=False)\nclass {name}({bases}):\n");
     let _ = writeln!(out, "    {}\n", docstring(schema, "    "));
-    for (field, property) in properties(schema) {
-        let _ = writeln!(out, "    {field}: {}", hint(&property, Face::Output));
+    let fields = properties(schema);
+    let tag = fields.iter().find(|(_, p)| p.get("const").is_some());
+    if let (Some((key, property)), true) = (tag, schema["title"].is_string()) {
+        let _ = writeln!(
+            out,
+            "    _tag: ClassVar[Tuple[str, str]] = (\"{key}\", {})\n",
+            property["const"]
+        );
+    }
+    let renamed: Vec<&String> = fields
+        .iter()
+        .map(|(key, _)| key)
+        .filter(|key| KEYWORDS.contains(&key.as_str()))
+        .collect();
+    if !renamed.is_empty() {
+        let pairs: Vec<String> = renamed
+            .iter()
+            .map(|k| format!("\"{k}_\": \"{k}\""))
+            .collect();
+        let _ = writeln!(
+            out,
+            "    _key: ClassVar[Dict[str, str]] = {{{}}}\n",
+            pairs.join(", ")
+        );
+    }
+    for (key, property) in &fields {
+        let field = match KEYWORDS.contains(&key.as_str()) {
+            true => format!("{key}_"),
+            false => key.clone(),
+        };
+        let _ = writeln!(out, "    {field}: {}", hint(property, Face::Output));
         if let Some(text) = property["description"].as_str() {
             let _ = writeln!(out, "    {}", quoted(text, "    "));
         }
     }
-    out
+    Class {
+        base: content,
+        text: out,
+    }
 }
 
 /// The object's properties in a stable order: the required ones first, each group by name.
@@ -206,6 +309,13 @@ enum Face {
 
 /// The Python annotation of a schema.
 fn hint(schema: &Value, face: Face) -> String {
+    // A tagged variant is its own class, though it refers to its content's.
+    if let (Some(title), "object") = (
+        schema["title"].as_str(),
+        schema["type"].as_str().unwrap_or(""),
+    ) {
+        return title.to_string();
+    }
     if let Some(reference) = schema["$ref"].as_str() {
         return reference
             .rsplit('/')

@@ -44,7 +44,9 @@ use crate::uncertainty::calibration::GROWTH;
 use crate::uncertainty::prior::weighted_quantile;
 
 /// How `isoflop` predicts N*, D* and the loss at new budgets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// The joint law's best window when the backtest over the budgets finds it better than
@@ -87,11 +89,17 @@ impl Method {
     }
 }
 
-/// One way to predict at new budgets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// One way to predict at new budgets, by its `method`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "method", rename_all = "snake_case")]
+#[schemars(rename = "IsoflopCandidate")]
 pub enum Candidate {
+    /// The power laws through the per-budget minima, as a candidate of the backtest over the
+    /// budgets.
+    #[schemars(title = "ProfilesCandidate")]
     Profiles,
+    /// The joint law on a window of the runs, as a candidate of the backtest over the budgets.
+    #[schemars(title = "JointCandidate")]
     Joint(Window),
 }
 
@@ -143,7 +151,8 @@ pub fn windows(data: &IsoflopData, groups: &[Vec<usize>]) -> Vec<Window> {
 }
 
 /// A candidate's score in the backtest over the budgets.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "IsoflopCandidateScore")]
 pub struct CandidateScore {
     pub candidate: Candidate,
     /// Mean |ln D* error| over the units (absent when it failed to predict one of them).
@@ -156,7 +165,7 @@ pub struct CandidateScore {
 }
 
 /// What made the predictions at new budgets, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MethodChoice {
     pub method: Method,
     pub chosen: Candidate,
@@ -176,7 +185,7 @@ pub struct MethodChoice {
 }
 
 /// The joint law's predictions: its fit and how its intervals were widened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JointForecast {
     pub fit: JointFit,
     pub calibrated: bool,

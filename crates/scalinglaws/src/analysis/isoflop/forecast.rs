@@ -45,7 +45,7 @@ pub const MIN_UNITS: usize = 6;
 const ORIGIN_REPLICATES: usize = 200;
 
 /// A prediction at one new budget.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BudgetPrediction {
     pub budget: f64,
     /// Decades beyond the largest budget with a minimum (0 inside the data).
@@ -58,7 +58,7 @@ pub struct BudgetPrediction {
 }
 
 /// One predicted quantity: the point value, its interval, and the bootstrap's own interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Quantity {
     pub value: f64,
     /// The calibrated interval when calibrated, else the bootstrap's.
@@ -70,7 +70,7 @@ pub struct Quantity {
 }
 
 /// How the intervals beyond the data were widened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ForecastCalibration {
     pub calibrated: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -471,7 +471,7 @@ fn finish(result: &mut ForecastCalibration, units: &[Unit], level: f64) {
 }
 
 /// One held-out budget of an IsoFLOP backtest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HeldOutBudget {
     /// The prediction from the training budgets.
     pub predicted: BudgetPrediction,
@@ -508,7 +508,7 @@ pub struct HeldOutBudget {
 }
 
 /// `isoflop` fitted on all but the largest budgets, scored on them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IsoflopBacktest {
     /// The analysis of the training budgets, with its predictions at the held-out ones.
     pub training: Isoflop,

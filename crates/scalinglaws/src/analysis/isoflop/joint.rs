@@ -36,7 +36,8 @@ use crate::stats::least_squares_line;
 use crate::uncertainty::{bootstrap, BootstrapOptions, Resampling};
 
 /// The runs the joint law is fitted to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "IsoflopWindow")]
 pub struct Window {
     /// The largest this many budgets (None: every budget).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,7 +84,7 @@ impl Window {
 }
 
 /// The joint law fitted to every run: what the predictions at new budgets come from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JointFit {
     /// The catalog law (`chinchilla`).
     pub law: String,

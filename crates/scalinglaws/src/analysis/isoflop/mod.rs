@@ -36,11 +36,14 @@ use crate::rng::Rng;
 use crate::stats::{least_squares_line, percentile_interval};
 
 /// The local curve through the points around a budget's minimum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum Shape {
     /// Chosen from the data: [`Shape::ParabolaAll`] unless a lack-of-fit test rejects it
-    /// against the local cubic, then [`Shape::Cubic`] (see [`choose_shape`]).
+    /// against the local cubic, then [`Shape::Cubic`] (see [`choose_shape`]); the default.
     #[serde(rename = "auto")]
+    #[default]
     Auto,
     /// A cubic in ln N through the five points nearest the lowest loss.
     #[serde(rename = "cubic")]
@@ -82,6 +85,20 @@ impl Shape {
 
     pub fn from_name(name: &str) -> Option<Shape> {
         Shape::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// A shape by name, or an error naming the setting and the choices.
+    pub fn parse(name: &str) -> Result<Shape> {
+        Shape::from_name(name).ok_or_else(|| {
+            let choices = Shape::ALL.map(Shape::name).join(", ");
+            Error::setting(
+                crate::error::Setting::Shape,
+                crate::text![
+                    crate::error::Setting::Shape.text(name),
+                    format!(": use one of {choices}")
+                ],
+            )
+        })
     }
 
     /// In words, for reports: "cubic through the 5 points nearest the lowest loss".
@@ -152,7 +169,8 @@ impl Default for IsoflopSettings {
 }
 
 /// One budget's profile and its minimum.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "IsoflopBudget")]
 pub struct Budget {
     pub budget: f64,
     pub points: usize,
@@ -173,7 +191,7 @@ pub struct Budget {
 }
 
 /// A budget's local polynomial ln loss = Σ cₖ (ln N)ᵏ over the sizes it was fitted to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LocalCurve {
     pub coefficients: Vec<f64>,
     /// The smallest and largest N of its window.
@@ -189,7 +207,7 @@ impl LocalCurve {
 }
 
 /// A power law y = coef · C^exponent through the minima.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PowerLaw {
     pub exponent: f64,
     pub coef: f64,
@@ -198,7 +216,9 @@ pub struct PowerLaw {
     pub ci: Option<[f64; 2]>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// An IsoFLOP analysis (Chinchilla's approach 2): a profile and its minimum per budget, and
+/// the power laws N* ∝ C^a, D* ∝ C^b through the minima.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Isoflop {
     pub shape: Shape,
     pub budgets: Vec<Budget>,
@@ -235,7 +255,7 @@ pub struct Isoflop {
 
 /// The choice made by [`Shape::Auto`]: a lack-of-fit F test of the parabola through every point
 /// against the local cubic's scatter.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShapeChoice {
     pub chosen: Shape,
     /// Mean square of the wide parabola's residuals over the local cubic's.

@@ -34,7 +34,7 @@ pub use positive::why_positive;
 pub use syntax::{
     char_offset, constant, constant_list, is_identifier, shift, split_assignment, split_top_level,
 };
-pub use table::Table;
+pub use table::{describe_group, Table};
 
 /// How to turn a dataset into a fit's data.
 #[derive(Debug, Clone, Default)]

@@ -449,3 +449,12 @@ fn target_as_variable(law: &Law, variable: &str, target: &str) -> Error {
         ),
     }
 }
+
+/// A group of [`Table::group_rows`] by its columns' values, for messages: `k=v, k2=v2`.
+pub fn describe_group(group: &std::collections::BTreeMap<String, String>) -> String {
+    group
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
