@@ -439,7 +439,8 @@ mod tests {
             generated == committed,
             "{PAGE} is not what the command line's clap definitions generate (first difference \
              at {}). The page is generated: change the doc comments and attributes under \
-             crates/scalinglaws-cli/src/args/, not the page, then regenerate it with\n  \
+             crates/scalinglaws-cli/src/ (args/, or a workflow's cmd_NAME.rs), not the page, then \
+             regenerate it with\n  \
              {REGENERATE}\nand commit both",
             first_difference(&generated, &committed)
         );

@@ -1,34 +1,102 @@
 //! `scalinglaws compare-laws`: fits several laws (or one law with some parameters held at
 //! published values) to the same data and prints them side by side: objective, likelihood,
-//! AIC/BIC, backtest error, and likelihood-ratio tests between nested laws. The workflow is
-//! the library's `CompareLawsJob`.
-
-use std::path::PathBuf;
+//! AIC/BIC, backtest error, and likelihood-ratio tests between nested laws. The workflow, its
+//! defaults and its rules are the library's (`scalinglaws::workflow::compare_laws`); this file
+//! holds the arguments and turns them into its spec (the `NAME[P=V,...]` syntax of a law
+//! with held values).
 
 use anyhow::Result;
-use scalinglaws::job::CompareLawsJob;
+use clap::Args;
+use scalinglaws::workflow::compare_laws::{CompareLawsJob, CompareLawsWorkflow};
+use scalinglaws::workflow::Ctx;
 
-use crate::input;
-use crate::output::{self, Destination};
-use scalinglaws_report::analyses::compare_laws::CompareLawsReport;
+use crate::args::{DataArgs, SettingsArgs, SweepArgs};
+use crate::config::{destination, recipe, settings_config, LawSpec};
+use crate::input_error;
+use crate::workflow::{run as run_workflow, Io};
 
-#[derive(Debug)]
-pub struct Config {
-    pub path: PathBuf,
-    pub delimiter: Option<u8>,
-    pub job: CompareLawsJob,
-    pub json: Option<Destination>,
+#[derive(Debug, Args)]
+pub struct CompareLawsArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+
+    /// A law to compare (repeat): a catalog name, optionally with parameters held at values,
+    /// e.g. "chinchilla[E=1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]".
+    #[arg(long = "law", value_name = "NAME[P=V,...]")]
+    pub laws: Vec<String>,
+
+    /// A formula to compare (repeat).
+    #[arg(long = "formula", value_name = "TEXT", allow_hyphen_values = true)]
+    pub formulas: Vec<String>,
+
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+
+    /// Score each law by a backtest that holds out the largest --holdout-frac of rows by this
+    /// column.
+    #[arg(long, value_name = "COLUMN")]
+    pub by: Option<String>,
+
+    /// Fraction of rows the backtest holds out (with --by) [default: 0.2].
+    #[arg(long = "holdout-frac", value_name = "F")]
+    pub holdout_frac: Option<f64>,
+
+    /// Level of the backtest's prediction intervals.
+    #[arg(long, value_name = "P", default_value_t = scalinglaws::uncertainty::DEFAULT_LEVEL)]
+    pub level: f64,
+
+    /// Write the comparison as JSON to PATH (the table still prints), or to stdout with '-'.
+    #[arg(long, value_name = "PATH|-")]
+    pub json: Option<String>,
 }
 
-pub fn run(config: &Config) -> Result<()> {
-    let job = &config.job;
-    job.check()?;
-    let table = input::read(&config.path, config.delimiter, &job.recipe)?;
-    let comparison = job.run(&table)?;
-    let report = CompareLawsReport {
-        comparison: &comparison,
-        by: job.by.as_deref(),
-        level: job.level,
+pub fn run(args: CompareLawsArgs) -> Result<()> {
+    if args.settings.seed.is_some() {
+        return Err(input_error(
+            "compare-laws draws nothing at random; drop --seed",
+        ));
+    }
+    let laws = LawSpec::all(&args.laws, &args.formulas)?;
+    let mut data = recipe(args.data)?;
+    data.recipe.sweep = args.sweep.columns();
+    let settings = settings_config(args.settings, Some(&mut data.recipe))?;
+    let spec = CompareLawsJob {
+        recipe: data.recipe,
+        laws: laws.into_iter().map(LawSpec::candidate).collect(),
+        settings,
+        by: args.by.map(|b| b.trim().to_string()),
+        holdout_frac: args.holdout_frac,
+        level: args.level,
     };
-    output::emit(config.json.as_ref(), &report)
+    let io = Io {
+        path: data.path,
+        delimiter: data.delimiter,
+        json: destination(args.json.as_deref()),
+    };
+    run_workflow::<CompareLawsWorkflow>(&io, &spec, &Ctx::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The help's default of `--holdout-frac` is the library's (clap cannot show an optional
+    /// value's default, so the help says it in words).
+    #[test]
+    fn the_help_shows_the_librarys_held_out_fraction() {
+        let command = crate::Cli::command();
+        let compare = command
+            .find_subcommand("compare-laws")
+            .expect("the compare-laws command");
+        let option = compare
+            .get_arguments()
+            .find(|a| a.get_long() == Some("holdout-frac"))
+            .expect("--holdout-frac");
+        let help = option.get_help().expect("its help").to_string();
+        let default = scalinglaws::workflow::compare_laws::DEFAULT_HOLDOUT_FRAC;
+        assert!(help.contains(&format!("[default: {default}]")), "{help}");
+    }
 }

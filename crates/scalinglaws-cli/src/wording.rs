@@ -50,11 +50,11 @@ impl Wording for CommandLine {
             Mention::Value(Setting::Rolling, v) => format!("--rolling --origins {}", value(v)),
             // `--rollout` too; its count of groups is typed after `--steps`.
             Mention::Value(Setting::Rollout, v) => format!("--rollout --steps {}", value(v)),
-            // A flag: the value it sets (calibration off) is its presence.
-            Mention::Value(Setting::Calibrate, _) => option(Setting::Calibrate),
             Mention::Value(setting, v) => format!("{} {}", option(*setting), value(v)),
             Mention::Key(setting, key) => format!("{} {key}", option(*setting)),
             Mention::Entry(setting, key, v) => format!("{} {key}={}", option(*setting), value(v)),
+            // A switch is turned off by its own flag (`--no-calibration`).
+            Mention::Off(setting) => option(*setting),
             Mention::LawList => "`scalinglaws laws`".to_string(),
             Mention::Writer(workflow) => format!("`scalinglaws {} --json`", command(workflow)),
         }

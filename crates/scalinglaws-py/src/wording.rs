@@ -50,6 +50,7 @@ impl Wording for Python {
             Mention::Entry(setting, key, v) => {
                 format!("{}={{\"{key}\": {}}}", setting.name(), value(v))
             }
+            Mention::Off(setting) => format!("{}=False", setting.name()),
             Mention::LawList => "scalinglaws.laws()".to_string(),
             Mention::Writer(workflow) => writer(workflow),
         }

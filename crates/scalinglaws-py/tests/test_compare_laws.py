@@ -22,7 +22,9 @@ RECIPE = dict(
 PUBLISHED = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.3392, "beta": 0.2849}
 
 
-def test_compare_laws_is_the_documents_the_command_line_writes(cli: Path) -> None:
+def test_compare_laws_is_the_documents_the_command_line_writes(
+    cli: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = sl.compare_laws(DATA, laws=["chinchilla"], formulas=["E + A*N^-alpha"], by="C",
                              **RECIPE)
     assert isinstance(result, sl.LawComparison) and not undeclared(result)
@@ -41,6 +43,23 @@ def test_compare_laws_is_the_documents_the_command_line_writes(cli: Path) -> Non
         check=True, capture_output=True, text=True,
     )
     assert result.to_dict() == json.loads(done.stdout)
+    # Byte for byte, and the same report (the document names the data as given).
+    monkeypatch.chdir(ROOT)
+    written = tmp_path / "cli.json"
+    data = str(DATA.relative_to(ROOT))
+    shown = subprocess.run(
+        [
+            str(cli), "compare-laws", data, "--target", "loss", "--map", "N=Model Size",
+            "--map", "C=Training FLOP", "--derive", "D=C/(6*N)", "--where", "loss < 3.44",
+            "--law", "chinchilla", "--formula", "E + A*N^-alpha", "--by", "C",
+            "--json", str(written),
+        ],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    again = sl.compare_laws(data, "chinchilla", "E + A*N^-alpha", by="C", **RECIPE)
+    again.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(again) == shown
 
 
 def test_published_parameters_are_rejected_against_the_refitted_law() -> None:
@@ -60,6 +79,11 @@ def test_compare_laws_refuses_what_it_cannot_do() -> None:
     with pytest.raises(sl.SettingsError, match="holdout_frac"):
         sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], by="C", holdout_frac=1.5,
                         **RECIPE)
+    # A fraction without a backtest to hold out for was once accepted and unused.
+    with pytest.raises(sl.SettingsError, match=r"holdout_frac=0.3 sets the backtest's held-out rows, and there is no backtest: give by="):
+        sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], holdout_frac=0.3, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="drop trials="):
+        sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], trials=10, **RECIPE)
     # The library's rule, worded with Python's keywords (it once held Python syntax itself).
     with pytest.raises(sl.SettingsError, match="at least two laws: give them by laws= or formulas="):
         sl.compare_laws(DATA, laws=["chinchilla"], **RECIPE)

@@ -173,6 +173,9 @@ def test_isoflop_writes_the_commands_document_and_holds_its_defaults_once(
     assert isinstance(group, sl.IsoflopBacktestGroup) and group.training.bootstrap == 1000
     assert len(group.to_frame()) == len(group.held_out) == 2
     assert len(result.to_frame()) == 15
+    # A tagged choice of classes is named as before, as a Union of the generated classes.
+    assert sl.IsoflopGroupResult.__args__ == (sl.IsoflopGroup, sl.IsoflopBacktestGroup, sl.EnvelopeGroup)
+    assert sl.IsoflopCandidate.__args__ == (sl.ProfilesCandidate, sl.JointCandidate)
     # Without predictions, none.
     plain = sl.isoflop(data, compute="flops", size="n", target="loss", group=keys)
     assert isinstance(plain.groups[0], sl.IsoflopGroup) and plain.groups[0].bootstrap == 0

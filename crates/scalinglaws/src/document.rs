@@ -50,7 +50,6 @@ pub const KINDS: &[&str] = &[
     "predict",
     "optimal",
     "compare",
-    "compare_laws",
     "select",
     "design",
     "laws",

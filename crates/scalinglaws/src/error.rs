@@ -373,6 +373,11 @@ impl Setting {
         Mention::Value(self, Value::Number(value.to_string()))
     }
 
+    /// The switch turned off: `--no-calibration`, `calibrate=False`.
+    pub fn off(self) -> Mention {
+        Mention::Off(self)
+    }
+
     /// The entry `key` of a keyed setting, on its own: `--bound alpha`, `bounds["alpha"]`.
     pub fn key(self, key: impl Into<String>) -> Mention {
         Mention::Key(self, key.into())
@@ -421,6 +426,8 @@ pub enum Mention {
     Key(Setting, String),
     /// One entry of a keyed setting with its value: `--fix b=0.3`, `fix={"b": 0.3}`.
     Entry(Setting, String, Value),
+    /// A switch turned off: `--no-calibration`, `calibrate=False`.
+    Off(Setting),
     /// Where the catalog of laws is listed: `scalinglaws laws`, `scalinglaws.laws()`.
     LawList,
     /// What writes the JSON document of a workflow, by the workflow's snake_case name (`fit`,
@@ -454,6 +461,7 @@ impl Wording for Neutral {
             Mention::Entry(setting, key, v) => {
                 format!("{}[\"{key}\"]={}", setting.name(), value(v))
             }
+            Mention::Off(setting) => format!("{}=false", setting.name()),
             Mention::LawList => "the catalog of laws".to_string(),
             Mention::Writer(workflow) => format!("the `{workflow}` workflow"),
         }
@@ -598,7 +606,8 @@ impl Text {
                 | Mention::Subject(setting)
                 | Mention::Value(setting, _)
                 | Mention::Key(setting, _)
-                | Mention::Entry(setting, _, _),
+                | Mention::Entry(setting, _, _)
+                | Mention::Off(setting),
             ) => Some(*setting),
             _ => None,
         })
@@ -968,6 +977,7 @@ mod tests {
                 Mention::Value(s, v) => format!("<{} {}>", s.name(), v.raw()),
                 Mention::Key(s, k) => format!("<{} {k}>", s.name()),
                 Mention::Entry(s, k, v) => format!("<{} {k}={}>", s.name(), v.raw()),
+                Mention::Off(s) => format!("<no {}>", s.name()),
                 Mention::LawList => "<laws>".into(),
                 Mention::Writer(workflow) => format!("<{workflow} json>"),
             }

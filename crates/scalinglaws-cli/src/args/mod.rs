@@ -4,7 +4,6 @@
 //! library's jobs and configurations is `config/`.
 
 mod compare;
-mod compare_laws;
 mod design;
 mod fit;
 pub mod names;
@@ -23,7 +22,6 @@ pub use self::names::ReportFormat;
 use self::names::{CovarianceKind, Loss, ResidualSpace};
 
 pub use self::compare::CompareArgs;
-pub use self::compare_laws::CompareLawsArgs;
 pub use self::design::DesignArgs;
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::optimal::OptimalArgs;
@@ -83,7 +81,7 @@ pub enum Command {
     Backtest(Box<crate::cmd_backtest::BacktestArgs>),
     /// Fit several laws to the same data: objective, likelihood, AIC/BIC, backtest error, and
     /// likelihood-ratio tests between nested laws.
-    CompareLaws(Box<CompareLawsArgs>),
+    CompareLaws(Box<crate::cmd_compare_laws::CompareLawsArgs>),
     /// Choose and average laws by rolling-origin backtests over scale: every candidate's score,
     /// the winner, stacking weights, and predictions whose intervals hold the spread between
     /// laws; --check tests the procedure by nested rolling origins.

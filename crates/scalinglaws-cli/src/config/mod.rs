@@ -5,7 +5,6 @@
 //! command or group each.
 
 mod compare;
-mod compare_laws;
 mod design;
 mod fit;
 mod law_spec;
@@ -29,7 +28,6 @@ use crate::input_error;
 use crate::output::Destination;
 
 pub use self::compare::{compare_config, CompareConfig};
-pub use self::compare_laws::compare_laws_config;
 pub use self::design::design_config;
 pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
 pub use self::law_spec::LawSpec;

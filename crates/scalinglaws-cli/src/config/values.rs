@@ -23,7 +23,7 @@ pub fn numbers(option: &str, texts: &[String]) -> Result<Vec<f64>> {
 }
 
 /// The values of repeated `--budget` options, each a number or a comma list, in order (the one
-/// `--budget` parser: `isoflop` also requires them positive).
+/// `--budget` parser; the library's isoflop workflow requires them positive).
 pub fn budget_values(texts: &[String]) -> Result<Vec<f64>> {
     numbers("--budget", texts)
 }

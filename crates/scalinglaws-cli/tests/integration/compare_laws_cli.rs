@@ -103,6 +103,18 @@ fn compare_laws_refuses_a_fraction_out_of_range_exits_2() {
         ]),
         &["--holdout-frac 1.5: give a fraction strictly between 0 and 1"],
     );
+    // Without --by there is no backtest for the fraction to act on: once accepted and unused.
+    fails(
+        compare_laws().args([
+            "--law",
+            "chinchilla",
+            "--law",
+            "power_offset",
+            "--holdout-frac",
+            "0.3",
+        ]),
+        &["--holdout-frac 0.3 sets the backtest's held-out rows, and there is no backtest: give --by"],
+    );
 }
 
 #[test]

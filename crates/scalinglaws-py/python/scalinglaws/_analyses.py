@@ -38,7 +38,6 @@ from ._results import (
     ScheduleComparison,
     ScheduleFit,
     _fit_json,
-    LawComparison,
     SelectionResult,
     TrackComparison,
 )
@@ -235,30 +234,6 @@ def compare(
     )
 
 
-def _candidates(
-    named: Sequence[Tuple[str, str]],
-    formulas: Sequence[str],
-    fix: Optional[Mapping[str, Mapping[str, float]]],
-) -> List[Dict[str, Any]]:
-    """The laws of ``select`` and ``compare_laws`` as the library's candidates: catalog laws by
-    label (``named``: (label, name) pairs, in order; a label given twice is the library's to
-    refuse), then formulas labelled by their text, each with the values
-    ``fix`` holds for its label (a label of ``fix`` that names no law is refused: only this
-    layer knows the labels)."""
-    fixes = fix or {}
-    candidates = [
-        {"label": label, "law": name, "formula": None, "fix": dict(fixes.get(label, {}))}
-        for label, name in named
-    ] + [
-        {"label": text, "law": None, "formula": text, "fix": dict(fixes.get(text, {}))}
-        for text in formulas
-    ]
-    unknown = set(fixes) - {c["label"] for c in candidates}
-    if unknown:
-        raise SettingsError(f"fix: {sorted(unknown)} name no law of laws= or formulas=")
-    return candidates
-
-
 @checked
 def select(
     data: DataLike,
@@ -297,12 +272,13 @@ def select(
     is kept for old calls and refused unless 0."""
     if seed != 0:
         raise SettingsError("select draws nothing at random; drop seed=")
-    candidates = _candidates([(name, name) for name in laws], formulas, fix)
     points = [(name, _list(v)) for name, v in (at or {}).items()]
     warn_threads(threads, stacklevel=4)
     request = {
         **recipe(target, map, derive, where, weights),
-        "candidates": candidates,
+        "laws": list(laws),
+        "formulas": list(formulas),
+        "fix": fix or {},
         "loss": loss,
         "f_scale": float(f_scale),
         "space": space,
@@ -317,59 +293,6 @@ def select(
     }
     return SelectionResult._from_native(
         call_with_data(_scalinglaws.select, data, delimiter, dump(request))
-    )
-
-
-@checked
-def compare_laws(
-    data: DataLike,
-    laws: Union[Sequence[str], Mapping[str, str]] = (),
-    formulas: Sequence[str] = (),
-    *,
-    target: str,
-    by: Optional[str] = None,
-    holdout_frac: Optional[float] = None,
-    level: float = DEFAULT_LEVEL,
-    fix: Optional[Mapping[str, Mapping[str, float]]] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    weights: Optional[str] = None,
-    sweep: Union[None, str, Sequence[str]] = None,
-    loss: str = "huber",
-    f_scale: float = DEFAULT_F_SCALE,
-    space: Optional[str] = None,
-    threads: Optional[int] = None,
-    delimiter: Optional[str] = None,
-) -> LawComparison:
-    """Fits several laws to the same rows and compares them, as ``scalinglaws compare-laws
-    --json``: each law's objective, log-likelihood, AIC, BIC and (with ``by``, the column that
-    orders scale) its backtest on the largest ``holdout_frac`` of the rows (the library's
-    default: 0.2), and a likelihood-ratio test wherever one law nests another. ``laws`` are
-    catalog names (each law's label is its name) or a dict from label to name, so that one law
-    can appear twice; ``fix`` maps a label to parameters held at values (a published fit
-    against the refitted law: ``laws={"refit": "chinchilla", "published": "chinchilla"},
-    fix={"published": {"E": 1.69, ...}}``); ``formulas`` are laws as text, labelled by their
-    text. ``sweep`` (a column or a list) compares the laws on each cell's frontier, as
-    :func:`scalinglaws.fit` does."""
-    named = list(laws.items()) if isinstance(laws, Mapping) else [(name, name) for name in laws]
-    candidates = _candidates(named, formulas, fix)
-    warn_threads(threads, stacklevel=4)
-    request: Dict[str, Any] = {
-        **recipe(target, map, derive, where, weights),
-        "laws": candidates,
-        "loss": loss,
-        "f_scale": float(f_scale),
-        "space": space,
-        "threads": threads,
-        "by": by,
-        "level": float(level),
-        "sweep": sweep or [],
-    }
-    if holdout_frac is not None:
-        request["holdout_frac"] = float(holdout_frac)
-    return LawComparison._from_native(
-        call_with_data(_scalinglaws.compare_laws, data, delimiter, dump(request))
     )
 
 

@@ -1099,6 +1099,32 @@ class EnvelopePointsFrame:
         return _frame([_row(p) for p in self.points])
 
 
+class LawsFrame:
+    """The DataFrame view of a comparison's laws (:class:`LawComparison`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    laws: List[Any]
+
+    def to_frame(self) -> Any:
+        """One row per law: its label, free parameters, objective, log-likelihood, AIC, BIC
+        and, with a backtest, its mean absolute relative error."""
+        rows = []
+        for law in self.laws:
+            row: Dict[str, Any] = {
+                "label": law.label,
+                "free_params": law.free_params,
+                "objective": law.objective,
+                "log_likelihood": law.log_likelihood,
+                "aic": law.aic,
+                "bic": law.bic,
+                "converged": law.converged,
+            }
+            if law.backtest is not None:
+                row["backtest_are_mean"] = law.backtest.are_mean
+            rows.append(row)
+        return _frame(rows)
+
+
 class HeldOutBudgetsFrame:
     """The DataFrame view of an IsoFLOP backtest's held-out budgets (:class:`IsoflopBacktest`,
     generated in ``_workflows.py``, takes it: a view its schema cannot give)."""
@@ -1333,84 +1359,6 @@ class SelectionResult(Result):
             row["winner"] = prediction.winner.label
             row["winner_value"] = prediction.winner.value
             row.update({law.label: law.value for law in prediction.laws})
-            rows.append(row)
-        return _frame(rows)
-
-
-@dataclass(frozen=True, repr=False)
-class LawScore(Result):
-    """One law of a comparison. Rust: ``scalinglaws::analysis::law_comparison::LawScore``."""
-
-    label: str
-    """The law as named in ``laws=`` (its label) or its formula's text."""
-    formula: str
-    """The law's formula."""
-    free_params: int
-    """Parameters fitted (those held at values by ``fix=`` not counted)."""
-    objective: Optional[float]
-    """The fit's objective (None where the law could not be fitted: see ``error``)."""
-    log_likelihood: Optional[float]
-    """Log-likelihood under the loss's error density, maximised over the parameters and the
-    error scale."""
-    aic: Optional[float]
-    bic: Optional[float]
-    converged: Optional[bool]
-    params: Dict[str, float]
-    """Every parameter's value (fitted or held)."""
-    backtest: Optional[BacktestMetrics]
-    """Scores on the held-out largest rows (with ``by=``)."""
-    error: Optional[str]
-    """Why the law could not be fitted, where it could not."""
-
-
-@dataclass(frozen=True, repr=False)
-class NestedTest(Result):
-    """A likelihood-ratio test of a law against one that nests it (Wilks 1938). Rust:
-    ``scalinglaws::analysis::law_comparison::NestedTest``."""
-
-    restricted: str
-    """The nested law's label."""
-    general: str
-    """The nesting law's label."""
-    df: int
-    """Degrees of freedom: the parameters the general law frees."""
-    statistic: float
-    """Twice the log-likelihood gain of the general law."""
-    p_value: float
-    on_boundary: bool
-    """Whether the restriction puts a parameter on a bound of the general law (the χ² reference
-    is then only approximate)."""
-
-
-@dataclass(frozen=True, repr=False)
-class LawComparison(Result):
-    """What :func:`scalinglaws.compare_laws` returns (the document of ``scalinglaws
-    compare-laws --json``)."""
-
-    rows: int
-    """Rows every law was fitted to."""
-    laws: List[LawScore]
-    tests: List[NestedTest]
-    """Likelihood-ratio tests between nested laws."""
-    backtest_holdout: Optional[str]
-    """Which rows the backtests held out (with ``by=``)."""
-
-    def to_frame(self) -> Any:
-        """One row per law: its label, free parameters, objective, log-likelihood, AIC, BIC
-        and, with a backtest, its mean absolute relative error."""
-        rows = []
-        for law in self.laws:
-            row: Dict[str, Any] = {
-                "label": law.label,
-                "free_params": law.free_params,
-                "objective": law.objective,
-                "log_likelihood": law.log_likelihood,
-                "aic": law.aic,
-                "bic": law.bic,
-                "converged": law.converged,
-            }
-            if law.backtest is not None:
-                row["backtest_are_mean"] = law.backtest.are_mean
             rows.append(row)
         return _frame(rows)
 
@@ -1745,9 +1693,3 @@ class GroupFits:
 # The generated workflows' results that the classes above name (a schedule comparison's curves
 # are `schedule_predict`'s documents); imported last, as `_workflows.py` builds on this module.
 from ._workflows import CooldownPoint, SchedulePrediction  # noqa: E402
-
-
-# Classes generated from the library's schemas that hand-written classes above name (their
-# hints are resolved in this module): imported last, once every name `_workflows` takes from
-# this module is defined.
-from ._workflows import BacktestMetrics  # noqa: E402

@@ -25,6 +25,7 @@ from ._results import (
     ForecastsFrame,
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
+    LawsFrame,
     Result,
     ScheduleFit,
     SplitsFrame,
@@ -40,6 +41,7 @@ __all__ = [
     "downstream",
     "backtest",
     "isoflop",
+    "compare_laws",
     "Backtest",
     "BacktestMetrics",
     "BacktestPoint",
@@ -77,6 +79,8 @@ __all__ = [
     "JointCandidate",
     "JointFit",
     "JointForecast",
+    "LawComparison",
+    "LawScore",
     "LocalCurve",
     "LrAnalysis",
     "LrBacktest",
@@ -95,6 +99,7 @@ __all__ = [
     "LrPrediction",
     "LrReference",
     "MethodChoice",
+    "NestedTest",
     "ParameterReach",
     "PowerLaw",
     "ProfileCalibration",
@@ -113,6 +118,8 @@ __all__ = [
     "SweptColumn",
     "TaskDiagnosis",
     "TaskForecast",
+    "IsoflopCandidate",
+    "IsoflopGroupResult",
 ]
 
 
@@ -807,6 +814,48 @@ class JointForecast(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class LawComparison(LawsFrame, Result):
+    """A comparison of laws (what ``compare_laws`` returns): the scale column of the backtests and
+    the intervals' level, with every law's scores and the tests between nested laws.
+    """
+
+    laws: List[LawScore]
+    level: float
+    """Level of the backtests' prediction intervals."""
+    rows: int
+    """Rows every law was fitted to."""
+    tests: List[NestedTest]
+    """Likelihood-ratio tests between nested laws."""
+    backtest_holdout: Optional[str]
+    """Which rows the backtests held out (with a scale column)."""
+    by: Optional[str]
+    """The column the backtests ordered the runs by (None: no backtest)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LawScore(Result):
+    """One law of a comparison."""
+
+    formula: str
+    """The law's formula."""
+    free_params: int
+    """Fitted parameters (the error scale not counted)."""
+    label: str
+    """The law as named (its label) or its formula's text."""
+    params: Dict[str, float]
+    """Every parameter's value (fitted or held), in the law's order."""
+    aic: Optional[float]
+    backtest: Optional[BacktestMetrics]
+    """Scores on the held-out largest rows (with a scale column)."""
+    bic: Optional[float]
+    converged: Optional[bool]
+    error: Optional[str]
+    """Why the law could not be fitted, where it could not."""
+    log_likelihood: Optional[float]
+    objective: Optional[float]
+
+
+@dataclass(frozen=True, repr=False)
 class LocalCurve(Result):
     """A budget's local polynomial ln loss = Σ cₖ (ln N)ᵏ over the sizes it was fitted to."""
 
@@ -1184,6 +1233,27 @@ class MethodChoice(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class NestedTest(Result):
+    """A likelihood-ratio test of a restricted law against a law that nests it (Wilks 1938)."""
+
+    df: int
+    """Degrees of freedom: the parameters the general law frees."""
+    general: str
+    """The nesting law's label."""
+    on_boundary: bool
+    """The restriction puts a parameter on a bound of the general law: the χ² reference is then
+    only approximate (the null distribution is a χ̄² mixture, Self & Liang 1987, and a
+    parameter the restriction switches off, such as β when B = 0, is not identified under the
+    null, Davies 1987).
+    """
+    p_value: float
+    restricted: str
+    """The nested law's label."""
+    statistic: float
+    """λ = 2(ℓ_general − ℓ_restricted)."""
+
+
+@dataclass(frozen=True, repr=False)
 class ParameterReach(Result):
     """How far one parameter reaches inside the region."""
 
@@ -1532,6 +1602,14 @@ class TaskForecast(Result):
     """The pooled trajectory model's forecast."""
     two_stage: Optional[DownstreamForecast]
     """The two-stage chain's forecast (needs a loss)."""
+
+
+IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]
+"""One way to predict at new budgets, by its ``method``."""
+
+
+IsoflopGroupResult = Union[IsoflopGroup, IsoflopBacktestGroup, EnvelopeGroup]
+"""One group's analysis, by its ``approach``, with the values that define the group."""
 
 
 @checked
@@ -2239,6 +2317,97 @@ def isoflop(
             data,
             delimiter,
             "isoflop",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def compare_laws(
+    data: DataLike,
+    laws: Optional[Union[str, Sequence[str], Mapping[str, str]]] = None,
+    formulas: Optional[Union[str, Sequence[str]]] = None,
+    *,
+    target: str,
+    by: Optional[str] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    exposure: Optional[str] = None,
+    f_scale: float = 0.001,
+    fix: Optional[Mapping[str, Mapping[str, float]]] = None,
+    holdout_frac: Optional[float] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    space: Optional[str] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    threads: Optional[Count] = None,
+    trials: Optional[Union[float, str]] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> LawComparison:
+    """Fits several laws to the same rows and sets them side by side, with likelihood-ratio tests
+    between nested laws. The same document as the command line's ``--json``.
+
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
+    - ``by``: Score each law by a backtest that holds out the largest ``holdout_frac`` of the
+      rows by this column.
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``exposure``: A count family's exposure column.
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``fix``: Parameters held at values, by the label of the law that holds them: ``{label:
+      {name: value}}`` (a published fit against the refitted law).
+    - ``formulas``: Laws as formulas to weigh, one or several, each labelled by its text.
+    - ``holdout_frac``: The fraction of rows the backtest holds out (None: 0.2); only with
+      ``by``.
+    - ``laws``: Catalog laws to weigh: a name, a list of names (each labelled by its name), or
+      ``{label: name}`` (in order), so that one law can appear twice under two labels.
+    - ``level``: Level of the backtest's prediction intervals.
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``space``: Where residuals are taken, for every law: ``log`` or ``linear`` (None: each
+      law's own, which must agree, for likelihoods compare only in one space).
+    - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
+      fitted to each cell's frontier (per value of the law's variables: the minimum of a
+      parabola through the best setting and its neighbours, else the best run), not to every
+      run.
+    - ``threads``: Worker threads (None: every core, up to the cap).
+    - ``trials``: A proportion family's trials: a column, or one count for every row.
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "target": target,
+        "by": by,
+        "derive": derive,
+        "exposure": exposure,
+        "f_scale": f_scale,
+        "fix": fix,
+        "formulas": formulas,
+        "holdout_frac": holdout_frac,
+        "laws": laws,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "space": space,
+        "sweep": sweep,
+        "threads": threads,
+        "trials": trials,
+        "weights": weights,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    return LawComparison._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "compare_laws",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

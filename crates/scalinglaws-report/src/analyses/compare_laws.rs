@@ -5,21 +5,14 @@ use scalinglaws::error::Wording;
 use std::fmt::Write as _;
 
 use scalinglaws::analysis::law_comparison::Comparison;
+use scalinglaws::workflow::compare_laws::CompareLawsResult;
 
 use crate::text::{columns, level_percent, number};
 
-/// A comparison of laws with the scale its backtest held out by and the intervals' level.
-pub struct CompareLawsReport<'a> {
-    pub comparison: &'a Comparison,
-    /// The column the backtest ordered the runs by (`--by`), if any.
-    pub by: Option<&'a str>,
-    pub level: f64,
-}
-
-impl crate::Report for CompareLawsReport<'_> {
-    type Json = Comparison;
-    fn json_value(&self) -> &Comparison {
-        self.comparison
+impl crate::Report for CompareLawsResult {
+    type Json = CompareLawsResult;
+    fn json_value(&self) -> &CompareLawsResult {
+        self
     }
     fn text(&self, wording: &dyn Wording) -> String {
         render(self, wording)
@@ -38,16 +31,16 @@ fn short_label(index: usize, label: &str) -> String {
     format!("#{} {kept}…", index + 1)
 }
 
-fn render(report: &CompareLawsReport, wording: &dyn Wording) -> String {
+fn render(report: &CompareLawsResult, wording: &dyn Wording) -> String {
     let mut out = String::new();
     laws_section(&mut out, report, wording);
-    tests_section(&mut out, report.comparison);
+    tests_section(&mut out, &report.comparison);
     out
 }
 
 /// The table of laws with their scores, the labels too long for it and the failures.
-fn laws_section(out: &mut String, report: &CompareLawsReport, wording: &dyn Wording) {
-    let comparison = report.comparison;
+fn laws_section(out: &mut String, report: &CompareLawsResult, wording: &dyn Wording) {
+    let comparison = &report.comparison;
     let _ = writeln!(
         out,
         "[[Laws]] ({} rows; ℓ under each loss's error density, maximised over parameters and scale)",
@@ -104,7 +97,7 @@ fn laws_section(out: &mut String, report: &CompareLawsReport, wording: &dyn Word
         let _ = writeln!(
             out,
             "    backtest: {holdout} by '{}' held out, {}% prediction intervals",
-            report.by.unwrap_or("-"),
+            report.by.as_deref().unwrap_or("-"),
             level_percent(report.level)
         );
     }

@@ -31,9 +31,12 @@ pub struct Candidate {
     pub data: FitData,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One law of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LawScore {
+    /// The law as named (its label) or its formula's text.
     pub label: String,
+    /// The law's formula.
     pub formula: String,
     /// Fitted parameters (the error scale not counted).
     pub free_params: usize,
@@ -42,18 +45,25 @@ pub struct LawScore {
     pub aic: Option<f64>,
     pub bic: Option<f64>,
     pub converged: Option<bool>,
+    /// Every parameter's value (fitted or held), in the law's order.
     #[serde(with = "crate::fit::result::ordered")]
+    #[schemars(with = "std::collections::BTreeMap<String, f64>")]
     pub params: Vec<(String, f64)>,
+    /// Scores on the held-out largest rows (with a scale column).
     pub backtest: Option<Metrics>,
+    /// Why the law could not be fitted, where it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Text>,
 }
 
-/// A likelihood-ratio test of a restricted law against a law that nests it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A likelihood-ratio test of a restricted law against a law that nests it (Wilks 1938).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NestedTest {
+    /// The nested law's label.
     pub restricted: String,
+    /// The nesting law's label.
     pub general: String,
+    /// Degrees of freedom: the parameters the general law frees.
     pub df: usize,
     /// λ = 2(ℓ_general − ℓ_restricted).
     pub statistic: f64,
@@ -65,11 +75,15 @@ pub struct NestedTest {
     pub on_boundary: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The laws fitted to the same rows, side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Comparison {
+    /// Rows every law was fitted to.
     pub rows: usize,
     pub laws: Vec<LawScore>,
+    /// Likelihood-ratio tests between nested laws.
     pub tests: Vec<NestedTest>,
+    /// Which rows the backtests held out (with a scale column).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backtest_holdout: Option<String>,
 }

@@ -1,15 +1,16 @@
 //! The laws `compare-laws` and `select` weigh against each other, built against the data once
 //! for every front end: each [`CandidateSpec`]'s law, its settings (with the parameters the
 //! spec holds), and its data, all in one fitted space so that their likelihoods compare.
-//! Also the serde shapes the front ends send for them ([`CandidateRequest`], and the
-//! [`RecipeRequest`](super::fit::RecipeRequest) of the flat requests).
+//! Also the shape the faces send them in ([`CandidatesRequest`]: names or labels, formulas,
+//! and held values by label), read into specs here, once.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::fit::{LawChoice, SettingsJob};
+use super::fit::{one_or_many, LawChoice, OneOrMany, SettingsJob};
 use crate::analysis::law_comparison::Candidate;
 use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting, Text};
@@ -167,33 +168,121 @@ pub fn estimate(candidates: &[Candidate], fits: f64, what: &str) -> Result<Estim
 // The serde shapes the front ends send
 // ---------------------------------------------------------------------------------------------
 
-/// A candidate as JSON: a catalog `law` or a `formula`, with parameters held at values (`fix`)
-/// and a label (default: the law or formula as given).
-#[derive(Debug, Clone, Deserialize)]
-pub struct CandidateRequest {
+/// The candidates as a face sends them: catalog laws by name (each labelled by its name) or by
+/// label (`{label: name}`, so that one law can appear twice), formulas (each labelled by its
+/// text), and the parameters each label holds at values.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct CandidatesRequest {
+    /// Catalog laws to weigh: a name, a list of names (each labelled by its name), or
+    /// `{label: name}` (in order), so that one law can appear twice under two labels.
     #[serde(default)]
-    pub label: Option<String>,
+    #[schemars(with = "Option<LawNamesShape>")]
+    pub laws: LawNames,
+    /// Laws as formulas to weigh, one or several, each labelled by its text.
+    #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(with = "OneOrMany")]
+    pub formulas: Vec<String>,
+    /// Parameters held at values, by the label of the law that holds them: `{label: {name:
+    /// value}}` (a published fit against the refitted law).
     #[serde(default)]
-    pub law: Option<String>,
-    #[serde(default)]
-    pub formula: Option<String>,
-    #[serde(default)]
-    pub fix: BTreeMap<String, f64>,
+    pub fix: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
-impl TryFrom<CandidateRequest> for CandidateSpec {
-    type Error = Error;
+/// Catalog laws by (label, name), in the order given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LawNames(pub Vec<(String, String)>);
 
-    fn try_from(request: CandidateRequest) -> Result<CandidateSpec> {
-        let law = LawChoice::from_request(request.law, request.formula)?;
-        let label = request.label.unwrap_or_else(|| match &law {
-            LawChoice::Catalog(text) | LawChoice::Formula(text) => text.clone(),
-        });
-        Ok(CandidateSpec {
-            label,
-            law,
-            fixed: request.fix,
-        })
+/// The shapes [`LawNames`] reads, for its schema.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+enum LawNamesShape {
+    One(String),
+    Many(Vec<String>),
+    Labelled(BTreeMap<String, String>),
+}
+
+impl<'de> Deserialize<'de> for LawNames {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<LawNames, D::Error> {
+        struct Names;
+        impl<'de> serde::de::Visitor<'de> for Names {
+            type Value = LawNames;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a law's name, a list of names, or an object of label: name")
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                name: &str,
+            ) -> std::result::Result<LawNames, E> {
+                Ok(LawNames(vec![(name.to_string(), name.to_string())]))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<LawNames, E> {
+                Ok(LawNames::default())
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<LawNames, A::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    names.push((name.clone(), name));
+                }
+                Ok(LawNames(names))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<LawNames, A::Error> {
+                let mut names = Vec::new();
+                while let Some(pair) = map.next_entry::<String, String>()? {
+                    names.push(pair);
+                }
+                Ok(LawNames(names))
+            }
+        }
+        deserializer.deserialize_any(Names)
+    }
+}
+
+impl CandidatesRequest {
+    /// The candidates in order, catalog laws first, each with the values `fix` holds for its
+    /// label; a label of `fix` that names no candidate is refused.
+    pub fn specs(self) -> Result<Vec<CandidateSpec>> {
+        let CandidatesRequest {
+            laws,
+            formulas,
+            mut fix,
+        } = self;
+        let catalog = laws
+            .0
+            .into_iter()
+            .map(|(label, name)| (label, LawChoice::Catalog(name)));
+        let written = formulas
+            .into_iter()
+            .map(|text| (text.clone(), LawChoice::Formula(text)));
+        let specs: Vec<CandidateSpec> = catalog
+            .chain(written)
+            .map(|(label, law)| CandidateSpec {
+                fixed: fix.remove(&label).unwrap_or_default(),
+                label,
+                law,
+            })
+            .collect();
+        match fix.keys().next() {
+            None => Ok(specs),
+            Some(label) => Err(Error::setting(
+                Setting::Fix,
+                text![
+                    Setting::Fix.key(label.as_str()),
+                    " names no law of ",
+                    Setting::Laws,
+                    " or ",
+                    Setting::Formulas
+                ],
+            )),
+        }
     }
 }
 
@@ -202,15 +291,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_candidate_without_a_label_is_labelled_by_its_law() {
-        let request: CandidateRequest =
-            serde_json::from_str(r#"{"formula": "E + A*N^-a", "fix": {"E": 1.7}}"#).unwrap();
-        let spec = CandidateSpec::try_from(request).unwrap();
-        assert_eq!(spec.label, "E + A*N^-a");
-        assert_eq!(spec.law, LawChoice::Formula("E + A*N^-a".into()));
-        assert_eq!(spec.fixed.len(), 1);
-        let both: CandidateRequest =
-            serde_json::from_str(r#"{"law": "chinchilla", "formula": "E"}"#).unwrap();
-        assert!(CandidateSpec::try_from(both).unwrap_err().is_input_error());
+    fn candidates_are_labelled_and_hold_their_labels_values() {
+        let request: CandidatesRequest = serde_json::from_str(
+            r#"{"laws": {"refit": "chinchilla", "published": "chinchilla"},
+                "formulas": "E + A*N^-a", "fix": {"published": {"E": 1.7}}}"#,
+        )
+        .unwrap();
+        let specs = request.specs().unwrap();
+        let labels: Vec<&str> = specs.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["refit", "published", "E + A*N^-a"]);
+        assert_eq!(specs[2].law, LawChoice::Formula("E + A*N^-a".into()));
+        assert!(specs[0].fixed.is_empty() && specs[1].fixed.len() == 1);
+        let named: CandidatesRequest = serde_json::from_str(r#"{"laws": "chinchilla"}"#).unwrap();
+        assert_eq!(named.specs().unwrap()[0].label, "chinchilla");
+        let stray: CandidatesRequest =
+            serde_json::from_str(r#"{"laws": ["chinchilla"], "fix": {"nope": {"E": 1.0}}}"#)
+                .unwrap();
+        let error = stray.specs().unwrap_err();
+        assert_eq!(error.key(), Some(Setting::Fix));
+        assert!(error.to_string().contains("names no law"), "{error}");
     }
 }

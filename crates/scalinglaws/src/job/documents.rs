@@ -3,7 +3,6 @@
 
 use crate::analysis::allocation::Frontier;
 use crate::analysis::design::DesignResult;
-use crate::analysis::law_comparison::Comparison as LawComparison;
 use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
 use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
@@ -46,7 +45,6 @@ documents! {
     Predictions => "predict",
     Frontier => "optimal",
     TrackComparison => "compare",
-    LawComparison => "compare_laws",
     SelectOutcome => "select",
     DesignResult => "design",
     ScheduleComparison => "schedule_compare",

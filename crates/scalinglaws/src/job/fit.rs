@@ -742,24 +742,39 @@ pub(crate) fn yes() -> bool {
     true
 }
 
-/// The settings of a request that names only the loss, its scale, the threads and the space
-/// (the law comparisons: every candidate brings its own held parameters).
-pub(super) fn plain_settings(
-    loss_name: &str,
-    f_scale: f64,
-    threads: Option<usize>,
-    space_name: Option<&str>,
-) -> Result<SettingsJob> {
-    Ok(SettingsJob {
-        settings: FitSettings {
-            loss: loss(loss_name)?,
-            f_scale,
-            threads,
-            ..FitSettings::default()
-        },
-        space: space_name.map(space).transpose()?,
-        heteroscedastic: None,
-    })
+/// How laws are fitted when each brings its own held parameters (the law comparisons:
+/// `compare_laws`, `select`), as JSON: the robust loss, its scale, the space and the threads.
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct LossRequest {
+    /// The robust loss per residual: `huber`, `linear`, `soft_l1`, `cauchy` or `arctan`.
+    #[serde(default = "huber")]
+    pub loss: String,
+    /// The scale at which the robust loss turns from quadratic to linear.
+    #[serde(default = "default_f_scale")]
+    pub f_scale: f64,
+    /// Where residuals are taken, for every law: `log` or `linear` (None: each law's own,
+    /// which must agree, for likelihoods compare only in one space).
+    #[serde(default)]
+    pub space: Option<String>,
+    /// Worker threads (None: every core, up to the cap).
+    #[serde(default)]
+    pub threads: Option<usize>,
+}
+
+impl LossRequest {
+    /// The settings every law is fitted with (the texts parsed).
+    pub fn settings(&self) -> Result<SettingsJob> {
+        Ok(SettingsJob {
+            settings: FitSettings {
+                loss: loss(&self.loss)?,
+                f_scale: self.f_scale,
+                threads: self.threads,
+                ..FitSettings::default()
+            },
+            space: self.space.as_deref().map(space).transpose()?,
+            heteroscedastic: None,
+        })
+    }
 }
 
 impl TryFrom<FitRequest> for FitJob {

@@ -17,12 +17,12 @@
 //!   backtest), computed so that the report crate only draws;
 //! - [`compare`], [`schedule`]: the analyses of run logs and sweeps (recipe tracks, loss
 //!   curves under schedules);
-//! - [`candidates`], [`compare_laws`], [`select`]: laws weighed against each other
-//!   ([`CandidateSpec`] built against the data once, [`CompareLawsJob`], [`SelectJob`]).
+//! - [`candidates`], [`select`]: laws weighed against each other ([`CandidateSpec`] read
+//!   and built against the data once, for `select` and the `compare_laws` workflow;
+//!   [`SelectJob`]).
 
 pub mod candidates;
 pub mod compare;
-pub mod compare_laws;
 pub mod design;
 pub mod documents;
 pub mod fit;
@@ -35,7 +35,6 @@ pub mod schedule;
 pub mod select;
 
 pub use candidates::CandidateSpec;
-pub use compare_laws::CompareLawsJob;
 pub use select::{SelectJob, SelectOutcome};
 
 pub use fit::{

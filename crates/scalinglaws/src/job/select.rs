@@ -9,9 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::candidates::{self, CandidateRequest, CandidateSpec};
+use super::candidates::{self, CandidateSpec, CandidatesRequest};
 use super::fit::RecipeRequest;
-use super::fit::{default_f_scale, default_level, huber, plain_settings, yes, SettingsJob};
+use super::fit::{default_level, yes, LossRequest, SettingsJob};
 use crate::analysis::selection::{
     evaluate, points_by_name, select, value_at, Evaluation, SelectedPrediction, Selection,
     SelectionOptions,
@@ -151,15 +151,12 @@ impl SelectJob {
 pub struct SelectRequest {
     #[serde(flatten)]
     pub recipe: RecipeRequest,
-    pub candidates: Vec<CandidateRequest>,
-    #[serde(default = "huber")]
-    pub loss: String,
-    #[serde(default = "default_f_scale")]
-    pub f_scale: f64,
-    #[serde(default)]
-    pub space: Option<String>,
-    #[serde(default)]
-    pub threads: Option<usize>,
+    /// The candidate laws: `laws`, `formulas` and `fix` by label.
+    #[serde(flatten)]
+    pub candidates: CandidatesRequest,
+    /// `loss`, `f_scale`, `space` and `threads`.
+    #[serde(flatten)]
+    pub fitting: LossRequest,
     #[serde(default)]
     pub by: Option<String>,
     #[serde(default = "default_origins")]
@@ -182,19 +179,10 @@ impl TryFrom<SelectRequest> for SelectJob {
     type Error = Error;
 
     fn try_from(request: SelectRequest) -> Result<SelectJob> {
-        let settings = plain_settings(
-            &request.loss,
-            request.f_scale,
-            request.threads,
-            request.space.as_deref(),
-        )?;
+        let settings = request.fitting.settings()?;
         Ok(SelectJob {
             recipe: Recipe::try_from(request.recipe)?,
-            candidates: request
-                .candidates
-                .into_iter()
-                .map(CandidateSpec::try_from)
-                .collect::<Result<_>>()?,
+            candidates: request.candidates.specs()?,
             settings,
             by: request.by,
             origins: request.origins,
@@ -215,9 +203,8 @@ mod tests {
     fn a_python_request_deserialises_into_a_job() {
         let job: SelectJob = serde_json::from_str(
             r#"{"target": "loss", "map": [], "derive": [], "where": [], "weights": null,
-                "candidates": [{"label": "chinchilla", "law": "chinchilla", "formula": null,
-                "fix": {"E": 1.69}}, {"label": "E + A*N^-a", "law": null,
-                "formula": "E + A*N^-a", "fix": {}}], "loss": "linear", "f_scale": 0.001,
+                "laws": ["chinchilla"], "formulas": ["E + A*N^-a"],
+                "fix": {"chinchilla": {"E": 1.69}}, "loss": "linear", "f_scale": 0.001,
                 "space": "log", "threads": null, "by": "C", "origins": 4, "level": 0.9,
                 "calibrate": false, "at": [["N", [1e9, 1e10]]], "check": true}"#,
         )
@@ -237,7 +224,7 @@ mod tests {
     #[test]
     fn a_request_without_candidates_is_a_settings_error() {
         let request: SelectRequest =
-            serde_json::from_str(r#"{"target": "loss", "candidates": []}"#).unwrap();
+            serde_json::from_str(r#"{"target": "loss", "laws": []}"#).unwrap();
         let error = SelectJob::try_from(request).unwrap().check().unwrap_err();
         assert!(error.is_input_error() && error.key() == Some(Setting::Laws));
         assert!(error.to_string().contains("candidate laws"), "{error}");

@@ -127,7 +127,9 @@ fn one_or_many_numbers<'de, D: serde::Deserializer<'de>>(
 /// The analysis to run: which rows (the recipe) and how (the job).
 #[derive(Debug, Clone)]
 pub struct IsoflopSpec {
-    /// The runs' columns; isoflop reads no weights, trials or exposure.
+    /// The runs' columns; isoflop reads no weights, trials or exposure, and its swept
+    /// columns are the job's (`sweep`: the profiles read each cell's frontier), not the
+    /// recipe's.
     pub recipe: Recipe,
     pub job: IsoflopJob,
 }
@@ -188,7 +190,6 @@ impl IsoflopSpec {
             (self.recipe.weights.is_some(), Setting::Weights),
             (self.recipe.trials.is_some(), Setting::Trials),
             (self.recipe.exposure.is_some(), Setting::Exposure),
-            (!self.recipe.sweep.is_empty(), Setting::Sweep),
         ];
         if let Some((_, setting)) = unused.into_iter().find(|(given, _)| *given) {
             return Err(Error::setting(
@@ -302,8 +303,9 @@ pub enum Analysis {
     Envelope(Envelope),
 }
 
-/// One group's analysis, with the values that define the group.
+/// One group's analysis, by its `approach`, with the values that define the group.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "IsoflopGroupResult")]
 pub struct GroupAnalysis {
     /// The group's value of each `group` column (empty without groups).
     pub group: BTreeMap<String, String>,
@@ -450,7 +452,7 @@ impl IsoflopJob {
         };
         if !self.calibrate && !self.forecasting() {
             let message = text![
-                Setting::Calibrate.number("False"),
+                Setting::Calibrate.off(),
                 needs(" acts on predictions beyond the data")
             ];
             return refuse(Setting::Calibrate, message);

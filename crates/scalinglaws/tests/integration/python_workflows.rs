@@ -96,6 +96,7 @@ from ._results import (
     ForecastsFrame,
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
+    LawsFrame,
     Result,
     ScheduleFit,
     SplitsFrame,
@@ -114,6 +115,7 @@ const BASES: &[(&str, &str)] = &[
     ("Envelope", "EnvelopePointsFrame"),
     ("IsoflopBacktest", "HeldOutBudgetsFrame"),
     ("IsoflopAnalysis", "IsoflopGroupsFrame"),
+    ("LawComparison", "LawsFrame"),
 ];
 
 /// A generated class: the class it extends (a tagged variant's content), and its text.
@@ -126,14 +128,17 @@ struct Class {
 /// The whole generated module.
 fn module(entries: &[Entry]) -> String {
     let mut classes = BTreeMap::new();
+    let mut aliases = BTreeMap::new();
     let mut functions = String::new();
     for entry in entries {
         let result = title(&entry.output);
         collect_classes(&entry.output, &mut classes);
+        collect_aliases(&entry.output, &mut aliases);
         functions += &function(entry, &result);
     }
     let mut names: Vec<String> = entries.iter().map(|e| e.name.to_string()).collect();
     names.extend(classes.keys().cloned());
+    names.extend(aliases.keys().cloned());
     let mut out = String::from(HEADER);
     let listed: Vec<String> = names.iter().map(|n| format!("    \"{n}\",\n")).collect();
     let _ = write!(out, "\n__all__ = [\n{}]\n", listed.concat());
@@ -141,7 +146,29 @@ fn module(entries: &[Entry]) -> String {
     for name in classes.keys() {
         write_class(name, &classes, &mut written, &mut out);
     }
+    for alias in aliases.values() {
+        out += alias;
+    }
     out + &functions
+}
+
+/// A choice of tagged objects by its name, as a `Union` of their classes (written after every
+/// class): `IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]`.
+fn collect_aliases(schema: &Value, aliases: &mut BTreeMap<String, String>) {
+    for (name, def) in schema["$defs"].as_object().into_iter().flatten() {
+        let Some(variants) = def["oneOf"].as_array() else {
+            continue;
+        };
+        let titles: Option<Vec<&str>> = variants
+            .iter()
+            .map(|v| v["title"].as_str().filter(|_| v["type"] == "object"))
+            .collect();
+        if let Some(titles) = titles {
+            let about = quoted(def["description"].as_str().unwrap_or(""), "");
+            let alias = format!("\n\n{name} = Union[{}]\n{about}\n", titles.join(", "));
+            aliases.insert(name.clone(), alias);
+        }
+    }
 }
 
 /// The class `name`, after the class it extends (Python needs a base defined first).
@@ -183,7 +210,7 @@ fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, Class>) {
             );
         }
     };
-    add(&title(schema), class(&title(schema), schema));
+    add(&title(schema), class(&title(schema), schema, false));
     let Some(defs) = schema["$defs"].as_object() else {
         return;
     };
@@ -194,10 +221,10 @@ fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, Class>) {
                     let name = variant["title"]
                         .as_str()
                         .unwrap_or_else(|| panic!("a variant of {name} has no title"));
-                    add(name, class(name, &with_shared_fields(variant, def)));
+                    add(name, class(name, &with_shared_fields(variant, def), true));
                 }
             }
-            None if def["type"] == "object" => add(name, class(name, def)),
+            None if def["type"] == "object" => add(name, class(name, def, false)),
             None => {}
         }
     }
@@ -216,16 +243,19 @@ fn with_shared_fields(variant: &Value, container: &Value) -> Value {
     merged
 }
 
-/// Python's keywords that a JSON key may be: the field is the key with `_` after it.
+/// Python's keywords (`keyword.kwlist`) that a JSON key may be: the field is the key with `_`
+/// after it.
 const KEYWORDS: &[&str] = &[
-    "and", "as", "class", "def", "del", "for", "from", "global", "if", "import", "in", "is",
-    "lambda", "not", "or", "pass", "return", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
-/// A frozen result class with the object's properties as fields; a tagged variant (an object
-/// with a title, one constant field and its content by reference) extends its content's class
-/// and says its tag.
-fn class(name: &str, schema: &Value) -> Class {
+/// A frozen result class with the object's properties as fields; a tagged `variant` (an
+/// object with a title, its tag a constant field and its content by reference) extends its
+/// content's class and says its tag.
+fn class(name: &str, schema: &Value, variant: bool) -> Class {
     let content = schema["$ref"]
         .as_str()
         .map(|r| hint(&serde_json::json!({"$ref": r}), Face::Output));
@@ -238,7 +268,7 @@ fn class(name: &str, schema: &Value) -> Class {
     let _ = writeln!(out, "    {}\n", docstring(schema, "    "));
     let fields = properties(schema);
     let tag = fields.iter().find(|(_, p)| p.get("const").is_some());
-    if let (Some((key, property)), true) = (tag, schema["title"].is_string()) {
+    if let (Some((key, property)), true) = (tag, variant) {
         let _ = writeln!(
             out,
             "    _tag: ClassVar[Tuple[str, str]] = (\"{key}\", {})\n",
@@ -251,10 +281,14 @@ fn class(name: &str, schema: &Value) -> Class {
         .filter(|key| KEYWORDS.contains(&key.as_str()))
         .collect();
     if !renamed.is_empty() {
-        let pairs: Vec<String> = renamed
+        let mut pairs: Vec<String> = renamed
             .iter()
             .map(|k| format!("\"{k}_\": \"{k}\""))
             .collect();
+        // A variant's content may rename fields of its own.
+        if let Some(content) = &content {
+            pairs.insert(0, format!("**{content}._key"));
+        }
         let _ = writeln!(
             out,
             "    _key: ClassVar[Dict[str, str]] = {{{}}}\n",
@@ -354,6 +388,12 @@ fn hint(schema: &Value, face: Face) -> String {
     }
 }
 
+/// `hint` as `Optional[...]`, unless it is one already.
+fn optional_once(hint: String) -> String {
+    let nullable = !hint.starts_with("Optional[");
+    optional(hint, nullable)
+}
+
 fn optional(hint: String, nullable: bool) -> String {
     if nullable {
         format!("Optional[{hint}]")
@@ -407,14 +447,14 @@ fn array(schema: &Value, face: Face) -> String {
     }
 }
 
-/// The workflow's function: the data, `schedule`, `law` and `formula` positional when the
-/// spec has them, then the spec's keywords (required first), then `delimiter` for text data.
+/// The workflow's function: the data, `schedule`, `law` and `formula` (or the candidates'
+/// `laws` and `formulas`) positional when the spec has them, then the spec's keywords (required first), then `delimiter` for text data.
 fn function(entry: &Entry, result: &str) -> String {
     let spec = &entry.spec;
     let keywords = properties(spec);
     // `law` is positional as the other of `formula` (a law's name, not lr's form).
     let has_formula = keywords.iter().any(|(n, _)| n == "formula");
-    let positional: Vec<&str> = ["schedule", "law", "formula"]
+    let positional: Vec<&str> = ["schedule", "law", "formula", "laws", "formulas"]
         .into_iter()
         .filter(|name| *name != "law" || has_formula)
         .collect();
@@ -429,12 +469,11 @@ fn function(entry: &Entry, result: &str) -> String {
     let required = required(spec);
     for name in positional.iter().copied() {
         if let Some((_, property)) = keywords.iter().find(|(n, _)| n == name) {
-            let default = if required.iter().any(|r| r == name) {
-                ""
-            } else {
-                " = None"
+            let hinted = hint(property, Face::Input);
+            let _ = match required.iter().any(|r| r == name) {
+                true => writeln!(out, "    {name}: {hinted},"),
+                false => writeln!(out, "    {name}: {} = None,", optional_once(hinted)),
             };
-            let _ = writeln!(out, "    {name}: {}{default},", hint(property, Face::Input));
         }
     }
     out += "    *,\n";
