@@ -82,8 +82,11 @@ def test_compare_laws_refuses_what_it_cannot_do() -> None:
     # A fraction without a backtest to hold out for was once accepted and unused.
     with pytest.raises(sl.SettingsError, match=r"holdout_frac=0.3 sets the backtest's held-out rows, and there is no backtest: give by="):
         sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], holdout_frac=0.3, **RECIPE)
-    with pytest.raises(sl.SettingsError, match="drop trials="):
-        sl.compare_laws(DATA, laws=["chinchilla", "overtraining"], trials=10, **RECIPE)
+    # One label twice (a `fix` by label would be ambiguous) is refused before any fit.
+    with pytest.raises(sl.SettingsError, match="'chinchilla' is a candidate twice"):
+        sl.compare_laws(DATA, laws=["chinchilla", "chinchilla"], **RECIPE)
+    with pytest.raises(sl.SettingsError, match="'chinchilla' is a candidate twice"):
+        sl.select(DATA, laws=["chinchilla", "chinchilla"], **RECIPE)
     # The library's rule, worded with Python's keywords (it once held Python syntax itself).
     with pytest.raises(sl.SettingsError, match="at least two laws: give them by laws= or formulas="):
         sl.compare_laws(DATA, laws=["chinchilla"], **RECIPE)

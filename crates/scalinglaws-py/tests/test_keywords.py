@@ -82,7 +82,7 @@ CASES: List[Tuple[str, Callable[[], Any], str]] = [
     ("design prior text", lambda: sl.design(law="chinchilla", goal="optimal_loss@1e23", candidates=GRID, prior={"E": "x"}), "prior"),
     ("backtest holdout_top fraction", lambda: sl.backtest(ISO, **BASE, by="C", holdout_top=1.5), "holdout_top"),
     ("backtest rollout bool", lambda: sl.backtest(ISO, **BASE, by="C", rollout=True), "rollout"),
-    ("select laws string", lambda: sl.select(ISO, laws="chinchilla", target="loss"), "laws"),
+    ("select laws number", lambda: sl.select(ISO, laws=3, target="loss"), "laws"),  # type: ignore[arg-type]
     ("select at text", lambda: sl.select(ISO, laws=["chinchilla"], target="loss", at={"N": "x"}), "at"),
     ("select fix flat", lambda: sl.select(ISO, laws=["chinchilla"], target="loss", fix={"E": 1.0}), "fix"),
     ("lr predict single", lambda: sl.lr(LR, **LR_COLUMNS, predict=[(1,)]), "predict"),

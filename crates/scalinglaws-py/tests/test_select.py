@@ -68,7 +68,7 @@ def test_select_matches_the_command_line() -> None:
 
 def test_select_refuses_bad_settings() -> None:
     with pytest.raises(sl.SettingsError):
-        sl.select(DATA, laws="chinchilla", **RECIPE)  # type: ignore[arg-type]
+        sl.select(DATA, laws=3, **RECIPE)  # type: ignore[arg-type]
     with pytest.raises(sl.SettingsError, match="origins=1: give between 2 and 50"):
         sl.select(DATA, laws=["chinchilla"], origins=1, **RECIPE)
     with pytest.raises(sl.SettingsError, match="origins=51: give between 2 and 50"):

@@ -237,8 +237,8 @@ def compare(
 @checked
 def select(
     data: DataLike,
-    laws: Sequence[str] = (),
-    formulas: Sequence[str] = (),
+    laws: Union[str, Sequence[str], Mapping[str, str]] = (),
+    formulas: Union[str, Sequence[str]] = (),
     *,
     target: str,
     by: Optional[str] = None,
@@ -260,7 +260,8 @@ def select(
     threads: Optional[int] = None,
     delimiter: Optional[str] = None,
 ) -> SelectionResult:
-    """Chooses and averages candidate laws (catalog names in ``laws``, texts in ``formulas``)
+    """Chooses and averages candidate laws (catalog names in ``laws``, or ``{label: name}`` to
+    weigh one law twice; texts in ``formulas``)
     by rolling-origin backtests over scale (``by``; default a column ``C``, else 6·N·D). As
     ``scalinglaws select --json``: ``selection`` has every candidate's score, BIC and stacking
     weight and the ``winner``; ``predictions`` (at ``at``, values by variable name) hold the
@@ -276,8 +277,8 @@ def select(
     warn_threads(threads, stacklevel=4)
     request = {
         **recipe(target, map, derive, where, weights),
-        "laws": list(laws),
-        "formulas": list(formulas),
+        "laws": laws if isinstance(laws, (str, Mapping)) else list(laws),
+        "formulas": formulas if isinstance(formulas, str) else list(formulas),
         "fix": fix or {},
         "loss": loss,
         "f_scale": float(f_scale),

@@ -839,20 +839,26 @@ class LawScore(Result):
     formula: str
     """The law's formula."""
     free_params: int
-    """Fitted parameters (the error scale not counted)."""
+    """Fitted parameters (those held at values not counted, nor the error scale)."""
     label: str
     """The law as named (its label) or its formula's text."""
     params: Dict[str, float]
     """Every parameter's value (fitted or held), in the law's order."""
     aic: Optional[float]
+    """Akaike's and the Bayesian information criteria (the scale counted as a parameter)."""
     backtest: Optional[BacktestMetrics]
     """Scores on the held-out largest rows (with a scale column)."""
     bic: Optional[float]
     converged: Optional[bool]
+    """Whether the fit converged."""
     error: Optional[str]
     """Why the law could not be fitted, where it could not."""
     log_likelihood: Optional[float]
+    """Log-likelihood under the loss's error density, maximised over the parameters and the
+    error scale (None for a loss that defines no density).
+    """
     objective: Optional[float]
+    """The fit's objective (None where the law could not be fitted: see ``error``)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -2331,7 +2337,6 @@ def compare_laws(
     target: str,
     by: Optional[str] = None,
     derive: Optional[Mapping[str, str]] = None,
-    exposure: Optional[str] = None,
     f_scale: float = 0.001,
     fix: Optional[Mapping[str, Mapping[str, float]]] = None,
     holdout_frac: Optional[float] = None,
@@ -2341,7 +2346,6 @@ def compare_laws(
     space: Optional[str] = None,
     sweep: Optional[Union[str, Sequence[str]]] = None,
     threads: Optional[Count] = None,
-    trials: Optional[Union[float, str]] = None,
     weights: Optional[str] = None,
     where: Optional[Union[str, Sequence[str]]] = None,
     delimiter: Optional[str] = None,
@@ -2355,7 +2359,6 @@ def compare_laws(
       rows by this column.
     - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
       before).
-    - ``exposure``: A count family's exposure column.
     - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
     - ``fix``: Parameters held at values, by the label of the law that holds them: ``{label:
       {name: value}}`` (a published fit against the refitted law).
@@ -2370,12 +2373,9 @@ def compare_laws(
     - ``map``: Law variables read from columns of other names: {variable: column}, in order.
     - ``space``: Where residuals are taken, for every law: ``log`` or ``linear`` (None: each
       law's own, which must agree, for likelihoods compare only in one space).
-    - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
-      fitted to each cell's frontier (per value of the law's variables: the minimum of a
-      parabola through the best setting and its neighbours, else the best run), not to every
-      run.
+    - ``sweep``: Swept columns, one or several: every law is weighed on each cell's frontier, as
+      a fit is.
     - ``threads``: Worker threads (None: every core, up to the cap).
-    - ``trials``: A proportion family's trials: a column, or one count for every row.
     - ``weights``: A column of per-row weights.
     - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
       counted.
@@ -2385,7 +2385,6 @@ def compare_laws(
         "target": target,
         "by": by,
         "derive": derive,
-        "exposure": exposure,
         "f_scale": f_scale,
         "fix": fix,
         "formulas": formulas,
@@ -2397,7 +2396,6 @@ def compare_laws(
         "space": space,
         "sweep": sweep,
         "threads": threads,
-        "trials": trials,
         "weights": weights,
         "where": where,
     }

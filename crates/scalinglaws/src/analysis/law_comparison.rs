@@ -38,12 +38,17 @@ pub struct LawScore {
     pub label: String,
     /// The law's formula.
     pub formula: String,
-    /// Fitted parameters (the error scale not counted).
+    /// Fitted parameters (those held at values not counted, nor the error scale).
     pub free_params: usize,
+    /// The fit's objective (None where the law could not be fitted: see `error`).
     pub objective: Option<f64>,
+    /// Log-likelihood under the loss's error density, maximised over the parameters and the
+    /// error scale (None for a loss that defines no density).
     pub log_likelihood: Option<f64>,
+    /// Akaike's and the Bayesian information criteria (the scale counted as a parameter).
     pub aic: Option<f64>,
     pub bic: Option<f64>,
+    /// Whether the fit converged.
     pub converged: Option<bool>,
     /// Every parameter's value (fitted or held), in the law's order.
     #[serde(with = "crate::fit::result::ordered")]

@@ -28,6 +28,27 @@ pub struct CandidateSpec {
     pub fixed: BTreeMap<String, f64>,
 }
 
+/// Each candidate once by label: laws scored under one name would be confused in every table
+/// and test (and `fix` by label would be ambiguous).
+pub fn check_labels(specs: &[CandidateSpec]) -> Result<()> {
+    for (i, spec) in specs.iter().enumerate() {
+        if specs[..i].iter().any(|other| other.label == spec.label) {
+            return Err(Error::setting(
+                Setting::Laws,
+                text![
+                    format!(
+                        "'{}' is a candidate twice; give each law once (",
+                        spec.label
+                    ),
+                    Setting::Laws,
+                    " can label one law twice under two names)"
+                ],
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl CandidateSpec {
     /// The law setting as the candidate was given (`chinchilla[E=1.69]` or a formula), for messages.
     fn named(&self) -> Text {
@@ -265,11 +286,12 @@ impl CandidatesRequest {
         let specs: Vec<CandidateSpec> = catalog
             .chain(written)
             .map(|(label, law)| CandidateSpec {
-                fixed: fix.remove(&label).unwrap_or_default(),
+                fixed: fix.get(&label).cloned().unwrap_or_default(),
                 label,
                 law,
             })
             .collect();
+        fix.retain(|label, _| !specs.iter().any(|s| &s.label == label));
         match fix.keys().next() {
             None => Ok(specs),
             Some(label) => Err(Error::setting(
@@ -310,5 +332,11 @@ mod tests {
         let error = stray.specs().unwrap_err();
         assert_eq!(error.key(), Some(Setting::Fix));
         assert!(error.to_string().contains("names no law"), "{error}");
+        // One label twice would take one `fix` for two laws: refused by the jobs' check.
+        let twice: CandidatesRequest =
+            serde_json::from_str(r#"{"laws": ["chinchilla", "chinchilla"]}"#).unwrap();
+        let error = check_labels(&twice.specs().unwrap()).unwrap_err();
+        assert_eq!(error.key(), Some(Setting::Laws));
+        assert!(error.to_string().contains("a candidate twice"), "{error}");
     }
 }

@@ -118,8 +118,9 @@ impl SelectJob {
         })
     }
 
-    /// The rules that need no data: a candidate law at least.
+    /// The rules that need no data: a candidate law at least, each once by label.
     pub fn check(&self) -> Result<()> {
+        candidates::check_labels(&self.candidates)?;
         if self.candidates.is_empty() {
             return Err(Error::setting(
                 Setting::Laws,

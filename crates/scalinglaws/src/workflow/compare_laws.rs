@@ -16,7 +16,9 @@ use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
 use crate::error::{Error, Result, Setting};
 use crate::job::candidates::{self, CandidateSpec, CandidatesRequest};
-use crate::job::fit::{default_level, LossRequest, RecipeRequest, SettingsJob};
+use crate::job::fit::{
+    default_level, one_or_many, LossRequest, OneOrMany, RecipeRequest, SettingsJob, TableRequest,
+};
 use crate::text;
 
 /// The largest fraction of rows by scale each law's backtest holds out, when none is given.
@@ -30,9 +32,17 @@ pub struct CompareLawsWorkflow;
 /// at random: it takes no seed.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct CompareLawsRequest {
-    /// `target`, `map`, `derive`, `where`, `weights`, `trials`, `exposure` and `sweep`.
+    /// `target`, `map`, `derive` and `where`.
     #[serde(flatten)]
-    pub recipe: RecipeRequest,
+    pub table: TableRequest,
+    /// A column of per-row weights.
+    #[serde(default)]
+    pub weights: Option<String>,
+    /// Swept columns, one or several: every law is weighed on each cell's frontier, as a fit
+    /// is.
+    #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(with = "OneOrMany")]
+    pub sweep: Vec<String>,
     /// The laws: `laws`, `formulas` and `fix` by label.
     #[serde(flatten)]
     pub candidates: CandidatesRequest,
@@ -71,24 +81,18 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
     type Error = Error;
 
     fn try_from(request: CompareLawsRequest) -> Result<CompareLawsJob> {
-        // A request fits every law under a loss, with no family for trials or an exposure to
-        // serve (the command line's family options fill them in its own spec).
-        let family_columns = [
-            (request.recipe.trials.is_some(), Setting::Trials),
-            (request.recipe.exposure.is_some(), Setting::Exposure),
-        ];
-        if let Some((_, setting)) = family_columns.into_iter().find(|(given, _)| *given) {
-            return Err(Error::setting(
-                setting,
-                text![
-                    "compare_laws fits every law under a loss, not a family: drop ",
-                    setting
-                ],
-            ));
-        }
+        // A request fits every law under a loss: no family, so no trials or exposure (the
+        // command line's family options fill them in the spec it builds).
+        let recipe = RecipeRequest {
+            table: request.table,
+            weights: request.weights,
+            trials: None,
+            exposure: None,
+            sweep: request.sweep,
+        };
         let settings = request.fitting.settings()?;
         Ok(CompareLawsJob {
-            recipe: Recipe::try_from(request.recipe)?,
+            recipe: Recipe::try_from(recipe)?,
             laws: request.candidates.specs()?,
             settings,
             by: request.by.map(|b| b.trim().to_string()),
@@ -113,6 +117,7 @@ impl CompareLawsJob {
                 ],
             ));
         }
+        candidates::check_labels(&self.laws)?;
         crate::uncertainty::check_level(self.level)?;
         match (self.holdout_frac, &self.by) {
             (Some(fraction), None) => Err(Error::setting(

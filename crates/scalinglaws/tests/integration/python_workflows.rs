@@ -166,7 +166,12 @@ fn collect_aliases(schema: &Value, aliases: &mut BTreeMap<String, String>) {
         if let Some(titles) = titles {
             let about = quoted(def["description"].as_str().unwrap_or(""), "");
             let alias = format!("\n\n{name} = Union[{}]\n{about}\n", titles.join(", "));
-            aliases.insert(name.clone(), alias);
+            if let Some(before) = aliases.insert(name.clone(), alias.clone()) {
+                assert!(
+                    before == alias,
+                    "two result types are named {name}: rename one"
+                );
+            }
         }
     }
 }
@@ -644,10 +649,20 @@ fn every_schema_type_has_a_python_annotation() {
 #[test]
 fn no_generated_class_shadows_a_hand_written_one() {
     let generated = module(&scalinglaws::for_each_workflow!(entries));
+    // Classes, and type aliases (`IsoflopCandidate = Union[...]`, `Interval = Tuple[...]`).
     let classes = |text: &str| -> Vec<String> {
+        let class = |line: &str| {
+            let rest = line.strip_prefix("class ")?;
+            Some(rest.split(['(', ':']).next().unwrap_or(rest).to_string())
+        };
+        let alias = |line: &str| {
+            let (name, _) = line.split_once(" = ")?;
+            let named = name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            named.then(|| name.to_string())
+        };
         text.lines()
-            .filter_map(|line| line.strip_prefix("class "))
-            .map(|rest| rest.split(['(', ':']).next().unwrap_or(rest).to_string())
+            .filter_map(|line| class(line).or_else(|| alias(line)))
             .collect()
     };
     let ours = classes(&generated);
