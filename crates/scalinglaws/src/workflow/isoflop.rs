@@ -129,7 +129,7 @@ fn one_or_many_numbers<'de, D: serde::Deserializer<'de>>(
 pub struct IsoflopSpec {
     /// The runs' columns; isoflop reads no weights, trials or exposure, and its swept
     /// columns are the job's (`sweep`: the profiles read each cell's frontier), not the
-    /// recipe's.
+    /// recipe's (refused there by [`IsoflopSpec::check`]).
     pub recipe: Recipe,
     pub job: IsoflopJob,
 }
@@ -184,23 +184,11 @@ pub fn parse_envelope(text: &str) -> Result<EnvelopeMethod> {
 
 impl IsoflopSpec {
     /// Every rule that needs no data: the job's, and no weights, trials or exposure (every
-    /// run counts once in its budget's profile).
+    /// run counts once in its budget's profile), nor swept columns in the recipe (the job's
+    /// `sweep` names them).
     pub fn check(&self) -> Result<()> {
-        let unused = [
-            (self.recipe.weights.is_some(), Setting::Weights),
-            (self.recipe.trials.is_some(), Setting::Trials),
-            (self.recipe.exposure.is_some(), Setting::Exposure),
-        ];
-        if let Some((_, setting)) = unused.into_iter().find(|(given, _)| *given) {
-            return Err(Error::setting(
-                setting,
-                text![
-                    "isoflop does not use ",
-                    setting.named(),
-                    ": every run counts once in its budget's profile"
-                ],
-            ));
-        }
+        let why = text!["every run counts once in its budget's profile"];
+        super::refuse_unused_recipe(&self.recipe, "isoflop", why)?;
         self.job.check()
     }
 }
