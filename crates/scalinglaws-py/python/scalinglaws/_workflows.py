@@ -1686,12 +1686,13 @@ def sensitivity(
     - ``nu``: The Student-t family's degrees of freedom (None: fitted).
     - ``qc``: Quality control of the runs before the fits: ``warn``, ``exclude`` or ``off``.
     - ``seed``: Seed of every random step (the fit itself is deterministic).
-    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
     - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
       fitted to each cell's frontier (per value of the law's variables: the minimum of a
       parabola through the best setting and its neighbours, else the best run), not to every
       run.
-    - ``threads``: Worker threads (None: every core).
+    - ``threads``: Worker threads (None: every core, up to the cap).
     - ``trials``: A proportion family's trials: a column, or one count for every row.
     - ``weights``: A column of per-row weights.
     - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
@@ -2171,12 +2172,13 @@ def backtest(
     - ``rollout``: Rollout over this many groups of scales: fit up to each group, predict the
       next.
     - ``seed``: Seed of every random step (the fit itself is deterministic).
-    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
     - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
       fitted to each cell's frontier (per value of the law's variables: the minimum of a
       parabola through the best setting and its neighbours, else the best run), not to every
       run.
-    - ``threads``: Worker threads (None: every core).
+    - ``threads``: Worker threads (None: every core, up to the cap).
     - ``trials``: A proportion family's trials: a column, or one count for every row.
     - ``weights``: A column of per-row weights.
     - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
@@ -2371,8 +2373,8 @@ def compare_laws(
     - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
       ``arctan``.
     - ``map``: Law variables read from columns of other names: {variable: column}, in order.
-    - ``space``: Where residuals are taken, for every law: ``log`` or ``linear`` (None: each
-      law's own, which must agree, for likelihoods compare only in one space).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
     - ``sweep``: Swept columns, one or several: every law is weighed on each cell's frontier, as
       a fit is.
     - ``threads``: Worker threads (None: every core, up to the cap).

@@ -586,15 +586,9 @@ pub struct ModelRequest {
     /// A law as a formula of columns and parameters (`E + A*N^-alpha`).
     #[serde(default)]
     pub formula: Option<String>,
-    /// The robust loss per residual: `huber`, `linear`, `soft_l1`, `cauchy` or `arctan`.
-    #[serde(default = "huber")]
-    pub loss: String,
-    /// The scale at which the robust loss turns from quadratic to linear.
-    #[serde(default = "default_f_scale")]
-    pub f_scale: f64,
-    /// Where residuals are taken: `log` or `linear` (None: the law's own).
-    #[serde(default)]
-    pub space: Option<String>,
+    /// `loss`, `f_scale`, `space` and `threads`, as every request that fits reads them.
+    #[serde(flatten)]
+    pub fitting: LossRequest,
     /// Parameters held at given values: {name: value}.
     #[serde(default)]
     pub fix: BTreeMap<String, f64>,
@@ -607,9 +601,6 @@ pub struct ModelRequest {
     /// Seed of every random step (the fit itself is deterministic).
     #[serde(default)]
     pub seed: u64,
-    /// Worker threads (None: every core).
-    #[serde(default)]
-    pub threads: Option<usize>,
     /// A likelihood family for counts or proportions (`poisson`, `binomial`, ...).
     #[serde(default)]
     pub family: Option<String>,
@@ -626,7 +617,8 @@ impl ModelRequest {
     pub fn model(self) -> Result<(LawChoice, SettingsJob)> {
         let law = LawChoice::from_request(self.law, self.formula)?;
         let family = family_setting(self.family.as_deref(), self.nu, self.dispersion)?;
-        if family.is_some() && (self.loss != huber() || self.f_scale != default_f_scale()) {
+        let fitting = &self.fitting;
+        if family.is_some() && (fitting.loss != huber() || fitting.f_scale != default_f_scale()) {
             return Err(Error::setting(
                 Setting::Family,
                 text![
@@ -637,24 +629,18 @@ impl ModelRequest {
                 ],
             ));
         }
-        let settings = SettingsJob {
-            settings: FitSettings {
-                loss: loss(&self.loss)?,
-                f_scale: self.f_scale,
-                fixed: self.fix,
-                bounds: self
-                    .bounds
-                    .into_iter()
-                    .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
-                    .collect(),
-                grids: self.grid,
-                seed: self.seed,
-                threads: self.threads,
-                family,
-                ..FitSettings::default()
-            },
-            space: self.space.as_deref().map(space).transpose()?,
-            heteroscedastic: None,
+        let mut settings = fitting.settings()?;
+        settings.settings = FitSettings {
+            fixed: self.fix,
+            bounds: self
+                .bounds
+                .into_iter()
+                .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
+                .collect(),
+            grids: self.grid,
+            seed: self.seed,
+            family,
+            ..settings.settings
         };
         Ok((law, settings))
     }
@@ -742,8 +728,9 @@ pub(crate) fn yes() -> bool {
     true
 }
 
-/// How laws are fitted when each brings its own held parameters (the law comparisons:
-/// `compare_laws`, `select`), as JSON: the robust loss, its scale, the space and the threads.
+/// How laws are fitted, as JSON: the robust loss, its scale, the space and the threads. A
+/// request that fits one law flattens it inside [`ModelRequest`]; the law comparisons
+/// (`compare_laws`, `select`) flatten it alone, each candidate bringing its own held values.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 pub struct LossRequest {
     /// The robust loss per residual: `huber`, `linear`, `soft_l1`, `cauchy` or `arctan`.
@@ -752,8 +739,8 @@ pub struct LossRequest {
     /// The scale at which the robust loss turns from quadratic to linear.
     #[serde(default = "default_f_scale")]
     pub f_scale: f64,
-    /// Where residuals are taken, for every law: `log` or `linear` (None: each law's own,
-    /// which must agree, for likelihoods compare only in one space).
+    /// Where residuals are taken: `log` or `linear` (None: the law's own; laws compared side
+    /// by side must agree, for likelihoods compare only in one space).
     #[serde(default)]
     pub space: Option<String>,
     /// Worker threads (None: every core, up to the cap).
