@@ -10,7 +10,7 @@ use clap::Args;
 use scalinglaws::workflow::compare_laws::{CompareLawsJob, CompareLawsWorkflow};
 use scalinglaws::workflow::Ctx;
 
-use crate::args::{DataArgs, SettingsArgs, SweepArgs};
+use crate::args::{CandidateArgs, DataArgs, SettingsArgs, SweepArgs};
 use crate::config::{destination, recipe, settings_config, LawSpec};
 use crate::input_error;
 use crate::workflow::{run as run_workflow, Io};
@@ -23,14 +23,8 @@ pub struct CompareLawsArgs {
     #[command(flatten)]
     pub sweep: SweepArgs,
 
-    /// A law to compare (repeat): a catalog name, optionally with parameters held at values,
-    /// e.g. "chinchilla[E=1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]".
-    #[arg(long = "law", value_name = "NAME[P=V,...]")]
-    pub laws: Vec<String>,
-
-    /// A formula to compare (repeat).
-    #[arg(long = "formula", value_name = "TEXT", allow_hyphen_values = true)]
-    pub formulas: Vec<String>,
+    #[command(flatten)]
+    pub candidates: CandidateArgs,
 
     #[command(flatten)]
     pub settings: SettingsArgs,
@@ -59,13 +53,13 @@ pub fn run(args: CompareLawsArgs) -> Result<()> {
             "compare-laws draws nothing at random; drop --seed",
         ));
     }
-    let laws = LawSpec::all(&args.laws, &args.formulas)?;
+    let candidates = LawSpec::candidates(&args.candidates)?;
     let mut data = recipe(args.data)?;
     data.recipe.sweep = args.sweep.columns();
     let settings = settings_config(args.settings, Some(&mut data.recipe))?;
     let spec = CompareLawsJob {
         recipe: data.recipe,
-        laws: laws.into_iter().map(LawSpec::candidate).collect(),
+        laws: candidates,
         settings,
         by: args.by.map(|b| b.trim().to_string()),
         holdout_frac: args.holdout_frac,

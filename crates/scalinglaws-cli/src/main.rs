@@ -132,7 +132,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Design(args) => cmd_design::run(&config::design_config(*args)?),
         Command::Backtest(args) => cmd_backtest::run(*args),
         Command::CompareLaws(args) => cmd_compare_laws::run(*args),
-        Command::Select(args) => cmd_select::run(&config::select_config(*args)?),
+        Command::Select(args) => cmd_select::run(*args),
         Command::Sensitivity(args) => cmd_sensitivity::run(*args),
         Command::Qc(args) => cmd_qc::run(*args),
         Command::Compare(args) => cmd_compare::run(&config::compare_config(*args)?),

@@ -14,9 +14,9 @@
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
 //! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`, `design`,
-//! `compare`, `select`, `schedule`), `report` (each analysis's
+//! `compare`, `schedule`), `report` (each analysis's
 //! text report, returned beside its document, as the command prints it), `workflows` (the one
-//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, ...), and `lab` (the
+//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, `select`, ...), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
@@ -34,7 +34,6 @@ mod plot;
 mod predict;
 mod report;
 mod schedule;
-mod select;
 mod wording;
 mod workflows;
 
@@ -73,7 +72,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
     module.add_function(wrap_pyfunction!(design::design, module)?)?;
     module.add_function(wrap_pyfunction!(compare::compare, module)?)?;
-    module.add_function(wrap_pyfunction!(select::select, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;

@@ -190,6 +190,33 @@ def test_isoflop_writes_the_commands_document_and_holds_its_defaults_once(
         sl.isoflop(data, compute="flops", size="n", target="loss", group="dataset", sweep="t")
 
 
+def test_select_writes_the_commands_document_and_reads_at_in_order(cli: Path, tmp_path: Path) -> None:
+    laws = ["--law", "chinchilla", "--formula", "A*N^-alpha + B*D^-beta"]
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "select", str(EXAMPLE), *RECIPE_CLI, *laws, "--at", "N=7e10,1e12",
+         "--at", "D=1.4e12", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.select(EXAMPLE, "chinchilla", "A*N^-alpha + B*D^-beta",
+                       at={"N": [7e10, 1e12], "D": 1.4e12}, **RECIPE)
+    assert isinstance(result, sl.SelectionResult)
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+    # One value is every point's; the points keep the order of at=.
+    assert [p.inputs for p in result.predictions] == [[("N", 7e10), ("D", 1.4e12)],
+                                                      [("N", 1e12), ("D", 1.4e12)]]
+    assert isinstance(result.predictions[0], sl.SelectedPrediction)
+    assert list(result.to_frame().columns[:2]) == ["N", "D"]
+    assert list(result.selection.to_frame()["label"]) == ["chinchilla", "A*N^-alpha + B*D^-beta"]
+    # The rules between keywords are the library's, checked before the data are read.
+    with pytest.raises(sl.SettingsError, match="level=1.5"):
+        sl.select(EXAMPLE, "chinchilla", level=1.5, **RECIPE)
+    with pytest.raises(sl.SettingsError, match="lists of values must have the same length"):
+        sl.select(EXAMPLE, "chinchilla", at={"N": [1e9, 1e10], "D": [1e10, 1e11, 1e12]}, **RECIPE)
+
+
 def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
     sweep = "examples/lr/sweep.csv"
     columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")

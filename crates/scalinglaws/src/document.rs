@@ -50,7 +50,6 @@ pub const KINDS: &[&str] = &[
     "predict",
     "optimal",
     "compare",
-    "select",
     "design",
     "laws",
     "schedule_fit",

@@ -11,7 +11,6 @@ mod optimal;
 mod plot;
 mod predict;
 pub mod schedule;
-mod select;
 pub mod sim;
 
 use std::path::PathBuf;
@@ -28,7 +27,6 @@ pub use self::optimal::OptimalArgs;
 pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
 pub use self::predict::PredictArgs;
 pub use self::schedule::ScheduleArgs;
-pub use self::select::SelectArgs;
 
 /// Fit scaling laws to the records of ML scaling experiments.
 #[derive(Debug, Parser)]
@@ -85,7 +83,7 @@ pub enum Command {
     /// Choose and average laws by rolling-origin backtests over scale: every candidate's score,
     /// the winner, stacking weights, and predictions whose intervals hold the spread between
     /// laws; --check tests the procedure by nested rolling origins.
-    Select(Box<SelectArgs>),
+    Select(Box<crate::cmd_select::SelectArgs>),
     /// How far the prediction at a point moves when each scale group is left out of the fit:
     /// the full fit's prediction and interval, then one refit per left-out group.
     Sensitivity(Box<crate::cmd_sensitivity::SensitivityArgs>),
@@ -177,6 +175,19 @@ impl SweepArgs {
     pub fn columns(&self) -> Vec<String> {
         self.sweep.iter().map(|c| c.trim().to_string()).collect()
     }
+}
+
+/// Candidate laws weighed against each other (`compare-laws`, `select`).
+#[derive(Debug, Args)]
+pub struct CandidateArgs {
+    /// A candidate law (repeat): a catalog name, optionally with parameters held at values,
+    /// e.g. "chinchilla[E=1.69,A=406.4,B=410.7,alpha=0.34,beta=0.28]".
+    #[arg(long = "law", value_name = "NAME[P=V,...]")]
+    pub laws: Vec<String>,
+
+    /// A candidate formula (repeat).
+    #[arg(long = "formula", value_name = "TEXT", allow_hyphen_values = true)]
+    pub formulas: Vec<String>,
 }
 
 /// The work budget (every command that computes more than a formula at a point).

@@ -67,8 +67,15 @@ impl LawSpec {
         Ok(specs)
     }
 
+    /// The candidates of `--law` and `--formula` (`compare-laws`, `select`), in that order,
+    /// each labelled as typed.
+    pub fn candidates(args: &crate::args::CandidateArgs) -> Result<Vec<CandidateSpec>> {
+        let specs = LawSpec::all(&args.laws, &args.formulas)?;
+        Ok(specs.into_iter().map(LawSpec::candidate).collect())
+    }
+
     /// The law as a candidate of `compare-laws` or `select`, labelled as typed.
-    pub fn candidate(self) -> CandidateSpec {
+    fn candidate(self) -> CandidateSpec {
         CandidateSpec {
             label: self.text,
             law: self.choice,

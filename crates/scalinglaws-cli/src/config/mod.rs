@@ -13,7 +13,6 @@ pub(crate) mod plot;
 mod predict;
 mod report;
 pub mod schedule;
-mod select;
 pub mod sim;
 pub(crate) mod values;
 
@@ -36,7 +35,6 @@ pub use self::plot::plot_config;
 pub use self::predict::predict_config;
 pub use self::report::{one_on_stdout, report_config, ReportConfig};
 pub use self::schedule::{schedule_config, ScheduleConfig, ScheduleFitConfig};
-pub use self::select::select_config;
 
 pub fn destination(json: Option<&str>) -> Option<Destination> {
     json.map(Destination::parse)

@@ -26,7 +26,6 @@ from ._fit import (
     fit_request,
     recipe,
     warn_caveats,
-    warn_threads,
 )
 from ._results import (
     DesignAnalysis,
@@ -38,7 +37,6 @@ from ._results import (
     ScheduleComparison,
     ScheduleFit,
     _fit_json,
-    SelectionResult,
     TrackComparison,
 )
 
@@ -231,69 +229,6 @@ def compare(
     }
     return TrackComparison._from_native(
         call_with_data(_scalinglaws.compare, data, delimiter, dump(request))
-    )
-
-
-@checked
-def select(
-    data: DataLike,
-    laws: Union[str, Sequence[str], Mapping[str, str]] = (),
-    formulas: Union[str, Sequence[str]] = (),
-    *,
-    target: str,
-    by: Optional[str] = None,
-    origins: int = 5,
-    level: float = DEFAULT_LEVEL,
-    calibrate: bool = True,
-    at: Optional[Mapping[str, Union[float, Sequence[float]]]] = None,
-    check: bool = False,
-    fix: Optional[Mapping[str, Mapping[str, float]]] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    weights: Optional[str] = None,
-    sweep: Union[None, str, Sequence[str]] = None,
-    loss: str = "huber",
-    f_scale: float = DEFAULT_F_SCALE,
-    space: Optional[str] = None,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    delimiter: Optional[str] = None,
-) -> SelectionResult:
-    """Chooses and averages candidate laws (catalog names in ``laws``, or ``{label: name}`` to
-    weigh one law twice; texts in ``formulas``)
-    by rolling-origin backtests over scale (``by``; default a column ``C``, else 6·N·D). As
-    ``scalinglaws select --json``: ``selection`` has every candidate's score, BIC and stacking
-    weight and the ``winner``; ``predictions`` (at ``at``, values by variable name) hold the
-    stacked value, its interval (a mixture of the weighted laws' predictive normals, so it
-    includes the spread between laws), the winner's and every law's; ``check=True`` adds
-    ``check``, the procedure scored by nested rolling origins. ``fix`` maps a law's label to
-    parameters held at values. ``sweep`` (a column or a list) weighs the laws on each cell's
-    frontier, as :func:`scalinglaws.fit` does. A selection draws nothing at random: ``seed``
-    is kept for old calls and refused unless 0."""
-    if seed != 0:
-        raise SettingsError("select draws nothing at random; drop seed=")
-    points = [(name, _list(v)) for name, v in (at or {}).items()]
-    warn_threads(threads, stacklevel=4)
-    request = {
-        **recipe(target, map, derive, where, weights),
-        "laws": laws if isinstance(laws, (str, Mapping)) else list(laws),
-        "formulas": formulas if isinstance(formulas, str) else list(formulas),
-        "fix": fix or {},
-        "loss": loss,
-        "f_scale": float(f_scale),
-        "space": space,
-        "threads": threads,
-        "by": by,
-        "origins": _count("origins", origins),
-        "level": float(level),
-        "calibrate": bool(calibrate),
-        "at": points,
-        "check": bool(check),
-        "sweep": sweep or [],
-    }
-    return SelectionResult._from_native(
-        call_with_data(_scalinglaws.select, data, delimiter, dump(request))
     )
 
 

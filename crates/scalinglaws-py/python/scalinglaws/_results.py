@@ -736,199 +736,6 @@ class TrackComparison(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class CandidateScore(Result):
-    """A candidate's rolling-backtest score. Rust:
-    ``scalinglaws::analysis::selection::CandidateScore``.
-    """
-
-    label: str
-    """The candidate's label (its catalog name or formula text)."""
-    formula: str
-    """The law's formula."""
-    free_params: int
-    """Parameters fitted (not held)."""
-    score: Optional[float]
-    """The score: unit-weighted mean absolute held-out error in the fitted space (for log residuals,
-    about the mean absolute relative error).
-    """
-    rmse: Optional[float]
-    """Unit-weighted root mean squared held-out error in the fitted space."""
-    are_mean: Optional[float]
-    """Unit-weighted mean absolute relative error (ŷ − y)/y of the held-out runs."""
-    gap_se: Optional[float]
-    """Standard error of (this score − the best score), paired over the rolling origins."""
-    log_likelihood: Optional[float]
-    """Log-likelihood at the fitted parameters, maximised over the error scale (for ``huber`` a
-    lower bound on the joint maximum), and BIC, on all the data.
-    """
-    bic: Optional[float]
-    """Bayesian information criterion."""
-    tied_with_best: bool
-    """Within one standard error of the best score (the best candidate's score's standard error over
-    the rolling origins, reported as its ``score_se``).
-    """
-    score_se: Optional[float]
-    """The standard error of the score over the rolling origins (the best candidate's)."""
-    weight: float
-    """Stacking weight."""
-    calibrated: bool
-    """Whether its prediction intervals are calibrated beyond the data (and τ when they are)."""
-    tau_per_decade: Optional[float]
-    """The calibration's widening per decade beyond the data."""
-    calibration_reason: Optional[str]
-    """Why its intervals are not calibrated beyond the data."""
-    params: Dict[str, float]
-    """Parameters fitted to all the data, by name."""
-    error: Optional[str]
-    """Why the candidate could not be scored, when it could not."""
-
-
-@dataclass(frozen=True, repr=False)
-class Selection(Result):
-    """The scored candidates, the winner and the stacking weights. Rust:
-    ``scalinglaws::analysis::selection::Selection``.
-    """
-
-    rows: int
-    """Rows of data used."""
-    by: str
-    """The scale column of the rolling origins."""
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-    method: str
-    """How the candidates were scored and weighted, in words."""
-    origins: List[int]
-    """Training scale groups of the rolling origins every candidate was scored on."""
-    scale_groups: int
-    """Distinct scales in the data."""
-    units: int
-    """(origin, scale group) units and held-out runs scored."""
-    held_out: int
-    candidates: List[CandidateScore]
-    """Every candidate's score, in the order given."""
-    best: str
-    """Lowest score, and the candidate the one-standard-error rule picks."""
-    winner: str
-
-    def to_frame(self) -> Any:
-        """The candidates' scores as a pandas DataFrame, one row each (``params_NAME`` columns
-        hold their fitted parameters)."""
-        return _frame([_row(c) for c in self.candidates])
-
-
-@dataclass(frozen=True, repr=False)
-class LawPrediction(Result):
-    """One candidate's prediction at a point. Rust:
-    ``scalinglaws::analysis::selection::LawPrediction``.
-    """
-
-    label: str
-    """The candidate's label (its catalog name or formula text)."""
-    weight: float
-    """The stacking weight."""
-    value: float
-    """The law's prediction (the fields below are its ``PointPrediction``, flattened)."""
-    ci: Optional[Tuple[float, float]]
-    """Confidence interval of the law's mean there."""
-    pi: Optional[Tuple[float, float]]
-    """Prediction interval of a new run there: calibrated beyond the data when ``calibrated``."""
-    pi_fit: Optional[Tuple[float, float]]
-    """The fit's own prediction interval, before calibration."""
-    calibrated: bool
-    """Whether ``pi`` is calibrated beyond the data."""
-    distance_decades: Optional[float]
-    """Signed decades from the fitted range in the law's own scale (with a calibration)."""
-    regime: Optional[str]
-    """How ``pi`` was made: ``"inside"``, ``"prior"``, ``"blended"`` or ``"own"``."""
-
-
-@dataclass(frozen=True, repr=False)
-class SelectedPrediction(Result):
-    """The winner's and the stacked prediction at a point, with every candidate's. Rust:
-    ``scalinglaws::analysis::selection::SelectedPrediction``.
-    """
-
-    value: float
-    """Stacked value Σ aₖ ŷₖ (in the fitted space, mapped back)."""
-    pi: Optional[Tuple[float, float]]
-    """Quantile interval of the weighted mixture of the candidates' predictive normals."""
-    between_sd: float
-    """Standard deviation between the weighted candidates' predictions, in the fitted space."""
-    calibrated: bool
-    """Whether every weighted candidate's interval was calibrated beyond the data."""
-    winner: LawPrediction
-    """The winner's own prediction."""
-    laws: List[LawPrediction]
-    """Every candidate's prediction."""
-    inputs: List[Tuple[str, float]]
-    """The point, as (variable, value) pairs of ``at=`` (added by the front ends, not the
-    library)."""
-
-
-@dataclass(frozen=True, repr=False)
-class HeldOutScore(Result):
-    """Held-out scores of one way of predicting (a candidate, the winner, the average) over the
-    outer splits of [`evaluate`]. Rust: ``scalinglaws::analysis::selection::HeldOutScore``.
-    """
-
-    label: str
-    """The candidate's label, or ``winner`` or ``average``."""
-    points: int
-    """Held-out runs and (outer origin, scale group) units scored."""
-    units: int
-    """Independent units (scale groups) behind the scores."""
-    are_mean: Optional[float]
-    """Unit-weighted mean absolute relative error and root mean squared fitted-space error (None
-    when a prediction was undefined at a held-out run).
-    """
-    rmse: Optional[float]
-    pi_coverage: Optional[float]
-    """Unit-weighted share of held-out runs inside the prediction interval, and its mean relative
-    width (hi − lo)/ŷ.
-    """
-    pi_width: Optional[float]
-
-
-@dataclass(frozen=True, repr=False)
-class EvaluationSplit(Result):
-    """One outer split of [`evaluate`]. Rust: ``scalinglaws::analysis::selection::EvaluationSplit``.
-    """
-
-    trained_groups: int
-    """Scale groups the split trained on."""
-    trained_up_to: float
-    """The largest scale of the training rows."""
-    train_rows: int
-    """Rows the fit was trained on."""
-    test_rows: int
-    """Rows held out and scored."""
-    winner: Optional[str]
-    """The candidate the inner selection picked."""
-    weights: Dict[str, float]
-    """The inner stacking weights, by label."""
-    error: Optional[str]
-    """Why the split failed, when it did."""
-
-
-@dataclass(frozen=True, repr=False)
-class Evaluation(Result):
-    """The selection procedure checked out of sample. Rust:
-    ``scalinglaws::analysis::selection::Evaluation``.
-    """
-
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-    splits: List[EvaluationSplit]
-    """The outer splits."""
-    candidates: List[HeldOutScore]
-    """Each candidate's held-out scores."""
-    winner: HeldOutScore
-    """The scores of predicting with each split's winner."""
-    average: HeldOutScore
-    """The scores of predicting with each split's stacked average."""
-
-
-@dataclass(frozen=True, repr=False)
 class ScheduleDefaults(Result):
     """Defaults a spec falls back on: the training run's peak, warmup and length. Rust:
     ``scalinglaws::analysis::schedule::spec::SpecDefaults``.
@@ -1333,17 +1140,23 @@ class OptimizedSchedule(Result):
         return _frame([{"step": i, "lr": v} for i, v in self.shape])
 
 
-@dataclass(frozen=True, repr=False)
-class SelectionResult(Result):
-    """What :func:`scalinglaws.select` returns (the document of ``scalinglaws select --json``):
-    the scored candidates, the predictions at ``at=``, and the nested check with ``check=True``."""
+class CandidatesFrame:
+    """The DataFrame view of a selection's candidates (:class:`Selection`, generated in
+    ``_workflows.py``, takes it)."""
 
-    selection: Selection
-    """Every candidate's score, BIC and stacking weight, and the winner."""
-    predictions: List[SelectedPrediction]
-    """The stacked, the winner's and every law's prediction at each point of ``at=``."""
-    check: Optional[Evaluation]
-    """The procedure scored by nested rolling origins (``check=True``)."""
+    candidates: List[Any]
+
+    def to_frame(self) -> Any:
+        """The candidates' scores as a pandas DataFrame, one row each (``params_NAME`` columns
+        hold their fitted parameters)."""
+        return _frame([_row(c) for c in self.candidates])
+
+
+class SelectedPredictionsFrame:
+    """The DataFrame view of a selection's predictions (:class:`SelectionResult`, generated
+    in ``_workflows.py``, takes it)."""
+
+    predictions: List[Any]
 
     def to_frame(self) -> Any:
         """The predictions as a pandas DataFrame: the point's variables, the stacked value and

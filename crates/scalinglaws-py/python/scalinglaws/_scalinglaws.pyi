@@ -34,7 +34,6 @@ __all__ = [
     "schedule_cooldown",
     "schedule_fit",
     "schedule_optimize",
-    "select",
     "threads_warning",
     "set_max_work",
 ]
@@ -74,7 +73,6 @@ def design(
     data: Optional[Dict[str, Any]], request_json: str
 ) -> Tuple[str, List[str], str]: ...
 def compare(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
-def select(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def plot_fit(
     kind: str, fit_json: str, path: str, request_json: str, data_json: Optional[str] = None
 ) -> None: ...

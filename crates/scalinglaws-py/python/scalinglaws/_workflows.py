@@ -19,6 +19,7 @@ from ._fit import dump, warn_threads
 from ._keywords import Count, checked
 from ._results import (
     BudgetsFrame,
+    CandidatesFrame,
     CellsFrame,
     CurveFrame,
     EnvelopePointsFrame,
@@ -28,6 +29,7 @@ from ._results import (
     LawsFrame,
     Result,
     ScheduleFit,
+    SelectedPredictionsFrame,
     SplitsFrame,
     _fit_json,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "backtest",
     "isoflop",
     "compare_laws",
+    "select",
     "Backtest",
     "BacktestMetrics",
     "BacktestPoint",
@@ -49,6 +52,7 @@ __all__ = [
     "BootstrapBand",
     "BootstrapCalibration",
     "BudgetPrediction",
+    "CandidateScore",
     "CooldownPoint",
     "CooldownStudy",
     "Coverage",
@@ -63,11 +67,14 @@ __all__ = [
     "Envelope",
     "EnvelopeGroup",
     "EnvelopePoint",
+    "Evaluation",
+    "EvaluationSplit",
     "Flag",
     "ForecastCalibration",
     "FrontierCell",
     "FullPrediction",
     "HeldOutBudget",
+    "HeldOutScore",
     "Isoflop",
     "IsoflopAnalysis",
     "IsoflopBacktest",
@@ -80,6 +87,7 @@ __all__ = [
     "JointFit",
     "JointForecast",
     "LawComparison",
+    "LawPrediction",
     "LawScore",
     "LocalCurve",
     "LrAnalysis",
@@ -109,6 +117,9 @@ __all__ = [
     "Quantity",
     "RuleCheck",
     "SchedulePrediction",
+    "SelectedPrediction",
+    "Selection",
+    "SelectionResult",
     "SensitivityResult",
     "ShapeChoice",
     "SplitCalibration",
@@ -298,6 +309,52 @@ class BudgetPrediction(Result):
     decades_out: float
     """Decades beyond the largest budget with a minimum (0 inside the data)."""
     loss: Quantity
+
+
+@dataclass(frozen=True, repr=False)
+class CandidateScore(Result):
+    """A candidate's rolling-backtest score."""
+
+    calibrated: bool
+    """Whether its prediction intervals are calibrated beyond the data (and τ when they are)."""
+    formula: str
+    """The law's formula."""
+    free_params: int
+    """Parameters fitted (not held)."""
+    label: str
+    """The candidate's label (its catalog name with held values, or its formula)."""
+    params: Dict[str, float]
+    """Parameters fitted to all the data, by name."""
+    tied_with_best: bool
+    """Within one standard error of the best score (the best candidate's score's standard
+    error over the rolling origins, reported as its ``score_se``).
+    """
+    weight: float
+    """Stacking weight."""
+    are_mean: Optional[float]
+    """Unit-weighted mean absolute relative error (ŷ − y)/y of the held-out runs."""
+    bic: Optional[float]
+    """Bayesian information criterion on all the data."""
+    calibration_reason: Optional[str]
+    """Why its intervals are not calibrated beyond the data."""
+    error: Optional[str]
+    """Why the candidate could not be scored, when it could not."""
+    gap_se: Optional[float]
+    """Standard error of (this score − the best score), paired over the rolling origins."""
+    log_likelihood: Optional[float]
+    """Log-likelihood at the fitted parameters, maximised over the error scale (for ``huber`` a
+    lower bound on the joint maximum), and BIC, on all the data.
+    """
+    rmse: Optional[float]
+    """Unit-weighted root mean squared held-out error in the fitted space."""
+    score: Optional[float]
+    """The score: unit-weighted mean absolute held-out error in the fitted space (for log
+    residuals, about the mean absolute relative error).
+    """
+    score_se: Optional[float]
+    """The standard error of the score over the rolling origins (the best candidate's)."""
+    tau_per_decade: Optional[float]
+    """The calibration's widening per decade beyond the data."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -536,6 +593,42 @@ class EnvelopePoint(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class Evaluation(Result):
+    """The selection procedure checked out of sample."""
+
+    average: HeldOutScore
+    """The scores of predicting with each split's stacked average."""
+    candidates: List[HeldOutScore]
+    """Each candidate's held-out scores."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    splits: List[EvaluationSplit]
+    """The outer splits."""
+    winner: HeldOutScore
+    """The scores of predicting with each split's winner."""
+
+
+@dataclass(frozen=True, repr=False)
+class EvaluationSplit(Result):
+    """One outer split of the nested check (``evaluate``)."""
+
+    test_rows: int
+    """Rows held out and scored."""
+    train_rows: int
+    """Rows the selection was trained on."""
+    trained_groups: int
+    """Scale groups the split trained on."""
+    trained_up_to: float
+    """The largest scale of the training rows."""
+    weights: Dict[str, float]
+    """The inner stacking weights, by label."""
+    error: Optional[str]
+    """Why the split failed, when it did."""
+    winner: Optional[str]
+    """The candidate the inner selection picked."""
+
+
+@dataclass(frozen=True, repr=False)
 class Flag(Result):
     """One flagged row: what a face needs to say why, as values."""
 
@@ -645,6 +738,30 @@ class HeldOutBudget(Result):
     observed_D: Optional[float]
     observed_N: Optional[float]
     """The budget's own minimum (same shape), absent when it has none."""
+
+
+@dataclass(frozen=True, repr=False)
+class HeldOutScore(Result):
+    """Held-out scores of one way of predicting (a candidate, the winner, the average) over the
+    outer splits of the nested check (``evaluate``).
+    """
+
+    label: str
+    """The candidate's label, or ``winner`` or ``average``."""
+    points: int
+    """Held-out runs scored."""
+    units: int
+    """(outer origin, scale group) units scored."""
+    are_mean: Optional[float]
+    """Unit-weighted mean absolute relative error and root mean squared fitted-space error
+    (None when a prediction was undefined at a held-out run).
+    """
+    pi_coverage: Optional[float]
+    """Unit-weighted share of held-out runs inside the prediction interval, and its mean
+    relative width (hi − lo)/ŷ.
+    """
+    pi_width: Optional[float]
+    rmse: Optional[float]
 
 
 @dataclass(frozen=True, repr=False)
@@ -830,6 +947,34 @@ class LawComparison(LawsFrame, Result):
     """Which rows the backtests held out (with a scale column)."""
     by: Optional[str]
     """The column the backtests ordered the runs by (None: no backtest)."""
+
+
+@dataclass(frozen=True, repr=False)
+class LawPrediction(Result):
+    """One candidate's prediction at a point."""
+
+    label: str
+    """The candidate's label."""
+    value: float
+    """The law's value there."""
+    weight: float
+    """The stacking weight."""
+    calibrated: bool
+    """Whether ``pi`` was widened by the fit's extrapolation calibration."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of the law's mean (parameter uncertainty only)."""
+    distance_decades: Optional[float]
+    """Signed decades from the fitted range in the law's own scale (with a calibration):
+    beyond the largest fitted run (> 0), below the smallest (< 0), inside (0).
+    """
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval of a new run: calibrated beyond the data when the fit carries a
+    calibration (``calibrated``), else the fit's own.
+    """
+    pi_fit: Optional[Tuple[float, float]]
+    """The fit's own prediction interval (parameters plus residual scatter), before calibration."""
+    regime: Optional[Literal["inside", "prior", "blended", "own", "backtests"]]
+    """How ``pi`` was made (with a calibration)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1424,6 +1569,68 @@ class SchedulePrediction(CurveFrame, Result):
     """
     profile: Optional[ProfileSummary]
     """How the profile band's threshold was set (present under the profile)."""
+
+
+@dataclass(frozen=True, repr=False)
+class SelectedPrediction(Result):
+    """The winner's and the stacked prediction at a point of ``at``, with every candidate's."""
+
+    between_sd: float
+    """Standard deviation between the weighted candidates' predictions, in the fitted space."""
+    calibrated: bool
+    """Whether every weighted candidate's interval was calibrated beyond the data."""
+    inputs: List[Tuple[str, float]]
+    """The point, as (variable, value) pairs in the order of ``at``."""
+    laws: List[LawPrediction]
+    """Every candidate's prediction, in the order given."""
+    value: float
+    """Stacked value Σ aₖ ŷₖ (in the fitted space, mapped back)."""
+    winner: LawPrediction
+    """The winner's own prediction."""
+    pi: Optional[Tuple[float, float]]
+    """Quantile interval of the weighted mixture of the candidates' predictive normals."""
+
+
+@dataclass(frozen=True, repr=False)
+class Selection(CandidatesFrame, Result):
+    """The scored candidates, the winner and the stacking weights."""
+
+    best: str
+    """The candidate of the lowest score."""
+    by: str
+    """The scale column of the rolling origins."""
+    candidates: List[CandidateScore]
+    """Every candidate's score, in the order given."""
+    held_out: int
+    """Held-out runs scored."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    method: str
+    """How the candidates were scored and weighted, in words."""
+    origins: List[int]
+    """Training scale groups of the rolling origins every candidate was scored on."""
+    rows: int
+    """Rows of data used."""
+    scale_groups: int
+    """Distinct scales in the data."""
+    units: int
+    """(origin, scale group) units scored."""
+    winner: str
+    """The candidate the one-standard-error rule picks: the lowest BIC among those tied with
+    the best.
+    """
+
+
+@dataclass(frozen=True, repr=False)
+class SelectionResult(SelectedPredictionsFrame, Result):
+    """What ``select`` gives: the selection, the predictions at the asked points and the check."""
+
+    selection: Selection
+    """Every candidate's score, BIC and stacking weight, and the winner."""
+    check: Optional[Evaluation]
+    """The procedure scored by nested rolling origins (with ``check``)."""
+    predictions: List[SelectedPrediction]
+    """The stacked, the winner's and every law's prediction at each point of ``at``."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -2408,6 +2615,101 @@ def compare_laws(
             data,
             delimiter,
             "compare_laws",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def select(
+    data: DataLike,
+    laws: Optional[Union[str, Sequence[str], Mapping[str, str]]] = None,
+    formulas: Optional[Union[str, Sequence[str]]] = None,
+    *,
+    target: str,
+    at: Optional[Mapping[str, Union[float, Sequence[float]]]] = None,
+    by: Optional[str] = None,
+    calibrate: bool = True,
+    check: bool = False,
+    derive: Optional[Mapping[str, str]] = None,
+    f_scale: float = 0.001,
+    fix: Optional[Mapping[str, Mapping[str, float]]] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    origins: Count = 5,
+    space: Optional[str] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    threads: Optional[Count] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> SelectionResult:
+    """Scores candidate laws by rolling-origin backtests over scale, names the winner, stacks them
+    and predicts at new points with intervals that hold the spread between laws. The same
+    document as the command line's ``--json``.
+
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
+    - ``at``: Predict at these points: values by variable name, in order, each one value (for
+      every point) or one per point (``{"N": [7e10, 1e12], "D": 1.4e12}``).
+    - ``by``: The column that orders scale (None: a column ``C``, else 6·N·D, else the first
+      law's first variable).
+    - ``calibrate``: Calibrate each law's prediction intervals beyond the data by its
+      rolling-origin backtests (false: each law's own).
+    - ``check``: Check the selection by nested rolling origins (each outer split selects on its
+      own training runs and scores the winner, the average and every law on the runs beyond).
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``fix``: Parameters held at values, by the label of the law that holds them: ``{label:
+      {name: value}}`` (a published fit against the refitted law).
+    - ``formulas``: Laws as formulas to weigh, one or several, each labelled by its text.
+    - ``laws``: Catalog laws to weigh: a name, a list of names (each labelled by its name), or
+      ``{label: name}`` (in order), so that one law can appear twice under two labels.
+    - ``level``: Level of the prediction intervals.
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``origins``: Most rolling origins (between 2 and 50).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
+    - ``sweep``: Swept columns, one or several: every law is weighed on each cell's frontier, as
+      a fit is.
+    - ``threads``: Worker threads (None: every core, up to the cap).
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "target": target,
+        "at": at,
+        "by": by,
+        "calibrate": calibrate,
+        "check": check,
+        "derive": derive,
+        "f_scale": f_scale,
+        "fix": fix,
+        "formulas": formulas,
+        "laws": laws,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "origins": origins,
+        "space": space,
+        "sweep": sweep,
+        "threads": threads,
+        "weights": weights,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    return SelectionResult._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "select",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -10,7 +10,7 @@ use scalinglaws::analysis::selection::{Evaluation, HeldOutScore, Selection};
 use crate::text::{columns, level_percent, number};
 
 /// The document `select --json` writes (the library's, so Python reads the same).
-pub use scalinglaws::job::select::{PointOut, SelectOutcome as Output};
+pub use scalinglaws::workflow::select::{PointOut, SelectResult as Output};
 
 impl crate::Report for Output {
     type Json = Self;

@@ -38,6 +38,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::law_comparison::{blank_score, information, Candidate, LawScore};
@@ -74,10 +75,13 @@ impl Default for SelectionOptions {
 }
 
 /// A candidate's rolling-backtest score.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CandidateScore {
+    /// The candidate's label (its catalog name with held values, or its formula).
     pub label: String,
+    /// The law's formula.
     pub formula: String,
+    /// Parameters fitted (not held).
     pub free_params: usize,
     /// The score: unit-weighted mean absolute held-out error in the fitted space (for log
     /// residuals, about the mean absolute relative error).
@@ -91,42 +95,57 @@ pub struct CandidateScore {
     /// Log-likelihood at the fitted parameters, maximised over the error scale (for `huber` a
     /// lower bound on the joint maximum), and BIC, on all the data.
     pub log_likelihood: Option<f64>,
+    /// Bayesian information criterion on all the data.
     pub bic: Option<f64>,
     /// Within one standard error of the best score (the best candidate's score's standard
     /// error over the rolling origins, reported as its `score_se`).
     pub tied_with_best: bool,
+    /// The standard error of the score over the rolling origins (the best candidate's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score_se: Option<f64>,
     /// Stacking weight.
     pub weight: f64,
     /// Whether its prediction intervals are calibrated beyond the data (and τ when they are).
     pub calibrated: bool,
+    /// The calibration's widening per decade beyond the data.
     pub tau_per_decade: Option<f64>,
     /// Why its intervals are not calibrated beyond the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_reason: Option<String>,
+    /// Parameters fitted to all the data, by name.
     #[serde(with = "crate::fit::result::ordered")]
+    #[schemars(with = "BTreeMap<String, f64>")]
     pub params: Vec<(String, f64)>,
+    /// Why the candidate could not be scored, when it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Text>,
 }
 
 /// The scored candidates, the winner and the stacking weights.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Selection {
+    /// Rows of data used.
     pub rows: usize,
+    /// The scale column of the rolling origins.
     pub by: String,
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
+    /// How the candidates were scored and weighted, in words.
     pub method: String,
     /// Training scale groups of the rolling origins every candidate was scored on.
     pub origins: Vec<usize>,
+    /// Distinct scales in the data.
     pub scale_groups: usize,
-    /// (origin, scale group) units and held-out runs scored.
+    /// (origin, scale group) units scored.
     pub units: usize,
+    /// Held-out runs scored.
     pub held_out: usize,
+    /// Every candidate's score, in the order given.
     pub candidates: Vec<CandidateScore>,
-    /// Lowest score, and the candidate the one-standard-error rule picks.
+    /// The candidate of the lowest score.
     pub best: String,
+    /// The candidate the one-standard-error rule picks: the lowest BIC among those tied with
+    /// the best.
     pub winner: String,
     /// Each candidate's fit on all the data (with its calibration when calibrating).
     #[serde(skip)]
@@ -134,16 +153,19 @@ pub struct Selection {
 }
 
 /// One candidate's prediction at a point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LawPrediction {
+    /// The candidate's label.
     pub label: String,
+    /// The stacking weight.
     pub weight: f64,
+    /// The law's prediction.
     #[serde(flatten)]
     pub prediction: PointPrediction,
 }
 
 /// The winner's and the stacked prediction at a point, with every candidate's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SelectedPrediction {
     /// Stacked value Σ aₖ ŷₖ (in the fitted space, mapped back).
     pub value: f64,
@@ -153,7 +175,9 @@ pub struct SelectedPrediction {
     pub between_sd: f64,
     /// Whether every weighted candidate's interval was calibrated beyond the data.
     pub calibrated: bool,
+    /// The winner's own prediction.
     pub winner: LawPrediction,
+    /// Every candidate's prediction, in the order given.
     pub laws: Vec<LawPrediction>,
 }
 
@@ -333,7 +357,12 @@ pub fn points_by_name(
     candidates: &[Candidate],
     at: &[(String, Vec<f64>)],
 ) -> Result<Vec<Vec<Vec<f64>>>> {
-    let error = |message: String| Error::settings(message).within("at");
+    let error = |message: String| {
+        Error::setting(
+            Setting::At,
+            crate::text![Setting::At.subject(), ": ", message],
+        )
+    };
     for (name, values) in at {
         if !candidates.iter().any(|c| c.law.variables.contains(name)) {
             let mut all: Vec<&str> = Vec::new();
@@ -425,7 +454,8 @@ fn mixture(laws: &[LawPrediction], space: Space, level: f64) -> (f64, Option<[f6
 /// The most rolling origins a selection scores (each is a fit of every law).
 pub const MAX_ORIGINS: usize = 50;
 
-fn check_options(options: &SelectionOptions) -> Result<()> {
+/// The options' level and rolling origins in range (before any data are read).
+pub fn check_options(options: &SelectionOptions) -> Result<()> {
     crate::uncertainty::check_level(options.level)?;
     if !(2..=MAX_ORIGINS).contains(&options.origins) {
         return Err(Error::setting(
@@ -986,12 +1016,14 @@ fn reasons(scores: &[CandidateScore]) -> Text {
 }
 
 /// Held-out scores of one way of predicting (a candidate, the winner, the average) over the
-/// outer splits of [`evaluate`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// outer splits of the nested check (`evaluate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HeldOutScore {
+    /// The candidate's label, or `winner` or `average`.
     pub label: String,
-    /// Held-out runs and (outer origin, scale group) units scored.
+    /// Held-out runs scored.
     pub points: usize,
+    /// (outer origin, scale group) units scored.
     pub units: usize,
     /// Unit-weighted mean absolute relative error and root mean squared fitted-space error
     /// (None when a prediction was undefined at a held-out run).
@@ -1003,28 +1035,41 @@ pub struct HeldOutScore {
     pub pi_width: Option<f64>,
 }
 
-/// One outer split of [`evaluate`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One outer split of the nested check (`evaluate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EvaluationSplit {
+    /// Scale groups the split trained on.
     pub trained_groups: usize,
+    /// The largest scale of the training rows.
     pub trained_up_to: f64,
+    /// Rows the selection was trained on.
     pub train_rows: usize,
+    /// Rows held out and scored.
     pub test_rows: usize,
+    /// The candidate the inner selection picked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub winner: Option<String>,
+    /// The inner stacking weights, by label.
     #[serde(with = "crate::fit::result::ordered")]
+    #[schemars(with = "BTreeMap<String, f64>")]
     pub weights: Vec<(String, f64)>,
+    /// Why the split failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Text>,
 }
 
 /// The selection procedure checked out of sample.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Evaluation {
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
+    /// The outer splits.
     pub splits: Vec<EvaluationSplit>,
+    /// Each candidate's held-out scores.
     pub candidates: Vec<HeldOutScore>,
+    /// The scores of predicting with each split's winner.
     pub winner: HeldOutScore,
+    /// The scores of predicting with each split's stacked average.
     pub average: HeldOutScore,
 }
 

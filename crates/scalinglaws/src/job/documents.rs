@@ -11,7 +11,6 @@ use crate::document::Document;
 use crate::fit::FitResult;
 use crate::job::predict::Predictions;
 use crate::job::schedule::Cooldowns;
-use crate::job::select::SelectOutcome;
 use crate::uncertainty::FitRecord;
 
 impl Document for FitRecord {
@@ -45,7 +44,6 @@ documents! {
     Predictions => "predict",
     Frontier => "optimal",
     TrackComparison => "compare",
-    SelectOutcome => "select",
     DesignResult => "design",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",

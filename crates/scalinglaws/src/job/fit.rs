@@ -912,16 +912,49 @@ pub(crate) fn one_or_many<'de, D: serde::Deserializer<'de>>(
     })
 }
 
-/// Named texts in the order given: an object (`{"N": "params"}`, read in its order) or a list
-/// of pairs (`[["N", "params"]]`).
-fn pairs<'de, D: serde::Deserializer<'de>>(
+/// One number or several: the shape of isoflop's `budget` and of each of select's `at`.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum OneOrManyNumbers {
+    One(f64),
+    Many(Vec<f64>),
+}
+
+impl From<OneOrManyNumbers> for Vec<f64> {
+    fn from(numbers: OneOrManyNumbers) -> Vec<f64> {
+        match numbers {
+            OneOrManyNumbers::One(value) => vec![value],
+            OneOrManyNumbers::Many(values) => values,
+        }
+    }
+}
+
+/// A number or a list of numbers, as a list.
+pub(crate) fn one_or_many_numbers<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
-) -> std::result::Result<Vec<(String, String)>, D::Error> {
-    struct Pairs;
-    impl<'de> serde::de::Visitor<'de> for Pairs {
-        type Value = Vec<(String, String)>;
+) -> std::result::Result<Vec<f64>, D::Error> {
+    Ok(OneOrManyNumbers::deserialize(deserializer)?.into())
+}
+
+/// Named numbers in the order given, each one number or several: an object (`{"N": [1e9,
+/// 1e10]}`, read in its order) or a list of pairs.
+pub(crate) fn named_numbers<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<(String, Vec<f64>)>, D::Error> {
+    let named: Vec<(String, OneOrManyNumbers)> = pairs(deserializer)?;
+    Ok(named.into_iter().map(|(n, v)| (n, v.into())).collect())
+}
+
+/// Named values in the order given: an object (`{"N": "params"}`, read in its order) or a list
+/// of pairs (`[["N", "params"]]`).
+fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<(String, V)>, D::Error> {
+    struct Pairs<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Pairs<V> {
+        type Value = Vec<(String, V)>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an object of texts, or a list of [name, text] pairs")
+            f.write_str("an object by name, or a list of [name, value] pairs")
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(
             self,
@@ -944,7 +977,7 @@ fn pairs<'de, D: serde::Deserializer<'de>>(
             Ok(pairs)
         }
     }
-    deserializer.deserialize_any(Pairs)
+    deserializer.deserialize_any(Pairs(std::marker::PhantomData))
 }
 
 impl TryFrom<TableRequest> for Recipe {

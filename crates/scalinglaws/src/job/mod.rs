@@ -17,9 +17,8 @@
 //!   backtest), computed so that the report crate only draws;
 //! - [`compare`], [`schedule`]: the analyses of run logs and sweeps (recipe tracks, loss
 //!   curves under schedules);
-//! - [`candidates`], [`select`]: laws weighed against each other ([`CandidateSpec`] read
-//!   and built against the data once, for `select` and the `compare_laws` workflow;
-//!   [`SelectJob`]).
+//! - [`candidates`]: laws weighed against each other ([`CandidateSpec`] read and built
+//!   against the data once, for the `select` and `compare_laws` workflows).
 
 pub mod candidates;
 pub mod compare;
@@ -32,10 +31,8 @@ pub mod predict;
 pub mod qc;
 pub mod report;
 pub mod schedule;
-pub mod select;
 
 pub use candidates::CandidateSpec;
-pub use select::{SelectJob, SelectOutcome};
 
 pub use fit::{
     family_setting, FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings,

@@ -29,8 +29,10 @@ impl IntervalSource {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A law's prediction at a point, with its intervals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PointPrediction {
+    /// The law's value there.
     pub value: f64,
     /// Confidence interval of the law's mean (parameter uncertainty only).
     pub ci: Option<[f64; 2]>,
@@ -67,7 +69,7 @@ impl PointPrediction {
 }
 
 /// How an interval was made, for each prediction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Regime {
     /// Inside the fitted range: the fit's own interval.

@@ -267,10 +267,7 @@ impl Workflow for BacktestWorkflow {
 
     fn run(spec: &BacktestJob, table: &Table, ctx: &Ctx) -> Result<BacktestResult> {
         let mut job = spec.clone();
-        job.settings.settings.interrupt = ctx.interrupt.clone();
-        if let Some(max_work) = ctx.max_work {
-            job.settings.settings.max_work = max_work;
-        }
+        ctx.apply(&mut job.settings.settings);
         let (law, backtest) = job.run_labelled(table)?;
         Ok(BacktestResult {
             law,

@@ -208,10 +208,7 @@ impl Workflow for CompareLawsWorkflow {
 
     fn run(spec: &CompareLawsJob, table: &Table, ctx: &Ctx) -> Result<CompareLawsResult> {
         let mut job = spec.clone();
-        job.settings.settings.interrupt = ctx.interrupt.clone();
-        if let Some(max_work) = ctx.max_work {
-            job.settings.settings.max_work = max_work;
-        }
+        ctx.apply(&mut job.settings.settings);
         Ok(CompareLawsResult {
             by: job.by.clone(),
             level: job.level,

@@ -23,7 +23,9 @@ use crate::data::sweep::Frontier;
 use crate::document::Document;
 use crate::error::{Error, Result, Setting};
 use crate::interrupt::Interrupt;
-use crate::job::fit::{default_level, one_or_many, yes, OneOrMany, TableRequest};
+use crate::job::fit::{
+    default_level, one_or_many, one_or_many_numbers, yes, OneOrMany, OneOrManyNumbers, TableRequest,
+};
 use crate::text;
 use crate::work::Estimate;
 
@@ -105,23 +107,6 @@ pub struct IsoflopRequest {
 
 fn default_tolerance() -> f64 {
     DEFAULT_TOLERANCE
-}
-
-/// One number or several: the shape of `budget`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(untagged)]
-enum OneOrManyNumbers {
-    One(f64),
-    Many(Vec<f64>),
-}
-
-fn one_or_many_numbers<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> std::result::Result<Vec<f64>, D::Error> {
-    Ok(match OneOrManyNumbers::deserialize(deserializer)? {
-        OneOrManyNumbers::One(value) => vec![value],
-        OneOrManyNumbers::Many(values) => values,
-    })
 }
 
 /// The analysis to run: which rows (the recipe) and how (the job).

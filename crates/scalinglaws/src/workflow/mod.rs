@@ -16,6 +16,7 @@ pub mod isoflop;
 pub mod lr;
 pub mod qc;
 pub mod schedule_predict;
+pub mod select;
 pub mod sensitivity;
 
 use schemars::JsonSchema;
@@ -34,6 +35,17 @@ pub struct Ctx {
     pub interrupt: Interrupt,
     /// The most work the run may do, in core-seconds ([`crate::work`]); None: the default.
     pub max_work: Option<f64>,
+}
+
+impl Ctx {
+    /// `settings` with this run's interrupt and, when given, its work budget: the fits a
+    /// workflow runs stop and are bounded as the run is.
+    pub fn apply(&self, settings: &mut crate::fit::FitSettings) {
+        settings.interrupt = self.interrupt.clone();
+        if let Some(max_work) = self.max_work {
+            settings.max_work = max_work;
+        }
+    }
 }
 
 impl Default for Ctx {
@@ -150,6 +162,7 @@ macro_rules! for_each_workflow {
             backtest => $crate::workflow::backtest::BacktestWorkflow,
             isoflop => $crate::workflow::isoflop::IsoflopWorkflow,
             compare_laws => $crate::workflow::compare_laws::CompareLawsWorkflow,
+            select => $crate::workflow::select::SelectWorkflow,
         }
     };
 }

@@ -231,12 +231,9 @@ impl Workflow for Qc {
         };
         let mut fit_settings = FitSettings {
             space: if spec.log { Space::Log } else { Space::Linear },
-            interrupt: ctx.interrupt.clone(),
             ..FitSettings::default()
         };
-        if let Some(max_work) = ctx.max_work {
-            fit_settings.max_work = max_work;
-        }
+        ctx.apply(&mut fit_settings);
         let with = law.as_ref().map(|law| QcLaw {
             law,
             settings: &fit_settings,

@@ -249,10 +249,7 @@ impl Workflow for Sensitivity {
     fn run(spec: &SensitivitySpec, table: &Table, ctx: &Ctx) -> Result<SensitivityResult> {
         let mut job = spec.fit.clone();
         job.uncertainty.by = Some(spec.by.clone());
-        job.settings.settings.interrupt = ctx.interrupt.clone();
-        if let Some(max_work) = ctx.max_work {
-            job.settings.settings.max_work = max_work;
-        }
+        ctx.apply(&mut job.settings.settings);
         let (_, (_, count)) = scale_of(table, &spec.by)?;
         let refits = |shape: &crate::work::FitShape| {
             shape.estimate().repeated(

@@ -90,6 +90,7 @@ from ._fit import dump, warn_threads
 from ._keywords import Count, checked
 from ._results import (
     BudgetsFrame,
+    CandidatesFrame,
     CellsFrame,
     CurveFrame,
     EnvelopePointsFrame,
@@ -99,6 +100,7 @@ from ._results import (
     LawsFrame,
     Result,
     ScheduleFit,
+    SelectedPredictionsFrame,
     SplitsFrame,
     _fit_json,
 )
@@ -116,6 +118,8 @@ const BASES: &[(&str, &str)] = &[
     ("IsoflopBacktest", "HeldOutBudgetsFrame"),
     ("IsoflopAnalysis", "IsoflopGroupsFrame"),
     ("LawComparison", "LawsFrame"),
+    ("Selection", "CandidatesFrame"),
+    ("SelectionResult", "SelectedPredictionsFrame"),
 ];
 
 /// A generated class: the class it extends (a tagged variant's content), and its text.
