@@ -209,7 +209,10 @@ def test_select_writes_the_commands_document_and_reads_at_in_order(cli: Path, tm
                                                       [("N", 1e12), ("D", 1.4e12)]]
     assert isinstance(result.predictions[0], sl.SelectedPrediction)
     assert list(result.to_frame().columns[:2]) == ["N", "D"]
-    assert list(result.selection.to_frame()["label"]) == ["chinchilla", "A*N^-alpha + B*D^-beta"]
+    candidates = result.selection.to_frame()
+    assert list(candidates["label"]) == ["chinchilla", "A*N^-alpha + B*D^-beta"]
+    # The scores lead, as they did before the class was generated (its fields are sorted).
+    assert list(candidates.columns[:5]) == ["label", "formula", "free_params", "score", "rmse"]
     # The rules between keywords are the library's, checked before the data are read.
     with pytest.raises(sl.SettingsError, match="level=1.5"):
         sl.select(EXAMPLE, "chinchilla", level=1.5, **RECIPE)

@@ -1146,10 +1146,21 @@ class CandidatesFrame:
 
     candidates: List[Any]
 
+    # The scores first, then the weights and calibration (the document's keys are sorted).
+    _COLUMNS = ("label", "formula", "free_params", "score", "rmse", "are_mean", "gap_se",
+                "log_likelihood", "bic", "tied_with_best", "score_se", "weight", "calibrated",
+                "tau_per_decade", "calibration_reason")
+
     def to_frame(self) -> Any:
-        """The candidates' scores as a pandas DataFrame, one row each (``params_NAME`` columns
-        hold their fitted parameters)."""
-        return _frame([_row(c) for c in self.candidates])
+        """The candidates' scores as a pandas DataFrame, one row each: the label, formula and
+        scores first, then the weight and calibration, ``params_NAME`` columns holding their
+        fitted parameters, and ``error``."""
+        rows = []
+        for candidate in self.candidates:
+            row = _row(candidate)
+            first = {name: row.pop(name) for name in self._COLUMNS if name in row}
+            rows.append({**first, **row})
+        return _frame(rows)
 
 
 class SelectedPredictionsFrame:

@@ -342,8 +342,8 @@ class CandidateScore(Result):
     gap_se: Optional[float]
     """Standard error of (this score − the best score), paired over the rolling origins."""
     log_likelihood: Optional[float]
-    """Log-likelihood at the fitted parameters, maximised over the error scale (for ``huber`` a
-    lower bound on the joint maximum), and BIC, on all the data.
+    """Log-likelihood at the fitted parameters on all the data, maximised over the error scale
+    (for ``huber`` a lower bound on the joint maximum).
     """
     rmse: Optional[float]
     """Unit-weighted root mean squared held-out error in the fitted space."""
@@ -610,7 +610,7 @@ class Evaluation(Result):
 
 @dataclass(frozen=True, repr=False)
 class EvaluationSplit(Result):
-    """One outer split of the nested check (``evaluate``)."""
+    """One outer split of the nested check (``check``)."""
 
     test_rows: int
     """Rows held out and scored."""
@@ -743,7 +743,7 @@ class HeldOutBudget(Result):
 @dataclass(frozen=True, repr=False)
 class HeldOutScore(Result):
     """Held-out scores of one way of predicting (a candidate, the winner, the average) over the
-    outer splits of the nested check (``evaluate``).
+    outer splits of the nested check (``check``).
     """
 
     label: str
@@ -753,15 +753,15 @@ class HeldOutScore(Result):
     units: int
     """(outer origin, scale group) units scored."""
     are_mean: Optional[float]
-    """Unit-weighted mean absolute relative error and root mean squared fitted-space error
-    (None when a prediction was undefined at a held-out run).
+    """Unit-weighted mean absolute relative error (None when a prediction was undefined at a
+    held-out run).
     """
     pi_coverage: Optional[float]
-    """Unit-weighted share of held-out runs inside the prediction interval, and its mean
-    relative width (hi − lo)/ŷ.
-    """
+    """Unit-weighted share of held-out runs inside the prediction interval."""
     pi_width: Optional[float]
+    """Unit-weighted mean relative width (hi − lo)/ŷ of the prediction intervals."""
     rmse: Optional[float]
+    """Unit-weighted root mean squared error in the fitted space (None as ``are_mean``)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -954,7 +954,7 @@ class LawPrediction(Result):
     """One candidate's prediction at a point."""
 
     label: str
-    """The candidate's label."""
+    """The candidate's label (its catalog name with held values, or its formula)."""
     value: float
     """The law's value there."""
     weight: float

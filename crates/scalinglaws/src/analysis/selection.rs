@@ -92,8 +92,8 @@ pub struct CandidateScore {
     pub are_mean: Option<f64>,
     /// Standard error of (this score − the best score), paired over the rolling origins.
     pub gap_se: Option<f64>,
-    /// Log-likelihood at the fitted parameters, maximised over the error scale (for `huber` a
-    /// lower bound on the joint maximum), and BIC, on all the data.
+    /// Log-likelihood at the fitted parameters on all the data, maximised over the error scale
+    /// (for `huber` a lower bound on the joint maximum).
     pub log_likelihood: Option<f64>,
     /// Bayesian information criterion on all the data.
     pub bic: Option<f64>,
@@ -155,7 +155,7 @@ pub struct Selection {
 /// One candidate's prediction at a point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LawPrediction {
-    /// The candidate's label.
+    /// The candidate's label (its catalog name with held values, or its formula).
     pub label: String,
     /// The stacking weight.
     pub weight: f64,
@@ -164,8 +164,10 @@ pub struct LawPrediction {
     pub prediction: PointPrediction,
 }
 
-/// The winner's and the stacked prediction at a point, with every candidate's.
+/// The winner's and the stacked prediction at a point, with every candidate's (flattened in
+/// the document's `SelectedPrediction`, which adds the point).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "StackedPrediction")]
 pub struct SelectedPrediction {
     /// Stacked value Σ aₖ ŷₖ (in the fitted space, mapped back).
     pub value: f64,
@@ -350,6 +352,42 @@ pub fn value_at(values: &[f64], i: usize) -> f64 {
     }
 }
 
+/// The rules of the points to predict at that need no law: each variable once, with values,
+/// each positive and finite, and lists of one length (one value stands for every point).
+pub fn check_points(at: &[(String, Vec<f64>)]) -> Result<()> {
+    for (i, (name, values)) in at.iter().enumerate() {
+        if at[..i].iter().any(|(other, _)| other == name) {
+            return Err(at_error(format!(
+                "'{name}' is given twice; give each variable once"
+            )));
+        }
+        if values.is_empty() {
+            return Err(at_error(format!("'{name}' has no values")));
+        }
+        if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
+            let bad = crate::error::short_number(*bad);
+            return Err(at_error(format!(
+                "{name}={bad}: give a positive finite number"
+            )));
+        }
+    }
+    let lengths: Vec<usize> = at.iter().map(|(_, v)| v.len()).filter(|&l| l > 1).collect();
+    if lengths.windows(2).any(|w| w[0] != w[1]) {
+        return Err(at_error(
+            "lists of values must have the same length (or one value for every point)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// An error of the points to predict at, naming the setting.
+fn at_error(message: String) -> Error {
+    Error::setting(
+        Setting::At,
+        crate::text![Setting::At.subject(), ": ", message],
+    )
+}
+
 /// The points `at` (values by variable name, each list of length 1 or a common length) in
 /// each candidate's own variable order, for [`Selection::predict`]. Errors name the setting
 /// `at` and the variable.
@@ -357,13 +395,8 @@ pub fn points_by_name(
     candidates: &[Candidate],
     at: &[(String, Vec<f64>)],
 ) -> Result<Vec<Vec<Vec<f64>>>> {
-    let error = |message: String| {
-        Error::setting(
-            Setting::At,
-            crate::text![Setting::At.subject(), ": ", message],
-        )
-    };
-    for (name, values) in at {
+    check_points(at)?;
+    for (name, _) in at {
         if !candidates.iter().any(|c| c.law.variables.contains(name)) {
             let mut all: Vec<&str> = Vec::new();
             for v in candidates.iter().flat_map(|c| &c.law.variables) {
@@ -371,26 +404,11 @@ pub fn points_by_name(
                     all.push(v);
                 }
             }
-            return Err(error(format!(
+            return Err(at_error(format!(
                 "'{name}' is a variable of none of the laws; they read {}",
                 all.join(", ")
             )));
         }
-        if values.is_empty() {
-            return Err(error(format!("'{name}' has no values")));
-        }
-        if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
-            let bad = crate::error::short_number(*bad);
-            return Err(error(format!(
-                "{name}={bad}: give a positive finite number"
-            )));
-        }
-    }
-    let lengths: Vec<usize> = at.iter().map(|(_, v)| v.len()).filter(|&l| l > 1).collect();
-    if lengths.windows(2).any(|w| w[0] != w[1]) {
-        return Err(error(
-            "lists of values must have the same length (or one value for every point)".into(),
-        ));
     }
     let count = at.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
     candidates
@@ -405,7 +423,7 @@ pub fn points_by_name(
                         .find(|(n, _)| n == v)
                         .map(|(_, values)| values)
                         .ok_or_else(|| {
-                            error(format!(
+                            at_error(format!(
                                 "no value for {v}, which '{}' reads; give {v} as well",
                                 c.label
                             ))
@@ -1016,7 +1034,7 @@ fn reasons(scores: &[CandidateScore]) -> Text {
 }
 
 /// Held-out scores of one way of predicting (a candidate, the winner, the average) over the
-/// outer splits of the nested check (`evaluate`).
+/// outer splits of the nested check (`check`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HeldOutScore {
     /// The candidate's label, or `winner` or `average`.
@@ -1025,17 +1043,18 @@ pub struct HeldOutScore {
     pub points: usize,
     /// (outer origin, scale group) units scored.
     pub units: usize,
-    /// Unit-weighted mean absolute relative error and root mean squared fitted-space error
-    /// (None when a prediction was undefined at a held-out run).
+    /// Unit-weighted mean absolute relative error (None when a prediction was undefined at a
+    /// held-out run).
     pub are_mean: Option<f64>,
+    /// Unit-weighted root mean squared error in the fitted space (None as `are_mean`).
     pub rmse: Option<f64>,
-    /// Unit-weighted share of held-out runs inside the prediction interval, and its mean
-    /// relative width (hi − lo)/ŷ.
+    /// Unit-weighted share of held-out runs inside the prediction interval.
     pub pi_coverage: Option<f64>,
+    /// Unit-weighted mean relative width (hi − lo)/ŷ of the prediction intervals.
     pub pi_width: Option<f64>,
 }
 
-/// One outer split of the nested check (`evaluate`).
+/// One outer split of the nested check (`check`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EvaluationSplit {
     /// Scale groups the split trained on.

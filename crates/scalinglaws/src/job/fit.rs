@@ -574,12 +574,11 @@ pub fn check_enough_rows(law: &Law, settings: &FitSettings, table: &Table) -> Re
 // The serde shape: the flat request Python sends
 // ---------------------------------------------------------------------------------------------
 
-/// How a law is named and fitted, as JSON: the law, the robust loss, the space, held and
-/// bounded parameters, start values, the seed, the threads and a likelihood family. Every
-/// request that fits a law flattens it (`fit`, `sensitivity`, `backtest`), so each takes these
-/// settings under one name, with one default, parsed once ([`ModelRequest::model`]).
+/// How a law is named and fitted under a robust loss, as JSON: the law, the loss, the space,
+/// held and bounded parameters, start values, the seed and the threads. [`ModelRequest`] adds
+/// a likelihood family; `compare`, which fits every track under a loss, flattens this alone.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
-pub struct ModelRequest {
+pub struct LawRequest {
     /// A built-in law (`chinchilla`, `bnsl:2`; see `laws`): exactly one of law and formula.
     #[serde(default)]
     pub law: Option<String>,
@@ -601,6 +600,38 @@ pub struct ModelRequest {
     /// Seed of every random step (the fit itself is deterministic).
     #[serde(default)]
     pub seed: u64,
+}
+
+impl LawRequest {
+    /// The law and how it is fitted, under its loss (no family, no variance model).
+    pub fn model(self) -> Result<(LawChoice, SettingsJob)> {
+        let law = LawChoice::from_request(self.law, self.formula)?;
+        let mut settings = self.fitting.settings()?;
+        settings.settings = FitSettings {
+            fixed: self.fix,
+            bounds: self
+                .bounds
+                .into_iter()
+                .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
+                .collect(),
+            grids: self.grid,
+            seed: self.seed,
+            ..settings.settings
+        };
+        Ok((law, settings))
+    }
+}
+
+/// How a law is named and fitted, as JSON: [`LawRequest`] and a likelihood family. Every
+/// request that fits one law with a family flattens it (`fit`, `sensitivity`, `backtest`), so
+/// each takes these settings under one name, with one default, parsed once
+/// ([`ModelRequest::model`]).
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+pub struct ModelRequest {
+    /// `law` or `formula`, `loss`, `f_scale`, `space`, `fix`, `bounds`, `grid`, `seed` and
+    /// `threads`.
+    #[serde(flatten)]
+    pub law: LawRequest,
     /// A likelihood family for counts or proportions (`poisson`, `binomial`, ...).
     #[serde(default)]
     pub family: Option<String>,
@@ -615,9 +646,8 @@ pub struct ModelRequest {
 impl ModelRequest {
     /// The law and how it is fitted (no variance model: a request that takes one sets it).
     pub fn model(self) -> Result<(LawChoice, SettingsJob)> {
-        let law = LawChoice::from_request(self.law, self.formula)?;
         let family = family_setting(self.family.as_deref(), self.nu, self.dispersion)?;
-        let fitting = &self.fitting;
+        let fitting = &self.law.fitting;
         if family.is_some() && (fitting.loss != huber() || fitting.f_scale != default_f_scale()) {
             return Err(Error::setting(
                 Setting::Family,
@@ -629,19 +659,8 @@ impl ModelRequest {
                 ],
             ));
         }
-        let mut settings = fitting.settings()?;
-        settings.settings = FitSettings {
-            fixed: self.fix,
-            bounds: self
-                .bounds
-                .into_iter()
-                .map(|(name, (lower, upper))| (name, Bounds { lower, upper }))
-                .collect(),
-            grids: self.grid,
-            seed: self.seed,
-            family,
-            ..settings.settings
-        };
+        let (law, mut settings) = self.law.model()?;
+        settings.settings.family = family;
         Ok((law, settings))
     }
 }
@@ -768,7 +787,7 @@ impl TryFrom<FitRequest> for FitJob {
     type Error = Error;
 
     fn try_from(request: FitRequest) -> Result<FitJob> {
-        let seed = request.model.seed;
+        let seed = request.model.law.seed;
         let (law, mut settings) = request.model.model()?;
         settings.heteroscedastic = request.heteroscedastic;
         Ok(FitJob {
@@ -955,6 +974,9 @@ fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
         type Value = Vec<(String, V)>;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
             f.write_str("an object by name, or a list of [name, value] pairs")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok(Vec::new())
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(
             self,

@@ -88,7 +88,7 @@ impl TryFrom<BacktestRequest> for BacktestJob {
 
     fn try_from(request: BacktestRequest) -> Result<BacktestJob> {
         let holdout = holdout(&request)?;
-        let seed = request.model.seed;
+        let seed = request.model.law.seed;
         let (law, settings) = request.model.model()?;
         Ok(BacktestJob {
             recipe: Recipe::try_from(request.recipe)?,

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Ctx, Workflow};
 use crate::analysis::selection::{
-    check_options, evaluate, points_by_name, select, value_at, Evaluation, SelectedPrediction,
-    Selection, SelectionOptions,
+    check_options, check_points, evaluate, points_by_name, select, value_at, Evaluation,
+    SelectedPrediction, Selection, SelectionOptions,
 };
 use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
@@ -127,7 +127,8 @@ impl TryFrom<SelectRequest> for SelectJob {
 
 impl SelectJob {
     /// The rules that need no data: a candidate law at least, each once by label; the level
-    /// and the origins in range; each variable of `at` once.
+    /// and the origins in range; the points of `at` (each variable once, with positive values,
+    /// lists of one length).
     pub fn check(&self) -> Result<()> {
         if self.candidates.is_empty() {
             return Err(Error::setting(
@@ -142,18 +143,7 @@ impl SelectJob {
         }
         candidates::check_labels(&self.candidates)?;
         check_options(&self.options())?;
-        for (i, (name, _)) in self.at.iter().enumerate() {
-            if self.at[..i].iter().any(|(other, _)| other == name) {
-                return Err(Error::setting(
-                    Setting::At,
-                    text![
-                        Setting::At.subject(),
-                        format!(": '{name}' is given twice; give each variable once")
-                    ],
-                ));
-            }
-        }
-        Ok(())
+        check_points(&self.at)
     }
 
     /// The analysis' options: the level, the origins, the calibration.
@@ -331,7 +321,13 @@ mod tests {
         let one = job(r#"{"target": "loss", "laws": "chinchilla", "origins": 1}"#);
         assert_eq!(one.check().unwrap_err().key(), Some(Setting::Origins));
         let wide = job(r#"{"target": "loss", "laws": "chinchilla", "level": 1.5}"#);
-        assert!(wide.check().unwrap_err().is_input_error());
+        assert_eq!(wide.check().unwrap_err().key(), Some(Setting::Level));
+        let uneven =
+            job(r#"{"target": "loss", "laws": "chinchilla", "at": {"N": [1, 2], "D": [1, 2, 3]}}"#);
+        let error = uneven.check().unwrap_err();
+        assert!(error.to_string().contains("same length"), "{error}");
+        let negative = job(r#"{"target": "loss", "laws": "chinchilla", "at": {"N": -1}}"#);
+        assert_eq!(negative.check().unwrap_err().key(), Some(Setting::At));
         let twice =
             job(r#"{"target": "loss", "laws": "chinchilla", "at": [["N", 1e9], ["N", 2e9]]}"#);
         let error = twice.check().unwrap_err();

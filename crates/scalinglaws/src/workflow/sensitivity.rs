@@ -71,7 +71,7 @@ impl TryFrom<SensitivityRequest> for SensitivitySpec {
     type Error = Error;
 
     fn try_from(request: SensitivityRequest) -> Result<SensitivitySpec> {
-        let seed = request.model.seed;
+        let seed = request.model.law.seed;
         let (law, settings) = request.model.model()?;
         let by = request.by.trim().to_string();
         // `run` orders the full fit's calibration by `by`.
