@@ -14,15 +14,16 @@ use scalinglaws_report::plots::{
     bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_page,
 };
 
-use crate::config::{CompareConfig, FitConfig};
+use crate::config::FitConfig;
 use crate::figure::{self, Output};
 use crate::input::{self, Recipe};
 use crate::input_error;
 use crate::output::{self, Destination};
 use crate::saved;
+use crate::workflow::Io;
 use scalinglaws::job::{allocation_from_fit, FitOutcome};
 use scalinglaws::uncertainty::FitRecord;
-use scalinglaws_report::analyses::compare::CompareReport;
+use scalinglaws::workflow::compare::{CompareResult, CompareSpec};
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::{export, Format, Report};
 
@@ -48,7 +49,8 @@ pub enum Config {
         output: Output,
     },
     Tracks {
-        compare: Box<CompareConfig>,
+        /// Where the runs come from and the comparison's document goes, and its spec.
+        compare: Box<(Io, CompareSpec)>,
         output: Output,
     },
     Isoflop {
@@ -145,20 +147,24 @@ fn save_fit(json: Option<&Destination>, result: &FitRecord) -> Result<()> {
 /// The tracks' runs and compute-optimal losses over the whole range of the data and beyond;
 /// `--json` gets the comparison the picture draws (at its budgets and the `--budget` values), as
 /// `compare --json` writes one.
-fn tracks(config: &CompareConfig) -> Result<Page> {
-    let (comparison, tracks, law) = config.run(true)?;
-    let report = CompareReport {
-        result: &comparison,
-        track: &config.job.track,
+fn tracks((io, spec): &(Io, CompareSpec)) -> Result<Page> {
+    let mut spec = spec.clone();
+    spec.job.grid = true;
+    spec.check()?;
+    let table = input::read(&io.path, io.delimiter, &spec.recipe)?;
+    let compared = spec.run(&table)?;
+    let result = CompareResult {
+        track: spec.job.track.clone(),
+        comparison: compared.comparison,
     };
-    save_json(config.json.as_ref(), &report)?;
+    save_json(io.json.as_ref(), &result)?;
     // The title gives the multiplier at the largest --budget, as `compare` reports it.
-    let headline = config.job.budgets.iter().copied().reduce(f64::max);
-    let flops = &config.flops;
+    let headline = spec.job.budgets.iter().copied().reduce(f64::max);
+    let flops = spec.job.parsed_flops()?;
     Ok(tracks_page(
-        &law,
-        &comparison,
-        &tracks,
+        &compared.law,
+        &result.comparison,
+        &compared.tracks,
         &|n, d| flops.at(n, d),
         headline,
     )?)

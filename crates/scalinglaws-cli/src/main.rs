@@ -135,7 +135,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Select(args) => cmd_select::run(*args),
         Command::Sensitivity(args) => cmd_sensitivity::run(*args),
         Command::Qc(args) => cmd_qc::run(*args),
-        Command::Compare(args) => cmd_compare::run(&config::compare_config(*args)?),
+        Command::Compare(args) => cmd_compare::run(*args),
         Command::Lr(args) => cmd_lr::run(*args),
         Command::Schedule(args) => cmd_schedule::run(config::schedule_config(args)?),
         Command::Plot(args) => cmd_plot::run(&config::plot_config(args.kind)?),

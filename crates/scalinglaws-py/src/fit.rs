@@ -1,15 +1,11 @@
 //! The catalog, a fit (law, settings, calibration, bootstrap) and what is read back from its
 //! JSON: the fit itself, its text report and its HTML page.
 
-use std::collections::BTreeMap;
-
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
-use scalinglaws::data::recipe::Table;
-use scalinglaws::fit::{Bounds, FitSettings, Space};
-use scalinglaws::job::{self, FitJob, FitRequest, LawChoice};
+use scalinglaws::job::{self, FitJob, FitRequest};
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::{Error, Interrupt, Law};
@@ -17,77 +13,11 @@ use scalinglaws::{Error, Interrupt, Law};
 use crate::data::{table, Data};
 use crate::errors::{interruptible, json_out, py, request};
 
-/// The law and fit options of a request.
-#[derive(Deserialize)]
-pub(crate) struct FitOptions {
-    pub(crate) law: Option<String>,
-    pub(crate) formula: Option<String>,
-    pub(crate) loss: String,
-    pub(crate) f_scale: f64,
-    pub(crate) space: Option<String>,
-    #[serde(default)]
-    pub(crate) fix: BTreeMap<String, f64>,
-    #[serde(default)]
-    pub(crate) bounds: BTreeMap<String, (Option<f64>, Option<f64>)>,
-    #[serde(default)]
-    pub(crate) grid: BTreeMap<String, Vec<f64>>,
-    pub(crate) seed: u64,
-    pub(crate) threads: Option<usize>,
-    /// The call's cancellation token, handed to every fit these options make.
-    #[serde(skip)]
-    pub(crate) interrupt: Interrupt,
-}
-
-impl FitOptions {
-    pub(crate) fn law(&self, table: &Table) -> Result<Law, Error> {
-        LawChoice::from_request(self.law.clone(), self.formula.clone())?.build(table)
-    }
-
-    pub(crate) fn settings(&self) -> Result<FitSettings, Error> {
-        let loss = job::fit::loss(&self.loss)?;
-        // The law's own default space (a formula, or no law: log).
-        let space = match (self.space.as_deref(), &self.law) {
-            (Some(name), _) => job::fit::space(name)?,
-            (None, Some(name)) => LawChoice::Catalog(name.clone()).default_space(),
-            (None, None) => Space::Log,
-        };
-        Ok(FitSettings {
-            loss,
-            f_scale: self.f_scale,
-            space,
-            fixed: self.fix.clone(),
-            bounds: self
-                .bounds
-                .iter()
-                .map(|(name, (lower, upper))| {
-                    (
-                        name.clone(),
-                        Bounds {
-                            lower: *lower,
-                            upper: *upper,
-                        },
-                    )
-                })
-                .collect(),
-            grids: self.grid.clone(),
-            seed: self.seed,
-            threads: self.threads,
-            interrupt: self.interrupt.clone(),
-            max_work: max_work(),
-            ..FitSettings::default()
-        })
-    }
-}
-
 /// The catalog as JSON: [{name, summary, formula, variables, parameters, default_space,
 /// citation}].
 #[pyfunction]
 pub(crate) fn laws() -> PyResult<String> {
     json_out(&py(catalog::listing())?)
-}
-
-pub(crate) fn yes() -> bool {
-    true
 }
 
 /// The data a fit was fitted to, as JSON (for the report's page): {variables, target, weights}.

@@ -220,6 +220,45 @@ def test_select_writes_the_commands_document_and_reads_at_in_order(cli: Path, tm
         sl.select(EXAMPLE, "chinchilla", at={"N": [1e9, 1e10], "D": [1e10, 1e11, 1e12]}, **RECIPE)
 
 
+def test_compare_writes_the_commands_document_and_checks_before_reading(
+    cli: Path, tmp_path: Path
+) -> None:
+    tracks = ROOT / "examples" / "tracks" / "two_recipes.csv"
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "compare", str(tracks), "--law", "chinchilla", "--target", "loss",
+         "--track", "recipe", "--shared", "E,alpha,beta", "--budget", "1e20,1e21",
+         "--bootstrap", "20", "--set", "U=1", "--json", str(written)],
+        capture_output=True, text=True,
+    )
+    # chinchilla reads no U: refused by the library, in each face's words.
+    assert shown.returncode == 2 and "--set U: not one of the law" in shown.stderr, shown.stderr
+    with pytest.raises(sl.SettingsError, match=r"set\["):
+        sl.compare(tracks, "chinchilla", target="loss", track="recipe", set={"U": 1.0})
+    shown = subprocess.run(
+        [str(cli), "compare", str(tracks), "--law", "chinchilla", "--target", "loss",
+         "--track", "recipe", "--shared", "E,alpha,beta", "--budget", "1e20,1e21",
+         "--bootstrap", "20", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.compare(tracks, "chinchilla", target="loss", track="recipe",
+                        shared=["E", "alpha", "beta"], budget=[1e20, 1e21], bootstrap=20)
+    assert isinstance(result, sl.TrackComparison) and result.track == "recipe"
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+    assert isinstance(result.tracks[0].allocations[0], sl.Allocation)
+    assert len(result.to_frame()) == 2
+    # The rules between keywords are the library's, checked before the data are read.
+    missing = tmp_path / "absent.csv"
+    with pytest.raises(sl.SettingsError, match="by=.*calibrate=False"):
+        sl.compare(missing, "chinchilla", target="loss", track="recipe", calibrate=False, by="C")
+    with pytest.raises(sl.SettingsError, match="cell_tolerance=2"):
+        sl.compare(missing, "chinchilla", target="loss", track="recipe", cell_tolerance=2.0)
+    with pytest.raises(sl.SettingsError, match="family="):
+        sl.compare(missing, "chinchilla", target="loss", track="recipe", family="poisson")  # type: ignore[call-arg]
+
+
 def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
     sweep = "examples/lr/sweep.csv"
     columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")

@@ -49,7 +49,6 @@ pub const KINDS: &[&str] = &[
     "fit",
     "predict",
     "optimal",
-    "compare",
     "design",
     "laws",
     "schedule_fit",

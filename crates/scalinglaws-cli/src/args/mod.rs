@@ -3,7 +3,6 @@
 //! settings). Only clap attributes and doc strings live here; turning arguments into the
 //! library's jobs and configurations is `config/`.
 
-mod compare;
 mod design;
 mod fit;
 pub mod names;
@@ -20,7 +19,6 @@ use clap::{Args, Parser, Subcommand};
 pub use self::names::ReportFormat;
 use self::names::{CovarianceKind, Loss, ResidualSpace};
 
-pub use self::compare::CompareArgs;
 pub use self::design::DesignArgs;
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::optimal::OptimalArgs;
@@ -94,7 +92,7 @@ pub enum Command {
     Qc(Box<crate::cmd_qc::QcArgs>),
     /// Compare recipes (tracks): fit each track, separately or with shared parameters, and
     /// report the compute multiplier, loss gap and odds of winning at each budget.
-    Compare(Box<CompareArgs>),
+    Compare(Box<crate::cmd_compare::CompareArgs>),
     /// The learning rate (and batch size) to use at a target scale: each (N, D) cell's optimal
     /// LR with flags, the law lr* = c·N^a·D^b (or curved) with a curvature test, predictions,
     /// and a backtest of extrapolating in D against in N.

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::{CompareArgs, DataArgs, FitArgs};
+use super::{DataArgs, FitArgs};
+use crate::cmd_compare::CompareArgs;
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {

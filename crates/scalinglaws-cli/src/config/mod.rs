@@ -4,7 +4,6 @@
 //! law choice, fit settings, levels, `--fix`/`--bound`/`--grid`); the files below hold one
 //! command or group each.
 
-mod compare;
 mod design;
 mod fit;
 mod law_spec;
@@ -26,7 +25,6 @@ use crate::input::{self, Derive, Filter, Recipe};
 use crate::input_error;
 use crate::output::Destination;
 
-pub use self::compare::{compare_config, CompareConfig};
 pub use self::design::design_config;
 pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
 pub use self::law_spec::LawSpec;

@@ -5,7 +5,7 @@ use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
 use scalinglaws::error::short_number;
 
 use super::values::{held_values, number};
-use super::{compare_config, fit_config, one_on_stdout, recipe, FitConfig};
+use super::{fit_config, one_on_stdout, recipe, FitConfig};
 use crate::args::{PlotFrontierArgs, PlotKind, PlotOutputArgs};
 use crate::cmd_plot;
 use crate::figure;
@@ -116,11 +116,11 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
         },
         PlotKind::Tracks(args) => {
             let args = *args;
-            let compare = compare_config(args.compare)?;
+            let (io, spec) = crate::cmd_compare::spec(args.compare)?;
             let output = plot_output(args.output)?;
-            one_on_stdout(compare.json.as_ref(), &output.destination, "-o")?;
+            one_on_stdout(io.json.as_ref(), &output.destination, "-o")?;
             cmd_plot::Config::Tracks {
-                compare: Box::new(compare),
+                compare: Box::new((io, spec)),
                 output,
             }
         }

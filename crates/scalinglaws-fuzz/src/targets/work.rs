@@ -15,9 +15,9 @@ use std::collections::BTreeMap;
 
 use scalinglaws::data::recipe::{Recipe, Table};
 use scalinglaws::data::{Column, Dataset};
-use scalinglaws::job::compare::CompareJob;
 use scalinglaws::job::fit::{FitJob, FitRequest};
 use scalinglaws::job::groups::GroupedFitJob;
+use scalinglaws::workflow::compare::{CompareJob, CompareSpec};
 use scalinglaws::workflow::isoflop::IsoflopJob;
 use scalinglaws::Error;
 use serde::Deserialize;
@@ -226,12 +226,16 @@ fn run_job(input: &Input, dataset: &Dataset) -> Option<Result<(), Error>> {
             job.run(&table, &|_, _| {}).map(drop)
         }),
         "compare" => {
-            let compare = input.compare.clone()?;
+            let job = input.compare.clone()?;
             fit()?.and_then(|fit| {
                 let table = Table::prepare(dataset.clone(), &fit.recipe)?;
-                let law = fit.law.build(&table)?;
-                let settings = fit.settings.for_law(&fit.law);
-                compare.run(&table, &fit.recipe, &law, settings).map(drop)
+                let spec = CompareSpec {
+                    recipe: fit.recipe,
+                    law: fit.law,
+                    settings: fit.settings,
+                    job,
+                };
+                spec.run(&table).map(drop)
             })
         }
         "isoflop" => {

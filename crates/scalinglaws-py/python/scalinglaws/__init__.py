@@ -17,7 +17,6 @@ dataset as a pandas DataFrame.
 """
 
 from ._analyses import (
-    compare,
     design,
     fit_groups,
     laws,
@@ -30,10 +29,6 @@ from ._analyses import (
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
 from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
-    Allocation,
-    AllocationReference,
-    BudgetComparison,
-    CellWins,
     CooldownRow,
     CooldownTable,
     DesignAnalysis,
@@ -42,11 +37,9 @@ from ._results import (
     Frontier,
     GroupFit,
     GroupFits,
-    IntervalNote,
     LawInfo,
     OptimizeSettings,
     OptimizedSchedule,
-    PairComparison,
     PlannedRun,
     Result,
     Round,
@@ -58,10 +51,6 @@ from ._results import (
     ScheduleFit,
     SimulationCheck,
     TargetWidths,
-    TrackComparison,
-    TrackEstimate,
-    TrackFit,
-    TrackParam,
 )
 from ._scalinglaws import __version__
 from ._workflows import *  # noqa: F401,F403 - generated: every workflow and its results
@@ -70,10 +59,6 @@ from . import lab
 
 __all__ = [
     "set_max_work",
-    "Allocation",
-    "AllocationReference",
-    "BudgetComparison",
-    "CellWins",
     "CooldownRow",
     "CooldownTable",
     "DataError",
@@ -88,11 +73,9 @@ __all__ = [
     "Frontier",
     "GroupFit",
     "GroupFits",
-    "IntervalNote",
     "LawInfo",
     "OptimizeSettings",
     "OptimizedSchedule",
-    "PairComparison",
     "PlannedRun",
     "Plot",
     "Prediction",
@@ -107,12 +90,7 @@ __all__ = [
     "SettingsError",
     "SimulationCheck",
     "TargetWidths",
-    "TrackComparison",
-    "TrackEstimate",
-    "TrackFit",
-    "TrackParam",
     "__version__",
-    "compare",
     "design",
     "fit",
     "fit_groups",

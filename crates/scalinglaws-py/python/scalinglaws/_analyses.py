@@ -37,7 +37,6 @@ from ._results import (
     ScheduleComparison,
     ScheduleFit,
     _fit_json,
-    TrackComparison,
 )
 
 Values = Union[float, Sequence[float]]
@@ -172,64 +171,6 @@ def optimal(
     frontier = Frontier._from_native(native)
     warn_caveats(frontier.get("fit_caveats", []))
     return frontier
-
-
-@checked
-def compare(
-    data: DataLike,
-    law: Optional[str] = None,
-    formula: Optional[str] = None,
-    *,
-    target: str,
-    track: str,
-    shared: Optional[Sequence[str]] = None,
-    baseline: Optional[str] = None,
-    budget: Optional[Values] = None,
-    flops: str = "6*N*D",
-    set: Optional[Mapping[str, Values]] = None,
-    bootstrap: int = 0,
-    level: float = DEFAULT_LEVEL,
-    cell_tolerance: float = _scalinglaws.DEFAULT_CELL_TOLERANCE,
-    calibrate: bool = True,
-    by: Optional[str] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    weights: Optional[str] = None,
-    loss: str = "huber",
-    f_scale: float = DEFAULT_F_SCALE,
-    space: Optional[str] = None,
-    fix: Optional[Mapping[str, float]] = None,
-    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
-    grid: Optional[Mapping[str, Sequence[float]]] = None,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    delimiter: Optional[str] = None,
-) -> TrackComparison:
-    """Fits every track (separately, or jointly with ``shared`` parameters) and compares each
-    with the baseline: loss gaps, compute multipliers, odds of winning, crossover, paired-cell
-    wins. Each track's allocations get ``pi``, the prediction interval of a new run's loss,
-    calibrated beyond the data by rolling-origin backtests of the track's fit by ``by`` (as
-    :func:`fit`; ``calibrate=False`` keeps the fit's own), and ``pi_fit``, the fit's own; each
-    track's ``prediction_intervals`` says which and how. As ``scalinglaws compare --json``."""
-    request = {
-        **recipe(target, map, derive, where, weights),
-        **fit_options(law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads),
-        "track": track,
-        "shared": list(shared or []),
-        "baseline": baseline,
-        "budgets": _list(budget),
-        "flops": flops,
-        "held": {k: _list(v) for k, v in (set or {}).items()},
-        "bootstrap": _count("bootstrap", bootstrap),
-        "level": float(level),
-        "cell_tolerance": float(cell_tolerance),
-        "calibrate": bool(calibrate),
-        "by": by,
-    }
-    return TrackComparison._from_native(
-        call_with_data(_scalinglaws.compare, data, delimiter, dump(request))
-    )
 
 
 @checked

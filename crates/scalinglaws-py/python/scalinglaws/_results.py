@@ -59,7 +59,6 @@ Interval = Tuple[float, float]
 
 CurveLaw = Literal["multi_power", "lr_annealing", "power_area", "fsl"]
 """A loss-curve law of the learning-rate schedule (``schedule_fit(law=...)``)."""
-IntervalSource = Literal["bootstrap", "delta", "none"]
 """Where a fit's own intervals come from: bootstrap replicates, the delta method, or none."""
 
 
@@ -358,6 +357,15 @@ def _row(result: Result, **extra: Any) -> Dict[str, Any]:
     return row
 
 
+def _row_in_order(result: Result, first: Sequence[str]) -> Dict[str, Any]:
+    """:func:`_row` with the columns of ``first`` (those present, in that order) leading: a
+    generated class's fields are sorted by name, and a table reads best in the order of the
+    quantities it shows."""
+    row = _row(result)
+    leading = {name: row.pop(name) for name in first if name in row}
+    return {**leading, **row}
+
+
 def _is_interval(cls: type, name: str) -> bool:
     """Whether the field is an (optional) interval, so that an absent one still gets columns."""
     hint = _hints(cls)[name]
@@ -442,98 +450,6 @@ class FitCaveat(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class IntervalNote(Result):
-    """What a command's prediction intervals are, for its output: their level, where the fit's own
-    intervals come from, and whether (by which method) they were calibrated beyond the data, or
-    why not. Rust: ``scalinglaws::uncertainty::calibration::IntervalNote``.
-    """
-
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-    source: IntervalSource
-    """Where the fit's own intervals (``ci``, ``pi_fit``) come from."""
-    calibrated: bool
-    """Whether ``pi`` is widened beyond the data by a calibration."""
-    method: Optional[str]
-    """The calibration's method and scale column (None: the fit carries no calibration)."""
-    by: Optional[str]
-    """The column scale is measured by."""
-    reason: Optional[str]
-    """Why ``pi`` is not calibrated, when it is not."""
-    description: str
-    """One sentence: ``Calibration::describe``, or why there is no calibration."""
-
-
-@dataclass(frozen=True, repr=False)
-class AllocationReference(Result):
-    """The allocation that ignores inference (minimum training compute for the loss), and what the
-    inference-aware one saves over the run's life relative to it. Rust:
-    ``scalinglaws::analysis::allocation::Reference``.
-    """
-
-    N: float
-    """Model parameters N."""
-    D: float
-    """Training tokens D."""
-    budget: float
-    """Its lifetime compute (training + inference at the same T)."""
-    savings: float
-    """1 − budget(inference-aware) / budget(reference)."""
-
-
-@dataclass(frozen=True, repr=False)
-class Allocation(Result):
-    """The compute-optimal point at one budget (or the cheapest point at one target loss). Rust:
-    ``scalinglaws::analysis::allocation::Allocation``.
-    """
-
-    budget: float
-    """The compute spent: training FLOPs, plus inference FLOPs 2·N·T when inference tokens are
-    given.
-    """
-    N: float
-    """Model parameters N."""
-    D: float
-    """Training tokens D."""
-    tokens_per_param: float
-    """D / N."""
-    loss: float
-    """The law's loss there."""
-    total_params: Optional[float]
-    """Total parameters, when a formula for them is given."""
-    training_flops: Optional[float]
-    """Training and inference FLOPs, when inference tokens are given."""
-    inference_flops: Optional[float]
-    """Inference FLOPs 2·N·T, when inference tokens are given."""
-    chosen: Dict[str, float]
-    """The value chosen for each held variable that was given several."""
-    binding: Optional[str]
-    """The cap that holds the allocation at its bound (``max_params``, ``max_active`` or
-    ``max_tokens``), if any.
-    """
-    reference: Optional[AllocationReference]
-    """For a target loss with inference tokens: the inference-blind optimum at that loss."""
-    ci: Dict[str, Tuple[float, float]]
-    """Percentile intervals from bootstrap draws: ``N``, ``D``, ``tokens_per_param``, ``loss``,
-    ``budget`` (``loss``: of the law's mean at the optimum, a confidence interval).
-    """
-    pi: Optional[Tuple[float, float]]
-    """Prediction interval of a new run's loss at (N, D), from the fit: calibrated beyond the data
-    when ``calibrated`` (see ``crate::uncertainty::calibration``), else the fit's own.
-    """
-    pi_fit: Optional[Tuple[float, float]]
-    """The fit's own prediction interval there (parameters plus residual scatter)."""
-    calibrated: bool
-    """Whether the interval is calibrated beyond the data."""
-    distance_decades: Optional[float]
-    """Signed decades from the fitted range in the law's own scale (with a calibration):
-    beyond the largest fitted run (> 0), below the smallest (< 0), inside (0)."""
-    regime: Optional[str]
-    """How ``pi`` was made: ``"inside"`` the data (the fit's own), or beyond or below it by
-    the cross-study ``"prior"``, the fit's ``"own"`` backtests, or both (``"blended"``)."""
-
-
-@dataclass(frozen=True, repr=False)
 class Exponents(Result):
     """The exponents of the frontier, N* ∝ C^a and D* ∝ C^b. Rust:
     ``scalinglaws::analysis::allocation::Exponents``.
@@ -584,155 +500,15 @@ class Frontier(Result):
     """What the allocations inherit from the fit's diagnostics (a parameter at a bound, ...);
     empty for given parameters or a fit without caveats."""
 
-    def to_frame(self) -> Any:
-        """The allocations as a pandas DataFrame, one row each (intervals as ``_low``/``_high``
-        columns, ``ci`` per quantity as ``ci_N_low``, ...)."""
-        return _frame([_row(a) for a in self.allocations])
-
-
-@dataclass(frozen=True, repr=False)
-class TrackParam(Result):
-    """A parameter of one track, with its interval. Rust:
-    ``scalinglaws::analysis::tracks::TrackParam``.
-    """
-
-    name: str
-    """The name."""
-    value: float
-    """The value."""
-    shared: bool
-    """Whether the parameter is shared by every track (a joint fit)."""
-    stderr: Optional[float]
-    """Standard error."""
-    ci: Optional[Tuple[float, float]]
-    """Percentile interval over the bootstrap draws."""
-
-
-@dataclass(frozen=True, repr=False)
-class TrackFit(Result):
-    """One track's fit and its compute-optimal allocations. Rust:
-    ``scalinglaws::analysis::tracks::TrackFit``.
-    """
-
-    track: str
-    """The track's label."""
-    rows: int
-    """Rows of the track."""
-    params: List[TrackParam]
-    """The track's parameters, in the law's order."""
-    objective: float
-    """The track's share of the objective."""
-    converged: bool
-    """Whether the fit converged."""
-    warnings: List[str]
-    """Warnings, worded for Python."""
-    allocations: List[Allocation]
-    """Compute-optimal allocation at each budget (empty when the law has no N and D)."""
-    prediction_intervals: Optional[IntervalNote]
-    """What the allocations' prediction intervals (``pi``, ``pi_fit``) are."""
-
-
-@dataclass(frozen=True, repr=False)
-class TrackEstimate(Result):
-    """A value with its percentile interval over the draws (None without a bootstrap, or when the
-    value does not exist, e.g. a loss one track never reaches). Rust:
-    ``scalinglaws::analysis::tracks::Estimate``.
-    """
-
-    value: Optional[float]
-    ci: Optional[Tuple[float, float]]
-    """Percentile interval over the paired draws."""
-
-
-@dataclass(frozen=True, repr=False)
-class BudgetComparison(Result):
-    """Track B against the baseline A at one budget. Rust:
-    ``scalinglaws::analysis::tracks::BudgetComparison``.
-    """
-
-    budget: float
-    """The compute budget C (FLOPs)."""
-    loss_baseline: float
-    """L*_A(C), the baseline's compute-optimal loss."""
-    loss_track: float
-    """L*_B(C), the track's."""
-    gap: TrackEstimate
-    """L*_B(C) − L*_A(C)."""
-    multiplier: TrackEstimate
-    """C_A(L*_B(C)) / C: the compute A needs to match B at C, per unit of C."""
-    track_needs: TrackEstimate
-    """C_B(L*_A(C)) / C: the compute B needs to match A at C, per unit of C."""
-    p_track_better: Optional[float]
-    """Share of paired draws with L*_B(C) < L*_A(C)."""
-
-
-@dataclass(frozen=True, repr=False)
-class CellWins(Result):
-    """Cells run in both tracks, by which reached the lower loss. Rust:
-    ``scalinglaws::analysis::tracks::CellWins``.
-    """
-
-    shared: int
-    """Cells (N, D) run in both tracks."""
-    track_wins: int
-    baseline_wins: int
-    ties: int
-    """Cells within ``cell_tolerance`` of each other."""
-
-
-@dataclass(frozen=True, repr=False)
-class PairComparison(Result):
-    """One track against the baseline. Rust: ``scalinglaws::analysis::tracks::PairComparison``."""
-
-    baseline: str
-    """The baseline's label."""
-    track: str
-    """The track's label."""
-    differences: List[Tuple[str, TrackEstimate]]
-    """B − A for every parameter that is not shared."""
-    budgets: List[BudgetComparison]
-    """The comparison at each budget."""
-    crossover: Optional[float]
-    """The budget where the compute-optimal losses cross, between 1e15 and 1e30 FLOPs."""
-    cells: CellWins
-    """Paired cells, by which track won."""
-
-
-@dataclass(frozen=True, repr=False)
-class TrackComparison(Result):
-    """The recipe comparison (what :func:`scalinglaws.compare` returns): every track's fit and each
-    track against the baseline. Rust: ``scalinglaws::analysis::tracks::TrackComparison``.
-    """
-
-    law: str
-    """The law's name (or formula)."""
-    shared: List[str]
-    """Parameters shared between the tracks (``shared=``)."""
-    tracks: List[TrackFit]
-    """Every track's fit, the baseline first."""
-    pairs: List[PairComparison]
-    """Each other track against the baseline."""
-    bootstrap: int
-    """Replicates asked for, and paired draws every quantity's interval comes from."""
-    draws: int
-    level: float
-    """The intervals' level (e.g. 0.95)."""
-    notes: List[str]
-    """Notes on the comparison (what was left out, and why)."""
+    # The allocation's quantities first (the generated class's fields are sorted by name).
+    _COLUMNS = ("budget", "N", "D", "tokens_per_param", "loss", "total_params", "training_flops",
+                "inference_flops")
 
     def to_frame(self) -> Any:
-        """Each track against the baseline at each budget, as a pandas DataFrame: the losses, the
-        gap, the compute multipliers (each with ``_low``/``_high``) and the odds of winning."""
-        rows = []
-        for pair in self.pairs:
-            for at in pair.budgets:
-                row: Dict[str, Any] = {"baseline": pair.baseline, "track": pair.track}
-                for name in ("gap", "multiplier", "track_needs"):
-                    estimate: TrackEstimate = getattr(at, name)
-                    row[name] = math.nan if estimate.value is None else estimate.value
-                    row.update(_pairs(name, estimate.ci))
-                rows.append(_row(at, **row))
-        return _frame(rows)
+        """The allocations as a pandas DataFrame, one row each: ``budget``, ``N``, ``D``,
+        ``tokens_per_param`` and ``loss`` first, intervals as ``_low``/``_high`` columns, ``ci``
+        per quantity as ``ci_N_low``, ..."""
+        return _frame([_row_in_order(a, self._COLUMNS) for a in self.allocations])
 
 
 @dataclass(frozen=True, repr=False)
@@ -1140,6 +916,27 @@ class OptimizedSchedule(Result):
         return _frame([{"step": i, "lr": v} for i, v in self.shape])
 
 
+class TracksFrame:
+    """The DataFrame view of a recipe comparison (:class:`TrackComparison`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
+
+    pairs: List[Any]
+
+    def to_frame(self) -> Any:
+        """Each track against the baseline at each budget, as a pandas DataFrame: the losses, the
+        gap, the compute multipliers (each with ``_low``/``_high``) and the odds of winning."""
+        rows = []
+        for pair in self.pairs:
+            for at in pair.budgets:
+                row: Dict[str, Any] = {"baseline": pair.baseline, "track": pair.track}
+                for name in ("gap", "multiplier", "track_needs"):
+                    estimate = getattr(at, name)
+                    row[name] = math.nan if estimate.value is None else estimate.value
+                    row.update(_pairs(name, estimate.ci))
+                rows.append(_row(at, **row))
+        return _frame(rows)
+
+
 class CandidatesFrame:
     """The DataFrame view of a selection's candidates (:class:`Selection`, generated in
     ``_workflows.py``, takes it)."""
@@ -1155,12 +952,7 @@ class CandidatesFrame:
         """The candidates' scores as a pandas DataFrame, one row each: the label, formula and
         scores first, then the weight and calibration, ``params_NAME`` columns holding their
         fitted parameters, and ``error``."""
-        rows = []
-        for candidate in self.candidates:
-            row = _row(candidate)
-            first = {name: row.pop(name) for name in self._COLUMNS if name in row}
-            rows.append({**first, **row})
-        return _frame(rows)
+        return _frame([_row_in_order(c, self._COLUMNS) for c in self.candidates])
 
 
 class SelectedPredictionsFrame:
@@ -1516,4 +1308,4 @@ class GroupFits:
 
 # The generated workflows' results that the classes above name (a schedule comparison's curves
 # are `schedule_predict`'s documents); imported last, as `_workflows.py` builds on this module.
-from ._workflows import CooldownPoint, SchedulePrediction  # noqa: E402
+from ._workflows import Allocation, CooldownPoint, IntervalNote, SchedulePrediction  # noqa: E402

@@ -11,7 +11,6 @@ __all__ = [
     "__version__",
     "caveat_lines",
     "check_fit",
-    "compare",
     "design",
     "fit",
     "fit_caveats",
@@ -72,7 +71,6 @@ def run_workflow(input: Any, name: str, spec_json: str) -> Tuple[str, str]: ...
 def design(
     data: Optional[Dict[str, Any]], request_json: str
 ) -> Tuple[str, List[str], str]: ...
-def compare(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def plot_fit(
     kind: str, fit_json: str, path: str, request_json: str, data_json: Optional[str] = None
 ) -> None: ...

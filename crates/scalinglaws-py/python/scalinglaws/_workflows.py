@@ -31,6 +31,7 @@ from ._results import (
     ScheduleFit,
     SelectedPredictionsFrame,
     SplitsFrame,
+    TracksFrame,
     _fit_json,
 )
 
@@ -45,14 +46,19 @@ __all__ = [
     "isoflop",
     "compare_laws",
     "select",
+    "compare",
+    "Allocation",
+    "AllocationReference",
     "Backtest",
     "BacktestMetrics",
     "BacktestPoint",
     "BacktestSplit",
     "BootstrapBand",
     "BootstrapCalibration",
+    "BudgetComparison",
     "BudgetPrediction",
     "CandidateScore",
+    "CellWins",
     "CooldownPoint",
     "CooldownStudy",
     "Coverage",
@@ -75,6 +81,7 @@ __all__ = [
     "FullPrediction",
     "HeldOutBudget",
     "HeldOutScore",
+    "IntervalNote",
     "Isoflop",
     "IsoflopAnalysis",
     "IsoflopBacktest",
@@ -108,6 +115,7 @@ __all__ = [
     "LrReference",
     "MethodChoice",
     "NestedTest",
+    "PairComparison",
     "ParameterReach",
     "PowerLaw",
     "ProfileCalibration",
@@ -129,9 +137,81 @@ __all__ = [
     "SweptColumn",
     "TaskDiagnosis",
     "TaskForecast",
+    "TrackComparison",
+    "TrackEstimate",
+    "TrackFit",
+    "TrackParam",
     "IsoflopCandidate",
     "IsoflopGroupResult",
 ]
+
+
+@dataclass(frozen=True, repr=False)
+class Allocation(Result):
+    """The compute-optimal point at one budget (or the cheapest point at one target loss)."""
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
+    budget: float
+    """The compute spent: training FLOPs, plus inference FLOPs 2·N·T when inference tokens
+    are given.
+    """
+    loss: float
+    """The law's loss there."""
+    tokens_per_param: float
+    """D / N."""
+    binding: Optional[str]
+    """The cap that holds the allocation at its bound (``max_params``, ``max_active`` or
+    ``max_tokens``), if any.
+    """
+    calibrated: bool
+    """Whether the interval is calibrated beyond the data."""
+    chosen: Dict[str, float]
+    """The value chosen for each held variable that was given several."""
+    ci: Dict[str, Tuple[float, float]]
+    """Percentile intervals from bootstrap draws: ``N``, ``D``, ``tokens_per_param``, ``loss``,
+    ``budget`` (``loss``: of the law's mean at the optimum, a confidence interval).
+    """
+    distance_decades: Optional[float]
+    """Signed decades from the fitted range in the law's own scale (with a calibration):
+    beyond the largest fitted run (> 0), below the smallest (< 0), inside (0).
+    """
+    inference_flops: Optional[float]
+    """Inference FLOPs 2·N·T, when inference tokens are given."""
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval of a new run's loss at (N, D), from the fit: calibrated beyond the
+    data when ``calibrated`` (see ``uncertainty::calibration``), else the fit's own.
+    """
+    pi_fit: Optional[Tuple[float, float]]
+    """The fit's own prediction interval there (parameters plus residual scatter)."""
+    reference: Optional[AllocationReference]
+    """For a target loss with inference tokens: the inference-blind optimum at that loss."""
+    regime: Optional[Literal["inside", "prior", "blended", "own", "backtests"]]
+    """How ``pi`` was made (with a calibration): inside the data, or beyond it by the prior,
+    the fit's own backtests, or both.
+    """
+    total_params: Optional[float]
+    """Total parameters, when a formula for them is given."""
+    training_flops: Optional[float]
+    """Training and inference FLOPs, when inference tokens are given."""
+
+
+@dataclass(frozen=True, repr=False)
+class AllocationReference(Result):
+    """The allocation that ignores inference (minimum training compute for the loss), and what
+    the inference-aware one saves over the run's life relative to it.
+    """
+
+    D: float
+    """Training tokens D."""
+    N: float
+    """Model parameters N."""
+    budget: float
+    """Its lifetime compute (training + inference at the same T)."""
+    savings: float
+    """1 − budget(inference-aware) / budget(reference)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -300,6 +380,26 @@ class BootstrapCalibration(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class BudgetComparison(Result):
+    """Track B against the baseline A at one budget."""
+
+    budget: float
+    """The compute budget C (FLOPs)."""
+    gap: TrackEstimate
+    """L*_B(C) − L*_A(C)."""
+    loss_baseline: float
+    """L*_A(C), the baseline's compute-optimal loss."""
+    loss_track: float
+    """L*_B(C), the track's."""
+    multiplier: TrackEstimate
+    """C_A(L*_B(C)) / C: the compute A needs to match B at C, per unit of C."""
+    track_needs: TrackEstimate
+    """C_B(L*_A(C)) / C: the compute B needs to match A at C, per unit of C."""
+    p_track_better: Optional[float]
+    """Share of paired draws with L*_B(C) < L*_A(C)."""
+
+
+@dataclass(frozen=True, repr=False)
 class BudgetPrediction(Result):
     """A prediction at one new budget."""
 
@@ -355,6 +455,20 @@ class CandidateScore(Result):
     """The standard error of the score over the rolling origins (the best candidate's)."""
     tau_per_decade: Optional[float]
     """The calibration's widening per decade beyond the data."""
+
+
+@dataclass(frozen=True, repr=False)
+class CellWins(Result):
+    """Cells run in both tracks, by which reached the lower loss."""
+
+    baseline_wins: int
+    """Cells where the baseline reached the lower loss."""
+    shared: int
+    """Cells (N, D) run in both tracks."""
+    ties: int
+    """Cells within the cell tolerance of each other."""
+    track_wins: int
+    """Cells where the track reached the lower loss."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -762,6 +876,31 @@ class HeldOutScore(Result):
     """Unit-weighted mean relative width (hi − lo)/ŷ of the prediction intervals."""
     rmse: Optional[float]
     """Unit-weighted root mean squared error in the fitted space (None as ``are_mean``)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IntervalNote(Result):
+    """What a command's prediction intervals are, for its output: their level, where the fit's
+    own intervals come from, and whether (by which method) they were calibrated beyond the data,
+    or why not.
+    """
+
+    calibrated: bool
+    """Whether ``pi`` is widened beyond the data by a calibration."""
+    description: str
+    """One sentence: the calibration described (``Calibration::describe``), or why there is
+    no calibration.
+    """
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    source: Literal["bootstrap", "delta", "none"]
+    """Where the fit's own intervals (``ci``, ``pi_fit``) come from."""
+    by: Optional[str]
+    """The column scale is measured by."""
+    method: Optional[str]
+    """The calibration's method and scale column (None: the fit carries no calibration)."""
+    reason: Optional[str]
+    """Why ``pi`` is not calibrated, when it is not."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1405,6 +1544,24 @@ class NestedTest(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class PairComparison(Result):
+    """One track against the baseline."""
+
+    baseline: str
+    """The baseline's label."""
+    budgets: List[BudgetComparison]
+    """The comparison at each budget."""
+    cells: CellWins
+    """Paired cells, by which track won."""
+    differences: List[Tuple[str, TrackEstimate]]
+    """B − A for every parameter that is not shared."""
+    track: str
+    """The track's label."""
+    crossover: Optional[float]
+    """The budget where the compute-optimal losses cross, between 1e15 and 1e30 FLOPs."""
+
+
+@dataclass(frozen=True, repr=False)
 class ParameterReach(Result):
     """How far one parameter reaches inside the region."""
 
@@ -1815,6 +1972,82 @@ class TaskForecast(Result):
     """The pooled trajectory model's forecast."""
     two_stage: Optional[DownstreamForecast]
     """The two-stage chain's forecast (needs a loss)."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackComparison(TracksFrame, Result):
+    """A recipe comparison (what ``compare`` returns): the track column, with every track's fit and
+    each track against the baseline.
+    """
+
+    bootstrap: int
+    """Bootstrap replicates asked for."""
+    draws: int
+    """Paired draws every quantity's interval comes from."""
+    law: str
+    """The law's name (or formula)."""
+    level: float
+    """The intervals' level (e.g. 0.95)."""
+    pairs: List[PairComparison]
+    """Each other track against the baseline."""
+    shared: List[str]
+    """Parameters shared between the tracks."""
+    track: str
+    """The column naming each run's track."""
+    tracks: List[TrackFit]
+    """Every track's fit, the baseline first."""
+    notes: List[str]
+    """Notes on the comparison (what was left out, and why)."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackEstimate(Result):
+    """A value with its percentile interval over the draws (None without a bootstrap, or when
+    the value does not exist, e.g. a loss one track never reaches).
+    """
+
+    ci: Optional[Tuple[float, float]]
+    """Percentile interval over the paired draws."""
+    value: Optional[float]
+    """The value (None when it does not exist)."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackFit(Result):
+    """One track's fit and its compute-optimal allocations."""
+
+    converged: bool
+    """Whether the fit converged."""
+    objective: float
+    """The track's share of the objective."""
+    params: List[TrackParam]
+    """The track's parameters, in the law's order."""
+    rows: int
+    """Rows of the track."""
+    track: str
+    """The track's label."""
+    allocations: List[Allocation]
+    """Compute-optimal allocation at each budget (empty when the law has no N and D)."""
+    prediction_intervals: Optional[IntervalNote]
+    """What the allocations' prediction intervals (``pi``, ``pi_fit``) are."""
+    warnings: List[str]
+    """The fit's warnings."""
+
+
+@dataclass(frozen=True, repr=False)
+class TrackParam(Result):
+    """A parameter of one track, with its interval."""
+
+    name: str
+    """The parameter's name."""
+    shared: bool
+    """Whether the parameter is shared by every track (a joint fit)."""
+    value: float
+    """Its value in this track."""
+    ci: Optional[Tuple[float, float]]
+    """Percentile interval over the bootstrap draws."""
+    stderr: Optional[float]
+    """Standard error."""
 
 
 IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]
@@ -2710,6 +2943,121 @@ def select(
             data,
             delimiter,
             "select",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def compare(
+    data: DataLike,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    target: str,
+    track: str,
+    baseline: Optional[str] = None,
+    bootstrap: Count = 0,
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    budget: Optional[Union[float, Sequence[float]]] = None,
+    by: Optional[str] = None,
+    calibrate: bool = True,
+    cell_tolerance: float = 0.001,
+    derive: Optional[Mapping[str, str]] = None,
+    f_scale: float = 0.001,
+    fix: Optional[Mapping[str, float]] = None,
+    flops: str = "6*N*D",
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    seed: Count = 0,
+    set: Optional[Mapping[str, Union[float, Sequence[float]]]] = None,
+    shared: Optional[Sequence[str]] = None,
+    space: Optional[str] = None,
+    threads: Optional[Count] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> TrackComparison:
+    """Fits every track (recipe) of the runs with one law, separately or with parameters shared,
+    and says which wins at which budget and by what compute multiplier. The same document as the
+    command line's ``--json``.
+
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
+    - ``track``: The column naming each run's track (recipe).
+    - ``baseline``: The track the others are compared with (None: the first in the data).
+    - ``bootstrap``: Bootstrap replicates, resampling within tracks (0: no intervals on the gaps
+      and multipliers).
+    - ``bounds``: Bounds of parameters: {name: (low, high)}, None for no bound on that side.
+    - ``budget``: Budgets in FLOPs at which the tracks are compared: one or several.
+    - ``by``: The column that orders scale for the calibration (None: ``C``, else 6·N·D).
+    - ``calibrate``: Calibrate each track's prediction intervals beyond the data by
+      rolling-origin backtests of its fit (false: each fit's own).
+    - ``cell_tolerance``: Runs whose law variables agree within this relative tolerance share a
+      cell (for the paired wins).
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``fix``: Parameters held at given values: {name: value}.
+    - ``flops``: The FLOPs formula of N and D.
+    - ``formula``: A law as a formula of columns and parameters (``E + A*N^-alpha``).
+    - ``grid``: Start values of parameters for the global search: {name: [values]}.
+    - ``law``: A built-in law (``chinchilla``, ``bnsl:2``; see ``laws``): exactly one of law and
+      formula.
+    - ``level``: Level of the intervals.
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``seed``: Seed of every random step (the fit itself is deterministic).
+    - ``set``: The law's other variables held for the allocations: {name: value or values}
+      (several: optimised over).
+    - ``shared``: Parameters common to every track, as a list (none: every track fitted
+      separately).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
+    - ``threads``: Worker threads (None: every core, up to the cap).
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "target": target,
+        "track": track,
+        "baseline": baseline,
+        "bootstrap": bootstrap,
+        "bounds": bounds,
+        "budget": budget,
+        "by": by,
+        "calibrate": calibrate,
+        "cell_tolerance": cell_tolerance,
+        "derive": derive,
+        "f_scale": f_scale,
+        "fix": fix,
+        "flops": flops,
+        "formula": formula,
+        "grid": grid,
+        "law": law,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "seed": seed,
+        "set": set,
+        "shared": shared,
+        "space": space,
+        "threads": threads,
+        "weights": weights,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    return TrackComparison._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "compare",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

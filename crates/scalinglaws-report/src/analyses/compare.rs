@@ -6,20 +6,15 @@ use std::fmt::Write as _;
 
 use scalinglaws::analysis::tracks::{Estimate, PairComparison, TrackComparison};
 use scalinglaws::uncertainty::calibration::regime_name;
+use scalinglaws::workflow::compare::CompareResult;
 
 use crate::analyses::optimal::{interval, prediction_note};
 use crate::text::{columns, level_percent, number};
 
-/// A comparison of tracks with the column that named them (`--track`).
-pub struct CompareReport<'a> {
-    pub result: &'a TrackComparison,
-    pub track: &'a str,
-}
-
-impl crate::Report for CompareReport<'_> {
-    type Json = TrackComparison;
-    fn json_value(&self) -> &TrackComparison {
-        self.result
+impl crate::Report for CompareResult {
+    type Json = Self;
+    fn json_value(&self) -> &Self {
+        self
     }
     fn text(&self, wording: &dyn Wording) -> String {
         render(self, wording)
@@ -45,8 +40,8 @@ fn estimate(e: &Estimate, digits: usize) -> String {
     }
 }
 
-fn render(report: &CompareReport, wording: &dyn Wording) -> String {
-    let result = report.result;
+fn render(report: &CompareResult, wording: &dyn Wording) -> String {
+    let result = &report.comparison;
     let mut out = String::new();
     let tracks: Vec<String> = result
         .tracks

@@ -6,7 +6,6 @@ use crate::analysis::design::DesignResult;
 use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
 use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
-use crate::analysis::tracks::TrackComparison;
 use crate::document::Document;
 use crate::fit::FitResult;
 use crate::job::predict::Predictions;
@@ -43,7 +42,6 @@ macro_rules! documents {
 documents! {
     Predictions => "predict",
     Frontier => "optimal",
-    TrackComparison => "compare",
     DesignResult => "design",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",

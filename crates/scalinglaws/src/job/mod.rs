@@ -15,13 +15,11 @@
 //!   bootstrap draws and level);
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
 //!   backtest), computed so that the report crate only draws;
-//! - [`compare`], [`schedule`]: the analyses of run logs and sweeps (recipe tracks, loss
-//!   curves under schedules);
+//! - [`schedule`]: the analyses of loss curves under learning-rate schedules;
 //! - [`candidates`]: laws weighed against each other ([`CandidateSpec`] read and built
 //!   against the data once, for the `select` and `compare_laws` workflows).
 
 pub mod candidates;
-pub mod compare;
 pub mod design;
 pub mod documents;
 pub mod fit;

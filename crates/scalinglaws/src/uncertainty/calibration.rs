@@ -72,8 +72,9 @@ impl Default for CalibrationOptions {
 /// What a command's prediction intervals are, for its output: their level, where the fit's
 /// own intervals come from, and whether (by which method) they were calibrated beyond the data,
 /// or why not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalNote {
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
     /// Where the fit's own intervals (`ci`, `pi_fit`) come from.
     pub source: IntervalSource,
@@ -82,12 +83,14 @@ pub struct IntervalNote {
     /// The calibration's method and scale column (None: the fit carries no calibration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// The column scale is measured by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     /// Why `pi` is not calibrated, when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// One sentence: [`Calibration::describe`], or why there is no calibration.
+    /// One sentence: the calibration described (`Calibration::describe`), or why there is
+    /// no calibration.
     pub description: String,
 }
 

@@ -9,6 +9,7 @@
 //! file plus one line of the list. The older analyses of `job/` move here one by one (issue 49).
 
 pub mod backtest;
+pub mod compare;
 pub mod compare_laws;
 pub mod cooldown_study;
 pub mod downstream;
@@ -163,6 +164,7 @@ macro_rules! for_each_workflow {
             isoflop => $crate::workflow::isoflop::IsoflopWorkflow,
             compare_laws => $crate::workflow::compare_laws::CompareLawsWorkflow,
             select => $crate::workflow::select::SelectWorkflow,
+            compare => $crate::workflow::compare::CompareWorkflow,
         }
     };
 }

@@ -102,6 +102,7 @@ from ._results import (
     ScheduleFit,
     SelectedPredictionsFrame,
     SplitsFrame,
+    TracksFrame,
     _fit_json,
 )
 "#;
@@ -120,6 +121,7 @@ const BASES: &[(&str, &str)] = &[
     ("LawComparison", "LawsFrame"),
     ("Selection", "CandidatesFrame"),
     ("SelectionResult", "SelectedPredictionsFrame"),
+    ("TrackComparison", "TracksFrame"),
 ];
 
 /// A generated class: the class it extends (a tagged variant's content), and its text.

@@ -58,16 +58,20 @@ use roles::{Goal, Limits, Roles, LOG_D_RANGE, WIDEST_LOG_N};
 use search::{allocation_at, Unsolved};
 
 /// The compute-optimal point at one budget (or the cheapest point at one target loss).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Allocation {
     /// The compute spent: training FLOPs, plus inference FLOPs 2·N·T when inference tokens
     /// are given.
     pub budget: f64,
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
+    /// D / N.
     pub tokens_per_param: f64,
+    /// The law's loss there.
     pub loss: f64,
     /// Total parameters, when a formula for them is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,6 +79,7 @@ pub struct Allocation {
     /// Training and inference FLOPs, when inference tokens are given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training_flops: Option<f64>,
+    /// Inference FLOPs 2·N·T, when inference tokens are given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inference_flops: Option<f64>,
     /// The value chosen for each held variable that was given several.
@@ -92,15 +97,17 @@ pub struct Allocation {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ci: BTreeMap<String, [f64; 2]>,
     /// Prediction interval of a new run's loss at (N, D), from the fit: calibrated beyond the
-    /// data when `calibrated` (see [`crate::uncertainty::calibration`]), else the fit's own.
+    /// data when `calibrated` (see `uncertainty::calibration`), else the fit's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pi: Option<[f64; 2]>,
     /// The fit's own prediction interval there (parameters plus residual scatter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pi_fit: Option<[f64; 2]>,
+    /// Whether the interval is calibrated beyond the data.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub calibrated: bool,
-    /// Signed decades from the fitted range in the law's own scale (with a calibration).
+    /// Signed decades from the fitted range in the law's own scale (with a calibration):
+    /// beyond the largest fitted run (> 0), below the smallest (< 0), inside (0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distance_decades: Option<f64>,
     /// How `pi` was made (with a calibration): inside the data, or beyond it by the prior,
@@ -111,10 +118,13 @@ pub struct Allocation {
 
 /// The allocation that ignores inference (minimum training compute for the loss), and what
 /// the inference-aware one saves over the run's life relative to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "AllocationReference")]
 pub struct Reference {
+    /// Model parameters N.
     #[serde(rename = "N")]
     pub n: f64,
+    /// Training tokens D.
     #[serde(rename = "D")]
     pub d: f64,
     /// Its lifetime compute (training + inference at the same T).

@@ -98,25 +98,36 @@ pub struct TrackCalibration {
 }
 
 /// A parameter of one track, with its interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrackParam {
+    /// The parameter's name.
     pub name: String,
+    /// Its value in this track.
     pub value: f64,
+    /// Whether the parameter is shared by every track (a joint fit).
     pub shared: bool,
+    /// Standard error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<f64>,
+    /// Percentile interval over the bootstrap draws.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<[f64; 2]>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One track's fit and its compute-optimal allocations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrackFit {
+    /// The track's label.
     pub track: String,
+    /// Rows of the track.
     pub rows: usize,
+    /// The track's parameters, in the law's order.
     pub params: Vec<TrackParam>,
     /// The track's share of the objective.
     pub objective: f64,
+    /// Whether the fit converged.
     pub converged: bool,
+    /// The fit's warnings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Compute-optimal allocation at each budget (empty when the law has no N and D).
@@ -129,18 +140,24 @@ pub struct TrackFit {
 
 /// A value with its percentile interval over the draws (None without a bootstrap, or when
 /// the value does not exist, e.g. a loss one track never reaches).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "TrackEstimate")]
 pub struct Estimate {
+    /// The value (None when it does not exist).
     pub value: Option<f64>,
+    /// Percentile interval over the paired draws.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<[f64; 2]>,
 }
 
 /// Track B against the baseline A at one budget.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BudgetComparison {
+    /// The compute budget C (FLOPs).
     pub budget: f64,
+    /// L*_A(C), the baseline's compute-optimal loss.
     pub loss_baseline: f64,
+    /// L*_B(C), the track's.
     pub loss_track: f64,
     /// L*_B(C) − L*_A(C).
     pub gap: Estimate,
@@ -154,37 +171,54 @@ pub struct BudgetComparison {
 }
 
 /// Cells run in both tracks, by which reached the lower loss.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CellWins {
+    /// Cells (N, D) run in both tracks.
     pub shared: usize,
+    /// Cells where the track reached the lower loss.
     pub track_wins: usize,
+    /// Cells where the baseline reached the lower loss.
     pub baseline_wins: usize,
+    /// Cells within the cell tolerance of each other.
     pub ties: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One track against the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairComparison {
+    /// The baseline's label.
     pub baseline: String,
+    /// The track's label.
     pub track: String,
     /// B − A for every parameter that is not shared.
     pub differences: Vec<(String, Estimate)>,
+    /// The comparison at each budget.
     pub budgets: Vec<BudgetComparison>,
     /// The budget where the compute-optimal losses cross, between 1e15 and 1e30 FLOPs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crossover: Option<f64>,
+    /// Paired cells, by which track won.
     pub cells: CellWins,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Every track's fit and each track against the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrackComparison {
+    /// The law's name (or formula).
     pub law: String,
+    /// Parameters shared between the tracks.
     pub shared: Vec<String>,
+    /// Every track's fit, the baseline first.
     pub tracks: Vec<TrackFit>,
+    /// Each other track against the baseline.
     pub pairs: Vec<PairComparison>,
-    /// Replicates asked for, and paired draws every quantity's interval comes from.
+    /// Bootstrap replicates asked for.
     pub bootstrap: usize,
+    /// Paired draws every quantity's interval comes from.
     pub draws: usize,
+    /// The intervals' level (e.g. 0.95).
     pub level: f64,
+    /// Notes on the comparison (what was left out, and why).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
@@ -335,6 +369,21 @@ fn check_held_names(law: &Law, held: &BTreeMap<String, Vec<f64>>) -> Result<()> 
     }
 }
 
+/// The comparison's settings that need no data: the level, and the cell tolerance in (0, 1).
+pub fn check_settings(level: f64, cell_tolerance: f64) -> Result<()> {
+    crate::uncertainty::check_level(level)?;
+    if !(cell_tolerance > 0.0 && cell_tolerance < 1.0) {
+        return Err(Error::setting(
+            Setting::CellTolerance,
+            text![
+                Setting::CellTolerance.number(cell_tolerance),
+                ": give a relative tolerance in (0, 1), e.g. 1e-3"
+            ],
+        ));
+    }
+    Ok(())
+}
+
 fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()> {
     if tracks.len() < 2 {
         return Err(Error::settings(format!(
@@ -365,16 +414,7 @@ fn validate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<()>
             "every parameter is shared: the tracks would be one law; leave at least one parameter per track",
         ));
     }
-    crate::uncertainty::check_level(settings.level)?;
-    if !(settings.cell_tolerance > 0.0 && settings.cell_tolerance < 1.0) {
-        return Err(Error::setting(
-            Setting::CellTolerance,
-            text![
-                Setting::CellTolerance.number(settings.cell_tolerance),
-                ": give a relative tolerance in (0, 1), e.g. 1e-3"
-            ],
-        ));
-    }
+    check_settings(settings.level, settings.cell_tolerance)?;
     check_held_names(law, &settings.allocation.held)?;
     let per_track = law
         .params
