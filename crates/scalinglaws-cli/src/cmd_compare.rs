@@ -86,12 +86,7 @@ pub fn spec(args: CompareArgs) -> Result<(Io, CompareSpec)> {
     let data = recipe(args.data)?;
     let job = CompareJob {
         track: args.track.trim().to_string(),
-        shared: args
-            .shared
-            .iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        shared: args.shared.iter().map(|s| s.trim().to_string()).collect(),
         baseline: args.baseline.map(|b| b.trim().to_string()),
         budgets: budget_values(&args.budgets)?,
         grid: false,

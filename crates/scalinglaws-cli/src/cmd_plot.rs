@@ -154,7 +154,7 @@ fn tracks((io, spec): &(Io, CompareSpec)) -> Result<Page> {
     let table = input::read(&io.path, io.delimiter, &spec.recipe)?;
     let compared = spec.run(&table)?;
     let result = CompareResult {
-        track: spec.job.track.clone(),
+        track: Some(spec.job.track.clone()),
         comparison: compared.comparison,
     };
     save_json(io.json.as_ref(), &result)?;

@@ -249,12 +249,18 @@ def test_compare_writes_the_commands_document_and_checks_before_reading(
     assert str(result) == shown
     assert isinstance(result.tracks[0].allocations[0], sl.Allocation)
     assert len(result.to_frame()) == 2
+    # A document saved before it named its track column still reads.
+    older = result.to_dict()
+    del older["track"]
+    assert sl.TrackComparison.from_dict(older).track is None
     # The rules between keywords are the library's, checked before the data are read.
     missing = tmp_path / "absent.csv"
     with pytest.raises(sl.SettingsError, match="by=.*calibrate=False"):
         sl.compare(missing, "chinchilla", target="loss", track="recipe", calibrate=False, by="C")
     with pytest.raises(sl.SettingsError, match="cell_tolerance=2"):
         sl.compare(missing, "chinchilla", target="loss", track="recipe", cell_tolerance=2.0)
+    with pytest.raises(sl.SettingsError, match="shared: a name is empty"):
+        sl.compare(missing, "chinchilla", target="loss", track="recipe", shared=["E", ""])
     with pytest.raises(sl.SettingsError, match="family="):
         sl.compare(missing, "chinchilla", target="loss", track="recipe", family="poisson")  # type: ignore[call-arg]
 

@@ -217,9 +217,13 @@ fn compare_without_calibration_says_its_intervals_are_not_calibrated() {
     let output = compare(&["--no-calibration", "--by", "N"])
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "--by conflicts with --no-calibration"
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    // The library's rule, worded for the command line (it was clap's `conflicts_with`).
+    assert!(
+        stderr.contains(
+            "--by N orders scale for the calibration, and --no-calibration turns it off: drop one"
+        ),
+        "{stderr}"
     );
 }

@@ -481,7 +481,7 @@ def fit_options(
     threads: Optional[int],
     stacklevel: int = 5,
 ) -> Dict[str, Any]:
-    """The law and fit settings of a request (shared by fit, compare and backtest);
+    """The law and fit settings of a request (fit and fit_groups);
     ``stacklevel`` points the threads warning at the user's call (5: its caller's caller,
     past the ``@checked`` wrapper)."""
     warn_threads(threads, stacklevel)

@@ -59,7 +59,6 @@ Interval = Tuple[float, float]
 
 CurveLaw = Literal["multi_power", "lr_annealing", "power_area", "fsl"]
 """A loss-curve law of the learning-rate schedule (``schedule_fit(law=...)``)."""
-"""Where a fit's own intervals come from: bootstrap replicates, the delta method, or none."""
 
 
 @dataclass(frozen=True, repr=False)

@@ -466,7 +466,7 @@ class CellWins(Result):
     shared: int
     """Cells (N, D) run in both tracks."""
     ties: int
-    """Cells within the cell tolerance of each other."""
+    """Cells where both tracks reached exactly the same loss."""
     track_wins: int
     """Cells where the track reached the lower loss."""
 
@@ -1992,12 +1992,12 @@ class TrackComparison(TracksFrame, Result):
     """Each other track against the baseline."""
     shared: List[str]
     """Parameters shared between the tracks."""
-    track: str
-    """The column naming each run's track."""
     tracks: List[TrackFit]
     """Every track's fit, the baseline first."""
     notes: List[str]
     """Notes on the comparison (what was left out, and why)."""
+    track: Optional[str]
+    """The column naming each run's track (None in a document written before it was kept)."""
 
 
 @dataclass(frozen=True, repr=False)

@@ -50,10 +50,14 @@ fn render(report: &CompareResult, wording: &dyn Wording) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "[[Tracks]] {} law, {} tracks of '{}': {}",
+        "[[Tracks]] {} law, {} tracks{}: {}",
         result.law,
         result.tracks.len(),
-        report.track,
+        report
+            .track
+            .as_deref()
+            .map(|t| format!(" of '{t}'"))
+            .unwrap_or_default(),
         tracks.join(", ")
     );
     let _ = writeln!(

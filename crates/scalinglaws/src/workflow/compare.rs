@@ -134,6 +134,7 @@ pub struct CompareJob {
     /// Bootstrap replicates (0: none).
     #[serde(default)]
     pub bootstrap: usize,
+    /// Level of the intervals.
     #[serde(default = "default_level")]
     pub level: f64,
     /// Runs whose law variables agree within this relative tolerance share a cell.
@@ -211,9 +212,18 @@ pub struct ComparedTracks {
 }
 
 impl CompareSpec {
-    /// The rules that need no data: the comparison's (see [`CompareJob::check`]); a sweep,
-    /// trials or exposure (which only a Rust caller could set) are refused.
+    /// The rules that need no data: the comparison's (see [`CompareJob::check`]); a family, a
+    /// sweep, trials or exposure (which only a Rust caller could set) are refused.
     pub fn check(&self) -> Result<()> {
+        if self.settings.settings.family.is_some() {
+            return Err(Error::setting(
+                Setting::Family,
+                text![
+                    "compare fits every track under a loss: drop ",
+                    Setting::Family
+                ],
+            ));
+        }
         let why = text!["it fits every track's runs under a loss"];
         super::refuse_unused_recipe(
             &Recipe {
@@ -241,15 +251,21 @@ impl CompareSpec {
 }
 
 impl CompareJob {
-    /// The rules that need no data: a track column, the level and the cell tolerance in
-    /// range, the FLOPs formula, and a scale column only for a calibration.
+    /// The rules that need no data: a track column, no empty shared name, the level and the
+    /// cell tolerance in range, the FLOPs formula, and a scale column only for a calibration.
     pub fn check(&self) -> Result<()> {
         if self.track.is_empty() {
             return Err(Error::setting(
                 Setting::Track,
+                text!["name the column of each run's track by ", Setting::Track],
+            ));
+        }
+        if self.shared.iter().any(|name| name.is_empty()) {
+            return Err(Error::setting(
+                Setting::Shared,
                 text![
-                    "name the column of each run's track: ",
-                    Setting::Track.named()
+                    Setting::Shared.subject(),
+                    ": a name is empty; give the names of the parameters every track shares"
                 ],
             ));
         }
@@ -420,8 +436,9 @@ fn budget_grid(law: &Law, tracks: &[Track], flops: &Flops) -> Result<Vec<f64>> {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[schemars(rename = "TrackComparison")]
 pub struct CompareResult {
-    /// The column naming each run's track.
-    pub track: String,
+    /// The column naming each run's track (None in a document written before it was kept).
+    #[serde(default)]
+    pub track: Option<String>,
     #[serde(flatten)]
     pub comparison: TrackComparison,
 }
@@ -455,7 +472,7 @@ impl Workflow for CompareWorkflow {
         let mut spec = spec.clone();
         ctx.apply(&mut spec.settings.settings);
         Ok(CompareResult {
-            track: spec.job.track.clone(),
+            track: Some(spec.job.track.clone()),
             comparison: spec.run(table)?.comparison,
         })
     }
@@ -504,6 +521,8 @@ mod tests {
         let by = check(r#""calibrate": false, "by": "C""#).unwrap_err();
         assert_eq!(by.key(), Some(Setting::By));
         assert!(by.to_string().contains("drop one"), "{by}");
+        let empty = check(r#""shared": ["E", ""]"#).unwrap_err();
+        assert_eq!(empty.key(), Some(Setting::Shared));
         let twice = spec(&format!(r#"{{{base}, "set": [["U", 1], ["U", 2]]}}"#)).unwrap_err();
         assert_eq!(twice.key(), Some(Setting::Set));
     }

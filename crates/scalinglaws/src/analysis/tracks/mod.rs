@@ -179,7 +179,7 @@ pub struct CellWins {
     pub track_wins: usize,
     /// Cells where the baseline reached the lower loss.
     pub baseline_wins: usize,
-    /// Cells within the cell tolerance of each other.
+    /// Cells where both tracks reached exactly the same loss.
     pub ties: usize,
 }
 
