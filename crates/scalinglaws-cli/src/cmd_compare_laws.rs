@@ -11,8 +11,7 @@ use scalinglaws::workflow::compare_laws::{CompareLawsJob, CompareLawsWorkflow};
 use scalinglaws::workflow::Ctx;
 
 use crate::args::{CandidateArgs, DataArgs, SettingsArgs, SweepArgs};
-use crate::config::{destination, recipe, settings_config, LawSpec};
-use crate::input_error;
+use crate::config::{destination, recipe, refuse_seed, settings_config, LawSpec};
 use crate::workflow::{run as run_workflow, Io};
 
 #[derive(Debug, Args)]
@@ -48,11 +47,7 @@ pub struct CompareLawsArgs {
 }
 
 pub fn run(args: CompareLawsArgs) -> Result<()> {
-    if args.settings.seed.is_some() {
-        return Err(input_error(
-            "compare-laws draws nothing at random; drop --seed",
-        ));
-    }
+    refuse_seed(&args.settings, "compare-laws")?;
     let candidates = LawSpec::candidates(&args.candidates)?;
     let mut data = recipe(args.data)?;
     data.recipe.sweep = args.sweep.columns();

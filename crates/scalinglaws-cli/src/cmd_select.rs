@@ -12,8 +12,7 @@ use scalinglaws::workflow::Ctx;
 
 use crate::args::{CandidateArgs, DataArgs, SettingsArgs, SweepArgs};
 use crate::config::values::named_lists;
-use crate::config::{destination, recipe, settings_config, LawSpec};
-use crate::input_error;
+use crate::config::{destination, recipe, refuse_seed, settings_config, LawSpec};
 use crate::workflow::{run as run_workflow, Io};
 
 #[derive(Debug, Args)]
@@ -62,9 +61,7 @@ pub struct SelectArgs {
 }
 
 pub fn run(args: SelectArgs) -> Result<()> {
-    if args.settings.seed.is_some() {
-        return Err(input_error("select draws nothing at random; drop --seed"));
-    }
+    refuse_seed(&args.settings, "select")?;
     let candidates = LawSpec::candidates(&args.candidates)?;
     let mut data = recipe(args.data)?;
     data.recipe.sweep = args.sweep.columns();

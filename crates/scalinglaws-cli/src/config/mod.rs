@@ -82,6 +82,16 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
     })
 }
 
+/// `--seed` refused by `command`, which draws nothing at random (`compare-laws`, `select`).
+pub fn refuse_seed(args: &SettingsArgs, command: &str) -> Result<()> {
+    match args.seed {
+        None => Ok(()),
+        Some(_) => Err(input_error(format!(
+            "{command} draws nothing at random; drop --seed"
+        ))),
+    }
+}
+
 /// How a law is fitted. `--seed` is no fit setting (the fit is deterministic): each command
 /// takes it from its arguments into the one place its random steps read it (the fit job's
 /// uncertainty settings, the backtest's, the comparison's; 0 when not given), and the
