@@ -2,12 +2,13 @@
 //! `--target`, `--weights`) turned into the library's recipe (`scalinglaws::data::recipe`, which
 //! the Python package shares), and the file read with it (`-`: standard input).
 
+use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use scalinglaws::data::recipe;
-use scalinglaws::data::Dataset;
+use scalinglaws::data::{Column, Dataset};
 
 pub use scalinglaws::data::recipe::{
     constant, constant_list, split_top_level, Derive, Filter, Table,
@@ -58,4 +59,34 @@ pub fn read(path: &Path, delimiter: Option<u8>, recipe: &recipe::Recipe) -> Resu
         Dataset::read(path, delimiter)?
     };
     Ok(Table::prepare(dataset, recipe)?)
+}
+
+/// The runs of `--candidates-file`: each row a candidate, each numeric column a variable (the
+/// law takes the ones it names; text columns, such as a run's name, are left out). The
+/// library checks the values.
+pub fn candidate_runs(path: &Path) -> Result<Vec<BTreeMap<String, f64>>> {
+    if path == Path::new("-") {
+        return Err(input_error(
+            "--candidates-file -: give the candidates as a file (CSV, TSV or JSON Lines)",
+        ));
+    }
+    let dataset = Dataset::read(path, None)
+        .map_err(anyhow::Error::from)
+        .map_err(|e| e.context("--candidates-file"))?;
+    let columns: Vec<(&String, &Vec<f64>)> = dataset
+        .column_names()
+        .iter()
+        .filter_map(|name| match dataset.column(name) {
+            Ok(Column::Numeric(values)) => Some((name, values)),
+            _ => None,
+        })
+        .collect();
+    Ok((0..dataset.n_rows())
+        .map(|row| {
+            columns
+                .iter()
+                .map(|(name, values)| ((*name).clone(), values[row]))
+                .collect()
+        })
+        .collect())
 }

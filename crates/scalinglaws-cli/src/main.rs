@@ -129,7 +129,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Optimal(args) => cmd_optimal::run(&config::optimal_config(*args)?),
         Command::Isoflop(args) => cmd_isoflop::run(*args),
         Command::Downstream(args) => cmd_downstream::run(*args),
-        Command::Design(args) => cmd_design::run(&config::design_config(*args)?),
+        Command::Design(args) => cmd_design::run(*args),
         Command::Backtest(args) => cmd_backtest::run(*args),
         Command::CompareLaws(args) => cmd_compare_laws::run(*args),
         Command::Select(args) => cmd_select::run(*args),

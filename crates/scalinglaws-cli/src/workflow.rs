@@ -18,6 +18,7 @@ use crate::output::{self, Destination};
 /// document goes.
 #[derive(Debug)]
 pub struct Io {
+    /// The input's path (empty: none given, for an input that may be absent).
     pub path: PathBuf,
     pub delimiter: Option<u8>,
     pub json: Option<Destination>,
@@ -32,6 +33,18 @@ impl Load for Table {
     fn load(io: &Io, recipe: Option<&Recipe>) -> Result<Table> {
         let recipe = recipe.ok_or_else(|| anyhow!("a workflow over runs names no recipe"))?;
         input::read(&io.path, io.delimiter, recipe)
+    }
+}
+
+/// The runs when DATA is given (a design before any run reads none); runs given to a spec
+/// that reads none are refused in the library's words.
+impl Load for Option<Table> {
+    fn load(io: &Io, recipe: Option<&Recipe>) -> Result<Option<Table>> {
+        match (io.path.as_os_str().is_empty(), recipe) {
+            (true, _) => Ok(None),
+            (false, None) => Err(scalinglaws::workflow::design::unread_runs().into()),
+            (false, Some(recipe)) => Ok(Some(input::read(&io.path, io.delimiter, recipe)?)),
+        }
     }
 }
 

@@ -13,17 +13,16 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
-//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`, `design`,
+//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`,
 //! `schedule`), `report` (each analysis's
 //! text report, returned beside its document, as the command prints it), `workflows` (the one
-//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, `select`, `compare`, ...), and `lab` (the
+//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, `select`, `compare`, `design`, ...), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
 #![allow(clippy::result_large_err)] // the library's Error, as in the library: rare and cold.
 
 mod data;
-mod design;
 mod errors;
 mod fit;
 mod groups;
@@ -49,9 +48,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_TOLERANCE",
         scalinglaws::analysis::isoflop::DEFAULT_TOLERANCE,
     )?;
-    module.add("DESIGN_PER_DECADE", scalinglaws::job::design::PER_DECADE)?;
-    let [low, high] = scalinglaws::job::design::TOKENS_PER_PARAM;
-    module.add("DESIGN_TOKENS_PER_PARAM", (low, high))?;
     module.add(
         "DEFAULT_CELL_TOLERANCE",
         scalinglaws::analysis::tracks::DEFAULT_CELL_TOLERANCE,
@@ -69,7 +65,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
-    module.add_function(wrap_pyfunction!(design::design, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;

@@ -28,6 +28,18 @@ impl Take for Table {
     }
 }
 
+/// The data when given (a design before any run takes none); data given to a spec that reads
+/// none are refused in the library's words.
+impl Take for Option<Table> {
+    fn take(input: &Bound<'_, PyAny>, recipe: Option<&Recipe>) -> PyResult<Option<Table>> {
+        match (input.is_none(), recipe) {
+            (true, _) => Ok(None),
+            (false, None) => Err(to_py(scalinglaws::workflow::design::unread_runs())),
+            (false, Some(recipe)) => Ok(Some(py(table(input.extract::<Data>()?, recipe))?)),
+        }
+    }
+}
+
 impl Take for ScheduleFit {
     fn take(input: &Bound<'_, PyAny>, _recipe: Option<&Recipe>) -> PyResult<ScheduleFit> {
         py(ScheduleFit::from_json(&input.extract::<String>()?))

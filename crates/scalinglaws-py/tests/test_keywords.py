@@ -76,7 +76,7 @@ CASES: List[Tuple[str, Callable[[], Any], str]] = [
     ("isoflop budget text", lambda: sl.isoflop(ISO, **ISOFLOP, budget="1e22"), "budget"),
     ("isoflop backtest negative", lambda: sl.isoflop(ISO, **ISOFLOP, backtest=-1), "backtest"),
     ("design tokens_per_param one", lambda: sl.design(ISO, **DESIGN, tokens_per_param=(5,)), "tokens_per_param"),
-    ("design tokens_per_param text", lambda: sl.design(ISO, **DESIGN, tokens_per_param="any"), "tokens_per_param"),
+    ("design tokens_per_param text", lambda: sl.design(ISO, **DESIGN, tokens_per_param="all"), "tokens_per_param"),
     ("design runs fraction", lambda: sl.design(ISO, **DESIGN, runs=2.5), "runs"),
     ("design goal number", lambda: sl.design(ISO, **dict(DESIGN, goal=5)), "goal"),
     ("design prior text", lambda: sl.design(law="chinchilla", goal="optimal_loss@1e23", candidates=GRID, prior={"E": "x"}), "prior"),

@@ -265,6 +265,40 @@ def test_compare_writes_the_commands_document_and_checks_before_reading(
         sl.compare(missing, "chinchilla", target="loss", track="recipe", family="poisson")  # type: ignore[call-arg]
 
 
+def test_design_writes_the_commands_document_with_runs_or_before_any(
+    cli: Path, tmp_path: Path
+) -> None:
+    grid = "N=1e8..1e11,D=1e9..1e13"
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "design", str(EXAMPLE), *RECIPE_CLI, "--law", "chinchilla", "--goal",
+         "optimal_loss@1e23", "--candidates", grid, "--spend", "1e21", "--runs", "4",
+         "--draws", "8", "--simulations", "10", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.design(EXAMPLE, "chinchilla", goal="optimal_loss@1e23", candidates=grid,
+                       spend=1e21, runs=4, draws=8, simulations=10, **RECIPE)
+    assert isinstance(result, sl.DesignAnalysis) and isinstance(result.runs[0], sl.PlannedRun)
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(result) == shown
+    assert result.variables == ["N", "D"] and result.fitted_runs is not None
+    assert list(result.to_frame().columns[:3]) == ["N", "D", "cost"]
+    # Before any run: no data, a prior; the document says so.
+    prior = {"E": 1.82, "A": 482.0, "alpha": (0.2, 0.5), "B": 2085.0, "beta": 0.37}
+    before = sl.design(law="chinchilla", prior=prior, noise=0.01, goal="optimal_loss@1e23",
+                       candidates=grid, runs=2, draws=4)
+    assert before.data is None and before.fitted_runs is None and before.simulation is None
+    # The rules between keywords are the library's, checked before the data are read.
+    missing = tmp_path / "absent.csv"
+    with pytest.raises(sl.SettingsError, match="^draws: 0 draws"):
+        sl.design(missing, "chinchilla", goal="optimal_loss@1e23", candidates=grid, draws=0,
+                  **RECIPE)
+    with pytest.raises(sl.SettingsError, match="^noise: -1: give a positive sd"):
+        sl.design(missing, "chinchilla", goal="optimal_loss@1e23", candidates=grid, noise=-1.0,
+                  **RECIPE)
+
+
 def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
     sweep = "examples/lr/sweep.csv"
     columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")

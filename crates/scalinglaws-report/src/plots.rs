@@ -11,9 +11,9 @@ use scalinglaws::analysis::schedule::intervals::CurveBand;
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::fit::{FitData, FitResult, Space};
-use scalinglaws::job::design::DesignOutcome;
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
+use scalinglaws::workflow::design::DesignDocument;
 use scalinglaws::{Error, Law};
 use scalinglaws_plot::inputs::{
     BootstrapPlot, DesignPlot, DownstreamPanel, DownstreamPlot, FitGroup, FitPlot, FrontierPlot,
@@ -582,18 +582,19 @@ pub fn downstream_plot(result: &DownstreamResult) -> DownstreamPlot {
     }
 }
 
-/// The design in the (N, D) plane: every candidate, the runs so far and the runs to launch.
-/// The law must have variables N and D.
-pub fn design_page(outcome: &DesignOutcome) -> Result<Page, Error> {
-    let law = &outcome.law;
-    let (Some(n), Some(d)) = (law.variable_index("N"), law.variable_index("D")) else {
+/// The design in the (N, D) plane: every candidate, the runs so far and the runs to launch
+/// (the points of the run that made `document`). The law must have variables N and D.
+pub fn design_page(document: &DesignDocument) -> Result<Page, Error> {
+    let index = |name: &str| document.variables.iter().position(|v| v == name);
+    let (Some(n), Some(d)) = (index("N"), index("D")) else {
         return Err(Error::settings(format!(
             "the design plot draws tokens D against model size N, and the law's variables are {}",
-            law.variables.join(", ")
+            document.variables.join(", ")
         )));
     };
     let plane = |points: &[Vec<f64>]| points.iter().map(|p| (p[n], p[d])).collect();
-    let result = &outcome.result;
+    let outcome = &document.points;
+    let result = &document.result;
     let chosen: Vec<(f64, f64)> = result
         .runs
         .iter()
@@ -617,7 +618,7 @@ pub fn design_page(outcome: &DesignOutcome) -> Result<Page, Error> {
             result.runs.len(),
             result.candidates
         ),
-        candidates: plane(&outcome.candidates.points),
+        candidates: plane(&outcome.candidates),
         existing: plane(&outcome.existing),
         chosen,
     }))

@@ -49,7 +49,6 @@ pub const KINDS: &[&str] = &[
     "fit",
     "predict",
     "optimal",
-    "design",
     "laws",
     "schedule_fit",
     "schedule_compare",

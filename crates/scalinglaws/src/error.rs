@@ -91,6 +91,8 @@ pub enum Setting {
     Draws,
     Simulations,
     PerDecade,
+    TokensPerParam,
+    MaxCost,
     Sequential,
     Candidates,
     /// The candidate laws of `select` and `compare-laws` by name (one flag each on the
@@ -137,7 +139,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 102] = [
+    pub const ALL: [Setting; 104] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -215,6 +217,8 @@ impl Setting {
         Setting::Draws,
         Setting::Simulations,
         Setting::PerDecade,
+        Setting::TokensPerParam,
+        Setting::MaxCost,
         Setting::Sequential,
         Setting::Candidates,
         Setting::Laws,
@@ -322,6 +326,8 @@ impl Setting {
             Setting::Draws => "draws",
             Setting::Simulations => "simulations",
             Setting::PerDecade => "per_decade",
+            Setting::TokensPerParam => "tokens_per_param",
+            Setting::MaxCost => "max_cost",
             Setting::Sequential => "sequential",
             Setting::Candidates => "candidates",
             Setting::Laws => "laws",

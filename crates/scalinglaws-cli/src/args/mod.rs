@@ -3,7 +3,6 @@
 //! settings). Only clap attributes and doc strings live here; turning arguments into the
 //! library's jobs and configurations is `config/`.
 
-mod design;
 mod fit;
 pub mod names;
 mod optimal;
@@ -19,7 +18,6 @@ use clap::{Args, Parser, Subcommand};
 pub use self::names::ReportFormat;
 use self::names::{CovarianceKind, Loss, ResidualSpace};
 
-pub use self::design::DesignArgs;
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::optimal::OptimalArgs;
 pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
@@ -71,7 +69,7 @@ pub enum Command {
         mut_arg("data", |a| a.required(false)),
         mut_arg("target", |a| a.required(false))
     )]
-    Design(Box<DesignArgs>),
+    Design(Box<crate::cmd_design::DesignArgs>),
     /// Fit on the smaller scales, predict the held-out larger ones, and score the errors and
     /// the coverage of the prediction intervals.
     Backtest(Box<crate::cmd_backtest::BacktestArgs>),
@@ -121,7 +119,7 @@ pub struct LawsArgs {
 
 /// Where the runs come from and which columns feed the law (shared by every command that
 /// reads data).
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct DataArgs {
     /// The runs: .csv, .tsv/.tab, .jsonl/.ndjson or .parquet/.pq (or any delimited text with
     /// --delimiter); '-' reads standard input: CSV (or --delimiter), Parquet when it starts

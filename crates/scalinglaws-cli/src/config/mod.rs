@@ -4,7 +4,6 @@
 //! law choice, fit settings, levels, `--fix`/`--bound`/`--grid`); the files below hold one
 //! command or group each.
 
-mod design;
 mod fit;
 mod law_spec;
 mod optimal;
@@ -25,7 +24,6 @@ use crate::input::{self, Derive, Filter, Recipe};
 use crate::input_error;
 use crate::output::Destination;
 
-pub use self::design::design_config;
 pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
 pub use self::law_spec::LawSpec;
 pub use self::optimal::optimal_config;
@@ -47,17 +45,40 @@ pub fn law_choice(args: LawArgs) -> Result<LawChoice> {
 }
 
 pub fn recipe(args: DataArgs) -> Result<Recipe> {
-    let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
-    // clap requires both, except for `design` with --prior (which does not come here).
-    let (Some(path), Some(target)) = (args.data, args.target) else {
+    // clap requires both, except for `design` (which reads `optional_recipe`).
+    let (Some(_), Some(_)) = (&args.data, &args.target) else {
         return Err(input_error(
             "give the runs (DATA) and the column the law predicts (--target COLUMN)",
         ));
     };
+    let (path, delimiter, recipe) = optional_recipe(args)?;
     Ok(Recipe {
-        path,
+        path: path.unwrap_or_default(),
         delimiter,
-        recipe: scalinglaws::data::recipe::Recipe {
+        recipe,
+    })
+}
+
+/// The data arguments of a command that may read no runs (`design` before any run): the path
+/// (None: none given), the delimiter, and the recipe (its target empty when none is given;
+/// the library says what a workflow needs). A delimiter without DATA is refused.
+pub fn optional_recipe(
+    args: DataArgs,
+) -> Result<(
+    Option<std::path::PathBuf>,
+    Option<u8>,
+    scalinglaws::data::recipe::Recipe,
+)> {
+    let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
+    if delimiter.is_some() && args.data.is_none() {
+        return Err(input_error(
+            "--delimiter reads DATA, and no DATA is given: drop it, or give the runs",
+        ));
+    }
+    Ok((
+        args.data,
+        delimiter,
+        scalinglaws::data::recipe::Recipe {
             maps: args
                 .maps
                 .iter()
@@ -73,13 +94,13 @@ pub fn recipe(args: DataArgs) -> Result<Recipe> {
                 .iter()
                 .map(|text| Filter::parse(text).context("--where"))
                 .collect::<Result<_>>()?,
-            target: target.trim().to_string(),
+            target: args.target.unwrap_or_default().trim().to_string(),
             weights: args.weights.map(|w| w.trim().to_string()),
             trials: None,
             exposure: None,
             sweep: Vec::new(),
         },
-    })
+    ))
 }
 
 /// `--seed` refused by `command`, which draws nothing at random (`compare-laws`, `select`).

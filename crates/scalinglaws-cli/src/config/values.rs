@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 
+use scalinglaws::workflow::design::TOKENS_PER_PARAM;
+
 use super::split_name;
 use crate::input;
 use crate::input_error;
@@ -60,6 +62,27 @@ pub fn held_values(texts: &[String]) -> Result<BTreeMap<String, Vec<f64>>> {
     Ok(named_lists("--set", form, texts)?.into_iter().collect())
 }
 
+/// `--tokens-per-param LOW..HIGH` (None: `any`); the library checks the range.
+pub fn tokens_per_param(text: Option<&str>) -> Result<Option<[f64; 2]>> {
+    let Some(text) = text.map(str::trim) else {
+        return Ok(Some(TOKENS_PER_PARAM));
+    };
+    if text.eq_ignore_ascii_case("any") {
+        return Ok(None);
+    }
+    let bad = || {
+        input_error(format!(
+            "--tokens-per-param '{text}': write LOW..HIGH, two numbers, e.g. 2..500, or any"
+        ))
+    };
+    let (low, high) = text.split_once("..").ok_or_else(bad)?;
+    let number = |s: &str| s.trim().parse::<f64>().ok();
+    match (number(low), number(high)) {
+        (Some(low), Some(high)) => Ok(Some([low, high])),
+        _ => Err(bad()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +120,26 @@ mod tests {
         let at = named_lists("--at", "VAR=VALUE", &texts(&["N=7e10", "D=1e12,2e12"])).unwrap();
         assert_eq!(at[1], ("D".to_string(), vec![1e12, 2e12]));
         assert!(named_lists("--at", "VAR=VALUE", &texts(&["N"])).is_err());
+    }
+
+    /// The help of `--per-decade` and `--tokens-per-param` states these defaults.
+    #[test]
+    fn the_documented_grid_defaults_are_the_library_s() {
+        assert_eq!(scalinglaws::workflow::design::PER_DECADE, 8);
+        assert_eq!(TOKENS_PER_PARAM, [2.0, 500.0]);
+    }
+
+    #[test]
+    fn tokens_per_param_reads_a_range_or_any() {
+        assert_eq!(tokens_per_param(None).unwrap(), Some(TOKENS_PER_PARAM));
+        assert_eq!(tokens_per_param(Some("any")).unwrap(), None);
+        assert_eq!(
+            tokens_per_param(Some(" 10..100 ")).unwrap(),
+            Some([10.0, 100.0])
+        );
+        for bad in ["10", "a..b"] {
+            let message = tokens_per_param(Some(bad)).unwrap_err().to_string();
+            assert!(message.contains("--tokens-per-param"), "{message}");
+        }
     }
 }

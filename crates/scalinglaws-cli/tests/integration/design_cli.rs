@@ -327,7 +327,10 @@ fn a_design_before_any_run_reads_a_prior_instead_of_data() {
         &mut with(&["--sequential", "2"]),
         &["--sequential", "before any run"],
     );
-    fails(&mut with(&["--target", "loss"]), &["--prior", "drop DATA"]);
+    fails(
+        &mut with(&["--target", "loss"]),
+        &["--prior", "drop --target"],
+    );
     fails(&mut with(&["--prior-sd", "0"]), &["--prior-sd"]);
     let mut no_noise = common::scalinglaws();
     no_noise.args(lr_law.iter().filter(|a| !["--noise", "0.005"].contains(a)));
@@ -351,7 +354,10 @@ fn a_design_before_any_run_reads_a_prior_instead_of_data() {
         "--candidates",
         "N=1e7..1e9,D=1e8..1e11",
     ]);
-    fails(&mut neither, &["DATA", "--prior"]);
+    fails(
+        &mut neither,
+        &["their data and --target", "--prior and --noise"],
+    );
     let mut both = with_chinchilla(&["design"]);
     both.args([
         "--goal",
@@ -361,7 +367,25 @@ fn a_design_before_any_run_reads_a_prior_instead_of_data() {
         "--prior",
         "E=1.8",
     ]);
-    fails(&mut both, &["--prior", "drop DATA"]);
+    fails(
+        &mut both,
+        &["--prior", "reads and fits no runs: drop --target, --map"],
+    );
+    // DATA alone (no recipe) is refused by the library's rule for runs given with a prior.
+    let mut data_alone = common::scalinglaws_in_root();
+    data_alone.args(["design", common::CHINCHILLA[1]]).args([
+        "--law",
+        "chinchilla",
+        "--goal",
+        "optimal_loss@1e23",
+        "--candidates",
+        "N=1e8..1e11,D=1e9..1e13",
+        "--prior",
+        "E=1.8",
+        "--noise",
+        "0.01",
+    ]);
+    fails(&mut data_alone, &["--prior", "drop the data"]);
 }
 
 /// Tracks coded in one law (an indicator column): the candidates list the indicator's
@@ -461,5 +485,5 @@ fn a_multiplier_between_tracks_is_a_goal() {
     assert_eq!(result["candidates"], 4);
     let mut bounded = run("multiplier@1e22,track=0:1", grid);
     bounded.args(["--bound", "E=0:5"]);
-    fails(&mut bounded, &["--bound", "fits nothing"]);
+    fails(&mut bounded, &["reads and fits no runs: drop --bound"]);
 }

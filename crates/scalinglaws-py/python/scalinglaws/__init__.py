@@ -17,7 +17,6 @@ dataset as a pandas DataFrame.
 """
 
 from ._analyses import (
-    design,
     fit_groups,
     laws,
     optimal,
@@ -31,7 +30,6 @@ from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
     CooldownRow,
     CooldownTable,
-    DesignAnalysis,
     Exponents,
     FitCaveat,
     Frontier,
@@ -40,17 +38,13 @@ from ._results import (
     LawInfo,
     OptimizeSettings,
     OptimizedSchedule,
-    PlannedRun,
     Result,
-    Round,
     RunScore,
     ScheduleBaseline,
     ScheduleDefaults,
     ScheduleEstimate,
     ScheduleComparison,
     ScheduleFit,
-    SimulationCheck,
-    TargetWidths,
 )
 from ._scalinglaws import __version__
 from ._workflows import *  # noqa: F401,F403 - generated: every workflow and its results
@@ -62,7 +56,6 @@ __all__ = [
     "CooldownRow",
     "CooldownTable",
     "DataError",
-    "DesignAnalysis",
     "Error",
     "Exponents",
     "Fit",
@@ -76,11 +69,9 @@ __all__ = [
     "LawInfo",
     "OptimizeSettings",
     "OptimizedSchedule",
-    "PlannedRun",
     "Plot",
     "Prediction",
     "Result",
-    "Round",
     "RunScore",
     "ScheduleBaseline",
     "ScheduleDefaults",
@@ -88,10 +79,7 @@ __all__ = [
     "ScheduleComparison",
     "ScheduleFit",
     "SettingsError",
-    "SimulationCheck",
-    "TargetWidths",
     "__version__",
-    "design",
     "fit",
     "fit_groups",
     "lab",

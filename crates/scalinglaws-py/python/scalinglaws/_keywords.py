@@ -18,10 +18,23 @@ import inspect
 import numbers
 import os
 import typing
-from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, TypeVar, cast
+from typing import (
+    Annotated,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    cast,
+)
 
 import numpy as np
 
+from ._data import to_data
 from ._errors import SettingsError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -44,6 +57,16 @@ class _NonNegative:
 Count = Annotated[int, _NonNegative()]
 """A whole number ≥ 0: the annotation the generated functions give a Rust ``usize`` (its
 type, which the library's JSON cannot carry below 0, not a range)."""
+
+
+class _AsRows:
+    """The mark of a list of runs that a DataFrame may also give, as its rows."""
+
+
+Rows = Annotated[Sequence[Mapping[str, float]], _AsRows()]
+"""Runs, each a dict of numbers by name, or a pandas or polars DataFrame whose numeric columns
+give them row by row (its text columns, such as a run's name, are left out): the annotation of
+a workflow's setting that lists runs (``design``'s ``candidates``)."""
 
 
 class _Refused(Exception):
@@ -112,7 +135,10 @@ def describe(hint: Any, many: bool = False) -> str:
         return "any values" if many else "any value"
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is Annotated:
-        return describe(args[0], many) + (" ≥ 0" if _counts(hint) else "")
+        mark = " ≥ 0" if _counts(hint) else ""
+        if _marked(hint, _AsRows):
+            mark = " or DataFrames" if many else " or a DataFrame"
+        return describe(args[0], many) + mark
     if origin is typing.Union:
         words = [describe(a, many) for a in args if a is not _NONE and _known(a)]
         return " or ".join(words + (["None"] if _NONE in args else []))
@@ -141,6 +167,8 @@ def _plain(hint: Any, value: Any, path: str) -> Any:
         return _scalar(hint, value, path)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is Annotated:
+        if _marked(hint, _AsRows) and _is_frame(value):
+            value = _frame_rows(value)
         plain = _plain(args[0], value, path)
         if _counts(hint) and plain < 0:
             raise _Refused(path, value, hint)
@@ -232,7 +260,25 @@ def _items(value: Any, path: str, hint: Any) -> List[Any]:
 
 def _counts(hint: Any) -> bool:
     """Whether an ``Annotated`` hint is marked a count (:data:`Count`)."""
-    return any(isinstance(mark, _NonNegative) for mark in getattr(hint, "__metadata__", ()))
+    return _marked(hint, _NonNegative)
+
+
+def _marked(hint: Any, mark: type) -> bool:
+    """Whether an ``Annotated`` hint carries a ``mark``."""
+    return any(isinstance(m, mark) for m in getattr(hint, "__metadata__", ()))
+
+
+def _is_frame(value: Any) -> bool:
+    """Whether ``value`` is a DataFrame (columns by name), not a dict or a list."""
+    return hasattr(value, "columns") and not isinstance(value, collections.abc.Mapping)
+
+
+def _frame_rows(frame: Any) -> List[Dict[str, float]]:
+    """A DataFrame's numeric columns as one dict per row (missing values as NaN, which the
+    library refuses by run)."""
+    columns = to_data(frame)["numeric"]
+    n_rows = len(next(iter(columns.values()), []))
+    return [{name: values[i] for name, values in columns.items()} for i in range(n_rows)]
 
 
 def _known(hint: Any) -> bool:

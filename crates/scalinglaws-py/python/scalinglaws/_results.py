@@ -420,7 +420,7 @@ CaveatKind = Literal[
 @dataclass(frozen=True, repr=False)
 class FitCaveat(Result):
     """What predictions from a fit inherit from its diagnostics (``Fit.caveats``, and the
-    ``fit_caveats`` of :class:`Frontier` and :class:`DesignAnalysis`); each field other than
+    ``fit_caveats`` of :class:`Frontier` and of a design's :class:`DesignAnalysis`); each field other than
     ``kind`` belongs to one kind and is None for the others. Rust:
     ``scalinglaws::fit::FitCaveat``.
     """
@@ -1017,126 +1017,27 @@ class ForecastsFrame:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, repr=False)
-class PlannedRun(Result):
-    """A run of the batch to launch. Rust: ``scalinglaws::analysis::design::PlannedRun``."""
+class DesignFrame:
+    """The DataFrame views of a design (:class:`DesignAnalysis`, generated in
+    ``_workflows.py``, takes them)."""
 
-    point: Dict[str, float]
-    """The run's value of each law variable (``{"N": ..., "D": ...}``)."""
-    cost: float
-    """Its cost (the design's ``cost`` formula)."""
-    widths_after: List[float]
-    """Each goal's expected width (in the order of ``targets``) once this run and the ones
-    before it are added."""
-
-
-@dataclass(frozen=True, repr=False)
-class TargetWidths(Result):
-    """A goal's value and widths, each the width of an interval at the design's level. Rust:
-    ``scalinglaws::analysis::design::TargetWidths``."""
-
-    target: str
-    """The goal, as the library labels it (``optimal_loss@1e+23``)."""
-    value: float
-    """The goal at the current estimate (NaN where the law has no optimum there)."""
-    width_fit: Optional[float]
-    """Its width now, from the fit's own covariance (None before any run, or without one)."""
-    width_now: float
-    """Its width now, from the information the design works with."""
-    width_after: float
-    """Its width expected once the whole batch is added."""
-    width_simulated: Optional[float]
-    """The median width the simulated refits reported (None: not simulated)."""
-
-
-@dataclass(frozen=True, repr=False)
-class SimulationCheck(Result):
-    """What the refits on simulated outcomes of the batch measured. Rust:
-    ``scalinglaws::analysis::design::SimulationCheck``."""
-
-    simulations: int
-    """Refits asked for."""
-    refits: int
-    """Those that converged with a covariance."""
-    median_widths: List[float]
-    """Per goal: the median width the refits reported."""
-
-
-@dataclass(frozen=True, repr=False)
-class Round(Result):
-    """One round of a planned campaign (``sequential``). Rust:
-    ``scalinglaws::analysis::design::Round``."""
-
-    round: int
-    runs: int
-    cost: float
-    total_cost: float
-    """Cost of this round and the ones before it."""
-    widths_expected: List[float]
-    """Per goal: the width the design expected after the round."""
-    widths_refit: List[Optional[float]]
-    """Per goal: the width the refit on the round's simulated outcomes reported (None: no
-    covariance)."""
-
-
-@dataclass(frozen=True, repr=False)
-class DesignAnalysis(Result):
-    """What :func:`scalinglaws.design` returns (the document of ``scalinglaws design
-    --json``). Rust: ``scalinglaws::analysis::design::DesignResult``."""
-
-    level: float
-    """Level of the widths (each is the width of an interval at this level)."""
-    noise: float
-    """The noise of a run's outcome, in the fitted space."""
-    draws: int
-    """Parameter draws the criterion averaged over."""
-    candidates: int
-    """Candidate runs the batch was chosen from."""
-    max_runs: int
-    spend: Optional[float]
-    """The limits asked for (spend None: no limit)."""
-    runs: List[PlannedRun]
-    """The batch: its runs in the order chosen."""
-    cost: float
-    """The batch's total cost."""
-    cost_exponent: float
-    """The greedy pass's cost exponent λ (narrowing per cost^λ) whose batch was kept."""
-    targets: List[TargetWidths]
-    notes: List[str]
-    simulation: Optional[SimulationCheck] = None
-    """The check of the expected widths by simulated refits (None: not simulated)."""
-    rounds: List[Round] = field(default_factory=list)
-    """A planned campaign's rounds (empty for a single batch)."""
-    fit_caveats: List[FitCaveat] = field(default_factory=list)
-    """What the design inherits from the diagnostics of the fit of the runs so far (a
-    parameter at a bound, ...); empty before any run or for a fit without caveats."""
-
-    _variables: Optional[List[str]] = field(default=None, init=False, repr=False, compare=False)
-    """The law's variables in the law's order (not part of the document, whose runs name them
-    alphabetically): the columns of :meth:`to_frame`."""
-
-    def _in_law_order(self, variables: List[str]) -> "DesignAnalysis":
-        """This result, its tables' variables in the law's order."""
-        object.__setattr__(self, "_variables", list(variables))
-        return self
+    variables: List[str]
+    runs: List[Any]
+    targets: List[Any]
 
     def to_frame(self) -> Any:
         """The runs to launch, one row each in the order chosen (as ``scalinglaws design
-        --csv``): a column per law variable (in the law's order; the order of the document's
-        runs for a result read back with :meth:`from_dict`), ``cost``, and per goal
+        --csv``): a column per law variable in the law's order, ``cost``, and per goal
         ``width_after_<goal>``, its expected width once the run and the ones above it are
         added."""
-        variables = list(self._variables or [])
-        for run in self.runs:
-            variables += [name for name in run.point if name not in variables]
         widths = [f"width_after_{t.target}" for t in self.targets]
         rows = []
         for run in self.runs:
-            row: Dict[str, Any] = {v: run.point.get(v, math.nan) for v in variables}
+            row: Dict[str, Any] = {v: run.point.get(v, math.nan) for v in self.variables}
             row["cost"] = run.cost
             row.update(zip(widths, run.widths_after))
             rows.append(row)
-        return _frame(rows, columns=variables + ["cost"] + widths)
+        return _frame(rows, columns=list(self.variables) + ["cost"] + widths)
 
     def targets_frame(self) -> Any:
         """One row per goal: ``target``, ``value``, and its widths ``width_fit`` (now, the fit's

@@ -6,12 +6,9 @@ __all__ = [
     "DEFAULT_F_SCALE",
     "DEFAULT_LEVEL",
     "DEFAULT_TOLERANCE",
-    "DESIGN_PER_DECADE",
-    "DESIGN_TOKENS_PER_PARAM",
     "__version__",
     "caveat_lines",
     "check_fit",
-    "design",
     "fit",
     "fit_caveats",
     "fit_groups",
@@ -41,8 +38,6 @@ DEFAULT_CELL_TOLERANCE: float
 DEFAULT_F_SCALE: float
 DEFAULT_LEVEL: float
 DEFAULT_TOLERANCE: float
-DESIGN_PER_DECADE: int
-DESIGN_TOKENS_PER_PARAM: Tuple[float, float]
 __version__: str
 
 def laws() -> str: ...
@@ -68,9 +63,6 @@ def optimal(
     params: Optional[Dict[str, float]] = None,
 ) -> Tuple[str, str]: ...
 def run_workflow(input: Any, name: str, spec_json: str) -> Tuple[str, str]: ...
-def design(
-    data: Optional[Dict[str, Any]], request_json: str
-) -> Tuple[str, List[str], str]: ...
 def plot_fit(
     kind: str, fit_json: str, path: str, request_json: str, data_json: Optional[str] = None
 ) -> None: ...

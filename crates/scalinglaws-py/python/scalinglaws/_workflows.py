@@ -15,14 +15,16 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._fit import dump, warn_threads
-from ._keywords import Count, checked
+from ._fit import dump, warn_caveats, warn_threads
+from ._keywords import Count, Rows, checked
 from ._results import (
     BudgetsFrame,
     CandidatesFrame,
     CellsFrame,
     CurveFrame,
+    DesignFrame,
     EnvelopePointsFrame,
+    FitCaveat,
     ForecastsFrame,
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
@@ -47,6 +49,7 @@ __all__ = [
     "compare_laws",
     "select",
     "compare",
+    "design",
     "Allocation",
     "AllocationReference",
     "Backtest",
@@ -64,6 +67,7 @@ __all__ = [
     "Coverage",
     "CurveBand",
     "DataSummary",
+    "DesignAnalysis",
     "DownstreamAnalysis",
     "DownstreamAverage",
     "DownstreamCalibration",
@@ -117,12 +121,14 @@ __all__ = [
     "NestedTest",
     "PairComparison",
     "ParameterReach",
+    "PlannedRun",
     "PowerLaw",
     "ProfileCalibration",
     "ProfileSummary",
     "ProfilesCandidate",
     "QcResult",
     "Quantity",
+    "Round",
     "RuleCheck",
     "SchedulePrediction",
     "SelectedPrediction",
@@ -130,11 +136,13 @@ __all__ = [
     "SelectionResult",
     "SensitivityResult",
     "ShapeChoice",
+    "SimulationCheck",
     "SplitCalibration",
     "StudyRow",
     "StudySettings",
     "SweepFrontier",
     "SweptColumn",
+    "TargetWidths",
     "TaskDiagnosis",
     "TaskForecast",
     "TrackComparison",
@@ -546,6 +554,56 @@ class DataSummary(Result):
     """Rows read."""
     source: str
     """The data file (or what the data were given as)."""
+
+
+@dataclass(frozen=True, repr=False)
+class DesignAnalysis(DesignFrame, Result):
+    """What ``design`` gives: the design, with what it was designed from (the runs so far and their
+    fit, or a prior), the law's variables in its order and the cost formula.
+    """
+
+    candidates: int
+    """Candidate runs the batch was chosen from."""
+    cost: float
+    """The batch's total cost."""
+    cost_exponent: float
+    """The greedy pass's cost exponent λ (narrowing per cost^λ) whose batch was kept."""
+    cost_formula: str
+    """A run's cost (and how a goal's budget is counted), as given: ``6*N*D``."""
+    draws: int
+    """Parameter draws the criterion averaged over."""
+    law: str
+    """The law, as its fit names it."""
+    level: float
+    """Level of the widths (each is the width of an interval at this level)."""
+    max_runs: int
+    """Most runs in the batch, as asked."""
+    noise: float
+    """The noise of a run's outcome, in the fitted space."""
+    notes: List[str]
+    """What the widths rest on and leave out, in words."""
+    runs: List[PlannedRun]
+    """The batch: its runs in the order chosen."""
+    space: Literal["log", "linear"]
+    """The space of the fits, where the noise is counted."""
+    targets: List[TargetWidths]
+    """Each goal's value and widths."""
+    variables: List[str]
+    """The law's variables in its order (the columns of the runs to launch)."""
+    data: Optional[str]
+    """Where the runs so far were read from (None: designed before any run, from a prior)."""
+    fit_caveats: List[FitCaveat]
+    """What the design inherits from the diagnostics of the fit of the runs so far (a
+    parameter at a bound, ...): its widths lean on that fit. Not written when there is none.
+    """
+    fitted_runs: Optional[int]
+    """The runs the fit of the runs so far used (None before any run)."""
+    rounds: List[Round]
+    """A planned campaign's rounds (empty for a single batch)."""
+    simulation: Optional[SimulationCheck]
+    """The check of the expected widths by simulated refits (None: not simulated)."""
+    spend: Optional[float]
+    """Most total cost of the batch, as asked (None: no limit)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1580,6 +1638,20 @@ class ParameterReach(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class PlannedRun(Result):
+    """A run of the batch to launch."""
+
+    cost: float
+    """Its cost (the design's cost formula)."""
+    point: Dict[str, float]
+    """The run's value of each law variable (``{"N": ..., "D": ...}``)."""
+    widths_after: List[float]
+    """Each goal's expected width (in the order of ``targets``) once this run and the ones
+    before it are added.
+    """
+
+
+@dataclass(frozen=True, repr=False)
 class PowerLaw(Result):
     """A power law y = coef · C^exponent through the minima."""
 
@@ -1680,6 +1752,26 @@ class Quantity(Result):
     """Percentile interval over the bootstrap replicates (the minima's noise only)."""
     interval: Optional[Tuple[float, float]]
     """The calibrated interval when calibrated, else the bootstrap's."""
+
+
+@dataclass(frozen=True, repr=False)
+class Round(Result):
+    """One round of a planned campaign (``sequential``)."""
+
+    cost: float
+    """The round's cost."""
+    round: int
+    """The round's number, from 1."""
+    runs: int
+    """Runs in the round's batch."""
+    total_cost: float
+    """Cost of this round and the ones before it."""
+    widths_expected: List[float]
+    """Per goal: the width the design expected after the round."""
+    widths_refit: List[Optional[float]]
+    """Per goal: the width the refit on the round's simulated outcomes reported (None: no
+    covariance).
+    """
 
 
 @dataclass(frozen=True, repr=False)
@@ -1832,6 +1924,18 @@ class ShapeChoice(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class SimulationCheck(Result):
+    """What the refits on simulated outcomes of the batch measured."""
+
+    median_widths: List[float]
+    """Per goal: the median width the refits reported."""
+    refits: int
+    """Those that converged with a covariance."""
+    simulations: int
+    """Refits asked for."""
+
+
+@dataclass(frozen=True, repr=False)
 class SplitCalibration(Result):
     """What a split's nested calibration found."""
 
@@ -1926,6 +2030,24 @@ class SweptColumn(Result):
     """Distinct values over the sweep."""
     varying_cells: int
     """Cells in which it varies among runs (of ``cells``)."""
+
+
+@dataclass(frozen=True, repr=False)
+class TargetWidths(Result):
+    """A goal's value and widths, each the width of an interval at the design's level."""
+
+    target: str
+    """The goal, as the library labels it (``optimal_loss@1e+23``)."""
+    value: float
+    """The goal at the current estimate (NaN where the law has no optimum there)."""
+    width_after: float
+    """Its width expected once the whole batch is added."""
+    width_now: float
+    """Its width now, from the information the design works with."""
+    width_fit: Optional[float]
+    """Its width now, from the fit's own covariance (None before any run, or without one)."""
+    width_simulated: Optional[float]
+    """The median width the simulated refits reported (None: not simulated)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -3061,3 +3183,142 @@ def compare(
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )
+
+
+@checked
+def design(
+    data: Optional[DataLike] = None,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    candidates: Union[str, Rows],
+    goal: Union[str, Sequence[str]],
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    cost: str = "6*N*D",
+    derive: Optional[Mapping[str, str]] = None,
+    draws: Count = 32,
+    f_scale: float = 0.001,
+    fix: Optional[Mapping[str, float]] = None,
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    max_cost: Optional[float] = None,
+    noise: Optional[float] = None,
+    per_decade: Optional[Count] = None,
+    prior: Optional[Mapping[str, Union[float, Tuple[float, float]]]] = None,
+    prior_sd: Optional[float] = None,
+    runs: Count = 8,
+    seed: Count = 0,
+    sequential: Count = 1,
+    simulations: Optional[Count] = None,
+    space: Optional[str] = None,
+    spend: Optional[float] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    target: Optional[str] = None,
+    threads: Optional[Count] = None,
+    tokens_per_param: Optional[Union[Tuple[float, float], Literal["any"]]] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> DesignAnalysis:
+    """Which runs to launch next: the batch of candidate runs that most narrows the goals within a
+    spend, designed from the fit of the runs so far or, before any run, from a prior. The same
+    document as the command line's ``--json``.
+
+    - ``candidates``: The candidate runs: a grid of ranges of the law's variables
+      (``N=1e8..1e11,D=1e9..1e13``; ``VAR=VALUE`` holds one, ``VAR=V1|V2`` lists its values), or
+      the runs themselves, each a value per law variable.
+    - ``goal``: What the batch should narrow, one or several: ``optimal_loss@C``,
+      ``tokens_per_param@C``, ``optimal_N@C`` or ``optimal_D@C`` at a budget of C FLOPs (then
+      ``,VAR=VALUE`` for the law's other variables); the compute multiplier of one track over
+      another, tracks coded as values of a variable, ``multiplier@1e23,track=0:1``; the loss at
+      a point, ``loss@N=7e10,D=1.4e12``; or the value of a variable that minimises the loss at a
+      point, ``argmin_lr@N=7e10,D=1.4e12``.
+    - ``bounds``: Bounds of parameters: {name: (low, high)}, None for no bound on that side.
+    - ``cost``: A run's cost (and how a goal's budget is counted), a formula of N and D.
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``draws``: Parameter draws the choice averages over (1: the current estimate only).
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``fix``: Parameters held at given values: {name: value}.
+    - ``formula``: A law as a formula of columns and parameters (``E + A*N^-alpha``).
+    - ``grid``: Start values of parameters for the global search: {name: [values]}.
+    - ``law``: A built-in law (``chinchilla``, ``bnsl:2``; see ``laws``): exactly one of law and
+      formula.
+    - ``level``: Level of the widths (each is the width of an interval at this level).
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``max_cost``: Keep a grid's runs that cost at most this many FLOPs each.
+    - ``noise``: The noise of a run's outcome in the fitted space (None: the fit's residual
+      scale; needed before any run).
+    - ``per_decade``: Points per decade of a grid of candidates (None: 8).
+    - ``prior``: A design before any run: what is known of each parameter of the law, a value or
+      a range ``[low, high]`` (read as the centre ± 2 sd; ``fix`` holds a parameter instead).
+      Needs ``noise``.
+    - ``prior_sd``: The prior sd of a parameter ``prior`` gives one value: in log θ for a
+      parameter bounded below by 0 (0.5: a factor 1.65 at one sd), in θ otherwise (None: 0.5).
+    - ``runs``: Most runs in the batch.
+    - ``seed``: Seed of every random step (the fit itself is deterministic).
+    - ``sequential``: Plan a campaign of this many rounds (each a batch, its simulated outcomes
+      and a refit).
+    - ``simulations``: Simulated outcomes and refits that check the expected widths (0: no
+      check; None: 200, and none before any run, whose widths a refit cannot check).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
+    - ``spend``: Most total cost of the batch, in the units of ``cost`` (None: no limit).
+    - ``sweep``: Swept columns, one or several: the runs so far are fitted on each cell's
+      frontier, as a fit is.
+    - ``target``: The column the law predicts in the runs so far (None: a design before any run,
+      from ``prior``).
+    - ``threads``: Worker threads (None: every core, up to the cap).
+    - ``tokens_per_param``: Keep a grid's runs whose tokens per parameter D/N lie in [low,
+      high], or ``any`` (None: 2 to 500).
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "candidates": candidates,
+        "goal": goal,
+        "bounds": bounds,
+        "cost": cost,
+        "derive": derive,
+        "draws": draws,
+        "f_scale": f_scale,
+        "fix": fix,
+        "formula": formula,
+        "grid": grid,
+        "law": law,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "max_cost": max_cost,
+        "noise": noise,
+        "per_decade": per_decade,
+        "prior": prior,
+        "prior_sd": prior_sd,
+        "runs": runs,
+        "seed": seed,
+        "sequential": sequential,
+        "simulations": simulations,
+        "space": space,
+        "spend": spend,
+        "sweep": sweep,
+        "target": target,
+        "threads": threads,
+        "tokens_per_param": tokens_per_param,
+        "weights": weights,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    spec_json = dump({k: v for k, v in spec.items() if v is not None})
+    if data is None and delimiter is None:
+        native = _scalinglaws.run_workflow(None, "design", spec_json)
+    else:
+        native = call_with_data(_scalinglaws.run_workflow, data, delimiter, "design", spec_json)
+    result = DesignAnalysis._from_native(native)
+    warn_caveats([caveat.to_dict() for caveat in result.fit_caveats])
+    return result

@@ -9,28 +9,20 @@ use std::fmt::Write as _;
 
 use scalinglaws::analysis::design::DesignResult;
 use scalinglaws::error::short_number;
-use scalinglaws::job::design::DesignOutcome;
+use scalinglaws::workflow::design::DesignDocument;
 
 use crate::text::{columns, csv_line, level_percent, number};
 
-/// A design with the data file it started from and its cost formula.
-pub struct DesignReport<'a> {
-    pub outcome: &'a DesignOutcome,
-    pub source: &'a str,
-    /// The cost of a run (and the count of a goal's budget), as given: `6*N*D`.
-    pub cost: &'a str,
-}
-
-impl crate::Report for DesignReport<'_> {
-    type Json = DesignResult;
-    fn json_value(&self) -> &DesignResult {
-        &self.outcome.result
+impl crate::Report for DesignDocument {
+    type Json = DesignDocument;
+    fn json_value(&self) -> &DesignDocument {
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        let r = &self.outcome.result;
+        let r = &self.result;
         let mut out = header(self);
         out.push_str(&crate::caveats::lines(&r.fit_caveats, "    "));
-        out.push_str(&runs(r, &self.outcome.law.variables));
+        out.push_str(&runs(r, &self.variables));
         out.push_str(&targets(r));
         if !r.rounds.is_empty() {
             out.push_str(&campaign(r));
@@ -52,18 +44,13 @@ fn cell(value: Option<f64>) -> String {
         .map_or("-".into(), |v| number(v, 3))
 }
 
-fn header(report: &DesignReport) -> String {
-    let r = &report.outcome.result;
-    let (data, law) = match &report.outcome.fit {
-        Some(fit) => (
-            format!("{}: {} runs so far", report.source, fit.n_obs),
-            fit.law.clone(),
-        ),
-        None => (
-            "no runs so far: designed from a prior (see the notes)".to_string(),
-            report.outcome.law.label().to_string(),
-        ),
+fn header(document: &DesignDocument) -> String {
+    let r = &document.result;
+    let data = match (&document.data, document.fitted_runs) {
+        (Some(source), Some(runs)) => format!("{source}: {runs} runs so far"),
+        _ => "no runs so far: designed from a prior (see the notes)".to_string(),
     };
+    let law = document.law.clone();
     let spend = r.spend.map_or("no limit on the spend".into(), |s| {
         format!("spend {}", short_number(s))
     });
@@ -75,12 +62,15 @@ fn header(report: &DesignReport) -> String {
             format!(
                 "{} (sd of a run's outcome, {} space)",
                 number(r.noise, 3),
-                report.outcome.space.name()
+                document.space.name()
             ),
         ),
         (
             "candidates",
-            format!("{} runs, each costing {}", r.candidates, report.cost),
+            format!(
+                "{} runs, each costing {}",
+                r.candidates, document.cost_formula
+            ),
         ),
         ("limits", format!("at most {} runs, {spend}", r.max_runs)),
         (
@@ -191,9 +181,9 @@ fn campaign(r: &DesignResult) -> String {
 /// The runs to launch as CSV: a column per law variable, the cost, then one column
 /// `width_after_<goal>` per goal (the expected width once the run and the ones before it are
 /// added); numbers as they round-trip.
-pub fn runs_csv(outcome: &DesignOutcome) -> String {
-    let r = &outcome.result;
-    let variables = &outcome.law.variables;
+pub fn runs_csv(document: &DesignDocument) -> String {
+    let r = &document.result;
+    let variables = &document.variables;
     let mut head: Vec<String> = variables.clone();
     head.push("cost".into());
     head.extend(

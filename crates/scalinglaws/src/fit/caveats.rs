@@ -12,7 +12,7 @@ use super::diagnostics::{ill_conditioned, near_tie};
 use super::result::FitResult;
 
 /// Which end of its range a parameter sits at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BoundSide {
     Lower,
@@ -29,7 +29,7 @@ impl BoundSide {
 }
 
 /// A fact about a fit that predictions from it inherit (serialised with its `kind`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FitCaveat {
     /// A free parameter ended at a bound of its range: the data push it there, its standard

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Where residuals are taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Space {
     Log,

@@ -2,7 +2,6 @@
 //! result type so that the leaf that writes and reads the kinds imports none of them.
 
 use crate::analysis::allocation::Frontier;
-use crate::analysis::design::DesignResult;
 use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
 use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
@@ -42,7 +41,6 @@ macro_rules! documents {
 documents! {
     Predictions => "predict",
     Frontier => "optimal",
-    DesignResult => "design",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",
     Cooldowns => "schedule_cooldown",

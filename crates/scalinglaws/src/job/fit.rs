@@ -966,7 +966,7 @@ pub(crate) fn named_numbers<'de, D: serde::Deserializer<'de>>(
 
 /// Named values in the order given: an object (`{"N": "params"}`, read in its order) or a list
 /// of pairs (`[["N", "params"]]`).
-fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
+pub(crate) fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
     deserializer: D,
 ) -> std::result::Result<Vec<(String, V)>, D::Error> {
     struct Pairs<V>(std::marker::PhantomData<V>);

@@ -20,7 +20,6 @@
 //!   against the data once, for the `select` and `compare_laws` workflows).
 
 pub mod candidates;
-pub mod design;
 pub mod documents;
 pub mod fit;
 pub mod groups;

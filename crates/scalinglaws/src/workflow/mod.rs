@@ -12,6 +12,7 @@ pub mod backtest;
 pub mod compare;
 pub mod compare_laws;
 pub mod cooldown_study;
+pub mod design;
 pub mod downstream;
 pub mod isoflop;
 pub mod lr;
@@ -66,6 +67,13 @@ pub trait Input: Sync {
 
 impl Input for Table {
     const KIND: &'static str = "table";
+}
+
+/// The runs, or none: a workflow that can also run before any run (`design` from a prior).
+/// A face gives None when it is handed no runs, and refuses runs when the spec names no
+/// recipe to read them with ([`design::unread_runs`]).
+impl Input for Option<Table> {
+    const KIND: &'static str = "optional_table";
 }
 
 impl Input for ScheduleFit {
@@ -165,6 +173,7 @@ macro_rules! for_each_workflow {
             compare_laws => $crate::workflow::compare_laws::CompareLawsWorkflow,
             select => $crate::workflow::select::SelectWorkflow,
             compare => $crate::workflow::compare::CompareWorkflow,
+            design => $crate::workflow::design::DesignWorkflow,
         }
     };
 }

@@ -273,7 +273,7 @@ fn lr_law() -> (scalinglaws::Law, Vec<f64>) {
 fn the_argmin_goal_finds_the_valley_and_its_gradient() {
     let (law, theta) = lr_law();
     let n: f64 = 1e9;
-    let goal = scalinglaws::job::design::parse_goal("argmin_lr@N=1e9,D=2e10").unwrap();
+    let goal = scalinglaws::workflow::design::parse_goal("argmin_lr@N=1e9,D=2e10").unwrap();
     goal.check(&law).unwrap();
     let flops = Flops::standard();
     let lr = goal.value(&law, &flops, &theta).unwrap();
@@ -308,7 +308,7 @@ fn the_multiplier_goal_is_the_effective_compute_ratio() {
         "beta" => 0.37,
         _ => s,
     };
-    let goal = scalinglaws::job::design::parse_goal("multiplier@1e22,track=0:1").unwrap();
+    let goal = scalinglaws::workflow::design::parse_goal("multiplier@1e22,track=0:1").unwrap();
     goal.check(&law).unwrap();
     let flops = Flops::standard();
     let theta = |s: f64| -> Vec<f64> { law.params.iter().map(|p| value(&p.name, s)).collect() };
@@ -333,7 +333,7 @@ fn the_multiplier_goal_is_the_effective_compute_ratio() {
 /// expected widths shrink from the prior's.
 #[test]
 fn a_design_before_any_run_starts_from_the_prior() {
-    use scalinglaws::job::design::{parse_prior, PriorSpec};
+    use scalinglaws::workflow::design::{parse_prior, PriorSpec};
     let law = catalog::lookup("chinchilla").unwrap();
     let prior = PriorSpec {
         entries: parse_prior("E=1.82,A=482,alpha=0.2..0.5,B=2085,beta=0.366").unwrap(),

@@ -18,7 +18,7 @@ use serde_json::Value;
 struct Entry {
     name: &'static str,
     summary: &'static str,
-    /// What it reads: `table` or `schedule_fit`.
+    /// What it reads: `table`, `optional_table` or `schedule_fit`.
     input: &'static str,
     spec: Value,
     output: Value,
@@ -50,7 +50,13 @@ fn inline(value: &mut Value, defs: &Value) {
     let target = value["$ref"]
         .as_str()
         .map(|r| r.rsplit('/').next().unwrap_or(r).to_string());
-    if let Some(def) = target.map(|name| &defs[name.as_str()]) {
+    let imported = target
+        .as_deref()
+        .is_some_and(|name| IMPORTED.contains(&name));
+    if let Some(def) = target
+        .map(|name| &defs[name.as_str()])
+        .filter(|_| !imported)
+    {
         if def["type"] != "object" || def["oneOf"].is_array() {
             // The definition's shape, with the reference's own description and default.
             let mut shape = def.clone();
@@ -86,14 +92,16 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._fit import dump, warn_threads
-from ._keywords import Count, checked
+from ._fit import dump, warn_caveats, warn_threads
+from ._keywords import Count, Rows, checked
 from ._results import (
     BudgetsFrame,
     CandidatesFrame,
     CellsFrame,
     CurveFrame,
+    DesignFrame,
     EnvelopePointsFrame,
+    FitCaveat,
     ForecastsFrame,
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
@@ -122,7 +130,12 @@ const BASES: &[(&str, &str)] = &[
     ("Selection", "CandidatesFrame"),
     ("SelectionResult", "SelectedPredictionsFrame"),
     ("TrackComparison", "TracksFrame"),
+    ("DesignAnalysis", "DesignFrame"),
 ];
+
+/// Result types written by hand in `_results.py` that generated classes refer to by name (a
+/// fit's caveats, shared with `Fit.caveats`): imported, not generated.
+const IMPORTED: &[&str] = &["FitCaveat"];
 
 /// A generated class: the class it extends (a tagged variant's content), and its text.
 #[derive(Clone, PartialEq)]
@@ -162,6 +175,9 @@ fn module(entries: &[Entry]) -> String {
 /// class): `IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]`.
 fn collect_aliases(schema: &Value, aliases: &mut BTreeMap<String, String>) {
     for (name, def) in schema["$defs"].as_object().into_iter().flatten() {
+        if IMPORTED.contains(&name.as_str()) {
+            continue;
+        }
         let Some(variants) = def["oneOf"].as_array() else {
             continue;
         };
@@ -225,7 +241,7 @@ fn collect_classes(schema: &Value, classes: &mut BTreeMap<String, Class>) {
     let Some(defs) = schema["$defs"].as_object() else {
         return;
     };
-    for (name, def) in defs {
+    for (name, def) in defs.iter().filter(|(n, _)| !IMPORTED.contains(&n.as_str())) {
         match def["oneOf"].as_array() {
             Some(variants) => {
                 for variant in variants.iter().filter(|v| v["type"] == "object") {
@@ -368,6 +384,10 @@ fn hint(schema: &Value, face: Face) -> String {
             .unwrap_or(reference)
             .to_string();
     }
+    if schema["x-python"] == "rows" && face == Face::Input {
+        // A list of runs, or a DataFrame's numeric columns as its rows (`_keywords.Rows`).
+        return "Rows".to_string();
+    }
     if let Some(value) = schema.get("const") {
         return format!("Literal[{value}]");
     }
@@ -469,10 +489,14 @@ fn function(entry: &Entry, result: &str) -> String {
         .into_iter()
         .filter(|name| *name != "law" || has_formula)
         .collect();
-    let table = entry.input == "table";
-    let mut out = match table {
-        true => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
-        false => format!(
+    let table = entry.input != "schedule_fit";
+    let mut out = match entry.input {
+        "table" => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
+        "optional_table" => format!(
+            "\n\n@checked\ndef {}(\n    data: Optional[DataLike] = None,\n",
+            entry.name
+        ),
+        _ => format!(
             "\n\n@checked\ndef {}(\n    fit: Union[ScheduleFit, Mapping[str, Any]],\n",
             entry.name
         ),
@@ -520,12 +544,39 @@ fn function(entry: &Entry, result: &str) -> String {
         );
         return out;
     }
-    let _ = write!(
-        out,
-        "    return {result}._from_native(\n        call_with_data(\n            _scalinglaws.run_workflow,\n            data,\n            delimiter,\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
+    let caveats = entry.output["properties"]["fit_caveats"].is_object();
+    if entry.input == "table" && !caveats {
+        let _ = write!(
+            out,
+            "    return {result}._from_native(\n        call_with_data(\n            _scalinglaws.run_workflow,\n            data,\n            delimiter,\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
+            entry.name
+        );
+        return out;
+    }
+    out += "    spec_json = dump({k: v for k, v in spec.items() if v is not None})\n";
+    let with_data = format!(
+        "call_with_data(_scalinglaws.run_workflow, data, delimiter, \"{}\", spec_json)",
         entry.name
     );
-    out
+    match entry.input {
+        // No data and no delimiter: the workflow runs on none (a delimiter alone is refused).
+        "optional_table" => {
+            let _ = write!(
+                out,
+                "    if data is None and delimiter is None:\n        native = _scalinglaws.run_workflow(None, \"{}\", spec_json)\n    else:\n        native = {with_data}\n",
+                entry.name
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "    native = {with_data}");
+        }
+    }
+    let _ = writeln!(out, "    result = {result}._from_native(native)");
+    if caveats {
+        // Each caveat of the fit it rests on, as a FitCaveatWarning at the user's line.
+        out += "    warn_caveats([caveat.to_dict() for caveat in result.fit_caveats])\n";
+    }
+    out + "    return result\n"
 }
 
 /// One keyword: its annotation, and its default (None where the default is empty or none).
@@ -558,7 +609,7 @@ fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
         let about = property["description"].as_str().unwrap_or("");
         let _ = writeln!(text, "- ``{name}``: {}", about.replace('\n', " "));
     }
-    if entry.input == "table" {
+    if entry.input != "schedule_fit" {
         text += "- ``delimiter``: The delimiter of a text file of runs (None: by its extension).";
     }
     quoted(&text, "    ")

@@ -12,17 +12,21 @@ use crate::fit;
 use crate::rng::Rng;
 use crate::stats::normal_quantile;
 
-/// One round of a planned campaign.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One round of a planned campaign (`sequential`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Round {
+    /// The round's number, from 1.
     pub round: usize,
+    /// Runs in the round's batch.
     pub runs: usize,
+    /// The round's cost.
     pub cost: f64,
     /// Cost of this round and the ones before it.
     pub total_cost: f64,
-    /// Per target: the width the design expected after the round, and the width the refit
-    /// on the round's simulated outcomes reported (None: no covariance).
+    /// Per goal: the width the design expected after the round.
     pub widths_expected: Vec<f64>,
+    /// Per goal: the width the refit on the round's simulated outcomes reported (None: no
+    /// covariance).
     pub widths_refit: Vec<Option<f64>>,
 }
 

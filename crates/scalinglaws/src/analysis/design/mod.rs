@@ -142,52 +142,65 @@ pub const MAX_CANDIDATE_DRAWS: usize = 4_000_000;
 /// seconds.
 pub const MAX_SEARCH_WORK: usize = 50_000_000;
 
-/// One target's widths.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A goal's value and widths, each the width of an interval at the design's level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetWidths {
+    /// The goal, as the library labels it (`optimal_loss@1e+23`).
     pub target: String,
-    /// The target at the current estimate.
+    /// The goal at the current estimate (NaN where the law has no optimum there).
     pub value: f64,
-    /// Width now, from the fit's own covariance (None without a fit or a covariance).
+    /// Its width now, from the fit's own covariance (None before any run, or without one).
     pub width_fit: Option<f64>,
-    /// Width now and expected after the batch, from the information at the current estimate.
+    /// Its width now, from the information the design works with.
     pub width_now: f64,
+    /// Its width expected once the whole batch is added.
     pub width_after: f64,
-    /// Median width the simulated refits reported (None: not simulated).
+    /// The median width the simulated refits reported (None: not simulated).
     pub width_simulated: Option<f64>,
 }
 
-/// A run of the batch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A run of the batch to launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlannedRun {
-    /// The run's variables.
+    /// The run's value of each law variable (`{"N": ..., "D": ...}`).
     pub point: BTreeMap<String, f64>,
+    /// Its cost (the design's cost formula).
     pub cost: f64,
-    /// Each target's expected width once this run and the ones before it are added.
+    /// Each goal's expected width (in the order of `targets`) once this run and the ones
+    /// before it are added.
     pub widths_after: Vec<f64>,
 }
 
 /// Everything `design` returns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DesignResult {
+    /// Level of the widths (each is the width of an interval at this level).
     pub level: f64,
     /// The noise of a run's outcome, in the fitted space.
     pub noise: f64,
+    /// Parameter draws the criterion averaged over.
     pub draws: usize,
+    /// Candidate runs the batch was chosen from.
     pub candidates: usize,
-    /// The limits asked for.
+    /// Most runs in the batch, as asked.
     pub max_runs: usize,
+    /// Most total cost of the batch, as asked (None: no limit).
     pub spend: Option<f64>,
-    /// The batch: its runs in the order chosen, and its total cost.
+    /// The batch: its runs in the order chosen.
     pub runs: Vec<PlannedRun>,
+    /// The batch's total cost.
     pub cost: f64,
-    /// The greedy pass's cost exponent λ (reduction per cost^λ) whose batch was kept.
+    /// The greedy pass's cost exponent λ (narrowing per cost^λ) whose batch was kept.
     pub cost_exponent: f64,
+    /// Each goal's value and widths.
     pub targets: Vec<TargetWidths>,
+    /// The check of the expected widths by simulated refits (None: not simulated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulation: Option<SimulationCheck>,
+    /// A planned campaign's rounds (empty for a single batch).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rounds: Vec<Round>,
+    /// What the widths rest on and leave out, in words.
     pub notes: Vec<String>,
     /// What the design inherits from the diagnostics of the fit of the runs so far (a
     /// parameter at a bound, ...): its widths lean on that fit. Not written when there is none.
@@ -514,6 +527,31 @@ pub(crate) fn check(
     candidates: &Candidates,
     settings: &DesignSettings,
 ) -> Result<()> {
+    check_settings(settings)?;
+    for t in &settings.targets {
+        t.check(&knowledge.law)?;
+    }
+    if knowledge.data.target.is_empty() && settings.rounds > 1 {
+        return Err(refuse(
+            Setting::Sequential,
+            format!("{} rounds before any run: a campaign refits on each round's simulated outcomes, and a refit does not carry the prior the design rests on; design the first round, fit its real outcomes, then design the next from them", settings.rounds),
+        ));
+    }
+    if candidates.points.is_empty() || candidates.points.len() > MAX_CANDIDATES {
+        return Err(refuse(
+            Setting::Candidates,
+            format!(
+                "{} candidate runs; give 1 to {MAX_CANDIDATES}",
+                candidates.points.len()
+            ),
+        ));
+    }
+    check_work(knowledge, candidates, settings)
+}
+
+/// The rules of the settings alone, checked before any data are read: the level, a goal at
+/// least, and the runs, spend, draws, simulations and rounds in range.
+pub fn check_settings(settings: &DesignSettings) -> Result<()> {
     crate::uncertainty::check_level(settings.level)?;
     let bad = |key: Setting, message: String| Err(refuse(key, message));
     if settings.targets.is_empty() {
@@ -521,9 +559,6 @@ pub(crate) fn check(
             Setting::Goal,
             "no target; name what the batch should narrow".into(),
         );
-    }
-    for t in &settings.targets {
-        t.check(&knowledge.law)?;
     }
     if !(1..=MAX_RUNS).contains(&settings.runs) {
         return bad(
@@ -552,28 +587,13 @@ pub(crate) fn check(
             ),
         );
     }
-    if knowledge.data.target.is_empty() && settings.rounds > 1 {
-        return bad(
-            Setting::Sequential,
-            format!("{} rounds before any run: a campaign refits on each round's simulated outcomes, and a refit does not carry the prior the design rests on; design the first round, fit its real outcomes, then design the next from them", settings.rounds),
-        );
-    }
     if !(1..=MAX_ROUNDS).contains(&settings.rounds) {
         return bad(
             Setting::Sequential,
             format!("{} rounds; give 1 to {MAX_ROUNDS}", settings.rounds),
         );
     }
-    if candidates.points.is_empty() || candidates.points.len() > MAX_CANDIDATES {
-        return bad(
-            Setting::Candidates,
-            format!(
-                "{} candidate runs; give 1 to {MAX_CANDIDATES}",
-                candidates.points.len()
-            ),
-        );
-    }
-    check_work(knowledge, candidates, settings)
+    Ok(())
 }
 
 /// The candidates, the work and memory they imply, their costs and the noise.

@@ -21,13 +21,14 @@ use crate::law::Law;
 use crate::rng::Rng;
 use crate::stats::normal_quantile;
 
-/// What the simulated refits measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What the refits on simulated outcomes of the batch measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SimulationCheck {
-    /// Refits asked for, and those that converged with a covariance.
+    /// Refits asked for.
     pub simulations: usize,
+    /// Those that converged with a covariance.
     pub refits: usize,
-    /// Per target: the median width the refits reported.
+    /// Per goal: the median width the refits reported.
     pub median_widths: Vec<f64>,
 }
 
