@@ -876,6 +876,16 @@ pub fn space(name: &str) -> Result<Space> {
 pub struct TableRequest {
     /// The target column: the loss the laws predict (for `downstream`, the accuracy).
     pub target: String,
+    /// `map`, `derive` and `where`.
+    #[serde(flatten)]
+    pub columns: ColumnsRequest,
+}
+
+/// `map`, `derive` and `where` of a flat request: how the columns are named, computed and
+/// filtered (beside a target that is required, in [`TableRequest`], or optional, in
+/// `design`'s request).
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+pub struct ColumnsRequest {
     /// Law variables read from columns of other names: {variable: column}, in order.
     #[serde(default, deserialize_with = "pairs")]
     #[schemars(with = "BTreeMap<String, String>")]
@@ -966,7 +976,7 @@ pub(crate) fn named_numbers<'de, D: serde::Deserializer<'de>>(
 
 /// Named values in the order given: an object (`{"N": "params"}`, read in its order) or a list
 /// of pairs (`[["N", "params"]]`).
-pub(crate) fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
+fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
     deserializer: D,
 ) -> std::result::Result<Vec<(String, V)>, D::Error> {
     struct Pairs<V>(std::marker::PhantomData<V>);
@@ -1006,15 +1016,16 @@ impl TryFrom<TableRequest> for Recipe {
     type Error = Error;
 
     fn try_from(request: TableRequest) -> Result<Recipe> {
+        let columns = request.columns;
         Ok(Recipe {
-            maps: request.map,
-            derives: request
+            maps: columns.map,
+            derives: columns
                 .derive
                 .iter()
                 .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
                 .collect::<Result<_>>()
                 .map_err(|e| e.within(Setting::Derive.subject()))?,
-            filters: request
+            filters: columns
                 .filters
                 .iter()
                 .map(|text| Filter::parse(text))

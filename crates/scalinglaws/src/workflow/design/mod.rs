@@ -30,8 +30,8 @@ use crate::document::Document;
 use crate::error::{short_number, Error, Result, Setting};
 use crate::fit::{FitData, Space};
 use crate::job::fit::{
-    default_level, one_or_many, pairs, FitJob, LawChoice, LawRequest, OneOrMany, RecipeRequest,
-    SettingsJob, TableRequest, UncertaintySettings,
+    default_level, one_or_many, ColumnsRequest, FitJob, LawChoice, LawRequest, OneOrMany,
+    RecipeRequest, SettingsJob, TableRequest, UncertaintySettings,
 };
 use crate::law::Law;
 use crate::text;
@@ -50,18 +50,9 @@ pub struct DesignRequest {
     /// `prior`).
     #[serde(default)]
     pub target: Option<String>,
-    /// Law variables read from columns of other names: {variable: column}, in order.
-    #[serde(default, deserialize_with = "pairs")]
-    #[schemars(with = "BTreeMap<String, String>")]
-    pub map: Vec<(String, String)>,
-    /// Columns computed from others: {name: expression}, in order (each may use those before).
-    #[serde(default, deserialize_with = "pairs")]
-    #[schemars(with = "BTreeMap<String, String>")]
-    pub derive: Vec<(String, String)>,
-    /// Row filters (`loss < 3.4`), one or several; rows failing any are left out and counted.
-    #[serde(default, rename = "where", deserialize_with = "one_or_many")]
-    #[schemars(with = "OneOrMany")]
-    pub filters: Vec<String>,
+    /// `map`, `derive` and `where` of the runs so far.
+    #[serde(flatten)]
+    pub columns: ColumnsRequest,
     /// A column of per-row weights.
     #[serde(default)]
     pub weights: Option<String>,
@@ -236,9 +227,7 @@ impl TryFrom<DesignRequest> for DesignJob {
         let recipe = RecipeRequest {
             table: TableRequest {
                 target: request.target.unwrap_or_default(),
-                map: request.map,
-                derive: request.derive,
-                filters: request.filters,
+                columns: request.columns,
             },
             weights: request.weights,
             trials: None,
