@@ -2937,8 +2937,8 @@ def compare_laws(
     - ``map``: Law variables read from columns of other names: {variable: column}, in order.
     - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
       compared side by side must agree, for likelihoods compare only in one space).
-    - ``sweep``: Swept columns, one or several: every law is weighed on each cell's frontier, as
-      a fit is.
+    - ``sweep``: Swept columns, one or several: each law is fitted on each cell's frontier, as a
+      fit is.
     - ``threads``: Worker threads (None: every core, up to the cap).
     - ``weights``: A column of per-row weights.
     - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
@@ -3029,8 +3029,8 @@ def select(
     - ``origins``: Most rolling origins (between 2 and 50).
     - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
       compared side by side must agree, for likelihoods compare only in one space).
-    - ``sweep``: Swept columns, one or several: every law is weighed on each cell's frontier, as
-      a fit is.
+    - ``sweep``: Swept columns, one or several: each law is fitted on each cell's frontier, as a
+      fit is.
     - ``threads``: Worker threads (None: every core, up to the cap).
     - ``weights``: A column of per-row weights.
     - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
@@ -3268,8 +3268,8 @@ def design(
     - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
       compared side by side must agree, for likelihoods compare only in one space).
     - ``spend``: Most total cost of the batch, in the units of ``cost`` (None: no limit).
-    - ``sweep``: Swept columns, one or several: the runs so far are fitted on each cell's
-      frontier, as a fit is.
+    - ``sweep``: Swept columns, one or several: each law is fitted on each cell's frontier, as a
+      fit is.
     - ``target``: The column the law predicts in the runs so far (None: a design before any run,
       from ``prior``).
     - ``threads``: Worker threads (None: every core, up to the cap).

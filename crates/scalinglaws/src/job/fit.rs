@@ -923,6 +923,33 @@ pub struct RecipeRequest {
     pub sweep: Vec<String>,
 }
 
+/// `weights` and `sweep` of a request that fits its laws under a loss (no family, so no
+/// trials or exposure): `select`, `compare_laws` and `design`.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+pub struct WeightsSweepRequest {
+    /// A column of per-row weights.
+    #[serde(default)]
+    pub weights: Option<String>,
+    /// Swept columns, one or several: each law is fitted on each cell's frontier, as a fit
+    /// is.
+    #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(with = "OneOrMany")]
+    pub sweep: Vec<String>,
+}
+
+impl WeightsSweepRequest {
+    /// The recipe of `table` with these weights and swept columns (no trials, no exposure).
+    pub fn recipe(self, table: TableRequest) -> RecipeRequest {
+        RecipeRequest {
+            table,
+            weights: self.weights,
+            trials: None,
+            exposure: None,
+            sweep: self.sweep,
+        }
+    }
+}
+
 /// One text or several: the shape of `where`.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]

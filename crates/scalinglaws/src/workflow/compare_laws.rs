@@ -16,9 +16,7 @@ use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
 use crate::error::{Error, Result, Setting};
 use crate::job::candidates::{self, CandidateSpec, CandidatesRequest};
-use crate::job::fit::{
-    default_level, one_or_many, LossRequest, OneOrMany, RecipeRequest, SettingsJob, TableRequest,
-};
+use crate::job::fit::{default_level, LossRequest, SettingsJob, TableRequest, WeightsSweepRequest};
 use crate::text;
 
 /// The largest fraction of rows by scale each law's backtest holds out, when none is given.
@@ -35,14 +33,9 @@ pub struct CompareLawsRequest {
     /// `target`, `map`, `derive` and `where`.
     #[serde(flatten)]
     pub table: TableRequest,
-    /// A column of per-row weights.
-    #[serde(default)]
-    pub weights: Option<String>,
-    /// Swept columns, one or several: every law is weighed on each cell's frontier, as a fit
-    /// is.
-    #[serde(default, deserialize_with = "one_or_many")]
-    #[schemars(with = "OneOrMany")]
-    pub sweep: Vec<String>,
+    /// `weights` and `sweep`.
+    #[serde(flatten)]
+    pub weighing: WeightsSweepRequest,
     /// The laws: `laws`, `formulas` and `fix` by label.
     #[serde(flatten)]
     pub candidates: CandidatesRequest,
@@ -83,13 +76,7 @@ impl TryFrom<CompareLawsRequest> for CompareLawsJob {
     fn try_from(request: CompareLawsRequest) -> Result<CompareLawsJob> {
         // A request fits every law under a loss: no family, so no trials or exposure (the
         // command line's family options fill them in the spec it builds).
-        let recipe = RecipeRequest {
-            table: request.table,
-            weights: request.weights,
-            trials: None,
-            exposure: None,
-            sweep: request.sweep,
-        };
+        let recipe = request.weighing.recipe(request.table);
         let settings = request.fitting.settings()?;
         Ok(CompareLawsJob {
             recipe: Recipe::try_from(recipe)?,

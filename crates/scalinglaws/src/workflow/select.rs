@@ -19,8 +19,8 @@ use crate::document::Document;
 use crate::error::{Error, Result, Setting};
 use crate::job::candidates::{self, CandidateSpec, CandidatesRequest};
 use crate::job::fit::{
-    default_level, named_numbers, one_or_many, yes, LossRequest, OneOrMany, OneOrManyNumbers,
-    RecipeRequest, SettingsJob, TableRequest,
+    default_level, named_numbers, yes, LossRequest, OneOrManyNumbers, SettingsJob, TableRequest,
+    WeightsSweepRequest,
 };
 use crate::text;
 
@@ -35,14 +35,9 @@ pub struct SelectRequest {
     /// `target`, `map`, `derive` and `where`.
     #[serde(flatten)]
     pub table: TableRequest,
-    /// A column of per-row weights.
-    #[serde(default)]
-    pub weights: Option<String>,
-    /// Swept columns, one or several: every law is weighed on each cell's frontier, as a fit
-    /// is.
-    #[serde(default, deserialize_with = "one_or_many")]
-    #[schemars(with = "OneOrMany")]
-    pub sweep: Vec<String>,
+    /// `weights` and `sweep`.
+    #[serde(flatten)]
+    pub weighing: WeightsSweepRequest,
     /// The candidate laws: `laws`, `formulas` and `fix` by label.
     #[serde(flatten)]
     pub candidates: CandidatesRequest,
@@ -103,13 +98,7 @@ impl TryFrom<SelectRequest> for SelectJob {
 
     fn try_from(request: SelectRequest) -> Result<SelectJob> {
         // A request fits every law under a loss: no family, so no trials or exposure.
-        let recipe = RecipeRequest {
-            table: request.table,
-            weights: request.weights,
-            trials: None,
-            exposure: None,
-            sweep: request.sweep,
-        };
+        let recipe = request.weighing.recipe(request.table);
         let settings = request.fitting.settings()?;
         Ok(SelectJob {
             recipe: Recipe::try_from(recipe)?,

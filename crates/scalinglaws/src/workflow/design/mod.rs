@@ -31,7 +31,7 @@ use crate::error::{short_number, Error, Result, Setting};
 use crate::fit::{FitData, Space};
 use crate::job::fit::{
     default_level, one_or_many, ColumnsRequest, FitJob, LawChoice, LawRequest, OneOrMany,
-    RecipeRequest, SettingsJob, TableRequest, UncertaintySettings,
+    SettingsJob, TableRequest, UncertaintySettings, WeightsSweepRequest,
 };
 use crate::law::Law;
 use crate::text;
@@ -53,14 +53,9 @@ pub struct DesignRequest {
     /// `map`, `derive` and `where` of the runs so far.
     #[serde(flatten)]
     pub columns: ColumnsRequest,
-    /// A column of per-row weights.
-    #[serde(default)]
-    pub weights: Option<String>,
-    /// Swept columns, one or several: the runs so far are fitted on each cell's frontier, as a
-    /// fit is.
-    #[serde(default, deserialize_with = "one_or_many")]
-    #[schemars(with = "OneOrMany")]
-    pub sweep: Vec<String>,
+    /// `weights` and `sweep`.
+    #[serde(flatten)]
+    pub weighing: WeightsSweepRequest,
     /// The law and how the runs so far are fitted.
     #[serde(flatten)]
     pub law: LawRequest,
@@ -224,16 +219,10 @@ impl TryFrom<DesignRequest> for DesignJob {
             entries,
             sd: request.prior_sd.unwrap_or(PRIOR_SD),
         });
-        let recipe = RecipeRequest {
-            table: TableRequest {
-                target: request.target.unwrap_or_default(),
-                columns: request.columns,
-            },
-            weights: request.weights,
-            trials: None,
-            exposure: None,
-            sweep: request.sweep,
-        };
+        let recipe = request.weighing.recipe(TableRequest {
+            target: request.target.unwrap_or_default(),
+            columns: request.columns,
+        });
         let seed = request.law.seed;
         let (law, settings) = request.law.model()?;
         let cost = Flops::parse(&request.cost).map_err(|e| e.within(Setting::Cost.subject()))?;
