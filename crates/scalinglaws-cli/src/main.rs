@@ -126,7 +126,7 @@ fn run(cli: Cli) -> Result<()> {
             config::FitCommand::Groups(config) => cmd_fit::run_groups(&config),
         },
         Command::Predict(args) => cmd_predict::run(&config::predict_config(args)?),
-        Command::Optimal(args) => cmd_optimal::run(&config::optimal_config(*args)?),
+        Command::Optimal(args) => cmd_optimal::run(*args),
         Command::Isoflop(args) => cmd_isoflop::run(*args),
         Command::Downstream(args) => cmd_downstream::run(*args),
         Command::Design(args) => cmd_design::run(*args),

@@ -1,6 +1,7 @@
 //! The one runner of the library's workflows (`scalinglaws::workflow`): a command's file turns
 //! its arguments into the workflow's spec (syntax only), and this checks the spec, loads the
-//! input (the runs, read with the spec's recipe, or a saved fit), runs the workflow, prints its
+//! input (the runs, read with the spec's recipe, or a saved fit; either may be absent for a
+//! workflow that can run without), runs the workflow, prints its
 //! report and writes its document.
 
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Result};
 use scalinglaws::analysis::schedule::ScheduleFit;
 use scalinglaws::data::recipe::{Recipe, Table};
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws_report::Report;
 
@@ -44,6 +46,17 @@ impl Load for Option<Table> {
             (true, _) => Ok(None),
             (false, None) => Err(scalinglaws::workflow::design::unread_runs().into()),
             (false, Some(recipe)) => Ok(Some(input::read(&io.path, io.delimiter, recipe)?)),
+        }
+    }
+}
+
+/// The fit when FIT.json is given (a spec may name its own law instead); a fit given to a
+/// spec that names its own law is refused in the library's words.
+impl Load for Option<FitRecord> {
+    fn load(io: &Io, _recipe: Option<&Recipe>) -> Result<Option<FitRecord>> {
+        match io.path.as_os_str().is_empty() {
+            true => Ok(None),
+            false => Ok(Some(crate::saved::fit(&io.path)?.0)),
         }
     }
 }

@@ -13,10 +13,9 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
-//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `optimal`,
-//! `schedule`), `report` (each analysis's
+//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `schedule`), `report` (each analysis's
 //! text report, returned beside its document, as the command prints it), `workflows` (the one
-//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, `select`, `compare`, `design`, ...), and `lab` (the
+//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, `select`, `compare`, `design`, `optimal`, ...), and `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
@@ -27,7 +26,6 @@ mod errors;
 mod fit;
 mod groups;
 mod lab;
-mod optimal;
 mod plot;
 mod predict;
 mod report;
@@ -64,7 +62,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fit::report_html, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
-    module.add_function(wrap_pyfunction!(optimal::optimal, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;

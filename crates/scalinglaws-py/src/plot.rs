@@ -6,8 +6,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
+use scalinglaws::analysis::allocation::allocation_from_fit;
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops};
-use scalinglaws::job::allocation_from_fit;
 use scalinglaws::{Error, Interrupt};
 
 use crate::errors::{interruptible, py, request, to_py};

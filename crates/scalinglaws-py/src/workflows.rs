@@ -1,5 +1,5 @@
 //! The one native entry of the library's workflows (`scalinglaws::workflow`): the name, the
-//! input (the data, or a saved fit's JSON) and the spec as JSON in; the document and its text
+//! input (the data, a saved fit's JSON, or None) and the spec as JSON in; the document and its text
 //! report out. The Python functions that call it, their keywords and their result classes are
 //! generated from the workflows' JSON Schemas (`python/scalinglaws/_workflows.py`), so a
 //! workflow or a setting added to the library reaches Python without a hand edit here.
@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 use scalinglaws::analysis::schedule::ScheduleFit;
 use scalinglaws::data::recipe::{Recipe, Table};
+use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws::Error;
 use scalinglaws_report::{export, Format, Report};
@@ -36,6 +37,18 @@ impl Take for Option<Table> {
             (true, _) => Ok(None),
             (false, None) => Err(to_py(scalinglaws::workflow::design::unread_runs())),
             (false, Some(recipe)) => Ok(Some(py(table(input.extract::<Data>()?, recipe))?)),
+        }
+    }
+}
+
+/// The fit when one is given (a spec may name its own law instead), as its JSON.
+impl Take for Option<FitRecord> {
+    fn take(input: &Bound<'_, PyAny>, _recipe: Option<&Recipe>) -> PyResult<Option<FitRecord>> {
+        match input.is_none() {
+            true => Ok(None),
+            false => Ok(Some(
+                py(crate::fit::read_fit(&input.extract::<String>()?))?.0,
+            )),
         }
     }
 }

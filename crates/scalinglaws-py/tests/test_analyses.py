@@ -67,7 +67,7 @@ def test_results_keep_the_document_and_read_like_it() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         frontier.draws = 1  # type: ignore[misc]
     text = repr(frontier)
-    assert text.startswith("Frontier(flops='6*N*D'") and "[2 Allocation]" in text and "\n" not in text
+    assert text.startswith("Frontier(allocations=[2 Allocation]") and "flops='6*N*D'" in text and "\n" not in text
     # A result built by hand writes its document from its fields.
     point = sl.LocalCurve(coefficients=[1.0, -0.5], from_=1e8, to=1e9)
     assert point.to_dict() == {"coefficients": [1.0, -0.5], "from": 1e8, "to": 1e9}
@@ -167,7 +167,7 @@ def test_backtest_scores_held_out_runs() -> None:
 
 
 def test_non_finite_settings_are_settings_errors() -> None:
-    with pytest.raises(sl.SettingsError, match="budgets"):
+    with pytest.raises(sl.SettingsError, match="budget="):
         sl.optimal(law="chinchilla", params=EPOCH, budget=float("nan"))
     with pytest.raises(sl.SettingsError, match="not a parameter"):
         sl.optimal(law="chinchilla", params={**EPOCH, "gamma": 1.0}, budget=1e22)
@@ -395,9 +395,10 @@ def test_design_with_a_sequential_campaign_and_read_back(designed) -> None:
     assert campaign.simulation is None and len(campaign.rounds) == 2
     assert all(isinstance(r, sl.Round) and len(r.widths_expected) == 2 for r in campaign.rounds)
     assert campaign.targets_frame()["width_simulated"].isna().all()
-    # Read back from its document, the table keeps the runs' own order of the variables.
+    # Read back from its document, the table keeps the law's order of the variables (the
+    # document names them).
     again = sl.DesignAnalysis.from_dict(designed.to_dict())
-    assert set(again.to_frame().columns) == set(designed.to_frame().columns)
+    pd.testing.assert_frame_equal(again.to_frame(), designed.to_frame())
 
 
 def test_design_before_any_run_from_a_prior(cli) -> None:
@@ -480,6 +481,9 @@ def test_design_takes_a_list_of_candidate_runs(cli, tmp_path) -> None:
     # The same runs as a list of dicts, and as the command's --candidates-file.
     listed = runs.drop(columns="name").to_dict("records")
     assert sl.design(EXAMPLE, candidates=listed, **options).to_dict() == result.to_dict()
+    # A run's text values (its name) are left out of a list, as a DataFrame's text columns.
+    named = runs.to_dict("records")
+    assert sl.design(EXAMPLE, candidates=named, **options).to_dict() == result.to_dict()
     path = tmp_path / "candidates.csv"
     runs.to_csv(path, index=False)
     expected = cli_json(cli, *RUNS_CLI, "--goal", "optimal_loss@1e23", "--runs", "3",

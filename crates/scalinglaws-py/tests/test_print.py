@@ -192,7 +192,7 @@ def test_the_report_is_beside_the_document_not_in_it() -> None:
     document = frontier.to_dict()
     assert json.dumps(document).find("Compute-optimal") == -1
     # The short repr is kept; a notebook shows the report as it prints, escaped.
-    assert repr(frontier).startswith("Frontier(flops='6*N*D'") and "\n" not in repr(frontier)
+    assert repr(frontier).startswith("Frontier(allocations=[2 Allocation]") and "\n" not in repr(frontier)
     page = frontier._repr_html_()
     assert page is not None and page.startswith("<pre") and page.endswith("</pre>")
     assert "D*/N*" in page and "[[Compute-optimal allocation]]" in page

@@ -299,6 +299,37 @@ def test_design_writes_the_commands_document_with_runs_or_before_any(
                   **RECIPE)
 
 
+def test_optimal_writes_the_commands_document_from_a_fit_or_a_law(
+    cli: Path, tmp_path: Path
+) -> None:
+    fit = sl.fit(EXAMPLE, law="chinchilla", **RECIPE)
+    saved = tmp_path / "fit.json"
+    saved.write_text(fit.to_json())
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "optimal", str(saved), "--budget", "1e22,1e24", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.optimal(fit, budget=[1e22, 1e24])
+    assert isinstance(result, sl.Frontier) and result.parameters == "fitted"
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    # The same report, each face wording the setting it names.
+    assert str(result) == shown.replace("--bootstrap K", "bootstrap=K")
+    assert list(result.to_frame().columns[:3]) == ["budget", "N", "D"]
+    # A catalog law with its published parameters instead of a fit.
+    epoch = {"E": 1.81686, "A": 482.00572, "alpha": 0.34781, "B": 2085.4342, "beta": 0.36585}
+    given = sl.optimal(law="chinchilla", params=epoch, budget=1e23)
+    assert given.parameters == "given" and given.law == "chinchilla (given parameters)"
+    # The rules are the library's: a fit and a law, a law without its parameters.
+    with pytest.raises(sl.SettingsError, match="not both"):
+        sl.optimal(fit, law="chinchilla", params=epoch, budget=1e23)
+    with pytest.raises(sl.SettingsError, match="needs every parameter"):
+        sl.optimal(law="chinchilla", budget=1e23)
+    with pytest.raises(sl.SettingsError, match="one of the two"):
+        sl.optimal(fit, budget=1e23, target_loss=2.0)
+
+
 def test_a_workflows_errors_keep_their_kind_and_name_their_keyword() -> None:
     sweep = "examples/lr/sweep.csv"
     columns = dict(lr="peak_lr", size="params", tokens="tokens", target="loss")

@@ -48,7 +48,6 @@ impl<T: Document + ?Sized> Serialize for Envelope<'_, T> {
 pub const KINDS: &[&str] = &[
     "fit",
     "predict",
-    "optimal",
     "laws",
     "schedule_fit",
     "schedule_compare",

@@ -5,7 +5,6 @@
 
 mod fit;
 pub mod names;
-mod optimal;
 mod plot;
 mod predict;
 pub mod schedule;
@@ -19,7 +18,6 @@ pub use self::names::ReportFormat;
 use self::names::{CovarianceKind, Loss, ResidualSpace};
 
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
-pub use self::optimal::OptimalArgs;
 pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
 pub use self::predict::PredictArgs;
 pub use self::schedule::ScheduleArgs;
@@ -53,7 +51,7 @@ pub enum Command {
     Predict(PredictArgs),
     /// The compute-optimal N*, D* of a saved fit at training budgets, with intervals from its
     /// bootstrap replicates, and the exponents of the frontier.
-    Optimal(Box<OptimalArgs>),
+    Optimal(Box<crate::cmd_optimal::OptimalArgs>),
     /// IsoFLOP analysis: per compute budget, the loss-optimal model size, and the power laws
     /// N* ∝ C^a, D* ∝ C^b through the minima.
     Isoflop(Box<crate::cmd_isoflop::IsoflopArgs>),

@@ -6,7 +6,6 @@
 
 mod fit;
 mod law_spec;
-mod optimal;
 pub(crate) mod plot;
 mod predict;
 mod report;
@@ -26,7 +25,6 @@ use crate::output::Destination;
 
 pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
 pub use self::law_spec::LawSpec;
-pub use self::optimal::optimal_config;
 pub use self::plot::plot_config;
 pub use self::predict::predict_config;
 pub use self::report::{one_on_stdout, report_config, ReportConfig};
@@ -70,6 +68,11 @@ pub fn optional_recipe(
     scalinglaws::data::recipe::Recipe,
 )> {
     let delimiter = args.delimiter.as_deref().map(parse_delimiter).transpose()?;
+    if args.data.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+        return Err(input_error(
+            "DATA '': give the path of the runs, or '-' for standard input",
+        ));
+    }
     if delimiter.is_some() && args.data.is_none() {
         return Err(input_error(
             "--delimiter reads DATA, and no DATA is given: drop it, or give the runs",

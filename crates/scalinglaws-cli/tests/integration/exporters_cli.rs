@@ -7,12 +7,11 @@
 use crate::common;
 
 use common::{stdout_of, CHINCHILLA};
-use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::error::{Mention, Wording};
 use scalinglaws::uncertainty::FitRecord;
+use scalinglaws::workflow::optimal::OptimalDocument;
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::analyses::laws::Listing;
-use scalinglaws_report::analyses::optimal::{OptimalReport, Parameters};
 use scalinglaws_report::{export, Format};
 
 /// The README's fit, its JSON written to a temporary file: (stdout, the file's text).
@@ -114,12 +113,8 @@ fn optimal_prints_the_exporters_report_of_its_json() {
     };
     let text = optimal("text");
     let written = std::fs::read_to_string(&frontier_json).unwrap();
-    let frontier: Frontier = serde_json::from_str(&written).unwrap();
-    let report = OptimalReport {
-        frontier: &frontier,
-        law: "chinchilla",
-        parameters: Parameters::Fitted,
-    };
+    // The document is the report's whole input: read back, it renders as the command did.
+    let report: OptimalDocument = serde_json::from_str(&written).unwrap();
     assert_eq!(text, export(&report, Format::Text, &Options).unwrap());
     assert_eq!(
         written,

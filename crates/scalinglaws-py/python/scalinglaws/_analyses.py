@@ -17,14 +17,11 @@ from ._keywords import checked
 from ._fit import (
     DEFAULT_F_SCALE,
     DEFAULT_LEVEL,
-    Fit,
     count as _count,
     dump,
     fit_request,
-    warn_caveats,
 )
 from ._results import (
-    Frontier,
     GroupFits,
     LawInfo,
     CooldownTable,
@@ -33,17 +30,6 @@ from ._results import (
     ScheduleFit,
     _fit_json,
 )
-
-Values = Union[float, Sequence[float]]
-
-
-def _list(values: Optional[Values]) -> List[float]:
-    if values is None:
-        return []
-    if isinstance(values, (int, float)):
-        return [float(values)]
-    return [float(v) for v in values]
-
 
 def laws() -> List[LawInfo]:
     """The catalog: one :class:`LawInfo` (name, summary, formula, variables, parameters,
@@ -118,54 +104,6 @@ def fit_groups(
     }
     records, fits = call_with_data(_scalinglaws.fit_groups, data, delimiter, dump(request))
     return GroupFits._from_native(json.loads(records), fits, groups)
-
-
-@checked
-def optimal(
-    fit: Optional[Fit] = None,
-    *,
-    budget: Optional[Values] = None,
-    target_loss: Optional[Values] = None,
-    law: Optional[str] = None,
-    params: Optional[Mapping[str, float]] = None,
-    flops: str = "6*N*D",
-    set: Optional[Mapping[str, Values]] = None,
-    total_params: Optional[str] = None,
-    max_params: Optional[float] = None,
-    max_active: Optional[float] = None,
-    max_tokens: Optional[float] = None,
-    inference_tokens: float = 0.0,
-    level: Optional[float] = None,
-) -> Frontier:
-    """Compute-optimal N*, D* at each budget (or the least compute reaching each target
-    loss) of a fit, or of a catalog ``law`` with published ``params``; intervals from the
-    fit's bootstrap replicates. From a fit, each allocation also gets ``pi``, the prediction
-    interval of a new run's loss there, calibrated beyond the data by the fit's calibration
-    (``calibrated``, ``distance_decades``), and the fit's own as ``pi_fit``; the frontier's
-    ``prediction_intervals`` says which and how. The fit's caveats (a parameter at a bound,
-    ...) are ``fit_caveats``, each repeated as a ``FitCaveatWarning``. As ``scalinglaws
-    optimal --json``."""
-    request = {
-        "budgets": _list(budget),
-        "target_losses": _list(target_loss),
-        "flops": flops,
-        "held": {k: _list(v) for k, v in (set or {}).items()},
-        "total_params": total_params,
-        "max_params": max_params,
-        "max_active": max_active,
-        "max_tokens": max_tokens,
-        "inference_tokens": float(inference_tokens),
-        "level": level,
-    }
-    native = _scalinglaws.optimal(
-        dump(request),
-        fit_json=fit.to_json() if fit is not None else None,
-        law=law,
-        params=None if params is None else {k: float(v) for k, v in params.items()},
-    )
-    frontier = Frontier._from_native(native)
-    warn_caveats(frontier.get("fit_caveats", []))
-    return frontier
 
 
 @checked

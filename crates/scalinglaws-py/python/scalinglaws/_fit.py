@@ -412,7 +412,7 @@ def dump(request: Mapping[str, Any]) -> str:
     """The request as JSON for the compiled module; a NaN or infinite setting is refused here
     (JSON has no such numbers)."""
     try:
-        return json.dumps(request, allow_nan=False)
+        return json.dumps(request, allow_nan=False, default=_as_list)
     except ValueError:
         bad = [f"{k}=" for k, v in request.items() if not _finite_tree(v)]
         raise SettingsError(
@@ -420,7 +420,17 @@ def dump(request: Mapping[str, Any]) -> str:
         ) from None
 
 
+def _as_list(value: Any) -> Any:
+    """A numpy array (or pandas Series), which the keyword checks pass as it is, as the list it
+    holds."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def _finite_tree(value: Any) -> bool:
+    if hasattr(value, "tolist") and not isinstance(value, (float, int)):
+        value = value.tolist()
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, Mapping):

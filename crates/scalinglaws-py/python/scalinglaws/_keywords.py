@@ -167,8 +167,8 @@ def _plain(hint: Any, value: Any, path: str) -> Any:
         return _scalar(hint, value, path)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is Annotated:
-        if _marked(hint, _AsRows) and _is_frame(value):
-            value = _frame_rows(value)
+        if _marked(hint, _AsRows):
+            value = _frame_rows(value) if _is_frame(value) else _without_text(value)
         plain = _plain(args[0], value, path)
         if _counts(hint) and plain < 0:
             raise _Refused(path, value, hint)
@@ -268,14 +268,27 @@ def _marked(hint: Any, mark: type) -> bool:
     return any(isinstance(m, mark) for m in getattr(hint, "__metadata__", ()))
 
 
+def _without_text(value: Any) -> Any:
+    """Runs given as dicts, each without its text values (a run's name), as a DataFrame's text
+    columns are left out; anything else as it is, for the annotation to refuse."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, collections.abc.Sequence):
+        return value
+    return [
+        {k: v for k, v in run.items() if not isinstance(v, str)}
+        if isinstance(run, collections.abc.Mapping)
+        else run
+        for run in value
+    ]
+
+
 def _is_frame(value: Any) -> bool:
     """Whether ``value`` is a DataFrame (columns by name), not a dict or a list."""
     return hasattr(value, "columns") and not isinstance(value, collections.abc.Mapping)
 
 
 def _frame_rows(frame: Any) -> List[Dict[str, float]]:
-    """A DataFrame's numeric columns as one dict per row (missing values as NaN, which the
-    library refuses by run)."""
+    """A DataFrame's numeric columns as one dict per row (a missing value is NaN, which the
+    request refuses: JSON has no NaN)."""
     columns = to_data(frame)["numeric"]
     n_rows = len(next(iter(columns.values()), []))
     return [{name: values[i] for name, values in columns.items()} for i in range(n_rows)]

@@ -420,7 +420,7 @@ CaveatKind = Literal[
 @dataclass(frozen=True, repr=False)
 class FitCaveat(Result):
     """What predictions from a fit inherit from its diagnostics (``Fit.caveats``, and the
-    ``fit_caveats`` of :class:`Frontier` and of a design's :class:`DesignAnalysis`); each field other than
+    ``fit_caveats`` of a :class:`Frontier` and of a :class:`DesignAnalysis`); each field other than
     ``kind`` belongs to one kind and is None for the others. Rust:
     ``scalinglaws::fit::FitCaveat``.
     """
@@ -448,56 +448,11 @@ class FitCaveat(Result):
     """``rival_optimum``: its objective's gap to the best, relative."""
 
 
-@dataclass(frozen=True, repr=False)
-class Exponents(Result):
-    """The exponents of the frontier, N* ∝ C^a and D* ∝ C^b. Rust:
-    ``scalinglaws::analysis::allocation::Exponents``.
-    """
+class FrontierFrame:
+    """The DataFrame view of a frontier's allocations (:class:`Frontier`, generated in
+    ``_workflows.py``, takes it)."""
 
-    a: float
-    """The exponent of N*."""
-    b: float
-    """The exponent of D*."""
-    ci: Dict[str, Tuple[float, float]]
-    """Percentile intervals of ``a`` and ``b`` over the bootstrap draws."""
-
-
-@dataclass(frozen=True, repr=False)
-class Frontier(Result):
-    """The compute-optimal frontier of a law (what :func:`scalinglaws.optimal` returns): an
-    allocation per budget or target loss, the exponents of N* and D* in the budget, and what the
-    intervals are. Rust: ``scalinglaws::analysis::allocation::Frontier``.
-    """
-
-    flops: str
-    """The FLOPs formula (``6*N*D`` unless given)."""
-    method: str
-    """"closed form" or "numerical"."""
-    goal: str
-    """"budget" (minimise loss at each budget) or "target_loss" (minimise compute at each loss)."""
-    inference_tokens: Optional[float]
-    """Expected inference tokens over the model's life (Sardana et al. 2024)."""
-    held: Dict[str, float]
-    """Other variables of the law, held at the given values (e.g. U)."""
-    choices: Dict[str, List[float]]
-    """Held variables given several values, over which the allocation is optimised too."""
-    total_params: Optional[str]
-    """The formula for total parameters, when given."""
-    allocations: List[Allocation]
-    """One allocation per budget (or target loss), in the order given."""
-    exponents: Optional[Exponents]
-    """N* ∝ C^a and D* ∝ C^b (None where the law has no such form)."""
-    draws: int
-    """Bootstrap draws the intervals come from (0: none)."""
-    level: Optional[float]
-    """The intervals' level (e.g. 0.95)."""
-    prediction_intervals: Optional[IntervalNote]
-    """What the allocations' prediction intervals (``pi``, ``pi_fit``) are (None: no fit to take
-    them from, e.g. given parameters).
-    """
-    fit_caveats: List[FitCaveat] = field(default_factory=list)
-    """What the allocations inherit from the fit's diagnostics (a parameter at a bound, ...);
-    empty for given parameters or a fit without caveats."""
+    allocations: List[Any]
 
     # The allocation's quantities first (the generated class's fields are sorted by name).
     _COLUMNS = ("budget", "N", "D", "tokens_per_param", "loss", "total_params", "training_flops",
@@ -1208,4 +1163,4 @@ class GroupFits:
 
 # The generated workflows' results that the classes above name (a schedule comparison's curves
 # are `schedule_predict`'s documents); imported last, as `_workflows.py` builds on this module.
-from ._workflows import Allocation, CooldownPoint, IntervalNote, SchedulePrediction  # noqa: E402
+from ._workflows import CooldownPoint, SchedulePrediction  # noqa: E402

@@ -19,7 +19,6 @@ __all__ = [
     "lab_sgd",
     "lab_sgd_scaling",
     "laws",
-    "optimal",
     "plot_fit",
     "plot_svg",
     "predict",
@@ -56,12 +55,6 @@ def predict(
     fit_json: str, variables: Dict[str, bytes], level: float, interval: Optional[str] = None
 ) -> Tuple[bytearray, Optional[bytearray]]: ...
 # An analysis returns its document (JSON text) and its text report: (document, report).
-def optimal(
-    request_json: str,
-    fit_json: Optional[str] = None,
-    law: Optional[str] = None,
-    params: Optional[Dict[str, float]] = None,
-) -> Tuple[str, str]: ...
 def run_workflow(input: Any, name: str, spec_json: str) -> Tuple[str, str]: ...
 def plot_fit(
     kind: str, fit_json: str, path: str, request_json: str, data_json: Optional[str] = None

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._fit import dump, warn_caveats, warn_threads
+from ._fit import Fit, dump, warn_caveats, warn_threads
 from ._keywords import Count, Rows, checked
 from ._results import (
     BudgetsFrame,
@@ -25,6 +25,7 @@ from ._results import (
     DesignFrame,
     EnvelopePointsFrame,
     FitCaveat,
+    FrontierFrame,
     ForecastsFrame,
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
@@ -50,6 +51,7 @@ __all__ = [
     "select",
     "compare",
     "design",
+    "optimal",
     "Allocation",
     "AllocationReference",
     "Backtest",
@@ -79,8 +81,10 @@ __all__ = [
     "EnvelopePoint",
     "Evaluation",
     "EvaluationSplit",
+    "Exponents",
     "Flag",
     "ForecastCalibration",
+    "Frontier",
     "FrontierCell",
     "FullPrediction",
     "HeldOutBudget",
@@ -801,6 +805,18 @@ class EvaluationSplit(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class Exponents(Result):
+    """The exponents of the frontier, N* ∝ C^a and D* ∝ C^b."""
+
+    a: float
+    """The exponent of N*."""
+    b: float
+    """The exponent of D*."""
+    ci: Dict[str, Tuple[float, float]]
+    """Percentile intervals of ``a`` and ``b`` over the bootstrap draws."""
+
+
+@dataclass(frozen=True, repr=False)
 class Flag(Result):
     """One flagged row: what a face needs to say why, as values."""
 
@@ -852,6 +868,48 @@ class ForecastCalibration(Result):
     """Share of the units whose D* fell inside the bootstrap-only interval, and after widening."""
     coverage_calibrated: Optional[float]
     reason: Optional[str]
+
+
+@dataclass(frozen=True, repr=False)
+class Frontier(FrontierFrame, Result):
+    """What ``optimal`` gives: the frontier, and the law it is of."""
+
+    allocations: List[Allocation]
+    """One allocation per budget or target loss."""
+    draws: int
+    """Bootstrap draws the intervals come from (0: none)."""
+    flops: str
+    """The training FLOPs formula (``6*N*D``)."""
+    goal: str
+    """"budget" (minimise loss at each budget) or "target_loss" (minimise compute at each
+    loss).
+    """
+    law: str
+    """The law (a fit's formula is its label)."""
+    method: str
+    """"closed form" or "numerical"."""
+    parameters: Literal["fitted", "given"]
+    """Where the law's parameters come from: ``fitted`` or ``given``."""
+    choices: Dict[str, List[float]]
+    """Held variables given several values, over which the allocation is optimised too."""
+    exponents: Optional[Exponents]
+    """The exponents of N* and D* in the budget (None: fewer than two budgets)."""
+    fit_caveats: List[FitCaveat]
+    """What the allocations inherit from the diagnostics of the fit the parameters come from
+    (a parameter at a bound, ...); empty for given parameters, and then not written.
+    """
+    held: Dict[str, float]
+    """Other variables of the law, held at the given values (e.g. U)."""
+    inference_tokens: Optional[float]
+    """Expected inference tokens over the model's life (Sardana et al. 2024)."""
+    level: Optional[float]
+    """Level of the intervals."""
+    prediction_intervals: Optional[IntervalNote]
+    """What the allocations' prediction intervals (``pi``, ``pi_fit``) are (None: no fit to take
+    them from, e.g. given parameters).
+    """
+    total_params: Optional[str]
+    """The total-parameters formula (None: N)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -3320,5 +3378,69 @@ def design(
     else:
         native = call_with_data(_scalinglaws.run_workflow, data, delimiter, "design", spec_json)
     result = DesignAnalysis._from_native(native)
+    warn_caveats([caveat.to_dict() for caveat in result.fit_caveats])
+    return result
+
+
+@checked
+def optimal(
+    fit: Optional[Fit] = None,
+    *,
+    budget: Optional[Union[float, Sequence[float]]] = None,
+    flops: str = "6*N*D",
+    inference_tokens: float = 0.0,
+    law: Optional[str] = None,
+    level: Optional[float] = None,
+    max_active: Optional[float] = None,
+    max_params: Optional[float] = None,
+    max_tokens: Optional[float] = None,
+    params: Optional[Mapping[str, float]] = None,
+    set: Optional[Mapping[str, Union[float, Sequence[float]]]] = None,
+    target_loss: Optional[Union[float, Sequence[float]]] = None,
+    total_params: Optional[str] = None,
+) -> Frontier:
+    """Compute-optimal N*, D* at each budget (or the least compute reaching each target loss) of a
+    fit, or of a catalog law with published parameters, with intervals from the fit's bootstrap
+    and each allocation's prediction interval. The same document as the command line's
+    ``--json``.
+
+    - ``budget``: Training budgets in FLOPs to allocate (minimise the loss at each): one or
+      several.
+    - ``flops``: Training FLOPs as a formula of N and D.
+    - ``inference_tokens``: Tokens the model will serve over its life, costing 2·N per token
+      (Sardana et al. 2024): a budget then covers training and inference.
+    - ``law``: Instead of a fit: a catalog law (``chinchilla``), with every parameter in
+      ``params``.
+    - ``level``: Level of the intervals (None: the fit's bootstrap's, else its calibration's,
+      else 95%).
+    - ``max_active``: Cap on N, the parameters each token passes through (inference cost per
+      token).
+    - ``max_params``: Cap on the total parameters (what fits in memory).
+    - ``max_tokens``: Cap on the training tokens D (e.g. the unique data available).
+    - ``params``: The catalog law's parameters, every one: {name: value} (published values).
+    - ``set``: Other variables of the law held at values, in order: {name: one value or
+      several}; several values (``{"E": [1, 8, 64]}``) are optimised over.
+    - ``target_loss``: Instead of budgets: losses to reach with the least compute, one or
+      several.
+    - ``total_params``: Total parameters as a formula of N and the held variables (None: N),
+      e.g. ``N*(4+9*E)/13`` for Switch-style MoE layers without embeddings.
+    """
+    spec = {
+        "budget": budget,
+        "flops": flops,
+        "inference_tokens": inference_tokens,
+        "law": law,
+        "level": level,
+        "max_active": max_active,
+        "max_params": max_params,
+        "max_tokens": max_tokens,
+        "params": params,
+        "set": set,
+        "target_loss": target_loss,
+        "total_params": total_params,
+    }
+    spec_json = dump({k: v for k, v in spec.items() if v is not None})
+    native = _scalinglaws.run_workflow(None if fit is None else fit.to_json(), "optimal", spec_json)
+    result = Frontier._from_native(native)
     warn_caveats([caveat.to_dict() for caveat in result.fit_caveats])
     return result

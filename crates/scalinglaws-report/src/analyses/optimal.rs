@@ -8,29 +8,14 @@ use std::fmt::Write as _;
 use scalinglaws::analysis::allocation::{Allocation, Frontier};
 use scalinglaws::uncertainty::calibration::regime_name;
 use scalinglaws::uncertainty::{IntervalNote, IntervalSource};
+use scalinglaws::workflow::optimal::{OptimalDocument, Parameters};
 
 use crate::text::{columns, level_percent, number};
 
-/// Where the law's parameters come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parameters {
-    /// A saved fit.
-    Fitted,
-    /// Published values given on the command line.
-    Given,
-}
-
-/// A frontier with the label of its law.
-pub struct OptimalReport<'a> {
-    pub frontier: &'a Frontier,
-    pub law: &'a str,
-    pub parameters: Parameters,
-}
-
-impl crate::Report for OptimalReport<'_> {
-    type Json = Frontier;
-    fn json_value(&self) -> &Frontier {
-        self.frontier
+impl crate::Report for OptimalDocument {
+    type Json = OptimalDocument;
+    fn json_value(&self) -> &OptimalDocument {
+        self
     }
     fn text(&self, wording: &dyn Wording) -> String {
         render(self, wording)
@@ -41,12 +26,12 @@ impl crate::Report for OptimalReport<'_> {
 }
 
 /// The allocation table as a pipe table, the heading and notes around it.
-fn markdown(report: &OptimalReport, wording: &dyn Wording) -> String {
+fn markdown(report: &OptimalDocument, wording: &dyn Wording) -> String {
     let text = render(report, wording);
     let mut lines = text.lines();
     let heading = lines.next().unwrap_or("");
-    let table = AllocationTable::new(report.frontier);
-    let rows = table.rows(report.frontier, wording);
+    let table = AllocationTable::new(&report.frontier);
+    let rows = table.rows(&report.frontier, wording);
     let notes: Vec<&str> = lines.skip(rows.len()).collect();
     let mut out = crate::markdown::from_text(heading);
     out.push_str(&crate::markdown::table(&rows, &[]));
@@ -55,9 +40,9 @@ fn markdown(report: &OptimalReport, wording: &dyn Wording) -> String {
     out.trim_end().to_string() + "\n"
 }
 
-fn render(report: &OptimalReport, wording: &dyn Wording) -> String {
-    let frontier = report.frontier;
-    let mut out = header(frontier, report.law);
+fn render(report: &OptimalDocument, wording: &dyn Wording) -> String {
+    let frontier = &report.frontier;
+    let mut out = header(frontier, &report.law);
     let table = AllocationTable::new(frontier);
     out.push_str(&columns(&table.rows(frontier, wording), &[], "    "));
     if let Some(e) = &frontier.exponents {
@@ -120,8 +105,8 @@ fn header(frontier: &Frontier, law: &str) -> String {
 }
 
 /// Where the intervals come from, or why there are none.
-fn intervals_line(report: &OptimalReport, wording: &dyn Wording) -> String {
-    let frontier = report.frontier;
+fn intervals_line(report: &OptimalDocument, wording: &dyn Wording) -> String {
+    let frontier = &report.frontier;
     if let Some(level) = frontier.level {
         return format!(
             "    intervals: {}% percentiles over {} bootstrap replicates of the fit (the loss's: a confidence interval of the law's mean at the optimum)\n",

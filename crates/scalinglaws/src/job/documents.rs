@@ -1,7 +1,6 @@
 //! Which result is which kind of document (`crate::document`): the one list, here above every
 //! result type so that the leaf that writes and reads the kinds imports none of them.
 
-use crate::analysis::allocation::Frontier;
 use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::optimize::OptimizedSchedule;
 use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
@@ -40,7 +39,6 @@ macro_rules! documents {
 
 documents! {
     Predictions => "predict",
-    Frontier => "optimal",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",
     Cooldowns => "schedule_cooldown",

@@ -950,6 +950,23 @@ impl WeightsSweepRequest {
     }
 }
 
+/// Values of held variables by name (`set`), each variable once.
+pub fn held_by_name(set: Vec<(String, Vec<f64>)>) -> Result<BTreeMap<String, Vec<f64>>> {
+    let mut held = BTreeMap::new();
+    for (name, values) in set {
+        if held.insert(name.clone(), values).is_some() {
+            return Err(Error::setting(
+                Setting::Set,
+                text![
+                    Setting::Set.key(name.as_str()),
+                    " is given twice; give each variable once"
+                ],
+            ));
+        }
+    }
+    Ok(held)
+}
+
 /// One text or several: the shape of `where`.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]

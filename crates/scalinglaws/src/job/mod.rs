@@ -10,9 +10,6 @@
 //!   worker pool, a group that cannot be fitted kept as a value with its reason;
 //! - [`predict`]: [`PredictJob`], a saved fit at new points (names, values and lengths
 //!   checked, one value broadcast to every point) with its intervals, as [`Predictions`];
-//! - [`optimal`]: [`OptimalJob`], the compute-optimal allocation of a saved fit or of given
-//!   parameters ([`OptimalSource`]), with the allocation settings a fit implies (its
-//!   bootstrap draws and level);
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
 //!   backtest), computed so that the report crate only draws;
 //! - [`schedule`]: the analyses of loss curves under learning-rate schedules;
@@ -23,7 +20,6 @@ pub mod candidates;
 pub mod documents;
 pub mod fit;
 pub mod groups;
-pub mod optimal;
 pub mod predict;
 pub mod qc;
 pub mod report;
@@ -35,6 +31,5 @@ pub use fit::{
     family_setting, FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings,
 };
 pub use groups::{GroupFit, GroupStatus, GroupedFitJob};
-pub use optimal::{allocation_from_fit, OptimalJob, OptimalRequest, OptimalSource};
 pub use predict::{PredictColumns, PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

@@ -7,12 +7,13 @@
 //! What cannot be computed stays a value ([`FitPage`] holds the error), since the page shows
 //! it ("No allocation: …") and the rest of the page stands.
 
+use crate::analysis::allocation::allocation_from_fit;
 use crate::analysis::allocation::{optimal, AllocationSettings, Frontier};
 use crate::analysis::backtest::{backtest, Backtest, BacktestOptions, Holdout};
 use crate::data::recipe::Table;
 use crate::error::{Error, Result};
 use crate::fit::{FitCaveat, FitData};
-use crate::job::{allocation_from_fit, FitJob, FitOutcome};
+use crate::job::{FitJob, FitOutcome};
 use crate::law::Law;
 use crate::uncertainty::{CalibrationOptions, FitRecord};
 

@@ -22,8 +22,8 @@ use crate::document::Document;
 use crate::error::{Error, Result, Setting};
 use crate::fit::FitSettings;
 use crate::job::fit::{
-    check_enough_rows, default_level, named_numbers, one_or_many_numbers, yes, LawChoice,
-    LawRequest, OneOrManyNumbers, RecipeRequest, SettingsJob, TableRequest,
+    check_enough_rows, default_level, held_by_name, named_numbers, one_or_many_numbers, yes,
+    LawChoice, LawRequest, OneOrManyNumbers, RecipeRequest, SettingsJob, TableRequest,
 };
 use crate::text;
 use crate::work::{Estimate, FitShape};
@@ -164,18 +164,7 @@ impl TryFrom<CompareRequest> for CompareSpec {
         };
         let seed = request.law.seed;
         let (law, settings) = request.law.model()?;
-        let mut held = BTreeMap::new();
-        for (name, values) in request.set {
-            if held.insert(name.clone(), values).is_some() {
-                return Err(Error::setting(
-                    Setting::Set,
-                    text![
-                        Setting::Set.key(name.as_str()),
-                        " is given twice; give each variable once"
-                    ],
-                ));
-            }
-        }
+        let held = held_by_name(request.set)?;
         Ok(CompareSpec {
             recipe: Recipe::try_from(recipe)?,
             law,

@@ -2,7 +2,7 @@
 //! it, with its one default), the `Spec` it becomes by `spec` (texts parsed, errors the
 //! library's own; the command line builds the spec directly), `check` (every rule between
 //! settings), an `Output` document, and a `run` on its [`Input`] (the runs as a prepared
-//! table, or a saved fit) with a [`Ctx`] (the interrupt, the work budget). Each face runs
+//! table, a saved fit, or either when given) with a [`Ctx`] (the interrupt, the work budget). Each face runs
 //! every workflow of [`for_each_workflow!`] the same way: the command line by one generic
 //! runner, Python by one native entry and functions generated from the specs' JSON Schemas
 //! (`schemars`), so a new setting is written once, in its request, and a new workflow in its own
@@ -16,6 +16,7 @@ pub mod design;
 pub mod downstream;
 pub mod isoflop;
 pub mod lr;
+pub mod optimal;
 pub mod qc;
 pub mod schedule_predict;
 pub mod select;
@@ -61,7 +62,8 @@ impl Default for Ctx {
 
 /// What a workflow reads besides its spec; each face knows how to load each kind.
 pub trait Input: Sync {
-    /// `table` (the runs, read with the spec's recipe) or `schedule_fit` (a saved fit).
+    /// `table` (the runs, read with the spec's recipe), `schedule_fit` (a saved schedule
+    /// fit), `optional_table` (runs if given) or `optional_fit` (a saved fit if given).
     const KIND: &'static str;
 }
 
@@ -74,6 +76,13 @@ impl Input for Table {
 /// recipe to read them with ([`design::unread_runs`]).
 impl Input for Option<Table> {
     const KIND: &'static str = "optional_table";
+}
+
+/// A saved fit, or none: a workflow whose spec may name its own law instead (`optimal` of a
+/// catalog law with published parameters). A face refuses a fit given with such a spec
+/// ([`optimal::unread_fit`]).
+impl Input for Option<crate::uncertainty::FitRecord> {
+    const KIND: &'static str = "optional_fit";
 }
 
 impl Input for ScheduleFit {
@@ -174,6 +183,7 @@ macro_rules! for_each_workflow {
             select => $crate::workflow::select::SelectWorkflow,
             compare => $crate::workflow::compare::CompareWorkflow,
             design => $crate::workflow::design::DesignWorkflow,
+            optimal => $crate::workflow::optimal::OptimalWorkflow,
         }
     };
 }

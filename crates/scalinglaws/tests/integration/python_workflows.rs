@@ -18,7 +18,7 @@ use serde_json::Value;
 struct Entry {
     name: &'static str,
     summary: &'static str,
-    /// What it reads: `table`, `optional_table` or `schedule_fit`.
+    /// What it reads: `table`, `optional_table`, `schedule_fit` or `optional_fit`.
     input: &'static str,
     spec: Value,
     output: Value,
@@ -92,7 +92,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Sequen
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._fit import dump, warn_caveats, warn_threads
+from ._fit import Fit, dump, warn_caveats, warn_threads
 from ._keywords import Count, Rows, checked
 from ._results import (
     BudgetsFrame,
@@ -102,6 +102,7 @@ from ._results import (
     DesignFrame,
     EnvelopePointsFrame,
     FitCaveat,
+    FrontierFrame,
     ForecastsFrame,
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
@@ -131,6 +132,7 @@ const BASES: &[(&str, &str)] = &[
     ("SelectionResult", "SelectedPredictionsFrame"),
     ("TrackComparison", "TracksFrame"),
     ("DesignAnalysis", "DesignFrame"),
+    ("Frontier", "FrontierFrame"),
 ];
 
 /// Result types written by hand in `_results.py` that generated classes refer to by name (a
@@ -489,8 +491,12 @@ fn function(entry: &Entry, result: &str) -> String {
         .into_iter()
         .filter(|name| *name != "law" || has_formula)
         .collect();
-    let table = entry.input != "schedule_fit";
+    let table = matches!(entry.input, "table" | "optional_table");
     let mut out = match entry.input {
+        "optional_fit" => format!(
+            "\n\n@checked\ndef {}(\n    fit: Optional[Fit] = None,\n",
+            entry.name
+        ),
         "table" => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
         "optional_table" => format!(
             "\n\n@checked\ndef {}(\n    data: Optional[DataLike] = None,\n",
@@ -536,7 +542,7 @@ fn function(entry: &Entry, result: &str) -> String {
         // The library's warning of a count above its cap, at the user's line (past `@checked`).
         out += "    warn_threads(threads, 4)\n";
     }
-    if !table {
+    if entry.input == "schedule_fit" {
         let _ = write!(
             out,
             "    return {result}._from_native(\n        _scalinglaws.run_workflow(\n            _fit_json(fit),\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
@@ -554,21 +560,28 @@ fn function(entry: &Entry, result: &str) -> String {
         return out;
     }
     out += "    spec_json = dump({k: v for k, v in spec.items() if v is not None})\n";
-    let with_data = format!(
-        "call_with_data(_scalinglaws.run_workflow, data, delimiter, \"{}\", spec_json)",
-        entry.name
-    );
+    let native = match entry.input {
+        // A fit, or none (the spec names its own law).
+        "optional_fit" => format!(
+            "_scalinglaws.run_workflow(None if fit is None else fit.to_json(), \"{}\", spec_json)",
+            entry.name
+        ),
+        _ => format!(
+            "call_with_data(_scalinglaws.run_workflow, data, delimiter, \"{}\", spec_json)",
+            entry.name
+        ),
+    };
     match entry.input {
         // No data and no delimiter: the workflow runs on none (a delimiter alone is refused).
         "optional_table" => {
             let _ = write!(
                 out,
-                "    if data is None and delimiter is None:\n        native = _scalinglaws.run_workflow(None, \"{}\", spec_json)\n    else:\n        native = {with_data}\n",
+                "    if data is None and delimiter is None:\n        native = _scalinglaws.run_workflow(None, \"{}\", spec_json)\n    else:\n        native = {native}\n",
                 entry.name
             );
         }
         _ => {
-            let _ = writeln!(out, "    native = {with_data}");
+            let _ = writeln!(out, "    native = {native}");
         }
     }
     let _ = writeln!(out, "    result = {result}._from_native(native)");
@@ -609,7 +622,7 @@ fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
         let about = property["description"].as_str().unwrap_or("");
         let _ = writeln!(text, "- ``{name}``: {}", about.replace('\n', " "));
     }
-    if entry.input != "schedule_fit" {
+    if matches!(entry.input, "table" | "optional_table") {
         text += "- ``delimiter``: The delimiter of a text file of runs (None: by its extension).";
     }
     quoted(&text, "    ")

@@ -133,17 +133,43 @@ pub struct Reference {
     pub savings: f64,
 }
 
+/// `settings` with the draws of `fit`'s bootstrap (none without one) and the level: the one
+/// asked for, else the bootstrap's, else the calibration's, else 95% (the first step of
+/// `optimal`'s run, of the report page's frontier and of the frontier plot).
+pub fn allocation_from_fit(
+    settings: AllocationSettings,
+    fit: Option<&FitRecord>,
+    level: Option<f64>,
+) -> AllocationSettings {
+    let bootstrap = fit.and_then(|fit| fit.bootstrap.as_ref());
+    let level = level
+        .or_else(|| bootstrap.map(|b| b.level))
+        .or_else(|| fit?.calibration.as_ref().map(|c| c.level))
+        .unwrap_or(crate::uncertainty::DEFAULT_LEVEL);
+    AllocationSettings {
+        draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
+        level,
+        ..settings
+    }
+}
+
 /// The exponents of the frontier, N* ∝ C^a and D* ∝ C^b.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Exponents {
+    /// The exponent of N*.
     pub a: f64,
+    /// The exponent of D*.
     pub b: f64,
+    /// Percentile intervals of `a` and `b` over the bootstrap draws.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ci: BTreeMap<String, [f64; 2]>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The compute-optimal frontier of a law: an allocation per budget or target loss, the
+/// exponents of N* and D* in the budget, and what the intervals are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Frontier {
+    /// The training FLOPs formula (`6*N*D`).
     pub flops: String,
     /// "closed form" or "numerical".
     pub method: String,
@@ -159,12 +185,16 @@ pub struct Frontier {
     /// Held variables given several values, over which the allocation is optimised too.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub choices: BTreeMap<String, Vec<f64>>,
+    /// The total-parameters formula (None: N).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_params: Option<String>,
+    /// One allocation per budget or target loss.
     pub allocations: Vec<Allocation>,
+    /// The exponents of N* and D* in the budget (None: fewer than two budgets).
     pub exponents: Option<Exponents>,
     /// Bootstrap draws the intervals come from (0: none).
     pub draws: usize,
+    /// Level of the intervals.
     pub level: Option<f64>,
     /// What the allocations' prediction intervals (`pi`, `pi_fit`) are (None: no fit to take
     /// them from, e.g. given parameters).

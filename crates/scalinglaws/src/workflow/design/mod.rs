@@ -298,11 +298,20 @@ fn refuse_grid_options(given: &[(bool, Setting)]) -> Result<()> {
 
 impl DesignJob {
     /// The rules that need no data: the settings of the batch (`check_settings`), the
-    /// candidates, the noise positive; before any run a prior, a noise, and nothing that
-    /// reads or fits runs; else the target of the runs so far.
+    /// candidates, the noise positive; a catalog law's variables against the candidates and
+    /// the goals (a formula's are known only once the columns are); before any run a prior,
+    /// a noise, and nothing that reads or fits runs; else the target of the runs so far.
     pub fn check(&self) -> Result<()> {
         check_settings(&self.settings)?;
         self.candidates.check()?;
+        if let LawChoice::Catalog(name) = &self.fit.law {
+            let law = crate::law::catalog::lookup(name)?;
+            self.candidates
+                .points(&law, &self.cost, self.settings.spend)?;
+            for target in &self.settings.targets {
+                target.check(&law)?;
+            }
+        }
         if let Some(noise) = self.noise.filter(|n| !(n.is_finite() && *n > 0.0)) {
             return Err(refuse(
                 Setting::Noise,
@@ -313,10 +322,7 @@ impl DesignJob {
             Some(prior) => {
                 prior.check()?;
                 self.refuse_what_a_prior_does_not_use()?;
-                match self.noise {
-                    Some(_) => Ok(()),
-                    None => Err(refuse(Setting::Noise, "with no runs so far the noise of a run's outcome is unknown; give it (its sd in the fitted space, e.g. 0.01 in log space: 1 % of the loss)")),
-                }
+                self.noise.map(|_| ()).ok_or_else(no_noise)
             }
             None if self.fit.recipe.target.is_empty() => Err(no_runs()),
             None => Ok(()),
@@ -412,7 +418,7 @@ impl DesignJob {
         let law = self.prior_law()?;
         let settings = self.fit.settings.for_law(&self.fit.law);
         let (centre, prior_sd) = prior.resolve(&law, &settings.fixed)?;
-        let noise = self.noise.ok_or_else(no_runs)?;
+        let noise = self.noise.ok_or_else(no_noise)?;
         let knowledge = Knowledge {
             data: FitData::empty(law.variables.len()),
             law: law.clone(),
@@ -508,6 +514,11 @@ impl DesignJob {
             }
         }
     }
+}
+
+/// A design before any run without the noise of a run's outcome.
+fn no_noise() -> Error {
+    refuse(Setting::Noise, "with no runs so far the noise of a run's outcome is unknown; give it (its sd in the fitted space, e.g. 0.01 in log space: 1 % of the loss)")
 }
 
 /// Neither runs so far nor a prior.
