@@ -11,7 +11,7 @@ use anyhow::Result;
 use clap::Args;
 use scalinglaws::interrupt::Interrupt;
 use scalinglaws::workflow::compare::DEFAULT_FLOPS;
-use scalinglaws::workflow::optimal::{total_params, GivenLaw, OptimalJob, OptimalWorkflow};
+use scalinglaws::workflow::optimal::{flops, total_params, GivenLaw, OptimalJob, OptimalWorkflow};
 use scalinglaws::workflow::Ctx;
 
 use crate::config::values::{budget_values, held_values, numbers, optional_number};
@@ -82,7 +82,8 @@ pub struct OptimalArgs {
     )]
     pub inference_tokens: Option<String>,
 
-    /// Level of the intervals [default: the fit's bootstrap level].
+    /// Level of the intervals [default: the fit's bootstrap level, else its calibration's,
+    /// else 0.95].
     #[arg(long, value_name = "P")]
     pub level: Option<f64>,
 
@@ -92,6 +93,11 @@ pub struct OptimalArgs {
 }
 
 pub fn run(args: OptimalArgs) -> Result<()> {
+    if args.fit.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+        return Err(crate::input_error(
+            "FIT.json '': give the path of a saved fit",
+        ));
+    }
     let given = match &args.law {
         Some(text) => {
             let (law, params) = LawSpec::published(text)?;
@@ -104,8 +110,7 @@ pub fn run(args: OptimalArgs) -> Result<()> {
         given,
         budgets: budget_values(&args.budgets)?,
         target_losses: numbers("--target-loss", &args.target_losses)?,
-        flops: scalinglaws::analysis::allocation::Flops::parse(&args.flops)
-            .map_err(|e| anyhow::Error::from(e).context("--flops"))?,
+        flops: flops(&args.flops)?,
         total_params: total_params(args.total_params.as_deref(), &held)?,
         held,
         inference_tokens: optional_number("--inference-tokens", args.inference_tokens.as_deref())?

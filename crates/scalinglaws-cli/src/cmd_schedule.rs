@@ -11,6 +11,8 @@ use scalinglaws::analysis::schedule::{
     predict, spec, Curve, ParsedSpec, Prediction, Schedule, ScheduleFit,
 };
 use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleOptimizeJob};
+use scalinglaws::workflow::schedule_cooldown::ScheduleCooldown;
+use scalinglaws::workflow::Ctx;
 
 use crate::config::{ScheduleConfig, ScheduleFitConfig};
 use crate::figure::{self, Output};
@@ -43,13 +45,8 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
             plot.as_ref(),
             json,
         ),
-        ScheduleConfig::Cooldown { fit, job, json } => {
-            let table = job.run(&saved::schedule_fit(&fit)?)?;
-            let report = schedule::CooldownReport {
-                table: &table,
-                decay: job.decay.name(),
-            };
-            output::emit(json.as_ref(), &report)
+        ScheduleConfig::Cooldown { io, spec } => {
+            crate::workflow::run::<ScheduleCooldown>(&io, &spec, &Ctx::default())
         }
         ScheduleConfig::CooldownStudy(c) => crate::cmd_schedule_study::run(&c),
     }

@@ -50,8 +50,8 @@ impl Load for Option<Table> {
     }
 }
 
-/// The fit when FIT.json is given (a spec may name its own law instead); a fit given to a
-/// spec that names its own law is refused in the library's words.
+/// The fit when FIT.json is given (a spec may name its own law instead; the workflow's run
+/// refuses both, in the library's words).
 impl Load for Option<FitRecord> {
     fn load(io: &Io, _recipe: Option<&Recipe>) -> Result<Option<FitRecord>> {
         match io.path.as_os_str().is_empty() {

@@ -6,12 +6,8 @@ use serde::Deserialize;
 
 use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
 use scalinglaws::data::recipe::Recipe;
-use scalinglaws::job::schedule::{
-    ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
-};
-use scalinglaws_report::analyses::schedule::{
-    ComparisonReport, CooldownReport, FitReport, OptimizedReport,
-};
+use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleFitJob, ScheduleOptimizeJob};
+use scalinglaws_report::analyses::schedule::{ComparisonReport, FitReport, OptimizedReport};
 
 use crate::data::{table, Data};
 use crate::errors::{interruptible, json_document, py, request};
@@ -102,22 +98,4 @@ pub(crate) fn schedule_compare(
     job.max_work = crate::fit::max_work();
     let comparison = py(py_.detach(|| job.run(&fit)))?;
     reported(&ComparisonReport(&comparison))
-}
-
-/// The loss after a cooldown of each length started at each step, off a constant run (the
-/// request is `schedule cooldown`'s job); returns the table's JSON (as `scalinglaws schedule
-/// cooldown --json`) and its text report.
-#[pyfunction]
-pub(crate) fn schedule_cooldown(
-    py_: Python<'_>,
-    fit_json: &str,
-    request_json: &str,
-) -> PyResult<Reported> {
-    let fit = py(ScheduleFit::from_json(fit_json))?;
-    let job: ScheduleCooldownJob = request(request_json)?;
-    let table = py(py_.detach(|| job.run(&fit)))?;
-    reported(&CooldownReport {
-        table: &table,
-        decay: job.decay.name(),
-    })
 }

@@ -484,6 +484,9 @@ def test_design_takes_a_list_of_candidate_runs(cli, tmp_path) -> None:
     # A run's text values (its name) are left out of a list, as a DataFrame's text columns.
     named = runs.to_dict("records")
     assert sl.design(EXAMPLE, candidates=named, **options).to_dict() == result.to_dict()
+    # A number written as text is no name: refused by keyword, not left out.
+    with pytest.raises(sl.SettingsError, match=r"^candidates=: give"):
+        sl.design(EXAMPLE, candidates=[{"N": "1e9", "D": 2e10}], **options)
     path = tmp_path / "candidates.csv"
     runs.to_csv(path, index=False)
     expected = cli_json(cli, *RUNS_CLI, "--goal", "optimal_loss@1e23", "--runs", "3",

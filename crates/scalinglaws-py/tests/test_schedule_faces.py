@@ -50,6 +50,9 @@ def test_schedule_cooldown_is_the_commands_document(saved: Path, cli: Path) -> N
     assert result.to_dict() == expected
     cosine = sl.schedule_cooldown(fit, at=[8000], lengths=[1000], decay="cosine")
     assert cosine.rows[0].loss != result.rows[0].loss
+    # The document names the cooldown's shape, which the report once took beside it.
+    assert (result.decay, cosine.decay) == ("linear", "cosine")
+    assert len(result.to_frame()) == 4 and "gain" in result.to_frame().columns
 
 
 def test_schedule_faces_refuse_bad_requests(saved: Path) -> None:

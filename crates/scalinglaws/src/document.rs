@@ -52,7 +52,6 @@ pub const KINDS: &[&str] = &[
     "schedule_fit",
     "schedule_compare",
     "schedule_optimize",
-    "schedule_cooldown",
     "cooldown_study",
 ];
 

@@ -142,7 +142,7 @@ mod tests {
             .expect("parses");
         assert_eq!(
             Decay::from(parsed.args.decay),
-            scalinglaws::job::schedule::COOLDOWN_DECAY
+            scalinglaws::workflow::schedule_cooldown::COOLDOWN_DECAY
         );
     }
 

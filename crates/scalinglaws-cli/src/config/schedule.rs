@@ -6,9 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
-use scalinglaws::job::schedule::{
-    ScheduleCompareJob, ScheduleCooldownJob, ScheduleFitJob, ScheduleOptimizeJob,
-};
+use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleFitJob, ScheduleOptimizeJob};
+use scalinglaws::workflow::schedule_cooldown::ScheduleCooldownSpec;
 
 pub use super::plot::plot_and_json;
 use super::{destination, parse_delimiter, parse_fixes};
@@ -39,9 +38,8 @@ pub enum ScheduleConfig {
         json: Option<Destination>,
     },
     Cooldown {
-        fit: PathBuf,
-        job: ScheduleCooldownJob,
-        json: Option<Destination>,
+        io: crate::workflow::Io,
+        spec: ScheduleCooldownSpec,
     },
     CooldownStudy(Box<crate::cmd_schedule_study::StudyConfig>),
 }
@@ -176,8 +174,12 @@ fn optimize_config(args: OptimizeArgs) -> Result<ScheduleConfig> {
 
 fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {
     ScheduleConfig::Cooldown {
-        fit: args.saved.fit,
-        job: ScheduleCooldownJob {
+        io: crate::workflow::Io {
+            path: args.saved.fit,
+            delimiter: None,
+            json: destination(args.json.as_deref()),
+        },
+        spec: ScheduleCooldownSpec {
             at: args.at,
             lengths: args.lengths,
             peak: args.peak,
@@ -185,6 +187,5 @@ fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {
             last: args.last,
             decay: args.decay.into(),
         },
-        json: destination(args.json.as_deref()),
     }
 }

@@ -20,15 +20,12 @@ from ._analyses import (
     fit_groups,
     laws,
     schedule_compare,
-    schedule_cooldown,
     schedule_fit,
     schedule_optimize,
 )
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
 from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
-    CooldownRow,
-    CooldownTable,
     FitCaveat,
     GroupFit,
     GroupFits,
@@ -50,8 +47,6 @@ from . import lab
 
 __all__ = [
     "set_max_work",
-    "CooldownRow",
-    "CooldownTable",
     "DataError",
     "Error",
     "Fit",
@@ -80,7 +75,6 @@ __all__ = [
     "lab",
     "laws",
     "schedule_compare",
-    "schedule_cooldown",
     "schedule_fit",
     "schedule_optimize",
 ]

@@ -8,7 +8,7 @@ saved ``scalinglaws schedule fit --json``)."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
@@ -24,7 +24,6 @@ from ._fit import (
 from ._results import (
     GroupFits,
     LawInfo,
-    CooldownTable,
     OptimizedSchedule,
     ScheduleComparison,
     ScheduleFit,
@@ -158,34 +157,6 @@ def schedule_compare(
     return ScheduleComparison._from_native(
         _scalinglaws.schedule_compare(_fit_json(fit), dump(request))
     )
-
-
-@checked
-def schedule_cooldown(
-    fit: Union[ScheduleFit, Mapping[str, Any]],
-    *,
-    at: Sequence[int],
-    lengths: Sequence[int],
-    peak: Optional[float] = None,
-    warmup: Optional[int] = None,
-    final: Optional[float] = None,
-    decay: Optional[str] = None,
-) -> CooldownTable:
-    """The loss after a cooldown of each of ``lengths`` steps started at each step of ``at``,
-    off a constant run at ``peak`` (default: the fit's training run's) after ``warmup`` steps,
-    decaying to ``final`` (default ``peak/100``) in the shape ``decay`` ("linear", "exp" or
-    "cosine"; default the library's, linear), as ``scalinglaws schedule cooldown --json``:
-    each row's loss, the constant run's at the same step, and the gain."""
-    request: Dict[str, Any] = {
-        "at": [_count("at", a) for a in at],
-        "lengths": [_count("lengths", n) for n in lengths],
-        "peak": None if peak is None else float(peak),
-        "warmup": None if warmup is None else _count("warmup", warmup),
-        "final": None if final is None else float(final),
-    }
-    if decay is not None:
-        request["decay"] = decay
-    return CooldownTable._from_native(_scalinglaws.schedule_cooldown(_fit_json(fit), dump(request)))
 
 
 @checked

@@ -270,15 +270,25 @@ def _marked(hint: Any, mark: type) -> bool:
 
 def _without_text(value: Any) -> Any:
     """Runs given as dicts, each without its text values (a run's name), as a DataFrame's text
-    columns are left out; anything else as it is, for the annotation to refuse."""
+    columns are left out; a number written as text is kept, for the annotation to refuse by
+    name; anything else as it is."""
     if isinstance(value, (str, bytes)) or not isinstance(value, collections.abc.Sequence):
         return value
     return [
-        {k: v for k, v in run.items() if not isinstance(v, str)}
+        {k: v for k, v in run.items() if not (isinstance(v, str) and not _number_like(v))}
         if isinstance(run, collections.abc.Mapping)
         else run
         for run in value
     ]
+
+
+def _number_like(text: str) -> bool:
+    """Whether ``text`` reads as a number (``"1e9"``): a value meant as one, not a name."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_frame(value: Any) -> bool:

@@ -758,36 +758,11 @@ class ScheduleComparison(Result):
         )
 
 
-@dataclass(frozen=True, repr=False)
-class CooldownRow(Result):
-    """One cooldown of a cooldown table. Rust:
-    ``scalinglaws::analysis::schedule::optimize::CooldownRow``."""
+class CooldownFrame:
+    """The DataFrame view of a cooldown table (:class:`CooldownTable`, generated in
+    ``_workflows.py``, takes it)."""
 
-    start: int
-    """The step the cooldown starts at."""
-    length: int
-    """Its length in steps."""
-    end_step: int
-    """The step it ends at."""
-    loss: float
-    """The predicted loss at ``end_step``."""
-    constant_loss: float
-    """The constant run's loss at the same step."""
-    gain: float
-    """``constant_loss - loss``."""
-
-
-@dataclass(frozen=True, repr=False)
-class CooldownTable(Result):
-    """What :func:`scalinglaws.schedule_cooldown` returns (the document of ``scalinglaws
-    schedule cooldown --json``)."""
-
-    peak: float
-    """The constant learning rate the cooldowns start from."""
-    final: float
-    """The learning rate at the end of each cooldown."""
-    rows: List[CooldownRow]
-    """One row per (start, length)."""
+    rows: List[Any]
 
     def to_frame(self) -> Any:
         """The rows as a pandas DataFrame."""

@@ -26,7 +26,6 @@ __all__ = [
     "report_html",
     "run_workflow",
     "schedule_compare",
-    "schedule_cooldown",
     "schedule_fit",
     "schedule_optimize",
     "threads_warning",
@@ -64,7 +63,6 @@ def plot_svg(
 ) -> str: ...
 def schedule_fit(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def schedule_compare(fit_json: str, request_json: str) -> Tuple[str, str]: ...
-def schedule_cooldown(fit_json: str, request_json: str) -> Tuple[str, str]: ...
 def schedule_optimize(
     fit_json: str,
     steps: int,

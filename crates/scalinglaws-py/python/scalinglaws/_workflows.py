@@ -21,6 +21,7 @@ from ._results import (
     BudgetsFrame,
     CandidatesFrame,
     CellsFrame,
+    CooldownFrame,
     CurveFrame,
     DesignFrame,
     EnvelopePointsFrame,
@@ -52,6 +53,7 @@ __all__ = [
     "compare",
     "design",
     "optimal",
+    "schedule_cooldown",
     "Allocation",
     "AllocationReference",
     "Backtest",
@@ -65,7 +67,9 @@ __all__ = [
     "CandidateScore",
     "CellWins",
     "CooldownPoint",
+    "CooldownRow",
     "CooldownStudy",
+    "CooldownTable",
     "Coverage",
     "CurveBand",
     "DataSummary",
@@ -500,6 +504,24 @@ class CooldownPoint(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class CooldownRow(Result):
+    """One cooldown of a cooldown table."""
+
+    constant_loss: float
+    """The constant run's loss at the same step."""
+    end_step: int
+    """The step it ends at."""
+    gain: float
+    """constant_loss − loss."""
+    length: int
+    """Its length in steps."""
+    loss: float
+    """The predicted loss at ``end_step``."""
+    start: int
+    """The step the cooldown starts at."""
+
+
+@dataclass(frozen=True, repr=False)
 class CooldownStudy(Result):
     """The study's table with the values it used."""
 
@@ -510,6 +532,20 @@ class CooldownStudy(Result):
     """Replicates whose losses were finite at every T (the intervals' sample)."""
     rows: List[StudyRow]
     settings: StudySettings
+
+
+@dataclass(frozen=True, repr=False)
+class CooldownTable(CooldownFrame, Result):
+    """The cooldown table with the values it used."""
+
+    decay: Literal["linear", "cosine", "exp"]
+    """The shape of each cooldown."""
+    final: float
+    """The learning rate at the end of each cooldown."""
+    peak: float
+    """The constant learning rate the cooldowns start from."""
+    rows: List[CooldownRow]
+    """One row per (start, length)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -879,7 +915,7 @@ class Frontier(FrontierFrame, Result):
     draws: int
     """Bootstrap draws the intervals come from (0: none)."""
     flops: str
-    """The training FLOPs formula (``6*N*D``)."""
+    """The training FLOPs formula (``6*N*D`` unless given)."""
     goal: str
     """"budget" (minimise loss at each budget) or "target_loss" (minimise compute at each
     loss).
@@ -2276,6 +2312,7 @@ def sensitivity(
     """How far the prediction at a point moves when each scale group is left out of the fit. The
     same document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``at``: The point to predict at: a value for each of the law's variables.
     - ``by``: The column that orders scale (e.g. compute): its groups are dropped one at a time.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
@@ -2379,6 +2416,7 @@ def cooldown_study(
     """Constant learning rate with a cooldown against a cosine at each training length, under a
     schedule fit. The same document as the command line's ``--json``.
 
+    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
     - ``bootstrap``: Bootstrap replicates of the fit's training curves for percentile intervals
       (0: none).
     - ``decay``: The cooldown's shape.
@@ -2438,6 +2476,7 @@ def qc(
     """Flag the runs to set aside before a fit: broken or diverged losses, repeated rows, early
     checkpoints, outliers. The same document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``budget``: The column of the compute budget, with any columns that tell configurations
@@ -2516,6 +2555,7 @@ def schedule_predict(
     """The loss curve a schedule fit predicts for a schedule, with prediction intervals when asked.
     The same document as the command line's ``--json``.
 
+    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
     - ``schedule``: The schedule, KIND:KEY=VALUE,... (e.g.
       ``cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5``; kinds: constant, cosine, wsd,
       step, cooldowns); keys left out take the fit's training run's values.
@@ -2570,6 +2610,7 @@ def lr(
     """The learning rate (and batch size) to use at a target scale, from LR sweeps on smaller runs.
     The same document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``lr``: The column of each run's (peak) learning rate.
     - ``size``: The column of model size N.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
@@ -2657,6 +2698,7 @@ def downstream(
     """Task accuracy at larger models from the evaluations of smaller ones (and a model's own early
     checkpoints). The same document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``anchors``: How many of the largest model sizes the pooled model's trend runs through (2
@@ -2757,6 +2799,7 @@ def backtest(
     """Fits on the smaller scales and scores the predictions of the held-out larger ones. The same
     document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``by``: The column that orders scale (e.g. compute): fit on small values, predict large
       ones.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
@@ -2877,6 +2920,7 @@ def isoflop(
     """IsoFLOP analysis per group: the minimum per budget and the power laws N* ∝ C^a, D* ∝ C^b.
     The same document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``compute``: The column of each run's compute budget in FLOPs (runs within ``tolerance``
       share one).
     - ``size``: The column of model size N.
@@ -2975,6 +3019,7 @@ def compare_laws(
     """Fits several laws to the same rows and sets them side by side, with likelihood-ratio tests
     between nested laws. The same document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``by``: Score each law by a backtest that holds out the largest ``holdout_frac`` of the
@@ -3062,6 +3107,7 @@ def select(
     and predicts at new points with intervals that hold the spread between laws. The same
     document as the command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``at``: Predict at these points: values by variable name, in order, each one value (for
@@ -3164,6 +3210,7 @@ def compare(
     and says which wins at which budget and by what compute multiplier. The same document as the
     command line's ``--json``.
 
+    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``track``: The column naming each run's track (recipe).
@@ -3284,6 +3331,8 @@ def design(
     spend, designed from the fit of the runs so far or, before any run, from a prior. The same
     document as the command line's ``--json``.
 
+    - ``data``: The runs, if any: a file path, a dict of columns or a DataFrame (None: none,
+      where the settings allow it).
     - ``candidates``: The candidate runs: a grid of ranges of the law's variables
       (``N=1e8..1e11,D=1e9..1e13``; ``VAR=VALUE`` holds one, ``VAR=V1|V2`` lists its values), or
       the runs themselves, each a value per law variable.
@@ -3404,6 +3453,7 @@ def optimal(
     and each allocation's prediction interval. The same document as the command line's
     ``--json``.
 
+    - ``fit``: A :class:``Fit`` (None: the settings name a law of their own).
     - ``budget``: Training budgets in FLOPs to allocate (minimise the loss at each): one or
       several.
     - ``flops``: Training FLOPs as a formula of N and D.
@@ -3444,3 +3494,43 @@ def optimal(
     result = Frontier._from_native(native)
     warn_caveats([caveat.to_dict() for caveat in result.fit_caveats])
     return result
+
+
+@checked
+def schedule_cooldown(
+    fit: Union[ScheduleFit, Mapping[str, Any]],
+    *,
+    at: Sequence[Count],
+    lengths: Sequence[Count],
+    decay: Literal["linear", "cosine", "exp"] = "linear",
+    final: Optional[float] = None,
+    peak: Optional[float] = None,
+    warmup: Optional[Count] = None,
+) -> CooldownTable:
+    """The loss after a cooldown of each length started at each step, off a constant run, under a
+    saved schedule fit: each row's loss, the constant run's at the same step, and the gain. The
+    same document as the command line's ``--json``.
+
+    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``at``: Steps where a cooldown starts.
+    - ``lengths``: Cooldown lengths in steps.
+    - ``decay``: The shape of each cooldown.
+    - ``final``: The learning rate at the end of a cooldown (None: peak/100).
+    - ``peak``: The constant learning rate (None: the fit's training run's peak).
+    - ``warmup``: Warmup steps (None: the fit's training run's).
+    """
+    spec = {
+        "at": at,
+        "lengths": lengths,
+        "decay": decay,
+        "final": final,
+        "peak": peak,
+        "warmup": warmup,
+    }
+    return CooldownTable._from_native(
+        _scalinglaws.run_workflow(
+            _fit_json(fit),
+            "schedule_cooldown",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
 use scalinglaws::analysis::schedule::{Comparison, ScheduleFit};
-use scalinglaws::job::schedule::Cooldowns;
+use scalinglaws::workflow::schedule_cooldown::Cooldowns;
 
 use crate::text::{columns, number};
 
@@ -54,19 +54,13 @@ impl crate::Report for OptimizedReport<'_> {
 }
 
 /// Cooldowns from a constant run: where they start, how long, and the loss they reach.
-pub struct CooldownReport<'a> {
-    pub table: &'a Cooldowns,
-    pub decay: &'a str,
-}
-
-impl crate::Report for CooldownReport<'_> {
+impl crate::Report for Cooldowns {
     type Json = Cooldowns;
     fn json_value(&self) -> &Cooldowns {
-        self.table
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        let t = self.table;
-        render_cooldowns(&t.rows, t.peak, t.last, self.decay)
+        render_cooldowns(&self.rows, self.peak, self.last, self.decay.name())
     }
 }
 

@@ -7,7 +7,6 @@ use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
 use crate::document::Document;
 use crate::fit::FitResult;
 use crate::job::predict::Predictions;
-use crate::job::schedule::Cooldowns;
 use crate::uncertainty::FitRecord;
 
 impl Document for FitRecord {
@@ -41,7 +40,6 @@ documents! {
     Predictions => "predict",
     ScheduleComparison => "schedule_compare",
     OptimizedSchedule => "schedule_optimize",
-    Cooldowns => "schedule_cooldown",
     CooldownStudy => "cooldown_study",
 }
 

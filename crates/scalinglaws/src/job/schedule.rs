@@ -5,11 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::schedule::intervals::saved_curves;
-use crate::analysis::schedule::optimize::{
-    cooldown_table, optimize, CooldownRow, OptimizeSettings, OptimizedSchedule,
-};
+use crate::analysis::schedule::optimize::{optimize, OptimizeSettings, OptimizedSchedule};
 use crate::analysis::schedule::profile::ProfileSettings;
-use crate::analysis::schedule::spec::Decay;
 use crate::analysis::schedule::{
     compare_rates, curves_from_logs, fit_curves_until, predict_rates, spec, Comparison, Curve,
     CurveLaw, Prediction, RunLog, ScheduleFit,
@@ -288,49 +285,5 @@ impl ScheduleOptimizeJob {
 
     pub fn run(&self, fit: &ScheduleFit) -> Result<OptimizedSchedule> {
         optimize(fit, &self.settings(fit), &self.interrupt)
-    }
-}
-
-/// `schedule cooldown`: cooldowns of each length from each start, off a constant run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScheduleCooldownJob {
-    pub at: Vec<usize>,
-    pub lengths: Vec<usize>,
-    /// The constant learning rate [default: the fit's training run's peak].
-    #[serde(default)]
-    pub peak: Option<f64>,
-    #[serde(default)]
-    pub warmup: Option<usize>,
-    /// The learning rate at the end of a cooldown [default: peak/100].
-    #[serde(default, rename = "final")]
-    pub last: Option<f64>,
-    /// The shape of each cooldown [default: [`COOLDOWN_DECAY`]].
-    #[serde(default = "cooldown_decay")]
-    pub decay: Decay,
-}
-
-/// The default shape of a cooldown (`schedule cooldown` and the cooldown study).
-pub const COOLDOWN_DECAY: Decay = Decay::Linear;
-
-fn cooldown_decay() -> Decay {
-    COOLDOWN_DECAY
-}
-
-/// The cooldown table with the values it used.
-#[derive(Debug, Clone, Serialize)]
-pub struct Cooldowns {
-    pub peak: f64,
-    #[serde(rename = "final")]
-    pub last: f64,
-    pub rows: Vec<CooldownRow>,
-}
-
-impl ScheduleCooldownJob {
-    pub fn run(&self, fit: &ScheduleFit) -> Result<Cooldowns> {
-        let peak = self.peak.unwrap_or(fit.defaults.peak);
-        let warmup = self.warmup.unwrap_or(fit.defaults.warmup);
-        let last = self.last.unwrap_or(peak / 100.0);
-        let rows = cooldown_table(fit, peak, warmup, &self.at, &self.lengths, self.decay, last)?;
-        Ok(Cooldowns { rows, peak, last })
     }
 }

@@ -57,7 +57,7 @@ fn default_fraction() -> f64 {
 }
 
 fn default_decay() -> Decay {
-    crate::job::schedule::COOLDOWN_DECAY
+    super::schedule_cooldown::COOLDOWN_DECAY
 }
 
 impl CooldownStudySpec {

@@ -18,6 +18,7 @@ pub mod isoflop;
 pub mod lr;
 pub mod optimal;
 pub mod qc;
+pub mod schedule_cooldown;
 pub mod schedule_predict;
 pub mod select;
 pub mod sensitivity;
@@ -79,8 +80,7 @@ impl Input for Option<Table> {
 }
 
 /// A saved fit, or none: a workflow whose spec may name its own law instead (`optimal` of a
-/// catalog law with published parameters). A face refuses a fit given with such a spec
-/// ([`optimal::unread_fit`]).
+/// catalog law with published parameters; its run refuses both, [`optimal::unread_fit`]).
 impl Input for Option<crate::uncertainty::FitRecord> {
     const KIND: &'static str = "optional_fit";
 }
@@ -184,6 +184,7 @@ macro_rules! for_each_workflow {
             compare => $crate::workflow::compare::CompareWorkflow,
             design => $crate::workflow::design::DesignWorkflow,
             optimal => $crate::workflow::optimal::OptimalWorkflow,
+            schedule_cooldown => $crate::workflow::schedule_cooldown::ScheduleCooldown,
         }
     };
 }

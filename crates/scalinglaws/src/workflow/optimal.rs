@@ -119,7 +119,7 @@ impl TryFrom<OptimalRequest> for OptimalJob {
     fn try_from(request: OptimalRequest) -> Result<OptimalJob> {
         let given = given_law(request.law.as_deref(), request.params.as_ref())?;
         let held = held_by_name(request.set)?;
-        let flops = Flops::parse(&request.flops).map_err(|e| e.within(Setting::Flops.subject()))?;
+        let flops = flops(&request.flops)?;
         let total_params = total_params(request.total_params.as_deref(), &held)?;
         Ok(OptimalJob {
             given,
@@ -150,15 +150,28 @@ fn given_law(
             let params = law.values_by_name(params, "params")?;
             Ok(Some(GivenLaw { law, params }))
         }
-        _ => Err(Error::setting(
+        (Some(_), None) => Err(Error::setting(
             Setting::Law,
             text![
                 "a law without a fit needs every parameter: give ",
                 Setting::Law,
-                " with its published parameters (params), or neither and a fit"
+                " with its published parameters, or a fit instead"
+            ],
+        )),
+        (None, Some(_)) => Err(Error::setting(
+            Setting::Law,
+            text![
+                "published parameters belong to a catalog law: give ",
+                Setting::Law,
+                " too, or drop the parameters"
             ],
         )),
     }
+}
+
+/// The training FLOPs formula, of N and D.
+pub fn flops(text: &str) -> Result<Flops> {
+    Flops::parse(text).map_err(|e| e.within(Setting::Flops.subject()))
 }
 
 /// The total-parameters formula, of N and the held variables.
@@ -200,8 +213,8 @@ impl Document for OptimalDocument {
 }
 
 impl OptimalJob {
-    /// The rules that need no fit: budgets or target losses, one of the two; the level; the
-    /// caps and the inference tokens positive (zero inference tokens: none).
+    /// The rules that need no fit: budgets or target losses, one of the two; the level (the
+    /// caps and the inference tokens are checked by the allocation, `analysis::allocation`).
     pub fn check(&self) -> Result<()> {
         if self.budgets.is_empty() == self.target_losses.is_empty() {
             return Err(Error::setting(
@@ -253,7 +266,7 @@ impl OptimalJob {
                     text![
                         "give a fit, or a catalog law (",
                         Setting::Law,
-                        ") with its published parameters (params)"
+                        ") with its published parameters"
                     ],
                 ))
             }
@@ -276,8 +289,8 @@ impl OptimalJob {
     }
 }
 
-/// A fit given beside a catalog law with its parameters: the refusal every face's loader
-/// gives when a fit comes with a spec that names its own law.
+/// A fit given beside a catalog law with its parameters: refused by the run, once the fit
+/// is read.
 pub fn unread_fit() -> Error {
     Error::setting(
         Setting::Law,

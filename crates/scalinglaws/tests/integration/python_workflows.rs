@@ -98,6 +98,7 @@ from ._results import (
     BudgetsFrame,
     CandidatesFrame,
     CellsFrame,
+    CooldownFrame,
     CurveFrame,
     DesignFrame,
     EnvelopePointsFrame,
@@ -133,6 +134,7 @@ const BASES: &[(&str, &str)] = &[
     ("TrackComparison", "TracksFrame"),
     ("DesignAnalysis", "DesignFrame"),
     ("Frontier", "FrontierFrame"),
+    ("CooldownTable", "CooldownFrame"),
 ];
 
 /// Result types written by hand in `_results.py` that generated classes refer to by name (a
@@ -502,8 +504,12 @@ fn function(entry: &Entry, result: &str) -> String {
             "\n\n@checked\ndef {}(\n    data: Optional[DataLike] = None,\n",
             entry.name
         ),
-        _ => format!(
+        "schedule_fit" => format!(
             "\n\n@checked\ndef {}(\n    fit: Union[ScheduleFit, Mapping[str, Any]],\n",
+            entry.name
+        ),
+        other => panic!(
+            "{}: no Python face for the input kind '{other}'",
             entry.name
         ),
     };
@@ -618,6 +624,13 @@ fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
         "{}. The same document as the command line's ``--json``.\n\n",
         entry.summary
     );
+    // What the first argument is, by the input kind.
+    text += match entry.input {
+        "table" => "- ``data``: The runs: a file path, a dict of columns or a DataFrame.\n",
+        "optional_table" => "- ``data``: The runs, if any: a file path, a dict of columns or a DataFrame (None: none, where the settings allow it).\n",
+        "optional_fit" => "- ``fit``: A :class:`Fit` (None: the settings name a law of their own).\n",
+        _ => "- ``fit``: A :class:`ScheduleFit`, or its document as a dict.\n",
+    };
     for (name, property) in keywords {
         let about = property["description"].as_str().unwrap_or("");
         let _ = writeln!(text, "- ``{name}``: {}", about.replace('\n', " "));

@@ -169,7 +169,7 @@ pub struct Exponents {
 /// exponents of N* and D* in the budget, and what the intervals are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Frontier {
-    /// The training FLOPs formula (`6*N*D`).
+    /// The training FLOPs formula (`6*N*D` unless given).
     pub flops: String,
     /// "closed form" or "numerical".
     pub method: String,

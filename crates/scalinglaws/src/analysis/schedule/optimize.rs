@@ -357,12 +357,16 @@ pub fn project(x: &mut [f64], lo: f64, hi: f64) {
     }
 }
 
-/// One row of the cooldown table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One cooldown of a cooldown table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CooldownRow {
+    /// The step the cooldown starts at.
     pub start: usize,
+    /// Its length in steps.
     pub length: usize,
+    /// The step it ends at.
     pub end_step: usize,
+    /// The predicted loss at `end_step`.
     pub loss: f64,
     /// The constant run's loss at the same step.
     pub constant_loss: f64,

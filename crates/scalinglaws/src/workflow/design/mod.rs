@@ -305,7 +305,8 @@ impl DesignJob {
         check_settings(&self.settings)?;
         self.candidates.check()?;
         if let LawChoice::Catalog(name) = &self.fit.law {
-            let law = crate::law::catalog::lookup(name)?;
+            let law =
+                crate::law::catalog::lookup(name).map_err(|e| e.within(Setting::Law.subject()))?;
             self.candidates
                 .points(&law, &self.cost, self.settings.spend)?;
             for target in &self.settings.targets {
