@@ -17,7 +17,7 @@ use scalinglaws::error::Setting;
 use scalinglaws::workflow::compare::DEFAULT_FLOPS;
 use scalinglaws::workflow::design::{
     fit_job, parse_goal, parse_prior, parse_ranges, simulations, CandidateSpace, DesignJob,
-    DesignWorkflow, PriorSpec, PER_DECADE, PRIOR_SD,
+    DesignWorkflow, PriorSpec,
 };
 use scalinglaws::workflow::Ctx;
 use scalinglaws_report::analyses::design::runs_csv;
@@ -194,10 +194,7 @@ pub fn run(mut args: DesignArgs) -> Result<()> {
 /// The arguments as the library's spec (syntax only: the library checks every rule).
 fn spec(args: DesignArgs, recipe: scalinglaws::data::recipe::Recipe) -> Result<DesignJob> {
     let prior = match &args.prior {
-        Some(text) => Some(PriorSpec {
-            entries: parse_prior(text)?,
-            sd: args.prior_sd.unwrap_or(PRIOR_SD),
-        }),
+        Some(text) => Some(PriorSpec::new(parse_prior(text)?, args.prior_sd)),
         None => None,
     };
     let cost = Flops::parse(&args.cost).context("--cost")?;
@@ -280,10 +277,10 @@ fn candidate_space(args: &DesignArgs) -> Result<CandidateSpace> {
     if let Some(path) = &args.candidates_file {
         return Ok(CandidateSpace::List(input::candidate_runs(path)?));
     }
-    Ok(CandidateSpace::Grid {
-        ranges: parse_ranges(args.candidates.as_deref().unwrap_or_default())?,
-        per_decade: args.per_decade.unwrap_or(PER_DECADE),
-        tokens_per_param: tokens_per_param(args.tokens_per_param.as_deref())?,
-        max_cost: args.max_cost,
-    })
+    Ok(CandidateSpace::grid(
+        parse_ranges(args.candidates.as_deref().unwrap_or_default())?,
+        args.per_decade,
+        tokens_per_param(args.tokens_per_param.as_deref())?,
+        args.max_cost,
+    ))
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 
-use scalinglaws::workflow::design::TOKENS_PER_PARAM;
+use scalinglaws::workflow::design::{AnyRatio, TokensPerParam};
 
 use super::split_name;
 use crate::input;
@@ -62,13 +62,14 @@ pub fn held_values(texts: &[String]) -> Result<BTreeMap<String, Vec<f64>>> {
     Ok(named_lists("--set", form, texts)?.into_iter().collect())
 }
 
-/// `--tokens-per-param LOW..HIGH` (None: `any`); the library checks the range.
-pub fn tokens_per_param(text: Option<&str>) -> Result<Option<[f64; 2]>> {
+/// `--tokens-per-param LOW..HIGH` or `any` (None: not given, the library's default); the
+/// library checks the range.
+pub fn tokens_per_param(text: Option<&str>) -> Result<Option<TokensPerParam>> {
     let Some(text) = text.map(str::trim) else {
-        return Ok(Some(TOKENS_PER_PARAM));
+        return Ok(None);
     };
     if text.eq_ignore_ascii_case("any") {
-        return Ok(None);
+        return Ok(Some(TokensPerParam::Any(AnyRatio::Any)));
     }
     let bad = || {
         input_error(format!(
@@ -78,7 +79,7 @@ pub fn tokens_per_param(text: Option<&str>) -> Result<Option<[f64; 2]>> {
     let (low, high) = text.split_once("..").ok_or_else(bad)?;
     let number = |s: &str| s.trim().parse::<f64>().ok();
     match (number(low), number(high)) {
-        (Some(low), Some(high)) => Ok(Some([low, high])),
+        (Some(low), Some(high)) => Ok(Some(TokensPerParam::Range([low, high]))),
         _ => Err(bad()),
     }
 }
@@ -126,17 +127,30 @@ mod tests {
     #[test]
     fn the_documented_grid_defaults_are_the_library_s() {
         assert_eq!(scalinglaws::workflow::design::PER_DECADE, 8);
-        assert_eq!(TOKENS_PER_PARAM, [2.0, 500.0]);
+        assert_eq!(
+            scalinglaws::workflow::design::TOKENS_PER_PARAM,
+            [2.0, 500.0]
+        );
     }
 
     #[test]
     fn tokens_per_param_reads_a_range_or_any() {
-        assert_eq!(tokens_per_param(None).unwrap(), Some(TOKENS_PER_PARAM));
-        assert_eq!(tokens_per_param(Some("any")).unwrap(), None);
-        assert_eq!(
-            tokens_per_param(Some(" 10..100 ")).unwrap(),
-            Some([10.0, 100.0])
-        );
+        // Not given: the library's default range once the grid is laid out; `any`: none.
+        use scalinglaws::workflow::design::{CandidateSpace, TOKENS_PER_PARAM};
+        let kept = |text: Option<&str>| match CandidateSpace::grid(
+            Vec::new(),
+            None,
+            tokens_per_param(text).unwrap(),
+            None,
+        ) {
+            CandidateSpace::Grid {
+                tokens_per_param, ..
+            } => tokens_per_param,
+            CandidateSpace::List(_) => unreachable!("a grid"),
+        };
+        assert_eq!(kept(None), Some(TOKENS_PER_PARAM));
+        assert_eq!(kept(Some("any")), None);
+        assert_eq!(kept(Some(" 10..100 ")), Some([10.0, 100.0]));
         for bad in ["10", "a..b"] {
             let message = tokens_per_param(Some(bad)).unwrap_err().to_string();
             assert!(message.contains("--tokens-per-param"), "{message}");

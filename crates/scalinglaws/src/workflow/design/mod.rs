@@ -16,7 +16,10 @@ use serde::{Deserialize, Serialize};
 
 pub use goal::parse_goal;
 pub use prior::{parse_prior, PriorEntry, PriorSpec, PRIOR_SD};
-pub use space::{parse_ranges, Axis, CandidateSpace, MAX_PER_DECADE, PER_DECADE, TOKENS_PER_PARAM};
+pub use space::{
+    parse_ranges, AnyRatio, Axis, CandidateSpace, TokensPerParam, MAX_PER_DECADE, PER_DECADE,
+    TOKENS_PER_PARAM,
+};
 
 use super::compare::DEFAULT_FLOPS;
 use super::{Ctx, Workflow};
@@ -130,21 +133,6 @@ pub enum CandidateRuns {
     Runs(Vec<BTreeMap<String, f64>>),
 }
 
-/// The tokens-per-parameter range of a grid: `[low, high]`, or `any`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum TokensPerParam {
-    Range([f64; 2]),
-    Any(AnyRatio),
-}
-
-/// `any`: every ratio of tokens to parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
-pub enum AnyRatio {
-    #[serde(rename = "any")]
-    Any,
-}
-
 fn default_cost() -> String {
     DEFAULT_FLOPS.to_string()
 }
@@ -186,16 +174,12 @@ impl TryFrom<DesignRequest> for DesignJob {
             (request.max_cost.is_some(), Setting::MaxCost),
         ];
         let candidates = match request.candidates {
-            CandidateRuns::Ranges(text) => CandidateSpace::Grid {
-                ranges: parse_ranges(&text)?,
-                per_decade: request.per_decade.unwrap_or(PER_DECADE),
-                tokens_per_param: match request.tokens_per_param {
-                    None => Some(TOKENS_PER_PARAM),
-                    Some(TokensPerParam::Range(range)) => Some(range),
-                    Some(TokensPerParam::Any(_)) => None,
-                },
-                max_cost: request.max_cost,
-            },
+            CandidateRuns::Ranges(text) => CandidateSpace::grid(
+                parse_ranges(&text)?,
+                request.per_decade,
+                request.tokens_per_param,
+                request.max_cost,
+            ),
             CandidateRuns::Runs(runs) => {
                 refuse_grid_options(&grid_options)?;
                 CandidateSpace::List(runs)
@@ -215,10 +199,9 @@ impl TryFrom<DesignRequest> for DesignJob {
                 ],
             ));
         }
-        let prior = request.prior.map(|entries| PriorSpec {
-            entries,
-            sd: request.prior_sd.unwrap_or(PRIOR_SD),
-        });
+        let prior = request
+            .prior
+            .map(|entries| PriorSpec::new(entries, request.prior_sd));
         let recipe = request.weighing.recipe(TableRequest {
             target: request.target.unwrap_or_default(),
             columns: request.columns,

@@ -36,6 +36,14 @@ pub enum PriorEntry {
 pub const PRIOR_SD: f64 = 0.5;
 
 impl PriorSpec {
+    /// The prior of `entries`, a value's sd `sd` when given, else [`PRIOR_SD`].
+    pub fn new(entries: BTreeMap<String, PriorEntry>, sd: Option<f64>) -> PriorSpec {
+        PriorSpec {
+            entries,
+            sd: sd.unwrap_or(PRIOR_SD),
+        }
+    }
+
     /// The rules that need no law: the sd positive and finite, a parameter at least, each
     /// value finite and each range LOW < HIGH.
     pub fn check(&self) -> Result<()> {

@@ -5,6 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use crate::analysis::allocation::Flops;
 use crate::analysis::design::refuse;
 use crate::analysis::design::Candidates;
@@ -75,7 +78,42 @@ impl Axis {
     }
 }
 
+/// The tokens-per-parameter range of a grid: `[low, high]`, or `any`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TokensPerParam {
+    Range([f64; 2]),
+    Any(AnyRatio),
+}
+
+/// `any`: every ratio of tokens to parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+pub enum AnyRatio {
+    #[serde(rename = "any")]
+    Any,
+}
+
 impl CandidateSpace {
+    /// The grid over `ranges`, each setting left out the library's default: [`PER_DECADE`]
+    /// points per decade, [`TOKENS_PER_PARAM`], no cost cap.
+    pub fn grid(
+        ranges: Vec<(String, Axis)>,
+        per_decade: Option<usize>,
+        tokens_per_param: Option<TokensPerParam>,
+        max_cost: Option<f64>,
+    ) -> CandidateSpace {
+        CandidateSpace::Grid {
+            ranges,
+            per_decade: per_decade.unwrap_or(PER_DECADE),
+            tokens_per_param: match tokens_per_param {
+                None => Some(TOKENS_PER_PARAM),
+                Some(TokensPerParam::Range(range)) => Some(range),
+                Some(TokensPerParam::Any(_)) => None,
+            },
+            max_cost,
+        }
+    }
+
     /// The rules that need no law: a grid's points per decade in range, its tokens-per-parameter
     /// range and cost cap positive; a list not empty, each run's N and D positive and its
     /// other values finite.
