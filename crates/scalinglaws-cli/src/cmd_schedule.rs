@@ -1,6 +1,8 @@
 //! `scalinglaws schedule`: loss curves under learning-rate schedules. `fit` fits a curve law
 //! to logged runs and scores every run; `predict`, `compare`, `optimize` and `cooldown` use a
-//! saved fit (the JSON `fit --json` writes) to answer what a schedule would do.
+//! saved fit (the JSON `fit --json` writes) to answer what a schedule would do, each run as
+//! the library's workflow by the one runner (`workflow.rs`), with its figure and files drawn
+//! here.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,15 +12,16 @@ use scalinglaws::analysis::schedule::optimize::OptimizedSchedule;
 use scalinglaws::analysis::schedule::{
     predict, spec, Curve, ParsedSpec, Prediction, Schedule, ScheduleFit,
 };
-use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleOptimizeJob};
+use scalinglaws::workflow::schedule_compare::{ScheduleCompare, ScheduleCompareSpec};
 use scalinglaws::workflow::schedule_cooldown::ScheduleCooldown;
+use scalinglaws::workflow::schedule_optimize::{ScheduleOptimize, ScheduleOptimizeSpec};
 use scalinglaws::workflow::Ctx;
 
 use crate::config::{ScheduleConfig, ScheduleFitConfig};
 use crate::figure::{self, Output};
 use crate::input;
-use crate::output::{self, Destination};
-use crate::saved;
+use crate::output;
+use crate::workflow::{run_drawing, Io};
 use scalinglaws_report::analyses::schedule;
 use scalinglaws_report::plots::schedules_page;
 
@@ -27,24 +30,17 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
         ScheduleConfig::Fit(c) => run_fit(c),
         ScheduleConfig::Predict(c) => crate::cmd_schedule_predict::run(&c),
         ScheduleConfig::Compare {
-            fit,
-            job,
+            io,
+            spec,
             plot,
-            json,
-        } => run_compare(&saved::schedule_fit(&fit)?, &job, plot.as_ref(), json),
+            max_work,
+        } => run_compare(&io, &spec, plot.as_ref(), max_work),
         ScheduleConfig::Optimize {
-            fit,
-            job,
+            io,
+            spec,
             schedule_csv,
             plot,
-            json,
-        } => run_optimize(
-            &saved::schedule_fit(&fit)?,
-            &job,
-            schedule_csv.as_deref(),
-            plot.as_ref(),
-            json,
-        ),
+        } => run_optimize(&io, &spec, schedule_csv.as_deref(), plot.as_ref()),
         ScheduleConfig::Cooldown { io, spec } => {
             crate::workflow::run::<ScheduleCooldown>(&io, &spec, &Ctx::default())
         }
@@ -79,54 +75,45 @@ fn run_fit(config: ScheduleFitConfig) -> Result<()> {
 }
 
 fn run_compare(
-    fit: &ScheduleFit,
-    job: &ScheduleCompareJob,
+    io: &Io,
+    spec: &ScheduleCompareSpec,
     plot: Option<&Output>,
-    json: Option<Destination>,
+    max_work: f64,
 ) -> Result<()> {
-    let comparison = job.run(fit)?;
-    if let Some(target) = plot {
-        let title = format!("schedules under the fitted {}", fit.law.name());
-        let observed = vec![None; comparison.schedules.len()];
-        figure::write(
-            &schedules_page(&title, &comparison.schedules, &observed)?,
-            target,
-        )?;
-    }
-    output::emit(json.as_ref(), &schedule::ComparisonReport(&comparison))
+    let ctx = Ctx {
+        max_work: Some(max_work),
+        ..Ctx::default()
+    };
+    run_drawing::<ScheduleCompare>(io, spec, &ctx, |fit, comparison| match plot {
+        Some(target) => {
+            let title = format!("schedules under the fitted {}", fit.law.name());
+            let observed = vec![None; comparison.schedules.len()];
+            let page = schedules_page(&title, &comparison.schedules, &observed)?;
+            figure::write(&page, target)
+        }
+        None => Ok(()),
+    })
 }
 
 fn run_optimize(
-    fit: &ScheduleFit,
-    job: &ScheduleOptimizeJob,
+    io: &Io,
+    spec: &ScheduleOptimizeSpec,
     schedule_csv: Option<&Path>,
     plot: Option<&Output>,
-    json: Option<Destination>,
 ) -> Result<()> {
-    let steps = job.settings(fit).steps;
-    let limit = scalinglaws::limits::MAX_CURVE_POINTS;
-    if schedule_csv.is_some() && steps > limit {
-        return Err(crate::input_error(format!(
-            "--schedule-csv: a {}-step schedule is a row per step, more than the limit of {} \
-             rows; give --steps {} or fewer, or leave out --schedule-csv (the report shows the \
-             schedule's shape)",
-            scalinglaws::limits::thousands(steps),
-            scalinglaws::limits::thousands(limit),
-            limit
-        )));
-    }
-    let best = job.run(fit)?;
-    if let Some(path) = schedule_csv {
-        let mut csv = String::from("step,lr\n");
-        for (s, lr) in best.lrs.iter().enumerate() {
-            let _ = writeln!(csv, "{s},{lr:e}");
+    run_drawing::<ScheduleOptimize>(io, spec, &Ctx::default(), |fit, best| {
+        if let (Some(path), Some(lrs)) = (schedule_csv, &best.lr) {
+            let mut csv = String::from("step,lr\n");
+            for (s, lr) in lrs.iter().enumerate() {
+                let _ = writeln!(csv, "{s},{lr:e}");
+            }
+            output::write_file(path, csv.as_bytes())?;
         }
-        output::write_file(path, csv.as_bytes())?;
-    }
-    if let Some(target) = plot {
-        plot_optimized(fit, &best, target)?;
-    }
-    output::emit(json.as_ref(), &schedule::OptimizedReport(&best))
+        match plot {
+            Some(target) => plot_optimized(fit, &best.result, target),
+            None => Ok(()),
+        }
+    })
 }
 
 /// Each run's logged losses and the fitted curve (the first 8 runs; the rest are named).

@@ -19,6 +19,8 @@ pub fn option(setting: Setting) -> String {
         Setting::Formulas => "--formula".to_string(),
         // Calibration is on unless this flag is given.
         Setting::Calibrate => "--no-calibration".to_string(),
+        // The whole schedule is asked for by the file it is written to.
+        Setting::WholeSchedule => "--schedule-csv".to_string(),
         other => format!("--{}", other.name().replace('_', "-")),
     }
 }

@@ -64,8 +64,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
-    module.add_function(wrap_pyfunction!(schedule::schedule_optimize, module)?)?;
-    module.add_function(wrap_pyfunction!(schedule::schedule_compare, module)?)?;
     module.add_function(wrap_pyfunction!(workflows::run_workflow, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_nvfp4, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_sgd, module)?)?;

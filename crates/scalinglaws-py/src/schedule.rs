@@ -1,16 +1,16 @@
-//! Loss-curve laws of the learning-rate schedule: fit, compare, optimise (predict is the
-//! library's workflow `schedule_predict`, run by `workflows.rs`).
+//! Loss-curve laws of the learning-rate schedule: the fit (predict, compare, optimize and the
+//! cooldowns are the library's workflows `schedule_*`, run by `workflows.rs`).
 
 use pyo3::prelude::*;
 use serde::Deserialize;
 
-use scalinglaws::analysis::schedule::{CurveLaw, ScheduleFit};
+use scalinglaws::analysis::schedule::CurveLaw;
 use scalinglaws::data::recipe::Recipe;
-use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleFitJob, ScheduleOptimizeJob};
-use scalinglaws_report::analyses::schedule::{ComparisonReport, FitReport, OptimizedReport};
+use scalinglaws::job::schedule::ScheduleFitJob;
+use scalinglaws_report::analyses::schedule::FitReport;
 
 use crate::data::{table, Data};
-use crate::errors::{interruptible, json_document, py, request};
+use crate::errors::{interruptible, py, request};
 use crate::report::{reported, Reported};
 
 #[derive(Deserialize)]
@@ -54,48 +54,4 @@ pub(crate) fn schedule_fit(py_: Python<'_>, data: Data, request_json: &str) -> P
         fit: &fitted.fit,
         files: vec![table.dataset.source().to_string()],
     })
-}
-
-/// The schedule (linear warmup, then non-increasing between `floor` and `peak`) with the lowest
-/// predicted final loss; returns the result's JSON, its whole schedule (one lr per step) and
-/// its text report.
-#[pyfunction]
-#[pyo3(signature = (fit_json, steps, peak, warmup=None, floor=None, max_iterations=400))]
-pub(crate) fn schedule_optimize(
-    py_: Python<'_>,
-    fit_json: &str,
-    steps: usize,
-    peak: f64,
-    warmup: Option<usize>,
-    floor: Option<f64>,
-    max_iterations: usize,
-) -> PyResult<(String, Vec<f64>, String)> {
-    let fit = py(ScheduleFit::from_json(fit_json))?;
-    let job = ScheduleOptimizeJob {
-        steps: Some(steps),
-        peak: Some(peak),
-        warmup,
-        floor,
-        max_iterations,
-        interrupt: Default::default(),
-    };
-    let result = interruptible(py_, &job.interrupt, || job.run(&fit))?;
-    let text = scalinglaws_report::Report::text(&OptimizedReport(&result), &crate::wording::Python);
-    Ok((json_document(&result)?, result.lrs, text))
-}
-
-/// Several schedules' curves and final losses under the fitted law, side by side (the request
-/// is `schedule compare`'s job: `schedules`, `every`); returns the comparison's JSON (as
-/// `scalinglaws schedule compare --json`) and its text report.
-#[pyfunction]
-pub(crate) fn schedule_compare(
-    py_: Python<'_>,
-    fit_json: &str,
-    request_json: &str,
-) -> PyResult<Reported> {
-    let fit = py(ScheduleFit::from_json(fit_json))?;
-    let mut job: ScheduleCompareJob = request(request_json)?;
-    job.max_work = crate::fit::max_work();
-    let comparison = py(py_.detach(|| job.run(&fit)))?;
-    reported(&ComparisonReport(&comparison))
 }

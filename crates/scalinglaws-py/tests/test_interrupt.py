@@ -160,6 +160,13 @@ CASES: Dict[str, Tuple[Callable[[], Any], Callable[[Any], Any]]] = {
     "schedule_fit": (lambda: None, lambda _: sl.schedule_fit(SCHEDULE_RUNS, law="fsl")),
     # A 50-million-step cosine schedule (a minute).
     "schedule_predict": (schedule_fit, lambda fit: sl.schedule_predict(fit, "cosine:steps=50000000", every=1_000_000)),
+    # Two 50-million-step schedules side by side (two minutes).
+    "schedule_compare": (
+        schedule_fit,
+        lambda fit: sl.schedule_compare(
+            fit, ["cosine:steps=50000000", "constant:steps=50000000"], every=1_000_000
+        ),
+    ),
     # 100 cooldowns off a 2-million-step constant run.
     "schedule_predict cooldowns": (
         schedule_fit,

@@ -71,13 +71,17 @@ def test_schedule_predict_and_optimize(fit: sl.ScheduleFit) -> None:
     assert sl.schedule_predict(fit.to_dict(), "constant") == constant
     every = sl.schedule_predict(fit, f"cosine:final={FINAL}", every=500)
     assert every.steps[:2] == [500, 1000]
-    best = sl.schedule_optimize(fit, steps=TOTAL, peak=PEAK)
+    shape_only = sl.schedule_optimize(fit, steps=TOTAL, peak=PEAK)
+    assert shape_only.lr is None and "lr" not in shape_only.to_dict()
+    assert len(shape_only.to_frame()) == len(shape_only.shape) == 41
+    best = sl.schedule_optimize(fit, steps=TOTAL, peak=PEAK, whole_schedule=True)
     assert isinstance(best, sl.OptimizedSchedule) and not undeclared(best)
+    assert best.final_loss == shape_only.final_loss
     assert best.settings.warmup == WARMUP
     assert math.isclose(best.settings.floor, PEAK / 1000)
     assert best.final_loss <= min(b.final_loss for b in best.baselines)
     lrs = best.lr
-    assert len(lrs) == TOTAL and lrs[-1] == best.final_lr and best["lr"] == lrs
+    assert lrs is not None and len(lrs) == TOTAL and lrs[-1] == best.final_lr and best["lr"] == lrs
     tail = np.array(lrs[WARMUP:])
     assert np.all(np.diff(tail) <= 1e-15) and tail.min() >= PEAK / 1000 * (1 - 1e-12)
     assert list(best.to_frame()["lr"]) == lrs

@@ -1,5 +1,6 @@
-"""sl.schedule_compare and sl.schedule_cooldown: the documents `scalinglaws schedule compare`
-and `schedule cooldown --json` write for the same saved fit, and their reports."""
+"""sl.schedule_compare, sl.schedule_optimize and sl.schedule_cooldown: the documents
+`scalinglaws schedule compare`, `schedule optimize` and `schedule cooldown --json` write for
+the same saved fit, and their reports."""
 
 import json
 import subprocess
@@ -38,6 +39,30 @@ def test_schedule_compare_is_the_commands_document(saved: Path, cli: Path) -> No
     assert str(result).startswith("[[")
     args = ["compare", str(saved)] + [a for s in SCHEDULES for a in ("--schedule", s)]
     assert result.to_dict() == cli_document(cli, *args)
+
+
+def test_schedule_optimize_is_the_commands_document_byte_for_byte(
+    saved: Path, cli: Path, tmp_path: Path
+) -> None:
+    """The whole schedule is in the document when asked for: `whole_schedule=True` in Python,
+    `--schedule-csv FILE` on the command line (which also writes it as a CSV)."""
+    fit = json.loads(saved.read_text(encoding="utf-8"))
+    result = sl.schedule_optimize(fit, steps=6000, max_iterations=30, whole_schedule=True)
+    assert isinstance(result, sl.OptimizedSchedule) and not undeclared(result)
+    assert result.lr is not None and len(result.lr) == 6000
+    written, schedule = tmp_path / "cli.json", tmp_path / "schedule.csv"
+    subprocess.run(
+        [str(cli), "schedule", "optimize", str(saved), "--steps", "6000", "--max-iterations",
+         "30", "--schedule-csv", str(schedule), "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    )
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    rows = schedule.read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "step,lr" and len(rows) == 6001
+    assert float(rows[-1].split(",")[1]) == result.lr[-1]
+    with pytest.raises(sl.SettingsError, match=r"whole_schedule.*more than the limit"):
+        sl.schedule_optimize(fit, steps=2_000_000, max_iterations=1, whole_schedule=True)
 
 
 def test_schedule_cooldown_is_the_commands_document(saved: Path, cli: Path) -> None:

@@ -135,11 +135,14 @@ pub enum Setting {
     /// Whether intervals beyond the data are calibrated (the command line's
     /// `--no-calibration` turns it off).
     Calibrate,
+    /// Whether an optimised schedule's document lists every step's learning rate (the
+    /// command line asks for it with `--schedule-csv`).
+    WholeSchedule,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 104] = [
+    pub const ALL: [Setting; 105] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -244,6 +247,7 @@ impl Setting {
         Setting::Backtest,
         Setting::Shape,
         Setting::Calibrate,
+        Setting::WholeSchedule,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -353,6 +357,7 @@ impl Setting {
             Setting::Backtest => "backtest",
             Setting::Shape => "shape",
             Setting::Calibrate => "calibrate",
+            Setting::WholeSchedule => "whole_schedule",
         }
     }
 

@@ -182,7 +182,11 @@ pub struct OptimizeArgs {
     #[arg(long, value_name = "LR")]
     pub floor: Option<f64>,
     /// Iterations of accelerated projected gradient descent (FISTA).
-    #[arg(long = "max-iterations", value_name = "N", default_value_t = 400)]
+    #[arg(
+        long = "max-iterations",
+        value_name = "N",
+        default_value_t = scalinglaws::workflow::schedule_optimize::MAX_ITERATIONS
+    )]
     pub max_iterations: usize,
     /// Also write the whole optimised schedule (step,lr) as CSV.
     #[arg(long = "schedule-csv", value_name = "FILE")]

@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
-use scalinglaws::job::schedule::{ScheduleCompareJob, ScheduleFitJob, ScheduleOptimizeJob};
+use scalinglaws::job::schedule::ScheduleFitJob;
+use scalinglaws::workflow::schedule_compare::ScheduleCompareSpec;
 use scalinglaws::workflow::schedule_cooldown::ScheduleCooldownSpec;
+use scalinglaws::workflow::schedule_optimize::ScheduleOptimizeSpec;
 
 pub use super::plot::plot_and_json;
 use super::{destination, parse_delimiter, parse_fixes};
@@ -25,17 +27,17 @@ pub enum ScheduleConfig {
     Fit(ScheduleFitConfig),
     Predict(Box<crate::cmd_schedule_predict::PredictConfig>),
     Compare {
-        fit: PathBuf,
-        job: ScheduleCompareJob,
+        io: crate::workflow::Io,
+        spec: ScheduleCompareSpec,
         plot: Option<figure::Output>,
-        json: Option<Destination>,
+        /// `--max-work`.
+        max_work: f64,
     },
     Optimize {
-        fit: PathBuf,
-        job: ScheduleOptimizeJob,
+        io: crate::workflow::Io,
+        spec: ScheduleOptimizeSpec,
         schedule_csv: Option<PathBuf>,
         plot: Option<figure::Output>,
-        json: Option<Destination>,
     },
     Cooldown {
         io: crate::workflow::Io,
@@ -137,14 +139,13 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
 fn compare_config(args: CompareArgs) -> Result<ScheduleConfig> {
     let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(ScheduleConfig::Compare {
-        fit: args.saved.fit,
-        job: ScheduleCompareJob {
+        io: saved_fit_io(args.saved.fit, json),
+        spec: ScheduleCompareSpec {
             schedules: args.schedules,
             every: args.every,
-            max_work: args.work.budget()?,
         },
         plot,
-        json,
+        max_work: args.work.budget()?,
     })
 }
 
@@ -157,28 +158,32 @@ fn optimize_config(args: OptimizeArgs) -> Result<ScheduleConfig> {
         ));
     }
     Ok(ScheduleConfig::Optimize {
-        fit: args.saved.fit,
-        job: ScheduleOptimizeJob {
+        io: saved_fit_io(args.saved.fit, json),
+        spec: ScheduleOptimizeSpec {
             steps: args.steps,
             peak: args.peak,
             warmup: args.warmup,
             floor: args.floor,
             max_iterations: args.max_iterations,
-            interrupt: Default::default(),
+            whole_schedule: args.schedule_csv.is_some(),
         },
         schedule_csv: args.schedule_csv,
         plot,
-        json,
     })
+}
+
+/// A saved schedule fit read from `path`, the document written to `json`.
+fn saved_fit_io(path: PathBuf, json: Option<Destination>) -> crate::workflow::Io {
+    crate::workflow::Io {
+        path,
+        delimiter: None,
+        json,
+    }
 }
 
 fn cooldown_config(args: CooldownArgs) -> ScheduleConfig {
     ScheduleConfig::Cooldown {
-        io: crate::workflow::Io {
-            path: args.saved.fit,
-            delimiter: None,
-            json: destination(args.json.as_deref()),
-        },
+        io: saved_fit_io(args.saved.fit, destination(args.json.as_deref())),
         spec: ScheduleCooldownSpec {
             at: args.at,
             lengths: args.lengths,

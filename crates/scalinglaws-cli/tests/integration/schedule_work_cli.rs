@@ -61,7 +61,7 @@ fn a_curve_of_more_points_than_the_cap_is_refused_naming_every() {
             .arg(&csv),
         &[
             "--schedule-csv",
-            "more than the limit of 1,000,000 rows",
+            "a value per step, more than the limit of 1,000,000",
             "--steps 1000000 or fewer",
         ],
     );

@@ -8,7 +8,9 @@
 use std::sync::OnceLock;
 
 use scalinglaws::analysis::schedule::{spec, ScheduleFit};
-use scalinglaws::job::schedule::{ScheduleCompareJob, SchedulePredictJob};
+use scalinglaws::job::schedule::SchedulePredictJob;
+use scalinglaws::workflow::schedule_compare::{ScheduleCompare, ScheduleCompareSpec};
+use scalinglaws::workflow::{Ctx, Workflow};
 
 use super::text;
 use crate::Signature;
@@ -66,12 +68,12 @@ pub fn run(input: &[u8]) -> Signature {
             Signature::of_result("predict", &job.run(fit))
         }
         many => {
-            let job = ScheduleCompareJob {
+            let spec = ScheduleCompareSpec {
                 schedules: many.iter().map(|s| s.to_string()).collect(),
                 every,
-                max_work: scalinglaws::work::DEFAULT_MAX_WORK,
             };
-            Signature::of_result("compare", &job.run(fit))
+            let compared = ScheduleCompare::run(&spec, fit, &Ctx::default());
+            Signature::of_result("compare", &compared)
         }
     }
 }

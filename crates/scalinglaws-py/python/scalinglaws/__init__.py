@@ -16,13 +16,7 @@ text in a notebook; a result read back with ``from_dict`` has none and prints it
 dataset as a pandas DataFrame.
 """
 
-from ._analyses import (
-    fit_groups,
-    laws,
-    schedule_compare,
-    schedule_fit,
-    schedule_optimize,
-)
+from ._analyses import fit_groups, laws, schedule_fit
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
 from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
@@ -30,14 +24,10 @@ from ._results import (
     GroupFit,
     GroupFits,
     LawInfo,
-    OptimizeSettings,
-    OptimizedSchedule,
     Result,
     RunScore,
-    ScheduleBaseline,
     ScheduleDefaults,
     ScheduleEstimate,
-    ScheduleComparison,
     ScheduleFit,
 )
 from ._scalinglaws import __version__
@@ -57,16 +47,12 @@ __all__ = [
     "GroupFit",
     "GroupFits",
     "LawInfo",
-    "OptimizeSettings",
-    "OptimizedSchedule",
     "Plot",
     "Prediction",
     "Result",
     "RunScore",
-    "ScheduleBaseline",
     "ScheduleDefaults",
     "ScheduleEstimate",
-    "ScheduleComparison",
     "ScheduleFit",
     "SettingsError",
     "__version__",
@@ -74,8 +60,6 @@ __all__ = [
     "fit_groups",
     "lab",
     "laws",
-    "schedule_compare",
     "schedule_fit",
-    "schedule_optimize",
 ]
 __all__ += _workflows.__all__

@@ -8,7 +8,7 @@ saved ``scalinglaws schedule fit --json``)."""
 from __future__ import annotations
 
 import json
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
@@ -21,14 +21,7 @@ from ._fit import (
     dump,
     fit_request,
 )
-from ._results import (
-    GroupFits,
-    LawInfo,
-    OptimizedSchedule,
-    ScheduleComparison,
-    ScheduleFit,
-    _fit_json,
-)
+from ._results import GroupFits, LawInfo, ScheduleFit
 
 def laws() -> List[LawInfo]:
     """The catalog: one :class:`LawInfo` (name, summary, formula, variables, parameters,
@@ -129,7 +122,8 @@ def schedule_fit(
     form of ours); it is fitted on the runs named in ``train`` (every run when
     None) with the parameters in ``fix`` held at their values, and scored (R², final error,
     RMSE) on every run. Returns the fit (its document's ``kind`` is ``"schedule_fit"``), the
-    input of :func:`schedule_predict` and :func:`schedule_optimize`.
+    input of :func:`schedule_predict`, :func:`schedule_compare`, :func:`schedule_optimize`
+    and :func:`schedule_cooldown`.
     """
     fixed = {str(k): float(v) for k, v in (fix or {}).items()}
     request = {
@@ -143,46 +137,3 @@ def schedule_fit(
         "fix": [[k, v] for k, v in fixed.items()],
     }
     return ScheduleFit._from_native(call_with_data(_scalinglaws.schedule_fit, data, None, dump(request)))
-
-
-@checked
-def schedule_compare(
-    fit: Union[ScheduleFit, Mapping[str, Any]], schedules: Sequence[str], *, every: int = 0
-) -> ScheduleComparison:
-    """Several schedules' curves and final losses under a schedule fit, side by side, as
-    ``scalinglaws schedule compare --json``: ``schedules`` are specs as
-    :func:`schedule_predict` takes them, each curve sampled every ``every`` steps (0: about 200
-    points); ``best`` names the lowest final loss and ``final_gap`` each schedule's gap to it."""
-    request = {"schedules": list(schedules), "every": _count("every", every)}
-    return ScheduleComparison._from_native(
-        _scalinglaws.schedule_compare(_fit_json(fit), dump(request))
-    )
-
-
-@checked
-def schedule_optimize(
-    fit: Union[ScheduleFit, Mapping[str, Any]],
-    *,
-    steps: int,
-    peak: float,
-    warmup: Optional[int] = None,
-    floor: Optional[float] = None,
-    max_iterations: int = 400,
-) -> OptimizedSchedule:
-    """The schedule of ``steps`` steps with the lowest final loss a schedule fit predicts: a
-    linear warmup to ``peak`` over ``warmup`` steps (default: the fit's training run's), then
-    any non-increasing learning rate between ``floor`` (default ``peak/1000``) and ``peak``.
-    Projected gradient descent from the best of the standard schedules (constant, cosine, WSD),
-    so never worse than those ``baselines``. Returns the result; ``lr`` holds the whole
-    schedule, one learning rate per step, and ``shape`` 41 (step, lr) samples."""
-    text, lrs, report = _scalinglaws.schedule_optimize(
-        _fit_json(fit),
-        _count("steps", steps),
-        float(peak),
-        warmup=None if warmup is None else _count("warmup", warmup),
-        floor=None if floor is None else float(floor),
-        max_iterations=_count("max_iterations", max_iterations),
-    )
-    document = json.loads(text)
-    document["lr"] = lrs
-    return OptimizedSchedule._from_document(document)._reported(report)

@@ -582,8 +582,9 @@ class SavedCurve(Result):
 
 
 class CurveFrame:
-    """The DataFrame view of a predicted curve (:class:`SchedulePrediction`, generated in
-    ``_workflows.py``, takes it: a view its schema cannot give)."""
+    """The DataFrame view of a predicted curve (:class:`SchedulePrediction` and
+    :class:`PredictedCurve`, generated in ``_workflows.py``, take it: a view their schemas
+    cannot give)."""
 
     steps: List[int]
     lr: List[float]
@@ -726,19 +727,12 @@ def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
     return json.dumps(fit)
 
 
-@dataclass(frozen=True, repr=False)
-class ScheduleComparison(Result):
-    """What :func:`scalinglaws.schedule_compare` returns (the document of ``scalinglaws schedule
-    compare --json``). Rust: ``scalinglaws::analysis::schedule::Comparison``."""
+class ScheduleComparisonFrame:
+    """The DataFrame view of schedules compared (:class:`ScheduleComparison`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
 
-    law: CurveLaw
-    """The fit's curve law."""
-    schedules: List[SchedulePrediction]
-    """Each schedule's predicted curve, in the order given."""
-    best: str
-    """The schedule with the lowest predicted final loss."""
+    schedules: List[Any]
     final_gap: List[float]
-    """Each schedule's final loss minus the best one's."""
 
     def to_frame(self) -> Any:
         """One row per schedule: its spec, steps, peak and final learning rate, final loss and
@@ -769,78 +763,17 @@ class CooldownFrame:
         return _frame([r.to_dict() for r in self.rows])
 
 
-@dataclass(frozen=True, repr=False)
-class OptimizeSettings(Result):
-    """The constraint set and the search's budget. Rust:
-    ``scalinglaws::analysis::schedule::optimize::OptimizeSettings``.
-    """
+class OptimizedScheduleFrame:
+    """The DataFrame view of an optimised schedule (:class:`OptimizedSchedule`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
 
-    steps: int
-    """Steps of the schedule."""
-    peak: float
-    """The peak learning rate."""
-    warmup: int
-    """Linear warmup steps."""
-    floor: float
-    """The lowest learning rate allowed."""
-    max_iterations: int
-    """The search's iteration budget."""
-
-
-@dataclass(frozen=True, repr=False)
-class ScheduleBaseline(Result):
-    """A standard schedule and its predicted final loss. Rust:
-    ``scalinglaws::analysis::schedule::optimize::Baseline``.
-    """
-
-    schedule: str
-    """The schedule spec."""
-    final_loss: float
-    """Its predicted final loss."""
-
-
-@dataclass(frozen=True, repr=False)
-class OptimizedSchedule(Result):
-    """The schedule with the lowest predicted final loss (what :func:`scalinglaws.schedule_optimize`
-    returns). Rust: ``scalinglaws::analysis::schedule::optimize::OptimizedSchedule``.
-    """
-
-    law: CurveLaw
-    """The fit's law."""
-    constraints: str
-    """The constraint set, in words."""
-    settings: OptimizeSettings
-    """The settings searched under."""
-    baselines: List[ScheduleBaseline]
-    """The standard schedules the search starts from."""
-    best_baseline: str
-    """The best of them."""
-    final_loss: float
-    """The optimised schedule's predicted final loss."""
-    gain: float
-    """Best baseline's final loss − the optimised one's (≥ 0)."""
-    iterations: int
-    """Iterations of projected gradient descent."""
-    stable_until: int
-    """Last step at the peak (the stable phase ends after it)."""
-    decay_steps: int
-    """Steps from the last at ≥ 0.99·peak to the first at ≤ 1.01·floor (or the end)."""
-    final_lr: float
-    """The learning rate at the last step."""
+    lr: Optional[List[float]]
     shape: List[Tuple[int, float]]
-    """(step, lr) at 41 evenly spaced steps."""
-    warnings: List[str]
-    """Reasons to distrust the result (the fit's parameters at their bounds, where the law can
-    reward extreme schedules).
-    """
-    lr: List[float]
-    """The whole schedule, one learning rate per step (Rust's ``lrs``, handed over beside the
-    JSON)."""
 
     def to_frame(self) -> Any:
-        """The schedule as a pandas DataFrame of ``step``, ``lr``: every step where the whole
-        schedule is at hand (``lr``), else the 41 samples of ``shape``."""
-        if self.lr:
+        """The schedule as a pandas DataFrame of ``step``, ``lr``: every step when the whole
+        schedule was asked for (``whole_schedule=True``), else the 41 samples of ``shape``."""
+        if self.lr is not None:
             return _frame([{"step": i, "lr": v} for i, v in enumerate(self.lr)])
         return _frame([{"step": i, "lr": v} for i, v in self.shape])
 
@@ -1135,7 +1068,3 @@ class GroupFits:
         fitted = len(self.groups) - failed
         return f"GroupFits({len(self.groups)} groups by {by}: {fitted} fitted, {failed} failed)"
 
-
-# The generated workflows' results that the classes above name (a schedule comparison's curves
-# are `schedule_predict`'s documents); imported last, as `_workflows.py` builds on this module.
-from ._workflows import CooldownPoint, SchedulePrediction  # noqa: E402

@@ -25,9 +25,7 @@ __all__ = [
     "report",
     "report_html",
     "run_workflow",
-    "schedule_compare",
     "schedule_fit",
-    "schedule_optimize",
     "threads_warning",
     "set_max_work",
 ]
@@ -62,15 +60,6 @@ def plot_svg(
     kind: str, fit_json: str, request_json: str, data_json: Optional[str] = None
 ) -> str: ...
 def schedule_fit(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
-def schedule_compare(fit_json: str, request_json: str) -> Tuple[str, str]: ...
-def schedule_optimize(
-    fit_json: str,
-    steps: int,
-    peak: float,
-    warmup: Optional[int] = None,
-    floor: Optional[float] = None,
-    max_iterations: int = 400,
-) -> Tuple[str, List[float], str]: ...
 def lab_nvfp4(
     *,
     dimensions: Optional[List[int]] = None,

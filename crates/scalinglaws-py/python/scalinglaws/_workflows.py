@@ -31,7 +31,9 @@ from ._results import (
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
     LawsFrame,
+    OptimizedScheduleFrame,
     Result,
+    ScheduleComparisonFrame,
     ScheduleFit,
     SelectedPredictionsFrame,
     SplitsFrame,
@@ -54,6 +56,8 @@ __all__ = [
     "design",
     "optimal",
     "schedule_cooldown",
+    "schedule_compare",
+    "schedule_optimize",
     "Allocation",
     "AllocationReference",
     "Backtest",
@@ -127,10 +131,13 @@ __all__ = [
     "LrReference",
     "MethodChoice",
     "NestedTest",
+    "OptimizeSettings",
+    "OptimizedSchedule",
     "PairComparison",
     "ParameterReach",
     "PlannedRun",
     "PowerLaw",
+    "PredictedCurve",
     "ProfileCalibration",
     "ProfileSummary",
     "ProfilesCandidate",
@@ -138,6 +145,8 @@ __all__ = [
     "Quantity",
     "Round",
     "RuleCheck",
+    "ScheduleBaseline",
+    "ScheduleComparison",
     "SchedulePrediction",
     "SelectedPrediction",
     "Selection",
@@ -1696,6 +1705,60 @@ class NestedTest(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class OptimizeSettings(Result):
+    """The constraint set and the search's budget."""
+
+    floor: float
+    """The lowest learning rate allowed."""
+    max_iterations: int
+    """The search's iteration budget."""
+    peak: float
+    """The peak learning rate."""
+    steps: int
+    """Steps of the schedule."""
+    warmup: int
+    """Linear warmup steps."""
+
+
+@dataclass(frozen=True, repr=False)
+class OptimizedSchedule(OptimizedScheduleFrame, Result):
+    """The optimised schedule, with every step's learning rate when they were asked for."""
+
+    baselines: List[ScheduleBaseline]
+    """The standard schedules the search starts from."""
+    best_baseline: str
+    """The best of them."""
+    constraints: str
+    """The constraint set, in words."""
+    decay_steps: int
+    """Steps from the last at ≥ 0.99·peak to the first at ≤ 1.01·floor (or the end)."""
+    final_loss: float
+    """The optimised schedule's predicted final loss."""
+    final_lr: float
+    """The learning rate at the last step."""
+    gain: float
+    """Best baseline's final loss − the optimised one's (≥ 0)."""
+    iterations: int
+    """Iterations of projected gradient descent."""
+    law: Literal["multi_power", "lr_annealing", "power_area", "fsl"]
+    """The fit's law."""
+    settings: OptimizeSettings
+    """The settings searched under."""
+    shape: List[Tuple[int, float]]
+    """(step, lr) at 41 evenly spaced steps."""
+    stable_until: int
+    """Last step at the peak (the stable phase ends after it)."""
+    warnings: List[str]
+    """Reasons to distrust the result (the fit's parameters at their bounds, where the law
+    can reward extreme schedules).
+    """
+    lr: Optional[List[float]]
+    """The whole schedule, one learning rate per step (present when ``whole_schedule`` was
+    asked for).
+    """
+
+
+@dataclass(frozen=True, repr=False)
 class PairComparison(Result):
     """One track against the baseline."""
 
@@ -1753,6 +1816,30 @@ class PowerLaw(Result):
     exponent: float
     r2: float
     ci: Optional[Tuple[float, float]]
+
+
+@dataclass(frozen=True, repr=False)
+class PredictedCurve(CurveFrame, Result):
+    """A predicted curve."""
+
+    final_loss: float
+    """The predicted loss at the last step."""
+    final_lr: float
+    """The learning rate at the last step."""
+    loss: List[float]
+    """The predicted loss at each sampled step."""
+    lr: List[float]
+    """The learning rate at each sampled step."""
+    peak_lr: float
+    """Its largest learning rate."""
+    schedule: str
+    """The schedule spec."""
+    steps: List[int]
+    """The sampled steps."""
+    steps_total: int
+    """Steps in the schedule."""
+    cooldowns: List[CooldownPoint]
+    """For ``cooldowns`` specs: each branch's start, end step and predicted loss there."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1878,6 +1965,30 @@ class RuleCheck(Result):
     """A rule of QC."""
     not_checked: Optional[str]
     """Why the rule did not run (None: it ran)."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleBaseline(Result):
+    """A standard schedule and its predicted final loss."""
+
+    final_loss: float
+    """Its predicted final loss."""
+    schedule: str
+    """The schedule spec."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleComparison(ScheduleComparisonFrame, Result):
+    """Several schedules' curves side by side."""
+
+    best: str
+    """The schedule with the lowest predicted final loss."""
+    final_gap: List[float]
+    """Each schedule's final loss minus the best one's."""
+    law: Literal["multi_power", "lr_annealing", "power_area", "fsl"]
+    """The fit's curve law."""
+    schedules: List[PredictedCurve]
+    """Each schedule's predicted curve, in the order given."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -3531,6 +3642,77 @@ def schedule_cooldown(
         _scalinglaws.run_workflow(
             _fit_json(fit),
             "schedule_cooldown",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def schedule_compare(
+    fit: Union[ScheduleFit, Mapping[str, Any]],
+    schedules: Sequence[str],
+    *,
+    every: Count = 0,
+) -> ScheduleComparison:
+    """Several schedules' curves and final losses under a saved schedule fit, side by side: the
+    schedule with the lowest final loss and each one's gap to it. The same document as the
+    command line's ``--json``.
+
+    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``schedules``: The schedules, each KIND:KEY=VALUE,... as ``schedule_predict`` takes one
+      (at least two).
+    - ``every``: Report each curve every K steps (0: about 200 points).
+    """
+    spec = {
+        "schedules": schedules,
+        "every": every,
+    }
+    return ScheduleComparison._from_native(
+        _scalinglaws.run_workflow(
+            _fit_json(fit),
+            "schedule_compare",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def schedule_optimize(
+    fit: Union[ScheduleFit, Mapping[str, Any]],
+    *,
+    floor: Optional[float] = None,
+    max_iterations: Count = 400,
+    peak: Optional[float] = None,
+    steps: Optional[Count] = None,
+    warmup: Optional[Count] = None,
+    whole_schedule: bool = False,
+) -> OptimizedSchedule:
+    """The schedule with the lowest final loss a saved schedule fit predicts: a linear warmup to
+    the peak, then any non-increasing learning rate down to the floor, searched from the best of
+    the standard schedules (constant, cosine, WSD), so never worse than those. The same document
+    as the command line's ``--json``.
+
+    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``floor``: The lowest learning rate allowed (None: peak/1000).
+    - ``max_iterations``: Iterations of projected gradient descent at most.
+    - ``peak``: The peak learning rate (None: the fit's training run's).
+    - ``steps``: Steps of the schedule (None: the fit's training run's).
+    - ``warmup``: Linear warmup steps (None: the fit's training run's).
+    - ``whole_schedule``: Put the whole schedule in the document, one learning rate per step (at
+      most 1,000,000 steps); without it the document has 41 samples of its shape.
+    """
+    spec = {
+        "floor": floor,
+        "max_iterations": max_iterations,
+        "peak": peak,
+        "steps": steps,
+        "warmup": warmup,
+        "whole_schedule": whole_schedule,
+    }
+    return OptimizedSchedule._from_native(
+        _scalinglaws.run_workflow(
+            _fit_json(fit),
+            "schedule_optimize",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use scalinglaws::analysis::schedule::optimize::{CooldownRow, OptimizedSchedule};
 use scalinglaws::analysis::schedule::{Comparison, ScheduleFit};
 use scalinglaws::workflow::schedule_cooldown::Cooldowns;
+use scalinglaws::workflow::schedule_optimize::Optimized;
 
 use crate::text::{columns, number};
 
@@ -28,28 +29,24 @@ impl crate::Report for FitReport<'_> {
 }
 
 /// Schedules compared under one fitted law.
-pub struct ComparisonReport<'a>(pub &'a Comparison);
-
-impl crate::Report for ComparisonReport<'_> {
+impl crate::Report for Comparison {
     type Json = Comparison;
     fn json_value(&self) -> &Comparison {
-        self.0
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        render_comparison(self.0)
+        render_comparison(self)
     }
 }
 
 /// The optimised schedule.
-pub struct OptimizedReport<'a>(pub &'a OptimizedSchedule);
-
-impl crate::Report for OptimizedReport<'_> {
-    type Json = OptimizedSchedule;
-    fn json_value(&self) -> &OptimizedSchedule {
-        self.0
+impl crate::Report for Optimized {
+    type Json = Optimized;
+    fn json_value(&self) -> &Optimized {
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        render_optimized(self.0)
+        render_optimized(&self.result)
     }
 }
 

@@ -2,8 +2,7 @@
 //! result type so that the leaf that writes and reads the kinds imports none of them.
 
 use crate::analysis::schedule::cooldown::CooldownStudy;
-use crate::analysis::schedule::optimize::OptimizedSchedule;
-use crate::analysis::schedule::{Comparison as ScheduleComparison, ScheduleFit};
+use crate::analysis::schedule::ScheduleFit;
 use crate::document::Document;
 use crate::fit::FitResult;
 use crate::job::predict::Predictions;
@@ -38,8 +37,6 @@ macro_rules! documents {
 
 documents! {
     Predictions => "predict",
-    ScheduleComparison => "schedule_compare",
-    OptimizedSchedule => "schedule_optimize",
     CooldownStudy => "cooldown_study",
 }
 

@@ -1,17 +1,17 @@
-//! Schedule jobs: fit a curve law to logged runs, and predict, compare, optimise and tabulate
-//! cooldowns from a saved fit. The one place that groups a table's rows into run logs and that
-//! reads a saved schedule fit back, for the command line and Python alike.
+//! Schedule jobs: fit a curve law to logged runs, and predict from a saved fit (comparing,
+//! optimising and tabulating cooldowns are the workflows `schedule_*`). The one place that
+//! groups a table's rows into run logs and that reads a saved schedule fit back, for the
+//! command line and Python alike.
 
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::schedule::intervals::saved_curves;
-use crate::analysis::schedule::optimize::{optimize, OptimizeSettings, OptimizedSchedule};
 use crate::analysis::schedule::profile::ProfileSettings;
-use crate::analysis::schedule::{
-    compare_rates, curves_from_logs, fit_curves_until, predict_rates, spec, Comparison, Curve,
-    CurveLaw, Prediction, RunLog, ScheduleFit,
-};
 use crate::analysis::schedule::{cost, Rates};
+use crate::analysis::schedule::{
+    curves_from_logs, fit_curves_until, predict_rates, spec, Curve, CurveLaw, Prediction, RunLog,
+    ScheduleFit,
+};
 use crate::data::recipe::Table;
 use crate::error::{Error, Result, Setting};
 use crate::interrupt::Interrupt;
@@ -216,74 +216,5 @@ impl SchedulePredictJob {
             estimate = estimate.plus(cost::profile(fit, &curves, settings));
         }
         estimate.check(max_work)
-    }
-}
-
-/// `schedule compare`: several specs' curves side by side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScheduleCompareJob {
-    pub schedules: Vec<String>,
-    #[serde(default)]
-    pub every: usize,
-    /// The work budget in estimated core-seconds ([`crate::work`]).
-    #[serde(default = "crate::work::default_max_work")]
-    pub max_work: f64,
-}
-
-impl ScheduleCompareJob {
-    /// The curves, refused before any is computed when their points or their estimate
-    /// ([`cost::predictions`], the steps of every schedule) are over the limits.
-    pub fn run(&self, fit: &ScheduleFit) -> Result<Comparison> {
-        let parsed = self
-            .schedules
-            .iter()
-            .map(|s| spec::parse_rates(s, Some(fit.defaults)))
-            .collect::<Result<Vec<_>>>()?;
-        for spec in &parsed {
-            crate::limits::check_curve_points(spec.main.len(), self.every)?;
-        }
-        cost::predictions(&parsed).check(self.max_work)?;
-        compare_rates(fit, &parsed, self.every)
-    }
-}
-
-/// `schedule optimize`: the constraints, each left out taken from the fit's training run
-/// (the floor: peak/1000).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScheduleOptimizeJob {
-    #[serde(default)]
-    pub steps: Option<usize>,
-    #[serde(default)]
-    pub peak: Option<f64>,
-    #[serde(default)]
-    pub warmup: Option<usize>,
-    #[serde(default)]
-    pub floor: Option<f64>,
-    #[serde(default = "default_iterations")]
-    pub max_iterations: usize,
-    /// Stops the search between iterations ([`Error::Interrupted`]).
-    #[serde(skip)]
-    pub interrupt: Interrupt,
-}
-
-fn default_iterations() -> usize {
-    400
-}
-
-impl ScheduleOptimizeJob {
-    /// The constraints with the fit's defaults filled in.
-    pub fn settings(&self, fit: &ScheduleFit) -> OptimizeSettings {
-        let peak = self.peak.unwrap_or(fit.defaults.peak);
-        OptimizeSettings {
-            steps: self.steps.unwrap_or(fit.defaults.steps),
-            peak,
-            warmup: self.warmup.unwrap_or(fit.defaults.warmup),
-            floor: self.floor.unwrap_or(peak / 1000.0),
-            max_iterations: self.max_iterations,
-        }
-    }
-
-    pub fn run(&self, fit: &ScheduleFit) -> Result<OptimizedSchedule> {
-        optimize(fit, &self.settings(fit), &self.interrupt)
     }
 }

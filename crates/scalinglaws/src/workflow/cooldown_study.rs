@@ -151,7 +151,7 @@ impl Workflow for CooldownStudyWorkflow {
             let curves = intervals::saved_curves(fit)?;
             estimate = estimate.plus(cost::bootstrap(fit, &curves, replicates));
         }
-        estimate.check(ctx.max_work.unwrap_or(crate::work::DEFAULT_MAX_WORK))?;
+        estimate.check(ctx.work_budget())?;
         ctx.interrupt.check()?;
         // The replicates of the moving-block bootstrap of the fit's training curves (as
         // `schedule predict --bootstrap`); without one the study has no intervals and says so.

@@ -18,7 +18,9 @@ pub mod isoflop;
 pub mod lr;
 pub mod optimal;
 pub mod qc;
+pub mod schedule_compare;
 pub mod schedule_cooldown;
+pub mod schedule_optimize;
 pub mod schedule_predict;
 pub mod select;
 pub mod sensitivity;
@@ -42,6 +44,11 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The most work the run may do, in core-seconds: the budget given, else the default.
+    pub fn work_budget(&self) -> f64 {
+        self.max_work.unwrap_or(crate::work::DEFAULT_MAX_WORK)
+    }
+
     /// `settings` with this run's interrupt and, when given, its work budget: the fits a
     /// workflow runs stop and are bounded as the run is.
     pub fn apply(&self, settings: &mut crate::fit::FitSettings) {
@@ -185,6 +192,8 @@ macro_rules! for_each_workflow {
             design => $crate::workflow::design::DesignWorkflow,
             optimal => $crate::workflow::optimal::OptimalWorkflow,
             schedule_cooldown => $crate::workflow::schedule_cooldown::ScheduleCooldown,
+            schedule_compare => $crate::workflow::schedule_compare::ScheduleCompare,
+            schedule_optimize => $crate::workflow::schedule_optimize::ScheduleOptimize,
         }
     };
 }

@@ -108,7 +108,9 @@ from ._results import (
     HeldOutBudgetsFrame,
     IsoflopGroupsFrame,
     LawsFrame,
+    OptimizedScheduleFrame,
     Result,
+    ScheduleComparisonFrame,
     ScheduleFit,
     SelectedPredictionsFrame,
     SplitsFrame,
@@ -121,6 +123,7 @@ from ._results import (
 /// the schema cannot give (a DataFrame of a curve).
 const BASES: &[(&str, &str)] = &[
     ("SchedulePrediction", "CurveFrame"),
+    ("PredictedCurve", "CurveFrame"),
     ("LrAnalysis", "CellsFrame"),
     ("DownstreamAnalysis", "ForecastsFrame"),
     ("Backtest", "SplitsFrame"),
@@ -135,6 +138,8 @@ const BASES: &[(&str, &str)] = &[
     ("DesignAnalysis", "DesignFrame"),
     ("Frontier", "FrontierFrame"),
     ("CooldownTable", "CooldownFrame"),
+    ("ScheduleComparison", "ScheduleComparisonFrame"),
+    ("OptimizedSchedule", "OptimizedScheduleFrame"),
 ];
 
 /// Result types written by hand in `_results.py` that generated classes refer to by name (a
@@ -489,10 +494,17 @@ fn function(entry: &Entry, result: &str) -> String {
     let keywords = properties(spec);
     // `law` is positional as the other of `formula` (a law's name, not lr's form).
     let has_formula = keywords.iter().any(|(n, _)| n == "formula");
-    let positional: Vec<&str> = ["schedule", "law", "formula", "laws", "formulas"]
-        .into_iter()
-        .filter(|name| *name != "law" || has_formula)
-        .collect();
+    let positional: Vec<&str> = [
+        "schedule",
+        "schedules",
+        "law",
+        "formula",
+        "laws",
+        "formulas",
+    ]
+    .into_iter()
+    .filter(|name| *name != "law" || has_formula)
+    .collect();
     let table = matches!(entry.input, "table" | "optional_table");
     let mut out = match entry.input {
         "optional_fit" => format!(

@@ -17,7 +17,8 @@ use scalinglaws::analysis::schedule::{
     fit_curves, fit_curves_until, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
 };
 use scalinglaws::error::Setting;
-use scalinglaws::job::schedule::{ScheduleOptimizeJob, SchedulePredictJob};
+use scalinglaws::job::schedule::SchedulePredictJob;
+use scalinglaws::workflow::schedule_optimize::{ScheduleOptimize, ScheduleOptimizeSpec};
 use scalinglaws::workflow::schedule_predict::{SchedulePredict, SchedulePredictSpec};
 use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws::{Error, Interrupt};
@@ -791,18 +792,18 @@ fn an_interrupt_stops_the_fit_the_predictions_and_the_optimiser() {
     }
     let optimised = optimize(&fit, &settings, &stopped);
     assert!(matches!(optimised, Err(Error::Interrupted)));
-    let job = ScheduleOptimizeJob {
+    let spec = ScheduleOptimizeSpec {
         steps: Some(settings.steps),
         peak: Some(settings.peak),
         warmup: Some(settings.warmup),
         floor: Some(settings.floor),
         max_iterations: settings.max_iterations,
-        interrupt: Interrupt::new(),
+        whole_schedule: true,
     };
-    assert_eq!(
-        job.run(&fit).unwrap().lrs,
-        optimize(&fit, &settings, &Interrupt::new()).unwrap().lrs
-    );
+    let whole = ScheduleOptimize::run(&spec, &fit, &Default::default()).unwrap();
+    let direct = optimize(&fit, &settings, &Interrupt::new()).unwrap();
+    assert_eq!(whole.lr.as_deref(), Some(direct.lrs.as_slice()));
+    assert_eq!(whole.result, direct);
 }
 
 /// The `schedule_predict` workflow: without intervals its document is the job's curve, key for

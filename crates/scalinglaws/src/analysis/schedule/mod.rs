@@ -508,6 +508,7 @@ pub fn score(law: CurveLaw, params: &[f64], curve: &Curve, train: bool) -> RunSc
 
 /// A predicted curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "PredictedCurve")]
 pub struct Prediction {
     /// The schedule spec.
     pub schedule: String,
@@ -793,13 +794,16 @@ fn finite_losses(text: &str, peak: f64, steps: &[usize], loss: &[f64]) -> Result
 }
 
 /// Several schedules' curves side by side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "ScheduleComparison")]
 pub struct Comparison {
+    /// The fit's curve law.
     pub law: CurveLaw,
+    /// Each schedule's predicted curve, in the order given.
     pub schedules: Vec<Prediction>,
     /// The schedule with the lowest predicted final loss.
     pub best: String,
-    /// final loss − best final loss, per schedule.
+    /// Each schedule's final loss minus the best one's.
     pub final_gap: Vec<f64>,
 }
 

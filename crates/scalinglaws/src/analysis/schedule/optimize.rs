@@ -22,44 +22,62 @@ use crate::interrupt::Interrupt;
 use crate::text;
 
 /// The constraint set and the search's budget.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OptimizeSettings {
+    /// Steps of the schedule.
     pub steps: usize,
+    /// The peak learning rate.
     pub peak: f64,
+    /// Linear warmup steps.
     pub warmup: usize,
     /// The lowest learning rate allowed.
     pub floor: f64,
+    /// The search's iteration budget.
     pub max_iterations: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A standard schedule and its predicted final loss.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "ScheduleBaseline")]
 pub struct Baseline {
+    /// The schedule spec.
     pub schedule: String,
+    /// Its predicted final loss.
     pub final_loss: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The schedule with the lowest predicted final loss.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OptimizedSchedule {
+    /// The fit's law.
     pub law: CurveLaw,
+    /// The constraint set, in words.
     pub constraints: String,
+    /// The settings searched under.
     pub settings: OptimizeSettings,
+    /// The standard schedules the search starts from.
     pub baselines: Vec<Baseline>,
+    /// The best of them.
     pub best_baseline: String,
+    /// The optimised schedule's predicted final loss.
     pub final_loss: f64,
     /// Best baseline's final loss − the optimised one's (≥ 0).
     pub gain: f64,
+    /// Iterations of projected gradient descent.
     pub iterations: usize,
     /// Last step at the peak (the stable phase ends after it).
     pub stable_until: usize,
     /// Steps from the last at ≥ 0.99·peak to the first at ≤ 1.01·floor (or the end).
     pub decay_steps: usize,
+    /// The learning rate at the last step.
     pub final_lr: f64,
     /// (step, lr) at 41 evenly spaced steps.
     pub shape: Vec<(usize, f64)>,
     /// Reasons to distrust the result (the fit's parameters at their bounds, where the law
     /// can reward extreme schedules).
     pub warnings: Vec<String>,
-    /// The whole schedule, one lr per step.
+    /// The whole schedule, one lr per step (in a document only when asked for:
+    /// `workflow::schedule_optimize`).
     #[serde(skip)]
     pub lrs: Vec<f64>,
 }
