@@ -102,7 +102,11 @@ fn run_optimize(
     plot: Option<&Output>,
 ) -> Result<()> {
     run_drawing::<ScheduleOptimize>(io, spec, &Ctx::default(), |fit, best| {
-        if let (Some(path), Some(lrs)) = (schedule_csv, &best.lr) {
+        if let Some(path) = schedule_csv {
+            // The spec asks for the whole schedule whenever a CSV is asked for.
+            let lrs = best.lr.as_ref().ok_or_else(|| {
+                anyhow::anyhow!("--schedule-csv: the document holds no whole schedule")
+            })?;
             let mut csv = String::from("step,lr\n");
             for (s, lr) in lrs.iter().enumerate() {
                 let _ = writeln!(csv, "{s},{lr:e}");

@@ -32,14 +32,15 @@ pub(crate) fn fit_groups(
 ) -> PyResult<(String, Vec<Option<String>>)> {
     let request: GroupsRequest = request(request_json)?;
     let mut fit = py(FitJob::try_from(request.fit))?;
-    // As the command: calibration beyond the data only when `by` asks for it, which the
-    // grouped job refuses, naming it (as it refuses profiles, clusters and a variance model).
-    fit.uncertainty.calibrate = fit.uncertainty.by.is_some();
+    // Calibration beyond the data when asked for, or when `by` asks for it: the grouped job
+    // refuses either, naming it (as it refuses profiles, clusters and a variance model).
+    fit.uncertainty.calibrate |= fit.uncertainty.by.is_some();
     let mut job = GroupedFitJob {
         fit,
         groups: request.group,
     };
     job.fit.settings.settings.max_work = crate::fit::max_work();
+    py(job.check())?;
     let table = py(table(data, &job.fit.recipe))?;
     let interrupt = job.fit.settings.settings.interrupt.clone();
     let mut records = interruptible(py_, &interrupt, || job.run(&table, &|_, _| {}))?;

@@ -24,11 +24,6 @@ fn writer(workflow: &str) -> String {
     match workflow {
         "fit" => "`Fit.save()` (or the command `scalinglaws fit`)".to_string(),
         "predict" => "the command `scalinglaws predict`".to_string(),
-        "compare_laws" => "the command `scalinglaws compare-laws`".to_string(),
-        // Workflows only the command line has (issue 49 asks for them in Python).
-        "schedule_compare" => "the command `scalinglaws schedule compare`".to_string(),
-        "schedule_cooldown" => "the command `scalinglaws schedule cooldown`".to_string(),
-        "cooldown_study" => "the command `scalinglaws schedule cooldown-study`".to_string(),
         other => format!("`scalinglaws.{other}()`"),
     }
 }

@@ -130,7 +130,7 @@ def test_the_thread_count_changes_nothing(data: pd.DataFrame) -> None:
 @pytest.mark.parametrize(
     "keywords, named",
     [
-        (dict(calibrate=True), "calibrate"),
+        (dict(calibrate=True), "calibration beyond the data is not run per group yet; give calibrate=False"),
         (dict(by="x"), "by"),
         (dict(cluster="run"), "cluster"),
         (dict(heteroscedastic="x", loss="linear"), "heteroscedastic"),

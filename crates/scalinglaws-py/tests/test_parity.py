@@ -11,23 +11,14 @@ from typing import List
 import scalinglaws as sl
 import scalinglaws.lab
 
-# CLI command -> what does its work in Python (a name under `scalinglaws`, dotted for methods).
+# CLI command -> what does its work in Python (a name under `scalinglaws`, dotted for methods),
+# for the commands that are not workflows (those are found below).
 PYTHON = {
     "laws": "laws",
     "fit": "fit",
     "predict": "Fit.predict",
-    "optimal": "optimal",
-    "downstream": "downstream",
-    "design": "design",
-    "compare-laws": "compare_laws",
-    "select": "select",
-    "compare": "compare",
-    "lr": "lr",
     "report": "Fit.report_html",
     "schedule fit": "schedule_fit",
-    "schedule optimize": "schedule_optimize",
-    "schedule compare": "schedule_compare",
-    "schedule cooldown": "schedule_cooldown",
     "plot fit": "Fit.plot",
     "plot residuals": "Fit.plot",
     "plot frontier": "Fit.plot",

@@ -188,7 +188,8 @@ pub struct OptimizeArgs {
         default_value_t = scalinglaws::workflow::schedule_optimize::MAX_ITERATIONS
     )]
     pub max_iterations: usize,
-    /// Also write the whole optimised schedule (step,lr) as CSV.
+    /// Also write the whole optimised schedule (step,lr) as CSV, and put every step's lr in the
+    /// JSON as `lr` (at most 1,000,000 steps).
     #[arg(long = "schedule-csv", value_name = "FILE")]
     pub schedule_csv: Option<PathBuf>,
     /// Also draw the schedules and their loss curves: FILE.svg, FILE.png or - (SVG on stdout).

@@ -56,6 +56,7 @@ impl GroupsConfig {
     /// Reads the data and fits every group, with a progress bar over the groups once the
     /// fits take longer than a second.
     pub fn run(&self) -> Result<Vec<scalinglaws::job::GroupFit>> {
+        self.job.check()?;
         let table = input::read(&self.path, self.delimiter, &self.job.fit.recipe)?;
         let bar = Progress::delayed("groups");
         let fits = self

@@ -185,6 +185,17 @@ fn input_errors_name_the_problem() {
         &["schedule", "compare", p, "--schedule", "constant"],
         "at least two",
     );
+    // Before the fit is read.
+    fails_with(
+        &[
+            "schedule",
+            "compare",
+            "absent.json",
+            "--schedule",
+            "constant",
+        ],
+        "at least two",
+    );
     fails_with(
         &["schedule", "predict", "README.md", "--schedule", "constant"],
         "not a schedule fit",

@@ -62,6 +62,7 @@ fn a_curve_of_more_points_than_the_cap_is_refused_naming_every() {
         &[
             "--schedule-csv",
             "a value per step, more than the limit of 1,000,000",
+            "or leave out --schedule-csv",
             "--steps 1000000 or fewer",
         ],
     );

@@ -1,9 +1,9 @@
 """The analyses beyond a fit, in the same pattern: keyword arguments in, a typed result out
 (:mod:`scalinglaws._results`), built from the library's JSON document, the same document the
 command's `--json` writes (``result.to_dict()`` gives it back; ``result["key"]`` reads it as
-before). The schedule functions (loss curves under learning-rate schedules) take their fit as
-the :class:`ScheduleFit` that :func:`schedule_fit` returns, or as its document (a dict, e.g. a
-saved ``scalinglaws schedule fit --json``)."""
+before). :func:`schedule_fit` fits a loss-curve law to training logs; the generated schedule
+workflows (``schedule_predict``, ``schedule_compare``, ...) take the :class:`ScheduleFit` it
+returns, or its document (a dict, e.g. a saved ``scalinglaws schedule fit --json``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws
 from ._data import DataLike, call_with_data
-from ._errors import SettingsError
 from ._keywords import checked
 from ._fit import (
     DEFAULT_F_SCALE,
@@ -76,20 +75,10 @@ def fit_groups(
     :meth:`~GroupFits.to_frame` is its ``--table``, its records the lines of its ``--json``.
     The GIL is released while it runs, on a worker thread that Ctrl-C stops."""
     groups = [group] if isinstance(group, str) else list(group)
-    if not groups:
-        raise SettingsError(
-            'group: name a grouping column, or a list of them (group="run", or '
-            'group=["task", "mix"])'
-        )
-    if calibrate:
-        raise SettingsError(
-            "calibrate=True: calibration beyond the data is not run per group yet; drop it, "
-            "or fit each group alone with scalinglaws.fit (on that group's rows)"
-        )
     request = {
         **fit_request(
             law, formula, target, map, derive, where, weights, loss, f_scale, space, fix,
-            bounds, grid, bootstrap, cluster, level, False, by, heteroscedastic, family,
+            bounds, grid, bootstrap, cluster, level, calibrate, by, heteroscedastic, family,
             trials, exposure, nu, dispersion, seed, threads,
         ),
         "group": groups,

@@ -3698,8 +3698,9 @@ def schedule_optimize(
     - ``peak``: The peak learning rate (None: the fit's training run's).
     - ``steps``: Steps of the schedule (None: the fit's training run's).
     - ``warmup``: Linear warmup steps (None: the fit's training run's).
-    - ``whole_schedule``: Put the whole schedule in the document, one learning rate per step (at
-      most 1,000,000 steps); without it the document has 41 samples of its shape.
+    - ``whole_schedule``: Put the whole schedule in the document, one learning rate per step (up
+      to the limit of points of a curve, 1,000,000 steps); without it the document has 41
+      samples of its shape.
     """
     spec = {
         "floor": floor,

@@ -87,7 +87,7 @@ impl GroupedFitJob {
         table: &Table,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Vec<GroupFit>> {
-        self.refuse_whole_table_steps()?;
+        self.check()?;
         let job = &self.fit;
         let law = job.law.build(table)?;
         let mut settings = job.settings.for_law(&job.law);
@@ -168,10 +168,32 @@ impl GroupedFitJob {
         ))
     }
 
-    /// Calibration beyond the data (its scale column `by`), profiles, a variance model and
-    /// cluster resampling are not run per group yet.
-    fn refuse_whole_table_steps(&self) -> Result<()> {
+    /// Refuses, before the data are read, no grouping column and what is not run per group
+    /// yet: calibration beyond the data (named by its scale column `by` when one is given),
+    /// profiles, a variance model, cluster resampling and a sweep.
+    pub fn check(&self) -> Result<()> {
+        if self.groups.is_empty() {
+            return Err(Error::setting(
+                Setting::Group,
+                crate::text![
+                    Setting::Group.subject(),
+                    ": name a grouping column (",
+                    Setting::Group.text("run"),
+                    "), or several"
+                ],
+            ));
+        }
         let u = &self.fit.uncertainty;
+        if u.calibrate && u.by.is_none() {
+            return Err(Error::setting(
+                Setting::Calibrate,
+                crate::text![
+                    "calibration beyond the data is not run per group yet; give ",
+                    Setting::Calibrate.off(),
+                    ", or fit each group's rows alone"
+                ],
+            ));
+        }
         let steps = [
             (u.calibrate, Setting::By),
             (!u.profiles.is_empty(), Setting::Profile),

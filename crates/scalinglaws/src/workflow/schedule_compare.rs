@@ -8,7 +8,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Ctx, Workflow};
-use crate::analysis::schedule::{compare_rates, cost, spec, Comparison, Rates, ScheduleFit};
+use crate::analysis::schedule::{
+    check_compared, compare_rates, cost, spec, Comparison, Rates, ScheduleFit,
+};
 use crate::document::Document;
 use crate::error::Result;
 
@@ -40,6 +42,11 @@ impl Workflow for ScheduleCompare {
 
     fn spec(request: ScheduleCompareSpec) -> Result<ScheduleCompareSpec> {
         Ok(request)
+    }
+
+    /// At least two schedules, before the fit is read.
+    fn check(spec: &ScheduleCompareSpec) -> Result<()> {
+        check_compared(spec.schedules.len())
     }
 
     /// The curves, refused before any is computed when their points or their estimate

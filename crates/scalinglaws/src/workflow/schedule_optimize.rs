@@ -46,8 +46,9 @@ pub struct ScheduleOptimizeSpec {
     /// Iterations of projected gradient descent at most.
     #[serde(default = "max_iterations")]
     pub max_iterations: usize,
-    /// Put the whole schedule in the document, one learning rate per step (at most 1,000,000
-    /// steps); without it the document has 41 samples of its shape.
+    /// Put the whole schedule in the document, one learning rate per step (up to the limit of
+    /// points of a curve, 1,000,000 steps); without it the document has 41 samples of its
+    /// shape.
     #[serde(default)]
     pub whole_schedule: bool,
 }
@@ -98,7 +99,9 @@ fn check_whole_schedule(spec: &ScheduleOptimizeSpec, steps: usize) -> Result<()>
                 thousands(MAX_CURVE_POINTS)
             ),
             Setting::Steps.number(MAX_CURVE_POINTS),
-            " or fewer, or leave the whole schedule out (41 samples of its shape are reported)"
+            " or fewer, or leave out ",
+            Setting::WholeSchedule.named(),
+            " (41 samples of the schedule's shape are reported without it)"
         ],
     ))
 }
@@ -116,6 +119,8 @@ impl Workflow for ScheduleOptimize {
         Ok(request)
     }
 
+    /// Bounded by the search's own limit of step-iterations (`limits::MAX_OPTIMIZE_WORK`,
+    /// seconds on two cores), not by the work budget.
     fn run(spec: &ScheduleOptimizeSpec, fit: &ScheduleFit, ctx: &Ctx) -> Result<Optimized> {
         let settings = spec.settings(fit);
         check_whole_schedule(spec, settings.steps)?;

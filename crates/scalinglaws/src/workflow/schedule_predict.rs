@@ -233,7 +233,7 @@ impl Workflow for SchedulePredict {
     }
 
     fn run(spec: &SchedulePredictSpec, fit: &ScheduleFit, ctx: &Ctx) -> Result<SchedulePrediction> {
-        let max_work = ctx.max_work.unwrap_or(crate::work::DEFAULT_MAX_WORK);
+        let max_work = ctx.work_budget();
         let job = SchedulePredictJob {
             schedule: spec.schedule.clone(),
             every: spec.every,

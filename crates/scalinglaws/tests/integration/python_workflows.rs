@@ -487,8 +487,9 @@ fn array(schema: &Value, face: Face) -> String {
     }
 }
 
-/// The workflow's function: the data, `schedule`, `law` and `formula` (or the candidates'
-/// `laws` and `formulas`) positional when the spec has them, then the spec's keywords (required first), then `delimiter` for text data.
+/// The workflow's function: the data, `schedule` (or `schedules`), `law` and `formula` (or the
+/// candidates' `laws` and `formulas`) positional when the spec has them, then the spec's
+/// keywords (required first), then `delimiter` for text data.
 fn function(entry: &Entry, result: &str) -> String {
     let spec = &entry.spec;
     let keywords = properties(spec);

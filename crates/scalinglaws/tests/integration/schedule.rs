@@ -18,6 +18,7 @@ use scalinglaws::analysis::schedule::{
 };
 use scalinglaws::error::Setting;
 use scalinglaws::job::schedule::SchedulePredictJob;
+use scalinglaws::workflow::schedule_compare::{ScheduleCompare, ScheduleCompareSpec};
 use scalinglaws::workflow::schedule_optimize::{ScheduleOptimize, ScheduleOptimizeSpec};
 use scalinglaws::workflow::schedule_predict::{SchedulePredict, SchedulePredictSpec};
 use scalinglaws::workflow::{Ctx, Workflow};
@@ -790,6 +791,16 @@ fn an_interrupt_stops_the_fit_the_predictions_and_the_optimiser() {
             assert!(job.run(&fit).is_ok());
         }
     }
+    let compare = ScheduleCompareSpec {
+        schedules: vec!["cosine:steps=50000000".into(), "constant".into()],
+        every: 1_000_000,
+    };
+    let ctx = Ctx {
+        interrupt: stopped.clone(),
+        ..Ctx::default()
+    };
+    let compared = ScheduleCompare::run(&compare, &fit, &ctx);
+    assert!(matches!(compared, Err(Error::Interrupted)), "{compared:?}");
     let optimised = optimize(&fit, &settings, &stopped);
     assert!(matches!(optimised, Err(Error::Interrupted)));
     let spec = ScheduleOptimizeSpec {

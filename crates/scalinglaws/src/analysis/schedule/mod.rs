@@ -826,7 +826,8 @@ pub fn compare_rates(fit: &ScheduleFit, specs: &[LazySpec], every: usize) -> Res
     Ok(comparison(fit, schedules))
 }
 
-fn check_compared(specs: usize) -> Result<()> {
+/// Refuses fewer than two schedules to compare.
+pub fn check_compared(specs: usize) -> Result<()> {
     if specs < 2 {
         return Err(Error::setting(
             Setting::Schedule,
