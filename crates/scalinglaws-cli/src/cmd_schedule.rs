@@ -8,26 +8,27 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
+use scalinglaws::analysis::schedule::intervals::saved_curves;
 use scalinglaws::analysis::schedule::optimize::OptimizedSchedule;
 use scalinglaws::analysis::schedule::{
     predict, spec, Curve, ParsedSpec, Prediction, Schedule, ScheduleFit,
 };
 use scalinglaws::workflow::schedule_compare::{ScheduleCompare, ScheduleCompareSpec};
 use scalinglaws::workflow::schedule_cooldown::ScheduleCooldown;
+use scalinglaws::workflow::schedule_fit::{LogTable, LogTables, ScheduleFitWorkflow};
 use scalinglaws::workflow::schedule_optimize::{ScheduleOptimize, ScheduleOptimizeSpec};
-use scalinglaws::workflow::Ctx;
+use scalinglaws::workflow::{Ctx, Workflow};
 
 use crate::config::{ScheduleConfig, ScheduleFitConfig};
 use crate::figure::{self, Output};
 use crate::input;
 use crate::output;
-use crate::workflow::{run_drawing, Io};
-use scalinglaws_report::analyses::schedule;
+use crate::workflow::{run_drawing, run_loaded, Io};
 use scalinglaws_report::plots::schedules_page;
 
 pub fn run(config: ScheduleConfig) -> Result<()> {
     match config {
-        ScheduleConfig::Fit(c) => run_fit(c),
+        ScheduleConfig::Fit(c) => run_fit(&c),
         ScheduleConfig::Predict(c) => crate::cmd_schedule_predict::run(&c),
         ScheduleConfig::Compare {
             io,
@@ -48,30 +49,33 @@ pub fn run(config: ScheduleConfig) -> Result<()> {
     }
 }
 
-fn run_fit(config: ScheduleFitConfig) -> Result<()> {
-    let mut logs = Vec::new();
-    for recipe in &config.files {
-        let table = input::load(recipe)?;
-        let stem = recipe
-            .path
-            .file_stem()
-            .map_or("run".into(), |s| s.to_string_lossy().to_string());
-        logs.extend(config.job.logs(&table, &stem)?);
-    }
-    let fitted = config.job.run_within(&logs, config.max_work)?;
-    if let Some(target) = &config.plot {
-        plot_runs(&fitted.fit, &fitted.curves, target)?;
-    }
-    let files: Vec<String> = config
+fn run_fit(config: &ScheduleFitConfig) -> Result<()> {
+    let spec = &config.spec;
+    ScheduleFitWorkflow::check(spec)?;
+    let tables = config
         .files
         .iter()
-        .map(|r| r.path.display().to_string())
-        .collect();
-    let report = schedule::FitReport {
-        fit: &fitted.fit,
-        files,
+        .map(|path| {
+            Ok(LogTable {
+                table: input::read(path, config.delimiter, &spec.recipe)?,
+                name: Some(
+                    path.file_stem()
+                        .map_or("run".into(), |s| s.to_string_lossy().to_string()),
+                ),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let ctx = Ctx {
+        max_work: Some(config.max_work),
+        ..Ctx::default()
     };
-    output::emit(config.json.as_ref(), &report)
+    let logs = LogTables(tables);
+    run_loaded::<ScheduleFitWorkflow>(&logs, spec, &ctx, config.json.as_ref(), |_, fit| {
+        match &config.plot {
+            Some(target) => plot_runs(fit, &saved_curves(fit)?, target),
+            None => Ok(()),
+        }
+    })
 }
 
 fn run_compare(

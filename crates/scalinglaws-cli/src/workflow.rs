@@ -90,7 +90,22 @@ where
 {
     W::check(spec)?;
     let input = W::Input::load(io, W::recipe(spec))?;
-    let output = W::run(spec, &input, ctx)?;
-    draw(&input, &output)?;
-    output::emit(io.json.as_ref(), &output)
+    run_loaded::<W>(&input, spec, ctx, io.json.as_ref(), draw)
+}
+
+/// Runs `W` on an input the command loaded itself (several files of logs) after checking
+/// `spec`, draws, prints the report and writes the document to `json`.
+pub fn run_loaded<W: Workflow>(
+    input: &W::Input,
+    spec: &W::Spec,
+    ctx: &Ctx,
+    json: Option<&Destination>,
+    draw: impl FnOnce(&W::Input, &W::Output) -> Result<()>,
+) -> Result<()>
+where
+    W::Output: Report<Json = W::Output>,
+{
+    let output = W::run(spec, input, ctx)?;
+    draw(input, &output)?;
+    output::emit(json, &output)
 }

@@ -132,14 +132,6 @@ pub(crate) fn json_out<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// A result as the document it is (`kind` and `schema_version` first), as the command line's
-/// `--json` writes it.
-pub(crate) fn json_document<T: scalinglaws::document::Document + ?Sized>(
-    value: &T,
-) -> PyResult<String> {
-    json_out(&scalinglaws::document::envelope(value))
-}
-
 /// A request from the Python layer (JSON it wrote from the keywords). A value the request's
 /// type cannot hold (a negative count, a fraction where a whole number goes, text where a
 /// number goes) is the caller's keyword at fault: `SettingsError` naming it by its path.

@@ -13,9 +13,10 @@
 //!
 //! One file per part: `errors` (exceptions, Ctrl-C, the JSON boundary), `data` (columns
 //! and recipes), `fit` (the catalog, fits and their reports), `groups` (a fit per group of
-//! rows), `plot`, and one per analysis not yet a workflow (`predict`, `schedule`), `report` (each analysis's
-//! text report, returned beside its document, as the command prints it), `workflows` (the one
-//! entry of every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`, `compare_laws`, `select`, `compare`, `design`, `optimal`, ...), and `lab` (the
+//! rows), `plot`, `predict` (not yet a workflow), `workflows` (the one entry of
+//! every workflow of `scalinglaws::workflow`: `lr`, `downstream`, `qc`, `isoflop`,
+//! `compare_laws`, `select`, `compare`, `design`, `optimal`, the `schedule_*` ones, ...), and
+//! `lab` (the
 //! simulators of `scalinglaws-lab`, each returning the dataset `scalinglaws sim` writes); this
 //! file only registers the functions.
 
@@ -28,8 +29,6 @@ mod groups;
 mod lab;
 mod plot;
 mod predict;
-mod report;
-mod schedule;
 mod wording;
 mod workflows;
 
@@ -63,7 +62,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
-    module.add_function(wrap_pyfunction!(schedule::schedule_fit, module)?)?;
     module.add_function(wrap_pyfunction!(workflows::run_workflow, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_nvfp4, module)?)?;
     module.add_function(wrap_pyfunction!(lab::lab_sgd, module)?)?;

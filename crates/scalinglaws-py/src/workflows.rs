@@ -9,13 +9,18 @@ use pyo3::prelude::*;
 use scalinglaws::analysis::schedule::ScheduleFit;
 use scalinglaws::data::recipe::{Recipe, Table};
 use scalinglaws::uncertainty::FitRecord;
+use scalinglaws::workflow::schedule_fit::{LogTable, LogTables};
 use scalinglaws::workflow::{Ctx, Workflow};
 use scalinglaws::Error;
 use scalinglaws_report::{export, Format, Report};
 
 use crate::data::{table, Data};
 use crate::errors::{interruptible, py, request, to_py};
-use crate::report::Reported;
+
+/// A workflow's document (as the command's `--json` writes it) and its text report (as the
+/// command prints it, in Python's words), as the compiled module returns them: the Python
+/// layer keeps the text beside the document, and a result's `str()` is that report.
+pub(crate) type Reported = (String, String);
 
 /// How Python hands each kind of input over.
 trait Take: Sized {
@@ -50,6 +55,22 @@ impl Take for Option<FitRecord> {
                 py(crate::fit::read_fit(&input.extract::<String>()?))?.0,
             )),
         }
+    }
+}
+
+/// Training logs: one file or table (a file's rows make one run named by the file when the
+/// spec names no run column; a table held in memory names none).
+impl Take for LogTables {
+    fn take(input: &Bound<'_, PyAny>, recipe: Option<&Recipe>) -> PyResult<LogTables> {
+        let recipe = recipe.ok_or_else(|| to_py(Error::settings("no recipe for the logs")))?;
+        let data = input.extract::<Data>()?;
+        let name = data.path.as_deref().map(|path| {
+            std::path::Path::new(path)
+                .file_stem()
+                .map_or("run".into(), |s| s.to_string_lossy().to_string())
+        });
+        let table = py(table(data, recipe))?;
+        Ok(LogTables(vec![LogTable { table, name }]))
     }
 }
 

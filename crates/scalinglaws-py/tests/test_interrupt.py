@@ -80,7 +80,7 @@ def plain() -> sl.Fit:
 
 @functools.lru_cache(maxsize=None)
 def schedule_fit() -> sl.ScheduleFit:
-    return sl.schedule_fit(SCHEDULE_RUNS)
+    return sl.schedule_fit(SCHEDULE_RUNS, run="run")
 
 
 def chinchilla_times(copies: int) -> pd.DataFrame:
@@ -157,7 +157,7 @@ CASES: Dict[str, Tuple[Callable[[], Any], Callable[[Any], Any]]] = {
         ),
     ),
     # The functional scaling law on 2,100 logged steps of 15 runs (12 s).
-    "schedule_fit": (lambda: None, lambda _: sl.schedule_fit(SCHEDULE_RUNS, law="fsl")),
+    "schedule_fit": (lambda: None, lambda _: sl.schedule_fit(SCHEDULE_RUNS, run="run", law="fsl")),
     # A 50-million-step cosine schedule (a minute).
     "schedule_predict": (schedule_fit, lambda fit: sl.schedule_predict(fit, "cosine:steps=50000000", every=1_000_000)),
     # Two 50-million-step schedules side by side (two minutes).

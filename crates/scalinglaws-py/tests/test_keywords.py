@@ -88,8 +88,8 @@ CASES: List[Tuple[str, Callable[[], Any], str]] = [
     ("lr predict single", lambda: sl.lr(LR, **LR_COLUMNS, predict=[(1,)]), "predict"),
     ("lr predict dict", lambda: sl.lr(LR, **LR_COLUMNS, predict={"N": 1e9}), "predict"),
     ("lr window fraction", lambda: sl.lr(LR, **LR_COLUMNS, window=1.5), "window"),
-    ("schedule_fit warmup fraction", lambda: sl.schedule_fit(SCHEDULE, warmup=2.5), "warmup"),
-    ("schedule_fit train number", lambda: sl.schedule_fit(SCHEDULE, train=5), "train"),
+    ("schedule_fit warmup fraction", lambda: sl.schedule_fit(SCHEDULE, run="run", warmup=2.5), "warmup"),
+    ("schedule_fit train number", lambda: sl.schedule_fit(SCHEDULE, run="run", train=5), "train"),
     ("schedule_predict fit path", lambda: sl.schedule_predict("sch.json", "constant"), "fit"),  # type: ignore[arg-type]
     ("schedule_predict every negative", lambda: sl.schedule_predict({}, "constant", every=-1), "every"),
     ("schedule_optimize peak text", lambda: sl.schedule_optimize({}, steps=1000, peak="x"), "peak"),

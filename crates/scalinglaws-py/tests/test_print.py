@@ -163,7 +163,7 @@ def schedule_fit(cli: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     """The multi-power law fitted to one cosine run, in Python and by the command (its report
     and its saved fit)."""
     saved = tmp_path_factory.mktemp("schedule") / "fit.json"
-    fit = sl.schedule_fit(SCHEDULES, train=["cosine_24000"], warmup=2160)
+    fit = sl.schedule_fit(SCHEDULES, run="run", train=["cosine_24000"], warmup=2160)
     command = printed(
         cli, "schedule", "fit", str(SCHEDULES), "--run", "run", "--train", "cosine_24000",
         "--warmup", "2160", "--json", str(saved),

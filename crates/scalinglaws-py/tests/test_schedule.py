@@ -41,7 +41,7 @@ def _logs() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def fit() -> sl.ScheduleFit:
-    return sl.schedule_fit(_logs(), train=["cos"], warmup=WARMUP)
+    return sl.schedule_fit(_logs(), run="run", train=["cos"], warmup=WARMUP)
 
 
 def test_schedule_fit_scores_every_run(fit: sl.ScheduleFit) -> None:
@@ -111,12 +111,15 @@ def test_schedule_predict_gives_the_commands_intervals(fit: sl.ScheduleFit) -> N
 def test_schedule_errors_are_the_package_errors(fit: sl.ScheduleFit) -> None:
     with pytest.raises(sl.SettingsError, match="unknown kind"):
         sl.schedule_predict(fit, "triangle")
+    # A DataFrame is no file whose name could name its one run: the run column is asked for.
+    with pytest.raises(sl.SettingsError, match=r'the DataFrame is not a file .* give run="run"'):
+        sl.schedule_fit(_logs(), warmup=WARMUP)
     with pytest.raises(sl.SettingsError, match="law"):
-        sl.schedule_fit(_logs(), law="quadratic")
+        sl.schedule_fit(_logs(), run="run", law="quadratic")
     with pytest.raises(sl.SettingsError, match="not in the data"):
-        sl.schedule_fit(_logs(), train=["linear"], warmup=WARMUP)
+        sl.schedule_fit(_logs(), run="run", train=["linear"], warmup=WARMUP)
     with pytest.raises(sl.SettingsError, match="not a parameter"):
-        sl.schedule_fit(_logs(), train="cos", warmup=WARMUP, fix={"gamma2": 1.0})
+        sl.schedule_fit(_logs(), run="run", train="cos", warmup=WARMUP, fix={"gamma2": 1.0})
     with pytest.raises(sl.SettingsError, match="not a schedule fit"):
         sl.schedule_predict({"kind": "fit"}, "constant")
     with pytest.raises(sl.SettingsError, match="floor"):
@@ -124,7 +127,7 @@ def test_schedule_errors_are_the_package_errors(fit: sl.ScheduleFit) -> None:
     logs = {k: list(v) for k, v in _logs().items()}
     logs["loss"][3] = 0.0
     with pytest.raises(sl.DataError, match=r"the dict, index 3\b"):
-        sl.schedule_fit(logs, warmup=WARMUP)
+        sl.schedule_fit(logs, run="run", warmup=WARMUP)
 
 
 def test_a_cooldowns_spec_lists_its_branches(fit: sl.ScheduleFit) -> None:

@@ -18,7 +18,7 @@ SCHEDULES = ["constant", "wsd:decay_start=20000,final=3e-5"]
 
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    fit = sl.schedule_fit(RUNS, warmup=2160, train=["cosine_24000"])
+    fit = sl.schedule_fit(RUNS, run="run", warmup=2160, train=["cosine_24000"])
     path = tmp_path_factory.mktemp("schedule") / "fit.json"
     path.write_text(json.dumps(fit.to_dict()), encoding="utf-8")
     return path
@@ -28,6 +28,30 @@ def cli_document(cli: Path, *args: str) -> dict:
     done = subprocess.run([str(cli), "schedule", *args, "--json", "-"], check=True,
                           capture_output=True, text=True)
     return json.loads(done.stdout)
+
+
+def test_schedule_fit_is_the_commands_document_byte_for_byte(
+    saved: Path, cli: Path, tmp_path: Path
+) -> None:
+    """The fit of the same logs by both faces, with its filter; a file without a run column
+    is one run named by the file, as each file is on the command line."""
+    fit = sl.schedule_fit(RUNS, run="run", warmup=2160, train=["cosine_24000"], where="step >= 500")
+    assert isinstance(fit, sl.ScheduleFit) and not undeclared(fit)
+    assert fit.data == [str(RUNS)] and fit.to_frame()["run"].iloc[0] == fit.runs[0].run
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "schedule", "fit", str(RUNS), "--run", "run", "--warmup", "2160", "--train",
+         "cosine_24000", "--where", "step >= 500", "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    fit.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    assert str(fit) == shown
+    one = tmp_path / "cosine.csv"
+    rows = RUNS.read_text(encoding="utf-8").splitlines()
+    one.write_text("\n".join(r for r in rows if "cosine_24000" in r or r == rows[0]) + "\n")
+    single = sl.schedule_fit(one, warmup=2160)
+    assert [r.run for r in single.runs] == ["cosine"]
 
 
 def test_schedule_compare_is_the_commands_document(saved: Path, cli: Path) -> None:

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::names::{CooldownShape, ScheduleLaw};
+use scalinglaws::workflow::schedule_fit;
 
 #[derive(Debug, Args)]
 pub struct ScheduleArgs {
@@ -46,13 +47,13 @@ pub struct FitArgs {
     #[arg(long, value_name = "COLUMN")]
     pub run: Option<String>,
     /// The column of the optimizer step.
-    #[arg(long, value_name = "COLUMN", default_value = "step")]
+    #[arg(long, value_name = "COLUMN", default_value = schedule_fit::STEP_COLUMN)]
     pub step: String,
     /// The column of the learning rate at that step (interpolated between logged steps).
-    #[arg(long, value_name = "COLUMN", default_value = "lr")]
+    #[arg(long, value_name = "COLUMN", default_value = schedule_fit::LR_COLUMN)]
     pub lr: String,
     /// The column of the loss.
-    #[arg(long, value_name = "COLUMN", default_value = "loss")]
+    #[arg(long, value_name = "COLUMN", default_value = schedule_fit::LOSS_COLUMN)]
     pub target: String,
     /// The curve law.
     #[arg(long, value_name = "NAME", value_enum, default_value_t = ScheduleLaw::MultiPower)]

@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use scalinglaws::data::recipe::{Filter, Recipe as LibraryRecipe};
-use scalinglaws::job::schedule::ScheduleFitJob;
+use scalinglaws::data::recipe::{Filter, Recipe};
 use scalinglaws::workflow::schedule_compare::ScheduleCompareSpec;
 use scalinglaws::workflow::schedule_cooldown::ScheduleCooldownSpec;
+use scalinglaws::workflow::schedule_fit::ScheduleFitSpec;
 use scalinglaws::workflow::schedule_optimize::ScheduleOptimizeSpec;
 
 pub use super::plot::plot_and_json;
@@ -17,14 +17,13 @@ use crate::args::schedule::{
     CompareArgs, CooldownArgs, FitArgs, OptimizeArgs, ScheduleArgs, ScheduleKind,
 };
 use crate::figure;
-use crate::input::Recipe;
 use crate::input_error;
 use crate::output::Destination;
 
 /// One subcommand's job, with the saved fit it reads and where its outputs go.
 #[derive(Debug)]
 pub enum ScheduleConfig {
-    Fit(ScheduleFitConfig),
+    Fit(Box<ScheduleFitConfig>),
     Predict(Box<crate::cmd_schedule_predict::PredictConfig>),
     Compare {
         io: crate::workflow::Io,
@@ -46,20 +45,21 @@ pub enum ScheduleConfig {
     CooldownStudy(Box<crate::cmd_schedule_study::StudyConfig>),
 }
 
-/// `schedule fit`: the files of logs (each read with the same recipe) and the fit job.
+/// `schedule fit`: the files of logs (each read with the spec's recipe) and the spec.
 #[derive(Debug)]
 pub struct ScheduleFitConfig {
-    pub files: Vec<Recipe>,
+    pub files: Vec<PathBuf>,
+    pub delimiter: Option<u8>,
     /// `--max-work`.
     pub max_work: f64,
-    pub job: ScheduleFitJob,
+    pub spec: ScheduleFitSpec,
     pub plot: Option<figure::Output>,
     pub json: Option<Destination>,
 }
 
 pub fn schedule_config(args: ScheduleArgs) -> Result<ScheduleConfig> {
     Ok(match args.kind {
-        ScheduleKind::Fit(a) => ScheduleConfig::Fit(fit_config(a)?),
+        ScheduleKind::Fit(a) => ScheduleConfig::Fit(Box::new(fit_config(a)?)),
         ScheduleKind::Predict(a) => {
             ScheduleConfig::Predict(Box::new(crate::cmd_schedule_predict::config(a)?))
         }
@@ -97,40 +97,26 @@ fn fit_config(args: FitArgs) -> Result<ScheduleFitConfig> {
         .iter()
         .map(|t| Filter::parse(t).context("--where"))
         .collect::<Result<_>>()?;
-    let files = args
-        .data
-        .iter()
-        .map(|path| Recipe {
-            path: path.clone(),
-            delimiter,
-            recipe: LibraryRecipe {
-                maps: Vec::new(),
-                derives: Vec::new(),
-                filters: filters.clone(),
-                target: args.target.clone(),
-                weights: None,
-                trials: None,
-                exposure: None,
-                sweep: Vec::new(),
-            },
-        })
-        .collect();
-    let job = ScheduleFitJob {
+    let spec = ScheduleFitSpec {
         run: args.run,
         step: args.step,
         lr: args.lr,
-        target: args.target,
         law: args.law.into(),
         train: args.train,
         warmup: args.warmup,
         fix: parse_fixes(&args.fixes)?.into_iter().collect(),
-        interrupt: Default::default(),
+        recipe: Recipe {
+            target: args.target,
+            filters,
+            ..Recipe::default()
+        },
     };
     let (plot, json) = plot_and_json(args.plot.as_deref(), args.json.as_deref())?;
     Ok(ScheduleFitConfig {
-        files,
+        files: args.data,
+        delimiter,
         max_work: args.work.budget()?,
-        job,
+        spec,
         plot,
         json,
     })

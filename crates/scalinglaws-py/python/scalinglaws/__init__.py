@@ -16,7 +16,7 @@ text in a notebook; a result read back with ``from_dict`` has none and prints it
 dataset as a pandas DataFrame.
 """
 
-from ._analyses import fit_groups, laws, schedule_fit
+from ._analyses import fit_groups, laws
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
 from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
@@ -25,10 +25,6 @@ from ._results import (
     GroupFits,
     LawInfo,
     Result,
-    RunScore,
-    ScheduleDefaults,
-    ScheduleEstimate,
-    ScheduleFit,
 )
 from ._scalinglaws import __version__
 from ._workflows import *  # noqa: F401,F403 - generated: every workflow and its results
@@ -50,16 +46,11 @@ __all__ = [
     "Plot",
     "Prediction",
     "Result",
-    "RunScore",
-    "ScheduleDefaults",
-    "ScheduleEstimate",
-    "ScheduleFit",
     "SettingsError",
     "__version__",
     "fit",
     "fit_groups",
     "lab",
     "laws",
-    "schedule_fit",
 ]
 __all__ += _workflows.__all__

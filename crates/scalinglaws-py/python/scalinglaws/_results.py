@@ -465,120 +465,15 @@ class FrontierFrame:
         return _frame([_row_in_order(a, self._COLUMNS) for a in self.allocations])
 
 
-@dataclass(frozen=True, repr=False)
-class ScheduleDefaults(Result):
-    """Defaults a spec falls back on: the training run's peak, warmup and length. Rust:
-    ``scalinglaws::analysis::schedule::spec::SpecDefaults``.
-    """
+class ScheduleFitFrame:
+    """The DataFrame view of a schedule fit's per-run scores (:class:`ScheduleFit`, generated in
+    ``_workflows.py``, takes it: a view its schema cannot give)."""
 
-    peak: float
-    """The peak learning rate."""
-    warmup: int
-    """Warmup steps."""
-    steps: int
-    """Steps in all."""
-
-
-@dataclass(frozen=True, repr=False)
-class ScheduleEstimate(Result):
-    """A parameter's estimate. Rust: ``scalinglaws::analysis::schedule::Estimate``."""
-
-    name: str
-    """The name."""
-    value: float
-    """The value."""
-    se: Optional[float]
-    """Asymptotic standard error (log-space Gauss–Newton); consecutive points of a curve are
-    correlated, so treat it as a lower bound.
-    """
-
-
-@dataclass(frozen=True, repr=False)
-class RunScore(Result):
-    """How well the fitted law reproduces one run's logged curve. Rust:
-    ``scalinglaws::analysis::schedule::RunScore``.
-    """
-
-    run: str
-    """The run's label."""
-    train: bool
-    """Whether the run was fitted to."""
-    points: int
-    """Logged points."""
-    last_step: int
-    """The last logged step."""
-    r2: Optional[float]
-    """1 − SS_res/SS_tot of the predicted curve against the logged losses (None when the logged
-    losses do not vary).
-    """
-    final_error: float
-    """(predicted − logged)/logged at the last logged step."""
-    rmse: float
-    """Root-mean-square error."""
-
-
-@dataclass(frozen=True, repr=False)
-class ScheduleFit(Result):
-    """The output of `schedule fit` (and the FIT.json the other subcommands read). Rust:
-    ``scalinglaws::analysis::schedule::ScheduleFit``.
-    """
-
-    kind: str
-    """Always ``schedule_fit``."""
-    law: CurveLaw
-    """The law's name."""
-    formula: str
-    """The law's formula."""
-    citation: str
-    """Where the law comes from."""
-    params: List[ScheduleEstimate]
-    """The fitted parameters, in the law's order."""
-    objective: float
-    """Σ Huber(ln y − ln ŷ; δ = 1e-3) over the training points."""
-    termination: str
-    """Why the best start's optimiser stopped."""
-    iterations: int
-    """Its iterations."""
-    starts: int
-    """Starting points tried."""
-    train: List[str]
-    """The runs fitted to."""
-    train_points: int
-    """Logged points fitted to."""
-    defaults: ScheduleDefaults
-    """Peak, warmup and length of the first training run: what a spec leaves out."""
-    runs: List[RunScore]
-    """How well the law reproduces each run, training runs included."""
-    mean_test_r2: Optional[float]
-    """Mean R² over the runs not used for fitting (None if every run trained)."""
-    warnings: List[str]
-    """Warnings, worded for Python."""
-    held: List[str]
-    """The parameters held at values (``fix=``)."""
-    curves: List[SavedCurve]
-    """Every run's logged curve and schedule, which the curve bootstrap refits (empty in fits
-    saved before they were kept)."""
+    runs: List[Any]
 
     def to_frame(self) -> Any:
         """The per-run scores as a pandas DataFrame."""
         return _frame([_row(r) for r in self.runs])
-
-
-@dataclass(frozen=True, repr=False)
-class SavedCurve(Result):
-    """One run as a schedule fit keeps it. Rust:
-    ``scalinglaws::analysis::schedule::intervals::SavedCurve``.
-    """
-
-    run: str
-    schedule_steps: int
-    """Steps of the schedule (its last step + 1)."""
-    knots: List[Tuple[int, float]]
-    """(step, learning rate) at step 0, every bend and the last step."""
-    steps: List[int]
-    """The logged steps."""
-    loss: List[float]
-    """The logged losses."""
 
 
 class CurveFrame:
@@ -720,9 +615,9 @@ class CellsFrame:
         return _frame([_row(c) for c in self.cells])
 
 
-def _fit_json(fit: Union[ScheduleFit, Mapping[str, Any]]) -> str:
+def _fit_json(fit: Union[Result, Mapping[str, Any]]) -> str:
     """A schedule fit's JSON: of the ScheduleFit that schedule_fit returned, or of its document."""
-    if isinstance(fit, ScheduleFit):
+    if isinstance(fit, Result):
         return json.dumps(fit.to_dict())
     return json.dumps(fit)
 

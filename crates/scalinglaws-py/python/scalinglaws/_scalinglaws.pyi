@@ -25,7 +25,6 @@ __all__ = [
     "report",
     "report_html",
     "run_workflow",
-    "schedule_fit",
     "threads_warning",
     "set_max_work",
 ]
@@ -59,7 +58,6 @@ def plot_fit(
 def plot_svg(
     kind: str, fit_json: str, request_json: str, data_json: Optional[str] = None
 ) -> str: ...
-def schedule_fit(data: Dict[str, Any], request_json: str) -> Tuple[str, str]: ...
 def lab_nvfp4(
     *,
     dimensions: Optional[List[int]] = None,

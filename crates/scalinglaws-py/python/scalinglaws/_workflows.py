@@ -34,7 +34,7 @@ from ._results import (
     OptimizedScheduleFrame,
     Result,
     ScheduleComparisonFrame,
-    ScheduleFit,
+    ScheduleFitFrame,
     SelectedPredictionsFrame,
     SplitsFrame,
     TracksFrame,
@@ -56,6 +56,7 @@ __all__ = [
     "design",
     "optimal",
     "schedule_cooldown",
+    "schedule_fit",
     "schedule_compare",
     "schedule_optimize",
     "Allocation",
@@ -145,8 +146,13 @@ __all__ = [
     "Quantity",
     "Round",
     "RuleCheck",
+    "RunScore",
+    "SavedCurve",
     "ScheduleBaseline",
     "ScheduleComparison",
+    "ScheduleDefaults",
+    "ScheduleEstimate",
+    "ScheduleFit",
     "SchedulePrediction",
     "SelectedPrediction",
     "Selection",
@@ -1968,6 +1974,49 @@ class RuleCheck(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class RunScore(Result):
+    """How well the fitted law reproduces one run's logged curve."""
+
+    final_error: float
+    """(predicted − logged)/logged at the last logged step."""
+    last_step: int
+    """The last logged step."""
+    points: int
+    """Logged points."""
+    rmse: float
+    """Root-mean-square error."""
+    run: str
+    """The run's label."""
+    train: bool
+    """Whether the run was fitted to."""
+    r2: Optional[float]
+    """1 − SS_res/SS_tot of the predicted curve against the logged losses (None when the
+    logged losses do not vary).
+    """
+
+
+@dataclass(frozen=True, repr=False)
+class SavedCurve(Result):
+    """A training curve as a saved fit keeps it, for the bootstrap of ``schedule predict``: its
+    logged
+    points and its per-step schedule as the knots of a piecewise-linear function (every step
+    where the schedule bends by more than 1e-13 of its peak), so a log's interpolated schedule
+    takes a knot per logged step and rebuilds to the fitted one up to rounding.
+    """
+
+    knots: List[Tuple[int, float]]
+    """(step, learning rate) at step 0, every bend and the last step."""
+    loss: List[float]
+    """The logged losses."""
+    run: str
+    """The run's label."""
+    schedule_steps: int
+    """Steps of the schedule (its last step + 1)."""
+    steps: List[int]
+    """The logged steps."""
+
+
+@dataclass(frozen=True, repr=False)
 class ScheduleBaseline(Result):
     """A standard schedule and its predicted final loss."""
 
@@ -1989,6 +2038,80 @@ class ScheduleComparison(ScheduleComparisonFrame, Result):
     """The fit's curve law."""
     schedules: List[PredictedCurve]
     """Each schedule's predicted curve, in the order given."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleDefaults(Result):
+    """Defaults a spec falls back on: the training run's peak, warmup and length."""
+
+    peak: float
+    """The peak learning rate."""
+    steps: int
+    """Steps in all."""
+    warmup: int
+    """Warmup steps."""
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleEstimate(Result):
+    """A parameter's estimate."""
+
+    name: str
+    """The name."""
+    value: float
+    """The value."""
+    se: Optional[float]
+    """Asymptotic standard error (log-space Gauss–Newton); consecutive points of a curve are
+    correlated, so treat it as a lower bound.
+    """
+
+
+@dataclass(frozen=True, repr=False)
+class ScheduleFit(ScheduleFitFrame, Result):
+    """The output of ``schedule fit`` (and the FIT.json the other subcommands read)."""
+
+    citation: str
+    """Where the law comes from."""
+    defaults: ScheduleDefaults
+    """Peak, warmup and length of the first training run: what a spec leaves out."""
+    formula: str
+    """The law's formula."""
+    iterations: int
+    """Its iterations."""
+    kind: str
+    """Always ``schedule_fit``."""
+    law: Literal["multi_power", "lr_annealing", "power_area", "fsl"]
+    """The law's name."""
+    objective: float
+    """Σ Huber(ln y − ln ŷ; δ = 1e-3) over the training points."""
+    params: List[ScheduleEstimate]
+    """The fitted parameters, in the law's order."""
+    runs: List[RunScore]
+    """How well the law reproduces each run, training runs included."""
+    starts: int
+    """Starting points tried."""
+    termination: Literal["gradient", "objective", "step", "max_iterations", "no_progress", "not_finite", "diverged", "plateau", "runaway"]
+    """Why the best start's search stopped (the engine's [``Termination``])."""
+    train: List[str]
+    """The runs fitted to."""
+    train_points: int
+    """Logged points fitted to."""
+    warnings: List[str]
+    """Reasons to distrust the fit."""
+    curves: List[SavedCurve]
+    """Every run's curve (training and held out), for the bootstrap's refits and its measured
+    coverage (absent in older saved fits).
+    """
+    data: List[str]
+    """The files (or the DataFrame) the logs were read from (absent in fits saved before it
+    was recorded).
+    """
+    held: List[str]
+    """The parameters held at values (the ``fix`` setting; absent in fits saved before it was
+    recorded).
+    """
+    mean_test_r2: Optional[float]
+    """Mean R² over the runs not used for fitting (None if every run trained)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -3642,6 +3765,66 @@ def schedule_cooldown(
         _scalinglaws.run_workflow(
             _fit_json(fit),
             "schedule_cooldown",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
+def schedule_fit(
+    data: DataLike,
+    *,
+    fix: Optional[Mapping[str, float]] = None,
+    law: Literal["multi_power", "lr_annealing", "power_area", "fsl"] = "multi_power",
+    lr: str = "lr",
+    run: Optional[str] = None,
+    step: str = "step",
+    target: str = "loss",
+    train: Optional[Union[str, Sequence[str]]] = None,
+    warmup: Count = 0,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> ScheduleFit:
+    """A loss-curve law of the learning-rate schedule fitted to training logs (one row per logged
+    step: the run, the step, the learning rate and the loss), each run's schedule rebuilt by
+    linear interpolation, and scored (R², final error, RMSE) on every run. The same document as
+    the command line's ``--json``.
+
+    - ``data``: The training logs, one row per logged step: a file path, a dict of columns or a
+      DataFrame.
+    - ``fix``: Parameters held at values: {name: value}.
+    - ``law``: The curve law.
+    - ``lr``: The column of the learning rate at that step (interpolated linearly between logged
+      steps).
+    - ``run``: The column naming each row's run (None: each file of logs is one run, named by
+      the file's name without its extension).
+    - ``step``: The column of the optimizer step.
+    - ``target``: The column of the loss.
+    - ``train``: The runs to fit on, one or several (none: every run); the others are scored
+      only.
+    - ``warmup``: Linear warmup rebuilt before the first logged step: steps 0 to warmup−1 rise
+      from 0 to the first logged learning rate (0: every step before the first logged one takes
+      it).
+    - ``where``: Row filters (``step >= 100``), one or several; rows failing any are left out.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "fix": fix,
+        "law": law,
+        "lr": lr,
+        "run": run,
+        "step": step,
+        "target": target,
+        "train": train,
+        "warmup": warmup,
+        "where": where,
+    }
+    return ScheduleFit._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "schedule_fit",
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )

@@ -13,18 +13,13 @@ use scalinglaws::workflow::schedule_optimize::Optimized;
 use crate::text::{columns, number};
 
 /// A fitted curve law with the files its runs came from.
-pub struct FitReport<'a> {
-    pub fit: &'a ScheduleFit,
-    pub files: Vec<String>,
-}
-
-impl crate::Report for FitReport<'_> {
+impl crate::Report for ScheduleFit {
     type Json = ScheduleFit;
     fn json_value(&self) -> &ScheduleFit {
-        self.fit
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        render_fit(self.fit, &self.files)
+        render_fit(self, &self.data)
     }
 }
 

@@ -21,7 +21,7 @@ pub trait Objective {
 }
 
 /// Why a minimisation stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Termination {
     // The aliases read the names schedule fits wrote before they used this type (the Debug

@@ -1,107 +1,16 @@
-//! Schedule jobs: fit a curve law to logged runs, and predict from a saved fit (comparing,
-//! optimising and tabulating cooldowns are the workflows `schedule_*`). The one place that
-//! groups a table's rows into run logs and that reads a saved schedule fit back, for the
-//! command line and Python alike.
+//! A saved schedule fit read back, and the prediction of a schedule's curve from it (the
+//! `schedule_*` workflows fit, predict with intervals, compare, optimise and tabulate
+//! cooldowns): the one place that reads a saved schedule fit, for the command line and Python
+//! alike.
 
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::schedule::intervals::saved_curves;
 use crate::analysis::schedule::profile::ProfileSettings;
 use crate::analysis::schedule::{cost, Rates};
-use crate::analysis::schedule::{
-    curves_from_logs, fit_curves_until, predict_rates, spec, Curve, CurveLaw, Prediction, RunLog,
-    ScheduleFit,
-};
-use crate::data::recipe::Table;
-use crate::error::{Error, Result, Setting};
+use crate::analysis::schedule::{predict_rates, spec, Prediction, ScheduleFit};
+use crate::error::{Error, Result};
 use crate::interrupt::Interrupt;
-
-/// `schedule fit`: the columns of the logs, the law, the training runs and the held
-/// parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScheduleFitJob {
-    /// The column naming each row's run (None: every row of a table is one run).
-    #[serde(default)]
-    pub run: Option<String>,
-    pub step: String,
-    pub lr: String,
-    pub target: String,
-    pub law: CurveLaw,
-    /// The runs to fit on (empty: all); the others are scored only.
-    #[serde(default)]
-    pub train: Vec<String>,
-    /// Linear warmup steps before the first logged step.
-    #[serde(default)]
-    pub warmup: usize,
-    /// Parameters held at values.
-    #[serde(default)]
-    pub fix: Vec<(String, f64)>,
-    /// Stops the fit at its search's next evaluation of the law ([`Error::Interrupted`]).
-    #[serde(skip)]
-    pub interrupt: Interrupt,
-}
-
-/// A schedule fit with the curves it was fitted to (for plots).
-#[derive(Debug, Clone)]
-pub struct FittedCurves {
-    pub fit: ScheduleFit,
-    pub curves: Vec<Curve>,
-}
-
-impl ScheduleFitJob {
-    /// One log per distinct value of the run column, in order of first appearance (without a
-    /// run column, the whole table is one run named `whole_run`); every row keeps its location
-    /// (the file or DataFrame and its 1-based row) for the library's messages.
-    pub fn logs(&self, table: &Table, whole_run: &str) -> Result<Vec<RunLog>> {
-        let steps = table.values(&self.step, Setting::Step)?;
-        let lrs = table.values(&self.lr, Setting::Lr)?;
-        let loss = table.values(&self.target, Setting::Target)?;
-        let labels = match &self.run {
-            Some(column) => table.labels(column, Setting::Run)?,
-            None => vec![whole_run.to_string(); steps.len()],
-        };
-        if steps.is_empty() {
-            return Err(Error::settings(format!(
-                "{}: no rows to fit",
-                table.dataset.source()
-            )));
-        }
-        let mut logs: Vec<RunLog> = Vec::new();
-        let mut index: std::collections::HashMap<&str, usize> = Default::default();
-        for (row, run) in labels.iter().enumerate() {
-            let slot = *index.entry(run.as_str()).or_insert_with(|| {
-                logs.push(RunLog {
-                    run: run.clone(),
-                    steps: Vec::new(),
-                    lrs: Vec::new(),
-                    loss: Vec::new(),
-                    locations: Vec::new(),
-                });
-                logs.len() - 1
-            });
-            let log = &mut logs[slot];
-            log.steps.push(steps[row]);
-            log.lrs.push(lrs[row]);
-            log.loss.push(loss[row]);
-            log.locations.push(table.dataset.location(row, None));
-        }
-        Ok(logs)
-    }
-
-    /// Fits the law to the logs' curves and scores every run.
-    pub fn run(&self, logs: &[RunLog]) -> Result<FittedCurves> {
-        self.run_within(logs, crate::work::DEFAULT_MAX_WORK)
-    }
-
-    /// [`Self::run`], refused before the fit when its estimate ([`cost::fit`]) is over the
-    /// budget `max_work`.
-    pub fn run_within(&self, logs: &[RunLog], max_work: f64) -> Result<FittedCurves> {
-        let curves = curves_from_logs(logs, self.warmup)?;
-        cost::fit(&curves, &self.train).check(max_work)?;
-        let fit = fit_curves_until(self.law, &curves, &self.train, &self.fix, &self.interrupt)?;
-        Ok(FittedCurves { fit, curves })
-    }
-}
 
 impl ScheduleFit {
     /// A fit's JSON read back (as `schedule fit` writes it). The per-run scores are not needed

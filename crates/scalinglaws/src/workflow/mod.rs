@@ -20,6 +20,7 @@ pub mod optimal;
 pub mod qc;
 pub mod schedule_compare;
 pub mod schedule_cooldown;
+pub mod schedule_fit;
 pub mod schedule_optimize;
 pub mod schedule_predict;
 pub mod select;
@@ -71,7 +72,8 @@ impl Default for Ctx {
 /// What a workflow reads besides its spec; each face knows how to load each kind.
 pub trait Input: Sync {
     /// `table` (the runs, read with the spec's recipe), `schedule_fit` (a saved schedule
-    /// fit), `optional_table` (runs if given) or `optional_fit` (a saved fit if given).
+    /// fit), `optional_table` (runs if given), `optional_fit` (a saved fit if given) or
+    /// `log_tables` (files of training logs, each read with the spec's recipe).
     const KIND: &'static str;
 }
 
@@ -192,6 +194,7 @@ macro_rules! for_each_workflow {
             design => $crate::workflow::design::DesignWorkflow,
             optimal => $crate::workflow::optimal::OptimalWorkflow,
             schedule_cooldown => $crate::workflow::schedule_cooldown::ScheduleCooldown,
+            schedule_fit => $crate::workflow::schedule_fit::ScheduleFitWorkflow,
             schedule_compare => $crate::workflow::schedule_compare::ScheduleCompare,
             schedule_optimize => $crate::workflow::schedule_optimize::ScheduleOptimize,
         }

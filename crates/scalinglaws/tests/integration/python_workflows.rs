@@ -111,7 +111,7 @@ from ._results import (
     OptimizedScheduleFrame,
     Result,
     ScheduleComparisonFrame,
-    ScheduleFit,
+    ScheduleFitFrame,
     SelectedPredictionsFrame,
     SplitsFrame,
     TracksFrame,
@@ -124,6 +124,7 @@ from ._results import (
 const BASES: &[(&str, &str)] = &[
     ("SchedulePrediction", "CurveFrame"),
     ("PredictedCurve", "CurveFrame"),
+    ("ScheduleFit", "ScheduleFitFrame"),
     ("LrAnalysis", "CellsFrame"),
     ("DownstreamAnalysis", "ForecastsFrame"),
     ("Backtest", "SplitsFrame"),
@@ -506,13 +507,15 @@ fn function(entry: &Entry, result: &str) -> String {
     .into_iter()
     .filter(|name| *name != "law" || has_formula)
     .collect();
-    let table = matches!(entry.input, "table" | "optional_table");
+    let table = matches!(entry.input, "table" | "optional_table" | "log_tables");
     let mut out = match entry.input {
         "optional_fit" => format!(
             "\n\n@checked\ndef {}(\n    fit: Optional[Fit] = None,\n",
             entry.name
         ),
-        "table" => format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name),
+        "table" | "log_tables" => {
+            format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name)
+        }
         "optional_table" => format!(
             "\n\n@checked\ndef {}(\n    data: Optional[DataLike] = None,\n",
             entry.name
@@ -570,7 +573,7 @@ fn function(entry: &Entry, result: &str) -> String {
         return out;
     }
     let caveats = entry.output["properties"]["fit_caveats"].is_object();
-    if entry.input == "table" && !caveats {
+    if matches!(entry.input, "table" | "log_tables") && !caveats {
         let _ = write!(
             out,
             "    return {result}._from_native(\n        call_with_data(\n            _scalinglaws.run_workflow,\n            data,\n            delimiter,\n            \"{}\",\n            dump({{k: v for k, v in spec.items() if v is not None}}),\n        )\n    )\n",
@@ -640,6 +643,7 @@ fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
     // What the first argument is, by the input kind.
     text += match entry.input {
         "table" => "- ``data``: The runs: a file path, a dict of columns or a DataFrame.\n",
+        "log_tables" => "- ``data``: The training logs, one row per logged step: a file path, a dict of columns or a DataFrame.\n",
         "optional_table" => "- ``data``: The runs, if any: a file path, a dict of columns or a DataFrame (None: none, where the settings allow it).\n",
         "optional_fit" => "- ``fit``: A :class:`Fit` (None: the settings name a law of their own).\n",
         _ => "- ``fit``: A :class:`ScheduleFit`, or its document as a dict.\n",
@@ -648,7 +652,7 @@ fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
         let about = property["description"].as_str().unwrap_or("");
         let _ = writeln!(text, "- ``{name}``: {}", about.replace('\n', " "));
     }
-    if matches!(entry.input, "table" | "optional_table") {
+    if matches!(entry.input, "table" | "optional_table" | "log_tables") {
         text += "- ``delimiter``: The delimiter of a text file of runs (None: by its extension).";
     }
     quoted(&text, "    ")

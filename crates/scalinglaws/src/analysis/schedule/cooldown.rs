@@ -420,6 +420,7 @@ mod tests {
             runs: Vec::new(),
             mean_test_r2: None,
             warnings: Vec::new(),
+            data: Vec::new(),
             held: Vec::new(),
             curves: Vec::new(),
         }

@@ -511,14 +511,17 @@ pub fn band_coverage(band: &CurveBand, curve: &Curve) -> Coverage {
 /// points and its per-step schedule as the knots of a piecewise-linear function (every step
 /// where the schedule bends by more than 1e-13 of its peak), so a log's interpolated schedule
 /// takes a knot per logged step and rebuilds to the fitted one up to rounding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SavedCurve {
+    /// The run's label.
     pub run: String,
     /// Steps of the schedule (its last step + 1).
     pub schedule_steps: usize,
     /// (step, learning rate) at step 0, every bend and the last step.
     pub knots: Vec<(usize, f64)>,
+    /// The logged steps.
     pub steps: Vec<usize>,
+    /// The logged losses.
     pub loss: Vec<f64>,
 }
 

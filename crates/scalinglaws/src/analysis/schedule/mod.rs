@@ -180,9 +180,12 @@ fn curve_from_log(log: &RunLog, warmup: usize) -> Result<Curve> {
 }
 
 /// A parameter's estimate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "ScheduleEstimate")]
 pub struct Estimate {
+    /// The name.
     pub name: String,
+    /// The value.
     pub value: f64,
     /// Asymptotic standard error (log-space Gauss–Newton); consecutive points of a curve are
     /// correlated, so treat it as a lower bound.
@@ -190,42 +193,62 @@ pub struct Estimate {
 }
 
 /// How well the fitted law reproduces one run's logged curve.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunScore {
+    /// The run's label.
     pub run: String,
+    /// Whether the run was fitted to.
     pub train: bool,
+    /// Logged points.
     pub points: usize,
+    /// The last logged step.
     pub last_step: usize,
     /// 1 − SS_res/SS_tot of the predicted curve against the logged losses (None when the
     /// logged losses do not vary).
     pub r2: Option<f64>,
     /// (predicted − logged)/logged at the last logged step.
     pub final_error: f64,
+    /// Root-mean-square error.
     pub rmse: f64,
 }
 
 /// The output of `schedule fit` (and the FIT.json the other subcommands read).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScheduleFit {
+    /// Always `schedule_fit`.
     pub kind: String,
+    /// The law's name.
     pub law: CurveLaw,
+    /// The law's formula.
     pub formula: String,
+    /// Where the law comes from.
     pub citation: String,
+    /// The fitted parameters, in the law's order.
     pub params: Vec<Estimate>,
     /// Σ Huber(ln y − ln ŷ; δ = 1e-3) over the training points.
     pub objective: f64,
-    /// Why the search stopped (the engine's [`Termination`]).
+    /// Why the best start's search stopped (the engine's [`Termination`]).
     pub termination: Termination,
+    /// Its iterations.
     pub iterations: usize,
+    /// Starting points tried.
     pub starts: usize,
+    /// The runs fitted to.
     pub train: Vec<String>,
+    /// Logged points fitted to.
     pub train_points: usize,
     /// Peak, warmup and length of the first training run: what a spec leaves out.
     pub defaults: SpecDefaults,
+    /// How well the law reproduces each run, training runs included.
     pub runs: Vec<RunScore>,
     /// Mean R² over the runs not used for fitting (None if every run trained).
     pub mean_test_r2: Option<f64>,
+    /// Reasons to distrust the fit.
     pub warnings: Vec<String>,
+    /// The files (or the DataFrame) the logs were read from (absent in fits saved before it
+    /// was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub data: Vec<String>,
     /// The parameters held at values (the `fix` setting; absent in fits saved before it was
     /// recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -475,6 +498,7 @@ pub fn fit_curves_until(
         runs,
         mean_test_r2: (!test.is_empty()).then(|| test.iter().sum::<f64>() / test.len() as f64),
         warnings,
+        data: Vec::new(),
         held: fixed.iter().map(|(name, _)| name.clone()).collect(),
         curves: curves
             .iter()

@@ -23,10 +23,14 @@ pub struct Schedule {
 }
 
 /// Defaults a spec falls back on: the training run's peak, warmup and length.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "ScheduleDefaults")]
 pub struct SpecDefaults {
+    /// The peak learning rate.
     pub peak: f64,
+    /// Warmup steps.
     pub warmup: usize,
+    /// Steps in all.
     pub steps: usize,
 }
 
