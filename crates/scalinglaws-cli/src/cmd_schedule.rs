@@ -56,13 +56,8 @@ fn run_fit(config: &ScheduleFitConfig) -> Result<()> {
         .files
         .iter()
         .map(|path| {
-            Ok(LogTable {
-                table: input::read(path, config.delimiter, &spec.recipe)?,
-                name: Some(
-                    path.file_stem()
-                        .map_or("run".into(), |s| s.to_string_lossy().to_string()),
-                ),
-            })
+            let table = input::read(path, config.delimiter, &spec.recipe)?;
+            Ok(LogTable::from_file(table, path))
         })
         .collect::<Result<Vec<_>>>()?;
     let ctx = Ctx {

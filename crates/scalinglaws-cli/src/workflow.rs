@@ -93,8 +93,8 @@ where
     run_loaded::<W>(&input, spec, ctx, io.json.as_ref(), draw)
 }
 
-/// Runs `W` on an input the command loaded itself (several files of logs) after checking
-/// `spec`, draws, prints the report and writes the document to `json`.
+/// Runs `W` on an input the command loaded itself (several files of logs; the caller checks
+/// `spec` before loading), draws, prints the report and writes the document to `json`.
 pub fn run_loaded<W: Workflow>(
     input: &W::Input,
     spec: &W::Spec,

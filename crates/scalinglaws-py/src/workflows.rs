@@ -64,13 +64,12 @@ impl Take for LogTables {
     fn take(input: &Bound<'_, PyAny>, recipe: Option<&Recipe>) -> PyResult<LogTables> {
         let recipe = recipe.ok_or_else(|| to_py(Error::settings("no recipe for the logs")))?;
         let data = input.extract::<Data>()?;
-        let name = data.path.as_deref().map(|path| {
-            std::path::Path::new(path)
-                .file_stem()
-                .map_or("run".into(), |s| s.to_string_lossy().to_string())
-        });
+        let path = data.path.clone();
         let table = py(table(data, recipe))?;
-        Ok(LogTables(vec![LogTable { table, name }]))
+        Ok(LogTables(vec![match path {
+            Some(path) => LogTable::from_file(table, std::path::Path::new(&path)),
+            None => LogTable { table, name: None },
+        }]))
     }
 }
 

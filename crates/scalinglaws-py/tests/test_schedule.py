@@ -60,6 +60,16 @@ def test_schedule_fit_scores_every_run(fit: sl.ScheduleFit) -> None:
     assert list(table["run"]) == ["cos", "wsd"] and list(table["r2"]) == [r.r2 for r in fit.runs]
 
 
+def test_schedule_fit_keeps_to_the_work_budget() -> None:
+    """The process's budget bounds the fit (before it was a workflow, its default did)."""
+    sl.set_max_work(1e-9)
+    try:
+        with pytest.raises(sl.SettingsError, match=r"set_max_work"):
+            sl.schedule_fit(_logs(), run="run", warmup=WARMUP)
+    finally:
+        sl.set_max_work(None)
+
+
 def test_schedule_predict_and_optimize(fit: sl.ScheduleFit) -> None:
     constant = sl.schedule_predict(fit, "constant")
     assert isinstance(constant, sl.SchedulePrediction) and not undeclared(constant)

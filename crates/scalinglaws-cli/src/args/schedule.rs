@@ -56,7 +56,7 @@ pub struct FitArgs {
     #[arg(long, value_name = "COLUMN", default_value = schedule_fit::LOSS_COLUMN)]
     pub target: String,
     /// The curve law.
-    #[arg(long, value_name = "NAME", value_enum, default_value_t = ScheduleLaw::MultiPower)]
+    #[arg(long, value_name = "NAME", value_enum, default_value = schedule_fit::DEFAULT_LAW.name())]
     pub law: ScheduleLaw,
     /// The runs to fit on, comma separated [default: all]; the others are scored only.
     #[arg(long, value_name = "RUN,...", value_delimiter = ',')]

@@ -57,9 +57,6 @@ R = TypeVar("R", bound="Result")
 Interval = Tuple[float, float]
 """An interval (low, high)."""
 
-CurveLaw = Literal["multi_power", "lr_annealing", "power_area", "fsl"]
-"""A loss-curve law of the learning-rate schedule (``schedule_fit(law=...)``)."""
-
 
 @dataclass(frozen=True, repr=False)
 class Result:

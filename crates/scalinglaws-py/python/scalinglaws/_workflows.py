@@ -3797,7 +3797,7 @@ def schedule_fit(
     - ``lr``: The column of the learning rate at that step (interpolated linearly between logged
       steps).
     - ``run``: The column naming each row's run (None: each file of logs is one run, named by
-      the file's name without its extension).
+      the file's name without its extension; data held in memory must name the column).
     - ``step``: The column of the optimizer step.
     - ``target``: The column of the loss.
     - ``train``: The runs to fit on, one or several (none: every run); the others are scored

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::{Ctx, Input, Workflow};
 use crate::analysis::schedule::{
-    cost, curves_from_logs, fit_curves_until, CurveLaw, RunLog, ScheduleFit,
+    cost, curves_from_logs, fit_curves_until, held_parameters, CurveLaw, RunLog, ScheduleFit,
 };
 use crate::data::recipe::{Filter, Recipe, Table};
 use crate::error::{Error, Result, Setting};
@@ -32,6 +32,20 @@ pub struct LogTable {
     pub table: Table,
     /// The run its rows make without a run column (a file's stem).
     pub name: Option<String>,
+}
+
+impl LogTable {
+    /// The logs read from the file at `path`: its rows make the run named by the file's name
+    /// without its extension when the spec names no run column.
+    pub fn from_file(table: Table, path: &std::path::Path) -> LogTable {
+        let name = path
+            .file_stem()
+            .map_or("run".into(), |s| s.to_string_lossy().to_string());
+        LogTable {
+            table,
+            name: Some(name),
+        }
+    }
 }
 
 impl Input for LogTables {
@@ -66,7 +80,7 @@ fn multi_power() -> CurveLaw {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ScheduleFitRequest {
     /// The column naming each row's run (None: each file of logs is one run, named by the
-    /// file's name without its extension).
+    /// file's name without its extension; data held in memory must name the column).
     #[serde(default)]
     pub run: Option<String>,
     /// The column of the optimizer step.
@@ -211,6 +225,11 @@ impl Workflow for ScheduleFitWorkflow {
                 ..Recipe::default()
             },
         })
+    }
+
+    /// Each held parameter is one of the law's, before the logs are read.
+    fn check(spec: &ScheduleFitSpec) -> Result<()> {
+        held_parameters(spec.law, &spec.fix).map(|_| ())
     }
 
     fn recipe(spec: &ScheduleFitSpec) -> Option<&Recipe> {

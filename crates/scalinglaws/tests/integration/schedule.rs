@@ -16,9 +16,12 @@ use scalinglaws::analysis::schedule::spec::Decay;
 use scalinglaws::analysis::schedule::{
     fit_curves, fit_curves_until, multi_power, score, spec, Curve, CurveLaw, RunLog, ScheduleFit,
 };
+use scalinglaws::data::recipe::{Recipe, Table};
+use scalinglaws::data::{Column, Dataset};
 use scalinglaws::error::Setting;
 use scalinglaws::job::schedule::SchedulePredictJob;
 use scalinglaws::workflow::schedule_compare::{ScheduleCompare, ScheduleCompareSpec};
+use scalinglaws::workflow::schedule_fit::{LogTable, LogTables, ScheduleFitWorkflow};
 use scalinglaws::workflow::schedule_optimize::{ScheduleOptimize, ScheduleOptimizeSpec};
 use scalinglaws::workflow::schedule_predict::{SchedulePredict, SchedulePredictSpec};
 use scalinglaws::workflow::{Ctx, Workflow};
@@ -878,4 +881,84 @@ fn published_400m_setting() -> (ScheduleFit, OptimizeSettings) {
         max_iterations: 400,
     };
     (fit, settings)
+}
+
+/// Logs of two runs in one table (`source` names it), each logged every 100 steps: a constant
+/// learning rate and a linear decay, losses falling with the learning-rate area.
+fn two_run_logs(source: &str) -> Table {
+    let (mut runs, mut steps, mut lrs, mut loss) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for run in ["constant", "decay"] {
+        let mut area = 0.0;
+        for step in 0..2000_usize {
+            let lr = match run {
+                "constant" => 3e-4,
+                _ => 3e-4 * (1.0 - step as f64 / 2000.0) + 3e-6,
+            };
+            area += lr;
+            if step % 100 == 99 {
+                runs.push(run.to_string());
+                steps.push(step as f64);
+                lrs.push(lr);
+                loss.push(2.5 + 0.5 * area.powf(-0.3));
+            }
+        }
+    }
+    let columns = vec![
+        ("run".to_string(), Column::Text(runs)),
+        ("step".to_string(), Column::Numeric(steps)),
+        ("lr".to_string(), Column::Numeric(lrs)),
+        ("loss".to_string(), Column::Numeric(loss)),
+    ];
+    let recipe = Recipe {
+        target: "loss".into(),
+        ..Recipe::default()
+    };
+    Table::prepare(Dataset::from_columns(source, columns).unwrap(), &recipe).unwrap()
+}
+
+/// The `schedule_fit` workflow: a run column splits a table's rows into runs; without one a
+/// file is one run named by its stem and a table held in memory is refused naming `run`; a
+/// held parameter the law lacks is refused by `check`, before the logs are read; the document
+/// names its files; a budget too small refuses the fit before it starts.
+#[test]
+fn the_schedule_fit_workflow_names_its_runs_and_its_files() {
+    let spec = |json: &str| ScheduleFitWorkflow::spec(serde_json::from_str(json).unwrap()).unwrap();
+    let by_column = spec(r#"{"run": "run", "law": "power_area"}"#);
+    let file = LogTables(vec![LogTable::from_file(
+        two_run_logs("logs/two_runs.csv"),
+        std::path::Path::new("logs/two_runs.csv"),
+    )]);
+    let runs: Vec<String> = by_column
+        .logs(&file)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.run)
+        .collect();
+    assert_eq!(runs, ["constant", "decay"]);
+    let fit = ScheduleFitWorkflow::run(&by_column, &file, &Ctx::default()).unwrap();
+    assert_eq!(fit.data, ["logs/two_runs.csv"]);
+    assert_eq!(fit.runs.len(), 2);
+    let by_file = spec(r#"{"law": "power_area"}"#);
+    let one: Vec<String> = by_file
+        .logs(&file)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.run)
+        .collect();
+    assert_eq!(one, ["two_runs"]);
+    let memory = LogTables(vec![LogTable {
+        table: two_run_logs("the DataFrame"),
+        name: None,
+    }]);
+    let unnamed = by_file.logs(&memory).unwrap_err();
+    assert_eq!(unnamed.key(), Some(Setting::Run), "{unnamed}");
+    let held = spec(r#"{"run": "run", "fix": {"gamma9": 1.0}}"#);
+    let refused = ScheduleFitWorkflow::check(&held).unwrap_err();
+    assert_eq!(refused.key(), Some(Setting::Fix), "{refused}");
+    let poor = Ctx {
+        max_work: Some(1e-9),
+        ..Ctx::default()
+    };
+    let over = ScheduleFitWorkflow::run(&by_column, &file, &poor).unwrap_err();
+    assert_eq!(over.key(), Some(Setting::MaxWork), "{over}");
 }

@@ -266,7 +266,7 @@ impl ScheduleFit {
 }
 
 /// Each parameter's held value (from `fixed`), or None where it is fitted.
-fn held_parameters(law: CurveLaw, fixed: &[(String, f64)]) -> Result<Vec<Option<f64>>> {
+pub fn held_parameters(law: CurveLaw, fixed: &[(String, f64)]) -> Result<Vec<Option<f64>>> {
     let names = law.params();
     let mut held = vec![None; names.len()];
     for (name, value) in fixed {
