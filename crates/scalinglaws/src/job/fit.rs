@@ -1056,6 +1056,15 @@ fn pairs<'de, D: serde::Deserializer<'de>, V: Deserialize<'de>>(
     deserializer.deserialize_any(Pairs(std::marker::PhantomData))
 }
 
+/// The row filters of `where`, each parsed; an error names the setting.
+pub(crate) fn parse_filters(texts: &[String]) -> Result<Vec<Filter>> {
+    texts
+        .iter()
+        .map(|text| Filter::parse(text))
+        .collect::<Result<_>>()
+        .map_err(|e| e.within(Setting::Where.subject()))
+}
+
 impl TryFrom<TableRequest> for Recipe {
     type Error = Error;
 
@@ -1069,12 +1078,7 @@ impl TryFrom<TableRequest> for Recipe {
                 .map(|(name, expr)| Derive::parse(&format!("{name}={expr}")))
                 .collect::<Result<_>>()
                 .map_err(|e| e.within(Setting::Derive.subject()))?,
-            filters: columns
-                .filters
-                .iter()
-                .map(|text| Filter::parse(text))
-                .collect::<Result<_>>()
-                .map_err(|e| e.within(Setting::Where.subject()))?,
+            filters: parse_filters(&columns.filters)?,
             target: request.target,
             weights: None,
             trials: None,

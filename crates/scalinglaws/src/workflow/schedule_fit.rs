@@ -14,9 +14,9 @@ use super::{Ctx, Input, Workflow};
 use crate::analysis::schedule::{
     cost, curves_from_logs, fit_curves_until, held_parameters, CurveLaw, RunLog, ScheduleFit,
 };
-use crate::data::recipe::{Filter, Recipe, Table};
+use crate::data::recipe::{Recipe, Table};
 use crate::error::{Error, Result, Setting};
-use crate::job::fit::{one_or_many, OneOrMany};
+use crate::job::fit::{one_or_many, parse_filters, OneOrMany};
 use crate::text;
 
 /// The workflow.
@@ -205,12 +205,7 @@ impl Workflow for ScheduleFitWorkflow {
     type Input = LogTables;
 
     fn spec(request: ScheduleFitRequest) -> Result<ScheduleFitSpec> {
-        let filters = request
-            .filters
-            .iter()
-            .map(|text| Filter::parse(text))
-            .collect::<Result<_>>()
-            .map_err(|e| e.within(Setting::Where.subject()))?;
+        let filters = parse_filters(&request.filters)?;
         Ok(ScheduleFitSpec {
             run: request.run,
             step: request.step,
