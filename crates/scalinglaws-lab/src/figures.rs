@@ -1,4 +1,4 @@
-//! From the lab's results to the plot crate's plain inputs: which curves each simulator's
+//! From the lab's results to its pages' plain values (`pages`): which curves each simulator's
 //! figure shows, every value taken from the rows its dataset holds (and the summaries the lab
 //! computed from them), so `sim NAME --plot` draws exactly what `sim NAME` writes. The lab's
 //! figures live in the lab's own wing: the engine's report crate knows nothing of the lab, and
@@ -7,13 +7,13 @@
 use crate::editing::{EditingConfig, EditingResult, EditingRow, Variant};
 use crate::multi_index::{transitions, MultiIndexConfig, RecoveryRow};
 use crate::nvfp4::{SnrConfig, SnrRow};
-use crate::recall::{RecallConfig, RecallRow};
-use crate::sgd::{DataScaling, Optimizer, Regime, ScalingConfig, SgdConfig, SgdRow, Shape};
-use scalinglaws_plot::inputs::{
-    Band, CascadePanel, CascadePlot, DataScalingPlot, EditingCurves, EditingPlot, LabCurve,
+use crate::pages::{
+    self, CascadePanel, CascadePlot, DataScalingPlot, EditingCurves, EditingPlot, LabCurve,
     RecallPlot, RiskPlot, ScalingCurve, SnrCurve, SnrPlot,
 };
-use scalinglaws_plot::lab;
+use crate::recall::{RecallConfig, RecallRow};
+use crate::sgd::{DataScaling, Optimizer, Regime, ScalingConfig, SgdConfig, SgdRow, Shape};
+use scalinglaws_plot::inputs::Band;
 use scalinglaws_plot::Page;
 
 /// Where a band's lower edge stops on a log axis when the mean minus two standard errors is not
@@ -87,7 +87,7 @@ pub fn sgd_page(config: &SgdConfig, rows: &[SgdRow]) -> Page {
         1 => String::new(),
         b => format!(", batch {b}"),
     };
-    lab::risk_page(&RiskPlot {
+    pages::risk_page(&RiskPlot {
         title: format!(
             "SGD vs signSGD, {}, M = {}, {rate}{batch}",
             task(config.a, config.b),
@@ -126,7 +126,7 @@ pub fn data_scaling_page(config: &ScalingConfig, result: &DataScaling) -> Page {
         Shape::Constant => "constant η".to_string(),
         Shape::Decay { fraction } => format!("η decayed over {fraction} of T"),
     };
-    lab::data_scaling_page(&DataScalingPlot {
+    pages::data_scaling_page(&DataScalingPlot {
         title: format!(
             "Data scaling, {}, M = {}, {shape}",
             task(config.a, config.b),
@@ -162,7 +162,7 @@ pub fn snr_page(config: &SnrConfig, rows: &[SnrRow]) -> Page {
     } else {
         "without the tensor scale"
     };
-    lab::snr_page(&SnrPlot {
+    pages::snr_page(&SnrPlot {
         title: format!("NVFP4 {scales}, {} pairs per d", config.pairs),
         cases,
     })
@@ -208,7 +208,7 @@ pub fn editing_page(config: &EditingConfig, result: &EditingResult) -> Page {
     let start = result.initial_weight_norm;
     let rate = result.theory_growth_rate;
     let growth = |v: Variant| result.summary(v).map_or(f64::NAN, |s| s.growth_rate);
-    lab::editing_page(&EditingPlot {
+    pages::editing_page(&EditingPlot {
         title: format!(
             "Rank-one edits ({}×{}, α = {}, {} seeds): ln‖W‖ grows {} per edit (theory {}); \
              with the anchor {}",
@@ -252,7 +252,7 @@ pub fn recall_page(config: &RecallConfig, rows: &[RecallRow]) -> Page {
         100.0 * (1.0 - config.delta),
         config.trials
     );
-    lab::recall_page(&RecallPlot {
+    pages::recall_page(&RecallPlot {
         title: format!(
             "Associative recall through a random linear hash, embedding {}, context {}",
             config.embedding, config.context
@@ -292,7 +292,7 @@ pub fn cascade_page(config: &MultiIndexConfig, rows: &[RecoveryRow]) -> Page {
             cascade_panel(config, &mine, title)
         })
         .collect();
-    lab::cascade_page(&CascadePlot {
+    pages::cascade_page(&CascadePlot {
         title: format!(
             "Spectral estimator, y = Σ a_j He2(⟨w_j, x⟩), a_j = d^(−{}(j−1)), {} seeds",
             config.strength_exponent, config.seeds

@@ -5,7 +5,7 @@
 //! setting and fitting its curves with the same engine, intervals and plots as real runs.
 //!
 //! The lab is a wing of its own: it depends on the engine (`scalinglaws` for its seeded random
-//! streams and fits, `scalinglaws-plot` for its figures, drawn from `figures`), and no engine
+//! streams and fits, `scalinglaws-plot`'s picture model for its pages, `pages`, filled by `figures`), and no engine
 //! crate depends on it (checked by the architecture test `the_engine_knows_nothing_of_the_lab`).
 
 pub mod editing;
@@ -13,6 +13,7 @@ pub mod error;
 pub mod figures;
 pub mod multi_index;
 pub mod nvfp4;
+pub mod pages;
 pub mod progress;
 pub mod recall;
 pub mod sgd;

@@ -5,6 +5,7 @@ mod editing;
 mod multi_index;
 mod no_flags;
 mod nvfp4;
+mod pages;
 mod progress;
 mod recall;
 mod sgd;

@@ -2,4 +2,3 @@
 //! module; run one with `cargo test --release -p scalinglaws-plot --test integration -- NAME::`.
 
 mod kinds;
-mod lab;

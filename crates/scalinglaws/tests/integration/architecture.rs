@@ -255,8 +255,8 @@ fn the_plot_crate_draws_what_it_is_given() {
 }
 
 /// The lab is a wing of its own: it depends on the engine, and no engine crate (the library,
-/// its reports, its plots) names the lab in its manifest or its code, so the engine builds,
-/// tests and ships without it.
+/// its reports, its plots) names the lab in its manifest or its code, or holds a lab module
+/// (its pages are the lab's `pages.rs`), so the engine builds, tests and ships without it.
 #[test]
 fn the_engine_knows_nothing_of_the_lab() {
     for name in ["scalinglaws", "scalinglaws-report", "scalinglaws-plot"] {
@@ -273,6 +273,11 @@ fn the_engine_knows_nothing_of_the_lab() {
             assert!(
                 !code.contains("scalinglaws_lab"),
                 "{} names the lab: the lab's code lives in scalinglaws-lab",
+                file.display()
+            );
+            assert!(
+                file.file_stem().is_some_and(|stem| stem != "lab") && !code.contains("mod lab"),
+                "{} is a lab module in an engine crate: it belongs in scalinglaws-lab",
                 file.display()
             );
         }

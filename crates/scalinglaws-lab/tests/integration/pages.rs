@@ -1,12 +1,10 @@
 //! The lab's figures draw the curves they are given and nothing else: the markers of measured
 //! curves (none for exact ones), every legend entry, the panels, and the same SVG every time.
 
-use scalinglaws_plot::inputs::{
-    CascadePanel, CascadePlot, DataScalingPlot, EditingCurves, EditingPlot, LabCurve, RecallPlot,
-    RiskPlot, ScalingCurve, SnrCurve, SnrPlot,
-};
-use scalinglaws_plot::lab::{
-    cascade_page, data_scaling_page, editing_page, recall_page, risk_page, snr_page,
+use scalinglaws_lab::pages::{
+    cascade_page, data_scaling_page, editing_page, recall_page, risk_page, snr_page, CascadePanel,
+    CascadePlot, DataScalingPlot, EditingCurves, EditingPlot, LabCurve, RecallPlot, RiskPlot,
+    ScalingCurve, SnrCurve, SnrPlot,
 };
 use scalinglaws_plot::Page;
 

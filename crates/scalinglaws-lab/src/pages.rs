@@ -1,6 +1,7 @@
-//! The lab's figures (`scalinglaws sim NAME --plot FILE`), one page per simulator, each drawn
-//! from the plain values of [`crate::inputs`] that `scalinglaws_lab::figures` fills from the
-//! simulator's own rows, so a figure shows exactly the numbers its dataset holds:
+//! The lab's pages (`scalinglaws sim NAME --plot FILE`), one per simulator: the plain values
+//! each figure shows (filled by [`crate::figures`] from the simulator's own rows, so a figure
+//! shows exactly the numbers its dataset holds) and the page drawn from them with the plot
+//! crate's picture model. They live in the lab's wing, so the plot crate knows nothing of the lab:
 //! - `sgd`: excess risk against the step, SGD exact and by Monte Carlo, and signSGD (log–log);
 //! - `sgd-scaling`: the tuned excess risk against the training length per optimizer, with the
 //!   fitted power laws;
@@ -13,11 +14,114 @@
 //! - `multi-index`: each direction's overlap against the samples per dimension, one panel per
 //!   dimension: the cascade.
 
-use crate::figure::{Axis, Figure, Layer, Legend, Page};
-use crate::inputs::{
-    CascadePanel, CascadePlot, DataScalingPlot, EditingCurves, EditingPlot, LabCurve, Points,
-    RecallPlot, RiskPlot, SnrPlot,
-};
+use scalinglaws_plot::inputs::{Band, Points};
+use scalinglaws_plot::{Axis, Figure, Layer, Legend, Page};
+
+/// One curve of a lab figure (`scalinglaws sim`): its values, their band (± two standard errors
+/// over seeds or trials; empty: none), and whether they are drawn as markers joined by a thin
+/// line (values measured at a few x: Monte Carlo means, tuned runs) or as a line alone (a curve
+/// known exactly, a bound, a prediction).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabCurve {
+    pub name: String,
+    pub points: Points,
+    pub band: Band,
+    pub markers: bool,
+}
+
+/// SGD and signSGD on power-law regression: each optimizer's mean excess risk against the step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RiskPlot {
+    pub title: String,
+    pub curves: Vec<LabCurve>,
+}
+
+/// Data scaling: each optimizer's tuned excess risk against the training length, with the
+/// power law fitted through it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataScalingPlot {
+    pub title: String,
+    pub optimizers: Vec<ScalingCurve>,
+}
+
+/// One optimizer's tuned points and its fitted power law, excess risk ∝ T^exponent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalingCurve {
+    pub curve: LabCurve,
+    pub fit: Points,
+    pub exponent: f64,
+}
+
+/// NVFP4 dot products: the signal-to-noise ratio against the dimension, one curve per case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnrPlot {
+    pub title: String,
+    pub cases: Vec<SnrCurve>,
+}
+
+/// One case of the SNR plot: normalised (drawn dashed) or not, correlated (its own color) or not.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnrCurve {
+    pub curve: LabCurve,
+    pub normalised: bool,
+    pub correlated: bool,
+}
+
+/// Sequential editing: each variant's norms, its retention of earlier edits and its drift on
+/// keys never edited, per edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditingPlot {
+    pub title: String,
+    pub variants: Vec<EditingCurves>,
+    /// The weight norm the theory predicts without the anchor (empty: none).
+    pub theory: Points,
+    /// The retention below which the editing horizon ends.
+    pub threshold: f64,
+    /// The drift above which the capability horizon ends.
+    pub drift_limit: f64,
+}
+
+/// One variant's curves against the edit, and its horizons (the first edit whose retention is
+/// below the threshold; the first whose drift is above the limit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditingCurves {
+    pub name: String,
+    pub weight_norm: Points,
+    pub value_norm: Points,
+    pub retention: Points,
+    pub drift: Points,
+    pub horizon: Option<f64>,
+    pub capability_horizon: Option<f64>,
+}
+
+/// Associative recall: the largest vocabulary recalled perfectly against the state size, with
+/// its lower bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallPlot {
+    pub title: String,
+    /// The Monte Carlo capacity (and its median over trials, a second curve).
+    pub capacity: Vec<LabCurve>,
+    /// The lower bounds, each a line.
+    pub bounds: Vec<LabCurve>,
+}
+
+/// The spectral estimator's cascade: one panel per dimension, each direction's overlap against
+/// the samples per dimension κ, with the spiked-random-matrix prediction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CascadePlot {
+    pub title: String,
+    pub panels: Vec<CascadePanel>,
+}
+
+/// One dimension's curves: the measured overlap and the prediction of each direction, and the
+/// overlap at which a transition is read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CascadePanel {
+    pub title: String,
+    pub measured: Vec<LabCurve>,
+    pub predicted: Vec<LabCurve>,
+    pub level: f64,
+}
 
 /// The gray of reference curves (theory, levels).
 const GRAY: usize = 6;
