@@ -125,7 +125,7 @@ fn run(cli: Cli) -> Result<()> {
             config::FitCommand::One(config) => cmd_fit::run(&config),
             config::FitCommand::Groups(config) => cmd_fit::run_groups(&config),
         },
-        Command::Predict(args) => cmd_predict::run(&config::predict_config(args)?),
+        Command::Predict(args) => cmd_predict::run(*args),
         Command::Optimal(args) => cmd_optimal::run(*args),
         Command::Isoflop(args) => cmd_isoflop::run(*args),
         Command::Downstream(args) => cmd_downstream::run(*args),

@@ -61,6 +61,13 @@ impl Load for Option<FitRecord> {
     }
 }
 
+/// A saved fit, read back with its law (whose parameters must match the file's).
+impl Load for FitRecord {
+    fn load(io: &Io, _recipe: Option<&Recipe>) -> Result<FitRecord> {
+        Ok(crate::saved::fit(&io.path)?.0)
+    }
+}
+
 impl Load for ScheduleFit {
     fn load(io: &Io, _recipe: Option<&Recipe>) -> Result<ScheduleFit> {
         crate::saved::schedule_fit(&io.path)

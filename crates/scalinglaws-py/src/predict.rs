@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyByteArrayMethods, PyBytes, PyBytesMethods};
 
-use scalinglaws::job::PredictColumns;
 use scalinglaws::uncertainty::PointPrediction;
+use scalinglaws::workflow::predict::PredictColumns;
 use scalinglaws::{Error, Interrupt};
 
 use crate::errors::{interruptible, py};

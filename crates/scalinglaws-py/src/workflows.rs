@@ -58,6 +58,13 @@ impl Take for Option<FitRecord> {
     }
 }
 
+/// A saved fit, as its JSON.
+impl Take for FitRecord {
+    fn take(input: &Bound<'_, PyAny>, _recipe: Option<&Recipe>) -> PyResult<FitRecord> {
+        Ok(py(crate::fit::read_fit(&input.extract::<String>()?))?.0)
+    }
+}
+
 /// Training logs: one file or table (a file's rows make one run named by the file when the
 /// spec names no run column; a table held in memory names none).
 impl Take for LogTables {

@@ -16,9 +16,7 @@ import scalinglaws.lab
 PYTHON = {
     "laws": "laws",
     "fit": "fit",
-    "predict": "Fit.predict",
     "report": "Fit.report_html",
-    "schedule fit": "schedule_fit",
     "plot fit": "Fit.plot",
     "plot residuals": "Fit.plot",
     "plot frontier": "Fit.plot",

@@ -299,6 +299,40 @@ def test_design_writes_the_commands_document_with_runs_or_before_any(
                   **RECIPE)
 
 
+def test_predict_writes_the_commands_document_and_agrees_with_fit_predict(
+    cli: Path, tmp_path: Path
+) -> None:
+    fit = sl.fit(EXAMPLE, law="chinchilla", bootstrap=20, seed=3, **RECIPE)
+    saved = tmp_path / "fit.json"
+    saved.write_text(fit.to_json())
+    written = tmp_path / "cli.json"
+    shown = subprocess.run(
+        [str(cli), "predict", str(saved), "N=7e10,1e12", "D=1.4e12", "--level", "0.9",
+         "--json", str(written)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    result = sl.predict(fit, at={"N": [7e10, 1e12], "D": 1.4e12}, level=0.9)
+    assert isinstance(result, sl.Predictions) and result.variables == ["N", "D"]
+    result.save(tmp_path / "python.json")
+    assert (tmp_path / "python.json").read_bytes() == written.read_bytes()
+    table = subprocess.run(
+        [str(cli), "predict", str(saved), "N=7e10,1e12", "D=1.4e12", "--level", "0.9"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    assert str(result) == table == shown  # the table prints beside a JSON file
+    # The document's values are the array path's, point by point.
+    arrays = fit.predict(N=[7e10, 1e12], D=1.4e12, interval="prediction", level=0.9)
+    frame = result.to_frame()
+    assert list(frame.columns[:3]) == ["N", "D", "value"]
+    assert list(frame["value"]) == pytest.approx(list(arrays.value), rel=1e-12)
+    assert list(frame["pi_low"]) == pytest.approx(list(arrays.lower), rel=1e-12)
+    # The rules are the library's: the level before the fit is read, the points against its law.
+    with pytest.raises(sl.SettingsError, match="level"):
+        sl.predict(fit, at={"N": 7e10, "D": 1.4e12}, level=1.5)
+    with pytest.raises(sl.SettingsError, match="did you mean 'D'"):
+        sl.predict(fit, at={"N": 7e10, "DD": 1.4e12})
+
+
 def test_optimal_writes_the_commands_document_from_a_fit_or_a_law(
     cli: Path, tmp_path: Path
 ) -> None:

@@ -6,7 +6,6 @@
 mod fit;
 pub mod names;
 mod plot;
-mod predict;
 pub mod schedule;
 pub mod sim;
 
@@ -19,7 +18,6 @@ use self::names::{CovarianceKind, Loss, ResidualSpace};
 
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
 pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
-pub use self::predict::PredictArgs;
 pub use self::schedule::ScheduleArgs;
 
 /// Fit scaling laws to the records of ML scaling experiments.
@@ -48,7 +46,7 @@ pub enum Command {
     Fit(Box<FitCommandArgs>),
     /// Evaluate a fitted law (a JSON file written by `fit --json`) at new points, with
     /// confidence and prediction intervals.
-    Predict(PredictArgs),
+    Predict(Box<crate::cmd_predict::PredictArgs>),
     /// The compute-optimal N*, D* of a saved fit at training budgets, with intervals from its
     /// bootstrap replicates, and the exponents of the frontier.
     Optimal(Box<crate::cmd_optimal::OptimalArgs>),

@@ -7,7 +7,6 @@
 mod fit;
 mod law_spec;
 pub(crate) mod plot;
-mod predict;
 mod report;
 pub mod schedule;
 pub mod sim;
@@ -26,7 +25,6 @@ use crate::output::Destination;
 pub use self::fit::{fit_command, fit_config, FitCommand, FitConfig, GroupsConfig};
 pub use self::law_spec::LawSpec;
 pub use self::plot::plot_config;
-pub use self::predict::predict_config;
 pub use self::report::{one_on_stdout, report_config, ReportConfig};
 pub use self::schedule::{schedule_config, ScheduleConfig, ScheduleFitConfig};
 

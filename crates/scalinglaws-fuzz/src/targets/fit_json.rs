@@ -5,8 +5,8 @@
 //! commands read), and the fit written back as JSON.
 
 use scalinglaws::analysis::schedule::ScheduleFit;
-use scalinglaws::job::PredictJob;
 use scalinglaws::uncertainty::FitRecord;
+use scalinglaws::workflow::predict::PredictJob;
 
 use super::text;
 use crate::Signature;

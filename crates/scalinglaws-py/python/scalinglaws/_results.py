@@ -462,6 +462,28 @@ class FrontierFrame:
         return _frame([_row_in_order(a, self._COLUMNS) for a in self.allocations])
 
 
+class PredictionsFrame:
+    """The DataFrame view of a saved fit's predictions (:class:`Predictions`, generated in
+    ``_workflows.py``, takes it)."""
+
+    predictions: List[Any]
+    variables: List[str]
+
+    def to_frame(self) -> Any:
+        """The predictions as a pandas DataFrame, one row per point: the law's variables,
+        ``value``, the intervals as ``_low``/``_high`` columns, then ``calibrated``, the
+        distance in decades and the regime."""
+        rows = [
+            {
+                **p.inputs,
+                **{k: v for k, v in _row_in_order(p, ("value",)).items()
+                   if not k.startswith("inputs_")},
+            }
+            for p in self.predictions
+        ]
+        return _frame(rows, None if rows else [*self.variables, "value"])
+
+
 class ScheduleFitFrame:
     """The DataFrame view of a schedule fit's per-run scores (:class:`ScheduleFit`, generated in
     ``_workflows.py``, takes it: a view its schema cannot give)."""

@@ -32,6 +32,7 @@ from ._results import (
     IsoflopGroupsFrame,
     LawsFrame,
     OptimizedScheduleFrame,
+    PredictionsFrame,
     Result,
     ScheduleComparisonFrame,
     ScheduleFitFrame,
@@ -43,6 +44,7 @@ from ._results import (
 
 __all__ = [
     "sensitivity",
+    "predict",
     "cooldown_study",
     "qc",
     "schedule_predict",
@@ -69,6 +71,7 @@ __all__ = [
     "BootstrapCalibration",
     "BudgetComparison",
     "BudgetPrediction",
+    "CalibrationNote",
     "CandidateScore",
     "CellWins",
     "CooldownPoint",
@@ -79,6 +82,7 @@ __all__ = [
     "CurveBand",
     "DataSummary",
     "DesignAnalysis",
+    "Dispersion",
     "DownstreamAnalysis",
     "DownstreamAverage",
     "DownstreamCalibration",
@@ -91,6 +95,7 @@ __all__ = [
     "Evaluation",
     "EvaluationSplit",
     "Exponents",
+    "FamilySpread",
     "Flag",
     "ForecastCalibration",
     "Frontier",
@@ -98,6 +103,7 @@ __all__ = [
     "FullPrediction",
     "HeldOutBudget",
     "HeldOutScore",
+    "IntervalBasis",
     "IntervalNote",
     "Isoflop",
     "IsoflopAnalysis",
@@ -139,11 +145,14 @@ __all__ = [
     "PlannedRun",
     "PowerLaw",
     "PredictedCurve",
+    "PredictedPoint",
+    "Predictions",
     "ProfileCalibration",
     "ProfileSummary",
     "ProfilesCandidate",
     "QcResult",
     "Quantity",
+    "ResidualSpread",
     "Round",
     "RuleCheck",
     "RunScore",
@@ -172,8 +181,10 @@ __all__ = [
     "TrackEstimate",
     "TrackFit",
     "TrackParam",
+    "VaryingSd",
     "IsoflopCandidate",
     "IsoflopGroupResult",
+    "NewRunSpread",
 ]
 
 
@@ -443,6 +454,48 @@ class BudgetPrediction(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class CalibrationNote(Result):
+    """How the prediction intervals were calibrated beyond the data (the fit's calibration
+    without its per-run scores).
+    """
+
+    by: str
+    """The column scale is measured by."""
+    calibrated: bool
+    """Whether ``pi`` is widened beyond the data."""
+    description: str
+    """One sentence: the calibration described, or why there is none."""
+    growth: float
+    """How the form error grows with the distance d in decades: as d^growth."""
+    held_out: int
+    """Held-out runs the backtests scored."""
+    largest_scale: float
+    """The largest fitted scale (distances beyond are measured from it)."""
+    max_distance_decades: float
+    """The furthest a backtest reached beyond its training runs, in decades."""
+    method: str
+    """The calibration's method, in a sentence."""
+    tau_per_decade: float
+    """The law's form error one decade beyond the data (fitted space, sd)."""
+    units: int
+    """The (origin, scale group) units they make."""
+    coverage_calibrated: Optional[float]
+    """Their share inside the calibrated intervals (the level by construction)."""
+    coverage_fit: Optional[float]
+    """The weighted share of the scored runs inside the fit's own intervals."""
+    own_weight: Optional[float]
+    """The share of the prior's uncertainty the fit's own backtests removed (None: as
+    ``prior_version``).
+    """
+    prior_version: Optional[str]
+    """The cross-study prior's version (None: a fit file written before the prior)."""
+    reason: Optional[str]
+    """Why ``pi`` is not calibrated, when it is not."""
+    smallest_scale: Optional[float]
+    """The smallest fitted scale (distances below are measured from it)."""
+
+
+@dataclass(frozen=True, repr=False)
 class CandidateScore(Result):
     """A candidate's rolling-backtest score."""
 
@@ -662,6 +715,18 @@ class DesignAnalysis(DesignFrame, Result):
 
 
 @dataclass(frozen=True, repr=False)
+class Dispersion(Result):
+    """A count or proportion family's dispersion as a new run's interval draws at it."""
+
+    adjusted: bool
+    """Fitted and adjusted for the law's fit (Cox–Reid), or held at a given value."""
+    name: str
+    """Its name (``alpha``, ``rho``, ...)."""
+    value: float
+    """Its value."""
+
+
+@dataclass(frozen=True, repr=False)
 class DownstreamAnalysis(ForecastsFrame, Result):
     """Every task's forecasts (or a backtest's), with where the evaluations came from."""
 
@@ -868,6 +933,25 @@ class Exponents(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class FamilySpread(Result):
+    """The family's distribution at the size (trials or exposure) every fitted row shared."""
+
+    _tag: ClassVar[Tuple[str, str]] = ("kind", "family")
+
+    family: str
+    """The family's name."""
+    kind: Literal["family"]
+    size_of: str
+    """``trials`` (proportions) or ``exposure`` (counts)."""
+    dispersion: Optional[Dispersion]
+    """The dispersion's name and value, fitted (Cox–Reid adjusted) or held."""
+    size: Optional[float]
+    """The size every fitted row shared (None: the rows' sizes differ, so a new run's is
+    not known and there is no interval of a new run).
+    """
+
+
+@dataclass(frozen=True, repr=False)
 class Flag(Result):
     """One flagged row: what a face needs to say why, as values."""
 
@@ -1043,6 +1127,20 @@ class HeldOutScore(Result):
     """Unit-weighted mean relative width (hi − lo)/ŷ of the prediction intervals."""
     rmse: Optional[float]
     """Unit-weighted root mean squared error in the fitted space (None as ``are_mean``)."""
+
+
+@dataclass(frozen=True, repr=False)
+class IntervalBasis(Result):
+    """What a fit's own intervals rest on, for the note beside its predictions: its bootstrap
+    replicates or its covariance, and what a new run adds to the law's mean.
+    """
+
+    covariance: str
+    """The covariance the delta method uses (``sandwich``, ...)."""
+    new_run: Union[ResidualSpread, FamilySpread]
+    """What a new run's interval adds to the law's mean."""
+    replicates: Optional[int]
+    """The fit's bootstrap replicates (None: it has none)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -1849,6 +1947,58 @@ class PredictedCurve(CurveFrame, Result):
 
 
 @dataclass(frozen=True, repr=False)
+class PredictedPoint(Result):
+    """The law at one point, with its intervals."""
+
+    calibrated: bool
+    """Whether ``pi`` is widened beyond the data by the fit's calibration."""
+    inputs: Dict[str, float]
+    """The point: each law variable's value, in the law's order."""
+    value: float
+    """The law's value there."""
+    ci: Optional[Tuple[float, float]]
+    """Confidence interval of the law's mean."""
+    distance_decades: Optional[float]
+    """Signed decades from the fitted range in the law's own scale: beyond the largest fitted
+    run (> 0), below the smallest (< 0), inside (0).
+    """
+    pi: Optional[Tuple[float, float]]
+    """Prediction interval of a new run (calibrated beyond the data when ``calibrated``)."""
+    pi_fit: Optional[Tuple[float, float]]
+    """The fit's own prediction interval, before the extrapolation calibration."""
+    regime: Optional[Literal["inside", "prior", "blended", "own", "backtests"]]
+    """How ``pi`` was made: inside the data, or beyond it governed by the cross-study prior, by
+    the fit's own backtests, or both.
+    """
+
+
+@dataclass(frozen=True, repr=False)
+class Predictions(PredictionsFrame, Result):
+    """The document ``predict`` writes ([``PredictJob::run``]'s): the law at each point with its
+    intervals, and what the note beside them says.
+    """
+
+    basis: IntervalBasis
+    """What the fit's own intervals rest on."""
+    fit_caveats: List[FitCaveat]
+    """What the predictions inherit from the fit's diagnostics (a parameter at a bound, a
+    barely determined combination, ...); not written when there is none.
+    """
+    intervals: Literal["bootstrap", "delta", "none"]
+    """Where the intervals come from: "bootstrap", "delta" or "none"."""
+    level: float
+    """The intervals' confidence level."""
+    predictions: List[PredictedPoint]
+    """The law at each point."""
+    target: str
+    """The fit's target (the column or derivation it was fitted to)."""
+    variables: List[str]
+    """The law's variables, in its order."""
+    calibration: Optional[CalibrationNote]
+    """How ``pi`` was calibrated beyond the data (None: the fit has no calibration)."""
+
+
+@dataclass(frozen=True, repr=False)
 class ProfileCalibration(Result):
     """What the calibration on the training curves' later halves found."""
 
@@ -1939,6 +2089,23 @@ class Quantity(Result):
     """Percentile interval over the bootstrap replicates (the minima's noise only)."""
     interval: Optional[Tuple[float, float]]
     """The calibrated interval when calibrated, else the bootstrap's."""
+
+
+@dataclass(frozen=True, repr=False)
+class ResidualSpread(Result):
+    """The residual standard deviation: one value, or σ(x) = sd·(x/x0)^s of a
+    heteroscedastic fit; and the sweep's choice sd, when the fit has one.
+    """
+
+    _tag: ClassVar[Tuple[str, str]] = ("kind", "residual")
+
+    kind: Literal["residual"]
+    choice_sd: Optional[float]
+    """The standard deviation a sweep's choice adds."""
+    sd: Optional[float]
+    """One σ (None: not known)."""
+    varying: Optional[VaryingSd]
+    """σ(x) of a heteroscedastic fit (None: one σ)."""
 
 
 @dataclass(frozen=True, repr=False)
@@ -2500,12 +2667,32 @@ class TrackParam(Result):
     """Standard error."""
 
 
+@dataclass(frozen=True, repr=False)
+class VaryingSd(Result):
+    """σ(x) = sd·(x/x0)^s: the residual standard deviation of a heteroscedastic fit."""
+
+    by: str
+    """The column or expression x."""
+    s: float
+    """The power of x that σ grows with."""
+    sd: float
+    """σ at x0."""
+    x0: float
+    """Where σ is ``sd``."""
+
+
 IsoflopCandidate = Union[ProfilesCandidate, JointCandidate]
 """One way to predict at new budgets, by its ``method``."""
 
 
 IsoflopGroupResult = Union[IsoflopGroup, IsoflopBacktestGroup, EnvelopeGroup]
 """One group's analysis, by its ``approach``, with the values that define the group."""
+
+
+NewRunSpread = Union[ResidualSpread, FamilySpread]
+"""What a new run adds to the law's mean: the residual scatter, or a count or proportion
+family's own distribution at the size every fitted row shared.
+"""
 
 
 @checked
@@ -2631,6 +2818,33 @@ def sensitivity(
             dump({k: v for k, v in spec.items() if v is not None}),
         )
     )
+
+
+@checked
+def predict(
+    fit: Fit,
+    *,
+    at: Mapping[str, Union[float, Sequence[float]]],
+    level: float = 0.95,
+) -> Predictions:
+    """A saved fit at new points, with confidence intervals of the law's mean and prediction
+    intervals of a new run, calibrated beyond the data by the fit's backtests. The same document
+    as the command line's ``--json``.
+
+    - ``fit``: A :class:``Fit``.
+    - ``at``: The points: values by law variable, in order, each one value (for every point) or
+      one per point (``{"N": [7e10, 1e12], "D": 1.4e12}``).
+    - ``level``: The intervals' confidence level.
+    """
+    spec = {
+        "at": at,
+        "level": level,
+    }
+    spec_json = dump({k: v for k, v in spec.items() if v is not None})
+    native = _scalinglaws.run_workflow(fit.to_json(), "predict", spec_json)
+    result = Predictions._from_native(native)
+    warn_caveats([caveat.to_dict() for caveat in result.fit_caveats])
+    return result
 
 
 @checked

@@ -1,43 +1,36 @@
 //! The report of `predict`: a saved fit evaluated at new points, with confidence and
 //! prediction intervals, the note that says where the intervals come from and how they are
-//! calibrated beyond the data, and a warning line per caveat of the fit. The predictions
-//! themselves are the library's (`scalinglaws::job::predict`); this file renders them.
+//! calibrated beyond the data, and a warning line per caveat of the fit. Everything it says is
+//! in the workflow's document (`scalinglaws::workflow::predict`); this file words it.
 
 use scalinglaws::error::Wording;
-use scalinglaws::job::predict::{Prediction, Predictions};
 use scalinglaws::uncertainty::calibration::regime_name;
-use scalinglaws::uncertainty::{FitRecord, IntervalSource};
+use scalinglaws::uncertainty::IntervalSource;
+use scalinglaws::workflow::predict::{
+    Dispersion, IntervalBasis, NewRunSpread, Prediction, Predictions,
+};
 
 use crate::caveats;
 use crate::text::{columns, level_percent, number};
 
-/// Predictions with the fit they come from and the law's variables.
-pub struct PredictReport<'a> {
-    pub predictions: &'a Predictions,
-    pub result: &'a FitRecord,
-    pub variables: &'a [String],
-}
-
-impl<'a> crate::Report for PredictReport<'a> {
+impl crate::Report for Predictions {
     type Json = Predictions;
     fn json_value(&self) -> &Predictions {
-        self.predictions
+        self
     }
     fn text(&self, _wording: &dyn Wording) -> String {
-        let p = self.predictions;
-        let rows = rows(self.variables, &self.result.target, &p.predictions);
+        let rows = rows(&self.variables, &self.target, &self.predictions);
         let mut text = columns(&rows, &[], "");
-        text.push_str(&interval_note(self.result, p.intervals, p.level));
-        text.push_str(&caveats::lines(&p.fit_caveats, ""));
+        text.push_str(&interval_note(self));
+        text.push_str(&caveats::lines(&self.fit_caveats, ""));
         text
     }
     fn markdown(&self, _wording: &dyn Wording) -> String {
-        let p = self.predictions;
-        let rows = rows(self.variables, &self.result.target, &p.predictions);
+        let rows = rows(&self.variables, &self.target, &self.predictions);
         let mut text = crate::markdown::table(&rows, &[]);
         text.push('\n');
-        let mut note = interval_note(self.result, p.intervals, p.level);
-        note.push_str(&caveats::lines(&p.fit_caveats, ""));
+        let mut note = interval_note(self);
+        note.push_str(&caveats::lines(&self.fit_caveats, ""));
         text.push_str(&crate::markdown::fenced(&note));
         text.trim_end().to_string() + "\n"
     }
@@ -91,10 +84,10 @@ fn rows(variables: &[String], target: &str, predictions: &[Prediction]) -> Vec<V
 }
 
 /// Says what the intervals are and where they come from.
-fn interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> String {
-    let mut note = fit_interval_note(result, source, level);
-    if let Some(c) = &result.calibration {
-        note.push_str(&format!("pi beyond the data: {}\n", c.describe()));
+fn interval_note(p: &Predictions) -> String {
+    let mut note = fit_interval_note(&p.basis, p.intervals, p.level);
+    if let Some(c) = &p.calibration {
+        note.push_str(&format!("pi beyond the data: {}\n", c.description));
         if c.calibrated {
             note.push_str(
                 "  (confidence intervals of the mean are not calibrated; the fit's own pi is shown beside)\n",
@@ -104,77 +97,71 @@ fn interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> Stri
     note
 }
 
-/// The residual σ a new run adds: one value, or σ(x) of a heteroscedastic fit.
-fn residual_sd(result: &FitRecord) -> String {
-    let sigma = match &result.variance {
-        Some(v) => format!(
-            "{}·({}/{})^{}",
-            number(v.sigma0, 3),
-            v.by,
-            number(v.x0, 3),
-            number(v.s, 3)
-        ),
-        None => result
-            .stats
-            .residual_scale
-            .map_or("-".into(), |s| number(s, 3)),
-    };
-    match result.sweep.as_ref().and_then(|s| s.choice_sd) {
-        Some(choice) => format!("{sigma} and the sweep's choice sd {}", number(choice, 3)),
-        None => sigma,
+/// What a new run's interval adds to the law's mean: the residual σ (one value, or σ(x) of a
+/// heteroscedastic fit, and a sweep's choice sd), or a count or proportion family's own
+/// distribution at the fit's trials or exposure.
+fn new_run(spread: &NewRunSpread) -> String {
+    match spread {
+        NewRunSpread::Residual {
+            sd,
+            varying,
+            choice_sd,
+        } => {
+            let sigma = match varying {
+                Some(v) => format!(
+                    "{}·({}/{})^{}",
+                    number(v.sd, 3),
+                    v.by,
+                    number(v.x0, 3),
+                    number(v.s, 3)
+                ),
+                None => sd.map_or("-".into(), |s| number(s, 3)),
+            };
+            match choice_sd {
+                Some(choice) => format!(
+                    "adds residual σ {sigma} and the sweep's choice sd {}",
+                    number(*choice, 3)
+                ),
+                None => format!("adds residual σ {sigma}"),
+            }
+        }
+        NewRunSpread::Family {
+            family,
+            size_of,
+            size,
+            dispersion,
+        } => match size {
+            None => format!("none: the rows' {size_of} differ, so a new run's is not known"),
+            Some(size) => format!(
+                "the {family} distribution at {size_of} {}{}",
+                number(*size, 3),
+                dispersion.as_ref().map_or(String::new(), dispersion_note)
+            ),
+        },
     }
 }
 
-/// What a new run's interval adds to the law's mean: the residual σ, or a count or proportion
-/// family's own distribution at the fit's trials or exposure.
-fn new_run(result: &FitRecord) -> String {
-    let Some(family) = result.settings.family.filter(|f| !f.kind.location_scale()) else {
-        return format!("adds residual σ {}", residual_sd(result));
-    };
-    let fitted = result.family.as_ref();
-    let size_name = if family.kind.proportions() {
-        "trials"
+/// ", alpha 0.12 (Cox-Reid adjusted)" or ", alpha 0.1 (held)".
+fn dispersion_note(d: &Dispersion) -> String {
+    let how = if d.adjusted {
+        "Cox-Reid adjusted"
     } else {
-        "exposure"
+        "held"
     };
-    let Some(size) = fitted.and_then(|f| f.size) else {
-        return format!("none: the rows' {size_name} differ, so a new run's is not known");
-    };
-    let dispersion = match (
-        fitted.and_then(|f| f.adjusted_dispersion),
-        family.dispersion,
-    ) {
-        (Some((value, _)), _) => format!(
-            ", {} {} (Cox-Reid adjusted)",
-            family.kind.dispersion_name().unwrap_or("dispersion"),
-            number(value, 3)
-        ),
-        (None, Some(value)) => format!(
-            ", {} {} (held)",
-            family.kind.dispersion_name().unwrap_or("dispersion"),
-            number(value, 3)
-        ),
-        (None, None) => String::new(),
-    };
-    format!(
-        "the {} distribution at {size_name} {}{dispersion}",
-        family.kind.name(),
-        number(size, 3)
-    )
+    format!(", {} {} ({how})", d.name, number(d.value, 3))
 }
 
-fn fit_interval_note(result: &FitRecord, source: IntervalSource, level: f64) -> String {
+fn fit_interval_note(basis: &IntervalBasis, source: IntervalSource, level: f64) -> String {
     let level = level_percent(level);
-    match (source, &result.bootstrap) {
-        (IntervalSource::Bootstrap, Some(b)) => format!(
-            "intervals: {level}% from {} bootstrap replicates; ci = the law's mean, pi = a new run ({})\n",
-            b.draws.len(),
-            new_run(result)
+    match (source, basis.replicates) {
+        (IntervalSource::Bootstrap, Some(replicates)) => format!(
+            "intervals: {level}% from {replicates} bootstrap replicates; ci = the law's mean, pi = a new run ({})\n",
+            new_run(&basis.new_run)
         ),
         (IntervalSource::Delta, _) => format!(
             "intervals: {level}% by the delta method ({} covariance); ci = the law's mean, pi = a new run ({})\n",
-            result.covariance_kind,
-            new_run(result)
+            basis.covariance,
+            new_run(&basis.new_run)
         ),
         _ => "intervals: none (the fit has neither bootstrap replicates nor a covariance)\n".to_string(),
     }

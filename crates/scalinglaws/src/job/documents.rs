@@ -5,7 +5,6 @@ use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::ScheduleFit;
 use crate::document::Document;
 use crate::fit::FitResult;
-use crate::job::predict::Predictions;
 use crate::uncertainty::FitRecord;
 
 impl Document for FitRecord {
@@ -36,7 +35,6 @@ macro_rules! documents {
 }
 
 documents! {
-    Predictions => "predict",
     CooldownStudy => "cooldown_study",
 }
 

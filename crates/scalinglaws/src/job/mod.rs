@@ -8,8 +8,6 @@
 //!   profiles, bootstrap, provenance), and the default residual space of each law;
 //! - [`groups`]: [`GroupedFitJob`], one law fitted to every group of a grouping column on the
 //!   worker pool, a group that cannot be fitted kept as a value with its reason;
-//! - [`predict`]: [`PredictJob`], a saved fit at new points (names, values and lengths
-//!   checked, one value broadcast to every point) with its intervals, as [`Predictions`];
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,
 //!   backtest), computed so that the report crate only draws;
 //! - [`schedule`]: the analyses of loss curves under learning-rate schedules;
@@ -20,7 +18,6 @@ pub mod candidates;
 pub mod documents;
 pub mod fit;
 pub mod groups;
-pub mod predict;
 pub mod qc;
 pub mod report;
 pub mod schedule;
@@ -31,5 +28,4 @@ pub use fit::{
     family_setting, FitJob, FitOutcome, FitRequest, LawChoice, SettingsJob, UncertaintySettings,
 };
 pub use groups::{GroupFit, GroupStatus, GroupedFitJob};
-pub use predict::{PredictColumns, PredictJob, Predictions};
 pub use report::{FitPage, ReportJob};

@@ -17,6 +17,7 @@ pub mod downstream;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
+pub mod predict;
 pub mod qc;
 pub mod schedule_compare;
 pub mod schedule_cooldown;
@@ -71,9 +72,9 @@ impl Default for Ctx {
 
 /// What a workflow reads besides its spec; each face knows how to load each kind.
 pub trait Input: Sync {
-    /// `table` (the runs, read with the spec's recipe), `schedule_fit` (a saved schedule
-    /// fit), `optional_table` (runs if given), `optional_fit` (a saved fit if given) or
-    /// `log_tables` (files of training logs, each read with the spec's recipe).
+    /// `table` (the runs, read with the spec's recipe), `fit` (a saved fit), `schedule_fit`
+    /// (a saved schedule fit), `optional_table` (runs if given), `optional_fit` (a saved fit
+    /// if given) or `log_tables` (files of training logs, each read with the spec's recipe).
     const KIND: &'static str;
 }
 
@@ -92,6 +93,11 @@ impl Input for Option<Table> {
 /// catalog law with published parameters; its run refuses both, [`optimal::unread_fit`]).
 impl Input for Option<crate::uncertainty::FitRecord> {
     const KIND: &'static str = "optional_fit";
+}
+
+/// A saved fit (`predict`'s).
+impl Input for crate::uncertainty::FitRecord {
+    const KIND: &'static str = "fit";
 }
 
 impl Input for ScheduleFit {
@@ -181,6 +187,7 @@ macro_rules! for_each_workflow {
     ($callback:ident) => {
         $callback! {
             sensitivity => $crate::workflow::sensitivity::Sensitivity,
+            predict => $crate::workflow::predict::PredictWorkflow,
             cooldown_study => $crate::workflow::cooldown_study::CooldownStudyWorkflow,
             qc => $crate::workflow::qc::Qc,
             schedule_predict => $crate::workflow::schedule_predict::SchedulePredict,

@@ -329,8 +329,8 @@ impl Workflow for OptimalWorkflow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::predict::tests::chinchilla_fit;
     use crate::uncertainty::BootstrapSummary;
+    use crate::workflow::predict::tests::chinchilla_fit;
 
     /// Epoch AI's published Chinchilla parameters.
     const EPOCH: [f64; 5] = [1.81686, 482.00572, 0.34781, 2085.43420, 0.36585];

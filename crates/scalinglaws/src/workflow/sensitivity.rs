@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::predict::PredictJob;
 use super::{Ctx, Workflow};
 use crate::data::recipe::{Recipe, Table};
 use crate::document::Document;
@@ -18,7 +19,7 @@ use crate::error::{Error, Result, Setting, Text};
 use crate::fit::{FitData, FitSettings};
 use crate::job::fit::{ModelRequest, RecipeRequest, UncertaintyRequest};
 use crate::job::qc::QcMode;
-use crate::job::{FitJob, PredictJob};
+use crate::job::FitJob;
 use crate::law::Law;
 use crate::text;
 use crate::uncertainty::calibration::scale_groups;

@@ -18,7 +18,7 @@ use serde_json::Value;
 struct Entry {
     name: &'static str,
     summary: &'static str,
-    /// What it reads: `table`, `optional_table`, `schedule_fit` or `optional_fit`.
+    /// What it reads: `table`, `optional_table`, `fit`, `schedule_fit` or `optional_fit`.
     input: &'static str,
     spec: Value,
     output: Value,
@@ -109,6 +109,7 @@ from ._results import (
     IsoflopGroupsFrame,
     LawsFrame,
     OptimizedScheduleFrame,
+    PredictionsFrame,
     Result,
     ScheduleComparisonFrame,
     ScheduleFitFrame,
@@ -141,6 +142,7 @@ const BASES: &[(&str, &str)] = &[
     ("CooldownTable", "CooldownFrame"),
     ("ScheduleComparison", "ScheduleComparisonFrame"),
     ("OptimizedSchedule", "OptimizedScheduleFrame"),
+    ("Predictions", "PredictionsFrame"),
 ];
 
 /// Result types written by hand in `_results.py` that generated classes refer to by name (a
@@ -513,6 +515,7 @@ fn function(entry: &Entry, result: &str) -> String {
             "\n\n@checked\ndef {}(\n    fit: Optional[Fit] = None,\n",
             entry.name
         ),
+        "fit" => format!("\n\n@checked\ndef {}(\n    fit: Fit,\n", entry.name),
         "table" | "log_tables" => {
             format!("\n\n@checked\ndef {}(\n    data: DataLike,\n", entry.name)
         }
@@ -588,6 +591,10 @@ fn function(entry: &Entry, result: &str) -> String {
             "_scalinglaws.run_workflow(None if fit is None else fit.to_json(), \"{}\", spec_json)",
             entry.name
         ),
+        "fit" => format!(
+            "_scalinglaws.run_workflow(fit.to_json(), \"{}\", spec_json)",
+            entry.name
+        ),
         _ => format!(
             "call_with_data(_scalinglaws.run_workflow, data, delimiter, \"{}\", spec_json)",
             entry.name
@@ -646,6 +653,7 @@ fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
         "log_tables" => "- ``data``: The training logs, one row per logged step: a file path, a dict of columns or a DataFrame.\n",
         "optional_table" => "- ``data``: The runs, if any: a file path, a dict of columns or a DataFrame (None: none, where the settings allow it).\n",
         "optional_fit" => "- ``fit``: A :class:`Fit` (None: the settings name a law of their own).\n",
+        "fit" => "- ``fit``: A :class:`Fit`.\n",
         _ => "- ``fit``: A :class:`ScheduleFit`, or its document as a dict.\n",
     };
     for (name, property) in keywords {

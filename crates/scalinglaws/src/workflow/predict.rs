@@ -1,28 +1,55 @@
-//! The prediction job: a saved fit evaluated at new points, with confidence and prediction
-//! intervals. The points come per law variable (`N` with one value or a list); one value is
-//! used at every point. [`PredictJob::run`] checks the names against the law (with a "did you
-//! mean" hint), the values (finite, positive where the law takes a log), that every variable
-//! has values and that the lists have one length, and refuses a point where the law has no
-//! finite value. The command line's `predict` runs this job; the result ([`Predictions`]) is
-//! what it writes as JSON. Python's `Fit.predict` runs [`PredictColumns`]: the same checks and
-//! values on borrowed columns, predicted block by block (in parallel, handed over in order) so
-//! that memory is the columns and a few blocks, whatever the number of points, and a Ctrl-C
-//! stops it between blocks.
+//! A saved fit at new points, with confidence and prediction intervals: the workflow
+//! `predict`, so that a fit written once answers "what loss at N, D?" without refitting. The
+//! points come per law variable (`N` with one value or a list); one value is used at every
+//! point. [`PredictJob::run`] checks the names against the law (with a "did you mean" hint),
+//! the values (finite, positive where the law takes a log), that every variable has values and
+//! that the lists have one length, and refuses a point where the law has no finite value. Its
+//! document ([`Predictions`]) holds what its report says beside the table: the fit's target and
+//! variables, what the intervals rest on ([`IntervalBasis`]) and how they are calibrated beyond
+//! the data. Python's `Fit.predict` runs [`PredictColumns`]: the same checks and values on
+//! borrowed columns, predicted block by block (in parallel, handed over in order) so that
+//! memory is the columns and a few blocks, whatever the number of points, and a Ctrl-C stops
+//! it between blocks.
 
 use rayon::prelude::*;
+use schemars::JsonSchema;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
+use super::{Ctx, Workflow};
 use crate::data::recipe::why_positive;
+use crate::document::Document;
 use crate::error::{short_number, Error, Result};
 use crate::fit::FitCaveat;
 use crate::interrupt::Interrupt;
+use crate::job::fit::{named_numbers, OneOrManyNumbers};
 use crate::law::{Law, NonFinite};
 use crate::suggest::closest;
 use crate::uncertainty::calibration::Regime;
 use crate::uncertainty::{
-    predict_with_intervals_of, Calibration, FitRecord, IntervalSource, PointPrediction,
+    check_level, predict_with_intervals_of, Calibration, FitRecord, IntervalSource,
+    PointPrediction, DEFAULT_LEVEL,
 };
+
+/// The workflow.
+pub struct PredictWorkflow;
+
+/// Where to predict and at what level, as a face sends it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct PredictRequest {
+    /// The points: values by law variable, in order, each one value (for every point) or one
+    /// per point (`{"N": [7e10, 1e12], "D": 1.4e12}`).
+    #[serde(deserialize_with = "named_numbers")]
+    #[schemars(with = "std::collections::BTreeMap<String, OneOrManyNumbers>")]
+    pub at: Vec<(String, Vec<f64>)>,
+    /// The intervals' confidence level.
+    #[serde(default = "default_level")]
+    pub level: f64,
+}
+
+fn default_level() -> f64 {
+    DEFAULT_LEVEL
+}
 
 /// Points to predict at, by variable, in the order given, and the intervals' level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +58,15 @@ pub struct PredictJob {
     /// length, or one value to use at every point.
     pub points: Vec<(String, Vec<f64>)>,
     pub level: f64,
+}
+
+impl From<PredictRequest> for PredictJob {
+    fn from(request: PredictRequest) -> PredictJob {
+        PredictJob {
+            points: request.at,
+            level: request.level,
+        }
+    }
 }
 
 /// Input values in the law's variable order, serialised as an object in that order.
@@ -48,9 +84,13 @@ impl Serialize for Inputs {
 }
 
 /// The law at one point, with its intervals.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(rename = "PredictedPoint")]
 pub struct Prediction {
+    /// The point: each law variable's value, in the law's order.
+    #[schemars(with = "std::collections::BTreeMap<String, f64>")]
     pub inputs: Inputs,
+    /// The law's value there.
     pub value: f64,
     /// Confidence interval of the law's mean.
     pub ci: Option<[f64; 2]>,
@@ -58,6 +98,7 @@ pub struct Prediction {
     pub pi: Option<[f64; 2]>,
     /// The fit's own prediction interval, before the extrapolation calibration.
     pub pi_fit: Option<[f64; 2]>,
+    /// Whether `pi` is widened beyond the data by the fit's calibration.
     pub calibrated: bool,
     /// Signed decades from the fitted range in the law's own scale: beyond the largest fitted
     /// run (> 0), below the smallest (< 0), inside (0).
@@ -71,27 +112,42 @@ pub struct Prediction {
 
 /// How the prediction intervals were calibrated beyond the data (the fit's calibration
 /// without its per-run scores).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CalibrationNote {
+    /// Whether `pi` is widened beyond the data.
     pub calibrated: bool,
+    /// One sentence: the calibration described, or why there is none.
+    pub description: String,
+    /// The calibration's method, in a sentence.
     pub method: String,
+    /// The column scale is measured by.
     pub by: String,
+    /// Why `pi` is not calibrated, when it is not.
     pub reason: Option<String>,
+    /// The law's form error one decade beyond the data (fitted space, sd).
     pub tau_per_decade: f64,
+    /// How the form error grows with the distance d in decades: as d^growth.
     pub growth: f64,
+    /// The largest fitted scale (distances beyond are measured from it).
     pub largest_scale: f64,
+    /// Held-out runs the backtests scored.
     pub held_out: usize,
+    /// The (origin, scale group) units they make.
     pub units: usize,
+    /// The furthest a backtest reached beyond its training runs, in decades.
     pub max_distance_decades: f64,
+    /// The weighted share of the scored runs inside the fit's own intervals.
     pub coverage_fit: Option<f64>,
+    /// Their share inside the calibrated intervals (the level by construction).
     pub coverage_calibrated: Option<f64>,
     /// The smallest fitted scale (distances below are measured from it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub smallest_scale: Option<f64>,
-    /// The cross-study prior's version, and the share of its uncertainty the fit's own
-    /// backtests removed (None: a fit file written before the prior).
+    /// The cross-study prior's version (None: a fit file written before the prior).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prior_version: Option<String>,
+    /// The share of the prior's uncertainty the fit's own backtests removed (None: as
+    /// `prior_version`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub own_weight: Option<f64>,
 }
@@ -100,6 +156,7 @@ impl CalibrationNote {
     pub fn of(c: &Calibration) -> CalibrationNote {
         CalibrationNote {
             calibrated: c.calibrated,
+            description: c.describe(),
             method: c.method.clone(),
             by: c.by.clone(),
             reason: c.reason.clone(),
@@ -118,19 +175,156 @@ impl CalibrationNote {
     }
 }
 
-/// What [`PredictJob::run`] gives (and the command line writes as JSON).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The document `predict` writes ([`PredictJob::run`]'s): the law at each point with its
+/// intervals, and what the note beside them says.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Predictions {
+    /// The fit's target (the column or derivation it was fitted to).
+    pub target: String,
+    /// The law's variables, in its order.
+    pub variables: Vec<String>,
+    /// The intervals' confidence level.
     pub level: f64,
     /// Where the intervals come from: "bootstrap", "delta" or "none".
     pub intervals: IntervalSource,
+    /// What the fit's own intervals rest on.
+    pub basis: IntervalBasis,
     /// How `pi` was calibrated beyond the data (None: the fit has no calibration).
     pub calibration: Option<CalibrationNote>,
+    /// The law at each point.
     pub predictions: Vec<Prediction>,
     /// What the predictions inherit from the fit's diagnostics (a parameter at a bound, a
     /// barely determined combination, ...); not written when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fit_caveats: Vec<FitCaveat>,
+}
+
+/// What a fit's own intervals rest on, for the note beside its predictions: its bootstrap
+/// replicates or its covariance, and what a new run adds to the law's mean.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IntervalBasis {
+    /// The fit's bootstrap replicates (None: it has none).
+    pub replicates: Option<usize>,
+    /// The covariance the delta method uses (`sandwich`, ...).
+    pub covariance: String,
+    /// What a new run's interval adds to the law's mean.
+    pub new_run: NewRunSpread,
+}
+
+/// What a new run adds to the law's mean: the residual scatter, or a count or proportion
+/// family's own distribution at the size every fitted row shared.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NewRunSpread {
+    /// The residual standard deviation: one value, or σ(x) = sd·(x/x0)^s of a
+    /// heteroscedastic fit; and the sweep's choice sd, when the fit has one.
+    #[schemars(title = "ResidualSpread")]
+    Residual {
+        /// One σ (None: not known).
+        sd: Option<f64>,
+        /// σ(x) of a heteroscedastic fit (None: one σ).
+        varying: Option<VaryingSd>,
+        /// The standard deviation a sweep's choice adds.
+        choice_sd: Option<f64>,
+    },
+    /// The family's distribution at the size (trials or exposure) every fitted row shared.
+    #[schemars(title = "FamilySpread")]
+    Family {
+        /// The family's name.
+        family: String,
+        /// `trials` (proportions) or `exposure` (counts).
+        size_of: String,
+        /// The size every fitted row shared (None: the rows' sizes differ, so a new run's is
+        /// not known and there is no interval of a new run).
+        size: Option<f64>,
+        /// The dispersion's name and value, fitted (Cox–Reid adjusted) or held.
+        dispersion: Option<Dispersion>,
+    },
+}
+
+/// σ(x) = sd·(x/x0)^s: the residual standard deviation of a heteroscedastic fit.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct VaryingSd {
+    /// σ at x0.
+    pub sd: f64,
+    /// The column or expression x.
+    pub by: String,
+    /// Where σ is `sd`.
+    pub x0: f64,
+    /// The power of x that σ grows with.
+    pub s: f64,
+}
+
+/// A count or proportion family's dispersion as a new run's interval draws at it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Dispersion {
+    /// Its name (`alpha`, `rho`, ...).
+    pub name: String,
+    /// Its value.
+    pub value: f64,
+    /// Fitted and adjusted for the law's fit (Cox–Reid), or held at a given value.
+    pub adjusted: bool,
+}
+
+impl IntervalBasis {
+    /// The basis of `fit`'s intervals.
+    pub fn of(fit: &FitRecord) -> IntervalBasis {
+        IntervalBasis {
+            replicates: fit.bootstrap.as_ref().map(|b| b.draws.len()),
+            covariance: fit.covariance_kind.clone(),
+            new_run: NewRunSpread::of(fit),
+        }
+    }
+}
+
+impl NewRunSpread {
+    fn of(fit: &FitRecord) -> NewRunSpread {
+        let Some(family) = fit.settings.family.filter(|f| !f.kind.location_scale()) else {
+            return NewRunSpread::Residual {
+                sd: fit.stats.residual_scale,
+                varying: fit.variance.as_ref().map(|v| VaryingSd {
+                    sd: v.sigma0,
+                    by: v.by.clone(),
+                    x0: v.x0,
+                    s: v.s,
+                }),
+                choice_sd: fit.sweep.as_ref().and_then(|s| s.choice_sd),
+            };
+        };
+        let fitted = fit.family.as_ref();
+        let name = family
+            .kind
+            .dispersion_name()
+            .unwrap_or("dispersion")
+            .to_string();
+        let dispersion = match (
+            fitted.and_then(|f| f.adjusted_dispersion),
+            family.dispersion,
+        ) {
+            (Some((value, _)), _) => Some(Dispersion {
+                name,
+                value,
+                adjusted: true,
+            }),
+            (None, Some(value)) => Some(Dispersion {
+                name,
+                value,
+                adjusted: false,
+            }),
+            (None, None) => None,
+        };
+        NewRunSpread::Family {
+            family: family.kind.name().to_string(),
+            size_of: if family.kind.proportions() {
+                "trials"
+            } else {
+                "exposure"
+            }
+            .to_string(),
+            size: fitted.and_then(|f| f.size),
+            dispersion,
+        }
+    }
 }
 
 impl PredictJob {
@@ -160,8 +354,11 @@ impl PredictJob {
             })
             .collect();
         Ok(Predictions {
+            target: fit.target.clone(),
+            variables: law.variables.clone(),
             level: self.level,
             intervals: source,
+            basis: IntervalBasis::of(fit),
             calibration: fit.calibration.as_ref().map(CalibrationNote::of),
             predictions,
             fit_caveats: fit.caveats(),
@@ -178,6 +375,35 @@ impl PredictJob {
             .collect();
         let columns = checked_columns(&points, fit, law)?;
         Ok(block_points(&columns, 0..point_count(&columns)))
+    }
+}
+
+impl Document for Predictions {
+    const KIND: &'static str = "predict";
+}
+
+impl Workflow for PredictWorkflow {
+    const NAME: &'static str = "predict";
+    const SUMMARY: &'static str =
+        "A saved fit at new points, with confidence intervals of the law's mean and prediction intervals of a new run, calibrated beyond the data by the fit's backtests";
+    type Request = PredictRequest;
+    type Spec = PredictJob;
+    type Output = Predictions;
+    type Input = FitRecord;
+
+    fn spec(request: PredictRequest) -> Result<PredictJob> {
+        Ok(PredictJob::from(request))
+    }
+
+    /// The level; the points are checked against the fit's law when it is read.
+    fn check(spec: &PredictJob) -> Result<()> {
+        check_level(spec.level)
+    }
+
+    fn run(spec: &PredictJob, fit: &FitRecord, ctx: &Ctx) -> Result<Predictions> {
+        let mut fit = fit.clone();
+        fit.settings.interrupt = ctx.interrupt.clone();
+        spec.run(&fit, &fit.law()?)
     }
 }
 
@@ -449,6 +675,42 @@ pub(crate) mod tests {
         assert!(matches!(stopped, Err(Error::Interrupted)));
         fit.settings.interrupt.interrupt();
         assert!(matches!(job.run(&fit, &law), Err(Error::Interrupted)));
+    }
+
+    /// The workflow reads its request (one value or a list per variable), refuses a level
+    /// out of range before the fit is read, and writes a document that holds what its report
+    /// says beside the table: the target, the variables and what the intervals rest on.
+    #[test]
+    fn the_workflow_document_holds_what_its_report_says() {
+        let (fit, _) = chinchilla_fit();
+        let request: PredictRequest =
+            serde_json::from_str(r#"{"at": {"D": [1e10, 1e11], "N": 7e9}}"#).unwrap();
+        let spec = PredictWorkflow::spec(request).unwrap();
+        assert!((spec.level - DEFAULT_LEVEL).abs() < 1e-15);
+        PredictWorkflow::check(&spec).unwrap();
+        let document = PredictWorkflow::run(&spec, &fit, &Ctx::default()).unwrap();
+        assert_eq!(document.target, fit.target);
+        assert_eq!(document.variables, ["N", "D"]);
+        assert_eq!(document.predictions.len(), 2);
+        assert_eq!(document.basis.replicates, None);
+        assert_eq!(document.basis.covariance, fit.covariance_kind);
+        match &document.basis.new_run {
+            NewRunSpread::Residual { sd, varying, .. } => {
+                assert_eq!(*sd, fit.stats.residual_scale);
+                assert!(sd.is_some() && varying.is_none());
+            }
+            other => panic!("a least-squares fit adds its residual sd, not {other:?}"),
+        }
+        let written = serde_json::to_value(crate::document::envelope(&document)).unwrap();
+        assert_eq!(written["kind"], "predict");
+        let stopped = Ctx::default();
+        stopped.interrupt.interrupt();
+        assert!(matches!(
+            PredictWorkflow::run(&spec, &fit, &stopped),
+            Err(Error::Interrupted)
+        ));
+        let wide = PredictJob { level: 1.5, ..spec };
+        assert!(PredictWorkflow::check(&wide).is_err());
     }
 
     /// Points by variable, and words the error must contain.
