@@ -11,11 +11,10 @@ use std::collections::BTreeMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyByteArrayMethods, PyBytes, PyBytesMethods};
 
-use scalinglaws::uncertainty::PointPrediction;
-use scalinglaws::workflow::predict::PredictColumns;
+use scalinglaws::workflow::predict::{IntervalChoice, PredictColumns};
 use scalinglaws::{Error, Interrupt};
 
-use crate::errors::{interruptible, py};
+use crate::errors::{interruptible, py, to_py};
 use crate::fit::read_fit;
 
 /// Bytes per value (float64).
@@ -42,22 +41,10 @@ fn floats<'a>(name: &str, bytes: &'a [u8]) -> Result<Cow<'a, [f64]>, Error> {
     Ok(Cow::Owned(copied))
 }
 
-/// Which interval's bounds a prediction writes: `confidence`, `prediction`, or none.
-fn bounds_of(interval: Option<&str>) -> PyResult<Option<fn(&PointPrediction) -> Option<[f64; 2]>>> {
-    match interval {
-        None => Ok(None),
-        Some("confidence") => Ok(Some(|p| p.ci)),
-        Some("prediction") => Ok(Some(|p| p.pi)),
-        Some(other) => Err(crate::errors::to_py(Error::settings(format!(
-            "interval '{other}': use \"confidence\" or \"prediction\""
-        )))),
-    }
-}
-
 /// Predictions of a fit at points given per law variable (the float64 bytes of equal-length
 /// arrays, or of one value for every point): the values' float64 bytes, and with `interval`
-/// ("confidence" or "prediction") its bounds' (lower, upper per point), None when the fit
-/// has no such interval.
+/// ("confidence" or "prediction", else refused by the library) its bounds' (lower, upper per
+/// point); an interval the fit cannot give is refused ([`IntervalChoice::missing`]).
 #[pyfunction]
 #[pyo3(signature = (fit_json, variables, level, interval=None))]
 pub(crate) fn predict<'py>(
@@ -67,7 +54,7 @@ pub(crate) fn predict<'py>(
     level: f64,
     interval: Option<&str>,
 ) -> PyResult<(Bound<'py, PyByteArray>, Option<Bound<'py, PyByteArray>>)> {
-    let bounds = bounds_of(interval)?;
+    let bounds = py(interval.map(IntervalChoice::parse).transpose())?;
     let (mut result, law) = py(read_fit(fit_json))?;
     // Ctrl-C stops the block being predicted too, not only the blocks after it.
     let interrupt = Interrupt::new();
@@ -104,7 +91,7 @@ pub(crate) fn predict<'py>(
                 let (Some(pick), Some(out)) = (bounds, pair_bytes.as_deref_mut()) else {
                     continue;
                 };
-                match pick(p) {
+                match pick.of(p) {
                     Some([lo, hi]) => {
                         out[2 * at..2 * at + WIDTH].copy_from_slice(&lo.to_ne_bytes());
                         out[2 * at + WIDTH..2 * (at + WIDTH)].copy_from_slice(&hi.to_ne_bytes());
@@ -114,5 +101,8 @@ pub(crate) fn predict<'py>(
             }
         })
     })?;
-    Ok((values, pairs.filter(|_| complete)))
+    match (bounds, complete) {
+        (Some(choice), false) => Err(to_py(choice.missing())),
+        _ => Ok((values, pairs)),
+    }
 }

@@ -331,6 +331,11 @@ def test_predict_writes_the_commands_document_and_agrees_with_fit_predict(
         sl.predict(fit, at={"N": 7e10, "D": 1.4e12}, level=1.5)
     with pytest.raises(sl.SettingsError, match="did you mean 'D'"):
         sl.predict(fit, at={"N": 7e10, "DD": 1.4e12})
+    with pytest.raises(sl.SettingsError, match='interval="mean": give "confidence"'):
+        fit.predict(N=7e10, D=1.4e12, interval="mean")
+    # An empty list makes no points, in a frame with every column.
+    empty = sl.predict(fit, at={"N": [], "D": 1.4e12})
+    assert empty.predictions == [] and list(empty.to_frame().columns) == list(frame.columns[:12])
 
 
 def test_optimal_writes_the_commands_document_from_a_fit_or_a_law(

@@ -240,10 +240,6 @@ class Fit:
         array, or a :class:`Prediction`. A fit with caveats (:attr:`caveats`: a parameter at a
         bound, ...) repeats each as a :class:`FitCaveatWarning`.
         """
-        if interval not in (None, "confidence", "prediction"):
-            raise SettingsError(
-                f'interval=: give None, "confidence" or "prediction", not {interval!r}'
-            )
         names = list(variables)
         given = [np.asarray(variables[n], dtype=float) for n in names]
         arrays = np.broadcast_arrays(*given)
@@ -260,11 +256,7 @@ class Fit:
         value = np.frombuffer(values, dtype=float).reshape(shape)
         if interval is None:
             return value
-        if bounds is None:
-            raise SettingsError(
-                f"interval=: no {interval} interval: the fit has neither bootstrap replicates nor a "
-                "covariance (refit with bootstrap=K)"
-            )
+        assert bounds is not None  # the library refuses an interval the fit cannot give
         pairs = np.frombuffer(bounds, dtype=float).reshape(shape + (2,))
         return Prediction(value, pairs[..., 0], pairs[..., 1])
 

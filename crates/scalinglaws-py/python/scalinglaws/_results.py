@@ -469,6 +469,10 @@ class PredictionsFrame:
     predictions: List[Any]
     variables: List[str]
 
+    # After the variables (the generated class's fields are sorted by name).
+    _COLUMNS = ("value", "ci_low", "ci_high", "pi_low", "pi_high", "pi_fit_low", "pi_fit_high",
+                "calibrated", "distance_decades", "regime")
+
     def to_frame(self) -> Any:
         """The predictions as a pandas DataFrame, one row per point: the law's variables,
         ``value``, the intervals as ``_low``/``_high`` columns, then ``calibrated``, the
@@ -476,12 +480,12 @@ class PredictionsFrame:
         rows = [
             {
                 **p.inputs,
-                **{k: v for k, v in _row_in_order(p, ("value",)).items()
+                **{k: v for k, v in _row_in_order(p, self._COLUMNS).items()
                    if not k.startswith("inputs_")},
             }
             for p in self.predictions
         ]
-        return _frame(rows, None if rows else [*self.variables, "value"])
+        return _frame(rows, None if rows else [*self.variables, *self._COLUMNS])
 
 
 class ScheduleFitFrame:

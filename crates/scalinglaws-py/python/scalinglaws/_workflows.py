@@ -1974,8 +1974,8 @@ class PredictedPoint(Result):
 
 @dataclass(frozen=True, repr=False)
 class Predictions(PredictionsFrame, Result):
-    """The document ``predict`` writes ([``PredictJob::run``]'s): the law at each point with its
-    intervals, and what the note beside them says.
+    """The document ``predict`` writes: the law at each point with its intervals, and what the
+    note beside them says.
     """
 
     basis: IntervalBasis
@@ -2831,7 +2831,7 @@ def predict(
     intervals of a new run, calibrated beyond the data by the fit's backtests. The same document
     as the command line's ``--json``.
 
-    - ``fit``: A :class:``Fit``.
+    - ``fit``: A :class:`Fit`.
     - ``at``: The points: values by law variable, in order, each one value (for every point) or
       one per point (``{"N": [7e10, 1e12], "D": 1.4e12}``).
     - ``level``: The intervals' confidence level.
@@ -2864,7 +2864,7 @@ def cooldown_study(
     """Constant learning rate with a cooldown against a cosine at each training length, under a
     schedule fit. The same document as the command line's ``--json``.
 
-    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``bootstrap``: Bootstrap replicates of the fit's training curves for percentile intervals
       (0: none).
     - ``decay``: The cooldown's shape.
@@ -3003,7 +3003,7 @@ def schedule_predict(
     """The loss curve a schedule fit predicts for a schedule, with prediction intervals when asked.
     The same document as the command line's ``--json``.
 
-    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``schedule``: The schedule, KIND:KEY=VALUE,... (e.g.
       ``cosine:peak=3e-4,warmup=2160,steps=24000,final=3e-5``; kinds: constant, cosine, wsd,
       step, cooldowns); keys left out take the fit's training run's values.
@@ -3901,7 +3901,7 @@ def optimal(
     and each allocation's prediction interval. The same document as the command line's
     ``--json``.
 
-    - ``fit``: A :class:``Fit`` (None: the settings name a law of their own).
+    - ``fit``: A :class:`Fit` (None: the settings name a law of their own).
     - ``budget``: Training budgets in FLOPs to allocate (minimise the loss at each): one or
       several.
     - ``flops``: Training FLOPs as a formula of N and D.
@@ -3959,7 +3959,7 @@ def schedule_cooldown(
     saved schedule fit: each row's loss, the constant run's at the same step, and the gain. The
     same document as the command line's ``--json``.
 
-    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``at``: Steps where a cooldown starts.
     - ``lengths``: Cooldown lengths in steps.
     - ``decay``: The shape of each cooldown.
@@ -4055,7 +4055,7 @@ def schedule_compare(
     schedule with the lowest final loss and each one's gap to it. The same document as the
     command line's ``--json``.
 
-    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``schedules``: The schedules, each KIND:KEY=VALUE,... as ``schedule_predict`` takes one
       (at least two).
     - ``every``: Report each curve every K steps (0: about 200 points).
@@ -4089,7 +4089,7 @@ def schedule_optimize(
     the standard schedules (constant, cosine, WSD), so never worse than those. The same document
     as the command line's ``--json``.
 
-    - ``fit``: A :class:``ScheduleFit``, or its document as a dict.
+    - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``floor``: The lowest learning rate allowed (None: peak/1000).
     - ``max_iterations``: Iterations of projected gradient descent at most.
     - ``peak``: The peak learning rate (None: the fit's training run's).

@@ -19,12 +19,13 @@ use serde::{Deserialize, Serialize};
 use super::{Ctx, Workflow};
 use crate::data::recipe::why_positive;
 use crate::document::Document;
-use crate::error::{short_number, Error, Result};
+use crate::error::{short_number, Error, Result, Setting};
 use crate::fit::FitCaveat;
 use crate::interrupt::Interrupt;
 use crate::job::fit::{named_numbers, OneOrManyNumbers};
 use crate::law::{Law, NonFinite};
 use crate::suggest::closest;
+use crate::text;
 use crate::uncertainty::calibration::Regime;
 use crate::uncertainty::{
     check_level, predict_with_intervals_of, Calibration, FitRecord, IntervalSource,
@@ -175,8 +176,8 @@ impl CalibrationNote {
     }
 }
 
-/// The document `predict` writes ([`PredictJob::run`]'s): the law at each point with its
-/// intervals, and what the note beside them says.
+/// The document `predict` writes: the law at each point with its intervals, and what the
+/// note beside them says.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Predictions {
     /// The fit's target (the column or derivation it was fitted to).
@@ -402,8 +403,58 @@ impl Workflow for PredictWorkflow {
 
     fn run(spec: &PredictJob, fit: &FitRecord, ctx: &Ctx) -> Result<Predictions> {
         let mut fit = fit.clone();
-        fit.settings.interrupt = ctx.interrupt.clone();
+        ctx.apply(&mut fit.settings);
         spec.run(&fit, &fit.law()?)
+    }
+}
+
+/// Which interval a columnar prediction hands back with its values (Python's
+/// `Fit.predict(interval=...)`): the law's mean's, or a new run's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalChoice {
+    Confidence,
+    Prediction,
+}
+
+impl IntervalChoice {
+    /// `confidence` or `prediction`, else a refusal naming both.
+    pub fn parse(text: &str) -> Result<IntervalChoice> {
+        match text {
+            "confidence" => Ok(IntervalChoice::Confidence),
+            "prediction" => Ok(IntervalChoice::Prediction),
+            other => Err(Error::setting(
+                Setting::Interval,
+                text![
+                    Setting::Interval.text(other),
+                    ": give \"confidence\" (the law's mean) or \"prediction\" (a new run)"
+                ],
+            )),
+        }
+    }
+
+    /// The interval's bounds at a point (None: the fit gives none).
+    pub fn of(self, prediction: &PointPrediction) -> Option<[f64; 2]> {
+        match self {
+            IntervalChoice::Confidence => prediction.ci,
+            IntervalChoice::Prediction => prediction.pi,
+        }
+    }
+
+    /// The refusal of an interval the fit cannot give: it has neither bootstrap replicates
+    /// nor a covariance.
+    pub fn missing(self) -> Error {
+        let name = match self {
+            IntervalChoice::Confidence => "confidence",
+            IntervalChoice::Prediction => "prediction",
+        };
+        Error::setting(
+            Setting::Interval,
+            text![
+                format!("no {name} interval: the fit has neither bootstrap replicates nor a covariance (refit with "),
+                Setting::Bootstrap.number("K"),
+                ")"
+            ],
+        )
     }
 }
 
@@ -473,9 +524,15 @@ impl PredictColumns<'_> {
     }
 }
 
-/// The common length of checked columns (a column of one value is used at every point).
+/// The common length of checked columns: a column of one value is used at every point, so
+/// the length of the others (an empty one makes no points), else one point.
 fn point_count(columns: &[&[f64]]) -> usize {
-    columns.iter().map(|c| c.len()).max().unwrap_or(0)
+    let mut lengths = columns.iter().map(|c| c.len());
+    match lengths.find(|length| *length != 1) {
+        Some(length) => length,
+        None if columns.is_empty() => 0,
+        None => 1,
+    }
 }
 
 /// Points `range` of checked columns, each in the columns' (the law's variable) order.
@@ -504,7 +561,12 @@ fn checked_columns<'a>(
     fit: &FitRecord,
     law: &Law,
 ) -> Result<Vec<&'a [f64]>> {
-    for (name, values) in points {
+    for (i, (name, values)) in points.iter().enumerate() {
+        if points[..i].iter().any(|(earlier, _)| earlier == name) {
+            return Err(Error::settings(format!(
+                "'{name}' is given twice; give each variable once"
+            )));
+        }
         if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
             let bad = short_number(*bad);
             return Err(Error::settings(format!(
@@ -564,13 +626,13 @@ fn unknown_variable(fit: &FitRecord, law: &Law, name: &str) -> Error {
     ))
 }
 
-/// Every list longer than one value has the same length.
+/// Every list of other than one value has the same length (one value is used at every point).
 fn same_lengths(columns: &[&[f64]], variables: &[String]) -> Result<()> {
     let lengths: Vec<(usize, &String)> = columns
         .iter()
         .map(|c| c.len())
         .zip(variables)
-        .filter(|(length, _)| *length > 1)
+        .filter(|(length, _)| *length != 1)
         .collect();
     let Some(&(first, first_name)) = lengths.first() else {
         return Ok(());
@@ -726,6 +788,15 @@ pub(crate) mod tests {
         }
     }
 
+    /// An empty list beside one value makes no points (as empty arrays do in Python), not a
+    /// point read from the empty list.
+    #[test]
+    fn an_empty_list_makes_no_points() {
+        let (fit, law) = chinchilla_fit();
+        let predictions = job(&[("N", &[]), ("D", &[1e10])]).run(&fit, &law).unwrap();
+        assert!(predictions.predictions.is_empty());
+    }
+
     #[test]
     fn one_value_is_used_at_every_point() {
         let (fit, law) = chinchilla_fit();
@@ -768,6 +839,14 @@ pub(crate) mod tests {
                 "N has 2 values but D has 3",
             ),
             (&[("N", &[1e9])], "no value for D"),
+            (
+                &[("N", &[]), ("D", &[1e10, 2e10])],
+                "N has 0 values but D has 2",
+            ),
+            (
+                &[("N", &[1e9]), ("D", &[1e10]), ("N", &[2e9])],
+                "'N' is given twice",
+            ),
             (&[("N", &[0.0]), ("D", &[1e10])], "N must be positive"),
             (
                 &[("N", &[f64::INFINITY]), ("D", &[1e10])],

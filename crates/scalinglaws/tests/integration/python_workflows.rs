@@ -678,6 +678,7 @@ fn quoted(text: &str, indent: &str) -> String {
         .replace("``", "`")
         .replace('`', "``")
         .replace("\"\"\"", "'''");
+    let text = single_quoted_roles(&text);
     let lines: Vec<String> = text
         .lines()
         .flat_map(|line| wrapped(line, 96 - indent.len()))
@@ -696,6 +697,21 @@ fn quoted(text: &str, indent: &str) -> String {
     } else {
         format!("\"\"\"{body}\"\"\"")
     }
+}
+
+/// `text` with each role's target in reST's one quote (`:class:``Fit``` is `:class:`Fit``):
+/// the doubling of Rust's code quotes above doubles a role's too.
+fn single_quoted_roles(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(":class:``") {
+        let target = &rest[at + ":class:``".len()..];
+        let Some(end) = target.find("``") else { break };
+        out += &rest[..at];
+        out += &format!(":class:`{}`", &target[..end]);
+        rest = &target[end + 2..];
+    }
+    out + rest
 }
 
 /// `line` broken at spaces into lines of at most `width` characters (a list item's later
