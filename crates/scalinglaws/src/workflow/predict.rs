@@ -599,13 +599,12 @@ fn checked_columns<'a>(
         .map(|(name, _)| name.as_str())
         .collect();
     if !missing.is_empty() {
-        let example: Vec<String> = missing.iter().map(|name| format!("{name}=VALUE")).collect();
+        // Worded for every face: the command line's N=VALUE is Python's N= or at={"N": ...}.
         return Err(Error::settings(format!(
-            "no value for {}; the law '{}' needs every variable: {} (add {})",
+            "no value for {}; the law '{}' needs a value of every variable: {}",
             missing.join(", "),
             fit.law,
             describe_variables(fit, variables),
-            example.join(" ")
         )));
     }
     let columns: Vec<&[f64]> = given.into_iter().flatten().collect();
