@@ -11,7 +11,8 @@ use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings};
 use scalinglaws_plot::Page;
 use scalinglaws_report::plots::{
-    bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_page,
+    bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_figure,
+    tracks_spec,
 };
 
 use crate::config::FitConfig;
@@ -24,7 +25,7 @@ use crate::workflow::Io;
 use scalinglaws::analysis::allocation::allocation_from_fit;
 use scalinglaws::job::FitOutcome;
 use scalinglaws::uncertainty::FitRecord;
-use scalinglaws::workflow::compare::{CompareResult, CompareSpec};
+use scalinglaws::workflow::compare::CompareSpec;
 use scalinglaws_report::analyses::fit::FitReport;
 use scalinglaws_report::{export, Format, Report};
 
@@ -149,26 +150,12 @@ fn save_fit(json: Option<&Destination>, result: &FitRecord) -> Result<()> {
 /// `--json` gets the comparison the picture draws (at its budgets and the `--budget` values), as
 /// `compare --json` writes one.
 fn tracks((io, spec): &(Io, CompareSpec)) -> Result<Page> {
-    let mut spec = spec.clone();
-    spec.job.grid = true;
+    let spec = tracks_spec(spec);
     spec.check()?;
     let table = input::read(&io.path, io.delimiter, &spec.recipe)?;
-    let compared = spec.run(&table)?;
-    let result = CompareResult {
-        track: Some(spec.job.track.clone()),
-        comparison: compared.comparison,
-    };
+    let (page, result) = tracks_figure(&spec, &table)?;
     save_json(io.json.as_ref(), &result)?;
-    // The title gives the multiplier at the largest --budget, as `compare` reports it.
-    let headline = spec.job.budgets.iter().copied().reduce(f64::max);
-    let flops = spec.job.parsed_flops()?;
-    Ok(tracks_page(
-        &compared.law,
-        &result.comparison,
-        &compared.tracks,
-        &|n, d| flops.at(n, d),
-        headline,
-    )?)
+    Ok(page)
 }
 
 /// The runs of one IsoFLOP study: the rows whose `select` columns read the given values.

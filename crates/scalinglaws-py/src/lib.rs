@@ -60,6 +60,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fit::report, module)?)?;
     module.add_function(wrap_pyfunction!(fit::report_html, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;
+    module.add_function(wrap_pyfunction!(plot::plot_tracks, module)?)?;
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(workflows::run_workflow, module)?)?;

@@ -1,4 +1,5 @@
-//! Pictures of a fit (SVG or PNG): the data with the curves, residuals, frontier, bootstrap.
+//! Pictures of a fit (SVG or PNG): the data with the curves, residuals, frontier, bootstrap;
+//! and the recipes picture of a comparison (`plot_tracks`).
 
 use std::collections::BTreeMap;
 
@@ -13,15 +14,26 @@ use scalinglaws::{Error, Interrupt};
 use crate::errors::{interruptible, py, request, to_py};
 use crate::fit::{read_fit, FitDataJson};
 
-/// Writes a picture (SVG or PNG by the extension of `path`).
-fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
-    let size = page.default_size();
-    let failed = |e: scalinglaws_plot::DrawError| PyRuntimeError::new_err(e.to_string());
+/// The picture's format by the extension of `path`: `svg` or `png`, else refused.
+fn picture_format(path: &str) -> PyResult<&'static str> {
     let extension = std::path::Path::new(path)
         .extension()
         .map(|e| e.to_string_lossy().to_lowercase());
     match extension.as_deref() {
-        Some("svg") => {
+        Some("svg") => Ok("svg"),
+        Some("png") => Ok("png"),
+        _ => Err(to_py(Error::settings(format!(
+            "'{path}': the picture's format comes from the extension: .svg or .png"
+        )))),
+    }
+}
+
+/// Writes a picture (SVG or PNG by the extension of `path`).
+fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
+    let size = page.default_size();
+    let failed = |e: scalinglaws_plot::DrawError| PyRuntimeError::new_err(e.to_string());
+    match picture_format(path)? {
+        "svg" => {
             let text = scalinglaws_plot::svg(page, size).map_err(failed)?;
             std::fs::write(path, text).map_err(|e| {
                 to_py(Error::Io {
@@ -30,12 +42,7 @@ fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
                 })
             })
         }
-        Some("png") => {
-            scalinglaws_plot::png(page, size, std::path::Path::new(path)).map_err(failed)
-        }
-        _ => Err(to_py(Error::settings(format!(
-            "'{path}': the picture's format comes from the extension: .svg or .png"
-        )))),
+        _ => scalinglaws_plot::png(page, size, std::path::Path::new(path)).map_err(failed),
     }
 }
 
@@ -178,4 +185,47 @@ fn frontier_page(
     let params = result.param_values();
     let frontier = interruptible(py_, &interrupt, || optimal(law, &params, &settings))?;
     Ok(scalinglaws_report::plots::frontier_page(&frontier))
+}
+
+/// The recipes picture of `compare`'s runs (as `scalinglaws plot tracks` draws it): the spec
+/// is `compare`'s (its rules the library's, checked before the data are read), the page the
+/// report crate's `tracks_figure`. Writes the picture to `path` (SVG or PNG by the extension;
+/// refused before any work otherwise), or returns its SVG when no path is given.
+#[pyfunction]
+#[pyo3(signature = (input, spec_json, path=None))]
+pub(crate) fn plot_tracks(
+    py_: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    spec_json: &str,
+    path: Option<&str>,
+) -> PyResult<Option<String>> {
+    use scalinglaws::data::recipe::Table;
+    use scalinglaws::workflow::compare::CompareWorkflow;
+    use scalinglaws::workflow::{refuse_unknown_settings, Ctx, Workflow};
+
+    use crate::workflows::Take;
+
+    if let Some(path) = path {
+        picture_format(path)?;
+    }
+    let value: serde_json::Value = request(spec_json)?;
+    py(refuse_unknown_settings::<CompareWorkflow>(&value))?;
+    let spec = py(CompareWorkflow::spec(request(spec_json)?))?;
+    let mut spec = scalinglaws_report::plots::tracks_spec(&spec);
+    py(spec.check())?;
+    let table = Table::take(input, Some(&spec.recipe))?;
+    let ctx = Ctx {
+        max_work: Some(crate::fit::max_work()),
+        ..Ctx::default()
+    };
+    ctx.apply(&mut spec.settings.settings);
+    let (page, _) = interruptible(py_, &ctx.interrupt, || {
+        scalinglaws_report::plots::tracks_figure(&spec, &table)
+    })?;
+    py_.detach(|| match path {
+        Some(path) => draw(&page, path).map(|()| None),
+        None => scalinglaws_plot::svg(&page, page.default_size())
+            .map(Some)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+    })
 }

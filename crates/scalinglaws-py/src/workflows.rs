@@ -23,7 +23,7 @@ use crate::errors::{interruptible, py, request, to_py};
 pub(crate) type Reported = (String, String);
 
 /// How Python hands each kind of input over.
-trait Take: Sized {
+pub(crate) trait Take: Sized {
     fn take(input: &Bound<'_, PyAny>, recipe: Option<&Recipe>) -> PyResult<Self>;
 }
 

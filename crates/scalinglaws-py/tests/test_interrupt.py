@@ -120,6 +120,11 @@ CASES: Dict[str, Tuple[Callable[[], Any], Callable[[Any], Any]]] = {
         lambda: None,
         lambda _: sl.compare(TRACKS, law="chinchilla", target="loss", track="recipe", budget=1e21, bootstrap=5_000),
     ),
+    # The same comparison, drawn.
+    "plot_tracks": (
+        lambda: None,
+        lambda _: sl.plot_tracks(TRACKS, law="chinchilla", target="loss", track="recipe", budget=1e21, bootstrap=5_000),
+    ),
     # Profiles with 200,000 replicates, predicting a new budget (6.5 s).
     "isoflop profiles": (
         lambda: None,

@@ -21,6 +21,7 @@ PYTHON = {
     "plot residuals": "Fit.plot",
     "plot frontier": "Fit.plot",
     "plot bootstrap": "Fit.plot",
+    "plot tracks": "plot_tracks",
     "sim nvfp4": "lab.nvfp4",
     "sim sgd": "lab.sgd",
     "sim sgd-scaling": "lab.sgd_scaling",
@@ -37,7 +38,6 @@ WORKFLOWS = [name for name in sl._workflows.__all__ if name[0].islower()]
 # CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
 GAPS = {
     "plot isoflop": "the IsoFLOP picture: no Python plot of an IsoFLOP analysis yet",
-    "plot tracks": "the recipes picture: no Python plot of a comparison yet",
 }
 
 

@@ -299,6 +299,34 @@ def test_design_writes_the_commands_document_with_runs_or_before_any(
                   **RECIPE)
 
 
+def test_plot_tracks_draws_the_commands_picture(cli: Path, tmp_path: Path) -> None:
+    tracks = ROOT / "examples" / "tracks" / "two_recipes.csv"
+    drawn = subprocess.run(
+        [str(cli), "plot", "tracks", str(tracks), "--law", "chinchilla", "--target", "loss",
+         "--track", "recipe", "--shared", "E,alpha,beta", "--budget", "1e20,1e22", "-o", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    keywords = dict(law="chinchilla", target="loss", track="recipe",
+                    shared=["E", "alpha", "beta"], budget=[1e20, 1e22])
+    plot = sl.plot_tracks(tracks, **keywords)
+    assert isinstance(plot, sl.Plot) and plot.svg == drawn
+    assert "new vs baseline: baseline needs 2.00× the compute at 1e22" in plot.svg
+    assert plot.save(tmp_path / "tracks.png") == str(tmp_path / "tracks.png")
+    assert (tmp_path / "tracks.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    written = sl.plot_tracks(tracks, tmp_path / "tracks.svg", **keywords)
+    assert written == str(tmp_path / "tracks.svg")
+    assert (tmp_path / "tracks.svg").read_text(encoding="utf-8") == drawn
+    # compare's rules, the library's, before the data are read; and its keywords only.
+    missing = tmp_path / "absent.csv"
+    with pytest.raises(sl.SettingsError, match="cell_tolerance=2"):
+        sl.plot_tracks(missing, law="chinchilla", target="loss", track="recipe",
+                       cell_tolerance=2.0)
+    with pytest.raises(sl.SettingsError, match=r"bins=: compare\(\) has no such keyword"):
+        sl.plot_tracks(missing, law="chinchilla", target="loss", track="recipe", bins=3)
+    with pytest.raises(sl.SettingsError, match=r"\.svg or \.png"):
+        sl.plot_tracks(missing, tmp_path / "tracks.pdf", **keywords)
+
+
 def test_predict_writes_the_commands_document_and_agrees_with_fit_predict(
     cli: Path, tmp_path: Path
 ) -> None:

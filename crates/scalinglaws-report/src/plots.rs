@@ -10,9 +10,11 @@ use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
 use scalinglaws::analysis::schedule::intervals::CurveBand;
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
+use scalinglaws::data::recipe::Table;
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
+use scalinglaws::workflow::compare::{CompareResult, CompareSpec};
 use scalinglaws::workflow::design::DesignDocument;
 use scalinglaws::{Error, Law};
 use scalinglaws_plot::inputs::{
@@ -368,6 +370,36 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
         (law.exponent, line)
     });
     kinds::isoflop_page(&IsoflopPlot { budgets, n_star })
+}
+
+/// The spec of the recipes picture (`plot tracks`, Python's `plot_tracks`): `compare`'s, with
+/// the comparison on the grid over the whole range of the data and beyond.
+pub fn tracks_spec(spec: &CompareSpec) -> CompareSpec {
+    let mut spec = spec.clone();
+    spec.job.grid = true;
+    spec
+}
+
+/// The recipes picture of the runs `table` holds, with the comparison it draws (as `compare`
+/// writes one): each track's runs and compute-optimal loss with its band, the title giving the
+/// multiplier at the largest of the spec's budgets, as `compare` reports it. `spec` is
+/// [`tracks_spec`]'s, checked.
+pub fn tracks_figure(spec: &CompareSpec, table: &Table) -> Result<(Page, CompareResult), Error> {
+    let compared = spec.run(table)?;
+    let result = CompareResult {
+        track: Some(spec.job.track.clone()),
+        comparison: compared.comparison,
+    };
+    let headline = spec.job.budgets.iter().copied().reduce(f64::max);
+    let flops = spec.job.parsed_flops()?;
+    let page = tracks_page(
+        &compared.law,
+        &result.comparison,
+        &compared.tracks,
+        &|n, d| flops.at(n, d),
+        headline,
+    )?;
+    Ok((page, result))
 }
 
 /// The compute-optimal loss L*(C) of every track with its band, over each track's runs at

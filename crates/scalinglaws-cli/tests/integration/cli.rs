@@ -399,7 +399,10 @@ fn predict_input_errors_name_the_variables() {
         .assert()
         .success();
     let cases: &[(&[&str], &[&str])] = &[
-        (&["N=1e9"], &["no value for D", "D=VALUE"]),
+        (
+            &["N=1e9"],
+            &["no value for D", "a value of every variable: N, D"],
+        ),
         (
             &["N=1e9", "D=1e10", "Q=3"],
             &["'Q' is not a variable", "N, D"],

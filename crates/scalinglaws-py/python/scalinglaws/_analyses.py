@@ -1,17 +1,19 @@
-"""The analyses beyond a fit, in the same pattern: keyword arguments in, a typed result out
-(:mod:`scalinglaws._results`), built from the library's JSON document, the same document the
-command's `--json` writes (``result.to_dict()`` gives it back; ``result["key"]`` reads it as
-before). The workflows are generated (``_workflows.py``); what is here is not one yet."""
+"""The analyses beyond a fit that are not generated workflows (``_workflows.py``): the catalog,
+the grouped fit (keyword arguments in, a typed result out, built from the library's JSON
+document, the same the command's `--json` writes) and the recipes picture of a comparison."""
 
 from __future__ import annotations
 
 import json
-from typing import List, Mapping, Optional, Sequence, Tuple, Union
+import os
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _scalinglaws
+from . import _scalinglaws, _workflows
 from ._data import DataLike, call_with_data
-from ._keywords import checked
-from ._fit import DEFAULT_F_SCALE, DEFAULT_LEVEL, dump, fit_request
+from ._keywords import check_keywords, checked
+from ._fit import (
+    DEFAULT_F_SCALE, DEFAULT_LEVEL, PathLike, Plot, dump, fit_request, warn_threads,
+)
 from ._results import GroupFits, LawInfo
 
 
@@ -78,3 +80,38 @@ def fit_groups(
     }
     records, fits = call_with_data(_scalinglaws.fit_groups, data, delimiter, dump(request))
     return GroupFits._from_native(json.loads(records), fits, groups)
+
+
+@checked
+def plot_tracks(
+    data: DataLike,
+    path: Optional[PathLike] = None,
+    *,
+    delimiter: Optional[str] = None,
+    **compare: Any,
+) -> Union[str, Plot]:
+    """The recipes picture, as ``scalinglaws plot tracks`` draws it: each track's runs and
+    compute-optimal loss with its band, over the whole range of the data and beyond, the title
+    giving the multiplier at the largest ``budget``. The keywords are :func:`compare`'s (the
+    same settings and rules, the library's; a keyword it does not take is refused), and
+    :func:`compare` gives the comparison itself; ``law`` and ``formula`` are keywords here (the
+    second positional is ``path``). Without ``path`` returns a :class:`Plot` (shown inline in a
+    notebook; its ``save`` to .png draws afresh, refitting); with it, writes SVG or PNG by the
+    extension and returns the path. The GIL is released while it fits, on a worker thread that
+    Ctrl-C stops."""
+    # compare's keywords, checked by its own annotations (an unknown one named as compare's).
+    settings = check_keywords(_workflows.compare, compare)
+    warn_threads(settings.get("threads"), 4)
+    spec = dump({k: v for k, v in settings.items() if v is not None})
+
+    def draw(target: Optional[str]) -> Optional[str]:
+        svg: Optional[str] = call_with_data(_scalinglaws.plot_tracks, data, delimiter, spec, target)
+        return svg
+
+    if path is None:
+        svg = draw(None)
+        assert svg is not None  # the library returns the picture when it writes no file
+        return Plot(svg, "tracks", draw)
+    target = os.fspath(path)
+    draw(target)
+    return target

@@ -13,6 +13,7 @@ import warnings
 from typing import (
     TYPE_CHECKING,
     Any,
+    Callable,
     Dict,
     List,
     Mapping,
@@ -54,15 +55,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 class Plot:
-    """A picture of a fit: shown inline by Jupyter (``_repr_svg_``), its SVG text in
-    :attr:`svg`, written to a file by :meth:`save` (.svg, or .png drawn afresh)."""
+    """A picture (of a fit, or of :func:`plot_tracks`'s recipes): shown inline by Jupyter
+    (``_repr_svg_``), its SVG text in :attr:`svg`, written to a file by :meth:`save` (.svg, or
+    .png drawn afresh)."""
 
-    def __init__(self, svg: str, kind: str, fit_json: str, request: str, data: Optional[str]) -> None:
+    def __init__(self, svg: str, kind: str, redraw: Callable[[str], Any]) -> None:
         self.svg = svg
         self.kind = kind
-        self._fit_json = fit_json
-        self._request = request
-        self._data = data
+        self._redraw = redraw
 
     def save(self, path: PathLike) -> str:
         """Writes the picture (SVG or PNG by the extension of ``path``); returns the path."""
@@ -71,7 +71,7 @@ class Plot:
             with open(target, "w", encoding="utf-8") as handle:
                 handle.write(self.svg)
         else:
-            _scalinglaws.plot_fit(self.kind, self._fit_json, target, self._request, self._data)
+            self._redraw(target)
         return target
 
     def _repr_svg_(self) -> str:
@@ -305,7 +305,10 @@ class Fit:
         text = dump(request)
         if path is None:
             svg = _scalinglaws.plot_svg(kind, self._json, text, self._data)
-            return Plot(svg, kind, self._json, text, self._data)
+            fit_json, data = self._json, self._data
+            return Plot(
+                svg, kind, lambda target: _scalinglaws.plot_fit(kind, fit_json, target, text, data)
+            )
         target = os.fspath(path)
         _scalinglaws.plot_fit(kind, self._json, target, text, self._data)
         return target

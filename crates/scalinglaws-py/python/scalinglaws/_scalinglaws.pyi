@@ -21,6 +21,7 @@ __all__ = [
     "laws",
     "plot_fit",
     "plot_svg",
+    "plot_tracks",
     "predict",
     "report",
     "report_html",
@@ -58,6 +59,7 @@ def plot_fit(
 def plot_svg(
     kind: str, fit_json: str, request_json: str, data_json: Optional[str] = None
 ) -> str: ...
+def plot_tracks(input: Any, spec_json: str, path: Optional[str] = None) -> Optional[str]: ...
 def lab_nvfp4(
     *,
     dimensions: Optional[List[int]] = None,
