@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
-use scalinglaws::analysis::isoflop::{isoflop, IsoflopData, IsoflopSettings};
+use scalinglaws::analysis::isoflop::IsoflopSettings;
 use scalinglaws_plot::Page;
 use scalinglaws_report::plots::{
-    bootstrap_page, fit_page, frontier_page, isoflop_page, residuals_page, tracks_figure,
-    tracks_spec,
+    bootstrap_page, fit_page, frontier_page, isoflop_figure, residuals_page, tracks_figure,
+    tracks_spec, IsoflopColumns,
 };
 
 use crate::config::FitConfig;
@@ -116,9 +116,13 @@ pub fn run(config: &Config) -> Result<()> {
             settings,
             output,
         } => {
-            let data = isoflop_data(recipe, compute, size, select)?;
-            let result = isoflop(&data, settings)?;
-            (isoflop_page(&data, &result), output)
+            let table = input::load(recipe)?;
+            let columns = IsoflopColumns {
+                compute,
+                size,
+                target: &recipe.recipe.target,
+            };
+            (isoflop_figure(&table, columns, select, settings)?, output)
         }
     };
     figure::write(&page, output)
@@ -156,39 +160,4 @@ fn tracks((io, spec): &(Io, CompareSpec)) -> Result<Page> {
     let (page, result) = tracks_figure(&spec, &table)?;
     save_json(io.json.as_ref(), &result)?;
     Ok(page)
-}
-
-/// The runs of one IsoFLOP study: the rows whose `select` columns read the given values.
-fn isoflop_data(
-    recipe: &Recipe,
-    compute: &str,
-    size: &str,
-    select: &[(String, String)],
-) -> Result<IsoflopData> {
-    let table = input::load(recipe)?;
-    let mut keep = vec![true; table.dataset.n_rows()];
-    for (column, value) in select {
-        let labels = table.labels(column, "--select")?;
-        for (kept, label) in keep.iter_mut().zip(&labels) {
-            *kept &= label == value;
-        }
-    }
-    if !keep.iter().any(|k| *k) {
-        return Err(input_error("--select: no run matches every selection"));
-    }
-    let why = "IsoFLOP profiles are drawn on log axes";
-    let pick = |values: Vec<f64>| -> Vec<f64> {
-        values
-            .into_iter()
-            .zip(&keep)
-            .filter(|(_, k)| **k)
-            .map(|(v, _)| v)
-            .collect()
-    };
-    Ok(IsoflopData {
-        compute: pick(table.positive_values(compute, "--compute", why)?),
-        size: pick(table.positive_values(size, "--size", why)?),
-        loss: pick(table.positive_values(&recipe.target, "--target", why)?),
-        tokens: None,
-    })
 }

@@ -61,6 +61,7 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fit::report_html, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_svg, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_tracks, module)?)?;
+    module.add_function(wrap_pyfunction!(plot::plot_isoflop, module)?)?;
     module.add_function(wrap_pyfunction!(predict::predict, module)?)?;
     module.add_function(wrap_pyfunction!(plot::plot_fit, module)?)?;
     module.add_function(wrap_pyfunction!(workflows::run_workflow, module)?)?;

@@ -229,3 +229,80 @@ pub(crate) fn plot_tracks(
             .map_err(|e| PyRuntimeError::new_err(e.to_string())),
     })
 }
+
+/// `plot_isoflop`'s settings as Python sends them: the runs' columns, the selection, and the
+/// profiles' settings (None: the library's default, `IsoflopSettings::default`).
+#[derive(Deserialize)]
+struct IsoflopPlotRequest {
+    #[serde(flatten)]
+    table: scalinglaws::job::fit::TableRequest,
+    compute: String,
+    size: String,
+    #[serde(default)]
+    select: BTreeMap<String, String>,
+    #[serde(default)]
+    shape: Option<String>,
+    #[serde(default)]
+    tolerance: Option<f64>,
+    #[serde(default)]
+    bootstrap: Option<usize>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    level: Option<f64>,
+}
+
+/// The IsoFLOP picture (as `scalinglaws plot isoflop` draws it): the report crate's
+/// `isoflop_figure` on the runs `input` holds. Writes it to `path` (SVG or PNG by the
+/// extension; refused before any work otherwise), or returns its SVG when no path is given.
+#[pyfunction]
+#[pyo3(signature = (input, request_json, path=None))]
+pub(crate) fn plot_isoflop(
+    py_: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    request_json: &str,
+    path: Option<&str>,
+) -> PyResult<Option<String>> {
+    use scalinglaws::analysis::isoflop::{IsoflopSettings, Shape};
+    use scalinglaws::data::recipe::{Recipe, Table};
+    use scalinglaws_report::plots::{isoflop_figure, IsoflopColumns};
+
+    use crate::workflows::Take;
+
+    if let Some(path) = path {
+        picture_format(path)?;
+    }
+    let request: IsoflopPlotRequest = request(request_json)?;
+    let defaults = IsoflopSettings::default();
+    let interrupt = Interrupt::new();
+    let settings = IsoflopSettings {
+        shape: match &request.shape {
+            Some(name) => py(Shape::parse(name.trim()))?,
+            None => defaults.shape,
+        },
+        tolerance: request.tolerance.unwrap_or(defaults.tolerance),
+        bootstrap: request.bootstrap.unwrap_or(defaults.bootstrap),
+        seed: request.seed.unwrap_or(defaults.seed),
+        level: request.level.unwrap_or(defaults.level),
+        interrupt: interrupt.clone(),
+        ..defaults
+    };
+    py(scalinglaws::uncertainty::check_level(settings.level))?;
+    let recipe = py(Recipe::try_from(request.table))?;
+    let table = Table::take(input, Some(&recipe))?;
+    let select: Vec<(String, String)> = request.select.into_iter().collect();
+    let columns = IsoflopColumns {
+        compute: request.compute.trim(),
+        size: request.size.trim(),
+        target: &recipe.target,
+    };
+    let page = interruptible(py_, &interrupt, || {
+        isoflop_figure(&table, columns, &select, &settings)
+    })?;
+    py_.detach(|| match path {
+        Some(path) => draw(&page, path).map(|()| None),
+        None => scalinglaws_plot::svg(&page, page.default_size())
+            .map(Some)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+    })
+}

@@ -130,6 +130,11 @@ CASES: Dict[str, Tuple[Callable[[], Any], Callable[[Any], Any]]] = {
         lambda: None,
         lambda _: sl.isoflop(ISOFLOP, compute="C", size="N", target="loss", budget=3.16e22, bootstrap=200_000),
     ),
+    # The same profiles drawn, their N* intervals from 200,000 replicates.
+    "plot_isoflop": (
+        lambda: None,
+        lambda _: sl.plot_isoflop(ISOFLOP, compute="C", size="N", target="loss", bootstrap=200_000),
+    ),
     # The two largest budgets held out, 100,000 replicates (2.8 s).
     "isoflop backtest": (
         lambda: None,

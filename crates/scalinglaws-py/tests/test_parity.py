@@ -6,7 +6,7 @@ only shrink (a command that gains a Python face must move from GAPS to PYTHON)."
 import pathlib
 import re
 import subprocess
-from typing import List
+from typing import Dict, List
 
 import scalinglaws as sl
 import scalinglaws.lab
@@ -22,6 +22,7 @@ PYTHON = {
     "plot frontier": "Fit.plot",
     "plot bootstrap": "Fit.plot",
     "plot tracks": "plot_tracks",
+    "plot isoflop": "plot_isoflop",
     "sim nvfp4": "lab.nvfp4",
     "sim sgd": "lab.sgd",
     "sim sgd-scaling": "lab.sgd_scaling",
@@ -36,9 +37,7 @@ PYTHON = {
 WORKFLOWS = [name for name in sl._workflows.__all__ if name[0].islower()]
 
 # CLI commands Python does not have yet, and why (issue 49: every workflow in both faces).
-GAPS = {
-    "plot isoflop": "the IsoFLOP picture: no Python plot of an IsoFLOP analysis yet",
-}
+GAPS: Dict[str, str] = {}
 
 
 def commands(cli: pathlib.Path, *group: str) -> List[str]:

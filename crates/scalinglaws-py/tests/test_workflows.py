@@ -327,6 +327,41 @@ def test_plot_tracks_draws_the_commands_picture(cli: Path, tmp_path: Path) -> No
         sl.plot_tracks(missing, tmp_path / "tracks.pdf", **keywords)
 
 
+def test_plot_isoflop_draws_the_commands_picture(cli: Path, tmp_path: Path) -> None:
+    points = ROOT / "testdata" / "porian2024" / "isoflop_points.csv"
+    select = {"dataset": "rw", "hparams": "tuned", "warmup": "short", "decay": "const",
+              "param_count": "standard", "val": "val"}
+    chosen = [arg for column, label in select.items() for arg in ("--select", f"{column}={label}")]
+    drawn = subprocess.run(
+        [str(cli), "plot", "isoflop", str(points), "--compute", "flops", "--size", "n",
+         "--target", "loss", *chosen, "--bootstrap", "30", "--seed", "2", "--level", "0.8",
+         "-o", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    keywords = dict(compute="flops", size="n", target="loss", select=select)
+    plot = sl.plot_isoflop(points, bootstrap=30, seed=2, level=0.8, **keywords)
+    assert isinstance(plot, sl.Plot) and plot.svg == drawn
+    assert "minima: N* ∝ C^0.4" in plot.svg
+    written = sl.plot_isoflop(points, tmp_path / "isoflop.png", **keywords)
+    assert (tmp_path / "isoflop.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert written == str(tmp_path / "isoflop.png")
+    # The defaults are the command's.
+    plain = subprocess.run(
+        [str(cli), "plot", "isoflop", str(points), "--compute", "flops", "--size", "n",
+         "--target", "loss", *chosen, "-o", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    assert sl.plot_isoflop(points, **keywords).svg == plain
+    # The refusals are the library's, in Python's words.
+    with pytest.raises(sl.SettingsError, match="^select: no run matches every selection"):
+        sl.plot_isoflop(points, compute="flops", size="n", target="loss",
+                        select={"dataset": "xx"})
+    with pytest.raises(sl.SettingsError, match="shape"):
+        sl.plot_isoflop(points, shape="quartic", **keywords)
+    with pytest.raises(sl.SettingsError, match=r"\.svg or \.png"):
+        sl.plot_isoflop(points, tmp_path / "isoflop.pdf", **keywords)
+
+
 def test_predict_writes_the_commands_document_and_agrees_with_fit_predict(
     cli: Path, tmp_path: Path
 ) -> None:

@@ -6,17 +6,18 @@
 
 use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::analysis::downstream::{DownstreamResult, Method, Shape, TaskForecast};
-use scalinglaws::analysis::isoflop::{Isoflop, IsoflopData};
+use scalinglaws::analysis::isoflop::{isoflop, Isoflop, IsoflopData, IsoflopSettings};
 use scalinglaws::analysis::schedule::intervals::CurveBand;
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::data::recipe::Table;
+use scalinglaws::error::Setting;
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::workflow::compare::{CompareResult, CompareSpec};
 use scalinglaws::workflow::design::DesignDocument;
-use scalinglaws::{Error, Law};
+use scalinglaws::{text, Error, Law};
 use scalinglaws_plot::inputs::{
     BootstrapPlot, DesignPlot, DownstreamPanel, DownstreamPlot, FitGroup, FitPlot, FrontierPlot,
     IsoflopBudget, IsoflopPlot, MethodForecasts, ParamDraws, ResidualPanel, ResidualsPlot,
@@ -335,6 +336,69 @@ pub fn bootstrap_page(result: &FitRecord) -> Result<Page, Error> {
         level: bootstrap.level,
         params,
     }))
+}
+
+/// The columns an IsoFLOP picture reads: each run's compute budget, model size and loss.
+#[derive(Debug, Clone, Copy)]
+pub struct IsoflopColumns<'a> {
+    pub compute: &'a str,
+    pub size: &'a str,
+    pub target: &'a str,
+}
+
+/// The IsoFLOP picture (`plot isoflop`, Python's `plot_isoflop`): the per-budget profiles and
+/// N*(C) of the runs of `table` whose `select` columns read the given labels (every run when
+/// none is given).
+pub fn isoflop_figure(
+    table: &Table,
+    columns: IsoflopColumns,
+    select: &[(String, String)],
+    settings: &IsoflopSettings,
+) -> Result<Page, Error> {
+    let data = isoflop_runs(table, columns, select)?;
+    let result = isoflop(&data, settings)?;
+    Ok(isoflop_page(&data, &result))
+}
+
+/// The runs an IsoFLOP picture draws: those whose `select` columns read the given labels, with
+/// their compute, size and loss, each positive (the profiles are drawn on log axes).
+fn isoflop_runs(
+    table: &Table,
+    columns: IsoflopColumns,
+    select: &[(String, String)],
+) -> Result<IsoflopData, Error> {
+    let mut keep = vec![true; table.dataset.n_rows()];
+    for (column, value) in select {
+        let labels = table.labels(column, Setting::Select)?;
+        for (kept, label) in keep.iter_mut().zip(&labels) {
+            *kept &= label == value;
+        }
+    }
+    if !keep.iter().any(|k| *k) {
+        return Err(Error::setting(
+            Setting::Select,
+            text![
+                Setting::Select.subject(),
+                ": no run matches every selection"
+            ],
+        ));
+    }
+    let why = "IsoFLOP profiles are drawn on log axes";
+    let values = |name: &str, role: Setting| -> Result<Vec<f64>, Error> {
+        let values = table.positive_values(name, role, why)?;
+        Ok(values
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(v, _)| v)
+            .collect())
+    };
+    Ok(IsoflopData {
+        compute: values(columns.compute, Setting::Compute)?,
+        size: values(columns.size, Setting::Size)?,
+        loss: values(columns.target, Setting::Target)?,
+        tokens: None,
+    })
 }
 
 /// IsoFLOP profiles: each budget's runs, its local curve and minimum, and the power law

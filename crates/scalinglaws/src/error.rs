@@ -138,11 +138,13 @@ pub enum Setting {
     /// Whether an optimised schedule's document lists every step's learning rate (the
     /// command line asks for it with `--schedule-csv`).
     WholeSchedule,
+    /// The runs an IsoFLOP picture keeps: those whose columns read the given labels.
+    Select,
 }
 
 impl Setting {
     /// Every setting, in the order of the enum (for the front ends' tables and their tests).
-    pub const ALL: [Setting; 105] = [
+    pub const ALL: [Setting; 106] = [
         Setting::Batch,
         Setting::Bootstrap,
         Setting::Bounds,
@@ -248,6 +250,7 @@ impl Setting {
         Setting::Shape,
         Setting::Calibrate,
         Setting::WholeSchedule,
+        Setting::Select,
     ];
 
     /// The neutral snake_case name (the Python keyword): `holdout_top`, `bounds`.
@@ -358,6 +361,7 @@ impl Setting {
             Setting::Shape => "shape",
             Setting::Calibrate => "calibrate",
             Setting::WholeSchedule => "whole_schedule",
+            Setting::Select => "select",
         }
     }
 

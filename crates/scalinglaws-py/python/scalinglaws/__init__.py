@@ -16,7 +16,7 @@ text in a notebook; a result read back with ``from_dict`` has none and prints it
 dataset as a pandas DataFrame.
 """
 
-from ._analyses import fit_groups, laws, plot_tracks
+from ._analyses import fit_groups, laws, plot_isoflop, plot_tracks
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
 from ._fit import Fit, Plot, Prediction, fit, set_max_work
 from ._results import (
@@ -52,6 +52,7 @@ __all__ = [
     "fit_groups",
     "lab",
     "laws",
+    "plot_isoflop",
     "plot_tracks",
 ]
 __all__ += _workflows.__all__

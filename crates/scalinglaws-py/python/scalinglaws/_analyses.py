@@ -1,6 +1,7 @@
 """The analyses beyond a fit that are not generated workflows (``_workflows.py``): the catalog,
 the grouped fit (keyword arguments in, a typed result out, built from the library's JSON
-document, the same the command's `--json` writes) and the recipes picture of a comparison."""
+document, the same the command's `--json` writes), and the pictures of a comparison's recipes
+and of IsoFLOP profiles, which draw the runs themselves."""
 
 from __future__ import annotations
 
@@ -115,3 +116,62 @@ def plot_tracks(
     target = os.fspath(path)
     draw(target)
     return target
+
+
+@checked
+def plot_isoflop(
+    data: DataLike,
+    path: Optional[PathLike] = None,
+    *,
+    compute: str,
+    size: str,
+    target: str,
+    select: Optional[Mapping[str, str]] = None,
+    map: Optional[Mapping[str, str]] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    where: Union[None, str, Sequence[str]] = None,
+    shape: Optional[str] = None,
+    tolerance: Optional[float] = None,
+    bootstrap: Optional[int] = None,
+    seed: Optional[int] = None,
+    level: Optional[float] = None,
+    delimiter: Optional[str] = None,
+) -> Union[str, Plot]:
+    """The IsoFLOP picture, as ``scalinglaws plot isoflop`` draws it: each budget's runs
+    (model size ``size`` against ``target``, budgets from ``compute``), its local curve and
+    minimum, and the power law N* ∝ C^a through the minima. ``select`` keeps the runs whose
+    columns read the given labels (``{"dataset": "rw"}``: one configuration of a study with
+    several); ``shape``, ``tolerance``, ``bootstrap``, ``seed`` and ``level`` are
+    :func:`isoflop`'s (None: the library's defaults, as the command's; no bootstrap unless
+    asked). Without ``path`` returns a :class:`Plot` (shown inline in a
+    notebook); with it, writes SVG or PNG by the extension and returns the path. The GIL is
+    released while it fits, on a worker thread that Ctrl-C stops."""
+    request = {
+        "compute": compute,
+        "size": size,
+        "target": target,
+        "select": select,
+        "map": map,
+        "derive": derive,
+        "where": where,
+        "shape": shape,
+        "tolerance": tolerance,
+        "bootstrap": bootstrap,
+        "seed": seed,
+        "level": level,
+    }
+    spec = dump({k: v for k, v in request.items() if v is not None})
+
+    def draw(target: Optional[str]) -> Optional[str]:
+        svg: Optional[str] = call_with_data(
+            _scalinglaws.plot_isoflop, data, delimiter, spec, target
+        )
+        return svg
+
+    if path is None:
+        svg = draw(None)
+        assert svg is not None  # the library returns the picture when it writes no file
+        return Plot(svg, "isoflop", draw)
+    written = os.fspath(path)
+    draw(written)
+    return written

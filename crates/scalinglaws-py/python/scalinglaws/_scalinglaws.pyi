@@ -20,6 +20,7 @@ __all__ = [
     "lab_sgd_scaling",
     "laws",
     "plot_fit",
+    "plot_isoflop",
     "plot_svg",
     "plot_tracks",
     "predict",
@@ -59,6 +60,7 @@ def plot_fit(
 def plot_svg(
     kind: str, fit_json: str, request_json: str, data_json: Optional[str] = None
 ) -> str: ...
+def plot_isoflop(input: Any, request_json: str, path: Optional[str] = None) -> Optional[str]: ...
 def plot_tracks(input: Any, spec_json: str, path: Optional[str] = None) -> Optional[str]: ...
 def lab_nvfp4(
     *,
