@@ -28,6 +28,20 @@ fn picture_format(path: &str) -> PyResult<&'static str> {
     }
 }
 
+/// The page written to `path` (None back), or its SVG when no path is given.
+fn written_or_svg(
+    py_: Python<'_>,
+    page: &scalinglaws_plot::Page,
+    path: Option<&str>,
+) -> PyResult<Option<String>> {
+    py_.detach(|| match path {
+        Some(path) => draw(page, path).map(|()| None),
+        None => scalinglaws_plot::svg(page, page.default_size())
+            .map(Some)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
+    })
+}
+
 /// Writes a picture (SVG or PNG by the extension of `path`).
 fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
     let size = page.default_size();
@@ -222,12 +236,7 @@ pub(crate) fn plot_tracks(
     let (page, _) = interruptible(py_, &ctx.interrupt, || {
         scalinglaws_report::plots::tracks_figure(&spec, &table)
     })?;
-    py_.detach(|| match path {
-        Some(path) => draw(&page, path).map(|()| None),
-        None => scalinglaws_plot::svg(&page, page.default_size())
-            .map(Some)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
-    })
+    written_or_svg(py_, &page, path)
 }
 
 /// `plot_isoflop`'s settings as Python sends them: the runs' columns, the selection, and the
@@ -299,10 +308,5 @@ pub(crate) fn plot_isoflop(
     let page = interruptible(py_, &interrupt, || {
         isoflop_figure(&table, columns, &select, &settings)
     })?;
-    py_.detach(|| match path {
-        Some(path) => draw(&page, path).map(|()| None),
-        None => scalinglaws_plot::svg(&page, page.default_size())
-            .map(Some)
-            .map_err(|e| PyRuntimeError::new_err(e.to_string())),
-    })
+    written_or_svg(py_, &page, path)
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _scalinglaws, _workflows
 from ._data import DataLike, call_with_data
@@ -104,18 +104,7 @@ def plot_tracks(
     settings = check_keywords(_workflows.compare, compare)
     warn_threads(settings.get("threads"), 4)
     spec = dump({k: v for k, v in settings.items() if v is not None})
-
-    def draw(target: Optional[str]) -> Optional[str]:
-        svg: Optional[str] = call_with_data(_scalinglaws.plot_tracks, data, delimiter, spec, target)
-        return svg
-
-    if path is None:
-        svg = draw(None)
-        assert svg is not None  # the library returns the picture when it writes no file
-        return Plot(svg, "tracks", draw)
-    target = os.fspath(path)
-    draw(target)
-    return target
+    return _picture(_scalinglaws.plot_tracks, "tracks", data, delimiter, spec, path)
 
 
 @checked
@@ -161,17 +150,28 @@ def plot_isoflop(
         "level": level,
     }
     spec = dump({k: v for k, v in request.items() if v is not None})
+    return _picture(_scalinglaws.plot_isoflop, "isoflop", data, delimiter, spec, path)
+
+
+def _picture(
+    native: Callable[..., Optional[str]],
+    kind: str,
+    data: DataLike,
+    delimiter: Optional[str],
+    spec: str,
+    path: Optional[PathLike],
+) -> Union[str, Plot]:
+    """The picture ``native`` draws from ``data`` and ``spec``: written to ``path`` (its path
+    back), or as a :class:`Plot` (which draws afresh to save a .png) when there is none."""
 
     def draw(target: Optional[str]) -> Optional[str]:
-        svg: Optional[str] = call_with_data(
-            _scalinglaws.plot_isoflop, data, delimiter, spec, target
-        )
+        svg: Optional[str] = call_with_data(native, data, delimiter, spec, target)
         return svg
 
     if path is None:
         svg = draw(None)
         assert svg is not None  # the library returns the picture when it writes no file
-        return Plot(svg, "isoflop", draw)
+        return Plot(svg, kind, draw)
     written = os.fspath(path)
     draw(written)
     return written
