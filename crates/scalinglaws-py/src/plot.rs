@@ -1,5 +1,5 @@
 //! Pictures of a fit (SVG or PNG): the data with the curves, residuals, frontier, bootstrap;
-//! and the recipes picture of a comparison (`plot_tracks`).
+//! the recipes picture of a comparison (`plot_tracks`) and the IsoFLOP picture (`plot_isoflop`).
 
 use std::collections::BTreeMap;
 
@@ -296,7 +296,7 @@ pub(crate) fn plot_isoflop(
         interrupt: interrupt.clone(),
         ..defaults
     };
-    py(scalinglaws::uncertainty::check_level(settings.level))?;
+    py(settings.check())?;
     let recipe = py(Recipe::try_from(request.table))?;
     let table = Table::take(input, Some(&recipe))?;
     let select: Vec<(String, String)> = request.select.into_iter().collect();

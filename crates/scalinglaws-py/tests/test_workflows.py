@@ -358,6 +358,10 @@ def test_plot_isoflop_draws_the_commands_picture(cli: Path, tmp_path: Path) -> N
                         select={"dataset": "xx"})
     with pytest.raises(sl.SettingsError, match="shape"):
         sl.plot_isoflop(points, shape="quartic", **keywords)
+    with pytest.raises(sl.SettingsError, match="^tolerance=2: give a relative tolerance"):
+        sl.plot_isoflop(tmp_path / "absent.csv", tolerance=2.0, **keywords)
+    with pytest.raises(sl.SettingsError, match="^bootstrap="):
+        sl.plot_isoflop(points, bootstrap=-1, **keywords)
     with pytest.raises(sl.SettingsError, match=r"\.svg or \.png"):
         sl.plot_isoflop(points, tmp_path / "isoflop.pdf", **keywords)
 

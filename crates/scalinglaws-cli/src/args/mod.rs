@@ -17,7 +17,7 @@ pub use self::names::ReportFormat;
 use self::names::{CovarianceKind, Loss, ResidualSpace};
 
 pub use self::fit::{FitArgs, FitCommandArgs, ReportArgs};
-pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotKind, PlotOutputArgs};
+pub use self::plot::{PlotArgs, PlotFrontierArgs, PlotIsoflopArgs, PlotKind, PlotOutputArgs};
 pub use self::schedule::ScheduleArgs;
 
 /// Fit scaling laws to the records of ML scaling experiments.

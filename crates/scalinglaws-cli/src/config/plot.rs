@@ -6,7 +6,7 @@ use scalinglaws::error::short_number;
 
 use super::values::{held_values, number};
 use super::{fit_config, one_on_stdout, recipe, FitConfig};
-use crate::args::{PlotFrontierArgs, PlotKind, PlotOutputArgs};
+use crate::args::{PlotFrontierArgs, PlotIsoflopArgs, PlotKind, PlotOutputArgs};
 use crate::cmd_plot;
 use crate::figure;
 use crate::input_error;
@@ -126,6 +126,7 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
         }
         PlotKind::Isoflop(args) => {
             let args = *args;
+            let settings = isoflop_settings(&args)?;
             cmd_plot::Config::Isoflop {
                 recipe: recipe(args.data)?,
                 compute: args.compute.trim().to_string(),
@@ -143,16 +144,25 @@ pub fn plot_config(kind: PlotKind) -> Result<cmd_plot::Config> {
                             })
                     })
                     .collect::<Result<_>>()?,
-                settings: scalinglaws::analysis::isoflop::IsoflopSettings {
-                    shape: scalinglaws::analysis::isoflop::Shape::parse(args.shape.trim())?,
-                    tolerance: args.tolerance,
-                    bootstrap: args.bootstrap,
-                    seed: args.seed,
-                    level: super::level(args.level)?,
-                    ..Default::default()
-                },
+                settings,
                 output: plot_output(args.output)?,
             }
         }
     })
+}
+
+/// `plot isoflop`'s profile settings, checked by the library's rules before the runs are read.
+fn isoflop_settings(
+    args: &PlotIsoflopArgs,
+) -> Result<scalinglaws::analysis::isoflop::IsoflopSettings> {
+    let settings = scalinglaws::analysis::isoflop::IsoflopSettings {
+        shape: scalinglaws::analysis::isoflop::Shape::parse(args.shape.trim())?,
+        tolerance: args.tolerance,
+        bootstrap: args.bootstrap,
+        seed: args.seed,
+        level: args.level,
+        ..Default::default()
+    };
+    settings.check()?;
+    Ok(settings)
 }

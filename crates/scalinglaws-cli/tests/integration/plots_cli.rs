@@ -160,6 +160,22 @@ fn isoflop_plot_of_one_porian_configuration() {
         ]),
         "no run matches",
     );
+    // The tolerance is the library's rule, checked before the runs are read.
+    fails_with(
+        scalinglaws().args(["plot", "isoflop", "absent.csv"]).args([
+            "--compute",
+            "flops",
+            "--size",
+            "n",
+            "--target",
+            "loss",
+            "--tolerance",
+            "2",
+            "-o",
+            "-",
+        ]),
+        "--tolerance 2: give a relative tolerance in [0, 1)",
+    );
 }
 
 /// `plot isoflop` draws the intervals on N* its --seed and --level ask for (it used to draw

@@ -11,7 +11,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Unio
 
 from . import _scalinglaws, _workflows
 from ._data import DataLike, call_with_data
-from ._keywords import check_keywords, checked
+from ._keywords import Count, check_keywords, checked
 from ._fit import (
     DEFAULT_F_SCALE, DEFAULT_LEVEL, PathLike, Plot, dump, fit_request, warn_threads,
 )
@@ -121,8 +121,8 @@ def plot_isoflop(
     where: Union[None, str, Sequence[str]] = None,
     shape: Optional[str] = None,
     tolerance: Optional[float] = None,
-    bootstrap: Optional[int] = None,
-    seed: Optional[int] = None,
+    bootstrap: Optional[Count] = None,
+    seed: Optional[Count] = None,
     level: Optional[float] = None,
     delimiter: Optional[str] = None,
 ) -> Union[str, Plot]:

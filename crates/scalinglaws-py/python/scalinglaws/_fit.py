@@ -55,9 +55,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 class Plot:
-    """A picture (of a fit, or of :func:`plot_tracks`'s recipes): shown inline by Jupyter
-    (``_repr_svg_``), its SVG text in :attr:`svg`, written to a file by :meth:`save` (.svg, or
-    .png drawn afresh)."""
+    """A picture (of a fit, :func:`plot_tracks`'s recipes or :func:`plot_isoflop`'s profiles):
+    shown inline by Jupyter (``_repr_svg_``), its SVG text in :attr:`svg`, written to a file by
+    :meth:`save` (.svg, or .png drawn afresh)."""
 
     def __init__(self, svg: str, kind: str, redraw: Callable[[str], Any]) -> None:
         self.svg = svg

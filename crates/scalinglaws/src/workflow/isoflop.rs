@@ -352,15 +352,7 @@ impl IsoflopJob {
     /// one held-out budget, one way of predicting (new budgets or a backtest, from profiles),
     /// the prediction settings only with predictions, and a sweep without groups.
     pub fn check(&self) -> Result<()> {
-        if !(self.tolerance >= 0.0 && self.tolerance < 1.0) {
-            return Err(Error::setting(
-                Setting::Tolerance,
-                text![
-                    Setting::Tolerance.number(self.tolerance),
-                    ": give a relative tolerance in [0, 1), e.g. 1e-3"
-                ],
-            ));
-        }
+        crate::analysis::isoflop::check_tolerance(self.tolerance)?;
         if let Some(bad) = self.budgets.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
             return Err(Error::setting(
                 Setting::Budget,

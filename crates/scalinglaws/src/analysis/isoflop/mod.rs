@@ -30,7 +30,7 @@ pub use forecast::{
 };
 pub use joint::{joint_forecast, JointFit, Window};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::interrupt::Interrupt;
 use crate::rng::Rng;
 use crate::stats::{least_squares_line, percentile_interval};
@@ -150,6 +150,29 @@ pub struct IsoflopSettings {
     pub calibrate: bool,
     /// Stops the bootstrap and the rolling origins between replicates ([`Error::Interrupted`]).
     pub interrupt: Interrupt,
+}
+
+impl IsoflopSettings {
+    /// The rules that need no data: the tolerance a relative one in [0, 1), the level in
+    /// range (checked before the runs are read by every face that draws or analyses them).
+    pub fn check(&self) -> Result<()> {
+        check_tolerance(self.tolerance)?;
+        crate::uncertainty::check_level(self.level)
+    }
+}
+
+/// Budgets closer than `tolerance` (relative) are one: a tolerance in [0, 1).
+pub fn check_tolerance(tolerance: f64) -> Result<()> {
+    if (0.0..1.0).contains(&tolerance) {
+        return Ok(());
+    }
+    Err(Error::setting(
+        Setting::Tolerance,
+        crate::text![
+            Setting::Tolerance.number(tolerance),
+            ": give a relative tolerance in [0, 1), e.g. 1e-3"
+        ],
+    ))
 }
 
 impl Default for IsoflopSettings {
@@ -436,13 +459,7 @@ fn validate(data: &IsoflopData, settings: &IsoflopSettings) -> Result<()> {
             )));
         }
     }
-    if !(settings.tolerance >= 0.0 && settings.tolerance < 1.0) {
-        return Err(Error::settings(format!(
-            "the budget tolerance must be in [0, 1), got {}",
-            crate::error::short_number(settings.tolerance)
-        )));
-    }
-    crate::uncertainty::check_level(settings.level)?;
+    settings.check()?;
     if settings.bootstrap > 0 {
         crate::limits::check_replicates(settings.bootstrap, settings.level)?;
     }
