@@ -6,7 +6,9 @@
 
 use scalinglaws::analysis::allocation::Frontier;
 use scalinglaws::analysis::downstream::{DownstreamResult, Method, Shape, TaskForecast};
-use scalinglaws::analysis::isoflop::{isoflop, Isoflop, IsoflopData, IsoflopSettings};
+use scalinglaws::analysis::isoflop::{
+    group_by_budget, isoflop, Isoflop, IsoflopData, IsoflopSettings,
+};
 use scalinglaws::analysis::schedule::intervals::CurveBand;
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
@@ -15,7 +17,7 @@ use scalinglaws::error::Setting;
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
-use scalinglaws::workflow::compare::{CompareResult, CompareSpec};
+use scalinglaws::workflow::compare::{n_and_d, CompareResult, CompareSpec};
 use scalinglaws::workflow::design::DesignDocument;
 use scalinglaws::{text, Error, Law};
 use scalinglaws_plot::inputs::{
@@ -314,8 +316,13 @@ pub fn frontier_plot(frontier: &Frontier) -> FrontierPlot {
 /// Histograms of every free parameter over the fit's bootstrap draws.
 pub fn bootstrap_page(result: &FitRecord) -> Result<Page, Error> {
     let Some(bootstrap) = result.bootstrap.as_ref().filter(|b| !b.draws.is_empty()) else {
-        return Err(Error::settings(
-            "plot bootstrap: the fit has no bootstrap replicates (fit with --bootstrap K)",
+        return Err(Error::setting(
+            Setting::Bootstrap,
+            text![
+                "the bootstrap picture: the fit has no bootstrap replicates (fit with ",
+                Setting::Bootstrap.number("K"),
+                ")"
+            ],
         ));
     };
     let params = result
@@ -357,7 +364,7 @@ pub fn isoflop_figure(
 ) -> Result<Page, Error> {
     let data = isoflop_runs(table, columns, select)?;
     let result = isoflop(&data, settings)?;
-    Ok(isoflop_page(&data, &result))
+    Ok(kinds::isoflop_page(&isoflop_plot(&data, &result, settings)))
 }
 
 /// The runs an IsoFLOP picture draws: those whose `select` columns read the given labels, with
@@ -401,18 +408,28 @@ fn isoflop_runs(
     })
 }
 
-/// IsoFLOP profiles: each budget's runs, its local curve and minimum, and the power law
-/// through the minima.
-pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
+/// The values of the IsoFLOP profiles' page: each budget's runs, its local curve and minimum,
+/// and the power law through the minima. A budget's runs are those the analysis (`result`, of
+/// `data` under `settings`) grouped into it, so the picture draws no run its profile did not
+/// use.
+fn isoflop_plot(data: &IsoflopData, result: &Isoflop, settings: &IsoflopSettings) -> IsoflopPlot {
+    // The analysis's budgets are its groups, in order.
+    let groups = group_by_budget(&data.compute, settings.tolerance);
+    debug_assert!(
+        groups.len() == result.budgets.len()
+            && groups
+                .iter()
+                .zip(&result.budgets)
+                .all(|(g, b)| g.len() == b.points),
+        "the budgets are not the analysis's groups"
+    );
     let budgets = result
         .budgets
         .iter()
-        .map(|budget| IsoflopBudget {
+        .zip(&groups)
+        .map(|(budget, rows)| IsoflopBudget {
             budget: budget.budget,
-            runs: (0..data.compute.len())
-                .filter(|&r| (data.compute[r] / budget.budget - 1.0).abs() < 0.05)
-                .map(|r| (data.size[r], data.loss[r]))
-                .collect(),
+            runs: rows.iter().map(|&r| (data.size[r], data.loss[r])).collect(),
             curve: budget.curve.as_ref().map_or(Vec::new(), |curve| {
                 log_grid(curve.from, curve.to, 40)
                     .into_iter()
@@ -433,7 +450,7 @@ pub fn isoflop_page(data: &IsoflopData, result: &Isoflop) -> Page {
             .collect();
         (law.exponent, line)
     });
-    kinds::isoflop_page(&IsoflopPlot { budgets, n_star })
+    IsoflopPlot { budgets, n_star }
 }
 
 /// The spec of the recipes picture (`plot tracks`, Python's `plot_tracks`): `compare`'s, with
@@ -449,6 +466,8 @@ pub fn tracks_spec(spec: &CompareSpec) -> CompareSpec {
 /// multiplier at the largest of the spec's budgets, as `compare` reports it. `spec` is
 /// [`tracks_spec`]'s, checked.
 pub fn tracks_figure(spec: &CompareSpec, table: &Table) -> Result<(Page, CompareResult), Error> {
+    // The picture's own rule, before the comparison's fits and bootstrap run.
+    n_and_d(&spec.law.build(table)?)?;
     let compared = spec.run(table)?;
     let result = CompareResult {
         track: Some(spec.job.track.clone()),
@@ -476,13 +495,7 @@ pub fn tracks_page(
     flops: &dyn Fn(f64, f64) -> f64,
     headline: Option<f64>,
 ) -> Result<Page, Error> {
-    let (n, d) =
-        match (law.variable_index("N"), law.variable_index("D")) {
-            (Some(n), Some(d)) => (n, d),
-            _ => return Err(Error::settings(
-                "plot tracks: the law needs variables N and D (the plot is loss against compute)",
-            )),
-        };
+    let (n, d) = n_and_d(law)?;
     let runs = |track: &Track| -> Vec<(f64, f64)> {
         (0..track.data.target.len())
             .map(|r| {
@@ -718,4 +731,37 @@ pub fn design_page(document: &DesignDocument) -> Result<Page, Error> {
         existing: plane(&outcome.existing),
         chosen,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two budgets 3 % apart under the default tolerance (0.1 %) are two profiles: each is
+    /// drawn with its own runs only (the picture once drew every run within 5 % of a budget,
+    /// so each showed the other's runs too).
+    #[test]
+    fn an_isoflop_budget_draws_the_runs_its_profile_used() {
+        let sizes = [1e8, 2e8, 4e8, 8e8, 1.6e9];
+        let mut data = IsoflopData {
+            compute: Vec::new(),
+            size: Vec::new(),
+            loss: Vec::new(),
+            tokens: None,
+        };
+        for (budget, offset) in [(1e19, 0.0), (1.03e19, 0.01)] {
+            for n in sizes {
+                let x: f64 = (n / 4e8_f64).ln();
+                data.compute.push(budget);
+                data.size.push(n);
+                data.loss.push(2.5 + offset + 0.05 * x * x);
+            }
+        }
+        let settings = IsoflopSettings::default();
+        let result = isoflop(&data, &settings).expect("two profiles");
+        assert_eq!(result.budgets.len(), 2);
+        let plot = isoflop_plot(&data, &result, &settings);
+        let runs: Vec<usize> = plot.budgets.iter().map(|b| b.runs.len()).collect();
+        assert_eq!(runs, vec![5, 5]);
+    }
 }

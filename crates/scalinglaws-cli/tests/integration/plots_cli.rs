@@ -262,6 +262,25 @@ fn tracks_plot_of_the_example() {
         "{}",
         &out[..300]
     );
+    // A law without N and D is refused by the picture's rule before the comparison's fits.
+    fails_with(
+        scalinglaws().current_dir(root()).args([
+            "plot",
+            "tracks",
+            "examples/tracks/two_recipes.csv",
+            "--law",
+            "power",
+            "--map",
+            "x=N",
+            "--target",
+            "loss",
+            "--track",
+            "recipe",
+            "-o",
+            "-",
+        ]),
+        "the law needs variables N and D",
+    );
 }
 
 fn tempfile_dir() -> PathBuf {

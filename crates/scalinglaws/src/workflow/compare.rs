@@ -397,13 +397,20 @@ fn estimate(law: &Law, tracks: &[Track], settings: &TrackSettings) -> Result<Est
     Ok(total)
 }
 
+/// Where the law's N and D are, for the grid of budgets and the recipes picture (loss
+/// against compute FLOPs(N, D)).
+pub fn n_and_d(law: &Law) -> Result<(usize, usize)> {
+    match (law.variable_index("N"), law.variable_index("D")) {
+        (Some(n), Some(d)) => Ok((n, d)),
+        _ => Err(Error::settings(
+            "the plot is loss against compute: the law needs variables N and D",
+        )),
+    }
+}
+
 /// 25 budgets from the smallest run's compute to 100× the largest.
 fn budget_grid(law: &Law, tracks: &[Track], flops: &Flops) -> Result<Vec<f64>> {
-    let (Some(n), Some(d)) = (law.variable_index("N"), law.variable_index("D")) else {
-        return Err(Error::settings(
-            "the plot is loss against compute: the law needs variables N and D",
-        ));
-    };
+    let (n, d) = n_and_d(law)?;
     let computes: Vec<f64> = tracks
         .iter()
         .flat_map(|t| (0..t.data.target.len()).map(move |r| (t, r)))

@@ -467,8 +467,9 @@ fn validate(data: &IsoflopData, settings: &IsoflopSettings) -> Result<()> {
 }
 
 /// Rows grouped into budgets: sorted by compute, a new budget wherever the next value is more
-/// than `tolerance` (relative) above the group's first.
-fn group_by_budget(compute: &[f64], tolerance: f64) -> Vec<Vec<usize>> {
+/// than `tolerance` (relative) above the group's first. [`Isoflop::budgets`] are these groups,
+/// in this order (a picture draws each budget's runs by them).
+pub fn group_by_budget(compute: &[f64], tolerance: f64) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..compute.len()).collect();
     order.sort_by(|&a, &b| compute[a].total_cmp(&compute[b]).then(a.cmp(&b)));
     let mut groups: Vec<Vec<usize>> = Vec::new();
