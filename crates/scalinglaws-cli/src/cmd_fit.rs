@@ -1,37 +1,35 @@
-//! `scalinglaws fit`: runs the fit job (`scalinglaws::job::FitJob`, which the Python package
-//! runs too) and chooses the outputs: the human report on stdout and/or the JSON result. With
+//! `scalinglaws fit`: runs the library's fit workflow (`scalinglaws::workflow::fit`, which the
+//! Python package runs too) by the one runner: the report on stdout and/or the JSON. With
 //! `--group`, the grouped job (`GroupedFitJob`) and its outputs: a JSON Lines record per group
 //! and a CSV table with a row per group, each written whole or not at all.
 
 use anyhow::Result;
-use scalinglaws::uncertainty::FitRecord;
+use scalinglaws::workflow::fit::FitWorkflow;
 
 use crate::config::{FitConfig, GroupsConfig};
 use crate::output::{self, Destination};
-use scalinglaws_report::analyses::fit::FitReport;
+use crate::workflow::{self, Io};
 use scalinglaws_report::analyses::groups;
-use scalinglaws_report::{export, Format};
 
+/// Runs the library's fit workflow on the file, a progress bar over its bootstrap (finished
+/// before the report prints); says on stderr where the JSON went.
 pub fn run(config: &FitConfig) -> Result<()> {
-    let result = config.run()?.result;
-    match &config.json {
-        Some(Destination::Stdout) => output::write(
-            &Destination::Stdout,
-            &export(&report(&result), Format::Json, &crate::wording::CommandLine)?,
-        ),
-        Some(file) => {
-            output::write(
-                file,
-                &export(&report(&result), Format::Json, &crate::wording::CommandLine)?,
-            )?;
-            output::print_report(&report(&result))?;
-            if let Destination::File(path) = file {
-                eprintln!("wrote {}", path.display());
-            }
-            Ok(())
-        }
-        None => output::print_report(&report(&result)),
+    let io = Io {
+        path: config.path.clone(),
+        delimiter: config.delimiter,
+        json: config.json.clone(),
+    };
+    let (ctx, bar) = config.bootstrap_bar();
+    let ran = workflow::run_drawing::<FitWorkflow>(&io, &config.job, &ctx, |_, _| {
+        bar.finish();
+        Ok(())
+    });
+    bar.finish();
+    ran?;
+    if let Some(Destination::File(path)) = &config.json {
+        eprintln!("wrote {}", path.display());
     }
+    Ok(())
 }
 
 /// Fits every group and writes the JSON Lines and the table (the table on stdout when neither
@@ -98,9 +96,4 @@ fn write_with(
             Ok(())
         }),
     }
-}
-
-/// The fit's report (worded for the command line when exported).
-fn report(result: &FitRecord) -> FitReport<'_> {
-    FitReport { result }
 }

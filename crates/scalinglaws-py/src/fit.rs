@@ -1,16 +1,16 @@
-//! The catalog, a fit (law, settings, calibration, bootstrap) and what is read back from its
-//! JSON: the fit itself, its text report and its HTML page.
+//! The catalog, and what is read back from a fit's JSON (the fit itself, its text report and
+//! its HTML page); the fit is the workflow `fit` (`workflows.rs`), which hands back the data
+//! fitted as [`fit_data_json`] writes them.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
-use scalinglaws::job::{self, FitJob, FitRequest};
+use scalinglaws::job;
 use scalinglaws::law::catalog;
 use scalinglaws::uncertainty::FitRecord;
 use scalinglaws::{Error, Interrupt, Law};
 
-use crate::data::{table, Data};
 use crate::errors::{interruptible, json_out, py, request};
 
 /// The catalog as JSON: [{name, summary, formula, variables, parameters, default_space,
@@ -21,7 +21,7 @@ pub(crate) fn laws() -> PyResult<String> {
 }
 
 /// The data a fit was fitted to, as JSON (for the report's page): {variables, target, weights}.
-fn fit_data_json(data: &scalinglaws::fit::FitData) -> String {
+pub(crate) fn fit_data_json(data: &scalinglaws::fit::FitData) -> String {
     serde_json::json!({
         "variables": data.variables,
         "target": data.target,
@@ -35,19 +35,6 @@ pub(crate) struct FitDataJson {
     pub(crate) variables: Vec<Vec<f64>>,
     pub(crate) target: Vec<f64>,
     pub(crate) weights: Option<Vec<f64>>,
-}
-
-/// Fits a law; returns the fit's JSON (as `scalinglaws fit --json` writes it) and the JSON of
-/// the data it was fitted to (for `report_html`). The request is a [`FitJob`]'s JSON.
-#[pyfunction]
-pub(crate) fn fit(py_: Python<'_>, data: Data, request_json: &str) -> PyResult<(String, String)> {
-    let request: FitRequest = request(request_json)?;
-    let mut job = py(FitJob::try_from(request))?;
-    let table = py(table(data, &job.recipe))?;
-    job.settings.settings.max_work = max_work();
-    let interrupt = job.settings.settings.interrupt.clone();
-    let outcome = interruptible(py_, &interrupt, || job.run(&table, &|_| {}))?;
-    Ok((outcome.result.to_json(), fit_data_json(&outcome.data)))
 }
 
 /// The text report of a fit (lmfit-style, as `scalinglaws fit` prints it, its hints worded

@@ -1,6 +1,7 @@
 //! One law fitted to every group of rows (one learning curve per run, one law per task): the
-//! library's `GroupedFitJob`, deserialised from the request `scalinglaws.fit` sends with the
-//! grouping columns beside it; as `scalinglaws fit DATA --group COLUMN --json`.
+//! library's `GroupedFitJob`, deserialised from the request of a fit (`FitRequest`, the keywords
+//! `scalinglaws.fit` takes) with the grouping columns beside it; as `scalinglaws fit DATA
+//! --group COLUMN --json`.
 
 use pyo3::prelude::*;
 use serde::Deserialize;

@@ -50,7 +50,6 @@ fn _scalinglaws(module: &Bound<'_, PyModule>) -> PyResult<()> {
         scalinglaws::analysis::tracks::DEFAULT_CELL_TOLERANCE,
     )?;
     module.add_function(wrap_pyfunction!(fit::laws, module)?)?;
-    module.add_function(wrap_pyfunction!(fit::fit, module)?)?;
     module.add_function(wrap_pyfunction!(groups::fit_groups, module)?)?;
     module.add_function(wrap_pyfunction!(fit::check_fit, module)?)?;
     module.add_function(wrap_pyfunction!(fit::fit_caveats, module)?)?;

@@ -17,10 +17,12 @@ use scalinglaws_report::{export, Format, Report};
 use crate::data::{table, Data};
 use crate::errors::{interruptible, py, request, to_py};
 
-/// A workflow's document (as the command's `--json` writes it) and its text report (as the
-/// command prints it, in Python's words), as the compiled module returns them: the Python
-/// layer keeps the text beside the document, and a result's `str()` is that report.
-pub(crate) type Reported = (String, String);
+/// A workflow's document (as the command's `--json` writes it), its text report (as the
+/// command prints it, in Python's words) and, for a fit, the data fitted as JSON
+/// (`Workflow::fitted`: `{variables, target, weights}`, for `Fit`'s pictures and page), as
+/// the compiled module returns them: the Python layer keeps the text beside the document, and
+/// a result's `str()` is that report.
+pub(crate) type Reported = (String, String, Option<String>);
 
 /// How Python hands each kind of input over.
 pub(crate) trait Take: Sized {
@@ -87,8 +89,8 @@ impl Take for ScheduleFit {
 }
 
 /// Runs the workflow `name` on `input` (the data as `to_data` hands them over, or a saved fit's
-/// JSON) with the spec `spec_json`; returns its document (as the command's `--json` writes it)
-/// and its text report.
+/// JSON) with the spec `spec_json`; returns its document (as the command's `--json` writes it),
+/// its text report and, for a fit, the data fitted.
 #[pyfunction]
 pub(crate) fn run_workflow(
     py_: Python<'_>,
@@ -129,5 +131,6 @@ where
     // The document as the command writes it, byte for byte (`Result.save` writes this text).
     let document = export(&output, Format::Json, &crate::wording::Python)
         .map_err(|e| to_py(Error::settings(format!("the result is not JSON: {e}"))))?;
-    Ok((document, output.text(&crate::wording::Python)))
+    let fitted = W::fitted(&output).map(crate::fit::fit_data_json);
+    Ok((document, output.text(&crate::wording::Python), fitted))
 }

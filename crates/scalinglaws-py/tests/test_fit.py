@@ -46,6 +46,30 @@ def test_the_fit_matches_the_command_line(cli, fitted: sl.Fit) -> None:
     assert math.isclose(from_path.objective, reference["objective"], rel_tol=1e-12)
 
 
+def test_fit_is_the_librarys_workflow(tmp_path) -> None:
+    """`fit` is generated from the library's fit workflow: its keywords are the request's, its
+    rules are checked before the data are read, and it returns the hand-written `Fit` with the
+    data fitted beside the document (its picture of the data needs them)."""
+    assert sl.fit is sl._workflows.fit
+    absent = tmp_path / "absent.csv"
+    with pytest.raises(sl.SettingsError, match="level"):
+        sl.fit(absent, level=1.5, **PROTOCOL)
+    with pytest.raises(sl.SettingsError, match="cluster= resamples whole runs"):
+        sl.fit(absent, cluster="run", **PROTOCOL)
+    with pytest.raises(sl.SettingsError, match="heteroscedastic="):
+        sl.fit(absent, heteroscedastic="C", **PROTOCOL)
+    # The hand-written function's conveniences hold: qc=None is the default, and a bound at
+    # infinity is no bound on that side.
+    plain = sl.fit(EXAMPLE, bounds={"E": (0.0, None)}, **PROTOCOL)
+    loose = sl.fit(EXAMPLE, qc=None, bounds={"E": (0.0, math.inf)}, **PROTOCOL)
+    assert loose.params == plain.params
+    with pytest.raises(sl.SettingsError, match="did you mean profile="):
+        sl.fit(EXAMPLE, profiles=["E"], **PROTOCOL)
+    one = sl.fit(EXAMPLE, profile="E", **PROTOCOL)
+    assert [p["param"] for p in one.to_dict()["profiles"]] == ["E"]
+    assert one._repr_svg_() is not None
+
+
 def test_a_saved_fit_loads_in_python_and_predicts_in_the_cli(cli, fitted: sl.Fit, tmp_path) -> None:
     path = tmp_path / "fit.json"
     fitted.save(path)
@@ -346,6 +370,10 @@ def test_plots_render_from_the_wheel(chinchilla: pd.DataFrame, tmp_path) -> None
     assert "<svg" in svg.read_text()
     with pytest.raises(sl.SettingsError, match=".svg or .png"):
         booted.plot(tmp_path / "x.pdf")
+    # The fit without replicates is refused in Python's words (the report crate once wrote
+    # the command line's flag).
+    with pytest.raises(sl.SettingsError, match=r"fit with bootstrap=K\)$"):
+        sl.fit(chinchilla, **PROTOCOL).plot(kind="bootstrap")
 
 
 def test_a_heteroscedastic_fit_matches_the_command_line(cli, chinchilla: pd.DataFrame) -> None:

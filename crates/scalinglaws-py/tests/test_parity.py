@@ -15,7 +15,6 @@ import scalinglaws.lab
 # for the commands that are not workflows (those are found below).
 PYTHON = {
     "laws": "laws",
-    "fit": "fit",
     "report": "Fit.report_html",
     "plot fit": "Fit.plot",
     "plot residuals": "Fit.plot",

@@ -45,7 +45,7 @@ impl<T: Document + ?Sized> Serialize for Envelope<'_, T> {
 
 /// Every kind of document the tool writes (`job/documents.rs` checks that each type's kind is
 /// here).
-pub const KINDS: &[&str] = &["fit", "laws", "cooldown_study"];
+pub const KINDS: &[&str] = &["laws", "cooldown_study"];
 
 macro_rules! workflow_kinds {
     ($($name:ident => $workflow:ty),* $(,)?) => {

@@ -2,9 +2,12 @@
 //! asked for.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 use scalinglaws::job::{FitJob, FitOutcome, GroupedFitJob, UncertaintySettings};
+use scalinglaws::workflow::fit::FitWorkflow;
+use scalinglaws::workflow::{Ctx, Workflow};
 
 use super::{destination, law_choice, level, recipe, replicates, settings_config};
 use crate::args::{FitArgs, FitCommandArgs};
@@ -24,13 +27,28 @@ pub struct FitConfig {
 }
 
 impl FitConfig {
-    /// Reads the data and runs the job, with a progress bar over the bootstrap.
+    /// Reads the data and runs the library's fit workflow, with a progress bar over the
+    /// bootstrap (for the commands that draw the fit).
     pub fn run(&self) -> Result<FitOutcome> {
+        FitWorkflow::check(&self.job)?;
         let table = input::read(&self.path, self.delimiter, &self.job.recipe)?;
-        let bar = Progress::new("bootstrap", self.job.uncertainty.bootstrap.unwrap_or(0));
-        let outcome = self.job.run(&table, &|done| bar.update(done));
+        let (ctx, bar) = self.bootstrap_bar();
+        let outcome = FitWorkflow::run(&self.job, &table, &ctx);
         bar.finish();
         Ok(outcome?)
+    }
+
+    /// A run's context whose progress moves a bar over the bootstrap's replicates, and the bar
+    /// (to finish before a report prints).
+    pub fn bootstrap_bar(&self) -> (Ctx, Arc<Progress>) {
+        let replicates = self.job.uncertainty.bootstrap.unwrap_or(0);
+        let bar = Arc::new(Progress::new("bootstrap", replicates));
+        let heard = Arc::clone(&bar);
+        let ctx = Ctx {
+            progress: scalinglaws::workflow::Progress::to(move |done| heard.update(done)),
+            ..Ctx::default()
+        };
+        (ctx, bar)
     }
 }
 

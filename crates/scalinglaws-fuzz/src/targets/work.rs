@@ -41,7 +41,7 @@ pub const MAX_ROWS: usize = 4000;
 /// Words worth splicing into this target's JSON inputs.
 pub const DICTIONARY: &[&str] = &[
     "\"bootstrap\": ",
-    "\"profiles\": [\"alpha\"]",
+    "\"profile\": [\"alpha\"]",
     "\"grid\": {\"alpha\": [0.1, 0.3, 0.5]}",
     "\"formula\": \"E + A*N^-a + B*D^-b + C*N^-c\"",
     "\"shared\": [\"E\", \"alpha\", \"beta\"]",
@@ -147,7 +147,7 @@ fn choices(bytes: &[u8]) -> Value {
         &["huber", "linear", "soft_l1", "cauchy", "arctan"].map(Value::from),
     );
     let extra = json!({
-        "target": "loss", "bootstrap": bootstrap, "profiles": profiles, "grid": grid, "loss": loss,
+        "target": "loss", "bootstrap": bootstrap, "profile": profiles, "grid": grid, "loss": loss,
         "calibrate": !per_group && byte(9) % 2 == 0, "threads": pick(10, &[Value::Null, json!(1), json!(2)]),
         "cluster": if per_group { Value::Null } else { pick(11, &[Value::Null, json!("run"), json!("group")]) },
         "by": if per_group { Value::Null } else { pick(12, &[Value::Null, json!("C"), json!("group")]) },

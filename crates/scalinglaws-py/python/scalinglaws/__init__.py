@@ -18,7 +18,7 @@ dataset as a pandas DataFrame.
 
 from ._analyses import fit_groups, laws, plot_isoflop, plot_tracks
 from ._errors import DataError, Error, FitCaveatWarning, FitError, FormulaError, SettingsError
-from ._fit import Fit, Plot, Prediction, fit, set_max_work
+from ._fit import Fit, Plot, Prediction, set_max_work
 from ._results import (
     FitCaveat,
     GroupFit,
@@ -48,7 +48,6 @@ __all__ = [
     "Result",
     "SettingsError",
     "__version__",
-    "fit",
     "fit_groups",
     "lab",
     "laws",

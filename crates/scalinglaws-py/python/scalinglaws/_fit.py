@@ -1,6 +1,7 @@
-"""`fit()` and the `Fit` it returns: the library's fit document with Python accessors,
-vectorised prediction with intervals, JSON round trips, the text report and the HTML page,
-and inline display in a notebook (a table and the data-and-curve plot; plots as `Plot`)."""
+"""The `Fit` that `scalinglaws.fit` (a workflow, generated in `_workflows.py`) returns: the
+library's fit document with Python accessors, vectorised prediction with intervals, JSON
+round trips, the text report and the HTML page, and inline display in a notebook (a table
+and the data-and-curve plot; plots as `Plot`)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ from typing import (
 import numpy as np
 
 from . import _scalinglaws
-from ._data import DataLike, call_with_data
 from ._errors import FitCaveatWarning, SettingsError, speak_python, speak_result
 from ._keywords import checked
 
@@ -84,7 +84,7 @@ class Plot:
 class Fit:
     """A fitted law: parameters, uncertainty, diagnostics, and prediction.
 
-    Built by :func:`fit` or :meth:`Fit.load`; the document behind it is exactly the JSON that
+    Built by :func:`scalinglaws.fit` or :meth:`Fit.load`; the document behind it is exactly the JSON that
     ``scalinglaws fit --json`` writes, so fits move freely between Python and the command line.
     ``print(fit)`` prints :meth:`report`; in a notebook a fit shows its parameter table and,
     when it holds its data (a fit made by :func:`fit`, not one loaded from JSON), the data
@@ -98,6 +98,13 @@ class Fit:
         self._caveats: Optional[List[Dict[str, Any]]] = None
         # The data the fit was fitted to, as JSON (for plots of the data and the HTML page).
         self._data = data
+
+    @classmethod
+    def _from_native(cls, native: Tuple[str, str, Optional[str]]) -> "Fit":
+        """The fit the compiled module's workflow ``fit`` returns: its document, its text
+        report (worded afresh by :meth:`report`) and the data fitted."""
+        document, _, data = native
+        return cls(document, data)
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Fit":
@@ -405,7 +412,10 @@ def set_max_work(seconds: Optional[float] = None) -> None:
 
 def dump(request: Mapping[str, Any]) -> str:
     """The request as JSON for the compiled module; a NaN or infinite setting is refused here
-    (JSON has no such numbers)."""
+    (JSON has no such numbers), but for a bound at -inf or inf, which is no bound on that side
+    (None), as every function with ``bounds=`` reads it."""
+    if isinstance(request.get("bounds"), Mapping):
+        request = {**request, "bounds": _bounds(request["bounds"])}
     try:
         return json.dumps(request, allow_nan=False, default=_as_list)
     except ValueError:
@@ -486,7 +496,7 @@ def fit_options(
     threads: Optional[int],
     stacklevel: int = 5,
 ) -> Dict[str, Any]:
-    """The law and fit settings of a request (fit and fit_groups);
+    """The law and fit settings of :func:`scalinglaws.fit_groups`'s request;
     ``stacklevel`` points the threads warning at the user's call (5: its caller's caller,
     past the ``@checked`` wrapper)."""
     warn_threads(threads, stacklevel)
@@ -523,87 +533,6 @@ def recipe(
     }
 
 
-@checked
-def fit(
-    data: DataLike,
-    law: Optional[str] = None,
-    formula: Optional[str] = None,
-    *,
-    target: str,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    weights: Optional[str] = None,
-    loss: str = "huber",
-    f_scale: float = DEFAULT_F_SCALE,
-    space: Optional[str] = None,
-    fix: Optional[Mapping[str, float]] = None,
-    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
-    grid: Optional[Mapping[str, Sequence[float]]] = None,
-    bootstrap: int = 0,
-    cluster: Optional[str] = None,
-    level: float = DEFAULT_LEVEL,
-    calibrate: bool = True,
-    by: Optional[str] = None,
-    heteroscedastic: Optional[str] = None,
-    family: Optional[str] = None,
-    trials: Union[None, str, float] = None,
-    exposure: Optional[str] = None,
-    nu: Optional[float] = None,
-    dispersion: Optional[float] = None,
-    profile: Union[None, str, Sequence[str]] = None,
-    qc: Optional[str] = None,
-    sweep: Union[None, str, Sequence[str]] = None,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    delimiter: Optional[str] = None,
-) -> Fit:
-    """Fits a law (a catalog name, or a formula) to runs.
-
-    ``data`` is a pandas or polars DataFrame, a dict of arrays, or a path (.csv, .tsv,
-    .jsonl, .parquet). ``map={"N": "Model Size"}`` names columns for the law, ``derive={"D":
-    "C/(6*N)"}`` adds computed columns (in order), ``where="loss < 3.44"`` (or a list) keeps
-    the rows where the comparison holds. The fit is the CLI's: Huber loss with ``f_scale`` on
-    log residuals, summed, by default; ``bootstrap=K`` adds K resampled refits (whole runs of
-    ``cluster`` when given) for intervals. Prediction intervals beyond the data are
-    calibrated by rolling-origin backtests ordered by ``by`` (default: a column ``C``, else
-    6*N*D, else the law's first variable) unless ``calibrate=False``; ``Fit.to_dict()["calibration"]``
-    says how, or why not. ``heteroscedastic="C"`` (a variable of the law, or compute C =
-    6*N*D; needs ``loss="linear"``) fits a residual scale sigma(x) = sigma0*(x/x0)^s with the
-    law, so prediction intervals use sigma at each point; ``Fit.variance`` holds it.
-    ``family="poisson"`` (or ``gaussian``, ``student_t``, ``negative_binomial``,
-    ``binomial``, ``beta_binomial``) maximises that likelihood instead of the robust loss
-    (leave ``loss`` and ``f_scale`` at their defaults): counts take an optional ``exposure``
-    column, proportions need ``trials`` (a column, or one number for every row);
-    ``dispersion`` and ``nu`` hold the family's nuisance values (default: fitted), and
-    ``Fit.to_dict()["family"]`` reports them. ``profile="alpha"`` (or a list) adds
-    profile-likelihood intervals of those parameters (``Fit.to_dict()["profiles"]``). ``qc`` is
-    the quality control of the runs before the fit (None: the library's default, ``"warn"``):
-    ``"warn"`` flags diverged, duplicated and out-of-line rows and fits every row,
-    ``"exclude"`` removes the flagged rows, ``"off"`` skips it; ``Fit.to_dict()["qc"]`` lists every
-    flag (row, rule, value, threshold) and the rows removed (see :func:`scalinglaws.qc`).
-    ``sweep="lr"`` (or a list: learning rate, batch size, ...) fits the law to each cell's
-    frontier (per value of the law's variables: the minimum of the parabola in the log setting
-    through the best run and its two neighbours where one swept column varies over 3 values or
-    more, else the best run); ``Fit.to_dict()["sweep"]`` lists each cell's runs, its frontier and
-    how it was found, and prediction intervals add the frontier choice's sd. The GIL is
-    released while it runs, on a worker thread that Ctrl-C stops within a fraction of a
-    second (KeyboardInterrupt; the fit is lost, nothing else changes).
-    """
-    request = fit_request(
-        law, formula, target, map, derive, where, weights, loss, f_scale, space, fix, bounds,
-        grid, bootstrap, cluster, level, calibrate, by, heteroscedastic, family, trials,
-        exposure, nu, dispersion, seed, threads,
-    )
-    request["profiles"] = [profile] if isinstance(profile, str) else list(profile or [])
-    if qc is not None:
-        request["qc"] = qc
-    if sweep is not None:
-        request["sweep"] = sweep
-    document, fitted = call_with_data(_scalinglaws.fit, data, delimiter, dump(request))
-    return Fit(document, fitted)
-
-
 def fit_request(
     law: Optional[str],
     formula: Optional[str],
@@ -632,9 +561,9 @@ def fit_request(
     seed: int,
     threads: Optional[int],
 ) -> Dict[str, Any]:
-    """A fit's request (the library's ``FitRequest``), shared by :func:`fit` and
-    :func:`scalinglaws.fit_groups` so that their keywords mean the same; called from those
-    functions (the threads warning points at their caller)."""
+    """The request of :func:`scalinglaws.fit_groups` (the library's ``FitRequest``, whose
+    keywords mean what :func:`scalinglaws.fit`'s do), the threads warning pointing at its
+    caller."""
     return {
         **recipe(target, map, derive, where, weights),
         **fit_options(

@@ -107,10 +107,10 @@ class Result:
         return result
 
     @classmethod
-    def _from_native(cls: Type[R], native: Tuple[str, str]) -> R:
+    def _from_native(cls: Type[R], native: Tuple[str, str, Optional[str]]) -> R:
         """The result of what the compiled module returns for an analysis: its document (JSON
-        text) and its text report."""
-        document, report = native
+        text), its text report (and the data a fit was fitted to, which only `Fit` keeps)."""
+        document, report, _ = native
         result = cls._from_document(json.loads(document))._reported(report)
         object.__setattr__(result, "_text", document)
         return result

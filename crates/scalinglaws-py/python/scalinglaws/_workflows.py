@@ -43,6 +43,7 @@ from ._results import (
 )
 
 __all__ = [
+    "fit",
     "sensitivity",
     "predict",
     "cooldown_study",
@@ -2696,6 +2697,140 @@ family's own distribution at the size every fitted row shared.
 
 
 @checked
+def fit(
+    data: DataLike,
+    law: Optional[str] = None,
+    formula: Optional[str] = None,
+    *,
+    target: str,
+    bootstrap: Count = 0,
+    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
+    by: Optional[str] = None,
+    calibrate: bool = True,
+    cluster: Optional[str] = None,
+    derive: Optional[Mapping[str, str]] = None,
+    dispersion: Optional[float] = None,
+    exposure: Optional[str] = None,
+    f_scale: float = 0.001,
+    family: Optional[str] = None,
+    fix: Optional[Mapping[str, float]] = None,
+    grid: Optional[Mapping[str, Sequence[float]]] = None,
+    heteroscedastic: Optional[str] = None,
+    level: float = 0.95,
+    loss: str = "huber",
+    map: Optional[Mapping[str, str]] = None,
+    nu: Optional[float] = None,
+    profile: Optional[Union[str, Sequence[str]]] = None,
+    qc: Optional[Literal["warn", "exclude", "off"]] = None,
+    seed: Count = 0,
+    space: Optional[str] = None,
+    sweep: Optional[Union[str, Sequence[str]]] = None,
+    threads: Optional[Count] = None,
+    trials: Optional[Union[float, str]] = None,
+    weights: Optional[str] = None,
+    where: Optional[Union[str, Sequence[str]]] = None,
+    delimiter: Optional[str] = None,
+) -> Fit:
+    """Fits a law (a catalog name, or a formula) to runs, with its uncertainty: bootstrap,
+    profile-likelihood and calibrated prediction intervals. The same document as the command
+    line's ``--json``. It runs with the GIL released, on a worker thread that Ctrl-C stops
+    (KeyboardInterrupt; nothing else changes).
+
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
+    - ``target``: The target column: the loss the laws predict (for ``downstream``, the
+      accuracy).
+    - ``bootstrap``: Bootstrap replicates of the fit (0: none).
+    - ``bounds``: Bounds of parameters: {name: (low, high)}, None for no bound on that side.
+    - ``by``: The column that orders scale for the calibration (None: a column ``C``, else
+      6*N*D, else the law's first variable).
+    - ``calibrate``: Widen prediction intervals beyond the data by the law's form error (the
+      cross-study prior updated by the fit's backtests).
+    - ``cluster``: Resample whole runs named by this column instead of rows.
+    - ``derive``: Columns computed from others: {name: expression}, in order (each may use those
+      before).
+    - ``dispersion``: A family's dispersion (None: fitted).
+    - ``exposure``: A count family's exposure column.
+    - ``f_scale``: The scale at which the robust loss turns from quadratic to linear.
+    - ``family``: A likelihood family for counts or proportions (``poisson``, ``binomial``,
+      ...).
+    - ``fix``: Parameters held at given values: {name: value}.
+    - ``formula``: A law as a formula of columns and parameters (``E + A*N^-alpha``).
+    - ``grid``: Start values of parameters for the global search: {name: [values]}.
+    - ``heteroscedastic``: The column the residual scale varies with (a variable of the law, or
+      compute ``C`` = k*N*D; the linear loss or the gaussian family): sigma(x) = sigma0*(x/x0)^s
+      is fitted with the law, so prediction intervals use sigma at each point (the document's
+      ``variance``).
+    - ``law``: A built-in law (``chinchilla``, ``bnsl:2``; see ``laws``): exactly one of law and
+      formula.
+    - ``level``: Level of the intervals.
+    - ``loss``: The robust loss per residual: ``huber``, ``linear``, ``soft_l1``, ``cauchy`` or
+      ``arctan``.
+    - ``map``: Law variables read from columns of other names: {variable: column}, in order.
+    - ``nu``: The Student-t family's degrees of freedom (None: fitted).
+    - ``profile``: Parameters given profile-likelihood intervals (one name or several; the
+      document's ``profiles``).
+    - ``qc``: Quality control of the runs before the fit: ``warn`` (flag diverged, duplicated
+      and out-of-line rows and fit every row), ``exclude`` (remove the flagged rows, listing
+      them) or ``off`` (None: the default, ``warn``).
+    - ``seed``: Seed of every random step (the fit itself is deterministic).
+    - ``space``: Where residuals are taken: ``log`` or ``linear`` (None: the law's own; laws
+      compared side by side must agree, for likelihoods compare only in one space).
+    - ``sweep``: Swept columns (learning rate, batch size, ...): one or several. The law is
+      fitted to each cell's frontier (per value of the law's variables: the minimum of a
+      parabola through the best setting and its neighbours, else the best run), not to every
+      run.
+    - ``threads``: Worker threads (None: every core, up to the cap).
+    - ``trials``: A proportion family's trials: a column, or one count for every row.
+    - ``weights``: A column of per-row weights.
+    - ``where``: Row filters (``loss < 3.4``), one or several; rows failing any are left out and
+      counted.
+    - ``delimiter``: The delimiter of a text file of runs (None: by its extension).
+    """
+    spec = {
+        "target": target,
+        "bootstrap": bootstrap,
+        "bounds": bounds,
+        "by": by,
+        "calibrate": calibrate,
+        "cluster": cluster,
+        "derive": derive,
+        "dispersion": dispersion,
+        "exposure": exposure,
+        "f_scale": f_scale,
+        "family": family,
+        "fix": fix,
+        "formula": formula,
+        "grid": grid,
+        "heteroscedastic": heteroscedastic,
+        "law": law,
+        "level": level,
+        "loss": loss,
+        "map": map,
+        "nu": nu,
+        "profile": profile,
+        "qc": qc,
+        "seed": seed,
+        "space": space,
+        "sweep": sweep,
+        "threads": threads,
+        "trials": trials,
+        "weights": weights,
+        "where": where,
+    }
+    warn_threads(threads, 4)
+    return Fit._from_native(
+        call_with_data(
+            _scalinglaws.run_workflow,
+            data,
+            delimiter,
+            "fit",
+            dump({k: v for k, v in spec.items() if v is not None}),
+        )
+    )
+
+
+@checked
 def sensitivity(
     data: DataLike,
     law: Optional[str] = None,
@@ -2731,9 +2866,11 @@ def sensitivity(
     delimiter: Optional[str] = None,
 ) -> SensitivityResult:
     """How far the prediction at a point moves when each scale group is left out of the fit. The
-    same document as the command line's ``--json``.
+    same document as the command line's ``--json``. It runs with the GIL released, on a worker
+    thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``at``: The point to predict at: a value for each of the law's variables.
     - ``by``: The column that orders scale (e.g. compute): its groups are dropped one at a time.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
@@ -2829,7 +2966,8 @@ def predict(
 ) -> Predictions:
     """A saved fit at new points, with confidence intervals of the law's mean and prediction
     intervals of a new run, calibrated beyond the data by the fit's backtests. The same document
-    as the command line's ``--json``.
+    as the command line's ``--json``. It runs with the GIL released, on a worker thread that
+    Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`Fit`.
     - ``at``: The points: values by law variable, in order, each one value (for every point) or
@@ -2862,7 +3000,8 @@ def cooldown_study(
     warmup: Optional[Count] = None,
 ) -> CooldownStudy:
     """Constant learning rate with a cooldown against a cosine at each training length, under a
-    schedule fit. The same document as the command line's ``--json``.
+    schedule fit. The same document as the command line's ``--json``. It runs with the GIL
+    released, on a worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``bootstrap``: Bootstrap replicates of the fit's training curves for percentile intervals
@@ -2922,9 +3061,12 @@ def qc(
     delimiter: Optional[str] = None,
 ) -> QcResult:
     """Flag the runs to set aside before a fit: broken or diverged losses, repeated rows, early
-    checkpoints, outliers. The same document as the command line's ``--json``.
+    checkpoints, outliers. The same document as the command line's ``--json``. It runs with the
+    GIL released, on a worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else
+    changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``budget``: The column of the compute budget, with any columns that tell configurations
@@ -3001,7 +3143,8 @@ def schedule_predict(
     seed: Optional[Count] = None,
 ) -> SchedulePrediction:
     """The loss curve a schedule fit predicts for a schedule, with prediction intervals when asked.
-    The same document as the command line's ``--json``.
+    The same document as the command line's ``--json``. It runs with the GIL released, on a
+    worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``schedule``: The schedule, KIND:KEY=VALUE,... (e.g.
@@ -3056,9 +3199,11 @@ def lr(
     delimiter: Optional[str] = None,
 ) -> LrAnalysis:
     """The learning rate (and batch size) to use at a target scale, from LR sweeps on smaller runs.
-    The same document as the command line's ``--json``.
+    The same document as the command line's ``--json``. It runs with the GIL released, on a
+    worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``lr``: The column of each run's (peak) learning rate.
     - ``size``: The column of model size N.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
@@ -3144,9 +3289,11 @@ def downstream(
     delimiter: Optional[str] = None,
 ) -> DownstreamAnalysis:
     """Task accuracy at larger models from the evaluations of smaller ones (and a model's own early
-    checkpoints). The same document as the command line's ``--json``.
+    checkpoints). The same document as the command line's ``--json``. It runs with the GIL
+    released, on a worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``anchors``: How many of the largest model sizes the pooled model's trend runs through (2
@@ -3245,9 +3392,11 @@ def backtest(
     delimiter: Optional[str] = None,
 ) -> Backtest:
     """Fits on the smaller scales and scores the predictions of the held-out larger ones. The same
-    document as the command line's ``--json``.
+    document as the command line's ``--json``. It runs with the GIL released, on a worker thread
+    that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``by``: The column that orders scale (e.g. compute): fit on small values, predict large
       ones.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
@@ -3366,9 +3515,11 @@ def isoflop(
     delimiter: Optional[str] = None,
 ) -> IsoflopAnalysis:
     """IsoFLOP analysis per group: the minimum per budget and the power laws N* ∝ C^a, D* ∝ C^b.
-    The same document as the command line's ``--json``.
+    The same document as the command line's ``--json``. It runs with the GIL released, on a
+    worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``compute``: The column of each run's compute budget in FLOPs (runs within ``tolerance``
       share one).
     - ``size``: The column of model size N.
@@ -3465,9 +3616,12 @@ def compare_laws(
     delimiter: Optional[str] = None,
 ) -> LawComparison:
     """Fits several laws to the same rows and sets them side by side, with likelihood-ratio tests
-    between nested laws. The same document as the command line's ``--json``.
+    between nested laws. The same document as the command line's ``--json``. It runs with the
+    GIL released, on a worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else
+    changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``by``: Score each law by a backtest that holds out the largest ``holdout_frac`` of the
@@ -3553,9 +3707,11 @@ def select(
 ) -> SelectionResult:
     """Scores candidate laws by rolling-origin backtests over scale, names the winner, stacks them
     and predicts at new points with intervals that hold the spread between laws. The same
-    document as the command line's ``--json``.
+    document as the command line's ``--json``. It runs with the GIL released, on a worker thread
+    that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``at``: Predict at these points: values by variable name, in order, each one value (for
@@ -3656,9 +3812,11 @@ def compare(
 ) -> TrackComparison:
     """Fits every track (recipe) of the runs with one law, separately or with parameters shared,
     and says which wins at which budget and by what compute multiplier. The same document as the
-    command line's ``--json``.
+    command line's ``--json``. It runs with the GIL released, on a worker thread that Ctrl-C
+    stops (KeyboardInterrupt; nothing else changes).
 
-    - ``data``: The runs: a file path, a dict of columns or a DataFrame.
+    - ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a
+      pandas or polars DataFrame.
     - ``target``: The target column: the loss the laws predict (for ``downstream``, the
       accuracy).
     - ``track``: The column naming each run's track (recipe).
@@ -3777,7 +3935,8 @@ def design(
 ) -> DesignAnalysis:
     """Which runs to launch next: the batch of candidate runs that most narrows the goals within a
     spend, designed from the fit of the runs so far or, before any run, from a prior. The same
-    document as the command line's ``--json``.
+    document as the command line's ``--json``. It runs with the GIL released, on a worker thread
+    that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
     - ``data``: The runs, if any: a file path, a dict of columns or a DataFrame (None: none,
       where the settings allow it).
@@ -3899,7 +4058,8 @@ def optimal(
     """Compute-optimal N*, D* at each budget (or the least compute reaching each target loss) of a
     fit, or of a catalog law with published parameters, with intervals from the fit's bootstrap
     and each allocation's prediction interval. The same document as the command line's
-    ``--json``.
+    ``--json``. It runs with the GIL released, on a worker thread that Ctrl-C stops
+    (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`Fit` (None: the settings name a law of their own).
     - ``budget``: Training budgets in FLOPs to allocate (minimise the loss at each): one or
@@ -3957,7 +4117,8 @@ def schedule_cooldown(
 ) -> CooldownTable:
     """The loss after a cooldown of each length started at each step, off a constant run, under a
     saved schedule fit: each row's loss, the constant run's at the same step, and the gain. The
-    same document as the command line's ``--json``.
+    same document as the command line's ``--json``. It runs with the GIL released, on a worker
+    thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``at``: Steps where a cooldown starts.
@@ -4002,7 +4163,8 @@ def schedule_fit(
     """A loss-curve law of the learning-rate schedule fitted to training logs (one row per logged
     step: the run, the step, the learning rate and the loss), each run's schedule rebuilt by
     linear interpolation, and scored (R², final error, RMSE) on every run. The same document as
-    the command line's ``--json``.
+    the command line's ``--json``. It runs with the GIL released, on a worker thread that Ctrl-C
+    stops (KeyboardInterrupt; nothing else changes).
 
     - ``data``: The training logs, one row per logged step: a file path, a dict of columns or a
       DataFrame.
@@ -4053,7 +4215,8 @@ def schedule_compare(
 ) -> ScheduleComparison:
     """Several schedules' curves and final losses under a saved schedule fit, side by side: the
     schedule with the lowest final loss and each one's gap to it. The same document as the
-    command line's ``--json``.
+    command line's ``--json``. It runs with the GIL released, on a worker thread that Ctrl-C
+    stops (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``schedules``: The schedules, each KIND:KEY=VALUE,... as ``schedule_predict`` takes one
@@ -4087,7 +4250,8 @@ def schedule_optimize(
     """The schedule with the lowest final loss a saved schedule fit predicts: a linear warmup to
     the peak, then any non-increasing learning rate down to the floor, searched from the best of
     the standard schedules (constant, cosine, WSD), so never worse than those. The same document
-    as the command line's ``--json``.
+    as the command line's ``--json``. It runs with the GIL released, on a worker thread that
+    Ctrl-C stops (KeyboardInterrupt; nothing else changes).
 
     - ``fit``: A :class:`ScheduleFit`, or its document as a dict.
     - ``floor``: The lowest learning rate allowed (None: peak/1000).

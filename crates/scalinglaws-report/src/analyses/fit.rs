@@ -3,7 +3,7 @@
 //! and a fit's page (`scalinglaws report`, Python's `Fit.report_html`), drawn by `html.rs`.
 
 use scalinglaws::error::Wording;
-use scalinglaws::job::FitPage;
+use scalinglaws::job::{FitOutcome, FitPage};
 use scalinglaws::uncertainty::FitRecord;
 
 use crate::markdown;
@@ -32,6 +32,26 @@ impl crate::Report for FitReport<'_> {
             false => format!("\n```text\n{qc}```\n"),
         };
         render_markdown(self.result, wording) + &qc
+    }
+}
+
+/// The fit workflow's output: its record's report.
+impl crate::Report for FitOutcome {
+    type Json = FitOutcome;
+    fn json_value(&self) -> &FitOutcome {
+        self
+    }
+    fn text(&self, wording: &dyn Wording) -> String {
+        FitReport {
+            result: &self.result,
+        }
+        .text(wording)
+    }
+    fn markdown(&self, wording: &dyn Wording) -> String {
+        FitReport {
+            result: &self.result,
+        }
+        .markdown(wording)
     }
 }
 

@@ -5,9 +5,16 @@ use crate::analysis::schedule::cooldown::CooldownStudy;
 use crate::analysis::schedule::ScheduleFit;
 use crate::document::Document;
 use crate::fit::FitResult;
+use crate::job::FitOutcome;
 use crate::uncertainty::FitRecord;
 
 impl Document for FitRecord {
+    const KIND: &'static str = "fit";
+    const OWN_VERSION: bool = true;
+}
+
+/// The fit workflow's output: its record is the document.
+impl Document for FitOutcome {
     const KIND: &'static str = "fit";
     const OWN_VERSION: bool = true;
 }

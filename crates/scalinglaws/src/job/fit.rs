@@ -180,6 +180,18 @@ pub struct FitOutcome {
 }
 
 impl FitJob {
+    /// Every rule between its settings that needs no data, checked before the data are read:
+    /// the level of its intervals, a cluster only with a bootstrap, and a variance model only
+    /// under a Gaussian likelihood.
+    pub fn check(&self) -> Result<()> {
+        crate::uncertainty::check_level(self.uncertainty.level)?;
+        self.check_cluster()?;
+        match &self.settings.heteroscedastic {
+            Some(column) => check_variance_loss(&self.settings.for_law(&self.law), column),
+            None => Ok(()),
+        }
+    }
+
     /// The whole fit on `table` (prepared with this job's recipe); `progress` hears the
     /// number of bootstrap replicates done.
     pub fn run(&self, table: &Table, progress: &(dyn Fn(usize) + Sync)) -> Result<FitOutcome> {
@@ -414,6 +426,18 @@ impl FitJob {
     }
 
     fn resampling(&self, table: &Table) -> Result<Resampling> {
+        self.check_cluster()?;
+        Ok(match &self.uncertainty.cluster {
+            None => Resampling::Rows,
+            Some(column) => Resampling::Clusters {
+                column: column.clone(),
+                ids: table.run_ids(column, Setting::Cluster)?,
+            },
+        })
+    }
+
+    /// A cluster column resamples whole runs for the bootstrap: refused without one.
+    fn check_cluster(&self) -> Result<()> {
         if self.uncertainty.cluster.is_some() && self.uncertainty.bootstrap.is_none() {
             return Err(Error::setting(
                 Setting::Cluster,
@@ -425,13 +449,7 @@ impl FitJob {
                 ],
             ));
         }
-        Ok(match &self.uncertainty.cluster {
-            None => Resampling::Rows,
-            Some(column) => Resampling::Clusters {
-                column: column.clone(),
-                ids: table.run_ids(column, Setting::Cluster)?,
-            },
-        })
+        Ok(())
     }
 
     fn calibrate(
@@ -679,20 +697,26 @@ pub struct FitRequest {
     /// The fit's intervals (`bootstrap`, `cluster`, `level`, `calibrate`), at the top level.
     #[serde(flatten)]
     pub uncertainty: UncertaintyRequest,
-    /// Parameters given profile-likelihood intervals.
-    #[serde(default)]
+    /// Parameters given profile-likelihood intervals (one name or several; the document's
+    /// `profiles`).
+    #[serde(default, rename = "profile", deserialize_with = "one_or_many")]
+    #[schemars(with = "OneOrMany")]
     pub profiles: Vec<String>,
-    /// The column that orders scale for the calibration.
+    /// The column that orders scale for the calibration (None: a column `C`, else 6*N*D,
+    /// else the law's first variable).
     #[serde(default)]
     pub by: Option<String>,
-    /// The column the residual scale varies with (linear loss only).
+    /// The column the residual scale varies with (a variable of the law, or compute `C` =
+    /// k*N*D; the linear loss or the gaussian family): sigma(x) = sigma0*(x/x0)^s is fitted
+    /// with the law, so prediction intervals use sigma at each point (the document's
+    /// `variance`).
     #[serde(default)]
     pub heteroscedastic: Option<String>,
     /// Quality control of the runs before the fit: `warn` (flag diverged, duplicated and
     /// out-of-line rows and fit every row), `exclude` (remove the flagged rows, listing them)
-    /// or `off`.
+    /// or `off` (None: the default, `warn`).
     #[serde(default)]
-    pub qc: QcMode,
+    pub qc: Option<QcMode>,
 }
 
 /// The intervals asked of a fit, as JSON: the bootstrap and how it resamples, the level, and
@@ -798,7 +822,7 @@ impl TryFrom<FitRequest> for FitJob {
                 profiles: request.profiles,
                 ..request.uncertainty.settings(seed, request.by)
             },
-            qc: request.qc,
+            qc: request.qc.unwrap_or_default(),
         })
     }
 }

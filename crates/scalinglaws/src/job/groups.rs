@@ -168,10 +168,11 @@ impl GroupedFitJob {
         ))
     }
 
-    /// Refuses, before the data are read, no grouping column and what is not run per group
-    /// yet: calibration beyond the data (named by its scale column `by` when one is given),
+    /// Refuses, before the data are read, what a single fit refuses ([`FitJob::check`]), no
+    /// grouping column and what is not run per group yet: calibration beyond the data (named by its scale column `by` when one is given),
     /// profiles, a variance model, cluster resampling and a sweep.
     pub fn check(&self) -> Result<()> {
+        self.fit.check()?;
         if self.groups.is_empty() {
             return Err(Error::setting(
                 Setting::Group,

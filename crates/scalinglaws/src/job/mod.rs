@@ -4,8 +4,9 @@
 //! the request it sends), so each workflow is written once, here, and the front ends only
 //! choose how to print the result.
 //!
-//! - [`fit`]: [`FitJob`], THE fit workflow (law, row check, fit, variance model, calibration,
-//!   profiles, bootstrap, provenance), and the default residual space of each law;
+//! - [`fit`]: [`FitJob`], the steps of a fit (law, row check, fit, variance model,
+//!   calibration, profiles, bootstrap, provenance) that the workflow `crate::workflow::fit`
+//!   and every analysis that fits run, and the default residual space of each law;
 //! - [`groups`]: [`GroupedFitJob`], one law fitted to every group of a grouping column on the
 //!   worker pool, a group that cannot be fitted kept as a value with its reason;
 //! - [`report`]: [`ReportJob`], the fit and the analyses its page shows (allocation, frontier,

@@ -2,7 +2,7 @@
 //! it, with its one default), the `Spec` it becomes by `spec` (texts parsed, errors the
 //! library's own; the command line builds the spec directly), `check` (every rule between
 //! settings), an `Output` document, and a `run` on its [`Input`] (the runs as a prepared
-//! table, a saved fit, or either when given) with a [`Ctx`] (the interrupt, the work budget). Each face runs
+//! table, a saved fit, or either when given) with a [`Ctx`] (the interrupt, the work budget, the progress). Each face runs
 //! every workflow of [`for_each_workflow!`] the same way: the command line by one generic
 //! runner, Python by one native entry and functions generated from the specs' JSON Schemas
 //! (`schemars`), so a new setting is written once, in its request, and a new workflow in its own
@@ -14,6 +14,7 @@ pub mod compare_laws;
 pub mod cooldown_study;
 pub mod design;
 pub mod downstream;
+pub mod fit;
 pub mod isoflop;
 pub mod lr;
 pub mod optimal;
@@ -36,13 +37,45 @@ use crate::document::Document;
 use crate::error::{Error, Result, Setting, Text};
 use crate::interrupt::Interrupt;
 
-/// What a run takes besides its spec and table: when to stop, and how much work it may do.
+/// What a run takes besides its spec and table: when to stop, how much work it may do, and
+/// whom to tell how far it has come.
 #[derive(Debug, Clone)]
 pub struct Ctx {
     /// Stops the run between steps ([`crate::Error::Interrupted`]).
     pub interrupt: Interrupt,
     /// The most work the run may do, in core-seconds ([`crate::work`]); None: the default.
     pub max_work: Option<f64>,
+    /// Hears the steps done (a fit's bootstrap replicates), for a face's progress bar.
+    pub progress: Progress,
+}
+
+/// Whom a run tells how many of its steps are done (a command line's progress bar); by
+/// default no one.
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<dyn Fn(usize) + Send + Sync>>);
+
+impl Progress {
+    /// Tells `hear` each count of steps done.
+    pub fn to(hear: impl Fn(usize) + Send + Sync + 'static) -> Progress {
+        Progress(Some(std::sync::Arc::new(hear)))
+    }
+
+    /// `done` steps are done.
+    pub fn done(&self, done: usize) {
+        if let Some(hear) = &self.0 {
+            hear(done);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(heard)"
+        } else {
+            "Progress(none)"
+        })
+    }
 }
 
 impl Ctx {
@@ -66,6 +99,7 @@ impl Default for Ctx {
         Ctx {
             interrupt: Interrupt::new(),
             max_work: None,
+            progress: Progress::default(),
         }
     }
 }
@@ -132,6 +166,12 @@ pub trait Workflow {
     }
     /// The workflow on its input (a table prepared with [`Workflow::recipe`]).
     fn run(spec: &Self::Spec, input: &Self::Input, ctx: &Ctx) -> Result<Self::Output>;
+    /// The data an output was fitted to, which a face keeps beside the document and does not
+    /// save (Python's `Fit` draws them, and its page backtests on them): `fit`'s; None for
+    /// the rest.
+    fn fitted(_output: &Self::Output) -> Option<&crate::fit::FitData> {
+        None
+    }
 }
 
 /// Refuses a key of a request (as JSON) that names no setting of `W`. serde ignores an unknown
@@ -186,6 +226,7 @@ pub(crate) fn refuse_unused_recipe(recipe: &Recipe, workflow: &str, why: Text) -
 macro_rules! for_each_workflow {
     ($callback:ident) => {
         $callback! {
+            fit => $crate::workflow::fit::FitWorkflow,
             sensitivity => $crate::workflow::sensitivity::Sensitivity,
             predict => $crate::workflow::predict::PredictWorkflow,
             cooldown_study => $crate::workflow::cooldown_study::CooldownStudyWorkflow,

@@ -149,6 +149,11 @@ const BASES: &[(&str, &str)] = &[
 /// fit's caveats, shared with `Fit.caveats`): imported, not generated.
 const IMPORTED: &[&str] = &["FitCaveat"];
 
+/// Documents whose class is written by hand, by title: `fit`'s `Fit` (`_fit.py`: prediction,
+/// pictures and the page over the document, with the data fitted beside it). The function
+/// returns it (`Fit._from_native`); no class is generated.
+const HAND_WRITTEN: &[&str] = &["Fit"];
+
 /// A generated class: the class it extends (a tagged variant's content), and its text.
 #[derive(Clone, PartialEq)]
 struct Class {
@@ -163,8 +168,10 @@ fn module(entries: &[Entry]) -> String {
     let mut functions = String::new();
     for entry in entries {
         let result = title(&entry.output);
-        collect_classes(&entry.output, &mut classes);
-        collect_aliases(&entry.output, &mut aliases);
+        if !HAND_WRITTEN.contains(&result.as_str()) {
+            collect_classes(&entry.output, &mut classes);
+            collect_aliases(&entry.output, &mut aliases);
+        }
         functions += &function(entry, &result);
     }
     let mut names: Vec<String> = entries.iter().map(|e| e.name.to_string()).collect();
@@ -644,12 +651,13 @@ fn keyword(name: &str, property: &Value, required: bool) -> String {
 /// The function's docstring: the workflow's summary, then each keyword's description.
 fn function_doc(entry: &Entry, keywords: &[(String, Value)]) -> String {
     let mut text = format!(
-        "{}. The same document as the command line's ``--json``.\n\n",
+        "{}. The same document as the command line's ``--json``. It runs with the GIL released, \
+         on a worker thread that Ctrl-C stops (KeyboardInterrupt; nothing else changes).\n\n",
         entry.summary
     );
     // What the first argument is, by the input kind.
     text += match entry.input {
-        "table" => "- ``data``: The runs: a file path, a dict of columns or a DataFrame.\n",
+        "table" => "- ``data``: The runs: a file path (.csv, .tsv, .jsonl, .parquet), a dict of columns or a pandas or polars DataFrame.\n",
         "log_tables" => "- ``data``: The training logs, one row per logged step: a file path, a dict of columns or a DataFrame.\n",
         "optional_table" => "- ``data``: The runs, if any: a file path, a dict of columns or a DataFrame (None: none, where the settings allow it).\n",
         "optional_fit" => "- ``fit``: A :class:`Fit` (None: the settings name a law of their own).\n",
