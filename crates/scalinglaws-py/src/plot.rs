@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::analysis::allocation::allocation_from_fit;
-use scalinglaws::analysis::allocation::{optimal, AllocationSettings, Flops};
+use scalinglaws::analysis::allocation::{optimal, AllocationSettings};
 use scalinglaws::{Error, Interrupt};
+use scalinglaws_report::plots::FrontierPicture;
 
 use crate::errors::{interruptible, py, request, to_py};
 use crate::fit::{read_fit, FitDataJson};
@@ -60,13 +61,12 @@ fn draw(page: &scalinglaws_plot::Page, path: &str) -> PyResult<()> {
     }
 }
 
+/// What `Fit.plot` sends: the frontier's budgets, formula and values held (each absent one the
+/// report crate's default), the variable on the x axis of the data and the level.
 #[derive(Deserialize)]
 struct PlotRequest {
-    from: f64,
-    to: f64,
-    flops: String,
-    #[serde(default)]
-    held: BTreeMap<String, Vec<f64>>,
+    #[serde(flatten)]
+    frontier: FrontierPicture,
     /// The variable on the x axis of a `fit` plot (default: the law's first).
     #[serde(default)]
     x: Option<String>,
@@ -174,26 +174,19 @@ fn fit_page(
     Ok(page)
 }
 
-/// The frontier over 41 budgets from `request.from` to `request.to`, its bands from the fit's
-/// bootstrap draws (at the bootstrap's level), solved on a worker that Ctrl-C stops.
+/// The frontier picture (its budgets and formula as the report crate's [`FrontierPicture`]
+/// reads them), its bands from the fit's bootstrap draws (at the bootstrap's level), solved
+/// on a worker that Ctrl-C stops.
 fn frontier_page(
     py_: Python<'_>,
     result: &scalinglaws::uncertainty::FitRecord,
     law: &scalinglaws::Law,
     request: PlotRequest,
 ) -> PyResult<scalinglaws_plot::Page> {
-    if !(request.from > 0.0 && request.to > request.from) {
-        return Err(to_py(Error::settings("budgets: give 0 < from < to")));
-    }
-    let budgets = (0..41)
-        .map(|i| (request.from.ln() + (request.to / request.from).ln() * i as f64 / 40.0).exp())
-        .collect();
     let interrupt = Interrupt::new();
     let settings = AllocationSettings {
-        flops: py(Flops::parse(&request.flops))?,
-        held: request.held,
         interrupt: interrupt.clone(),
-        ..AllocationSettings::at_budgets(budgets)
+        ..py(request.frontier.settings())?
     };
     let settings = allocation_from_fit(settings, Some(result), None);
     let params = result.param_values();

@@ -376,6 +376,24 @@ def test_plots_render_from_the_wheel(chinchilla: pd.DataFrame, tmp_path) -> None
         sl.fit(chinchilla, **PROTOCOL).plot(kind="bootstrap")
 
 
+def test_the_frontier_picture_is_the_command_lines(cli, fitted: sl.Fit, tmp_path) -> None:
+    """Its budgets and formula are read by the report crate's one `FrontierPicture` in both
+    faces: the defaults and a range give the same SVG, and a bad range is refused alike."""
+    saved = tmp_path / "fit.json"
+    fitted.save(saved)
+
+    def cli_svg(*args: str) -> str:
+        return subprocess.run([str(cli), "plot", "frontier", str(saved), *args, "-o", "-"],
+                              check=True, capture_output=True, text=True).stdout
+
+    assert fitted.plot().svg.strip() == cli_svg().strip()
+    ranged = fitted.plot(budgets=(1e20, 1e24), flops="6*N*D + 2*N*2048").svg
+    assert ranged.strip() == cli_svg("--from", "1e20", "--to", "1e24",
+                                     "--flops", "6*N*D + 2*N*2048").strip()
+    with pytest.raises(sl.SettingsError, match="give 0 < from < to"):
+        fitted.plot(budgets=(1e24, 1e20))
+
+
 def test_a_heteroscedastic_fit_matches_the_command_line(cli, chinchilla: pd.DataFrame) -> None:
     fitted = sl.fit(chinchilla, **PROTOCOL, loss="linear", heteroscedastic="C", calibrate=False)
     args = [

@@ -4,7 +4,11 @@
 //! them). The CLI, Python and the HTML page draw through here, so a picture shows the numbers
 //! the reports print.
 
-use scalinglaws::analysis::allocation::Frontier;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use scalinglaws::analysis::allocation::{AllocationSettings, Flops, Frontier};
 use scalinglaws::analysis::downstream::{DownstreamResult, Method, Shape, TaskForecast};
 use scalinglaws::analysis::isoflop::{
     group_by_budget, isoflop, Isoflop, IsoflopData, IsoflopSettings,
@@ -13,11 +17,12 @@ use scalinglaws::analysis::schedule::intervals::CurveBand;
 use scalinglaws::analysis::schedule::Prediction;
 use scalinglaws::analysis::tracks::{Track, TrackComparison};
 use scalinglaws::data::recipe::Table;
+use scalinglaws::error::short_number;
 use scalinglaws::error::Setting;
 use scalinglaws::fit::{FitData, FitResult, Space};
 use scalinglaws::uncertainty::curves::{band_along, curve_along};
 use scalinglaws::uncertainty::FitRecord;
-use scalinglaws::workflow::compare::{n_and_d, CompareResult, CompareSpec};
+use scalinglaws::workflow::compare::{n_and_d, CompareResult, CompareSpec, DEFAULT_FLOPS};
 use scalinglaws::workflow::design::DesignDocument;
 use scalinglaws::{text, Error, Law};
 use scalinglaws_plot::inputs::{
@@ -279,6 +284,73 @@ pub fn residuals_page(law: &Law, result: &FitResult, data: &FitData) -> Result<P
             })
             .collect(),
     }))
+}
+
+/// The smallest and the largest budget the frontier picture draws when none are given, in
+/// FLOPs.
+pub const FRONTIER_BUDGETS: (f64, f64) = (1e18, 1e26);
+
+/// What the frontier picture of a saved fit is drawn over (`plot frontier`, Python's
+/// `Fit.plot()`): its budgets, the FLOPs formula and the other variables held, each default
+/// and rule written here once for both faces.
+#[derive(Debug, Clone, Deserialize)]
+pub struct FrontierPicture {
+    /// The smallest budget drawn, in FLOPs.
+    #[serde(default = "smallest_budget")]
+    pub from: f64,
+    /// The largest budget drawn, in FLOPs.
+    #[serde(default = "largest_budget")]
+    pub to: f64,
+    /// Training FLOPs as a formula of N and D.
+    #[serde(default = "default_flops")]
+    pub flops: String,
+    /// Other variables of the law held at values (`U` → its values).
+    #[serde(default)]
+    pub held: BTreeMap<String, Vec<f64>>,
+}
+
+fn smallest_budget() -> f64 {
+    FRONTIER_BUDGETS.0
+}
+
+fn largest_budget() -> f64 {
+    FRONTIER_BUDGETS.1
+}
+
+fn default_flops() -> String {
+    DEFAULT_FLOPS.to_string()
+}
+
+impl Default for FrontierPicture {
+    fn default() -> Self {
+        FrontierPicture {
+            from: smallest_budget(),
+            to: largest_budget(),
+            flops: default_flops(),
+            held: BTreeMap::new(),
+        }
+    }
+}
+
+impl FrontierPicture {
+    /// The allocation at 41 budgets log-spaced from `from` to `to` (0 < from < to, finite),
+    /// under the formula, with the values held.
+    pub fn settings(&self) -> Result<AllocationSettings, Error> {
+        let (from, to) = (self.from, self.to);
+        if !(from > 0.0 && to > from && to.is_finite()) {
+            return Err(Error::settings(format!(
+                "the frontier's budgets from {} to {}: give 0 < from < to",
+                short_number(from),
+                short_number(to)
+            )));
+        }
+        let budgets = log_grid(from, to, 41);
+        Ok(AllocationSettings {
+            flops: Flops::parse(&self.flops)?,
+            held: self.held.clone(),
+            ..AllocationSettings::at_budgets(budgets)
+        })
+    }
 }
 
 /// The compute-optimal frontier (N*(C), D*(C)), with bands when it has bootstrap intervals.

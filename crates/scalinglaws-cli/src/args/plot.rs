@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use scalinglaws::workflow::compare::DEFAULT_FLOPS;
+use scalinglaws_report::plots::FRONTIER_BUDGETS;
 
 use super::{DataArgs, FitArgs};
 use crate::cmd_compare::CompareArgs;
@@ -114,15 +116,15 @@ pub struct PlotFrontierArgs {
     pub fit: PathBuf,
 
     /// The smallest budget on the x axis, in FLOPs.
-    #[arg(long, value_name = "C", default_value = "1e18")]
+    #[arg(long, value_name = "C", default_value_t = format!("{:e}", FRONTIER_BUDGETS.0))]
     pub from: String,
 
     /// The largest budget on the x axis, in FLOPs.
-    #[arg(long, value_name = "C", default_value = "1e26")]
+    #[arg(long, value_name = "C", default_value_t = format!("{:e}", FRONTIER_BUDGETS.1))]
     pub to: String,
 
     /// Training FLOPs as a formula of N and D.
-    #[arg(long, value_name = "FORMULA", default_value = "6*N*D")]
+    #[arg(long, value_name = "FORMULA", default_value = DEFAULT_FLOPS)]
     pub flops: String,
 
     /// Hold another variable of the law at a value, e.g. U=25e9 (repeatable).

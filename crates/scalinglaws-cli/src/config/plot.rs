@@ -1,8 +1,8 @@
 //! `plot`'s configuration, one variant per kind of picture.
 
-use anyhow::{Context, Result};
-use scalinglaws::analysis::allocation::{AllocationSettings, Flops};
-use scalinglaws::error::short_number;
+use anyhow::Result;
+use scalinglaws::analysis::allocation::AllocationSettings;
+use scalinglaws_report::plots::FrontierPicture;
 
 use super::values::{held_values, number};
 use super::{fit_config, one_on_stdout, recipe, FitConfig};
@@ -56,25 +56,16 @@ fn parse_size(text: &str) -> Result<(u32, u32)> {
     })
 }
 
-/// `plot frontier`: 41 budgets log-spaced from `--from` to `--to`, with `--flops` and `--set`.
+/// `plot frontier`: the picture's budgets (`--from`, `--to`), `--flops` and `--set`, read into
+/// the report crate's [`FrontierPicture`], whose rule (and defaults) they are.
 fn frontier_settings(args: &PlotFrontierArgs) -> Result<AllocationSettings> {
-    let from = number("--from", &args.from)?;
-    let to = number("--to", &args.to)?;
-    if !(from > 0.0 && to > from && to.is_finite()) {
-        return Err(input_error(format!(
-            "--from {} --to {}: give budgets with 0 < from < to",
-            short_number(from),
-            short_number(to)
-        )));
-    }
-    let budgets = (0..41)
-        .map(|i| (from.ln() + (to.ln() - from.ln()) * i as f64 / 40.0).exp())
-        .collect();
-    Ok(AllocationSettings {
-        flops: Flops::parse(&args.flops).context("--flops")?,
+    let picture = FrontierPicture {
+        from: number("--from", &args.from)?,
+        to: number("--to", &args.to)?,
+        flops: args.flops.clone(),
         held: held_values(&args.held)?,
-        ..AllocationSettings::at_budgets(budgets)
-    })
+    };
+    Ok(picture.settings()?)
 }
 
 /// A picture of a fit: the fit's configuration (its `--json` writes the fit beside the

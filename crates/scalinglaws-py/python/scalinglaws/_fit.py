@@ -272,8 +272,8 @@ class Fit:
         self,
         path: None = None,
         kind: str = "frontier",
-        budgets: Tuple[float, float] = (1e18, 1e26),
-        flops: str = "6*N*D",
+        budgets: Optional[Tuple[float, float]] = None,
+        flops: Optional[str] = None,
         x: Optional[str] = None,
     ) -> Plot: ...
 
@@ -282,8 +282,8 @@ class Fit:
         self,
         path: PathLike,
         kind: str = "frontier",
-        budgets: Tuple[float, float] = (1e18, 1e26),
-        flops: str = "6*N*D",
+        budgets: Optional[Tuple[float, float]] = None,
+        flops: Optional[str] = None,
         x: Optional[str] = None,
     ) -> str: ...
 
@@ -292,24 +292,22 @@ class Fit:
         self,
         path: Optional[PathLike] = None,
         kind: str = "frontier",
-        budgets: Tuple[float, float] = (1e18, 1e26),
-        flops: str = "6*N*D",
+        budgets: Optional[Tuple[float, float]] = None,
+        flops: Optional[str] = None,
         x: Optional[str] = None,
     ) -> Union[Plot, str]:
-        """Draws the compute-optimal frontier (``kind="frontier"``, over ``budgets``), the
-        bootstrap distributions (``"bootstrap"``), the data against ``x`` with the fitted
-        curves (``"fit"``) or the residuals (``"residuals"``; these two need the fit's data,
-        so a fit made by :func:`fit`). Without ``path``, returns a :class:`Plot` (shown inline
-        in a notebook); with it, writes an .svg or .png file quietly and returns the path (the
-        font is embedded: no system fonts needed)."""
-        request = {
-            "from": float(budgets[0]),
-            "to": float(budgets[1]),
-            "flops": flops,
-            "held": {},
-            "x": x,
-        }
-        text = dump(request)
+        """Draws the compute-optimal frontier (``kind="frontier"``, over ``budgets``, the
+        smallest and the largest in FLOPs, under the FLOPs formula ``flops``; None: the
+        library's defaults, as ``scalinglaws plot frontier --help`` shows them), the bootstrap
+        distributions (``"bootstrap"``), the data against ``x`` with the fitted curves
+        (``"fit"``) or the residuals (``"residuals"``; these two need the fit's data, so a fit
+        made by :func:`scalinglaws.fit`). Without ``path``, returns a :class:`Plot` (shown inline in a
+        notebook); with it, writes an .svg or .png file quietly and returns the path (the font
+        is embedded: no system fonts needed)."""
+        request: Dict[str, Any] = {"flops": flops, "x": x}
+        if budgets is not None:
+            request["from"], request["to"] = float(budgets[0]), float(budgets[1])
+        text = dump({k: v for k, v in request.items() if v is not None})
         if path is None:
             svg = _scalinglaws.plot_svg(kind, self._json, text, self._data)
             fit_json, data = self._json, self._data
@@ -359,7 +357,7 @@ class Fit:
         if self._data is None:
             return None
         try:
-            svg: str = _scalinglaws.plot_svg("fit", self._json, dump(_PLOT_DEFAULTS), self._data)
+            svg: str = _scalinglaws.plot_svg("fit", self._json, "{}", self._data)
         except Exception:  # a plot is a nicety: the table stands without it
             return None
         return svg
@@ -387,9 +385,6 @@ class Fit:
             f"{'<ul>' + warnings + '</ul>' if warnings else ''}"
             f"{self._repr_svg_() or ''}</div>"
         )
-
-
-_PLOT_DEFAULTS: Dict[str, Any] = {"from": 1e18, "to": 1e26, "flops": "6*N*D", "held": {}}
 
 
 def count(name: str, value: Any) -> int:
