@@ -71,10 +71,7 @@ pub(crate) fn report_html(
         trials: None,
         exposure: None,
     };
-    let level = level
-        .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
-        .or_else(|| result.calibration.as_ref().map(|c| c.level))
-        .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL);
+    let level = level.unwrap_or_else(|| result.level());
     // The page backtests the fit and draws its bands (seconds with many bootstrap draws): let
     // Ctrl-C stop both.
     let interrupt = Interrupt::new();

@@ -148,11 +148,7 @@ fn fit_page(
                     )))
                 })?,
             };
-            let level = request
-                .level
-                .or_else(|| result.bootstrap.as_ref().map(|b| b.level))
-                .or_else(|| result.calibration.as_ref().map(|c| c.level))
-                .unwrap_or(scalinglaws::uncertainty::DEFAULT_LEVEL);
+            let level = request.level.unwrap_or_else(|| result.level());
             let data = data()?;
             interruptible(py_, &interrupt, || {
                 scalinglaws_report::plots::fit_page(&law, &result, &data, x, level)

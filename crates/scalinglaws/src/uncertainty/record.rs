@@ -147,6 +147,16 @@ impl FitRecord {
         Ok(record)
     }
 
+    /// The level of the fit's intervals when none is asked for: its bootstrap's, else its
+    /// calibration's, else the default (a saved fit's frontier, picture and page).
+    pub fn level(&self) -> f64 {
+        self.bootstrap
+            .as_ref()
+            .map(|b| b.level)
+            .or_else(|| self.calibration.as_ref().map(|c| c.level))
+            .unwrap_or(super::DEFAULT_LEVEL)
+    }
+
     /// The levels of the bootstrap, the calibration and the profiles lie in (0, 1), and the
     /// calibration's widening is not negative (a hand-edited file is refused, naming the key).
     fn check_levels(&self) -> Result<()> {

@@ -143,8 +143,7 @@ pub fn allocation_from_fit(
 ) -> AllocationSettings {
     let bootstrap = fit.and_then(|fit| fit.bootstrap.as_ref());
     let level = level
-        .or_else(|| bootstrap.map(|b| b.level))
-        .or_else(|| fit?.calibration.as_ref().map(|c| c.level))
+        .or_else(|| fit.map(FitRecord::level))
         .unwrap_or(crate::uncertainty::DEFAULT_LEVEL);
     AllocationSettings {
         draws: bootstrap.map(|b| b.draws.clone()).unwrap_or_default(),
