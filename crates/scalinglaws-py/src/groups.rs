@@ -7,6 +7,8 @@ use pyo3::prelude::*;
 use serde::Deserialize;
 
 use scalinglaws::job::{FitJob, FitRequest, GroupedFitJob};
+use scalinglaws::workflow::fit::FitWorkflow;
+use scalinglaws::workflow::refuse_unknown_settings;
 
 use crate::data::{table, Data};
 use crate::errors::{interruptible, json_out, py, request};
@@ -32,14 +34,16 @@ pub(crate) fn fit_groups(
     request_json: &str,
 ) -> PyResult<(String, Vec<Option<String>>)> {
     let request: GroupsRequest = request(request_json)?;
-    let mut fit = py(FitJob::try_from(request.fit))?;
-    // Calibration beyond the data when asked for, or when `by` asks for it: the grouped job
-    // refuses either, naming it (as it refuses profiles, clusters and a variance model).
-    fit.uncertainty.calibrate |= fit.uncertainty.by.is_some();
-    let mut job = GroupedFitJob {
-        fit,
-        groups: request.group,
-    };
+    // A fit's settings and the grouping columns: a key that is neither is refused by name.
+    let mut asked: serde_json::Value = crate::errors::request(request_json)?;
+    if let Some(settings) = asked.as_object_mut() {
+        settings.remove("group");
+    }
+    py(refuse_unknown_settings::<FitWorkflow>(&asked))?;
+    // Whether calibration was asked for: the request's default is a single fit's.
+    let calibrate = asked.get("calibrate").and_then(serde_json::Value::as_bool);
+    let fit = py(FitJob::try_from(request.fit))?;
+    let mut job = GroupedFitJob::new(fit, request.group, calibrate);
     job.fit.settings.settings.max_work = crate::fit::max_work();
     py(job.check())?;
     let table = py(table(data, &job.fit.recipe))?;

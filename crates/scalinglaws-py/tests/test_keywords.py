@@ -132,14 +132,20 @@ def test_the_message_says_what_to_pass_and_what_was_wrong() -> None:
 
 
 def test_keywords_handed_on_are_checked_where_the_user_called() -> None:
-    # scalinglaws.ray hands fit_groups' keywords to Ray tasks: they are checked on the driver.
+    # scalinglaws.ray hands fit_groups' keywords, which are fit's, to Ray tasks: they are
+    # checked on the driver, by fit's annotations.
     from scalinglaws._keywords import check_keywords
 
-    assert check_keywords(sl.fit_groups, {"bootstrap": np.int64(3)}) == {"bootstrap": 3}
+    assert check_keywords(sl.fit, {"bootstrap": np.int64(3)}) == {"bootstrap": 3}
     with pytest.raises(sl.SettingsError, match="bootstrap=: give a whole number"):
-        check_keywords(sl.fit_groups, {"bootstrap": 1.5})
-    with pytest.raises(sl.SettingsError, match="shard=: fit_groups\\(\\) has no such keyword"):
-        check_keywords(sl.fit_groups, {"shard": 2})
+        check_keywords(sl.fit, {"bootstrap": 1.5})
+    with pytest.raises(sl.SettingsError, match="shard=: fit\\(\\) has no such keyword"):
+        check_keywords(sl.fit, {"shard": 2})
+    # fit_groups itself refuses a keyword fit does not take, and checks the rest as fit does.
+    with pytest.raises(sl.SettingsError, match="shard=: fit\\(\\) has no such keyword"):
+        sl.fit_groups(TRACKS, **BASE, group="recipe", shard=2)
+    with pytest.raises(sl.SettingsError, match="bootstrap=: give a whole number"):
+        sl.fit_groups(TRACKS, **BASE, group="recipe", bootstrap=1.5)
 
 
 def test_data_of_a_wrong_kind_is_a_data_error_naming_the_column() -> None:

@@ -96,9 +96,7 @@ pub fn fit_command(args: FitCommandArgs) -> Result<FitCommand> {
             "--format: fit --group writes a CSV table (--table) and JSON Lines (--json), not a report; drop --format",
         ));
     }
-    let by = args.fit.by.is_some();
-    let mut config = fit_config(args.fit)?;
-    config.job.uncertainty.calibrate = by;
+    let config = fit_config(args.fit)?;
     let table = args.table.as_deref().map(|t| Destination::parse(t.trim()));
     if config.json == Some(Destination::Stdout) && table == Some(Destination::Stdout) {
         return Err(input_error(
@@ -109,10 +107,8 @@ pub fn fit_command(args: FitCommandArgs) -> Result<FitCommand> {
     Ok(FitCommand::Groups(Box::new(GroupsConfig {
         path: config.path,
         delimiter: config.delimiter,
-        job: GroupedFitJob {
-            fit: config.job,
-            groups,
-        },
+        // The command line cannot ask a grouped fit to calibrate (only `--by` can).
+        job: GroupedFitJob::new(config.job, groups, None),
         json: config.json,
         table,
     })))

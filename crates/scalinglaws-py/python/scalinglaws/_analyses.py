@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from . import _scalinglaws, _workflows
 from ._data import DataLike, call_with_data
 from ._keywords import Count, check_keywords, checked
-from ._fit import (
-    DEFAULT_F_SCALE, DEFAULT_LEVEL, PathLike, Plot, dump, fit_request, warn_threads,
-)
+from ._fit import PathLike, Plot, dump, warn_threads
 from ._results import GroupFits, LawInfo
 
 
@@ -29,33 +27,8 @@ def fit_groups(
     data: DataLike,
     *,
     group: Union[str, Sequence[str]],
-    target: str,
-    law: Optional[str] = None,
-    formula: Optional[str] = None,
-    map: Optional[Mapping[str, str]] = None,
-    derive: Optional[Mapping[str, str]] = None,
-    where: Union[None, str, Sequence[str]] = None,
-    weights: Optional[str] = None,
-    loss: str = "huber",
-    f_scale: float = DEFAULT_F_SCALE,
-    space: Optional[str] = None,
-    fix: Optional[Mapping[str, float]] = None,
-    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]] = None,
-    grid: Optional[Mapping[str, Sequence[float]]] = None,
-    bootstrap: int = 0,
-    level: float = DEFAULT_LEVEL,
-    family: Optional[str] = None,
-    trials: Union[None, str, float] = None,
-    exposure: Optional[str] = None,
-    nu: Optional[float] = None,
-    dispersion: Optional[float] = None,
-    seed: int = 0,
-    threads: Optional[int] = None,
     delimiter: Optional[str] = None,
-    calibrate: bool = False,
-    by: Optional[str] = None,
-    cluster: Optional[str] = None,
-    heteroscedastic: Optional[str] = None,
+    **fit: Any,
 ) -> GroupFits:
     """Fits the law to every group of rows sharing the labels of the ``group`` column(s) (one
     learning curve per run, one law per task or data mix), the groups spread over ``threads``
@@ -65,20 +38,17 @@ def fit_groups(
     groups). A group that cannot be fitted (fewer rows than free parameters, a search that
     fails) is kept with ``status="failed"`` and its ``reason``; bad data or settings raise.
 
-    The keywords are :func:`fit`'s. Calibration beyond the data (``calibrate=True``, ``by``),
-    ``cluster`` and ``heteroscedastic`` are not run per group yet and raise
+    The keywords are :func:`fit`'s (checked by its annotations, so one it does not take is
+    refused as fit's), its rules and defaults the library's, but for calibration beyond the
+    data, which is off unless asked for. Calibration (``calibrate=True``, ``by``), profiles,
+    ``cluster``, ``heteroscedastic`` and a ``sweep`` are not run per group yet and raise
     :class:`SettingsError`. As ``scalinglaws fit DATA --group COLUMN``: the result's
     :meth:`~GroupFits.to_frame` is its ``--table``, its records the lines of its ``--json``.
     The GIL is released while it runs, on a worker thread that Ctrl-C stops."""
+    settings = check_keywords(_workflows.fit, fit)
+    warn_threads(settings.get("threads"), 4)
     groups = [group] if isinstance(group, str) else list(group)
-    request = {
-        **fit_request(
-            law, formula, target, map, derive, where, weights, loss, f_scale, space, fix,
-            bounds, grid, bootstrap, cluster, level, calibrate, by, heteroscedastic, family,
-            trials, exposure, nu, dispersion, seed, threads,
-        ),
-        "group": groups,
-    }
+    request = {**{k: v for k, v in settings.items() if v is not None}, "group": groups}
     records, fits = call_with_data(_scalinglaws.fit_groups, data, delimiter, dump(request))
     return GroupFits._from_native(json.loads(records), fits, groups)
 

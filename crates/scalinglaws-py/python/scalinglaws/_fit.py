@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import numbers
 import os
 import warnings
 from typing import (
@@ -387,16 +386,6 @@ class Fit:
         )
 
 
-def count(name: str, value: Any) -> int:
-    """A whole number ≥ 0 for a count keyword (``bootstrap``, ``seed``, ``threads``): a
-    Python or numpy integer, never a bool or a fraction (``int(20.5)`` would drop the half in
-    silence), or SettingsError naming the keyword. (``@checked`` refuses the wrong types of a
-    keyword first; this also guards the counts a function works out itself.)"""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 0:
-        raise SettingsError(f"{name}=: give a whole number ≥ 0, not {value!r}")
-    return int(value)
-
-
 @checked
 def set_max_work(seconds: Optional[float] = None) -> None:
     """Sets the work budget of every later call in this process, in estimated core-seconds
@@ -468,111 +457,12 @@ def warn_caveats(caveats: Sequence[Mapping[str, Any]], stacklevel: int = 4) -> N
             warnings.warn(line, FitCaveatWarning, stacklevel=stacklevel)
 
 
-def warn_threads(threads: Optional[int], stacklevel: int = 5) -> None:
+def warn_threads(threads: Optional[int], stacklevel: int = 4) -> None:
     """A RuntimeWarning, in the command line's words, when ``threads`` is above the library's
     cap (a few per core): the run uses the cap, and the result does not depend on the count.
-    ``stacklevel`` points the warning at the caller's line (5: called from `fit_options`)."""
+    ``stacklevel`` points the warning at the caller's line (4: called from a public function,
+    past its ``@checked`` wrapper)."""
     if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
         message = _scalinglaws.threads_warning(threads)
         if message is not None:
             warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
-
-
-def fit_options(
-    law: Optional[str],
-    formula: Optional[str],
-    loss: str,
-    f_scale: float,
-    space: Optional[str],
-    fix: Optional[Mapping[str, float]],
-    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]],
-    grid: Optional[Mapping[str, Sequence[float]]],
-    seed: int,
-    threads: Optional[int],
-    stacklevel: int = 5,
-) -> Dict[str, Any]:
-    """The law and fit settings of :func:`scalinglaws.fit_groups`'s request;
-    ``stacklevel`` points the threads warning at the user's call (5: its caller's caller,
-    past the ``@checked`` wrapper)."""
-    warn_threads(threads, stacklevel)
-    fixed = {k: float(v) for k, v in (fix or {}).items()}
-    return {
-        "law": law,
-        "formula": formula,
-        "loss": loss,
-        "f_scale": float(f_scale),
-        "space": space,
-        "fix": fixed,
-        "bounds": _bounds(bounds),
-        "grid": {k: [float(x) for x in v] for k, v in (grid or {}).items()},
-        "seed": count("seed", seed),
-        "threads": threads,
-    }
-
-
-def recipe(
-    target: str,
-    map: Optional[Mapping[str, str]],
-    derive: Optional[Mapping[str, str]],
-    where: Union[None, str, Sequence[str]],
-    weights: Optional[str] = None,
-) -> Dict[str, Any]:
-    """Which columns feed the law (shared by every function that reads data)."""
-    filters = [where] if isinstance(where, str) else list(where or [])
-    return {
-        "target": target,
-        "map": [[k, v] for k, v in (map or {}).items()],
-        "derive": [[k, v] for k, v in (derive or {}).items()],
-        "where": filters,
-        "weights": weights,
-    }
-
-
-def fit_request(
-    law: Optional[str],
-    formula: Optional[str],
-    target: str,
-    map: Optional[Mapping[str, str]],
-    derive: Optional[Mapping[str, str]],
-    where: Union[None, str, Sequence[str]],
-    weights: Optional[str],
-    loss: str,
-    f_scale: float,
-    space: Optional[str],
-    fix: Optional[Mapping[str, float]],
-    bounds: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]],
-    grid: Optional[Mapping[str, Sequence[float]]],
-    bootstrap: int,
-    cluster: Optional[str],
-    level: float,
-    calibrate: bool,
-    by: Optional[str],
-    heteroscedastic: Optional[str],
-    family: Optional[str],
-    trials: Union[None, str, float],
-    exposure: Optional[str],
-    nu: Optional[float],
-    dispersion: Optional[float],
-    seed: int,
-    threads: Optional[int],
-) -> Dict[str, Any]:
-    """The request of :func:`scalinglaws.fit_groups` (the library's ``FitRequest``, whose
-    keywords mean what :func:`scalinglaws.fit`'s do), the threads warning pointing at its
-    caller."""
-    return {
-        **recipe(target, map, derive, where, weights),
-        **fit_options(
-            law, formula, loss, f_scale, space, fix, bounds, grid, seed, threads, stacklevel=6
-        ),
-        "bootstrap": count("bootstrap", bootstrap),
-        "cluster": cluster,
-        "level": float(level),
-        "calibrate": bool(calibrate),
-        "by": by,
-        "heteroscedastic": heteroscedastic,
-        "family": family,
-        "trials": trials if trials is None or isinstance(trials, str) else float(trials),
-        "exposure": exposure,
-        "nu": None if nu is None else float(nu),
-        "dispersion": None if dispersion is None else float(dispersion),
-    }

@@ -47,7 +47,7 @@ def fit_groups(
         raise ImportError(
             "scalinglaws.ray needs Ray: pip install 'scalinglaws[ray]' (or pip install ray)"
         ) from error
-    from . import fit_groups as local_fit_groups
+    from . import _workflows
 
     if options.get("where") is not None:
         raise SettingsError(
@@ -62,7 +62,8 @@ def fit_groups(
         raise SettingsError(f"group= takes a column name or a list of them, not {group!r}")
     if max_retries < 0:
         raise SettingsError(f"max_retries= takes a whole number >= 0, not {max_retries!r}")
-    options = check_keywords(local_fit_groups, options)
+    # fit_groups' keywords are fit's: checked by its annotations here, on the driver.
+    options = check_keywords(_workflows.fit, options)
     from_dataset = isinstance(data, ray.data.Dataset)
     frame = data.to_pandas() if from_dataset else data
     missing = [k for k in keys if k not in getattr(frame, "columns", [])]

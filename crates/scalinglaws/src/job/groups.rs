@@ -70,6 +70,15 @@ pub const MAX_GROUPS: usize = 1_000_000;
 pub const GROUP_RECORD_BYTES: f64 = 8e3;
 
 impl GroupedFitJob {
+    /// The grouped job of `fit` over the `groups` columns. Calibration beyond the data is off
+    /// unless asked for (`calibrate`; None: not asked, whatever the fit's own default) or a
+    /// scale column `by` is named; [`GroupedFitJob::check`] refuses either (not run per group
+    /// yet), naming what asked. Every face builds its grouped job here.
+    pub fn new(mut fit: FitJob, groups: Vec<String>, calibrate: Option<bool>) -> GroupedFitJob {
+        fit.uncertainty.calibrate = calibrate.unwrap_or(false) || fit.uncertainty.by.is_some();
+        GroupedFitJob { fit, groups }
+    }
+
     /// Every group's fit of `table`, in label order; `progress` hears the groups done and
     /// their number.
     pub fn run(
