@@ -179,6 +179,9 @@ fn frontier_page(
     law: &scalinglaws::Law,
     request: PlotRequest,
 ) -> PyResult<scalinglaws_plot::Page> {
+    if let Err(refused) = request.frontier.budgets() {
+        return Err(to_py(Error::settings(format!("budgets=: {refused}"))));
+    }
     let interrupt = Interrupt::new();
     let settings = AllocationSettings {
         interrupt: interrupt.clone(),

@@ -390,7 +390,7 @@ def test_the_frontier_picture_is_the_command_lines(cli, fitted: sl.Fit, tmp_path
     ranged = fitted.plot(budgets=(1e20, 1e24), flops="6*N*D + 2*N*2048").svg
     assert ranged.strip() == cli_svg("--from", "1e20", "--to", "1e24",
                                      "--flops", "6*N*D + 2*N*2048").strip()
-    with pytest.raises(sl.SettingsError, match="give 0 < from < to"):
+    with pytest.raises(sl.SettingsError, match="budgets=: give budgets with 0 < from < to"):
         fitted.plot(budgets=(1e24, 1e20))
 
 

@@ -135,6 +135,10 @@ def test_the_thread_count_changes_nothing(data: pd.DataFrame) -> None:
         (dict(cluster="run"), "cluster"),
         (dict(heteroscedastic="x", loss="linear"), "heteroscedastic"),
         (dict(group=[]), "group"),
+        # QC does not run per group: rows it would remove were once fitted in silence.
+        (dict(qc="exclude"), "qc"),
+        # What is not run per group is named before what a single fit would ask of it.
+        (dict(heteroscedastic="x"), "heteroscedastic"),
     ],
 )
 def test_what_is_not_run_per_group_is_refused_by_name(

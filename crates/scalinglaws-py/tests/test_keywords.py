@@ -136,9 +136,15 @@ def test_keywords_handed_on_are_checked_where_the_user_called() -> None:
     # checked on the driver, by fit's annotations.
     from scalinglaws._keywords import check_keywords
 
-    assert check_keywords(sl.fit, {"bootstrap": np.int64(3)}) == {"bootstrap": 3}
+    given = {"target": "loss", "bootstrap": np.int64(3)}
+    assert check_keywords(sl.fit, given) == {"target": "loss", "bootstrap": 3}
     with pytest.raises(sl.SettingsError, match="bootstrap=: give a whole number"):
-        check_keywords(sl.fit, {"bootstrap": 1.5})
+        check_keywords(sl.fit, {"target": "loss", "bootstrap": 1.5})
+    # A required keyword left out is named, as a call would name it.
+    with pytest.raises(sl.SettingsError, match=r"^target=: fit\(\) needs it"):
+        check_keywords(sl.fit, {"law": "power"})
+    with pytest.raises(sl.SettingsError, match=r"^target=: fit\(\) needs it"):
+        sl.fit_groups(TRACKS, law="chinchilla", group="recipe")
     with pytest.raises(sl.SettingsError, match="shard=: fit\\(\\) has no such keyword"):
         check_keywords(sl.fit, {"shard": 2})
     # fit_groups itself refuses a keyword fit does not take, and checks the rest as fit does.

@@ -333,22 +333,27 @@ impl Default for FrontierPicture {
 }
 
 impl FrontierPicture {
-    /// The allocation at 41 budgets log-spaced from `from` to `to` (0 < from < to, finite),
-    /// under the formula, with the values held.
-    pub fn settings(&self) -> Result<AllocationSettings, Error> {
+    /// The 41 budgets drawn, log-spaced from `from` to `to` (0 < from < to, finite); each
+    /// face names its own settings of the two in front of a refusal.
+    pub fn budgets(&self) -> Result<Vec<f64>, Error> {
         let (from, to) = (self.from, self.to);
         if !(from > 0.0 && to > from && to.is_finite()) {
             return Err(Error::settings(format!(
-                "the frontier's budgets from {} to {}: give 0 < from < to",
+                "give budgets with 0 < from < to, not from {} to {}",
                 short_number(from),
                 short_number(to)
             )));
         }
-        let budgets = log_grid(from, to, 41);
+        Ok(log_grid(from, to, 41))
+    }
+
+    /// The allocation at [`FrontierPicture::budgets`], under the formula (a refusal names
+    /// the `flops` setting), with the values held.
+    pub fn settings(&self) -> Result<AllocationSettings, Error> {
         Ok(AllocationSettings {
-            flops: Flops::parse(&self.flops)?,
+            flops: Flops::parse(&self.flops).map_err(|e| e.within(Setting::Flops))?,
             held: self.held.clone(),
-            ..AllocationSettings::at_budgets(budgets)
+            ..AllocationSettings::at_budgets(self.budgets()?)
         })
     }
 }

@@ -1,6 +1,6 @@
 //! `plot`'s configuration, one variant per kind of picture.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use scalinglaws::analysis::allocation::AllocationSettings;
 use scalinglaws_report::plots::FrontierPicture;
 
@@ -65,6 +65,9 @@ fn frontier_settings(args: &PlotFrontierArgs) -> Result<AllocationSettings> {
         flops: args.flops.clone(),
         held: held_values(&args.held)?,
     };
+    picture
+        .budgets()
+        .with_context(|| format!("--from {} --to {}", args.from, args.to))?;
     Ok(picture.settings()?)
 }
 

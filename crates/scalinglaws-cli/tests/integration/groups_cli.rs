@@ -110,6 +110,11 @@ fn what_cannot_act_per_group_is_refused() {
         &mut fit_groups(&path, &["--profile", "alpha"]),
         &["--profile", "per group"],
     );
+    // QC does not run per group: the rows it would remove were once fitted in silence.
+    fails(
+        &mut fit_groups(&path, &["--qc", "exclude"]),
+        &["--qc", "per group"],
+    );
     fails(
         &mut fit_groups(&path, &["--json", "-", "--table", "-"]),
         &["--json -", "--table -"],

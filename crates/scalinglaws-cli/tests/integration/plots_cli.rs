@@ -72,6 +72,21 @@ fn frontier_and_bootstrap_plots_come_from_a_saved_fit() {
     );
     let text = std::fs::read_to_string(&frontier).unwrap();
     assert!(text.contains("N*") && text.contains("D*") && text.contains("40 bootstrap draws"));
+    // The picture's rules are the report crate's FrontierPicture's, worded with the flags.
+    fails(
+        scalinglaws()
+            .args(["plot", "frontier"])
+            .arg(&fit)
+            .args(["--from", "1e24", "--to", "1e20", "-o", "-"]),
+        &["--from 1e24 --to 1e20", "give budgets with 0 < from < to"],
+    );
+    fails_with(
+        scalinglaws()
+            .args(["plot", "frontier"])
+            .arg(&fit)
+            .args(["--flops", "6*N*T", "-o", "-"]),
+        "--flops",
+    );
     let bootstrap = dir.join("bootstrap.png");
     stdout(
         scalinglaws()

@@ -41,8 +41,8 @@ def fit_groups(
     The keywords are :func:`fit`'s (checked by its annotations, so one it does not take is
     refused as fit's), its rules and defaults the library's, but for calibration beyond the
     data, which is off unless asked for. Calibration (``calibrate=True``, ``by``), profiles,
-    ``cluster``, ``heteroscedastic`` and a ``sweep`` are not run per group yet and raise
-    :class:`SettingsError`. As ``scalinglaws fit DATA --group COLUMN``: the result's
+    ``cluster``, ``heteroscedastic``, a ``sweep`` and ``qc="exclude"`` are not run per group
+    yet and raise :class:`SettingsError` (QC flags no group's rows). As ``scalinglaws fit DATA --group COLUMN``: the result's
     :meth:`~GroupFits.to_frame` is its ``--table``, its records the lines of its ``--json``.
     The GIL is released while it runs, on a worker thread that Ctrl-C stops."""
     settings = check_keywords(_workflows.fit, fit)

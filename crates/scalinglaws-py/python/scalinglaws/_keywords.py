@@ -102,13 +102,19 @@ def checked(function: F) -> F:
 def check_keywords(function: Callable[..., Any], keywords: Dict[str, Any]) -> Dict[str, Any]:
     """``keywords`` of a call of ``function`` (``@checked`` or not) checked and made plain as
     the call would check them, without the call: for a caller that hands them on to run
-    elsewhere (a Ray task), so that a bad one is refused where the user called."""
+    elsewhere (a Ray task) or takes another function's keywords (``fit_groups`` takes
+    ``fit``'s), so that a bad one, or a required keyword-only one left out, is refused where
+    the user called."""
     inner = getattr(function, "__wrapped__", function)
     signature = inspect.signature(inner)
     hints = _hints(inner, signature)
     for keyword in keywords:
         if keyword not in signature.parameters:
             _unknown(inner.__name__, signature, keyword)
+    for name, parameter in signature.parameters.items():
+        required = parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        if required and parameter.default is inspect.Parameter.empty and name not in keywords:
+            raise SettingsError(f"{name}=: {inner.__name__}() needs it")
     return {name: check(name, value, hints[name]) for name, value in keywords.items()}
 
 

@@ -177,11 +177,12 @@ impl GroupedFitJob {
         ))
     }
 
-    /// Refuses, before the data are read, what a single fit refuses ([`FitJob::check`]), no
-    /// grouping column and what is not run per group yet: calibration beyond the data (named by its scale column `by` when one is given),
-    /// profiles, a variance model, cluster resampling and a sweep.
+    /// Refuses, before the data are read, no grouping column, what is not run per group yet
+    /// and then what a single fit refuses ([`FitJob::check`]). Not run per group yet:
+    /// calibration beyond the data (named by its scale column `by` when one is given),
+    /// profiles, a variance model, cluster resampling, a sweep, and QC's exclusion of rows
+    /// (QC does not run per group: no group's rows are flagged).
     pub fn check(&self) -> Result<()> {
-        self.fit.check()?;
         if self.groups.is_empty() {
             return Err(Error::setting(
                 Setting::Group,
@@ -213,17 +214,20 @@ impl GroupedFitJob {
                 Setting::Heteroscedastic,
             ),
             (!self.fit.recipe.sweep.is_empty(), Setting::Sweep),
+            // QC is not run per group: rows it would remove would be fitted in silence.
+            (self.fit.qc == super::qc::QcMode::Exclude, Setting::Qc),
         ];
-        match steps.into_iter().find(|(asked, _)| *asked) {
-            None => Ok(()),
-            Some((_, key)) => Err(Error::setting(
+        if let Some((_, key)) = steps.into_iter().find(|(asked, _)| *asked) {
+            return Err(Error::setting(
                 key,
                 crate::text![
                     key.subject(),
                     " is not run per group yet; drop it, or fit each group's rows alone"
                 ],
-            )),
+            ));
         }
+        // What a single fit refuses, once what is not run per group is out of the way.
+        self.fit.check()
     }
 
     /// One group: its fit (and bootstrap), or the reason it has none. Interruptions and bad
